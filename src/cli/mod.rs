@@ -1,0 +1,93 @@
+//! The command line: a raw clap parse, then each subcommand resolves its flags into a validated
+//! configuration, runs the library, and hands finished results to a renderer. Errors surface
+//! here as one sentence and exit status 2; nothing below this layer prints.
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::sysroot::SysRoot;
+
+/// numascope: how memory really behaves on this Linux machine, and why.
+#[derive(Debug, Parser)]
+#[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
+    /// HWLOC_FSROOT layout) instead of the running machine. Binding and pinning are refused.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub sysfs_root: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Subcommands. Each lives in its own file under `src/cli/`.
+#[derive(Debug, Subcommand)]
+pub enum Command {}
+
+/// What every subcommand receives: the root to read the machine from.
+pub struct Context {
+    pub root: SysRoot,
+}
+
+impl Context {
+    fn from_cli(cli: &Cli) -> anyhow::Result<Context> {
+        let root = match &cli.sysfs_root {
+            None => SysRoot::live(),
+            Some(dir) => SysRoot::snapshot(dir)?,
+        };
+        Ok(Context { root })
+    }
+}
+
+/// Runs the command line; returns the process exit status.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match run(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            if is_broken_pipe(&e) {
+                return 0;
+            }
+            eprintln!("numascope: error: {}", one_sentence(&e));
+            2
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    let ctx = Context::from_cli(&cli)?;
+    match cli.command {
+        None => {
+            let _ = ctx;
+            Ok(())
+        }
+        Some(cmd) => match cmd {},
+    }
+}
+
+/// Joins an error chain into one line: "outer: inner: root cause".
+pub fn one_sentence(e: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in e.chain() {
+        let s = cause.to_string();
+        if !parts.iter().any(|p| p.contains(&s)) {
+            parts.push(s);
+        }
+    }
+    parts.join(": ")
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

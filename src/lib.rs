@@ -1,0 +1,20 @@
+//! numascope: how memory really behaves on a Linux machine, and why.
+//!
+//! The library holds everything; the `numascope` binary only wires the command line to it.
+//! The layers follow one rule, *measure, then compute, then render*:
+//!
+//! - [`sysroot`] is the single door to `/sys` and `/proc`, so captured snapshots replay;
+//! - [`topology`] and [`environment`] describe the machine from that door;
+//! - [`sys`] fences the unsafe NUMA and affinity syscalls;
+//! - measurement engines return plain result types and never print;
+//! - [`stats`] turns raw samples into summaries with pure functions;
+//! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
+
+pub mod cli;
+pub mod environment;
+pub mod parse;
+pub mod render;
+pub mod stats;
+pub mod sys;
+pub mod sysroot;
+pub mod topology;

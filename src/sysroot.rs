@@ -1,0 +1,265 @@
+//! The single door to `/sys` and `/proc`. Every read numascope makes of kernel-provided files
+//! goes through a [`SysRoot`], which prefixes a root directory (`/` for the live machine, or a
+//! captured snapshot given with `--sysfs-root`, laid out like hwloc's `HWLOC_FSROOT`). That one
+//! rule makes real machines replayable as test fixtures, and lets `capture` copy exactly the
+//! files that were read, because the root records every path it was asked for.
+//!
+//! A root other than `/` is *not live*: [`SysRoot::require_live`] refuses anything that would
+//! pin threads or bind memory against it.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// Errors reading from the root; each names the full path and what is wrong.
+#[derive(Debug, thiserror::Error)]
+pub enum SysError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: io::Error },
+    #[error("{path} is malformed: {why}")]
+    Malformed { path: PathBuf, why: String },
+    #[error("{0}")]
+    NotLive(String),
+    #[error("--sysfs-root {path}: {why}")]
+    BadRoot { path: PathBuf, why: String },
+}
+
+/// A root directory under which `sys/...` and `proc/...` are read.
+#[derive(Debug, Clone)]
+pub struct SysRoot {
+    root: PathBuf,
+    live: bool,
+    /// Relative paths read so far (files and directory listings), for `capture`.
+    record: Arc<Mutex<BTreeSet<PathBuf>>>,
+}
+
+impl SysRoot {
+    /// The running machine: reads `/sys` and `/proc`.
+    pub fn live() -> Self {
+        SysRoot {
+            root: PathBuf::from("/"),
+            live: true,
+            record: Default::default(),
+        }
+    }
+
+    /// A captured snapshot. Checks that it looks like one (has `sys/devices/system`), so a
+    /// typo gives one clear sentence instead of an empty topology.
+    pub fn snapshot(dir: &Path) -> Result<Self, SysError> {
+        let bad = |why: &str| SysError::BadRoot {
+            path: dir.to_path_buf(),
+            why: why.to_string(),
+        };
+        let meta = std::fs::metadata(dir).map_err(|_| bad("this directory does not exist"))?;
+        if !meta.is_dir() {
+            return Err(bad(
+                "this is not a directory; give the directory that holds sys/ and proc/",
+            ));
+        }
+        if !dir.join("sys/devices/system").is_dir() {
+            return Err(bad(
+                "this is not a snapshot: it has no sys/devices/system; make one with `numascope capture DIR`",
+            ));
+        }
+        let canonical = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+        let live = canonical == Path::new("/");
+        Ok(SysRoot {
+            root: canonical,
+            live,
+            record: Default::default(),
+        })
+    }
+
+    /// True when this is the running machine, where binding and pinning make sense.
+    pub fn is_live(&self) -> bool {
+        self.live
+    }
+
+    /// The root directory (`/` when live).
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Refuses an action that needs the running machine when reading a snapshot.
+    pub fn require_live(&self, action: &str) -> Result<(), SysError> {
+        if self.live {
+            Ok(())
+        } else {
+            Err(SysError::NotLive(format!(
+                "cannot {action}: the topology comes from the snapshot {}, not this machine; drop --sysfs-root to measure here",
+                self.root.display()
+            )))
+        }
+    }
+
+    /// The absolute path of `rel` (e.g. `sys/devices/system/node`) under this root.
+    pub fn path(&self, rel: impl AsRef<Path>) -> PathBuf {
+        let rel = rel.as_ref();
+        let rel = rel.strip_prefix("/").unwrap_or(rel);
+        self.root.join(rel)
+    }
+
+    fn note(&self, rel: &Path) {
+        let rel = rel.strip_prefix("/").unwrap_or(rel).to_path_buf();
+        if let Ok(mut r) = self.record.lock() {
+            r.insert(rel);
+        }
+    }
+
+    /// Reads a whole file as text. Missing files are errors; see [`SysRoot::read_opt`].
+    pub fn read(&self, rel: impl AsRef<Path>) -> Result<String, SysError> {
+        let rel = rel.as_ref();
+        let path = self.path(rel);
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                self.note(rel);
+                Ok(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Err(source) => Err(SysError::Read { path, source }),
+        }
+    }
+
+    /// Reads a file that may legitimately be absent (HMAT, caches, hugepages...). Absent gives
+    /// `Ok(None)`; a file that exists but cannot be read is still an error.
+    pub fn read_opt(&self, rel: impl AsRef<Path>) -> Result<Option<String>, SysError> {
+        let rel = rel.as_ref();
+        match self.read(rel) {
+            Ok(s) => Ok(Some(s)),
+            Err(SysError::Read { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                Ok(None)
+            }
+            // Some sysfs attributes are write-only or need privileges we lack: treat as absent.
+            Err(SysError::Read { source, .. })
+                if source.kind() == io::ErrorKind::PermissionDenied
+                    || source.raw_os_error() == Some(libc::EINVAL)
+                    || source.raw_os_error() == Some(libc::EIO)
+                    || source.raw_os_error() == Some(libc::ENODEV) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Reads an optional file and trims it.
+    pub fn read_trimmed_opt(&self, rel: impl AsRef<Path>) -> Result<Option<String>, SysError> {
+        Ok(self.read_opt(rel)?.map(|s| s.trim().to_string()))
+    }
+
+    /// Reads a file holding one unsigned integer.
+    pub fn read_u64(&self, rel: impl AsRef<Path>) -> Result<u64, SysError> {
+        let rel = rel.as_ref();
+        let text = self.read(rel)?;
+        text.trim().parse::<u64>().map_err(|_| SysError::Malformed {
+            path: self.path(rel),
+            why: format!("expected an unsigned integer, found `{}`", text.trim()),
+        })
+    }
+
+    /// Reads an optional file holding one unsigned integer.
+    pub fn read_u64_opt(&self, rel: impl AsRef<Path>) -> Result<Option<u64>, SysError> {
+        let rel = rel.as_ref();
+        match self.read_opt(rel)? {
+            None => Ok(None),
+            Some(text) => text
+                .trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| SysError::Malformed {
+                    path: self.path(rel),
+                    why: format!("expected an unsigned integer, found `{}`", text.trim()),
+                }),
+        }
+    }
+
+    /// Lists the entry names of a directory, sorted. A missing directory gives an empty list.
+    pub fn list(&self, rel: impl AsRef<Path>) -> Result<Vec<String>, SysError> {
+        let rel = rel.as_ref();
+        let path = self.path(rel);
+        let rd = match std::fs::read_dir(&path) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(source) => return Err(SysError::Read { path, source }),
+        };
+        let mut names: Vec<String> = rd
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        Ok(names)
+    }
+
+    /// Lists entries named `<prefix><number>` (e.g. `node0`, `cpu12`) and returns the numbers,
+    /// sorted numerically.
+    pub fn list_numbered(&self, rel: impl AsRef<Path>, prefix: &str) -> Result<Vec<u32>, SysError> {
+        let mut ids: Vec<u32> = self
+            .list(rel)?
+            .iter()
+            .filter_map(|n| n.strip_prefix(prefix).and_then(|rest| rest.parse().ok()))
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    /// True when `rel` exists under the root.
+    pub fn exists(&self, rel: impl AsRef<Path>) -> bool {
+        self.path(rel).exists()
+    }
+
+    /// The relative paths read so far, for `capture`.
+    pub fn recorded(&self) -> Vec<PathBuf> {
+        self.record
+            .lock()
+            .map(|r| r.iter().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshot_root_reads_relative_and_records() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sys/devices/system/node/node2")).unwrap();
+        std::fs::write(
+            dir.path().join("sys/devices/system/node/node2/cpulist"),
+            "0-1\n",
+        )
+        .unwrap();
+        let root = SysRoot::snapshot(dir.path()).unwrap();
+        assert!(!root.is_live());
+        assert_eq!(
+            root.read("sys/devices/system/node/node2/cpulist").unwrap(),
+            "0-1\n"
+        );
+        assert_eq!(
+            root.list_numbered("sys/devices/system/node", "node")
+                .unwrap(),
+            vec![2]
+        );
+        assert!(root.read_opt("sys/missing").unwrap().is_none());
+        assert_eq!(
+            root.recorded(),
+            vec![PathBuf::from("sys/devices/system/node/node2/cpulist")]
+        );
+        let e = root.require_live("bind memory").unwrap_err().to_string();
+        assert!(e.contains("snapshot"), "{e}");
+    }
+
+    #[test]
+    fn bad_roots_are_named() {
+        let e = SysRoot::snapshot(Path::new("/nonexistent/xyz"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("/nonexistent/xyz") && e.contains("does not exist"),
+            "{e}"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let e = SysRoot::snapshot(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("not a snapshot"), "{e}");
+    }
+}

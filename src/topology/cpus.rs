@@ -65,3 +65,44 @@ pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::files::test_root;
+
+    #[test]
+    fn offline_cpus_and_unknown_ids() {
+        let c = "sys/devices/system/cpu";
+        let (_d, root) = test_root(&[
+            (&format!("{c}/present"), "0-2\n"),
+            (&format!("{c}/online"), "0,2\n"),
+            (&format!("{c}/cpu0/topology/physical_package_id"), "-1\n"),
+            (&format!("{c}/cpu0/topology/core_id"), "0\n"),
+            (&format!("{c}/cpu0/topology/thread_siblings"), "00000005\n"),
+            (&format!("{c}/cpu2/topology/physical_package_id"), "0\n"),
+            (&format!("{c}/cpu2/topology/core_id"), "0\n"),
+            (&format!("{c}/cpu2/topology/thread_siblings_list"), "0,2\n"),
+        ]);
+        let present = present_cpus(&root).unwrap();
+        assert_eq!(present, vec![0, 1, 2]);
+        let cpus = read_cpus(&root, &present, &[]).unwrap();
+        assert_eq!(cpus[0].package, None, "-1 means unknown");
+        assert_eq!(cpus[0].siblings, vec![0, 2], "mask fallback");
+        assert!(!cpus[1].online);
+        assert_eq!((cpus[1].package, cpus[1].core), (None, None));
+        assert!(cpus[1].siblings.is_empty());
+        assert_eq!(cpus[2].package, Some(0));
+        assert_eq!(cpus[2].node, None);
+    }
+
+    #[test]
+    fn present_falls_back_to_cpu_directories() {
+        let c = "sys/devices/system/cpu";
+        let (_d, root) = test_root(&[(&format!("{c}/cpu3/x"), ""), (&format!("{c}/cpu10/x"), "")]);
+        assert_eq!(present_cpus(&root).unwrap(), vec![3, 10]);
+        let (_d, root) = test_root(&[]);
+        let e = present_cpus(&root).unwrap_err().to_string();
+        assert!(e.contains("cpu/present is missing"), "{e}");
+    }
+}

@@ -5,7 +5,7 @@
 
 use crate::parse::size::parse_meminfo_kb;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -30,7 +30,12 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");
-        let cpus = read_list_opt(root, format!("{dir}/cpulist"))?.ok_or_else(|| {
+        // Old kernels (and some of hwloc's recorded snapshots) have only the hex `cpumap`.
+        let cpus = match read_list_opt(root, format!("{dir}/cpulist"))? {
+            Some(c) => Some(c),
+            None => read_mask_opt(root, format!("{dir}/cpumap"))?,
+        };
+        let cpus = cpus.ok_or_else(|| {
             missing(
                 root,
                 format!("{dir}/cpulist"),

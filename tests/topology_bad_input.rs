@@ -76,6 +76,16 @@ fn snapshot_missing_the_cpu_directory() {
 fn snapshot_missing_a_node_cpulist() {
     let (_t, d) = copy_fixture();
     std::fs::remove_file(d.join(NODE0).join("cpulist")).unwrap();
+    // The hex cpumap of old kernels stands in for the list...
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(&d)
+        .arg("topo")
+        .assert()
+        .success();
+    // ...but without either the node's CPUs are unknown.
+    std::fs::remove_file(d.join(NODE0).join("cpumap")).unwrap();
     fails(&d, "node0/cpulist is missing");
 }
 

@@ -13,8 +13,12 @@
 pub mod cli;
 pub mod environment;
 pub mod parse;
+pub mod placement;
 pub mod render;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;
+#[cfg(test)]
+pub(crate) mod testutil;
+pub mod threads;
 pub mod topology;

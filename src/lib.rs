@@ -12,7 +12,9 @@
 
 pub mod capture;
 pub mod cli;
+pub mod counters;
 pub mod environment;
+pub mod inspect;
 pub mod parse;
 pub mod placement;
 pub mod render;

@@ -12,10 +12,16 @@
 
 pub mod capture;
 pub mod cli;
+pub mod counters;
 pub mod environment;
+pub mod inspect;
 pub mod parse;
+pub mod placement;
 pub mod render;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;
+#[cfg(test)]
+pub(crate) mod testutil;
+pub mod threads;
 pub mod topology;

@@ -254,6 +254,13 @@ impl SysRoot {
         self.path(rel).exists()
     }
 
+    /// Writes a kernel tunable (e.g. a weighted-interleave weight). Refused on a snapshot.
+    pub fn write(&self, rel: impl AsRef<Path>, content: &str) -> Result<(), SysError> {
+        self.require_live("change kernel settings")?;
+        let path = self.path(rel);
+        std::fs::write(&path, content).map_err(|source| SysError::Read { path, source })
+    }
+
     /// The relative paths read so far, for `capture`.
     pub fn recorded(&self) -> Vec<PathBuf> {
         self.record

@@ -9,6 +9,8 @@ use clap::{Parser, Subcommand};
 use crate::sysroot::SysRoot;
 
 pub mod capture;
+pub mod inspect;
+pub mod placement;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -31,6 +33,10 @@ pub enum Command {
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
     Capture(capture::CaptureArgs),
+    /// Place a buffer with a NUMA policy and show, page by page, where it really went.
+    Placement(placement::PlacementArgs),
+    /// Show where a running process's memory lives and where its threads run.
+    Inspect(inspect::InspectArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -92,6 +98,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(cmd) => match cmd {
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
+            Command::Placement(a) => placement::run(&ctx, &a),
+            Command::Inspect(a) => inspect::run(&ctx, &a),
         },
     }
 }
@@ -112,5 +120,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }

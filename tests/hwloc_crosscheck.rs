@@ -370,9 +370,18 @@ fn live_machine_agrees_with_hwloc() {
         println!("skipped: lstopo-no-graphics is not installed (apt-get install hwloc)");
         return;
     }
+    // Two numascope reads bracket hwloc's: a ballooning VM's memory may move between them,
+    // and hwloc's figure must be close to one of the two.
+    let before = numascope_json(None);
     let xml = lstopo_xml(None).expect("lstopo-no-graphics runs on this machine");
-    let t = numascope_json(None);
-    let bad = compare("live", &t, &parse_hwloc(&xml), true);
+    let after = numascope_json(None);
+    let h = parse_hwloc(&xml);
+    let a = compare("live", &before, &h, true);
+    let bad = if a.is_empty() {
+        a
+    } else {
+        compare("live", &after, &h, true)
+    };
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

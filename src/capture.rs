@@ -159,8 +159,10 @@ fn collect(root: &SysRoot) -> anyhow::Result<Vec<Entry>> {
             Err(e) => return Err(e).with_context(|| format!("cannot stat {}", src.display())),
         };
         if meta.file_type().is_symlink() {
-            let followed_dir = fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
-            if followed_dir {
+            // A link to a file was read through: copy the content. A link to a directory, or
+            // a dangling one (`cpuN/nodeM` of an offline node), is kept as a link.
+            let followed_file = fs::metadata(&src).map(|m| m.is_file()).unwrap_or(false);
+            if !followed_file {
                 let target = fs::read_link(&src)
                     .with_context(|| format!("cannot read the link {}", src.display()))?;
                 out.push(Entry::Link(rel, target));

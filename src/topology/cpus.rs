@@ -28,11 +28,16 @@ pub fn present_cpus(root: &SysRoot) -> Result<Vec<u32>, SysError> {
 
 /// Reads every present CPU. `nodes` maps CPUs to nodes; `allowed` is left false.
 pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<Cpu>, SysError> {
-    // `cpu/online` is absent on some old or minimal kernels: then every present CPU is online.
+    // `cpu/online` is absent on some old kernels and recorded snapshots.
     let online = read_list_opt(root, format!("{CPU_DIR}/online"))?;
     let mut out = Vec::with_capacity(present.len());
     for &id in present {
-        let is_online = online.as_ref().map_or(true, |o| o.contains(&id));
+        // Without the global list, each CPU's own `online` flag decides (cpu0 often has none:
+        // it cannot be taken offline).
+        let is_online = match &online {
+            Some(o) => o.contains(&id),
+            None => root.read_u64_opt(format!("{CPU_DIR}/cpu{id}/online"))? != Some(0),
+        };
         let topo = format!("{CPU_DIR}/cpu{id}/topology");
         let (package, core, siblings) = if is_online {
             let package = read_id_opt(root, format!("{topo}/physical_package_id"))?;

@@ -4,11 +4,19 @@
 //! wrong length or a non-number is malformed.
 
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
 use crate::topology::model::Node;
 
 /// Reads the matrix; empty when no node has a distance file.
 pub fn read_distances(root: &SysRoot, nodes: &[Node]) -> Result<Vec<Vec<u32>>, SysError> {
+    // The kernel writes one column per online node. Some recorded snapshots (with nodes taken
+    // offline by hand) keep one column per *possible* node: then the online nodes' columns
+    // are picked by their position in `node/possible`.
+    let possible = read_list_opt(root, format!("{NODE_DIR}/possible"))?.unwrap_or_default();
+    let columns: Option<Vec<usize>> = nodes
+        .iter()
+        .map(|n| possible.iter().position(|p| *p == n.id))
+        .collect();
     let mut rows: Vec<Option<Vec<u32>>> = Vec::with_capacity(nodes.len());
     for n in nodes {
         let rel = format!("{NODE_DIR}/node{}/distance", n.id);
@@ -30,6 +38,12 @@ pub fn read_distances(root: &SysRoot, nodes: &[Node]) -> Result<Vec<Vec<u32>>, S
                     ),
                 )
             })?;
+        let row = match &columns {
+            Some(cols) if row.len() != nodes.len() && row.len() == possible.len() => {
+                cols.iter().map(|&c| row[c]).collect()
+            }
+            _ => row,
+        };
         if row.len() != nodes.len() {
             return Err(malformed(
                 root,

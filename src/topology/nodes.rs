@@ -67,7 +67,13 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
 /// the global huge page pools.
 pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
     let rel = "proc/meminfo";
-    let text = root.read(rel)?;
+    let text = root.read_opt(rel)?.ok_or_else(|| {
+        missing(
+            root,
+            rel,
+            "the kernel has no NUMA node directory, so the memory size comes from this file; capture the snapshot again with `numascope capture`",
+        )
+    })?;
     let (total, free) = parse_meminfo(root, rel, &text, None)?;
     Ok(Node {
         id: 0,

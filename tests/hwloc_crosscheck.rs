@@ -22,13 +22,14 @@
 //!   reason (the running machine is always compared in `live_machine_agrees_with_hwloc`).
 //!
 //! Other recorded machines can be compared with `NUMASCOPE_HWLOC_SNAPSHOTS=dir:dir...`. Run
-//! over the 37 of hwloc's own Linux test snapshots that numascope accepts (the others are hand-made ones without
-//! `MemFree`, or without both a node directory and /proc/meminfo), every difference left is one
-//! where hwloc corrects or drops what the kernel files say and numascope reports them as is:
-//! hwloc enlarges caches smaller than a core to the core's threads (old ia64 kernels), drops
-//! NUMA information it judges buggy (all distances 10), attaches GPU memory nodes to PCI devices
-//! (so they vanish without I/O discovery), reads only the hex masks where a hand-edited snapshot
-//! changed the mask and not the list file, and keeps one of two conflicting L3 sharing maps.
+//! over the 37 of hwloc's own Linux test snapshots that numascope accepts (the others are
+//! hand-made ones without `MemFree`, or without both a node directory and /proc/meminfo),
+//! every difference left is one where hwloc corrects or drops what the kernel files say and
+//! numascope reports them as they are: hwloc enlarges caches smaller than a core to the
+//! core's threads (old ia64 kernels), drops NUMA information it judges buggy (all distances
+//! 10), attaches GPU memory nodes to PCI devices (so they vanish without I/O discovery), reads
+//! only the hex masks where a hand-edited snapshot changed the mask and not the list file,
+//! and keeps one of two conflicting L3 sharing maps.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

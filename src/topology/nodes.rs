@@ -26,7 +26,11 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
         ));
     }
     let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"))?;
-    let has_memory = read_list_opt(root, format!("{NODE_DIR}/has_memory"))?;
+    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory"))? {
+        Some(m) => Some(m),
+        // Kernels before 2.6.36 had only has_normal_memory (and has_high_memory on 32-bit).
+        None => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory"))?,
+    };
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");

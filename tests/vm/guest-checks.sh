@@ -21,6 +21,7 @@ SHAPE=$1
 TASKSET=${2:-}    # numascope runs under `taskset -c $TASKSET` when set
 OFFLINE=${3:-}    # comma-separated CPUs taken offline before anything runs
 NS=/bin/numascope
+CMD_TIMEOUT=90    # seconds for one command: a hang fails that check, not the whole shape
 
 fact() { echo "NSFACT $SHAPE $*"; }
 
@@ -29,11 +30,12 @@ fact() { echo "NSFACT $SHAPE $*"; }
 run() {
     name=$1; shift
     if [ -n "$TASKSET" ]; then
-        taskset -c "$TASKSET" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
+        timeout "$CMD_TIMEOUT" taskset -c "$TASKSET" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
     else
-        "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
+        timeout "$CMD_TIMEOUT" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
     fi
     rc=$?
+    [ $rc -eq 143 ] && echo "(killed after ${CMD_TIMEOUT}s by the harness)" >>/tmp/ns.err
     echo "NSBLOCK-BEGIN $SHAPE $name"
     echo "NSSTDOUT"
     cat /tmp/ns.out; echo

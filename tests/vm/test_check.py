@@ -194,6 +194,15 @@ class GoodLogs(unittest.TestCase):
     def test_c_passes(self):
         self.assertEqual(fails(judge("C", good_c().text(), "--expect-weighted-refused")), {})
 
+    def test_save_fixtures_unpacks_capture(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest)
+            self.assertEqual(fails(r), {})
+            with open(os.path.join(dest, "sys/devices/system/node/node2/distance")) as fh:
+                self.assertEqual(fh.read(), "10\n")
+
     def test_fallback_kernel_skips_weighted(self):
         f = facts("A")
         f["weighted_interleave"] = "absent"

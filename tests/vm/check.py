@@ -17,8 +17,10 @@ import io
 import json
 import os
 import shutil
+import subprocess
 import sys
 import tarfile
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from shapes import SHAPES, parse_list  # noqa: E402
@@ -298,9 +300,67 @@ class Checker:
         missing = [w for w in want if not any(x.lstrip("./").endswith(w) for x in names)]
         self.r.check(check, not missing, f"{len(names)} entries" +
                      (f"; missing {missing}" if missing else "; every node's distance file present"))
-        if self.opts.save_fixtures and not missing:
+        if missing:
+            return
+        if self.opts.numascope:
+            self.capture_replay("capture-replay", tar)
+        if self.opts.save_fixtures:
             save_fixture(tar, self.opts.save_fixtures)
             self.r.note(f"capture saved to {self.opts.save_fixtures}")
+
+    def capture_replay(self, check, tar):
+        """The guest's capture, replayed on the host with --sysfs-root, must give the same
+        topology as `topo --json` gave live in the guest (live figures aside)."""
+        b = self.g.blocks.get("topo")
+        try:
+            live = json.loads(b.out) if b is not None and b.rc == 0 else None
+        except ValueError:
+            live = None
+        if live is None:
+            self.r.fail(check, "no valid live `topo --json` from the guest to compare with")
+            return
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "capture")
+            save_fixture(tar, root)
+            cmd = [self.opts.numascope, "--sysfs-root", root, "topo", "--json"]
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                self.r.fail(check, f"{' '.join(cmd)}: {e}")
+                return
+        if p.returncode != 0:
+            self.r.fail(check, f"replay exited {p.returncode}: {p.stderr.strip()[:200]}")
+            return
+        try:
+            replay = json.loads(p.stdout)
+        except ValueError as e:
+            self.r.fail(check, f"replay printed no valid JSON: {e}")
+            return
+        diffs = [d for d in json_diff(comparable(live), comparable(replay), "") if d]
+        self.r.check(check, not diffs, "replayed topology equals the live one" if not diffs else
+                     f"{len(diffs)} differences, live vs replay: " + "; ".join(diffs[:4]))
+
+
+def comparable(topo):
+    """A topology without what legitimately differs between a live read and its replay."""
+    t = dict(topo)
+    t.pop("live", None)
+    t.pop("source", None)
+    t["nodes"] = [{k: v for k, v in n.items() if k != "memory_free_bytes"}
+                  for n in t.get("nodes", [])]
+    return t
+
+
+def json_diff(a, b, path):
+    """Paths (and values) where two JSON values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            yield from json_diff(a.get(k), b.get(k), f"{path}.{k}")
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from json_diff(x, y, f"{path}[{i}]")
+    elif a != b:
+        yield f"{path or '.'}: {json.dumps(a)[:60]} vs {json.dumps(b)[:60]}"
 
 
 def fmt_hist(hist):
@@ -308,21 +368,31 @@ def fmt_hist(hist):
 
 
 def save_fixture(tar, dest):
-    """Unpacks the guest's capture into dest (replacing it), refusing unsafe member names."""
+    """Unpacks the guest's capture into dest (replacing it): files, directories and the
+    relative symlinks sysfs is made of (node links of CPUs, HMAT initiators), refusing any
+    member or link target that would land outside dest."""
     if os.path.isdir(dest):
         shutil.rmtree(dest)
     os.makedirs(dest)
+    top = os.path.realpath(dest)
     for m in tar.getmembers():
         name = os.path.normpath(m.name)
-        if name.startswith("..") or os.path.isabs(name) or not (m.isfile() or m.isdir()):
+        if name.startswith("..") or os.path.isabs(name) or name == ".":
             continue
         target = os.path.join(dest, name)
         if m.isdir():
             os.makedirs(target, exist_ok=True)
-        else:
+        elif m.isfile():
             os.makedirs(os.path.dirname(target), exist_ok=True)
             with open(target, "wb") as f:
                 f.write(tar.extractfile(m).read())
+        elif m.issym():
+            pointee = os.path.normpath(os.path.join(os.path.dirname(os.path.join(top, name)),
+                                                    m.linkname))
+            if os.path.isabs(m.linkname) or not pointee.startswith(top + os.sep):
+                continue
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.symlink(m.linkname, target)
 
 
 # ---- the VM itself: does the guest kernel see the configured shape? -----------------------------
@@ -549,6 +619,8 @@ def parser():
     ap.add_argument("--expect-weighted-refused", action="store_true",
                     help="the kernel is older than 6.9: weighted interleave must be refused")
     ap.add_argument("--save-fixtures", metavar="DIR", help="unpack the guest capture into DIR")
+    ap.add_argument("--numascope", metavar="BIN",
+                    help="the same binary on the host: replays the guest's capture with it")
     ap.add_argument("--wall-seconds", type=float, help="QEMU wall time, for the summary")
     ap.add_argument("--note", action="append", default=[], help="a harness problem (fails)")
     return ap

@@ -122,7 +122,7 @@ for s in "${SHAPES[@]}"; do
     [ "$SAVE_FIXTURES" = 1 ] && check_args+=(--save-fixtures "$ROOT/tests/fixtures/topology/guest-$s")
     set +e
     python3 "$HERE/check.py" --shape "$s" --log "$log" --kernel "$version" \
-        --wall-seconds "$secs" "${check_args[@]}"
+        --wall-seconds "$secs" --numascope "$BIN" "${check_args[@]}"
     crc=$?
     set -e
     if [ $crc -ne 0 ] || [ $qrc -ne 0 ]; then

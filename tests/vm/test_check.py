@@ -96,6 +96,13 @@ def capture_tar(shape):
             info = tarfile.TarInfo(f"./sys/devices/system/node/node{n.id}/distance")
             info.size = len(data)
             t.addfile(info, io.BytesIO(data))
+        for name, target in (("./sys/devices/system/cpu/cpu1/node0", "../../node/node0"),
+                             ("./sys/devices/system/cpu/cpu1/evil", "../../../../../../etc"),
+                             ("./sys/devices/system/cpu/cpu1/abs", "/etc")):
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.SYMTYPE
+            info.linkname = target
+            t.addfile(info)
     return base64.b64encode(buf.getvalue()).decode()
 
 
@@ -202,6 +209,10 @@ class GoodLogs(unittest.TestCase):
             self.assertEqual(fails(r), {})
             with open(os.path.join(dest, "sys/devices/system/node/node2/distance")) as fh:
                 self.assertEqual(fh.read(), "10\n")
+            cpu1 = os.path.join(dest, "sys/devices/system/cpu/cpu1")
+            self.assertEqual(os.readlink(os.path.join(cpu1, "node0")), "../../node/node0")
+            self.assertFalse(os.path.lexists(os.path.join(cpu1, "evil")))
+            self.assertFalse(os.path.lexists(os.path.join(cpu1, "abs")))
 
     def test_fallback_kernel_skips_weighted(self):
         f = facts("A")

@@ -11,7 +11,9 @@
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
 pub mod cli;
+pub mod clock;
 pub mod environment;
+pub mod latency;
 pub mod parse;
 pub mod render;
 pub mod stats;

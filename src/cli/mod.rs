@@ -8,6 +8,9 @@ use clap::{Parser, Subcommand};
 
 use crate::sysroot::SysRoot;
 
+pub mod capture;
+pub mod topo;
+
 /// numascope: how memory really behaves on this Linux machine, and why.
 #[derive(Debug, Parser)]
 #[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
@@ -23,20 +26,37 @@ pub struct Cli {
 
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
+    Topo(topo::TopoArgs),
+    /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
+    Capture(capture::CaptureArgs),
+}
 
 /// What every subcommand receives: the root to read the machine from.
 pub struct Context {
     pub root: SysRoot,
+    /// A `.tar.gz` snapshot unpacked for this run; removed when the context drops.
+    _unpacked: Option<crate::capture::Unpacked>,
 }
 
 impl Context {
     fn from_cli(cli: &Cli) -> anyhow::Result<Context> {
+        let mut unpacked = None;
         let root = match &cli.sysfs_root {
             None => SysRoot::live(),
+            Some(p) if p.is_file() && crate::capture::is_tar_gz(p) => {
+                let u = crate::capture::Unpacked::new(p)?;
+                let r = SysRoot::snapshot(u.path())?;
+                unpacked = Some(u);
+                r
+            }
             Some(dir) => SysRoot::snapshot(dir)?,
         };
-        Ok(Context { root })
+        Ok(Context {
+            root,
+            _unpacked: unpacked,
+        })
     }
 }
 
@@ -69,7 +89,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let _ = ctx;
             Ok(())
         }
-        Some(cmd) => match cmd {},
+        Some(cmd) => match cmd {
+            Command::Topo(a) => topo::run(&ctx, &a),
+            Command::Capture(a) => capture::run(&ctx, &a),
+        },
     }
 }
 

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use crate::sysroot::SysRoot;
 
 pub mod capture;
+pub mod latency;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -31,6 +32,8 @@ pub enum Command {
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
     Capture(capture::CaptureArgs),
+    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    Latency(latency::LatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -92,6 +95,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(cmd) => match cmd {
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
+            Command::Latency(a) => latency::run(&ctx, &a),
         },
     }
 }

@@ -298,14 +298,24 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
                 .collect::<anyhow::Result<_>>()?,
         };
         for &s in &sizes {
+            for page in args.page_size.iter().filter(|p| p.is_hugetlb()) {
+                if sweep_sizes.is_none() && s % page.bytes() != 0 {
+                    bail!(
+                        "--size {} is not a multiple of the {} huge page size; use a multiple such as {}",
+                        format_bytes(s),
+                        page.label(),
+                        format_bytes(s.div_ceil(page.bytes()) * page.bytes())
+                    );
+                }
+            }
             if s < element_bytes {
                 bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
             }
-            for &c in &args.chains {
-                chase::check(&spec_for(c), s)?;
-            }
             if s > free {
                 bail!("--size {} is more than the {} free where the buffer would go; use a smaller size", format_bytes(s), format_bytes(free));
+            }
+            for &c in &args.chains {
+                chase::check(&spec_for(c), s)?;
             }
         }
         for &page in &args.page_size {

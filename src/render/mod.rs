@@ -2,6 +2,7 @@
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
 pub mod inspect_text;
+pub mod latency_text;
 pub mod placement_text;
 pub mod topo_graph;
 pub mod topo_text;

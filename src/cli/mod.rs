@@ -2,6 +2,8 @@
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
 //! here as one sentence and exit status 2; nothing below this layer prints.
 
+pub mod bandwidth;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -23,7 +25,10 @@ pub struct Cli {
 
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
+    Bandwidth(bandwidth::BandwidthArgs),
+}
 
 /// What every subcommand receives: the root to read the machine from.
 pub struct Context {
@@ -69,7 +74,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let _ = ctx;
             Ok(())
         }
-        Some(cmd) => match cmd {},
+        Some(cmd) => match cmd {
+            Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
+        },
     }
 }
 

@@ -2,3 +2,7 @@
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
 pub mod bandwidth_text;
+pub mod inspect_text;
+pub mod placement_text;
+pub mod topo_graph;
+pub mod topo_text;

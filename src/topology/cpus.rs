@@ -1,0 +1,67 @@
+//! Logical CPUs from `/sys/devices/system/cpu`: which are present and online, and for online
+//! ones the package, core and SMT siblings of `cpuN/topology`. Offline CPUs have no topology
+//! to read; they are listed with those fields absent. The node of each CPU comes from the
+//! nodes' cpulists (the `cpuN/nodeM` link is only a fallback). The allowed flag is filled by
+//! [`crate::topology::allowed`].
+
+use crate::sysroot::{SysError, SysRoot};
+use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, CPU_DIR};
+use crate::topology::model::{Cpu, Node};
+
+/// Present CPU ids: `cpu/present`, else the `cpuN` directories.
+pub fn present_cpus(root: &SysRoot) -> Result<Vec<u32>, SysError> {
+    if let Some(p) = read_list_opt(root, format!("{CPU_DIR}/present"))? {
+        if !p.is_empty() {
+            return Ok(p);
+        }
+    }
+    let dirs = root.list_numbered(CPU_DIR, "cpu")?;
+    if dirs.is_empty() {
+        return Err(missing(
+            root,
+            format!("{CPU_DIR}/present"),
+            "there is no CPU list and no cpuN directory, so the snapshot is incomplete; capture it again with `numascope capture`",
+        ));
+    }
+    Ok(dirs)
+}
+
+/// Reads every present CPU. `nodes` maps CPUs to nodes; `allowed` is left false.
+pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<Cpu>, SysError> {
+    // `cpu/online` is absent on some old or minimal kernels: then every present CPU is online.
+    let online = read_list_opt(root, format!("{CPU_DIR}/online"))?;
+    let mut out = Vec::with_capacity(present.len());
+    for &id in present {
+        let is_online = online.as_ref().map_or(true, |o| o.contains(&id));
+        let topo = format!("{CPU_DIR}/cpu{id}/topology");
+        let (package, core, siblings) = if is_online {
+            let package = read_id_opt(root, format!("{topo}/physical_package_id"))?;
+            let core = read_id_opt(root, format!("{topo}/core_id"))?;
+            let siblings = match read_list_opt(root, format!("{topo}/thread_siblings_list"))? {
+                Some(s) => s,
+                None => read_mask_opt(root, format!("{topo}/thread_siblings"))?
+                    .unwrap_or_else(|| vec![id]),
+            };
+            (package, core, siblings)
+        } else {
+            (None, None, Vec::new())
+        };
+        let mut node = nodes.iter().find(|n| n.cpus.contains(&id)).map(|n| n.id);
+        if node.is_none() && !nodes.is_empty() {
+            node = root
+                .list_numbered(format!("{CPU_DIR}/cpu{id}"), "node")?
+                .first()
+                .copied();
+        }
+        out.push(Cpu {
+            id,
+            node,
+            package,
+            core,
+            siblings,
+            online: is_online,
+            allowed: false,
+        });
+    }
+    Ok(out)
+}

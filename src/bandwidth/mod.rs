@@ -4,5 +4,7 @@
 //! Nothing here prints; the renderers in `render::bandwidth_text` show the results.
 
 pub mod descriptor;
+pub mod harness;
 pub mod isa;
 pub mod kernels;
+pub mod result;

@@ -2,6 +2,8 @@
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
 //! here as one sentence and exit status 2; nothing below this layer prints.
 
+pub mod bandwidth;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -10,6 +12,7 @@ use crate::sysroot::SysRoot;
 
 pub mod capture;
 pub mod inspect;
+pub mod latency;
 pub mod placement;
 pub mod topo;
 
@@ -30,6 +33,8 @@ pub struct Cli {
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
+    Bandwidth(bandwidth::BandwidthArgs),
     /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
@@ -38,6 +43,8 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    Latency(latency::LatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -102,10 +109,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(cmd) => match cmd {
+            Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+            Command::Latency(a) => latency::run(&ctx, &a),
         },
     }
 }

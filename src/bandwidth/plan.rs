@@ -281,7 +281,7 @@ pub fn free_bytes_of(topo: &Topology, nodes: &[u32]) -> u64 {
     nodes
         .iter()
         .filter_map(|&n| topo.node(n))
-        .map(|n| n.memory_free_bytes)
+        .map(|n| n.memory_available_bytes)
         .sum()
 }
 

@@ -10,11 +10,18 @@
 //! - [`stats`] turns raw samples into summaries with pure functions;
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
+pub mod capture;
 pub mod cli;
+pub mod counters;
 pub mod environment;
+pub mod inspect;
 pub mod parse;
+pub mod placement;
 pub mod render;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;
+#[cfg(test)]
+pub(crate) mod testutil;
+pub mod threads;
 pub mod topology;

@@ -19,6 +19,8 @@ pub enum SysError {
     Read { path: PathBuf, source: io::Error },
     #[error("{path} is malformed: {why}")]
     Malformed { path: PathBuf, why: String },
+    #[error("{path} is missing: {why}")]
+    Missing { path: PathBuf, why: String },
     #[error("{0}")]
     NotLive(String),
     #[error("--sysfs-root {path}: {why}")]
@@ -108,14 +110,35 @@ impl SysRoot {
     }
 
     /// Reads a whole file as text. Missing files are errors; see [`SysRoot::read_opt`].
+    /// Text ends at the first NUL byte: kernel text files never hold one, but snapshots made
+    /// by copying fixed-size blocks (some of hwloc's recorded machines) are padded with them.
     pub fn read(&self, rel: impl AsRef<Path>) -> Result<String, SysError> {
+        let rel = rel.as_ref();
+        let path = self.path(rel);
+        match std::fs::read(&path) {
+            Ok(mut bytes) => {
+                self.note(rel);
+                if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+                    bytes.truncate(nul);
+                }
+                Ok(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Err(source) => Err(SysError::Read { path, source }),
+        }
+    }
+
+    /// Reads a whole file as bytes (for binary files such as `proc/self/auxv`). Absent gives
+    /// `Ok(None)`, like [`SysRoot::read_opt`].
+    pub fn read_bytes_opt(&self, rel: impl AsRef<Path>) -> Result<Option<Vec<u8>>, SysError> {
         let rel = rel.as_ref();
         let path = self.path(rel);
         match std::fs::read(&path) {
             Ok(bytes) => {
                 self.note(rel);
-                Ok(String::from_utf8_lossy(&bytes).into_owned())
+                Ok(Some(bytes))
             }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => Ok(None),
             Err(source) => Err(SysError::Read { path, source }),
         }
     }
@@ -174,6 +197,8 @@ impl SysRoot {
     }
 
     /// Lists the entry names of a directory, sorted. A missing directory gives an empty list.
+    /// The directory itself is recorded (so `capture` recreates it); its entries are not,
+    /// because a listing is usually filtered: see [`SysRoot::list_prefixed`].
     pub fn list(&self, rel: impl AsRef<Path>) -> Result<Vec<String>, SysError> {
         let rel = rel.as_ref();
         let path = self.path(rel);
@@ -182,6 +207,7 @@ impl SysRoot {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(source) => return Err(SysError::Read { path, source }),
         };
+        self.note(rel);
         let mut names: Vec<String> = rd
             .filter_map(|e| e.ok())
             .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -190,14 +216,40 @@ impl SysRoot {
         Ok(names)
     }
 
-    /// Lists entries named `<prefix><number>` (e.g. `node0`, `cpu12`) and returns the numbers,
-    /// sorted numerically.
-    pub fn list_numbered(&self, rel: impl AsRef<Path>, prefix: &str) -> Result<Vec<u32>, SysError> {
-        let mut ids: Vec<u32> = self
+    /// Lists the entries whose names start with `prefix`, sorted, and records each of them:
+    /// `capture` recreates exactly these entries (as directories, files or symlinks), so the
+    /// listing replays identically (e.g. the `nodeX` initiator links of HMAT).
+    pub fn list_prefixed(
+        &self,
+        rel: impl AsRef<Path>,
+        prefix: &str,
+    ) -> Result<Vec<String>, SysError> {
+        let rel = rel.as_ref();
+        let names: Vec<String> = self
             .list(rel)?
-            .iter()
-            .filter_map(|n| n.strip_prefix(prefix).and_then(|rest| rest.parse().ok()))
+            .into_iter()
+            .filter(|n| n.starts_with(prefix))
             .collect();
+        for n in &names {
+            self.note(&rel.join(n));
+        }
+        Ok(names)
+    }
+
+    /// Lists entries named `<prefix><number>` (e.g. `node0`, `cpu12`) and returns the numbers,
+    /// sorted numerically. The matching entries are recorded (see [`SysRoot::list_prefixed`]).
+    pub fn list_numbered(&self, rel: impl AsRef<Path>, prefix: &str) -> Result<Vec<u32>, SysError> {
+        let rel = rel.as_ref();
+        let mut ids = Vec::new();
+        for n in self.list(rel)? {
+            if let Some(id) = n
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.parse::<u32>().ok())
+            {
+                self.note(&rel.join(&n));
+                ids.push(id);
+            }
+        }
         ids.sort_unstable();
         Ok(ids)
     }
@@ -205,6 +257,13 @@ impl SysRoot {
     /// True when `rel` exists under the root.
     pub fn exists(&self, rel: impl AsRef<Path>) -> bool {
         self.path(rel).exists()
+    }
+
+    /// Writes a kernel tunable (e.g. a weighted-interleave weight). Refused on a snapshot.
+    pub fn write(&self, rel: impl AsRef<Path>, content: &str) -> Result<(), SysError> {
+        self.require_live("change kernel settings")?;
+        let path = self.path(rel);
+        std::fs::write(&path, content).map_err(|source| SysError::Read { path, source })
     }
 
     /// The relative paths read so far, for `capture`.
@@ -243,7 +302,11 @@ mod tests {
         assert!(root.read_opt("sys/missing").unwrap().is_none());
         assert_eq!(
             root.recorded(),
-            vec![PathBuf::from("sys/devices/system/node/node2/cpulist")]
+            vec![
+                PathBuf::from("sys/devices/system/node"),
+                PathBuf::from("sys/devices/system/node/node2"),
+                PathBuf::from("sys/devices/system/node/node2/cpulist")
+            ]
         );
         let e = root.require_live("bind memory").unwrap_err().to_string();
         assert!(e.contains("snapshot"), "{e}");

@@ -8,12 +8,18 @@ use clap::{Parser, Subcommand};
 
 use crate::sysroot::SysRoot;
 
+pub mod capture;
+pub mod inspect;
+pub mod placement;
+pub mod topo;
+
 /// numascope: how memory really behaves on this Linux machine, and why.
 #[derive(Debug, Parser)]
 #[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
-    /// HWLOC_FSROOT layout) instead of the running machine. Binding and pinning are refused.
+    /// HWLOC_FSROOT layout, or a `.tar.gz` made by `numascope capture`) instead of the running
+    /// machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 
@@ -23,20 +29,41 @@ pub struct Cli {
 
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
+    Topo(topo::TopoArgs),
+    /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
+    Capture(capture::CaptureArgs),
+    /// Place a buffer with a NUMA policy and show, page by page, where it really went.
+    Placement(placement::PlacementArgs),
+    /// Show where a running process's memory lives and where its threads run.
+    Inspect(inspect::InspectArgs),
+}
 
 /// What every subcommand receives: the root to read the machine from.
 pub struct Context {
     pub root: SysRoot,
+    /// A `.tar.gz` snapshot unpacked for this run; removed when the context drops.
+    _unpacked: Option<crate::capture::Unpacked>,
 }
 
 impl Context {
     fn from_cli(cli: &Cli) -> anyhow::Result<Context> {
+        let mut unpacked = None;
         let root = match &cli.sysfs_root {
             None => SysRoot::live(),
+            Some(p) if p.is_file() && crate::capture::is_tar_gz(p) => {
+                let u = crate::capture::Unpacked::new(p)?;
+                let r = SysRoot::snapshot(u.path())?;
+                unpacked = Some(u);
+                r
+            }
             Some(dir) => SysRoot::snapshot(dir)?,
         };
-        Ok(Context { root })
+        Ok(Context {
+            root,
+            _unpacked: unpacked,
+        })
     }
 }
 
@@ -69,7 +96,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let _ = ctx;
             Ok(())
         }
-        Some(cmd) => match cmd {},
+        Some(cmd) => match cmd {
+            Command::Topo(a) => topo::run(&ctx, &a),
+            Command::Capture(a) => capture::run(&ctx, &a),
+            Command::Placement(a) => placement::run(&ctx, &a),
+            Command::Inspect(a) => inspect::run(&ctx, &a),
+        },
     }
 }
 
@@ -89,5 +121,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }

@@ -1,7 +1,17 @@
 //! The machine's memory topology: NUMA nodes, CPUs, caches, SLIT distances, HMAT attributes
 //! and the process's allowed sets, read through a [`crate::sysroot::SysRoot`] so that live
-//! machines and captured snapshots are handled the same way. The data model is in [`model`].
+//! machines and captured snapshots are handled the same way. The data model is in [`model`];
+//! [`read::read_topology`] assembles it from one reader module per kind of file.
 
+pub mod allowed;
+pub mod caches;
+pub mod cpus;
+pub mod distances;
+mod files;
+pub mod hmat;
 pub mod model;
+pub mod nodes;
+pub mod read;
 
 pub use model::*;
+pub use read::{read_topology, TopologyError};

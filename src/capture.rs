@@ -1,0 +1,329 @@
+//! `capture`: copy exactly the /sys and /proc files numascope reads into a snapshot that
+//! replays with `--sysfs-root`. The topology and environment are read once through the
+//! recording [`SysRoot`]; every file it read is copied *by reading it* (sysfs reports 4096-byte
+//! stat sizes whatever the content), every directory it listed is recreated, and the entries
+//! it used from a listing are recreated as they were: directories as directories, links (such
+//! as HMAT's `initiators/nodeX`) as links. Output goes to a temporary sibling first and is
+//! renamed into place, so a failure never leaves a half-written snapshot.
+//!
+//! The same module unpacks a `.tar.gz` snapshot for `--sysfs-root`.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+
+use crate::environment::read_environment;
+use crate::sysroot::SysRoot;
+use crate::topology::read_topology;
+
+/// What a capture wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CaptureSummary {
+    pub files: usize,
+    pub dirs: usize,
+    pub links: usize,
+}
+
+/// One entry of a snapshot, relative to its root.
+enum Entry {
+    Dir(PathBuf),
+    File(PathBuf, Vec<u8>),
+    Link(PathBuf, PathBuf),
+}
+
+/// Companion files hwloc's Linux backend needs beside the ones numascope reads, so a snapshot
+/// also replays with `HWLOC_FSROOT` (lstopo): hex masks of the per-CPU topology, node and
+/// cache sharing, and the CPU-level online/possible lists. Keyed by the numascope file they
+/// accompany; each is copied only when it exists.
+const HWLOC_COMPANIONS: &[(&str, &[&str])] = &[
+    (
+        "thread_siblings_list",
+        &[
+            "thread_siblings",
+            "core_siblings",
+            "core_siblings_list",
+            "core_cpus",
+            "core_cpus_list",
+            "package_cpus",
+            "package_cpus_list",
+            "die_id",
+            "die_cpus",
+            "die_cpus_list",
+            "cluster_id",
+            "cluster_cpus",
+            "cluster_cpus_list",
+        ],
+    ),
+    ("cpulist", &["cpumap"]),
+    (
+        "shared_cpu_list",
+        &[
+            "shared_cpu_map",
+            "physical_line_partition",
+            "number_of_sets",
+            "id",
+        ],
+    ),
+    ("present", &["possible", "kernel_max", "offline"]),
+];
+
+/// Reads (and so records) the hwloc companions of every file read so far.
+fn read_hwloc_companions(root: &SysRoot) -> anyhow::Result<()> {
+    for rel in root.recorded() {
+        let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        for (key, extra) in HWLOC_COMPANIONS {
+            if name == *key {
+                for e in *extra {
+                    root.read_bytes_opt(rel.with_file_name(e))?;
+                }
+            }
+        }
+        // Per-CPU online flags: hwloc checks cpuN/online for every CPU directory.
+        if name == "topology" || rel.parent().is_some_and(|p| p.ends_with("topology")) {
+            if let Some(cpu_dir) = rel.ancestors().find(|a| {
+                a.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("cpu") && n[3..].parse::<u32>().is_ok())
+            }) {
+                root.read_bytes_opt(cpu_dir.join("online"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the topology through `root` and writes the files it read to `out` (a directory, or a
+/// gzip-compressed tar archive when `out` ends with `.tar.gz`). Refuses an existing `out`.
+/// With `for_hwloc`, also copies the companion files hwloc needs to replay the snapshot.
+pub fn capture(root: &SysRoot, out: &Path, for_hwloc: bool) -> anyhow::Result<CaptureSummary> {
+    if fs::symlink_metadata(out).is_ok() {
+        bail!(
+            "{} already exists; remove it or choose another name, capture never overwrites",
+            out.display()
+        );
+    }
+    let topo = read_topology(root)?;
+    // The environment reader is part of the topology read; reading it again is harmless and
+    // keeps capture complete should the two ever be read separately.
+    read_environment(root, &topo.cpus)?;
+    if for_hwloc {
+        read_hwloc_companions(root)?;
+    }
+    let entries = collect(root)?;
+    let summary = CaptureSummary {
+        files: entries
+            .iter()
+            .filter(|e| matches!(e, Entry::File(..)))
+            .count(),
+        dirs: entries
+            .iter()
+            .filter(|e| matches!(e, Entry::Dir(..)))
+            .count(),
+        links: entries
+            .iter()
+            .filter(|e| matches!(e, Entry::Link(..)))
+            .count(),
+    };
+    let tmp = temp_sibling(out)?;
+    let result = if is_tar_gz(out) {
+        write_tar_gz(&entries, &tmp)
+    } else {
+        write_dir(&entries, &tmp)
+    };
+    if let Err(e) = result.and_then(|()| fs::rename(&tmp, out).map_err(anyhow::Error::from)) {
+        let _ = fs::remove_dir_all(&tmp).or_else(|_| fs::remove_file(&tmp));
+        return Err(e.context(format!("cannot write the snapshot {}", out.display())));
+    }
+    Ok(summary)
+}
+
+/// True for names ending in `.tar.gz` (or `.tgz`).
+pub fn is_tar_gz(p: &Path) -> bool {
+    let s = p.to_string_lossy();
+    s.ends_with(".tar.gz") || s.ends_with(".tgz")
+}
+
+/// Turns the recorded paths into snapshot entries, reading file contents now.
+fn collect(root: &SysRoot) -> anyhow::Result<Vec<Entry>> {
+    let mut out = Vec::new();
+    for rel in root.recorded() {
+        let src = root.path(&rel);
+        let meta = match fs::symlink_metadata(&src) {
+            Ok(m) => m,
+            // Vanished between the read and now (a process's /proc entry): skip it.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot stat {}", src.display())),
+        };
+        if meta.file_type().is_symlink() {
+            // A link to a file was read through: copy the content. A link to a directory, or
+            // a dangling one (`cpuN/nodeM` of an offline node), is kept as a link.
+            let followed_file = fs::metadata(&src).map(|m| m.is_file()).unwrap_or(false);
+            if !followed_file {
+                let target = fs::read_link(&src)
+                    .with_context(|| format!("cannot read the link {}", src.display()))?;
+                out.push(Entry::Link(rel, target));
+                continue;
+            }
+        } else if meta.is_dir() {
+            out.push(Entry::Dir(rel));
+            continue;
+        }
+        let bytes = root
+            .read_bytes_opt(&rel)?
+            .with_context(|| format!("{} vanished during capture", src.display()))?;
+        out.push(Entry::File(rel, bytes));
+    }
+    Ok(out)
+}
+
+fn temp_sibling(out: &Path) -> anyhow::Result<PathBuf> {
+    let name = out.file_name().with_context(|| {
+        format!(
+            "{} has no file name; give a path like snap/ or snap.tar.gz",
+            out.display()
+        )
+    })?;
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !parent.is_dir() {
+        bail!(
+            "the directory {} does not exist; create it first",
+            parent.display()
+        );
+    }
+    Ok(parent.join(format!(
+        ".{}.partial-{}",
+        name.to_string_lossy(),
+        std::process::id()
+    )))
+}
+
+fn write_dir(entries: &[Entry], dir: &Path) -> anyhow::Result<()> {
+    fs::create_dir(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for e in entries {
+        match e {
+            Entry::Dir(rel) => fs::create_dir_all(dir.join(rel))?,
+            Entry::File(rel, bytes) => {
+                let p = dir.join(rel);
+                if let Some(parent) = p.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                fs::write(&p, bytes).with_context(|| format!("cannot write {}", p.display()))?;
+            }
+            Entry::Link(rel, target) => {
+                let p = dir.join(rel);
+                if let Some(parent) = p.parent() {
+                    fs::create_dir_all(parent)?;
+                }
+                std::os::unix::fs::symlink(target, &p)
+                    .with_context(|| format!("cannot create the link {}", p.display()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_tar_gz(entries: &[Entry], file: &Path) -> anyhow::Result<()> {
+    let f =
+        fs::File::create_new(file).with_context(|| format!("cannot create {}", file.display()))?;
+    let gz = flate2::write::GzEncoder::new(f, flate2::Compression::default());
+    let mut tar = tar::Builder::new(gz);
+    let mut dirs_done = std::collections::BTreeSet::new();
+    let mut add_parents = |tar: &mut tar::Builder<_>, rel: &Path| -> io::Result<()> {
+        let mut parents: Vec<&Path> = rel
+            .ancestors()
+            .skip(1)
+            .filter(|p| !p.as_os_str().is_empty())
+            .collect();
+        parents.reverse();
+        for p in parents {
+            if dirs_done.insert(p.to_path_buf()) {
+                let mut h = tar::Header::new_gnu();
+                h.set_entry_type(tar::EntryType::Directory);
+                h.set_mode(0o755);
+                h.set_size(0);
+                tar.append_data(&mut h, p, io::empty())?;
+            }
+        }
+        Ok(())
+    };
+    for e in entries {
+        match e {
+            Entry::Dir(rel) => {
+                add_parents(&mut tar, &rel.join("x"))?;
+            }
+            Entry::File(rel, bytes) => {
+                add_parents(&mut tar, rel)?;
+                let mut h = tar::Header::new_gnu();
+                h.set_entry_type(tar::EntryType::Regular);
+                h.set_mode(0o644);
+                h.set_size(bytes.len() as u64);
+                tar.append_data(&mut h, rel, bytes.as_slice())?;
+            }
+            Entry::Link(rel, target) => {
+                add_parents(&mut tar, rel)?;
+                let mut h = tar::Header::new_gnu();
+                h.set_entry_type(tar::EntryType::Symlink);
+                h.set_mode(0o777);
+                h.set_size(0);
+                tar.append_link(&mut h, rel, target)?;
+            }
+        }
+    }
+    let gz = tar.into_inner()?;
+    gz.finish()?.sync_all()?;
+    Ok(())
+}
+
+/// A `.tar.gz` snapshot unpacked into a private temporary directory, removed on drop.
+#[derive(Debug)]
+pub struct Unpacked {
+    dir: PathBuf,
+}
+
+impl Unpacked {
+    /// Unpacks `archive`; the snapshot root is [`Unpacked::path`].
+    pub fn new(archive: &Path) -> anyhow::Result<Unpacked> {
+        let f = fs::File::open(archive).with_context(|| {
+            format!(
+                "--sysfs-root {}: cannot open the archive",
+                archive.display()
+            )
+        })?;
+        let dir = std::env::temp_dir().join(format!(
+            "numascope-snapshot-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or(0)
+        ));
+        fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let me = Unpacked { dir };
+        let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(f));
+        ar.unpack(&me.dir).with_context(|| {
+            format!(
+                "--sysfs-root {}: not a readable .tar.gz snapshot",
+                archive.display()
+            )
+        })?;
+        Ok(me)
+    }
+
+    /// The unpacked snapshot root.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+}
+
+impl Drop for Unpacked {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,0 +1,38 @@
+//! `numascope topo`: read the topology (live or from `--sysfs-root`) and print it as text
+//! (default), a drawn per-package view (`--graph`) or the JSON contract (`--json`).
+
+use std::io::Write;
+
+use clap::Args;
+
+use crate::cli::Context;
+use crate::render::{topo_graph, topo_text};
+use crate::topology::read_topology;
+
+/// Flags of `numascope topo`.
+#[derive(Debug, Args)]
+pub struct TopoArgs {
+    /// Draw each package: cores, caches with their sharing, and NUMA nodes.
+    #[arg(long, conflicts_with = "json")]
+    pub graph: bool,
+    /// Print the topology as JSON (schema_version 1, see docs/schema/topology.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `topo`.
+pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
+    let topo = read_topology(&ctx.root)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &topo)?;
+        writeln!(out)?;
+    } else if args.graph {
+        topo_graph::render(&topo, &mut out)?;
+    } else {
+        topo_text::render(&topo, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,15 @@
+//! Placement failures, each one user sentence naming the value and the fix.
+
+use crate::sys::SysCallError;
+use crate::sysroot::SysError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlacementError {
+    /// The request itself is impossible on this machine (bad node, size, page size...).
+    #[error("{0}")]
+    Invalid(String),
+    #[error(transparent)]
+    Sys(#[from] SysCallError),
+    #[error(transparent)]
+    Root(#[from] SysError),
+}

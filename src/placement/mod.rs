@@ -1,0 +1,22 @@
+//! Memory that lives where it was asked to, and proof that it does. A [`PlacedBuffer`] is an
+//! anonymous mapping with a chosen page backing and NUMA policy, faulted in before any timing
+//! and verified page by page with `move_pages` (METHODOLOGY point 12). Every measurement
+//! engine allocates through it, so every result can state the fraction of its pages that
+//! really were on the intended node.
+
+mod buffer;
+mod check;
+mod error;
+mod page_size;
+mod policy;
+mod report;
+mod validate;
+mod weights;
+
+pub use buffer::PlacedBuffer;
+pub use check::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
+pub use error::PlacementError;
+pub use page_size::PageSize;
+pub use policy::Policy;
+pub use report::{NodePages, PlacementReport};
+pub use weights::{read_weights, WeightGuard};

@@ -1,0 +1,119 @@
+//! The page backing a buffer asks for. Page size is an input, not an accident (METHODOLOGY
+//! point 3): base pages forbid THP, `thp` asks for it, `2m`/`1g` use reserved hugetlbfs pages.
+
+use serde::{Deserialize, Serialize};
+
+use crate::sys::mmap::Backing;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum PageSize {
+    /// Base pages (4 KiB on x86-64) with `MADV_NOHUGEPAGE`.
+    #[serde(rename = "4k")]
+    Base,
+    /// Transparent huge pages requested with `MADV_HUGEPAGE`; what was obtained is verified.
+    #[serde(rename = "thp")]
+    Thp,
+    /// hugetlbfs 2 MiB pages (must be reserved).
+    #[serde(rename = "2m")]
+    Huge2M,
+    /// hugetlbfs 1 GiB pages (must be reserved).
+    #[serde(rename = "1g")]
+    Huge1G,
+}
+
+impl PageSize {
+    /// The name users type and reports print.
+    pub fn label(&self) -> &'static str {
+        match self {
+            PageSize::Base => "4k",
+            PageSize::Thp => "thp",
+            PageSize::Huge2M => "2m",
+            PageSize::Huge1G => "1g",
+        }
+    }
+
+    /// The allocation granularity in bytes: the base page for `4k` and `thp` (THP is
+    /// best-effort), the huge page size for hugetlb.
+    pub fn bytes(&self) -> u64 {
+        match self {
+            PageSize::Base | PageSize::Thp => base_page_bytes(),
+            PageSize::Huge2M => 2 << 20,
+            PageSize::Huge1G => 1 << 30,
+        }
+    }
+
+    /// The size a "page" has for page-local access patterns: the huge page for THP/hugetlb.
+    pub fn tlb_page_bytes(&self) -> u64 {
+        match self {
+            PageSize::Base => base_page_bytes(),
+            PageSize::Thp | PageSize::Huge2M => 2 << 20,
+            PageSize::Huge1G => 1 << 30,
+        }
+    }
+
+    /// True for reserved hugetlbfs pages.
+    pub fn is_hugetlb(&self) -> bool {
+        matches!(self, PageSize::Huge2M | PageSize::Huge1G)
+    }
+
+    pub(crate) fn backing(&self) -> Backing {
+        match self {
+            PageSize::Base => Backing::Base,
+            PageSize::Thp => Backing::Thp,
+            PageSize::Huge2M => Backing::HugeTlb(2 << 20),
+            PageSize::Huge1G => Backing::HugeTlb(1 << 30),
+        }
+    }
+}
+
+/// The running kernel's base page size.
+pub fn base_page_bytes() -> u64 {
+    // SAFETY: sysconf has no memory-safety preconditions.
+    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if v > 0 {
+        v as u64
+    } else {
+        4096
+    }
+}
+
+impl std::fmt::Display for PageSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+impl std::str::FromStr for PageSize {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "4k" | "4kib" | "base" => Ok(PageSize::Base),
+            "thp" => Ok(PageSize::Thp),
+            "2m" | "2mib" => Ok(PageSize::Huge2M),
+            "1g" | "1gib" => Ok(PageSize::Huge1G),
+            _ => Err(format!("`{s}` is not a page size; use 4k, thp, 2m or 1g")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints() {
+        for p in [
+            PageSize::Base,
+            PageSize::Thp,
+            PageSize::Huge2M,
+            PageSize::Huge1G,
+        ] {
+            assert_eq!(p.label().parse::<PageSize>().unwrap(), p);
+            assert_eq!(
+                serde_json::to_string(&p).unwrap(),
+                format!("\"{}\"", p.label())
+            );
+        }
+        assert!("8k".parse::<PageSize>().unwrap_err().contains("`8k`"));
+    }
+}

@@ -1,0 +1,201 @@
+//! What verification found: a per-node page histogram from `move_pages`, the fraction on the
+//! intended nodes, and the huge-page share from `/proc/self/smaps`. Pure data plus the
+//! arithmetic that judges it against a policy.
+
+use serde::{Deserialize, Serialize};
+
+use super::{PageSize, Policy};
+
+/// Pages found on one node.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodePages {
+    pub node: u32,
+    /// Base pages (4 KiB) on this node.
+    pub pages: u64,
+}
+
+/// The verified placement of a buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlacementReport {
+    /// Buffer size in bytes.
+    pub size_bytes: u64,
+    /// Page backing requested.
+    pub page_size: PageSize,
+    /// Base pages queried (size / base page size).
+    pub pages: u64,
+    /// Pages per node, ascending node id; nodes with no pages are omitted.
+    pub histogram: Vec<NodePages>,
+    /// Pages the kernel reported as not present (never faulted in or swapped out).
+    pub not_present: u64,
+    /// Nodes the policy intended (for first touch: the faulting CPU's node).
+    pub intended_nodes: Vec<u32>,
+    /// Fraction (0..=1) of queried pages that are on an intended node.
+    pub fraction_on_intended: f64,
+    /// Bytes of the buffer backed by huge pages (THP or hugetlb).
+    pub huge_bytes: u64,
+    /// huge_bytes / size_bytes.
+    pub huge_fraction: f64,
+}
+
+impl PlacementReport {
+    /// Pages on `node`.
+    pub fn pages_on(&self, node: u32) -> u64 {
+        self.histogram
+            .iter()
+            .find(|h| h.node == node)
+            .map(|h| h.pages)
+            .unwrap_or(0)
+    }
+
+    /// Builds the report from move_pages statuses (node id or negative errno per page).
+    pub fn from_statuses(
+        size_bytes: u64,
+        page_size: PageSize,
+        statuses: &[i32],
+        intended: Vec<u32>,
+        huge_bytes: u64,
+    ) -> Self {
+        let mut hist: std::collections::BTreeMap<u32, u64> = Default::default();
+        let mut not_present = 0;
+        for &s in statuses {
+            if s >= 0 {
+                *hist.entry(s as u32).or_default() += 1;
+            } else {
+                not_present += 1;
+            }
+        }
+        let on: u64 = intended
+            .iter()
+            .map(|n| hist.get(n).copied().unwrap_or(0))
+            .sum();
+        let pages = statuses.len() as u64;
+        PlacementReport {
+            size_bytes,
+            page_size,
+            pages,
+            histogram: hist
+                .into_iter()
+                .map(|(node, pages)| NodePages { node, pages })
+                .collect(),
+            not_present,
+            intended_nodes: intended,
+            fraction_on_intended: if pages == 0 {
+                0.0
+            } else {
+                on as f64 / pages as f64
+            },
+            huge_bytes,
+            huge_fraction: if size_bytes == 0 {
+                0.0
+            } else {
+                (huge_bytes as f64 / size_bytes as f64).min(1.0)
+            },
+        }
+    }
+
+    /// Judges the result against the policy: `(matches, sentence)`. Exact policies must meet
+    /// their shares within one allocation unit per node (one page, or one huge page when huge
+    /// pages back the buffer) or 1 %, whichever is larger.
+    pub fn judge(&self, policy: &Policy) -> (bool, String) {
+        if self.not_present > 0 {
+            return (
+                false,
+                format!(
+                    "{} of {} pages are not present",
+                    self.not_present, self.pages
+                ),
+            );
+        }
+        let unit_pages = if self.huge_fraction > 0.0 {
+            (2u64 << 20) / 4096
+        } else {
+            1
+        };
+        match policy.expected_shares() {
+            Some(shares) => {
+                let mut worst = String::new();
+                let mut ok = true;
+                for (node, share) in &shares {
+                    let want = share * self.pages as f64;
+                    let got = self.pages_on(*node) as f64;
+                    let tol = (unit_pages as f64).max(0.01 * self.pages as f64);
+                    if (got - want).abs() > tol {
+                        ok = false;
+                        worst =
+                            format!("node {node} holds {got} pages where {want:.0} were expected");
+                    }
+                }
+                if ok {
+                    (
+                        true,
+                        format!("{} as requested: {}", policy.describe(), self.shares_text()),
+                    )
+                } else {
+                    (
+                        false,
+                        format!(
+                            "{} not met: {worst} ({})",
+                            policy.describe(),
+                            self.shares_text()
+                        ),
+                    )
+                }
+            }
+            None => {
+                let pct = self.fraction_on_intended * 100.0;
+                let ok = self.fraction_on_intended >= 0.999;
+                let what = match policy {
+                    Policy::Preferred(_) | Policy::PreferredMany(_) => {
+                        if ok {
+                            "all pages on the preferred node(s)".to_string()
+                        } else {
+                            format!("{pct:.1}% on the preferred node(s); the rest fell back (node full?)")
+                        }
+                    }
+                    _ => format!(
+                        "{pct:.1}% of pages on node(s) {}",
+                        crate::parse::cpulist::format_list(&self.intended_nodes)
+                    ),
+                };
+                (ok, format!("{what}: {}", self.shares_text()))
+            }
+        }
+    }
+
+    /// `node 0: 50.0%, node 1: 50.0%`.
+    pub fn shares_text(&self) -> String {
+        if self.pages == 0 {
+            return "no pages".into();
+        }
+        self.histogram
+            .iter()
+            .map(|h| {
+                format!(
+                    "node {}: {:.1}%",
+                    h.node,
+                    100.0 * h.pages as f64 / self.pages as f64
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_and_judgement() {
+        let st: Vec<i32> = (0..400).map(|i| if i % 4 == 3 { 1 } else { 0 }).collect();
+        let r = PlacementReport::from_statuses(400 * 4096, PageSize::Base, &st, vec![0, 1], 0);
+        assert_eq!(r.pages_on(0), 300);
+        assert_eq!(r.fraction_on_intended, 1.0);
+        assert!(r.judge(&Policy::WeightedInterleave(vec![(0, 3), (1, 1)])).0);
+        let (ok, why) = r.judge(&Policy::Interleave(vec![0, 1]));
+        assert!(!ok, "{why}");
+        let r2 = PlacementReport::from_statuses(4096 * 2, PageSize::Base, &[0, -2], vec![0], 0);
+        assert_eq!(r2.not_present, 1);
+        assert!(!r2.judge(&Policy::Bind(vec![0])).0);
+    }
+}

@@ -1,0 +1,131 @@
+//! Checks a placement request against the machine before anything is allocated: nodes exist,
+//! have memory and are allowed; the size is positive, fits the page size, and fits in the
+//! target nodes' free memory (so the OOM killer never decides); hugetlb pages are reserved.
+
+use crate::parse::cpulist::format_list;
+use crate::parse::size::format_bytes;
+use crate::topology::Topology;
+
+use super::{PageSize, PlacementError, Policy};
+
+fn invalid(s: String) -> PlacementError {
+    PlacementError::Invalid(s)
+}
+
+/// Validates and returns the size rounded up to the page granularity.
+pub(super) fn validate(
+    topo: &Topology,
+    size_bytes: u64,
+    policy: &Policy,
+    page: PageSize,
+) -> Result<u64, PlacementError> {
+    if size_bytes == 0 {
+        return Err(invalid(
+            "a size of 0 bytes cannot be placed; give a positive size such as 64MiB".into(),
+        ));
+    }
+    let gran = page.bytes();
+    if page.is_hugetlb() && size_bytes % gran != 0 {
+        return Err(invalid(format!(
+            "{} is not a multiple of the {} huge page size; use a multiple such as {}",
+            format_bytes(size_bytes),
+            page.label(),
+            format_bytes(size_bytes.div_ceil(gran) * gran)
+        )));
+    }
+    let size = size_bytes.div_ceil(gran) * gran;
+    for &n in &policy.nodes() {
+        let node = topo.node(n).ok_or_else(|| {
+            invalid(format!(
+                "node {n} does not exist; this machine has nodes {}",
+                format_list(&topo.node_ids())
+            ))
+        })?;
+        if !node.has_memory {
+            return Err(invalid(format!(
+                "node {n} has no memory (CPUs only), so nothing can be placed there; choose one of the memory nodes {}",
+                format_list(&topo.memory_nodes())
+            )));
+        }
+        if !topo.allowed_nodes.contains(&n) {
+            return Err(invalid(format!(
+                "node {n} is not in this process's allowed memory nodes {} (cgroup cpuset or numactl); choose an allowed node",
+                format_list(&topo.allowed_nodes)
+            )));
+        }
+    }
+    // Where the pages must fit, and how much of the buffer goes to each node.
+    let shares: Vec<(u32, f64)> = match policy {
+        Policy::FirstTouch | Policy::Preferred(_) | Policy::PreferredMany(_) => {
+            // May spill over to any allowed memory node.
+            let all = topo.memory_nodes();
+            let free: u64 = all
+                .iter()
+                .filter_map(|&n| topo.node(n))
+                .map(|n| n.memory_free_bytes)
+                .sum();
+            if size > free {
+                return Err(invalid(format!(
+                    "{} is more than the {} free on the allowed memory nodes; use a smaller --size",
+                    format_bytes(size),
+                    format_bytes(free)
+                )));
+            }
+            vec![]
+        }
+        Policy::Bind(nodes) => {
+            let free: u64 = nodes
+                .iter()
+                .filter_map(|&n| topo.node(n))
+                .map(|n| n.memory_free_bytes)
+                .sum();
+            if size > free {
+                return Err(invalid(format!(
+                    "{} is more than the {} free on node(s) {}; use a smaller --size or more nodes",
+                    format_bytes(size),
+                    format_bytes(free),
+                    format_list(nodes)
+                )));
+            }
+            vec![]
+        }
+        p => p.expected_shares().unwrap_or_default(),
+    };
+    for (n, share) in shares {
+        let node = topo.node(n).expect("checked above");
+        let need = (size as f64 * share) as u64;
+        if need > node.memory_free_bytes {
+            return Err(invalid(format!(
+                "node {n} would need {} but has {} free; use a smaller --size",
+                format_bytes(need),
+                format_bytes(node.memory_free_bytes)
+            )));
+        }
+    }
+    if page.is_hugetlb() {
+        let pages_needed = size / gran;
+        let nodes = if policy.nodes().is_empty() {
+            topo.memory_nodes()
+        } else {
+            policy.nodes()
+        };
+        let free: u64 = nodes
+            .iter()
+            .filter_map(|&n| topo.node(n))
+            .flat_map(|n| n.hugepages.iter())
+            .filter(|h| h.page_size_bytes == gran)
+            .map(|h| h.free)
+            .sum();
+        if free < pages_needed {
+            let first = nodes.first().copied().unwrap_or(0);
+            return Err(invalid(format!(
+                "{} needs {pages_needed} free {} huge pages on node(s) {} but {free} are free; reserve them with `echo {pages_needed} | sudo tee /sys/devices/system/node/node{first}/hugepages/hugepages-{}kB/nr_hugepages`, or use --page-size thp",
+                format_bytes(size),
+                page.label(),
+                format_list(&nodes),
+                gran / 1024
+            )));
+        }
+    }
+    Ok(size)
+}

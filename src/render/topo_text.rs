@@ -1,0 +1,357 @@
+//! The readable text form of `numascope topo`: the nodes (like `numactl -H`), the CPU table,
+//! caches with their sharing, the SLIT matrix, HMAT (labelled firmware-declared), the allowed
+//! sets and the environment (like `likwid-topology`). Sizes use binary units (KiB = 1024 bytes)
+//! as the kernel does; HMAT bandwidth is in MB/s (10^6 bytes) as the kernel reports it.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use crate::parse::cpulist::format_list;
+use crate::parse::size::format_bytes;
+use crate::topology::{Cache, Topology};
+
+/// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
+pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            if i < w.len() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+    }
+    let line = |cells: Vec<&str>| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{:<width$}  ", c, width = w[i]));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(headers.to_vec());
+    for r in rows {
+        out.push_str(&line(r.iter().map(|s| s.as_str()).collect()));
+    }
+    out
+}
+
+fn yes(b: bool) -> String {
+    if b { "yes" } else { "no" }.to_string()
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or_else(|| "-".into())
+}
+
+fn list_or_none(ids: &[u32]) -> String {
+    if ids.is_empty() {
+        "none".into()
+    } else {
+        format_list(ids)
+    }
+}
+
+/// Renders the whole topology as text.
+pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
+    let online = t.cpus.iter().filter(|c| c.online).count();
+    let mut packages: Vec<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
+    packages.sort_unstable();
+    packages.dedup();
+    writeln!(
+        out,
+        "Machine ({}): {}, {} package(s), {} of {} CPUs online, {} NUMA node(s)",
+        if t.live {
+            "live".to_string()
+        } else {
+            format!("snapshot {}", t.source)
+        },
+        t.environment.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        packages.len(),
+        online,
+        t.cpus.len(),
+        t.nodes.len()
+    )?;
+
+    writeln!(
+        out,
+        "\nNUMA nodes (memory in binary units, GiB = 2^30 bytes)"
+    )?;
+    let rows: Vec<Vec<String>> = t
+        .nodes
+        .iter()
+        .map(|n| {
+            let huge = if n.hugepages.is_empty() {
+                "-".to_string()
+            } else {
+                n.hugepages
+                    .iter()
+                    .map(|h| {
+                        format!(
+                            "{}: {}/{} free",
+                            format_bytes(h.page_size_bytes),
+                            h.free,
+                            h.total
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            vec![
+                n.id.to_string(),
+                list_or_none(&n.cpus),
+                format_bytes(n.memory_total_bytes),
+                format_bytes(n.memory_free_bytes),
+                yes(n.has_cpu),
+                yes(n.has_memory),
+                yes(t.allowed_nodes.contains(&n.id)),
+                huge,
+            ]
+        })
+        .collect();
+    out.write_all(
+        columns(
+            &[
+                "node",
+                "cpus",
+                "memory total",
+                "memory free",
+                "has cpu",
+                "has memory",
+                "allowed",
+                "huge pages (free/total)",
+            ],
+            &rows,
+        )
+        .as_bytes(),
+    )?;
+
+    writeln!(out, "\nCPUs")?;
+    let rows: Vec<Vec<String>> = t
+        .cpus
+        .iter()
+        .map(|c| {
+            vec![
+                c.id.to_string(),
+                opt(c.node),
+                opt(c.package),
+                opt(c.core),
+                if c.siblings.is_empty() {
+                    "-".into()
+                } else {
+                    format_list(&c.siblings)
+                },
+                yes(c.online),
+                yes(c.allowed),
+            ]
+        })
+        .collect();
+    out.write_all(
+        columns(
+            &[
+                "cpu",
+                "node",
+                "package",
+                "core",
+                "smt siblings",
+                "online",
+                "allowed",
+            ],
+            &rows,
+        )
+        .as_bytes(),
+    )?;
+
+    writeln!(out, "\nCaches (sizes in binary units, KiB = 1024 bytes)")?;
+    if t.caches.is_empty() {
+        writeln!(out, "none reported by the kernel")?;
+    } else {
+        // Group instances that differ only by their CPUs.
+        let mut groups: BTreeMap<(u32, u8, String, u64), Vec<&Cache>> = BTreeMap::new();
+        for c in &t.caches {
+            let rank = match c.kind.as_str() {
+                "Data" => 0,
+                "Instruction" => 1,
+                _ => 2,
+            };
+            groups
+                .entry((c.level, rank, c.kind.clone(), c.size_bytes))
+                .or_default()
+                .push(c);
+        }
+        let rows: Vec<Vec<String>> = groups
+            .into_iter()
+            .map(|((level, _, kind, size), inst)| {
+                let first = inst[0];
+                vec![
+                    format!("L{level}"),
+                    kind,
+                    format_bytes(size),
+                    opt(first.line_bytes.map(|l| format!("{l} B"))),
+                    opt(first.ways.map(|w| format!("{w}-way"))),
+                    inst.len().to_string(),
+                    inst.iter()
+                        .map(|c| format!("({})", format_list(&c.cpus)))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ]
+            })
+            .collect();
+        out.write_all(
+            columns(
+                &[
+                    "level",
+                    "type",
+                    "size",
+                    "line",
+                    "ways",
+                    "instances",
+                    "shared by CPUs",
+                ],
+                &rows,
+            )
+            .as_bytes(),
+        )?;
+    }
+
+    writeln!(
+        out,
+        "\nNode distances (SLIT, firmware-declared; 10 = local)"
+    )?;
+    if t.distances.is_empty() {
+        writeln!(out, "none reported by the kernel")?;
+    } else {
+        let mut headers = vec!["node".to_string()];
+        headers.extend(t.nodes.iter().map(|n| n.id.to_string()));
+        let rows: Vec<Vec<String>> = t
+            .nodes
+            .iter()
+            .zip(&t.distances)
+            .map(|(n, row)| {
+                let mut r = vec![n.id.to_string()];
+                r.extend(row.iter().map(|d| d.to_string()));
+                r
+            })
+            .collect();
+        let h: Vec<&str> = headers.iter().map(|s| s.as_str()).collect();
+        out.write_all(columns(&h, &rows).as_bytes())?;
+    }
+
+    if !t.hmat.is_empty() {
+        writeln!(out, "\nHMAT access attributes (firmware-declared; latency ns, bandwidth MB/s = 10^6 bytes/s)")?;
+        let rows: Vec<Vec<String>> = t
+            .hmat
+            .iter()
+            .map(|h| {
+                vec![
+                    h.node.to_string(),
+                    format!("access{}", h.access_class),
+                    list_or_none(&h.initiators),
+                    opt(h.read_latency_ns),
+                    opt(h.write_latency_ns),
+                    opt(h.read_bandwidth_mb_s),
+                    opt(h.write_bandwidth_mb_s),
+                ]
+            })
+            .collect();
+        out.write_all(
+            columns(
+                &[
+                    "target node",
+                    "class",
+                    "initiator nodes",
+                    "read ns",
+                    "write ns",
+                    "read MB/s",
+                    "write MB/s",
+                ],
+                &rows,
+            )
+            .as_bytes(),
+        )?;
+    } else {
+        writeln!(
+            out,
+            "\nHMAT: none (the firmware declares no memory attributes)"
+        )?;
+    }
+    if !t.memory_side_caches.is_empty() {
+        writeln!(out, "\nMemory-side caches (firmware-declared)")?;
+        let rows: Vec<Vec<String>> = t
+            .memory_side_caches
+            .iter()
+            .map(|m| {
+                vec![
+                    m.node.to_string(),
+                    m.level.to_string(),
+                    format_bytes(m.size_bytes),
+                    opt(m.line_bytes.map(|l| format!("{l} B"))),
+                    opt(m.indexing),
+                    opt(m.write_policy),
+                ]
+            })
+            .collect();
+        out.write_all(
+            columns(
+                &["node", "index", "size", "line", "indexing", "write policy"],
+                &rows,
+            )
+            .as_bytes(),
+        )?;
+    }
+
+    writeln!(
+        out,
+        "\nAllowed for this process (cgroup cpuset, taskset, numactl)"
+    )?;
+    writeln!(
+        out,
+        "cpus:  {} (of {} present)",
+        list_or_none(&t.allowed_cpus),
+        t.cpus.len()
+    )?;
+    writeln!(
+        out,
+        "nodes: {} (of {})",
+        list_or_none(&t.allowed_nodes),
+        t.nodes.len()
+    )?;
+
+    let e = &t.environment;
+    writeln!(out, "\nEnvironment")?;
+    let rows = vec![
+        vec!["kernel".into(), opt(e.kernel_release.clone())],
+        vec!["architecture".into(), e.arch.clone()],
+        vec!["cpu model".into(), opt(e.cpu_model.clone())],
+        vec![
+            "hypervisor".into(),
+            match (&e.hypervisor, &e.hypervisor_type) {
+                (true, Some(k)) => format!("yes ({k})"),
+                (b, _) => yes(*b),
+            },
+        ],
+        vec!["base page size".into(), format_bytes(e.page_size_bytes)],
+        vec!["THP enabled".into(), opt(e.thp_enabled.clone())],
+        vec!["THP defrag".into(), opt(e.thp_defrag.clone())],
+        vec![
+            "THP page size".into(),
+            opt(e.thp_page_size_bytes.map(format_bytes)),
+        ],
+        vec!["numa_balancing".into(), opt(e.numa_balancing)],
+        vec!["cpufreq governor".into(), opt(e.cpufreq_governor.clone())],
+        vec!["SMT active".into(), opt(e.smt_active.map(yes))],
+        vec![
+            "weighted interleave".into(),
+            if e.weighted_interleave_available {
+                "available"
+            } else {
+                "not available"
+            }
+            .into(),
+        ],
+    ];
+    out.write_all(columns(&["setting", "value"], &rows).as_bytes())?;
+    Ok(())
+}

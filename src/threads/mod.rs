@@ -1,0 +1,12 @@
+//! Threads that run where they are told. Every measurement thread is pinned to one CPU and
+//! checked with `getcpu` before any timing (METHODOLOGY point 13); teams of them are created
+//! and set up first, released together by a barrier, and stopped together by one shared flag
+//! after a fixed time (point 6), so a slow thread cannot stretch the others' timing.
+
+mod error;
+mod pin;
+mod team;
+
+pub use error::ThreadError;
+pub use pin::{check_cpus, on_cpu, pin_current};
+pub use team::{run_team, Stop, TeamOutcome, TeamPlan, ThreadSample};

@@ -1,0 +1,146 @@
+//! CPU caches from `cpuN/cache/indexM`: level, type, size, line size, associativity and the
+//! CPUs sharing each instance. Every CPU lists every cache it sees, so a shared cache appears
+//! once per CPU; instances are deduplicated by (level, type, sharing CPUs). A CPU without a
+//! cache directory (offline, or a kernel that does not expose it) contributes nothing.
+
+use std::collections::BTreeMap;
+
+use crate::parse::size::parse_sysfs_size;
+use crate::sysroot::{SysError, SysRoot};
+use crate::topology::files::{malformed, read_list_opt, read_mask_opt, CPU_DIR};
+use crate::topology::model::{Cache, Cpu};
+
+/// Reads the cache instances seen by the online CPUs, sorted by level, type and first CPU.
+pub fn read_caches(root: &SysRoot, cpus: &[Cpu]) -> Result<Vec<Cache>, SysError> {
+    let mut seen: BTreeMap<(u32, String, Vec<u32>), Cache> = BTreeMap::new();
+    for cpu in cpus.iter().filter(|c| c.online) {
+        let dir = format!("{CPU_DIR}/cpu{}/cache", cpu.id);
+        for idx in root.list_numbered(&dir, "index")? {
+            let d = format!("{dir}/index{idx}");
+            let Some(level) = root.read_u64_opt(format!("{d}/level"))? else {
+                continue;
+            };
+            let kind = root
+                .read_trimmed_opt(format!("{d}/type"))?
+                .unwrap_or_else(|| "Unified".to_string());
+            let size_rel = format!("{d}/size");
+            let Some(size_text) = root.read_trimmed_opt(&size_rel)? else {
+                continue;
+            };
+            let size_bytes = parse_sysfs_size(&size_text).ok_or_else(|| {
+                malformed(
+                    root,
+                    &size_rel,
+                    format!("expected a size like `32K`, found `{size_text}`"),
+                )
+            })?;
+            let line_bytes = root
+                .read_u64_opt(format!("{d}/coherency_line_size"))?
+                .filter(|&l| l > 0);
+            let ways = root
+                .read_u64_opt(format!("{d}/ways_of_associativity"))?
+                .filter(|&w| w > 0)
+                .map(|w| w as u32);
+            let sharing = match read_list_opt(root, format!("{d}/shared_cpu_list"))? {
+                Some(l) if !l.is_empty() => l,
+                _ => read_mask_opt(root, format!("{d}/shared_cpu_map"))?
+                    .filter(|m| !m.is_empty())
+                    .unwrap_or_else(|| vec![cpu.id]),
+            };
+            let key = (level as u32, kind.clone(), sharing.clone());
+            seen.entry(key).or_insert(Cache {
+                level: level as u32,
+                kind,
+                size_bytes,
+                line_bytes,
+                ways,
+                cpus: sharing,
+            });
+        }
+    }
+    let mut caches: Vec<Cache> = seen.into_values().collect();
+    caches.sort_by(|a, b| {
+        (a.level, kind_rank(&a.kind), a.cpus.first()).cmp(&(
+            b.level,
+            kind_rank(&b.kind),
+            b.cpus.first(),
+        ))
+    });
+    Ok(caches)
+}
+
+fn kind_rank(kind: &str) -> u8 {
+    match kind {
+        "Data" => 0,
+        "Instruction" => 1,
+        _ => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::files::test_root;
+
+    fn cpu(id: u32) -> Cpu {
+        Cpu {
+            id,
+            node: Some(0),
+            package: Some(0),
+            core: Some(id),
+            siblings: vec![id],
+            online: true,
+            allowed: true,
+        }
+    }
+
+    #[test]
+    fn shared_instances_appear_once_and_masks_are_a_fallback() {
+        let c = "sys/devices/system/cpu";
+        let mut files = Vec::new();
+        for id in 0..2 {
+            files.push((format!("{c}/cpu{id}/cache/index0/level"), "1\n".to_string()));
+            files.push((format!("{c}/cpu{id}/cache/index0/type"), "Data\n".into()));
+            files.push((format!("{c}/cpu{id}/cache/index0/size"), "48K\n".into()));
+            files.push((
+                format!("{c}/cpu{id}/cache/index0/shared_cpu_list"),
+                format!("{id}\n"),
+            ));
+            files.push((format!("{c}/cpu{id}/cache/index3/level"), "3\n".into()));
+            files.push((format!("{c}/cpu{id}/cache/index3/type"), "Unified\n".into()));
+            files.push((format!("{c}/cpu{id}/cache/index3/size"), "36608K\n".into()));
+            files.push((
+                format!("{c}/cpu{id}/cache/index3/coherency_line_size"),
+                "64\n".into(),
+            ));
+            files.push((
+                format!("{c}/cpu{id}/cache/index3/ways_of_associativity"),
+                "0\n".into(),
+            ));
+            files.push((
+                format!("{c}/cpu{id}/cache/index3/shared_cpu_map"),
+                "00000003\n".into(),
+            ));
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (_d, root) = test_root(&refs);
+        let caches = read_caches(&root, &[cpu(0), cpu(1)]).unwrap();
+        assert_eq!(caches.len(), 3);
+        assert_eq!(caches[0].cpus, vec![0]);
+        assert_eq!(caches[1].cpus, vec![1]);
+        let l3 = &caches[2];
+        assert_eq!(
+            (l3.level, l3.size_bytes, l3.cpus.clone()),
+            (3, 36608 * 1024, vec![0, 1])
+        );
+        assert_eq!(l3.ways, None, "0 ways means unknown/fully associative");
+        assert_eq!(l3.line_bytes, Some(64));
+        // An offline CPU contributes nothing; no cache dir is not an error.
+        let mut off = cpu(5);
+        off.online = false;
+        assert!(read_caches(&root, &[off, cpu(7)]).unwrap().is_empty());
+    }
+}

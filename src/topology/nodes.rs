@@ -1,0 +1,218 @@
+//! NUMA nodes from `/sys/devices/system/node`: which nodes exist, their CPUs, memory total and
+//! free (`nodeN/meminfo`), the kernel's has_cpu / has_memory masks and the per-node huge page
+//! pools. Kernels without NUMA support have no node directory; they get one node 0 holding
+//! every CPU and the memory of `/proc/meminfo`, which is what the hardware effectively is.
+
+use crate::parse::size::parse_meminfo_kb;
+use crate::sysroot::{SysError, SysRoot};
+use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, NODE_DIR};
+use crate::topology::model::{HugePages, Node};
+
+/// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
+pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
+    if !root.exists(NODE_DIR) {
+        return Ok(None);
+    }
+    let dirs = root.list_numbered(NODE_DIR, "node")?;
+    let ids = match read_list_opt(root, format!("{NODE_DIR}/online"))? {
+        Some(online) if !online.is_empty() => online,
+        _ => dirs.clone(),
+    };
+    if ids.is_empty() {
+        return Err(malformed(
+            root,
+            NODE_DIR,
+            "it holds no nodeN directory and no online list",
+        ));
+    }
+    let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"))?;
+    let has_memory = read_list_opt(root, format!("{NODE_DIR}/has_memory"))?;
+    let mut nodes = Vec::with_capacity(ids.len());
+    for id in ids {
+        let dir = format!("{NODE_DIR}/node{id}");
+        // Old kernels (and some of hwloc's recorded snapshots) have only the hex `cpumap`.
+        let cpus = match read_list_opt(root, format!("{dir}/cpulist"))? {
+            Some(c) => Some(c),
+            None => read_mask_opt(root, format!("{dir}/cpumap"))?,
+        };
+        let cpus = cpus.ok_or_else(|| {
+            missing(
+                root,
+                format!("{dir}/cpulist"),
+                "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
+            )
+        })?;
+        let (total, free) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
+        let hugepages = read_hugepages(root, &format!("{dir}/hugepages"))?;
+        nodes.push(Node {
+            id,
+            has_cpu: match &has_cpu {
+                Some(m) => m.contains(&id),
+                None => !cpus.is_empty(),
+            },
+            has_memory: match &has_memory {
+                Some(m) => m.contains(&id),
+                None => total > 0,
+            },
+            cpus,
+            memory_total_bytes: total,
+            memory_free_bytes: free,
+            hugepages,
+        });
+    }
+    Ok(Some(nodes))
+}
+
+/// The single node of a kernel without NUMA: every present CPU, `/proc/meminfo`'s memory and
+/// the global huge page pools.
+pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
+    let rel = "proc/meminfo";
+    let text = root.read_opt(rel)?.ok_or_else(|| {
+        missing(
+            root,
+            rel,
+            "the kernel has no NUMA node directory, so the memory size comes from this file; capture the snapshot again with `numascope capture`",
+        )
+    })?;
+    let (total, free) = parse_meminfo(root, rel, &text, None)?;
+    Ok(Node {
+        id: 0,
+        cpus: cpus.to_vec(),
+        memory_total_bytes: total,
+        memory_free_bytes: free,
+        has_cpu: !cpus.is_empty(),
+        has_memory: total > 0,
+        hugepages: read_hugepages(root, "sys/kernel/mm/hugepages")?,
+    })
+}
+
+fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64), SysError> {
+    let text = root.read_opt(rel)?.ok_or_else(|| {
+        missing(
+            root,
+            rel,
+            "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
+        )
+    })?;
+    parse_meminfo(root, rel, &text, Some(id))
+}
+
+/// Parses `MemTotal`/`MemFree` from a meminfo file. Per-node files prefix every line with
+/// `Node N`; `/proc/meminfo` does not. Every line must have the `Key: value [kB]` shape.
+fn parse_meminfo(
+    root: &SysRoot,
+    rel: &str,
+    text: &str,
+    node: Option<u32>,
+) -> Result<(u64, u64), SysError> {
+    let mut total = None;
+    let mut free = None;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |what: &str| {
+            malformed(
+                root,
+                rel,
+                format!("line {} `{}` {what}", i + 1, line.trim()),
+            )
+        };
+        let mut rest = line.trim();
+        if let Some(n) = node {
+            let words: Vec<&str> = rest.splitn(3, char::is_whitespace).collect();
+            if words.len() < 3 || words[0] != "Node" || words[1].parse::<u32>() != Ok(n) {
+                return Err(bad(&format!("does not start with `Node {n}`")));
+            }
+            rest = words[2].trim_start();
+        }
+        let (key, value) = rest
+            .split_once(':')
+            .ok_or_else(|| bad("has no `Key: value` form"))?;
+        let v =
+            parse_meminfo_kb(value).ok_or_else(|| bad("has a value that is not a number of kB"))?;
+        match key.trim() {
+            "MemTotal" => total = Some(v),
+            "MemFree" => free = Some(v),
+            _ => {}
+        }
+    }
+    match (total, free) {
+        (Some(t), Some(f)) => Ok((t, f)),
+        _ => Err(malformed(
+            root,
+            rel,
+            "it has no MemTotal or no MemFree line",
+        )),
+    }
+}
+
+/// Reads `hugepages-<size>kB/{nr_hugepages,free_hugepages}` under `dir`; absent gives none.
+fn read_hugepages(root: &SysRoot, dir: &str) -> Result<Vec<HugePages>, SysError> {
+    let mut out = Vec::new();
+    for name in root.list_prefixed(dir, "hugepages-")? {
+        let Some(kb) = name
+            .strip_prefix("hugepages-")
+            .and_then(|s| s.strip_suffix("kB"))
+            .and_then(|s| s.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        let total = root.read_u64_opt(format!("{dir}/{name}/nr_hugepages"))?;
+        let free = root.read_u64_opt(format!("{dir}/{name}/free_hugepages"))?;
+        if let (Some(total), Some(free)) = (total, free) {
+            out.push(HugePages {
+                page_size_bytes: kb * 1024,
+                total,
+                free,
+            });
+        }
+    }
+    out.sort_by_key(|h| h.page_size_bytes);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn root_with(files: &[(&str, &str)]) -> (tempfile::TempDir, SysRoot) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
+        for (p, c) in files {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, c).unwrap();
+        }
+        let r = SysRoot::snapshot(Path::new(d.path())).unwrap();
+        (d, r)
+    }
+
+    #[test]
+    fn meminfo_lines_are_checked() {
+        let (_d, r) = root_with(&[
+            ("sys/devices/system/node/online", "0\n"),
+            ("sys/devices/system/node/node0/cpulist", "0-1\n"),
+            (
+                "sys/devices/system/node/node0/meminfo",
+                "Node 0 MemTotal:  1024 kB\nNode 0 MemFree: 512 kB\nNode 0 Active: 3 kB\n",
+            ),
+        ]);
+        let n = read_nodes(&r).unwrap().unwrap();
+        assert_eq!(n[0].memory_total_bytes, 1024 * 1024);
+        assert_eq!(n[0].memory_free_bytes, 512 * 1024);
+        assert!(n[0].has_cpu && n[0].has_memory);
+
+        let (_d, r) = root_with(&[
+            ("sys/devices/system/node/online", "0\n"),
+            ("sys/devices/system/node/node0/cpulist", "0-1\n"),
+            (
+                "sys/devices/system/node/node0/meminfo",
+                "Node 0 MemTotal:  lots kB\nNode 0 MemFree: 512 kB\n",
+            ),
+        ]);
+        let e = read_nodes(&r).unwrap_err().to_string();
+        assert!(e.contains("node0/meminfo") && e.contains("line 1"), "{e}");
+    }
+}

@@ -1,0 +1,65 @@
+//! Assembles a whole [`Topology`] from a [`SysRoot`]: nodes, CPUs, caches, distances, HMAT,
+//! allowed sets and the environment, each read by its own module. This is the one entry point
+//! the command line and the planners call.
+
+use crate::environment::read_environment;
+use crate::sysroot::{SysError, SysRoot};
+use crate::topology::allowed::read_allowed;
+use crate::topology::caches::read_caches;
+use crate::topology::cpus::{present_cpus, read_cpus};
+use crate::topology::distances::read_distances;
+use crate::topology::hmat::{read_hmat, read_memory_side_caches};
+use crate::topology::model::{Topology, TOPOLOGY_SCHEMA_VERSION};
+use crate::topology::nodes::{read_nodes, single_node};
+
+/// Why a topology could not be read: always names the file and the problem.
+#[derive(Debug, thiserror::Error)]
+pub enum TopologyError {
+    #[error(transparent)]
+    Sys(#[from] SysError),
+}
+
+/// Reads the machine's topology (live or a snapshot) through `root`.
+pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
+    let present = present_cpus(root)?;
+    let nodes = match read_nodes(root)? {
+        Some(n) => n,
+        None => vec![single_node(root, &present)?],
+    };
+    let mut cpus = read_cpus(root, &present, &nodes)?;
+    let caches = read_caches(root, &cpus)?;
+    let distances = read_distances(root, &nodes)?;
+    let hmat = read_hmat(root, &nodes)?;
+    let memory_side_caches = read_memory_side_caches(root, &nodes)?;
+    let allowed = read_allowed(root)?;
+    let allowed_cpus: Vec<u32> = allowed
+        .cpus
+        .map(|a| a.into_iter().filter(|c| present.contains(c)).collect())
+        .unwrap_or_else(|| present.clone());
+    let allowed_nodes: Vec<u32> = allowed
+        .nodes
+        .map(|a| {
+            a.into_iter()
+                .filter(|n| nodes.iter().any(|x| x.id == *n))
+                .collect()
+        })
+        .unwrap_or_else(|| nodes.iter().map(|n| n.id).collect());
+    for c in &mut cpus {
+        c.allowed = allowed_cpus.contains(&c.id);
+    }
+    let environment = read_environment(root, &cpus)?;
+    Ok(Topology {
+        schema_version: TOPOLOGY_SCHEMA_VERSION,
+        live: root.is_live(),
+        source: root.root().display().to_string(),
+        nodes,
+        distances,
+        cpus,
+        caches,
+        hmat,
+        memory_side_caches,
+        allowed_cpus,
+        allowed_nodes,
+        environment,
+    })
+}

@@ -37,6 +37,7 @@ class Block:
         self.stdout = []
         self.stderr = []
         self.rc = None
+        self.secs = None  # guest seconds the command took
 
     @property
     def out(self):
@@ -82,8 +83,13 @@ def parse_log(text, shape):
             continue
         if block is not None:
             if tag == "NSBLOCK-END" and mine and len(words) >= 4:
-                rc = words[3].rsplit("rc=", 1)[-1]
+                kv = dict(w.split("=", 1) for w in words[3].split() if "=" in w)
+                rc = kv.get("rc", "")
                 block.rc = int(rc) if rc.lstrip("-").isdigit() else None
+                try:
+                    block.secs = float(kv["secs"])
+                except (KeyError, ValueError):
+                    block.secs = None
                 g.blocks[block.name] = block
                 block = None
             elif line == "NSSTDOUT":
@@ -554,7 +560,7 @@ def checks_A(c):
     c.all_on("preferred", "preferred", [2], 8 * MIB)
     c.all_on("preferred-many", "preferred-many", [1, 2], 8 * MIB)
     check_preferred_spill(c)
-    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2"), ("free", "memory")])
+    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2", "node(s) 2"), ("free", "memory")])
     c.pinned("pinned-cpu1", "pinned-cpu1", 1)
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
 
@@ -646,6 +652,10 @@ def main():
         timing.append(f"checks took {float(end) - float(boot):.1f}s")
     if opts.wall_seconds is not None:
         timing.append(f"QEMU wall {opts.wall_seconds:.1f}s")
+    slow = sorted((b for b in guest.blocks.values() if b.secs is not None),
+                  key=lambda b: -b.secs)[:3]
+    if slow:
+        timing.append("slowest: " + ", ".join(f"{b.name} {b.secs:.1f}s" for b in slow))
     n = report.counts
     print(f"   shape {opts.shape} (kernel {opts.kernel}): {n['PASS']} passed, {n['FAIL']} failed, "
           f"{n['SKIP']} skipped; {', '.join(timing) or 'no timing'}")

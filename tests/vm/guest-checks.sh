@@ -9,7 +9,7 @@
 #   NSFACT <shape> <key> <value...>          a raw sysfs/procfs fact
 #   NSBLOCK-BEGIN <shape> <name>             a command's output follows
 #   NSSTDOUT / NSSTDERR                      section separators inside a block
-#   NSBLOCK-END <shape> <name> rc=<status>
+#   NSBLOCK-END <shape> <name> rc=<status> secs=<guest seconds it took>
 #   NSFILE-BEGIN <shape> <name> / NSFILE-END <shape> <name>   base64 of a tar.gz
 #   NSCHECK-END <shape>                      the guest finished (missing = failure)
 #
@@ -29,6 +29,7 @@ fact() { echo "NSFACT $SHAPE $*"; }
 # stdout, stderr and exit status in one block.
 run() {
     name=$1; shift
+    t0=$(cut -d' ' -f1 /proc/uptime)
     if [ -n "$TASKSET" ]; then
         timeout "$CMD_TIMEOUT" taskset -c "$TASKSET" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
     else
@@ -41,7 +42,7 @@ run() {
     cat /tmp/ns.out; echo
     echo "NSSTDERR"
     cat /tmp/ns.err; echo
-    echo "NSBLOCK-END $SHAPE $name rc=$rc"
+    echo "NSBLOCK-END $SHAPE $name rc=$rc secs=$(awk -v a="$t0" '{ printf "%.2f", $1 - a }' /proc/uptime)"
 }
 
 node_kb() { # node_kb NODE MemFree|MemTotal

@@ -126,7 +126,7 @@ class Log:
             if name in drop:
                 continue
             lines += [f"NSBLOCK-BEGIN {self.shape} {name}", "NSSTDOUT", out, "",
-                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc}"]
+                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc} secs=0.25"]
         lines += [f"NSFILE-BEGIN {self.shape} capture", capture_tar(self.shape),
                   f"NSFILE-END {self.shape} capture"]
         if end:

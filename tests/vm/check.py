@@ -292,7 +292,7 @@ class Checker:
         if b.rc != 0:
             self.r.fail(check, f"`capture` exited {b.rc}: {b.first_error()}")
             return
-        data = self.g.files.get("capture")
+        data = self.g.files.get("capture")  # base64 of a tar.gz
         if not data:
             self.r.fail(check, "no capture archive between NSFILE markers")
             return
@@ -308,11 +308,29 @@ class Checker:
                      (f"; missing {missing}" if missing else "; every node's distance file present"))
         if missing:
             return
-        if self.opts.numascope:
-            self.capture_replay("capture-replay", tar)
+        replay = self.capture_replay("capture-replay", tar) if self.opts.numascope else None
         if self.opts.save_fixtures:
-            save_fixture(tar, self.opts.save_fixtures)
-            self.r.note(f"capture saved to {self.opts.save_fixtures}")
+            self.save(tar, replay)
+
+    def save(self, tar, replay):
+        """Stores the capture as a topology fixture; its `<dir>.expected.json` (the format of
+        tests/topology_fixtures.rs) only when the replay equals the live topology and every
+        topo check passed, so a wrong reading is never blessed into an expectation."""
+        dest = self.opts.save_fixtures.rstrip("/")
+        save_fixture(tar, dest)
+        expected = dest + ".expected.json"
+        topo_ok = all(st == "PASS" for name, (st, _) in self.r.results.items()
+                      if name.startswith("topo-") or name == "capture-replay")
+        if replay is not None and topo_ok:
+            replay["source"] = "<snapshot>"
+            with open(expected, "w") as fh:
+                fh.write(json.dumps(replay, indent=2, sort_keys=True) + "\n")
+            self.r.note(f"capture saved to {dest}, expectation to {expected}")
+        else:
+            if os.path.exists(expected):
+                os.remove(expected)
+            self.r.note(f"capture saved to {dest}; NO {os.path.basename(expected)} written: "
+                        "a topo check or the replay failed (fix, then run --save-fixtures again)")
 
     def capture_replay(self, check, tar):
         """The guest's capture, replayed on the host with --sysfs-root, must give the same
@@ -345,6 +363,7 @@ class Checker:
         diffs = [d for d in json_diff(comparable(live), comparable(replay), "") if d]
         self.r.check(check, not diffs, "replayed topology equals the live one" if not diffs else
                      f"{len(diffs)} differences, live vs replay: " + "; ".join(diffs[:4]))
+        return None if diffs else replay
 
 
 def comparable(topo):

@@ -214,6 +214,40 @@ class GoodLogs(unittest.TestCase):
             self.assertFalse(os.path.lexists(os.path.join(cpu1, "evil")))
             self.assertFalse(os.path.lexists(os.path.join(cpu1, "abs")))
 
+    def fake_numascope(self, d, topo_json):
+        """A stand-in binary for the host-side replay: prints the given topology."""
+        path = os.path.join(d, "fake-numascope")
+        with open(os.path.join(d, "topo.json"), "w") as fh:
+            json.dump(topo_json, fh)
+        with open(path, "w") as fh:
+            fh.write(f"#!/bin/sh\ncat '{d}/topo.json'\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def test_save_fixtures_writes_expectation_when_replay_matches(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            replay = topo("A")
+            replay["live"], replay["source"] = False, "/somewhere"
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest,
+                      "--numascope", self.fake_numascope(d, replay))
+            self.assertEqual(fails(r), {})
+            with open(dest + ".expected.json") as fh:
+                self.assertEqual(json.load(fh)["source"], "<snapshot>")
+
+    def test_no_expectation_when_replay_differs(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            replay = topo("A")
+            replay["cpus"][1]["node"] = None  # a capture that lost a node link
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest,
+                      "--numascope", self.fake_numascope(d, replay))
+            self.assertIn("capture-replay", fails(r))
+            self.assertTrue(os.path.isdir(dest))
+            self.assertFalse(os.path.exists(dest + ".expected.json"))
+
     def test_fallback_kernel_skips_weighted(self):
         f = facts("A")
         f["weighted_interleave"] = "absent"

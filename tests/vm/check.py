@@ -231,6 +231,19 @@ class Checker:
         self.r.check(check, ok, f"{fmt_hist(hist)}; want all on {nodes}; matches={j.get('matches')}"
                      f" fraction_on_intended={j['report']['fraction_on_intended']}")
 
+    def huge(self, check, name, node, min_fraction):
+        """A huge-page placement: every page on `node` and at least `min_fraction` of the
+        buffer backed by huge pages, as the report's huge_fraction says."""
+        j, hist = self.histogram(check, name, 8 * MIB)
+        if hist is None:
+            return
+        total = sum(hist.values())
+        frac = j["report"].get("huge_fraction")
+        ok = hist.get(node, 0) == total and isinstance(frac, (int, float)) and frac >= min_fraction
+        self.r.check(check, ok, f"{fmt_hist(hist)}; huge_fraction={frac} huge_bytes="
+                     f"{j['report'].get('huge_bytes')}; want all on node{node}, "
+                     f"huge_fraction >= {min_fraction}")
+
     def pinned(self, check, name, cpu):
         j = self.json_ok(check, name)
         if j is None:
@@ -581,6 +594,18 @@ def checks_A(c):
     check_preferred_spill(c)
     c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2", "node(s) 2"), ("free", "memory")])
     c.pinned("pinned-cpu1", "pinned-cpu1", 1)
+    if "[never]" in c.g.facts.get("transparent_hugepage", ""):
+        c.r.skip("thp-node2", "THP is disabled in this guest kernel ([never])")
+    else:
+        # 8 MiB = 4 huge pages; 3 of 4 if the mapping were not 2 MiB aligned.
+        c.huge("thp-node2", "thp-node2", 2, 0.75)
+    c.clear_error("hugetlb-unreserved", "hugetlb-unreserved", [("huge page", "hugepage"),
+                                                               ("reserve", "nr_hugepages")])
+    if c.g.facts.get("node2.nr_hugepages_2m") != "4":
+        c.r.fail("hugetlb-2m-node2", "the guest could not reserve 4 huge pages on node 2 "
+                 f"(nr_hugepages = {c.g.facts.get('node2.nr_hugepages_2m')!r})")
+    else:
+        c.huge("hugetlb-2m-node2", "hugetlb-2m-node2", 2, 1.0)
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
 
 

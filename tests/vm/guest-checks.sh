@@ -168,6 +168,15 @@ checks_A() {
     fact node2.memfree_kb_before_bind_too_big "$(node_kb 2 MemFree)"
     place bind-too-big --policy bind --nodes 2 --size "$((free_kb + 32768))KiB"
     place pinned-cpu1 --policy bind --nodes 0 --cpu 1 --size 4MiB
+    # Page sizes: THP on the memory-only node; hugetlb refused while none are reserved, then
+    # placed from 4 reserved 2 MiB pages on node 2 (released again afterwards).
+    place thp-node2 --policy bind --nodes 2 --size 8MiB --page-size thp
+    place hugetlb-unreserved --policy bind --nodes 1 --size 4MiB --page-size 2m
+    h=/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages
+    echo 4 > "$h"
+    fact node2.nr_hugepages_2m "$(cat "$h")"
+    place hugetlb-2m-node2 --policy bind --nodes 2 --size 8MiB --page-size 2m
+    echo 0 > "$h"
     inspect_bound 2
 }
 

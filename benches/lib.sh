@@ -52,18 +52,21 @@ size_bytes() {
 }
 
 # run_sampled OUTFILE CMD...: runs CMD (stdout and stderr to OUTFILE) and, once a second
-# while it runs, reads its AnonHugePages (kB) from /proc/PID/smaps_rollup; the largest value
-# seen goes to $SAMPLED_AHP_KB ("?" when none could be read). Returns CMD's exit status.
+# while it runs, sums the AnonHugePages (kB) of /proc/PID/smaps_rollup over the process and
+# its children (lat_mem_rd measures in a forked child); the largest sum seen goes to
+# $SAMPLED_AHP_KB ("?" when none could be read). Returns CMD's exit status.
 # CMD must exec its way down (env, nice, taskset do) so that PID stays the measuring process.
 # The sampler sleeps between reads, so it costs the measurement next to nothing.
 run_sampled() {
     local out=$1
     shift
     "$@" >"$out" 2>&1 &
-    local pid=$! kb best=""
+    local pid=$! kb best="" files
     while kill -0 "$pid" 2>/dev/null; do
         sleep 1
-        kb=$(awk '/^AnonHugePages/ { print $2 }' "/proc/$pid/smaps_rollup" 2>/dev/null)
+        files=("/proc/$pid/smaps_rollup")
+        for c in $(pgrep -P "$pid"); do files+=("/proc/$c/smaps_rollup"); done
+        kb=$(cat "${files[@]}" 2>/dev/null | awk '/^AnonHugePages/ { s += $2; n++ } END { if (n) print s }')
         if [[ -n $kb ]] && { [[ -z $best ]] || ((kb > best)); }; then best=$kb; fi
     done
     SAMPLED_AHP_KB=${best:-?}

@@ -10,10 +10,13 @@
 //! - [`stats`] turns raw samples into summaries with pure functions;
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
+pub mod bandwidth;
 pub mod capture;
 pub mod cli;
 pub mod clock;
+pub mod counters;
 pub mod environment;
+pub mod inspect;
 pub mod latency;
 pub mod parse;
 pub mod placement;

@@ -142,12 +142,12 @@ fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
 /// Free memory where the buffer will go: the bound node, else all allowed memory nodes.
 fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
     match mem_node {
-        Some(n) => topo.node(n).map_or(0, |n| n.memory_free_bytes),
+        Some(n) => topo.node(n).map_or(0, |n| n.memory_available_bytes),
         None => topo
             .memory_nodes()
             .iter()
             .filter_map(|&n| topo.node(n))
-            .map(|n| n.memory_free_bytes)
+            .map(|n| n.memory_available_bytes)
             .sum(),
     }
 }

@@ -2,6 +2,8 @@
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
 //! here as one sentence and exit status 2; nothing below this layer prints.
 
+pub mod bandwidth;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -9,7 +11,9 @@ use clap::{Parser, Subcommand};
 use crate::sysroot::SysRoot;
 
 pub mod capture;
+pub mod inspect;
 pub mod latency;
+pub mod placement;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -17,7 +21,8 @@ pub mod topo;
 #[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
-    /// HWLOC_FSROOT layout) instead of the running machine. Binding and pinning are refused.
+    /// HWLOC_FSROOT layout, or a `.tar.gz` made by `numascope capture`) instead of the running
+    /// machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 
@@ -28,10 +33,16 @@ pub struct Cli {
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
+    Bandwidth(bandwidth::BandwidthArgs),
     /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
     Capture(capture::CaptureArgs),
+    /// Place a buffer with a NUMA policy and show, page by page, where it really went.
+    Placement(placement::PlacementArgs),
+    /// Show where a running process's memory lives and where its threads run.
+    Inspect(inspect::InspectArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
 }
@@ -39,6 +50,8 @@ pub enum Command {
 /// What every subcommand receives: the root to read the machine from.
 pub struct Context {
     pub root: SysRoot,
+    /// The `.tar.gz` given to `--sysfs-root`, when the root is its unpacked copy.
+    pub archive: Option<PathBuf>,
     /// A `.tar.gz` snapshot unpacked for this run; removed when the context drops.
     _unpacked: Option<crate::capture::Unpacked>,
 }
@@ -46,18 +59,21 @@ pub struct Context {
 impl Context {
     fn from_cli(cli: &Cli) -> anyhow::Result<Context> {
         let mut unpacked = None;
+        let mut archive = None;
         let root = match &cli.sysfs_root {
             None => SysRoot::live(),
             Some(p) if p.is_file() && crate::capture::is_tar_gz(p) => {
                 let u = crate::capture::Unpacked::new(p)?;
                 let r = SysRoot::snapshot(u.path())?;
                 unpacked = Some(u);
+                archive = Some(p.clone());
                 r
             }
             Some(dir) => SysRoot::snapshot(dir)?,
         };
         Ok(Context {
             root,
+            archive,
             _unpacked: unpacked,
         })
     }
@@ -93,8 +109,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(cmd) => match cmd {
+            Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
+            Command::Placement(a) => placement::run(&ctx, &a),
+            Command::Inspect(a) => inspect::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
         },
     }
@@ -116,5 +135,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
     })
 }

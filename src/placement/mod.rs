@@ -5,6 +5,7 @@
 //! really were on the intended node.
 
 mod buffer;
+mod check;
 mod error;
 mod page_size;
 mod policy;
@@ -13,6 +14,7 @@ mod validate;
 mod weights;
 
 pub use buffer::PlacedBuffer;
+pub use check::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
 pub use error::PlacementError;
 pub use page_size::PageSize;
 pub use policy::Policy;

@@ -20,6 +20,14 @@ pub fn malformed(root: &SysRoot, rel: impl AsRef<Path>, why: impl Into<String>) 
     }
 }
 
+/// A [`SysError::Missing`] for a required file of an incomplete snapshot.
+pub fn missing(root: &SysRoot, rel: impl AsRef<Path>, why: impl Into<String>) -> SysError {
+    SysError::Missing {
+        path: root.path(rel),
+        why: why.into(),
+    }
+}
+
 /// Reads an optional cpulist file (`0-3,8`); absent gives `None`.
 pub fn read_list_opt(root: &SysRoot, rel: impl AsRef<Path>) -> Result<Option<Vec<u32>>, SysError> {
     let rel = rel.as_ref();
@@ -56,4 +64,18 @@ pub fn read_id_opt(root: &SysRoot, rel: impl AsRef<Path>) -> Result<Option<u32>,
             Ok(u32::try_from(v).ok())
         }
     }
+}
+
+/// Test helper: a snapshot root holding `files` (path, content).
+#[cfg(test)]
+pub fn test_root(files: &[(&str, &str)]) -> (tempfile::TempDir, SysRoot) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
+    for (p, c) in files {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, c).unwrap();
+    }
+    let r = SysRoot::snapshot(d.path()).unwrap();
+    (d, r)
 }

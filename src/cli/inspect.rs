@@ -1,0 +1,35 @@
+//! `numascope inspect PID`: where a running process's memory lives and where its threads run.
+
+use std::io::Write;
+
+use clap::Args;
+
+use crate::cli::Context;
+use crate::inspect::inspect;
+use crate::render::inspect_text;
+use crate::topology::read_topology;
+
+/// Flags of `numascope inspect`.
+#[derive(Debug, Args)]
+pub struct InspectArgs {
+    /// The process to inspect.
+    pub pid: u32,
+    /// Print JSON (schema in docs/schema/inspect.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Context, args: &InspectArgs) -> anyhow::Result<()> {
+    let topo = read_topology(&ctx.root)?;
+    let found = inspect(&ctx.root, &topo, args.pid)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &found)?;
+        writeln!(out)?;
+    } else {
+        inspect_text::render(&found, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,101 @@
+//! `numascope placement`: show what a NUMA policy really does on this machine. It places a
+//! buffer with the requested policy, page size and (optionally) pinned CPU, asks the kernel
+//! where every page went, and judges the histogram against the request.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::cli::Context;
+use crate::parse::size::parse_size;
+use crate::placement::{PageSize, PlacedBuffer, PlacementCheck, Policy};
+use crate::render::placement_text;
+use crate::sys::affinity;
+use crate::threads::on_cpu;
+use crate::topology::read_topology;
+
+/// Flags of `numascope placement`.
+#[derive(Debug, Args)]
+pub struct PlacementArgs {
+    /// first-touch, bind, preferred, preferred-many, interleave or weighted.
+    #[arg(long, default_value = "first-touch")]
+    pub policy: String,
+    /// Nodes for the policy, numactl syntax: `0-2,5` or `all`.
+    #[arg(long, value_name = "LIST")]
+    pub nodes: Option<String>,
+    /// Weights for --policy weighted: `0:3,1:1` (sets the system-wide sysfs weights while the
+    /// buffer is faulted in, then restores them; needs root unless they are already set).
+    #[arg(long, value_name = "NODE:W,...")]
+    pub weights: Option<String>,
+    /// Buffer size, e.g. 256MiB.
+    #[arg(long, default_value = "64MiB")]
+    pub size: String,
+    /// Page size: 4k (THP off), thp, 2m or 1g (hugetlbfs, must be reserved).
+    #[arg(long, default_value = "4k")]
+    pub page_size: String,
+    /// Fault the pages in from a thread pinned to this CPU.
+    #[arg(long)]
+    pub cpu: Option<u32>,
+    /// After printing, keep the process alive this many seconds with the buffer mapped (so
+    /// `numascope inspect PID` or numastat can look at it).
+    #[arg(long, value_name = "SECONDS")]
+    pub hold: Option<u64>,
+    /// Print JSON (schema in docs/schema/placement.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
+    ctx.root.require_live("place memory")?;
+    let topo = read_topology(&ctx.root)?;
+    let policy = Policy::from_args(
+        &args.policy,
+        args.nodes.as_deref(),
+        args.weights.as_deref(),
+        &topo.memory_nodes(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    if let Policy::WeightedInterleave(w) = &policy {
+        for (n, _) in w {
+            if topo.node(*n).is_none() {
+                anyhow::bail!(
+                    "--weights names node {n}, which does not exist; this machine has nodes {}",
+                    crate::parse::cpulist::format_list(&topo.node_ids())
+                );
+            }
+        }
+    }
+    let size = parse_size(&args.size).with_context(|| "--size".to_string())?;
+    let page: PageSize = args
+        .page_size
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))?;
+    let place = || -> anyhow::Result<(PlacedBuffer, u32)> {
+        let buf = PlacedBuffer::new(&topo, &ctx.root, size, &policy, page)?;
+        let (cpu, _) = affinity::current_cpu_and_node()?;
+        Ok((buf, cpu))
+    };
+    let (buf, ran_on) = match args.cpu {
+        Some(cpu) => on_cpu(&topo, &ctx.root, cpu, place)??,
+        None => place()?,
+    };
+    let report = buf.verify()?;
+    let check = PlacementCheck::new(&policy, args.cpu, ran_on, report);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &check)?;
+        writeln!(out)?;
+    } else {
+        placement_text::render(&check, &mut out)?;
+    }
+    out.flush()?;
+    drop(out);
+    if let Some(secs) = args.hold {
+        std::thread::sleep(Duration::from_secs(secs));
+    }
+    drop(buf);
+    Ok(())
+}

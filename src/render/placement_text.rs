@@ -1,0 +1,83 @@
+//! Terminal rendering of a placement check: the page histogram per node beside the share the
+//! policy asked for, the huge-page share, and the verdict.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::NOTHING, Table};
+
+use crate::parse::size::format_bytes;
+use crate::placement::PlacementCheck;
+
+pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
+    let r = &c.report;
+    writeln!(
+        out,
+        "Placement of {} ({} pages of 4 KiB, requested page size {}) with policy {}",
+        format_bytes(r.size_bytes),
+        r.pages,
+        r.page_size.label(),
+        c.policy
+    )?;
+    match c.cpu {
+        Some(cpu) => writeln!(
+            out,
+            "faulted in by a thread pinned to CPU {cpu} (ran on CPU {})",
+            c.ran_on_cpu
+        )?,
+        None => writeln!(
+            out,
+            "faulted in by an unpinned thread (ran on CPU {})",
+            c.ran_on_cpu
+        )?,
+    }
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(vec!["node", "pages", "size", "share", "expected"]);
+    let mut nodes: Vec<u32> = r.histogram.iter().map(|h| h.node).collect();
+    if let Some(exp) = &c.expected_shares {
+        nodes.extend(exp.iter().map(|(n, _)| *n));
+    }
+    nodes.sort_unstable();
+    nodes.dedup();
+    for n in nodes {
+        let pages = r.pages_on(n);
+        let expected = c
+            .expected_shares
+            .as_ref()
+            .and_then(|e| e.iter().find(|(m, _)| *m == n))
+            .map(|(_, s)| format!("{:.1}%", s * 100.0))
+            .unwrap_or_else(|| "-".into());
+        t.add_row(vec![
+            n.to_string(),
+            pages.to_string(),
+            format_bytes(pages * 4096),
+            format!("{:.1}%", 100.0 * pages as f64 / r.pages.max(1) as f64),
+            expected,
+        ]);
+    }
+    if r.not_present > 0 {
+        t.add_row(vec![
+            "absent".into(),
+            r.not_present.to_string(),
+            format_bytes(r.not_present * 4096),
+            String::new(),
+            String::new(),
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "on intended node(s): {:.2}%   huge pages: {} ({:.1}%)",
+        r.fraction_on_intended * 100.0,
+        format_bytes(r.huge_bytes),
+        r.huge_fraction * 100.0
+    )?;
+    writeln!(
+        out,
+        "{}: {}",
+        if c.matches { "MATCHES" } else { "DIFFERS" },
+        c.verdict
+    )?;
+    writeln!(out, "same policy for a program: {}", c.numactl)?;
+    Ok(())
+}

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 use crate::sysroot::SysRoot;
 
+pub mod c2c;
 pub mod capture;
 pub mod inspect;
 pub mod placement;
@@ -37,6 +38,8 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+    /// Core-to-core latency: one cache line bounced between every pair of CPUs.
+    C2c(c2c::C2cArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -100,6 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+            Command::C2c(a) => c2c::run(&ctx, &a),
         },
     }
 }

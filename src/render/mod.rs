@@ -1,7 +1,9 @@
 //! Renderers: each turns a finished result into bytes for one audience (terminal text, JSON,
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
+pub mod c2c_text;
 pub mod inspect_text;
 pub mod placement_text;
 pub mod topo_graph;
 pub mod topo_text;
+pub mod traffic_text;

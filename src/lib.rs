@@ -13,10 +13,12 @@
 pub mod c2c;
 pub mod capture;
 pub mod cli;
+pub mod clock;
 pub mod counters;
 pub mod counters_perf;
 pub mod environment;
 pub mod inspect;
+pub mod latency;
 pub mod parse;
 pub mod placement;
 pub mod render;

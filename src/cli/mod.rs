@@ -11,6 +11,7 @@ use crate::sysroot::SysRoot;
 pub mod c2c;
 pub mod capture;
 pub mod inspect;
+pub mod latency;
 pub mod placement;
 pub mod topo;
 
@@ -40,6 +41,8 @@ pub enum Command {
     Inspect(inspect::InspectArgs),
     /// Core-to-core latency: one cache line bounced between every pair of CPUs.
     C2c(c2c::C2cArgs),
+    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    Latency(latency::LatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -104,6 +107,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
             Command::C2c(a) => c2c::run(&ctx, &a),
+            Command::Latency(a) => latency::run(&ctx, &a),
         },
     }
 }

@@ -19,6 +19,8 @@ pub enum SysError {
     Read { path: PathBuf, source: io::Error },
     #[error("{path} is malformed: {why}")]
     Malformed { path: PathBuf, why: String },
+    #[error("{path} is missing: {why}")]
+    Missing { path: PathBuf, why: String },
     #[error("{0}")]
     NotLive(String),
     #[error("--sysfs-root {path}: {why}")]

@@ -5,7 +5,7 @@
 //! [`crate::topology::allowed`].
 
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, read_id_opt, read_list_opt, read_mask_opt, CPU_DIR};
+use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, CPU_DIR};
 use crate::topology::model::{Cpu, Node};
 
 /// Present CPU ids: `cpu/present`, else the `cpuN` directories.
@@ -17,10 +17,10 @@ pub fn present_cpus(root: &SysRoot) -> Result<Vec<u32>, SysError> {
     }
     let dirs = root.list_numbered(CPU_DIR, "cpu")?;
     if dirs.is_empty() {
-        return Err(malformed(
+        return Err(missing(
             root,
-            CPU_DIR,
-            "it has no `present` list and no cpuN directory; the snapshot is incomplete",
+            format!("{CPU_DIR}/present"),
+            "there is no CPU list and no cpuN directory, so the snapshot is incomplete; capture it again with `numascope capture`",
         ));
     }
     Ok(dirs)

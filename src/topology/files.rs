@@ -20,6 +20,14 @@ pub fn malformed(root: &SysRoot, rel: impl AsRef<Path>, why: impl Into<String>) 
     }
 }
 
+/// A [`SysError::Missing`] for a required file of an incomplete snapshot.
+pub fn missing(root: &SysRoot, rel: impl AsRef<Path>, why: impl Into<String>) -> SysError {
+    SysError::Missing {
+        path: root.path(rel),
+        why: why.into(),
+    }
+}
+
 /// Reads an optional cpulist file (`0-3,8`); absent gives `None`.
 pub fn read_list_opt(root: &SysRoot, rel: impl AsRef<Path>) -> Result<Option<Vec<u32>>, SysError> {
     let rel = rel.as_ref();

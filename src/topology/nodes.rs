@@ -5,7 +5,7 @@
 
 use crate::parse::size::parse_meminfo_kb;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, read_list_opt, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -31,10 +31,10 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");
         let cpus = read_list_opt(root, format!("{dir}/cpulist"))?.ok_or_else(|| {
-            malformed(
+            missing(
                 root,
                 format!("{dir}/cpulist"),
-                "it is missing although the node is online; the snapshot is incomplete",
+                "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
             )
         })?;
         let (total, free) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
@@ -77,10 +77,10 @@ pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
 
 fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64), SysError> {
     let text = root.read_opt(rel)?.ok_or_else(|| {
-        malformed(
+        missing(
             root,
             rel,
-            "it is missing although the node is online; the snapshot is incomplete",
+            "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
         )
     })?;
     parse_meminfo(root, rel, &text, Some(id))

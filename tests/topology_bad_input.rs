@@ -1,0 +1,174 @@
+//! Bad `--sysfs-root` input: a root that does not exist or is not a snapshot, a snapshot
+//! missing required files, malformed cpulists, distance rows and meminfo lines, and a file
+//! that cannot be read. Each must give exit status 2 and one line naming the path, never a
+//! panic.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+const NODE0: &str = "sys/devices/system/node/node0";
+
+/// A private copy of a small fixture to corrupt.
+fn copy_fixture() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/topology/edge-cgroup-restricted");
+    let dst = tmp.path().join("snap");
+    let ok = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&src)
+        .arg(&dst)
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    (tmp, dst)
+}
+
+/// Runs `topo` on `root` and checks the failure shape; returns stderr.
+fn fails(root: &Path, must_name: &str) -> String {
+    let out = Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(root)
+        .arg("topo")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "one line expected: {err}"
+    );
+    assert!(err.starts_with("numascope: error: "), "{err}");
+    assert!(err.contains(must_name), "`{must_name}` not named in: {err}");
+    err
+}
+
+#[test]
+fn nonexistent_root() {
+    let err = fails(Path::new("/nonexistent/snapshot"), "/nonexistent/snapshot");
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn root_that_is_not_a_snapshot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let err = fails(tmp.path(), &tmp.path().display().to_string());
+    assert!(err.contains("not a snapshot"), "{err}");
+}
+
+#[test]
+fn snapshot_missing_the_cpu_directory() {
+    let (_t, d) = copy_fixture();
+    std::fs::remove_dir_all(d.join("sys/devices/system/cpu")).unwrap();
+    let err = fails(&d, "sys/devices/system/cpu/present");
+    assert!(
+        err.contains("missing") && err.contains("incomplete"),
+        "{err}"
+    );
+}
+
+#[test]
+fn snapshot_missing_a_node_cpulist() {
+    let (_t, d) = copy_fixture();
+    std::fs::remove_file(d.join(NODE0).join("cpulist")).unwrap();
+    fails(&d, "node0/cpulist is missing");
+}
+
+#[test]
+fn snapshot_missing_a_node_meminfo() {
+    let (_t, d) = copy_fixture();
+    std::fs::remove_file(d.join(NODE0).join("meminfo")).unwrap();
+    fails(&d, "node0/meminfo is missing");
+}
+
+#[test]
+fn malformed_cpulist() {
+    let (_t, d) = copy_fixture();
+    std::fs::write(d.join(NODE0).join("cpulist"), "0-x\n").unwrap();
+    let err = fails(&d, "node0/cpulist is malformed");
+    assert!(err.contains("0-x"), "{err}");
+}
+
+#[test]
+fn malformed_distance_rows() {
+    let (_t, d) = copy_fixture();
+    std::fs::write(d.join(NODE0).join("distance"), "10 twenty\n").unwrap();
+    fails(&d, "node0/distance is malformed");
+    std::fs::write(d.join(NODE0).join("distance"), "10 20 30\n").unwrap();
+    let err = fails(&d, "node0/distance is malformed");
+    assert!(err.contains("3 distances but there are 2"), "{err}");
+}
+
+#[test]
+fn malformed_meminfo_line() {
+    let (_t, d) = copy_fixture();
+    std::fs::write(
+        d.join(NODE0).join("meminfo"),
+        "Node 0 MemTotal:       8388608 kB\nNode 0 MemFree 7549747 kB\n",
+    )
+    .unwrap();
+    let err = fails(&d, "node0/meminfo is malformed");
+    assert!(err.contains("line 2"), "{err}");
+}
+
+#[test]
+fn malformed_cache_size_and_thp_choice() {
+    let (_t, d) = copy_fixture();
+    std::fs::write(
+        d.join("sys/devices/system/cpu/cpu0/cache/index0/size"),
+        "big\n",
+    )
+    .unwrap();
+    fails(&d, "cpu0/cache/index0/size is malformed");
+    let (_t, d) = copy_fixture();
+    std::fs::write(
+        d.join("sys/kernel/mm/transparent_hugepage/enabled"),
+        "always madvise never\n",
+    )
+    .unwrap();
+    fails(&d, "transparent_hugepage/enabled is malformed");
+}
+
+#[test]
+fn unreadable_file() {
+    // A directory where a file belongs cannot be read, even by root (chmod would not stop it).
+    let (_t, d) = copy_fixture();
+    let f = d.join(NODE0).join("distance");
+    std::fs::remove_file(&f).unwrap();
+    std::fs::create_dir(&f).unwrap();
+    let err = fails(&d, "node0/distance");
+    assert!(err.contains("cannot read"), "{err}");
+}
+
+#[test]
+fn optional_data_absent_is_not_an_error() {
+    let (_t, d) = copy_fixture();
+    for p in [
+        "sys/kernel/mm/transparent_hugepage",
+        "proc/self",
+        "proc/cpuinfo",
+    ] {
+        let p = d.join(p);
+        if p.is_dir() {
+            std::fs::remove_dir_all(p).unwrap();
+        } else {
+            std::fs::remove_file(p).unwrap();
+        }
+    }
+    for n in ["node0", "node1"] {
+        std::fs::remove_dir_all(d.join("sys/devices/system/node").join(n).join("hugepages"))
+            .unwrap();
+    }
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(&d)
+        .args(["topo", "--json"])
+        .assert()
+        .success();
+}

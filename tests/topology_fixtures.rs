@@ -1,0 +1,248 @@
+//! Replays every snapshot under tests/fixtures/topology/ with `--sysfs-root` and compares
+//! `topo --json` with the fixture's `<name>.expected.json`. Set NUMASCOPE_BLESS=1 to rewrite
+//! the expected files after an intended change (then review the diff). Also checks that the
+//! text and graph forms render every fixture, and that `capture` round-trips.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology")
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(fixtures_dir())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    v.sort();
+    assert!(v.len() >= 10, "expected the fixture set, found {v:?}");
+    v
+}
+
+fn topo_json(root: &Path) -> Value {
+    let out = Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(root)
+        .args(["topo", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        root.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The JSON without fields that depend on where or when it was read.
+fn normalized(mut v: Value, drop_free: bool) -> Value {
+    v["source"] = Value::String("<snapshot>".into());
+    if drop_free {
+        v["live"] = Value::Bool(false);
+        if let Some(nodes) = v["nodes"].as_array_mut() {
+            for n in nodes {
+                n["memory_free_bytes"] = Value::from(0);
+                if let Some(h) = n["hugepages"].as_array_mut() {
+                    for p in h {
+                        p["free"] = Value::from(0);
+                    }
+                }
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn every_fixture_replays_to_its_expected_json() {
+    let bless = std::env::var_os("NUMASCOPE_BLESS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for dir in fixtures() {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let got = normalized(topo_json(&dir), false);
+        assert_eq!(
+            got["live"],
+            Value::Bool(false),
+            "{name}: a snapshot is never live"
+        );
+        let expected_path = fixtures_dir().join(format!("{name}.expected.json"));
+        if bless {
+            let text = serde_json::to_string_pretty(&got).unwrap() + "\n";
+            std::fs::write(&expected_path, text).unwrap();
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&expected_path) else {
+            failures.push(format!(
+                "{name}: no {} (run NUMASCOPE_BLESS=1 cargo test --test topology_fixtures)",
+                expected_path.display()
+            ));
+            continue;
+        };
+        let expected: Value = serde_json::from_str(&text).unwrap();
+        if expected != got {
+            failures.push(format!(
+                "{name}: topology differs from {}:\n{}",
+                expected_path.display(),
+                serde_json::to_string_pretty(&got).unwrap()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn every_fixture_renders_as_text_and_graph() {
+    for dir in fixtures() {
+        for args in [&["topo"][..], &["topo", "--graph"][..]] {
+            let out = Command::cargo_bin("numascope")
+                .unwrap()
+                .arg("--sysfs-root")
+                .arg(&dir)
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}: {:?}", dir.display(), out);
+            assert!(!out.stdout.is_empty());
+        }
+    }
+}
+
+#[test]
+fn seed_machines_have_their_documented_shape() {
+    let mc = topo_json(&fixtures_dir().join("magnycours-2s-likwid"));
+    let cpus: Vec<Value> = mc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["cpus"].clone())
+        .collect();
+    assert_eq!(
+        serde_json::to_string(&cpus).unwrap(),
+        "[[0,2,4,6],[8,10,12,14],[9,11,13,15],[1,3,5,7]]"
+    );
+    let l3: Vec<&Value> = mc["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["level"] == 3)
+        .collect();
+    assert_eq!(l3.len(), 4);
+    assert!(l3.iter().all(|c| c["size_bytes"] == 5 * 1024 * 1024));
+
+    let x = topo_json(&fixtures_dir().join("xeon-x7560-4s-smt"));
+    assert_eq!(x["cpus"].as_array().unwrap().len(), 64);
+    assert_eq!(x["cpus"][0]["siblings"], serde_json::json!([0, 32]));
+
+    let sparse = topo_json(&fixtures_dir().join("edge-sparse-hmat"));
+    let ids: Vec<u64> = sparse["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_u64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![0, 2, 5]);
+    assert_eq!(sparse["nodes"][2]["has_cpu"], Value::Bool(false));
+    assert_eq!(sparse["nodes"][2]["has_memory"], Value::Bool(true));
+    let h5: Vec<&Value> = sparse["hmat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|h| h["node"] == 5)
+        .collect();
+    assert_eq!(h5.len(), 2);
+    assert_eq!(h5[0]["initiators"], serde_json::json!([0, 2]));
+    assert_eq!(sparse["memory_side_caches"][0]["size_bytes"], 4u64 << 30);
+
+    let off = topo_json(&fixtures_dir().join("edge-offline-cpus"));
+    assert_eq!(off["cpus"][2]["online"], Value::Bool(false));
+    assert_eq!(off["cpus"][2]["package"], Value::Null);
+    assert_eq!(off["cpus"][2]["node"], 0);
+
+    let cg = topo_json(&fixtures_dir().join("edge-cgroup-restricted"));
+    assert_eq!(cg["allowed_cpus"], serde_json::json!([2, 3, 4, 5]));
+    assert_eq!(cg["allowed_nodes"], serde_json::json!([1]));
+    assert_eq!(cg["cpus"][1]["allowed"], Value::Bool(false));
+
+    let ml = topo_json(&fixtures_dir().join("edge-memoryless-node"));
+    assert_eq!(ml["nodes"][1]["has_memory"], Value::Bool(false));
+    assert_eq!(ml["nodes"][1]["has_cpu"], Value::Bool(true));
+
+    let min = topo_json(&fixtures_dir().join("edge-missing-optional"));
+    assert_eq!(min["nodes"].as_array().unwrap().len(), 1);
+    assert_eq!(min["nodes"][0]["cpus"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(min["caches"], serde_json::json!([]));
+    assert_eq!(min["hmat"], serde_json::json!([]));
+    assert_eq!(min["distances"], serde_json::json!([]));
+}
+
+fn capture(root: Option<&Path>, out: &Path) {
+    let mut cmd = Command::cargo_bin("numascope").unwrap();
+    if let Some(r) = root {
+        cmd.arg("--sysfs-root").arg(r);
+    }
+    let o = cmd.arg("capture").arg(out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn capture_of_a_snapshot_replays_identically_as_dir_and_tar_gz() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in [
+        "edge-sparse-hmat",
+        "xeon-x7560-4s-smt",
+        "edge-missing-optional",
+    ] {
+        let src = fixtures_dir().join(name);
+        let want = normalized(topo_json(&src), false);
+        let dir = tmp.path().join(name);
+        capture(Some(&src), &dir);
+        assert_eq!(
+            normalized(topo_json(&dir), false),
+            want,
+            "{name} as a directory"
+        );
+        let tgz = tmp.path().join(format!("{name}.tar.gz"));
+        capture(Some(&src), &tgz);
+        assert_eq!(
+            normalized(topo_json(&tgz), false),
+            want,
+            "{name} as .tar.gz"
+        );
+    }
+}
+
+#[test]
+fn capture_of_this_machine_replays_to_the_same_topology() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("live");
+    capture(None, &dir);
+    let live: Value = {
+        let out = Command::cargo_bin("numascope")
+            .unwrap()
+            .args(["topo", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    assert_eq!(live["live"], Value::Bool(true));
+    assert_eq!(normalized(topo_json(&dir), true), normalized(live, true));
+}
+
+#[test]
+fn capture_refuses_to_overwrite() {
+    let tmp = tempfile::tempdir().unwrap();
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("capture")
+        .arg(tmp.path())
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("already exists; remove it"));
+}

@@ -12,6 +12,7 @@ pub mod c2c;
 pub mod capture;
 pub mod inspect;
 pub mod latency;
+pub mod loaded_latency;
 pub mod placement;
 pub mod topo;
 
@@ -43,6 +44,8 @@ pub enum Command {
     C2c(c2c::C2cArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
+    /// Loaded latency: one thread's latency while others load memory, as a curve.
+    LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -107,6 +110,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
             Command::C2c(a) => c2c::run(&ctx, &a),
+            Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
         },
     }

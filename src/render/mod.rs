@@ -4,6 +4,7 @@
 pub mod c2c_text;
 pub mod inspect_text;
 pub mod latency_text;
+pub mod loaded_text;
 pub mod placement_text;
 pub mod topo_graph;
 pub mod topo_text;

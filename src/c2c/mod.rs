@@ -22,7 +22,7 @@ use crate::traffic::TrafficRecorder;
 pub use bounce::BouncePlan;
 
 /// Attempts per pair, each with 4x longer repetitions than the last.
-const RETRIES: usize = 3;
+const ATTEMPTS: usize = 3;
 pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
 
 /// A validated c2c request.
@@ -67,22 +67,13 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
     let traffic = TrafficRecorder::start(root);
     let mut results = Vec::with_capacity(selected.len());
     for &(a, b) in &selected {
-        // On a busy shared machine a short repetition can end before the two threads were
-        // ever running at once; such a pair is retried with longer repetitions.
-        let mut plan = cfg.plan;
-        let mut samples = Vec::new();
-        for _ in 0..RETRIES {
-            samples = bounce::bounce_pair(topo, root, line, a, b, &plan)
+        let (samples, used) =
+            bounce::bounce_pair_patient(topo, root, line, a, b, &cfg.plan, ATTEMPTS)
                 .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
-            if !samples.is_empty() {
-                break;
-            }
-            plan.repetition *= 4;
-        }
         let ns = Summary::of(&samples).ok_or_else(|| {
             anyhow::anyhow!(
                 "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
-                plan.repetition.as_millis() / 4
+                used.repetition.as_millis()
             )
         })?;
         results.push(PairResult {

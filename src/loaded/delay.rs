@@ -62,7 +62,7 @@ pub fn fit(points: &[(u64, f64)]) -> Option<DelayCalibration> {
         return None;
     }
     let slope = sxy / sxx;
-    if !(slope > 0.0) {
+    if slope.is_nan() || slope <= 0.0 {
         return None;
     }
     let r_squared = if syy == 0.0 {

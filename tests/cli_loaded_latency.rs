@@ -110,6 +110,48 @@ fn a_write_mix_moves_read_and_written_lines() {
 }
 
 #[test]
+fn the_matrix_has_one_cell_per_initiator_and_target() {
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+        return;
+    }
+    let out = numascope()
+        .args([
+            "loaded-latency",
+            "--matrix",
+            "--size",
+            "8MiB",
+            "--points",
+            "1",
+            "--duration",
+            "40ms",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mode"], "matrix");
+    let (i, t) = (
+        v["initiators"].as_array().unwrap().len(),
+        v["targets"].as_array().unwrap().len(),
+    );
+    let cells = v["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), i * t);
+    for c in cells {
+        // Measured, or a stated reason (a node with a single CPU has no room for load).
+        assert!(c["result"].is_object() || c["note"].is_string(), "{c}");
+        if c["result"].is_object() {
+            assert_eq!(c["result"]["mem_node"], c["target"]);
+            assert_eq!(c["result"]["load_mem_node"], c["target"]);
+        }
+    }
+}
+
+#[test]
 fn bad_input_is_one_sentence_and_exit_2() {
     let live: Vec<(Vec<&str>, &str)> = vec![
         (

@@ -15,6 +15,7 @@ use super::curve::{self, CurvePoint};
 use super::delay::{self, DelayCalibration};
 use super::kernel::{self, LoadCount, LoadKernel, LINE_BYTES};
 use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
+use crate::counters_perf::{NodeEventCounts, NodeEvents};
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
@@ -74,6 +75,8 @@ enum Role<'a> {
         chain: Chain<'a>,
         iterations: u64,
         calls: usize,
+        /// Hardware node events of the chaser thread, where the machine offers them.
+        events: Option<NodeEvents>,
     },
     Load {
         buf: PlacedBuffer,
@@ -84,7 +87,11 @@ enum Role<'a> {
 
 /// What each thread returns per repetition.
 enum Out {
-    Chaser { samples_ns: Vec<f64>, loads: u64 },
+    Chaser {
+        samples_ns: Vec<f64>,
+        loads: u64,
+        events: Option<NodeEventCounts>,
+    },
     Load(LoadCount),
 }
 
@@ -158,6 +165,8 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                     chain,
                     iterations,
                     calls: 0,
+                    // Opened on the chaser's own thread; absent counters are not an error.
+                    events: NodeEvents::open().ok(),
                 })
             } else {
                 let buf = PlacedBuffer::new(
@@ -179,9 +188,16 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                 chain,
                 iterations,
                 calls,
+                events,
             } => {
                 *calls += 1;
-                chase_until(chain, *iterations, stop)
+                let counting = events.as_ref().filter(|e| e.start().is_ok());
+                let (samples_ns, loads) = chase_until(chain, *iterations, stop);
+                Out::Chaser {
+                    samples_ns,
+                    loads,
+                    events: counting.and_then(|e| e.stop().ok()),
+                }
             }
             Role::Load { buf, pos, calls } => {
                 let point = point_of_call(*calls);
@@ -273,7 +289,7 @@ fn size_chaser_sample(chain: &mut Chain<'_>) -> u64 {
 
 /// Chaser samples until the flag; the first and the last are dropped (the load threads may
 /// not have started yet, or may have stopped already).
-fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> Out {
+fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>, u64) {
     let mut samples_ns = Vec::new();
     let mut loads = 0u64;
     while !stop.stopped() {
@@ -287,7 +303,7 @@ fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> Out {
         samples_ns.pop();
         samples_ns.remove(0);
     }
-    Out::Chaser { samples_ns, loads }
+    (samples_ns, loads)
 }
 
 /// Turns one repetition's samples into a point.
@@ -299,10 +315,16 @@ fn point_from(
     let mut threads = Vec::with_capacity(rep.len());
     let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
     let mut ns = None;
+    let mut chaser_events = None;
     for s in rep {
         let secs_ns = s.elapsed_ns.max(1) as f64;
         match &s.value {
-            Out::Chaser { samples_ns, loads } => {
+            Out::Chaser {
+                samples_ns,
+                loads,
+                events,
+            } => {
+                chaser_events = events.clone();
                 let mb = (*loads * LINE_BYTES as u64) as f64 / secs_ns * 1e3;
                 chaser_mb += mb;
                 ns = Summary::of(samples_ns);
@@ -341,6 +363,7 @@ fn point_from(
         chaser_mb_per_s: chaser_mb,
         dram_mb_per_s_estimate: load_mb + chaser_mb + dram_extra_mb,
         ns_per_load,
+        chaser_node_events: chaser_events,
         threads,
     })
 }

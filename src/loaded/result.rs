@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::curve::CurveSummary;
 use super::delay::DelayCalibration;
 use super::kernel::LoadKernel;
+use crate::counters_perf::NodeEventCounts;
 use crate::environment::Environment;
 use crate::placement::PlacementReport;
 use crate::stats::Summary;
@@ -46,6 +47,9 @@ pub struct LoadedPoint {
     pub dram_mb_per_s_estimate: f64,
     /// The chaser's ns per load over its samples (first and last of the point dropped).
     pub ns_per_load: Summary,
+    /// The chaser thread's hardware node-read counts over the point; null where the machine
+    /// offers no such events (see `traffic.perf`).
+    pub chaser_node_events: Option<NodeEventCounts>,
     pub threads: Vec<ThreadRate>,
 }
 

@@ -20,6 +20,7 @@ use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
 use crate::stats::Summary;
+use crate::sys::cputime::thread_cpu_ns;
 use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::topology::Topology;
@@ -147,6 +148,38 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         repetitions: delays.len(),
         warmup: 1,
     };
+    let work = |role: &mut Role<'_>, stop: &Stop| -> Out {
+        match role {
+            Role::Chaser {
+                chain,
+                iterations,
+                calls,
+                events,
+            } => {
+                *calls += 1;
+                let counting = events.as_ref().filter(|e| e.start().is_ok());
+                let (samples_ns, loads) = chase_until(chain, *iterations, stop);
+                Out::Chaser {
+                    samples_ns,
+                    loads,
+                    events: counting.and_then(|e| e.stop().ok()),
+                }
+            }
+            Role::Load { buf, pos, calls } => {
+                let point = point_of_call(*calls);
+                *calls += 1;
+                match delays[point] {
+                    None => {
+                        while !stop.stopped() {
+                            std::thread::sleep(Duration::from_micros(200));
+                        }
+                        Out::Load(LoadCount::default())
+                    }
+                    Some(it) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, it, pos, stop)),
+                }
+            }
+        }
+    };
     let traffic = TrafficRecorder::start(root);
     let outcome = run_team(
         topo,
@@ -183,35 +216,11 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                 })
             }
         },
-        |_, role, stop| match role {
-            Role::Chaser {
-                chain,
-                iterations,
-                calls,
-                events,
-            } => {
-                *calls += 1;
-                let counting = events.as_ref().filter(|e| e.start().is_ok());
-                let (samples_ns, loads) = chase_until(chain, *iterations, stop);
-                Out::Chaser {
-                    samples_ns,
-                    loads,
-                    events: counting.and_then(|e| e.stop().ok()),
-                }
-            }
-            Role::Load { buf, pos, calls } => {
-                let point = point_of_call(*calls);
-                *calls += 1;
-                match delays[point] {
-                    None => {
-                        while !stop.stopped() {
-                            std::thread::sleep(Duration::from_micros(200));
-                        }
-                        Out::Load(LoadCount::default())
-                    }
-                    Some(it) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, it, pos, stop)),
-                }
-            }
+        |_, role, stop| {
+            let cpu0 = thread_cpu_ns().ok();
+            let out = work(role, stop);
+            let cpu_ns = cpu0.and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
+            (out, cpu_ns)
         },
     )?;
     let traffic = traffic.finish();
@@ -229,6 +238,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     for (p, rep) in outcome.reps.iter().enumerate() {
         points.push(point_from(rep, delays[p], &calibration)?);
     }
+    let warnings = descheduling_warning(&points).into_iter().collect();
     let idle = curve_point(&points[0]);
     let loaded: Vec<CurvePoint> = points[1..].iter().map(curve_point).collect();
     Ok(LoadedResult {
@@ -251,6 +261,27 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
         traffic,
         environment: topo.environment.clone(),
+        warnings,
+    })
+}
+
+/// Below this share of its wall time on a CPU, a thread was descheduled enough to distort
+/// its rate and the chaser's latency.
+pub const MIN_CPU_SHARE: f64 = 0.9;
+
+/// A warning naming the busiest competition seen: the lowest CPU share of any running thread.
+fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
+    let worst = points
+        .iter()
+        .flat_map(|p| p.threads.iter())
+        .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    (worst.0 < MIN_CPU_SHARE).then(|| {
+        format!(
+            "measurement threads were descheduled: CPU {} ran only {:.0}% of its time in one point; other work competes for these CPUs, so bandwidths are low and latencies noisy",
+            worst.1,
+            100.0 * worst.0
+        )
     })
 }
 
@@ -308,7 +339,7 @@ fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>
 
 /// Turns one repetition's samples into a point.
 fn point_from(
-    rep: &[crate::threads::ThreadSample<Out>],
+    rep: &[crate::threads::ThreadSample<(Out, Option<u64>)>],
     delay: Option<u64>,
     calibration: &DelayCalibration,
 ) -> anyhow::Result<LoadedPoint> {
@@ -318,7 +349,8 @@ fn point_from(
     let mut chaser_events = None;
     for s in rep {
         let secs_ns = s.elapsed_ns.max(1) as f64;
-        match &s.value {
+        let cpu_share = s.value.1.map(|c| c as f64 / secs_ns);
+        match &s.value.0 {
             Out::Chaser {
                 samples_ns,
                 loads,
@@ -333,6 +365,7 @@ fn point_from(
                     role: "chaser".into(),
                     mb_per_s: mb,
                     elapsed_ns: s.elapsed_ns,
+                    cpu_share,
                     lines_read: *loads,
                     lines_written: 0,
                 });
@@ -346,6 +379,7 @@ fn point_from(
                     role: "load".into(),
                     mb_per_s: mb,
                     elapsed_ns: s.elapsed_ns,
+                    cpu_share: if delay.is_some() { cpu_share } else { None },
                     lines_read: c.lines_read,
                     lines_written: c.lines_written,
                 });

@@ -25,6 +25,9 @@ pub struct ThreadRate {
     pub mb_per_s: f64,
     /// From the start barrier to the thread's return, ns.
     pub elapsed_ns: u64,
+    /// CPU time of the thread over `elapsed_ns` (1 = ran all along; lower: descheduled by
+    /// other work); null for sleeping load threads of the no-load point.
+    pub cpu_share: Option<f64>,
     pub lines_read: u64,
     pub lines_written: u64,
 }
@@ -84,6 +87,8 @@ pub struct LoadedResult {
     pub counting: String,
     pub traffic: NumaTraffic,
     pub environment: Environment,
+    /// Conditions that make the figures doubtful, in words.
+    pub warnings: Vec<String>,
 }
 
 /// One cell of the matrix form: initiator node x target node.

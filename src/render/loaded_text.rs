@@ -115,7 +115,11 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         .collect();
     writeln!(out)?;
     sketch(&pts, out)?;
-    traffic_text::render(&r.traffic, out)
+    traffic_text::render(&r.traffic, out)?;
+    for w in &r.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
 }
 
 /// Latency (rows, ns) against bandwidth (columns, MB/s), one `*` per point.

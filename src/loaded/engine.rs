@@ -423,4 +423,36 @@ mod tests {
         assert_eq!(point_of_call(1), 0);
         assert_eq!(point_of_call(5), 4);
     }
+
+    #[test]
+    fn descheduled_threads_are_named_in_a_warning() {
+        let thread = |cpu, share| ThreadRate {
+            cpu,
+            role: "load".into(),
+            mb_per_s: 1.0,
+            elapsed_ns: 1,
+            cpu_share: share,
+            lines_read: 1,
+            lines_written: 0,
+        };
+        let point = |threads| LoadedPoint {
+            delay_ns: None,
+            delay_iterations: 0,
+            total_mb_per_s: 1.0,
+            load_mb_per_s: 0.0,
+            chaser_mb_per_s: 1.0,
+            dram_mb_per_s_estimate: 1.0,
+            ns_per_load: Summary::of(&[100.0]).unwrap(),
+            chaser_node_events: None,
+            threads,
+        };
+        let fine = vec![point(vec![thread(0, Some(0.99)), thread(1, None)])];
+        assert_eq!(descheduling_warning(&fine), None);
+        let busy = vec![
+            point(vec![thread(0, Some(0.99)), thread(1, Some(0.95))]),
+            point(vec![thread(0, Some(0.97)), thread(1, Some(0.40))]),
+        ];
+        let w = descheduling_warning(&busy).unwrap();
+        assert!(w.contains("CPU 1 ran only 40%"), "{w}");
+    }
 }

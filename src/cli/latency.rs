@@ -31,8 +31,14 @@ pub struct LatencyArgs {
     /// page (random lines within a page, pages in random order) or seq (fixed stride).
     #[arg(long, default_value = "random", value_name = "MODE")]
     pub mode: Mode,
-    /// Working set(s), comma-separated (e.g. 256MiB,1GiB). Default: max(8 x LLC, 256 MiB).
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sweep", "matrix"], value_name = "SIZE")]
+    /// Working set(s), comma-separated (e.g. 256MiB,1GiB); with --matrix the first one.
+    /// Default: max(8 x LLC, 256 MiB), capped by half the free memory.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "sweep",
+        value_name = "SIZE"
+    )]
     pub size: Vec<String>,
     /// Sweep the working set from FROM to TO (default 4KiB..8 x LLC), 4 points per octave,
     /// and find the cache plateaus.
@@ -136,12 +142,12 @@ fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
 /// Free memory where the buffer will go: the bound node, else all allowed memory nodes.
 fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
     match mem_node {
-        Some(n) => topo.node(n).map_or(0, |n| n.memory_free_bytes),
+        Some(n) => topo.node(n).map_or(0, |n| n.memory_available_bytes),
         None => topo
             .memory_nodes()
             .iter()
             .filter_map(|&n| topo.node(n))
-            .map(|n| n.memory_free_bytes)
+            .map(|n| n.memory_available_bytes)
             .sum(),
     }
 }
@@ -298,14 +304,24 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
                 .collect::<anyhow::Result<_>>()?,
         };
         for &s in &sizes {
+            for page in args.page_size.iter().filter(|p| p.is_hugetlb()) {
+                if sweep_sizes.is_none() && s % page.bytes() != 0 {
+                    bail!(
+                        "--size {} is not a multiple of the {} huge page size; use a multiple such as {}",
+                        format_bytes(s),
+                        page.label(),
+                        format_bytes(s.div_ceil(page.bytes()) * page.bytes())
+                    );
+                }
+            }
             if s < element_bytes {
                 bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
             }
-            for &c in &args.chains {
-                chase::check(&spec_for(c), s)?;
-            }
             if s > free {
                 bail!("--size {} is more than the {} free where the buffer would go; use a smaller size", format_bytes(s), format_bytes(free));
+            }
+            for &c in &args.chains {
+                chase::check(&spec_for(c), s)?;
             }
         }
         for &page in &args.page_size {

@@ -14,6 +14,9 @@ use super::measure::SamplePlan;
 use super::result::{LatencyResult, Placement};
 use super::sweep;
 
+/// p90 / min above this marks a measurement as disturbed.
+const NOISY: f64 = 1.25;
+
 /// Where to run and what to place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {
@@ -128,10 +131,43 @@ pub fn run_job(
         )),
         _ => {}
     }
-    let results = measured
+    if let (Some(core), Some(tsc)) = (clock.core_hz_estimate, clock.tsc_hz) {
+        if core < 0.75 * tsc {
+            warnings.push(format!(
+                "the core clock on CPU {} measured {:.2} GHz, far below the {:.2} GHz TSC: the CPU is shared or throttled, so these latencies are inflated; rerun on an idle machine",
+                target.cpu,
+                core / 1e9,
+                tsc / 1e9
+            ));
+        }
+    }
+    let results: Vec<LatencyResult> = measured
         .iter()
         .map(|(size, m)| LatencyResult::new(&spec, *size, &placement, m, plan, &clock))
         .collect();
+    let noisy: Vec<u64> = results
+        .iter()
+        .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
+        .map(|r| r.working_set_bytes)
+        .collect();
+    if let (Some(first), Some(last)) = (noisy.first(), noisy.last()) {
+        let fb = crate::parse::size::format_bytes;
+        let at = if noisy.len() == 1 {
+            fb(*first)
+        } else {
+            format!(
+                "{} of {} sizes between {} and {}",
+                noisy.len(),
+                results.len(),
+                fb(*first),
+                fb(*last)
+            )
+        };
+        warnings.push(format!(
+            "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: something else ran on this CPU; rerun on an idle machine or with more --samples",
+            100.0 * (NOISY - 1.0),
+        ));
+    }
     Ok(JobOutcome {
         placement,
         results,

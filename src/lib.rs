@@ -11,13 +11,16 @@
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
 pub mod bandwidth;
+pub mod c2c;
 pub mod capture;
 pub mod cli;
 pub mod clock;
 pub mod counters;
+pub mod counters_perf;
 pub mod environment;
 pub mod inspect;
 pub mod latency;
+pub mod loaded;
 pub mod parse;
 pub mod placement;
 pub mod render;
@@ -28,3 +31,4 @@ pub mod sysroot;
 pub(crate) mod testutil;
 pub mod threads;
 pub mod topology;
+pub mod traffic;

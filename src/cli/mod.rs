@@ -10,9 +10,11 @@ use clap::{Parser, Subcommand};
 
 use crate::sysroot::SysRoot;
 
+pub mod c2c;
 pub mod capture;
 pub mod inspect;
 pub mod latency;
+pub mod loaded_latency;
 pub mod placement;
 pub mod topo;
 
@@ -43,8 +45,12 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+    /// Core-to-core latency: one cache line bounced between every pair of CPUs.
+    C2c(c2c::C2cArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
+    /// Loaded latency: one thread's latency while others load memory, as a curve.
+    LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -114,6 +120,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+            Command::C2c(a) => c2c::run(&ctx, &a),
+            Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
         },
     }

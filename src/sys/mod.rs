@@ -4,8 +4,10 @@
 //! means for the user. Nothing here knows about topology or prints.
 
 pub mod affinity;
+pub mod cputime;
 pub mod mmap;
 pub mod numa;
+pub mod perf;
 
 use std::io;
 

@@ -1,0 +1,225 @@
+//! The measurement: two pinned threads bounce one cache line (METHODOLOGY point 18). The
+//! "ping" thread turns an even value `v` into `v + 1` with a compare-and-swap and waits for
+//! `v + 2`; the "pong" thread turns every odd value into the next even one. One round trip is
+//! two transfers of the line's ownership, so the one-way time is half of it.
+//!
+//! Round trips are timed in batches; each batch is one sample (ns one way = batch time /
+//! round trips / 2). A team repetition runs batches until the shared stop flag; the first
+//! repetition is a warm-up and is dropped. Both threads poll the stop flag while spinning, and
+//! the handshake heals itself across repetitions: a request left unanswered when the flag rose
+//! is answered at the start of the next one, and the ping side waits for an even value before
+//! it starts timing. Nothing here prints.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::sys::cputime::thread_cpu_ns;
+use crate::sysroot::SysRoot;
+use crate::threads::{run_team, Stop, TeamPlan, ThreadError};
+use crate::topology::Topology;
+
+/// How one pair is measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BouncePlan {
+    /// Round trips per sample (one timed batch).
+    pub round_trips_per_sample: u64,
+    /// Kept repetitions; each gives as many samples as fit in `repetition`.
+    pub repetitions: usize,
+    /// Length of one repetition.
+    pub repetition: Duration,
+}
+
+impl Default for BouncePlan {
+    fn default() -> Self {
+        BouncePlan {
+            round_trips_per_sample: 200,
+            repetitions: 5,
+            repetition: Duration::from_millis(10),
+        }
+    }
+}
+
+/// Spins between two polls of the stop flag while waiting for the other side.
+const POLL_EVERY: u32 = 1024;
+
+/// Measures one ordered pair: `ping` on CPU `from`, `pong` on CPU `to`, bouncing `line`.
+/// Returns the one-way ns of every kept sample (warm-up repetition dropped).
+pub fn bounce_pair(
+    topo: &Topology,
+    root: &SysRoot,
+    line: &AtomicU64,
+    from: u32,
+    to: u32,
+    plan: &BouncePlan,
+) -> Result<Bounce, ThreadError> {
+    let team = TeamPlan {
+        duration: plan.repetition,
+        repetitions: plan.repetitions.max(1),
+        warmup: 1,
+    };
+    let batch = plan.round_trips_per_sample.max(1);
+    let out = run_team(
+        topo,
+        root,
+        &[from, to],
+        &team,
+        |_, _| Ok(()),
+        |index, _, stop| {
+            let cpu0 = thread_cpu_ns().ok();
+            let samples = if index == 0 {
+                ping(line, batch, stop)
+            } else {
+                pong(line, stop);
+                Vec::new()
+            };
+            let cpu_ns = cpu0.and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
+            (samples, cpu_ns)
+        },
+    )?;
+    let cpu_share = out
+        .reps
+        .iter()
+        .flatten()
+        .filter_map(|s| s.value.1.map(|c| c as f64 / s.elapsed_ns.max(1) as f64))
+        .min_by(|a, b| a.total_cmp(b));
+    Ok(Bounce {
+        samples_ns: out
+            .reps
+            .iter()
+            .flat_map(|rep| rep[0].value.0.iter().copied())
+            .collect(),
+        cpu_share,
+    })
+}
+
+/// What one pair's measurement gave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bounce {
+    /// One-way ns of every kept sample.
+    pub samples_ns: Vec<f64>,
+    /// Lowest CPU time / wall time of either thread in any kept repetition (1 = both ran all
+    /// along; lower: descheduled by other work). None where thread CPU time is unavailable.
+    pub cpu_share: Option<f64>,
+}
+
+/// [`bounce_pair`], retried with 4x longer repetitions (up to `attempts` tries) while it
+/// yields no sample: on a busy shared machine a short repetition can end before the two
+/// threads ever ran at the same time. Returns the samples and the plan that produced them.
+pub fn bounce_pair_patient(
+    topo: &Topology,
+    root: &SysRoot,
+    line: &AtomicU64,
+    from: u32,
+    to: u32,
+    plan: &BouncePlan,
+    attempts: usize,
+) -> Result<(Bounce, BouncePlan), ThreadError> {
+    let mut p = *plan;
+    for k in 0..attempts.max(1) {
+        if k > 0 {
+            p.repetition *= 4;
+        }
+        let b = bounce_pair(topo, root, line, from, to, &p)?;
+        if !b.samples_ns.is_empty() || k + 1 == attempts.max(1) {
+            return Ok((b, p));
+        }
+    }
+    unreachable!("the last attempt returns")
+}
+
+/// The timing side: batches of round trips until stopped; returns ns one way per batch.
+/// A batch cut short by the stop flag is discarded.
+fn ping(line: &AtomicU64, batch: u64, stop: &Stop) -> Vec<f64> {
+    let mut samples = Vec::new();
+    // An unanswered request from the previous repetition is answered first.
+    let Some(mut v) = wait_until(line, stop, |x| x % 2 == 0) else {
+        return samples;
+    };
+    'outer: while !stop.stopped() {
+        let t0 = Instant::now();
+        for _ in 0..batch {
+            while line
+                .compare_exchange_weak(v, v + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+            {
+                std::hint::spin_loop();
+            }
+            match wait_until(line, stop, |x| x == v + 2) {
+                Some(next) => v = next,
+                None => break 'outer,
+            }
+        }
+        let ns = t0.elapsed().as_nanos() as f64;
+        samples.push(ns / batch as f64 / 2.0);
+    }
+    samples
+}
+
+/// The answering side: turns every odd value into the next even one until stopped.
+fn pong(line: &AtomicU64, stop: &Stop) {
+    loop {
+        let Some(v) = wait_until(line, stop, |x| x % 2 == 1) else {
+            return;
+        };
+        // Only this thread changes an odd value, so the exchange cannot fail for long.
+        while line
+            .compare_exchange_weak(v, v + 1, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Spins until `line` holds a value satisfying `ok` (returned), or the stop flag rises (None).
+#[inline(always)]
+fn wait_until(line: &AtomicU64, stop: &Stop, ok: impl Fn(u64) -> bool) -> Option<u64> {
+    let mut spins = 0u32;
+    loop {
+        let x = line.load(Ordering::Acquire);
+        if ok(x) {
+            return Some(x);
+        }
+        spins += 1;
+        if spins == POLL_EVERY {
+            spins = 0;
+            if stop.stopped() {
+                return None;
+            }
+        }
+        std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::this_machine_one_node;
+
+    #[test]
+    fn bouncing_gives_plausible_one_way_times_and_an_even_line() {
+        let topo = this_machine_one_node();
+        let cpus = topo.usable_cpus();
+        if cpus.len() < 2 {
+            eprintln!("skipped: a bounce needs two usable CPUs, this process has one");
+            return;
+        }
+        let (a, b) = (cpus[0], cpus[1]);
+        let line = AtomicU64::new(0);
+        let plan = BouncePlan {
+            round_trips_per_sample: 50,
+            repetitions: 2,
+            repetition: Duration::from_millis(20),
+        };
+        let (bounce, _) =
+            bounce_pair_patient(&topo, &SysRoot::live(), &line, a, b, &plan, 4).unwrap();
+        let s = bounce.samples_ns;
+        let share = bounce.cpu_share.unwrap();
+        assert!(share > 0.0 && share <= 1.05, "{share}");
+        assert!(!s.is_empty(), "no round trip even in 1.28 s repetitions");
+        // A cache-line transfer takes at least a few ns and (between two running CPUs) far
+        // less than a time slice; only the lower bound is safe on a shared machine.
+        assert!(s.iter().all(|&ns| ns > 1.0), "{s:?}");
+        assert!(line.load(Ordering::SeqCst) > 0);
+    }
+}

@@ -12,6 +12,7 @@
 
 pub mod capture;
 pub mod cli;
+pub mod compare;
 pub mod counters;
 pub mod environment;
 pub mod inspect;

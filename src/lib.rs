@@ -12,9 +12,11 @@
 
 pub mod capture;
 pub mod cli;
+pub mod clock;
 pub mod counters;
 pub mod environment;
 pub mod inspect;
+pub mod latency;
 pub mod parse;
 pub mod placement;
 pub mod render;

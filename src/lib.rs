@@ -20,6 +20,8 @@ pub mod latency;
 pub mod parse;
 pub mod placement;
 pub mod render;
+pub mod results;
+pub mod run;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;

@@ -12,13 +12,17 @@
 
 pub mod capture;
 pub mod cli;
+pub mod clock;
 pub mod compare;
 pub mod counters;
 pub mod environment;
 pub mod inspect;
+pub mod latency;
 pub mod parse;
 pub mod placement;
 pub mod render;
+pub mod results;
+pub mod run;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;

@@ -1,0 +1,127 @@
+//! Walks into samples (METHODOLOGY points 5 and 19): one full pass over every chain first, so
+//! the first timed load does not pay for faults or cold caches of the construction; then each
+//! sample is sized to last at least `min_sample` and 1000 timer resolutions, the first
+//! `warmup` samples are dropped, and each kept sample is elapsed ns / loads. Samples continue
+//! where the previous one stopped, so together they walk the cycle rather than one prefix of
+//! it. With several chains, ns per load is elapsed time over the loads of all chains: the
+//! throughput figure that shows memory-level parallelism. Nothing here prints.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::walk::{Chain, LOADS_PER_ITERATION};
+use crate::stats::Summary;
+
+/// How many samples and how long each.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplePlan {
+    /// Samples kept.
+    pub samples: usize,
+    /// Samples run and dropped before the kept ones.
+    pub warmup: usize,
+    /// Minimum duration of one sample, ns.
+    pub min_sample_ns: u64,
+}
+
+impl Default for SamplePlan {
+    fn default() -> Self {
+        SamplePlan {
+            samples: 25,
+            warmup: 2,
+            min_sample_ns: 2_000_000,
+        }
+    }
+}
+
+/// Raw outcome of one measurement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measurement {
+    /// Per kept sample, ns per load.
+    pub samples_ns: Vec<f64>,
+    pub ns_per_load: Summary,
+    pub loads_per_sample: u64,
+}
+
+/// Measures a built chain.
+pub fn measure(chain: &mut Chain<'_>, plan: &SamplePlan, timer_resolution_ns: f64) -> Measurement {
+    let samples = plan.samples.max(1);
+    // Touch every element once (all chains together hold `elements`).
+    let pass = (chain.elements() as u64)
+        .div_ceil(LOADS_PER_ITERATION)
+        .max(1);
+    chain.walk(pass);
+
+    let target_ns = (plan.min_sample_ns as f64).max(1000.0 * timer_resolution_ns);
+    let mut iterations: u64 = 64;
+    loop {
+        let t = Instant::now();
+        chain.walk(iterations);
+        let e = t.elapsed().as_nanos() as f64;
+        if e >= target_ns {
+            break;
+        }
+        // Aim 10 % above the target; at least double so tiny first runs converge fast.
+        let scale = if e > 0.0 {
+            (1.1 * target_ns / e).max(2.0)
+        } else {
+            16.0
+        };
+        iterations = ((iterations as f64 * scale) as u64).max(iterations + 1);
+    }
+
+    let mut out = Vec::with_capacity(samples);
+    for k in 0..plan.warmup + samples {
+        let t = Instant::now();
+        let loads = chain.walk(iterations);
+        let e = t.elapsed();
+        if k >= plan.warmup {
+            out.push(ns_per(e, loads));
+        }
+    }
+    let ns_per_load = Summary::of(&out).expect("samples are finite and non-empty");
+    Measurement {
+        samples_ns: out,
+        ns_per_load,
+        loads_per_sample: iterations * LOADS_PER_ITERATION,
+    }
+}
+
+fn ns_per(e: Duration, loads: u64) -> f64 {
+    e.as_nanos() as f64 / loads as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::latency::chase::{ChainSpec, Mode};
+
+    #[test]
+    fn measures_an_l1_resident_chain() {
+        let mut buf = vec![0u64; 4096 / 8];
+        let spec = ChainSpec {
+            mode: Mode::Random,
+            chains: 1,
+            element_bytes: 64,
+            group_bytes: 4096,
+            seed: 7,
+        };
+        let mut chain = Chain::build(&mut buf, &spec).unwrap();
+        let plan = SamplePlan {
+            samples: 5,
+            warmup: 1,
+            min_sample_ns: 200_000,
+        };
+        let m = measure(&mut chain, &plan, 30.0);
+        assert_eq!(m.ns_per_load.samples, 5);
+        assert_eq!(m.samples_ns.len(), 5);
+        // An L1 hit takes a few cycles: somewhere between 0.3 and 30 ns on any real machine
+        // (debug builds included); a folded or skipped chain would show ~0.
+        assert!(
+            m.ns_per_load.median > 0.3 && m.ns_per_load.median < 30.0,
+            "{:?}",
+            m.ns_per_load
+        );
+        assert!(m.loads_per_sample >= 64 * LOADS_PER_ITERATION);
+    }
+}

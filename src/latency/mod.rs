@@ -1,0 +1,11 @@
+//! The latency engine: pointer chasing over a placed buffer (METHODOLOGY points 1-5).
+//! [`chase`] builds the cycles, [`walk`] is the timed dependent-load kernel, [`measure`] turns
+//! walks into samples and summaries, [`sweep`] runs the working-set curve and [`knees`] finds
+//! its plateaus; [`result`] holds the serde types that are the JSON contract.
+
+pub mod chase;
+pub mod knees;
+pub mod measure;
+pub mod result;
+pub mod sweep;
+pub mod walk;

@@ -1,10 +1,12 @@
 //! Renderers: each turns a finished result into bytes for one audience (terminal text, JSON,
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
+pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod inspect_text;
 pub mod placement_text;
+pub mod run_text;
 pub mod run_view;
 pub mod svg;
 pub mod topo_graph;

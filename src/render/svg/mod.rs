@@ -93,6 +93,8 @@ pub fn value_label(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
         "-".to_string()
+    } else if v == 0.0 || (a >= 10.0 && v == v.round()) {
+        format!("{v:.0}")
     } else if a >= 1000.0 {
         format!("{v:.0}")
     } else if a >= 100.0 {
@@ -190,6 +192,9 @@ mod tests {
         assert_eq!(value_label(45.63), "45.6");
         assert_eq!(value_label(6286.4), "6286");
         assert_eq!(value_label(f64::NAN), "-");
+        assert_eq!(value_label(0.0), "0");
+        assert_eq!(value_label(20.0), "20");
+        assert_eq!(value_label(5.0), "5.00");
         assert_eq!(tick_label(12500.0), "12.5k");
         assert_eq!(tick_label(250.0), "250");
         assert_eq!(tick_label(2.5), "2.5");

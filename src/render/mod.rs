@@ -4,6 +4,7 @@
 pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
+pub mod html;
 pub mod inspect_text;
 pub mod placement_text;
 pub mod run_text;

@@ -126,9 +126,16 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
     let (vmin, vmax) = vals
         .iter()
         .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+    // The ramp starts at half the largest value at most, so that a 2 % spread (c2c pairs on
+    // one die) does not look like a 2x one: colour differences stay proportionate.
+    let lo = if vmin > 0.0 {
+        vmin.min(vmax * 0.5)
+    } else {
+        vmin
+    };
     let t_of = |v: f64| {
-        if vmax > vmin {
-            (v - vmin) / (vmax - vmin)
+        if vmax > lo {
+            (v - lo) / (vmax - lo)
         } else {
             0.35
         }
@@ -241,7 +248,7 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
         }
         let style = (FONT, 12).into_font().color(&MUTED);
         area.draw(&Text::new(
-            value_label(vmin),
+            value_label(lo),
             (left - 6, ly + 5),
             style.pos(anchor(HPos::Right, VPos::Center)),
         ))?;

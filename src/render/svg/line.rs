@@ -66,8 +66,8 @@ impl LineChart {
             y_from_zero: false,
             series: Vec::new(),
             markers: Vec::new(),
-            width: 760,
-            height: 380,
+            width: 1000,
+            height: 420,
         }
     }
 }
@@ -168,6 +168,12 @@ fn draw(
         .y_label_area_size(62)
         .build_cartesian_2d(x0..x1, y0..y1)?;
     let log2 = c.x_scale == XScale::Log2Bytes;
+    // Counts (threads) get integer ticks only.
+    let integral = !log2
+        && c.series
+            .iter()
+            .flat_map(|s| &s.points)
+            .all(|p| p.0 == p.0.round());
     let x_fmt = |v: &f64| {
         if log2 {
             if (v - v.round()).abs() < 1e-9 {
@@ -175,13 +181,15 @@ fn draw(
             } else {
                 String::new()
             }
+        } else if integral && (v - v.round()).abs() > 1e-9 {
+            String::new()
         } else {
             tick_label(*v)
         }
     };
     let y_fmt = |v: &f64| tick_label(*v);
-    let x_labels = if log2 {
-        ((x1 - x0) as usize + 1).min(14)
+    let x_labels = if log2 || integral {
+        ((x1 - x0).ceil() as usize + 1).clamp(2, 14)
     } else {
         10
     };

@@ -5,6 +5,7 @@ pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod html;
+pub mod hwloc;
 pub mod inspect_text;
 pub mod placement_text;
 pub mod run_text;

@@ -93,11 +93,7 @@ pub fn value_label(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
         "-".to_string()
-    } else if v == 0.0 || (a >= 10.0 && v == v.round()) {
-        format!("{v:.0}")
-    } else if a >= 1000.0 {
-        format!("{v:.0}")
-    } else if a >= 100.0 {
+    } else if v == 0.0 || a >= 100.0 || (a >= 10.0 && v == v.round()) {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")

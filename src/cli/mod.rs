@@ -9,8 +9,10 @@ use clap::{Parser, Subcommand};
 use crate::sysroot::SysRoot;
 
 pub mod capture;
+pub mod compare;
 pub mod inspect;
 pub mod placement;
+pub mod report;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -37,6 +39,10 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+    /// Re-render a saved run (results.json) as text, HTML, CSV or hwloc XML.
+    Report(report::ReportArgs),
+    /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
+    Compare(compare::CompareArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -100,6 +106,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+            Command::Report(a) => report::run(&ctx, &a),
+            Command::Compare(a) => compare::run(&ctx, &a),
         },
     }
 }

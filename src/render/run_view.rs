@@ -937,7 +937,7 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
                 field(k, MB_S).and_then(summary),
             ) {
                 let threads = num_field(k, &["threads"])
-                    .map(|t| format!(", {t} threads"))
+                    .map(|t| format!(", {t} thread{}", if t == 1.0 { "" } else { "s" }))
                     .unwrap_or_default();
                 let nodes = match (num_field(k, INIT), num_field(k, MEM)) {
                     (Some(a), Some(m)) => format!(", node {a} -> {m}"),

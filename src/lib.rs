@@ -10,10 +10,14 @@
 //! - [`stats`] turns raw samples into summaries with pure functions;
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
+pub mod bandwidth;
 pub mod capture;
 pub mod cli;
 pub mod clock;
+<<<<<<< HEAD
 pub mod compare;
+=======
+>>>>>>> main
 pub mod counters;
 pub mod environment;
 pub mod inspect;

@@ -2,6 +2,8 @@
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
 //! here as one sentence and exit status 2; nothing below this layer prints.
 
+pub mod bandwidth;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -11,6 +13,7 @@ use crate::sysroot::SysRoot;
 pub mod capture;
 pub mod compare;
 pub mod inspect;
+pub mod latency;
 pub mod placement;
 pub mod report;
 pub mod topo;
@@ -20,7 +23,8 @@ pub mod topo;
 #[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
-    /// HWLOC_FSROOT layout) instead of the running machine. Binding and pinning are refused.
+    /// HWLOC_FSROOT layout, or a `.tar.gz` made by `numascope capture`) instead of the running
+    /// machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 
@@ -31,6 +35,8 @@ pub struct Cli {
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
+    Bandwidth(bandwidth::BandwidthArgs),
     /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
@@ -39,15 +45,22 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+<<<<<<< HEAD
     /// Re-render a saved run (results.json) as text, HTML, CSV or hwloc XML.
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
+=======
+    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    Latency(latency::LatencyArgs),
+>>>>>>> main
 }
 
 /// What every subcommand receives: the root to read the machine from.
 pub struct Context {
     pub root: SysRoot,
+    /// The `.tar.gz` given to `--sysfs-root`, when the root is its unpacked copy.
+    pub archive: Option<PathBuf>,
     /// A `.tar.gz` snapshot unpacked for this run; removed when the context drops.
     _unpacked: Option<crate::capture::Unpacked>,
 }
@@ -55,18 +68,21 @@ pub struct Context {
 impl Context {
     fn from_cli(cli: &Cli) -> anyhow::Result<Context> {
         let mut unpacked = None;
+        let mut archive = None;
         let root = match &cli.sysfs_root {
             None => SysRoot::live(),
             Some(p) if p.is_file() && crate::capture::is_tar_gz(p) => {
                 let u = crate::capture::Unpacked::new(p)?;
                 let r = SysRoot::snapshot(u.path())?;
                 unpacked = Some(u);
+                archive = Some(p.clone());
                 r
             }
             Some(dir) => SysRoot::snapshot(dir)?,
         };
         Ok(Context {
             root,
+            archive,
             _unpacked: unpacked,
         })
     }
@@ -102,12 +118,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(cmd) => match cmd {
+            Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+<<<<<<< HEAD
             Command::Report(a) => report::run(&ctx, &a),
             Command::Compare(a) => compare::run(&ctx, &a),
+=======
+            Command::Latency(a) => latency::run(&ctx, &a),
+>>>>>>> main
         },
     }
 }

@@ -1,6 +1,7 @@
 //! Renderers: each turns a finished result into bytes for one audience (terminal text, JSON,
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
+pub mod bandwidth_text;
 pub mod compare_text;
 pub mod csv;
 #[cfg(test)]
@@ -8,6 +9,7 @@ pub(crate) mod fixture;
 pub mod html;
 pub mod hwloc;
 pub mod inspect_text;
+pub mod latency_text;
 pub mod placement_text;
 pub mod run_text;
 pub mod run_view;

@@ -5,7 +5,7 @@
 
 use crate::parse::size::parse_meminfo_kb;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -26,18 +26,27 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
         ));
     }
     let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"))?;
-    let has_memory = read_list_opt(root, format!("{NODE_DIR}/has_memory"))?;
+    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory"))? {
+        Some(m) => Some(m),
+        // Kernels before 2.6.36 had only has_normal_memory (and has_high_memory on 32-bit).
+        None => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory"))?,
+    };
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");
-        let cpus = read_list_opt(root, format!("{dir}/cpulist"))?.ok_or_else(|| {
+        // Old kernels (and some of hwloc's recorded snapshots) have only the hex `cpumap`.
+        let cpus = match read_list_opt(root, format!("{dir}/cpulist"))? {
+            Some(c) => Some(c),
+            None => read_mask_opt(root, format!("{dir}/cpumap"))?,
+        };
+        let cpus = cpus.ok_or_else(|| {
             missing(
                 root,
                 format!("{dir}/cpulist"),
                 "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
             )
         })?;
-        let (total, free) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
+        let (total, free, available) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
         let hugepages = read_hugepages(root, &format!("{dir}/hugepages"))?;
         nodes.push(Node {
             id,
@@ -52,6 +61,7 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
             cpus,
             memory_total_bytes: total,
             memory_free_bytes: free,
+            memory_available_bytes: available,
             hugepages,
         });
     }
@@ -62,20 +72,27 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
 /// the global huge page pools.
 pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
     let rel = "proc/meminfo";
-    let text = root.read(rel)?;
-    let (total, free) = parse_meminfo(root, rel, &text, None)?;
+    let text = root.read_opt(rel)?.ok_or_else(|| {
+        missing(
+            root,
+            rel,
+            "the kernel has no NUMA node directory, so the memory size comes from this file; capture the snapshot again with `numascope capture`",
+        )
+    })?;
+    let (total, free, available) = parse_meminfo(root, rel, &text, None)?;
     Ok(Node {
         id: 0,
         cpus: cpus.to_vec(),
         memory_total_bytes: total,
         memory_free_bytes: free,
+        memory_available_bytes: available,
         has_cpu: !cpus.is_empty(),
         has_memory: total > 0,
         hugepages: read_hugepages(root, "sys/kernel/mm/hugepages")?,
     })
 }
 
-fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64), SysError> {
+fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64, u64), SysError> {
     let text = root.read_opt(rel)?.ok_or_else(|| {
         missing(
             root,
@@ -86,16 +103,23 @@ fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64), S
     parse_meminfo(root, rel, &text, Some(id))
 }
 
-/// Parses `MemTotal`/`MemFree` from a meminfo file. Per-node files prefix every line with
-/// `Node N`; `/proc/meminfo` does not. Every line must have the `Key: value [kB]` shape.
+/// Parses `MemTotal`/`MemFree` from a meminfo file, and estimates the memory available
+/// without swapping: `MemAvailable` where the file has it (`/proc/meminfo`), otherwise (per-node
+/// files) free memory plus half of the file-backed page cache and half of the reclaimable
+/// slab, a conservative form of the kernel's own MemAvailable estimate. Per-node files prefix
+/// every line with `Node N`; `/proc/meminfo` does not. Every line must have the
+/// `Key: value [kB]` shape.
 fn parse_meminfo(
     root: &SysRoot,
     rel: &str,
     text: &str,
     node: Option<u32>,
-) -> Result<(u64, u64), SysError> {
+) -> Result<(u64, u64, u64), SysError> {
     let mut total = None;
     let mut free = None;
+    let mut mem_available = None;
+    let mut file_pages = 0u64;
+    let mut reclaimable = 0u64;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -123,11 +147,19 @@ fn parse_meminfo(
         match key.trim() {
             "MemTotal" => total = Some(v),
             "MemFree" => free = Some(v),
+            "MemAvailable" => mem_available = Some(v),
+            "Active(file)" | "Inactive(file)" => file_pages += v,
+            "SReclaimable" => reclaimable = v,
             _ => {}
         }
     }
     match (total, free) {
-        (Some(t), Some(f)) => Ok((t, f)),
+        (Some(t), Some(f)) => {
+            let available = mem_available
+                .unwrap_or(f + file_pages / 2 + reclaimable / 2)
+                .clamp(f, t.max(f));
+            Ok((t, f, available))
+        }
         _ => Err(malformed(
             root,
             rel,

@@ -3,4 +3,5 @@
 //! advice and findings in words, and write the output directory. Nothing here prints; the CLI
 //! renders what these functions return.
 
+pub mod plan;
 pub mod ranking;

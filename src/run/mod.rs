@@ -3,5 +3,7 @@
 //! advice and findings in words, and write the output directory. Nothing here prints; the CLI
 //! renders what these functions return.
 
+pub mod findings;
 pub mod plan;
 pub mod ranking;
+pub mod weights;

@@ -11,6 +11,7 @@ use crate::sysroot::SysRoot;
 pub mod capture;
 pub mod inspect;
 pub mod placement;
+pub mod latency;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -37,6 +38,8 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    Latency(latency::LatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -100,6 +103,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+            Command::Latency(a) => latency::run(&ctx, &a),
         },
     }
 }

@@ -4,7 +4,9 @@
 //! its plateaus; [`result`] holds the serde types that are the JSON contract.
 
 pub mod chase;
+pub mod engine;
 pub mod knees;
+pub mod matrix;
 pub mod measure;
 pub mod result;
 pub mod sweep;

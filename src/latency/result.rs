@@ -9,6 +9,7 @@ use super::chase::{ChainSpec, Mode};
 use super::knees::{LevelKnee, Plateau};
 use super::measure::{Measurement, SamplePlan};
 use crate::clock::ClockInfo;
+use crate::placement::PageSize;
 use crate::stats::Summary;
 
 /// Version of the latency JSON contract. Bump on any incompatible change.
@@ -18,7 +19,7 @@ pub const LATENCY_SCHEMA_VERSION: u32 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Placement {
     /// Page size asked: `4k`, `thp`, `2m`, `1g`.
-    pub page_size: String,
+    pub page_size: PageSize,
     /// CPU the chasing thread was pinned to.
     pub cpu: u32,
     /// Memory node the buffer was meant for.
@@ -51,7 +52,7 @@ pub struct LatencyResult {
     pub element_bytes: u64,
     /// Locality group of `page` mode, bytes; `None` for other modes.
     pub group_bytes: Option<u64>,
-    pub page_size: String,
+    pub page_size: PageSize,
     pub cpu: u32,
     pub memory_node: Option<u32>,
     pub placement_fraction: Option<f64>,
@@ -91,7 +92,7 @@ impl LatencyResult {
             working_set_bytes,
             element_bytes: spec.element_bytes,
             group_bytes: (spec.mode == Mode::Page).then_some(spec.group_bytes),
-            page_size: place.page_size.clone(),
+            page_size: place.page_size,
             cpu: place.cpu,
             memory_node: place.memory_node,
             placement_fraction: place.placement_fraction,
@@ -109,7 +110,7 @@ impl LatencyResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepCurve {
     pub mode: Mode,
-    pub page_size: String,
+    pub page_size: PageSize,
     pub chains: usize,
     /// Points in increasing working-set size.
     pub points: Vec<LatencyResult>,
@@ -119,7 +120,7 @@ pub struct SweepCurve {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CurveKnees {
     pub mode: Mode,
-    pub page_size: String,
+    pub page_size: PageSize,
     pub chains: usize,
     pub plateaus: Vec<Plateau>,
     pub levels: Vec<LevelKnee>,
@@ -150,7 +151,7 @@ pub struct MatrixCell {
 pub struct Matrix {
     pub working_set_bytes: u64,
     pub mode: Mode,
-    pub page_size: String,
+    pub page_size: PageSize,
     pub cells: Vec<MatrixCell>,
 }
 

@@ -3,5 +3,6 @@
 
 pub mod inspect_text;
 pub mod placement_text;
+pub mod latency_text;
 pub mod topo_graph;
 pub mod topo_text;

@@ -1,0 +1,379 @@
+//! `numascope latency`: pointer-chasing latency at one or more sizes (`--size`), the
+//! working-set curve with its knees beside the sysfs cache sizes (`--sweep`), or the
+//! initiator x memory node matrix (`--matrix`). Flags are parsed, resolved against the
+//! topology and validated here (one sentence per mistake, exit 2), then the engine runs and
+//! the finished [`LatencyReport`] goes to the text or JSON renderer.
+
+use std::io::Write;
+
+use anyhow::{bail, Context as _};
+use clap::Args;
+
+use crate::cli::Context;
+use crate::clock::ClockInfo;
+use crate::latency::chase::{self, ChainSpec, Mode};
+use crate::latency::engine::{run_job, Target};
+use crate::latency::knees::{self, KneeParams};
+use crate::latency::matrix;
+use crate::latency::measure::SamplePlan;
+use crate::latency::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
+use crate::latency::sweep;
+use crate::parse::cpulist::format_list;
+use crate::parse::size::{format_bytes, parse_size};
+use crate::placement::PageSize;
+use crate::render::latency_text;
+use crate::topology::{read_topology, Topology};
+
+/// Flags of `numascope latency`.
+#[derive(Debug, Args)]
+pub struct LatencyArgs {
+    /// How the next load is chosen: random (any line of the buffer: TLB misses included),
+    /// page (random lines within a page, pages in random order) or seq (fixed stride).
+    #[arg(long, default_value = "random", value_name = "MODE")]
+    pub mode: Mode,
+    /// Working set(s), comma-separated (e.g. 256MiB,1GiB). Default: max(8 x LLC, 256 MiB).
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sweep", "matrix"], value_name = "SIZE")]
+    pub size: Vec<String>,
+    /// Sweep the working set from FROM to TO (default 4KiB..8 x LLC), 4 points per octave,
+    /// and find the cache plateaus.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "FROM..TO",
+          conflicts_with = "matrix")]
+    pub sweep: Option<String>,
+    /// Measure every initiator node against every memory node.
+    #[arg(long, conflicts_with_all = ["mem_node", "cpu_node"])]
+    pub matrix: bool,
+    /// CPU to chase from (with --matrix: comma-separated, at most one per node).
+    #[arg(long, value_delimiter = ',', value_name = "CPU")]
+    pub cpu: Vec<u32>,
+    /// Chase from the first usable CPU of this node.
+    #[arg(long, conflicts_with = "cpu", value_name = "NODE")]
+    pub cpu_node: Option<u32>,
+    /// Bind the buffer to this memory node (default: first touch from the chasing CPU).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// Page backing, comma-separated: 4k (MADV_NOHUGEPAGE), thp, 2m or 1g (reserved hugetlb).
+    #[arg(long, value_delimiter = ',', default_value = "4k", value_name = "PAGE")]
+    pub page_size: Vec<PageSize>,
+    /// Independent chains walked together, comma-separated: 1, 2, 4, 8, 16.
+    #[arg(long, value_delimiter = ',', default_value = "1", value_name = "N")]
+    pub chains: Vec<usize>,
+    /// Spacing of the chased elements (the step of seq), bytes; default one cache line.
+    #[arg(long, value_name = "BYTES")]
+    pub stride: Option<String>,
+    /// Locality group of page mode, bytes; default the page size in use (2 MiB for thp).
+    #[arg(long, value_name = "BYTES")]
+    pub locality: Option<String>,
+    /// Samples kept per measurement (the median is the headline).
+    #[arg(long, default_value_t = 25, value_name = "N")]
+    pub samples: usize,
+    /// Samples run and dropped first.
+    #[arg(long, default_value_t = 2, value_name = "N")]
+    pub warmup: usize,
+    /// Minimum duration of one sample, milliseconds.
+    #[arg(long, default_value_t = 2.0, value_name = "MS")]
+    pub sample_ms: f64,
+    /// Seed of the chain shuffles (the same seed builds the same chains).
+    #[arg(long, default_value_t = 0x6e75_6d61_7363_6f70, value_name = "N")]
+    pub seed: u64,
+    /// Print the report as JSON (schema_version 1, see docs/schema/latency.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn size_flag(flag: &str, text: &str) -> anyhow::Result<u64> {
+    parse_size(text).with_context(|| flag.to_string())
+}
+
+/// Parses `FROM..TO`, `FROM..`, `..TO` or empty.
+fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok((None, None));
+    }
+    let Some((a, b)) = t.split_once("..") else {
+        bail!("--sweep `{t}` is not a range; write FROM..TO, e.g. --sweep 4KiB..1GiB");
+    };
+    let f = |s: &str| -> anyhow::Result<Option<u64>> {
+        if s.trim().is_empty() {
+            Ok(None)
+        } else {
+            size_flag("--sweep", s).map(Some)
+        }
+    };
+    Ok((f(a)?, f(b)?))
+}
+
+fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
+    if let Some(&c) = args.cpu.first() {
+        if args.cpu.len() > 1 {
+            bail!(
+                "--cpu {} names several CPUs; without --matrix give one",
+                format_list(&args.cpu)
+            );
+        }
+        return Ok(c);
+    }
+    if let Some(n) = args.cpu_node {
+        if topo.node(n).is_none() {
+            bail!(
+                "--cpu-node {n} does not exist; this machine has nodes {}",
+                format_list(&topo.node_ids())
+            );
+        }
+        return topo.usable_cpus_of(n).first().copied().ok_or_else(|| {
+            anyhow::anyhow!(
+                "--cpu-node {n} has no CPU this process may use; choose one of the initiator nodes {}",
+                format_list(&topo.initiator_nodes())
+            )
+        });
+    }
+    topo.usable_cpus()
+        .first()
+        .copied()
+        .ok_or_else(|| anyhow::anyhow!("this process may run on no online CPU"))
+}
+
+/// Free memory where the buffer will go: the bound node, else all allowed memory nodes.
+fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
+    match mem_node {
+        Some(n) => topo.node(n).map_or(0, |n| n.memory_free_bytes),
+        None => topo
+            .memory_nodes()
+            .iter()
+            .filter_map(|&n| topo.node(n))
+            .map(|n| n.memory_free_bytes)
+            .sum(),
+    }
+}
+
+/// Runs `latency`.
+pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
+    let root = &ctx.root;
+    root.require_live("measure latency")?;
+    let topo = read_topology(root)?;
+    let line = topo.line_bytes();
+    let element_bytes = match &args.stride {
+        Some(s) => size_flag("--stride", s)?,
+        None => line,
+    };
+    if element_bytes < 8 || element_bytes % 8 != 0 {
+        bail!("--stride {element_bytes} is not a positive multiple of 8 bytes; use a multiple of the {line}-byte cache line");
+    }
+    let locality = match &args.locality {
+        Some(s) => {
+            let v = size_flag("--locality", s)?;
+            if v < element_bytes {
+                bail!("--locality {v} is smaller than one element ({element_bytes} bytes); use at least the page size");
+            }
+            v
+        }
+        None => 0,
+    };
+    for &c in &args.chains {
+        if !chase::SUPPORTED_CHAINS.contains(&c) {
+            bail!("--chains {c} is not supported; use 1, 2, 4, 8 or 16");
+        }
+    }
+    if args.samples == 0 {
+        bail!("--samples 0 keeps nothing; give at least 1");
+    }
+    if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
+        bail!(
+            "--sample-ms {} is out of range; give a duration between 0 and 10000 ms",
+            args.sample_ms
+        );
+    }
+    let plan = SamplePlan {
+        samples: args.samples,
+        warmup: args.warmup,
+        min_sample_ns: (args.sample_ms * 1e6) as u64,
+    };
+    if let Some(n) = args.mem_node {
+        // PlacedBuffer checks this too; saying it before any thread starts is clearer.
+        match topo.node(n) {
+            None => bail!(
+                "--mem-node {n} does not exist; this machine has nodes {}",
+                format_list(&topo.node_ids())
+            ),
+            Some(node) if !node.has_memory => bail!(
+                "--mem-node {n} has no memory (CPUs only), so nothing can be placed there; choose one of the memory nodes {}",
+                format_list(&topo.memory_nodes())
+            ),
+            _ => {}
+        }
+    }
+
+    let clock = ClockInfo::measure(root);
+    let mut report = LatencyReport {
+        schema_version: LATENCY_SCHEMA_VERSION,
+        clock: clock.clone(),
+        plan,
+        results: Vec::new(),
+        sweep: Vec::new(),
+        knees: Vec::new(),
+        matrix: None,
+        warnings: Vec::new(),
+    };
+    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
+        report.warnings.push(
+            "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate pages of a remote-memory measurement toward the chasing CPU".into(),
+        );
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let progress = |d: usize, t: usize| {
+        bar.set_length(t as u64);
+        bar.set_position(d as u64);
+    };
+    let spec_for = |chains: usize| ChainSpec {
+        mode: args.mode,
+        chains,
+        element_bytes,
+        group_bytes: locality,
+        seed: args.seed,
+    };
+
+    if args.matrix {
+        for &page in &args.page_size {
+            let targets = topo.memory_nodes();
+            let size = match args.size.first() {
+                Some(s) => size_flag("--size", s)?,
+                None => matrix::default_size(&topo, &targets, page),
+            };
+            chase::check(&spec_for(args.chains[0]), size)?;
+            let (m, w) = matrix::run_matrix(
+                &topo,
+                root,
+                &args.cpu,
+                size,
+                page,
+                &spec_for(args.chains[0]),
+                &plan,
+                &clock,
+                &progress,
+            )?;
+            report.warnings.extend(w);
+            report.matrix = Some(m);
+        }
+    } else {
+        let cpu = choose_cpu(&topo, args)?;
+        crate::threads::check_cpus(&topo, root, &[cpu])?;
+        let free = free_bytes(&topo, args.mem_node);
+        let sweep_sizes = match &args.sweep {
+            None => None,
+            Some(r) => {
+                let (from, to) = parse_range(r)?;
+                let from = from.unwrap_or(sweep::DEFAULT_FROM_BYTES);
+                let to = to.unwrap_or_else(|| sweep::default_upper(topo.llc_total_bytes(), free));
+                if to < from {
+                    bail!(
+                        "--sweep {}..{} ends before it starts; give FROM below TO",
+                        format_bytes(from),
+                        format_bytes(to)
+                    );
+                }
+                Some(sweep::sizes(
+                    from,
+                    to,
+                    sweep::POINTS_PER_OCTAVE,
+                    element_bytes,
+                ))
+            }
+        };
+        let sizes: Vec<u64> = match &sweep_sizes {
+            Some(s) => s.clone(),
+            None if args.size.is_empty() => {
+                vec![matrix::default_size(
+                    &topo,
+                    &args
+                        .mem_node
+                        .map_or_else(|| topo.memory_nodes(), |n| vec![n]),
+                    PageSize::Base,
+                )]
+            }
+            None => args
+                .size
+                .iter()
+                .map(|s| size_flag("--size", s))
+                .collect::<anyhow::Result<_>>()?,
+        };
+        for &s in &sizes {
+            for page in args.page_size.iter().filter(|p| p.is_hugetlb()) {
+                if sweep_sizes.is_none() && s % page.bytes() != 0 {
+                    bail!(
+                        "--size {} is not a multiple of the {} huge page size; use a multiple such as {}",
+                        format_bytes(s),
+                        page.label(),
+                        format_bytes(s.div_ceil(page.bytes()) * page.bytes())
+                    );
+                }
+            }
+            if s < element_bytes {
+                bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
+            }
+            if s > free {
+                bail!("--size {} is more than the {} free where the buffer would go; use a smaller size", format_bytes(s), format_bytes(free));
+            }
+            for &c in &args.chains {
+                chase::check(&spec_for(c), s)?;
+            }
+        }
+        for &page in &args.page_size {
+            for &chains in &args.chains {
+                let target = Target {
+                    cpu,
+                    memory_node: args.mem_node,
+                    page,
+                };
+                let spec = spec_for(chains);
+                let out = run_job(&topo, root, target, &sizes, &spec, &plan, &clock, &progress)?;
+                report.warnings.extend(out.warnings);
+                if sweep_sizes.is_some() {
+                    let pts: Vec<(u64, f64)> = out
+                        .results
+                        .iter()
+                        .map(|r| (r.working_set_bytes, r.ns_per_load.median))
+                        .collect();
+                    let p = KneeParams::default();
+                    let plateaus = knees::plateaus(&pts, &p);
+                    let hz = out
+                        .results
+                        .first()
+                        .and_then(|r| r.cycles_per_load.as_ref())
+                        .map(|c| c.core_hz);
+                    let levels =
+                        knees::match_levels(&plateaus, &topo.cache_sizes_for_cpu(cpu), &p, |ns| {
+                            hz.map(|h| ns * h / 1e9)
+                        });
+                    report.knees.push(CurveKnees {
+                        mode: args.mode,
+                        page_size: page,
+                        chains,
+                        plateaus,
+                        levels,
+                    });
+                    report.sweep.push(SweepCurve {
+                        mode: args.mode,
+                        page_size: page,
+                        chains,
+                        points: out.results,
+                    });
+                } else {
+                    report.results.extend(out.results);
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        latency_text::render(&report, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,212 @@
+//! The readable text form of `numascope latency`: the clock check first (what every figure
+//! rests on), then single-size results, each sweep curve with its plateaus and knees beside the
+//! sysfs cache sizes, and the node x node matrix beside the firmware's SLIT and HMAT figures
+//! (labelled firmware-declared). Latencies are ns per load (median headline, then min, p90,
+//! p99 and the sample count); cycles are core cycles from the core clock estimate. Sizes use
+//! binary units (KiB = 1024 bytes).
+
+use std::io::{self, Write};
+
+use crate::latency::result::{LatencyReport, LatencyResult};
+use crate::parse::size::format_bytes;
+use crate::render::topo_text::columns;
+
+fn f1(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+fn f2(v: f64) -> String {
+    format!("{v:.2}")
+}
+
+fn opt(v: Option<String>) -> String {
+    v.unwrap_or_else(|| "-".into())
+}
+
+fn pct(v: Option<f64>) -> String {
+    opt(v.map(|f| format!("{:.1}%", 100.0 * f)))
+}
+
+fn ghz(hz: Option<f64>) -> String {
+    opt(hz.map(|h| format!("{:.3} GHz", h / 1e9)))
+}
+
+fn result_row(r: &LatencyResult) -> Vec<String> {
+    let s = &r.ns_per_load;
+    vec![
+        format_bytes(r.working_set_bytes),
+        r.mode.label().into(),
+        r.page_size.label().into(),
+        r.chains.to_string(),
+        f2(s.median),
+        f2(s.min),
+        f2(s.p90),
+        f2(s.p99),
+        opt(r.cycles_per_load.as_ref().map(|c| f1(c.median))),
+        s.samples.to_string(),
+        r.cpu.to_string(),
+        opt(r.memory_node.map(|n| n.to_string())),
+        pct(r.placement_fraction),
+        pct(r.huge_fraction),
+    ]
+}
+
+const RESULT_HEADERS: [&str; 14] = [
+    "working set",
+    "mode",
+    "page",
+    "chains",
+    "ns median",
+    "ns min",
+    "ns p90",
+    "ns p99",
+    "cycles",
+    "samples",
+    "cpu",
+    "mem node",
+    "on node",
+    "huge",
+];
+
+/// Renders the whole report.
+pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
+    let c = &r.clock;
+    writeln!(out, "Clock")?;
+    writeln!(
+        out,
+        "  monotonic clock: resolution {:.0} ns, {:.1} ns per read",
+        c.resolution_ns, c.read_cost_ns
+    )?;
+    writeln!(out, "  TSC: {} ({})", ghz(c.tsc_hz), c.tsc_source)?;
+    writeln!(
+        out,
+        "  core clock: {} ({})",
+        ghz(c.core_hz_estimate),
+        c.core_hz_source
+    )?;
+    writeln!(
+        out,
+        "  samples: {} kept after {} dropped, each >= {:.1} ms; ns per load is the median unless named",
+        r.plan.samples,
+        r.plan.warmup,
+        r.plan.min_sample_ns as f64 / 1e6
+    )?;
+
+    if !r.results.is_empty() {
+        writeln!(out, "\nLatency (ns per load; cycles = median x core clock)")?;
+        let rows: Vec<Vec<String>> = r.results.iter().map(result_row).collect();
+        write!(out, "{}", indent(&columns(&RESULT_HEADERS, &rows)))?;
+    }
+
+    for (k, curve) in r.sweep.iter().enumerate() {
+        writeln!(
+            out,
+            "\nWorking-set sweep: {} mode, {} pages, {} chain(s), CPU {}",
+            curve.mode.label(),
+            curve.page_size.label(),
+            curve.chains,
+            curve.points.first().map_or(0, |p| p.cpu)
+        )?;
+        let rows: Vec<Vec<String>> = curve.points.iter().map(result_row).collect();
+        write!(out, "{}", indent(&columns(&RESULT_HEADERS, &rows)))?;
+        if let Some(kn) = r.knees.get(k) {
+            writeln!(
+                out,
+                "  Plateaus and knees (knee = largest working set still on the plateau)"
+            )?;
+            let rows: Vec<Vec<String>> = kn
+                .levels
+                .iter()
+                .map(|l| {
+                    vec![
+                        l.level.clone(),
+                        opt(l.sysfs_bytes.map(format_bytes)),
+                        opt(l.knee_bytes.map(format_bytes)),
+                        opt(l.plateau_ns.map(f2)),
+                        opt(l.plateau_cycles.map(f1)),
+                    ]
+                })
+                .collect();
+            write!(
+                out,
+                "{}",
+                indent(&indent(&columns(
+                    &[
+                        "level",
+                        "sysfs size",
+                        "knee",
+                        "plateau ns",
+                        "plateau cycles"
+                    ],
+                    &rows
+                )))
+            )?;
+        }
+    }
+
+    if let Some(m) = &r.matrix {
+        writeln!(
+            out,
+            "\nNode x node latency: {} mode, {} working set, {} pages (SLIT and HMAT are firmware-declared)",
+            m.mode.label(),
+            format_bytes(m.working_set_bytes),
+            m.page_size.label()
+        )?;
+        let rows: Vec<Vec<String>> = m
+            .cells
+            .iter()
+            .map(|cell| {
+                let s = &cell.result.ns_per_load;
+                vec![
+                    cell.initiator_node.to_string(),
+                    cell.result.cpu.to_string(),
+                    cell.memory_node.to_string(),
+                    f2(s.median),
+                    f2(s.min),
+                    f2(s.p99),
+                    pct(cell.result.placement_fraction),
+                    opt(cell.measured_ratio.map(f2)),
+                    opt(cell.slit_distance.map(|d| d.to_string())),
+                    opt(cell.slit_ratio.map(f2)),
+                    opt(cell.measured_over_slit.map(f2)),
+                    opt(cell.hmat_read_latency_ns.map(|h| h.to_string())),
+                    opt(cell.measured_over_hmat.map(f2)),
+                ]
+            })
+            .collect();
+        write!(
+            out,
+            "{}",
+            indent(&columns(
+                &[
+                    "cpu node",
+                    "cpu",
+                    "mem node",
+                    "ns median",
+                    "ns min",
+                    "ns p99",
+                    "on node",
+                    "x local",
+                    "SLIT",
+                    "SLIT/local",
+                    "measured/SLIT",
+                    "HMAT read ns",
+                    "measured/HMAT",
+                ],
+                &rows
+            ))
+        )?;
+    }
+
+    if !r.warnings.is_empty() {
+        writeln!(out, "\nWarnings")?;
+        for w in &r.warnings {
+            writeln!(out, "  - {w}")?;
+        }
+    }
+    Ok(())
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("  {l}\n")).collect()
+}

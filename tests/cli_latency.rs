@@ -1,0 +1,145 @@
+//! End-to-end tests of `numascope latency`: bad input gives one sentence and exit 2 before
+//! anything is measured, and small real runs produce the JSON contract. Timings are never
+//! asserted (the machine running the tests may be busy); only shapes and placement are.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn latency(args: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("latency")
+        .args(args)
+        .assert()
+}
+
+fn refused(args: &[&str], says: &str) {
+    latency(args)
+        .code(2)
+        .stdout("")
+        .stderr(predicate::str::contains(says))
+        .stderr(predicate::str::contains("panicked").not());
+}
+
+#[test]
+fn size_below_one_line_is_refused() {
+    refused(&["--size", "32"], "smaller than one element");
+}
+
+#[test]
+fn size_above_free_memory_is_refused() {
+    refused(&["--size", "100TiB"], "free");
+}
+
+#[test]
+fn hugetlb_size_must_be_a_multiple_of_the_page() {
+    refused(
+        &["--size", "3MiB", "--page-size", "2m"],
+        "not a multiple of the 2m huge page size",
+    );
+}
+
+#[test]
+fn unknown_cpu_is_refused() {
+    refused(
+        &["--size", "64KiB", "--cpu", "4097"],
+        "CPU 4097 does not exist",
+    );
+}
+
+#[test]
+fn unknown_memory_node_is_refused() {
+    refused(
+        &["--size", "64KiB", "--mem-node", "63"],
+        "--mem-node 63 does not exist",
+    );
+}
+
+#[test]
+fn unknown_mode_is_refused() {
+    refused(&["--mode", "zigzag"], "not a chase mode");
+}
+
+#[test]
+fn unsupported_chain_count_is_refused() {
+    refused(
+        &["--size", "64KiB", "--chains", "3"],
+        "--chains 3 is not supported",
+    );
+}
+
+#[test]
+fn backwards_sweep_is_refused() {
+    refused(&["--sweep", "1GiB..4KiB"], "ends before it starts");
+}
+
+#[test]
+fn snapshot_roots_are_not_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("sys/devices/system")).unwrap();
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(dir.path())
+        .args(["latency", "--size", "64KiB"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("snapshot"));
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = latency(args).success().get_output().stdout.clone();
+    serde_json::from_slice(&out).expect("valid JSON")
+}
+
+#[test]
+fn one_size_gives_the_json_contract() {
+    let v = json(&[
+        "--size",
+        "64KiB",
+        "--mode",
+        "page",
+        "--chains",
+        "1,4",
+        "--samples",
+        "3",
+        "--sample-ms",
+        "0.2",
+        "--json",
+    ]);
+    assert_eq!(v["schema_version"], 1);
+    assert!(v["clock"]["resolution_ns"].as_f64().unwrap() > 0.0);
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for (r, chains) in results.iter().zip([1, 4]) {
+        assert_eq!(r["mode"], "page");
+        assert_eq!(r["working_set_bytes"], 65536);
+        assert_eq!(r["page_size"], "4k");
+        assert_eq!(r["chains"], chains);
+        assert_eq!(r["placement_fraction"], 1.0);
+        assert!(r["cpu"].is_u64() && r["memory_node"].is_u64());
+        for k in ["median", "min", "p90", "p99"] {
+            assert!(r["ns_per_load"][k].as_f64().unwrap() > 0.0, "{k}");
+        }
+        assert_eq!(r["ns_per_load"]["samples"], 3);
+    }
+}
+
+#[test]
+fn a_small_sweep_reports_curve_and_knees() {
+    let v = json(&[
+        "--sweep",
+        "4KiB..64KiB",
+        "--samples",
+        "3",
+        "--sample-ms",
+        "0.2",
+        "--json",
+    ]);
+    let curve = &v["sweep"][0];
+    let pts = curve["points"].as_array().unwrap();
+    assert_eq!(pts.len(), 17);
+    assert_eq!(pts[0]["working_set_bytes"], 4096);
+    assert_eq!(pts[16]["working_set_bytes"], 65536);
+    assert!(v["knees"][0]["levels"].is_array());
+}

@@ -10,10 +10,12 @@
 //! - [`stats`] turns raw samples into summaries with pure functions;
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
+pub mod c2c;
 pub mod capture;
 pub mod cli;
 pub mod clock;
 pub mod counters;
+pub mod counters_perf;
 pub mod environment;
 pub mod inspect;
 pub mod latency;
@@ -29,3 +31,4 @@ pub mod sysroot;
 pub(crate) mod testutil;
 pub mod threads;
 pub mod topology;
+pub mod traffic;

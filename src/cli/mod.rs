@@ -8,10 +8,13 @@ use clap::{Parser, Subcommand};
 
 use crate::sysroot::SysRoot;
 
+pub mod c2c;
 pub mod capture;
 pub mod inspect;
 pub mod placement;
 pub mod latency;
+pub mod latency;
+pub mod placement;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -38,6 +41,8 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
+    /// Core-to-core latency: one cache line bounced between every pair of CPUs.
+    C2c(c2c::C2cArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
 }
@@ -103,6 +108,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
+            Command::C2c(a) => c2c::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
         },
     }

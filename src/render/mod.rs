@@ -4,5 +4,10 @@
 pub mod inspect_text;
 pub mod placement_text;
 pub mod latency_text;
+pub mod c2c_text;
+pub mod inspect_text;
+pub mod latency_text;
+pub mod placement_text;
 pub mod topo_graph;
 pub mod topo_text;
+pub mod traffic_text;

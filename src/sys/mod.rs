@@ -6,6 +6,7 @@
 pub mod affinity;
 pub mod mmap;
 pub mod numa;
+pub mod perf;
 
 use std::io;
 

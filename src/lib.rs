@@ -11,6 +11,7 @@
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
 pub mod c2c;
+pub mod bandwidth;
 pub mod capture;
 pub mod cli;
 pub mod clock;

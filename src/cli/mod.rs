@@ -2,6 +2,8 @@
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
 //! here as one sentence and exit status 2; nothing below this layer prints.
 
+pub mod bandwidth;
+
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
@@ -33,6 +35,8 @@ pub struct Cli {
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
+    Bandwidth(bandwidth::BandwidthArgs),
     /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
@@ -104,6 +108,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(cmd) => match cmd {
+            Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),

@@ -15,8 +15,6 @@ pub mod capture;
 pub mod inspect;
 pub mod placement;
 pub mod latency;
-pub mod latency;
-pub mod placement;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.

@@ -10,8 +10,8 @@
 //! - [`stats`] turns raw samples into summaries with pure functions;
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
-pub mod c2c;
 pub mod bandwidth;
+pub mod c2c;
 pub mod capture;
 pub mod cli;
 pub mod clock;

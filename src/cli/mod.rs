@@ -13,8 +13,8 @@ use crate::sysroot::SysRoot;
 pub mod c2c;
 pub mod capture;
 pub mod inspect;
-pub mod placement;
 pub mod latency;
+pub mod placement;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.

@@ -2,10 +2,10 @@
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
 pub mod bandwidth_text;
-pub mod inspect_text;
-pub mod placement_text;
-pub mod latency_text;
 pub mod c2c_text;
+pub mod inspect_text;
+pub mod latency_text;
+pub mod placement_text;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;

@@ -20,6 +20,7 @@ pub use findings::{Finding, Severity};
 pub use plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 pub use scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, ScenarioTable};
 
+use crate::c2c::C2cResult;
 use crate::clock::ClockInfo;
 use crate::latency::result::LatencyReport;
 use crate::topology::Topology;
@@ -61,8 +62,8 @@ pub struct RunResults {
     pub scaling: Option<serde_json::Value>,
     /// Latency under bandwidth load (the loaded-latency engine's report).
     pub loaded_latency: Option<serde_json::Value>,
-    /// Core-to-core cache-line transfer latencies (the c2c engine's report).
-    pub c2c: Option<serde_json::Value>,
+    /// Core-to-core cache-line transfer latencies (the c2c engine's result).
+    pub c2c: Option<C2cResult>,
     /// The Opteron closing-table scenarios for this machine.
     pub scenarios: Option<ScenarioTable>,
     /// Weighted-interleave weights proposed and checked.

@@ -169,7 +169,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
             working_set_bytes: 16 << 20,
             element_bytes: 64,
             group_bytes: Some(4096),
-            page_size: "4k".into(),
+            page_size: crate::placement::PageSize::Base,
             cpu: i,
             memory_node: Some(m),
             placement_fraction: Some(1.0),
@@ -204,7 +204,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         matrix: Some(Matrix {
             working_set_bytes: 16 << 20,
             mode: Mode::Page,
-            page_size: "4k".into(),
+            page_size: crate::placement::PageSize::Base,
             cells: cells.iter().map(cell).collect(),
         }),
         warnings: vec![],

@@ -4,6 +4,7 @@
 //! renders what these functions return.
 
 pub mod findings;
+pub mod measure;
 pub mod plan;
 pub mod ranking;
 pub mod weights;

@@ -112,13 +112,22 @@ pub struct LoadedSettings {
     pub timed: TimedSettings,
 }
 
-/// Core to core.
+/// Core to core: the CPUs whose ordered pairs are all measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct C2cSettings {
-    pub pairs: Vec<(u32, u32)>,
-    pub all_pairs: usize,
-    /// Round trips per sample and samples per pair.
-    pub samples: usize,
+    pub cpus: Vec<u32>,
+    /// Usable CPUs in all.
+    pub all_cpus: usize,
+    /// Kept repetitions per pair and the length of each, milliseconds.
+    pub repetitions: usize,
+    pub repetition_ms: u64,
+}
+
+impl C2cSettings {
+    /// Ordered pairs measured.
+    pub fn pairs(&self) -> usize {
+        self.cpus.len() * self.cpus.len().saturating_sub(1)
+    }
 }
 
 /// Policy scenarios and the advisor's checks.
@@ -163,7 +172,7 @@ struct Knobs {
     scaling_cap: usize,
     loaded_delays: usize,
     c2c_cap: usize,
-    c2c_samples: usize,
+    c2c_reps: usize,
     scen: TimedSettings,
 }
 
@@ -185,7 +194,7 @@ fn knobs(b: Budget) -> Knobs {
             scaling_cap: 3,
             loaded_delays: 4,
             c2c_cap: 4,
-            c2c_samples: 5,
+            c2c_reps: 3,
             scen: TimedSettings {
                 duration_ms: 100,
                 repetitions: 3,
@@ -206,8 +215,8 @@ fn knobs(b: Budget) -> Knobs {
             },
             scaling_cap: 6,
             loaded_delays: 8,
-            c2c_cap: 32,
-            c2c_samples: 9,
+            c2c_cap: 64,
+            c2c_reps: 5,
             scen: TimedSettings {
                 duration_ms: 250,
                 repetitions: 5,
@@ -239,7 +248,7 @@ fn knobs(b: Budget) -> Knobs {
             scaling_cap: usize::MAX,
             loaded_delays: 16,
             c2c_cap: 4096,
-            c2c_samples: 25,
+            c2c_reps: 9,
             scen: TimedSettings {
                 duration_ms: 500,
                 repetitions: 10,
@@ -293,38 +302,53 @@ fn matrix_cells(topo: &Topology, cap: usize) -> (Vec<(u32, u32)>, usize) {
     (sample_evenly(&all, cap, |(i, m)| i == m), n)
 }
 
-/// CPU pairs for core to core: one CPU per physical core first (SMT siblings add pairs that
-/// only show the shared core), pairs within and across nodes spread evenly.
-fn c2c_pairs(topo: &Topology, cap: usize) -> (Vec<(u32, u32)>, usize) {
-    let cpus = topo.usable_cpus();
-    let mut all = Vec::new();
-    for (k, &a) in cpus.iter().enumerate() {
-        for &b in &cpus[k + 1..] {
-            all.push((a, b));
-        }
+/// CPUs for core to core, at most `cap` ordered pairs: CPUs are taken round-robin over the
+/// initiator nodes (so cross-node pairs are always present), one CPU per physical core before
+/// any SMT sibling.
+fn c2c_cpus(topo: &Topology, cap_pairs: usize) -> (Vec<u32>, usize) {
+    let usable = topo.usable_cpus();
+    let n = usable.len();
+    let mut max = 2usize;
+    while (max + 1) * max <= cap_pairs && max < n {
+        max += 1;
     }
-    let n = all.len();
-    // Keep one pair of the first CPU with a CPU of each other node: the cross-node figure.
-    let first = cpus.first().copied();
-    let mut seen_nodes: Vec<Option<u32>> = vec![first.and_then(|c| topo.node_of_cpu(c))];
-    let mut keep = Vec::new();
-    for &(a, b) in &all {
-        if Some(a) == first {
-            let nb = topo.node_of_cpu(b);
-            if !seen_nodes.contains(&nb) {
-                seen_nodes.push(nb);
-                keep.push((a, b));
+    if n <= max {
+        return (usable, n);
+    }
+    // Per node: CPUs ordered first siblings (lowest of each core) then the rest.
+    let mut per_node: Vec<Vec<u32>> = topo
+        .initiator_nodes()
+        .iter()
+        .map(|&node| {
+            let cpus = topo.usable_cpus_of(node);
+            let (first, rest): (Vec<u32>, Vec<u32>) = cpus.iter().partition(|&&c| {
+                topo.cpu(c)
+                    .map(|x| x.siblings.iter().min().copied().unwrap_or(c) == c)
+                    .unwrap_or(true)
+            });
+            let mut v = first;
+            v.extend(rest);
+            v.reverse();
+            v
+        })
+        .collect();
+    let mut out = Vec::new();
+    while out.len() < max {
+        let mut took = false;
+        for q in per_node.iter_mut() {
+            if out.len() < max {
+                if let Some(c) = q.pop() {
+                    out.push(c);
+                    took = true;
+                }
             }
         }
+        if !took {
+            break;
+        }
     }
-    // Plus one pair within the first node (when it has two CPUs).
-    if let Some(&(a, b)) = all
-        .iter()
-        .find(|(a, b)| Some(*a) == first && topo.node_of_cpu(*b) == topo.node_of_cpu(*a))
-    {
-        keep.push((a, b));
-    }
-    (sample_evenly(&all, cap, |p| keep.contains(p)), n)
+    out.sort_unstable();
+    (out, n)
 }
 
 /// Thread counts 1, 2, 4, ... up to `max`, always ending at `max`, at most `cap` points
@@ -406,7 +430,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
         nodes: init_nodes.clone(),
         timed: k.bw.clone(),
     };
-    let (pairs, all_pairs) = c2c_pairs(topo, k.c2c_cap);
+    let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
     let settings = Settings {
         latency,
         latency_matrix,
@@ -425,9 +449,10 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
             },
         },
         c2c: C2cSettings {
-            pairs,
-            all_pairs,
-            samples: k.c2c_samples,
+            cpus: c2c_cpu_list,
+            all_cpus,
+            repetitions: k.c2c_reps,
+            repetition_ms: 10,
         },
         scenarios: ScenarioSettings {
             timed: k.scen.clone(),
@@ -612,16 +637,24 @@ fn describe(
         }
         Part::C2c => {
             let c = &s.c2c;
-            if c.pairs.len() < c.all_pairs {
+            if c.cpus.len() < c.all_cpus {
                 reduced.push(format!(
-                    "{} of {} CPU pairs measured (cross-node pairs kept, the rest sampled evenly)",
-                    c.pairs.len(),
-                    c.all_pairs
+                    "{} of {} CPUs paired ({} ordered pairs; CPUs taken round-robin over the nodes, one per core first)",
+                    c.cpus.len(),
+                    c.all_cpus,
+                    c.pairs()
                 ));
             }
             (
-                c.pairs.len() as f64 * (0.02 * c.samples as f64 + 0.01),
-                format!("{} CPU pairs, {} samples each", c.pairs.len(), c.samples),
+                c.pairs() as f64
+                    * ((c.repetitions + 1) as f64 * c.repetition_ms as f64 / 1000.0 + 0.005),
+                format!(
+                    "{} ordered CPU pairs over CPUs {}, {} x {} ms each",
+                    c.pairs(),
+                    crate::parse::cpulist::format_list(&c.cpus),
+                    c.repetitions,
+                    c.repetition_ms
+                ),
             )
         }
         Part::Scenarios => {
@@ -807,10 +840,14 @@ mod tests {
             assert!(m.cells.contains(&(n, n)));
         }
         let c = &pl.settings.c2c;
-        assert_eq!(c.all_pairs, 256 * 255 / 2);
-        assert_eq!(c.pairs.len(), 4);
-        // The cross-node pairs from CPU 0 are kept first.
-        assert!(c.pairs.contains(&(0, 32)));
+        assert_eq!(c.all_cpus, 256);
+        // quick: at most 4 ordered pairs -> 2 CPUs, on two different nodes.
+        assert_eq!(c.cpus, vec![0, 32]);
+        let d = make_plan(&t, &PlanRequest::default(), &Part::ALL)
+            .settings
+            .c2c;
+        assert_eq!(d.cpus.len(), 8);
+        assert_eq!(d.cpus, vec![0, 32, 64, 96, 128, 160, 192, 224]);
         let lm = pl.plan.planned(Part::LatencyMatrix).unwrap();
         assert_eq!(
             lm.reduced,

@@ -268,7 +268,7 @@ macro_rules! simd_kernels {
         /// Shared body of the three-operand kernels: `a[i] = f(b[i], c[i])`.
         macro_rules! binary_body {
             ($a:ident, $b:ident, $c:ident, |$x:ident, $y:ident| $vop:expr,
-                                             |$s:ident, $t:ident| $sop:expr) => {{
+                                                             |$s:ident, $t:ident| $sop:expr) => {{
                 let n = $a.len().min($b.len()).min($c.len());
                 let pa = $a.as_mut_ptr();
                 let pb = $b.as_ptr();

@@ -33,9 +33,73 @@ enum Entry {
     Link(PathBuf, PathBuf),
 }
 
+/// Companion files hwloc's Linux backend needs beside the ones numascope reads, so a snapshot
+/// also replays with `HWLOC_FSROOT` (lstopo): hex masks of the per-CPU topology, node and
+/// cache sharing, and the CPU-level online/possible lists. Keyed by the numascope file they
+/// accompany; each is copied only when it exists.
+const HWLOC_COMPANIONS: &[(&str, &[&str])] = &[
+    (
+        "thread_siblings_list",
+        &[
+            "thread_siblings",
+            "core_siblings",
+            "core_siblings_list",
+            "core_cpus",
+            "core_cpus_list",
+            "package_cpus",
+            "package_cpus_list",
+            "die_id",
+            "die_cpus",
+            "die_cpus_list",
+            "cluster_id",
+            "cluster_cpus",
+            "cluster_cpus_list",
+        ],
+    ),
+    ("cpulist", &["cpumap"]),
+    (
+        "shared_cpu_list",
+        &[
+            "shared_cpu_map",
+            "physical_line_partition",
+            "number_of_sets",
+            "id",
+        ],
+    ),
+    ("present", &["possible", "kernel_max", "offline"]),
+];
+
+/// Reads (and so records) the hwloc companions of every file read so far.
+fn read_hwloc_companions(root: &SysRoot) -> anyhow::Result<()> {
+    for rel in root.recorded() {
+        let Some(name) = rel.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        for (key, extra) in HWLOC_COMPANIONS {
+            if name == *key {
+                for e in *extra {
+                    root.read_bytes_opt(rel.with_file_name(e))?;
+                }
+            }
+        }
+        // Per-CPU online flags: hwloc checks cpuN/online for every CPU directory.
+        if name == "topology" || rel.parent().is_some_and(|p| p.ends_with("topology")) {
+            if let Some(cpu_dir) = rel.ancestors().find(|a| {
+                a.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("cpu") && n[3..].parse::<u32>().is_ok())
+            }) {
+                root.read_bytes_opt(cpu_dir.join("online"))?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads the topology through `root` and writes the files it read to `out` (a directory, or a
 /// gzip-compressed tar archive when `out` ends with `.tar.gz`). Refuses an existing `out`.
-pub fn capture(root: &SysRoot, out: &Path) -> anyhow::Result<CaptureSummary> {
+/// With `for_hwloc`, also copies the companion files hwloc needs to replay the snapshot.
+pub fn capture(root: &SysRoot, out: &Path, for_hwloc: bool) -> anyhow::Result<CaptureSummary> {
     if fs::symlink_metadata(out).is_ok() {
         bail!(
             "{} already exists; remove it or choose another name, capture never overwrites",
@@ -46,6 +110,9 @@ pub fn capture(root: &SysRoot, out: &Path) -> anyhow::Result<CaptureSummary> {
     // The environment reader is part of the topology read; reading it again is harmless and
     // keeps capture complete should the two ever be read separately.
     read_environment(root, &topo.cpus)?;
+    if for_hwloc {
+        read_hwloc_companions(root)?;
+    }
     let entries = collect(root)?;
     let summary = CaptureSummary {
         files: entries
@@ -92,8 +159,10 @@ fn collect(root: &SysRoot) -> anyhow::Result<Vec<Entry>> {
             Err(e) => return Err(e).with_context(|| format!("cannot stat {}", src.display())),
         };
         if meta.file_type().is_symlink() {
-            let followed_dir = fs::metadata(&src).map(|m| m.is_dir()).unwrap_or(false);
-            if followed_dir {
+            // A link to a file was read through: copy the content. A link to a directory, or
+            // a dangling one (`cpuN/nodeM` of an offline node), is kept as a link.
+            let followed_file = fs::metadata(&src).map(|m| m.is_file()).unwrap_or(false);
+            if !followed_file {
                 let target = fs::read_link(&src)
                     .with_context(|| format!("cannot read the link {}", src.display()))?;
                 out.push(Entry::Link(rel, target));

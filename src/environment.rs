@@ -167,3 +167,75 @@ fn page_size(root: &SysRoot, arch: &str) -> Result<u64, SysError> {
     }
     Ok(4096)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root_with(files: &[(&str, &[u8])]) -> (tempfile::TempDir, SysRoot) {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
+        for (p, c) in files {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, c).unwrap();
+        }
+        let r = SysRoot::snapshot(d.path()).unwrap();
+        (d, r)
+    }
+
+    #[test]
+    fn reads_choices_flags_and_auxv_page_size() {
+        let mut auxv = Vec::new();
+        for (k, v) in [(33u64, 7u64), (6, 16384), (0, 0)] {
+            auxv.extend_from_slice(&k.to_ne_bytes());
+            auxv.extend_from_slice(&v.to_ne_bytes());
+        }
+        let (_d, root) = root_with(&[
+            (
+                "proc/cpuinfo",
+                b"processor\t: 0\nmodel name\t: Test CPU\nflags\t\t: fpu lm hypervisor\n",
+            ),
+            ("proc/sys/kernel/osrelease", b"6.1.0-test\n"),
+            ("proc/sys/kernel/numa_balancing", b"2\n"),
+            (
+                "sys/kernel/mm/transparent_hugepage/enabled",
+                b"[always] madvise never\n",
+            ),
+            (
+                "sys/kernel/mm/transparent_hugepage/defrag",
+                b"always defer [defer+madvise] madvise never\n",
+            ),
+            ("sys/kernel/mm/mempolicy/weighted_interleave/node0", b"1\n"),
+            ("proc/self/auxv", &auxv),
+        ]);
+        let e = read_environment(&root, &[]).unwrap();
+        assert_eq!(e.cpu_model.as_deref(), Some("Test CPU"));
+        assert!(e.hypervisor);
+        assert_eq!(e.arch, "x86_64");
+        assert_eq!(e.thp_enabled.as_deref(), Some("always"));
+        assert_eq!(e.thp_defrag.as_deref(), Some("defer+madvise"));
+        assert_eq!(e.numa_balancing, Some(2));
+        assert_eq!(e.kernel_release.as_deref(), Some("6.1.0-test"));
+        assert!(e.weighted_interleave_available);
+        if std::env::consts::ARCH == "x86_64" {
+            assert_eq!(e.page_size_bytes, 16384, "AT_PAGESZ from auxv");
+        }
+        assert_eq!(e.smt_active, None);
+    }
+
+    #[test]
+    fn absent_files_are_absent_and_bad_choice_is_named() {
+        let (_d, root) = root_with(&[]);
+        let e = read_environment(&root, &[]).unwrap();
+        assert_eq!(e.thp_enabled, None);
+        assert_eq!(e.page_size_bytes, 4096);
+        assert!(!e.hypervisor && !e.weighted_interleave_available);
+        let (_d, root) = root_with(&[("sys/kernel/mm/transparent_hugepage/enabled", b"always\n")]);
+        let err = read_environment(&root, &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("transparent_hugepage/enabled is malformed"),
+            "{err}"
+        );
+    }
+}

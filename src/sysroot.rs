@@ -110,12 +110,17 @@ impl SysRoot {
     }
 
     /// Reads a whole file as text. Missing files are errors; see [`SysRoot::read_opt`].
+    /// Text ends at the first NUL byte: kernel text files never hold one, but snapshots made
+    /// by copying fixed-size blocks (some of hwloc's recorded machines) are padded with them.
     pub fn read(&self, rel: impl AsRef<Path>) -> Result<String, SysError> {
         let rel = rel.as_ref();
         let path = self.path(rel);
         match std::fs::read(&path) {
-            Ok(bytes) => {
+            Ok(mut bytes) => {
                 self.note(rel);
+                if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+                    bytes.truncate(nul);
+                }
                 Ok(String::from_utf8_lossy(&bytes).into_owned())
             }
             Err(source) => Err(SysError::Read { path, source }),

@@ -76,6 +76,16 @@ fn snapshot_missing_the_cpu_directory() {
 fn snapshot_missing_a_node_cpulist() {
     let (_t, d) = copy_fixture();
     std::fs::remove_file(d.join(NODE0).join("cpulist")).unwrap();
+    // The hex cpumap of old kernels stands in for the list...
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(&d)
+        .arg("topo")
+        .assert()
+        .success();
+    // ...but without either the node's CPUs are unknown.
+    std::fs::remove_file(d.join(NODE0).join("cpumap")).unwrap();
     fails(&d, "node0/cpulist is missing");
 }
 
@@ -171,4 +181,29 @@ fn optional_data_absent_is_not_an_error() {
         .args(["topo", "--json"])
         .assert()
         .success();
+}
+
+#[test]
+fn archive_that_is_not_a_tar_gz() {
+    let tmp = tempfile::tempdir().unwrap();
+    let f = tmp.path().join("snap.tar.gz");
+    std::fs::write(&f, "this is not gzip").unwrap();
+    let err = fails(&f, "snap.tar.gz");
+    assert!(err.contains("not a readable .tar.gz snapshot"), "{err}");
+}
+
+#[test]
+fn capture_into_a_missing_directory() {
+    let out = Command::cargo_bin("numascope")
+        .unwrap()
+        .args(["capture", "/nonexistent/dir/snap"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("/nonexistent/dir") && err.contains("does not exist"),
+        "{err}"
+    );
+    assert!(!Path::new("/nonexistent/dir/snap").exists());
 }

@@ -1,12 +1,29 @@
-//! `numascope bandwidth`: the raw flags of the bandwidth command, resolved into a validated
-//! plan, run, and rendered. This file only wires; the engine lives in `crate::bandwidth`.
+//! `numascope bandwidth`: the raw flags, resolved into validated runs (kernels, CPUs, memory
+//! placement, sizes), measured by `crate::bandwidth`, and rendered as text or JSON. Validation
+//! happens before anything is allocated or pinned, so bad input (even against a replayed
+//! snapshot) costs one sentence and exit status 2.
 
 use std::io::Write;
+use std::time::Duration;
 
+use anyhow::Context as _;
 use clap::Args;
 
 use super::Context;
+use crate::bandwidth::descriptor::by_name;
+use crate::bandwidth::harness::{self, RunSpec};
+use crate::bandwidth::isa::Isa;
+use crate::bandwidth::kernels::{Kernel, Params};
+use crate::bandwidth::matrix::run_matrix;
+use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, MemPlacement, Order};
+use crate::bandwidth::result::{BandwidthReport, BANDWIDTH_SCHEMA_VERSION};
+use crate::bandwidth::scaling::run_scaling;
+use crate::bandwidth::RunSettings;
+use crate::parse::cpulist::parse_user_list;
+use crate::parse::size::parse_size;
+use crate::placement::{PageSize, Policy};
 use crate::render::bandwidth_text;
+use crate::topology::{read_topology, Topology};
 
 /// Memory bandwidth with kernels described as data, pinned threads and placed buffers.
 #[derive(Debug, Args)]
@@ -14,21 +31,325 @@ pub struct BandwidthArgs {
     /// Print the kernels with their byte accounting and exit.
     #[arg(long)]
     pub list_kernels: bool,
+    /// Kernels to run, comma separated (see --list-kernels). Default: read,write,copy,triad;
+    /// triad for --matrix and --scaling.
+    #[arg(long, value_name = "LIST")]
+    pub kernel: Option<String>,
+    /// Number of threads (default 1; with --matrix: every usable CPU of each initiator node).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Pin the threads to exactly these CPUs (one thread each), e.g. 0-3,8.
+    #[arg(long, value_name = "LIST", conflicts_with = "cpu_nodes")]
+    pub cpus: Option<String>,
+    /// Take the threads' CPUs from these nodes (default: every node with usable CPUs).
+    #[arg(long, value_name = "LIST")]
+    pub cpu_nodes: Option<String>,
+    /// Fill one node's CPUs (one per core first) before the next (default).
+    #[arg(long, conflicts_with = "spread")]
+    pub packed: bool,
+    /// Round robin over the nodes: each new thread on the next node.
+    #[arg(long)]
+    pub spread: bool,
+    /// Memory: local (first touch by each thread), node, interleave or weighted.
+    #[arg(long, value_name = "MODE")]
+    pub placement: Option<String>,
+    /// Memory nodes: for `node`, one node for every stream or one per stream in stream order
+    /// (`1,0`: stream 0 on node 1, stream 1 on node 0); for `interleave`, the node set.
+    #[arg(long, value_name = "LIST")]
+    pub mem_nodes: Option<String>,
+    /// Weights for --placement weighted, e.g. 0:3,1:1.
+    #[arg(long, value_name = "NODE:W,...")]
+    pub weights: Option<String>,
+    /// Measure every initiator node against every memory node.
+    #[arg(long, conflicts_with = "scaling")]
+    pub matrix: bool,
+    /// Measure 1..N threads, packed within each node and packed/spread over the machine.
+    #[arg(long)]
+    pub scaling: bool,
+    /// Total working set of one run, all threads and streams (likwid-bench's convention),
+    /// e.g. 1GiB. Default: each stream's arrays together 4x the last-level cache, >= 256 MiB.
+    #[arg(long)]
+    pub size: Option<String>,
+    /// Length of one repetition: 200ms, 1s, or milliseconds.
+    #[arg(long, default_value = "200ms")]
+    pub duration: String,
+    /// Repetitions kept (the median is the headline).
+    #[arg(long, default_value_t = 5)]
+    pub repetitions: usize,
+    /// Repetitions run first and dropped.
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    /// Force an instruction set: scalar, avx2 or avx512 (default: the widest this CPU has).
+    #[arg(long)]
+    pub isa: Option<String>,
+    /// Page backing of the arrays: thp (default: transparent huge pages via MADV_HUGEPAGE),
+    /// 4k, 2m or 1g (hugetlbfs, must be reserved).
+    #[arg(long, default_value = "thp")]
+    pub page_size: String,
+    /// Print JSON (schema_version 1).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Parses `200ms`, `1.5s`, `300` (milliseconds).
+fn parse_duration(text: &str) -> anyhow::Result<Duration> {
+    let t = text.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (t, 1e-3)
+    };
+    let v: f64 = num.trim().parse().map_err(|_| {
+        anyhow::anyhow!("--duration `{text}` is not a duration; write e.g. 200ms or 1s")
+    })?;
+    let secs = v * scale;
+    anyhow::ensure!(
+        secs.is_finite() && secs > 0.0,
+        "--duration `{text}` is not positive; give at least 1ms (100ms or more recommended)"
+    );
+    anyhow::ensure!(
+        secs <= 3600.0,
+        "--duration `{text}` is longer than an hour; use a shorter duration and more repetitions"
+    );
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges and `all`
+/// are sets.
+fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
+    let t = text.trim();
+    if t.contains('-') || t.eq_ignore_ascii_case("all") {
+        return parse_user_list(t, universe).with_context(|| "--mem-nodes".to_string());
+    }
+    t.split(',')
+        .map(|p| {
+            p.trim().parse::<u32>().map_err(|_| {
+                anyhow::anyhow!(
+                    "--mem-nodes `{text}` is not a node list; write node numbers such as 0 or 0,1"
+                )
+            })
+        })
+        .collect()
+}
+
+/// Everything validated, ready to run.
+struct Resolved {
+    kernels: Vec<Kernel>,
+    cpus: Vec<u32>,
+    cpu_nodes: Vec<u32>,
+    placement: MemPlacement,
+    settings: RunSettings,
+}
+
+fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
+    let isa = Isa::resolve(args.isa.as_deref())?;
+    let default_kernels = if args.matrix || args.scaling {
+        "triad"
+    } else {
+        "read,write,copy,triad"
+    };
+    let mut kernels = Vec::new();
+    for name in args.kernel.as_deref().unwrap_or(default_kernels).split(',') {
+        let d = by_name(name)?;
+        kernels.push(Kernel::new(d.id, isa)?);
+    }
+    let duration = parse_duration(&args.duration)?;
+    anyhow::ensure!(
+        args.repetitions > 0,
+        "--repetitions 0 measures nothing; give at least 1 (5 is the default)"
+    );
+    let page: PageSize = args
+        .page_size
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))?;
+    let order = if args.spread {
+        Order::Spread
+    } else {
+        Order::Packed
+    };
+    let cpu_list = match &args.cpus {
+        Some(t) => Some(parse_user_list(t, &topo.usable_cpus()).context("--cpus")?),
+        None => None,
+    };
+    let node_list = match &args.cpu_nodes {
+        Some(t) => Some(parse_user_list(t, &topo.initiator_nodes()).context("--cpu-nodes")?),
+        None => None,
+    };
+    let (cpus, cpu_nodes) = if args.matrix {
+        anyhow::ensure!(
+            cpu_list.is_none() && node_list.is_none(),
+            "--matrix uses every initiator node's CPUs; drop --cpus/--cpu-nodes (use --threads N to take N CPUs of each node)"
+        );
+        anyhow::ensure!(
+            args.threads != Some(0),
+            "--threads 0 runs nothing; give at least 1"
+        );
+        (vec![], topo.initiator_nodes())
+    } else if args.scaling {
+        anyhow::ensure!(
+            cpu_list.is_none() && args.threads.is_none(),
+            "--scaling chooses the thread counts itself; drop --cpus/--threads (use --cpu-nodes to restrict the nodes)"
+        );
+        (vec![], node_list.unwrap_or_else(|| topo.initiator_nodes()))
+    } else {
+        let cpus = select_cpus(
+            topo,
+            cpu_list.as_deref(),
+            node_list.as_deref(),
+            args.threads,
+            order,
+        )
+        .map_err(anyhow::Error::msg)?;
+        let mut nodes: Vec<u32> = cpus.iter().filter_map(|&c| topo.node_of_cpu(c)).collect();
+        nodes.sort_unstable();
+        nodes.dedup();
+        (cpus, nodes)
+    };
+    let mem_nodes = match &args.mem_nodes {
+        Some(t) => Some(parse_mem_nodes(t, &topo.memory_nodes())?),
+        None => None,
+    };
+    let weights = match &args.weights {
+        Some(t) => match Policy::from_args("weighted", None, Some(t), &[]) {
+            Ok(Policy::WeightedInterleave(w)) => Some(w),
+            Ok(_) => unreachable!("from_args(\"weighted\") builds a weighted policy"),
+            Err(e) => anyhow::bail!("--weights: {e}"),
+        },
+        None => None,
+    };
+    anyhow::ensure!(
+        !(args.matrix && (mem_nodes.is_some() || args.placement.is_some())),
+        "--matrix binds each column's memory to its node itself; drop --placement/--mem-nodes"
+    );
+    let placement = memory_placement(
+        topo,
+        args.placement.as_deref(),
+        mem_nodes.as_deref(),
+        weights.as_deref(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    let size = match &args.size {
+        Some(t) => {
+            let s = parse_size(t).context("--size")?;
+            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
+            Some(s)
+        }
+        None => None,
+    };
+    let settings = RunSettings {
+        page,
+        duration,
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+        params: Params {
+            line_words: (topo.line_bytes() / 8) as usize,
+            ..Params::default()
+        },
+        size,
+    };
+    for k in &kernels {
+        let d = k.descriptor();
+        placement
+            .policies(d.name, d.stream_count())
+            .map_err(anyhow::Error::msg)?;
+        if !args.matrix && !args.scaling {
+            let a = settings.array_bytes(topo, d.stream_count(), cpus.len());
+            anyhow::ensure!(
+                a >= 64,
+                "--size is too small to give each of {} threads {} arrays of at least one cache line; use a larger --size",
+                cpus.len(),
+                d.stream_count()
+            );
+            check_fits(
+                topo,
+                &placement.nodes(),
+                a * (d.stream_count() * cpus.len()) as u64,
+            )
+            .map_err(anyhow::Error::msg)?;
+        } else if let Some(s) = size {
+            check_fits(topo, &placement.nodes(), s).map_err(anyhow::Error::msg)?;
+        }
+    }
+    Ok(Resolved {
+        kernels,
+        cpus,
+        cpu_nodes,
+        placement,
+        settings,
+    })
 }
 
 pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
-    let line_bytes = ctx
-        .root
-        .read_u64_opt("sys/devices/system/cpu/cpu0/cache/index0/coherency_line_size")
-        .ok()
-        .flatten()
-        .filter(|l| l.is_power_of_two() && *l >= 16)
-        .unwrap_or(64);
-    let mut out = anstream::stdout().lock();
+    let topo = read_topology(&ctx.root)?;
     if args.list_kernels {
-        bandwidth_text::render_kernel_list(&mut out, line_bytes)?;
+        let mut out = std::io::stdout().lock();
+        bandwidth_text::render_kernel_list(&mut out, topo.line_bytes())?;
         out.flush()?;
         return Ok(());
     }
-    anyhow::bail!("give --list-kernels; measurement runs arrive with the placement engine")
+    let r = resolve(&topo, args)?;
+    ctx.root.require_live("measure bandwidth")?;
+    let mut report = BandwidthReport {
+        schema_version: BANDWIDTH_SCHEMA_VERSION,
+        results: vec![],
+        matrix: vec![],
+        scaling: vec![],
+        numa_balancing: topo.environment.numa_balancing,
+    };
+    for &k in &r.kernels {
+        if args.matrix {
+            let m = run_matrix(
+                &topo,
+                &ctx.root,
+                k,
+                args.threads,
+                &r.settings,
+                &mut report.results,
+            )?;
+            report.matrix.push(m);
+        } else if args.scaling {
+            let s = run_scaling(
+                &topo,
+                &ctx.root,
+                k,
+                &r.cpu_nodes,
+                &r.placement,
+                &r.settings,
+                &mut report.results,
+            )?;
+            report.scaling.push(s);
+        } else {
+            let d = k.descriptor();
+            let spec = RunSpec {
+                kernel: k,
+                cpus: r.cpus.clone(),
+                placement: r.placement.label().into(),
+                stream_policies: r
+                    .placement
+                    .policies(d.name, d.stream_count())
+                    .map_err(anyhow::Error::msg)?,
+                array_bytes: r
+                    .settings
+                    .array_bytes(&topo, d.stream_count(), r.cpus.len()),
+                page: r.settings.page,
+                duration: r.settings.duration,
+                repetitions: r.settings.repetitions,
+                warmup: r.settings.warmup,
+                params: r.settings.params,
+                throttle: None,
+            };
+            report.results.push(harness::run(&topo, &ctx.root, &spec)?);
+        }
+    }
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        bandwidth_text::render_report(&mut out, &report)?;
+    }
+    out.flush()?;
+    Ok(())
 }

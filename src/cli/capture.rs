@@ -15,11 +15,15 @@ pub struct CaptureArgs {
     /// Where to write the snapshot: a new directory, or a file ending in `.tar.gz`.
     #[arg(value_name = "OUT")]
     pub out: PathBuf,
+    /// Also copy the few files hwloc's Linux backend needs (CPU, node and cache masks), so the
+    /// snapshot replays with `HWLOC_FSROOT=OUT lstopo` too.
+    #[arg(long)]
+    pub for_hwloc: bool,
 }
 
 /// Runs `capture`.
 pub fn run(ctx: &Context, args: &CaptureArgs) -> anyhow::Result<()> {
-    let summary = capture(&ctx.root, &args.out)?;
+    let summary = capture(&ctx.root, &args.out, args.for_hwloc)?;
     eprintln!(
         "numascope: captured {} files, {} directories and {} links into {}",
         summary.files,

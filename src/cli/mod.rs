@@ -22,7 +22,8 @@ pub mod topo;
 #[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
-    /// HWLOC_FSROOT layout) instead of the running machine. Binding and pinning are refused.
+    /// HWLOC_FSROOT layout, or a `.tar.gz` made by `numascope capture`) instead of the running
+    /// machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 

@@ -7,6 +7,9 @@ use std::io::{self, Write};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
 use crate::bandwidth::descriptor::{Access, KERNELS};
+use crate::bandwidth::result::{BandwidthReport, BandwidthResult, Matrix, Scaling};
+use crate::parse::cpulist::format_list;
+use crate::parse::size::format_bytes;
 
 /// Writes the table of kernels with their byte accounting for `line_bytes` cache lines.
 pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> {
@@ -69,6 +72,205 @@ pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> 
          read-for-ownership of normal stores (none for non-temporal stores) and counts a whole \
          {line_bytes}-byte line per access for {strided}. Rates are MB/s, 1 MB = 10^6 B."
     )
+}
+
+/// Writes the measured results: the per-run table (when no matrix or scaling was asked for),
+/// the matrices and scaling curves, then warnings.
+pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
+    if report.matrix.is_empty() && report.scaling.is_empty() {
+        render_results(w, &report.results)?;
+    }
+    for m in &report.matrix {
+        render_matrix(w, m)?;
+    }
+    for s in &report.scaling {
+        render_scaling(w, s)?;
+    }
+    for warning in warnings(report) {
+        writeln!(w, "warning: {warning}")?;
+    }
+    Ok(())
+}
+
+fn mb(v: f64) -> String {
+    format!("{v:.0}")
+}
+
+fn pct(f: f64) -> String {
+    format!("{:.1} %", f * 100.0)
+}
+
+/// One row per run: rates (median and max over repetitions) and each thread's median.
+pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Result<()> {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "kernel",
+        "ISA",
+        "threads (CPUs)",
+        "memory",
+        "on intended node",
+        "huge pages",
+        "working set",
+        "MB/s median (1 MB = 10^6 B)",
+        "MB/s max",
+        "DRAM MB/s est. median",
+        "per thread MB/s (median)",
+    ]);
+    for r in results {
+        let memory = if r.placement == "local" {
+            format!("local ({})", format_list(&r.memory_nodes))
+        } else {
+            r.stream_policies.join(" / ")
+        };
+        let per_thread = r
+            .mb_per_s
+            .per_thread
+            .iter()
+            .map(|p| format!("{}: {}", p.cpu, mb(p.median)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        t.add_row(vec![
+            r.kernel.clone(),
+            r.isa.label().to_string(),
+            format!("{} ({})", r.threads, format_list(&r.cpus)),
+            memory,
+            pct(r.placement_fraction),
+            pct(r.huge_fraction),
+            format_bytes(r.working_set_bytes),
+            mb(r.mb_per_s.median),
+            mb(r.mb_per_s.max),
+            mb(r.dram_mb_per_s_estimate.median),
+            per_thread,
+        ]);
+    }
+    for c in [4, 5, 6, 7, 8, 9] {
+        if let Some(col) = t.column_mut(c) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    writeln!(w, "{t}")?;
+    if let Some(r) = results.first() {
+        writeln!(
+            w,
+            "Median and max over {} repetitions of {} ms ({} dropped as warm-up). MB/s counts \
+             application bytes as STREAM does; the DRAM estimate adds the write-allocate read of \
+             normal stores. 1 MB = 10^6 B.",
+            r.repetitions, r.duration_ms, r.warmup_repetitions
+        )?;
+    }
+    Ok(())
+}
+
+/// The matrix: initiator rows, memory-node columns, median MB/s; HMAT beside it when given.
+pub fn render_matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
+    let has_hmat = m
+        .cells
+        .iter()
+        .any(|c| c.hmat_read_mb_per_s.is_some() || c.hmat_write_mb_per_s.is_some());
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    let mut header = vec![format!("{}: CPU node \\ memory node", m.kernel)];
+    header.extend(m.targets.iter().map(|n| format!("node {n} MB/s")));
+    t.set_header(header);
+    for &i in &m.initiators {
+        let mut row = vec![format!("node {i}")];
+        for &tg in &m.targets {
+            let cell = m.cells.iter().find(|c| c.initiator == i && c.target == tg);
+            row.push(match cell {
+                None => "-".into(),
+                Some(c) => {
+                    let mut s = mb(c.mb_per_s);
+                    if c.placement_fraction < 0.9995 {
+                        s.push_str(&format!(" ({} placed)", pct(c.placement_fraction)));
+                    }
+                    if has_hmat {
+                        let h = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or("-".into());
+                        s.push_str(&format!(
+                            "\nHMAT r/w {}/{}",
+                            h(c.hmat_read_mb_per_s),
+                            h(c.hmat_write_mb_per_s)
+                        ));
+                    }
+                    s
+                }
+            });
+        }
+        t.add_row(row);
+    }
+    writeln!(w, "{t}")?;
+    let threads: Vec<usize> = m.cells.iter().map(|c| c.threads).collect();
+    writeln!(
+        w,
+        "Median MB/s (1 MB = 10^6 B), application bytes; {} thread(s) per initiator node, all \
+         streams bound to the memory node.{}",
+        format_list(&threads.iter().map(|&x| x as u32).collect::<Vec<_>>()),
+        if has_hmat {
+            " HMAT figures are firmware-declared (ACPI), not measured."
+        } else {
+            ""
+        }
+    )
+}
+
+/// Each scaling curve with its knee.
+pub fn render_scaling(w: &mut dyn Write, s: &Scaling) -> io::Result<()> {
+    for series in &s.series {
+        let scope = match series.node {
+            Some(n) => format!("node {n}"),
+            None => "whole machine".into(),
+        };
+        writeln!(w, "{}: {} over {}", s.kernel, series.mode, scope)?;
+        let mut t = Table::new();
+        t.load_preset(UTF8_FULL_CONDENSED);
+        t.set_header(vec![
+            "threads",
+            "CPUs",
+            "MB/s median (1 MB = 10^6 B)",
+            "MB/s max",
+        ]);
+        for p in &series.points {
+            t.add_row(vec![
+                p.threads.to_string(),
+                format_list(&p.cpus),
+                mb(p.mb_per_s),
+                mb(p.mb_per_s_max),
+            ]);
+        }
+        writeln!(w, "{t}")?;
+        match series.knee_threads {
+            Some(k) => writeln!(
+                w,
+                "knee: {k} thread(s); more threads add less than 10 % in total and per thread."
+            )?,
+            None => writeln!(w, "knee: none; bandwidth still rises at the last point.")?,
+        }
+    }
+    Ok(())
+}
+
+/// What the reader must know before trusting the numbers.
+pub fn warnings(report: &BandwidthReport) -> Vec<String> {
+    let mut v = Vec::new();
+    for r in &report.results {
+        if r.placement_fraction < 0.9995 {
+            v.push(format!(
+                "{} on CPUs {}: only {} of the pages are on the intended node(s) {}; the figure mixes nodes (free memory short, or a policy the kernel could not honour)",
+                r.kernel,
+                format_list(&r.cpus),
+                pct(r.placement_fraction),
+                format_list(&r.memory_nodes)
+            ));
+        }
+    }
+    let remote = report
+        .results
+        .iter()
+        .any(|r| r.memory_nodes.iter().any(|n| !r.cpu_nodes.contains(n)));
+    if remote && report.numa_balancing.is_some_and(|b| b != 0) {
+        v.push("automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing), so the kernel may migrate remote pages toward the threads during the run; turn it off (echo 0 > /proc/sys/kernel/numa_balancing) for remote figures you can trust".into());
+    }
+    v
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! The drawn form of `numascope topo --graph`: one box per package, like `likwid-topology -g`.
 //! Inside, one column per core (its hardware threads), then one row per data/unified cache
 //! level where each instance spans the cores that share it, then the NUMA nodes spanning their
-//! cores. Memory-only nodes and offline CPUs are listed below the packages. Plain ASCII, so it
-//! survives any terminal and bug report.
+//! cores. Memory-only nodes and offline CPUs are listed below the packages; CPUs and nodes
+//! this process may not use are marked `*`. Plain ASCII, so it survives any terminal and bug
+//! report.
 
 use std::io::{self, Write};
 
@@ -10,7 +11,7 @@ use crate::parse::cpulist::format_list;
 use crate::parse::size::format_bytes;
 use crate::topology::Topology;
 
-/// One core column: its CPUs, the node they are on.
+/// One core column: its hardware threads.
 struct Core {
     cpus: Vec<u32>,
 }
@@ -56,7 +57,13 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
                     let label = k
                         .cpus
                         .iter()
-                        .map(|c| c.to_string())
+                        .map(|c| {
+                            if t.allowed_cpus.contains(c) {
+                                c.to_string()
+                            } else {
+                                format!("{c}*")
+                            }
+                        })
                         .collect::<Vec<_>>()
                         .join(" ");
                     (i, i, label)
@@ -92,10 +99,15 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         for n in &t.nodes {
             let cols: Vec<usize> = n.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
             if let (Some(&a), Some(&b)) = (cols.iter().min(), cols.iter().max()) {
+                let mark = if t.allowed_nodes.contains(&n.id) {
+                    ""
+                } else {
+                    "*"
+                };
                 node_row.push((
                     a,
                     b,
-                    format!("node {} {}", n.id, format_bytes(n.memory_total_bytes)),
+                    format!("node {}{mark} {}", n.id, format_bytes(n.memory_total_bytes)),
                 ));
             }
         }
@@ -158,11 +170,26 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "+{}+", "-".repeat(total + 2))?;
     }
     for n in t.nodes.iter().filter(|n| n.cpus.is_empty()) {
+        let mark = if t.allowed_nodes.contains(&n.id) {
+            ""
+        } else {
+            "*"
+        };
         writeln!(
             out,
-            "Memory-only node {}: {} (no CPUs)",
+            "Memory-only node {}{mark}: {} (no CPUs)",
             n.id,
             format_bytes(n.memory_total_bytes)
+        )?;
+    }
+    let any_disallowed = t.cpus.iter().any(|c| !c.allowed)
+        || t.nodes.iter().any(|n| !t.allowed_nodes.contains(&n.id));
+    if any_disallowed {
+        writeln!(
+            out,
+            "* not allowed for this process (allowed CPUs {}, nodes {})",
+            format_list(&t.allowed_cpus),
+            format_list(&t.allowed_nodes)
         )?;
     }
     let offline: Vec<u32> = t.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect();

@@ -42,3 +42,28 @@ pub fn read_allowed(root: &SysRoot) -> Result<Allowed, SysError> {
     }
     Ok(Allowed { cpus, nodes: mems })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::files::test_root;
+
+    #[test]
+    fn lists_are_read_and_bad_ones_named() {
+        let (_d, root) = test_root(&[(
+            "proc/self/status",
+            "Name:\tx\nCpus_allowed:\tff\nCpus_allowed_list:\t0-3,6\nMems_allowed_list:\t1\n",
+        )]);
+        let a = read_allowed(&root).unwrap();
+        assert_eq!(a.cpus, Some(vec![0, 1, 2, 3, 6]));
+        assert_eq!(a.nodes, Some(vec![1]));
+        let (_d, root) = test_root(&[("proc/self/status", "Cpus_allowed_list:\t0-\n")]);
+        let e = read_allowed(&root).unwrap_err().to_string();
+        assert!(
+            e.contains("proc/self/status is malformed") && e.contains("Cpus_allowed_list"),
+            "{e}"
+        );
+        let (_d, root) = test_root(&[]);
+        assert_eq!(read_allowed(&root).unwrap(), Allowed::default());
+    }
+}

@@ -76,3 +76,71 @@ fn kind_rank(kind: &str) -> u8 {
         _ => 2,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::files::test_root;
+
+    fn cpu(id: u32) -> Cpu {
+        Cpu {
+            id,
+            node: Some(0),
+            package: Some(0),
+            core: Some(id),
+            siblings: vec![id],
+            online: true,
+            allowed: true,
+        }
+    }
+
+    #[test]
+    fn shared_instances_appear_once_and_masks_are_a_fallback() {
+        let c = "sys/devices/system/cpu";
+        let mut files = Vec::new();
+        for id in 0..2 {
+            files.push((format!("{c}/cpu{id}/cache/index0/level"), "1\n".to_string()));
+            files.push((format!("{c}/cpu{id}/cache/index0/type"), "Data\n".into()));
+            files.push((format!("{c}/cpu{id}/cache/index0/size"), "48K\n".into()));
+            files.push((
+                format!("{c}/cpu{id}/cache/index0/shared_cpu_list"),
+                format!("{id}\n"),
+            ));
+            files.push((format!("{c}/cpu{id}/cache/index3/level"), "3\n".into()));
+            files.push((format!("{c}/cpu{id}/cache/index3/type"), "Unified\n".into()));
+            files.push((format!("{c}/cpu{id}/cache/index3/size"), "36608K\n".into()));
+            files.push((
+                format!("{c}/cpu{id}/cache/index3/coherency_line_size"),
+                "64\n".into(),
+            ));
+            files.push((
+                format!("{c}/cpu{id}/cache/index3/ways_of_associativity"),
+                "0\n".into(),
+            ));
+            files.push((
+                format!("{c}/cpu{id}/cache/index3/shared_cpu_map"),
+                "00000003\n".into(),
+            ));
+        }
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let (_d, root) = test_root(&refs);
+        let caches = read_caches(&root, &[cpu(0), cpu(1)]).unwrap();
+        assert_eq!(caches.len(), 3);
+        assert_eq!(caches[0].cpus, vec![0]);
+        assert_eq!(caches[1].cpus, vec![1]);
+        let l3 = &caches[2];
+        assert_eq!(
+            (l3.level, l3.size_bytes, l3.cpus.clone()),
+            (3, 36608 * 1024, vec![0, 1])
+        );
+        assert_eq!(l3.ways, None, "0 ways means unknown/fully associative");
+        assert_eq!(l3.line_bytes, Some(64));
+        // An offline CPU contributes nothing; no cache dir is not an error.
+        let mut off = cpu(5);
+        off.online = false;
+        assert!(read_caches(&root, &[off, cpu(7)]).unwrap().is_empty());
+    }
+}

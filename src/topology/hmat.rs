@@ -66,3 +66,57 @@ pub fn read_memory_side_caches(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::topology::files::test_root;
+
+    #[test]
+    fn initiators_are_listed_entries_and_figures_optional() {
+        let a = "sys/devices/system/node/node4/access1/initiators";
+        let (d, root) = test_root(&[
+            (&format!("{a}/read_latency"), "120\n"),
+            (&format!("{a}/read_bandwidth"), "51200\n"),
+            (
+                "sys/devices/system/node/node4/memory_side_cache/index1/size",
+                "1073741824\n",
+            ),
+        ]);
+        for i in [0, 1] {
+            std::fs::create_dir_all(d.path().join(format!("sys/devices/system/node/node{i}")))
+                .unwrap();
+            std::os::unix::fs::symlink(
+                format!("../../../node{i}"),
+                d.path().join(a).join(format!("node{i}")),
+            )
+            .unwrap();
+        }
+        let n = Node {
+            id: 4,
+            cpus: vec![],
+            memory_total_bytes: 1,
+            memory_free_bytes: 1,
+            has_cpu: false,
+            has_memory: true,
+            hugepages: vec![],
+        };
+        let h = read_hmat(&root, std::slice::from_ref(&n)).unwrap();
+        assert_eq!(h.len(), 1);
+        assert_eq!(h[0].access_class, 1);
+        assert_eq!(h[0].initiators, vec![0, 1]);
+        assert_eq!(h[0].read_latency_ns, Some(120));
+        assert_eq!(h[0].write_latency_ns, None);
+        let m = read_memory_side_caches(&root, &[n]).unwrap();
+        assert_eq!(
+            (m[0].level, m[0].size_bytes, m[0].line_bytes),
+            (1, 1 << 30, None)
+        );
+        // The links were recorded, so capture recreates them.
+        let rec = root.recorded();
+        assert!(
+            rec.iter().any(|p| p.ends_with("initiators/node1")),
+            "{rec:?}"
+        );
+    }
+}

@@ -5,7 +5,7 @@
 
 use crate::parse::size::parse_meminfo_kb;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -30,7 +30,12 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");
-        let cpus = read_list_opt(root, format!("{dir}/cpulist"))?.ok_or_else(|| {
+        // Old kernels (and some of hwloc's recorded snapshots) have only the hex `cpumap`.
+        let cpus = match read_list_opt(root, format!("{dir}/cpulist"))? {
+            Some(c) => Some(c),
+            None => read_mask_opt(root, format!("{dir}/cpumap"))?,
+        };
+        let cpus = cpus.ok_or_else(|| {
             missing(
                 root,
                 format!("{dir}/cpulist"),
@@ -62,7 +67,13 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
 /// the global huge page pools.
 pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
     let rel = "proc/meminfo";
-    let text = root.read(rel)?;
+    let text = root.read_opt(rel)?.ok_or_else(|| {
+        missing(
+            root,
+            rel,
+            "the kernel has no NUMA node directory, so the memory size comes from this file; capture the snapshot again with `numascope capture`",
+        )
+    })?;
     let (total, free) = parse_meminfo(root, rel, &text, None)?;
     Ok(Node {
         id: 0,

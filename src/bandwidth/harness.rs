@@ -1,0 +1,350 @@
+//! The timed multi-thread run of one kernel (METHODOLOGY points 6, 7, 9 and 12): one thread per
+//! CPU, pinned and verified before anything else; each thread allocates its own arrays (one
+//! per stream, each with its own policy) on its CPU and verifies where the pages went, all
+//! before timing. Each repetition releases every thread with one barrier; threads sweep their
+//! private arrays chunk by chunk until the shared stop flag is raised after a fixed duration,
+//! and each reports the elements it processed and its own elapsed time. Rates are computed per
+//! thread (bytes over the thread's own time) and summed; the first repetitions are dropped.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use super::descriptor::{mb_per_s, ELEMENT_BYTES};
+use super::kernels::{Kernel, Params};
+use super::result::{BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate};
+use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::stats::Summary;
+use crate::sysroot::SysRoot;
+use crate::threads::{run_team, Stop, TeamPlan};
+use crate::topology::Topology;
+
+/// Elements per stream handed to the kernel between two polls of the stop flag (128 KiB per
+/// stream: tens of microseconds of work, so polling costs nothing and overshoot is tiny).
+pub const CHUNK_ELEMENTS: usize = 16 * 1024;
+
+/// Byte offset between consecutive streams' start (and, smaller, between threads): an odd
+/// number of cache lines, so arrays never start on the same power-of-two boundary.
+const STREAM_OFFSET_BYTES: usize = 17 * 64;
+const THREAD_OFFSET_BYTES: usize = 5 * 64;
+
+/// Everything one run needs, already validated by the planner.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub kernel: Kernel,
+    /// One thread per CPU.
+    pub cpus: Vec<u32>,
+    /// The placement mode's name, for the result (`local`, `node`, ...).
+    pub placement: String,
+    /// One policy per stream of the kernel.
+    pub stream_policies: Vec<Policy>,
+    /// Bytes of each stream's array, per thread.
+    pub array_bytes: u64,
+    pub page: PageSize,
+    pub duration: Duration,
+    pub repetitions: usize,
+    pub warmup: usize,
+    pub params: Params,
+    /// Test hook: thread `.0` sleeps `.1` after every chunk (to check that a slow thread does
+    /// not stretch the others' timing). `None` in every real run.
+    #[doc(hidden)]
+    pub throttle: Option<(usize, Duration)>,
+}
+
+/// A thread's arrays and its position in them.
+struct Worker {
+    bufs: Vec<PlacedBuffer>,
+    /// Start of each stream's array inside its buffer, elements.
+    starts: Vec<usize>,
+    /// Elements per array.
+    len: usize,
+    /// Next element to process (carried over repetitions).
+    pos: usize,
+    seed: u64,
+    reports: Vec<crate::placement::PlacementReport>,
+}
+
+/// What one thread did in one repetition.
+#[derive(Clone, Copy, Debug)]
+struct Moved {
+    elements: u64,
+    checksum: u64,
+}
+
+/// Runs the kernel as `spec` says and summarizes the repetitions.
+pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<BandwidthResult> {
+    let desc = spec.kernel.descriptor();
+    let streams = desc.stream_count();
+    anyhow::ensure!(
+        spec.stream_policies.len() == streams,
+        "kernel {} has {streams} streams but {} policies were planned",
+        desc.name,
+        spec.stream_policies.len()
+    );
+    let len = (spec.array_bytes / ELEMENT_BYTES) as usize;
+    anyhow::ensure!(
+        len > 0,
+        "the array size is below one element; use a larger --size"
+    );
+    let line_bytes = topo.line_bytes();
+    let plan = TeamPlan {
+        duration: spec.duration,
+        repetitions: spec.repetitions,
+        warmup: spec.warmup,
+    };
+    let setup = |index: usize, _cpu: u32| -> anyhow::Result<Worker> {
+        let mut bufs = Vec::with_capacity(streams);
+        let mut starts = Vec::with_capacity(streams);
+        for (s, policy) in spec.stream_policies.iter().enumerate() {
+            let off = (s * STREAM_OFFSET_BYTES + (index % 8) * THREAD_OFFSET_BYTES) % 4096;
+            let bytes = spec.array_bytes + off as u64;
+            let mut buf = PlacedBuffer::new(topo, root, bytes, policy, spec.page)
+                .with_context(|| format!("stream {s} ({})", policy.describe()))?;
+            let start = off / ELEMENT_BYTES as usize;
+            // Initialize with finite values (the pages are zero): kernels then never see NaN.
+            for (i, x) in buf.as_f64_mut()[start..start + len].iter_mut().enumerate() {
+                *x = (i % 1024) as f64;
+            }
+            bufs.push(buf);
+            starts.push(start);
+        }
+        let reports = bufs
+            .iter()
+            .map(|b| b.verify())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Worker {
+            bufs,
+            starts,
+            len,
+            pos: 0,
+            seed: 0x2545_F491_4F6C_DD1D ^ (index as u64).wrapping_mul(0x9E37_79B9),
+            reports,
+        })
+    };
+    let kernel = spec.kernel;
+    let params = spec.params;
+    let throttle = spec.throttle;
+    let work = |index: usize, w: &mut Worker, stop: &Stop| -> Moved {
+        let mut moved = Moved {
+            elements: 0,
+            checksum: 0,
+        };
+        let sleep = throttle.filter(|t| t.0 == index).map(|t| t.1);
+        loop {
+            let from = if w.pos >= w.len { 0 } else { w.pos };
+            let to = (from + CHUNK_ELEMENTS).min(w.len);
+            let (starts, bufs) = (&w.starts, &mut w.bufs);
+            let mut it = bufs.iter_mut().zip(starts);
+            let mut slice = || -> &mut [f64] {
+                let (b, &s) = it.next().expect("one buffer per stream");
+                &mut b.as_f64_mut()[s + from..s + to]
+            };
+            let out = match streams {
+                1 => kernel.run(&mut [slice()], &params, &mut w.seed),
+                2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
+                _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
+            };
+            moved.elements += out.elements;
+            moved.checksum = moved.checksum.wrapping_add(out.checksum);
+            w.pos = to;
+            if let Some(d) = sleep {
+                std::thread::sleep(d);
+            }
+            if stop.stopped() {
+                break;
+            }
+        }
+        std::hint::black_box(moved.checksum);
+        moved
+    };
+    let outcome = run_team(topo, root, &spec.cpus, &plan, setup, work)?;
+    anyhow::ensure!(
+        !outcome.reps.is_empty(),
+        "no repetition completed; this is a numascope bug"
+    );
+
+    // Rates per repetition and thread.
+    let app = desc.app_bytes_per_element();
+    let dram = desc.dram_bytes_per_element(line_bytes);
+    let rate = |bpe: u64| -> Rates {
+        let per_rep: Vec<Vec<f64>> = outcome
+            .reps
+            .iter()
+            .map(|rep| {
+                rep.iter()
+                    .map(|s| mb_per_s(s.value.elements * bpe, s.elapsed_ns))
+                    .collect()
+            })
+            .collect();
+        let totals: Vec<f64> = per_rep.iter().map(|r| r.iter().sum()).collect();
+        let t = Summary::of(&totals).unwrap_or(ZERO);
+        let per_thread = spec
+            .cpus
+            .iter()
+            .enumerate()
+            .map(|(i, &cpu)| {
+                let v: Vec<f64> = per_rep.iter().map(|r| r[i]).collect();
+                let s = Summary::of(&v).unwrap_or(ZERO);
+                ThreadRate {
+                    cpu,
+                    median: s.median,
+                    min: s.min,
+                    max: s.max,
+                }
+            })
+            .collect();
+        Rates {
+            median: t.median,
+            min: t.min,
+            max: t.max,
+            samples: t.samples,
+            per_thread,
+        }
+    };
+    let mb = rate(app);
+    let dram_mb = rate(dram);
+
+    let mut placements = Vec::new();
+    let (mut bytes, mut on, mut huge) = (0f64, 0f64, 0f64);
+    let mut memory_nodes: Vec<u32> = Vec::new();
+    for (t, w) in outcome.states.iter().enumerate() {
+        for (s, r) in w.reports.iter().enumerate() {
+            bytes += r.size_bytes as f64;
+            on += r.fraction_on_intended * r.size_bytes as f64;
+            huge += r.huge_fraction * r.size_bytes as f64;
+            memory_nodes.extend(&r.intended_nodes);
+            placements.push(StreamPlacement {
+                thread: t,
+                cpu: spec.cpus[t],
+                stream: s,
+                policy: spec.stream_policies[s].describe(),
+                report: r.clone(),
+            });
+        }
+    }
+    memory_nodes.sort_unstable();
+    memory_nodes.dedup();
+    let mut cpu_nodes: Vec<u32> = spec
+        .cpus
+        .iter()
+        .filter_map(|&c| topo.node_of_cpu(c))
+        .collect();
+    cpu_nodes.sort_unstable();
+    cpu_nodes.dedup();
+    Ok(BandwidthResult {
+        kernel: desc.name.to_string(),
+        isa: spec.kernel.isa(),
+        non_temporal: desc.non_temporal,
+        threads: spec.cpus.len(),
+        cpus: spec.cpus.clone(),
+        cpu_nodes,
+        memory_nodes,
+        placement: spec.placement.clone(),
+        stream_policies: spec.stream_policies.iter().map(|p| p.describe()).collect(),
+        placement_fraction: if bytes > 0.0 { on / bytes } else { 0.0 },
+        huge_fraction: if bytes > 0.0 { huge / bytes } else { 0.0 },
+        mb_per_s: mb,
+        dram_mb_per_s_estimate: dram_mb,
+        bytes_per_element: BytesPerElement {
+            read: desc.read_bytes_per_element,
+            written: desc.written_bytes_per_element,
+            write_allocate: desc.write_allocate_bytes_per_element,
+            dram_estimate: dram,
+        },
+        array_bytes_per_thread: spec.array_bytes,
+        working_set_bytes: spec.array_bytes * (streams * spec.cpus.len()) as u64,
+        page_size: spec.page,
+        duration_ms: spec.duration.as_millis() as u64,
+        repetitions: outcome.reps.len(),
+        warmup_repetitions: spec.warmup,
+        elapsed_ns: outcome
+            .reps
+            .iter()
+            .map(|r| r.iter().map(|s| s.elapsed_ns).collect())
+            .collect(),
+        placements,
+    })
+}
+
+const ZERO: Summary = Summary {
+    median: 0.0,
+    min: 0.0,
+    max: 0.0,
+    p90: 0.0,
+    p99: 0.0,
+    samples: 0,
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bandwidth::descriptor::KernelId;
+    use crate::bandwidth::isa::Isa;
+    use crate::testutil::this_machine_one_node;
+
+    fn spec(id: KernelId, cpus: Vec<u32>, duration_ms: u64) -> RunSpec {
+        let kernel = Kernel::new(id, Isa::best()).unwrap();
+        RunSpec {
+            kernel,
+            cpus,
+            placement: "local".into(),
+            stream_policies: vec![Policy::FirstTouch; kernel.descriptor().stream_count()],
+            array_bytes: 4 << 20,
+            page: PageSize::Base,
+            duration: Duration::from_millis(duration_ms),
+            repetitions: 3,
+            warmup: 1,
+            params: Params::default(),
+            throttle: None,
+        }
+    }
+
+    #[test]
+    fn runs_every_kernel_and_reports_placement() {
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpu = topo.usable_cpus()[0];
+        for d in crate::bandwidth::descriptor::KERNELS {
+            if Kernel::new(d.id, Isa::best()).is_err() {
+                continue;
+            }
+            let r = run(&topo, &root, &spec(d.id, vec![cpu], 20)).unwrap();
+            assert_eq!(r.kernel, d.name);
+            assert_eq!(r.repetitions, 3);
+            assert_eq!(r.placements.len(), d.stream_count());
+            assert!(r.mb_per_s.median > 0.0, "{}", d.name);
+            assert!(r.dram_mb_per_s_estimate.median >= r.mb_per_s.median * 0.999);
+            assert_eq!(r.placement_fraction, 1.0, "{}", d.name);
+            assert_eq!(r.working_set_bytes, (4 << 20) * d.stream_count() as u64);
+        }
+    }
+
+    /// A thread slowed down (it sleeps 60 ms after each chunk) must not stretch the others'
+    /// timing: they stop on the shared flag at about the duration, whatever it does.
+    #[test]
+    fn a_slow_thread_does_not_stretch_the_others() {
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpus = topo.usable_cpus();
+        let team = if cpus.len() >= 2 {
+            vec![cpus[0], cpus[1]]
+        } else {
+            vec![cpus[0], cpus[0]]
+        };
+        let mut s = spec(KernelId::Read, team, 100);
+        s.throttle = Some((1, Duration::from_millis(60)));
+        let r = run(&topo, &root, &s).unwrap();
+        for rep in &r.elapsed_ns {
+            let fast = rep[0] as f64 / 1e6;
+            let slow = rep[1] as f64 / 1e6;
+            assert!((100.0..160.0).contains(&fast), "fast thread took {fast} ms");
+            // The slow one still stops at its first poll after the flag.
+            assert!(
+                slow >= 100.0 && slow < 100.0 + 60.0 * 2.0 + 60.0,
+                "slow took {slow}"
+            );
+        }
+        // And its rate is its own: far below the fast thread's.
+        assert!(r.mb_per_s.per_thread[1].median < r.mb_per_s.per_thread[0].median / 5.0);
+    }
+}

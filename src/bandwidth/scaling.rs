@@ -1,0 +1,163 @@
+//! Bandwidth against thread count (Bergstrom's curves): within each initiator node packed
+//! (one CPU per core first), and over the whole machine packed and spread, with the knee (the
+//! thread count where more threads stop helping) found by a pure, tested rule.
+
+use super::harness::{self, RunSpec};
+use super::kernels::Kernel;
+use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, MemPlacement, Order};
+use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
+use super::RunSettings;
+use crate::sysroot::SysRoot;
+use crate::topology::Topology;
+
+/// Relative gain below which more threads are said not to help (10 %).
+pub const KNEE_GAIN: f64 = 0.10;
+
+/// The knee of a curve (`threads` ascending, `mb_per_s` the matching rates): the smallest
+/// thread count after which (a) no later point is 10 % or more above it, and (b) no later
+/// point gains, per added thread, 10 % or more of the first point's (one thread's) rate.
+/// (a) ignores a slow creep, (b) keeps a still-linear curve from having a knee at its end.
+/// `None` when no point but the last qualifies (the curve still rises) or there are fewer
+/// than two points.
+pub fn knee(threads: &[usize], mb_per_s: &[f64]) -> Option<usize> {
+    let n = threads.len().min(mb_per_s.len());
+    if n < 2 {
+        return None;
+    }
+    let single = mb_per_s[0] / threads[0].max(1) as f64;
+    (0..n - 1)
+        .find(|&i| {
+            (i + 1..n).all(|j| {
+                let gain = mb_per_s[j] - mb_per_s[i];
+                let added = threads[j].saturating_sub(threads[i]).max(1) as f64;
+                gain < KNEE_GAIN * mb_per_s[i] && gain / added < KNEE_GAIN * single
+            })
+        })
+        .map(|i| threads[i])
+}
+
+/// Thread counts measured up to `max`: every count up to 8, then about 16 evenly spaced
+/// counts, always ending at `max`.
+pub fn thread_counts(max: usize) -> Vec<usize> {
+    let step = max.div_ceil(16).max(1);
+    (1..=max)
+        .filter(|&k| k <= 8 || k % step == 0 || k == max)
+        .collect()
+}
+
+/// Measures the curves; every point's full result is appended to `results`.
+pub fn run_scaling(
+    topo: &Topology,
+    root: &SysRoot,
+    kernel: Kernel,
+    cpu_nodes: &[u32],
+    placement: &MemPlacement,
+    settings: &RunSettings,
+    results: &mut Vec<BandwidthResult>,
+) -> anyhow::Result<Scaling> {
+    let desc = kernel.descriptor();
+    let policies = placement
+        .policies(desc.name, desc.stream_count())
+        .map_err(anyhow::Error::msg)?;
+    let mut curves: Vec<(Order, Option<u32>, Vec<u32>)> = cpu_nodes
+        .iter()
+        .map(|&n| (Order::Packed, Some(n), node_cpus_cores_first(topo, n)))
+        .collect();
+    if cpu_nodes.len() > 1 {
+        for order in [Order::Packed, Order::Spread] {
+            curves.push((order, None, ordered_cpus(topo, cpu_nodes, order)));
+        }
+    }
+    let mut series = Vec::new();
+    for (order, node, pool) in curves {
+        let mut points = Vec::new();
+        for k in thread_counts(pool.len()) {
+            let cpus = pool[..k].to_vec();
+            let array_bytes = settings.array_bytes(topo, desc.stream_count(), k);
+            check_fits(
+                topo,
+                &placement.nodes(),
+                array_bytes * (desc.stream_count() * k) as u64,
+            )
+            .map_err(anyhow::Error::msg)?;
+            let spec = RunSpec {
+                kernel,
+                cpus: cpus.clone(),
+                placement: placement.label().into(),
+                stream_policies: policies.clone(),
+                array_bytes,
+                page: settings.page,
+                duration: settings.duration,
+                repetitions: settings.repetitions,
+                warmup: settings.warmup,
+                params: settings.params,
+                throttle: None,
+            };
+            let r = harness::run(topo, root, &spec)?;
+            points.push(ScalingPoint {
+                threads: k,
+                cpus,
+                mb_per_s: r.mb_per_s.median,
+                mb_per_s_max: r.mb_per_s.max,
+                result_index: results.len(),
+            });
+            results.push(r);
+        }
+        let t: Vec<usize> = points.iter().map(|p| p.threads).collect();
+        let v: Vec<f64> = points.iter().map(|p| p.mb_per_s).collect();
+        series.push(ScalingSeries {
+            mode: order.label().into(),
+            node,
+            knee_threads: knee(&t, &v),
+            points,
+        });
+    }
+    Ok(Scaling {
+        kernel: desc.name.to_string(),
+        series,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knee_of_a_saturating_curve() {
+        let t = [1, 2, 3, 4, 5, 6, 8];
+        let v = [10.0, 19.0, 26.0, 30.0, 32.0, 33.0, 33.0];
+        assert_eq!(knee(&t, &v), Some(6));
+        // Saturated at once: the knee is one thread.
+        assert_eq!(knee(&[1, 2, 4], &[10.0, 10.5, 10.4]), Some(1));
+    }
+
+    #[test]
+    fn a_linear_curve_has_no_knee() {
+        let t: Vec<usize> = (1..=20).collect();
+        let v: Vec<f64> = t.iter().map(|&k| 10.0 * k as f64).collect();
+        assert_eq!(knee(&t, &v), None);
+        assert_eq!(knee(&[1], &[5.0]), None);
+    }
+
+    #[test]
+    fn a_late_jump_moves_the_knee() {
+        // Flat, then a NUMA node's worth of bandwidth arrives at 8 threads.
+        let t = [1, 2, 4, 8, 16];
+        let v = [10.0, 11.0, 11.0, 20.0, 20.5];
+        assert_eq!(knee(&t, &v), Some(8));
+        // A slow creep of 3 % per thread over many threads still counts as a knee at 1.
+        let t: Vec<usize> = (1..=4).collect();
+        let v = [10.0, 10.3, 10.6, 10.9];
+        assert_eq!(knee(&t, &v), Some(1));
+    }
+
+    #[test]
+    fn thread_counts_cover_small_and_large_machines() {
+        assert_eq!(thread_counts(2), vec![1, 2]);
+        assert_eq!(thread_counts(8), (1..=8).collect::<Vec<_>>());
+        let c = thread_counts(128);
+        assert_eq!(c[..8], [1, 2, 3, 4, 5, 6, 7, 8]);
+        assert_eq!(*c.last().unwrap(), 128);
+        assert!(c.len() <= 8 + 17);
+    }
+}

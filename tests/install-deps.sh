@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite uses: hwloc (lstopo cross-check), numactl,
+# QEMU + busybox + cpio (multi-node guest suite). Idempotent; quiet when all are present.
+set -euo pipefail
+pkgs=(hwloc numactl qemu-system-x86 busybox-static cpio)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "installing: ${missing[*]}" >&2
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null

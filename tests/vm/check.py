@@ -1,0 +1,678 @@
+#!/usr/bin/env python3
+"""Judges one QEMU guest run: parses the serial log written by tests/vm/guest-checks.sh and
+asserts, on the host, that numascope's outputs match the shape the guest was booted with
+(tests/vm/shapes.py) and the raw sysfs facts the guest printed.
+
+All assertion logic lives here (stdlib only), so the guest side stays a dumb printer and a
+failure always names the check, the expected value and what was seen. Every check prints one
+line `NSCHECK <shape> <name> PASS|FAIL|SKIP <detail>`; a block or marker the guest should have
+printed and did not is a FAIL, never a silent pass. Exit status: 0 when nothing failed.
+
+    python3 tests/vm/check.py --shape A --log target/vm-logs/A.log --kernel 6.12.95+deb12-amd64
+"""
+
+import argparse
+import base64
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from shapes import SHAPES, parse_list  # noqa: E402
+
+MIB = 1 << 20
+PAGE = 4096
+
+
+# ---- parsing the serial log ---------------------------------------------------------------------
+
+class Block:
+    def __init__(self, name):
+        self.name = name
+        self.stdout = []
+        self.stderr = []
+        self.rc = None
+
+    @property
+    def out(self):
+        return "\n".join(self.stdout).strip()
+
+    def err_lines(self):
+        return [line for line in self.stderr if line.strip()]
+
+    def first_error(self):
+        lines = self.err_lines()
+        return lines[0] if lines else "(no stderr)"
+
+
+class Guest:
+    """Everything the guest printed for one shape."""
+
+    def __init__(self):
+        self.facts = {}
+        self.blocks = {}
+        self.files = {}
+        self.began = False
+        self.ended = False
+        self.errors = []
+
+
+def parse_log(text, shape):
+    g = Guest()
+    block = None
+    section = None
+    file_name = None
+    file_lines = []
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        words = line.split(" ", 3)
+        tag = words[0]
+        mine = len(words) >= 2 and words[1] == shape
+        if file_name is not None:
+            if tag == "NSFILE-END" and mine:
+                g.files[file_name] = "".join(file_lines)
+                file_name = None
+            else:
+                file_lines.append(line.strip())
+            continue
+        if block is not None:
+            if tag == "NSBLOCK-END" and mine and len(words) >= 4:
+                rc = words[3].rsplit("rc=", 1)[-1]
+                block.rc = int(rc) if rc.lstrip("-").isdigit() else None
+                g.blocks[block.name] = block
+                block = None
+            elif line == "NSSTDOUT":
+                section = block.stdout
+            elif line == "NSSTDERR":
+                section = block.stderr
+            elif section is not None:
+                section.append(line)
+            continue
+        if not mine:
+            continue
+        if tag == "NSGUEST-BEGIN":
+            g.began = True
+        elif tag == "NSCHECK-END":
+            g.ended = True
+        elif tag == "NSGUEST-ERROR":
+            g.errors.append(" ".join(words[2:]))
+        elif tag == "NSFACT" and len(words) >= 3:
+            g.facts[words[2]] = words[3].strip() if len(words) > 3 else ""
+        elif tag == "NSBLOCK-BEGIN" and len(words) >= 3:
+            block = Block(words[2])
+            section = None
+        elif tag == "NSFILE-BEGIN" and len(words) >= 3:
+            file_name = words[2]
+            file_lines = []
+    return g
+
+
+# ---- reporting ----------------------------------------------------------------------------------
+
+class Report:
+    def __init__(self, shape, quiet=False):
+        self.shape = shape
+        self.quiet = quiet
+        self.counts = {"PASS": 0, "FAIL": 0, "SKIP": 0}
+        self.results = {}  # check name -> (status, detail)
+
+    def emit(self, name, status, detail):
+        self.counts[status] += 1
+        self.results[name] = (status, detail)
+        if not self.quiet:
+            print(f"NSCHECK {self.shape} {name} {status} {detail}".rstrip(), flush=True)
+
+    def note(self, text):
+        if not self.quiet:
+            print(f"   {text}")
+
+    def check(self, name, ok, detail=""):
+        self.emit(name, "PASS" if ok else "FAIL", detail)
+        return ok
+
+    def fail(self, name, detail):
+        self.emit(name, "FAIL", detail)
+
+    def skip(self, name, reason):
+        self.emit(name, "SKIP", reason)
+
+
+class Checker:
+    """Shared assertion helpers over one guest's output."""
+
+    def __init__(self, shape, guest, report, opts):
+        self.s = shape
+        self.g = guest
+        self.r = report
+        self.opts = opts
+
+    # -- access to blocks --
+    def block(self, check, name):
+        b = self.g.blocks.get(name)
+        if b is None:
+            self.r.fail(check, f"the guest printed no '{name}' block (crash or timeout? see the log)")
+        return b
+
+    def json_ok(self, check, name):
+        """The JSON stdout of a block that must have succeeded, else None (after a FAIL)."""
+        b = self.block(check, name)
+        if b is None:
+            return None
+        if b.rc != 0:
+            self.r.fail(check, f"`{name}` exited {b.rc}: {b.first_error()}")
+            return None
+        try:
+            return json.loads(b.out)
+        except ValueError as e:
+            self.r.fail(check, f"`{name}` printed no valid JSON ({e}): {b.out[:200]!r}")
+            return None
+
+    def clear_error(self, check, name, keywords):
+        """A refused command: non-zero exit, nothing on stdout, exactly one stderr line that
+        starts with `numascope: error:` and mentions every keyword (case-insensitive)."""
+        b = self.block(check, name)
+        if b is None:
+            return False
+        lines = b.err_lines()
+        if b.rc == 0:
+            return self.r.check(check, False, f"exited 0; expected a refusal ({b.out[:120]!r})")
+        if b.out:
+            return self.r.check(check, False, f"exit {b.rc} but stdout not empty: {b.out[:120]!r}")
+        if len(lines) != 1 or not lines[0].startswith("numascope: error:"):
+            return self.r.check(check, False, f"exit {b.rc}; stderr is not one "
+                                f"`numascope: error:` line: {lines[:3]!r}")
+        # Each keyword is a string or a tuple of acceptable spellings.
+        low = lines[0].lower()
+        missing = [k for k in keywords
+                   if not any(a.lower() in low for a in (k if isinstance(k, tuple) else (k,)))]
+        return self.r.check(check, not missing,
+                            f"exit {b.rc}: {lines[0]}" +
+                            (f" (does not mention {missing})" if missing else ""))
+
+    # -- placement reports --
+    def histogram(self, check, name, size_bytes):
+        """{node: pages} of a successful placement, after checking its accounting."""
+        j = self.json_ok(check, name)
+        if j is None:
+            return None, None
+        try:
+            rep = j["report"]
+            hist = {int(h["node"]): int(h["pages"]) for h in rep["histogram"]}
+            pages, absent = int(rep["pages"]), int(rep["not_present"])
+        except (KeyError, TypeError, ValueError) as e:
+            self.r.fail(check, f"placement JSON lacks {e}: {json.dumps(j)[:200]}")
+            return None, None
+        if size_bytes is not None and pages != size_bytes // PAGE:
+            self.r.fail(check, f"report.pages = {pages}, expected {size_bytes // PAGE}")
+            return None, None
+        if sum(hist.values()) + absent != pages or absent != 0:
+            self.r.fail(check, f"histogram {hist} + not_present {absent} != pages {pages}")
+            return None, None
+        return j, hist
+
+    def all_on(self, check, name, nodes, size_bytes):
+        j, hist = self.histogram(check, name, size_bytes)
+        if hist is None:
+            return
+        total = sum(hist.values())
+        on = sum(p for n, p in hist.items() if n in nodes)
+        ok = on == total and j.get("matches") is True and j["report"]["fraction_on_intended"] == 1.0
+        self.r.check(check, ok, f"{fmt_hist(hist)}; want all on {nodes}; matches={j.get('matches')}"
+                     f" fraction_on_intended={j['report']['fraction_on_intended']}")
+
+    def pinned(self, check, name, cpu):
+        j = self.json_ok(check, name)
+        if j is None:
+            return
+        ok = j.get("cpu") == cpu and j.get("ran_on_cpu") == cpu
+        self.r.check(check, ok, f"cpu={j.get('cpu')} ran_on_cpu={j.get('ran_on_cpu')}; want {cpu}")
+
+    def weighted(self, check, name, expect):
+        """Weighted interleave 0:3,1:1: 75 %/25 % within 1 %, or the refusal on old kernels."""
+        if self.opts.no_weighted:
+            self.r.skip(check, f"weighted interleave not checked: {self.opts.no_weighted}")
+            return
+        if self.opts.expect_weighted_refused:
+            self.clear_error(check, name, ["weighted interleave", "6.9"])
+            return
+        j, hist = self.histogram(check, name, 8 * MIB)
+        if hist is None:
+            return
+        total = sum(hist.values())
+        fr = {n: hist.get(n, 0) / total for n in expect}
+        ok = all(abs(fr[n] - f) <= 0.01 for n, f in expect.items()) and \
+            sum(hist.get(n, 0) for n in expect) == total
+        self.r.check(check, ok, f"{fmt_hist(hist)} = " +
+                     " ".join(f"node{n}:{fr[n]:.1%}" for n in sorted(fr)) +
+                     f"; want {' '.join(f'node{n}:{f:.0%}' for n, f in sorted(expect.items()))} ±1%")
+
+    def interleave(self, check, name, nodes):
+        j, hist = self.histogram(check, name, 8 * MIB)
+        if hist is None:
+            return
+        total = sum(hist.values())
+        share = total / len(nodes)
+        ok = all(abs(hist.get(n, 0) - share) <= 1 for n in nodes) and \
+            sum(hist.get(n, 0) for n in nodes) == total
+        self.r.check(check, ok, f"{fmt_hist(hist)}; equal share {share:.2f} pages ±1 on {nodes}")
+
+    def inspect_bound(self, check, name, node, size_bytes):
+        j = self.json_ok(check, name)
+        if j is None:
+            holder = self.g.blocks.get("inspect-holder")
+            if holder is not None and holder.err_lines():
+                self.r.note(f"(the --hold process said: {holder.first_error()})")
+            return
+        try:
+            per_node = {int(n["node"]): int(n["bytes"]) for n in j["nodes"]}
+        except (KeyError, TypeError, ValueError) as e:
+            self.r.fail(check, f"inspect JSON lacks {e}: {json.dumps(j)[:200]}")
+            return
+        got = per_node.get(node, 0)
+        self.r.check(check, got >= size_bytes,
+                     f"node{node} holds {got / MIB:.1f} MiB of the process; want >= "
+                     f"{size_bytes / MIB:.0f} MiB (all nodes: " +
+                     ", ".join(f"node{n}={b / MIB:.1f}MiB" for n, b in sorted(per_node.items())) + ")")
+
+    def capture(self, check):
+        b = self.block(check, "capture")
+        if b is None:
+            return
+        if b.rc != 0:
+            self.r.fail(check, f"`capture` exited {b.rc}: {b.first_error()}")
+            return
+        data = self.g.files.get("capture")
+        if not data:
+            self.r.fail(check, "no capture archive between NSFILE markers")
+            return
+        try:
+            tar = tarfile.open(fileobj=io.BytesIO(base64.b64decode(data)), mode="r:gz")
+            names = tar.getnames()
+        except (ValueError, tarfile.TarError, OSError) as e:
+            self.r.fail(check, f"capture archive unreadable: {e}")
+            return
+        want = [f"sys/devices/system/node/node{n.id}/distance" for n in self.s.nodes]
+        missing = [w for w in want if not any(x.lstrip("./").endswith(w) for x in names)]
+        self.r.check(check, not missing, f"{len(names)} entries" +
+                     (f"; missing {missing}" if missing else "; every node's distance file present"))
+        if missing:
+            return
+        if self.opts.numascope:
+            self.capture_replay("capture-replay", tar)
+        if self.opts.save_fixtures:
+            save_fixture(tar, self.opts.save_fixtures)
+            self.r.note(f"capture saved to {self.opts.save_fixtures}")
+
+    def capture_replay(self, check, tar):
+        """The guest's capture, replayed on the host with --sysfs-root, must give the same
+        topology as `topo --json` gave live in the guest (live figures aside)."""
+        b = self.g.blocks.get("topo")
+        try:
+            live = json.loads(b.out) if b is not None and b.rc == 0 else None
+        except ValueError:
+            live = None
+        if live is None:
+            self.r.fail(check, "no valid live `topo --json` from the guest to compare with")
+            return
+        with tempfile.TemporaryDirectory() as d:
+            root = os.path.join(d, "capture")
+            save_fixture(tar, root)
+            cmd = [self.opts.numascope, "--sysfs-root", root, "topo", "--json"]
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+            except (OSError, subprocess.TimeoutExpired) as e:
+                self.r.fail(check, f"{' '.join(cmd)}: {e}")
+                return
+        if p.returncode != 0:
+            self.r.fail(check, f"replay exited {p.returncode}: {p.stderr.strip()[:200]}")
+            return
+        try:
+            replay = json.loads(p.stdout)
+        except ValueError as e:
+            self.r.fail(check, f"replay printed no valid JSON: {e}")
+            return
+        diffs = [d for d in json_diff(comparable(live), comparable(replay), "") if d]
+        self.r.check(check, not diffs, "replayed topology equals the live one" if not diffs else
+                     f"{len(diffs)} differences, live vs replay: " + "; ".join(diffs[:4]))
+
+
+def comparable(topo):
+    """A topology without what legitimately differs between a live read and its replay."""
+    t = dict(topo)
+    t.pop("live", None)
+    t.pop("source", None)
+    t["nodes"] = [{k: v for k, v in n.items() if k != "memory_free_bytes"}
+                  for n in t.get("nodes", [])]
+    return t
+
+
+def json_diff(a, b, path):
+    """Paths (and values) where two JSON values differ."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            yield from json_diff(a.get(k), b.get(k), f"{path}.{k}")
+    elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        for i, (x, y) in enumerate(zip(a, b)):
+            yield from json_diff(x, y, f"{path}[{i}]")
+    elif a != b:
+        yield f"{path or '.'}: {json.dumps(a)[:60]} vs {json.dumps(b)[:60]}"
+
+
+def fmt_hist(hist):
+    return " ".join(f"node{n}={p}" for n, p in sorted(hist.items())) or "(empty)"
+
+
+def save_fixture(tar, dest):
+    """Unpacks the guest's capture into dest (replacing it): files, directories and the
+    relative symlinks sysfs is made of (node links of CPUs, HMAT initiators), refusing any
+    member or link target that would land outside dest."""
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    top = os.path.realpath(dest)
+    for m in tar.getmembers():
+        name = os.path.normpath(m.name)
+        if name.startswith("..") or os.path.isabs(name) or name == ".":
+            continue
+        target = os.path.join(dest, name)
+        if m.isdir():
+            os.makedirs(target, exist_ok=True)
+        elif m.isfile():
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(tar.extractfile(m).read())
+        elif m.issym():
+            pointee = os.path.normpath(os.path.join(os.path.dirname(os.path.join(top, name)),
+                                                    m.linkname))
+            if os.path.isabs(m.linkname) or not pointee.startswith(top + os.sep):
+                continue
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            os.symlink(m.linkname, target)
+
+
+# ---- the VM itself: does the guest kernel see the configured shape? -----------------------------
+
+def check_vm_shape(c):
+    """Raw sysfs facts against shapes.py: a FAIL here is the harness or QEMU, not numascope."""
+    s, f, r = c.s, c.g.facts, c.r
+    ids = [n.id for n in s.nodes]
+    r.check("vm-nodes-online", parse_list(f.get("node_online", "")) == ids,
+            f"node/online = {f.get('node_online')!r}; want {ids}")
+    r.check("vm-has-memory", parse_list(f.get("node_has_memory", "")) == s.memory_nodes(),
+            f"has_memory = {f.get('node_has_memory')!r}; want {s.memory_nodes()}")
+    # A node's cpulist in sysfs lists its online CPUs only: an offline CPU drops out of it.
+    bad = [n.id for n in s.nodes if parse_list(f.get(f"node{n.id}.cpulist", ""))
+           != [x for x in n.cpus if x not in s.offline_cpus]]
+    r.check("vm-node-cpus", not bad, "every node's cpulist as configured (online CPUs)" if not bad
+            else f"nodes {bad} differ: " + ", ".join(f"{n}: {f.get(f'node{n}.cpulist')!r}" for n in bad))
+    rows = [[int(x) for x in f.get(f"node{n}.distance", "").split()] for n in ids]
+    r.check("vm-distances", rows == s.distances, f"SLIT {rows}; want {s.distances}")
+    bad = []
+    for n in s.nodes:
+        kb = int(f.get(f"node{n.id}.memtotal_kb") or 0)
+        if n.has_memory and not (n.mem_mib * 1024 * 0.5 < kb <= n.mem_mib * 1024):
+            bad.append(f"node{n.id} MemTotal {kb} kB for {n.mem_mib} MiB")
+        if not n.has_memory and kb != 0:
+            bad.append(f"node{n.id} MemTotal {kb} kB, want 0")
+    r.check("vm-node-memory", not bad, "; ".join(bad) or "MemTotal per node as configured")
+    offline = [int(k[3:-7]) for k, v in f.items() if k.startswith("cpu") and k.endswith(".online")
+               and v == "0"]
+    r.check("vm-offline-cpus", sorted(offline) == s.offline_cpus,
+            f"offline {sorted(offline)}; want {s.offline_cpus}")
+    want_hmat = s.hmat_initiators()
+    got_hmat = {n: parse_ids(f[f"node{n}.access0.initiator_nodes"]) for n in ids
+                if f"node{n}.access0.initiator_nodes" in f}
+    r.check("vm-hmat", got_hmat == want_hmat, f"access0 initiators {got_hmat}; want {want_hmat}")
+    if s.taskset:
+        got = f.get("taskset_cpus_allowed", "")
+        # The kernel keeps an offline CPU of the requested list in the mask or drops it
+        # depending on cpuset state; the online part must be exact.
+        online_want = [x for x in parse_list(s.taskset) if x not in s.offline_cpus]
+        got_l = parse_list(got)
+        r.check("vm-taskset", [x for x in got_l if x not in s.offline_cpus] == online_want,
+                f"Cpus_allowed_list under taskset -c {s.taskset}: {got!r}")
+    wi = f.get("weighted_interleave", "")
+    if c.opts.expect_weighted_refused or c.opts.no_weighted:
+        r.check("vm-weighted-sysfs", wi == "absent",
+                f"/sys/kernel/mm/mempolicy/weighted_interleave: {wi!r}; want absent on {c.opts.kernel}")
+    else:
+        # One weight file per node, memory-less nodes included (seen on 6.12).
+        want = " ".join(f"node{n}" for n in ids)
+        r.check("vm-weighted-sysfs", wi == want, f"weighted_interleave lists {wi!r}; want {want!r}")
+
+
+def parse_ids(text):
+    return sorted(int(w[4:]) for w in text.split() if w.startswith("node"))
+
+
+# ---- numascope topo --json against the shape -----------------------------------------------------
+
+def check_topo(c):
+    s, f, r = c.s, c.g.facts, c.r
+    t = c.json_ok("topo", "topo")
+    if t is None:
+        return
+    try:
+        nodes = {n["id"]: n for n in t["nodes"]}
+        ids = [n.id for n in s.nodes]
+        r.check("topo-schema", t["schema_version"] == 1 and t["live"] is True,
+                f"schema_version={t['schema_version']} live={t['live']}")
+        r.check("topo-node-ids", sorted(nodes) == ids, f"nodes {sorted(nodes)}; want {ids}")
+        bad = []
+        for n in s.nodes:
+            j = nodes.get(n.id)
+            if j is None:
+                continue
+            if j["cpus"] != n.cpus:
+                bad.append(f"node{n.id} cpus {j['cpus']} want {n.cpus}")
+            if j["has_memory"] != n.has_memory:
+                bad.append(f"node{n.id} has_memory {j['has_memory']} want {n.has_memory}")
+            if j["has_cpu"] != bool(n.cpus):
+                bad.append(f"node{n.id} has_cpu {j['has_cpu']} want {bool(n.cpus)}")
+            kb = int(f.get(f"node{n.id}.memtotal_kb") or 0)
+            if j["memory_total_bytes"] != kb * 1024:
+                bad.append(f"node{n.id} memory_total_bytes {j['memory_total_bytes']} "
+                           f"want {kb * 1024} (sysfs MemTotal)")
+        r.check("topo-nodes", not bad, "; ".join(bad) or
+                "cpus, has_cpu, has_memory, memory_total_bytes of every node as configured")
+        r.check("topo-distances", t["distances"] == s.distances,
+                f"{t['distances']}; want {s.distances}")
+        cpus = {cpu["id"]: cpu for cpu in t["cpus"]}
+        bad = []
+        if sorted(cpus) != s.cpus:
+            bad.append(f"cpu ids {sorted(cpus)} want {s.cpus}")
+        for cid, cpu in cpus.items():
+            want_online = cid not in s.offline_cpus
+            if cpu["online"] != want_online:
+                bad.append(f"cpu{cid} online={cpu['online']}")
+            want_node = next((n.id for n in s.nodes if cid in n.cpus), None)
+            if cpu["node"] != want_node:
+                bad.append(f"cpu{cid} node={cpu['node']} want {want_node}")
+        r.check("topo-cpus", not bad, "; ".join(bad) or
+                f"{len(cpus)} CPUs, offline {s.offline_cpus}, nodes as configured")
+        # The allowed set: the kernel's own answer under the same taskset is the reference.
+        want_allowed = parse_list(f["taskset_cpus_allowed"]) if s.taskset else s.cpus
+        flags = sorted(cid for cid, cpu in cpus.items() if cpu["allowed"])
+        r.check("topo-allowed-cpus", t["allowed_cpus"] == want_allowed and flags == want_allowed,
+                f"allowed_cpus {t['allowed_cpus']}, cpus[].allowed {flags}; want {want_allowed}")
+        want_nodes = parse_list(f.get("mems_allowed", ""))
+        r.check("topo-allowed-nodes", t["allowed_nodes"] == want_nodes,
+                f"allowed_nodes {t['allowed_nodes']}; want {want_nodes} (Mems_allowed_list)")
+        check_topo_hmat(c, t)
+    except (KeyError, TypeError, ValueError) as e:
+        r.fail("topo-contract", f"topo JSON lacks or mistypes {e!r}")
+
+
+def check_topo_hmat(c, t):
+    s, f, r = c.s, c.g.facts, c.r
+    want = s.hmat_initiators()
+    if not want:
+        r.check("topo-hmat", t["hmat"] == [], f"hmat {t['hmat'][:2]}; want [] (no HMAT)")
+        return
+    bad = []
+    for tgt, inis in sorted(want.items()):
+        e = [h for h in t["hmat"] if h["node"] == tgt and h["access_class"] == 0]
+        if len(e) != 1:
+            bad.append(f"node{tgt}: {len(e)} access0 entries")
+            continue
+        e = e[0]
+        if e["initiators"] != inis:
+            bad.append(f"node{tgt} initiators {e['initiators']} want {inis}")
+        for key, fact in (("read_latency_ns", "read_latency"), ("write_latency_ns", "write_latency"),
+                          ("read_bandwidth_mb_s", "read_bandwidth"),
+                          ("write_bandwidth_mb_s", "write_bandwidth")):
+            raw = f.get(f"node{tgt}.access0.{fact}", "")
+            if raw.isdigit() and e[key] != int(raw):
+                bad.append(f"node{tgt} {key} {e[key]} want {raw} (sysfs)")
+    r.check("topo-hmat", not bad, "; ".join(bad) or
+            "access0 initiators and figures of every target as in sysfs: " +
+            ", ".join(f"node{tgt}<-{inis}" for tgt, inis in sorted(want.items())))
+    for node, size_mib in s.hmat_cache or []:
+        e = [m for m in t["memory_side_caches"] if m["node"] == node]
+        r.check(f"topo-memory-side-cache-node{node}",
+                len(e) == 1 and e[0]["size_bytes"] == size_mib * MIB and e[0]["level"] == 1,
+                f"{e}; want one level-1 cache of {size_mib} MiB")
+
+
+# ---- checks per shape ----------------------------------------------------------------------------
+# One function per shape, matching checks_A/B/C of guest-checks.sh. Later issues add their
+# assertions HERE (latency --matrix and run --quick on A; bandwidth --matrix/--scaling,
+# loaded-latency and c2c on B), next to the guest command, once the command exists on main.
+
+def checks_A(c):
+    check_topo(c)
+    c.capture("capture")
+    for n in (0, 1, 2):
+        c.all_on(f"bind-node{n}", f"bind-node{n}", [n], 8 * MIB)
+    c.interleave("interleave-3", "interleave", [0, 1, 2])
+    c.weighted("weighted-3:1", "weighted", {0: 0.75, 1: 0.25})
+    c.all_on("preferred", "preferred", [2], 8 * MIB)
+    c.all_on("preferred-many", "preferred-many", [1, 2], 8 * MIB)
+    check_preferred_spill(c)
+    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2"), ("free", "memory")])
+    c.pinned("pinned-cpu1", "pinned-cpu1", 1)
+    c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
+
+
+def checks_B(c):
+    check_topo(c)
+    c.capture("capture")
+    for n in (0, 1, 2):
+        c.all_on(f"bind-node{n}", f"bind-node{n}", [n], 8 * MIB)
+    c.interleave("interleave-3", "interleave", [0, 1, 2])
+    c.weighted("weighted-3:1", "weighted", {0: 0.75, 1: 0.25})
+    c.all_on("first-touch-cpu2", "first-touch-cpu2", [1], 4 * MIB)
+    c.pinned("pinned-cpu6-memoryless-node", "pinned-cpu6", 6)
+    c.clear_error("err-bind-memoryless-node", "err-memoryless-node3", [("node 3", "node3"), "memory"])
+    c.clear_error("err-cpu-not-allowed", "err-cpu-not-allowed", [("cpu 4", "cpu4"), "allowed"])
+    c.clear_error("err-cpu-offline", "err-cpu-offline", [("cpu 5", "cpu5"), "offline"])
+    c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
+
+
+def checks_C(c):
+    check_topo(c)
+    c.capture("capture")
+    for n in (0, 1):
+        c.all_on(f"bind-node{n}", f"bind-node{n}", [n], 8 * MIB)
+    c.interleave("interleave-2", "interleave", [0, 1])
+    c.weighted("weighted-refused", "weighted", {0: 0.75, 1: 0.25})
+    c.pinned("pinned-cpu3", "pinned-cpu3", 3)
+    c.inspect_bound("inspect-node1", "inspect-bound-node1", 1, 16 * MIB)
+
+
+def check_preferred_spill(c):
+    """Preferred beyond node 2's free memory: the rest spills elsewhere, node 2 fills up."""
+    check = "preferred-spill"
+    free_kb = int(c.g.facts.get("node2.memfree_kb_before_spill") or 0)
+    b = c.block(check, "preferred-spill")
+    if b is None:
+        return
+    if b.rc != 0 and "free" in b.first_error().lower():
+        c.r.skip(check, f"numascope refused a preferred size beyond free memory ({b.first_error()}); "
+                        "preferred should fall back, not refuse")
+        return
+    j, hist = c.histogram(check, "preferred-spill", (free_kb + 32768) * 1024)
+    if hist is None:
+        return
+    on2 = hist.get(2, 0) * PAGE
+    others = sum(p for n, p in hist.items() if n != 2)
+    ok = on2 >= 0.9 * free_kb * 1024 and others > 0
+    c.r.check(check, ok, f"{fmt_hist(hist)}; node2 got {on2 / MIB:.1f} MiB of its "
+                         f"{free_kb / 1024:.1f} MiB free (want >= 90%), {others} pages spilled")
+
+
+CHECKS = {"A": checks_A, "B": checks_B, "C": checks_C}
+
+
+def parser():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--shape", required=True, choices=sorted(SHAPES))
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--kernel", default="?", help="the guest kernel version (for messages)")
+    ap.add_argument("--no-weighted", metavar="REASON",
+                    help="skip weighted-interleave checks, saying REASON")
+    ap.add_argument("--expect-weighted-refused", action="store_true",
+                    help="the kernel is older than 6.9: weighted interleave must be refused")
+    ap.add_argument("--save-fixtures", metavar="DIR", help="unpack the guest capture into DIR")
+    ap.add_argument("--numascope", metavar="BIN",
+                    help="the same binary on the host: replays the guest's capture with it")
+    ap.add_argument("--wall-seconds", type=float, help="QEMU wall time, for the summary")
+    ap.add_argument("--note", action="append", default=[], help="a harness problem (fails)")
+    return ap
+
+
+def main():
+    opts = parser().parse_args()
+
+    try:
+        with open(opts.log, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError as e:
+        print(f"NSCHECK {opts.shape} log FAIL cannot read {opts.log}: {e}")
+        return 1
+    report, guest = judge(text, opts)
+    f = guest.facts
+    boot = f.get("uptime_at_start")
+    end = f.get("uptime_at_end")
+    timing = []
+    if boot:
+        timing.append(f"guest reached init at {float(boot):.1f}s")
+    if boot and end:
+        timing.append(f"checks took {float(end) - float(boot):.1f}s")
+    if opts.wall_seconds is not None:
+        timing.append(f"QEMU wall {opts.wall_seconds:.1f}s")
+    n = report.counts
+    print(f"   shape {opts.shape} (kernel {opts.kernel}): {n['PASS']} passed, {n['FAIL']} failed, "
+          f"{n['SKIP']} skipped; {', '.join(timing) or 'no timing'}")
+    return 1 if n["FAIL"] else 0
+
+
+def judge(text, opts, quiet=False):
+    """Runs every check of opts.shape over one serial log; returns (Report, Guest)."""
+    shape = SHAPES[opts.shape]
+    report = Report(opts.shape, quiet)
+    guest = parse_log(text, opts.shape)
+    for note in opts.note:
+        report.fail("qemu", note)
+    if not guest.began:
+        report.fail("guest-started", "no NSGUEST-BEGIN marker: the guest never ran the checks "
+                    f"(see {opts.log} and the .qemu.log beside it)")
+    for err in guest.errors:
+        report.fail("guest-error", err)
+    c = Checker(shape, guest, report, opts)
+    if guest.began:
+        check_vm_shape(c)
+        CHECKS[opts.shape](c)
+    report.check("guest-finished", guest.ended,
+                 "NSCHECK-END seen" if guest.ended else
+                 "no NSCHECK-END marker: the guest crashed, hung or timed out mid-way")
+    return report, guest
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,219 @@
+#!/bin/sh
+# Runs inside the QEMU guest (busybox sh), started by the initramfs /init with the shape name.
+#
+# It asserts nothing itself: it runs numascope (and reads sysfs) and prints every raw output
+# between fixed markers on the serial console, where tests/vm/check.py on the host parses and
+# judges them. Keeping the judgement on the host keeps it in one testable Python file.
+#
+# Wire format (one line each, the host strips the console's CR):
+#   NSFACT <shape> <key> <value...>          a raw sysfs/procfs fact
+#   NSBLOCK-BEGIN <shape> <name>             a command's output follows
+#   NSSTDOUT / NSSTDERR                      section separators inside a block
+#   NSBLOCK-END <shape> <name> rc=<status>
+#   NSFILE-BEGIN <shape> <name> / NSFILE-END <shape> <name>   base64 of a tar.gz
+#   NSCHECK-END <shape>                      the guest finished (missing = failure)
+#
+# Usage (from /init): guest-checks.sh SHAPE [TASKSET_CPU_LIST] [OFFLINE_CPU_LIST]
+# The shape's CPUs to take offline and the CPU list numascope runs under come from
+# tests/vm/shapes.py through the kernel command line.
+set -u
+SHAPE=$1
+TASKSET=${2:-}    # numascope runs under `taskset -c $TASKSET` when set
+OFFLINE=${3:-}    # comma-separated CPUs taken offline before anything runs
+NS=/bin/numascope
+CMD_TIMEOUT=90    # seconds for one command: a hang fails that check, not the whole shape
+
+fact() { echo "NSFACT $SHAPE $*"; }
+
+# run NAME CMD...: runs numascope-related CMD (under the shape's taskset, if any) and prints
+# stdout, stderr and exit status in one block.
+run() {
+    name=$1; shift
+    if [ -n "$TASKSET" ]; then
+        timeout "$CMD_TIMEOUT" taskset -c "$TASKSET" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
+    else
+        timeout "$CMD_TIMEOUT" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
+    fi
+    rc=$?
+    [ $rc -eq 143 ] && echo "(killed after ${CMD_TIMEOUT}s by the harness)" >>/tmp/ns.err
+    echo "NSBLOCK-BEGIN $SHAPE $name"
+    echo "NSSTDOUT"
+    cat /tmp/ns.out; echo
+    echo "NSSTDERR"
+    cat /tmp/ns.err; echo
+    echo "NSBLOCK-END $SHAPE $name rc=$rc"
+}
+
+node_kb() { # node_kb NODE MemFree|MemTotal
+    awk -v k="$2:" '$3 == k { print $4 }' "/sys/devices/system/node/node$1/meminfo"
+}
+
+# Raw facts straight from sysfs/procfs, so the host can tell a wrong QEMU shape from a wrong
+# numascope.
+facts() {
+    fact uname "$(uname -r)"
+    for f in online possible has_memory has_cpu has_normal_memory; do
+        fact "node_$f" "$(cat /sys/devices/system/node/$f 2>/dev/null)"
+    done
+    for d in /sys/devices/system/node/node[0-9]*; do
+        n=${d##*/node}
+        fact "node$n.cpulist" "$(cat "$d/cpulist")"
+        fact "node$n.distance" "$(cat "$d/distance")"
+        fact "node$n.memtotal_kb" "$(node_kb "$n" MemTotal)"
+        fact "node$n.memfree_kb" "$(node_kb "$n" MemFree)"
+        for a in "$d"/access[0-9]*; do
+            [ -d "$a" ] || continue
+            c=${a##*/access}
+            fact "node$n.access$c.initiator_nodes" "$(ls "$a/initiators" | grep '^node' | tr '\n' ' ')"
+            fact "node$n.access$c.target_nodes" "$(ls "$a/targets" 2>/dev/null | grep '^node' | tr '\n' ' ')"
+            for v in read_latency write_latency read_bandwidth write_bandwidth; do
+                fact "node$n.access$c.$v" "$(cat "$a/initiators/$v" 2>/dev/null)"
+            done
+        done
+        for i in "$d"/memory_side_cache/index*; do
+            [ -d "$i" ] || continue
+            for v in size line_size indexing write_policy; do
+                fact "node$n.${i##*/}.$v" "$(cat "$i/$v" 2>/dev/null)"
+            done
+        done
+    done
+    for c in /sys/devices/system/cpu/cpu[0-9]*; do
+        if [ -f "$c/online" ]; then on=$(cat "$c/online"); else on=1; fi
+        fact "${c##*/}.online" "$on"
+        fact "${c##*/}.node_link" "$(ls "$c" | grep '^node[0-9]' | tr '\n' ' ')"
+    done
+    if [ -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
+        fact weighted_interleave "$(ls /sys/kernel/mm/mempolicy/weighted_interleave | tr '\n' ' ')"
+        for w in /sys/kernel/mm/mempolicy/weighted_interleave/node*; do
+            fact "weighted_interleave.${w##*/}" "$(cat "$w")"
+        done
+    else
+        fact weighted_interleave absent
+    fi
+    fact numa_balancing "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null)"
+    fact transparent_hugepage "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
+    fact mems_allowed "$(awk '/^Mems_allowed_list/ { print $2 }' /proc/self/status)"
+    if [ -n "$TASKSET" ]; then
+        fact taskset_cpus_allowed "$(taskset -c "$TASKSET" awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status)"
+    fi
+}
+
+# Saves numascope's capture of this guest as base64 of a tar.gz between markers; run.sh
+# --save-fixtures unpacks it under tests/fixtures/topology/guest-<shape>/.
+capture() {
+    rm -rf /tmp/cap
+    run capture "$NS" capture /tmp/cap
+    if [ -d /tmp/cap ]; then
+        echo "NSFILE-BEGIN $SHAPE capture"
+        tar -C /tmp/cap -cf - . | gzip -c | base64
+        echo "NSFILE-END $SHAPE capture"
+    fi
+}
+
+# The command line every placement check uses; the host reads the JSON.
+place() { # place NAME ARGS...
+    name=$1; shift
+    run "$name" "$NS" placement "$@" --json
+}
+
+# inspect of a process whose 16 MiB buffer is bound to NODE, kept alive with --hold.
+inspect_bound() { # inspect_bound NODE
+    rm -f /tmp/hold.out /tmp/hold.err
+    if [ -n "$TASKSET" ]; then
+        taskset -c "$TASKSET" "$NS" placement --policy bind --nodes "$1" --size 16MiB --hold 30 --json \
+            >/tmp/hold.out 2>/tmp/hold.err </dev/null &
+    else
+        "$NS" placement --policy bind --nodes "$1" --size 16MiB --hold 30 --json \
+            >/tmp/hold.out 2>/tmp/hold.err </dev/null &
+    fi
+    pid=$!
+    i=0
+    # Wait until the holder printed its report (its buffer is then placed and faulted in).
+    while [ ! -s /tmp/hold.out ] && [ $i -lt 60 ] && kill -0 $pid 2>/dev/null; do
+        usleep 500000; i=$((i + 1))
+    done
+    run "inspect-bound-node$1" "$NS" inspect "$pid" --json
+    echo "NSBLOCK-BEGIN $SHAPE inspect-holder"
+    echo "NSSTDOUT"; cat /tmp/hold.out; echo
+    echo "NSSTDERR"; cat /tmp/hold.err; echo
+    echo "NSBLOCK-END $SHAPE inspect-holder rc=0"
+    kill $pid 2>/dev/null
+    wait $pid 2>/dev/null
+}
+
+# ---- checks per shape ----------------------------------------------------------------------
+# Each function lists the commands of one shape; check.py has the matching assertions
+# (checks_A/B/C there). Later issues add their commands HERE, next to the matching assertion
+# in check.py, and only once the command exists on main:
+#   A: numascope latency --matrix --size 4MiB --json   (memory-only node 2 a target)
+#      numascope run --quick
+#   B: numascope bandwidth --matrix --size 4MiB --duration 50ms --json, and --scaling
+#      numascope loaded-latency ..., numascope c2c ...
+
+checks_A() {
+    run topo "$NS" topo --json
+    capture
+    for n in 0 1 2; do
+        place "bind-node$n" --policy bind --nodes "$n" --size 8MiB
+    done
+    place interleave --policy interleave --nodes 0-2 --size 8MiB
+    place weighted --policy weighted --weights 0:3,1:1 --size 8MiB
+    place preferred --policy preferred --nodes 2 --size 8MiB
+    place preferred-many --policy preferred-many --nodes 1,2 --size 8MiB
+    # Beyond node 2's free memory: preferred must spill to other nodes, bind must be refused.
+    free_kb=$(node_kb 2 MemFree)
+    fact node2.memfree_kb_before_spill "$free_kb"
+    place preferred-spill --policy preferred --nodes 2 --size "$((free_kb + 32768))KiB"
+    fact node2.memfree_kb_before_bind_too_big "$(node_kb 2 MemFree)"
+    place bind-too-big --policy bind --nodes 2 --size "$((free_kb + 32768))KiB"
+    place pinned-cpu1 --policy bind --nodes 0 --cpu 1 --size 4MiB
+    inspect_bound 2
+}
+
+checks_B() {
+    run topo "$NS" topo --json
+    capture
+    for n in 0 1 2; do
+        place "bind-node$n" --policy bind --nodes "$n" --size 8MiB
+    done
+    place interleave --policy interleave --nodes 0-2 --size 8MiB
+    place weighted --policy weighted --weights 0:3,1:1 --size 8MiB
+    place first-touch-cpu2 --policy first-touch --cpu 2 --size 4MiB
+    place pinned-cpu6 --policy bind --nodes 0 --cpu 6 --size 4MiB
+    place err-memoryless-node3 --policy bind --nodes 3 --size 4MiB
+    place err-cpu-not-allowed --policy bind --nodes 0 --cpu 4 --size 4MiB
+    place err-cpu-offline --policy bind --nodes 0 --cpu 5 --size 4MiB
+    inspect_bound 2
+}
+
+checks_C() {
+    run topo "$NS" topo --json
+    capture
+    for n in 0 1; do
+        place "bind-node$n" --policy bind --nodes "$n" --size 8MiB
+    done
+    place interleave --policy interleave --nodes 0-1 --size 8MiB
+    place weighted --policy weighted --weights 0:3,1:1 --size 8MiB
+    place pinned-cpu3 --policy bind --nodes 0 --cpu 3 --size 4MiB
+    inspect_bound 1
+}
+
+# ---- main ----------------------------------------------------------------------------------
+echo "NSGUEST-BEGIN $SHAPE"
+fact uptime_at_start "$(cut -d' ' -f1 /proc/uptime)"
+for c in $(echo "$OFFLINE" | tr ',' ' '); do
+    echo 0 > "/sys/devices/system/cpu/cpu$c/online" || echo "NSGUEST-ERROR $SHAPE cannot offline cpu$c"
+done
+facts
+if command -v numactl >/dev/null 2>&1; then
+    echo "NSBLOCK-BEGIN $SHAPE numactl-H"; echo "NSSTDOUT"
+    numactl -H 2>&1; echo "NSSTDERR"; echo "NSBLOCK-END $SHAPE numactl-H rc=0"
+fi
+case "$SHAPE" in
+    A) checks_A ;;
+    B) checks_B ;;
+    C) checks_C ;;
+    *) echo "NSGUEST-ERROR $SHAPE unknown shape" ;;
+esac
+fact uptime_at_end "$(cut -d' ' -f1 /proc/uptime)"
+echo "NSCHECK-END $SHAPE"

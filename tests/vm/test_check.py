@@ -1,0 +1,296 @@
+#!/usr/bin/env python3
+"""Tests of check.py's judgement without booting anything: a synthetic serial log of what a
+correct numascope would print in each shape must pass every check, and each kind of wrong
+output (a histogram off by pages, a noisy error, a missing marker, a wrong topology) must fail
+the check that guards it. Run: python3 tests/vm/test_check.py
+"""
+
+import base64
+import io
+import json
+import os
+import sys
+import tarfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check  # noqa: E402
+from shapes import SHAPES  # noqa: E402
+
+MIB = 1 << 20
+
+
+def facts(shape):
+    """The sysfs facts a guest of this shape prints (as seen in real boots)."""
+    s = SHAPES[shape]
+    f = {"uptime_at_start": "9.5", "uname": "6.12.95+deb12-amd64",
+         "node_online": f"0-{len(s.nodes) - 1}",
+         "node_has_memory": ",".join(str(n) for n in s.memory_nodes()),
+         "mems_allowed": ",".join(str(n) for n in s.memory_nodes())}
+    for i, n in enumerate(s.nodes):
+        f[f"node{n.id}.cpulist"] = ",".join(str(c) for c in n.cpus if c not in s.offline_cpus)
+        f[f"node{n.id}.distance"] = " ".join(str(d) for d in s.distances[i])
+        f[f"node{n.id}.memtotal_kb"] = str(int(n.mem_mib * 1024 * 0.8))
+        f[f"node{n.id}.memfree_kb"] = str(int(n.mem_mib * 1024 * 0.7))
+    for tgt, inis in s.hmat_initiators().items():
+        lat = s.hmat_lb[(inis[0], tgt)][0]
+        f[f"node{tgt}.access0.initiator_nodes"] = " ".join(f"node{i}" for i in inis)
+        f[f"node{tgt}.access0.read_latency"] = str(lat)
+        f[f"node{tgt}.access0.write_latency"] = str(lat)
+    for c in s.cpus:
+        f[f"cpu{c}.online"] = "0" if c in s.offline_cpus else "1"
+    if s.kernel == "backports":
+        f["weighted_interleave"] = " ".join(f"node{n.id}" for n in s.nodes)
+    else:
+        f["weighted_interleave"] = "absent"
+    if s.taskset:
+        f["taskset_cpus_allowed"] = s.taskset
+    f["node2.memfree_kb_before_spill"] = "100000"
+    f["uptime_at_end"] = "20.0"
+    return f
+
+
+def topo(shape):
+    s = SHAPES[shape]
+    allowed = s.allowed_cpus()
+    return {
+        "schema_version": 1, "live": True, "source": "/",
+        "nodes": [{"id": n.id, "cpus": list(n.cpus), "has_cpu": bool(n.cpus), "has_memory": n.has_memory,
+                   "memory_total_bytes": int(n.mem_mib * 1024 * 0.8) * 1024,
+                   "memory_free_bytes": 1, "hugepages": []} for n in s.nodes],
+        "distances": [list(row) for row in s.distances],
+        "cpus": [{"id": c, "node": next(n.id for n in s.nodes if c in n.cpus), "online":
+                  c not in s.offline_cpus, "allowed": c in allowed, "package": 0, "core": 0,
+                  "siblings": [c]} for c in s.cpus],
+        "caches": [],
+        "hmat": [{"node": t, "access_class": 0, "initiators": i,
+                  "read_latency_ns": s.hmat_lb[(i[0], t)][0],
+                  "write_latency_ns": s.hmat_lb[(i[0], t)][0],
+                  "read_bandwidth_mb_s": None, "write_bandwidth_mb_s": None}
+                 for t, i in sorted(s.hmat_initiators().items())],
+        "memory_side_caches": [{"node": n, "level": 1, "size_bytes": m * MIB, "line_bytes": 64,
+                                "indexing": 0, "write_policy": 0} for n, m in s.hmat_cache or []],
+        "allowed_cpus": allowed,
+        "allowed_nodes": s.memory_nodes(),
+        "environment": {},
+    }
+
+
+def placement(hist, intended, cpu=None, size=8 * MIB):
+    pages = size // 4096
+    on = sum(p for n, p in hist.items() if n in intended)
+    return {"schema_version": 1, "policy": "x", "nodes": intended, "weights": None, "cpu": cpu,
+            "ran_on_cpu": cpu if cpu is not None else 0,
+            "report": {"size_bytes": size, "page_size": "4k", "pages": pages,
+                       "histogram": [{"node": n, "pages": p} for n, p in sorted(hist.items())],
+                       "not_present": 0, "intended_nodes": intended,
+                       "fraction_on_intended": on / pages, "huge_bytes": 0, "huge_fraction": 0.0},
+            "matches": on == pages, "verdict": "ok"}
+
+
+def capture_tar(shape):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        for n in SHAPES[shape].nodes:
+            data = b"10\n"
+            info = tarfile.TarInfo(f"./sys/devices/system/node/node{n.id}/distance")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        for name, target in (("./sys/devices/system/cpu/cpu1/node0", "../../node/node0"),
+                             ("./sys/devices/system/cpu/cpu1/evil", "../../../../../../etc"),
+                             ("./sys/devices/system/cpu/cpu1/abs", "/etc")):
+            info = tarfile.TarInfo(name)
+            info.type = tarfile.SYMTYPE
+            info.linkname = target
+            t.addfile(info)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+class Log:
+    """Builds a serial log the way guest-checks.sh prints it (CRLF, like the console)."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.lines = [f"NSGUEST-BEGIN {shape}"]
+        self.blocks = {}
+
+    def block(self, name, out="", err="", rc=0):
+        self.blocks[name] = (out if isinstance(out, str) else json.dumps(out, indent=2), err, rc)
+        return self
+
+    def text(self, facts_=None, end=True, drop=()):
+        lines = list(self.lines)
+        for k, v in (facts_ or facts(self.shape)).items():
+            lines.append(f"NSFACT {self.shape} {k} {v}")
+        for name, (out, err, rc) in self.blocks.items():
+            if name in drop:
+                continue
+            lines += [f"NSBLOCK-BEGIN {self.shape} {name}", "NSSTDOUT", out, "",
+                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc}"]
+        lines += [f"NSFILE-BEGIN {self.shape} capture", capture_tar(self.shape),
+                  f"NSFILE-END {self.shape} capture"]
+        if end:
+            lines.append(f"NSCHECK-END {self.shape}")
+        return "\r\n".join(lines) + "\r\n"
+
+
+def good_a():
+    L = Log("A").block("topo", topo("A")).block("capture")
+    for n in (0, 1, 2):
+        L.block(f"bind-node{n}", placement({n: 2048}, [n]))
+    L.block("interleave", placement({0: 683, 1: 683, 2: 682}, [0, 1, 2]))
+    L.block("weighted", placement({0: 1536, 1: 512}, [0, 1]))
+    L.block("preferred", placement({2: 2048}, [2]))
+    L.block("preferred-many", placement({1: 10, 2: 2038}, [1, 2]))
+    spill = (100000 + 32768) * 1024
+    L.block("preferred-spill", placement({2: 24000, 0: spill // 4096 - 24000}, [2], size=spill))
+    L.block("bind-too-big", "", "numascope: error: 129 MiB does not fit in the 97 MiB free on "
+            "node 2; use a smaller --size", 2)
+    L.block("pinned-cpu1", placement({0: 1024}, [0], cpu=1, size=4 * MIB))
+    L.block("inspect-bound-node2", {"pid": 99, "nodes": [{"node": 2, "pages": 4096,
+                                                          "bytes": 16 * MIB}]})
+    return L
+
+
+def good_b():
+    L = Log("B").block("topo", topo("B")).block("capture")
+    for n in (0, 1, 2):
+        L.block(f"bind-node{n}", placement({n: 2048}, [n]))
+    L.block("interleave", placement({0: 683, 1: 682, 2: 683}, [0, 1, 2]))
+    L.block("weighted", placement({0: 1536, 1: 512}, [0, 1]))
+    L.block("first-touch-cpu2", placement({1: 1024}, [1], cpu=2, size=4 * MIB))
+    L.block("pinned-cpu6", placement({0: 1024}, [0], cpu=6, size=4 * MIB))
+    L.block("err-memoryless-node3", "", "numascope: error: node 3 has no memory; bind to 0-2", 2)
+    L.block("err-cpu-not-allowed", "", "numascope: error: CPU 4 is not in the allowed set 0-3,5-6", 2)
+    L.block("err-cpu-offline", "", "numascope: error: CPU 5 is offline; pick an online CPU", 2)
+    L.block("inspect-bound-node2", {"pid": 9, "nodes": [{"node": 2, "bytes": 17 * MIB}]})
+    return L
+
+
+def good_c():
+    L = Log("C").block("topo", topo("C")).block("capture")
+    for n in (0, 1):
+        L.block(f"bind-node{n}", placement({n: 2048}, [n]))
+    L.block("interleave", placement({0: 1024, 1: 1024}, [0, 1]))
+    L.block("weighted", "", "numascope: error: weighted interleave needs Linux 6.9 or newer; "
+            "this kernel is 6.1", 2)
+    L.block("pinned-cpu3", placement({0: 1024}, [0], cpu=3, size=4 * MIB))
+    L.block("inspect-bound-node1", {"pid": 9, "nodes": [{"node": 1, "bytes": 16 * MIB}]})
+    return L
+
+
+def judge(shape, text, *extra):
+    opts = check.parser().parse_args(["--shape", shape, "--log", "-", *extra])
+    report, _ = check.judge(text, opts, quiet=True)
+    return report
+
+
+def fails(report):
+    return {k: d for k, (st, d) in report.results.items() if st == "FAIL"}
+
+
+class GoodLogs(unittest.TestCase):
+    def test_a_passes(self):
+        r = judge("A", good_a().text())
+        self.assertEqual(fails(r), {})
+        self.assertGreater(r.counts["PASS"], 20)
+
+    def test_b_passes(self):
+        self.assertEqual(fails(judge("B", good_b().text())), {})
+
+    def test_c_passes(self):
+        self.assertEqual(fails(judge("C", good_c().text(), "--expect-weighted-refused")), {})
+
+    def test_save_fixtures_unpacks_capture(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest)
+            self.assertEqual(fails(r), {})
+            with open(os.path.join(dest, "sys/devices/system/node/node2/distance")) as fh:
+                self.assertEqual(fh.read(), "10\n")
+            cpu1 = os.path.join(dest, "sys/devices/system/cpu/cpu1")
+            self.assertEqual(os.readlink(os.path.join(cpu1, "node0")), "../../node/node0")
+            self.assertFalse(os.path.lexists(os.path.join(cpu1, "evil")))
+            self.assertFalse(os.path.lexists(os.path.join(cpu1, "abs")))
+
+    def test_fallback_kernel_skips_weighted(self):
+        f = facts("A")
+        f["weighted_interleave"] = "absent"
+        r = judge("A", good_a().text(f), "--no-weighted", "no 6.12 kernel")
+        self.assertEqual(fails(r), {})
+        self.assertEqual(r.results["weighted-3:1"][0], "SKIP")
+
+
+class BadLogs(unittest.TestCase):
+    def test_missing_end_marker_fails(self):
+        self.assertIn("guest-finished", fails(judge("A", good_a().text(end=False))))
+
+    def test_missing_block_fails(self):
+        self.assertIn("inspect-node2", fails(judge("A", good_a().text(drop=("inspect-bound-node2",)))))
+
+    def test_empty_log_fails(self):
+        self.assertIn("guest-started", fails(judge("A", "")))
+
+    def test_interleave_two_pages_off_fails(self):
+        L = good_a().block("interleave", placement({0: 685, 1: 681, 2: 682}, [0, 1, 2]))
+        self.assertIn("interleave-3", fails(judge("A", L.text())))
+
+    def test_weighted_off_by_two_percent_fails(self):
+        L = good_a().block("weighted", placement({0: 1577, 1: 471}, [0, 1]))
+        self.assertIn("weighted-3:1", fails(judge("A", L.text())))
+
+    def test_bind_leak_fails(self):
+        L = good_a().block("bind-node2", placement({2: 2047, 0: 1}, [2]))
+        self.assertIn("bind-node2", fails(judge("A", L.text())))
+
+    def test_pinned_elsewhere_fails(self):
+        p = placement({0: 1024}, [0], cpu=1, size=4 * MIB)
+        p["ran_on_cpu"] = 0
+        self.assertIn("pinned-cpu1", fails(judge("A", good_a().block("pinned-cpu1", p).text())))
+
+    def test_error_with_usage_text_fails(self):
+        L = good_b().block("err-cpu-offline", "", "numascope: error: CPU 5 is offline\nUsage: x", 2)
+        self.assertIn("err-cpu-offline", fails(judge("B", L.text())))
+
+    def test_error_success_fails(self):
+        L = good_b().block("err-memoryless-node3", placement({0: 2048}, [0]))
+        self.assertIn("err-bind-memoryless-node", fails(judge("B", L.text())))
+
+    def test_weighted_accepted_on_old_kernel_fails(self):
+        L = good_c().block("weighted", placement({0: 1536, 1: 512}, [0, 1]))
+        self.assertIn("weighted-refused", fails(judge("C", L.text(), "--expect-weighted-refused")))
+
+    def test_spill_that_did_not_fill_node2_fails(self):
+        spill = (100000 + 32768) * 1024
+        L = good_a().block("preferred-spill",
+                           placement({2: 1000, 0: spill // 4096 - 1000}, [2], size=spill))
+        self.assertIn("preferred-spill", fails(judge("A", L.text())))
+
+    def test_inspect_on_wrong_node_fails(self):
+        L = good_a().block("inspect-bound-node2", {"pid": 1, "nodes": [{"node": 0, "bytes": 16 * MIB}]})
+        self.assertIn("inspect-node2", fails(judge("A", L.text())))
+
+    def test_topo_wrong_distance_fails(self):
+        t = topo("B")
+        t["distances"][0][1] = 20  # symmetrised by mistake
+        self.assertIn("topo-distances", fails(judge("B", good_b().block("topo", t).text())))
+
+    def test_topo_offline_cpu_missing_node_fails(self):
+        t = topo("B")
+        t["cpus"][5]["node"] = None
+        self.assertIn("topo-cpus", fails(judge("B", good_b().block("topo", t).text())))
+
+    def test_topo_wrong_hmat_initiators_fails(self):
+        t = topo("A")
+        t["hmat"][2]["initiators"] = [0, 1]
+        self.assertIn("topo-hmat", fails(judge("A", good_a().block("topo", t).text())))
+
+    def test_vm_shape_wrong_distance_fails(self):
+        f = facts("A")
+        f["node0.distance"] = "10 20 30"
+        self.assertIn("vm-distances", fails(judge("A", good_a().text(f))))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -222,3 +222,32 @@ pub fn advice(init: u32, measured: &[(u32, f64)]) -> Advice {
         summary: String::new(),
     }
 }
+
+/// A scaling report with one packed curve on `node`.
+pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
+    use crate::bandwidth::result::{Scaling, ScalingPoint, ScalingSeries};
+    BandwidthReport {
+        schema_version: 1,
+        results: vec![],
+        matrix: vec![],
+        scaling: vec![Scaling {
+            kernel: "read".into(),
+            series: vec![ScalingSeries {
+                mode: "packed".into(),
+                node: Some(node),
+                points: points
+                    .iter()
+                    .map(|&(t, mb)| ScalingPoint {
+                        threads: t,
+                        cpus: (0..t as u32).collect(),
+                        mb_per_s: mb,
+                        mb_per_s_max: mb,
+                        result_index: 0,
+                    })
+                    .collect(),
+                knee_threads: None,
+            }],
+        }],
+        numa_balancing: None,
+    }
+}

@@ -40,9 +40,21 @@ pub fn latency_cells(r: &RunResults) -> Vec<(u32, u32, f64)> {
         .unwrap_or_default()
 }
 
-/// `(initiator, memory node, MB/s)` measured from an initiator's threads to each node: the
-/// advisor's bind measurements.
+/// `(initiator, memory node, MB/s)`: the bandwidth matrix (its `read` kernel when measured,
+/// else its first kernel), else the advisor's bind measurements from one initiator.
 pub fn bandwidth_cells(r: &RunResults) -> Vec<(u32, u32, f64)> {
+    if let Some(m) = r.bandwidth.as_ref().and_then(|b| {
+        b.matrix
+            .iter()
+            .find(|m| m.kernel == "read")
+            .or_else(|| b.matrix.first())
+    }) {
+        return m
+            .cells
+            .iter()
+            .map(|c| (c.initiator, c.target, c.mb_per_s))
+            .collect();
+    }
     r.advisor
         .as_ref()
         .map(|a| {
@@ -158,31 +170,20 @@ pub fn saturation_point(points: &[(usize, f64)]) -> Option<(usize, f64)> {
     (t < last).then_some((t, max))
 }
 
-/// Bandwidth-versus-threads curves `(node, [(threads, MB/s)])` of the scaling report: its
-/// `curves[]` objects with `node` and `points[]` of `threads` and `mb_per_s` (a number, or a
-/// summary whose `median` is used).
+/// Bandwidth-versus-threads curves `(node, [(threads, MB/s)])` confined to one node, from
+/// the scaling report's first kernel.
 pub fn scaling_curves(r: &RunResults) -> Vec<(u32, Vec<(usize, f64)>)> {
-    let Some(s) = &r.scaling else { return vec![] };
-    let Some(curves) = s.get("curves").and_then(|c| c.as_array()) else {
+    let Some(s) = r.scaling.as_ref().and_then(|s| s.scaling.first()) else {
         return vec![];
     };
-    let num = |v: &serde_json::Value| v.as_f64().or_else(|| v.get("median")?.as_f64());
-    curves
+    s.series
         .iter()
         .filter_map(|c| {
-            let node = c.get("node")?.as_u64()? as u32;
-            let pts = c
-                .get("points")?
-                .as_array()?
-                .iter()
-                .filter_map(|p| {
-                    Some((
-                        p.get("threads")?.as_u64()? as usize,
-                        num(p.get("mb_per_s")?)?,
-                    ))
-                })
-                .collect();
-            Some((node, pts))
+            let node = c.node?;
+            Some((
+                node,
+                c.points.iter().map(|p| (p.threads, p.mb_per_s)).collect(),
+            ))
         })
         .collect()
 }
@@ -400,9 +401,10 @@ mod tests {
         assert_eq!(saturation_point(&[(1, 10.0), (2, 20.0)]), None);
         assert_eq!(saturation_point(&[(1, 10.0)]), None);
         let mut r = sample::results();
-        r.scaling = Some(serde_json::json!({"curves": [{"node": 1, "points": [
-            {"threads": 1, "mb_per_s": {"median": 10000.0}}, {"threads": 6, "mb_per_s": 36000.0},
-            {"threads": 12, "mb_per_s": 37500.0}]}]}));
+        r.scaling = Some(sample::scaling(
+            1,
+            &[(1, 10000.0), (6, 36000.0), (12, 37500.0)],
+        ));
         let f = saturation(&r);
         assert_eq!(f[0].text, "bandwidth saturates at 6 threads on node 1: 6 of 12 threads reach 90% of its 37500 MB/s");
     }

@@ -4,8 +4,10 @@
 //! renders what these functions return.
 
 pub mod advisor;
+pub mod execute;
 pub mod findings;
 pub mod measure;
+pub mod output;
 pub mod plan;
 pub mod ranking;
 pub mod scenarios;

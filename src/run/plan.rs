@@ -479,6 +479,16 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
             });
             continue;
         }
+        if part == Part::C2c && cpus.len() < 2 {
+            skipped.push(SkippedPart {
+                part,
+                reason: format!(
+                    "core-to-core latency needs two usable CPUs and this process may use {}",
+                    cpus.len()
+                ),
+            });
+            continue;
+        }
         if !built.contains(&part) {
             skipped.push(SkippedPart {
                 part,

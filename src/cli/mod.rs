@@ -15,6 +15,7 @@ pub mod capture;
 pub mod inspect;
 pub mod latency;
 pub mod placement;
+pub mod run;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -48,6 +49,8 @@ pub enum Command {
     C2c(c2c::C2cArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
+    /// The full analysis (the default): measure, explain, and write a report directory.
+    Run(run::RunArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -102,10 +105,7 @@ pub fn main() -> i32 {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => {
-            let _ = ctx;
-            Ok(())
-        }
+        None => run::run(&ctx, &run::RunArgs::default()),
         Some(cmd) => match cmd {
             Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
@@ -114,6 +114,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Inspect(a) => inspect::run(&ctx, &a),
             Command::C2c(a) => c2c::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
+            Command::Run(a) => run::run(&ctx, &a),
         },
     }
 }

@@ -6,6 +6,7 @@ pub mod c2c_text;
 pub mod inspect_text;
 pub mod latency_text;
 pub mod placement_text;
+pub mod run_brief;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;

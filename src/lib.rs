@@ -11,14 +11,13 @@
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
 
 pub mod bandwidth;
+pub mod c2c;
 pub mod capture;
 pub mod cli;
 pub mod clock;
-<<<<<<< HEAD
 pub mod compare;
-=======
->>>>>>> main
 pub mod counters;
+pub mod counters_perf;
 pub mod environment;
 pub mod inspect;
 pub mod latency;
@@ -34,3 +33,4 @@ pub mod sysroot;
 pub(crate) mod testutil;
 pub mod threads;
 pub mod topology;
+pub mod traffic;

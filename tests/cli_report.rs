@@ -168,8 +168,14 @@ fn interleaved(dir: &Path) -> PathBuf {
         s["min"] = 57.5.into();
         s["max"] = 60.5.into();
     }
-    for c in v["bandwidth"]["matrix"]["cells"].as_array_mut().unwrap() {
-        let s = &mut c["mb_per_s"];
+    let cells = v["bandwidth"]["matrix"][0]["cells"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for (i, c) in cells.iter().enumerate() {
+        v["bandwidth"]["matrix"][0]["cells"][i]["mb_per_s"] = 4211.0.into();
+        let r = c["result_index"].as_u64().unwrap() as usize;
+        let s = &mut v["bandwidth"]["results"][r]["mb_per_s"];
         s["median"] = 4211.0.into();
         s["min"] = 4208.0.into();
         s["max"] = 4214.0.into();

@@ -10,12 +10,14 @@ use clap::{Parser, Subcommand};
 
 use crate::sysroot::SysRoot;
 
+pub mod c2c;
 pub mod capture;
 pub mod compare;
 pub mod inspect;
 pub mod latency;
 pub mod placement;
 pub mod report;
+pub mod run;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -45,15 +47,16 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
-<<<<<<< HEAD
+    /// Core-to-core latency: one cache line bounced between every pair of CPUs.
+    C2c(c2c::C2cArgs),
+    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    Latency(latency::LatencyArgs),
+    /// The full analysis (the default): measure, explain, and write a report directory.
+    Run(run::RunArgs),
     /// Re-render a saved run (results.json) as text, HTML, CSV or hwloc XML.
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
-=======
-    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
-    Latency(latency::LatencyArgs),
->>>>>>> main
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -113,22 +116,18 @@ pub fn main() -> i32 {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => {
-            let _ = ctx;
-            Ok(())
-        }
+        None => run::run(&ctx, &run::RunArgs::default()),
         Some(cmd) => match cmd {
             Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
             Command::Capture(a) => capture::run(&ctx, &a),
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
-<<<<<<< HEAD
+            Command::C2c(a) => c2c::run(&ctx, &a),
+            Command::Latency(a) => latency::run(&ctx, &a),
+            Command::Run(a) => run::run(&ctx, &a),
             Command::Report(a) => report::run(&ctx, &a),
             Command::Compare(a) => compare::run(&ctx, &a),
-=======
-            Command::Latency(a) => latency::run(&ctx, &a),
->>>>>>> main
         },
     }
 }

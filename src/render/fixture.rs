@@ -13,7 +13,19 @@
 
 use serde_json::json;
 
+use crate::bandwidth::isa::Isa;
+use crate::bandwidth::result::{
+    BandwidthReport, BandwidthResult, BytesPerElement, Matrix, MatrixCell, Rates, Scaling,
+    ScalingPoint, ScalingSeries, ThreadRate,
+};
+use crate::c2c::pairs::Sampling;
+use crate::c2c::result::{C2cPlan, C2cResult, PairResult};
+use crate::c2c::summary::Relation;
+use crate::counters_perf::PerfAvailability;
+use crate::placement::NodePages;
+use crate::placement::{PageSize, PlacementReport};
 use crate::results::RunResults;
+use crate::traffic::NumaTraffic;
 
 fn summary(median: f64, min: f64, max: f64) -> serde_json::Value {
     json!({"median": median, "min": min, "max": max, "p90": max, "p99": max, "samples": 15})
@@ -31,6 +43,235 @@ fn lat_point(mode: &str, ws: u64, ns: f64, spread: f64, node: u32) -> serde_json
                              "source": "timed chain of dependent adds"},
         "loads_per_sample": 1_000_000, "warmup_samples": 3
     })
+}
+
+fn rates(mb: f64, pm: f64, cpus: &[u32]) -> Rates {
+    let n = cpus.len().max(1) as f64;
+    Rates {
+        median: mb,
+        min: mb - pm,
+        max: mb + pm,
+        samples: 5,
+        per_thread: cpus
+            .iter()
+            .map(|&cpu| ThreadRate {
+                cpu,
+                median: mb / n,
+                min: (mb - pm) / n,
+                max: (mb + pm) / n,
+            })
+            .collect(),
+    }
+}
+
+/// One bandwidth result: `kernel` on `cpus` (of `cpu_node`) with memory on `mem_node`.
+fn bw(
+    kernel: &str,
+    nt: bool,
+    cpus: &[u32],
+    cpu_node: u32,
+    mem_node: u32,
+    mb: f64,
+    pm: f64,
+) -> BandwidthResult {
+    let (read, written) = match kernel {
+        "read" | "read-prefetch" => (8, 0),
+        "write" | "write-nt" => (0, 8),
+        _ => (8, 8),
+    };
+    let write_allocate = if nt { 0 } else { written };
+    let dram = (read + written + write_allocate) as f64 / (read + written) as f64;
+    BandwidthResult {
+        kernel: kernel.into(),
+        isa: Isa::Scalar,
+        non_temporal: nt,
+        threads: cpus.len(),
+        cpus: cpus.to_vec(),
+        cpu_nodes: vec![cpu_node],
+        memory_nodes: vec![mem_node],
+        placement: if cpu_node == mem_node {
+            "local".into()
+        } else {
+            "node".into()
+        },
+        stream_policies: vec![format!("bind {mem_node}")],
+        placement_fraction: 1.0,
+        huge_fraction: 0.0,
+        mb_per_s: rates(mb, pm, cpus),
+        dram_mb_per_s_estimate: rates(mb * dram, pm * dram, cpus),
+        bytes_per_element: BytesPerElement {
+            read,
+            written,
+            write_allocate,
+            dram_estimate: read + written + write_allocate,
+        },
+        array_bytes_per_thread: 16 << 20,
+        working_set_bytes: (16 << 20) * cpus.len() as u64,
+        page_size: PageSize::Base,
+        duration_ms: 200,
+        repetitions: 5,
+        warmup_repetitions: 1,
+        elapsed_ns: vec![vec![200_000_000; cpus.len()]; 5],
+        placements: vec![],
+    }
+}
+
+/// The article's single-thread kernels (CPU 0 local, CPU 1 reading node 0) and the
+/// read-prefetch node x node matrix.
+fn bandwidth() -> BandwidthReport {
+    let mut results = vec![
+        bw("read", false, &[0], 0, 0, 3618.0, 3.0),
+        bw("read", false, &[1], 1, 0, 2369.0, 2.0),
+        bw("write", false, &[0], 0, 0, 1616.0, 2.0),
+        bw("write", false, &[1], 1, 0, 1415.0, 2.0),
+        bw("read-prefetch", false, &[0], 0, 0, 6286.0, 12.0),
+        bw("read-prefetch", false, &[1], 1, 0, 3116.0, 8.0),
+        bw("write-nt", true, &[0], 0, 0, 5924.0, 10.0),
+        bw("write-nt", true, &[1], 1, 0, 3032.0, 8.0),
+    ];
+    let mut cells = Vec::new();
+    for (a, b, mb, pm) in [
+        (0, 0, 6286.0, 12.0),
+        (0, 1, 3116.0, 8.0),
+        (1, 0, 3116.0, 8.0),
+        (1, 1, 6286.0, 12.0),
+    ] {
+        results.push(bw("read-prefetch", false, &[a], a, b, mb, pm));
+        cells.push(MatrixCell {
+            initiator: a,
+            target: b,
+            threads: 1,
+            mb_per_s: mb,
+            dram_mb_per_s_estimate: mb,
+            placement_fraction: 1.0,
+            hmat_read_mb_per_s: None,
+            hmat_write_mb_per_s: None,
+            result_index: results.len() - 1,
+        });
+    }
+    BandwidthReport {
+        schema_version: 1,
+        results,
+        matrix: vec![Matrix {
+            kernel: "read-prefetch".into(),
+            initiators: vec![0, 1],
+            targets: vec![0, 1],
+            cells,
+        }],
+        scaling: vec![],
+        numa_balancing: Some(1),
+    }
+}
+
+/// Read-prefetch bandwidth as threads spread over the two nodes (local memory each) and as
+/// they pile onto node 0's memory; one core per node, so each curve has two points.
+fn scaling() -> BandwidthReport {
+    let results = vec![
+        bw("read-prefetch", false, &[0], 0, 0, 6286.0, 12.0),
+        bw("read-prefetch", false, &[0, 1], 0, 0, 12572.0, 30.0),
+        bw("read-prefetch", false, &[0, 1], 0, 0, 6330.0, 30.0),
+    ];
+    let pt = |threads: usize, cpus: &[u32], mb: f64, i: usize| ScalingPoint {
+        threads,
+        cpus: cpus.to_vec(),
+        mb_per_s: mb,
+        mb_per_s_max: mb + 30.0,
+        result_index: i,
+    };
+    BandwidthReport {
+        schema_version: 1,
+        results,
+        matrix: vec![],
+        scaling: vec![Scaling {
+            kernel: "read-prefetch".into(),
+            series: vec![
+                ScalingSeries {
+                    mode: "spread, local memory".into(),
+                    node: None,
+                    points: vec![pt(1, &[0], 6286.0, 0), pt(2, &[0, 1], 12572.0, 1)],
+                    knee_threads: None,
+                },
+                ScalingSeries {
+                    mode: "spread, memory on node 0".into(),
+                    node: Some(0),
+                    points: vec![pt(1, &[0], 6286.0, 0), pt(2, &[0, 1], 6330.0, 2)],
+                    knee_threads: Some(1),
+                },
+            ],
+        }],
+        numa_balancing: Some(1),
+    }
+}
+
+fn c2c(topo: &crate::topology::Topology) -> C2cResult {
+    let s = |median: f64, min: f64, max: f64| crate::stats::Summary {
+        median,
+        min,
+        max,
+        p90: max,
+        p99: max,
+        samples: 15,
+    };
+    let pairs = vec![
+        PairResult {
+            from: 0,
+            to: 1,
+            relation: Relation::Remote,
+            ns_one_way: s(96.0, 94.0, 101.0),
+        },
+        PairResult {
+            from: 1,
+            to: 0,
+            relation: Relation::Remote,
+            ns_one_way: s(97.5, 95.0, 103.0),
+        },
+    ];
+    let groups = crate::c2c::summary::group(topo, &[(0, 1, 96.0), (1, 0, 97.5)]);
+    C2cResult {
+        schema_version: 1,
+        cpus: vec![0, 1],
+        line_node: 0,
+        line_touched_on_cpu: Some(0),
+        line_placement: PlacementReport {
+            size_bytes: 4096,
+            page_size: PageSize::Base,
+            pages: 1,
+            histogram: vec![NodePages { node: 0, pages: 1 }],
+            not_present: 0,
+            intended_nodes: vec![0],
+            fraction_on_intended: 1.0,
+            huge_bytes: 0,
+            huge_fraction: 0.0,
+        },
+        placement_fraction: 1.0,
+        plan: C2cPlan {
+            round_trips_per_sample: 1000,
+            repetitions: 15,
+            warmup_repetitions: 2,
+            repetition_ms: 20,
+            method: "compare-and-swap ping-pong; one way = round trip / 2".into(),
+        },
+        sampling: Sampling {
+            strategy: "all-pairs".into(),
+            partners: vec![],
+            pairs: 2,
+            possible_pairs: 2,
+        },
+        matrix: crate::c2c::result::matrix_of(&[0, 1], &pairs),
+        summary: crate::c2c::summary::sentence(&groups),
+        groups,
+        pairs,
+        traffic: NumaTraffic {
+            numastat_delta: vec![],
+            numastat_note: Some("not recorded in this fixture".into()),
+            perf: PerfAvailability {
+                events: "none".into(),
+                available: false,
+                detail: "not available: fixture".into(),
+            },
+        },
+        environment: topo.environment.clone(),
+    }
 }
 
 /// The example run.
@@ -74,10 +315,6 @@ pub fn opteron_example() -> RunResults {
             "measured_over_slit": ns / 45.6 / if a == b { 1.0 } else { 2.0 },
             "measured_over_hmat": null
         })
-    };
-    let bw = |kernel: &str, a: u32, b: u32, mb: f64, pm: f64| {
-        json!({"kernel": kernel, "threads": 1, "initiator_node": a, "memory_node": b,
-               "mb_per_s": summary(mb, mb - pm, mb + pm), "placement_fraction": 1.0})
     };
     let v = json!({
         "schema_version": 1,
@@ -128,36 +365,8 @@ pub fn opteron_example() -> RunResults {
             },
             "warnings": []
         },
-        "bandwidth": {
-            "results": [
-                bw("read", 0, 0, 3618.0, 3.0), bw("read", 1, 0, 2369.0, 2.0),
-                bw("write", 0, 0, 1616.0, 2.0), bw("write", 1, 0, 1415.0, 2.0),
-                bw("read-prefetch", 0, 0, 6286.0, 12.0), bw("read-prefetch", 1, 0, 3116.0, 8.0),
-                bw("write-nt", 0, 0, 5924.0, 10.0), bw("write-nt", 1, 0, 3032.0, 8.0)
-            ],
-            "matrix": {
-                "kernel": "read-prefetch",
-                "cells": [
-                    {"initiator_node": 0, "memory_node": 0, "mb_per_s": summary(6286.0, 6274.0, 6298.0)},
-                    {"initiator_node": 0, "memory_node": 1, "mb_per_s": summary(3116.0, 3108.0, 3124.0)},
-                    {"initiator_node": 1, "memory_node": 0, "mb_per_s": summary(3116.0, 3108.0, 3124.0)},
-                    {"initiator_node": 1, "memory_node": 1, "mb_per_s": summary(6286.0, 6274.0, 6298.0)}
-                ]
-            }
-        },
-        "scaling": {
-            "curves": [
-                {"label": "local memory (NUMA-aware)", "points": [
-                    {"threads": 1, "mb_per_s": summary(6286.0, 6274.0, 6298.0)},
-                    {"threads": 2, "mb_per_s": summary(12572.0, 12540.0, 12600.0)}]},
-                {"label": "all memory on node 0", "points": [
-                    {"threads": 1, "mb_per_s": summary(6286.0, 6274.0, 6298.0)},
-                    {"threads": 2, "mb_per_s": summary(6330.0, 6300.0, 6360.0)}]},
-                {"label": "interleaved", "points": [
-                    {"threads": 1, "mb_per_s": summary(4211.0, 4208.0, 4214.0)},
-                    {"threads": 2, "mb_per_s": summary(8422.0, 8400.0, 8440.0)}]}
-            ]
-        },
+        "bandwidth": null,
+        "scaling": null,
         "loaded_latency": {
             "curves": [{"label": "CPU 0, local memory", "points": [
                 {"delay": "idle", "load_threads": 0, "mb_per_s": 0.0, "ns_per_load": summary(45.6, 45.6, 48.3)},
@@ -168,17 +377,7 @@ pub fn opteron_example() -> RunResults {
                 {"delay": "none", "load_threads": 1, "mb_per_s": 6150.0, "ns_per_load": summary(121.0, 112.0, 134.0)}
             ]}]
         },
-        "c2c": {
-            "schema_version": 1, "cpus": [0, 1], "line_node": 0,
-            "pairs": [
-                {"from": 0, "to": 1, "relation": "remote", "ns_one_way": summary(96.0, 94.0, 101.0)},
-                {"from": 1, "to": 0, "relation": "remote", "ns_one_way": summary(97.5, 95.0, 103.0)}
-            ],
-            "matrix": [[null, 96.0], [97.5, null]],
-            "groups": [{"relation": "remote", "label": "different packages", "pairs": 2,
-                        "ns_one_way": summary(96.75, 96.0, 97.5)}],
-            "summary": "CPUs in different packages: 97 ns one way."
-        },
+        "c2c": null,
         "scenarios": null,
         "advisor": {
             "initiator_node": 0,
@@ -209,6 +408,9 @@ pub fn opteron_example() -> RunResults {
     });
     let mut r: RunResults =
         serde_json::from_value(v).expect("fixture matches the results contract");
+    r.bandwidth = Some(bandwidth());
+    r.scaling = Some(scaling());
+    r.c2c = Some(c2c(&r.topology));
     let scenarios = crate::results::sample::opteron_scenarios();
     r.scenarios = Some(crate::results::ScenarioTable {
         kernel: "read-prefetch".into(),

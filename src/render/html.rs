@@ -419,7 +419,7 @@ pub fn render(r: &RunResults) -> String {
     if bt.rows.is_empty() {
         p.absent(r, Part::Bandwidth);
     } else {
-        p.table(&bt, &[0, 1, 2, 3, 4, 5, 6, 7], &|_| false);
+        p.table(&bt, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], &|_| false);
     }
     p.section_close();
 

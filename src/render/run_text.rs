@@ -215,7 +215,7 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if bt.rows.is_empty() {
         absent(out, r, Part::Bandwidth)?;
     } else {
-        table(out, &bt, &[0, 1, 2, 3, 4, 5, 6])?;
+        table(out, &bt, &[0, 2, 3, 4, 5, 6, 7, 8])?;
     }
 
     section(out, "Bandwidth, CPU node x memory node")?;
@@ -229,7 +229,7 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if st.rows.is_empty() {
         absent(out, r, Part::Scaling)?;
     } else {
-        table(out, &st, &[0, 1, 2])?;
+        table(out, &st, &[0, 1, 3, 4])?;
     }
 
     section(out, "Loaded latency")?;

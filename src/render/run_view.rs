@@ -2,11 +2,10 @@
 //! output (terminal text, CSV, HTML) and `compare` show the same figures: a renderer only
 //! lays out what this module extracted.
 //!
-//! The latency and scenario parts have typed results. The bandwidth, scaling, loaded-latency
-//! and core-to-core parts are stored in `results.json` as their engines' own JSON contracts
-//! (`serde_json::Value`), so their readers here look fields up by name and take either a
-//! plain number or a statistics summary (`{median, min, max, ...}`); a field they cannot find
-//! leaves the table empty and the section says so, rather than guessing a number.
+//! Every part is typed except loaded latency, which `results.json` stores as its engine's own
+//! JSON contract (`serde_json::Value`): its reader here looks fields up by name and takes
+//! either a plain number or a statistics summary (`{median, min, max, ...}`); a field it cannot
+//! find leaves the table empty and the section says so, rather than guessing a number.
 
 use serde_json::Value;
 
@@ -137,10 +136,6 @@ fn array<'a>(v: &'a Value, names: &[&str]) -> &'a [Value] {
         .unwrap_or(&[])
 }
 
-const MB_S: &[&str] = &["mb_per_s", "total_mb_per_s", "bandwidth_mb_per_s"];
-const INIT: &[&str] = &["initiator_node", "cpu_node", "from_node"];
-const MEM: &[&str] = &["memory_node", "to_node", "target_node"];
-
 // ---------------------------------------------------------------- latency
 
 /// Latency sweep points, one row per working set of each curve.
@@ -167,7 +162,7 @@ pub fn latency_sweep_table(r: &RunResults) -> Table {
         for p in &c.points {
             t.rows.push(vec![
                 Cell::Text(c.mode.label().into()),
-                Cell::Text(c.page_size.clone()),
+                Cell::Text(c.page_size.label().into()),
                 Cell::Int(c.chains as u64),
                 Cell::Int(p.working_set_bytes),
                 Cell::Num(p.ns_per_load.median),
@@ -204,7 +199,11 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
             String::new()
         };
         chart.series.push(Series {
-            name: format!("{} walk, {} pages{chains}", c.mode.label(), c.page_size),
+            name: format!(
+                "{} walk, {} pages{chains}",
+                c.mode.label(),
+                c.page_size.label()
+            ),
             points: c
                 .points
                 .iter()
@@ -334,60 +333,80 @@ fn slit_grid(r: &RunResults, pairs: &[(u32, u32, f64)]) -> Option<Heatmap> {
 
 // ---------------------------------------------------------------- bandwidth
 
-/// Bandwidth kernel results as the bandwidth engine recorded them.
+fn nodes_text(n: &[u32]) -> String {
+    n.iter()
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Bandwidth kernel results as the bandwidth engine recorded them (matrix cells included).
 pub fn bandwidth_table(r: &RunResults) -> Table {
     let mut t = Table::new(
         "bandwidth",
         "Bandwidth kernels",
         &[
             "kernel",
+            "ISA",
             "threads",
-            "CPU node",
-            "memory node",
+            "CPU nodes",
+            "memory nodes",
+            "placement",
             "MB/s (median, MB = 10^6 B)",
             "MB/s min",
             "MB/s max",
+            "DRAM MB/s (estimate)",
             "on intended node (fraction)",
         ],
     );
-    if let Some(b) = &r.bandwidth {
-        for k in array(b, &["results", "kernels"]) {
-            let s = field(k, MB_S).and_then(summary);
-            t.rows.push(vec![
-                text_field(k, &["kernel", "name"]).map_or(Cell::Missing, Cell::Text),
-                num_field(k, &["threads"]).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                num_field(k, INIT).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                num_field(k, MEM).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                Cell::opt(s.map(|s| s.median)),
-                Cell::opt(s.map(|s| s.min)),
-                Cell::opt(s.map(|s| s.max)),
-                Cell::opt(num_field(k, &["placement_fraction"])),
-            ]);
-        }
+    for b in r.bandwidth.iter().flat_map(|b| &b.results) {
+        t.rows.push(vec![
+            Cell::Text(b.kernel.clone()),
+            Cell::Text(format!("{:?}", b.isa).to_lowercase()),
+            Cell::Int(b.threads as u64),
+            Cell::Text(nodes_text(&b.cpu_nodes)),
+            Cell::Text(nodes_text(&b.memory_nodes)),
+            Cell::Text(b.placement.clone()),
+            Cell::Num(b.mb_per_s.median),
+            Cell::Num(b.mb_per_s.min),
+            Cell::Num(b.mb_per_s.max),
+            Cell::Num(b.dram_mb_per_s_estimate.median),
+            Cell::Num(b.placement_fraction),
+        ]);
     }
     t
 }
 
-fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Option<Summary>, Option<f64>)> {
-    let Some(m) = r.bandwidth.as_ref().and_then(|b| field(b, &["matrix"])) else {
+/// (initiator, target, median, min, max, HMAT read MB/s) of the first bandwidth matrix.
+fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
+    let Some(b) = &r.bandwidth else {
         return Vec::new();
     };
-    array(m, &["cells"])
+    let Some(m) = b.matrix.first() else {
+        return Vec::new();
+    };
+    m.cells
         .iter()
-        .filter_map(|c| {
-            Some((
-                num_field(c, INIT)? as u32,
-                num_field(c, MEM)? as u32,
-                field(c, MB_S).and_then(summary),
-                num_field(
-                    c,
-                    &[
-                        "hmat_read_bandwidth_mb_s",
-                        "hmat_bandwidth_mb_s",
-                        "hmat_mb_per_s",
-                    ],
-                ),
-            ))
+        .map(|c| {
+            let (min, max, n) = b
+                .results
+                .get(c.result_index)
+                .map_or((c.mb_per_s, c.mb_per_s, 1), |x| {
+                    (x.mb_per_s.min, x.mb_per_s.max, x.mb_per_s.samples)
+                });
+            (
+                c.initiator,
+                c.target,
+                Summary {
+                    median: c.mb_per_s,
+                    min,
+                    max,
+                    p90: max,
+                    p99: max,
+                    samples: n,
+                },
+                c.hmat_read_mb_per_s.map(|v| v as f64),
+            )
         })
         .collect()
 }
@@ -397,12 +416,12 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
     let kernel = r
         .bandwidth
         .as_ref()
-        .and_then(|b| field(b, &["matrix"]))
-        .and_then(|m| text_field(m, &["kernel"]));
+        .and_then(|b| b.matrix.first())
+        .map(|m| m.kernel.clone());
     let mut t = Table::new(
         "bandwidth_matrix",
         &match kernel {
-            Some(k) => format!("Bandwidth, CPU node x memory node ({k})"),
+            Some(k) => format!("Bandwidth, CPU node x memory node ({k} kernel)"),
             None => "Bandwidth, CPU node x memory node".into(),
         },
         &[
@@ -418,9 +437,9 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
         t.rows.push(vec![
             Cell::Int(a as u64),
             Cell::Int(b as u64),
-            Cell::opt(s.map(|s| s.median)),
-            Cell::opt(s.map(|s| s.min)),
-            Cell::opt(s.map(|s| s.max)),
+            Cell::Num(s.median),
+            Cell::Num(s.min),
+            Cell::Num(s.max),
             Cell::opt(h),
         ]);
     }
@@ -430,10 +449,7 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
 /// Measured bandwidth heatmap and HMAT (from the cells, else the topology) beside it.
 pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
     let cells = bw_matrix_cells(r);
-    let measured: Vec<(u32, u32, f64)> = cells
-        .iter()
-        .filter_map(|c| Some((c.0, c.1, c.2?.median)))
-        .collect();
+    let measured: Vec<(u32, u32, f64)> = cells.iter().map(|c| (c.0, c.1, c.2.median)).collect();
     let m = grid("Measured bandwidth (MB/s)", "MB/s", false, &measured)?;
     let mut hmat: Vec<(u32, u32, f64)> = cells
         .iter()
@@ -454,7 +470,88 @@ pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> 
     ))
 }
 
-// ---------------------------------------------------------------- scaling and loaded latency
+// ---------------------------------------------------------------- scaling
+
+/// A scaling curve's name: `read, node 0, packed`.
+fn series_name(kernel: &str, s: &crate::bandwidth::result::ScalingSeries) -> String {
+    match s.node {
+        Some(n) => format!("{kernel}, node {n}, {}", s.mode),
+        None => format!("{kernel}, all nodes, {}", s.mode),
+    }
+}
+
+/// Bandwidth versus thread count.
+pub fn scaling_table(r: &RunResults) -> Table {
+    let mut t = Table::new(
+        "scaling",
+        "Bandwidth scaling with threads",
+        &[
+            "curve",
+            "threads",
+            "CPUs",
+            "MB/s (median, MB = 10^6 B)",
+            "MB/s max",
+            "stops rising after (threads)",
+        ],
+    );
+    for sc in r.scaling.iter().flat_map(|b| &b.scaling) {
+        for s in &sc.series {
+            for p in &s.points {
+                t.rows.push(vec![
+                    Cell::Text(series_name(&sc.kernel, s)),
+                    Cell::Int(p.threads as u64),
+                    Cell::Text(crate::parse::cpulist::format_list(&p.cpus)),
+                    Cell::Num(p.mb_per_s),
+                    Cell::Num(p.mb_per_s_max),
+                    s.knee_threads
+                        .map_or(Cell::Missing, |k| Cell::Int(k as u64)),
+                ]);
+            }
+        }
+    }
+    t
+}
+
+/// The scaling chart: one line per curve, the knees marked.
+pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
+    let b = r.scaling.as_ref()?;
+    let mut c = LineChart::new(
+        "Bandwidth vs threads",
+        "threads",
+        "MB/s (median, MB = 10^6 B)",
+        XScale::Linear,
+    );
+    c.y_from_zero = true;
+    for sc in &b.scaling {
+        for s in &sc.series {
+            if s.points.is_empty() {
+                continue;
+            }
+            let name = series_name(&sc.kernel, s);
+            if let Some(k) = s.knee_threads {
+                c.markers.push(Marker {
+                    x: k as f64,
+                    label: format!(
+                        "flat after {k} ({})",
+                        s.node.map_or("all".into(), |n| format!("node {n}"))
+                    ),
+                });
+            }
+            c.series.push(Series {
+                name,
+                points: s
+                    .points
+                    .iter()
+                    .map(|p| (p.threads as f64, p.mb_per_s))
+                    .collect(),
+                style: SeriesStyle::LinePoints,
+            });
+        }
+    }
+    (!c.series.is_empty()).then_some(c)
+}
+
+// ---------------------------------------------------------------- loaded latency
 
 fn curves(v: &Value) -> Vec<(String, &[Value])> {
     let list = array(v, &["curves", "series", "nodes"]);
@@ -476,62 +573,6 @@ fn curves(v: &Value) -> Vec<(String, &[Value])> {
     } else {
         vec![("all".into(), pts)]
     }
-}
-
-/// Bandwidth versus thread count.
-pub fn scaling_table(r: &RunResults) -> Table {
-    let mut t = Table::new(
-        "scaling",
-        "Bandwidth scaling with threads",
-        &[
-            "curve",
-            "threads",
-            "MB/s (median, MB = 10^6 B)",
-            "MB/s min",
-            "MB/s max",
-        ],
-    );
-    if let Some(v) = &r.scaling {
-        for (name, pts) in curves(v) {
-            for p in pts {
-                let s = field(p, MB_S).and_then(summary);
-                t.rows.push(vec![
-                    Cell::Text(name.clone()),
-                    num_field(p, &["threads"]).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                    Cell::opt(s.map(|s| s.median)),
-                    Cell::opt(s.map(|s| s.min)),
-                    Cell::opt(s.map(|s| s.max)),
-                ]);
-            }
-        }
-    }
-    t
-}
-
-/// The scaling chart.
-pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
-    let v = r.scaling.as_ref()?;
-    let mut c = LineChart::new(
-        "Bandwidth vs threads",
-        "threads",
-        "MB/s (median, MB = 10^6 B)",
-        XScale::Linear,
-    );
-    c.y_from_zero = true;
-    for (name, pts) in curves(v) {
-        let points: Vec<(f64, f64)> = pts
-            .iter()
-            .filter_map(|p| Some((num_field(p, &["threads"])?, num_field(p, MB_S)?)))
-            .collect();
-        if !points.is_empty() {
-            c.series.push(Series {
-                name,
-                points,
-                style: SeriesStyle::LinePoints,
-            });
-        }
-    }
-    (!c.series.is_empty()).then_some(c)
 }
 
 const LOADED_X: &[&str] = &[
@@ -619,18 +660,15 @@ pub fn c2c_table(r: &RunResults) -> Table {
             "ns p90",
         ],
     );
-    if let Some(v) = &r.c2c {
-        for p in array(v, &["pairs"]) {
-            let s = field(p, &["ns_one_way", "ns"]).and_then(summary);
-            t.rows.push(vec![
-                num_field(p, &["from"]).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                num_field(p, &["to"]).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                text_field(p, &["relation"]).map_or(Cell::Missing, Cell::Text),
-                Cell::opt(s.map(|s| s.median)),
-                Cell::opt(s.map(|s| s.min)),
-                Cell::opt(s.map(|s| s.p90)),
-            ]);
-        }
+    for p in r.c2c.iter().flat_map(|c| &c.pairs) {
+        t.rows.push(vec![
+            Cell::Int(p.from as u64),
+            Cell::Int(p.to as u64),
+            Cell::Text(p.relation.label()),
+            Cell::Num(p.ns_one_way.median),
+            Cell::Num(p.ns_one_way.min),
+            Cell::Num(p.ns_one_way.p90),
+        ]);
     }
     t
 }
@@ -648,48 +686,37 @@ pub fn c2c_groups_table(r: &RunResults) -> Table {
             "ns max",
         ],
     );
-    if let Some(v) = &r.c2c {
-        for g in array(v, &["groups"]) {
-            let s = field(g, &["ns_one_way"]).and_then(summary);
-            t.rows.push(vec![
-                text_field(g, &["label", "relation"]).map_or(Cell::Missing, Cell::Text),
-                num_field(g, &["pairs"]).map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                Cell::opt(s.map(|s| s.median)),
-                Cell::opt(s.map(|s| s.min)),
-                Cell::opt(s.map(|s| s.max)),
-            ]);
-        }
+    for g in r.c2c.iter().flat_map(|c| &c.groups) {
+        t.rows.push(vec![
+            Cell::Text(g.label.clone()),
+            Cell::Int(g.pairs as u64),
+            Cell::Num(g.ns_one_way.median),
+            Cell::Num(g.ns_one_way.min),
+            Cell::Num(g.ns_one_way.max),
+        ]);
     }
     t
 }
 
 /// The CPU x CPU heatmap.
 pub fn c2c_heatmap(r: &RunResults) -> Option<Heatmap> {
-    let v = r.c2c.as_ref()?;
-    let cpus: Vec<u64> = array(v, &["cpus"])
-        .iter()
-        .filter_map(Value::as_u64)
-        .collect();
-    let rows = array(v, &["matrix"]);
-    if cpus.is_empty() || rows.len() != cpus.len() {
+    let c = r.c2c.as_ref()?;
+    if c.cpus.is_empty()
+        || c.matrix.len() != c.cpus.len()
+        || c.matrix.iter().any(|row| row.len() != c.cpus.len())
+    {
         return None;
     }
-    let values: Vec<Vec<Option<f64>>> = rows
-        .iter()
-        .map(|row| {
-            let cells = row.as_array().map(Vec::as_slice).unwrap_or(&[]);
-            (0..cpus.len())
-                .map(|j| cells.get(j).and_then(Value::as_f64))
-                .collect()
-        })
-        .collect();
     Some(Heatmap {
-        title: "Core-to-core latency (ns, one way)".into(),
+        title: format!(
+            "Core-to-core latency (ns, one way; line on node {})",
+            c.line_node
+        ),
         row_title: "from CPU".into(),
         col_title: "to CPU".into(),
-        row_labels: cpus.iter().map(|c| c.to_string()).collect(),
-        col_labels: cpus.iter().map(|c| c.to_string()).collect(),
-        values,
+        row_labels: c.cpus.iter().map(|x| x.to_string()).collect(),
+        col_labels: c.cpus.iter().map(|x| x.to_string()).collect(),
+        values: c.matrix.clone(),
         unit: "ns".into(),
         higher_is_worse: true,
     })
@@ -697,7 +724,10 @@ pub fn c2c_heatmap(r: &RunResults) -> Option<Heatmap> {
 
 /// The c2c sentence, when recorded.
 pub fn c2c_summary(r: &RunResults) -> Option<String> {
-    r.c2c.as_ref().and_then(|v| text_field(v, &["summary"]))
+    r.c2c
+        .as_ref()
+        .map(|c| c.summary.clone())
+        .filter(|s| !s.is_empty())
 }
 
 // ---------------------------------------------------------------- scenarios
@@ -844,27 +874,22 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
             best = Some((v, what));
         }
     };
-    if let Some(b) = &r.bandwidth {
-        for k in array(b, &["results", "kernels"]) {
-            if let Some(v) = num_field(k, MB_S) {
-                consider(
-                    v,
-                    format!(
-                        "{} kernel",
-                        text_field(k, &["kernel", "name"]).unwrap_or_default()
-                    ),
-                );
-            }
-        }
-    }
-    if let Some(v) = &r.scaling {
-        for (name, pts) in curves(v) {
-            for p in pts {
-                if let (Some(v), Some(n)) = (num_field(p, MB_S), num_field(p, &["threads"])) {
-                    consider(v, format!("{name}, {n} threads"));
-                }
-            }
-        }
+    for b in r
+        .bandwidth
+        .iter()
+        .chain(r.scaling.iter())
+        .flat_map(|b| &b.results)
+    {
+        consider(
+            b.mb_per_s.median,
+            format!(
+                "{} kernel, {} thread{}, memory on node {}",
+                b.kernel,
+                b.threads,
+                if b.threads == 1 { "" } else { "s" },
+                nodes_text(&b.memory_nodes)
+            ),
+        );
     }
     if let Some(s) = &r.scenarios {
         for row in &s.scenarios {
@@ -914,14 +939,14 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
                     format!(
                         "latency-sweep/{}/{}/{}",
                         c.mode.label(),
-                        c.page_size,
+                        c.page_size.label(),
                         c.chains
                     ),
                     format!(
                         "latency at {} ({} walk, {} pages)",
                         crate::render::svg::bytes_short(p.working_set_bytes as f64),
                         c.mode.label(),
-                        c.page_size
+                        c.page_size.label()
                     ),
                     "ns",
                     Better::Lower,
@@ -931,38 +956,69 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
         }
     }
     if let Some(b) = &r.bandwidth {
-        for k in array(b, &["results", "kernels"]) {
-            if let (Some(kn), Some(s)) = (
-                text_field(k, &["kernel", "name"]),
-                field(k, MB_S).and_then(summary),
-            ) {
-                let threads = num_field(k, &["threads"])
-                    .map(|t| format!(", {t} thread{}", if t == 1.0 { "" } else { "s" }))
-                    .unwrap_or_default();
-                let nodes = match (num_field(k, INIT), num_field(k, MEM)) {
-                    (Some(a), Some(m)) => format!(", node {a} -> {m}"),
-                    _ => String::new(),
-                };
-                out.push(metric(
-                    format!("bandwidth/{kn}{threads}{nodes}"),
-                    format!("bandwidth, {kn}{threads}{nodes}"),
-                    "MB/s",
-                    Better::Higher,
-                    &s,
-                ));
+        // Matrix cells are compared below; here the runs on all CPUs and other placements.
+        let in_matrix: Vec<usize> = b
+            .matrix
+            .iter()
+            .flat_map(|m| m.cells.iter().map(|c| c.result_index))
+            .collect();
+        for (i, k) in b
+            .results
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !in_matrix.contains(i))
+        {
+            let key = format!(
+                "bandwidth/{}/{}t/{}/{}->{}",
+                k.kernel,
+                k.threads,
+                k.placement,
+                nodes_text(&k.cpu_nodes),
+                nodes_text(&k.memory_nodes)
+            );
+            if out.iter().any(|m: &Metric| m.key == key) {
+                continue;
             }
-        }
-    }
-    for (a, b, s, _) in bw_matrix_cells(r) {
-        if let Some(s) = s {
+            let _ = i;
+            let s = Summary {
+                median: k.mb_per_s.median,
+                min: k.mb_per_s.min,
+                max: k.mb_per_s.max,
+                p90: k.mb_per_s.max,
+                p99: k.mb_per_s.max,
+                samples: k.mb_per_s.samples,
+            };
             out.push(metric(
-                format!("bandwidth-matrix/{a}->{b}"),
-                format!("bandwidth, CPU node {a} -> memory node {b}"),
+                key,
+                format!(
+                    "bandwidth, {}, {} thread{}, {} memory, nodes {} -> {}",
+                    k.kernel,
+                    k.threads,
+                    if k.threads == 1 { "" } else { "s" },
+                    k.placement,
+                    nodes_text(&k.cpu_nodes),
+                    nodes_text(&k.memory_nodes)
+                ),
                 "MB/s",
                 Better::Higher,
                 &s,
             ));
         }
+    }
+    let kernel = r
+        .bandwidth
+        .as_ref()
+        .and_then(|b| b.matrix.first())
+        .map(|m| m.kernel.clone())
+        .unwrap_or_default();
+    for (a, b, s, _) in bw_matrix_cells(r) {
+        out.push(metric(
+            format!("bandwidth-matrix/{kernel}/{a}->{b}"),
+            format!("bandwidth ({kernel}), CPU node {a} -> memory node {b}"),
+            "MB/s",
+            Better::Higher,
+            &s,
+        ));
     }
     if let Some(s) = &r.scenarios {
         for row in &s.scenarios {
@@ -977,21 +1033,14 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             }
         }
     }
-    if let Some(v) = &r.c2c {
-        for g in array(v, &["groups"]) {
-            if let (Some(l), Some(s)) = (
-                text_field(g, &["label"]),
-                field(g, &["ns_one_way"]).and_then(summary),
-            ) {
-                out.push(metric(
-                    format!("c2c/{l}"),
-                    format!("core to core, {l}"),
-                    "ns",
-                    Better::Lower,
-                    &s,
-                ));
-            }
-        }
+    for g in r.c2c.iter().flat_map(|c| &c.groups) {
+        out.push(metric(
+            format!("c2c/{}", g.label),
+            format!("core to core, {}", g.label),
+            "ns",
+            Better::Lower,
+            &g.ns_one_way,
+        ));
     }
     RunMetrics {
         name: name.into(),

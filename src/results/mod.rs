@@ -20,6 +20,8 @@ pub use findings::{Finding, Severity};
 pub use plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 pub use scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, ScenarioTable};
 
+use crate::bandwidth::result::BandwidthReport;
+use crate::c2c::C2cResult;
 use crate::clock::ClockInfo;
 use crate::latency::result::LatencyReport;
 use crate::topology::Topology;
@@ -54,15 +56,16 @@ pub struct RunResults {
     pub clock: Option<ClockInfo>,
     /// Latency sweep and node x node matrix (the latency engine's report).
     pub latency: Option<LatencyReport>,
-    /// Bandwidth kernels and node x node matrix (the bandwidth engine's report, its own
-    /// JSON contract; see docs/schema/results.md).
-    pub bandwidth: Option<serde_json::Value>,
-    /// Bandwidth versus thread count per node (the bandwidth engine's scaling report).
-    pub scaling: Option<serde_json::Value>,
+    /// Bandwidth kernels on all CPUs and the node x node matrix (the bandwidth engine's
+    /// report; `scaling` empty).
+    pub bandwidth: Option<BandwidthReport>,
+    /// Bandwidth versus thread count per node (the bandwidth engine's report holding only
+    /// `scaling` and the results its points index).
+    pub scaling: Option<BandwidthReport>,
     /// Latency under bandwidth load (the loaded-latency engine's report).
     pub loaded_latency: Option<serde_json::Value>,
-    /// Core-to-core cache-line transfer latencies (the c2c engine's report).
-    pub c2c: Option<serde_json::Value>,
+    /// Core-to-core cache-line transfer latencies (the c2c engine's result).
+    pub c2c: Option<C2cResult>,
     /// The Opteron closing-table scenarios for this machine.
     pub scenarios: Option<ScenarioTable>,
     /// Weighted-interleave weights proposed and checked.

@@ -155,3 +155,99 @@ pub fn results() -> RunResults {
         warnings: vec![],
     }
 }
+
+/// A latency report holding only a node x node matrix: `(initiator, memory, ns, hmat ns)`.
+pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
+    use crate::latency::chase::Mode;
+    use crate::latency::measure::SamplePlan;
+    use crate::latency::result::{LatencyResult, Matrix, MatrixCell};
+    let cell = |&(i, m, ns, h): &(u32, u32, f64, Option<u64>)| MatrixCell {
+        initiator_node: i,
+        memory_node: m,
+        result: LatencyResult {
+            mode: Mode::Page,
+            working_set_bytes: 16 << 20,
+            element_bytes: 64,
+            group_bytes: Some(4096),
+            page_size: crate::placement::PageSize::Base,
+            cpu: i,
+            memory_node: Some(m),
+            placement_fraction: Some(1.0),
+            huge_fraction: Some(0.0),
+            chains: 1,
+            ns_per_load: Summary::of(&[ns]).unwrap(),
+            cycles_per_load: None,
+            loads_per_sample: 1_000_000,
+            warmup_samples: 2,
+        },
+        slit_distance: None,
+        hmat_read_latency_ns: h,
+        measured_ratio: None,
+        slit_ratio: None,
+        measured_over_slit: None,
+        measured_over_hmat: h.map(|h| ns / h as f64),
+    };
+    LatencyReport {
+        schema_version: 1,
+        clock: ClockInfo {
+            resolution_ns: 20.0,
+            read_cost_ns: 20.0,
+            tsc_hz: None,
+            tsc_source: "test".into(),
+            core_hz_estimate: None,
+            core_hz_source: "test".into(),
+        },
+        plan: SamplePlan::default(),
+        results: vec![],
+        sweep: vec![],
+        knees: vec![],
+        matrix: Some(Matrix {
+            working_set_bytes: 16 << 20,
+            mode: Mode::Page,
+            page_size: crate::placement::PageSize::Base,
+            cells: cells.iter().map(cell).collect(),
+        }),
+        warnings: vec![],
+    }
+}
+
+/// Advice holding the measured bind bandwidths of one initiator.
+pub fn advice(init: u32, measured: &[(u32, f64)]) -> Advice {
+    Advice {
+        initiator_node: init,
+        measured_mb_per_s: measured.to_vec(),
+        weights: crate::run::weights::derive_weights(measured),
+        checks: vec![],
+        apply: vec![],
+        summary: String::new(),
+    }
+}
+
+/// A scaling report with one packed curve on `node`.
+pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
+    use crate::bandwidth::result::{Scaling, ScalingPoint, ScalingSeries};
+    BandwidthReport {
+        schema_version: 1,
+        results: vec![],
+        matrix: vec![],
+        scaling: vec![Scaling {
+            kernel: "read".into(),
+            series: vec![ScalingSeries {
+                mode: "packed".into(),
+                node: Some(node),
+                points: points
+                    .iter()
+                    .map(|&(t, mb)| ScalingPoint {
+                        threads: t,
+                        cpus: (0..t as u32).collect(),
+                        mb_per_s: mb,
+                        mb_per_s_max: mb,
+                        result_index: 0,
+                    })
+                    .collect(),
+                knee_threads: None,
+            }],
+        }],
+        numa_balancing: None,
+    }
+}

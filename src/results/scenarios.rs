@@ -169,7 +169,8 @@ pub struct Recommendation {
 pub struct ScenarioTable {
     /// Bandwidth kernel used for every row (`read`: one load stream, summed).
     pub kernel: String,
-    /// Buffer per thread, bytes.
+    /// Buffer per thread of the all-thread rows, bytes (single-thread rows use the total
+    /// of all threads, so every row reads well beyond the caches).
     pub buffer_bytes_per_thread: u64,
     /// Timed run per repetition, milliseconds.
     pub duration_ms: u64,

@@ -3,4 +3,12 @@
 //! advice and findings in words, and write the output directory. Nothing here prints; the CLI
 //! renders what these functions return.
 
+pub mod advisor;
+pub mod execute;
+pub mod findings;
+pub mod measure;
+pub mod output;
+pub mod plan;
 pub mod ranking;
+pub mod scenarios;
+pub mod weights;

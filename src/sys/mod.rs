@@ -6,6 +6,8 @@
 pub mod affinity;
 pub mod mmap;
 pub mod numa;
+pub mod perf;
+pub mod signal;
 
 use std::io;
 

@@ -1,0 +1,173 @@
+//! The measurement: two pinned threads bounce one cache line (METHODOLOGY point 18). The
+//! "ping" thread turns an even value `v` into `v + 1` with a compare-and-swap and waits for
+//! `v + 2`; the "pong" thread turns every odd value into the next even one. One round trip is
+//! two transfers of the line's ownership, so the one-way time is half of it.
+//!
+//! Round trips are timed in batches; each batch is one sample (ns one way = batch time /
+//! round trips / 2). A team repetition runs batches until the shared stop flag; the first
+//! repetition is a warm-up and is dropped. Both threads poll the stop flag while spinning, and
+//! the handshake heals itself across repetitions: a request left unanswered when the flag rose
+//! is answered at the start of the next one, and the ping side waits for an even value before
+//! it starts timing. Nothing here prints.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::sysroot::SysRoot;
+use crate::threads::{run_team, Stop, TeamPlan, ThreadError};
+use crate::topology::Topology;
+
+/// How one pair is measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BouncePlan {
+    /// Round trips per sample (one timed batch).
+    pub round_trips_per_sample: u64,
+    /// Kept repetitions; each gives as many samples as fit in `repetition`.
+    pub repetitions: usize,
+    /// Length of one repetition.
+    pub repetition: Duration,
+}
+
+impl Default for BouncePlan {
+    fn default() -> Self {
+        BouncePlan {
+            round_trips_per_sample: 200,
+            repetitions: 5,
+            repetition: Duration::from_millis(10),
+        }
+    }
+}
+
+/// Spins between two polls of the stop flag while waiting for the other side.
+const POLL_EVERY: u32 = 1024;
+
+/// Measures one ordered pair: `ping` on CPU `from`, `pong` on CPU `to`, bouncing `line`.
+/// Returns the one-way ns of every kept sample (warm-up repetition dropped).
+pub fn bounce_pair(
+    topo: &Topology,
+    root: &SysRoot,
+    line: &AtomicU64,
+    from: u32,
+    to: u32,
+    plan: &BouncePlan,
+) -> Result<Vec<f64>, ThreadError> {
+    let team = TeamPlan {
+        duration: plan.repetition,
+        repetitions: plan.repetitions.max(1),
+        warmup: 1,
+    };
+    let batch = plan.round_trips_per_sample.max(1);
+    let out = run_team(
+        topo,
+        root,
+        &[from, to],
+        &team,
+        |_, _| Ok(()),
+        |index, _, stop| {
+            if index == 0 {
+                ping(line, batch, stop)
+            } else {
+                pong(line, stop);
+                Vec::new()
+            }
+        },
+    )?;
+    Ok(out
+        .reps
+        .iter()
+        .flat_map(|rep| rep[0].value.iter().copied())
+        .collect())
+}
+
+/// The timing side: batches of round trips until stopped; returns ns one way per batch.
+/// A batch cut short by the stop flag is discarded.
+fn ping(line: &AtomicU64, batch: u64, stop: &Stop) -> Vec<f64> {
+    let mut samples = Vec::new();
+    // An unanswered request from the previous repetition is answered first.
+    let Some(mut v) = wait_until(line, stop, |x| x % 2 == 0) else {
+        return samples;
+    };
+    'outer: while !stop.stopped() {
+        let t0 = Instant::now();
+        for _ in 0..batch {
+            while line
+                .compare_exchange_weak(v, v + 1, Ordering::AcqRel, Ordering::Relaxed)
+                .is_err()
+            {
+                std::hint::spin_loop();
+            }
+            match wait_until(line, stop, |x| x == v + 2) {
+                Some(next) => v = next,
+                None => break 'outer,
+            }
+        }
+        let ns = t0.elapsed().as_nanos() as f64;
+        samples.push(ns / batch as f64 / 2.0);
+    }
+    samples
+}
+
+/// The answering side: turns every odd value into the next even one until stopped.
+fn pong(line: &AtomicU64, stop: &Stop) {
+    loop {
+        let Some(v) = wait_until(line, stop, |x| x % 2 == 1) else {
+            return;
+        };
+        // Only this thread changes an odd value, so the exchange cannot fail for long.
+        while line
+            .compare_exchange_weak(v, v + 1, Ordering::AcqRel, Ordering::Relaxed)
+            .is_err()
+        {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Spins until `line` holds a value satisfying `ok` (returned), or the stop flag rises (None).
+#[inline(always)]
+fn wait_until(line: &AtomicU64, stop: &Stop, ok: impl Fn(u64) -> bool) -> Option<u64> {
+    let mut spins = 0u32;
+    loop {
+        let x = line.load(Ordering::Acquire);
+        if ok(x) {
+            return Some(x);
+        }
+        spins += 1;
+        if spins == POLL_EVERY {
+            spins = 0;
+            if stop.stopped() {
+                return None;
+            }
+        }
+        std::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::this_machine_one_node;
+
+    #[test]
+    fn bouncing_gives_plausible_one_way_times_and_an_even_line() {
+        let topo = this_machine_one_node();
+        let cpus = topo.usable_cpus();
+        if cpus.len() < 2 {
+            eprintln!("skipped: a bounce needs two usable CPUs, this process has one");
+            return;
+        }
+        let (a, b) = (cpus[0], cpus[1]);
+        let line = AtomicU64::new(0);
+        let plan = BouncePlan {
+            round_trips_per_sample: 50,
+            repetitions: 2,
+            repetition: Duration::from_millis(20),
+        };
+        let s = bounce_pair(&topo, &SysRoot::live(), &line, a, b, &plan).unwrap();
+        assert!(!s.is_empty());
+        // A cache-line transfer takes at least a few ns and (between two running CPUs) far
+        // less than a time slice; only the lower bound is safe on a shared machine.
+        assert!(s.iter().all(|&ns| ns > 1.0), "{s:?}");
+        assert!(line.load(Ordering::SeqCst) > 0);
+    }
+}

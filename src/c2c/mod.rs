@@ -1,0 +1,147 @@
+//! Core-to-core latency: how long one cache line takes to travel between two CPUs
+//! (METHODOLOGY point 18). [`run`] places the line on its home node, measures the selected
+//! ordered pairs with [`bounce`], and summarizes the matrix by the cache topology
+//! ([`summary`]). It never prints; `cli/c2c.rs` and `render/c2c_text.rs` do.
+
+pub mod bounce;
+pub mod pairs;
+pub mod result;
+pub mod summary;
+
+use std::sync::atomic::AtomicU64;
+
+use anyhow::Context as _;
+
+use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::stats::Summary;
+use crate::sysroot::SysRoot;
+use crate::threads::{check_cpus, on_cpu};
+use crate::topology::Topology;
+use crate::traffic::TrafficRecorder;
+
+pub use bounce::BouncePlan;
+
+/// Attempts per pair, each with 4x longer repetitions than the last.
+const RETRIES: usize = 3;
+pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
+
+/// A validated c2c request.
+#[derive(Clone, Debug)]
+pub struct C2cConfig {
+    /// Distinct CPUs, ascending, at least two.
+    pub cpus: Vec<u32>,
+    pub line_node: u32,
+    pub plan: BouncePlan,
+}
+
+/// Checks the CPUs (exist, online, allowed, at least two) and returns them ascending.
+pub fn check_config_cpus(
+    topo: &Topology,
+    root: &SysRoot,
+    cpus: &[u32],
+) -> anyhow::Result<Vec<u32>> {
+    let mut v = cpus.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    check_cpus(topo, root, &v)?;
+    if v.len() < 2 {
+        anyhow::bail!(
+            "core-to-core latency needs at least two CPUs, --cpus gives only {}; name two or more, e.g. --cpus 0,1",
+            crate::parse::cpulist::format_list(&v)
+        );
+    }
+    Ok(v)
+}
+
+/// Measures every selected pair and builds the result.
+pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C2cResult> {
+    let cpus = check_config_cpus(topo, root, &cfg.cpus)?;
+    let (buf, touched) = place_line(topo, root, cfg.line_node)?;
+    let report = buf.verify()?;
+    // SAFETY: the buffer is page aligned (so 8-byte aligned), at least one page long, owned
+    // by `buf` which outlives every use of `line`, and from here on is accessed only through
+    // this atomic.
+    let line: &AtomicU64 = unsafe { AtomicU64::from_ptr(buf.as_mut_ptr() as *mut u64) };
+
+    let (selected, sampling) = pairs::select_pairs(&cpus);
+    let traffic = TrafficRecorder::start(root);
+    let mut results = Vec::with_capacity(selected.len());
+    for &(a, b) in &selected {
+        // On a busy shared machine a short repetition can end before the two threads were
+        // ever running at once; such a pair is retried with longer repetitions.
+        let mut plan = cfg.plan;
+        let mut samples = Vec::new();
+        for _ in 0..RETRIES {
+            samples = bounce::bounce_pair(topo, root, line, a, b, &plan)
+                .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
+            if !samples.is_empty() {
+                break;
+            }
+            plan.repetition *= 4;
+        }
+        let ns = Summary::of(&samples).ok_or_else(|| {
+            anyhow::anyhow!(
+                "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
+                plan.repetition.as_millis() / 4
+            )
+        })?;
+        results.push(PairResult {
+            from: a,
+            to: b,
+            relation: summary::relation(topo, a, b),
+            ns_one_way: ns,
+        });
+    }
+    let traffic = traffic.finish();
+    drop(buf);
+
+    let medians: Vec<(u32, u32, f64)> = results
+        .iter()
+        .map(|p| (p.from, p.to, p.ns_one_way.median))
+        .collect();
+    let groups = summary::group(topo, &medians);
+    Ok(C2cResult {
+        schema_version: C2C_SCHEMA_VERSION,
+        matrix: result::matrix_of(&cpus, &results),
+        summary: summary::sentence(&groups),
+        groups,
+        cpus,
+        line_node: cfg.line_node,
+        line_touched_on_cpu: touched,
+        placement_fraction: report.fraction_on_intended,
+        line_placement: report,
+        plan: C2cPlan {
+            round_trips_per_sample: cfg.plan.round_trips_per_sample,
+            repetitions: cfg.plan.repetitions,
+            warmup_repetitions: 1,
+            repetition_ms: cfg.plan.repetition.as_millis() as u64,
+            method: "compare-and-swap handshake on one 64-byte-aligned line; ns one way = round trip / 2".into(),
+        },
+        sampling,
+        pairs: results,
+        traffic,
+        environment: topo.environment.clone(),
+    })
+}
+
+/// One page bound to `node`, first touched from a usable CPU of that node when it has one.
+fn place_line(
+    topo: &Topology,
+    root: &SysRoot,
+    node: u32,
+) -> anyhow::Result<(PlacedBuffer, Option<u32>)> {
+    let policy = Policy::Bind(vec![node]);
+    let page = topo.environment.page_size_bytes.max(4096);
+    match topo.usable_cpus_of(node).first() {
+        Some(&cpu) => {
+            let buf = on_cpu(topo, root, cpu, || {
+                PlacedBuffer::new(topo, root, page, &policy, PageSize::Base)
+            })??;
+            Ok((buf, Some(cpu)))
+        }
+        None => Ok((
+            PlacedBuffer::new(topo, root, page, &policy, PageSize::Base)?,
+            None,
+        )),
+    }
+}

@@ -1,0 +1,85 @@
+//! The result of `numascope c2c`: a versioned serde contract (schema_version 1). Every field
+//! carries its unit in its name; the JSON output is exactly this struct.
+
+use serde::{Deserialize, Serialize};
+
+use super::pairs::Sampling;
+use super::summary::{Group, Relation};
+use crate::environment::Environment;
+use crate::placement::PlacementReport;
+use crate::stats::Summary;
+use crate::traffic::NumaTraffic;
+
+/// Version of the c2c JSON contract. Bump on any incompatible change.
+pub const C2C_SCHEMA_VERSION: u32 = 1;
+
+/// How every pair was measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct C2cPlan {
+    /// Round trips timed together as one sample.
+    pub round_trips_per_sample: u64,
+    /// Repetitions kept per pair; each runs `repetition_ms` of samples.
+    pub repetitions: usize,
+    /// Repetitions run first and dropped per pair.
+    pub warmup_repetitions: usize,
+    pub repetition_ms: u64,
+    /// How one-way times are derived.
+    pub method: String,
+}
+
+/// One ordered pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairResult {
+    /// CPU of the ping thread (the one that times).
+    pub from: u32,
+    /// CPU of the pong thread.
+    pub to: u32,
+    pub relation: Relation,
+    /// One-way ns over all kept samples (median is the headline).
+    pub ns_one_way: Summary,
+}
+
+/// The whole c2c result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct C2cResult {
+    pub schema_version: u32,
+    /// CPUs measured, ascending (matrix row and column order).
+    pub cpus: Vec<u32>,
+    /// Node the bounced line's page was bound to (its home node).
+    pub line_node: u32,
+    /// CPU that first touched the line's page (None: a memory-only node, touched by the
+    /// calling thread under the bind policy).
+    pub line_touched_on_cpu: Option<u32>,
+    /// Verified placement of the line's page (move_pages).
+    pub line_placement: PlacementReport,
+    /// Fraction of the line's page on `line_node` (1.0 when placed as asked).
+    pub placement_fraction: f64,
+    pub plan: C2cPlan,
+    pub sampling: Sampling,
+    pub pairs: Vec<PairResult>,
+    /// `matrix[i][j]`: median ns one way with ping on `cpus[i]`, pong on `cpus[j]`; null on the
+    /// diagonal and for pairs not measured.
+    pub matrix: Vec<Vec<Option<f64>>>,
+    /// Pairs grouped by what their CPUs share, closest first.
+    pub groups: Vec<Group>,
+    /// The groups in one sentence.
+    pub summary: String,
+    pub traffic: NumaTraffic,
+    pub environment: Environment,
+}
+
+/// Builds the matrix of medians from the pairs.
+pub fn matrix_of(cpus: &[u32], pairs: &[PairResult]) -> Vec<Vec<Option<f64>>> {
+    cpus.iter()
+        .map(|&a| {
+            cpus.iter()
+                .map(|&b| {
+                    pairs
+                        .iter()
+                        .find(|p| p.from == a && p.to == b)
+                        .map(|p| p.ns_one_way.median)
+                })
+                .collect()
+        })
+        .collect()
+}

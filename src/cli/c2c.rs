@@ -1,0 +1,81 @@
+//! `numascope c2c`: core-to-core latency. Resolves the CPU list and the line's home node,
+//! runs [`crate::c2c::run`], and renders text or JSON.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::c2c::{self, BouncePlan, C2cConfig};
+use crate::cli::Context;
+use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::render::c2c_text;
+use crate::topology::read_topology;
+
+/// Flags of `numascope c2c`.
+#[derive(Debug, Args)]
+pub struct C2cArgs {
+    /// CPUs to measure (every ordered pair; a fixed sample of partners above 64 CPUs),
+    /// e.g. `0-3,8` or `all` (default: all usable CPUs).
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Home node of the bounced line (default: the node of the first CPU).
+    #[arg(long, value_name = "N")]
+    pub line_node: Option<u32>,
+    /// Repetitions kept per pair (each 10 ms of samples; one more is run first and dropped).
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub samples: usize,
+    /// Print JSON (schema in docs/schema/c2c.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(ctx: &Context, args: &C2cArgs) -> anyhow::Result<()> {
+    ctx.root
+        .require_live("pin threads for core-to-core latency")?;
+    let topo = read_topology(&ctx.root)?;
+    let usable = topo.usable_cpus();
+    let cpus = match &args.cpus {
+        Some(text) => {
+            parse_user_list(text, &usable).map_err(|e| anyhow::anyhow!("--cpus: {}", e.0))?
+        }
+        None => usable,
+    };
+    let cpus = c2c::check_config_cpus(&topo, &ctx.root, &cpus)?;
+    let line_node = match args.line_node {
+        Some(n) => n,
+        None => topo.node_of_cpu(cpus[0]).ok_or_else(|| {
+            anyhow::anyhow!(
+                "CPU {} belongs to no NUMA node, so the line has no default home; give --line-node (nodes: {})",
+                cpus[0],
+                format_list(&topo.memory_nodes())
+            )
+        })?,
+    };
+    if args.samples == 0 || args.samples > 1000 {
+        anyhow::bail!(
+            "--samples {} is out of range; give 1 to 1000 repetitions per pair",
+            args.samples
+        );
+    }
+    let cfg = C2cConfig {
+        cpus,
+        line_node,
+        plan: BouncePlan {
+            repetitions: args.samples,
+            repetition: Duration::from_millis(10),
+            ..BouncePlan::default()
+        },
+    };
+    let result = c2c::run(&topo, &ctx.root, &cfg)?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &result)?;
+        writeln!(out)?;
+    } else {
+        c2c_text::render(&result, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}

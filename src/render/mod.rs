@@ -13,6 +13,7 @@ pub mod inspect_text;
 pub mod latency_text;
 pub mod placement_text;
 pub mod run_brief;
+pub mod run_files;
 pub mod run_text;
 pub mod run_view;
 pub mod svg;

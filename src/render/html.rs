@@ -469,7 +469,12 @@ pub fn render(r: &RunResults) -> String {
     let groups = view::c2c_groups_table(r);
     match view::c2c_heatmap(r) {
         Some(h) => {
-            p.figure(svg::heatmap(&h), "");
+            let line = r
+                .c2c
+                .as_ref()
+                .map(|c| format!("The bounced line's page is on node {}.", c.line_node))
+                .unwrap_or_default();
+            p.figure(svg::heatmap(&h), &line);
             if !groups.rows.is_empty() {
                 p.table(&groups, &[0, 1, 2, 3, 4], &|_| false);
             }

@@ -708,10 +708,7 @@ pub fn c2c_heatmap(r: &RunResults) -> Option<Heatmap> {
         return None;
     }
     Some(Heatmap {
-        title: format!(
-            "Core-to-core latency (ns, one way; line on node {})",
-            c.line_node
-        ),
+        title: "Core-to-core latency (ns, one way)".into(),
         row_title: "from CPU".into(),
         col_title: "to CPU".into(),
         row_labels: c.cpus.iter().map(|x| x.to_string()).collect(),

@@ -42,7 +42,9 @@ fn size_of(h: &Heatmap) -> (u32, u32) {
     let cell = cell_px(cols.max(rows));
     let w = LEFT + cell * cols as u32 + 24;
     let h_px = TOP + cell * rows as u32 + 56;
-    (w.max(300), h_px)
+    // Room for the title (about 9 px a character at 17 px) and the legend's end label.
+    let title_w = 24 + 9 * h.title.chars().count() as u32;
+    (w.max(300).max(title_w), h_px)
 }
 
 fn check(h: &Heatmap) -> Result<(), ChartError> {

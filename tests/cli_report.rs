@@ -241,3 +241,38 @@ fn compare_needs_two_files() {
         .assert()
         .code(2);
 }
+
+/// This machine's own `run --quick` (1 node, 2 vCPUs, KVM; release build, 2026-11-21),
+/// re-rendered: a real run, with loaded latency skipped by its plan.
+#[test]
+fn real_run_of_this_machine_renders() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/results/this-machine-kvm-2cpu.json");
+    let p = p.display().to_string();
+    let text = stdout(&["report", &p]);
+    insta::assert_snapshot!("this_machine_text", text);
+    assert!(text.contains("loaded-latency: its measurement engine is not part of this build"));
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    numascope()
+        .args(["report", &p, "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(
+        "Not measured in this run (its measurement engine is not part of this build of numascope)."
+    ));
+    assert_eq!(
+        page.matches("<svg ").count(),
+        6,
+        "sweep, latency + SLIT, bandwidth, scaling, c2c, scenarios bars"
+    );
+    // A single-node run has nothing to export for remote pairs, but its own cell still exports.
+    let xml = dir.path().join("t.xml");
+    numascope()
+        .args(["report", &p, "--hwloc-xml"])
+        .arg(&xml)
+        .assert()
+        .success();
+}

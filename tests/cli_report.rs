@@ -265,8 +265,8 @@ fn real_run_of_this_machine_renders() {
     ));
     assert_eq!(
         page.matches("<svg ").count(),
-        6,
-        "sweep, latency + SLIT, bandwidth, scaling, c2c, scenarios bars"
+        7,
+        "sweep, latency, SLIT, bandwidth, scaling, c2c, scenario bars"
     );
     // A single-node run has nothing to export for remote pairs, but its own cell still exports.
     let xml = dir.path().join("t.xml");

@@ -243,7 +243,7 @@ fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<Outli
             }
             let rel = (v / med - 1.0).abs();
             let z = (mad > 0.0).then(|| (v - med).abs() / (MAD_SCALE * mad));
-            let outlying = rel > MIN_RELATIVE_DIFFERENCE && z.map_or(true, |z| z > OUTLIER_Z);
+            let outlying = rel > MIN_RELATIVE_DIFFERENCE && !matches!(z, Some(z) if z <= OUTLIER_Z);
             if outlying {
                 let worse = match row.better {
                     Better::Lower => v > med,

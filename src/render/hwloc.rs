@@ -48,7 +48,10 @@ fn esc(s: &str) -> String {
 }
 
 /// (initiator node, memory node, latency ns, bandwidth MB/s) of the run.
-fn figures(r: &RunResults) -> (Vec<(u32, u32, f64)>, Vec<(u32, u32, f64)>) {
+/// (initiator node, memory node, value) triples.
+type Cells = Vec<(u32, u32, f64)>;
+
+fn figures(r: &RunResults) -> (Cells, Cells) {
     let lat: Vec<(u32, u32, f64)> = r
         .latency
         .as_ref()
@@ -282,6 +285,30 @@ mod tests {
         r.bandwidth = None;
         let e = hwloc_xml(&r).unwrap_err().to_string();
         assert!(e.contains("nothing to export") && !e.contains('\n'));
+    }
+
+    /// A memory-only node (CXL, HBM) hangs off the Machine and still gets its values.
+    #[test]
+    fn memory_only_node_is_a_target() {
+        let mut r = opteron_example();
+        let mut n = r.topology.nodes[1].clone();
+        n.id = 2;
+        n.cpus.clear();
+        n.has_cpu = false;
+        r.topology.nodes.push(n);
+        let m = r.latency.as_mut().unwrap().matrix.as_mut().unwrap();
+        let mut c = m.cells[1].clone();
+        c.memory_node = 2;
+        c.result.ns_per_load.median = 250.0;
+        m.cells.push(c);
+        let x = hwloc_xml(&r).unwrap();
+        let machine_child = x
+            .lines()
+            .find(|l| l.contains("type=\"NUMANode\" os_index=\"2\""))
+            .unwrap();
+        assert!(machine_child.starts_with("    <object"), "{machine_child}");
+        assert!(machine_child.contains("cpuset=\"0x00000003\""));
+        assert!(x.contains("value=\"250\" initiator_cpuset=\"0x00000001\""));
     }
 
     /// The real check: hwloc itself loads the XML and shows the measured values.

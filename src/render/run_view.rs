@@ -867,7 +867,7 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
 pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
     let mut best: Option<(f64, String)> = None;
     let mut consider = |v: f64, what: String| {
-        if v.is_finite() && best.as_ref().map_or(true, |b| v > b.0) {
+        if v.is_finite() && !matches!(&best, Some(b) if v <= b.0) {
             best = Some((v, what));
         }
     };

@@ -31,8 +31,14 @@ pub struct LatencyArgs {
     /// page (random lines within a page, pages in random order) or seq (fixed stride).
     #[arg(long, default_value = "random", value_name = "MODE")]
     pub mode: Mode,
-    /// Working set(s), comma-separated (e.g. 256MiB,1GiB). Default: max(8 x LLC, 256 MiB).
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sweep", "matrix"], value_name = "SIZE")]
+    /// Working set(s), comma-separated (e.g. 256MiB,1GiB); with --matrix the first one.
+    /// Default: max(8 x LLC, 256 MiB), capped by half the free memory.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "sweep",
+        value_name = "SIZE"
+    )]
     pub size: Vec<String>,
     /// Sweep the working set from FROM to TO (default 4KiB..8 x LLC), 4 points per octave,
     /// and find the cache plateaus.
@@ -234,6 +240,17 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     };
 
     if args.matrix {
+        if !args.cpu.is_empty() {
+            crate::threads::check_cpus(&topo, root, &args.cpu)?;
+        }
+        let mut seen: Vec<u32> = Vec::new();
+        for &c in &args.cpu {
+            let node = topo.node_of_cpu(c).unwrap_or(u32::MAX);
+            if seen.contains(&node) {
+                bail!("--cpu {} names two CPUs of node {node}; with --matrix give at most one CPU per node", format_list(&args.cpu));
+            }
+            seen.push(node);
+        }
         for &page in &args.page_size {
             let targets = topo.memory_nodes();
             let size = match args.size.first() {

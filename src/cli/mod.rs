@@ -15,6 +15,7 @@ pub mod capture;
 pub mod compare;
 pub mod inspect;
 pub mod latency;
+pub mod loaded_latency;
 pub mod placement;
 pub mod report;
 pub mod run;
@@ -57,6 +58,8 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
+    /// Loaded latency: one thread's latency while others load memory, as a curve.
+    LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -124,6 +127,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
             Command::C2c(a) => c2c::run(&ctx, &a),
+            Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
             Command::Run(a) => run::run(&ctx, &a),
             Command::Report(a) => report::run(&ctx, &a),

@@ -11,6 +11,7 @@ pub mod html;
 pub mod hwloc;
 pub mod inspect_text;
 pub mod latency_text;
+pub mod loaded_text;
 pub mod placement_text;
 pub mod run_brief;
 pub mod run_files;

@@ -37,6 +37,7 @@ class Block:
         self.stdout = []
         self.stderr = []
         self.rc = None
+        self.secs = None  # guest seconds the command took
 
     @property
     def out(self):
@@ -82,8 +83,13 @@ def parse_log(text, shape):
             continue
         if block is not None:
             if tag == "NSBLOCK-END" and mine and len(words) >= 4:
-                rc = words[3].rsplit("rc=", 1)[-1]
+                kv = dict(w.split("=", 1) for w in words[3].split() if "=" in w)
+                rc = kv.get("rc", "")
                 block.rc = int(rc) if rc.lstrip("-").isdigit() else None
+                try:
+                    block.secs = float(kv["secs"])
+                except (KeyError, ValueError):
+                    block.secs = None
                 g.blocks[block.name] = block
                 block = None
             elif line == "NSSTDOUT":
@@ -225,6 +231,19 @@ class Checker:
         self.r.check(check, ok, f"{fmt_hist(hist)}; want all on {nodes}; matches={j.get('matches')}"
                      f" fraction_on_intended={j['report']['fraction_on_intended']}")
 
+    def huge(self, check, name, node, min_fraction):
+        """A huge-page placement: every page on `node` and at least `min_fraction` of the
+        buffer backed by huge pages, as the report's huge_fraction says."""
+        j, hist = self.histogram(check, name, 8 * MIB)
+        if hist is None:
+            return
+        total = sum(hist.values())
+        frac = j["report"].get("huge_fraction")
+        ok = hist.get(node, 0) == total and isinstance(frac, (int, float)) and frac >= min_fraction
+        self.r.check(check, ok, f"{fmt_hist(hist)}; huge_fraction={frac} huge_bytes="
+                     f"{j['report'].get('huge_bytes')}; want all on node{node}, "
+                     f"huge_fraction >= {min_fraction}")
+
     def pinned(self, check, name, cpu):
         j = self.json_ok(check, name)
         if j is None:
@@ -286,7 +305,7 @@ class Checker:
         if b.rc != 0:
             self.r.fail(check, f"`capture` exited {b.rc}: {b.first_error()}")
             return
-        data = self.g.files.get("capture")
+        data = self.g.files.get("capture")  # base64 of a tar.gz
         if not data:
             self.r.fail(check, "no capture archive between NSFILE markers")
             return
@@ -302,11 +321,29 @@ class Checker:
                      (f"; missing {missing}" if missing else "; every node's distance file present"))
         if missing:
             return
-        if self.opts.numascope:
-            self.capture_replay("capture-replay", tar)
+        replay = self.capture_replay("capture-replay", tar) if self.opts.numascope else None
         if self.opts.save_fixtures:
-            save_fixture(tar, self.opts.save_fixtures)
-            self.r.note(f"capture saved to {self.opts.save_fixtures}")
+            self.save(tar, replay)
+
+    def save(self, tar, replay):
+        """Stores the capture as a topology fixture; its `<dir>.expected.json` (the format of
+        tests/topology_fixtures.rs) only when the replay equals the live topology and every
+        topo check passed, so a wrong reading is never blessed into an expectation."""
+        dest = self.opts.save_fixtures.rstrip("/")
+        save_fixture(tar, dest)
+        expected = dest + ".expected.json"
+        topo_ok = all(st == "PASS" for name, (st, _) in self.r.results.items()
+                      if name.startswith("topo-") or name == "capture-replay")
+        if replay is not None and topo_ok:
+            replay["source"] = "<snapshot>"
+            with open(expected, "w") as fh:
+                fh.write(json.dumps(replay, indent=2, sort_keys=True) + "\n")
+            self.r.note(f"capture saved to {dest}, expectation to {expected}")
+        else:
+            if os.path.exists(expected):
+                os.remove(expected)
+            self.r.note(f"capture saved to {dest}; NO {os.path.basename(expected)} written: "
+                        "a topo check or the replay failed (fix, then run --save-fixtures again)")
 
     def capture_replay(self, check, tar):
         """The guest's capture, replayed on the host with --sysfs-root, must give the same
@@ -339,6 +376,7 @@ class Checker:
         diffs = [d for d in json_diff(comparable(live), comparable(replay), "") if d]
         self.r.check(check, not diffs, "replayed topology equals the live one" if not diffs else
                      f"{len(diffs)} differences, live vs replay: " + "; ".join(diffs[:4]))
+        return None if diffs else replay
 
 
 def comparable(topo):
@@ -346,7 +384,7 @@ def comparable(topo):
     t = dict(topo)
     t.pop("live", None)
     t.pop("source", None)
-    t["nodes"] = [{k: v for k, v in n.items() if k != "memory_free_bytes"}
+    t["nodes"] = [{k: v for k, v in n.items() if k not in ("memory_free_bytes", "memory_available_bytes")}
                   for n in t.get("nodes", [])]
     return t
 
@@ -554,9 +592,61 @@ def checks_A(c):
     c.all_on("preferred", "preferred", [2], 8 * MIB)
     c.all_on("preferred-many", "preferred-many", [1, 2], 8 * MIB)
     check_preferred_spill(c)
-    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2"), ("free", "memory")])
+    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2", "node(s) 2"), ("free", "available", "memory")])
     c.pinned("pinned-cpu1", "pinned-cpu1", 1)
+    if "[never]" in c.g.facts.get("transparent_hugepage", ""):
+        c.r.skip("thp-node2", "THP is disabled in this guest kernel ([never])")
+    else:
+        # 8 MiB = 4 huge pages; 3 of 4 if the mapping were not 2 MiB aligned.
+        c.huge("thp-node2", "thp-node2", 2, 0.75)
+    c.clear_error("hugetlb-unreserved", "hugetlb-unreserved", [("huge page", "hugepage"),
+                                                               ("reserve", "nr_hugepages")])
+    if c.g.facts.get("node2.nr_hugepages_2m") != "4":
+        c.r.fail("hugetlb-2m-node2", "the guest could not reserve 4 huge pages on node 2 "
+                 f"(nr_hugepages = {c.g.facts.get('node2.nr_hugepages_2m')!r})")
+    else:
+        c.huge("hugetlb-2m-node2", "hugetlb-2m-node2", 2, 1.0)
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
+    check_latency_matrix(c)
+
+
+def check_latency_matrix(c):
+    """`latency --matrix`: one cell per (initiator node with CPUs) x (memory node), the
+    memory-only node included as a target and never as an initiator; every cell's buffer
+    entirely on its memory node; SLIT and HMAT beside it as sysfs declares. No timing checks."""
+    j = c.json_ok("latency-matrix", "latency-matrix")
+    if j is None:
+        return
+    s = c.s
+    cells = j["matrix"]["cells"]
+    inits = sorted(n.id for n in s.nodes if n.cpus)
+    mems = sorted(s.memory_nodes())
+    got = sorted((x["initiator_node"], x["memory_node"]) for x in cells)
+    want = sorted((i, m) for i in inits for m in mems)
+    best = s.hmat_initiators()
+    bad = []
+    if got != want:
+        bad.append(f"cells {got} want {want}")
+    for x in cells:
+        r = x["result"]
+        i, m = x["initiator_node"], x["memory_node"]
+        pair = f"{i}->{m}"
+        if r["placement_fraction"] != 1.0 or r["memory_node"] != m:
+            bad.append(f"{pair} placement {r['placement_fraction']} on node {r['memory_node']}")
+        if r["cpu"] not in s.node(i).cpus:
+            bad.append(f"{pair} measured from CPU {r['cpu']}, not a CPU of node {i}")
+        if x["slit_distance"] != s.distances[i][m]:
+            bad.append(f"{pair} SLIT {x['slit_distance']} want {s.distances[i][m]}")
+        if not (r["ns_per_load"]["samples"] == 3 and r["ns_per_load"]["median"] > 0):
+            bad.append(f"{pair} ns_per_load {r['ns_per_load']}")
+        if i == m and x["measured_ratio"] != 1.0:
+            bad.append(f"{pair} local ratio {x['measured_ratio']}")
+        want_hmat = s.hmat_lb[(i, m)][0] if s.hmat_lb and i in best.get(m, []) else None
+        if x["hmat_read_latency_ns"] != want_hmat:
+            bad.append(f"{pair} HMAT read latency {x['hmat_read_latency_ns']} want {want_hmat}")
+    c.r.check("latency-matrix", not bad, "; ".join(bad) or
+              f"{len(cells)} cells ({len(inits)} initiators x {len(mems)} memory nodes, memory-only included), "
+              "every buffer 100% on its node, SLIT/HMAT as in sysfs")
 
 
 def checks_B(c):
@@ -646,6 +736,10 @@ def main():
         timing.append(f"checks took {float(end) - float(boot):.1f}s")
     if opts.wall_seconds is not None:
         timing.append(f"QEMU wall {opts.wall_seconds:.1f}s")
+    slow = sorted((b for b in guest.blocks.values() if b.secs is not None),
+                  key=lambda b: -b.secs)[:3]
+    if slow:
+        timing.append("slowest: " + ", ".join(f"{b.name} {b.secs:.1f}s" for b in slow))
     n = report.counts
     print(f"   shape {opts.shape} (kernel {opts.kernel}): {n['PASS']} passed, {n['FAIL']} failed, "
           f"{n['SKIP']} skipped; {', '.join(timing) or 'no timing'}")

@@ -46,6 +46,8 @@ def facts(shape):
     if s.taskset:
         f["taskset_cpus_allowed"] = s.taskset
     f["node2.memfree_kb_before_spill"] = "100000"
+    f["node2.nr_hugepages_2m"] = "4"
+    f["transparent_hugepage"] = "[always] madvise never"
     f["uptime_at_end"] = "20.0"
     return f
 
@@ -126,12 +128,34 @@ class Log:
             if name in drop:
                 continue
             lines += [f"NSBLOCK-BEGIN {self.shape} {name}", "NSSTDOUT", out, "",
-                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc}"]
+                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc} secs=0.25"]
         lines += [f"NSFILE-BEGIN {self.shape} capture", capture_tar(self.shape),
                   f"NSFILE-END {self.shape} capture"]
         if end:
             lines.append(f"NSCHECK-END {self.shape}")
         return "\r\n".join(lines) + "\r\n"
+
+
+def latency_matrix(shape, leak=None, skip=None):
+    """A `latency --matrix --json` a correct numascope prints in this shape."""
+    s = SHAPES[shape]
+    best = s.hmat_initiators()
+    cells = []
+    for i in [n.id for n in s.nodes if n.cpus]:
+        for m in s.memory_nodes():
+            if (i, m) == skip:
+                continue
+            cells.append({
+                "initiator_node": i, "memory_node": m,
+                "result": {"cpu": s.node(i).cpus[0], "memory_node": m,
+                           "placement_fraction": 0.99 if (i, m) == leak else 1.0,
+                           "ns_per_load": {"median": 90.0, "min": 80.0, "max": 99.0,
+                                           "p90": 95.0, "p99": 99.0, "samples": 3}},
+                "slit_distance": s.distances[i][m],
+                "hmat_read_latency_ns": s.hmat_lb[(i, m)][0] if i in best.get(m, []) else None,
+                "measured_ratio": 1.0 if i == m else 1.3,
+            })
+    return {"schema_version": 1, "matrix": {"working_set_bytes": 8 * MIB, "cells": cells}}
 
 
 def good_a():
@@ -147,8 +171,14 @@ def good_a():
     L.block("bind-too-big", "", "numascope: error: 129 MiB does not fit in the 97 MiB free on "
             "node 2; use a smaller --size", 2)
     L.block("pinned-cpu1", placement({0: 1024}, [0], cpu=1, size=4 * MIB))
+    thp = placement({2: 2048}, [2])
+    thp["report"].update(huge_bytes=8 * MIB, huge_fraction=1.0)
+    L.block("thp-node2", thp).block("hugetlb-2m-node2", thp)
+    L.block("hugetlb-unreserved", "", "numascope: error: 2m needs 2 free 2 MiB huge pages on "
+            "node(s) 1 but 0 are free; reserve them with `echo 2 | sudo tee ...`", 2)
     L.block("inspect-bound-node2", {"pid": 99, "nodes": [{"node": 2, "pages": 4096,
                                                           "bytes": 16 * MIB}]})
+    L.block("latency-matrix", latency_matrix("A"))
     return L
 
 
@@ -214,6 +244,40 @@ class GoodLogs(unittest.TestCase):
             self.assertFalse(os.path.lexists(os.path.join(cpu1, "evil")))
             self.assertFalse(os.path.lexists(os.path.join(cpu1, "abs")))
 
+    def fake_numascope(self, d, topo_json):
+        """A stand-in binary for the host-side replay: prints the given topology."""
+        path = os.path.join(d, "fake-numascope")
+        with open(os.path.join(d, "topo.json"), "w") as fh:
+            json.dump(topo_json, fh)
+        with open(path, "w") as fh:
+            fh.write(f"#!/bin/sh\ncat '{d}/topo.json'\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def test_save_fixtures_writes_expectation_when_replay_matches(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            replay = topo("A")
+            replay["live"], replay["source"] = False, "/somewhere"
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest,
+                      "--numascope", self.fake_numascope(d, replay))
+            self.assertEqual(fails(r), {})
+            with open(dest + ".expected.json") as fh:
+                self.assertEqual(json.load(fh)["source"], "<snapshot>")
+
+    def test_no_expectation_when_replay_differs(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            replay = topo("A")
+            replay["cpus"][1]["node"] = None  # a capture that lost a node link
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest,
+                      "--numascope", self.fake_numascope(d, replay))
+            self.assertIn("capture-replay", fails(r))
+            self.assertTrue(os.path.isdir(dest))
+            self.assertFalse(os.path.exists(dest + ".expected.json"))
+
     def test_fallback_kernel_skips_weighted(self):
         f = facts("A")
         f["weighted_interleave"] = "absent"
@@ -239,6 +303,14 @@ class BadLogs(unittest.TestCase):
     def test_weighted_off_by_two_percent_fails(self):
         L = good_a().block("weighted", placement({0: 1577, 1: 471}, [0, 1]))
         self.assertIn("weighted-3:1", fails(judge("A", L.text())))
+
+    def test_latency_matrix_without_memory_only_target_fails(self):
+        L = good_a().block("latency-matrix", latency_matrix("A", skip=(1, 2)))
+        self.assertIn("latency-matrix", fails(judge("A", L.text())))
+
+    def test_latency_matrix_cell_off_node_fails(self):
+        L = good_a().block("latency-matrix", latency_matrix("A", leak=(0, 2)))
+        self.assertIn("latency-matrix", fails(judge("A", L.text())))
 
     def test_bind_leak_fails(self):
         L = good_a().block("bind-node2", placement({2: 2047, 0: 1}, [2]))
@@ -266,6 +338,10 @@ class BadLogs(unittest.TestCase):
         L = good_a().block("preferred-spill",
                            placement({2: 1000, 0: spill // 4096 - 1000}, [2], size=spill))
         self.assertIn("preferred-spill", fails(judge("A", L.text())))
+
+    def test_thp_not_obtained_fails(self):
+        p = placement({2: 2048}, [2])  # huge_fraction 0.0
+        self.assertIn("thp-node2", fails(judge("A", good_a().block("thp-node2", p).text())))
 
     def test_inspect_on_wrong_node_fails(self):
         L = good_a().block("inspect-bound-node2", {"pid": 1, "nodes": [{"node": 0, "bytes": 16 * MIB}]})

@@ -195,6 +195,22 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "note: {n}")?;
         }
     }
+    if !r.timings.is_empty() {
+        writeln!(out)?;
+        let t: Vec<String> = r
+            .timings
+            .iter()
+            .map(|t| {
+                let est = r
+                    .plan
+                    .planned(t.part)
+                    .map(|p| format!(" (est. {:.1})", p.estimate_s))
+                    .unwrap_or_default();
+                format!("{} {:.1} s{est}", t.part.name(), t.seconds)
+            })
+            .collect();
+        writeln!(out, "time per part: {}", t.join(", "))?;
+    }
     writeln!(out)?;
     writeln!(
         out,
@@ -229,7 +245,7 @@ mod tests {
         assert!(s.contains("(f)  all threads, interleaved memory"), "{s}");
         assert!(s.contains("8422"), "{s}");
         assert!(
-            s.contains("-> For a multi-threaded application (NUMA-unaware), (f)"),
+            s.contains("-> For a NUMA-unaware multi-threaded application, (f)"),
             "{s}"
         );
         assert!(

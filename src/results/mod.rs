@@ -51,6 +51,8 @@ pub struct RunResults {
     pub completed: Vec<Part>,
     /// Parts that failed, with the error sentence.
     pub failed: Vec<PartError>,
+    /// Wall time of each part that ran, in order (compare with `plan.parts[].estimate_s`).
+    pub timings: Vec<PartTiming>,
     pub topology: Topology,
     /// Clock checks made before the first timed part.
     pub clock: Option<ClockInfo>,
@@ -74,6 +76,14 @@ pub struct RunResults {
     pub findings: Vec<Finding>,
     /// Things the reader must know about this run (placement below 100 %, parts cut short).
     pub warnings: Vec<String>,
+}
+
+/// How long one part took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartTiming {
+    pub part: Part,
+    /// Wall time, seconds.
+    pub seconds: f64,
 }
 
 /// A part that failed, and why.
@@ -212,8 +222,6 @@ mod tests {
             e.contains("o.json is JSON but not a numascope results file"),
             "{e}"
         );
-        for msg in [&e] {
-            assert!(!msg.contains('\n'));
-        }
+        assert!(!e.contains('\n'));
     }
 }

@@ -31,7 +31,7 @@ use crate::latency::result::{
 };
 use crate::latency::sweep;
 use crate::placement::PageSize;
-use crate::results::{Part, PartError, RunResults, RESULTS_SCHEMA_VERSION};
+use crate::results::{Part, PartError, PartTiming, RunResults, RESULTS_SCHEMA_VERSION};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -103,6 +103,7 @@ pub fn execute(
         plan: planned.plan.clone(),
         completed: vec![],
         failed: vec![],
+        timings: vec![],
         topology: topo.clone(),
         clock: None,
         latency: None,
@@ -133,7 +134,12 @@ pub fn execute(
             break;
         }
         progress.start(part, est);
+        let started = Instant::now();
         let outcome = run_part(part, topo, root, s, &mut r, progress);
+        r.timings.push(PartTiming {
+            part,
+            seconds: started.elapsed().as_secs_f64(),
+        });
         progress.finish();
         match outcome {
             Ok(()) if interrupted() => {

@@ -11,7 +11,7 @@
 # Pairs compared (same access pattern on both sides):
 #   multichase -m SIZE (default: stride 256 B, TLB locality 256 KiB, best of 5 x 0.5 s)
 #     vs numascope --mode page --locality 256KiB --stride 256 (min and median reported)
-#   lat_mem_rd -t SIZE_MB 64 (lmbench's randomized page/line walk; last line = full size)
+#   lat_mem_rd -N 3 -t SIZE_MB 64 (slow: it walks every size up to SIZE_MB; lmbench's randomized page/line walk; last line = full size)
 #     vs numascope --mode page --stride 64
 # numascope runs with 4k pages (MADV_NOHUGEPAGE) and with thp; multichase/lat_mem_rd get
 # whatever the system's THP mode gives them (`madvise` means base pages).
@@ -30,7 +30,7 @@ ns_json() { # numascope args... -> "median min"
 }
 
 stats() { # numbers on stdin -> "median min max"
-    sort -g | awk '{v[NR]=$1} END{m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.2f %.2f %.2f", m, v[1], v[NR]}'
+    awk 'NF' | sort -g | awk '{v[NR]=$1} END{m=(NR%2)?v[(NR+1)/2]:(v[NR/2]+v[NR/2+1])/2; printf "%.2f %.2f %.2f", m, v[1], v[NR]}'
 }
 
 report() { # label numascope-values reference-values
@@ -59,7 +59,7 @@ for mib in $SIZES_MIB; do
         for _ in $(seq "$RUNS"); do
             read -r med min <<<"$(ns_json --size "${mib}MiB" --mode page --stride 64 --page-size 4k)"
             ours="$ours $med"
-            ref="$ref $(taskset -c "$CPU" "$LAT_MEM_RD" -t "$mib" 64 2>&1 | awk 'NF==2{v=$2} END{print v}')"
+            ref="$ref $(taskset -c "$CPU" "$LAT_MEM_RD" -N 3 -t "$mib" 64 2>&1 | awk 'NF==2{v=$2} END{print v}')"
         done
         report "lat_mem_rd -t $mib 64 vs median, 4k" "$ours" "$ref"
     fi

@@ -16,6 +16,7 @@ pub fn this_machine_one_node() -> Topology {
             cpus: cpus.clone(),
             memory_total_bytes: 2 << 30,
             memory_free_bytes: 1 << 30,
+            memory_available_bytes: 1 << 30,
             has_cpu: true,
             has_memory: true,
             hugepages: vec![],

@@ -143,3 +143,28 @@ fn a_small_sweep_reports_curve_and_knees() {
     assert_eq!(pts[16]["working_set_bytes"], 65536);
     assert!(v["knees"][0]["levels"].is_array());
 }
+
+#[test]
+fn the_matrix_covers_every_initiator_and_memory_node() {
+    let v = json(&[
+        "--matrix",
+        "--size",
+        "4MiB",
+        "--samples",
+        "3",
+        "--sample-ms",
+        "0.2",
+        "--json",
+    ]);
+    let m = &v["matrix"];
+    assert_eq!(m["working_set_bytes"], 4 << 20);
+    let cells = m["cells"].as_array().unwrap();
+    assert!(!cells.is_empty());
+    for c in cells {
+        assert_eq!(c["result"]["placement_fraction"], 1.0, "{c}");
+        assert_eq!(c["result"]["memory_node"], c["memory_node"]);
+        if c["initiator_node"] == c["memory_node"] {
+            assert_eq!(c["measured_ratio"], 1.0);
+        }
+    }
+}

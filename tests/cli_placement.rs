@@ -97,7 +97,7 @@ fn bad_input_is_one_sentence_and_exit_2() {
                 "--size",
                 "64TiB",
             ],
-            "free on node(s) 0",
+            "available on node(s) 0",
         ),
         (&["placement", "--cpu", "4096"], "CPU 4096 does not exist"),
         (

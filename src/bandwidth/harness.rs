@@ -339,10 +339,7 @@ mod tests {
             let slow = rep[1] as f64 / 1e6;
             assert!((100.0..160.0).contains(&fast), "fast thread took {fast} ms");
             // The slow one still stops at its first poll after the flag.
-            assert!(
-                slow >= 100.0 && slow < 100.0 + 60.0 * 2.0 + 60.0,
-                "slow took {slow}"
-            );
+            assert!((100.0..220.0).contains(&slow), "slow took {slow}");
         }
         // And its rate is its own: far below the fast thread's.
         assert!(r.mb_per_s.per_thread[1].median < r.mb_per_s.per_thread[0].median / 5.0);

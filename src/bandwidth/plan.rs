@@ -281,7 +281,7 @@ pub fn free_bytes_of(topo: &Topology, nodes: &[u32]) -> u64 {
     nodes
         .iter()
         .filter_map(|&n| topo.node(n))
-        .map(|n| n.memory_free_bytes)
+        .map(|n| n.memory_available_bytes)
         .sum()
 }
 
@@ -364,7 +364,7 @@ pub(crate) mod tests {
         assert!(first[..cores]
             .iter()
             .all(|&id| t.cpu(id).unwrap().siblings[0] == id));
-        assert!(c0.siblings.len() >= 1);
+        assert!(!c0.siblings.is_empty());
     }
 
     #[test]

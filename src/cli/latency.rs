@@ -31,8 +31,14 @@ pub struct LatencyArgs {
     /// page (random lines within a page, pages in random order) or seq (fixed stride).
     #[arg(long, default_value = "random", value_name = "MODE")]
     pub mode: Mode,
-    /// Working set(s), comma-separated (e.g. 256MiB,1GiB). Default: max(8 x LLC, 256 MiB).
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sweep", "matrix"], value_name = "SIZE")]
+    /// Working set(s), comma-separated (e.g. 256MiB,1GiB); with --matrix the first one.
+    /// Default: max(8 x LLC, 256 MiB), capped by half the free memory.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        conflicts_with = "sweep",
+        value_name = "SIZE"
+    )]
     pub size: Vec<String>,
     /// Sweep the working set from FROM to TO (default 4KiB..8 x LLC), 4 points per octave,
     /// and find the cache plateaus.
@@ -136,12 +142,12 @@ fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
 /// Free memory where the buffer will go: the bound node, else all allowed memory nodes.
 fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
     match mem_node {
-        Some(n) => topo.node(n).map_or(0, |n| n.memory_free_bytes),
+        Some(n) => topo.node(n).map_or(0, |n| n.memory_available_bytes),
         None => topo
             .memory_nodes()
             .iter()
             .filter_map(|&n| topo.node(n))
-            .map(|n| n.memory_free_bytes)
+            .map(|n| n.memory_available_bytes)
             .sum(),
     }
 }

@@ -56,6 +56,8 @@ pub enum Command {
 /// What every subcommand receives: the root to read the machine from.
 pub struct Context {
     pub root: SysRoot,
+    /// The `.tar.gz` given to `--sysfs-root`, when the root is its unpacked copy.
+    pub archive: Option<PathBuf>,
     /// A `.tar.gz` snapshot unpacked for this run; removed when the context drops.
     _unpacked: Option<crate::capture::Unpacked>,
 }
@@ -63,18 +65,21 @@ pub struct Context {
 impl Context {
     fn from_cli(cli: &Cli) -> anyhow::Result<Context> {
         let mut unpacked = None;
+        let mut archive = None;
         let root = match &cli.sysfs_root {
             None => SysRoot::live(),
             Some(p) if p.is_file() && crate::capture::is_tar_gz(p) => {
                 let u = crate::capture::Unpacked::new(p)?;
                 let r = SysRoot::snapshot(u.path())?;
                 unpacked = Some(u);
+                archive = Some(p.clone());
                 r
             }
             Some(dir) => SysRoot::snapshot(dir)?,
         };
         Ok(Context {
             root,
+            archive,
             _unpacked: unpacked,
         })
     }

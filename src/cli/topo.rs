@@ -22,7 +22,11 @@ pub struct TopoArgs {
 
 /// Runs `topo`.
 pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
-    let topo = read_topology(&ctx.root)?;
+    let mut topo = read_topology(&ctx.root)?;
+    if let Some(a) = &ctx.archive {
+        // Name the archive the user gave, not its temporary unpacked copy.
+        topo.source = a.display().to_string();
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     if args.json {

@@ -233,7 +233,9 @@ mod live_tests {
         };
         assert!(msg(&Policy::Bind(vec![9]), 4096, PageSize::Base).contains("node 9 does not exist"));
         assert!(msg(&Policy::Bind(vec![0]), 0, PageSize::Base).contains("0 bytes"));
-        assert!(msg(&Policy::Bind(vec![0]), 4 << 30, PageSize::Base).contains("free on node(s) 0"));
+        assert!(
+            msg(&Policy::Bind(vec![0]), 4 << 30, PageSize::Base).contains("available on node(s) 0")
+        );
         assert!(msg(&Policy::Bind(vec![0]), 3 << 20, PageSize::Huge2M).contains("multiple"));
         assert!(msg(&Policy::Bind(vec![0]), 4 << 20, PageSize::Huge2M).contains("reserve"));
         let snap = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! Checks a placement request against the machine before anything is allocated: nodes exist,
 //! have memory and are allowed; the size is positive, fits the page size, and fits in the
-//! target nodes' free memory (so the OOM killer never decides); hugetlb pages are reserved.
+//! target nodes' available memory (free plus reclaimable page cache) (so the OOM killer never decides); hugetlb pages are reserved.
 
 use crate::parse::cpulist::format_list;
 use crate::parse::size::format_bytes;
@@ -62,11 +62,11 @@ pub(super) fn validate(
             let free: u64 = all
                 .iter()
                 .filter_map(|&n| topo.node(n))
-                .map(|n| n.memory_free_bytes)
+                .map(|n| n.memory_available_bytes)
                 .sum();
             if size > free {
                 return Err(invalid(format!(
-                    "{} is more than the {} free on the allowed memory nodes; use a smaller --size",
+                    "{} is more than the {} available on the allowed memory nodes; use a smaller --size",
                     format_bytes(size),
                     format_bytes(free)
                 )));
@@ -77,11 +77,11 @@ pub(super) fn validate(
             let free: u64 = nodes
                 .iter()
                 .filter_map(|&n| topo.node(n))
-                .map(|n| n.memory_free_bytes)
+                .map(|n| n.memory_available_bytes)
                 .sum();
             if size > free {
                 return Err(invalid(format!(
-                    "{} is more than the {} free on node(s) {}; use a smaller --size or more nodes",
+                    "{} is more than the {} available on node(s) {}; use a smaller --size or more nodes",
                     format_bytes(size),
                     format_bytes(free),
                     format_list(nodes)
@@ -94,11 +94,11 @@ pub(super) fn validate(
     for (n, share) in shares {
         let node = topo.node(n).expect("checked above");
         let need = (size as f64 * share) as u64;
-        if need > node.memory_free_bytes {
+        if need > node.memory_available_bytes {
             return Err(invalid(format!(
-                "node {n} would need {} but has {} free; use a smaller --size",
+                "node {n} would need {} but has {} available; use a smaller --size",
                 format_bytes(need),
-                format_bytes(node.memory_free_bytes)
+                format_bytes(node.memory_available_bytes)
             )));
         }
     }

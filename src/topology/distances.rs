@@ -80,6 +80,7 @@ mod tests {
             cpus: vec![],
             memory_total_bytes: 0,
             memory_free_bytes: 0,
+            memory_available_bytes: 0,
             has_cpu: false,
             has_memory: false,
             hugepages: vec![],

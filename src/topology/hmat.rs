@@ -97,6 +97,7 @@ mod tests {
             cpus: vec![],
             memory_total_bytes: 1,
             memory_free_bytes: 1,
+            memory_available_bytes: 1,
             has_cpu: false,
             has_memory: true,
             hugepages: vec![],

@@ -48,6 +48,11 @@ pub struct Node {
     pub memory_total_bytes: u64,
     /// MemFree of the node, bytes (a live figure: differs between runs).
     pub memory_free_bytes: u64,
+    /// Memory that can be had without swapping, bytes: MemAvailable for a non-NUMA kernel,
+    /// else MemFree + half the file page cache + half the reclaimable slab (an estimate;
+    /// numascope sizes and refuses buffers against it). A live figure.
+    #[serde(default)]
+    pub memory_available_bytes: u64,
     /// The node has at least one CPU (kernel `has_cpu` mask).
     pub has_cpu: bool,
     /// The node has memory (kernel `has_memory` / `has_normal_memory` masks, or MemTotal > 0).

@@ -26,7 +26,11 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
         ));
     }
     let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"))?;
-    let has_memory = read_list_opt(root, format!("{NODE_DIR}/has_memory"))?;
+    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory"))? {
+        Some(m) => Some(m),
+        // Kernels before 2.6.36 had only has_normal_memory (and has_high_memory on 32-bit).
+        None => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory"))?,
+    };
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");
@@ -42,7 +46,7 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
                 "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
             )
         })?;
-        let (total, free) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
+        let (total, free, available) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
         let hugepages = read_hugepages(root, &format!("{dir}/hugepages"))?;
         nodes.push(Node {
             id,
@@ -57,6 +61,7 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
             cpus,
             memory_total_bytes: total,
             memory_free_bytes: free,
+            memory_available_bytes: available,
             hugepages,
         });
     }
@@ -74,19 +79,20 @@ pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
             "the kernel has no NUMA node directory, so the memory size comes from this file; capture the snapshot again with `numascope capture`",
         )
     })?;
-    let (total, free) = parse_meminfo(root, rel, &text, None)?;
+    let (total, free, available) = parse_meminfo(root, rel, &text, None)?;
     Ok(Node {
         id: 0,
         cpus: cpus.to_vec(),
         memory_total_bytes: total,
         memory_free_bytes: free,
+        memory_available_bytes: available,
         has_cpu: !cpus.is_empty(),
         has_memory: total > 0,
         hugepages: read_hugepages(root, "sys/kernel/mm/hugepages")?,
     })
 }
 
-fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64), SysError> {
+fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64, u64), SysError> {
     let text = root.read_opt(rel)?.ok_or_else(|| {
         missing(
             root,
@@ -97,16 +103,23 @@ fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64), S
     parse_meminfo(root, rel, &text, Some(id))
 }
 
-/// Parses `MemTotal`/`MemFree` from a meminfo file. Per-node files prefix every line with
-/// `Node N`; `/proc/meminfo` does not. Every line must have the `Key: value [kB]` shape.
+/// Parses `MemTotal`/`MemFree` from a meminfo file, and estimates the memory available
+/// without swapping: `MemAvailable` where the file has it (`/proc/meminfo`), otherwise (per-node
+/// files) free memory plus half of the file-backed page cache and half of the reclaimable
+/// slab, a conservative form of the kernel's own MemAvailable estimate. Per-node files prefix
+/// every line with `Node N`; `/proc/meminfo` does not. Every line must have the
+/// `Key: value [kB]` shape.
 fn parse_meminfo(
     root: &SysRoot,
     rel: &str,
     text: &str,
     node: Option<u32>,
-) -> Result<(u64, u64), SysError> {
+) -> Result<(u64, u64, u64), SysError> {
     let mut total = None;
     let mut free = None;
+    let mut mem_available = None;
+    let mut file_pages = 0u64;
+    let mut reclaimable = 0u64;
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -134,11 +147,19 @@ fn parse_meminfo(
         match key.trim() {
             "MemTotal" => total = Some(v),
             "MemFree" => free = Some(v),
+            "MemAvailable" => mem_available = Some(v),
+            "Active(file)" | "Inactive(file)" => file_pages += v,
+            "SReclaimable" => reclaimable = v,
             _ => {}
         }
     }
     match (total, free) {
-        (Some(t), Some(f)) => Ok((t, f)),
+        (Some(t), Some(f)) => {
+            let available = mem_available
+                .unwrap_or(f + file_pages / 2 + reclaimable / 2)
+                .clamp(f, t.max(f));
+            Ok((t, f, available))
+        }
         _ => Err(malformed(
             root,
             rel,

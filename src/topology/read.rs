@@ -26,7 +26,21 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         Some(n) => n,
         None => vec![single_node(root, &present)?],
     };
+    let mut nodes = nodes;
     let mut cpus = read_cpus(root, &present, &nodes)?;
+    // The kernel drops an offline CPU from its node's cpulist but keeps the `cpuN/nodeM`
+    // link, which read_cpus falls back to: put such CPUs back in their node's list, so a
+    // node's CPUs are "online or not" as the model promises (seen in the QEMU guest B).
+    for c in &cpus {
+        if let Some(n) = c.node {
+            if let Some(node) = nodes.iter_mut().find(|x| x.id == n) {
+                if !node.cpus.contains(&c.id) {
+                    node.cpus.push(c.id);
+                    node.cpus.sort_unstable();
+                }
+            }
+        }
+    }
     let caches = read_caches(root, &cpus)?;
     let distances = read_distances(root, &nodes)?;
     let hmat = read_hmat(root, &nodes)?;

@@ -37,6 +37,7 @@ class Block:
         self.stdout = []
         self.stderr = []
         self.rc = None
+        self.secs = None  # guest seconds the command took
 
     @property
     def out(self):
@@ -82,8 +83,13 @@ def parse_log(text, shape):
             continue
         if block is not None:
             if tag == "NSBLOCK-END" and mine and len(words) >= 4:
-                rc = words[3].rsplit("rc=", 1)[-1]
+                kv = dict(w.split("=", 1) for w in words[3].split() if "=" in w)
+                rc = kv.get("rc", "")
                 block.rc = int(rc) if rc.lstrip("-").isdigit() else None
+                try:
+                    block.secs = float(kv["secs"])
+                except (KeyError, ValueError):
+                    block.secs = None
                 g.blocks[block.name] = block
                 block = None
             elif line == "NSSTDOUT":
@@ -225,6 +231,19 @@ class Checker:
         self.r.check(check, ok, f"{fmt_hist(hist)}; want all on {nodes}; matches={j.get('matches')}"
                      f" fraction_on_intended={j['report']['fraction_on_intended']}")
 
+    def huge(self, check, name, node, min_fraction):
+        """A huge-page placement: every page on `node` and at least `min_fraction` of the
+        buffer backed by huge pages, as the report's huge_fraction says."""
+        j, hist = self.histogram(check, name, 8 * MIB)
+        if hist is None:
+            return
+        total = sum(hist.values())
+        frac = j["report"].get("huge_fraction")
+        ok = hist.get(node, 0) == total and isinstance(frac, (int, float)) and frac >= min_fraction
+        self.r.check(check, ok, f"{fmt_hist(hist)}; huge_fraction={frac} huge_bytes="
+                     f"{j['report'].get('huge_bytes')}; want all on node{node}, "
+                     f"huge_fraction >= {min_fraction}")
+
     def pinned(self, check, name, cpu):
         j = self.json_ok(check, name)
         if j is None:
@@ -286,7 +305,7 @@ class Checker:
         if b.rc != 0:
             self.r.fail(check, f"`capture` exited {b.rc}: {b.first_error()}")
             return
-        data = self.g.files.get("capture")
+        data = self.g.files.get("capture")  # base64 of a tar.gz
         if not data:
             self.r.fail(check, "no capture archive between NSFILE markers")
             return
@@ -302,11 +321,29 @@ class Checker:
                      (f"; missing {missing}" if missing else "; every node's distance file present"))
         if missing:
             return
-        if self.opts.numascope:
-            self.capture_replay("capture-replay", tar)
+        replay = self.capture_replay("capture-replay", tar) if self.opts.numascope else None
         if self.opts.save_fixtures:
-            save_fixture(tar, self.opts.save_fixtures)
-            self.r.note(f"capture saved to {self.opts.save_fixtures}")
+            self.save(tar, replay)
+
+    def save(self, tar, replay):
+        """Stores the capture as a topology fixture; its `<dir>.expected.json` (the format of
+        tests/topology_fixtures.rs) only when the replay equals the live topology and every
+        topo check passed, so a wrong reading is never blessed into an expectation."""
+        dest = self.opts.save_fixtures.rstrip("/")
+        save_fixture(tar, dest)
+        expected = dest + ".expected.json"
+        topo_ok = all(st == "PASS" for name, (st, _) in self.r.results.items()
+                      if name.startswith("topo-") or name == "capture-replay")
+        if replay is not None and topo_ok:
+            replay["source"] = "<snapshot>"
+            with open(expected, "w") as fh:
+                fh.write(json.dumps(replay, indent=2, sort_keys=True) + "\n")
+            self.r.note(f"capture saved to {dest}, expectation to {expected}")
+        else:
+            if os.path.exists(expected):
+                os.remove(expected)
+            self.r.note(f"capture saved to {dest}; NO {os.path.basename(expected)} written: "
+                        "a topo check or the replay failed (fix, then run --save-fixtures again)")
 
     def capture_replay(self, check, tar):
         """The guest's capture, replayed on the host with --sysfs-root, must give the same
@@ -339,6 +376,7 @@ class Checker:
         diffs = [d for d in json_diff(comparable(live), comparable(replay), "") if d]
         self.r.check(check, not diffs, "replayed topology equals the live one" if not diffs else
                      f"{len(diffs)} differences, live vs replay: " + "; ".join(diffs[:4]))
+        return None if diffs else replay
 
 
 def comparable(topo):
@@ -554,8 +592,20 @@ def checks_A(c):
     c.all_on("preferred", "preferred", [2], 8 * MIB)
     c.all_on("preferred-many", "preferred-many", [1, 2], 8 * MIB)
     check_preferred_spill(c)
-    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2"), ("free", "memory")])
+    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2", "node(s) 2"), ("free", "memory")])
     c.pinned("pinned-cpu1", "pinned-cpu1", 1)
+    if "[never]" in c.g.facts.get("transparent_hugepage", ""):
+        c.r.skip("thp-node2", "THP is disabled in this guest kernel ([never])")
+    else:
+        # 8 MiB = 4 huge pages; 3 of 4 if the mapping were not 2 MiB aligned.
+        c.huge("thp-node2", "thp-node2", 2, 0.75)
+    c.clear_error("hugetlb-unreserved", "hugetlb-unreserved", [("huge page", "hugepage"),
+                                                               ("reserve", "nr_hugepages")])
+    if c.g.facts.get("node2.nr_hugepages_2m") != "4":
+        c.r.fail("hugetlb-2m-node2", "the guest could not reserve 4 huge pages on node 2 "
+                 f"(nr_hugepages = {c.g.facts.get('node2.nr_hugepages_2m')!r})")
+    else:
+        c.huge("hugetlb-2m-node2", "hugetlb-2m-node2", 2, 1.0)
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
 
 
@@ -646,6 +696,10 @@ def main():
         timing.append(f"checks took {float(end) - float(boot):.1f}s")
     if opts.wall_seconds is not None:
         timing.append(f"QEMU wall {opts.wall_seconds:.1f}s")
+    slow = sorted((b for b in guest.blocks.values() if b.secs is not None),
+                  key=lambda b: -b.secs)[:3]
+    if slow:
+        timing.append("slowest: " + ", ".join(f"{b.name} {b.secs:.1f}s" for b in slow))
     n = report.counts
     print(f"   shape {opts.shape} (kernel {opts.kernel}): {n['PASS']} passed, {n['FAIL']} failed, "
           f"{n['SKIP']} skipped; {', '.join(timing) or 'no timing'}")

@@ -9,7 +9,7 @@
 #   NSFACT <shape> <key> <value...>          a raw sysfs/procfs fact
 #   NSBLOCK-BEGIN <shape> <name>             a command's output follows
 #   NSSTDOUT / NSSTDERR                      section separators inside a block
-#   NSBLOCK-END <shape> <name> rc=<status>
+#   NSBLOCK-END <shape> <name> rc=<status> secs=<guest seconds it took>
 #   NSFILE-BEGIN <shape> <name> / NSFILE-END <shape> <name>   base64 of a tar.gz
 #   NSCHECK-END <shape>                      the guest finished (missing = failure)
 #
@@ -29,6 +29,7 @@ fact() { echo "NSFACT $SHAPE $*"; }
 # stdout, stderr and exit status in one block.
 run() {
     name=$1; shift
+    t0=$(cut -d' ' -f1 /proc/uptime)
     if [ -n "$TASKSET" ]; then
         timeout "$CMD_TIMEOUT" taskset -c "$TASKSET" "$@" >/tmp/ns.out 2>/tmp/ns.err </dev/null
     else
@@ -41,7 +42,7 @@ run() {
     cat /tmp/ns.out; echo
     echo "NSSTDERR"
     cat /tmp/ns.err; echo
-    echo "NSBLOCK-END $SHAPE $name rc=$rc"
+    echo "NSBLOCK-END $SHAPE $name rc=$rc secs=$(awk -v a="$t0" '{ printf "%.2f", $1 - a }' /proc/uptime)"
 }
 
 node_kb() { # node_kb NODE MemFree|MemTotal
@@ -167,6 +168,15 @@ checks_A() {
     fact node2.memfree_kb_before_bind_too_big "$(node_kb 2 MemFree)"
     place bind-too-big --policy bind --nodes 2 --size "$((free_kb + 32768))KiB"
     place pinned-cpu1 --policy bind --nodes 0 --cpu 1 --size 4MiB
+    # Page sizes: THP on the memory-only node; hugetlb refused while none are reserved, then
+    # placed from 4 reserved 2 MiB pages on node 2 (released again afterwards).
+    place thp-node2 --policy bind --nodes 2 --size 8MiB --page-size thp
+    place hugetlb-unreserved --policy bind --nodes 1 --size 4MiB --page-size 2m
+    h=/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages
+    echo 4 > "$h"
+    fact node2.nr_hugepages_2m "$(cat "$h")"
+    place hugetlb-2m-node2 --policy bind --nodes 2 --size 8MiB --page-size 2m
+    echo 0 > "$h"
     inspect_bound 2
 }
 

@@ -80,7 +80,10 @@ fetch_kernel() {
         [ -n "$deb" ] || die "apt-get download $pkg left no .deb in $CACHE"
     fi
     tmp=$(mktemp -d "$CACHE/extract.XXXXXX")
-    dpkg-deb -x "$deb" "$tmp" || { rm -rf "$tmp"; die "could not unpack $deb"; }
+    if ! dpkg-deb -x "$deb" "$tmp"; then
+        rm -rf "$tmp" "$deb"
+        die "could not unpack $deb (a partial download?); it was deleted: run this script again"
+    fi
     img=$(ls "$tmp"/boot/vmlinuz-* 2>/dev/null | head -n1 || true)
     [ -n "$img" ] || { rm -rf "$tmp"; die "$deb holds no boot/vmlinuz-*"; }
     mv "$img" "$CACHE/$out.tmp" && mv "$CACHE/$out.tmp" "$CACHE/$out"

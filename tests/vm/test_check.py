@@ -46,6 +46,8 @@ def facts(shape):
     if s.taskset:
         f["taskset_cpus_allowed"] = s.taskset
     f["node2.memfree_kb_before_spill"] = "100000"
+    f["node2.nr_hugepages_2m"] = "4"
+    f["transparent_hugepage"] = "[always] madvise never"
     f["uptime_at_end"] = "20.0"
     return f
 
@@ -126,7 +128,7 @@ class Log:
             if name in drop:
                 continue
             lines += [f"NSBLOCK-BEGIN {self.shape} {name}", "NSSTDOUT", out, "",
-                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc}"]
+                      "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc} secs=0.25"]
         lines += [f"NSFILE-BEGIN {self.shape} capture", capture_tar(self.shape),
                   f"NSFILE-END {self.shape} capture"]
         if end:
@@ -147,6 +149,11 @@ def good_a():
     L.block("bind-too-big", "", "numascope: error: 129 MiB does not fit in the 97 MiB free on "
             "node 2; use a smaller --size", 2)
     L.block("pinned-cpu1", placement({0: 1024}, [0], cpu=1, size=4 * MIB))
+    thp = placement({2: 2048}, [2])
+    thp["report"].update(huge_bytes=8 * MIB, huge_fraction=1.0)
+    L.block("thp-node2", thp).block("hugetlb-2m-node2", thp)
+    L.block("hugetlb-unreserved", "", "numascope: error: 2m needs 2 free 2 MiB huge pages on "
+            "node(s) 1 but 0 are free; reserve them with `echo 2 | sudo tee ...`", 2)
     L.block("inspect-bound-node2", {"pid": 99, "nodes": [{"node": 2, "pages": 4096,
                                                           "bytes": 16 * MIB}]})
     return L
@@ -214,6 +221,40 @@ class GoodLogs(unittest.TestCase):
             self.assertFalse(os.path.lexists(os.path.join(cpu1, "evil")))
             self.assertFalse(os.path.lexists(os.path.join(cpu1, "abs")))
 
+    def fake_numascope(self, d, topo_json):
+        """A stand-in binary for the host-side replay: prints the given topology."""
+        path = os.path.join(d, "fake-numascope")
+        with open(os.path.join(d, "topo.json"), "w") as fh:
+            json.dump(topo_json, fh)
+        with open(path, "w") as fh:
+            fh.write(f"#!/bin/sh\ncat '{d}/topo.json'\n")
+        os.chmod(path, 0o755)
+        return path
+
+    def test_save_fixtures_writes_expectation_when_replay_matches(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            replay = topo("A")
+            replay["live"], replay["source"] = False, "/somewhere"
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest,
+                      "--numascope", self.fake_numascope(d, replay))
+            self.assertEqual(fails(r), {})
+            with open(dest + ".expected.json") as fh:
+                self.assertEqual(json.load(fh)["source"], "<snapshot>")
+
+    def test_no_expectation_when_replay_differs(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            replay = topo("A")
+            replay["cpus"][1]["node"] = None  # a capture that lost a node link
+            dest = os.path.join(d, "guest-A")
+            r = judge("A", good_a().text(), "--save-fixtures", dest,
+                      "--numascope", self.fake_numascope(d, replay))
+            self.assertIn("capture-replay", fails(r))
+            self.assertTrue(os.path.isdir(dest))
+            self.assertFalse(os.path.exists(dest + ".expected.json"))
+
     def test_fallback_kernel_skips_weighted(self):
         f = facts("A")
         f["weighted_interleave"] = "absent"
@@ -266,6 +307,10 @@ class BadLogs(unittest.TestCase):
         L = good_a().block("preferred-spill",
                            placement({2: 1000, 0: spill // 4096 - 1000}, [2], size=spill))
         self.assertIn("preferred-spill", fails(judge("A", L.text())))
+
+    def test_thp_not_obtained_fails(self):
+        p = placement({2: 2048}, [2])  # huge_fraction 0.0
+        self.assertIn("thp-node2", fails(judge("A", good_a().block("thp-node2", p).text())))
 
     def test_inspect_on_wrong_node_fails(self):
         L = good_a().block("inspect-bound-node2", {"pid": 1, "nodes": [{"node": 0, "bytes": 16 * MIB}]})

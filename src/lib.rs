@@ -20,6 +20,7 @@ pub mod counters_perf;
 pub mod environment;
 pub mod inspect;
 pub mod latency;
+pub mod loaded;
 pub mod parse;
 pub mod placement;
 pub mod render;

@@ -13,6 +13,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::sys::cputime::thread_cpu_ns;
 use crate::sysroot::SysRoot;
 use crate::threads::{run_team, Stop, TeamPlan, ThreadError};
 use crate::topology::Topology;
@@ -50,7 +51,7 @@ pub fn bounce_pair(
     from: u32,
     to: u32,
     plan: &BouncePlan,
-) -> Result<Vec<f64>, ThreadError> {
+) -> Result<Bounce, ThreadError> {
     let team = TeamPlan {
         duration: plan.repetition,
         repetitions: plan.repetitions.max(1),
@@ -64,19 +65,66 @@ pub fn bounce_pair(
         &team,
         |_, _| Ok(()),
         |index, _, stop| {
-            if index == 0 {
+            let cpu0 = thread_cpu_ns().ok();
+            let samples = if index == 0 {
                 ping(line, batch, stop)
             } else {
                 pong(line, stop);
                 Vec::new()
-            }
+            };
+            let cpu_ns = cpu0.and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
+            (samples, cpu_ns)
         },
     )?;
-    Ok(out
+    let cpu_share = out
         .reps
         .iter()
-        .flat_map(|rep| rep[0].value.iter().copied())
-        .collect())
+        .flatten()
+        .filter_map(|s| s.value.1.map(|c| c as f64 / s.elapsed_ns.max(1) as f64))
+        .min_by(|a, b| a.total_cmp(b));
+    Ok(Bounce {
+        samples_ns: out
+            .reps
+            .iter()
+            .flat_map(|rep| rep[0].value.0.iter().copied())
+            .collect(),
+        cpu_share,
+    })
+}
+
+/// What one pair's measurement gave.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bounce {
+    /// One-way ns of every kept sample.
+    pub samples_ns: Vec<f64>,
+    /// Lowest CPU time / wall time of either thread in any kept repetition (1 = both ran all
+    /// along; lower: descheduled by other work). None where thread CPU time is unavailable.
+    pub cpu_share: Option<f64>,
+}
+
+/// [`bounce_pair`], retried with 4x longer repetitions (up to `attempts` tries) while it
+/// yields no sample: on a busy shared machine a short repetition can end before the two
+/// threads ever ran at the same time. Returns the samples and the plan that produced them.
+pub fn bounce_pair_patient(
+    topo: &Topology,
+    root: &SysRoot,
+    line: &AtomicU64,
+    from: u32,
+    to: u32,
+    plan: &BouncePlan,
+    attempts: usize,
+) -> Result<(Bounce, BouncePlan), ThreadError> {
+    let mut p = *plan;
+    for k in 0..attempts.max(1) {
+        if k > 0 {
+            p.repetition *= 4;
+        }
+        let b = bounce_pair(topo, root, line, from, to, &p)?;
+        if !b.samples_ns.is_empty() || k + 1 == attempts.max(1) {
+            return Ok((b, p));
+        }
+    }
+    unreachable!("the last attempt returns")
 }
 
 /// The timing side: batches of round trips until stopped; returns ns one way per batch.
@@ -163,8 +211,12 @@ mod tests {
             repetitions: 2,
             repetition: Duration::from_millis(20),
         };
-        let s = bounce_pair(&topo, &SysRoot::live(), &line, a, b, &plan).unwrap();
-        assert!(!s.is_empty());
+        let (bounce, _) =
+            bounce_pair_patient(&topo, &SysRoot::live(), &line, a, b, &plan, 4).unwrap();
+        let s = bounce.samples_ns;
+        let share = bounce.cpu_share.unwrap();
+        assert!(share > 0.0 && share <= 1.05, "{share}");
+        assert!(!s.is_empty(), "no round trip even in 1.28 s repetitions");
         // A cache-line transfer takes at least a few ns and (between two running CPUs) far
         // less than a time slice; only the lower bound is safe on a shared machine.
         assert!(s.iter().all(|&ns| ns > 1.0), "{s:?}");

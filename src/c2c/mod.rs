@@ -21,8 +21,12 @@ use crate::traffic::TrafficRecorder;
 
 pub use bounce::BouncePlan;
 
+/// Below this share of its wall time on a CPU, a bouncing thread was descheduled enough to
+/// distort the times.
+pub const MIN_CPU_SHARE: f64 = 0.9;
+
 /// Attempts per pair, each with 4x longer repetitions than the last.
-const RETRIES: usize = 3;
+const ATTEMPTS: usize = 3;
 pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
 
 /// A validated c2c request.
@@ -66,23 +70,20 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
     let (selected, sampling) = pairs::select_pairs(&cpus);
     let traffic = TrafficRecorder::start(root);
     let mut results = Vec::with_capacity(selected.len());
+    let mut worst_share: Option<(f64, u32, u32)> = None;
     for &(a, b) in &selected {
-        // On a busy shared machine a short repetition can end before the two threads were
-        // ever running at once; such a pair is retried with longer repetitions.
-        let mut plan = cfg.plan;
-        let mut samples = Vec::new();
-        for _ in 0..RETRIES {
-            samples = bounce::bounce_pair(topo, root, line, a, b, &plan)
+        let (bounce, used) =
+            bounce::bounce_pair_patient(topo, root, line, a, b, &cfg.plan, ATTEMPTS)
                 .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
-            if !samples.is_empty() {
-                break;
+        if let Some(share) = bounce.cpu_share {
+            if worst_share.map_or(true, |(w, _, _)| share < w) {
+                worst_share = Some((share, a, b));
             }
-            plan.repetition *= 4;
         }
-        let ns = Summary::of(&samples).ok_or_else(|| {
+        let ns = Summary::of(&bounce.samples_ns).ok_or_else(|| {
             anyhow::anyhow!(
                 "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
-                plan.repetition.as_millis() / 4
+                used.repetition.as_millis()
             )
         })?;
         results.push(PairResult {
@@ -90,6 +91,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
             to: b,
             relation: summary::relation(topo, a, b),
             ns_one_way: ns,
+            cpu_share: bounce.cpu_share,
         });
     }
     let traffic = traffic.finish();
@@ -100,6 +102,16 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
         .map(|p| (p.from, p.to, p.ns_one_way.median))
         .collect();
     let groups = summary::group(topo, &medians);
+    let warnings = worst_share
+        .filter(|w| w.0 < MIN_CPU_SHARE)
+        .map(|(share, a, b)| {
+            format!(
+                "measurement threads were descheduled: pair CPU {a} -> CPU {b} ran only {:.0}% of its time; other work competes for these CPUs, so some times include waiting for the other thread to be scheduled",
+                100.0 * share
+            )
+        })
+        .into_iter()
+        .collect();
     Ok(C2cResult {
         schema_version: C2C_SCHEMA_VERSION,
         matrix: result::matrix_of(&cpus, &results),
@@ -121,6 +133,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
         pairs: results,
         traffic,
         environment: topo.environment.clone(),
+        warnings,
     })
 }
 

@@ -37,6 +37,8 @@ pub struct PairResult {
     pub relation: Relation,
     /// One-way ns over all kept samples (median is the headline).
     pub ns_one_way: Summary,
+    /// Lowest CPU time / wall time of either thread in a kept repetition (1 = ran all along).
+    pub cpu_share: Option<f64>,
 }
 
 /// The whole c2c result.
@@ -66,6 +68,8 @@ pub struct C2cResult {
     pub summary: String,
     pub traffic: NumaTraffic,
     pub environment: Environment,
+    /// Conditions that make the figures doubtful, in words.
+    pub warnings: Vec<String>,
 }
 
 /// Builds the matrix of medians from the pairs.

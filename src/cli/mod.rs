@@ -14,6 +14,7 @@ pub mod c2c;
 pub mod capture;
 pub mod inspect;
 pub mod latency;
+pub mod loaded_latency;
 pub mod placement;
 pub mod run;
 pub mod topo;
@@ -51,6 +52,8 @@ pub enum Command {
     Latency(latency::LatencyArgs),
     /// The full analysis (the default): measure, explain, and write a report directory.
     Run(run::RunArgs),
+    /// Loaded latency: one thread's latency while others load memory, as a curve.
+    LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -118,6 +121,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::Placement(a) => placement::run(&ctx, &a),
             Command::Inspect(a) => inspect::run(&ctx, &a),
             Command::C2c(a) => c2c::run(&ctx, &a),
+            Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
             Command::Run(a) => run::run(&ctx, &a),
         },

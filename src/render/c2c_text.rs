@@ -79,5 +79,9 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
             w.from, w.to, w.ns_one_way.p99, w.ns_one_way.median
         )?;
     }
-    traffic_text::render(&r.traffic, out)
+    traffic_text::render(&r.traffic, out)?;
+    for w in &r.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
 }

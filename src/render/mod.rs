@@ -5,6 +5,7 @@ pub mod bandwidth_text;
 pub mod c2c_text;
 pub mod inspect_text;
 pub mod latency_text;
+pub mod loaded_text;
 pub mod placement_text;
 pub mod run_brief;
 pub mod topo_graph;

@@ -4,6 +4,7 @@
 //! means for the user. Nothing here knows about topology or prints.
 
 pub mod affinity;
+pub mod cputime;
 pub mod mmap;
 pub mod numa;
 pub mod perf;

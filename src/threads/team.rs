@@ -23,6 +23,12 @@ impl Stop {
     pub fn stopped(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// A flag outside any team, for unit tests of work functions.
+    #[cfg(test)]
+    pub(crate) fn from_flag(flag: AtomicBool) -> Stop {
+        Stop(flag)
+    }
 }
 
 /// How long and how often to run.

@@ -1,0 +1,307 @@
+//! `numascope loaded-latency`: the latency one thread sees while others load memory. Raw
+//! flags are resolved into a validated [`LoadedConfig`] (or a matrix template) by a pure
+//! function of the topology, so bad input is refused before any thread is pinned; then the
+//! engine runs and a renderer prints text or JSON.
+
+use std::io::Write;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::cli::Context;
+use crate::loaded::matrix::{run_matrix, MatrixTemplate};
+use crate::loaded::sizes::default_sizes;
+use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
+use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::parse::size::parse_size;
+use crate::render::loaded_text;
+use crate::threads::check_cpus;
+use crate::topology::{read_topology, Topology};
+
+/// Flags of `numascope loaded-latency`.
+#[derive(Debug, Args)]
+pub struct LoadedLatencyArgs {
+    /// CPU of the chasing thread (default: the first usable CPU, or of --initiator-node).
+    #[arg(long, value_name = "CPU")]
+    pub chaser_cpu: Option<u32>,
+    /// CPUs of the load threads, e.g. `1-7` (default: every other usable CPU, or every other
+    /// CPU of --initiator-node). Must not include the chaser CPU.
+    #[arg(long, value_name = "LIST")]
+    pub load_cpus: Option<String>,
+    /// Run from this node: the chaser on its first usable CPU, load threads on the others.
+    #[arg(long, value_name = "NODE")]
+    pub initiator_node: Option<u32>,
+    /// Node holding the chased buffer (default: the chaser CPU's node).
+    #[arg(long, value_name = "NODE")]
+    pub mem_node: Option<u32>,
+    /// Node holding the load threads' buffers (default: --mem-node).
+    #[arg(long, value_name = "NODE")]
+    pub load_mem_node: Option<u32>,
+    /// Load kernel: read, write or write-nt (non-temporal stores).
+    #[arg(long, value_name = "NAME")]
+    pub kernel: Option<String>,
+    /// Read:write mix of the load threads instead of --kernel: 2:1, 3:1 or 1:1.
+    #[arg(long, value_name = "R:W")]
+    pub mix: Option<String>,
+    /// Loaded points of the sweep (delays from 20 us down to none, log-spaced); a no-load
+    /// point is always measured first.
+    #[arg(long, value_name = "N", default_value_t = 11)]
+    pub points: usize,
+    /// Every initiator node x every memory node, load on the same target node.
+    #[arg(long)]
+    pub matrix: bool,
+    /// Chased buffer size (default: max(256 MiB, 8 x LLC), capped by free memory).
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
+    /// Length of each point, e.g. 500ms or 2s.
+    #[arg(long, value_name = "TIME", default_value = "1s")]
+    pub duration: String,
+    /// Seed of the chase shuffle.
+    #[arg(long, default_value_t = 0x6e75_6d61)]
+    pub seed: u64,
+    /// Print JSON (schema in docs/schema/loaded-latency.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A resolved request: one curve or the matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resolved {
+    Curve(LoadedConfig),
+    Matrix(MatrixTemplate),
+}
+
+/// Parses `500ms`, `2s`, `1.5s`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
+        (n, 1e-3)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        return Err(format!(
+            "--duration `{text}` has no unit; write e.g. 500ms or 2s"
+        ));
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("--duration `{text}` is not a time; write e.g. 500ms or 2s"))?;
+    let d = Duration::from_secs_f64((v * scale).max(0.0));
+    if d < Duration::from_millis(20) || d > Duration::from_secs(60) {
+        return Err(format!(
+            "--duration {text} is out of range; give 20ms to 60s per point"
+        ));
+    }
+    Ok(d)
+}
+
+fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> {
+    let Some(node) = topo.node(n) else {
+        anyhow::bail!(
+            "{flag} {n}: node {n} does not exist; this machine has nodes {}",
+            format_list(&topo.node_ids())
+        );
+    };
+    if !node.has_memory {
+        anyhow::bail!(
+            "{flag} {n}: node {n} has no memory (it only has CPUs); choose a node with memory from {}",
+            format_list(&topo.memory_nodes())
+        );
+    }
+    if !topo.allowed_nodes.contains(&n) {
+        anyhow::bail!(
+            "{flag} {n}: node {n} is outside this process's allowed nodes {}; choose an allowed node",
+            format_list(&topo.allowed_nodes)
+        );
+    }
+    Ok(())
+}
+
+/// Turns the flags into a validated request (pure: reads only `topo`).
+pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolved> {
+    let kernel = match (&a.mix, &a.kernel) {
+        (Some(_), Some(k)) if k.trim() != "read" => anyhow::bail!(
+            "--mix sets a read:write mix of normal loads and stores; drop --kernel {k} or --mix"
+        ),
+        (Some(m), _) => LoadKernel::from_mix(m).map_err(anyhow::Error::msg)?,
+        (None, Some(k)) => LoadKernel::from_kernel_name(k).map_err(anyhow::Error::msg)?,
+        (None, None) => LoadKernel::Read,
+    };
+    if a.points == 0 || a.points > 64 {
+        anyhow::bail!("--points {} is out of range; give 1 to 64", a.points);
+    }
+    let duration = parse_duration(&a.duration).map_err(anyhow::Error::msg)?;
+    let size = match &a.size {
+        Some(s) => Some(parse_size(s).map_err(|e| anyhow::anyhow!("--size: {e}"))?),
+        None => None,
+    };
+    if let Some(s) = size {
+        if s < (1 << 20) {
+            anyhow::bail!("--size {} is too small for a memory latency curve; give at least 1MiB (the default is well beyond the last-level cache)", a.size.as_deref().unwrap_or(""));
+        }
+    }
+    if a.matrix {
+        let given: Vec<&str> = [
+            ("--chaser-cpu", a.chaser_cpu.is_some()),
+            ("--load-cpus", a.load_cpus.is_some()),
+            ("--initiator-node", a.initiator_node.is_some()),
+            ("--mem-node", a.mem_node.is_some()),
+            ("--load-mem-node", a.load_mem_node.is_some()),
+        ]
+        .iter()
+        .filter(|x| x.1)
+        .map(|x| x.0)
+        .collect();
+        if let Some(f) = given.first() {
+            anyhow::bail!("--matrix chooses CPUs and nodes for every initiator x target pair itself; drop {f}");
+        }
+        return Ok(Resolved::Matrix(MatrixTemplate {
+            kernel,
+            points: a.points,
+            duration,
+            chaser_bytes: size,
+            seed: a.seed,
+        }));
+    }
+
+    let usable = topo.usable_cpus();
+    let node_cpus = match a.initiator_node {
+        Some(n) => {
+            let Some(node) = topo.node(n) else {
+                anyhow::bail!(
+                    "--initiator-node {n}: node {n} does not exist; this machine has nodes {}",
+                    format_list(&topo.node_ids())
+                );
+            };
+            let cpus = topo.usable_cpus_of(n);
+            if cpus.is_empty() {
+                if node.cpus.is_empty() {
+                    anyhow::bail!(
+                        "--initiator-node {n}: node {n} is a memory-only node (no CPUs); it can be a --mem-node but not an initiator, choose one of {}",
+                        format_list(&topo.initiator_nodes())
+                    );
+                }
+                anyhow::bail!(
+                    "--initiator-node {n}: none of node {n}'s CPUs is online and allowed; choose one of {}",
+                    format_list(&topo.initiator_nodes())
+                );
+            }
+            Some(cpus)
+        }
+        None => None,
+    };
+    let pool = node_cpus.clone().unwrap_or_else(|| usable.clone());
+    let chaser = match a.chaser_cpu {
+        Some(c) => c,
+        None => *pool.first().ok_or_else(|| {
+            anyhow::anyhow!("this process may use no CPU at all; check taskset or the cgroup")
+        })?,
+    };
+    let load_cpus = match &a.load_cpus {
+        Some(text) => {
+            let l = parse_user_list(text, &usable)
+                .map_err(|e| anyhow::anyhow!("--load-cpus: {}", e.0))?;
+            if l.contains(&chaser) {
+                anyhow::bail!(
+                    "--load-cpus {text} includes the chaser CPU {chaser}; the chaser needs its CPU to itself, remove {chaser} from --load-cpus"
+                );
+            }
+            l
+        }
+        None => pool.iter().copied().filter(|&c| c != chaser).collect(),
+    };
+    if load_cpus.is_empty() {
+        anyhow::bail!(
+            "no CPU is left for load threads besides the chaser CPU {chaser} (usable: {}); name other CPUs with --load-cpus or allow more CPUs",
+            format_list(&pool)
+        );
+    }
+    for &c in std::iter::once(&chaser).chain(&load_cpus) {
+        match topo.cpu(c) {
+            None => anyhow::bail!(
+                "CPU {c} does not exist; this machine has CPUs {}",
+                format_list(&topo.cpus.iter().map(|c| c.id).collect::<Vec<_>>())
+            ),
+            Some(cpu) if !cpu.online || !cpu.allowed => anyhow::bail!(
+                "CPU {c} is offline or outside this process's allowed CPUs; choose from {}",
+                format_list(&usable)
+            ),
+            Some(_) => {}
+        }
+    }
+    let mem_node = match a.mem_node {
+        Some(n) => n,
+        None => topo.node_of_cpu(chaser).ok_or_else(|| {
+            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-node")
+        })?,
+    };
+    check_memory_node(topo, "--mem-node", mem_node)?;
+    let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
+    check_memory_node(topo, "--load-mem-node", load_mem_node)?;
+    let (chaser_default, per_thread) =
+        default_sizes(topo, mem_node, load_mem_node, load_cpus.len());
+    Ok(Resolved::Curve(LoadedConfig {
+        chaser_cpu: chaser,
+        load_cpus,
+        mem_node,
+        load_mem_node,
+        kernel,
+        points: a.points,
+        chaser_bytes: size.unwrap_or(chaser_default),
+        load_bytes_per_thread: per_thread,
+        duration,
+        seed: a.seed,
+    }))
+}
+
+pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
+    let topo = read_topology(&ctx.root)?;
+    let resolved = resolve(&topo, args)?;
+    ctx.root.require_live("pin threads for loaded latency")?;
+    let report = match resolved {
+        Resolved::Curve(cfg) => {
+            let mut cpus = vec![cfg.chaser_cpu];
+            cpus.extend(&cfg.load_cpus);
+            check_cpus(&topo, &ctx.root, &cpus)?;
+            LoadedReport::Curve(Box::new(loaded::run(&topo, &ctx.root, &cfg)?))
+        }
+        Resolved::Matrix(t) => {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            let m = run_matrix(&topo, &ctx.root, &t, |d, total| {
+                bar.set_length(total as u64);
+                bar.set_position(d as u64);
+            })?;
+            bar.finish_and_clear();
+            LoadedReport::Matrix(m)
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &report)?;
+        writeln!(out)?;
+    } else {
+        loaded_text::render(&report, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units_and_ranges() {
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        assert!(parse_duration("5").unwrap_err().contains("no unit"));
+        assert!(parse_duration("1ms").unwrap_err().contains("out of range"));
+        assert!(parse_duration("xs").unwrap_err().contains("not a time"));
+    }
+}

@@ -1,0 +1,122 @@
+//! What a loaded-latency curve says, as pure functions of its (bandwidth, latency) points:
+//! the idle latency (the no-load point), the bandwidth at which latency has doubled
+//! (interpolated between the two points that straddle twice the idle latency; `None` if the
+//! curve never gets there), and the peak bandwidth reached. Also a noise-tolerant
+//! monotonicity check used by the self-checks.
+
+use serde::{Deserialize, Serialize};
+
+/// One point of a curve: total bandwidth and the chaser's median latency.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePoint {
+    pub mb_per_s: f64,
+    pub ns_per_load: f64,
+}
+
+/// The curve's headline figures.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurveSummary {
+    /// Median latency with the load threads idle, ns.
+    pub idle_ns_per_load: f64,
+    /// Total bandwidth at which the median latency reached twice the idle latency, MB/s
+    /// (linear interpolation); null when it never did.
+    pub doubled_at_mb_per_s: Option<f64>,
+    /// Highest total bandwidth of any point, MB/s.
+    pub peak_mb_per_s: f64,
+    /// Median latency at the peak-bandwidth point, ns.
+    pub ns_per_load_at_peak: f64,
+}
+
+/// Summarizes `loaded` points (any order) against the `idle` point.
+pub fn summarize(idle: CurvePoint, loaded: &[CurvePoint]) -> CurveSummary {
+    let mut all: Vec<CurvePoint> = std::iter::once(idle)
+        .chain(loaded.iter().copied())
+        .collect();
+    all.sort_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s));
+    let peak = all
+        .iter()
+        .copied()
+        .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))
+        .unwrap_or(idle);
+    CurveSummary {
+        idle_ns_per_load: idle.ns_per_load,
+        doubled_at_mb_per_s: doubled_at(idle.ns_per_load, &all),
+        peak_mb_per_s: peak.mb_per_s,
+        ns_per_load_at_peak: peak.ns_per_load,
+    }
+}
+
+/// The bandwidth where latency first reaches `2 * idle_ns`, walking points in ascending
+/// bandwidth; interpolated linearly between the last point below and the first at or above.
+pub fn doubled_at(idle_ns: f64, sorted: &[CurvePoint]) -> Option<f64> {
+    let target = 2.0 * idle_ns;
+    let first = sorted.iter().position(|p| p.ns_per_load >= target)?;
+    if first == 0 {
+        return Some(sorted[0].mb_per_s);
+    }
+    let (a, b) = (sorted[first - 1], sorted[first]);
+    let f = (target - a.ns_per_load) / (b.ns_per_load - a.ns_per_load);
+    Some(a.mb_per_s + f * (b.mb_per_s - a.mb_per_s))
+}
+
+/// Adjacent pairs (in ascending bandwidth) where latency falls by more than `tolerance` of
+/// the lower point's latency: 0 for a curve that rises monotonically within noise.
+pub fn monotonic_violations(points: &[CurvePoint], tolerance: f64) -> usize {
+    let mut s = points.to_vec();
+    s.sort_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s));
+    s.windows(2)
+        .filter(|w| w[1].ns_per_load < w[0].ns_per_load * (1.0 - tolerance))
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(mb_per_s: f64, ns_per_load: f64) -> CurvePoint {
+        CurvePoint {
+            mb_per_s,
+            ns_per_load,
+        }
+    }
+
+    #[test]
+    fn doubling_is_interpolated_between_straddling_points() {
+        let idle = p(50.0, 100.0);
+        let loaded = [
+            p(8000.0, 180.0),
+            p(1000.0, 105.0),
+            p(10000.0, 260.0),
+            p(4000.0, 130.0),
+        ];
+        let s = summarize(idle, &loaded);
+        assert_eq!(s.idle_ns_per_load, 100.0);
+        // 200 ns lies a quarter of the way from (8000, 180) to (10000, 260).
+        assert!((s.doubled_at_mb_per_s.unwrap() - 8500.0).abs() < 1e-9);
+        assert_eq!(s.peak_mb_per_s, 10000.0);
+        assert_eq!(s.ns_per_load_at_peak, 260.0);
+    }
+
+    #[test]
+    fn never_doubling_gives_none_and_peak_can_be_below_the_end() {
+        let s = summarize(p(10.0, 80.0), &[p(3000.0, 90.0), p(2500.0, 150.0)]);
+        assert_eq!(s.doubled_at_mb_per_s, None);
+        assert_eq!(s.peak_mb_per_s, 3000.0);
+        // Exactly double counts as doubled, at that point's bandwidth.
+        assert_eq!(
+            doubled_at(80.0, &[p(10.0, 80.0), p(20.0, 160.0)]),
+            Some(20.0)
+        );
+        // Only the idle point.
+        let s = summarize(p(10.0, 80.0), &[]);
+        assert_eq!((s.peak_mb_per_s, s.doubled_at_mb_per_s), (10.0, None));
+    }
+
+    #[test]
+    fn monotonicity_tolerates_noise_but_not_drops() {
+        let rising = [p(1.0, 100.0), p(2.0, 99.0), p(3.0, 120.0), p(4.0, 200.0)];
+        assert_eq!(monotonic_violations(&rising, 0.05), 0);
+        let dropping = [p(1.0, 100.0), p(2.0, 150.0), p(3.0, 120.0)];
+        assert_eq!(monotonic_violations(&dropping, 0.05), 1);
+    }
+}

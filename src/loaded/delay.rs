@@ -1,0 +1,163 @@
+//! The tunable delay between the load threads' cache lines: a calibrated spin. A spin loop
+//! keeps the core busy without touching memory or yielding, so the delay adds no traffic and
+//! no scheduler noise; calibration against the monotonic clock turns nanoseconds asked for
+//! into iterations. [`fit`] is a pure least-squares line through timed runs, so the
+//! calibration's arithmetic is unit-tested apart from the machine.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+/// Spins `iterations` times. Each iteration is one dependent add passed through `black_box`,
+/// so the compiler can neither drop the loop nor fold it into a multiplication.
+#[inline(never)]
+pub fn spin(iterations: u64) {
+    let mut x = 0u64;
+    for i in 0..iterations {
+        x = black_box(x.wrapping_add(i));
+    }
+    black_box(x);
+}
+
+/// The spin's cost on one CPU: `ns = overhead_ns + ns_per_iteration * iterations`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DelayCalibration {
+    pub ns_per_iteration: f64,
+    pub overhead_ns: f64,
+    /// Coefficient of determination of the fit (1 = perfectly linear).
+    pub r_squared: f64,
+    /// CPU the calibration ran on.
+    pub cpu: Option<u32>,
+}
+
+impl DelayCalibration {
+    /// Iterations for a delay of `ns` (0 for 0), at least one for any positive delay.
+    pub fn iterations_for(&self, ns: f64) -> u64 {
+        if ns <= 0.0 || self.ns_per_iteration <= 0.0 {
+            return 0;
+        }
+        ((ns / self.ns_per_iteration).round() as u64).max(1)
+    }
+
+    /// The delay `iterations` give, ns (without the call overhead).
+    pub fn ns_for(&self, iterations: u64) -> f64 {
+        iterations as f64 * self.ns_per_iteration
+    }
+}
+
+/// Least-squares line through `(iterations, ns)` points. `None` with fewer than two distinct
+/// iteration counts or a non-positive slope.
+pub fn fit(points: &[(u64, f64)]) -> Option<DelayCalibration> {
+    let n = points.len() as f64;
+    if points.len() < 2 {
+        return None;
+    }
+    let mx = points.iter().map(|p| p.0 as f64).sum::<f64>() / n;
+    let my = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 as f64 - mx).powi(2)).sum();
+    let sxy: f64 = points.iter().map(|p| (p.0 as f64 - mx) * (p.1 - my)).sum();
+    let syy: f64 = points.iter().map(|p| (p.1 - my).powi(2)).sum();
+    if sxx == 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    if slope.is_nan() || slope <= 0.0 {
+        return None;
+    }
+    let r_squared = if syy == 0.0 {
+        1.0
+    } else {
+        (sxy * sxy) / (sxx * syy)
+    };
+    Some(DelayCalibration {
+        ns_per_iteration: slope,
+        overhead_ns: my - slope * mx,
+        r_squared,
+        cpu: None,
+    })
+}
+
+/// Iteration counts timed by [`calibrate`].
+///
+/// Short runs (microseconds to a fraction of a millisecond, the scale of the delays used)
+/// are rarely cut by a time slice, and the best of several trials discards those that were.
+pub const CALIBRATION_ITERATIONS: [u64; 4] = [2_000, 4_000, 8_000, 16_000];
+
+/// Times the spin at each count of [`CALIBRATION_ITERATIONS`] (best of `trials`, which
+/// discards time slices lost to other work) and fits the line. Runs on the calling thread:
+/// pin it first.
+pub fn calibrate(trials: usize) -> Option<DelayCalibration> {
+    let mut points = Vec::new();
+    spin(CALIBRATION_ITERATIONS[0]); // warm the code and the clock
+    for &it in &CALIBRATION_ITERATIONS {
+        let best = (0..trials.max(1))
+            .map(|_| {
+                let t = Instant::now();
+                spin(it);
+                t.elapsed().as_nanos() as f64
+            })
+            .fold(f64::INFINITY, f64::min);
+        points.push((it, best));
+    }
+    fit(&points)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_recovers_a_line_and_rejects_degenerate_input() {
+        let pts: Vec<(u64, f64)> = [10u64, 20, 40, 80]
+            .iter()
+            .map(|&i| (i, 100.0 + 0.5 * i as f64))
+            .collect();
+        let c = fit(&pts).unwrap();
+        assert!((c.ns_per_iteration - 0.5).abs() < 1e-9);
+        assert!((c.overhead_ns - 100.0).abs() < 1e-6);
+        assert!((c.r_squared - 1.0).abs() < 1e-12);
+        assert_eq!(c.iterations_for(0.0), 0);
+        assert_eq!(c.iterations_for(10.0), 20);
+        assert_eq!(c.iterations_for(0.1), 1);
+        assert_eq!(c.ns_for(20), 10.0);
+        assert!(fit(&[(10, 5.0)]).is_none());
+        assert!(fit(&[(10, 5.0), (10, 6.0)]).is_none());
+        assert!(fit(&[(10, 9.0), (20, 5.0)]).is_none(), "negative slope");
+        // Noise lowers r squared.
+        let noisy = fit(&[(10, 10.0), (20, 30.0), (30, 20.0), (40, 45.0)]).unwrap();
+        assert!(noisy.r_squared < 0.9);
+    }
+
+    /// The live calibration is monotonic and close to linear. Best-of-trials timing and a
+    /// retry keep a busy shared machine from failing it; the bounds are wide on purpose.
+    #[test]
+    fn live_calibration_is_monotonic_and_nearly_linear() {
+        let mut last = String::new();
+        for _ in 0..3 {
+            let c = calibrate(9).expect("positive slope");
+            let t = |it: u64| {
+                (0..9)
+                    .map(|_| {
+                        let s = Instant::now();
+                        spin(it);
+                        s.elapsed().as_nanos() as f64
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let (a, b, d) = (t(4_000), t(8_000), t(16_000));
+            let ok = a < b
+                && b < d
+                && (1.6..2.5).contains(&(b / a))
+                && (1.6..2.5).contains(&(d / b))
+                && c.r_squared > 0.95
+                && c.ns_per_iteration > 0.01
+                && c.ns_per_iteration < 100.0;
+            if ok {
+                return;
+            }
+            last = format!("{c:?} {a} {b} {d}");
+        }
+        panic!("spin timing was neither monotonic nor linear in three tries: {last}");
+    }
+}

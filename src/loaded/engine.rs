@@ -1,0 +1,458 @@
+//! The loaded-latency measurement (METHODOLOGY points 6 and 17): one chasing thread and the
+//! load threads run in one pinned team. Thread 0 chases a random cycle over a buffer bound to
+//! the memory node and times samples of about a millisecond until the stop flag; the others
+//! walk private buffers bound to the load memory node with the calibrated delay between
+//! lines. Each team repetition is one point of the curve (the first repetition is a warm-up,
+//! dropped); every thread finds its point from the count of its own calls, so one team, with
+//! its buffers set up once, serves the whole sweep. Nothing here prints.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use super::curve::{self, CurvePoint};
+use super::delay::{self, DelayCalibration};
+use super::kernel::{self, LoadCount, LoadKernel, LINE_BYTES};
+use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
+use crate::counters_perf::{NodeEventCounts, NodeEvents};
+use crate::latency::chase::{ChainSpec, Mode};
+use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
+use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::stats::Summary;
+use crate::sys::cputime::thread_cpu_ns;
+use crate::sysroot::SysRoot;
+use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
+use crate::topology::Topology;
+use crate::traffic::TrafficRecorder;
+
+/// Smallest and largest non-zero delay of the sweep, ns.
+pub const MIN_DELAY_NS: f64 = 10.0;
+pub const MAX_DELAY_NS: f64 = 20_000.0;
+/// Target length of one chaser sample.
+const CHASER_SAMPLE: Duration = Duration::from_millis(1);
+
+/// A validated loaded-latency request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedConfig {
+    pub chaser_cpu: u32,
+    /// Non-empty, without the chaser CPU.
+    pub load_cpus: Vec<u32>,
+    pub mem_node: u32,
+    pub load_mem_node: u32,
+    pub kernel: LoadKernel,
+    /// Loaded points (delays), not counting the no-load point.
+    pub points: usize,
+    pub chaser_bytes: u64,
+    pub load_bytes_per_thread: u64,
+    pub duration: Duration,
+    pub seed: u64,
+}
+
+/// The delays of the sweep in measurement order: log-spaced from [`MAX_DELAY_NS`] down to
+/// [`MIN_DELAY_NS`], then 0 (no delay); `points` values in all (at least one: 0).
+pub fn delay_grid(points: usize) -> Vec<f64> {
+    let n = points.max(1);
+    let mut v: Vec<f64> = if n == 1 {
+        vec![]
+    } else if n == 2 {
+        vec![MAX_DELAY_NS]
+    } else {
+        let k = n - 1;
+        (0..k)
+            .map(|i| {
+                let f = i as f64 / (k - 1) as f64;
+                MAX_DELAY_NS * (MIN_DELAY_NS / MAX_DELAY_NS).powf(f)
+            })
+            .collect()
+    };
+    v.push(0.0);
+    v
+}
+
+/// What each thread keeps between repetitions.
+enum Role<'a> {
+    Chaser {
+        chain: Chain<'a>,
+        iterations: u64,
+        calls: usize,
+        /// Hardware node events of the chaser thread, where the machine offers them.
+        events: Option<NodeEvents>,
+    },
+    Load {
+        buf: PlacedBuffer,
+        pos: usize,
+        calls: usize,
+    },
+}
+
+/// What each thread returns per repetition.
+enum Out {
+    Chaser {
+        samples_ns: Vec<f64>,
+        loads: u64,
+        events: Option<NodeEventCounts>,
+    },
+    Load(LoadCount),
+}
+
+/// Point index of a thread's `call`-th repetition: the warm-up (call 0) repeats point 0.
+fn point_of_call(call: usize) -> usize {
+    call.saturating_sub(1)
+}
+
+/// Runs the sweep and builds the curve.
+pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Result<LoadedResult> {
+    let calib_cpu = cfg.load_cpus[0];
+    let calibration = on_cpu(topo, root, calib_cpu, || delay::calibrate(9))?
+        .map(|c| DelayCalibration {
+            cpu: Some(calib_cpu),
+            ..c
+        })
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the delay spin could not be calibrated on CPU {calib_cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
+            )
+        })?;
+    // Point 0 is the no-load point; then the delays.
+    let grid = delay_grid(cfg.points);
+    let delays: Vec<Option<u64>> = std::iter::once(None)
+        .chain(grid.iter().map(|&ns| Some(calibration.iterations_for(ns))))
+        .collect();
+
+    let mut chase_buf = on_cpu(topo, root, cfg.chaser_cpu, || {
+        PlacedBuffer::new(
+            topo,
+            root,
+            cfg.chaser_bytes,
+            &Policy::Bind(vec![cfg.mem_node]),
+            PageSize::Base,
+        )
+    })?
+    .context("placing the chased buffer")?;
+    let chaser_placement = chase_buf.verify()?;
+    let spec = ChainSpec {
+        mode: Mode::Random,
+        chains: 1,
+        element_bytes: topo.line_bytes(),
+        group_bytes: 4096,
+        seed: cfg.seed,
+    };
+    let chain = Chain::build(chase_buf.as_u64_mut(), &spec)?;
+    let chain = Mutex::new(Some(chain));
+
+    let mut cpus = vec![cfg.chaser_cpu];
+    cpus.extend(&cfg.load_cpus);
+    let plan = TeamPlan {
+        duration: cfg.duration,
+        repetitions: delays.len(),
+        warmup: 1,
+    };
+    let work = |role: &mut Role<'_>, stop: &Stop| -> Out {
+        match role {
+            Role::Chaser {
+                chain,
+                iterations,
+                calls,
+                events,
+            } => {
+                *calls += 1;
+                let counting = events.as_ref().filter(|e| e.start().is_ok());
+                let (samples_ns, loads) = chase_until(chain, *iterations, stop);
+                Out::Chaser {
+                    samples_ns,
+                    loads,
+                    events: counting.and_then(|e| e.stop().ok()),
+                }
+            }
+            Role::Load { buf, pos, calls } => {
+                let point = point_of_call(*calls);
+                *calls += 1;
+                match delays[point] {
+                    None => {
+                        while !stop.stopped() {
+                            std::thread::sleep(Duration::from_micros(200));
+                        }
+                        Out::Load(LoadCount::default())
+                    }
+                    Some(it) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, it, pos, stop)),
+                }
+            }
+        }
+    };
+    let traffic = TrafficRecorder::start(root);
+    let outcome = run_team(
+        topo,
+        root,
+        &cpus,
+        &plan,
+        |index, _cpu| -> anyhow::Result<Role<'_>> {
+            if index == 0 {
+                let mut chain = chain
+                    .lock()
+                    .unwrap()
+                    .take()
+                    .ok_or_else(|| anyhow::anyhow!("the chain was taken twice"))?;
+                let iterations = size_chaser_sample(&mut chain);
+                Ok(Role::Chaser {
+                    chain,
+                    iterations,
+                    calls: 0,
+                    // Opened on the chaser's own thread; absent counters are not an error.
+                    events: NodeEvents::open().ok(),
+                })
+            } else {
+                let buf = PlacedBuffer::new(
+                    topo,
+                    root,
+                    cfg.load_bytes_per_thread,
+                    &Policy::Bind(vec![cfg.load_mem_node]),
+                    PageSize::Base,
+                )?;
+                Ok(Role::Load {
+                    buf,
+                    pos: 0,
+                    calls: 0,
+                })
+            }
+        },
+        |_, role, stop| {
+            let cpu0 = thread_cpu_ns().ok();
+            let out = work(role, stop);
+            let cpu_ns = cpu0.and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
+            (out, cpu_ns)
+        },
+    )?;
+    let traffic = traffic.finish();
+
+    let mut load_placement_fraction: f64 = 1.0;
+    for st in &outcome.states {
+        if let Role::Load { buf, .. } = st {
+            load_placement_fraction =
+                load_placement_fraction.min(buf.verify()?.fraction_on_intended);
+        }
+    }
+    drop(outcome.states);
+
+    let mut points = Vec::with_capacity(delays.len());
+    for (p, rep) in outcome.reps.iter().enumerate() {
+        points.push(point_from(rep, delays[p], &calibration)?);
+    }
+    let warnings = descheduling_warning(&points).into_iter().collect();
+    let idle = curve_point(&points[0]);
+    let loaded: Vec<CurvePoint> = points[1..].iter().map(curve_point).collect();
+    Ok(LoadedResult {
+        schema_version: LOADED_SCHEMA_VERSION,
+        chaser_cpu: cfg.chaser_cpu,
+        chaser_node: topo.node_of_cpu(cfg.chaser_cpu),
+        load_cpus: cfg.load_cpus.clone(),
+        mem_node: cfg.mem_node,
+        load_mem_node: cfg.load_mem_node,
+        kernel: cfg.kernel,
+        kernel_label: cfg.kernel.label(),
+        chaser_size_bytes: chase_buf.len() as u64,
+        load_size_bytes_per_thread: cfg.load_bytes_per_thread,
+        duration_ms_per_point: cfg.duration.as_millis() as u64,
+        chaser_placement,
+        load_placement_fraction,
+        delay_calibration: calibration,
+        curve: curve::summarize(idle, &loaded),
+        points,
+        counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
+        traffic,
+        environment: topo.environment.clone(),
+        warnings,
+    })
+}
+
+/// Below this share of its wall time on a CPU, a thread was descheduled enough to distort
+/// its rate and the chaser's latency.
+pub const MIN_CPU_SHARE: f64 = 0.9;
+
+/// A warning naming the busiest competition seen: the lowest CPU share of any running thread.
+fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
+    let worst = points
+        .iter()
+        .flat_map(|p| p.threads.iter())
+        .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    (worst.0 < MIN_CPU_SHARE).then(|| {
+        format!(
+            "measurement threads were descheduled: CPU {} ran only {:.0}% of its time in one point; other work competes for these CPUs, so bandwidths are low and latencies noisy",
+            worst.1,
+            100.0 * worst.0
+        )
+    })
+}
+
+fn curve_point(p: &LoadedPoint) -> CurvePoint {
+    CurvePoint {
+        mb_per_s: p.total_mb_per_s,
+        ns_per_load: p.ns_per_load.median,
+    }
+}
+
+/// One full pass (so construction faults and cold misses are not timed), then the
+/// iteration count whose walk lasts about [`CHASER_SAMPLE`].
+fn size_chaser_sample(chain: &mut Chain<'_>) -> u64 {
+    chain.walk(
+        (chain.elements() as u64)
+            .div_ceil(LOADS_PER_ITERATION)
+            .max(1),
+    );
+    let target = CHASER_SAMPLE.as_nanos() as f64;
+    let mut it: u64 = 16;
+    loop {
+        let t = Instant::now();
+        chain.walk(it);
+        let e = t.elapsed().as_nanos() as f64;
+        if e >= target {
+            return it;
+        }
+        let scale = if e > 0.0 {
+            (target / e).clamp(1.2, 16.0)
+        } else {
+            16.0
+        };
+        it = ((it as f64 * scale) as u64).max(it + 1);
+    }
+}
+
+/// Chaser samples until the flag; the first and the last are dropped (the load threads may
+/// not have started yet, or may have stopped already).
+fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>, u64) {
+    let mut samples_ns = Vec::new();
+    let mut loads = 0u64;
+    while !stop.stopped() {
+        let t = Instant::now();
+        let n = chain.walk(iterations);
+        let e = t.elapsed().as_nanos() as f64;
+        loads += n;
+        samples_ns.push(e / n as f64);
+    }
+    if samples_ns.len() > 2 {
+        samples_ns.pop();
+        samples_ns.remove(0);
+    }
+    (samples_ns, loads)
+}
+
+/// Turns one repetition's samples into a point.
+fn point_from(
+    rep: &[crate::threads::ThreadSample<(Out, Option<u64>)>],
+    delay: Option<u64>,
+    calibration: &DelayCalibration,
+) -> anyhow::Result<LoadedPoint> {
+    let mut threads = Vec::with_capacity(rep.len());
+    let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
+    let mut ns = None;
+    let mut chaser_events = None;
+    for s in rep {
+        let secs_ns = s.elapsed_ns.max(1) as f64;
+        let cpu_share = s.value.1.map(|c| c as f64 / secs_ns);
+        match &s.value.0 {
+            Out::Chaser {
+                samples_ns,
+                loads,
+                events,
+            } => {
+                chaser_events = events.clone();
+                let mb = (*loads * LINE_BYTES as u64) as f64 / secs_ns * 1e3;
+                chaser_mb += mb;
+                ns = Summary::of(samples_ns);
+                threads.push(ThreadRate {
+                    cpu: s.cpu,
+                    role: "chaser".into(),
+                    mb_per_s: mb,
+                    elapsed_ns: s.elapsed_ns,
+                    cpu_share,
+                    lines_read: *loads,
+                    lines_written: 0,
+                });
+            }
+            Out::Load(c) => {
+                let mb = c.bytes() as f64 / secs_ns * 1e3;
+                load_mb += mb;
+                dram_extra_mb += (c.dram_bytes_estimate() - c.bytes()) as f64 / secs_ns * 1e3;
+                threads.push(ThreadRate {
+                    cpu: s.cpu,
+                    role: "load".into(),
+                    mb_per_s: mb,
+                    elapsed_ns: s.elapsed_ns,
+                    cpu_share: if delay.is_some() { cpu_share } else { None },
+                    lines_read: c.lines_read,
+                    lines_written: c.lines_written,
+                });
+            }
+        }
+    }
+    let ns_per_load = ns.ok_or_else(|| {
+        anyhow::anyhow!("the chaser completed no sample in a point; lengthen --duration")
+    })?;
+    Ok(LoadedPoint {
+        delay_ns: delay.map(|it| calibration.ns_for(it)),
+        delay_iterations: delay.unwrap_or(0),
+        total_mb_per_s: load_mb + chaser_mb,
+        load_mb_per_s: load_mb,
+        chaser_mb_per_s: chaser_mb,
+        dram_mb_per_s_estimate: load_mb + chaser_mb + dram_extra_mb,
+        ns_per_load,
+        chaser_node_events: chaser_events,
+        threads,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_delay_grid_is_log_spaced_and_ends_with_no_delay() {
+        assert_eq!(delay_grid(1), vec![0.0]);
+        assert_eq!(delay_grid(2), vec![MAX_DELAY_NS, 0.0]);
+        let g = delay_grid(12);
+        assert_eq!(g.len(), 12);
+        assert_eq!(g[0], MAX_DELAY_NS);
+        assert!((g[10] - MIN_DELAY_NS).abs() < 1e-9);
+        assert_eq!(g[11], 0.0);
+        let ratios: Vec<f64> = g[..11].windows(2).map(|w| w[0] / w[1]).collect();
+        assert!(ratios
+            .iter()
+            .all(|r| (r - ratios[0]).abs() < 1e-9 && *r > 1.0));
+        assert_eq!(point_of_call(0), 0);
+        assert_eq!(point_of_call(1), 0);
+        assert_eq!(point_of_call(5), 4);
+    }
+
+    #[test]
+    fn descheduled_threads_are_named_in_a_warning() {
+        let thread = |cpu, share| ThreadRate {
+            cpu,
+            role: "load".into(),
+            mb_per_s: 1.0,
+            elapsed_ns: 1,
+            cpu_share: share,
+            lines_read: 1,
+            lines_written: 0,
+        };
+        let point = |threads| LoadedPoint {
+            delay_ns: None,
+            delay_iterations: 0,
+            total_mb_per_s: 1.0,
+            load_mb_per_s: 0.0,
+            chaser_mb_per_s: 1.0,
+            dram_mb_per_s_estimate: 1.0,
+            ns_per_load: Summary::of(&[100.0]).unwrap(),
+            chaser_node_events: None,
+            threads,
+        };
+        let fine = vec![point(vec![thread(0, Some(0.99)), thread(1, None)])];
+        assert_eq!(descheduling_warning(&fine), None);
+        let busy = vec![
+            point(vec![thread(0, Some(0.99)), thread(1, Some(0.95))]),
+            point(vec![thread(0, Some(0.97)), thread(1, Some(0.40))]),
+        ];
+        let w = descheduling_warning(&busy).unwrap();
+        assert!(w.contains("CPU 1 ran only 40%"), "{w}");
+    }
+}

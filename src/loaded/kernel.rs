@@ -1,0 +1,291 @@
+//! What the load threads do: walk their private buffer one 64-byte cache line at a time,
+//! reading it, writing it (normal or non-temporal stores) or a read:write mix, with the
+//! calibrated spin between lines (METHODOLOGY point 17), until the shared stop flag rises.
+//! Unlike the block kernels of `bandwidth`, the unit here is one line followed by a delay, so
+//! the request rate can be turned down smoothly from "as fast as possible" to almost idle.
+//!
+//! Byte counting: 64 B per line touched (the application figure). Normal stores also cost a
+//! read-for-ownership of the line, which the DRAM estimate adds; non-temporal stores do not.
+
+use serde::{Deserialize, Serialize};
+
+use super::delay::spin;
+use crate::threads::Stop;
+
+/// Bytes in one line of the load kernels.
+pub const LINE_BYTES: usize = 64;
+const WORDS: usize = LINE_BYTES / 8;
+/// Lines between two polls of the stop flag.
+const POLL_LINES: usize = 64;
+
+/// The load kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LoadKernel {
+    Read,
+    Write,
+    WriteNt,
+    /// Of every `reads + writes` consecutive lines, the first `reads` are read and the rest
+    /// written with normal stores.
+    Mix {
+        reads: u32,
+        writes: u32,
+    },
+}
+
+impl LoadKernel {
+    /// Parses `--kernel` (read, write, write-nt).
+    pub fn from_kernel_name(s: &str) -> Result<LoadKernel, String> {
+        match s.trim() {
+            "read" => Ok(LoadKernel::Read),
+            "write" => Ok(LoadKernel::Write),
+            "write-nt" => {
+                if cfg!(target_arch = "x86_64") {
+                    Ok(LoadKernel::WriteNt)
+                } else {
+                    Err("--kernel write-nt needs x86-64 streaming stores; use read or write on this machine".into())
+                }
+            }
+            other => Err(format!(
+                "--kernel `{other}` is not a load kernel; use read, write or write-nt (or --mix R:W)"
+            )),
+        }
+    }
+
+    /// Parses `--mix` (2:1, 3:1, 1:1: reads to writes).
+    pub fn from_mix(s: &str) -> Result<LoadKernel, String> {
+        match s.trim() {
+            "2:1" => Ok(LoadKernel::Mix {
+                reads: 2,
+                writes: 1,
+            }),
+            "3:1" => Ok(LoadKernel::Mix {
+                reads: 3,
+                writes: 1,
+            }),
+            "1:1" => Ok(LoadKernel::Mix {
+                reads: 1,
+                writes: 1,
+            }),
+            other => Err(format!(
+                "--mix `{other}` is not a known read:write mix; use 2:1, 3:1 or 1:1"
+            )),
+        }
+    }
+
+    pub fn label(&self) -> String {
+        match self {
+            LoadKernel::Read => "read".into(),
+            LoadKernel::Write => "write".into(),
+            LoadKernel::WriteNt => "write-nt".into(),
+            LoadKernel::Mix { reads, writes } => format!("read:write {reads}:{writes}"),
+        }
+    }
+
+    /// Whether line `i` of a pass is written (else read).
+    #[inline(always)]
+    fn writes_line(&self, i: usize) -> bool {
+        match *self {
+            LoadKernel::Read => false,
+            LoadKernel::Write | LoadKernel::WriteNt => true,
+            LoadKernel::Mix { reads, writes } => i % (reads + writes) as usize >= reads as usize,
+        }
+    }
+}
+
+/// What one load thread did in one run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LoadCount {
+    pub lines_read: u64,
+    pub lines_written: u64,
+    /// Of the written lines, those written with non-temporal stores.
+    pub lines_written_nt: u64,
+}
+
+impl LoadCount {
+    /// Application bytes: 64 per line touched.
+    pub fn bytes(&self) -> u64 {
+        (self.lines_read + self.lines_written) * LINE_BYTES as u64
+    }
+
+    /// DRAM estimate: application bytes plus one line read for ownership per normal store.
+    pub fn dram_bytes_estimate(&self) -> u64 {
+        self.bytes() + (self.lines_written - self.lines_written_nt) * LINE_BYTES as u64
+    }
+}
+
+/// Walks `buf` line by line (wrapping around, continuing at `*pos`), `delay_iterations` spins
+/// after each line, until `stop`. The buffer must hold at least one line.
+pub fn run(
+    buf: &mut [u64],
+    kernel: LoadKernel,
+    delay_iterations: u64,
+    pos: &mut usize,
+    stop: &Stop,
+) -> LoadCount {
+    let lines = buf.len() / WORDS;
+    assert!(lines > 0, "a load buffer holds at least one line");
+    let mut c = LoadCount::default();
+    let mut acc = 0u64;
+    let mut i = *pos % lines;
+    let stamp = 0x5a5a_5a5a_5a5a_5a5au64;
+    'outer: loop {
+        for _ in 0..POLL_LINES {
+            let line = &mut buf[i * WORDS..(i + 1) * WORDS];
+            if kernel.writes_line(i) {
+                if kernel == LoadKernel::WriteNt {
+                    write_line_nt(line, stamp);
+                    c.lines_written_nt += 1;
+                } else {
+                    write_line(line, stamp);
+                }
+                c.lines_written += 1;
+            } else {
+                acc = acc.wrapping_add(read_line(line));
+                c.lines_read += 1;
+            }
+            i += 1;
+            if i == lines {
+                i = 0;
+            }
+            if delay_iterations > 0 {
+                spin(delay_iterations);
+            }
+        }
+        if stop.stopped() {
+            break 'outer;
+        }
+    }
+    if kernel == LoadKernel::WriteNt {
+        fence_nt();
+    }
+    std::hint::black_box(acc);
+    *pos = i;
+    c
+}
+
+#[inline(always)]
+fn read_line(line: &[u64]) -> u64 {
+    let mut s = 0u64;
+    for w in line {
+        // SAFETY: `w` is a valid, aligned reference into the buffer; the volatile read keeps
+        // the compiler from skipping or merging the load.
+        s ^= unsafe { std::ptr::read_volatile(w) };
+    }
+    s
+}
+
+#[inline(always)]
+fn write_line(line: &mut [u64], v: u64) {
+    for w in line {
+        // SAFETY: `w` is a valid, aligned, exclusive reference into the buffer.
+        unsafe { std::ptr::write_volatile(w, v) };
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn write_line_nt(line: &mut [u64], v: u64) {
+    for w in line {
+        // SAFETY: `w` is a valid, 8-byte aligned, exclusive location; MOVNTI (SSE2) is part of
+        // the x86-64 baseline. The store fence after the loop orders these stores.
+        unsafe { std::arch::x86_64::_mm_stream_si64(w as *mut u64 as *mut i64, v as i64) };
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn write_line_nt(line: &mut [u64], v: u64) {
+    // Refused at parse time (`from_kernel_name`); kept correct anyway.
+    write_line(line, v)
+}
+
+#[inline(always)]
+fn fence_nt() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: SFENCE has no operands and is part of the x86-64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    fn stop_after_first_poll() -> Stop {
+        Stop::from_flag(AtomicBool::new(true))
+    }
+
+    #[test]
+    fn kernels_touch_the_lines_they_claim() {
+        for (k, reads, writes) in [
+            (LoadKernel::Read, 64, 0),
+            (LoadKernel::Write, 0, 64),
+            (LoadKernel::WriteNt, 0, 64),
+            (
+                LoadKernel::Mix {
+                    reads: 3,
+                    writes: 1,
+                },
+                48,
+                16,
+            ),
+            (
+                LoadKernel::Mix {
+                    reads: 1,
+                    writes: 1,
+                },
+                32,
+                32,
+            ),
+        ] {
+            let mut buf = vec![0u64; 128 * WORDS];
+            let mut pos = 0;
+            let c = run(&mut buf, k, 0, &mut pos, &stop_after_first_poll());
+            assert_eq!((c.lines_read, c.lines_written), (reads, writes), "{k:?}");
+            assert_eq!(pos, 64);
+            let written = buf.chunks(WORDS).filter(|l| l[0] != 0).count() as u64;
+            assert_eq!(written, writes, "{k:?}");
+            assert!(buf.chunks(WORDS).all(|l| l.iter().all(|&w| w == l[0])));
+            assert_eq!(c.bytes(), 64 * 64);
+        }
+        let c = LoadCount {
+            lines_read: 2,
+            lines_written: 3,
+            lines_written_nt: 1,
+        };
+        assert_eq!(c.dram_bytes_estimate(), 64 * 5 + 64 * 2);
+    }
+
+    #[test]
+    fn walking_wraps_around_a_small_buffer() {
+        let mut buf = vec![0u64; 10 * WORDS];
+        let mut pos = 7;
+        let c = run(
+            &mut buf,
+            LoadKernel::Read,
+            0,
+            &mut pos,
+            &stop_after_first_poll(),
+        );
+        assert_eq!(c.lines_read, 64);
+        assert_eq!(pos, (7 + 64) % 10);
+    }
+
+    #[test]
+    fn names_parse_and_bad_ones_say_what_to_use() {
+        assert_eq!(
+            LoadKernel::from_kernel_name("write").unwrap(),
+            LoadKernel::Write
+        );
+        assert_eq!(
+            LoadKernel::from_mix("2:1").unwrap().label(),
+            "read:write 2:1"
+        );
+        let e = LoadKernel::from_mix("5:2").unwrap_err();
+        assert!(e.contains("2:1, 3:1 or 1:1"), "{e}");
+        assert!(LoadKernel::from_kernel_name("triad").is_err());
+    }
+}

@@ -1,0 +1,20 @@
+//! Loaded latency: the latency one thread sees while other threads load the memory system
+//! (METHODOLOGY point 17, the curve MLC's `--loaded_latency` made popular). The chaser is the
+//! latency engine's random chase; the load threads run [`kernel`] with the calibrated
+//! [`delay`] between lines; [`engine`] runs one curve, [`matrix`] every initiator x target
+//! node; [`curve`] derives idle latency, the bandwidth at which latency doubled, and the peak.
+
+pub mod curve;
+pub mod delay;
+pub mod engine;
+pub mod kernel;
+pub mod matrix;
+pub mod result;
+pub mod sizes;
+
+pub use engine::{delay_grid, run, LoadedConfig};
+pub use kernel::LoadKernel;
+pub use result::{
+    LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport, LoadedResult, ThreadRate,
+    LOADED_SCHEMA_VERSION,
+};

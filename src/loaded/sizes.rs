@@ -1,0 +1,54 @@
+//! Default buffer sizes for loaded latency: the chased buffer well beyond the last-level
+//! cache (max(256 MiB, 8 x LLC), as the latency engine's default), each load thread's private
+//! buffer beyond it too (max(64 MiB, 2 x LLC / threads)); both capped by the free memory of
+//! their node (half of it for the chaser, a quarter for all load buffers together) so a run
+//! never pushes the machine into reclaim.
+
+use crate::topology::Topology;
+
+const MIB: u64 = 1 << 20;
+
+/// (chaser bytes, load bytes per thread), whole MiB, at least 1 MiB each.
+pub fn default_sizes(
+    topo: &Topology,
+    mem_node: u32,
+    load_mem_node: u32,
+    load_threads: usize,
+) -> (u64, u64) {
+    let llc = topo.llc_total_bytes();
+    let free = |n: u32| topo.node(n).map_or(0, |n| n.memory_free_bytes);
+    let chaser = (256 * MIB).max(8 * llc).min(free(mem_node) / 2);
+    let threads = load_threads.max(1) as u64;
+    let per_thread = (64 * MIB)
+        .max(2 * llc / threads)
+        .min(free(load_mem_node) / 4 / threads);
+    let whole = |b: u64| (b / MIB).max(1) * MIB;
+    (whole(chaser), whole(per_thread))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::this_machine_one_node;
+    use crate::topology::Cache;
+
+    #[test]
+    fn sizes_follow_the_llc_and_respect_free_memory() {
+        let mut t = this_machine_one_node(); // 1 GiB free, no caches
+        assert_eq!(default_sizes(&t, 0, 0, 1), (256 * MIB, 64 * MIB));
+        t.caches.push(Cache {
+            level: 3,
+            kind: "Unified".into(),
+            size_bytes: 36 * MIB,
+            line_bytes: Some(64),
+            ways: None,
+            cpus: vec![0],
+        });
+        t.nodes[0].memory_free_bytes = 8 << 30;
+        assert_eq!(default_sizes(&t, 0, 0, 1), (288 * MIB, 72 * MIB));
+        // Many threads: 64 MiB floor, then the quarter-of-free cap.
+        assert_eq!(default_sizes(&t, 0, 0, 64).1, 32 * MIB);
+        t.nodes[0].memory_free_bytes = 100 * MIB;
+        assert_eq!(default_sizes(&t, 0, 0, 1), (50 * MIB, 25 * MIB));
+    }
+}

@@ -182,6 +182,7 @@ mod tests {
                         .collect(),
                     memory_total_bytes: 1 << 30,
                     memory_free_bytes: 1 << 29,
+                    memory_available_bytes: 1 << 29,
                     has_cpu: true,
                     has_memory: true,
                     hugepages: vec![],

@@ -107,6 +107,14 @@ fn headline(r: &RunResults) -> Vec<String> {
             ));
         }
     }
+    if let Some(l) = &r.loaded_latency {
+        if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
+            v.push(format!(
+                "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",
+                first.ns_per_load.median, last.ns_per_load.median, last.total_mb_per_s
+            ));
+        }
+    }
     if let Some(c) = &r.c2c {
         v.push(format!("core to core: {}", c.summary));
     }
@@ -267,8 +275,14 @@ mod tests {
             s.starts_with("numascope run plan (default budget, target 60 s"),
             "{s}"
         );
+        assert!(s.contains("loaded-latency    "), "{s}");
+        let only_topo = [crate::results::Part::Topology];
+        let p = crate::run::plan::make_plan(&t, &Default::default(), &only_topo).plan;
+        let mut out = Vec::new();
+        render_plan(&mut out, &p).unwrap();
+        let s = String::from_utf8(out).unwrap();
         assert!(
-            s.contains("loaded-latency: its measurement engine is not part of this build"),
+            s.contains("c2c: its measurement engine is not part of this build"),
             "{s}"
         );
     }

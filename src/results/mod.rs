@@ -24,6 +24,7 @@ use crate::bandwidth::result::BandwidthReport;
 use crate::c2c::C2cResult;
 use crate::clock::ClockInfo;
 use crate::latency::result::LatencyReport;
+use crate::loaded::LoadedResult;
 use crate::topology::Topology;
 
 /// Version of the results.json contract. Bump on any incompatible change.
@@ -64,8 +65,10 @@ pub struct RunResults {
     /// Bandwidth versus thread count per node (the bandwidth engine's report holding only
     /// `scaling` and the results its points index).
     pub scaling: Option<BandwidthReport>,
-    /// Latency under bandwidth load (the loaded-latency engine's report).
-    pub loaded_latency: Option<serde_json::Value>,
+    /// Latency under bandwidth load: one curve, the chaser on the home node's first CPU and
+    /// the load threads on the other usable CPUs, all memory on the home node (the
+    /// loaded-latency engine's result).
+    pub loaded_latency: Option<LoadedResult>,
     /// Core-to-core cache-line transfer latencies (the c2c engine's result).
     pub c2c: Option<C2cResult>,
     /// The Opteron closing-table scenarios for this machine.

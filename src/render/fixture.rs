@@ -218,12 +218,14 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
             to: 1,
             relation: Relation::Remote,
             ns_one_way: s(96.0, 94.0, 101.0),
+            cpu_share: Some(1.0),
         },
         PairResult {
             from: 1,
             to: 0,
             relation: Relation::Remote,
             ns_one_way: s(97.5, 95.0, 103.0),
+            cpu_share: Some(1.0),
         },
     ];
     let groups = crate::c2c::summary::group(topo, &[(0, 1, 96.0), (1, 0, 97.5)]);
@@ -271,7 +273,55 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
             },
         },
         environment: topo.environment.clone(),
+        warnings: vec![],
     }
+}
+
+/// One chaser on CPU 0 (node 0 memory) and one load thread on CPU 1 reading node 0, the
+/// delay shrinking from none-running to zero. Illustrative, shaped like the Turin article's
+/// curves: flat until the controller nears its limit, then steep.
+fn loaded(topo: &crate::topology::Topology) -> crate::loaded::result::LoadedResult {
+    let pts = [
+        (None, 0.0, 45.6, 48.3),
+        (Some(2000.0), 1200.0, 46.8, 49.0),
+        (Some(500.0), 3100.0, 50.2, 53.0),
+        (Some(200.0), 4700.0, 58.9, 62.0),
+        (Some(50.0), 5800.0, 79.5, 85.0),
+        (Some(0.0), 6150.0, 121.0, 134.0),
+    ];
+    let points: Vec<serde_json::Value> = pts
+        .iter()
+        .map(|&(delay, mb, ns, p90)| {
+            let chaser = 64.0 * 1e3 / ns;
+            json!({
+                "delay_ns": delay, "delay_iterations": delay.map_or(0, |d: f64| (d * 2.0) as u64),
+                "total_mb_per_s": mb + chaser, "load_mb_per_s": mb, "chaser_mb_per_s": chaser,
+                "dram_mb_per_s_estimate": mb + chaser,
+                "ns_per_load": summary(ns, ns * 0.98, p90),
+                "chaser_node_events": null, "threads": []
+            })
+        })
+        .collect();
+    let v = json!({
+        "schema_version": 1, "chaser_cpu": 0, "chaser_node": 0, "load_cpus": [1],
+        "mem_node": 0, "load_mem_node": 0, "kernel": {"kind": "read"}, "kernel_label": "read",
+        "chaser_size_bytes": 64u64 << 20, "load_size_bytes_per_thread": 64u64 << 20,
+        "duration_ms_per_point": 200,
+        "chaser_placement": {"size_bytes": 64u64 << 20, "page_size": "4k", "pages": 16384,
+            "histogram": [{"node": 0, "pages": 16384}], "not_present": 0, "intended_nodes": [0],
+            "fraction_on_intended": 1.0, "huge_bytes": 0, "huge_fraction": 0.0},
+        "load_placement_fraction": 1.0,
+        "delay_calibration": {"ns_per_iteration": 0.5, "overhead_ns": 3.0, "r_squared": 0.999, "cpu": 1},
+        "points": points,
+        "curve": {"idle_ns_per_load": 45.6, "doubled_at_mb_per_s": 5898.7,
+                  "peak_mb_per_s": 6150.0, "ns_per_load_at_peak": 121.0},
+        "counting": "application bytes: 64 B per line read by the load threads plus 64 B per chased load",
+        "traffic": {"numastat_delta": [], "numastat_note": "not recorded in this fixture",
+                    "perf": {"events": "none", "available": false, "detail": "not available: fixture"}},
+        "environment": serde_json::to_value(&topo.environment).unwrap(),
+        "warnings": []
+    });
+    serde_json::from_value(v).expect("loaded fixture matches the loaded contract")
 }
 
 /// The example run.
@@ -342,6 +392,13 @@ pub fn opteron_example() -> RunResults {
         "completed": ["topology", "latency", "latency-matrix", "bandwidth", "bandwidth-matrix",
                       "scaling", "loaded-latency", "c2c", "scenarios", "advisor"],
         "failed": [],
+        "timings": [
+            {"part": "topology", "seconds": 0.1}, {"part": "latency", "seconds": 12.4},
+            {"part": "latency-matrix", "seconds": 6.2}, {"part": "bandwidth", "seconds": 10.1},
+            {"part": "bandwidth-matrix", "seconds": 4.0}, {"part": "scaling", "seconds": 4.1},
+            {"part": "loaded-latency", "seconds": 6.3}, {"part": "c2c", "seconds": 1.1},
+            {"part": "scenarios", "seconds": 12.1}, {"part": "advisor", "seconds": 2.0}
+        ],
         "topology": topo,
         "clock": {"resolution_ns": 20.0, "read_cost_ns": 21.5, "tsc_hz": 2.4e9,
                   "tsc_source": "calibrated against CLOCK_MONOTONIC",
@@ -367,16 +424,7 @@ pub fn opteron_example() -> RunResults {
         },
         "bandwidth": null,
         "scaling": null,
-        "loaded_latency": {
-            "curves": [{"label": "CPU 0, local memory", "points": [
-                {"delay": "idle", "load_threads": 0, "mb_per_s": 0.0, "ns_per_load": summary(45.6, 45.6, 48.3)},
-                {"delay": "2000 ns", "load_threads": 1, "mb_per_s": 1200.0, "ns_per_load": summary(46.8, 46.0, 49.0)},
-                {"delay": "500 ns", "load_threads": 1, "mb_per_s": 3100.0, "ns_per_load": summary(50.2, 49.0, 53.0)},
-                {"delay": "200 ns", "load_threads": 1, "mb_per_s": 4700.0, "ns_per_load": summary(58.9, 57.0, 62.0)},
-                {"delay": "50 ns", "load_threads": 1, "mb_per_s": 5800.0, "ns_per_load": summary(79.5, 76.0, 85.0)},
-                {"delay": "none", "load_threads": 1, "mb_per_s": 6150.0, "ns_per_load": summary(121.0, 112.0, 134.0)}
-            ]}]
-        },
+        "loaded_latency": null,
         "c2c": null,
         "scenarios": null,
         "advisor": {
@@ -411,6 +459,7 @@ pub fn opteron_example() -> RunResults {
     r.bandwidth = Some(bandwidth());
     r.scaling = Some(scaling());
     r.c2c = Some(c2c(&r.topology));
+    r.loaded_latency = Some(loaded(&r.topology));
     let scenarios = crate::results::sample::opteron_scenarios();
     r.scenarios = Some(crate::results::ScenarioTable {
         kernel: "read-prefetch".into(),

@@ -452,10 +452,17 @@ pub fn render(r: &RunResults) -> String {
         "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
     );
     match view::loaded_chart(r) {
-        Some(c) => p.figure(
-            svg::line_chart(&c),
-            "ns per load (median) against the total bandwidth of all threads.",
-        ),
+        Some(c) => {
+            p.figure(
+                svg::line_chart(&c),
+                "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load).",
+            );
+            let t = view::loaded_table(r);
+            p.table(&t, &[1, 2, 3, 4, 5], &|_| false);
+            if let Some(s) = view::loaded_summary(r) {
+                let _ = write!(p.html, "<p>{}</p>", esc(&s));
+            }
+        }
         None => p.absent(r, Part::LoadedLatency),
     }
     p.section_close();
@@ -694,7 +701,7 @@ pub fn render(r: &RunResults) -> String {
         r.plan.estimate_s,
         r.duration_s
     );
-    p.push("<div class=\"scroll\"><table><thead><tr><th>part</th><th>status</th><th>settings</th><th>left out by the budget</th></tr></thead><tbody>");
+    p.push("<div class=\"scroll\"><table><thead><tr><th>part</th><th>status</th><th>estimate (s)</th><th>took (s)</th><th>settings</th><th>left out by the budget</th></tr></thead><tbody>");
     for part in &r.plan.parts {
         let status = if let Some(f) = r.failed.iter().find(|f| f.part == part.part) {
             format!("failed: {}", f.error)
@@ -705,9 +712,14 @@ pub fn render(r: &RunResults) -> String {
         };
         let _ = write!(
             p.html,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
             esc(part.part.name()),
             esc(&status),
+            part.estimate_s,
+            r.timings
+                .iter()
+                .find(|t| t.part == part.part)
+                .map_or("-".into(), |t| format!("{:.1}", t.seconds)),
             esc(&part.detail),
             esc(&part.reduced.join("; "))
         );
@@ -715,7 +727,7 @@ pub fn render(r: &RunResults) -> String {
     for s in &r.plan.skipped {
         let _ = write!(
             p.html,
-            "<tr><td>{}</td><td>skipped</td><td colspan=\"2\">{}</td></tr>",
+            "<tr><td>{}</td><td>skipped</td><td colspan=\"4\">{}</td></tr>",
             esc(s.part.name()),
             esc(&s.reason)
         );

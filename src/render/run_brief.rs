@@ -107,6 +107,14 @@ fn headline(r: &RunResults) -> Vec<String> {
             ));
         }
     }
+    if let Some(l) = &r.loaded_latency {
+        if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
+            v.push(format!(
+                "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",
+                first.ns_per_load.median, last.ns_per_load.median, last.total_mb_per_s
+            ));
+        }
+    }
     if let Some(c) = &r.c2c {
         v.push(format!("core to core: {}", c.summary));
     }
@@ -195,6 +203,22 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "note: {n}")?;
         }
     }
+    if !r.timings.is_empty() {
+        writeln!(out)?;
+        let t: Vec<String> = r
+            .timings
+            .iter()
+            .map(|t| {
+                let est = r
+                    .plan
+                    .planned(t.part)
+                    .map(|p| format!(" (est. {:.1})", p.estimate_s))
+                    .unwrap_or_default();
+                format!("{} {:.1} s{est}", t.part.name(), t.seconds)
+            })
+            .collect();
+        writeln!(out, "time per part: {}", t.join(", "))?;
+    }
     writeln!(out)?;
     writeln!(
         out,
@@ -229,7 +253,7 @@ mod tests {
         assert!(s.contains("(f)  all threads, interleaved memory"), "{s}");
         assert!(s.contains("8422"), "{s}");
         assert!(
-            s.contains("-> For a multi-threaded application (NUMA-unaware), (f)"),
+            s.contains("-> For a NUMA-unaware multi-threaded application, (f)"),
             "{s}"
         );
         assert!(
@@ -251,8 +275,14 @@ mod tests {
             s.starts_with("numascope run plan (default budget, target 60 s"),
             "{s}"
         );
+        assert!(s.contains("loaded-latency    "), "{s}");
+        let only_topo = [crate::results::Part::Topology];
+        let p = crate::run::plan::make_plan(&t, &Default::default(), &only_topo).plan;
+        let mut out = Vec::new();
+        render_plan(&mut out, &p).unwrap();
+        let s = String::from_utf8(out).unwrap();
         assert!(
-            s.contains("loaded-latency: its measurement engine is not part of this build"),
+            s.contains("c2c: its measurement engine is not part of this build"),
             "{s}"
         );
     }

@@ -237,7 +237,13 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if lt.rows.is_empty() {
         absent(out, r, Part::LoadedLatency)?;
     } else {
-        table(out, &lt, &[0, 1, 3, 4])?;
+        if let Some(l) = &r.loaded_latency {
+            writeln!(out, "{}", view::loaded_name(l))?;
+        }
+        table(out, &lt, &[1, 2, 3, 4, 5])?;
+        if let Some(s) = view::loaded_summary(r) {
+            writeln!(out, "{s}")?;
+        }
     }
 
     section(out, "Core to core")?;

@@ -1,13 +1,6 @@
 //! The tables and chart data of a whole run, pulled out of [`RunResults`] once so that every
 //! output (terminal text, CSV, HTML) and `compare` show the same figures: a renderer only
 //! lays out what this module extracted.
-//!
-//! Every part is typed except loaded latency, which `results.json` stores as its engine's own
-//! JSON contract (`serde_json::Value`): its reader here looks fields up by name and takes
-//! either a plain number or a statistics summary (`{median, min, max, ...}`); a field it cannot
-//! find leaves the table empty and the section says so, rather than guessing a number.
-
-use serde_json::Value;
 
 use crate::compare::{Better, Metric, RunMetrics};
 use crate::render::svg::{Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
@@ -94,46 +87,6 @@ pub fn absent_reason(r: &RunResults, part: Part) -> String {
         return "the part ran but recorded no figures for this table".into();
     }
     "it was not part of this run's plan".into()
-}
-
-// ---------------------------------------------------------------- JSON lookups
-
-fn field<'a>(v: &'a Value, names: &[&str]) -> Option<&'a Value> {
-    names
-        .iter()
-        .find_map(|n| v.get(*n).filter(|x| !x.is_null()))
-}
-
-/// A number, or the median of a summary object.
-fn number(v: &Value) -> Option<f64> {
-    v.as_f64()
-        .or_else(|| v.get("median").and_then(Value::as_f64))
-}
-
-/// A summary object (or a plain number as a one-sample summary).
-fn summary(v: &Value) -> Option<Summary> {
-    if let Some(x) = v.as_f64() {
-        return Summary::of(&[x]);
-    }
-    serde_json::from_value(v.clone()).ok()
-}
-
-fn num_field(v: &Value, names: &[&str]) -> Option<f64> {
-    field(v, names).and_then(number)
-}
-
-fn text_field(v: &Value, names: &[&str]) -> Option<String> {
-    field(v, names).map(|x| match x {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    })
-}
-
-fn array<'a>(v: &'a Value, names: &[&str]) -> &'a [Value] {
-    field(v, names)
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
 }
 
 // ---------------------------------------------------------------- latency
@@ -553,73 +506,56 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
 
 // ---------------------------------------------------------------- loaded latency
 
-fn curves(v: &Value) -> Vec<(String, &[Value])> {
-    let list = array(v, &["curves", "series", "nodes"]);
-    if !list.is_empty() {
-        return list
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let name = text_field(c, &["label", "name"])
-                    .or_else(|| num_field(c, &["node", "memory_node"]).map(|n| format!("node {n}")))
-                    .unwrap_or_else(|| format!("curve {}", i + 1));
-                (name, array(c, &["points"]))
-            })
-            .collect();
-    }
-    let pts = array(v, &["points"]);
-    if pts.is_empty() {
-        Vec::new()
-    } else {
-        vec![("all".into(), pts)]
-    }
+/// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
+pub fn loaded_name(l: &crate::loaded::result::LoadedResult) -> String {
+    format!(
+        "CPU {} chasing node {}, {} load thread{} ({}) on node {}",
+        l.chaser_cpu,
+        l.mem_node,
+        l.load_cpus.len(),
+        if l.load_cpus.len() == 1 { "" } else { "s" },
+        l.kernel_label,
+        l.load_mem_node
+    )
 }
 
-const LOADED_X: &[&str] = &[
-    "mb_per_s",
-    "load_mb_per_s",
-    "total_mb_per_s",
-    "bandwidth_mb_per_s",
-];
-const LOADED_Y: &[&str] = &["ns_per_load", "latency_ns", "ns"];
-
-/// Latency under bandwidth load.
+/// Latency under bandwidth load, one row per delay setting.
 pub fn loaded_table(r: &RunResults) -> Table {
     let mut t = Table::new(
         "loaded_latency",
         "Loaded latency",
         &[
             "curve",
-            "delay between requests",
-            "load threads",
+            "delay between requests (ns)",
             "MB/s (total, MB = 10^6 B)",
+            "MB/s of the load threads",
             "ns per load (median)",
             "ns p90",
         ],
     );
-    if let Some(v) = &r.loaded_latency {
-        for (name, pts) in curves(v) {
-            for p in pts {
-                let y = field(p, LOADED_Y).and_then(summary);
-                t.rows.push(vec![
-                    Cell::Text(name.clone()),
-                    text_field(p, &["delay", "delay_ns", "delay_cycles"])
-                        .map_or(Cell::Missing, Cell::Text),
-                    num_field(p, &["load_threads", "threads"])
-                        .map_or(Cell::Missing, |v| Cell::Int(v as u64)),
-                    Cell::opt(num_field(p, LOADED_X)),
-                    Cell::opt(y.map(|s| s.median)),
-                    Cell::opt(y.map(|s| s.p90)),
-                ]);
-            }
+    if let Some(l) = &r.loaded_latency {
+        let name = loaded_name(l);
+        for p in &l.points {
+            t.rows.push(vec![
+                Cell::Text(name.clone()),
+                p.delay_ns
+                    .map_or(Cell::Text("idle (load threads asleep)".into()), Cell::Num),
+                Cell::Num(p.total_mb_per_s),
+                Cell::Num(p.load_mb_per_s),
+                Cell::Num(p.ns_per_load.median),
+                Cell::Num(p.ns_per_load.p90),
+            ]);
         }
     }
     t
 }
 
-/// The loaded-latency chart (bandwidth on x, latency on y).
+/// The loaded-latency chart (bandwidth on x, latency on y), the doubling point marked.
 pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
-    let v = r.loaded_latency.as_ref()?;
+    let l = r.loaded_latency.as_ref()?;
+    if l.points.is_empty() {
+        return None;
+    }
     let mut c = LineChart::new(
         "Latency under load",
         "bandwidth of all threads (MB/s, MB = 10^6 B)",
@@ -627,21 +563,40 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         XScale::Linear,
     );
     c.y_from_zero = true;
-    for (name, pts) in curves(v) {
-        let mut points: Vec<(f64, f64)> = pts
-            .iter()
-            .filter_map(|p| Some((num_field(p, LOADED_X)?, num_field(p, LOADED_Y)?)))
-            .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        if !points.is_empty() {
-            c.series.push(Series {
-                name,
-                points,
-                style: SeriesStyle::LinePoints,
-            });
-        }
+    let mut points: Vec<(f64, f64)> = l
+        .points
+        .iter()
+        .map(|p| (p.total_mb_per_s, p.ns_per_load.median))
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    c.series.push(Series {
+        name: loaded_name(l),
+        points,
+        style: SeriesStyle::LinePoints,
+    });
+    if let Some(x) = l.curve.doubled_at_mb_per_s {
+        c.markers.push(Marker {
+            x,
+            label: format!("latency x2 at {} MB/s", fmt_num(x)),
+        });
     }
-    (!c.series.is_empty()).then_some(c)
+    Some(c)
+}
+
+/// The curve in one sentence: idle, doubling point, peak.
+pub fn loaded_summary(r: &RunResults) -> Option<String> {
+    let l = r.loaded_latency.as_ref()?;
+    let c = &l.curve;
+    let doubled = match c.doubled_at_mb_per_s {
+        Some(x) => format!("latency doubles at {} MB/s", fmt_num(x)),
+        None => "latency never doubles".into(),
+    };
+    Some(format!(
+        "Idle {} ns; {doubled}; at the peak of {} MB/s a load takes {} ns.",
+        fmt_num(c.idle_ns_per_load),
+        fmt_num(c.peak_mb_per_s),
+        fmt_num(c.ns_per_load_at_peak)
+    ))
 }
 
 // ---------------------------------------------------------------- core to core
@@ -1028,6 +983,54 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
                     m,
                 ));
             }
+        }
+    }
+    if let Some(l) = &r.loaded_latency {
+        if let Some(idle) = l.points.iter().find(|p| p.delay_ns.is_none()) {
+            out.push(metric(
+                "loaded/idle".into(),
+                "loaded-latency curve, idle latency".into(),
+                "ns",
+                Better::Lower,
+                &idle.ns_per_load,
+            ));
+        }
+        if let Some(peak) = l
+            .points
+            .iter()
+            .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))
+        {
+            out.push(metric(
+                "loaded/peak-latency".into(),
+                "loaded-latency curve, latency at peak load".into(),
+                "ns",
+                Better::Lower,
+                &peak.ns_per_load,
+            ));
+        }
+    }
+    if let Some(l) = &r.loaded_latency {
+        if let Some(idle) = l.points.iter().find(|p| p.delay_ns.is_none()) {
+            out.push(metric(
+                "loaded/idle".into(),
+                "loaded-latency curve, idle latency".into(),
+                "ns",
+                Better::Lower,
+                &idle.ns_per_load,
+            ));
+        }
+        if let Some(peak) = l
+            .points
+            .iter()
+            .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))
+        {
+            out.push(metric(
+                "loaded/peak-latency".into(),
+                "loaded-latency curve, latency at peak load".into(),
+                "ns",
+                Better::Lower,
+                &peak.ns_per_load,
+            ));
         }
     }
     for g in r.c2c.iter().flat_map(|c| &c.groups) {

@@ -24,6 +24,7 @@ use crate::bandwidth::result::BandwidthReport;
 use crate::c2c::C2cResult;
 use crate::clock::ClockInfo;
 use crate::latency::result::LatencyReport;
+use crate::loaded::LoadedResult;
 use crate::topology::Topology;
 
 /// Version of the results.json contract. Bump on any incompatible change.
@@ -51,6 +52,8 @@ pub struct RunResults {
     pub completed: Vec<Part>,
     /// Parts that failed, with the error sentence.
     pub failed: Vec<PartError>,
+    /// Wall time of each part that ran, in order (compare with `plan.parts[].estimate_s`).
+    pub timings: Vec<PartTiming>,
     pub topology: Topology,
     /// Clock checks made before the first timed part.
     pub clock: Option<ClockInfo>,
@@ -62,8 +65,10 @@ pub struct RunResults {
     /// Bandwidth versus thread count per node (the bandwidth engine's report holding only
     /// `scaling` and the results its points index).
     pub scaling: Option<BandwidthReport>,
-    /// Latency under bandwidth load (the loaded-latency engine's report).
-    pub loaded_latency: Option<serde_json::Value>,
+    /// Latency under bandwidth load: one curve, the chaser on the home node's first CPU and
+    /// the load threads on the other usable CPUs, all memory on the home node (the
+    /// loaded-latency engine's result).
+    pub loaded_latency: Option<LoadedResult>,
     /// Core-to-core cache-line transfer latencies (the c2c engine's result).
     pub c2c: Option<C2cResult>,
     /// The Opteron closing-table scenarios for this machine.
@@ -74,6 +79,14 @@ pub struct RunResults {
     pub findings: Vec<Finding>,
     /// Things the reader must know about this run (placement below 100 %, parts cut short).
     pub warnings: Vec<String>,
+}
+
+/// How long one part took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartTiming {
+    pub part: Part,
+    /// Wall time, seconds.
+    pub seconds: f64,
 }
 
 /// A part that failed, and why.
@@ -212,8 +225,6 @@ mod tests {
             e.contains("o.json is JSON but not a numascope results file"),
             "{e}"
         );
-        for msg in [&e] {
-            assert!(!msg.contains('\n'));
-        }
+        assert!(!e.contains('\n'));
     }
 }

@@ -133,6 +133,7 @@ pub fn results() -> RunResults {
         },
         completed: vec![Part::Topology, Part::Scenarios],
         failed: vec![],
+        timings: vec![],
         topology: opteron_topology(),
         clock: None,
         latency: None,

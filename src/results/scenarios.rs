@@ -114,6 +114,16 @@ impl AppKind {
         AppKind::MultiThreadedNumaAware,
     ];
 
+    /// The kind in a sentence: "a single-threaded application", "several ...".
+    pub fn phrase(self) -> &'static str {
+        match self {
+            AppKind::SingleThreaded => "a single-threaded application",
+            AppKind::SeveralSingleThreaded => "several single-threaded applications",
+            AppKind::MultiThreadedNumaUnaware => "a NUMA-unaware multi-threaded application",
+            AppKind::MultiThreadedNumaAware => "a NUMA-aware multi-threaded application",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             AppKind::SingleThreaded => "single-threaded application",

@@ -30,8 +30,10 @@ use crate::latency::result::{
     CurveKnees, LatencyReport, Matrix, SweepCurve, LATENCY_SCHEMA_VERSION,
 };
 use crate::latency::sweep;
+use crate::loaded::sizes::default_sizes;
+use crate::loaded::{LoadKernel, LoadedConfig};
 use crate::placement::PageSize;
-use crate::results::{Part, PartError, RunResults, RESULTS_SCHEMA_VERSION};
+use crate::results::{Part, PartError, PartTiming, RunResults, RESULTS_SCHEMA_VERSION};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -41,11 +43,12 @@ use super::findings;
 use super::plan::{Planned, Settings};
 use super::scenarios::{home_node, run_scenarios, running_as_root, ScenarioInputs};
 
-/// The parts this build can execute (loaded latency has no engine yet).
+/// The parts this build can execute.
 pub const BUILT: &[Part] = &[
     Part::Topology,
     Part::Latency,
     Part::LatencyMatrix,
+    Part::LoadedLatency,
     Part::Bandwidth,
     Part::BandwidthMatrix,
     Part::Scaling,
@@ -103,6 +106,7 @@ pub fn execute(
         plan: planned.plan.clone(),
         completed: vec![],
         failed: vec![],
+        timings: vec![],
         topology: topo.clone(),
         clock: None,
         latency: None,
@@ -133,7 +137,12 @@ pub fn execute(
             break;
         }
         progress.start(part, est);
+        let started = Instant::now();
         let outcome = run_part(part, topo, root, s, &mut r, progress);
+        r.timings.push(PartTiming {
+            part,
+            seconds: started.elapsed().as_secs_f64(),
+        });
         progress.finish();
         match outcome {
             Ok(()) if interrupted() => {
@@ -186,7 +195,35 @@ fn run_part(
         Part::Bandwidth => bandwidth(topo, root, s, r, &step),
         Part::BandwidthMatrix => bandwidth_matrix(topo, root, s, r, &step),
         Part::Scaling => scaling(topo, root, s, r, &step),
-        Part::LoadedLatency => anyhow::bail!("loaded latency is not part of this build"),
+        Part::LoadedLatency => {
+            let home = home_node(topo).context("no memory node is allowed to this process")?;
+            let chaser = measuring_cpu(topo)?;
+            let load_cpus: Vec<u32> = topo
+                .usable_cpus()
+                .into_iter()
+                .filter(|c| *c != chaser)
+                .collect();
+            anyhow::ensure!(
+                !load_cpus.is_empty(),
+                "loaded latency needs a second usable CPU for the load threads"
+            );
+            let (chaser_bytes, load_bytes_per_thread) =
+                default_sizes(topo, home, home, load_cpus.len());
+            let cfg = LoadedConfig {
+                chaser_cpu: chaser,
+                load_cpus,
+                mem_node: home,
+                load_mem_node: home,
+                kernel: LoadKernel::Read,
+                points: s.loaded.delays,
+                chaser_bytes: chaser_bytes.min(s.latency_matrix.size_bytes.max(1 << 20)),
+                load_bytes_per_thread,
+                duration: Duration::from_millis(s.loaded.timed.duration_ms),
+                seed: SEED,
+            };
+            r.loaded_latency = Some(crate::loaded::run(topo, root, &cfg)?);
+            Ok(())
+        }
         Part::C2c => {
             let home = home_node(topo).context("no memory node is allowed to this process")?;
             let cfg = C2cConfig {

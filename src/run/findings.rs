@@ -197,7 +197,8 @@ fn saturation(r: &RunResults) -> Vec<Finding> {
             Some(Finding::info(
                 "bandwidth-saturation",
                 format!(
-                    "bandwidth saturates at {t} threads on node {node}: {t} of {all} threads reach {:.0}% of its {max:.0} MB/s",
+                    "bandwidth saturates at {t} thread{} on node {node}: {t} of {all} threads reach {:.0}% of its {max:.0} MB/s",
+                    if t == 1 { "" } else { "s" },
                     SATURATION_FRACTION * 100.0
                 ),
             ))

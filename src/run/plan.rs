@@ -386,7 +386,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
         .memory_nodes()
         .iter()
         .filter_map(|n| topo.node(*n))
-        .map(|n| n.memory_free_bytes)
+        .map(|n| n.memory_available_bytes)
         .sum();
     let free = if free == 0 { 1 << 30 } else { free };
     // Largest working set: 8x the LLC (METHODOLOGY point 4), at most a quarter of free memory.
@@ -476,6 +476,16 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
             skipped.push(SkippedPart {
                 part,
                 reason: "left out with --skip".into(),
+            });
+            continue;
+        }
+        if part == Part::LoadedLatency && cpus.len() < 2 {
+            skipped.push(SkippedPart {
+                part,
+                reason: format!(
+                    "loaded latency needs a second usable CPU for the load threads and this process may use {}",
+                    cpus.len()
+                ),
             });
             continue;
         }
@@ -637,8 +647,12 @@ fn describe(
         }
         Part::LoadedLatency => {
             let l = &s.loaded;
+            // No-load point, the delays and a warm-up, each `duration_ms`; the chased buffer
+            // (the latency matrix size) is built once; the delay loop is calibrated first.
+            let chain = (s.latency_matrix.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+                + s.latency_matrix.size_bytes as f64 / FAULT_BYTES_PER_S;
             (
-                l.delays as f64 * (timed_s(&l.timed) + 0.1) + 0.5,
+                (l.delays + 2) as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
                 format!(
                     "{} load-delay steps, one chasing thread plus load threads on the other CPUs",
                     l.delays

@@ -55,8 +55,8 @@ fn sentence(
     tie: bool,
 ) -> String {
     let head = format!(
-        "For a {}, ({}) {} is best at {:.0} MB/s",
-        kind.label(),
+        "For {}, ({}) {} is best at {:.0} MB/s",
+        kind.phrase(),
         best.letter,
         best.label,
         bw

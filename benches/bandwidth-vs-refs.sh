@@ -12,13 +12,14 @@
 #   BW_SIZE       working set given to both tools (default 1GB = 10^9 bytes)
 #   KERNELS       likwid-bench kernels (default: load_avx store_avx store_mem_avx copy_avx
 #                 copy_mem_avx triad_avx)
-#   BENCH_NICE=0  do not run the measurements at nice -20
+#   BENCH_NICE=0  do not raise priority (own session at autogroup nice -20, nice -20)
 # Nothing here builds a reference tool; see benches/README.md.
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=benches/lib.sh
 . "$root/benches/lib.sh"
+boost_priority "$@"
 
 RUNS=${RUNS:-5}
 THREADS=${THREADS:-"1 2"}

@@ -13,13 +13,14 @@
 #   CPU         CPU to pin every tool to (default: the first allowed CPU)
 #   LAT_MEM_RD_N  lat_mem_rd -N repetitions per size (default 3; lmbench's own default is 11)
 #   SWEEP=0     skip the numascope --sweep cache plateaus
-#   BENCH_NICE=0  do not run the measurements at nice -20
+#   BENCH_NICE=0  do not raise priority (own session at autogroup nice -20, nice -20)
 # Nothing here builds a reference tool; see benches/README.md.
 set -u
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=benches/lib.sh
 . "$root/benches/lib.sh"
+boost_priority "$@"
 
 RUNS=${RUNS:-5}
 SIZES=${SIZES:-"256MiB 1GiB"}

@@ -24,12 +24,15 @@ done
 python3 - "$OUT" "$ROUNDS" <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
-idle, zero, viol = [], [], []
+idle, zero, viol, idle_min, zero_min, share = [], [], [], [], [], []
 for r in range(1, rounds + 1):
     lat = json.load(open(f"{out}/idle{r}.json"))
     ll = json.load(open(f"{out}/loaded{r}.json"))
     idle.append(lat["results"][0]["ns_per_load"]["median"])
     zero.append(ll["points"][0]["ns_per_load"]["median"])
+    idle_min.append(lat["results"][0]["ns_per_load"]["min"])
+    zero_min.append(ll["points"][0]["ns_per_load"]["min"])
+    share.append(min(t["cpu_share"] for p in ll["points"] for t in p["threads"] if t["cpu_share"] is not None))
     pts = sorted((p["total_mb_per_s"], p["ns_per_load"]["median"]) for p in ll["points"])
     viol.append(sum(1 for a, b in zip(pts, pts[1:]) if b[1] < a[1] * 0.9))
     print(f"round {r}: latency idle {idle[-1]:.1f} ns, loaded-latency no-load {zero[-1]:.1f} ns, "
@@ -39,5 +42,9 @@ for r in range(1, rounds + 1):
 ratio = statistics.median(zero) / statistics.median(idle)
 print(f"median idle {statistics.median(idle):.1f} ns vs no-load point {statistics.median(zero):.1f} ns: ratio {ratio:.3f} "
       f"({'within' if abs(ratio - 1) <= 0.05 else 'OUTSIDE'} 5 %)")
+# Preemption only inflates samples, so on a busy machine the minima are the less disturbed
+# figures; the lowest CPU share of any running thread says how busy the machine was.
+print(f"minima: latency {min(idle_min):.1f} ns, no-load point {min(zero_min):.1f} ns: ratio {min(zero_min)/min(idle_min):.3f}")
+print(f"lowest CPU share of a running measurement thread per round: {[round(s, 2) for s in share]}")
 print(f"monotonicity: drops of more than 10 % between neighbouring points per round: {viol}")
 PY

@@ -6,7 +6,9 @@ size, run number, value, note); this file computes medians, spreads and ratios a
 table, so the statistics are in one place and can be checked on a fake file
 (`summarize.py selftest`). Standard library only.
 
-Spread is (max - min) / median over the runs, in percent. Ratios are ratios of medians.
+Spread is (max - min) / median over the runs, in percent. Ratios are ratios of medians;
+"paired" is the median over runs of the per-run ratio (numascope's run r against the
+reference's run r, measured back to back), which drifting background load disturbs less.
 """
 
 import statistics
@@ -18,6 +20,8 @@ def load(path):
     """Reads the TSV into {(tool, case, variant): [values]} and {(tool, case, variant): notes}."""
     values = defaultdict(list)
     notes = defaultdict(list)
+    global RUNS
+    RUNS = defaultdict(dict)
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
@@ -33,6 +37,7 @@ def load(path):
             except ValueError:
                 continue
             values[(tool, case, variant)].append(v)
+            RUNS[(tool, case, variant)][_run] = v
             if note:
                 notes[(tool, case, variant)].append(note)
     return values, notes
@@ -52,6 +57,16 @@ def cell(s, fmt):
         return "SKIP"
     med, spread, n = s
     return f"{fmt.format(med)} ±{spread:.0f}% (n={n})"
+
+
+RUNS = defaultdict(dict)
+
+
+def paired(key_a, key_b):
+    """Median over the runs both keys have of value_a / value_b, as text."""
+    a, b = RUNS.get(key_a, {}), RUNS.get(key_b, {})
+    rs = [a[r] / b[r] for r in a if r in b and b[r]]
+    return f"{statistics.median(rs):.3f}" if rs else "-"
 
 
 def ratio(a, b):
@@ -97,7 +112,9 @@ def latency(path, tolerance=0.03):
                 cell(mc, "{:.1f}"),
                 cell(lm, "{:.1f}"),
                 ratio(ns, mc),
+                paired(key("numascope"), key("multichase")),
                 ratio(ns, lm),
+                paired(key("numascope"), key("lat_mem_rd")),
                 "/".join(verdict) or "-",
             ]
         )
@@ -108,7 +125,9 @@ def latency(path, tolerance=0.03):
         "multichase ns",
         "lat_mem_rd ns",
         "ns/mc",
+        "paired",
         "ns/lm",
+        "paired",
         f"within {tolerance * 100:.0f}%",
     ]
     print(table(rows, header))
@@ -153,6 +172,7 @@ def bandwidth(path):
                     cell(ref, "{:.0f}"),
                     cell(ns, "{:.0f}"),
                     ratio(ns, ref),
+                    paired(("numascope", nk, str(t)), ("likwid", lk, str(t))),
                     field,
                     ">=1" if ns and ref and ns[0] >= ref[0] else ("<1" if ns and ref else "-"),
                 ]
@@ -174,6 +194,7 @@ def bandwidth(path):
                     cell(ref, "{:.0f}"),
                     cell(ns, "{:.0f}"),
                     ratio(ns, ref),
+                    paired(("numascope-max", sk, str(t)), ("stream", sk, str(t))),
                     "mb_per_s.max",
                     ">=1" if ns and ref and ns[0] >= ref[0] else ("<1" if ns and ref else "-"),
                 ]
@@ -185,6 +206,7 @@ def bandwidth(path):
         "reference MB/s",
         "numascope MB/s",
         "ratio",
+        "paired",
         "numascope figure",
         "target",
     ]
@@ -221,6 +243,8 @@ def selftest():
     v, _ = load(path)
     assert stat(v[("numascope", "268435456", "4k")]) == (100, 4.0, 3), v
     assert ratio((100, 0, 1), (101, 0, 1)) == "0.990"
+    assert paired(("numascope", "268435456", "4k"), ("multichase", "268435456", "4k")) == "0.990"
+    assert paired(("numascope", "read", "1"), ("likwid", "load_avx", "1")) == "1.050"
     assert fmt_size(1 << 30) == "1 GiB" and fmt_size(256 << 20) == "256 MiB"
     assert stat(v[("numascope-max", "triad", "2")]) == (9900, 0.0, 1)
     latency(path)

@@ -48,6 +48,11 @@ fn unknown_cpu_is_refused() {
 }
 
 #[test]
+fn matrix_takes_one_cpu_per_node() {
+    refused(&["--matrix", "--cpu", "4097"], "CPU 4097 does not exist");
+}
+
+#[test]
 fn unknown_memory_node_is_refused() {
     refused(
         &["--size", "64KiB", "--mem-node", "63"],

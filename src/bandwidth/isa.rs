@@ -1,6 +1,6 @@
 //! Instruction sets the bandwidth kernels are built for, chosen at run time: the binary is
-//! compiled for the baseline target (never `target-cpu=native`), and the widest vector unit the
-//! CPU reports is used unless the user forces one with `--isa`. Forcing one the CPU lacks is an
+//! compiled for the baseline target (never `target-cpu=native`), and AVX2 is used where the CPU
+//! reports it (see [`Isa::best`] for why not AVX-512) unless the user forces one with `--isa`. Forcing one the CPU lacks is an
 //! error that says what to do instead.
 
 use serde::{Deserialize, Serialize};
@@ -55,13 +55,18 @@ impl Isa {
         }
     }
 
-    /// The widest available ISA.
+    /// The ISA used when none is forced: AVX2 when the CPU has it, else AVX-512, else scalar.
+    /// Not simply the widest: memory-bound kernels gain nothing from 512-bit vectors, while on
+    /// Intel server cores (Skylake-SP, Cascade Lake) 512-bit instructions lower the core clock
+    /// (the reason glibc sets `Prefer_No_AVX512` for its memset/memcpy there). On this
+    /// project's Cascade Lake test machine the AVX-512 `write` kernel lost to AVX2 in 8 of 8
+    /// paired runs (about 1.3-1.6 GB/s against 1.6-2.8 GB/s, one thread, 1 GB); read, copy and
+    /// triad were even. `--isa avx512` still forces it.
     pub fn best() -> Isa {
-        *Isa::ALL
-            .iter()
-            .rev()
+        [Isa::Avx2, Isa::Avx512]
+            .into_iter()
             .find(|i| i.is_available())
-            .unwrap_or(&Isa::Scalar)
+            .unwrap_or(Isa::Scalar)
     }
 
     /// The ISAs this CPU can run, narrowest first.

@@ -76,7 +76,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
             bounce::bounce_pair_patient(topo, root, line, a, b, &cfg.plan, ATTEMPTS)
                 .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
         if let Some(share) = bounce.cpu_share {
-            if worst_share.map_or(true, |(w, _, _)| share < w) {
+            if worst_share.is_none_or(|(w, _, _)| share < w) {
                 worst_share = Some((share, a, b));
             }
         }

@@ -240,6 +240,17 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     };
 
     if args.matrix {
+        if !args.cpu.is_empty() {
+            crate::threads::check_cpus(&topo, root, &args.cpu)?;
+        }
+        let mut seen: Vec<u32> = Vec::new();
+        for &c in &args.cpu {
+            let node = topo.node_of_cpu(c).unwrap_or(u32::MAX);
+            if seen.contains(&node) {
+                bail!("--cpu {} names two CPUs of node {node}; with --matrix give at most one CPU per node", format_list(&args.cpu));
+            }
+            seen.push(node);
+        }
         for &page in &args.page_size {
             let targets = topo.memory_nodes();
             let size = match args.size.first() {

@@ -1,6 +1,6 @@
 //! Default buffer sizes for loaded latency: the chased buffer well beyond the last-level
 //! cache (max(256 MiB, 8 x LLC), as the latency engine's default), each load thread's private
-//! buffer beyond it too (max(64 MiB, 2 x LLC / threads)); both capped by the free memory of
+//! buffer beyond it too (max(64 MiB, 2 x LLC / threads)); both capped by the available memory of
 //! their node (half of it for the chaser, a quarter for all load buffers together) so a run
 //! never pushes the machine into reclaim.
 
@@ -16,7 +16,7 @@ pub fn default_sizes(
     load_threads: usize,
 ) -> (u64, u64) {
     let llc = topo.llc_total_bytes();
-    let free = |n: u32| topo.node(n).map_or(0, |n| n.memory_free_bytes);
+    let free = |n: u32| topo.node(n).map_or(0, |n| n.memory_available_bytes);
     let chaser = (256 * MIB).max(8 * llc).min(free(mem_node) / 2);
     let threads = load_threads.max(1) as u64;
     let per_thread = (64 * MIB)
@@ -33,8 +33,8 @@ mod tests {
     use crate::topology::Cache;
 
     #[test]
-    fn sizes_follow_the_llc_and_respect_free_memory() {
-        let mut t = this_machine_one_node(); // 1 GiB free, no caches
+    fn sizes_follow_the_llc_and_respect_available_memory() {
+        let mut t = this_machine_one_node(); // 1 GiB available, no caches
         assert_eq!(default_sizes(&t, 0, 0, 1), (256 * MIB, 64 * MIB));
         t.caches.push(Cache {
             level: 3,
@@ -44,11 +44,11 @@ mod tests {
             ways: None,
             cpus: vec![0],
         });
-        t.nodes[0].memory_free_bytes = 8 << 30;
+        t.nodes[0].memory_available_bytes = 8 << 30;
         assert_eq!(default_sizes(&t, 0, 0, 1), (288 * MIB, 72 * MIB));
-        // Many threads: 64 MiB floor, then the quarter-of-free cap.
+        // Many threads: 64 MiB floor, then the quarter-of-available cap.
         assert_eq!(default_sizes(&t, 0, 0, 64).1, 32 * MIB);
-        t.nodes[0].memory_free_bytes = 100 * MIB;
+        t.nodes[0].memory_available_bytes = 100 * MIB;
         assert_eq!(default_sizes(&t, 0, 0, 1), (50 * MIB, 25 * MIB));
     }
 }

@@ -85,3 +85,95 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::c2c::pairs::select_pairs;
+    use crate::c2c::result::matrix_of;
+    use crate::c2c::summary::{group, sentence, Relation};
+    use crate::c2c::{C2cPlan, PairResult};
+    use crate::counters::NodeNumaStat;
+    use crate::counters_perf::PerfAvailability;
+    use crate::placement::{PageSize, PlacementReport};
+    use crate::stats::Summary;
+    use crate::traffic::NumaTraffic;
+
+    #[test]
+    fn renders_matrix_groups_placement_and_counters() {
+        let cpus = vec![0, 1];
+        let pairs: Vec<PairResult> = [(0, 1, 40.0), (1, 0, 42.0)]
+            .iter()
+            .map(|&(from, to, ns)| PairResult {
+                from,
+                to,
+                relation: Relation::SharedCache { level: 3 },
+                ns_one_way: Summary::of(&[ns, ns + 1.0, ns + 30.0]).unwrap(),
+                cpu_share: Some(1.0),
+            })
+            .collect();
+        let topo = crate::testutil::this_machine_one_node();
+        let medians: Vec<(u32, u32, f64)> = pairs
+            .iter()
+            .map(|p| (p.from, p.to, p.ns_one_way.median))
+            .collect();
+        let groups = group(&topo, &medians);
+        let r = C2cResult {
+            schema_version: 1,
+            matrix: matrix_of(&cpus, &pairs),
+            cpus: cpus.clone(),
+            line_node: 0,
+            line_touched_on_cpu: Some(0),
+            line_placement: PlacementReport::from_statuses(4096, PageSize::Base, &[0], vec![0], 0),
+            placement_fraction: 1.0,
+            plan: C2cPlan {
+                round_trips_per_sample: 200,
+                repetitions: 5,
+                warmup_repetitions: 1,
+                repetition_ms: 10,
+                method: "m".into(),
+            },
+            sampling: select_pairs(&cpus).1,
+            pairs,
+            summary: sentence(&groups),
+            groups,
+            traffic: NumaTraffic {
+                numastat_delta: vec![NodeNumaStat {
+                    node: 0,
+                    numa_hit: 7,
+                    ..Default::default()
+                }],
+                numastat_note: None,
+                perf: PerfAvailability {
+                    events: "e".into(),
+                    available: false,
+                    detail: "not available: no PMU".into(),
+                },
+            },
+            environment: Default::default(),
+            warnings: vec!["threads were descheduled".into()],
+        };
+        let mut out = Vec::new();
+        render(&r, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains(
+                "line home node 0 (first touched on CPU 0); verified 100% of its page on node 0"
+            ),
+            "{text}"
+        );
+        let row0 = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("CPU 0"))
+            .unwrap();
+        assert!(row0.contains('-') && row0.contains("41.0"), "{row0}");
+        assert!(text.contains("all-pairs"));
+        assert!(text.contains("node 0: +7 hit"));
+        assert!(text.contains("hardware node events: not available: no PMU"));
+        assert!(text.contains("warning: threads were descheduled"));
+        assert!(
+            text.contains("highest p99: CPU 1 -> CPU 0: 72.0 ns"),
+            "{text}"
+        );
+    }
+}

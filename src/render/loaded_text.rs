@@ -213,3 +213,37 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sketch_puts_low_bandwidth_low_latency_bottom_left() {
+        let pts = [
+            CurvePoint {
+                mb_per_s: 0.0,
+                ns_per_load: 100.0,
+            },
+            CurvePoint {
+                mb_per_s: 1000.0,
+                ns_per_load: 300.0,
+            },
+        ];
+        let mut out = Vec::new();
+        sketch(&pts, &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].starts_with("    300 ns |") && lines[0].ends_with('*'),
+            "{text}"
+        );
+        assert!(lines[9].starts_with("    100 ns |*"), "{text}");
+        assert!(lines[11].contains("1000 MB/s total"));
+        assert_eq!(fmt_opt_mb(None), "not reached");
+        assert_eq!(fmt_opt_mb(Some(1234.4)), "1234 MB/s");
+        let mut empty = Vec::new();
+        sketch(&[], &mut empty).unwrap();
+        assert!(empty.is_empty());
+    }
+}

@@ -384,7 +384,7 @@ def comparable(topo):
     t = dict(topo)
     t.pop("live", None)
     t.pop("source", None)
-    t["nodes"] = [{k: v for k, v in n.items() if k != "memory_free_bytes"}
+    t["nodes"] = [{k: v for k, v in n.items() if k not in ("memory_free_bytes", "memory_available_bytes")}
                   for n in t.get("nodes", [])]
     return t
 
@@ -592,7 +592,7 @@ def checks_A(c):
     c.all_on("preferred", "preferred", [2], 8 * MIB)
     c.all_on("preferred-many", "preferred-many", [1, 2], 8 * MIB)
     check_preferred_spill(c)
-    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2", "node(s) 2"), ("free", "memory")])
+    c.clear_error("bind-beyond-free", "bind-too-big", [("node 2", "node2", "node(s) 2"), ("free", "available", "memory")])
     c.pinned("pinned-cpu1", "pinned-cpu1", 1)
     if "[never]" in c.g.facts.get("transparent_hugepage", ""):
         c.r.skip("thp-node2", "THP is disabled in this guest kernel ([never])")
@@ -607,6 +607,46 @@ def checks_A(c):
     else:
         c.huge("hugetlb-2m-node2", "hugetlb-2m-node2", 2, 1.0)
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
+    check_latency_matrix(c)
+
+
+def check_latency_matrix(c):
+    """`latency --matrix`: one cell per (initiator node with CPUs) x (memory node), the
+    memory-only node included as a target and never as an initiator; every cell's buffer
+    entirely on its memory node; SLIT and HMAT beside it as sysfs declares. No timing checks."""
+    j = c.json_ok("latency-matrix", "latency-matrix")
+    if j is None:
+        return
+    s = c.s
+    cells = j["matrix"]["cells"]
+    inits = sorted(n.id for n in s.nodes if n.cpus)
+    mems = sorted(s.memory_nodes())
+    got = sorted((x["initiator_node"], x["memory_node"]) for x in cells)
+    want = sorted((i, m) for i in inits for m in mems)
+    best = s.hmat_initiators()
+    bad = []
+    if got != want:
+        bad.append(f"cells {got} want {want}")
+    for x in cells:
+        r = x["result"]
+        i, m = x["initiator_node"], x["memory_node"]
+        pair = f"{i}->{m}"
+        if r["placement_fraction"] != 1.0 or r["memory_node"] != m:
+            bad.append(f"{pair} placement {r['placement_fraction']} on node {r['memory_node']}")
+        if r["cpu"] not in s.node(i).cpus:
+            bad.append(f"{pair} measured from CPU {r['cpu']}, not a CPU of node {i}")
+        if x["slit_distance"] != s.distances[i][m]:
+            bad.append(f"{pair} SLIT {x['slit_distance']} want {s.distances[i][m]}")
+        if not (r["ns_per_load"]["samples"] == 3 and r["ns_per_load"]["median"] > 0):
+            bad.append(f"{pair} ns_per_load {r['ns_per_load']}")
+        if i == m and x["measured_ratio"] != 1.0:
+            bad.append(f"{pair} local ratio {x['measured_ratio']}")
+        want_hmat = s.hmat_lb[(i, m)][0] if s.hmat_lb and i in best.get(m, []) else None
+        if x["hmat_read_latency_ns"] != want_hmat:
+            bad.append(f"{pair} HMAT read latency {x['hmat_read_latency_ns']} want {want_hmat}")
+    c.r.check("latency-matrix", not bad, "; ".join(bad) or
+              f"{len(cells)} cells ({len(inits)} initiators x {len(mems)} memory nodes, memory-only included), "
+              "every buffer 100% on its node, SLIT/HMAT as in sysfs")
 
 
 def checks_B(c):

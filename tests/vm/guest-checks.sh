@@ -178,6 +178,9 @@ checks_A() {
     place hugetlb-2m-node2 --policy bind --nodes 2 --size 8MiB --page-size 2m
     echo 0 > "$h"
     inspect_bound 2
+    # Latency matrix: every initiator node x every memory node (node 2 memory-only), placement
+    # verified per cell. Timings under TCG are meaningless; only the shape is checked.
+    run latency-matrix "$NS" latency --matrix --size 8MiB --samples 3 --warmup 1 --sample-ms 0.5 --json
 }
 
 checks_B() {

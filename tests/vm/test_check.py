@@ -136,6 +136,28 @@ class Log:
         return "\r\n".join(lines) + "\r\n"
 
 
+def latency_matrix(shape, leak=None, skip=None):
+    """A `latency --matrix --json` a correct numascope prints in this shape."""
+    s = SHAPES[shape]
+    best = s.hmat_initiators()
+    cells = []
+    for i in [n.id for n in s.nodes if n.cpus]:
+        for m in s.memory_nodes():
+            if (i, m) == skip:
+                continue
+            cells.append({
+                "initiator_node": i, "memory_node": m,
+                "result": {"cpu": s.node(i).cpus[0], "memory_node": m,
+                           "placement_fraction": 0.99 if (i, m) == leak else 1.0,
+                           "ns_per_load": {"median": 90.0, "min": 80.0, "max": 99.0,
+                                           "p90": 95.0, "p99": 99.0, "samples": 3}},
+                "slit_distance": s.distances[i][m],
+                "hmat_read_latency_ns": s.hmat_lb[(i, m)][0] if i in best.get(m, []) else None,
+                "measured_ratio": 1.0 if i == m else 1.3,
+            })
+    return {"schema_version": 1, "matrix": {"working_set_bytes": 8 * MIB, "cells": cells}}
+
+
 def good_a():
     L = Log("A").block("topo", topo("A")).block("capture")
     for n in (0, 1, 2):
@@ -156,6 +178,7 @@ def good_a():
             "node(s) 1 but 0 are free; reserve them with `echo 2 | sudo tee ...`", 2)
     L.block("inspect-bound-node2", {"pid": 99, "nodes": [{"node": 2, "pages": 4096,
                                                           "bytes": 16 * MIB}]})
+    L.block("latency-matrix", latency_matrix("A"))
     return L
 
 
@@ -280,6 +303,14 @@ class BadLogs(unittest.TestCase):
     def test_weighted_off_by_two_percent_fails(self):
         L = good_a().block("weighted", placement({0: 1577, 1: 471}, [0, 1]))
         self.assertIn("weighted-3:1", fails(judge("A", L.text())))
+
+    def test_latency_matrix_without_memory_only_target_fails(self):
+        L = good_a().block("latency-matrix", latency_matrix("A", skip=(1, 2)))
+        self.assertIn("latency-matrix", fails(judge("A", L.text())))
+
+    def test_latency_matrix_cell_off_node_fails(self):
+        L = good_a().block("latency-matrix", latency_matrix("A", leak=(0, 2)))
+        self.assertIn("latency-matrix", fails(judge("A", L.text())))
 
     def test_bind_leak_fails(self):
         L = good_a().block("bind-node2", placement({2: 2047, 0: 1}, [2]))

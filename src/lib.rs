@@ -15,6 +15,7 @@ pub mod c2c;
 pub mod capture;
 pub mod cli;
 pub mod clock;
+pub mod compare;
 pub mod counters;
 pub mod counters_perf;
 pub mod environment;

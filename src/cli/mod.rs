@@ -12,10 +12,12 @@ use crate::sysroot::SysRoot;
 
 pub mod c2c;
 pub mod capture;
+pub mod compare;
 pub mod inspect;
 pub mod latency;
 pub mod loaded_latency;
 pub mod placement;
+pub mod report;
 pub mod run;
 pub mod topo;
 
@@ -52,6 +54,10 @@ pub enum Command {
     Latency(latency::LatencyArgs),
     /// The full analysis (the default): measure, explain, and write a report directory.
     Run(run::RunArgs),
+    /// Re-render a saved run (results.json) as text, HTML, CSV or hwloc XML.
+    Report(report::ReportArgs),
+    /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
+    Compare(compare::CompareArgs),
     /// Loaded latency: one thread's latency while others load memory, as a curve.
     LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
@@ -124,6 +130,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
             Command::Run(a) => run::run(&ctx, &a),
+            Command::Report(a) => report::run(&ctx, &a),
+            Command::Compare(a) => compare::run(&ctx, &a),
         },
     }
 }

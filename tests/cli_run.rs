@@ -40,6 +40,13 @@ fn quick_run_writes_results_and_summary() {
     assert_eq!(t.scenarios.len(), 7);
     assert!(t.scenarios[0].bandwidth().unwrap() > 0.0);
     assert!(out.join("summary.txt").is_file());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(std::fs::read_dir(&out).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".csv")));
     // The same directory again is refused.
     bin()
         .args(["run", "--quick", "--only", "topology", "--output"])

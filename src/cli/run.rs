@@ -1,5 +1,5 @@
 //! `numascope run` (and bare `numascope`): plan the parts within a time budget, run them, and
-//! leave `results.json` and a summary in an output directory, printing a short summary at the
+//! leave `results.json`, `report.html`, CSV tables and a summary in an output directory, printing a short summary at the
 //! end. Flags are resolved and checked here (an unknown part name is one sentence listing the
 //! known ones, exit 2); progress bars go to stderr only when it is a terminal.
 
@@ -153,6 +153,10 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         dir.write_results(r).map(|_| ())
     })?;
     dir.write_results(&results)?;
+    // report.html and one CSV per table (the report renderers), then the text summary.
+    for (name, bytes) in crate::render::run_files::run_files(&results)? {
+        dir.write(&name, &bytes)?;
+    }
     let mut summary = Vec::new();
     run_brief::render(&mut summary, &results, Some(dir.path()))?;
     dir.write("summary.txt", &summary)?;

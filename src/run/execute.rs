@@ -216,7 +216,7 @@ fn run_part(
                 load_mem_node: home,
                 kernel: LoadKernel::Read,
                 points: s.loaded.delays,
-                chaser_bytes: chaser_bytes.min(s.latency_matrix.size_bytes.max(1 << 20)),
+                chaser_bytes: chaser_bytes.min(s.latency.to_bytes.max(1 << 20)),
                 load_bytes_per_thread,
                 duration: Duration::from_millis(s.loaded.timed.duration_ms),
                 seed: SEED,
@@ -497,6 +497,7 @@ fn new_bw_report(topo: &Topology) -> BandwidthReport {
         matrix: vec![],
         scaling: vec![],
         numa_balancing: topo.environment.numa_balancing,
+        environment: topo.environment.clone(),
     }
 }
 

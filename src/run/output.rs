@@ -2,7 +2,8 @@
 //! `--output` directory; an existing directory is refused unless `--force`. Every file is
 //! written atomically (a temporary name in the same directory, then a rename), so a reader
 //! or a crash never sees half a file; `results.json` is rewritten after every part, so a
-//! later failure or Ctrl-C loses nothing already measured.
+//! later failure or Ctrl-C loses nothing already measured. At the end `numascope run` adds
+//! `report.html` and the CSV tables (from `render::run_files`) and `summary.txt`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

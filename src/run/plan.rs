@@ -14,7 +14,7 @@ use crate::topology::Topology;
 /// (a fault plus zeroing costs about 1 µs per page).
 const FAULT_BYTES_PER_S: f64 = 2.0e9;
 /// Constructing a random chain and walking it once, seconds per element (one cache line).
-const CHAIN_S_PER_ELEMENT: f64 = 150e-9;
+const CHAIN_S_PER_ELEMENT: f64 = 400e-9;
 
 /// What the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,6 +162,8 @@ pub struct Planned {
 struct Knobs {
     target_s: Option<f64>,
     lat_per_octave: u32,
+    /// The sweep ends at this multiple of the LLC (the matrix always uses 8x).
+    lat_sweep_llc: u64,
     lat_samples: usize,
     lat_min_sample_ns: u64,
     lat_modes: &'static [&'static str],
@@ -181,6 +183,7 @@ fn knobs(b: Budget) -> Knobs {
         Budget::Quick => Knobs {
             target_s: Some(15.0),
             lat_per_octave: 1,
+            lat_sweep_llc: 4,
             lat_samples: 5,
             lat_min_sample_ns: 1_000_000,
             lat_modes: &["random"],
@@ -189,7 +192,7 @@ fn knobs(b: Budget) -> Knobs {
             bw_kernels: &["read", "triad"],
             bw: TimedSettings {
                 duration_ms: 100,
-                repetitions: 3,
+                repetitions: 2,
             },
             scaling_cap: 3,
             loaded_delays: 4,
@@ -197,12 +200,13 @@ fn knobs(b: Budget) -> Knobs {
             c2c_reps: 3,
             scen: TimedSettings {
                 duration_ms: 100,
-                repetitions: 3,
+                repetitions: 2,
             },
         },
         Budget::Default => Knobs {
             target_s: Some(60.0),
             lat_per_octave: 2,
+            lat_sweep_llc: 8,
             lat_samples: 9,
             lat_min_sample_ns: 2_000_000,
             lat_modes: &["random", "page"],
@@ -225,6 +229,7 @@ fn knobs(b: Budget) -> Knobs {
         Budget::Thorough => Knobs {
             target_s: None,
             lat_per_octave: 4,
+            lat_sweep_llc: 8,
             lat_samples: 25,
             lat_min_sample_ns: 2_000_000,
             lat_modes: &["random", "page", "seq"],
@@ -401,7 +406,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     let latency = LatencySettings {
         points_per_octave: k.lat_per_octave,
         from_bytes: 4096,
-        to_bytes: lat_to,
+        to_bytes: (k.lat_sweep_llc * llc_or).min(lat_to).max(1 << 20),
         samples: k.lat_samples,
         warmup: 2,
         min_sample_ns: k.lat_min_sample_ns,
@@ -545,6 +550,14 @@ fn describe(
             let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
             let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
             let est = curves as f64 * (points as f64 * per_point + build + fault);
+            if l.to_bytes < s.latency_matrix.size_bytes {
+                reduced.push(format!(
+                    "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",
+                    mib(l.to_bytes),
+                    mib(s.latency_matrix.size_bytes),
+                    mib(s.latency_matrix.size_bytes)
+                ));
+            }
             (
                 est,
                 format!(
@@ -649,8 +662,8 @@ fn describe(
             let l = &s.loaded;
             // No-load point, the delays and a warm-up, each `duration_ms`; the chased buffer
             // (the latency matrix size) is built once; the delay loop is calibrated first.
-            let chain = (s.latency_matrix.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
-                + s.latency_matrix.size_bytes as f64 / FAULT_BYTES_PER_S;
+            let chain = (s.latency.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+                + s.latency.to_bytes as f64 / FAULT_BYTES_PER_S;
             (
                 (l.delays + 2) as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
                 format!(

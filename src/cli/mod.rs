@@ -12,10 +12,13 @@ use crate::sysroot::SysRoot;
 
 pub mod c2c;
 pub mod capture;
+pub mod compare;
 pub mod inspect;
 pub mod latency;
 pub mod loaded_latency;
 pub mod placement;
+pub mod report;
+pub mod run;
 pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
@@ -49,6 +52,12 @@ pub enum Command {
     C2c(c2c::C2cArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
+    /// The full analysis (the default): measure, explain, and write a report directory.
+    Run(run::RunArgs),
+    /// Re-render a saved run (results.json) as text, HTML, CSV or hwloc XML.
+    Report(report::ReportArgs),
+    /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
+    Compare(compare::CompareArgs),
     /// Loaded latency: one thread's latency while others load memory, as a curve.
     LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
@@ -110,10 +119,7 @@ pub fn main() -> i32 {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => {
-            let _ = ctx;
-            Ok(())
-        }
+        None => run::run(&ctx, &run::RunArgs::default()),
         Some(cmd) => match cmd {
             Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),
@@ -123,6 +129,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Command::C2c(a) => c2c::run(&ctx, &a),
             Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
             Command::Latency(a) => latency::run(&ctx, &a),
+            Command::Run(a) => run::run(&ctx, &a),
+            Command::Report(a) => report::run(&ctx, &a),
+            Command::Compare(a) => compare::run(&ctx, &a),
         },
     }
 }

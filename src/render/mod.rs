@@ -3,10 +3,21 @@
 
 pub mod bandwidth_text;
 pub mod c2c_text;
+pub mod compare_text;
+pub mod csv;
+#[cfg(test)]
+pub(crate) mod fixture;
+pub mod html;
+pub mod hwloc;
 pub mod inspect_text;
 pub mod latency_text;
 pub mod loaded_text;
 pub mod placement_text;
+pub mod run_brief;
+pub mod run_files;
+pub mod run_text;
+pub mod run_view;
+pub mod svg;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;

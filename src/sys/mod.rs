@@ -8,6 +8,7 @@ pub mod cputime;
 pub mod mmap;
 pub mod numa;
 pub mod perf;
+pub mod signal;
 
 use std::io;
 

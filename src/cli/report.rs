@@ -1,0 +1,142 @@
+//! `numascope report results.json`: re-render a saved run without measuring anything: the
+//! terminal summary (default or `--text`), the HTML report (`--html OUT.html`), one CSV per
+//! table (`--csv DIR`), the results JSON as this build writes it (`--json`), and the measured
+//! matrices as hwloc memory attributes (`--hwloc-xml OUT.xml`). Files are written whole or not
+//! at all (a temporary file renamed into place) and never overwrite without `--force`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::Args;
+
+use crate::cli::Context;
+use crate::render::{csv as csv_render, html, hwloc, run_text};
+use crate::results::RunResults;
+
+/// Flags of `numascope report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The results.json that `numascope run` wrote.
+    #[arg(value_name = "RESULTS.json")]
+    pub results: PathBuf,
+    /// Write the self-contained HTML report to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
+    /// Write one CSV file per table into this directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<PathBuf>,
+    /// Write the measured latency and bandwidth matrices as hwloc memory attributes, in an
+    /// hwloc XML topology (`lstopo --memattrs -i OUT.xml` shows them).
+    #[arg(long, value_name = "OUT.xml")]
+    pub hwloc_xml: Option<PathBuf>,
+    /// Print the terminal summary (the default when no other output is asked for).
+    #[arg(long)]
+    pub text: bool,
+    /// Print the results as JSON (the file re-serialized by this build).
+    #[arg(long, conflicts_with = "text")]
+    pub json: bool,
+    /// Overwrite output files that already exist.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Refuses an existing path unless `force`; one sentence naming the path and the fix.
+fn check_new(path: &Path, force: bool) -> anyhow::Result<()> {
+    if !force && path.exists() {
+        anyhow::bail!(
+            "{} already exists; add --force to overwrite it or choose another path",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Writes a whole file: a temporary file in the same directory, renamed over `path`.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let res = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    Ok(())
+}
+
+/// Runs `report`.
+pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
+    let r = RunResults::load(&args.results)?;
+    // Check every destination before writing anything, so a refusal leaves no partial output.
+    if let Some(p) = &args.html {
+        check_new(p, args.force)?;
+    }
+    if let Some(p) = &args.hwloc_xml {
+        check_new(p, args.force)?;
+    }
+    let csv_files = match &args.csv {
+        Some(dir) => {
+            if dir.exists() && !dir.is_dir() {
+                anyhow::bail!(
+                    "{} is not a directory; give --csv a directory",
+                    dir.display()
+                );
+            }
+            let files = csv_render::run_csv(&r).context("cannot format the CSV tables")?;
+            for (name, _) in &files {
+                check_new(&dir.join(name), args.force)?;
+            }
+            files
+        }
+        None => Vec::new(),
+    };
+    let hwloc_text = match &args.hwloc_xml {
+        Some(_) => Some(hwloc::hwloc_xml(&r)?),
+        None => None,
+    };
+    if let Some(p) = &args.html {
+        write_atomic(p, html::render(&r).as_bytes())?;
+        eprintln!("wrote {}", p.display());
+    }
+    if let Some(dir) = &args.csv {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        for (name, text) in &csv_files {
+            write_atomic(&dir.join(name), text.as_bytes())?;
+        }
+        eprintln!(
+            "wrote {} CSV file(s) into {}",
+            csv_files.len(),
+            dir.display()
+        );
+    }
+    if let (Some(p), Some(x)) = (&args.hwloc_xml, &hwloc_text) {
+        write_atomic(p, x.as_bytes())?;
+        eprintln!(
+            "wrote {} (lstopo --memattrs -i {} shows the measured values)",
+            p.display(),
+            p.display()
+        );
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let wrote_files = args.html.is_some() || args.csv.is_some() || args.hwloc_xml.is_some();
+    if args.json {
+        out.write_all(r.to_json().as_bytes())?;
+    } else if args.text || !wrote_files {
+        run_text::render(&r, &mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! Terminal rendering of a comparison of saved runs: one row per metric, the first run's value
+//! then each other run's value with its ratio to the first, significant differences marked,
+//! then the summary of what differs and, for a fleet, the outlier hosts.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::NOTHING, CellAlignment, Table};
+
+use crate::compare::Comparison;
+use crate::render::run_view::fmt_num;
+
+/// Renders the comparison; `all` keeps metrics that some runs lack.
+pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "Comparing {} runs; ratios are to the first ({}).",
+        c.runs.len(),
+        c.runs[0]
+    )?;
+    writeln!(
+        out,
+        "* marks a difference beyond both runs' recorded spread and larger than 5 %; MB = 10^6 B."
+    )?;
+    writeln!(out)?;
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    let mut h = vec!["metric".to_string(), "unit".to_string()];
+    h.extend(c.runs.iter().cloned());
+    t.set_header(h);
+    let mut shown = 0;
+    for row in &c.rows {
+        if !all && row.cells.iter().any(|c| c.is_none()) {
+            continue;
+        }
+        shown += 1;
+        let mut cells = vec![row.label.clone(), row.unit.clone()];
+        for cell in &row.cells {
+            cells.push(match cell {
+                None => "-".into(),
+                Some(x) => match x.ratio_to_first {
+                    None => fmt_num(x.value),
+                    Some(r) => format!(
+                        "{} (x{:.2}) {:<7}",
+                        fmt_num(x.value),
+                        r,
+                        match x.better_than_first {
+                            Some(true) => "*better",
+                            Some(false) => "*worse",
+                            None => "",
+                        }
+                    ),
+                },
+            });
+        }
+        t.add_row(cells);
+    }
+    for i in 2..2 + c.runs.len() {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    if shown == 0 {
+        writeln!(
+            out,
+            "The runs have no metric in common (use --all to see each run's own)."
+        )?;
+    } else {
+        writeln!(out, "{t}")?;
+    }
+    let hidden = c.rows.len() - shown;
+    if hidden > 0 {
+        writeln!(
+            out,
+            "({hidden} metric(s) measured by only some runs are hidden; --all shows them)"
+        )?;
+    }
+    writeln!(out)?;
+    for (i, name) in c.runs.iter().enumerate().skip(1) {
+        let n = c.significant_per_run[i];
+        writeln!(
+            out,
+            "{name}: {} significant difference(s) from {}",
+            n, c.runs[0]
+        )?;
+    }
+    if c.runs.len() >= 3 {
+        writeln!(out)?;
+        if c.outlier_hosts.is_empty() {
+            writeln!(out, "Fleet: no host stands out (median absolute deviation rule, robust z > 3 and > 5 %).")?;
+        } else {
+            for h in &c.outlier_hosts {
+                writeln!(
+                    out,
+                    "Outlier: {} ({} of {} metrics outlying, {} worse than the fleet)",
+                    h.run, h.outlying_metrics, h.compared_metrics, h.worse
+                )?;
+                for o in c.outliers.iter().filter(|o| o.run == h.run) {
+                    let dir = if o.worse { "worse" } else { "better" };
+                    writeln!(
+                        out,
+                        "  {}: {} {} vs fleet median {} (x{:.2}, {dir})",
+                        o.label,
+                        fmt_num(o.value),
+                        o.unit,
+                        fmt_num(o.fleet_median),
+                        o.ratio_to_median
+                    )?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

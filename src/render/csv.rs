@@ -1,0 +1,80 @@
+//! CSV export: one file per table of a run (`latency_sweep.csv`, `latency_matrix.csv`,
+//! `bandwidth.csv`, `bandwidth_matrix.csv`, `scaling.csv`, `loaded_latency.csv`, `c2c.csv`,
+//! `c2c_groups.csv`, `scenarios.csv`, `recommendations.csv`), with the units in the header
+//! row and numbers at full precision. Tables with no rows (parts not measured) get no file.
+
+use super::run_view::{all_tables, Table};
+use crate::results::RunResults;
+
+/// One table as CSV text.
+pub fn table_csv(t: &Table) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&t.columns)?;
+    for row in &t.rows {
+        w.write_record(row.iter().map(|c| c.raw()))?;
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8"))
+}
+
+/// The CSV files of a run: (file name, contents), tables with rows only.
+pub fn run_csv(r: &RunResults) -> Result<Vec<(String, String)>, csv::Error> {
+    all_tables(r)
+        .iter()
+        .filter(|t| !t.rows.is_empty())
+        .map(|t| Ok((format!("{}.csv", t.name), table_csv(t)?)))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::opteron_example;
+
+    #[test]
+    fn one_file_per_measured_table_with_unit_headers() {
+        let files = run_csv(&opteron_example()).unwrap();
+        let names: Vec<&str> = files.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "latency_sweep.csv",
+                "latency_matrix.csv",
+                "bandwidth.csv",
+                "bandwidth_matrix.csv",
+                "scaling.csv",
+                "loaded_latency.csv",
+                "c2c.csv",
+                "c2c_groups.csv",
+                "scenarios.csv",
+                "recommendations.csv"
+            ]
+        );
+        let (_, m) = &files[1];
+        let mut lines = m.lines();
+        assert_eq!(
+            lines.next().unwrap(),
+            "CPU node,memory node,working set (bytes),ns per load (median),ns min,ns max,relative to local,SLIT distance (firmware),HMAT read latency ns (firmware),on intended node (fraction)"
+        );
+        assert_eq!(lines.next().unwrap(), "0,0,16777216,45.6,45.6,48.3,1,10,,1");
+        // Cells with commas are quoted.
+        let (_, s) = &files[8];
+        assert!(
+            s.contains("\"numactl --cpunodebind=0 --membind=0 APP\"")
+                || s.contains(",numactl --cpunodebind=0 --membind=0 APP,")
+        );
+        let mut rdr = csv::Reader::from_reader(s.as_bytes());
+        assert_eq!(rdr.records().count(), 7);
+    }
+
+    #[test]
+    fn absent_parts_have_no_file() {
+        let mut r = opteron_example();
+        r.c2c = None;
+        r.bandwidth = None;
+        let names: Vec<String> = run_csv(&r).unwrap().into_iter().map(|f| f.0).collect();
+        assert!(!names
+            .iter()
+            .any(|n| n.starts_with("c2c") || n.starts_with("bandwidth")));
+    }
+}

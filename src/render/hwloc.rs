@@ -1,0 +1,378 @@
+//! hwloc interoperability: the measured node x node latency and bandwidth of a run as hwloc
+//! memory attributes, in an hwloc 2 XML topology built from the run's own topology, so that
+//! `lstopo --memattrs -i OUT.xml` and any hwloc-based tool (`hwloc_memattr_get_value`,
+//! `hwloc_get_local_numanode_objs`, MPI or runtime placement layers that load an XML topology)
+//! see measured figures instead of the firmware's HMAT ones.
+//!
+//! The XML is built from `results.json` alone (not from the machine running the export), so a
+//! run saved on one host can be exported on another. It holds what the memory attributes need
+//! and no more: the Machine, one Group per NUMA node with CPUs (its NUMANode and its online
+//! PUs), memory-only nodes attached to the Machine, and two attributes:
+//! - `Latency` (hwloc's unit: ns) from the latency matrix medians, rounded to whole ns;
+//! - `Bandwidth` (hwloc's unit: MiB/s = 2^20 B/s) from the bandwidth matrix medians,
+//!   converted from numascope's MB/s (10^6 B/s).
+//!
+//! Each value's initiator is the cpuset of the CPU node whose threads measured it.
+
+use std::fmt::Write as _;
+
+use crate::results::RunResults;
+use crate::topology::Topology;
+
+/// Why nothing can be exported.
+#[derive(Debug, thiserror::Error)]
+pub enum HwlocError {
+    #[error("the results hold neither a latency matrix nor a bandwidth matrix, so there is nothing to export as hwloc memory attributes; run `numascope run` with the latency-matrix or bandwidth-matrix part")]
+    NothingToExport,
+}
+
+/// An hwloc bitmap string: `0x00000003`, `0x00000001,0xffffffff` (32-bit words, high first).
+pub fn bitmap(bits: &[u32]) -> String {
+    let Some(&max) = bits.iter().max() else {
+        return "0x0".into();
+    };
+    let words = (max / 32 + 1) as usize;
+    let mut w = vec![0u32; words];
+    for &b in bits {
+        w[(b / 32) as usize] |= 1 << (b % 32);
+    }
+    w.iter()
+        .rev()
+        .map(|x| format!("0x{x:08x}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn esc(s: &str) -> String {
+    crate::render::html::esc(s)
+}
+
+/// (initiator node, memory node, latency ns, bandwidth MB/s) of the run.
+/// (initiator node, memory node, value) triples.
+type Cells = Vec<(u32, u32, f64)>;
+
+fn figures(r: &RunResults) -> (Cells, Cells) {
+    let lat: Vec<(u32, u32, f64)> = r
+        .latency
+        .as_ref()
+        .and_then(|l| l.matrix.as_ref())
+        .map(|m| {
+            m.cells
+                .iter()
+                .map(|c| (c.initiator_node, c.memory_node, c.result.ns_per_load.median))
+                .collect()
+        })
+        .unwrap_or_default();
+    let bw: Vec<(u32, u32, f64)> = crate::render::run_view::bandwidth_matrix_table(r)
+        .rows
+        .iter()
+        .filter_map(|row| {
+            use crate::render::run_view::Cell;
+            match (&row[0], &row[1], &row[2]) {
+                (Cell::Int(a), Cell::Int(b), Cell::Num(v)) => Some((*a as u32, *b as u32, *v)),
+                _ => None,
+            }
+        })
+        .collect();
+    (lat, bw)
+}
+
+struct Ids {
+    next: u64,
+}
+
+impl Ids {
+    fn take(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+}
+
+fn sets(cpus: &[u32], nodes: &[u32]) -> String {
+    let c = bitmap(cpus);
+    let n = bitmap(nodes);
+    format!("cpuset=\"{c}\" complete_cpuset=\"{c}\" nodeset=\"{n}\" complete_nodeset=\"{n}\"")
+}
+
+/// The XML topology with the measured memory attributes.
+pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
+    let (lat, bw) = figures(r);
+    if lat.is_empty() && bw.is_empty() {
+        return Err(HwlocError::NothingToExport);
+    }
+    let t: &Topology = &r.topology;
+    let online: Vec<u32> = t.cpus.iter().filter(|c| c.online).map(|c| c.id).collect();
+    let mem_nodes: Vec<u32> = t
+        .nodes
+        .iter()
+        .filter(|n| n.has_memory)
+        .map(|n| n.id)
+        .collect();
+    let all_nodes: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
+    let mut ids = Ids { next: 0 };
+    let mut node_gp: Vec<(u32, u64)> = Vec::new();
+    let mut x = String::new();
+    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">\n");
+    let all = sets(&online, &all_nodes);
+    let _ = writeln!(
+        x,
+        "  <object type=\"Machine\" os_index=\"0\" {all} allowed_cpuset=\"{}\" allowed_nodeset=\"{}\" gp_index=\"{}\">",
+        bitmap(&online),
+        bitmap(&all_nodes),
+        ids.take()
+    );
+    let _ = writeln!(
+        x,
+        "    <info name=\"HostName\" value=\"{}\"/>",
+        esc(&r.host)
+    );
+    let _ = writeln!(x, "    <info name=\"Backend\" value=\"numascope\"/>");
+    let _ = writeln!(
+        x,
+        "    <info name=\"numascope\" value=\"Latency (ns) and Bandwidth (MiB/s) are numascope {} measurements of {}, not firmware figures\"/>",
+        esc(&r.tool_version),
+        esc(&r.started_at)
+    );
+    if let Some(m) = &t.environment.cpu_model {
+        let _ = writeln!(x, "    <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
+    }
+    // Memory-only nodes hang off the Machine (their locality is the whole machine).
+    for n in t
+        .nodes
+        .iter()
+        .filter(|n| n.has_memory && !n.cpus.iter().any(|c| online.contains(c)))
+    {
+        let gp = ids.take();
+        node_gp.push((n.id, gp));
+        let _ = writeln!(
+            x,
+            "    <object type=\"NUMANode\" os_index=\"{}\" {} gp_index=\"{gp}\" local_memory=\"{}\"/>",
+            n.id,
+            sets(&online, &[n.id]),
+            n.memory_total_bytes
+        );
+    }
+    for n in t.nodes.iter() {
+        let cpus: Vec<u32> = n
+            .cpus
+            .iter()
+            .copied()
+            .filter(|c| online.contains(c))
+            .collect();
+        if cpus.is_empty() {
+            continue;
+        }
+        // A node with CPUs but no memory takes its memory from every memory node.
+        let locality: Vec<u32> = if n.has_memory {
+            vec![n.id]
+        } else {
+            mem_nodes.clone()
+        };
+        let _ = writeln!(
+            x,
+            "    <object type=\"Group\" {} gp_index=\"{}\">",
+            sets(&cpus, &locality),
+            ids.take()
+        );
+        if n.has_memory {
+            let gp = ids.take();
+            node_gp.push((n.id, gp));
+            let _ = writeln!(
+                x,
+                "      <object type=\"NUMANode\" os_index=\"{}\" {} gp_index=\"{gp}\" local_memory=\"{}\"/>",
+                n.id,
+                sets(&cpus, &[n.id]),
+                n.memory_total_bytes
+            );
+        }
+        for c in &cpus {
+            let _ = writeln!(
+                x,
+                "      <object type=\"PU\" os_index=\"{c}\" {} gp_index=\"{}\"/>",
+                sets(&[*c], &locality),
+                ids.take()
+            );
+        }
+        x.push_str("    </object>\n");
+    }
+    // PUs outside every node (a kernel without NUMA) sit under the Machine.
+    for c in online
+        .iter()
+        .filter(|c| !t.nodes.iter().any(|n| n.cpus.contains(c)))
+    {
+        let _ = writeln!(
+            x,
+            "    <object type=\"PU\" os_index=\"{c}\" {} gp_index=\"{}\"/>",
+            sets(&[*c], &mem_nodes),
+            ids.take()
+        );
+    }
+    x.push_str("  </object>\n");
+    let initiator = |node: u32| -> Option<String> {
+        let cpus: Vec<u32> = t
+            .node(node)?
+            .cpus
+            .iter()
+            .copied()
+            .filter(|c| online.contains(c))
+            .collect();
+        (!cpus.is_empty()).then(|| bitmap(&cpus))
+    };
+    let mut attr = |name: &str, flags: u32, vals: &[(u32, u32, u64)]| {
+        let lines: Vec<String> = vals
+            .iter()
+            .filter_map(|&(a, b, v)| {
+                let gp = node_gp.iter().find(|(n, _)| *n == b)?.1;
+                Some(format!(
+                    "    <memattr_value target_obj_type=\"NUMANode\" target_obj_gp_index=\"{gp}\" value=\"{v}\" initiator_cpuset=\"{}\"/>",
+                    initiator(a)?
+                ))
+            })
+            .collect();
+        if !lines.is_empty() {
+            let _ = writeln!(x, "  <memattr name=\"{name}\" flags=\"{flags}\">");
+            for l in lines {
+                x.push_str(&l);
+                x.push('\n');
+            }
+            x.push_str("  </memattr>\n");
+        }
+    };
+    // Flags as hwloc writes them: Bandwidth 5 (higher is better, needs initiator), Latency 6
+    // (lower is better, needs initiator).
+    let lat_ns: Vec<(u32, u32, u64)> = lat
+        .iter()
+        .map(|&(a, b, v)| (a, b, v.round().max(1.0) as u64))
+        .collect();
+    let bw_mib: Vec<(u32, u32, u64)> = bw
+        .iter()
+        .map(|&(a, b, v)| (a, b, (v * 1e6 / 1048576.0).round().max(1.0) as u64))
+        .collect();
+    attr("Bandwidth", 5, &bw_mib);
+    attr("Latency", 6, &lat_ns);
+    x.push_str("</topology>\n");
+    Ok(x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::opteron_example;
+
+    #[test]
+    fn bitmaps_match_hwloc_syntax() {
+        assert_eq!(bitmap(&[]), "0x0");
+        assert_eq!(bitmap(&[0, 1]), "0x00000003");
+        assert_eq!(bitmap(&[32]), "0x00000001,0x00000000");
+        assert_eq!(bitmap(&[0, 33, 35]), "0x0000000a,0x00000001");
+    }
+
+    #[test]
+    fn opteron_xml_holds_both_matrices() {
+        let x = hwloc_xml(&opteron_example()).unwrap();
+        assert_eq!(x.matches("<memattr_value").count(), 8);
+        // 70.9 ns -> 71; 3116 MB/s -> 2972 MiB/s; 6286 MB/s -> 5995 MiB/s.
+        assert!(x.contains("value=\"71\" initiator_cpuset=\"0x00000001\""));
+        assert!(x.contains("value=\"2972\""));
+        assert!(x.contains("value=\"5995\""));
+        insta::assert_snapshot!(x);
+    }
+
+    #[test]
+    fn nothing_to_export_is_one_sentence() {
+        let mut r = opteron_example();
+        r.latency = None;
+        r.bandwidth = None;
+        let e = hwloc_xml(&r).unwrap_err().to_string();
+        assert!(e.contains("nothing to export") && !e.contains('\n'));
+    }
+
+    /// A memory-only node (CXL, HBM) hangs off the Machine and still gets its values.
+    #[test]
+    fn memory_only_node_is_a_target() {
+        let mut r = opteron_example();
+        let mut n = r.topology.nodes[1].clone();
+        n.id = 2;
+        n.cpus.clear();
+        n.has_cpu = false;
+        r.topology.nodes.push(n);
+        let m = r.latency.as_mut().unwrap().matrix.as_mut().unwrap();
+        let mut c = m.cells[1].clone();
+        c.memory_node = 2;
+        c.result.ns_per_load.median = 250.0;
+        m.cells.push(c);
+        let x = hwloc_xml(&r).unwrap();
+        let machine_child = x
+            .lines()
+            .find(|l| l.contains("type=\"NUMANode\" os_index=\"2\""))
+            .unwrap();
+        assert!(machine_child.starts_with("    <object"), "{machine_child}");
+        assert!(machine_child.contains("cpuset=\"0x00000003\""));
+        assert!(x.contains("value=\"250\" initiator_cpuset=\"0x00000001\""));
+    }
+
+    /// The real check: hwloc itself loads the XML and shows the measured values.
+    #[test]
+    fn lstopo_shows_the_measured_values() {
+        let Ok(out) = std::process::Command::new("lstopo-no-graphics")
+            .arg("--version")
+            .output()
+        else {
+            println!("skipped: lstopo-no-graphics (hwloc) is not installed");
+            return;
+        };
+        if !out.status.success() {
+            println!("skipped: lstopo-no-graphics --version failed");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("opteron.xml");
+        std::fs::write(&path, hwloc_xml(&opteron_example()).unwrap()).unwrap();
+        let out = std::process::Command::new("lstopo-no-graphics")
+            .arg("--memattrs")
+            .arg("-i")
+            .arg(&path)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "lstopo failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lat = text
+            .split("name `Latency'")
+            .nth(1)
+            .expect("Latency attribute")
+            .split("Memory attribute")
+            .next()
+            .unwrap();
+        assert!(
+            lat.contains("NUMANode L#0 = 46 from cpuset 0x00000001"),
+            "{text}"
+        );
+        assert!(
+            lat.contains("NUMANode L#1 = 71 from cpuset 0x00000001"),
+            "{text}"
+        );
+        assert!(
+            lat.contains("NUMANode L#0 = 71 from cpuset 0x00000002"),
+            "{text}"
+        );
+        let bw = text
+            .split("name `Bandwidth'")
+            .nth(1)
+            .expect("Bandwidth attribute")
+            .split("Memory attribute")
+            .next()
+            .unwrap();
+        assert!(
+            bw.contains("NUMANode L#0 = 5995 from cpuset 0x00000001"),
+            "{text}"
+        );
+        assert!(
+            bw.contains("NUMANode L#1 = 2972 from cpuset 0x00000001"),
+            "{text}"
+        );
+    }
+}

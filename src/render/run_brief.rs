@@ -1,0 +1,289 @@
+//! The short terminal summary `numascope run` prints when it ends: one topology line, the
+//! headline latency and bandwidth figures, the scenario table with the winner per kind of
+//! application and its numactl line, the advice, the findings, what was skipped or failed, and
+//! where the files are. The full report (every table, charts) is in the output directory.
+//! Also the `--dry-run` plan. Pure: takes finished results and a writer.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use crate::parse::cpulist::format_list;
+use crate::parse::size::format_bytes;
+use crate::render::topo_text::columns;
+use crate::results::{Plan, RunResults, Severity};
+use crate::run::findings::{bandwidth_cells, latency_cells};
+
+/// The plan of `--dry-run`: parts with estimates and settings, then skipped parts.
+pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
+    let target = plan
+        .target_s
+        .map(|t| format!(", target {t:.0} s on a 2-CPU machine"))
+        .unwrap_or_default();
+    writeln!(
+        out,
+        "numascope run plan ({} budget{target}): about {:.0} s",
+        plan.budget.name(),
+        plan.estimate_s
+    )?;
+    let rows: Vec<Vec<String>> = plan
+        .parts
+        .iter()
+        .map(|p| {
+            let mut d = p.detail.clone();
+            for r in &p.reduced {
+                d.push_str(&format!("; reduced: {r}"));
+            }
+            vec![
+                p.part.name().to_string(),
+                format!("{:.1} s", p.estimate_s),
+                d,
+            ]
+        })
+        .collect();
+    write!(out, "{}", columns(&["part", "estimate", "what"], &rows))?;
+    if !plan.skipped.is_empty() {
+        writeln!(out, "skipped:")?;
+        for s in &plan.skipped {
+            writeln!(out, "  {}: {}", s.part.name(), s.reason)?;
+        }
+    }
+    Ok(())
+}
+
+fn topology_line(r: &RunResults) -> String {
+    let t = &r.topology;
+    let env = &t.environment;
+    let cpus = t.usable_cpus();
+    format!(
+        "{} | {} | {} NUMA node(s), memory on {}, {} usable CPU(s) {} | LLC {} | kernel {}{}",
+        r.host,
+        env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        t.nodes.len(),
+        format_list(&t.memory_nodes()),
+        cpus.len(),
+        format_list(&cpus),
+        format_bytes(t.llc_total_bytes()),
+        env.kernel_release.as_deref().unwrap_or("?"),
+        if env.hypervisor {
+            " | virtual machine"
+        } else {
+            ""
+        }
+    )
+}
+
+fn headline(r: &RunResults) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(l) = &r.latency {
+        for c in &l.sweep {
+            if let Some(p) = c.points.last() {
+                v.push(format!(
+                    "latency ({} walk, {} pages) at {}: {:.1} ns per load",
+                    c.mode.label(),
+                    c.page_size.label(),
+                    format_bytes(p.working_set_bytes),
+                    p.ns_per_load.median
+                ));
+            }
+        }
+    }
+    for (i, m, ns) in latency_cells(r) {
+        v.push(format!("latency node {i} -> memory node {m}: {ns:.1} ns"));
+    }
+    if let Some(b) = &r.bandwidth {
+        for x in &b.results {
+            if x.placement == "local" {
+                v.push(format!(
+                    "bandwidth {} on {} thread(s), local memory: {:.0} MB/s",
+                    x.kernel, x.threads, x.mb_per_s.median
+                ));
+            }
+        }
+    }
+    if r.bandwidth.as_ref().is_some_and(|b| !b.matrix.is_empty()) {
+        for (i, m, mb) in bandwidth_cells(r) {
+            v.push(format!(
+                "read bandwidth node {i} -> memory node {m}: {mb:.0} MB/s"
+            ));
+        }
+    }
+    if let Some(l) = &r.loaded_latency {
+        if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
+            v.push(format!(
+                "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",
+                first.ns_per_load.median, last.ns_per_load.median, last.total_mb_per_s
+            ));
+        }
+    }
+    if let Some(c) = &r.c2c {
+        v.push(format!("core to core: {}", c.summary));
+    }
+    v
+}
+
+/// The end-of-run summary; `dir` is where the files went.
+pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Result<()> {
+    writeln!(out, "{}", topology_line(r))?;
+    let h = headline(r);
+    if !h.is_empty() {
+        writeln!(out)?;
+        for l in h {
+            writeln!(out, "  {l}")?;
+        }
+    }
+    if let Some(t) = &r.scenarios {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Policy scenarios (kernel {}, MB = 10^6 B, median of {} x {} ms):",
+            t.kernel, t.repetitions, t.duration_ms
+        )?;
+        let rows: Vec<Vec<String>> = t
+            .scenarios
+            .iter()
+            .map(|s| {
+                vec![
+                    format!("({})", s.letter),
+                    s.label.clone(),
+                    s.bandwidth()
+                        .map_or_else(|| "-".into(), |b| format!("{b:.0}")),
+                    s.latency_ns
+                        .map_or_else(|| "-".into(), |l| format!("{l:.1}")),
+                    match &s.unavailable {
+                        Some(u) => format!("not measured: {u}"),
+                        None => s.numactl.clone(),
+                    },
+                ]
+            })
+            .collect();
+        write!(
+            out,
+            "{}",
+            columns(&["", "scenario", "MB/s", "ns", "how"], &rows)
+        )?;
+        for rec in &t.recommendations {
+            writeln!(out, "  -> {}", rec.text)?;
+        }
+    }
+    if let Some(a) = &r.advisor {
+        writeln!(out)?;
+        writeln!(out, "Weighted interleave: {}", a.summary)?;
+        for l in &a.apply {
+            writeln!(out, "  {l}")?;
+        }
+    }
+    if !r.findings.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Findings:")?;
+        for f in &r.findings {
+            let mark = if f.severity == Severity::Warning {
+                "!"
+            } else {
+                "-"
+            };
+            writeln!(out, "  {mark} {}", f.text)?;
+        }
+    }
+    let notes: Vec<String> = r
+        .plan
+        .skipped
+        .iter()
+        .filter(|s| !s.reason.starts_with("not named") && !s.reason.starts_with("left out"))
+        .map(|s| format!("{} skipped: {}", s.part.name(), s.reason))
+        .chain(
+            r.failed
+                .iter()
+                .map(|f| format!("{} failed: {}", f.part.name(), f.error)),
+        )
+        .chain(r.warnings.iter().cloned())
+        .collect();
+    if !notes.is_empty() {
+        writeln!(out)?;
+        for n in notes {
+            writeln!(out, "note: {n}")?;
+        }
+    }
+    if !r.timings.is_empty() {
+        writeln!(out)?;
+        let t: Vec<String> = r
+            .timings
+            .iter()
+            .map(|t| {
+                let est = r
+                    .plan
+                    .planned(t.part)
+                    .map(|p| format!(" (est. {:.1})", p.estimate_s))
+                    .unwrap_or_default();
+                format!("{} {:.1} s{est}", t.part.name(), t.seconds)
+            })
+            .collect();
+        writeln!(out, "time per part: {}", t.join(", "))?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} in {:.1} s{}",
+        if r.partial {
+            "partial run"
+        } else {
+            "run complete"
+        },
+        r.duration_s,
+        dir.map(|d| format!("; files in {}/", d.display()))
+            .unwrap_or_default()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::sample;
+
+    #[test]
+    fn summary_of_the_opteron_results() {
+        let mut r = sample::results();
+        r.findings = crate::run::findings::derive(&r);
+        let mut out = Vec::new();
+        render(&mut out, &r, Some(Path::new("out"))).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.starts_with("opteron250 | AMD Opteron(tm) Processor 250 | 2 NUMA node(s)"),
+            "{s}"
+        );
+        assert!(s.contains("(f)  all threads, interleaved memory"), "{s}");
+        assert!(s.contains("8422"), "{s}");
+        assert!(
+            s.contains("-> For a NUMA-unaware multi-threaded application, (f)"),
+            "{s}"
+        );
+        assert!(
+            s.contains("not measured: Linux 2.6.32 has no weighted interleave"),
+            "{s}"
+        );
+        assert!(
+            s.trim_end()
+                .ends_with("run complete in 42.0 s; files in out/"),
+            "{s}"
+        );
+        let mut out = Vec::new();
+        let t = sample::opteron_topology();
+        let p =
+            crate::run::plan::make_plan(&t, &Default::default(), crate::run::execute::BUILT).plan;
+        render_plan(&mut out, &p).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.starts_with("numascope run plan (default budget, target 60 s"),
+            "{s}"
+        );
+        assert!(s.contains("loaded-latency    "), "{s}");
+        let only_topo = [crate::results::Part::Topology];
+        let p = crate::run::plan::make_plan(&t, &Default::default(), &only_topo).plan;
+        let mut out = Vec::new();
+        render_plan(&mut out, &p).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(
+            s.contains("c2c: its measurement engine is not part of this build"),
+            "{s}"
+        );
+    }
+}

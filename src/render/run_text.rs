@@ -1,0 +1,378 @@
+//! The terminal summary of a whole run (`numascope run` at the end, `numascope report`): who
+//! and what was measured, the headline figures, the findings in words, the node x node
+//! matrices as grids, the bandwidth kernels, the scenario table with the winner per kind of
+//! application, the weighted-interleave advice, and what was not measured and why. Long tables
+//! (every sweep point, every c2c pair) are left to the CSV files and the HTML report.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
+
+use super::run_view::{self as view, Cell, Table};
+use super::svg::{bytes_short, Heatmap};
+use crate::results::{Part, RunResults, Severity};
+
+fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
+    writeln!(out)?;
+    writeln!(out, "{title}")?;
+    writeln!(out, "{}", "-".repeat(title.chars().count()))
+}
+
+fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Result<()> {
+    writeln!(
+        out,
+        "not measured in this run ({})",
+        view::absent_reason(r, part)
+    )
+}
+
+/// A heatmap as a text grid, the declared one's values in brackets.
+fn grid(
+    out: &mut dyn Write,
+    m: &Heatmap,
+    declared: Option<&Heatmap>,
+    unit: &str,
+) -> io::Result<()> {
+    let mut t = Ct::new();
+    t.load_preset(NOTHING);
+    let mut header = vec![format!("{} \\ {}", m.row_title, m.col_title)];
+    header.extend(m.col_labels.iter().cloned());
+    t.set_header(header);
+    for (i, row) in m.values.iter().enumerate() {
+        let mut cells = vec![m.row_labels[i].clone()];
+        for (j, v) in row.iter().enumerate() {
+            let d = declared
+                .and_then(|d| {
+                    let di = d.row_labels.iter().position(|l| *l == m.row_labels[i])?;
+                    let dj = d.col_labels.iter().position(|l| *l == m.col_labels[j])?;
+                    d.values[di][dj]
+                })
+                .map(|v| format!(" [{}]", view::fmt_num(v)))
+                .unwrap_or_default();
+            cells.push(match v {
+                Some(v) => format!("{}{d}", view::fmt_num(*v)),
+                None => "-".into(),
+            });
+        }
+        t.add_row(cells);
+    }
+    for c in 1..=m.col_labels.len() {
+        if let Some(col) = t.column_mut(c) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    writeln!(out, "{t}")?;
+    match declared {
+        Some(d) => writeln!(out, "({unit}; in brackets: {})", d.title),
+        None => writeln!(
+            out,
+            "({unit}; the firmware declares nothing to compare with)"
+        ),
+    }
+}
+
+/// A table with only the listed columns.
+fn table(out: &mut dyn Write, t: &Table, cols: &[usize]) -> io::Result<()> {
+    let mut ct = Ct::new();
+    ct.load_preset(NOTHING);
+    ct.set_header(
+        cols.iter()
+            .map(|&c| t.columns[c].clone())
+            .collect::<Vec<_>>(),
+    );
+    for row in &t.rows {
+        ct.add_row(cols.iter().map(|&c| row[c].display()).collect::<Vec<_>>());
+    }
+    for (i, &c) in cols.iter().enumerate() {
+        if t.rows
+            .iter()
+            .all(|r| matches!(r[c], Cell::Num(_) | Cell::Int(_) | Cell::Missing))
+        {
+            if let Some(col) = ct.column_mut(i) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+    }
+    writeln!(out, "{ct}")
+}
+
+/// Renders the summary.
+pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    let env = &r.topology.environment;
+    writeln!(
+        out,
+        "numascope {} on {}, started {}, {:.1} s ({} budget)",
+        r.tool_version,
+        r.host,
+        r.started_at,
+        r.duration_s,
+        r.plan.budget.name()
+    )?;
+    writeln!(
+        out,
+        "{}; Linux {}; {} NUMA node(s): {} with CPUs, {} with memory{}",
+        env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        env.kernel_release.as_deref().unwrap_or("unknown"),
+        r.topology.nodes.len(),
+        r.topology.initiator_nodes().len(),
+        r.topology.memory_nodes().len(),
+        if env.hypervisor {
+            "; virtual machine"
+        } else {
+            ""
+        }
+    )?;
+    if r.partial {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "PARTIAL RUN: the run was interrupted or a part failed; absent sections say why."
+        )?;
+    }
+    writeln!(out)?;
+    match view::idle_dram_latency(r) {
+        Some((ns, w)) => writeln!(out, "Idle memory latency: {} ns ({w})", view::fmt_num(ns))?,
+        None => writeln!(out, "Idle memory latency: not measured in this run")?,
+    }
+    match view::peak_bandwidth(r) {
+        Some((mb, w)) => writeln!(
+            out,
+            "Peak bandwidth: {} MB/s ({w}; MB = 10^6 B)",
+            view::fmt_num(mb)
+        )?,
+        None => writeln!(out, "Peak bandwidth: not measured in this run")?,
+    }
+
+    section(out, "Findings")?;
+    if r.findings.is_empty() {
+        writeln!(out, "none")?;
+    }
+    for f in &r.findings {
+        let mark = if f.severity == Severity::Warning {
+            "!"
+        } else {
+            "*"
+        };
+        writeln!(out, "{mark} {}", f.text)?;
+    }
+    for w in &r.warnings {
+        writeln!(out, "! {w}")?;
+    }
+
+    section(out, "Latency vs working set (ns per load, median)")?;
+    let sweep = r
+        .latency
+        .as_ref()
+        .map(|l| &l.sweep)
+        .filter(|s| !s.is_empty());
+    match sweep {
+        None => absent(out, r, Part::Latency)?,
+        Some(curves) => {
+            let mut sizes: Vec<u64> = curves
+                .iter()
+                .flat_map(|c| c.points.iter().map(|p| p.working_set_bytes))
+                .collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            let mut t = Ct::new();
+            t.load_preset(NOTHING);
+            let mut h = vec!["working set".to_string()];
+            h.extend(
+                curves
+                    .iter()
+                    .map(|c| format!("{} {}", c.mode.label(), c.page_size)),
+            );
+            t.set_header(h);
+            for s in sizes {
+                let mut row = vec![bytes_short(s as f64)];
+                for c in curves {
+                    row.push(
+                        c.points
+                            .iter()
+                            .find(|p| p.working_set_bytes == s)
+                            .map_or("-".into(), |p| view::fmt_num(p.ns_per_load.median)),
+                    );
+                }
+                t.add_row(row);
+            }
+            for c in 0..=curves.len() {
+                if let Some(col) = t.column_mut(c) {
+                    col.set_cell_alignment(CellAlignment::Right);
+                }
+            }
+            writeln!(out, "{t}")?;
+        }
+    }
+
+    section(out, "Latency, CPU node x memory node")?;
+    match view::latency_heatmaps(r) {
+        None => absent(out, r, Part::LatencyMatrix)?,
+        Some((m, d)) => grid(out, &m, d.as_ref(), "ns per load, median")?,
+    }
+
+    section(out, "Bandwidth kernels (MB/s, MB = 10^6 B)")?;
+    let bt = view::bandwidth_table(r);
+    if bt.rows.is_empty() {
+        absent(out, r, Part::Bandwidth)?;
+    } else {
+        table(out, &bt, &[0, 2, 3, 4, 5, 6, 7, 8])?;
+    }
+
+    section(out, "Bandwidth, CPU node x memory node")?;
+    match view::bandwidth_heatmaps(r) {
+        None => absent(out, r, Part::BandwidthMatrix)?,
+        Some((m, d)) => grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?,
+    }
+
+    section(out, "Bandwidth scaling with threads")?;
+    let st = view::scaling_table(r);
+    if st.rows.is_empty() {
+        absent(out, r, Part::Scaling)?;
+    } else {
+        table(out, &st, &[0, 1, 3, 4])?;
+    }
+
+    section(out, "Loaded latency")?;
+    let lt = view::loaded_table(r);
+    if lt.rows.is_empty() {
+        absent(out, r, Part::LoadedLatency)?;
+    } else {
+        if let Some(l) = &r.loaded_latency {
+            writeln!(out, "{}", view::loaded_name(l))?;
+        }
+        table(out, &lt, &[1, 2, 3, 4, 5])?;
+        if let Some(s) = view::loaded_summary(r) {
+            writeln!(out, "{s}")?;
+        }
+    }
+
+    section(out, "Core to core")?;
+    let ct = view::c2c_groups_table(r);
+    if ct.rows.is_empty() {
+        absent(out, r, Part::C2c)?;
+    } else {
+        table(out, &ct, &[0, 1, 2, 3, 4])?;
+        if let Some(s) = view::c2c_summary(r) {
+            writeln!(out, "{s}")?;
+        }
+    }
+
+    section(out, "Policy scenarios")?;
+    match &r.scenarios {
+        None => absent(out, r, Part::Scenarios)?,
+        Some(s) => {
+            writeln!(
+                out,
+                "kernel {}, {} per thread, {} x {} ms",
+                s.kernel,
+                bytes_short(s.buffer_bytes_per_thread as f64),
+                s.repetitions,
+                s.duration_ms
+            )?;
+            let t = view::scenarios_table(r);
+            let mut ct = Ct::new();
+            ct.load_preset(NOTHING);
+            ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
+            let mut notes = Vec::new();
+            for (row, res) in t.rows.iter().zip(&s.scenarios) {
+                let mb = match &res.unavailable {
+                    Some(u) => {
+                        notes.push(format!("({}) not measured: {u}", res.letter));
+                        "n/a".into()
+                    }
+                    None => row[4].display(),
+                };
+                ct.add_row(vec![
+                    row[0].display(),
+                    row[1].display(),
+                    mb,
+                    row[7].display(),
+                    row[9].display(),
+                ]);
+            }
+            writeln!(out, "{ct}")?;
+            for n in notes {
+                writeln!(out, "{n}")?;
+            }
+            writeln!(out)?;
+            for rec in &s.recommendations {
+                writeln!(out, "* {}", rec.text)?;
+            }
+        }
+    }
+
+    section(out, "Weighted interleave")?;
+    match &r.advisor {
+        None => absent(out, r, Part::Advisor)?,
+        Some(a) => {
+            writeln!(out, "{}", a.summary)?;
+            for c in &a.checks {
+                let v = match (c.mb_per_s, &c.unavailable) {
+                    (Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
+                    (None, Some(u)) => format!("not measured: {u}"),
+                    (None, None) => "not measured".into(),
+                };
+                writeln!(out, "  {:<22} {v}", c.policy)?;
+            }
+            if !a.apply.is_empty() {
+                writeln!(out, "To apply:")?;
+                for l in &a.apply {
+                    writeln!(out, "  {l}")?;
+                }
+            }
+        }
+    }
+
+    let mut not_run: Vec<String> = r
+        .plan
+        .skipped
+        .iter()
+        .map(|s| format!("{}: {}", s.part, s.reason))
+        .collect();
+    not_run.extend(
+        r.failed
+            .iter()
+            .map(|f| format!("{}: failed: {}", f.part, f.error)),
+    );
+    if !not_run.is_empty() {
+        section(out, "Not measured")?;
+        for l in not_run {
+            writeln!(out, "- {l}")?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::opteron_example;
+
+    fn text(r: &RunResults) -> String {
+        let mut v = Vec::new();
+        render(r, &mut v).unwrap();
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn opteron_summary_snapshot() {
+        insta::assert_snapshot!(text(&opteron_example()));
+    }
+
+    #[test]
+    fn absent_parts_say_why_and_partial_is_announced() {
+        let mut r = opteron_example();
+        r.partial = true;
+        r.latency = None;
+        r.c2c = None;
+        r.completed.retain(|p| *p != Part::C2c);
+        r.plan.skipped.push(crate::results::SkippedPart {
+            part: Part::Latency,
+            reason: "--skip latency".into(),
+        });
+        let t = text(&r);
+        assert!(t.contains("PARTIAL RUN"));
+        assert!(t.contains("not measured in this run (--skip latency)"));
+        assert!(t.contains("not measured in this run (the run stopped before this part finished)"));
+    }
+}

@@ -1,0 +1,198 @@
+//! SVG charts for the HTML report: a line chart (log-2 working-set axis or linear, named series,
+//! vertical markers), a heatmap (node x node or CPU x CPU with the value printed in each cell,
+//! optionally beside a second one such as SLIT/HMAT) and a horizontal bar chart. Each takes a
+//! small plain description of what to draw and returns an SVG string; none knows about
+//! numascope's result types (the HTML report maps results onto these descriptions).
+//!
+//! Output is deterministic: fixed pixel sizes, generic font families, numbers formatted by the
+//! helpers below, so snapshot tests are stable. Drawing uses plotters' SVG backend.
+
+pub mod bar;
+pub mod heatmap;
+pub mod line;
+
+pub use bar::{bar_chart, BarChart};
+pub use heatmap::{heatmap, heatmap_pair, Heatmap};
+pub use line::{line_chart, LineChart, Marker, Series, SeriesStyle, XScale};
+
+use plotters::style::RGBColor;
+
+/// A chart could not be drawn (a plotters backend error, or a description with nothing in it).
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw the chart '{title}': {reason}")]
+pub struct ChartError {
+    pub title: String,
+    pub reason: String,
+}
+
+impl ChartError {
+    pub(crate) fn new(title: &str, reason: impl std::fmt::Display) -> ChartError {
+        ChartError {
+            title: title.to_string(),
+            reason: reason.to_string(),
+        }
+    }
+}
+
+/// Series colours: a restrained, colour-blind-friendly qualitative palette (Okabe-Ito order,
+/// darkened a little for white backgrounds).
+pub const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(213, 94, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(230, 159, 0),
+    RGBColor(120, 120, 120),
+    RGBColor(160, 40, 40),
+];
+
+/// Ink for text and axes.
+pub(crate) const INK: RGBColor = RGBColor(40, 44, 52);
+/// Lighter ink for grid lines and secondary text.
+pub(crate) const MUTED: RGBColor = RGBColor(110, 116, 128);
+/// Grid lines.
+pub(crate) const GRID: RGBColor = RGBColor(228, 231, 236);
+/// The generic font family every chart uses (no font files, no network).
+pub(crate) const FONT: &str = "sans-serif";
+
+/// The colour of series `i`.
+pub fn series_color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// A byte count as a short power-of-two label: `512`, `32K`, `1M`, `64M`, `2G`, `1.5M`.
+pub fn bytes_short(bytes: f64) -> String {
+    const UNITS: [(&str, f64); 4] = [
+        ("T", 1099511627776.0),
+        ("G", 1073741824.0),
+        ("M", 1048576.0),
+        ("K", 1024.0),
+    ];
+    for (u, s) in UNITS {
+        if bytes >= s {
+            return format!("{}{u}", trim_num(bytes / s, 1));
+        }
+    }
+    trim_num(bytes, 0)
+}
+
+/// A number with at most `decimals` decimals and no trailing zeros: `12`, `12.5`, `0.25`.
+pub fn trim_num(v: f64, decimals: usize) -> String {
+    let s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// A measured value with a precision suited to its size: `0.812`, `7.41`, `45.6`, `6286`,
+/// `12800`. Used for cell values and axis labels alike so every chart reads the same.
+pub fn value_label(v: f64) -> String {
+    let a = v.abs();
+    if !v.is_finite() {
+        "-".to_string()
+    } else if v == 0.0 || a >= 100.0 || (a >= 10.0 && v == v.round()) {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// An axis tick label: like [`value_label`] but with trailing zeros trimmed and thousands as
+/// `k` above 10000 so narrow axes stay readable (`12.5k`).
+pub fn tick_label(v: f64) -> String {
+    if v.abs() >= 10000.0 {
+        format!("{}k", trim_num(v / 1000.0, 1))
+    } else if v.abs() >= 100.0 {
+        trim_num(v, 0)
+    } else {
+        trim_num(v, 2)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    /// A light structural check of an SVG document: one root element, balanced tags, no
+    /// unescaped ampersands. Not a full XML parser, enough to catch broken output.
+    pub fn assert_well_formed(svg: &str) {
+        assert!(
+            svg.starts_with("<svg"),
+            "does not start with <svg: {}",
+            &svg[..40.min(svg.len())]
+        );
+        assert!(svg.trim_end().ends_with("</svg>"));
+        let mut stack: Vec<String> = Vec::new();
+        let mut rest = svg;
+        while let Some(i) = rest.find('<') {
+            let j = rest[i..].find('>').expect("unterminated tag") + i;
+            let tag = &rest[i + 1..j];
+            if let Some(name) = tag.strip_prefix('/') {
+                let open = stack.pop().expect("closing tag without opening");
+                assert_eq!(open, name.trim(), "mismatched tags");
+            } else if !tag.ends_with('/') && !tag.starts_with('?') && !tag.starts_with('!') {
+                let name = tag.split_whitespace().next().unwrap_or("").to_string();
+                stack.push(name);
+            }
+            rest = &rest[j + 1..];
+        }
+        assert!(stack.is_empty(), "unclosed tags: {stack:?}");
+        for (k, _) in svg.match_indices('&') {
+            let ent = &svg[k..(k + 6).min(svg.len())];
+            assert!(
+                ent.starts_with("&lt;")
+                    || ent.starts_with("&gt;")
+                    || ent.starts_with("&amp;")
+                    || ent.starts_with("&quot;")
+                    || ent.starts_with("&apos;")
+                    || ent.starts_with("&#"),
+                "unescaped ampersand near {ent}"
+            );
+        }
+    }
+
+    /// True when a `<text>` element holds exactly `t` (plotters puts text on its own line).
+    pub fn has_text(svg: &str, t: &str) -> bool {
+        svg.contains(&format!(">\n{t}\n</text>"))
+    }
+
+    /// How many times `needle` occurs.
+    pub fn count(svg: &str, needle: &str) -> usize {
+        svg.matches(needle).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_short_labels() {
+        assert_eq!(bytes_short(512.0), "512");
+        assert_eq!(bytes_short(32768.0), "32K");
+        assert_eq!(bytes_short(1048576.0), "1M");
+        assert_eq!(bytes_short(64.0 * 1048576.0), "64M");
+        assert_eq!(bytes_short(1.5 * 1048576.0), "1.5M");
+        assert_eq!(bytes_short(2.0 * 1073741824.0), "2G");
+    }
+
+    #[test]
+    fn value_labels_scale_precision() {
+        assert_eq!(value_label(0.8125), "0.812");
+        assert_eq!(value_label(7.414), "7.41");
+        assert_eq!(value_label(45.63), "45.6");
+        assert_eq!(value_label(6286.4), "6286");
+        assert_eq!(value_label(f64::NAN), "-");
+        assert_eq!(value_label(0.0), "0");
+        assert_eq!(value_label(20.0), "20");
+        assert_eq!(value_label(5.0), "5.00");
+        assert_eq!(tick_label(12500.0), "12.5k");
+        assert_eq!(tick_label(250.0), "250");
+        assert_eq!(tick_label(2.5), "2.5");
+    }
+}

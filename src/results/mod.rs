@@ -1,0 +1,230 @@
+//! The whole-run contract: `results.json` as written by `numascope run` and read back by
+//! `numascope report` and `compare`. One versioned serde type, [`RunResults`], holds every
+//! part of a run, each in its engine's own result type, plus the plan, the scenario table,
+//! the weighted-interleave advice and the findings. Every field is documented in
+//! `docs/schema/results.md`. Loading a file checks its version and says in one sentence what
+//! is wrong with a file that is not JSON, is truncated, or is from another version.
+
+pub mod advice;
+pub mod findings;
+pub mod plan;
+pub mod scenarios;
+pub mod time;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+pub use advice::{Advice, PolicyCheck};
+pub use findings::{Finding, Severity};
+pub use plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
+pub use scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, ScenarioTable};
+
+use crate::bandwidth::result::BandwidthReport;
+use crate::c2c::C2cResult;
+use crate::clock::ClockInfo;
+use crate::latency::result::LatencyReport;
+use crate::loaded::LoadedResult;
+use crate::topology::Topology;
+
+/// Version of the results.json contract. Bump on any incompatible change.
+pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+
+/// Everything one run measured and concluded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResults {
+    /// Always [`RESULTS_SCHEMA_VERSION`] when written by this build.
+    pub schema_version: u32,
+    /// numascope version that wrote the file (`CARGO_PKG_VERSION`).
+    pub tool_version: String,
+    /// Start of the run, RFC 3339 UTC (`2026-11-21T22:04:05Z`).
+    pub started_at: String,
+    /// Host name (`/proc/sys/kernel/hostname`).
+    pub host: String,
+    /// Wall time of the run so far, seconds.
+    pub duration_s: f64,
+    /// True when the run was interrupted (Ctrl-C) or a part failed: some planned parts are
+    /// missing or incomplete.
+    pub partial: bool,
+    /// Parts run and skipped, with the budget.
+    pub plan: Plan,
+    /// Parts that have finished, in order.
+    pub completed: Vec<Part>,
+    /// Parts that failed, with the error sentence.
+    pub failed: Vec<PartError>,
+    /// Wall time of each part that ran, in order (compare with `plan.parts[].estimate_s`).
+    pub timings: Vec<PartTiming>,
+    pub topology: Topology,
+    /// Clock checks made before the first timed part.
+    pub clock: Option<ClockInfo>,
+    /// Latency sweep and node x node matrix (the latency engine's report).
+    pub latency: Option<LatencyReport>,
+    /// Bandwidth kernels on all CPUs and the node x node matrix (the bandwidth engine's
+    /// report; `scaling` empty).
+    pub bandwidth: Option<BandwidthReport>,
+    /// Bandwidth versus thread count per node (the bandwidth engine's report holding only
+    /// `scaling` and the results its points index).
+    pub scaling: Option<BandwidthReport>,
+    /// Latency under bandwidth load: one curve, the chaser on the home node's first CPU and
+    /// the load threads on the other usable CPUs, all memory on the home node (the
+    /// loaded-latency engine's result).
+    pub loaded_latency: Option<LoadedResult>,
+    /// Core-to-core cache-line transfer latencies (the c2c engine's result).
+    pub c2c: Option<C2cResult>,
+    /// The Opteron closing-table scenarios for this machine.
+    pub scenarios: Option<ScenarioTable>,
+    /// Weighted-interleave weights proposed and checked.
+    pub advisor: Option<Advice>,
+    /// Findings in words, derived from the measurements.
+    pub findings: Vec<Finding>,
+    /// Things the reader must know about this run (placement below 100 %, parts cut short).
+    pub warnings: Vec<String>,
+}
+
+/// How long one part took.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartTiming {
+    pub part: Part,
+    /// Wall time, seconds.
+    pub seconds: f64,
+}
+
+/// A part that failed, and why.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartError {
+    pub part: Part,
+    pub error: String,
+}
+
+/// Why a results file cannot be used; each is one sentence naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read results file {path}: {source}")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a numascope results file: it is not JSON ({detail}); give the results.json that `numascope run` wrote")]
+    NotJson { path: String, detail: String },
+    #[error("{path} is truncated (the JSON ends early at line {line}, column {column}); the run that wrote it may have been killed: run it again or use an intact copy")]
+    Truncated {
+        path: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("{path} has results schema version {found}, but this numascope (version {tool}) reads version {expected}; use a numascope that matches the file")]
+    Version {
+        path: String,
+        found: String,
+        expected: u32,
+        tool: &'static str,
+    },
+    #[error("{path} is JSON but not a numascope results file ({detail}); give the results.json that `numascope run` wrote")]
+    Shape { path: String, detail: String },
+}
+
+impl RunResults {
+    /// Reads and checks a results file.
+    pub fn load(path: &Path) -> Result<RunResults, LoadError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        RunResults::from_json(&text, &p)
+    }
+
+    /// Parses and checks results JSON; `name` names the source in errors.
+    pub fn from_json(text: &str, name: &str) -> Result<RunResults, LoadError> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            if e.is_eof() {
+                LoadError::Truncated {
+                    path: name.into(),
+                    line: e.line(),
+                    column: e.column(),
+                }
+            } else {
+                LoadError::NotJson {
+                    path: name.into(),
+                    detail: e.to_string(),
+                }
+            }
+        })?;
+        let version = value.get("schema_version");
+        match version.and_then(|v| v.as_u64()) {
+            Some(v) if v == RESULTS_SCHEMA_VERSION as u64 => {}
+            _ => {
+                if version.is_none() && value.get("tool_version").is_none() {
+                    return Err(LoadError::Shape {
+                        path: name.into(),
+                        detail: "it has no `schema_version` field".into(),
+                    });
+                }
+                return Err(LoadError::Version {
+                    path: name.into(),
+                    found: version.map_or_else(|| "(none)".into(), |v| v.to_string()),
+                    expected: RESULTS_SCHEMA_VERSION,
+                    tool: env!("CARGO_PKG_VERSION"),
+                });
+            }
+        }
+        serde_json::from_value(value).map_err(|e| LoadError::Shape {
+            path: name.into(),
+            detail: e.to_string(),
+        })
+    }
+
+    /// Pretty JSON with a trailing newline.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("results serialize");
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod sample;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        let r = sample::results();
+        let back = RunResults::from_json(&r.to_json(), "r.json").unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn bad_files_give_one_sentence_naming_the_file() {
+        let e = RunResults::from_json("hello", "x.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("x.json is not a numascope results file: it is not JSON"),
+            "{e}"
+        );
+        let full = sample::results().to_json();
+        let e = RunResults::from_json(&full[..full.len() / 2], "cut.json")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("cut.json is truncated"), "{e}");
+        let v2 = full.replacen("\"schema_version\": 1,", "\"schema_version\": 2,", 1);
+        let e = RunResults::from_json(&v2, "new.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("new.json has results schema version 2") && e.contains("reads version 1"),
+            "{e}"
+        );
+        let e = RunResults::from_json("{\"a\": 1}", "o.json")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("o.json is JSON but not a numascope results file"),
+            "{e}"
+        );
+        assert!(!e.contains('\n'));
+    }
+}

@@ -1,0 +1,255 @@
+//! Test data: a results file made from the Opteron article's figures (dual Opteron 250,
+//! symmetric 2+2, no node interleave; "Maximum Real Memory Read Bandwidth" 6286 MB/s local and
+//! 3116 MB/s remote, pseudo-random latency 45.6 / 70.9 ns; node interleave 4211 MB/s per CPU
+//! and 57.5 ns), on the replayed `opteron250-2s` topology fixture.
+
+use super::*;
+use crate::results::plan::{Budget, Plan};
+use crate::stats::Summary;
+
+/// The topology of the article's machine (fixture `opteron250-2s`).
+pub fn opteron_topology() -> Topology {
+    serde_json::from_str(include_str!(
+        "../../tests/fixtures/topology/opteron250-2s.expected.json"
+    ))
+    .expect("fixture parses")
+}
+
+fn fixed(mb: f64) -> Option<Summary> {
+    Summary::of(&[mb])
+}
+
+fn row(
+    id: ScenarioId,
+    threads: usize,
+    cpus: &[u32],
+    mb: Option<f64>,
+    lat: Option<f64>,
+    numactl: &str,
+) -> ScenarioResult {
+    ScenarioResult {
+        id,
+        letter: id.letter().to_string(),
+        label: id.label().into(),
+        threads,
+        cpus: cpus.to_vec(),
+        pinned: !cpus.is_empty(),
+        policy: String::new(),
+        numactl: numactl.into(),
+        mb_per_s: mb.and_then(fixed),
+        per_thread_mb_per_s: vec![],
+        latency_ns: lat,
+        placement_fraction: mb.map(|_| 1.0),
+        unavailable: if mb.is_none() {
+            Some("Linux 2.6.32 has no weighted interleave (needs 6.9)".into())
+        } else {
+            None
+        },
+    }
+}
+
+/// Scenario rows from the article's figures. (b) and (f) use the node-interleave figures,
+/// which the article says a single unpinned thread also gets; (c) and (e) are two local
+/// streams at 6286 MB/s each; (d) is limited by the one memory controller holding the data.
+pub fn opteron_scenarios() -> Vec<ScenarioResult> {
+    use ScenarioId::*;
+    vec![
+        row(
+            PinnedLocal,
+            1,
+            &[0],
+            Some(6286.0),
+            Some(45.6),
+            "numactl --cpunodebind=0 --membind=0 APP",
+        ),
+        row(
+            UnpinnedOneNode,
+            1,
+            &[],
+            Some(4211.0),
+            Some(57.5),
+            "numactl --membind=0 APP",
+        ),
+        row(
+            CopyPerNode,
+            2,
+            &[0, 1],
+            Some(12572.0),
+            None,
+            "numactl --cpunodebind=N --membind=N APP (one copy per node)",
+        ),
+        row(
+            AllOneNode,
+            2,
+            &[0, 1],
+            Some(6286.0),
+            None,
+            "numactl --membind=0 APP",
+        ),
+        row(
+            AllLocal,
+            2,
+            &[0, 1],
+            Some(12572.0),
+            None,
+            "numactl --localalloc APP (threads pinned by the application)",
+        ),
+        row(
+            AllInterleave,
+            2,
+            &[0, 1],
+            Some(8422.0),
+            None,
+            "numactl --interleave=all APP",
+        ),
+        row(
+            AllWeightedInterleave,
+            2,
+            &[0, 1],
+            None,
+            None,
+            "numactl --weighted-interleave=0,1 APP",
+        ),
+    ]
+}
+
+/// A whole results file from the article's figures.
+pub fn results() -> RunResults {
+    let scenarios = opteron_scenarios();
+    let recommendations = crate::run::ranking::recommend(&scenarios);
+    RunResults {
+        schema_version: RESULTS_SCHEMA_VERSION,
+        tool_version: "0.1.0".into(),
+        started_at: "2005-08-09T12:00:00Z".into(),
+        host: "opteron250".into(),
+        duration_s: 42.0,
+        partial: false,
+        plan: Plan {
+            budget: Budget::Default,
+            target_s: Some(60.0),
+            estimate_s: 40.0,
+            parts: vec![],
+            skipped: vec![],
+        },
+        completed: vec![Part::Topology, Part::Scenarios],
+        failed: vec![],
+        timings: vec![],
+        topology: opteron_topology(),
+        clock: None,
+        latency: None,
+        bandwidth: None,
+        scaling: None,
+        loaded_latency: None,
+        c2c: None,
+        scenarios: Some(ScenarioTable {
+            kernel: "read-prefetch".into(),
+            buffer_bytes_per_thread: 16 << 20,
+            duration_ms: 200,
+            repetitions: 5,
+            home_node: 0,
+            scenarios,
+            recommendations,
+            weights: vec![],
+        }),
+        advisor: None,
+        findings: vec![],
+        warnings: vec![],
+    }
+}
+
+/// A latency report holding only a node x node matrix: `(initiator, memory, ns, hmat ns)`.
+pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
+    use crate::latency::chase::Mode;
+    use crate::latency::measure::SamplePlan;
+    use crate::latency::result::{LatencyResult, Matrix, MatrixCell};
+    let cell = |&(i, m, ns, h): &(u32, u32, f64, Option<u64>)| MatrixCell {
+        initiator_node: i,
+        memory_node: m,
+        result: LatencyResult {
+            mode: Mode::Page,
+            working_set_bytes: 16 << 20,
+            element_bytes: 64,
+            group_bytes: Some(4096),
+            page_size: crate::placement::PageSize::Base,
+            cpu: i,
+            memory_node: Some(m),
+            placement_fraction: Some(1.0),
+            huge_fraction: Some(0.0),
+            chains: 1,
+            ns_per_load: Summary::of(&[ns]).unwrap(),
+            cycles_per_load: None,
+            loads_per_sample: 1_000_000,
+            warmup_samples: 2,
+        },
+        slit_distance: None,
+        hmat_read_latency_ns: h,
+        measured_ratio: None,
+        slit_ratio: None,
+        measured_over_slit: None,
+        measured_over_hmat: h.map(|h| ns / h as f64),
+    };
+    LatencyReport {
+        schema_version: 1,
+        clock: ClockInfo {
+            resolution_ns: 20.0,
+            read_cost_ns: 20.0,
+            tsc_hz: None,
+            tsc_source: "test".into(),
+            core_hz_estimate: None,
+            core_hz_source: "test".into(),
+        },
+        plan: SamplePlan::default(),
+        results: vec![],
+        sweep: vec![],
+        knees: vec![],
+        matrix: Some(Matrix {
+            working_set_bytes: 16 << 20,
+            mode: Mode::Page,
+            page_size: crate::placement::PageSize::Base,
+            cells: cells.iter().map(cell).collect(),
+        }),
+        warnings: vec![],
+    }
+}
+
+/// Advice holding the measured bind bandwidths of one initiator.
+pub fn advice(init: u32, measured: &[(u32, f64)]) -> Advice {
+    Advice {
+        initiator_node: init,
+        measured_mb_per_s: measured.to_vec(),
+        weights: crate::run::weights::derive_weights(measured),
+        checks: vec![],
+        apply: vec![],
+        summary: String::new(),
+    }
+}
+
+/// A scaling report with one packed curve on `node`.
+pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
+    use crate::bandwidth::result::{Scaling, ScalingPoint, ScalingSeries};
+    BandwidthReport {
+        schema_version: 1,
+        results: vec![],
+        matrix: vec![],
+        scaling: vec![Scaling {
+            kernel: "read".into(),
+            series: vec![ScalingSeries {
+                mode: "packed".into(),
+                node: Some(node),
+                points: points
+                    .iter()
+                    .map(|&(t, mb)| ScalingPoint {
+                        threads: t,
+                        cpus: (0..t as u32).collect(),
+                        mb_per_s: mb,
+                        mb_per_s_max: mb,
+                        result_index: 0,
+                    })
+                    .collect(),
+                knee_threads: None,
+            }],
+        }],
+        numa_balancing: None,
+        environment: opteron_topology().environment,
+    }
+}

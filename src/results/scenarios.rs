@@ -1,0 +1,200 @@
+//! The policy scenarios of the Opteron article's closing table, measured on this machine: one
+//! row per way of running an application (pinned or not, one thread or all, local, one-node,
+//! interleaved or weighted-interleaved memory), and for each kind of application the scenario
+//! that wins with the `numactl` line that gets it. Measurement is `crate::run::scenarios`;
+//! the ranking is the pure function `crate::run::ranking::recommend`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stats::Summary;
+
+/// The seven scenarios, (a) to (g).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScenarioId {
+    /// (a) one thread pinned to a CPU of node N, memory on node N.
+    PinnedLocal,
+    /// (b) one thread left to the scheduler, memory bound to one node.
+    UnpinnedOneNode,
+    /// (c) one single-threaded copy per node, each pinned with local memory, run together.
+    CopyPerNode,
+    /// (d) all threads, all memory on one node (a NUMA-unaware program).
+    AllOneNode,
+    /// (e) all threads, each with memory on its own node (a NUMA-aware program).
+    AllLocal,
+    /// (f) all threads, memory interleaved page by page over all memory nodes.
+    AllInterleave,
+    /// (g) all threads, weighted interleave with weights from the measured bandwidths.
+    AllWeightedInterleave,
+}
+
+impl ScenarioId {
+    pub const ALL: [ScenarioId; 7] = [
+        ScenarioId::PinnedLocal,
+        ScenarioId::UnpinnedOneNode,
+        ScenarioId::CopyPerNode,
+        ScenarioId::AllOneNode,
+        ScenarioId::AllLocal,
+        ScenarioId::AllInterleave,
+        ScenarioId::AllWeightedInterleave,
+    ];
+
+    /// The article-style letter, `a` to `g`.
+    pub fn letter(self) -> char {
+        (b'a' + ScenarioId::ALL.iter().position(|&s| s == self).unwrap_or(0) as u8) as char
+    }
+
+    /// A short label for tables.
+    pub fn label(self) -> &'static str {
+        match self {
+            ScenarioId::PinnedLocal => "1 thread, pinned, local memory",
+            ScenarioId::UnpinnedOneNode => "1 thread, unpinned, memory on one node",
+            ScenarioId::CopyPerNode => "1 single-threaded copy per node, each local",
+            ScenarioId::AllOneNode => "all threads, memory on one node",
+            ScenarioId::AllLocal => "all threads, local memory",
+            ScenarioId::AllInterleave => "all threads, interleaved memory",
+            ScenarioId::AllWeightedInterleave => "all threads, weighted interleave",
+        }
+    }
+}
+
+/// One measured (or unavailable) scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioResult {
+    pub id: ScenarioId,
+    /// `a` to `g`.
+    pub letter: String,
+    /// What was run, in words (`1 thread, pinned, local memory`).
+    pub label: String,
+    /// Threads that ran.
+    pub threads: usize,
+    /// CPUs the threads were pinned to; empty when left to the scheduler.
+    pub cpus: Vec<u32>,
+    pub pinned: bool,
+    /// The memory policy in words (`bind to node 0`, `interleave over 0,1`, `weights 0:3,1:1`).
+    pub policy: String,
+    /// The command line that gives a program this placement.
+    pub numactl: String,
+    /// Total bandwidth of all threads, MB/s (10^6 B/s), over the repetitions; `None` when
+    /// not measured.
+    pub mb_per_s: Option<Summary>,
+    /// Median bandwidth of each thread, MB/s, in `cpus` order.
+    pub per_thread_mb_per_s: Vec<f64>,
+    /// Median dependent-load latency of one thread with this placement, ns; `None` where a
+    /// latency is not meaningful (several threads) or not measured.
+    pub latency_ns: Option<f64>,
+    /// Fraction of the buffers' pages on the nodes the policy intended (move_pages), 0..=1.
+    pub placement_fraction: Option<f64>,
+    /// Why the scenario was not measured (kernel too old, one node, no root).
+    pub unavailable: Option<String>,
+}
+
+impl ScenarioResult {
+    /// The headline bandwidth, MB/s, when measured.
+    pub fn bandwidth(&self) -> Option<f64> {
+        self.mb_per_s.map(|s| s.median)
+    }
+}
+
+/// The kinds of application of the article's closing table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AppKind {
+    SingleThreaded,
+    SeveralSingleThreaded,
+    MultiThreadedNumaUnaware,
+    MultiThreadedNumaAware,
+}
+
+impl AppKind {
+    pub const ALL: [AppKind; 4] = [
+        AppKind::SingleThreaded,
+        AppKind::SeveralSingleThreaded,
+        AppKind::MultiThreadedNumaUnaware,
+        AppKind::MultiThreadedNumaAware,
+    ];
+
+    /// The kind in a sentence: "a single-threaded application", "several ...".
+    pub fn phrase(self) -> &'static str {
+        match self {
+            AppKind::SingleThreaded => "a single-threaded application",
+            AppKind::SeveralSingleThreaded => "several single-threaded applications",
+            AppKind::MultiThreadedNumaUnaware => "a NUMA-unaware multi-threaded application",
+            AppKind::MultiThreadedNumaAware => "a NUMA-aware multi-threaded application",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            AppKind::SingleThreaded => "single-threaded application",
+            AppKind::SeveralSingleThreaded => "several single-threaded applications",
+            AppKind::MultiThreadedNumaUnaware => "multi-threaded application (NUMA-unaware)",
+            AppKind::MultiThreadedNumaAware => "NUMA-aware multi-threaded application",
+        }
+    }
+
+    /// The scenarios that are ways of running this kind of application.
+    pub fn candidates(self) -> &'static [ScenarioId] {
+        match self {
+            AppKind::SingleThreaded => &[ScenarioId::PinnedLocal, ScenarioId::UnpinnedOneNode],
+            AppKind::SeveralSingleThreaded => &[
+                ScenarioId::CopyPerNode,
+                ScenarioId::AllInterleave,
+                ScenarioId::AllOneNode,
+            ],
+            AppKind::MultiThreadedNumaUnaware => &[
+                ScenarioId::AllOneNode,
+                ScenarioId::AllInterleave,
+                ScenarioId::AllWeightedInterleave,
+            ],
+            AppKind::MultiThreadedNumaAware => &[
+                ScenarioId::AllLocal,
+                ScenarioId::AllInterleave,
+                ScenarioId::AllWeightedInterleave,
+            ],
+        }
+    }
+}
+
+/// The winning scenario for one kind of application.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Recommendation {
+    pub app_kind: AppKind,
+    pub best: ScenarioId,
+    /// The winner's bandwidth, MB/s.
+    pub mb_per_s: f64,
+    /// The best measured alternative among the kind's candidates, if any.
+    pub runner_up: Option<ScenarioId>,
+    /// Winner over runner-up, as a ratio (1.5 = 50 % more bandwidth).
+    pub gain_over_runner_up: Option<f64>,
+    /// True when the winner is within the runs' noise (< 5 %) of the runner-up.
+    pub tie: bool,
+    pub numactl: String,
+    /// The recommendation in one sentence, numbers included.
+    pub text: String,
+}
+
+/// The scenario table of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioTable {
+    /// Bandwidth kernel used for every row (`read`: one load stream, summed).
+    pub kernel: String,
+    /// Buffer per thread of the all-thread rows, bytes (single-thread rows use the total
+    /// of all threads, so every row reads well beyond the caches).
+    pub buffer_bytes_per_thread: u64,
+    /// Timed run per repetition, milliseconds.
+    pub duration_ms: u64,
+    pub repetitions: usize,
+    /// The memory node of (a), (b) and (d).
+    pub home_node: u32,
+    pub scenarios: Vec<ScenarioResult>,
+    pub recommendations: Vec<Recommendation>,
+    /// Weights used for (g), (node, weight), when derived.
+    pub weights: Vec<(u32, u8)>,
+}
+
+impl ScenarioTable {
+    pub fn get(&self, id: ScenarioId) -> Option<&ScenarioResult> {
+        self.scenarios.iter().find(|s| s.id == id)
+    }
+}

@@ -1,0 +1,460 @@
+//! Findings in words: each a pure function over a finished [`RunResults`] that returns
+//! sentences with the numbers in them ("remote memory costs +57% latency and -50% bandwidth
+//! from node 0"). They explain the measurements and say where the figures must be read with
+//! care (THP, virtual machine, placement, NUMA balancing, governor). Nothing here measures;
+//! a finding is only made from figures present in the results.
+
+use crate::results::{Finding, RunResults};
+
+/// HMAT and measurement disagree when they differ by more than this fraction.
+pub const HMAT_TOLERANCE: f64 = 0.25;
+/// Bandwidth is saturated at the first thread count reaching this fraction of the maximum.
+pub const SATURATION_FRACTION: f64 = 0.9;
+/// Placement below this fraction is reported.
+const PLACEMENT_OK: f64 = 0.999;
+
+/// Every finding of a run, machine facts first, then trust warnings.
+pub fn derive(r: &RunResults) -> Vec<Finding> {
+    let mut v = Vec::new();
+    v.extend(single_node(r));
+    v.extend(remote_penalties(r));
+    v.extend(saturation(r));
+    v.extend(policy_winners(r));
+    v.extend(hmat_disagreement(r));
+    v.extend(placement_below_full(r));
+    v.extend(environment_notes(r));
+    v
+}
+
+/// `(initiator, memory node, median ns)` of the latency matrix.
+pub fn latency_cells(r: &RunResults) -> Vec<(u32, u32, f64)> {
+    r.latency
+        .as_ref()
+        .and_then(|l| l.matrix.as_ref())
+        .map(|m| {
+            m.cells
+                .iter()
+                .map(|c| (c.initiator_node, c.memory_node, c.result.ns_per_load.median))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `(initiator, memory node, MB/s)`: the bandwidth matrix (its `read` kernel when measured,
+/// else its first kernel), else the advisor's bind measurements from one initiator.
+pub fn bandwidth_cells(r: &RunResults) -> Vec<(u32, u32, f64)> {
+    if let Some(m) = r.bandwidth.as_ref().and_then(|b| {
+        b.matrix
+            .iter()
+            .find(|m| m.kernel == "read")
+            .or_else(|| b.matrix.first())
+    }) {
+        return m
+            .cells
+            .iter()
+            .map(|c| (c.initiator, c.target, c.mb_per_s))
+            .collect();
+    }
+    r.advisor
+        .as_ref()
+        .map(|a| {
+            a.measured_mb_per_s
+                .iter()
+                .map(|(n, b)| (a.initiator_node, *n, *b))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn single_node(r: &RunResults) -> Vec<Finding> {
+    if r.topology.memory_nodes().len() <= 1 {
+        vec![Finding::info(
+            "single-node",
+            "this machine has one NUMA node: remote-memory effects cannot be measured here",
+        )]
+    } else {
+        vec![]
+    }
+}
+
+/// The local figure of an initiator: its own node's cell, else its best cell.
+fn local_of(cells: &[(u32, u32, f64)], init: u32, lower_is_better: bool) -> Option<f64> {
+    let own = cells
+        .iter()
+        .find(|(i, m, _)| *i == init && *m == init)
+        .map(|c| c.2);
+    own.or_else(|| {
+        let it = cells.iter().filter(|c| c.0 == init).map(|c| c.2);
+        if lower_is_better {
+            it.reduce(f64::min)
+        } else {
+            it.reduce(f64::max)
+        }
+    })
+}
+
+/// Worst remote cell of an initiator against its local figure.
+fn worst_remote(
+    cells: &[(u32, u32, f64)],
+    init: u32,
+    lower_is_better: bool,
+) -> Option<(u32, f64, f64)> {
+    let local = local_of(cells, init, lower_is_better)?;
+    cells
+        .iter()
+        .filter(|(i, m, _)| *i == init && *m != init)
+        .map(|&(_, m, v)| (m, v, local))
+        .reduce(|a, b| {
+            let worse = if lower_is_better {
+                b.1 > a.1
+            } else {
+                b.1 < a.1
+            };
+            if worse {
+                b
+            } else {
+                a
+            }
+        })
+}
+
+/// "remote memory costs +57% latency and -50% bandwidth from node 0 (node 1: 71 vs 45 ns,
+/// 3116 vs 6286 MB/s)", one per initiator with a remote cell.
+pub fn remote_penalties(r: &RunResults) -> Vec<Finding> {
+    let lat = latency_cells(r);
+    let bw = bandwidth_cells(r);
+    let mut inits: Vec<u32> = lat.iter().chain(bw.iter()).map(|c| c.0).collect();
+    inits.sort_unstable();
+    inits.dedup();
+    let mut out = Vec::new();
+    for i in inits {
+        let l = worst_remote(&lat, i, true).filter(|(_, _, loc)| *loc > 0.0);
+        let b = worst_remote(&bw, i, false).filter(|(_, _, loc)| *loc > 0.0);
+        let mut costs = Vec::new();
+        let mut details = Vec::new();
+        if let Some((m, v, loc)) = l {
+            costs.push(format!("{:+.0}% latency", (v / loc - 1.0) * 100.0));
+            details.push(format!("node {m}: {v:.0} ns vs {loc:.0} ns local"));
+        }
+        if let Some((m, v, loc)) = b {
+            costs.push(format!("{:+.0}% bandwidth", (v / loc - 1.0) * 100.0));
+            details.push(format!("node {m}: {v:.0} vs {loc:.0} MB/s local"));
+        }
+        if costs.is_empty() {
+            continue;
+        }
+        out.push(Finding::info(
+            "remote-penalty",
+            format!(
+                "remote memory costs {} from node {i} ({})",
+                costs.join(" and "),
+                details.join("; ")
+            ),
+        ));
+    }
+    out
+}
+
+/// The smallest thread count whose bandwidth reaches [`SATURATION_FRACTION`] of the largest,
+/// with that largest figure; `None` for fewer than two points or when only the last point
+/// gets there (the curve is still rising).
+pub fn saturation_point(points: &[(usize, f64)]) -> Option<(usize, f64)> {
+    if points.len() < 2 {
+        return None;
+    }
+    let mut p = points.to_vec();
+    p.sort_by_key(|x| x.0);
+    let max = p.iter().map(|x| x.1).fold(f64::NEG_INFINITY, f64::max);
+    let last = p.last()?.0;
+    let (t, _) = *p.iter().find(|x| x.1 >= SATURATION_FRACTION * max)?;
+    (t < last).then_some((t, max))
+}
+
+/// Bandwidth-versus-threads curves `(node, [(threads, MB/s)])` confined to one node, from
+/// the scaling report's first kernel.
+pub fn scaling_curves(r: &RunResults) -> Vec<(u32, Vec<(usize, f64)>)> {
+    let Some(s) = r.scaling.as_ref().and_then(|s| s.scaling.first()) else {
+        return vec![];
+    };
+    s.series
+        .iter()
+        .filter_map(|c| {
+            let node = c.node?;
+            Some((
+                node,
+                c.points.iter().map(|p| (p.threads, p.mb_per_s)).collect(),
+            ))
+        })
+        .collect()
+}
+
+fn saturation(r: &RunResults) -> Vec<Finding> {
+    scaling_curves(r)
+        .into_iter()
+        .filter_map(|(node, pts)| {
+            let all = pts.iter().map(|p| p.0).max()?;
+            let (t, max) = saturation_point(&pts)?;
+            Some(Finding::info(
+                "bandwidth-saturation",
+                format!(
+                    "bandwidth saturates at {t} thread{} on node {node}: {t} of {all} threads reach {:.0}% of its {max:.0} MB/s",
+                    if t == 1 { "" } else { "s" },
+                    SATURATION_FRACTION * 100.0
+                ),
+            ))
+        })
+        .collect()
+}
+
+fn policy_winners(r: &RunResults) -> Vec<Finding> {
+    let Some(t) = &r.scenarios else { return vec![] };
+    if r.topology.memory_nodes().len() <= 1 {
+        return vec![];
+    }
+    t.recommendations
+        .iter()
+        .map(|rec| Finding::info("policy-winner", format!("{} ({})", rec.text, rec.numactl)))
+        .collect()
+}
+
+/// "measured latency disagrees with HMAT by 40% for node 5 (from node 0: 140 ns measured,
+/// 100 ns declared)", for every matrix cell off by more than [`HMAT_TOLERANCE`].
+pub fn hmat_disagreement(r: &RunResults) -> Vec<Finding> {
+    let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) else {
+        return vec![];
+    };
+    m.cells
+        .iter()
+        .filter_map(|c| {
+            let h = c.hmat_read_latency_ns? as f64;
+            if h <= 0.0 {
+                return None;
+            }
+            let v = c.result.ns_per_load.median;
+            let off = v / h - 1.0;
+            (off.abs() > HMAT_TOLERANCE).then(|| {
+                Finding::warning(
+                    "hmat-disagreement",
+                    format!(
+                        "measured latency disagrees with HMAT by {:.0}% for node {} (from node {}: {v:.0} ns measured, {h:.0} ns firmware-declared)",
+                        off.abs() * 100.0,
+                        c.memory_node,
+                        c.initiator_node
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+fn placement_below_full(r: &RunResults) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let mut bad: Vec<String> = Vec::new();
+    if let Some(l) = &r.latency {
+        let mut worst: Option<f64> = None;
+        let all = l
+            .results
+            .iter()
+            .chain(l.sweep.iter().flat_map(|c| c.points.iter()))
+            .chain(
+                l.matrix
+                    .iter()
+                    .flat_map(|m| m.cells.iter().map(|c| &c.result)),
+            );
+        for res in all {
+            if let Some(f) = res.placement_fraction.filter(|f| *f < PLACEMENT_OK) {
+                worst = Some(worst.map_or(f, |w: f64| w.min(f)));
+            }
+        }
+        if let Some(w) = worst {
+            bad.push(format!("latency (as low as {:.1}%)", w * 100.0));
+        }
+    }
+    if let Some(t) = &r.scenarios {
+        for s in &t.scenarios {
+            if let Some(f) = s.placement_fraction.filter(|f| *f < PLACEMENT_OK) {
+                bad.push(format!("scenario ({}) {:.1}%", s.letter, f * 100.0));
+            }
+        }
+    }
+    if !bad.is_empty() {
+        out.push(Finding::warning(
+            "placement-below-100",
+            format!(
+                "not every page landed where it was meant to: {}; those figures mix nodes (free memory on the target node, or a cpuset, may be the cause)",
+                bad.join(", ")
+            ),
+        ));
+    }
+    out
+}
+
+fn environment_notes(r: &RunResults) -> Vec<Finding> {
+    let env = &r.topology.environment;
+    let mut out = Vec::new();
+    if env.thp_enabled.as_deref() == Some("always") {
+        out.push(Finding::info(
+            "thp-always",
+            "THP is set to always: 4 KiB results use MADV_NOHUGEPAGE so they are not silently backed by huge pages",
+        ));
+    }
+    if env.hypervisor {
+        let what = env
+            .hypervisor_type
+            .as_deref()
+            .map(|t| format!(" ({t})"))
+            .unwrap_or_default();
+        out.push(Finding::warning(
+            "virtual-machine",
+            format!("this is a virtual machine{what}: NUMA nodes and CPUs may not match the host's, and other guests share its memory bandwidth"),
+        ));
+    }
+    let remote_measured = latency_cells(r)
+        .iter()
+        .chain(bandwidth_cells(r).iter())
+        .any(|(i, m, _)| i != m)
+        || r.scenarios.is_some() && r.topology.memory_nodes().len() > 1;
+    if let Some(b) = env.numa_balancing.filter(|b| *b != 0) {
+        if remote_measured {
+            out.push(Finding::warning(
+                "numa-balancing",
+                format!("automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing = {b}) during remote-memory measurements: the kernel may migrate pages toward the threads; numascope binds its buffers, but turn it off (echo 0 > /proc/sys/kernel/numa_balancing) for the cleanest figures"),
+            ));
+        }
+    }
+    if env.smt_active == Some(true) {
+        out.push(Finding::info(
+            "smt",
+            "SMT is on: sibling CPUs share one core's caches and load ports, so two threads on siblings get less bandwidth than two on separate cores",
+        ));
+    }
+    if let Some(g) = env
+        .cpufreq_governor
+        .as_deref()
+        .filter(|g| *g != "performance")
+    {
+        out.push(Finding::warning(
+            "governor",
+            format!("the CPU frequency governor is `{g}`, not `performance`: the core clock may change during the run and latencies in ns vary with it"),
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::sample;
+
+    fn ids(v: &[Finding]) -> Vec<&str> {
+        v.iter().map(|f| f.id.as_str()).collect()
+    }
+
+    /// The Opteron article: 45.6 ns local, 70.9 ns remote (+55%); 6286 vs 3116 MB/s (-50%).
+    #[test]
+    fn remote_penalties_from_the_opteron_figures() {
+        let mut r = sample::results();
+        r.latency = Some(sample::latency_matrix(&[
+            (0, 0, 45.6, None),
+            (0, 1, 70.9, None),
+            (1, 1, 45.6, None),
+            (1, 0, 70.9, None),
+        ]));
+        r.advisor = Some(sample::advice(0, &[(0, 6286.0), (1, 3116.0)]));
+        let f = remote_penalties(&r);
+        assert_eq!(
+            f[0].text,
+            "remote memory costs +55% latency and -50% bandwidth from node 0 (node 1: 71 ns vs 46 ns local; node 1: 3116 vs 6286 MB/s local)"
+        );
+        assert_eq!(
+            f[1].text,
+            "remote memory costs +55% latency from node 1 (node 0: 71 ns vs 46 ns local)"
+        );
+    }
+
+    #[test]
+    fn hmat_disagreement_over_a_quarter() {
+        let mut r = sample::results();
+        r.latency = Some(sample::latency_matrix(&[
+            (0, 0, 110.0, Some(100)),
+            (0, 5, 140.0, Some(100)),
+        ]));
+        let f = hmat_disagreement(&r);
+        assert_eq!(f.len(), 1);
+        assert_eq!(
+            f[0].text,
+            "measured latency disagrees with HMAT by 40% for node 5 (from node 0: 140 ns measured, 100 ns firmware-declared)"
+        );
+    }
+
+    #[test]
+    fn saturation_is_the_first_count_near_the_top() {
+        let pts = [
+            (1, 10_000.0),
+            (2, 19_000.0),
+            (4, 30_000.0),
+            (6, 36_000.0),
+            (8, 37_000.0),
+            (12, 37_500.0),
+        ];
+        assert_eq!(saturation_point(&pts), Some((6, 37_500.0)));
+        // Still rising at the last point: no saturation claimed.
+        assert_eq!(saturation_point(&[(1, 10.0), (2, 20.0)]), None);
+        assert_eq!(saturation_point(&[(1, 10.0)]), None);
+        let mut r = sample::results();
+        r.scaling = Some(sample::scaling(
+            1,
+            &[(1, 10000.0), (6, 36000.0), (12, 37500.0)],
+        ));
+        let f = saturation(&r);
+        assert_eq!(f[0].text, "bandwidth saturates at 6 threads on node 1: 6 of 12 threads reach 90% of its 37500 MB/s");
+    }
+
+    #[test]
+    fn environment_and_machine_notes() {
+        let mut r = sample::results();
+        // The fixture: 2 nodes, numa_balancing = 1, THP madvise, not a VM, no governor.
+        let f = derive(&r);
+        assert!(!ids(&f).contains(&"single-node"));
+        assert!(ids(&f).contains(&"numa-balancing"), "{f:?}");
+        assert!(ids(&f).contains(&"policy-winner"));
+        assert!(!ids(&f).contains(&"thp-always"));
+        let env = &mut r.topology.environment;
+        env.thp_enabled = Some("always".into());
+        env.hypervisor = true;
+        env.hypervisor_type = Some("kvm".into());
+        env.numa_balancing = Some(0);
+        env.smt_active = Some(true);
+        env.cpufreq_governor = Some("powersave".into());
+        let f = derive(&r);
+        let want = ["thp-always", "virtual-machine", "smt", "governor"];
+        for w in want {
+            assert!(ids(&f).contains(&w), "{w}: {f:?}");
+        }
+        assert!(!ids(&f).contains(&"numa-balancing"));
+        let vm = f.iter().find(|x| x.id == "virtual-machine").unwrap();
+        assert!(vm
+            .text
+            .starts_with("this is a virtual machine (kvm): NUMA nodes"));
+        // One node: the single-node sentence, and no policy winners claimed from it.
+        r.topology.nodes.truncate(1);
+        r.topology.allowed_nodes = vec![0];
+        let f = derive(&r);
+        assert_eq!(
+            f[0].text,
+            "this machine has one NUMA node: remote-memory effects cannot be measured here"
+        );
+        assert!(!ids(&f).contains(&"policy-winner"));
+    }
+
+    #[test]
+    fn placement_below_full_is_reported() {
+        let mut r = sample::results();
+        if let Some(t) = r.scenarios.as_mut() {
+            t.scenarios[3].placement_fraction = Some(0.93);
+        }
+        let f = placement_below_full(&r);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].text.contains("scenario (d) 93.0%"), "{}", f[0].text);
+    }
+}

@@ -1,0 +1,257 @@
+//! The bandwidth and latency measurements the scenarios and the advisor need: a team of
+//! threads (pinned, or one left to the scheduler), each reading its own placed buffer with the
+//! bandwidth engine's `read` kernel for a fixed time, all started by one barrier and stopped
+//! by one shared flag (METHODOLOGY points 6, 7 and 12); and the dependent-load latency of one
+//! thread over a placed buffer with the latency engine's chase. Ctrl-C ends a timed run at the
+//! next kernel call. Nothing here prints.
+
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+
+use crate::bandwidth::descriptor::KernelId;
+use crate::bandwidth::isa::Isa;
+use crate::bandwidth::kernels::{Kernel, Params};
+use crate::latency::chase::{ChainSpec, Mode};
+use crate::latency::measure::{measure, SamplePlan};
+use crate::latency::walk::Chain;
+use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::stats::Summary;
+use crate::sys::signal::interrupted;
+use crate::sysroot::SysRoot;
+use crate::threads::{run_team, TeamPlan};
+use crate::topology::Topology;
+
+use super::plan::TimedSettings;
+
+/// Words per kernel call: 4 MiB, so the stop flag is polled every millisecond or so.
+const CHUNK_WORDS: usize = 1 << 19;
+
+/// The kernel every scenario row uses.
+pub const KERNEL: KernelId = KernelId::Read;
+
+/// One team's read bandwidth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TeamBandwidth {
+    /// All threads together, MB/s, one sample per kept repetition: bytes of all threads over
+    /// the longest thread's elapsed time.
+    pub total_mb_per_s: Summary,
+    /// Each thread's median MB/s.
+    pub per_thread_mb_per_s: Vec<f64>,
+    /// Smallest fraction of a buffer's pages on the policy's intended nodes.
+    pub placement_fraction: f64,
+}
+
+fn read_kernel() -> anyhow::Result<Kernel> {
+    Ok(Kernel::new(KERNEL, Isa::best())?)
+}
+
+/// Reads `buf` in chunks until `stop()`; returns bytes read and a checksum.
+fn read_until(kernel: &Kernel, buf: &mut [f64], stop: impl Fn() -> bool) -> (u64, u64) {
+    let p = Params::default();
+    let mut seed = 1u64;
+    let mut bytes = 0u64;
+    let mut sum = 0u64;
+    loop {
+        for chunk in buf.chunks_mut(CHUNK_WORDS) {
+            let o = kernel.run(&mut [chunk], &p, &mut seed);
+            bytes += kernel.descriptor().app_bytes(o.elements);
+            sum = sum.wrapping_add(o.checksum);
+            if stop() || interrupted() {
+                return (bytes, sum);
+            }
+        }
+    }
+}
+
+fn mb_per_s(bytes: u64, ns: u64) -> f64 {
+    if ns == 0 {
+        0.0
+    } else {
+        bytes as f64 * 1e3 / ns as f64
+    }
+}
+
+/// Read bandwidth of one pinned thread per CPU of `cpus`, thread `i` with buffer policy
+/// `policies[i]`, each buffer `bytes_per_thread`, first touched on its thread.
+pub fn team_read(
+    topo: &Topology,
+    root: &SysRoot,
+    cpus: &[u32],
+    policies: &[Policy],
+    bytes_per_thread: u64,
+    timed: &TimedSettings,
+) -> anyhow::Result<TeamBandwidth> {
+    let kernel = read_kernel()?;
+    let plan = TeamPlan {
+        duration: Duration::from_millis(timed.duration_ms),
+        repetitions: timed.repetitions.max(1),
+        warmup: 1,
+    };
+    let out = run_team(
+        topo,
+        root,
+        cpus,
+        &plan,
+        |i, _cpu| {
+            let buf =
+                PlacedBuffer::new(topo, root, bytes_per_thread, &policies[i], PageSize::Base)?;
+            let report = buf.verify()?;
+            Ok((buf, report.fraction_on_intended))
+        },
+        |_, state, stop| read_until(&kernel, state.0.as_f64_mut(), || stop.stopped()),
+    )?;
+    let mut totals = Vec::new();
+    let mut per: Vec<Vec<f64>> = vec![Vec::new(); cpus.len()];
+    for rep in &out.reps {
+        let bytes: u64 = rep.iter().map(|s| s.value.0).sum();
+        let longest = rep.iter().map(|s| s.elapsed_ns).max().unwrap_or(0);
+        totals.push(mb_per_s(bytes, longest));
+        for (k, s) in rep.iter().enumerate() {
+            per[k].push(mb_per_s(s.value.0, s.elapsed_ns));
+        }
+    }
+    let total_mb_per_s =
+        Summary::of(&totals).context("the bandwidth run produced no repetition")?;
+    let per_thread_mb_per_s = per
+        .iter()
+        .map(|v| Summary::of(v).map_or(0.0, |s| s.median))
+        .collect();
+    let placement_fraction = out.states.iter().map(|s| s.1).fold(1.0, f64::min);
+    Ok(TeamBandwidth {
+        total_mb_per_s,
+        per_thread_mb_per_s,
+        placement_fraction,
+    })
+}
+
+/// Read bandwidth of one thread left to the scheduler (not pinned), its buffer under `policy`.
+pub fn unpinned_read(
+    topo: &Topology,
+    root: &SysRoot,
+    policy: &Policy,
+    bytes: u64,
+    timed: &TimedSettings,
+) -> anyhow::Result<TeamBandwidth> {
+    root.require_live("measure bandwidth")?;
+    let kernel = read_kernel()?;
+    let r = std::thread::scope(|s| {
+        s.spawn(|| -> anyhow::Result<(Vec<f64>, f64)> {
+            let mut buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+            let frac = buf.verify()?.fraction_on_intended;
+            let dur = Duration::from_millis(timed.duration_ms);
+            let mut v = Vec::new();
+            for rep in 0..timed.repetitions.max(1) + 1 {
+                let t0 = Instant::now();
+                let (b, _) = read_until(&kernel, buf.as_f64_mut(), || t0.elapsed() >= dur);
+                let ns = t0.elapsed().as_nanos() as u64;
+                if rep > 0 {
+                    v.push(mb_per_s(b, ns));
+                }
+                if interrupted() {
+                    break;
+                }
+            }
+            Ok((v, frac))
+        })
+        .join()
+        .map_err(|_| anyhow::anyhow!("the unpinned bandwidth thread panicked"))?
+    })?;
+    let total = Summary::of(&r.0)
+        .context("the bandwidth run was interrupted before a repetition finished")?;
+    Ok(TeamBandwidth {
+        per_thread_mb_per_s: vec![total.median],
+        total_mb_per_s: total,
+        placement_fraction: r.1,
+    })
+}
+
+/// Median dependent-load latency (random walk) of one thread over `bytes` placed with
+/// `policy`; pinned to `cpu` when given, else left to the scheduler. Returns (ns, placement
+/// fraction).
+pub fn chase_latency(
+    topo: &Topology,
+    root: &SysRoot,
+    cpu: Option<u32>,
+    policy: &Policy,
+    bytes: u64,
+    plan: &SamplePlan,
+    timer_resolution_ns: f64,
+) -> anyhow::Result<(f64, f64)> {
+    root.require_live("measure latency")?;
+    let job = || -> anyhow::Result<(f64, f64)> {
+        let mut buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+        let frac = buf.verify()?.fraction_on_intended;
+        let spec = ChainSpec {
+            mode: Mode::Random,
+            chains: 1,
+            element_bytes: topo.line_bytes(),
+            group_bytes: 4096,
+            seed: 0x5eed,
+        };
+        let mut chain = Chain::build(buf.as_u64_mut(), &spec)?;
+        let m = measure(&mut chain, plan, timer_resolution_ns);
+        Ok((m.ns_per_load.median, frac))
+    };
+    match cpu {
+        Some(c) => crate::threads::on_cpu(topo, root, c, job)?,
+        None => std::thread::scope(|s| {
+            s.spawn(job)
+                .join()
+                .map_err(|_| anyhow::anyhow!("the unpinned latency thread panicked"))?
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::this_machine_one_node;
+
+    /// A short real run on this machine: two policies, plausible figures, full placement.
+    #[test]
+    fn team_and_unpinned_reads_measure_something_plausible() {
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
+        let timed = TimedSettings {
+            duration_ms: 20,
+            repetitions: 2,
+        };
+        let t = team_read(
+            &topo,
+            &root,
+            &cpus,
+            &[Policy::Bind(vec![0])],
+            8 << 20,
+            &timed,
+        )
+        .unwrap();
+        assert_eq!(t.total_mb_per_s.samples, 2);
+        // Any machine reads more than 100 MB/s and less than 10 TB/s from one thread.
+        assert!(
+            t.total_mb_per_s.median > 100.0 && t.total_mb_per_s.median < 1e7,
+            "{t:?}"
+        );
+        assert_eq!(t.placement_fraction, 1.0);
+        let u = unpinned_read(&topo, &root, &Policy::Bind(vec![0]), 8 << 20, &timed).unwrap();
+        assert!(u.total_mb_per_s.median > 100.0, "{u:?}");
+        let plan = SamplePlan {
+            samples: 3,
+            warmup: 1,
+            min_sample_ns: 200_000,
+        };
+        let (ns, frac) = chase_latency(
+            &topo,
+            &root,
+            None,
+            &Policy::Bind(vec![0]),
+            4 << 20,
+            &plan,
+            30.0,
+        )
+        .unwrap();
+        assert!(ns > 0.3 && ns < 10_000.0, "{ns}");
+        assert_eq!(frac, 1.0);
+    }
+}

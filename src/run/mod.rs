@@ -1,0 +1,14 @@
+//! The main job, `numascope run`: plan the parts within a time budget, execute them through
+//! the engines, measure the Opteron article's policy scenarios, derive weighted-interleave
+//! advice and findings in words, and write the output directory. Nothing here prints; the CLI
+//! renders what these functions return.
+
+pub mod advisor;
+pub mod execute;
+pub mod findings;
+pub mod measure;
+pub mod output;
+pub mod plan;
+pub mod ranking;
+pub mod scenarios;
+pub mod weights;

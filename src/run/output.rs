@@ -1,0 +1,146 @@
+//! The output directory of a run: `numascope-<host>-<YYYYMMDD-HHMMSS>/` by default, or the
+//! `--output` directory; an existing directory is refused unless `--force`. Every file is
+//! written atomically (a temporary name in the same directory, then a rename), so a reader
+//! or a crash never sees half a file; `results.json` is rewritten after every part, so a
+//! later failure or Ctrl-C loses nothing already measured. At the end `numascope run` adds
+//! `report.html` and the CSV tables (from `render::run_files`) and `summary.txt`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+use crate::results::RunResults;
+
+/// Errors of the output directory, each one sentence naming the directory.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("the output directory {0} already exists; choose another with --output DIR, or pass --force to write into it (files of the same name are replaced)")]
+    Exists(String),
+    #[error("{0} exists and is not a directory; choose another path with --output DIR")]
+    NotADirectory(String),
+    #[error("cannot create the output directory {path}: {source}; choose a writable place with --output DIR")]
+    Create {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// A host name usable in a file name: letters, digits, `-`, `.` and `_`; others become `_`.
+pub fn safe_host(host: &str) -> String {
+    let s: String = host
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '.' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() {
+        "host".into()
+    } else {
+        s
+    }
+}
+
+/// `numascope-<host>-<YYYYMMDD-HHMMSS>`.
+pub fn default_dir_name(host: &str, compact_time: &str) -> String {
+    format!("numascope-{}-{compact_time}", safe_host(host))
+}
+
+/// The run's output directory, created and checked.
+#[derive(Debug, Clone)]
+pub struct OutputDir {
+    path: PathBuf,
+}
+
+impl OutputDir {
+    /// Creates `path` (and its parents). An existing directory is refused without `force`.
+    pub fn prepare(path: &Path, force: bool) -> Result<OutputDir, OutputError> {
+        let shown = path.display().to_string();
+        if path.exists() {
+            if !path.is_dir() {
+                return Err(OutputError::NotADirectory(shown));
+            }
+            if !force {
+                return Err(OutputError::Exists(shown));
+            }
+        } else {
+            std::fs::create_dir_all(path).map_err(|source| OutputError::Create {
+                path: shown,
+                source,
+            })?;
+        }
+        Ok(OutputDir {
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `name` atomically: a temporary file in the directory, flushed and synced, then
+    /// renamed over `name`.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> anyhow::Result<PathBuf> {
+        let dest = self.path.join(name);
+        let tmp = self
+            .path
+            .join(format!(".{name}.tmp-{}", std::process::id()));
+        let res = (|| -> std::io::Result<()> {
+            let mut f = std::fs::File::create(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &dest)
+        })();
+        if let Err(e) = res {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e).with_context(|| format!("cannot write {}", dest.display()));
+        }
+        Ok(dest)
+    }
+
+    /// Writes `results.json`.
+    pub fn write_results(&self, r: &RunResults) -> anyhow::Result<PathBuf> {
+        self.write("results.json", r.to_json().as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::sample;
+
+    #[test]
+    fn names_and_refusal() {
+        assert_eq!(
+            default_dir_name("node 1/a", "20261121-220405"),
+            "numascope-node_1_a-20261121-220405"
+        );
+        let tmp = tempfile::tempdir().unwrap();
+        let d = tmp.path().join("out");
+        let o = OutputDir::prepare(&d, false).unwrap();
+        let p = o.write_results(&sample::results()).unwrap();
+        assert!(RunResults::load(&p).is_ok());
+        // No temporary file is left behind.
+        let names: Vec<String> = std::fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, vec!["results.json"]);
+        let e = OutputDir::prepare(&d, false).unwrap_err().to_string();
+        assert!(
+            e.starts_with(&format!(
+                "the output directory {} already exists",
+                d.display()
+            )),
+            "{e}"
+        );
+        assert!(e.contains("--force"));
+        assert!(OutputDir::prepare(&d, true).is_ok());
+        let e = OutputDir::prepare(&p, true).unwrap_err().to_string();
+        assert!(e.contains("is not a directory"), "{e}");
+    }
+}

@@ -1,0 +1,908 @@
+//! The plan of a run: which parts run, with which settings, in about how long. A budget
+//! (`--quick`, default, `--thorough`) fixes the per-part settings; on a big machine the plan
+//! then scales down what grows with the machine (matrix cells, core pairs, thread counts) and
+//! records in `reduced` what it left out, so the report can say so. `--only` and `--skip`
+//! choose parts; a part whose engine is not built in is skipped with that reason. The time
+//! estimates are simple documented cost models (fault-in rate, chain construction, timed
+//! samples); they are checked against real runs on a 2-CPU machine. Pure: nothing here
+//! measures.
+
+use crate::results::plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
+use crate::topology::Topology;
+
+/// Pages faulted in per second per thread, as bytes/s: a conservative figure for 4 KiB pages
+/// (a fault plus zeroing costs about 1 µs per page).
+const FAULT_BYTES_PER_S: f64 = 2.0e9;
+/// Constructing a random chain and walking it once, seconds per element (one cache line).
+const CHAIN_S_PER_ELEMENT: f64 = 400e-9;
+
+/// What the user asked for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanRequest {
+    pub budget: Budget,
+    /// `--only`: run just these parts (`None`: all).
+    pub only: Option<Vec<Part>>,
+    /// `--skip`: parts left out.
+    pub skip: Vec<Part>,
+}
+
+impl Default for PlanRequest {
+    fn default() -> Self {
+        PlanRequest {
+            budget: Budget::Default,
+            only: None,
+            skip: vec![],
+        }
+    }
+}
+
+/// Parses a comma-separated list of part names given to `flag`; an unknown name is one
+/// sentence that lists the known ones.
+pub fn parse_parts(flag: &str, text: &str) -> Result<Vec<Part>, String> {
+    let mut out = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let p: Part = name.parse().map_err(|e: String| format!("{flag}: {e}"))?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{flag} needs at least one part name; the parts are: {}",
+            Part::known_names()
+        ));
+    }
+    Ok(out)
+}
+
+/// Latency sweep settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatencySettings {
+    pub points_per_octave: u32,
+    pub from_bytes: u64,
+    pub to_bytes: u64,
+    pub samples: usize,
+    pub warmup: usize,
+    pub min_sample_ns: u64,
+    /// Walk modes: `random`, `page`, `seq`.
+    pub modes: Vec<&'static str>,
+    /// Page sizes: `4k`, `thp`.
+    pub pages: Vec<&'static str>,
+}
+
+/// Node x node matrix settings (latency or bandwidth).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MatrixSettings {
+    /// (initiator node, memory node) cells to measure.
+    pub cells: Vec<(u32, u32)>,
+    /// Cells the machine has in all.
+    pub all_cells: usize,
+    pub size_bytes: u64,
+}
+
+/// Timed bandwidth runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedSettings {
+    pub duration_ms: u64,
+    pub repetitions: usize,
+}
+
+/// Bandwidth kernels over all usable CPUs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BandwidthSettings {
+    pub kernels: Vec<&'static str>,
+    pub timed: TimedSettings,
+    /// Bytes per thread (each array).
+    pub bytes_per_thread: u64,
+}
+
+/// Bandwidth versus thread count, per initiator node.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalingSettings {
+    pub thread_counts: Vec<usize>,
+    pub nodes: Vec<u32>,
+    pub timed: TimedSettings,
+}
+
+/// Loaded latency.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedSettings {
+    /// Delay steps of the load threads, from none to large.
+    pub delays: usize,
+    pub timed: TimedSettings,
+}
+
+/// Core to core: the CPUs whose ordered pairs are all measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct C2cSettings {
+    pub cpus: Vec<u32>,
+    /// Usable CPUs in all.
+    pub all_cpus: usize,
+    /// Kept repetitions per pair and the length of each, milliseconds.
+    pub repetitions: usize,
+    pub repetition_ms: u64,
+}
+
+impl C2cSettings {
+    /// Ordered pairs measured.
+    pub fn pairs(&self) -> usize {
+        self.cpus.len() * self.cpus.len().saturating_sub(1)
+    }
+}
+
+/// Policy scenarios and the advisor's checks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScenarioSettings {
+    pub timed: TimedSettings,
+    /// Total bytes over all threads of one row (each thread gets its share).
+    pub total_bytes: u64,
+}
+
+/// Every part's settings; the plan says which parts run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    pub latency: LatencySettings,
+    pub latency_matrix: MatrixSettings,
+    pub bandwidth: BandwidthSettings,
+    pub bandwidth_matrix: MatrixSettings,
+    pub scaling: ScalingSettings,
+    pub loaded: LoadedSettings,
+    pub c2c: C2cSettings,
+    pub scenarios: ScenarioSettings,
+}
+
+/// The plan and the settings it was made from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Planned {
+    pub plan: Plan,
+    pub settings: Settings,
+}
+
+/// Budget constants. Each is a choice documented here once.
+struct Knobs {
+    target_s: Option<f64>,
+    lat_per_octave: u32,
+    /// The sweep ends at this multiple of the LLC (the matrix always uses 8x).
+    lat_sweep_llc: u64,
+    lat_samples: usize,
+    lat_min_sample_ns: u64,
+    lat_modes: &'static [&'static str],
+    lat_pages: &'static [&'static str],
+    matrix_cap: usize,
+    bw_kernels: &'static [&'static str],
+    bw: TimedSettings,
+    scaling_cap: usize,
+    loaded_delays: usize,
+    c2c_cap: usize,
+    c2c_reps: usize,
+    scen: TimedSettings,
+}
+
+fn knobs(b: Budget) -> Knobs {
+    match b {
+        Budget::Quick => Knobs {
+            target_s: Some(15.0),
+            lat_per_octave: 1,
+            lat_sweep_llc: 4,
+            lat_samples: 5,
+            lat_min_sample_ns: 1_000_000,
+            lat_modes: &["random"],
+            lat_pages: &["4k"],
+            matrix_cap: 16,
+            bw_kernels: &["read", "triad"],
+            bw: TimedSettings {
+                duration_ms: 100,
+                repetitions: 2,
+            },
+            scaling_cap: 3,
+            loaded_delays: 4,
+            c2c_cap: 4,
+            c2c_reps: 3,
+            scen: TimedSettings {
+                duration_ms: 100,
+                repetitions: 2,
+            },
+        },
+        Budget::Default => Knobs {
+            target_s: Some(60.0),
+            lat_per_octave: 2,
+            lat_sweep_llc: 8,
+            lat_samples: 9,
+            lat_min_sample_ns: 2_000_000,
+            lat_modes: &["random", "page"],
+            lat_pages: &["4k", "thp"],
+            matrix_cap: 64,
+            bw_kernels: &["read", "read-prefetch", "write-nt", "copy", "triad"],
+            bw: TimedSettings {
+                duration_ms: 200,
+                repetitions: 5,
+            },
+            scaling_cap: 6,
+            loaded_delays: 8,
+            c2c_cap: 64,
+            c2c_reps: 5,
+            scen: TimedSettings {
+                duration_ms: 250,
+                repetitions: 5,
+            },
+        },
+        Budget::Thorough => Knobs {
+            target_s: None,
+            lat_per_octave: 4,
+            lat_sweep_llc: 8,
+            lat_samples: 25,
+            lat_min_sample_ns: 2_000_000,
+            lat_modes: &["random", "page", "seq"],
+            lat_pages: &["4k", "thp"],
+            matrix_cap: usize::MAX,
+            bw_kernels: &[
+                "read",
+                "read-prefetch",
+                "write",
+                "write-nt",
+                "copy",
+                "copy-nt",
+                "scale",
+                "add",
+                "triad",
+            ],
+            bw: TimedSettings {
+                duration_ms: 500,
+                repetitions: 10,
+            },
+            scaling_cap: usize::MAX,
+            loaded_delays: 16,
+            c2c_cap: 4096,
+            c2c_reps: 9,
+            scen: TimedSettings {
+                duration_ms: 500,
+                repetitions: 10,
+            },
+        },
+    }
+}
+
+/// The grid of sizes from `from` to `to`, `per_octave` per doubling (the count only).
+fn grid_points(from: u64, to: u64, per_octave: u32) -> usize {
+    if to <= from {
+        return 1;
+    }
+    ((to as f64 / from as f64).log2() * per_octave as f64).floor() as usize + 1
+}
+
+/// Up to `cap` items of `all`, evenly spread, always keeping those `keep` says to keep.
+pub fn sample_evenly<T: Copy + PartialEq>(
+    all: &[T],
+    cap: usize,
+    keep: impl Fn(&T) -> bool,
+) -> Vec<T> {
+    if all.len() <= cap {
+        return all.to_vec();
+    }
+    let mut out: Vec<T> = all.iter().copied().filter(|x| keep(x)).take(cap).collect();
+    let rest: Vec<T> = all.iter().copied().filter(|x| !out.contains(x)).collect();
+    let want = cap.saturating_sub(out.len());
+    if want > 0 && !rest.is_empty() {
+        let step = rest.len() as f64 / want as f64;
+        for k in 0..want {
+            let i = ((k as f64 + 0.5) * step) as usize;
+            let x = rest[i.min(rest.len() - 1)];
+            if !out.contains(&x) {
+                out.push(x);
+            }
+        }
+    }
+    out
+}
+
+/// Node x node cells, the local ones always kept.
+fn matrix_cells(topo: &Topology, cap: usize) -> (Vec<(u32, u32)>, usize) {
+    let mut all = Vec::new();
+    for i in topo.initiator_nodes() {
+        for m in topo.memory_nodes() {
+            all.push((i, m));
+        }
+    }
+    let n = all.len();
+    (sample_evenly(&all, cap, |(i, m)| i == m), n)
+}
+
+/// CPUs for core to core, at most `cap` ordered pairs: CPUs are taken round-robin over the
+/// initiator nodes (so cross-node pairs are always present), one CPU per physical core before
+/// any SMT sibling.
+fn c2c_cpus(topo: &Topology, cap_pairs: usize) -> (Vec<u32>, usize) {
+    let usable = topo.usable_cpus();
+    let n = usable.len();
+    let mut max = 2usize;
+    while (max + 1) * max <= cap_pairs && max < n {
+        max += 1;
+    }
+    if n <= max {
+        return (usable, n);
+    }
+    // Per node: CPUs ordered first siblings (lowest of each core) then the rest.
+    let mut per_node: Vec<Vec<u32>> = topo
+        .initiator_nodes()
+        .iter()
+        .map(|&node| {
+            let cpus = topo.usable_cpus_of(node);
+            let (first, rest): (Vec<u32>, Vec<u32>) = cpus.iter().partition(|&&c| {
+                topo.cpu(c)
+                    .map(|x| x.siblings.iter().min().copied().unwrap_or(c) == c)
+                    .unwrap_or(true)
+            });
+            let mut v = first;
+            v.extend(rest);
+            v.reverse();
+            v
+        })
+        .collect();
+    let mut out = Vec::new();
+    while out.len() < max {
+        let mut took = false;
+        for q in per_node.iter_mut() {
+            if out.len() < max {
+                if let Some(c) = q.pop() {
+                    out.push(c);
+                    took = true;
+                }
+            }
+        }
+        if !took {
+            break;
+        }
+    }
+    out.sort_unstable();
+    (out, n)
+}
+
+/// Thread counts 1, 2, 4, ... up to `max`, always ending at `max`, at most `cap` points
+/// (the largest kept).
+fn thread_counts(max: usize, cap: usize) -> Vec<usize> {
+    let mut v = Vec::new();
+    let mut t = 1;
+    while t < max {
+        v.push(t);
+        t *= 2;
+    }
+    if max > 0 {
+        v.push(max);
+    }
+    if v.len() > cap {
+        let last = *v.last().unwrap();
+        let mut s = sample_evenly(&v[..v.len() - 1], cap.saturating_sub(1), |&x| x == 1);
+        s.push(last);
+        s.sort_unstable();
+        s.dedup();
+        return s;
+    }
+    v
+}
+
+/// Makes the plan. `built` lists the parts this build can execute; `weighted_ok` is not
+/// needed here (the scenarios say themselves what they could not run).
+pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned {
+    let k = knobs(req.budget);
+    let cpus = topo.usable_cpus();
+    let threads = cpus.len().max(1);
+    let llc = topo.llc_total_bytes();
+    let llc_or = if llc == 0 { 32 << 20 } else { llc };
+    let free: u64 = topo
+        .memory_nodes()
+        .iter()
+        .filter_map(|n| topo.node(*n))
+        .map(|n| n.memory_available_bytes)
+        .sum();
+    let free = if free == 0 { 1 << 30 } else { free };
+    // Largest working set: 8x the LLC (METHODOLOGY point 4), at most a quarter of free memory.
+    let lat_to = (8 * llc_or).min(free / 4).max(1 << 20);
+    // Bandwidth arrays: together at least 4x the LLC (point 9), at least 16 MiB a thread,
+    // at most an eighth of free memory over all threads.
+    let bw_total = (4 * llc_or).max(16 << 20).min(free / 8);
+    let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
+    let mem_nodes = topo.memory_nodes();
+    let init_nodes = topo.initiator_nodes();
+
+    let latency = LatencySettings {
+        points_per_octave: k.lat_per_octave,
+        from_bytes: 4096,
+        to_bytes: (k.lat_sweep_llc * llc_or).min(lat_to).max(1 << 20),
+        samples: k.lat_samples,
+        warmup: 2,
+        min_sample_ns: k.lat_min_sample_ns,
+        modes: k.lat_modes.to_vec(),
+        pages: k.lat_pages.to_vec(),
+    };
+    let (lcells, lall) = matrix_cells(topo, k.matrix_cap);
+    let latency_matrix = MatrixSettings {
+        cells: lcells,
+        all_cells: lall,
+        size_bytes: lat_to,
+    };
+    let (bcells, ball) = matrix_cells(topo, k.matrix_cap);
+    let bandwidth_matrix = MatrixSettings {
+        cells: bcells,
+        all_cells: ball,
+        size_bytes: bytes_per_thread,
+    };
+    let per_node_max = init_nodes
+        .iter()
+        .map(|n| topo.usable_cpus_of(*n).len())
+        .max()
+        .unwrap_or(1);
+    let scaling = ScalingSettings {
+        thread_counts: thread_counts(per_node_max, k.scaling_cap),
+        nodes: init_nodes.clone(),
+        timed: k.bw.clone(),
+    };
+    let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
+    let settings = Settings {
+        latency,
+        latency_matrix,
+        bandwidth: BandwidthSettings {
+            kernels: k.bw_kernels.to_vec(),
+            timed: k.bw.clone(),
+            bytes_per_thread,
+        },
+        bandwidth_matrix,
+        scaling,
+        loaded: LoadedSettings {
+            delays: k.loaded_delays,
+            timed: TimedSettings {
+                duration_ms: k.bw.duration_ms,
+                repetitions: 1,
+            },
+        },
+        c2c: C2cSettings {
+            cpus: c2c_cpu_list,
+            all_cpus,
+            repetitions: k.c2c_reps,
+            repetition_ms: 10,
+        },
+        scenarios: ScenarioSettings {
+            timed: k.scen.clone(),
+            total_bytes: bw_total,
+        },
+    };
+
+    let mut parts = Vec::new();
+    let mut skipped = Vec::new();
+    for part in Part::ALL {
+        if let Some(only) = &req.only {
+            if !only.contains(&part) && part != Part::Topology {
+                skipped.push(SkippedPart {
+                    part,
+                    reason: "not named by --only".into(),
+                });
+                continue;
+            }
+        }
+        if req.skip.contains(&part) {
+            skipped.push(SkippedPart {
+                part,
+                reason: "left out with --skip".into(),
+            });
+            continue;
+        }
+        if part == Part::LoadedLatency && cpus.len() < 2 {
+            skipped.push(SkippedPart {
+                part,
+                reason: format!(
+                    "loaded latency needs a second usable CPU for the load threads and this process may use {}",
+                    cpus.len()
+                ),
+            });
+            continue;
+        }
+        if part == Part::C2c && cpus.len() < 2 {
+            skipped.push(SkippedPart {
+                part,
+                reason: format!(
+                    "core-to-core latency needs two usable CPUs and this process may use {}",
+                    cpus.len()
+                ),
+            });
+            continue;
+        }
+        if !built.contains(&part) {
+            skipped.push(SkippedPart {
+                part,
+                reason: "its measurement engine is not part of this build of numascope".into(),
+            });
+            continue;
+        }
+        parts.push(describe(part, &settings, topo, &mem_nodes, threads));
+    }
+    let estimate_s = parts.iter().map(|p| p.estimate_s).sum();
+    Planned {
+        plan: Plan {
+            budget: req.budget,
+            target_s: k.target_s,
+            estimate_s,
+            parts,
+            skipped,
+        },
+        settings,
+    }
+}
+
+fn mib(b: u64) -> String {
+    crate::parse::size::format_bytes(b)
+}
+
+/// Settings in words and the time estimate of one part.
+fn describe(
+    part: Part,
+    s: &Settings,
+    topo: &Topology,
+    mem_nodes: &[u32],
+    threads: usize,
+) -> PlannedPart {
+    let mut reduced = Vec::new();
+    let (estimate_s, detail) = match part {
+        Part::Topology => (0.2, "topology, environment and clock checks".to_string()),
+        Part::Latency => {
+            let l = &s.latency;
+            let points = grid_points(l.from_bytes, l.to_bytes, l.points_per_octave);
+            let curves = l.modes.len() * l.pages.len();
+            let per_point = (l.samples + l.warmup + 3) as f64 * l.min_sample_ns as f64 / 1e9;
+            // Chain construction over the geometric series of sizes is about twice the largest.
+            let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
+            let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
+            let est = curves as f64 * (points as f64 * per_point + build + fault);
+            if l.to_bytes < s.latency_matrix.size_bytes {
+                reduced.push(format!(
+                    "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",
+                    mib(l.to_bytes),
+                    mib(s.latency_matrix.size_bytes),
+                    mib(s.latency_matrix.size_bytes)
+                ));
+            }
+            (
+                est,
+                format!(
+                    "sweep {} to {} ({} per octave, {} points), modes {}, pages {}, {} samples",
+                    mib(l.from_bytes),
+                    mib(l.to_bytes),
+                    l.points_per_octave,
+                    points,
+                    l.modes.join("/"),
+                    l.pages.join("/"),
+                    l.samples
+                ),
+            )
+        }
+        Part::LatencyMatrix => {
+            let m = &s.latency_matrix;
+            if m.cells.len() < m.all_cells {
+                reduced.push(format!(
+                    "{} of {} node pairs measured (local pairs and an even sample of the rest)",
+                    m.cells.len(),
+                    m.all_cells
+                ));
+            }
+            let per = m.size_bytes as f64 / FAULT_BYTES_PER_S
+                + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+                + 12.0 * s.latency.min_sample_ns as f64 / 1e9;
+            (
+                m.cells.len() as f64 * per,
+                format!(
+                    "{} initiator x memory cells at {} (random walk)",
+                    m.cells.len(),
+                    mib(m.size_bytes)
+                ),
+            )
+        }
+        Part::Bandwidth => {
+            let b = &s.bandwidth;
+            let run = timed_s(&b.timed);
+            let fault = (b.bytes_per_thread * 3) as f64 / FAULT_BYTES_PER_S;
+            (
+                b.kernels.len() as f64 * run + fault,
+                format!(
+                    "kernels {} on {} threads, {} per thread, {} x {} ms",
+                    b.kernels.join(", "),
+                    threads,
+                    mib(b.bytes_per_thread),
+                    b.timed.repetitions,
+                    b.timed.duration_ms
+                ),
+            )
+        }
+        Part::BandwidthMatrix => {
+            let m = &s.bandwidth_matrix;
+            if m.cells.len() < m.all_cells {
+                reduced.push(format!(
+                    "{} of {} node pairs measured (local pairs and an even sample of the rest)",
+                    m.cells.len(),
+                    m.all_cells
+                ));
+            }
+            let per = timed_s(&s.bandwidth.timed) + m.size_bytes as f64 / FAULT_BYTES_PER_S;
+            (
+                m.cells.len() as f64 * per,
+                format!(
+                    "{} initiator x memory cells, read kernel, all CPUs of the initiator",
+                    m.cells.len()
+                ),
+            )
+        }
+        Part::Scaling => {
+            let sc = &s.scaling;
+            let mut all = 0;
+            let mut t = 1;
+            let max = sc.thread_counts.last().copied().unwrap_or(1);
+            while t < max {
+                all += 1;
+                t *= 2;
+            }
+            all += 1;
+            if sc.thread_counts.len() < all {
+                reduced.push(format!(
+                    "{} of {} thread counts measured",
+                    sc.thread_counts.len(),
+                    all
+                ));
+            }
+            let n = (sc.thread_counts.len() * sc.nodes.len()) as f64;
+            (
+                n * (timed_s(&sc.timed) + 0.05),
+                format!(
+                    "read bandwidth with {} threads on each of {} node(s)",
+                    sc.thread_counts
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join("/"),
+                    sc.nodes.len()
+                ),
+            )
+        }
+        Part::LoadedLatency => {
+            let l = &s.loaded;
+            // No-load point, the delays and a warm-up, each `duration_ms`; the chased buffer
+            // (the latency matrix size) is built once; the delay loop is calibrated first.
+            let chain = (s.latency.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+                + s.latency.to_bytes as f64 / FAULT_BYTES_PER_S;
+            (
+                (l.delays + 2) as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
+                format!(
+                    "{} load-delay steps, one chasing thread plus load threads on the other CPUs",
+                    l.delays
+                ),
+            )
+        }
+        Part::C2c => {
+            let c = &s.c2c;
+            if c.cpus.len() < c.all_cpus {
+                reduced.push(format!(
+                    "{} of {} CPUs paired ({} ordered pairs; CPUs taken round-robin over the nodes, one per core first)",
+                    c.cpus.len(),
+                    c.all_cpus,
+                    c.pairs()
+                ));
+            }
+            (
+                c.pairs() as f64
+                    * ((c.repetitions + 1) as f64 * c.repetition_ms as f64 / 1000.0 + 0.005),
+                format!(
+                    "{} ordered CPU pairs over CPUs {}, {} x {} ms each",
+                    c.pairs(),
+                    crate::parse::cpulist::format_list(&c.cpus),
+                    c.repetitions,
+                    c.repetition_ms
+                ),
+            )
+        }
+        Part::Scenarios => {
+            let sc = &s.scenarios;
+            let rows = 7.0;
+            let fault = rows * sc.total_bytes as f64 / FAULT_BYTES_PER_S;
+            let lat = 2.0 * 0.15;
+            (
+                rows * timed_s(&sc.timed) + fault + lat,
+                format!(
+                    "7 policy scenarios (a)-(g), read kernel, {} over all threads, {} x {} ms",
+                    mib(sc.total_bytes),
+                    sc.timed.repetitions,
+                    sc.timed.duration_ms
+                ),
+            )
+        }
+        Part::Advisor => {
+            if mem_nodes.len() < 2 {
+                (
+                    0.0,
+                    "one memory node: nothing to weigh (reported without measuring)".to_string(),
+                )
+            } else {
+                let sc = &s.scenarios;
+                let checks = (mem_nodes.len() + 2) as f64;
+                let _ = topo;
+                (
+                    checks * (timed_s(&sc.timed) + sc.total_bytes as f64 / FAULT_BYTES_PER_S),
+                    format!(
+                        "weights for {} memory nodes, checked against bind and interleave",
+                        mem_nodes.len()
+                    ),
+                )
+            }
+        }
+    };
+    PlannedPart {
+        part,
+        estimate_s,
+        detail,
+        reduced,
+    }
+}
+
+/// Wall time of one timed setting: warm-up repetition included.
+fn timed_s(t: &TimedSettings) -> f64 {
+    (t.repetitions + 1) as f64 * t.duration_ms as f64 / 1000.0 + 0.02
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::sample::opteron_topology;
+
+    fn big_topology(nodes: u32, cpus_per_node: u32) -> Topology {
+        let mut t = opteron_topology();
+        let proto_node = t.nodes[0].clone();
+        let proto_cpu = t.cpus[0].clone();
+        t.nodes.clear();
+        t.cpus.clear();
+        for n in 0..nodes {
+            let ids: Vec<u32> = (n * cpus_per_node..(n + 1) * cpus_per_node).collect();
+            let mut node = proto_node.clone();
+            node.id = n;
+            node.cpus = ids.clone();
+            t.nodes.push(node);
+            for id in ids {
+                let mut c = proto_cpu.clone();
+                c.id = id;
+                c.node = Some(n);
+                c.core = Some(id);
+                c.siblings = vec![id];
+                t.cpus.push(c);
+            }
+        }
+        t.allowed_cpus = (0..nodes * cpus_per_node).collect();
+        t.allowed_nodes = (0..nodes).collect();
+        t.distances = (0..nodes)
+            .map(|i| (0..nodes).map(|j| if i == j { 10 } else { 20 }).collect())
+            .collect();
+        t
+    }
+
+    #[test]
+    fn part_lists_parse_and_unknown_parts_name_the_known_ones() {
+        assert_eq!(
+            parse_parts("--only", "latency, c2c,latency").unwrap(),
+            vec![Part::Latency, Part::C2c]
+        );
+        let e = parse_parts("--skip", "latency,bogus").unwrap_err();
+        assert!(
+            e.starts_with("--skip: unknown part `bogus`; the parts are: topology, latency"),
+            "{e}"
+        );
+        assert!(parse_parts("--only", " , ")
+            .unwrap_err()
+            .contains("at least one"));
+    }
+
+    #[test]
+    fn only_and_skip_choose_parts_with_reasons() {
+        let t = opteron_topology();
+        let req = PlanRequest {
+            budget: Budget::Quick,
+            only: Some(vec![Part::Scenarios, Part::Latency]),
+            skip: vec![Part::Latency],
+        };
+        let p = make_plan(&t, &req, &Part::ALL).plan;
+        let run: Vec<Part> = p.parts.iter().map(|p| p.part).collect();
+        assert_eq!(run, vec![Part::Topology, Part::Scenarios]);
+        let why = |part| {
+            p.skipped
+                .iter()
+                .find(|s| s.part == part)
+                .map(|s| s.reason.clone())
+                .unwrap()
+        };
+        assert_eq!(why(Part::Latency), "left out with --skip");
+        assert_eq!(why(Part::C2c), "not named by --only");
+        let p = make_plan(
+            &t,
+            &PlanRequest::default(),
+            &[Part::Topology, Part::Scenarios],
+        )
+        .plan;
+        assert!(why_of(&p, Part::Bandwidth).contains("not part of this build"));
+    }
+
+    fn why_of(p: &Plan, part: Part) -> String {
+        p.skipped
+            .iter()
+            .find(|s| s.part == part)
+            .unwrap()
+            .reason
+            .clone()
+    }
+
+    /// The budgets' estimates on a 2-CPU one-or-two-node machine stay within their targets,
+    /// and thorough measures more than default, which measures more than quick.
+    #[test]
+    fn budgets_fit_their_targets_on_a_small_machine() {
+        let t = opteron_topology();
+        let est = |b| {
+            make_plan(
+                &t,
+                &PlanRequest {
+                    budget: b,
+                    ..Default::default()
+                },
+                &Part::ALL,
+            )
+            .plan
+            .estimate_s
+        };
+        let (q, d, th) = (
+            est(Budget::Quick),
+            est(Budget::Default),
+            est(Budget::Thorough),
+        );
+        assert!(q <= 15.0, "quick {q}");
+        assert!(d <= 60.0 && d > q, "default {d}");
+        assert!(th > d, "thorough {th}");
+    }
+
+    /// On a big machine, matrix cells and CPU pairs are sampled, local cells are all kept, and
+    /// the plan says what it left out.
+    #[test]
+    fn big_machines_are_sampled_and_say_so() {
+        let t = big_topology(8, 32);
+        let pl = make_plan(
+            &t,
+            &PlanRequest {
+                budget: Budget::Quick,
+                ..Default::default()
+            },
+            &Part::ALL,
+        );
+        let m = &pl.settings.latency_matrix;
+        assert_eq!(m.all_cells, 64);
+        assert_eq!(m.cells.len(), 16);
+        for n in 0..8 {
+            assert!(m.cells.contains(&(n, n)));
+        }
+        let c = &pl.settings.c2c;
+        assert_eq!(c.all_cpus, 256);
+        // quick: at most 4 ordered pairs -> 2 CPUs, on two different nodes.
+        assert_eq!(c.cpus, vec![0, 32]);
+        let d = make_plan(&t, &PlanRequest::default(), &Part::ALL)
+            .settings
+            .c2c;
+        assert_eq!(d.cpus.len(), 8);
+        assert_eq!(d.cpus, vec![0, 32, 64, 96, 128, 160, 192, 224]);
+        let lm = pl.plan.planned(Part::LatencyMatrix).unwrap();
+        assert_eq!(
+            lm.reduced,
+            vec!["16 of 64 node pairs measured (local pairs and an even sample of the rest)"]
+        );
+        assert!(!pl.plan.planned(Part::C2c).unwrap().reduced.is_empty());
+        assert_eq!(pl.settings.scaling.thread_counts, vec![1, 8, 32]);
+    }
+
+    #[test]
+    fn thread_counts_and_sampling() {
+        assert_eq!(thread_counts(1, 6), vec![1]);
+        assert_eq!(thread_counts(6, 6), vec![1, 2, 4, 6]);
+        assert_eq!(thread_counts(64, 100), vec![1, 2, 4, 8, 16, 32, 64]);
+        let v: Vec<u32> = (0..100).collect();
+        let s = sample_evenly(&v, 10, |&x| x == 99);
+        assert_eq!(s.len(), 10);
+        assert!(s.contains(&99));
+        assert_eq!(grid_points(4096, 8192, 4), 5);
+    }
+}

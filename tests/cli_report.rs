@@ -1,0 +1,278 @@
+//! End-to-end checks of `numascope report` and `numascope compare` on the fixed results file
+//! `tests/fixtures/results/opteron-2node.json` (the Opteron article's machine): text, JSON,
+//! HTML, CSV and hwloc XML outputs, the comparison of two saved runs and a fleet, and the
+//! refusals of bad input (not JSON, truncated, unknown version, output that exists).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn numascope() -> Command {
+    Command::cargo_bin("numascope").unwrap()
+}
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/opteron-2node.json")
+}
+
+fn stdout(args: &[&str]) -> String {
+    let out = numascope().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fixture_str() -> String {
+    fixture().display().to_string()
+}
+
+#[test]
+fn text_report_snapshot() {
+    let text = stdout(&["report", &fixture_str()]);
+    assert_eq!(text, stdout(&["report", &fixture_str(), "--text"]));
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn json_round_trips_byte_for_byte() {
+    let json = stdout(&["report", &fixture_str(), "--json"]);
+    assert_eq!(json, std::fs::read_to_string(fixture()).unwrap());
+}
+
+#[test]
+fn html_csv_and_hwloc_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    let csv = dir.path().join("csv");
+    let xml = dir.path().join("topo.xml");
+    let out = numascope()
+        .args(["report", &fixture_str(), "--html"])
+        .arg(&html)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--hwloc-xml")
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "files only: nothing on stdout unless --text"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    insta::assert_snapshot!("report_html", page);
+    assert_eq!(std::fs::read_dir(&csv).unwrap().count(), 10);
+    let m = std::fs::read_to_string(csv.join("latency_matrix.csv")).unwrap();
+    assert!(m.starts_with("CPU node,memory node,working set (bytes),ns per load (median)"));
+    assert!(std::fs::read_to_string(&xml)
+        .unwrap()
+        .contains("<memattr name=\"Latency\" flags=\"6\">"));
+    // No temporary files left behind.
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .contains(".tmp-")));
+}
+
+#[test]
+fn existing_outputs_need_force_and_nothing_is_half_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("report.html");
+    std::fs::write(&html, "keep me").unwrap();
+    let csv = dir.path().join("csv");
+    numascope()
+        .args(["report", &fixture_str(), "--csv"])
+        .arg(&csv)
+        .arg("--html")
+        .arg(&html)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "report.html already exists; add --force",
+        ));
+    assert_eq!(std::fs::read_to_string(&html).unwrap(), "keep me");
+    assert!(
+        !csv.exists(),
+        "the CSV directory must not be written when another output is refused"
+    );
+    numascope()
+        .args(["report", &fixture_str(), "--force", "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+}
+
+#[test]
+fn bad_results_files_are_one_sentence_and_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = std::fs::read_to_string(fixture()).unwrap();
+    let cases = [
+        (
+            "notjson.json",
+            "this is not json".to_string(),
+            "is not a numascope results file: it is not JSON",
+        ),
+        (
+            "cut.json",
+            full[..full.len() / 3].to_string(),
+            "is truncated",
+        ),
+        (
+            "v9.json",
+            full.replacen("\"schema_version\": 1,", "\"schema_version\": 9,", 1),
+            "has results schema version 9",
+        ),
+    ];
+    for (name, text, msg) in cases {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let out = numascope().arg("report").arg(&p).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("numascope: error: ") && err.contains(msg),
+            "{name}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+    }
+    numascope()
+        .args(["report", "/nonexistent/results.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot read results file /nonexistent/results.json",
+        ));
+}
+
+/// A second run made from the article's node-interleave table: every CPU sees 57.5 ns and
+/// 4211 MB/s, so local pairs get worse and remote pairs better.
+fn interleaved(dir: &Path) -> PathBuf {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    v["host"] = "opteron250-interleave".into();
+    for c in v["latency"]["matrix"]["cells"].as_array_mut().unwrap() {
+        let s = &mut c["result"]["ns_per_load"];
+        s["median"] = 57.5.into();
+        s["min"] = 57.5.into();
+        s["max"] = 60.5.into();
+    }
+    let cells = v["bandwidth"]["matrix"][0]["cells"]
+        .as_array()
+        .unwrap()
+        .clone();
+    for (i, c) in cells.iter().enumerate() {
+        v["bandwidth"]["matrix"][0]["cells"][i]["mb_per_s"] = 4211.0.into();
+        let r = c["result_index"].as_u64().unwrap() as usize;
+        let s = &mut v["bandwidth"]["results"][r]["mb_per_s"];
+        s["median"] = 4211.0.into();
+        s["min"] = 4208.0.into();
+        s["max"] = 4214.0.into();
+    }
+    let p = dir.join("interleave.json");
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    p
+}
+
+#[test]
+fn compare_two_saved_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = interleaved(dir.path());
+    let text = stdout(&["compare", &fixture_str(), &b.display().to_string()]);
+    insta::assert_snapshot!("compare_interleave", text);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "compare",
+        &fixture_str(),
+        &b.display().to_string(),
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(v["significant_per_run"], serde_json::json!([0, 8]));
+    let row = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["key"] == "latency-matrix/0->1")
+        .unwrap();
+    assert_eq!(row["cells"][1]["better_than_first"], true);
+}
+
+#[test]
+fn compare_fleet_names_the_outlier() {
+    let dir = tempfile::tempdir().unwrap();
+    let full: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    let mut paths = Vec::new();
+    for (i, scale) in [1.0, 1.01, 0.99, 1.6, 1.005].iter().enumerate() {
+        let mut v = full.clone();
+        v["host"] = format!("node{i:02}").into();
+        for c in v["latency"]["matrix"]["cells"].as_array_mut().unwrap() {
+            let s = &mut c["result"]["ns_per_load"];
+            for k in ["median", "min", "max"] {
+                s[k] = (s[k].as_f64().unwrap() * scale).into();
+            }
+        }
+        let p = dir.path().join(format!("r{i}.json"));
+        std::fs::write(&p, serde_json::to_string(&v).unwrap()).unwrap();
+        paths.push(p.display().to_string());
+    }
+    let mut args = vec!["compare"];
+    args.extend(paths.iter().map(String::as_str));
+    let text = stdout(&args);
+    assert!(text.contains("Outlier: node03 (4 of"), "{text}");
+    assert_eq!(text.matches("Outlier:").count(), 1, "{text}");
+}
+
+#[test]
+fn compare_needs_two_files() {
+    numascope()
+        .args(["compare", &fixture_str()])
+        .assert()
+        .code(2);
+}
+
+/// This machine's own `run --quick` (1 node, 2 vCPUs, KVM; release build, 2026-11-21),
+/// re-rendered: a real run, with loaded latency skipped by its plan.
+#[test]
+fn real_run_of_this_machine_renders() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/results/this-machine-kvm-2cpu.json");
+    let p = p.display().to_string();
+    let text = stdout(&["report", &p]);
+    insta::assert_snapshot!("this_machine_text", text);
+    assert!(text.contains("loaded-latency: its measurement engine is not part of this build"));
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    numascope()
+        .args(["report", &p, "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains(
+        "Not measured in this run (its measurement engine is not part of this build of numascope)."
+    ));
+    assert_eq!(
+        page.matches("<svg ").count(),
+        7,
+        "sweep, latency, SLIT, bandwidth, scaling, c2c, scenario bars"
+    );
+    // A single-node run has nothing to export for remote pairs, but its own cell still exports.
+    let xml = dir.path().join("t.xml");
+    numascope()
+        .args(["report", &p, "--hwloc-xml"])
+        .arg(&xml)
+        .assert()
+        .success();
+}

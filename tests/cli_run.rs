@@ -1,0 +1,113 @@
+//! End-to-end checks of `numascope run`: a short real run writes a loadable results.json and a
+//! summary; bad input (unknown part, existing output directory) is one sentence and exit 2;
+//! `--dry-run` measures nothing; Ctrl-C writes what was measured, marked partial.
+
+use std::process::Command;
+use std::time::Duration;
+
+use assert_cmd::prelude::*;
+use numascope::results::{Part, RunResults};
+use predicates::prelude::*;
+
+fn bin() -> Command {
+    Command::cargo_bin("numascope").unwrap()
+}
+
+/// A short run (the parts that are quick in a debug build): files exist and parse.
+#[test]
+fn quick_run_writes_results_and_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run1");
+    bin()
+        .args([
+            "run",
+            "--quick",
+            "--only",
+            "c2c,scenarios,advisor",
+            "--output",
+        ])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Policy scenarios"))
+        .stdout(predicate::str::contains("run complete"));
+    let r = RunResults::load(&out.join("results.json")).unwrap();
+    assert!(!r.partial, "{:?}", r.failed);
+    for p in [Part::Topology, Part::C2c, Part::Scenarios, Part::Advisor] {
+        assert!(r.completed.contains(&p), "{p} missing: {:?}", r.completed);
+    }
+    let t = r.scenarios.unwrap();
+    assert_eq!(t.scenarios.len(), 7);
+    assert!(t.scenarios[0].bandwidth().unwrap() > 0.0);
+    assert!(out.join("summary.txt").is_file());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(std::fs::read_dir(&out).unwrap().any(|e| e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .ends_with(".csv")));
+    // The same directory again is refused.
+    bin()
+        .args(["run", "--quick", "--only", "topology", "--output"])
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("already exists").and(predicate::str::contains("--force")),
+        );
+}
+
+#[test]
+fn unknown_parts_and_dry_run() {
+    bin()
+        .args(["run", "--skip", "latency,warp"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "numascope: error: --skip: unknown part `warp`; the parts are: topology, latency,",
+        ));
+    bin()
+        .args(["run", "--dry-run", "--quick"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("numascope run plan (quick budget"))
+        .stdout(predicate::str::contains("scenarios"));
+}
+
+/// Ctrl-C stops the run; what was measured is in results.json, marked partial.
+#[test]
+fn ctrl_c_writes_a_partial_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("int");
+    let mut child = bin()
+        .args(["run", "--quick", "--only", "c2c,scenarios", "--output"])
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the first checkpoint is written (topology done), then interrupt.
+    let json = out.join("results.json");
+    for _ in 0..600 {
+        if json.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(json.exists(), "no checkpoint was written");
+    // SAFETY: kill with a valid pid of our own child and a valid signal number.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status:?}");
+    let r = RunResults::load(&json).unwrap();
+    assert!(r.partial);
+    assert!(r.completed.contains(&Part::Topology));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("interrupted")),
+        "{:?}",
+        r.warnings
+    );
+}

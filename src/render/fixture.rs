@@ -218,17 +218,20 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
             to: 1,
             relation: Relation::Remote,
             ns_one_way: s(96.0, 94.0, 101.0),
+            cpu_share: None,
         },
         PairResult {
             from: 1,
             to: 0,
             relation: Relation::Remote,
             ns_one_way: s(97.5, 95.0, 103.0),
+            cpu_share: None,
         },
     ];
     let groups = crate::c2c::summary::group(topo, &[(0, 1, 96.0), (1, 0, 97.5)]);
     C2cResult {
         schema_version: 1,
+        warnings: vec![],
         cpus: vec![0, 1],
         line_node: 0,
         line_touched_on_cpu: Some(0),

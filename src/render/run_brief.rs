@@ -107,7 +107,11 @@ fn headline(r: &RunResults) -> Vec<String> {
             ));
         }
     }
-    if let Some(l) = &r.loaded_latency {
+    if let Some(l) = r
+        .loaded_latency
+        .as_ref()
+        .and_then(|v| serde_json::from_value::<crate::loaded::LoadedResult>(v.clone()).ok())
+    {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
                 "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",

@@ -624,7 +624,7 @@ pub fn loaded_table(r: &RunResults) -> Table {
 
 /// The loaded-latency chart (bandwidth on x, latency on y).
 pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
-    let v = serde_json::to_value(r.loaded_latency.as_ref()?).ok()?;
+    let v = r.loaded_latency.as_ref()?;
     let mut c = LineChart::new(
         "Latency under load",
         "bandwidth of all threads (MB/s, MB = 10^6 B)",
@@ -632,7 +632,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         XScale::Linear,
     );
     c.y_from_zero = true;
-    for (name, pts) in curves(&v) {
+    for (name, pts) in curves(v) {
         let mut points: Vec<(f64, f64)> = pts
             .iter()
             .filter_map(|p| Some((num_field(p, LOADED_X)?, num_field(p, LOADED_Y)?)))

@@ -24,7 +24,6 @@ use crate::bandwidth::result::BandwidthReport;
 use crate::c2c::C2cResult;
 use crate::clock::ClockInfo;
 use crate::latency::result::LatencyReport;
-use crate::loaded::LoadedResult;
 use crate::topology::Topology;
 
 /// Version of the results.json contract. Bump on any incompatible change.
@@ -53,6 +52,8 @@ pub struct RunResults {
     /// Parts that failed, with the error sentence.
     pub failed: Vec<PartError>,
     /// Wall time of each part that ran, in order (compare with `plan.parts[].estimate_s`).
+    /// Absent in files written before it was added: read as empty.
+    #[serde(default)]
     pub timings: Vec<PartTiming>,
     pub topology: Topology,
     /// Clock checks made before the first timed part.
@@ -67,8 +68,9 @@ pub struct RunResults {
     pub scaling: Option<BandwidthReport>,
     /// Latency under bandwidth load: one curve, the chaser on the home node's first CPU and
     /// the load threads on the other usable CPUs, all memory on the home node (the
-    /// loaded-latency engine's result).
-    pub loaded_latency: Option<LoadedResult>,
+    /// loaded-latency engine's `LoadedResult`, stored as its JSON so renderers written
+    /// against earlier shapes keep reading it).
+    pub loaded_latency: Option<serde_json::Value>,
     /// Core-to-core cache-line transfer latencies (the c2c engine's result).
     pub c2c: Option<C2cResult>,
     /// The Opteron closing-table scenarios for this machine.

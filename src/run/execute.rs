@@ -221,7 +221,7 @@ fn run_part(
                 duration: Duration::from_millis(s.loaded.timed.duration_ms),
                 seed: SEED,
             };
-            r.loaded_latency = Some(crate::loaded::run(topo, root, &cfg)?);
+            r.loaded_latency = Some(serde_json::to_value(crate::loaded::run(topo, root, &cfg)?)?);
             Ok(())
         }
         Part::C2c => {

@@ -42,3 +42,11 @@ pub fn this_machine_one_node() -> Topology {
         environment: Environment::default(),
     }
 }
+
+/// Serializes the unit tests that time pinned threads. The test harness runs tests in
+/// parallel threads of one process; two such tests pinned to the same CPUs of a 2-CPU machine
+/// would time each other. Hold the guard for the whole test.
+pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}

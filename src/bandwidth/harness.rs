@@ -301,6 +301,7 @@ mod tests {
 
     #[test]
     fn runs_every_kernel_and_reports_placement() {
+        let _serial = crate::testutil::timing_lock();
         let topo = this_machine_one_node();
         let root = SysRoot::live();
         let cpu = topo.usable_cpus()[0];
@@ -323,6 +324,7 @@ mod tests {
     /// timing: they stop on the shared flag at about the duration, whatever it does.
     #[test]
     fn a_slow_thread_does_not_stretch_the_others() {
+        let _serial = crate::testutil::timing_lock();
         let topo = this_machine_one_node();
         let root = SysRoot::live();
         let cpus = topo.usable_cpus();
@@ -337,9 +339,11 @@ mod tests {
         for rep in &r.elapsed_ns {
             let fast = rep[0] as f64 / 1e6;
             let slow = rep[1] as f64 / 1e6;
-            assert!((100.0..160.0).contains(&fast), "fast thread took {fast} ms");
+            // A thread released late by the barrier (a busy machine) measures a little under the
+            // duration; one that waited for the slow one would measure >= 160 ms.
+            assert!((70.0..160.0).contains(&fast), "fast thread took {fast} ms");
             // The slow one still stops at its first poll after the flag.
-            assert!((100.0..220.0).contains(&slow), "slow took {slow}");
+            assert!((70.0..220.0).contains(&slow), "slow took {slow}");
         }
         // And its rate is its own: far below the fast thread's.
         assert!(r.mb_per_s.per_thread[1].median < r.mb_per_s.per_thread[0].median / 5.0);

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::bandwidth::isa::Isa;
+use crate::environment::Environment;
 use crate::placement::{PageSize, PlacementReport};
 
 /// Version of the bandwidth JSON contract. Bump on any incompatible change.
@@ -25,6 +26,9 @@ pub struct BandwidthReport {
     pub scaling: Vec<Scaling>,
     /// `/proc/sys/kernel/numa_balancing` during the run (pages may migrate when on).
     pub numa_balancing: Option<u32>,
+    /// The machine's environment (kernel, CPU, THP mode, governor, hypervisor...), recorded
+    /// with the figures (METHODOLOGY point 20).
+    pub environment: Environment,
 }
 
 /// Bytes per element as the descriptor counts them.

@@ -198,6 +198,7 @@ mod tests {
 
     #[test]
     fn bouncing_gives_plausible_one_way_times_and_an_even_line() {
+        let _serial = crate::testutil::timing_lock();
         let topo = this_machine_one_node();
         let cpus = topo.usable_cpus();
         if cpus.len() < 2 {

@@ -298,6 +298,7 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
         matrix: vec![],
         scaling: vec![],
         numa_balancing: topo.environment.numa_balancing,
+        environment: topo.environment.clone(),
     };
     for &k in &r.kernels {
         if args.matrix {

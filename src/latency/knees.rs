@@ -9,8 +9,8 @@
 //! points; its *knee* is the largest working set on it whose latency is within half the
 //! tolerance of that median: the capacity beyond which latency starts to rise.
 //!
-//! Matching: the last plateau is memory when it reaches beyond the last-level cache's sysfs
-//! size. When the remaining plateaus are exactly as many as the cache levels, they are the
+//! Matching: the last plateau is memory when its run reaches beyond the last-level cache's
+//! sysfs size. When the remaining plateaus are exactly as many as the cache levels, they are the
 //! levels in order, however far a knee lies from its sysfs size: a knee far below it is a
 //! finding (a cache partitioned by Intel CAT, shared with other tenants, or inclusive of a
 //! smaller level), not a mismatch. Otherwise each level takes, in increasing order, the
@@ -52,6 +52,8 @@ pub struct Plateau {
     /// The knee: the largest working set on the plateau within half the tolerance of its
     /// median, bytes.
     pub to_bytes: u64,
+    /// Largest working set in the run (at or beyond the knee), bytes.
+    pub end_bytes: u64,
     /// Median latency of the plateau's points, ns per load.
     pub ns_per_load: f64,
     /// Points on the plateau.
@@ -125,6 +127,7 @@ pub fn plateaus(points: &[(u64, f64)], p: &KneeParams) -> Vec<Plateau> {
             Plateau {
                 from_bytes: points[rs[0].0].0,
                 to_bytes: points[knee].0,
+                end_bytes: points[last.1 - 1].0,
                 ns_per_load: m,
                 points: rs.iter().map(|&(a, b)| b - a).sum(),
             }
@@ -142,7 +145,7 @@ pub fn match_levels(
     cycles: impl Fn(f64) -> Option<f64>,
 ) -> Vec<LevelKnee> {
     let llc = caches.last().map(|c| c.1).unwrap_or(0);
-    let memory = found.last().filter(|l| l.to_bytes > llc);
+    let memory = found.last().filter(|l| l.end_bytes > llc);
     let cache_plateaus = &found[..found.len() - usize::from(memory.is_some())];
     let chosen: Vec<Option<&Plateau>> = if cache_plateaus.len() == caches.len() {
         cache_plateaus.iter().map(Some).collect()

@@ -408,6 +408,7 @@ mod tests {
 
     #[test]
     fn the_delay_grid_is_log_spaced_and_ends_with_no_delay() {
+        let _serial = crate::testutil::timing_lock();
         assert_eq!(delay_grid(1), vec![0.0]);
         assert_eq!(delay_grid(2), vec![MAX_DELAY_NS, 0.0]);
         let g = delay_grid(12);
@@ -426,6 +427,7 @@ mod tests {
 
     #[test]
     fn descheduled_threads_are_named_in_a_warning() {
+        let _serial = crate::testutil::timing_lock();
         let thread = |cpu, share| ThreadRate {
             cpu,
             role: "load".into(),

@@ -98,6 +98,7 @@ mod tests {
 
     #[test]
     fn cells_use_the_initiators_cpus_and_the_target_for_both_buffers() {
+        let _serial = crate::testutil::timing_lock();
         let mut topo = this_machine_one_node();
         let t = MatrixTemplate {
             kernel: LoadKernel::Read,

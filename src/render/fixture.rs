@@ -160,6 +160,7 @@ fn bandwidth() -> BandwidthReport {
         }],
         scaling: vec![],
         numa_balancing: Some(1),
+        environment: crate::results::sample::opteron_topology().environment,
     }
 }
 
@@ -200,6 +201,7 @@ fn scaling() -> BandwidthReport {
             ],
         }],
         numa_balancing: Some(1),
+        environment: crate::results::sample::opteron_topology().environment,
     }
 }
 

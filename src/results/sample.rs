@@ -250,5 +250,6 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
             }],
         }],
         numa_balancing: None,
+        environment: opteron_topology().environment,
     }
 }

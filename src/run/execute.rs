@@ -497,6 +497,7 @@ fn new_bw_report(topo: &Topology) -> BandwidthReport {
         matrix: vec![],
         scaling: vec![],
         numa_balancing: topo.environment.numa_balancing,
+        environment: topo.environment.clone(),
     }
 }
 

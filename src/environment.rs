@@ -85,10 +85,12 @@ pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, Sys
         }
         None => None,
     };
-    let weighted_interleave_available = root
-        .list_prefixed("sys/kernel/mm/mempolicy", "weighted_interleave")?
-        .iter()
-        .any(|n| n == "weighted_interleave");
+    // Available when the per-node weight files exist (Linux >= 6.9). Listing the files, not
+    // just the directory, makes `capture` copy them: an empty directory would not survive
+    // a git checkout of a captured fixture.
+    let weighted_interleave_available = !root
+        .list_numbered("sys/kernel/mm/mempolicy/weighted_interleave", "node")?
+        .is_empty();
     let page_size_bytes = page_size(root, &arch)?;
     Ok(Environment {
         kernel_release: root

@@ -243,7 +243,7 @@ fn compare_needs_two_files() {
 }
 
 /// This machine's own `run --quick` (1 node, 2 vCPUs, KVM; release build, 2026-11-21),
-/// re-rendered: a real run, with loaded latency skipped by its plan.
+/// re-rendered: a real run with every part present (loaded latency included).
 #[test]
 fn real_run_of_this_machine_renders() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -251,7 +251,7 @@ fn real_run_of_this_machine_renders() {
     let p = p.display().to_string();
     let text = stdout(&["report", &p]);
     insta::assert_snapshot!("this_machine_text", text);
-    assert!(text.contains("loaded-latency: its measurement engine is not part of this build"));
+    assert!(text.contains("Loaded latency"), "{text}");
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("r.html");
     numascope()
@@ -260,13 +260,11 @@ fn real_run_of_this_machine_renders() {
         .assert()
         .success();
     let page = std::fs::read_to_string(&html).unwrap();
-    assert!(page.contains(
-        "Not measured in this run (its measurement engine is not part of this build of numascope)."
-    ));
+    assert!(!page.contains("its measurement engine is not part of this build"));
     assert_eq!(
         page.matches("<svg ").count(),
-        7,
-        "sweep, latency, SLIT, bandwidth, scaling, c2c, scenario bars"
+        8,
+        "sweep, latency, SLIT, bandwidth, scaling, loaded latency, c2c, scenario bars"
     );
     // A single-node run has nothing to export for remote pairs, but its own cell still exports.
     let xml = dir.path().join("t.xml");

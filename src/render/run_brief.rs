@@ -107,7 +107,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             ));
         }
     }
-    if let Some(l) = &r.loaded_latency {
+    if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
                 "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",

@@ -53,6 +53,8 @@ pub struct RunResults {
     /// Parts that failed, with the error sentence.
     pub failed: Vec<PartError>,
     /// Wall time of each part that ran, in order (compare with `plan.parts[].estimate_s`).
+    /// Absent in files written before it was added: read as empty.
+    #[serde(default)]
     pub timings: Vec<PartTiming>,
     pub topology: Topology,
     /// Clock checks made before the first timed part.

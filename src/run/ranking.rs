@@ -5,7 +5,7 @@
 //! one with the highest measured bandwidth wins. A win by less than [`TIE_FRACTION`] is
 //! reported as a tie, because the runs' own spread is of that order.
 
-use crate::results::scenarios::{AppKind, Recommendation, ScenarioResult};
+use crate::results::scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult};
 
 /// Below this relative margin the winner is called a tie with the runner-up.
 pub const TIE_FRACTION: f64 = 0.05;
@@ -28,6 +28,18 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
         .filter_map(|r| r.bandwidth().map(|b| (r, b)))
         .filter(|(_, b)| b.is_finite() && *b > 0.0)
         .collect();
+    // Several single-threaded copies compare only with rows running as many threads as there
+    // are copies (one per node); on a machine with more CPUs than nodes the all-thread rows
+    // run more threads and would not be the same workload.
+    if kind == AppKind::SeveralSingleThreaded {
+        if let Some(copies) = rows
+            .iter()
+            .find(|r| r.id == ScenarioId::CopyPerNode)
+            .map(|r| r.threads)
+        {
+            measured.retain(|(r, _)| r.threads == copies);
+        }
+    }
     // Highest bandwidth first; on equal figures the earlier (simpler) candidate stays first.
     measured.sort_by(|a, b| b.1.total_cmp(&a.1));
     let (best, bw) = *measured.first()?;
@@ -84,7 +96,7 @@ fn sentence(
 mod tests {
     use super::*;
     use crate::results::sample::opteron_scenarios;
-    use crate::results::scenarios::ScenarioId::{self, *};
+    use crate::results::scenarios::ScenarioId::*;
 
     fn best(kind: AppKind, rows: &[ScenarioResult]) -> ScenarioId {
         recommend_for(kind, rows).unwrap().best
@@ -133,6 +145,15 @@ mod tests {
         let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
         assert!(rec.tie, "{rec:?}");
         assert!(rec.text.contains("either will do"), "{}", rec.text);
+        // More CPUs than nodes: one copy per node is not compared with all-thread rows.
+        let mut one_node = opteron_scenarios();
+        for r in one_node.iter_mut() {
+            if r.id == CopyPerNode {
+                r.threads = 1;
+            }
+        }
+        let rec = recommend_for(AppKind::SeveralSingleThreaded, &one_node).unwrap();
+        assert_eq!((rec.best, rec.runner_up), (CopyPerNode, None));
         // Nothing measured: no recommendation.
         for r in rows.iter_mut() {
             r.mb_per_s = None;

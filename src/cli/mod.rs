@@ -23,13 +23,25 @@ pub mod topo;
 
 /// numascope: how memory really behaves on this Linux machine, and why.
 #[derive(Debug, Parser)]
-#[command(name = "numascope", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "numascope",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
     /// HWLOC_FSROOT layout, or a `.tar.gz` made by `numascope capture`) instead of the running
     /// machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
+
+    /// Without a subcommand, numascope runs the full analysis (`numascope run`) and takes its
+    /// flags directly: `numascope --quick`, `numascope --output DIR`.
+    #[command(flatten)]
+    pub run: run::RunArgs,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -38,8 +50,8 @@ pub struct Cli {
 /// Subcommands. Each lives in its own file under `src/cli/`.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
-    Bandwidth(bandwidth::BandwidthArgs),
+    /// The full analysis (the default): measure, explain, and write a report directory.
+    Run(run::RunArgs),
     /// Show the memory topology: NUMA nodes, CPUs, caches, distances, HMAT, allowed sets.
     Topo(topo::TopoArgs),
     /// Snapshot the /sys and /proc files numascope reads, for replay with --sysfs-root.
@@ -48,18 +60,18 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
-    /// Core-to-core latency: one cache line bounced between every pair of CPUs.
-    C2c(c2c::C2cArgs),
     /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
-    /// The full analysis (the default): measure, explain, and write a report directory.
-    Run(run::RunArgs),
+    /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
+    Bandwidth(bandwidth::BandwidthArgs),
+    /// Loaded latency: one thread's latency while others load memory, as a curve.
+    LoadedLatency(loaded_latency::LoadedLatencyArgs),
+    /// Core-to-core latency: one cache line bounced between every pair of CPUs.
+    C2c(c2c::C2cArgs),
     /// Re-render a saved run (results.json) as text, HTML, CSV or hwloc XML.
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
-    /// Loaded latency: one thread's latency while others load memory, as a curve.
-    LoadedLatency(loaded_latency::LoadedLatencyArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -119,7 +131,7 @@ pub fn main() -> i32 {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => run::run(&ctx, &run::RunArgs::default()),
+        None => run::run(&ctx, &cli.run),
         Some(cmd) => match cmd {
             Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),

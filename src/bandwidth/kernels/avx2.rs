@@ -7,6 +7,7 @@ use super::scalar::PREFETCH_BYTES;
 
 super::simd::simd_kernels!(
     feature = "avx2",
+    reg = ymm_reg,
     lanes = 4,
     vi = __m256i,
     loadu_pd = _mm256_loadu_pd,

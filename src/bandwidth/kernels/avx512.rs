@@ -7,6 +7,7 @@ use super::scalar::PREFETCH_BYTES;
 
 super::simd::simd_kernels!(
     feature = "avx512f",
+    reg = zmm_reg,
     lanes = 8,
     vi = __m512i,
     loadu_pd = _mm512_loadu_pd,

@@ -111,3 +111,32 @@ fn ctrl_c_writes_a_partial_run() {
         r.warnings
     );
 }
+
+/// Bare `numascope` takes the run flags; before a subcommand they are refused in one sentence,
+/// while the global --sysfs-root still works there.
+#[test]
+fn run_flags_before_a_subcommand_are_refused_but_sysfs_root_is_not() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_numascope"))
+        .args(["--quick", "topo"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        err.starts_with("numascope: error: ") && err.contains("--quick"),
+        "{err}"
+    );
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/topology/opteron250-2s"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_numascope"))
+        .args(["--sysfs-root", fixture, "topo", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -28,8 +28,7 @@ pub mod topo;
     version,
     about,
     long_about = None,
-    propagate_version = true,
-    args_conflicts_with_subcommands = true
+    propagate_version = true
 )]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
@@ -132,6 +131,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
         None => run::run(&ctx, &cli.run),
+        // clap's args_conflicts_with_subcommands would also reject the global --sysfs-root
+        // before a subcommand, so the run flags are checked here instead.
+        Some(_) if format!("{:?}", cli.run) != format!("{:?}", run::RunArgs::default()) => {
+            anyhow::bail!(
+                "--quick, --thorough, --only, --skip, --dry-run, --output, --force and --json before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis"
+            )
+        }
         Some(cmd) => match cmd {
             Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
             Command::Topo(a) => topo::run(&ctx, &a),

@@ -608,6 +608,7 @@ def checks_A(c):
         c.huge("hugetlb-2m-node2", "hugetlb-2m-node2", 2, 1.0)
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
     check_latency_matrix(c)
+    check_bandwidth_matrix(c)
 
 
 def check_latency_matrix(c):
@@ -649,6 +650,64 @@ def check_latency_matrix(c):
               "every buffer 100% on its node, SLIT/HMAT as in sysfs")
 
 
+def check_bandwidth_matrix(c):
+    """`bandwidth --matrix`: one cell per (initiator node with CPUs) x (memory node), the
+    memory-only node included as a target; every cell's buffers entirely on its node."""
+    j = c.json_ok("bandwidth-matrix", "bandwidth-matrix")
+    if j is None:
+        return
+    s = c.s
+    cells = j["matrix"][0]["cells"]
+    inits = sorted(n.id for n in s.nodes if n.cpus)
+    mems = sorted(s.memory_nodes())
+    got = sorted((x["initiator"], x["target"]) for x in cells)
+    want = sorted((i, m) for i in inits for m in mems)
+    bad = [] if got == want else [f"cells {got} want {want}"]
+    for x in cells:
+        if x["placement_fraction"] != 1.0:
+            bad.append(f"{x['initiator']}->{x['target']} placement {x['placement_fraction']}")
+        if not x["mb_per_s"]["median"] > 0:
+            bad.append(f"{x['initiator']}->{x['target']} no bandwidth measured")
+    c.r.check("bandwidth-matrix", not bad, "; ".join(bad) or
+              f"{len(cells)} cells ({len(inits)} initiators x {len(mems)} memory nodes), every buffer 100% on its node")
+
+
+def check_c2c(c):
+    """`c2c --cpus 0,2 --line-node 1`: both ordered pairs measured, the line on node 1."""
+    j = c.json_ok("c2c", "c2c")
+    if j is None:
+        return
+    pairs = sorted((p["from"], p["to"]) for p in j["pairs"])
+    bad = []
+    if pairs != [(0, 2), (2, 0)]:
+        bad.append(f"pairs {pairs} want [(0, 2), (2, 0)]")
+    if j["line_node"] != 1 or j["placement_fraction"] != 1.0:
+        bad.append(f"line on node {j['line_node']} with placement {j['placement_fraction']}, want node 1 at 1.0")
+    if any(not p["ns_one_way"]["median"] > 0 for p in j["pairs"]):
+        bad.append("a pair has no round trip")
+    c.r.check("c2c", not bad, "; ".join(bad) or "2 ordered pairs, line homed and verified on node 1")
+
+
+def check_loaded_latency(c):
+    """`loaded-latency` with the chased and the load buffers on node 1: placement verified,
+    a no-load point plus the requested loaded points."""
+    j = c.json_ok("loaded-latency", "loaded-latency")
+    if j is None:
+        return
+    cp = j["chaser_placement"]
+    bad = []
+    if cp["intended_nodes"] != [1] or cp["fraction_on_intended"] != 1.0:
+        bad.append(f"chased buffer {cp['fraction_on_intended']} on {cp['intended_nodes']}, want all on [1]")
+    if j["load_placement_fraction"] != 1.0 or j["load_mem_node"] != 1:
+        bad.append(f"load buffers {j['load_placement_fraction']} on node {j['load_mem_node']}")
+    if j["chaser_cpu"] != 0 or j["load_cpus"] != [2]:
+        bad.append(f"chaser on {j['chaser_cpu']}, load on {j['load_cpus']}")
+    if len(j["points"]) != 3:
+        bad.append(f"{len(j['points'])} points, want 3 (no load + 2)")
+    c.r.check("loaded-latency", not bad, "; ".join(bad) or
+              "chaser CPU 0, load CPU 2, every buffer 100% on node 1, 3 points")
+
+
 def checks_B(c):
     check_topo(c)
     c.capture("capture")
@@ -662,6 +721,8 @@ def checks_B(c):
     c.clear_error("err-cpu-not-allowed", "err-cpu-not-allowed", [("cpu 4", "cpu4"), "allowed"])
     c.clear_error("err-cpu-offline", "err-cpu-offline", [("cpu 5", "cpu5"), "offline"])
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
+    check_c2c(c)
+    check_loaded_latency(c)
 
 
 def checks_C(c):

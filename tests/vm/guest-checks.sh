@@ -146,10 +146,8 @@ inspect_bound() { # inspect_bound NODE
 # Each function lists the commands of one shape; check.py has the matching assertions
 # (checks_A/B/C there). Later issues add their commands HERE, next to the matching assertion
 # in check.py, and only once the command exists on main:
-#   A: numascope latency --matrix --size 4MiB --json   (memory-only node 2 a target)
-#      numascope run --quick
-#   B: numascope bandwidth --matrix --size 4MiB --duration 50ms --json, and --scaling
-#      numascope loaded-latency ..., numascope c2c ...
+#   A: latency --matrix and bandwidth --matrix (memory-only node 2 a target)
+#   B: c2c and loaded-latency with memory on node 1
 
 checks_A() {
     run topo "$NS" topo --json
@@ -181,6 +179,8 @@ checks_A() {
     # Latency matrix: every initiator node x every memory node (node 2 memory-only), placement
     # verified per cell. Timings under TCG are meaningless; only the shape is checked.
     run latency-matrix "$NS" latency --matrix --size 8MiB --samples 3 --warmup 1 --sample-ms 0.5 --json
+    # Bandwidth matrix: every initiator node x every memory node, placement verified per cell.
+    run bandwidth-matrix "$NS" bandwidth --matrix --kernel read --size 8MiB --duration 20ms --repetitions 1 --warmup 0 --json
 }
 
 checks_B() {
@@ -197,6 +197,10 @@ checks_B() {
     place err-cpu-not-allowed --policy bind --nodes 0 --cpu 4 --size 4MiB
     place err-cpu-offline --policy bind --nodes 0 --cpu 5 --size 4MiB
     inspect_bound 2
+    # Core to core with the line homed on node 1, and loaded latency with memory on node 1,
+    # from CPUs of node 0 and node 1 (timings meaningless under TCG; placement is checked).
+    run c2c "$NS" c2c --cpus 0,2 --line-node 1 --samples 3 --json
+    run loaded-latency "$NS" loaded-latency --chaser-cpu 0 --load-cpus 2 --mem-node 1 --size 4MiB --points 2 --duration 20ms --json
 }
 
 checks_C() {

@@ -158,6 +158,28 @@ def latency_matrix(shape, leak=None, skip=None):
     return {"schema_version": 1, "matrix": {"working_set_bytes": 8 * MIB, "cells": cells}}
 
 
+def bandwidth_matrix(shape, leak=None):
+    """A `bandwidth --matrix --json` a correct numascope prints in this shape."""
+    s = SHAPES[shape]
+    cells = [{"initiator": i, "target": m, "threads": len(s.node(i).cpus),
+              "mb_per_s": {"median": 1000.0, "min": 900.0, "max": 1100.0},
+              "placement_fraction": 0.98 if (i, m) == leak else 1.0}
+             for i in [n.id for n in s.nodes if n.cpus] for m in s.memory_nodes()]
+    return {"schema_version": 1, "matrix": [{"kernel": "read", "cells": cells}]}
+
+
+def c2c_result(line_node=1):
+    pair = lambda a, b: {"from": a, "to": b, "ns_one_way": {"median": 80.0, "p99": 120.0}}
+    return {"schema_version": 1, "line_node": line_node, "placement_fraction": 1.0,
+            "pairs": [pair(0, 2), pair(2, 0)]}
+
+
+def loaded_result(fraction=1.0):
+    return {"schema_version": 1, "chaser_cpu": 0, "load_cpus": [2], "mem_node": 1, "load_mem_node": 1,
+            "chaser_placement": {"intended_nodes": [1], "fraction_on_intended": fraction},
+            "load_placement_fraction": 1.0, "points": [{}, {}, {}]}
+
+
 def good_a():
     L = Log("A").block("topo", topo("A")).block("capture")
     for n in (0, 1, 2):
@@ -179,6 +201,7 @@ def good_a():
     L.block("inspect-bound-node2", {"pid": 99, "nodes": [{"node": 2, "pages": 4096,
                                                           "bytes": 16 * MIB}]})
     L.block("latency-matrix", latency_matrix("A"))
+    L.block("bandwidth-matrix", bandwidth_matrix("A"))
     return L
 
 
@@ -194,6 +217,8 @@ def good_b():
     L.block("err-cpu-not-allowed", "", "numascope: error: CPU 4 is not in the allowed set 0-3,5-6", 2)
     L.block("err-cpu-offline", "", "numascope: error: CPU 5 is offline; pick an online CPU", 2)
     L.block("inspect-bound-node2", {"pid": 9, "nodes": [{"node": 2, "bytes": 17 * MIB}]})
+    L.block("c2c", c2c_result())
+    L.block("loaded-latency", loaded_result())
     return L
 
 
@@ -305,6 +330,12 @@ class BadLogs(unittest.TestCase):
         self.assertIn("weighted-3:1", fails(judge("A", L.text())))
 
     def test_latency_matrix_without_memory_only_target_fails(self):
+        L = good_a().block("bandwidth-matrix", bandwidth_matrix("A", leak=(1, 2)))
+        self.assertIn("bandwidth-matrix", fails(judge("A", L.text())))
+        L = good_b().block("c2c", c2c_result(line_node=0))
+        self.assertIn("c2c", fails(judge("B", L.text())))
+        L = good_b().block("loaded-latency", loaded_result(fraction=0.5))
+        self.assertIn("loaded-latency", fails(judge("B", L.text())))
         L = good_a().block("latency-matrix", latency_matrix("A", skip=(1, 2)))
         self.assertIn("latency-matrix", fails(judge("A", L.text())))
 

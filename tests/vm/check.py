@@ -609,6 +609,7 @@ def checks_A(c):
     c.inspect_bound("inspect-node2", "inspect-bound-node2", 2, 16 * MIB)
     check_latency_matrix(c)
     check_bandwidth_matrix(c)
+    check_bandwidth_scaling(c)
 
 
 def check_latency_matrix(c):
@@ -670,6 +671,33 @@ def check_bandwidth_matrix(c):
             bad.append(f"{x['initiator']}->{x['target']} no bandwidth measured")
     c.r.check("bandwidth-matrix", not bad, "; ".join(bad) or
               f"{len(cells)} cells ({len(inits)} initiators x {len(mems)} memory nodes), every buffer 100% on its node")
+
+
+def check_bandwidth_scaling(c):
+    """`bandwidth --scaling`: a packed curve per node with CPUs, 1..N threads of that node,
+    and every run's buffers verified on their nodes."""
+    j = c.json_ok("bandwidth-scaling", "bandwidth-scaling")
+    if j is None:
+        return
+    s = c.s
+    series = j["scaling"][0]["series"]
+    bad = []
+    for n in (n for n in s.nodes if n.cpus):
+        curve = [x for x in series if x["mode"] == "packed" and x.get("node") == n.id]
+        if not curve:
+            bad.append(f"no packed curve for node {n.id}")
+            continue
+        threads = [p["threads"] for p in curve[0]["points"]]
+        if threads != list(range(1, len(n.cpus) + 1)):
+            bad.append(f"node {n.id} curve threads {threads}")
+        for p in curve[0]["points"]:
+            if not set(p["cpus"]) <= set(n.cpus):
+                bad.append(f"node {n.id} point on CPUs {p['cpus']}")
+    fracs = [r["placement_fraction"] for r in j["results"]]
+    if any(f != 1.0 for f in fracs):
+        bad.append(f"placement fractions {fracs}")
+    c.r.check("bandwidth-scaling", not bad, "; ".join(bad) or
+              f"{len(series)} curves, a packed one per CPU node, {len(fracs)} runs all 100% placed")
 
 
 def check_c2c(c):

@@ -181,6 +181,7 @@ checks_A() {
     run latency-matrix "$NS" latency --matrix --size 8MiB --samples 3 --warmup 1 --sample-ms 0.5 --json
     # Bandwidth matrix: every initiator node x every memory node, placement verified per cell.
     run bandwidth-matrix "$NS" bandwidth --matrix --kernel read --size 8MiB --duration 20ms --repetitions 1 --warmup 0 --json
+    run bandwidth-scaling "$NS" bandwidth --scaling --kernel read --size 8MiB --duration 20ms --repetitions 1 --warmup 0 --json
 }
 
 checks_B() {

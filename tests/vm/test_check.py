@@ -168,6 +168,19 @@ def bandwidth_matrix(shape, leak=None):
     return {"schema_version": 1, "matrix": [{"kernel": "read", "cells": cells}]}
 
 
+def bandwidth_scaling(shape, leak=False):
+    """A `bandwidth --scaling --json` a correct numascope prints in this shape."""
+    s = SHAPES[shape]
+    series, results = [], []
+    for n in (n for n in s.nodes if n.cpus):
+        pts = [{"threads": t, "cpus": n.cpus[:t], "mb_per_s": 1000.0 * t} for t in range(1, len(n.cpus) + 1)]
+        series.append({"mode": "packed", "node": n.id, "points": pts})
+        results += [{"placement_fraction": 1.0} for _ in pts]
+    if leak:
+        results[0]["placement_fraction"] = 0.9
+    return {"schema_version": 1, "results": results, "scaling": [{"kernel": "read", "series": series}]}
+
+
 def c2c_result(line_node=1):
     pair = lambda a, b: {"from": a, "to": b, "ns_one_way": {"median": 80.0, "p99": 120.0}}
     return {"schema_version": 1, "line_node": line_node, "placement_fraction": 1.0,
@@ -202,6 +215,7 @@ def good_a():
                                                           "bytes": 16 * MIB}]})
     L.block("latency-matrix", latency_matrix("A"))
     L.block("bandwidth-matrix", bandwidth_matrix("A"))
+    L.block("bandwidth-scaling", bandwidth_scaling("A"))
     return L
 
 
@@ -332,6 +346,8 @@ class BadLogs(unittest.TestCase):
     def test_latency_matrix_without_memory_only_target_fails(self):
         L = good_a().block("bandwidth-matrix", bandwidth_matrix("A", leak=(1, 2)))
         self.assertIn("bandwidth-matrix", fails(judge("A", L.text())))
+        L = good_a().block("bandwidth-scaling", bandwidth_scaling("A", leak=True))
+        self.assertIn("bandwidth-scaling", fails(judge("A", L.text())))
         L = good_b().block("c2c", c2c_result(line_node=0))
         self.assertIn("c2c", fails(judge("B", L.text())))
         L = good_b().block("loaded-latency", loaded_result(fraction=0.5))

@@ -1009,30 +1009,6 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             ));
         }
     }
-    if let Some(l) = &r.loaded_latency {
-        if let Some(idle) = l.points.iter().find(|p| p.delay_ns.is_none()) {
-            out.push(metric(
-                "loaded/idle".into(),
-                "loaded-latency curve, idle latency".into(),
-                "ns",
-                Better::Lower,
-                &idle.ns_per_load,
-            ));
-        }
-        if let Some(peak) = l
-            .points
-            .iter()
-            .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))
-        {
-            out.push(metric(
-                "loaded/peak-latency".into(),
-                "loaded-latency curve, latency at peak load".into(),
-                "ns",
-                Better::Lower,
-                &peak.ns_per_load,
-            ));
-        }
-    }
     for g in r.c2c.iter().flat_map(|c| &c.groups) {
         out.push(metric(
             format!("c2c/{}", g.label),

@@ -13,7 +13,8 @@ use crate::loaded::matrix::{run_matrix, MatrixTemplate};
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
 use crate::parse::cpulist::{format_list, parse_user_list};
-use crate::parse::size::parse_size;
+use crate::parse::size::{format_bytes, parse_size};
+use crate::placement::PageSize;
 use crate::render::loaded_text;
 use crate::threads::check_cpus;
 use crate::topology::{read_topology, Topology};
@@ -53,6 +54,11 @@ pub struct LoadedLatencyArgs {
     /// Chased buffer size (default: max(256 MiB, 8 x LLC), capped by free memory).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
+    /// Page backing of the chased and the load buffers: 4k (MADV_NOHUGEPAGE, as `latency`'s
+    /// default), thp, or 2m / 1g (reserved hugetlb). Huge pages take the page walks out of
+    /// the chase, so the curve shows the memory system alone.
+    #[arg(long, default_value = "4k", value_name = "PAGE")]
+    pub page_size: PageSize,
     /// Length of each point, e.g. 500ms or 2s.
     #[arg(long, value_name = "TIME", default_value = "1s")]
     pub duration: String,
@@ -137,8 +143,17 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
         None => None,
     };
     if let Some(s) = size {
+        let text = a.size.as_deref().unwrap_or("");
         if s < (1 << 20) {
-            anyhow::bail!("--size {} is too small for a memory latency curve; give at least 1MiB (the default is well beyond the last-level cache)", a.size.as_deref().unwrap_or(""));
+            anyhow::bail!("--size {text} is too small for a memory latency curve; give at least 1MiB (the default is well beyond the last-level cache)");
+        }
+        let page = a.page_size;
+        if page.is_hugetlb() && s % page.bytes() != 0 {
+            anyhow::bail!(
+                "--size {text} is not a multiple of the {} huge page size; use a multiple such as {}",
+                page.label(),
+                format_bytes(s.div_ceil(page.bytes()) * page.bytes())
+            );
         }
     }
     if a.matrix {
@@ -161,6 +176,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
             points: a.points,
             duration,
             chaser_bytes: size,
+            page: a.page_size,
             seed: a.seed,
         }));
     }
@@ -240,7 +256,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
     let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
     check_memory_node(topo, "--load-mem-node", load_mem_node)?;
     let (chaser_default, per_thread) =
-        default_sizes(topo, mem_node, load_mem_node, load_cpus.len());
+        default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
     Ok(Resolved::Curve(LoadedConfig {
         chaser_cpu: chaser,
         load_cpus,
@@ -250,6 +266,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
         points: a.points,
         chaser_bytes: size.unwrap_or(chaser_default),
         load_bytes_per_thread: per_thread,
+        page: a.page_size,
         duration,
         seed: a.seed,
     }))

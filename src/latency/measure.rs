@@ -24,12 +24,16 @@ pub struct SamplePlan {
     pub min_sample_ns: u64,
 }
 
+/// Default minimum length of one sample, ns (2 ms: thousands of DRAM loads, hundreds of
+/// thousands of timer resolutions, short enough that one preemption spoils one sample only).
+pub const SAMPLE_NS_DEFAULT: u64 = 2_000_000;
+
 impl Default for SamplePlan {
     fn default() -> Self {
         SamplePlan {
             samples: 25,
             warmup: 2,
-            min_sample_ns: 2_000_000,
+            min_sample_ns: SAMPLE_NS_DEFAULT,
         }
     }
 }

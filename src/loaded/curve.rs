@@ -1,8 +1,11 @@
 //! What a loaded-latency curve says, as pure functions of its (bandwidth, latency) points:
 //! the idle latency (the no-load point), the bandwidth at which latency has doubled
 //! (interpolated between the two points that straddle twice the idle latency; `None` if the
-//! curve never gets there), and the peak bandwidth reached. Also a noise-tolerant
-//! monotonicity check used by the self-checks.
+//! curve never gets there), the peak bandwidth reached, and the trend: how much latency rose
+//! from idle to the peak and Spearman's rank correlation of latency with bandwidth (+1: every
+//! step up in bandwidth raised latency; about 0: latency does not follow the load, as when the
+//! load threads are too few to load the memory system). Also a noise-tolerant monotonicity
+//! check used by the self-checks.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +28,13 @@ pub struct CurveSummary {
     pub peak_mb_per_s: f64,
     /// Median latency at the peak-bandwidth point, ns.
     pub ns_per_load_at_peak: f64,
+    /// `ns_per_load_at_peak / idle_ns_per_load - 1`: the rise the load caused.
+    #[serde(default)]
+    pub rise_at_peak_fraction: f64,
+    /// Spearman's rank correlation of median latency with total bandwidth over all points
+    /// (ties get their average rank); null with fewer than three points or a constant series.
+    #[serde(default)]
+    pub rank_correlation: Option<f64>,
 }
 
 /// Summarizes `loaded` points (any order) against the `idle` point.
@@ -43,7 +53,51 @@ pub fn summarize(idle: CurvePoint, loaded: &[CurvePoint]) -> CurveSummary {
         doubled_at_mb_per_s: doubled_at(idle.ns_per_load, &all),
         peak_mb_per_s: peak.mb_per_s,
         ns_per_load_at_peak: peak.ns_per_load,
+        rise_at_peak_fraction: if idle.ns_per_load > 0.0 {
+            peak.ns_per_load / idle.ns_per_load - 1.0
+        } else {
+            0.0
+        },
+        rank_correlation: rank_correlation(&all),
     }
+}
+
+/// Ranks 1..=n of `v`, ties sharing the average of the ranks they span.
+fn ranks(v: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..v.len()).collect();
+    order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    let mut r = vec![0.0; v.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && v[order[j + 1]] == v[order[i]] {
+            j += 1;
+        }
+        let avg = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            r[k] = avg;
+        }
+        i = j + 1;
+    }
+    r
+}
+
+/// Spearman's rho of latency against bandwidth: the Pearson correlation of the ranks.
+pub fn rank_correlation(points: &[CurvePoint]) -> Option<f64> {
+    if points.len() < 3 {
+        return None;
+    }
+    let x = ranks(&points.iter().map(|p| p.mb_per_s).collect::<Vec<_>>());
+    let y = ranks(&points.iter().map(|p| p.ns_per_load).collect::<Vec<_>>());
+    let n = x.len() as f64;
+    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(&y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
 }
 
 /// The bandwidth where latency first reaches `2 * idle_ns`, walking points in ascending
@@ -110,6 +164,27 @@ mod tests {
         // Only the idle point.
         let s = summarize(p(10.0, 80.0), &[]);
         assert_eq!((s.peak_mb_per_s, s.doubled_at_mb_per_s), (10.0, None));
+    }
+
+    #[test]
+    fn rank_correlation_follows_the_order_not_the_values() {
+        let rising = [p(1.0, 100.0), p(2.0, 101.0), p(3.0, 150.0), p(4.0, 400.0)];
+        assert!((rank_correlation(&rising).unwrap() - 1.0).abs() < 1e-12);
+        let falling = [p(1.0, 4.0), p(2.0, 3.0), p(3.0, 2.0), p(4.0, 1.0)];
+        assert!((rank_correlation(&falling).unwrap() + 1.0).abs() < 1e-12);
+        // Ranks (1,2,3,4) vs (2,1,4,3): d^2 sums to 4, rho = 1 - 6*4/(4*15) = 0.6.
+        let mixed = [p(1.0, 20.0), p(2.0, 10.0), p(3.0, 40.0), p(4.0, 30.0)];
+        assert!((rank_correlation(&mixed).unwrap() - 0.6).abs() < 1e-12);
+        // Ties share a rank; a flat latency has no correlation to speak of.
+        assert_eq!(
+            rank_correlation(&[p(1.0, 5.0), p(2.0, 5.0), p(3.0, 5.0)]),
+            None
+        );
+        assert_eq!(rank_correlation(&[p(1.0, 5.0), p(2.0, 6.0)]), None);
+        assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), vec![3.5, 1.0, 3.5, 2.0]);
+        let s = summarize(p(10.0, 100.0), &[p(20.0, 110.0), p(30.0, 130.0)]);
+        assert!((s.rise_at_peak_fraction - 0.3).abs() < 1e-12);
+        assert!((s.rank_correlation.unwrap() - 1.0).abs() < 1e-12);
     }
 
     #[test]

@@ -29,8 +29,9 @@ use crate::traffic::TrafficRecorder;
 /// Smallest and largest non-zero delay of the sweep, ns.
 pub const MIN_DELAY_NS: f64 = 10.0;
 pub const MAX_DELAY_NS: f64 = 20_000.0;
-/// Target length of one chaser sample.
-const CHASER_SAMPLE: Duration = Duration::from_millis(1);
+/// Target length of one chaser sample: the latency engine's default, so the no-load point
+/// and `numascope latency` time the same walk the same way.
+const CHASER_SAMPLE: Duration = Duration::from_nanos(crate::latency::measure::SAMPLE_NS_DEFAULT);
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +46,8 @@ pub struct LoadedConfig {
     pub points: usize,
     pub chaser_bytes: u64,
     pub load_bytes_per_thread: u64,
+    /// Page backing of the chased and the load buffers.
+    pub page: PageSize,
     pub duration: Duration,
     pub seed: u64,
 }
@@ -126,7 +129,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
             root,
             cfg.chaser_bytes,
             &Policy::Bind(vec![cfg.mem_node]),
-            PageSize::Base,
+            cfg.page,
         )
     })?
     .context("placing the chased buffer")?;
@@ -135,7 +138,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         mode: Mode::Random,
         chains: 1,
         element_bytes: topo.line_bytes(),
-        group_bytes: 4096,
+        group_bytes: cfg.page.tlb_page_bytes(),
         seed: cfg.seed,
     };
     let chain = Chain::build(chase_buf.as_u64_mut(), &spec)?;
@@ -207,7 +210,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                     root,
                     cfg.load_bytes_per_thread,
                     &Policy::Bind(vec![cfg.load_mem_node]),
-                    PageSize::Base,
+                    cfg.page,
                 )?;
                 Ok(Role::Load {
                     buf,
@@ -238,7 +241,8 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     for (p, rep) in outcome.reps.iter().enumerate() {
         points.push(point_from(rep, delays[p], &calibration)?);
     }
-    let warnings = descheduling_warning(&points).into_iter().collect();
+    let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
+    warnings.extend(backing_warning(cfg.page, &chaser_placement));
     let idle = curve_point(&points[0]);
     let loaded: Vec<CurvePoint> = points[1..].iter().map(curve_point).collect();
     Ok(LoadedResult {
@@ -250,6 +254,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         load_mem_node: cfg.load_mem_node,
         kernel: cfg.kernel,
         kernel_label: cfg.kernel.label(),
+        page_size: cfg.page,
         chaser_size_bytes: chase_buf.len() as u64,
         load_size_bytes_per_thread: cfg.load_bytes_per_thread,
         duration_ms_per_point: cfg.duration.as_millis() as u64,
@@ -283,6 +288,22 @@ fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
             100.0 * worst.0
         )
     })
+}
+
+/// A warning when the chased buffer is not backed as asked (THP refused, or huge pages
+/// slipping into a 4k buffer).
+fn backing_warning(page: PageSize, r: &crate::placement::PlacementReport) -> Option<String> {
+    match page {
+        PageSize::Thp if r.huge_fraction < 0.9 => Some(format!(
+            "transparent huge pages back only {:.1} % of the chased buffer; check /sys/kernel/mm/transparent_hugepage/enabled and defrag",
+            100.0 * r.huge_fraction
+        )),
+        PageSize::Base if r.huge_bytes > 0 => Some(format!(
+            "{:.1} % of the 4k chased buffer is backed by huge pages despite MADV_NOHUGEPAGE",
+            100.0 * r.huge_fraction
+        )),
+        _ => None,
+    }
 }
 
 fn curve_point(p: &LoadedPoint) -> CurvePoint {

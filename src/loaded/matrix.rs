@@ -7,6 +7,7 @@ use super::engine::{self, LoadedConfig};
 use super::kernel::LoadKernel;
 use super::result::{LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
 use super::sizes::default_sizes;
+use crate::placement::PageSize;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
@@ -18,6 +19,7 @@ pub struct MatrixTemplate {
     pub duration: std::time::Duration,
     /// Chased buffer size; `None`: the default for each target.
     pub chaser_bytes: Option<u64>,
+    pub page: PageSize,
     pub seed: u64,
 }
 
@@ -37,7 +39,7 @@ pub fn cell_config(
             "node {initiator} has only one usable CPU (the chaser's), so no load thread can run there"
         ));
     }
-    let (chaser_default, per_thread) = default_sizes(topo, target, target, load.len());
+    let (chaser_default, per_thread) = default_sizes(topo, target, target, load.len(), t.page);
     Ok(LoadedConfig {
         chaser_cpu: chaser,
         load_cpus: load.to_vec(),
@@ -47,6 +49,7 @@ pub fn cell_config(
         points: t.points,
         chaser_bytes: t.chaser_bytes.unwrap_or(chaser_default),
         load_bytes_per_thread: per_thread,
+        page: t.page,
         duration: t.duration,
         seed: t.seed,
     })
@@ -105,6 +108,7 @@ mod tests {
             points: 4,
             duration: std::time::Duration::from_millis(10),
             chaser_bytes: Some(8 << 20),
+            page: PageSize::Thp,
             seed: 1,
         };
         let cpus = topo.usable_cpus();
@@ -116,6 +120,7 @@ mod tests {
                 (c.mem_node, c.load_mem_node, c.chaser_bytes),
                 (0, 0, 8 << 20)
             );
+            assert_eq!(c.page, PageSize::Thp);
         }
         topo.cpus.truncate(1);
         let e = cell_config(&topo, 0, 0, &t).unwrap_err();

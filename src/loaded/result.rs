@@ -8,7 +8,7 @@ use super::delay::DelayCalibration;
 use super::kernel::LoadKernel;
 use crate::counters_perf::NodeEventCounts;
 use crate::environment::Environment;
-use crate::placement::PlacementReport;
+use crate::placement::{PageSize, PlacementReport};
 use crate::stats::Summary;
 use crate::traffic::NumaTraffic;
 
@@ -71,6 +71,9 @@ pub struct LoadedResult {
     pub kernel: LoadKernel,
     /// `kernel` in words (`read`, `write-nt`, `read:write 2:1`).
     pub kernel_label: String,
+    /// Page backing of the chased and the load buffers (older files: 4k).
+    #[serde(default)]
+    pub page_size: PageSize,
     pub chaser_size_bytes: u64,
     /// Private buffer of each load thread, bytes.
     pub load_size_bytes_per_thread: u64,

@@ -5,9 +5,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::sys::mmap::Backing;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum PageSize {
     /// Base pages (4 KiB on x86-64) with `MADV_NOHUGEPAGE`.
+    #[default]
     #[serde(rename = "4k")]
     Base,
     /// Transparent huge pages requested with `MADV_HUGEPAGE`; what was obtained is verified.

@@ -304,16 +304,18 @@ fn loaded(topo: &crate::topology::Topology) -> crate::loaded::result::LoadedResu
             })
         })
         .collect();
-    // The curve summary from the totals: where latency reaches 2 x 45.6 ns (interpolated).
-    let total = |i: usize| points[i]["total_mb_per_s"].as_f64().unwrap();
-    let (x0, x1) = (total(4), total(5));
-    let doubled = x0 + (x1 - x0) * (2.0 * 45.6 - 79.5) / (121.0 - 79.5);
-    let curve = json!({"idle_ns_per_load": 45.6, "doubled_at_mb_per_s": doubled,
-                       "peak_mb_per_s": x1, "ns_per_load_at_peak": 121.0});
+    // The curve summary from the totals, by the engine's own function.
+    let cp = |v: &serde_json::Value| crate::loaded::curve::CurvePoint {
+        mb_per_s: v["total_mb_per_s"].as_f64().unwrap(),
+        ns_per_load: v["ns_per_load"]["median"].as_f64().unwrap(),
+    };
+    let loaded: Vec<_> = points[1..].iter().map(cp).collect();
+    let curve =
+        serde_json::to_value(crate::loaded::curve::summarize(cp(&points[0]), &loaded)).unwrap();
     let v = json!({
         "schema_version": 1, "chaser_cpu": 0, "chaser_node": 0, "load_cpus": [1],
         "mem_node": 0, "load_mem_node": 0, "kernel": {"kind": "read"}, "kernel_label": "read",
-        "chaser_size_bytes": 64u64 << 20, "load_size_bytes_per_thread": 64u64 << 20,
+        "page_size": "4k", "chaser_size_bytes": 64u64 << 20, "load_size_bytes_per_thread": 64u64 << 20,
         "duration_ms_per_point": 200,
         "chaser_placement": {"size_bytes": 64u64 << 20, "page_size": "4k", "pages": 16384,
             "histogram": [{"node": 0, "pages": 16384}], "not_present": 0, "intended_nodes": [0],

@@ -20,6 +20,27 @@ pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     }
 }
 
+/// The trend in words: the rise at the peak and the rank correlation, and what a flat curve
+/// means (too little load for this memory system).
+pub fn trend_sentence(r: &LoadedResult) -> String {
+    let c = &r.curve;
+    let rho = c
+        .rank_correlation
+        .map_or("not defined".into(), |x| format!("{x:+.2}"));
+    let mut s = format!(
+        "trend: latency {:+.0}% from idle to the peak; rank correlation of latency with bandwidth {rho}",
+        100.0 * c.rise_at_peak_fraction
+    );
+    if c.rise_at_peak_fraction < 0.10 && c.doubled_at_mb_per_s.is_none() {
+        s.push_str(&format!(
+            " (flat: {} load thread(s) reaching {:.0} MB/s do not load this memory system enough to delay the chaser; add load threads with --load-cpus where the machine has CPUs for them)",
+            r.load_cpus.len(),
+            c.peak_mb_per_s
+        ));
+    }
+    s
+}
+
 fn fmt_opt_mb(v: Option<f64>) -> String {
     match v {
         Some(x) => format!("{x:.0} MB/s"),
@@ -30,10 +51,11 @@ fn fmt_opt_mb(v: Option<f64>) -> String {
 pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "Loaded latency: chaser on CPU {} (node {}), random chase over {} on node {} ({:.0}% of pages verified there)",
+        "Loaded latency: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
         r.chaser_cpu,
         r.chaser_node.map_or("?".into(), |n| n.to_string()),
         format_bytes(r.chaser_size_bytes),
+        r.page_size.label(),
         r.mem_node,
         100.0 * r.chaser_placement.fraction_on_intended
     )?;
@@ -105,6 +127,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         r.curve.peak_mb_per_s,
         r.curve.ns_per_load_at_peak
     )?;
+    writeln!(out, "{}", trend_sentence(r))?;
     let pts: Vec<CurvePoint> = r
         .points
         .iter()

@@ -583,7 +583,14 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
     Some(c)
 }
 
-/// The curve in one sentence: idle, doubling point, peak.
+fn upper_first(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// The curve in two sentences: idle, doubling point, peak; then the trend.
 pub fn loaded_summary(r: &RunResults) -> Option<String> {
     let l = r.loaded_latency.as_ref()?;
     let c = &l.curve;
@@ -592,10 +599,11 @@ pub fn loaded_summary(r: &RunResults) -> Option<String> {
         None => "latency never doubles".into(),
     };
     Some(format!(
-        "Idle {} ns; {doubled}; at the peak of {} MB/s a load takes {} ns.",
+        "Idle {} ns; {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
         fmt_num(c.idle_ns_per_load),
         fmt_num(c.peak_mb_per_s),
-        fmt_num(c.ns_per_load_at_peak)
+        fmt_num(c.ns_per_load_at_peak),
+        upper_first(&super::loaded_text::trend_sentence(l))
     ))
 }
 

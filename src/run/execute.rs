@@ -208,7 +208,7 @@ fn run_part(
                 "loaded latency needs a second usable CPU for the load threads"
             );
             let (chaser_bytes, load_bytes_per_thread) =
-                default_sizes(topo, home, home, load_cpus.len());
+                default_sizes(topo, home, home, load_cpus.len(), PageSize::Base);
             let cfg = LoadedConfig {
                 chaser_cpu: chaser,
                 load_cpus,
@@ -218,6 +218,7 @@ fn run_part(
                 points: s.loaded.delays,
                 chaser_bytes: chaser_bytes.min(s.latency.to_bytes.max(1 << 20)),
                 load_bytes_per_thread,
+                page: PageSize::Base,
                 duration: Duration::from_millis(s.loaded.timed.duration_ms),
                 seed: SEED,
             };

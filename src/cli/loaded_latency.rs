@@ -44,8 +44,9 @@ pub struct LoadedLatencyArgs {
     /// Read:write mix of the load threads instead of --kernel: 2:1, 3:1 or 1:1.
     #[arg(long, value_name = "R:W")]
     pub mix: Option<String>,
-    /// Loaded points of the sweep (delays from 20 us down to none, log-spaced); a no-load
-    /// point is always measured first.
+    /// Loaded points of the sweep: the load threads asked for 1/N, 2/N, ... N/N of their
+    /// full-speed rate (a calibrated delay between lines); a no-load point is always
+    /// measured first.
     #[arg(long, value_name = "N", default_value_t = 11)]
     pub points: usize,
     /// Every initiator node x every memory node, load on the same target node.

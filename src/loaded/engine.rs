@@ -1,11 +1,15 @@
 //! The loaded-latency measurement (METHODOLOGY points 6 and 17): one chasing thread and the
 //! load threads run in one pinned team. Thread 0 chases a random cycle over a buffer bound to
-//! the memory node and times samples of about a millisecond until the stop flag; the others
-//! walk private buffers bound to the load memory node with the calibrated delay between
-//! lines. Each team repetition is one point of the curve (the first repetition is a warm-up,
-//! dropped); every thread finds its point from the count of its own calls, so one team, with
-//! its buffers set up once, serves the whole sweep. Nothing here prints.
+//! the memory node and times samples of 2 ms (as `latency` does) until the stop flag; the
+//! others walk private buffers bound to the load memory node with the calibrated delay between
+//! lines. Each team repetition is one point of the curve. The first is a warm-up, dropped, in
+//! which the load threads run at full speed and time a line; the delays of the loaded points
+//! are then chosen to ask for even shares of that full rate, so the points spread over the
+//! bandwidth axis instead of crowding at low load. Every thread finds its point from the count
+//! of its own calls, so one team, with its buffers set up once, serves the whole sweep.
+//! Nothing here prints.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -26,9 +30,6 @@ use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::topology::Topology;
 use crate::traffic::TrafficRecorder;
 
-/// Smallest and largest non-zero delay of the sweep, ns.
-pub const MIN_DELAY_NS: f64 = 10.0;
-pub const MAX_DELAY_NS: f64 = 20_000.0;
 /// Target length of one chaser sample: the latency engine's default, so the no-load point
 /// and `numascope latency` time the same walk the same way.
 const CHASER_SAMPLE: Duration = Duration::from_nanos(crate::latency::measure::SAMPLE_NS_DEFAULT);
@@ -52,25 +53,22 @@ pub struct LoadedConfig {
     pub seed: u64,
 }
 
-/// The delays of the sweep in measurement order: log-spaced from [`MAX_DELAY_NS`] down to
-/// [`MIN_DELAY_NS`], then 0 (no delay); `points` values in all (at least one: 0).
-pub fn delay_grid(points: usize) -> Vec<f64> {
+/// The shares of its full-speed line rate each loaded point asks of a load thread, in
+/// measurement order: `k / points` for k = 1..=points, so the points spread evenly over the
+/// bandwidth axis up to full speed (the last point, no delay), where latency changes most.
+pub fn load_fractions(points: usize) -> Vec<f64> {
     let n = points.max(1);
-    let mut v: Vec<f64> = if n == 1 {
-        vec![]
-    } else if n == 2 {
-        vec![MAX_DELAY_NS]
+    (1..=n).map(|k| k as f64 / n as f64).collect()
+}
+
+/// The delay after each line that brings a thread whose line takes `line_ns` at full speed
+/// down to `fraction` of its full rate: a line then takes `line_ns / fraction`.
+pub fn delay_for(fraction: f64, line_ns: f64) -> f64 {
+    if fraction >= 1.0 || line_ns <= 0.0 {
+        0.0
     } else {
-        let k = n - 1;
-        (0..k)
-            .map(|i| {
-                let f = i as f64 / (k - 1) as f64;
-                MAX_DELAY_NS * (MIN_DELAY_NS / MAX_DELAY_NS).powf(f)
-            })
-            .collect()
-    };
-    v.push(0.0);
-    v
+        line_ns * (1.0 / fraction.max(1e-6) - 1.0)
+    }
 }
 
 /// What each thread keeps between repetitions.
@@ -99,9 +97,27 @@ enum Out {
     Load(LoadCount),
 }
 
-/// Point index of a thread's `call`-th repetition: the warm-up (call 0) repeats point 0.
+/// Point index of a thread's `call`-th repetition (call 0 is the warm-up).
 fn point_of_call(call: usize) -> usize {
     call.saturating_sub(1)
+}
+
+/// The slowest load thread's full-speed time per line in the warm-up, in picoseconds
+/// (0 until measured); every thread derives the same delays from it.
+struct LineTime(AtomicU64);
+
+impl LineTime {
+    fn record(&self, elapsed: Duration, count: &LoadCount) {
+        let lines = count.lines_read + count.lines_written;
+        if lines > 0 {
+            let ps = (elapsed.as_nanos() * 1000 / u128::from(lines)).min(u128::from(u64::MAX));
+            self.0.fetch_max(ps as u64, Ordering::Relaxed);
+        }
+    }
+
+    fn ns(&self) -> f64 {
+        self.0.load(Ordering::Relaxed) as f64 / 1000.0
+    }
 }
 
 /// Runs the sweep and builds the curve.
@@ -117,11 +133,14 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                 "the delay spin could not be calibrated on CPU {calib_cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
             )
         })?;
-    // Point 0 is the no-load point; then the delays.
-    let grid = delay_grid(cfg.points);
-    let delays: Vec<Option<u64>> = std::iter::once(None)
-        .chain(grid.iter().map(|&ns| Some(calibration.iterations_for(ns))))
-        .collect();
+    // Point 0 is the no-load point; then the load fractions, whose delays follow from the
+    // full-speed line time the load threads measure in the warm-up.
+    let fractions = load_fractions(cfg.points);
+    let line_time = LineTime(AtomicU64::new(0));
+    let delay_of_point = |point: usize| -> Option<u64> {
+        (point > 0)
+            .then(|| calibration.iterations_for(delay_for(fractions[point - 1], line_time.ns())))
+    };
 
     let mut chase_buf = on_cpu(topo, root, cfg.chaser_cpu, || {
         PlacedBuffer::new(
@@ -148,7 +167,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     cpus.extend(&cfg.load_cpus);
     let plan = TeamPlan {
         duration: cfg.duration,
-        repetitions: delays.len(),
+        repetitions: fractions.len() + 1,
         warmup: 1,
     };
     let work = |role: &mut Role<'_>, stop: &Stop| -> Out {
@@ -169,9 +188,16 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                 }
             }
             Role::Load { buf, pos, calls } => {
-                let point = point_of_call(*calls);
+                let call = *calls;
                 *calls += 1;
-                match delays[point] {
+                if call == 0 {
+                    // Warm-up at full speed: faults in and warms the buffer, and times a line.
+                    let t = Instant::now();
+                    let c = kernel::run(buf.as_u64_mut(), cfg.kernel, 0, pos, stop);
+                    line_time.record(t.elapsed(), &c);
+                    return Out::Load(c);
+                }
+                match delay_of_point(point_of_call(call)) {
                     None => {
                         while !stop.stopped() {
                             std::thread::sleep(Duration::from_micros(200));
@@ -237,9 +263,10 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     }
     drop(outcome.states);
 
-    let mut points = Vec::with_capacity(delays.len());
+    let mut points = Vec::with_capacity(outcome.reps.len());
     for (p, rep) in outcome.reps.iter().enumerate() {
-        points.push(point_from(rep, delays[p], &calibration)?);
+        let target = (p > 0).then(|| fractions[p - 1]);
+        points.push(point_from(rep, delay_of_point(p), target, &calibration)?);
     }
     let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
     warnings.extend(backing_warning(cfg.page, &chaser_placement));
@@ -261,6 +288,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         chaser_placement,
         load_placement_fraction,
         delay_calibration: calibration,
+        full_speed_ns_per_line: line_time.ns(),
         curve: curve::summarize(idle, &loaded),
         points,
         counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
@@ -362,6 +390,7 @@ fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>
 fn point_from(
     rep: &[crate::threads::ThreadSample<(Out, Option<u64>)>],
     delay: Option<u64>,
+    target_fraction: Option<f64>,
     calibration: &DelayCalibration,
 ) -> anyhow::Result<LoadedPoint> {
     let mut threads = Vec::with_capacity(rep.len());
@@ -413,6 +442,7 @@ fn point_from(
     Ok(LoadedPoint {
         delay_ns: delay.map(|it| calibration.ns_for(it)),
         delay_iterations: delay.unwrap_or(0),
+        target_fraction,
         total_mb_per_s: load_mb + chaser_mb,
         load_mb_per_s: load_mb,
         chaser_mb_per_s: chaser_mb,
@@ -428,22 +458,40 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_delay_grid_is_log_spaced_and_ends_with_no_delay() {
-        let _serial = crate::testutil::timing_lock();
-        assert_eq!(delay_grid(1), vec![0.0]);
-        assert_eq!(delay_grid(2), vec![MAX_DELAY_NS, 0.0]);
-        let g = delay_grid(12);
-        assert_eq!(g.len(), 12);
-        assert_eq!(g[0], MAX_DELAY_NS);
-        assert!((g[10] - MIN_DELAY_NS).abs() < 1e-9);
-        assert_eq!(g[11], 0.0);
-        let ratios: Vec<f64> = g[..11].windows(2).map(|w| w[0] / w[1]).collect();
-        assert!(ratios
-            .iter()
-            .all(|r| (r - ratios[0]).abs() < 1e-9 && *r > 1.0));
+    fn load_fractions_spread_evenly_up_to_full_speed() {
+        assert_eq!(load_fractions(1), vec![1.0]);
+        assert_eq!(load_fractions(4), vec![0.25, 0.5, 0.75, 1.0]);
+        assert_eq!(load_fractions(0), vec![1.0]);
         assert_eq!(point_of_call(0), 0);
         assert_eq!(point_of_call(1), 0);
         assert_eq!(point_of_call(5), 4);
+    }
+
+    #[test]
+    fn delays_stretch_the_line_time_to_the_asked_share() {
+        // A 6.4 ns line at full speed (10 GB/s of 64 B lines).
+        assert_eq!(delay_for(1.0, 6.4), 0.0);
+        assert!((delay_for(0.5, 6.4) - 6.4).abs() < 1e-12);
+        assert!((delay_for(0.25, 6.4) - 19.2).abs() < 1e-12);
+        // The rate that follows is the asked share: 64 B / (line + delay).
+        for f in load_fractions(11) {
+            let rate = 64.0 / (6.4 + delay_for(f, 6.4));
+            assert!((rate / 10.0 - f).abs() < 1e-9, "{f}");
+        }
+        // Not measured yet: no delay rather than a nonsense one.
+        assert_eq!(delay_for(0.5, 0.0), 0.0);
+        let t = LineTime(AtomicU64::new(0));
+        let c = |lines| LoadCount {
+            lines_read: lines,
+            ..LoadCount::default()
+        };
+        t.record(Duration::from_micros(64), &c(10_000));
+        t.record(Duration::from_micros(50), &c(10_000));
+        t.record(Duration::from_micros(1), &c(0));
+        assert!(
+            (t.ns() - 6.4).abs() < 1e-9,
+            "the slowest thread sets the pace"
+        );
     }
 
     #[test]
@@ -461,6 +509,7 @@ mod tests {
         let point = |threads| LoadedPoint {
             delay_ns: None,
             delay_iterations: 0,
+            target_fraction: None,
             total_mb_per_s: 1.0,
             load_mb_per_s: 0.0,
             chaser_mb_per_s: 1.0,

@@ -12,7 +12,7 @@ pub mod matrix;
 pub mod result;
 pub mod sizes;
 
-pub use engine::{delay_grid, run, LoadedConfig};
+pub use engine::{delay_for, load_fractions, run, LoadedConfig};
 pub use kernel::LoadKernel;
 pub use result::{
     LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport, LoadedResult, ThreadRate,

@@ -40,6 +40,10 @@ pub struct LoadedPoint {
     pub delay_ns: Option<f64>,
     /// Spin iterations of that delay.
     pub delay_iterations: u64,
+    /// Share of their full-speed line rate the load threads were asked for (the delay was
+    /// derived from it); null for the no-load point.
+    #[serde(default)]
+    pub target_fraction: Option<f64>,
     /// Load threads plus the chaser's own traffic, MB/s (application bytes).
     pub total_mb_per_s: f64,
     /// The load threads only, MB/s.
@@ -83,7 +87,11 @@ pub struct LoadedResult {
     /// Lowest fraction of any load buffer's pages on `load_mem_node`.
     pub load_placement_fraction: f64,
     pub delay_calibration: DelayCalibration,
-    /// The no-load point first, then delays from largest to none (the measurement order).
+    /// The slowest load thread's time per line at full speed in the warm-up, ns: the delays
+    /// are `this x (1 / target_fraction - 1)`.
+    #[serde(default)]
+    pub full_speed_ns_per_line: f64,
+    /// The no-load point first, then rising load up to full speed (the measurement order).
     pub points: Vec<LoadedPoint>,
     pub curve: CurveSummary,
     /// How bytes are counted.

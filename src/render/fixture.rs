@@ -280,23 +280,28 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
 }
 
 /// One chaser on CPU 0 (node 0 memory) and one load thread on CPU 1 reading node 0, the
-/// delay shrinking from none-running to zero. Illustrative, shaped like the Turin article's
-/// curves: flat until the controller nears its limit, then steep.
+/// load rising from none to full speed in five even shares. Illustrative,
+/// shaped like the Turin article's curves: flat until the controller nears its limit, then steep.
 fn loaded(topo: &crate::topology::Topology) -> crate::loaded::result::LoadedResult {
+    // (asked share of the full rate, load MB/s, median ns, p90 ns); a line takes 10.4 ns at
+    // full speed (6150 MB/s), so share f means a delay of 10.4 x (1/f - 1) ns.
+    let line_ns = 10.4;
     let pts = [
         (None, 0.0, 45.6, 48.3),
-        (Some(2000.0), 1200.0, 46.8, 49.0),
-        (Some(500.0), 3100.0, 50.2, 53.0),
-        (Some(200.0), 4700.0, 58.9, 62.0),
-        (Some(50.0), 5800.0, 79.5, 85.0),
-        (Some(0.0), 6150.0, 121.0, 134.0),
+        (Some(0.2), 1240.0, 46.8, 49.0),
+        (Some(0.4), 2470.0, 50.2, 53.0),
+        (Some(0.6), 3690.0, 58.9, 62.0),
+        (Some(0.8), 4900.0, 79.5, 85.0),
+        (Some(1.0), 6150.0, 121.0, 134.0),
     ];
     let points: Vec<serde_json::Value> = pts
         .iter()
-        .map(|&(delay, mb, ns, p90)| {
+        .map(|&(share, mb, ns, p90)| {
             let chaser = 64.0 * 1e3 / ns;
+            let delay = share.map(|f: f64| crate::loaded::delay_for(f, line_ns));
             json!({
-                "delay_ns": delay, "delay_iterations": delay.map_or(0, |d: f64| (d * 2.0) as u64),
+                "delay_ns": delay, "delay_iterations": delay.map_or(0, |d: f64| (d * 2.0).round() as u64),
+                "target_fraction": share,
                 "total_mb_per_s": mb + chaser, "load_mb_per_s": mb, "chaser_mb_per_s": chaser,
                 "dram_mb_per_s_estimate": mb + chaser,
                 "ns_per_load": summary(ns, ns * 0.98, p90),
@@ -322,6 +327,7 @@ fn loaded(topo: &crate::topology::Topology) -> crate::loaded::result::LoadedResu
             "fraction_on_intended": 1.0, "huge_bytes": 0, "huge_fraction": 0.0},
         "load_placement_fraction": 1.0,
         "delay_calibration": {"ns_per_iteration": 0.5, "overhead_ns": 3.0, "r_squared": 0.999, "cpu": 1},
+        "full_speed_ns_per_line": line_ns,
         "points": points,
         "curve": curve,
         "counting": "application bytes: 64 B per line read by the load threads plus 64 B per chased load",

@@ -83,6 +83,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(vec![
+        "load asked",
         "delay ns",
         "total MB/s",
         "load MB/s",
@@ -100,6 +101,8 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
             .map(|t| format!("{:.0}", t.mb_per_s))
             .collect();
         t.add_row(vec![
+            p.target_fraction
+                .map_or("none".into(), |f| format!("{:.0}%", 100.0 * f)),
             match p.delay_ns {
                 None => "no load".into(),
                 Some(d) => format!("{d:.0}"),
@@ -113,7 +116,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
             per.join(" "),
         ]);
     }
-    for c in t.column_iter_mut().take(7) {
+    for c in t.column_iter_mut().take(8) {
         c.set_cell_alignment(CellAlignment::Right);
     }
     writeln!(out, "{t}")?;

@@ -526,6 +526,7 @@ pub fn loaded_table(r: &RunResults) -> Table {
         "Loaded latency",
         &[
             "curve",
+            "load asked (share of full speed)",
             "delay between requests (ns)",
             "MB/s (total, MB = 10^6 B)",
             "MB/s of the load threads",
@@ -538,6 +539,11 @@ pub fn loaded_table(r: &RunResults) -> Table {
         for p in &l.points {
             t.rows.push(vec![
                 Cell::Text(name.clone()),
+                match (p.delay_ns, p.target_fraction) {
+                    (None, _) => Cell::Text("none".into()),
+                    (Some(_), Some(f)) => Cell::Text(format!("{:.0}%", 100.0 * f)),
+                    (Some(_), None) => Cell::Missing,
+                },
                 p.delay_ns
                     .map_or(Cell::Text("idle (load threads asleep)".into()), Cell::Num),
                 Cell::Num(p.total_mb_per_s),

@@ -40,6 +40,20 @@ fn hugetlb_size_must_be_a_multiple_of_the_page() {
 }
 
 #[test]
+fn the_default_size_is_whole_huge_pages() {
+    // No --size: the default must be a multiple of 1 GiB for 1g pages. Where none are
+    // reserved the refusal names the reservation, never the size the user did not give.
+    let out = latency(&["--page-size", "1g", "--samples", "3", "--json"])
+        .get_output()
+        .clone();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("not a multiple"), "{err}");
+    if !out.status.success() {
+        assert!(err.contains("1g huge pages"), "{err}");
+    }
+}
+
+#[test]
 fn unknown_cpu_is_refused() {
     refused(
         &["--size", "64KiB", "--cpu", "4097"],

@@ -305,7 +305,12 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
                     &args
                         .mem_node
                         .map_or_else(|| topo.memory_nodes(), |n| vec![n]),
-                    PageSize::Base,
+                    // Whole pages of the largest backing asked for, so 1g gets 1 GiB multiples.
+                    args.page_size
+                        .iter()
+                        .copied()
+                        .max_by_key(|p| p.bytes())
+                        .unwrap_or(PageSize::Base),
                 )]
             }
             None => args

@@ -28,9 +28,10 @@ pub struct CurveSummary {
     pub peak_mb_per_s: f64,
     /// Median latency at the peak-bandwidth point, ns.
     pub ns_per_load_at_peak: f64,
-    /// `ns_per_load_at_peak / idle_ns_per_load - 1`: the rise the load caused.
+    /// `ns_per_load_at_peak / idle_ns_per_load - 1`: the rise the load caused (absent in
+    /// files written before it existed; [`fill_trend`] computes it from the points).
     #[serde(default)]
-    pub rise_at_peak_fraction: f64,
+    pub rise_at_peak_fraction: Option<f64>,
     /// Spearman's rank correlation of median latency with total bandwidth over all points
     /// (ties get their average rank); null with fewer than three points or a constant series.
     #[serde(default)]
@@ -53,12 +54,22 @@ pub fn summarize(idle: CurvePoint, loaded: &[CurvePoint]) -> CurveSummary {
         doubled_at_mb_per_s: doubled_at(idle.ns_per_load, &all),
         peak_mb_per_s: peak.mb_per_s,
         ns_per_load_at_peak: peak.ns_per_load,
-        rise_at_peak_fraction: if idle.ns_per_load > 0.0 {
-            peak.ns_per_load / idle.ns_per_load - 1.0
-        } else {
-            0.0
-        },
+        rise_at_peak_fraction: (idle.ns_per_load > 0.0)
+            .then(|| peak.ns_per_load / idle.ns_per_load - 1.0),
         rank_correlation: rank_correlation(&all),
+    }
+}
+
+/// Fills the trend of a summary read from an older file (no `rise_at_peak_fraction`) from
+/// its points, the first being the idle one; a summary that has it is left alone.
+pub fn fill_trend(summary: &mut CurveSummary, points: &[CurvePoint]) {
+    if summary.rise_at_peak_fraction.is_some() {
+        return;
+    }
+    if let Some((idle, loaded)) = points.split_first() {
+        let fresh = summarize(*idle, loaded);
+        summary.rise_at_peak_fraction = fresh.rise_at_peak_fraction;
+        summary.rank_correlation = fresh.rank_correlation;
     }
 }
 
@@ -183,8 +194,23 @@ mod tests {
         assert_eq!(rank_correlation(&[p(1.0, 5.0), p(2.0, 6.0)]), None);
         assert_eq!(ranks(&[3.0, 1.0, 3.0, 2.0]), vec![3.5, 1.0, 3.5, 2.0]);
         let s = summarize(p(10.0, 100.0), &[p(20.0, 110.0), p(30.0, 130.0)]);
-        assert!((s.rise_at_peak_fraction - 0.3).abs() < 1e-12);
+        assert!((s.rise_at_peak_fraction.unwrap() - 0.3).abs() < 1e-12);
         assert!((s.rank_correlation.unwrap() - 1.0).abs() < 1e-12);
+        // An older summary without the trend gets it from its points; a newer one is kept.
+        let pts = [p(10.0, 100.0), p(20.0, 110.0), p(30.0, 130.0)];
+        let mut old = CurveSummary {
+            rise_at_peak_fraction: None,
+            rank_correlation: None,
+            ..s
+        };
+        fill_trend(&mut old, &pts);
+        assert_eq!(old, s);
+        let mut kept = CurveSummary {
+            rise_at_peak_fraction: Some(9.0),
+            ..s
+        };
+        fill_trend(&mut kept, &pts);
+        assert_eq!(kept.rise_at_peak_fraction, Some(9.0));
     }
 
     #[test]

@@ -458,7 +458,7 @@ pub fn render(r: &RunResults) -> String {
                 "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load).",
             );
             let t = view::loaded_table(r);
-            p.table(&t, &[1, 2, 3, 4, 5], &|_| false);
+            p.table(&t, &[1, 2, 3, 4, 5, 6], &|_| false);
             if let Some(s) = view::loaded_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", esc(&s));
             }

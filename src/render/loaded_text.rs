@@ -27,11 +27,14 @@ pub fn trend_sentence(r: &LoadedResult) -> String {
     let rho = c
         .rank_correlation
         .map_or("not defined".into(), |x| format!("{x:+.2}"));
+    let Some(rise) = c.rise_at_peak_fraction else {
+        return format!("trend: rank correlation of latency with bandwidth {rho}");
+    };
     let mut s = format!(
         "trend: latency {:+.0}% from idle to the peak; rank correlation of latency with bandwidth {rho}",
-        100.0 * c.rise_at_peak_fraction
+        100.0 * rise
     );
-    if c.rise_at_peak_fraction < 0.10 && c.doubled_at_mb_per_s.is_none() {
+    if rise < 0.10 && c.doubled_at_mb_per_s.is_none() {
         s.push_str(&format!(
             " (flat: {} load thread(s) reaching {:.0} MB/s do not load this memory system enough to delay the chaser; add load threads with --load-cpus where the machine has CPUs for them)",
             r.load_cpus.len(),

@@ -240,7 +240,7 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         if let Some(l) = &r.loaded_latency {
             writeln!(out, "{}", view::loaded_name(l))?;
         }
-        table(out, &lt, &[1, 2, 3, 4, 5])?;
+        table(out, &lt, &[1, 2, 3, 4, 5, 6])?;
         if let Some(s) = view::loaded_summary(r) {
             writeln!(out, "{s}")?;
         }

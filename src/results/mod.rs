@@ -170,10 +170,22 @@ impl RunResults {
                 });
             }
         }
-        serde_json::from_value(value).map_err(|e| LoadError::Shape {
+        let mut r: RunResults = serde_json::from_value(value).map_err(|e| LoadError::Shape {
             path: name.into(),
             detail: e.to_string(),
-        })
+        })?;
+        if let Some(l) = r.loaded_latency.as_mut() {
+            let pts: Vec<_> = l
+                .points
+                .iter()
+                .map(|p| crate::loaded::curve::CurvePoint {
+                    mb_per_s: p.total_mb_per_s,
+                    ns_per_load: p.ns_per_load.median,
+                })
+                .collect();
+            crate::loaded::curve::fill_trend(&mut l.curve, &pts);
+        }
+        Ok(r)
     }
 
     /// Pretty JSON with a trailing newline.

@@ -130,7 +130,7 @@ pub fn check(spec: &ChainSpec, bytes: u64) -> Result<usize, ChainError> {
     if !SUPPORTED_CHAINS.contains(&spec.chains) {
         return Err(ChainError::Chains(spec.chains));
     }
-    if spec.element_bytes == 0 || spec.element_bytes % 8 != 0 {
+    if spec.element_bytes == 0 || !spec.element_bytes.is_multiple_of(8) {
         return Err(ChainError::Element(spec.element_bytes));
     }
     let elements = bytes / spec.element_bytes;
@@ -231,7 +231,7 @@ mod tests {
         loop {
             let addr = buf[i * words];
             assert!(
-                addr >= base && (addr - base) % element_bytes == 0,
+                addr >= base && (addr - base).is_multiple_of(element_bytes),
                 "bad link"
             );
             i = ((addr - base) / element_bytes) as usize;

@@ -533,7 +533,7 @@ mod tests {
             assert_eq!(lv[1].knee_bytes, Some(256 * KIB), "{name}");
             assert!((lv[1].plateau_ns.unwrap() - 4.55).abs() < 0.05, "{name}");
             let k3 = lv[2].knee_bytes.unwrap();
-            assert!(k3 >= 2 * MIB && k3 <= 4 * MIB, "{name}: L3 knee {k3}");
+            assert!((2 * MIB..=4 * MIB).contains(&k3), "{name}: L3 knee {k3}");
             assert!(
                 l3_ns.contains(&lv[2].plateau_ns.unwrap()),
                 "{name}: {lv:#?}"

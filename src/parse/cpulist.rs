@@ -192,7 +192,7 @@ mod tests {
         #[test]
         fn mask_matches_list(ids in proptest::collection::btree_set(0u32..256, 0..64)) {
             let ids: Vec<u32> = ids.into_iter().collect();
-            let mut groups = vec![0u32; 8];
+            let mut groups = [0u32; 8];
             for &i in &ids { groups[(i / 32) as usize] |= 1 << (i % 32); }
             let text: Vec<String> = groups.iter().rev().map(|g| format!("{g:08x}")).collect();
             prop_assert_eq!(parse_mask(&text.join(",")).unwrap(), ids);

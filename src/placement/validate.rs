@@ -25,7 +25,7 @@ pub(super) fn validate(
         ));
     }
     let gran = page.bytes();
-    if page.is_hugetlb() && size_bytes % gran != 0 {
+    if page.is_hugetlb() && !size_bytes.is_multiple_of(gran) {
         return Err(invalid(format!(
             "{} is not a multiple of the {} huge page size; use a multiple such as {}",
             format_bytes(size_bytes),

@@ -1,12 +1,12 @@
 //! The loaded-latency measurement (METHODOLOGY points 6 and 17): one chasing thread and the
 //! load threads run in one pinned team. Thread 0 chases a random cycle over a buffer bound to
 //! the memory node and times samples of 2 ms (as `latency` does) until the stop flag; the
-//! others walk private buffers bound to the load memory node with the calibrated delay between
-//! lines. Each team repetition is one point of the curve. The first is a warm-up, dropped, in
-//! which the load threads run at full speed and time a line; the delays of the loaded points
-//! are then chosen to ask for even shares of that full rate, so the points spread over the
-//! bandwidth axis instead of crowding at low load. Every thread finds its point from the count
-//! of its own calls, so one team, with its buffers set up once, serves the whole sweep.
+//! others walk private buffers bound to the load memory node with a spin between lines.
+//! Each team repetition is one point of the curve. The first is a warm-up, dropped, in which
+//! the load threads run at full speed and time a line; in each loaded point they then pace
+//! themselves to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over
+//! the bandwidth axis instead of crowding at low load. Every thread finds its point from the
+//! count of its own calls, so one team, with its buffers set up once, serves the whole sweep.
 //! Nothing here prints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,7 +17,7 @@ use anyhow::Context as _;
 
 use super::curve::{self, CurvePoint};
 use super::delay::{self, DelayCalibration};
-use super::kernel::{self, LoadCount, LoadKernel, LINE_BYTES};
+use super::kernel::{self, LoadCount, LoadKernel, Pace, LINE_BYTES};
 use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
 use crate::counters_perf::{NodeEventCounts, NodeEvents};
 use crate::latency::chase::{ChainSpec, Mode};
@@ -133,13 +133,22 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                 "the delay spin could not be calibrated on CPU {calib_cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
             )
         })?;
-    // Point 0 is the no-load point; then the load fractions, whose delays follow from the
-    // full-speed line time the load threads measure in the warm-up.
+    // Point 0 is the no-load point; then the load fractions: each load thread paces itself
+    // to the share's time per line of the full-speed line time measured in the warm-up.
     let fractions = load_fractions(cfg.points);
     let line_time = LineTime(AtomicU64::new(0));
-    let delay_of_point = |point: usize| -> Option<u64> {
-        (point > 0)
-            .then(|| calibration.iterations_for(delay_for(fractions[point - 1], line_time.ns())))
+    let pace_of_point = |point: usize| -> Option<Pace> {
+        let f = *fractions.get(point.checked_sub(1)?)?;
+        let line = line_time.ns();
+        Some(if f >= 1.0 || line <= 0.0 {
+            Pace::Full
+        } else {
+            Pace::Target {
+                ns_per_line: line / f,
+                ns_per_iteration: calibration.ns_per_iteration,
+                start_iterations: delay_for(f, line) / calibration.ns_per_iteration,
+            }
+        })
     };
 
     let mut chase_buf = on_cpu(topo, root, cfg.chaser_cpu, || {
@@ -193,18 +202,20 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
                 if call == 0 {
                     // Warm-up at full speed: faults in and warms the buffer, and times a line.
                     let t = Instant::now();
-                    let c = kernel::run(buf.as_u64_mut(), cfg.kernel, 0, pos, stop);
+                    let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
                     line_time.record(t.elapsed(), &c);
                     return Out::Load(c);
                 }
-                match delay_of_point(point_of_call(call)) {
+                match pace_of_point(point_of_call(call)) {
                     None => {
                         while !stop.stopped() {
                             std::thread::sleep(Duration::from_micros(200));
                         }
                         Out::Load(LoadCount::default())
                     }
-                    Some(it) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, it, pos, stop)),
+                    Some(pace) => {
+                        Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, pace, pos, stop))
+                    }
                 }
             }
         }
@@ -266,7 +277,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     let mut points = Vec::with_capacity(outcome.reps.len());
     for (p, rep) in outcome.reps.iter().enumerate() {
         let target = (p > 0).then(|| fractions[p - 1]);
-        points.push(point_from(rep, delay_of_point(p), target, &calibration)?);
+        points.push(point_from(rep, target, &calibration)?);
     }
     let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
     warnings.extend(backing_warning(cfg.page, &chaser_placement));
@@ -386,10 +397,10 @@ fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>
     (samples_ns, loads)
 }
 
-/// Turns one repetition's samples into a point.
+/// Turns one repetition's samples into a point; `target_fraction` is `None` for the no-load
+/// point. The point's delay is the load threads' mean spin per line.
 fn point_from(
     rep: &[crate::threads::ThreadSample<(Out, Option<u64>)>],
-    delay: Option<u64>,
     target_fraction: Option<f64>,
     calibration: &DelayCalibration,
 ) -> anyhow::Result<LoadedPoint> {
@@ -397,6 +408,8 @@ fn point_from(
     let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
     let mut ns = None;
     let mut chaser_events = None;
+    let (mut spins, mut lines) = (0u64, 0u64);
+    let loaded = target_fraction.is_some();
     for s in rep {
         let secs_ns = s.elapsed_ns.max(1) as f64;
         let cpu_share = s.value.1.map(|c| c as f64 / secs_ns);
@@ -424,12 +437,14 @@ fn point_from(
                 let mb = c.bytes() as f64 / secs_ns * 1e3;
                 load_mb += mb;
                 dram_extra_mb += (c.dram_bytes_estimate() - c.bytes()) as f64 / secs_ns * 1e3;
+                spins += c.spin_iterations;
+                lines += c.lines();
                 threads.push(ThreadRate {
                     cpu: s.cpu,
                     role: "load".into(),
                     mb_per_s: mb,
                     elapsed_ns: s.elapsed_ns,
-                    cpu_share: if delay.is_some() { cpu_share } else { None },
+                    cpu_share: if loaded { cpu_share } else { None },
                     lines_read: c.lines_read,
                     lines_written: c.lines_written,
                 });
@@ -439,9 +454,10 @@ fn point_from(
     let ns_per_load = ns.ok_or_else(|| {
         anyhow::anyhow!("the chaser completed no sample in a point; lengthen --duration")
     })?;
+    let mean_spins = spins as f64 / lines.max(1) as f64;
     Ok(LoadedPoint {
-        delay_ns: delay.map(|it| calibration.ns_for(it)),
-        delay_iterations: delay.unwrap_or(0),
+        delay_ns: loaded.then_some(mean_spins * calibration.ns_per_iteration),
+        delay_iterations: if loaded { mean_spins.round() as u64 } else { 0 },
         target_fraction,
         total_mb_per_s: load_mb + chaser_mb,
         load_mb_per_s: load_mb,

@@ -4,10 +4,18 @@
 //! Unlike the block kernels of `bandwidth`, the unit here is one line followed by a delay, so
 //! the request rate can be turned down smoothly from "as fast as possible" to almost idle.
 //!
+//! The delay is a spin count after each line: fixed, or paced. Paced, the thread aims at a
+//! time per line and corrects its spin count once per [`POLL_LINES`] lines from one clock
+//! read (an integral controller, [`next_iterations`]): the spin's cost inside the loop is not
+//! what it costs alone, because the core overlaps it with the line's memory traffic, so a
+//! spin count calibrated in isolation overshoots the delay it is meant to add.
+//!
 //! Byte counting: 64 B per line touched (the application figure). Normal stores also cost a
 //! read-for-ownership of the line, which the DRAM estimate adds; non-temporal stores do not.
 
 use serde::{Deserialize, Serialize};
+
+use std::time::Instant;
 
 use super::delay::spin;
 use crate::threads::Stop;
@@ -15,8 +23,10 @@ use crate::threads::Stop;
 /// Bytes in one line of the load kernels.
 pub const LINE_BYTES: usize = 64;
 const WORDS: usize = LINE_BYTES / 8;
-/// Lines between two polls of the stop flag.
-const POLL_LINES: usize = 64;
+/// Lines between two polls of the stop flag (and two clock reads of a paced thread).
+pub const POLL_LINES: usize = 64;
+/// Share of the time-per-line error a paced thread corrects per group of lines.
+const PACE_GAIN: f64 = 0.5;
 
 /// The load kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -100,9 +110,16 @@ pub struct LoadCount {
     pub lines_written: u64,
     /// Of the written lines, those written with non-temporal stores.
     pub lines_written_nt: u64,
+    /// Spin iterations run after the lines, summed.
+    pub spin_iterations: u64,
 }
 
 impl LoadCount {
+    /// Lines touched.
+    pub fn lines(&self) -> u64 {
+        self.lines_read + self.lines_written
+    }
+
     /// Application bytes: 64 per line touched.
     pub fn bytes(&self) -> u64 {
         (self.lines_read + self.lines_written) * LINE_BYTES as u64
@@ -114,12 +131,45 @@ impl LoadCount {
     }
 }
 
-/// Walks `buf` line by line (wrapping around, continuing at `*pos`), `delay_iterations` spins
-/// after each line, until `stop`. The buffer must hold at least one line.
+/// How fast a load thread goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Pace {
+    /// No delay between lines.
+    Full,
+    /// This many spin iterations after each line.
+    Fixed(u64),
+    /// Aim at `ns_per_line` per line, starting from `start_iterations` spins per line and
+    /// correcting once per [`POLL_LINES`] lines.
+    Target {
+        ns_per_line: f64,
+        ns_per_iteration: f64,
+        start_iterations: f64,
+    },
+}
+
+/// The paced spin count for the next group of lines: the current count moved by
+/// [`PACE_GAIN`] of the gap between the target and the last group's time per line, in spin
+/// iterations, never below zero. A group slowed down more than fourfold (the thread was
+/// interrupted) says nothing about the spin and leaves the count as it is.
+pub fn next_iterations(
+    current: f64,
+    target_ns_per_line: f64,
+    last_ns_per_line: f64,
+    ns_per_iteration: f64,
+) -> f64 {
+    if ns_per_iteration <= 0.0 || last_ns_per_line > 4.0 * target_ns_per_line {
+        return current;
+    }
+    let step = PACE_GAIN * (target_ns_per_line - last_ns_per_line) / ns_per_iteration;
+    (current + step).max(0.0)
+}
+
+/// Walks `buf` line by line (wrapping around, continuing at `*pos`) at `pace`, until `stop`.
+/// The buffer must hold at least one line.
 pub fn run(
     buf: &mut [u64],
     kernel: LoadKernel,
-    delay_iterations: u64,
+    pace: Pace,
     pos: &mut usize,
     stop: &Stop,
 ) -> LoadCount {
@@ -128,16 +178,29 @@ pub fn run(
     let mut c = LoadCount::default();
     let mut acc = 0u64;
     let mut i = *pos % lines;
-    let stamp = 0x5a5a_5a5a_5a5a_5a5au64;
-    'outer: loop {
+    let (mut iters, target) = match pace {
+        Pace::Full => (0.0, None),
+        Pace::Fixed(n) => (n as f64, None),
+        Pace::Target {
+            ns_per_line,
+            ns_per_iteration,
+            start_iterations,
+        } => (
+            start_iterations.max(0.0),
+            Some((ns_per_line, ns_per_iteration)),
+        ),
+    };
+    let mut group_start = target.map(|_| Instant::now());
+    loop {
+        let spins = iters.round() as u64;
         for _ in 0..POLL_LINES {
             let line = &mut buf[i * WORDS..(i + 1) * WORDS];
             if kernel.writes_line(i) {
                 if kernel == LoadKernel::WriteNt {
-                    write_line_nt(line, stamp);
+                    write_line_nt(line, STAMP);
                     c.lines_written_nt += 1;
                 } else {
-                    write_line(line, stamp);
+                    write_line(line, STAMP);
                 }
                 c.lines_written += 1;
             } else {
@@ -148,12 +211,19 @@ pub fn run(
             if i == lines {
                 i = 0;
             }
-            if delay_iterations > 0 {
-                spin(delay_iterations);
+            if spins > 0 {
+                spin(spins);
             }
         }
+        c.spin_iterations += spins * POLL_LINES as u64;
         if stop.stopped() {
-            break 'outer;
+            break;
+        }
+        if let (Some((ns_per_line, ns_per_iteration)), Some(t)) = (target, group_start.as_mut()) {
+            let now = Instant::now();
+            let last = now.duration_since(*t).as_nanos() as f64 / POLL_LINES as f64;
+            *t = now;
+            iters = next_iterations(iters, ns_per_line, last, ns_per_iteration);
         }
     }
     if kernel == LoadKernel::WriteNt {
@@ -163,6 +233,9 @@ pub fn run(
     *pos = i;
     c
 }
+
+/// What the write kernels store.
+const STAMP: u64 = 0x5a5a_5a5a_5a5a_5a5a;
 
 #[inline(always)]
 fn read_line(line: &[u64]) -> u64 {
@@ -243,7 +316,7 @@ mod tests {
         ] {
             let mut buf = vec![0u64; 128 * WORDS];
             let mut pos = 0;
-            let c = run(&mut buf, k, 0, &mut pos, &stop_after_first_poll());
+            let c = run(&mut buf, k, Pace::Full, &mut pos, &stop_after_first_poll());
             assert_eq!((c.lines_read, c.lines_written), (reads, writes), "{k:?}");
             assert_eq!(pos, 64);
             let written = buf.chunks(WORDS).filter(|l| l[0] != 0).count() as u64;
@@ -255,8 +328,10 @@ mod tests {
             lines_read: 2,
             lines_written: 3,
             lines_written_nt: 1,
+            spin_iterations: 0,
         };
         assert_eq!(c.dram_bytes_estimate(), 64 * 5 + 64 * 2);
+        assert_eq!(c.lines(), 5);
     }
 
     #[test]
@@ -266,12 +341,55 @@ mod tests {
         let c = run(
             &mut buf,
             LoadKernel::Read,
-            0,
+            Pace::Fixed(3),
             &mut pos,
             &stop_after_first_poll(),
         );
         assert_eq!(c.lines_read, 64);
+        assert_eq!(c.spin_iterations, 3 * 64);
         assert_eq!(pos, (7 + 64) % 10);
+    }
+
+    /// A simulated thread whose line takes `mem` ns plus `k` ns per spin iteration (the
+    /// spin is cheaper inside the loop than alone: k below the calibrated 1.7 ns).
+    fn settle(mem: f64, k: f64, target: f64) -> f64 {
+        let mut it = 0.0;
+        for _ in 0..200 {
+            it = next_iterations(it, target, mem + k * it, 1.7);
+        }
+        mem + k * it
+    }
+
+    #[test]
+    fn pacing_settles_on_the_target_time_per_line() {
+        for (mem, k, target) in [(7.0, 1.1, 40.0), (7.0, 1.7, 14.0), (20.0, 0.6, 400.0)] {
+            let t = settle(mem, k, target);
+            assert!((t / target - 1.0).abs() < 1e-6, "{mem} {k} {target}: {t}");
+        }
+        // A target below what the memory allows: no spin at all.
+        assert_eq!(settle(7.0, 1.1, 5.0), 7.0);
+        // An interrupted group changes nothing.
+        assert_eq!(next_iterations(10.0, 20.0, 500.0, 1.7), 10.0);
+        assert_eq!(next_iterations(10.0, 20.0, 20.0, 1.7), 10.0);
+    }
+
+    #[test]
+    fn a_paced_run_counts_its_spins() {
+        let mut buf = vec![0u64; 16 * WORDS];
+        let mut pos = 0;
+        let pace = Pace::Target {
+            ns_per_line: 1e6,
+            ns_per_iteration: 1.0,
+            start_iterations: 2.0,
+        };
+        let c = run(
+            &mut buf,
+            LoadKernel::Read,
+            pace,
+            &mut pos,
+            &stop_after_first_poll(),
+        );
+        assert_eq!((c.lines(), c.spin_iterations), (64, 128));
     }
 
     #[test]

@@ -32,13 +32,14 @@ pub struct ThreadRate {
     pub lines_written: u64,
 }
 
-/// One point of the curve: one delay setting of the load threads.
+/// One point of the curve: one load level of the load threads.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadedPoint {
-    /// Delay between the load threads' lines, ns (calibrated); null for the no-load point,
-    /// where the load threads sleep.
+    /// The load threads' mean spin after each line, in ns of the spin as calibrated alone
+    /// (inside the loop it overlaps with memory traffic and costs less); null for the
+    /// no-load point, where the load threads sleep.
     pub delay_ns: Option<f64>,
-    /// Spin iterations of that delay.
+    /// The same in spin iterations (mean per line, rounded).
     pub delay_iterations: u64,
     /// Share of their full-speed line rate the load threads were asked for (the delay was
     /// derived from it); null for the no-load point.

@@ -13,7 +13,6 @@ use crate::cli::Context;
 use crate::clock::ClockInfo;
 use crate::latency::chase::{self, ChainSpec, Mode};
 use crate::latency::engine::{run_job, Target};
-use crate::latency::knees::{self, KneeParams};
 use crate::latency::matrix;
 use crate::latency::measure::SamplePlan;
 use crate::latency::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
@@ -351,29 +350,13 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
                 let out = run_job(&topo, root, target, &sizes, &spec, &plan, &clock, &progress)?;
                 report.warnings.extend(out.warnings);
                 if sweep_sizes.is_some() {
-                    let pts: Vec<(u64, f64)> = out
-                        .results
-                        .iter()
-                        .map(|r| (r.working_set_bytes, r.ns_per_load.median))
-                        .collect();
-                    let p = KneeParams::default();
-                    let plateaus = knees::plateaus(&pts, &p);
-                    let hz = out
-                        .results
-                        .first()
-                        .and_then(|r| r.cycles_per_load.as_ref())
-                        .map(|c| c.core_hz);
-                    let levels =
-                        knees::match_levels(&plateaus, &topo.cache_sizes_for_cpu(cpu), &p, |ns| {
-                            hz.map(|h| ns * h / 1e9)
-                        });
-                    report.knees.push(CurveKnees {
-                        mode: args.mode,
-                        page_size: page,
+                    report.knees.push(CurveKnees::of_sweep(
+                        args.mode,
+                        page,
                         chains,
-                        plateaus,
-                        levels,
-                    });
+                        &out.results,
+                        &topo.cache_sizes_for_cpu(cpu),
+                    ));
                     report.sweep.push(SweepCurve {
                         mode: args.mode,
                         page_size: page,

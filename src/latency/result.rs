@@ -126,6 +126,38 @@ pub struct CurveKnees {
     pub levels: Vec<LevelKnee>,
 }
 
+impl CurveKnees {
+    /// Finds the plateaus of a sweep's results (median ns per size) and matches them with the
+    /// cache sizes `caches` from sysfs, cycles from the results' own core clock.
+    pub fn of_sweep(
+        mode: Mode,
+        page_size: PageSize,
+        chains: usize,
+        results: &[LatencyResult],
+        caches: &[(u32, u64)],
+    ) -> CurveKnees {
+        let pts: Vec<(u64, f64)> = results
+            .iter()
+            .map(|r| (r.working_set_bytes, r.ns_per_load.median))
+            .collect();
+        let p = super::knees::KneeParams::default();
+        let plateaus = super::knees::plateaus(&pts, &p);
+        let hz = results
+            .first()
+            .and_then(|r| r.cycles_per_load.as_ref())
+            .map(|c| c.core_hz);
+        let levels =
+            super::knees::match_levels(&plateaus, caches, &p, |ns| hz.map(|h| ns * h / 1e9));
+        CurveKnees {
+            mode,
+            page_size,
+            chains,
+            plateaus,
+            levels,
+        }
+    }
+}
+
 /// One cell of the node x node matrix.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatrixCell {

@@ -23,7 +23,6 @@ use crate::c2c::{BouncePlan, C2cConfig};
 use crate::clock::ClockInfo;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::engine::{run_job, Target};
-use crate::latency::knees::{self, KneeParams};
 use crate::latency::matrix as lat_matrix;
 use crate::latency::measure::SamplePlan;
 use crate::latency::result::{
@@ -367,28 +366,13 @@ fn latency_sweep(
             }
         };
         report.warnings.extend(out.warnings);
-        let pts: Vec<(u64, f64)> = out
-            .results
-            .iter()
-            .map(|x| (x.working_set_bytes, x.ns_per_load.median))
-            .collect();
-        let p = KneeParams::default();
-        let plateaus = knees::plateaus(&pts, &p);
-        let hz = out
-            .results
-            .first()
-            .and_then(|x| x.cycles_per_load.as_ref())
-            .map(|c| c.core_hz);
-        let levels = knees::match_levels(&plateaus, &topo.cache_sizes_for_cpu(cpu), &p, |ns| {
-            hz.map(|h| ns * h / 1e9)
-        });
-        report.knees.push(CurveKnees {
+        report.knees.push(CurveKnees::of_sweep(
             mode,
-            page_size: page,
-            chains: 1,
-            plateaus,
-            levels,
-        });
+            page,
+            1,
+            &out.results,
+            &topo.cache_sizes_for_cpu(cpu),
+        ));
         report.sweep.push(SweepCurve {
             mode,
             page_size: page,

@@ -16,27 +16,17 @@ fn fixture(name: &str) -> String {
     )
 }
 
-#[test]
-fn a_short_curve_has_every_point_and_verified_placement() {
+/// Runs `loaded-latency ARGS --json` on this machine, which must succeed; `None` (test
+/// skipped) where there are fewer than two CPUs.
+fn curve_json(args: &[&str]) -> Option<serde_json::Value> {
     if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
         eprintln!("skipped: loaded latency needs two CPUs");
-        return;
+        return None;
     }
     let out = numascope()
-        .args([
-            "loaded-latency",
-            "--chaser-cpu",
-            "0",
-            "--load-cpus",
-            "1",
-            "--size",
-            "16MiB",
-            "--points",
-            "3",
-            "--duration",
-            "60ms",
-            "--json",
-        ])
+        .arg("loaded-latency")
+        .args(args)
+        .arg("--json")
         .output()
         .unwrap();
     assert!(
@@ -44,7 +34,25 @@ fn a_short_curve_has_every_point_and_verified_placement() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn a_short_curve_has_every_point_and_verified_placement() {
+    let Some(v) = curve_json(&[
+        "--chaser-cpu",
+        "0",
+        "--load-cpus",
+        "1",
+        "--size",
+        "16MiB",
+        "--points",
+        "3",
+        "--duration",
+        "60ms",
+    ]) else {
+        return;
+    };
     assert_eq!(v["mode"], "curve");
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["chaser_cpu"], 0);
@@ -53,9 +61,18 @@ fn a_short_curve_has_every_point_and_verified_placement() {
     assert_eq!(v["chaser_placement"]["fraction_on_intended"], 1.0);
     assert_eq!(v["load_placement_fraction"], 1.0);
     let points = v["points"].as_array().unwrap();
-    assert_eq!(points.len(), 4, "no-load point + 3 delays");
+    assert_eq!(points.len(), 4, "no-load point + 3 loads");
     assert!(points[0]["delay_ns"].is_null());
     assert_eq!(points[3]["delay_ns"], 0.0);
+    // Shares of the full rate 1/3, 2/3, 1, paced from the warm-up's line time.
+    let shares: Vec<Option<f64>> = points
+        .iter()
+        .map(|p| p["target_fraction"].as_f64())
+        .collect();
+    assert_eq!(shares, [None, Some(1.0 / 3.0), Some(2.0 / 3.0), Some(1.0)]);
+    assert!(v["full_speed_ns_per_line"].as_f64().unwrap() > 0.0);
+    assert_eq!(v["page_size"], "4k");
+    assert!(v["curve"]["rise_at_peak_fraction"].is_number());
     for p in points {
         assert!(p["ns_per_load"]["median"].as_f64().unwrap() > 0.0);
         let total = p["total_mb_per_s"].as_f64().unwrap();
@@ -72,34 +89,25 @@ fn a_short_curve_has_every_point_and_verified_placement() {
 
 #[test]
 fn a_write_mix_moves_read_and_written_lines() {
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+    let Some(v) = curve_json(&[
+        "--load-cpus",
+        "1",
+        "--chaser-cpu",
+        "0",
+        "--size",
+        "8MiB",
+        "--points",
+        "1",
+        "--duration",
+        "40ms",
+        "--mix",
+        "1:1",
+        "--page-size",
+        "thp",
+    ]) else {
         return;
-    }
-    let out = numascope()
-        .args([
-            "loaded-latency",
-            "--load-cpus",
-            "1",
-            "--chaser-cpu",
-            "0",
-            "--size",
-            "8MiB",
-            "--points",
-            "1",
-            "--duration",
-            "40ms",
-            "--mix",
-            "1:1",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    };
+    assert_eq!(v["page_size"], "thp");
     assert_eq!(v["kernel_label"], "read:write 1:1");
     let t = &v["points"][1]["threads"][1];
     let (r, w) = (
@@ -111,29 +119,17 @@ fn a_write_mix_moves_read_and_written_lines() {
 
 #[test]
 fn the_matrix_has_one_cell_per_initiator_and_target() {
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
+    let Some(v) = curve_json(&[
+        "--matrix",
+        "--size",
+        "8MiB",
+        "--points",
+        "1",
+        "--duration",
+        "40ms",
+    ]) else {
         return;
-    }
-    let out = numascope()
-        .args([
-            "loaded-latency",
-            "--matrix",
-            "--size",
-            "8MiB",
-            "--points",
-            "1",
-            "--duration",
-            "40ms",
-            "--json",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    };
     assert_eq!(v["mode"], "matrix");
     let (i, t) = (
         v["initiators"].as_array().unwrap().len(),
@@ -171,6 +167,10 @@ fn bad_input_is_one_sentence_and_exit_2() {
         (vec!["--points", "0"], "--points 0"),
         (vec!["--matrix", "--chaser-cpu", "0"], "drop --chaser-cpu"),
         (vec!["--initiator-node", "9"], "node 9 does not exist"),
+        (
+            vec!["--size", "3MiB", "--page-size", "2m"],
+            "not a multiple of the 2m huge page size",
+        ),
     ];
     for (args, needle) in live {
         numascope()

@@ -3,29 +3,10 @@
 //! bad input (some against replayed multi-node snapshots, which are validated before anything
 //! would be pinned).
 
-use assert_cmd::Command;
+mod common;
+
+use common::{fixture, json_of as json, numascope};
 use predicates::prelude::*;
-
-fn numascope() -> Command {
-    Command::cargo_bin("numascope").unwrap()
-}
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/topology/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = numascope().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 const QUICK: [&str; 6] = [
     "--size",

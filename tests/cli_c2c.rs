@@ -2,33 +2,17 @@
 //! verified home node, and one-sentence refusals of bad input. No timing is asserted beyond
 //! "a positive number": the machine is shared.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{json_of, numascope, two_cpus};
 use predicates::prelude::*;
-
-fn numascope() -> Command {
-    Command::cargo_bin("numascope").unwrap()
-}
-
-fn usable_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
 
 #[test]
 fn matrix_covers_every_ordered_pair_with_a_verified_home_node() {
-    if usable_cpus() < 2 {
-        eprintln!("skipped: c2c needs two CPUs");
+    if !two_cpus("c2c") {
         return;
     }
-    let out = numascope()
-        .args(["c2c", "--cpus", "0,1", "--samples", "2", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = json_of(&["c2c", "--cpus", "0,1", "--samples", "2", "--json"]);
     assert_eq!(v["schema_version"], 1);
     assert_eq!(v["cpus"], serde_json::json!([0, 1]));
     assert_eq!(v["line_node"], 0);

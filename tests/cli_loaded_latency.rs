@@ -2,39 +2,23 @@
 //! promised shape and verified placement (no timing is asserted: the machine is shared), and
 //! bad input (on this machine and on replayed fixtures) is refused with one sentence, exit 2.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{fixture, json_of, numascope, two_cpus};
 use predicates::prelude::*;
-
-fn numascope() -> Command {
-    Command::cargo_bin("numascope").unwrap()
-}
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/topology/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
 
 /// Runs `loaded-latency ARGS --json` on this machine, which must succeed; `None` (test
 /// skipped) where there are fewer than two CPUs.
 fn curve_json(args: &[&str]) -> Option<serde_json::Value> {
-    if std::thread::available_parallelism().map_or(1, |n| n.get()) < 2 {
-        eprintln!("skipped: loaded latency needs two CPUs");
+    if !two_cpus("loaded latency") {
         return None;
     }
-    let out = numascope()
-        .arg("loaded-latency")
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some(serde_json::from_slice(&out.stdout).unwrap())
+    let all: Vec<&str> = ["loaded-latency"]
+        .into_iter()
+        .chain(args.iter().copied())
+        .chain(["--json"])
+        .collect();
+    Some(json_of(&all))
 }
 
 #[test]

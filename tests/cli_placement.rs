@@ -1,22 +1,10 @@
 //! End-to-end checks of `numascope placement` and `numascope inspect` on this machine (node 0
 //! exists everywhere), and of their refusals of bad input.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{json_of as json, numascope};
 use predicates::prelude::*;
-
-fn numascope() -> Command {
-    Command::cargo_bin("numascope").unwrap()
-}
-
-fn json(args: &[&str]) -> serde_json::Value {
-    let out = numascope().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 #[test]
 fn bind_to_node_0_puts_every_page_there() {

@@ -5,12 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
-use predicates::prelude::*;
+mod common;
 
-fn numascope() -> Command {
-    Command::cargo_bin("numascope").unwrap()
-}
+use common::numascope;
+use predicates::prelude::*;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/opteron-2node.json")

@@ -1,0 +1,40 @@
+//! Helpers the end-to-end tests share: the binary under test, a replayed topology fixture,
+//! a run that must succeed and print JSON, and whether this machine has the two CPUs the
+//! pinned measurements need. Each test file uses only some of them.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+
+/// The `numascope` binary of this build.
+pub fn numascope() -> Command {
+    Command::cargo_bin("numascope").unwrap()
+}
+
+/// The path of `tests/fixtures/topology/NAME`, for `--sysfs-root`.
+pub fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/topology/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Runs `numascope ARGS`, which must succeed (its stderr is shown otherwise), and parses
+/// what it printed as JSON.
+pub fn json_of(args: &[&str]) -> serde_json::Value {
+    let out = numascope().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// True where at least two CPUs are usable; says the test is skipped otherwise.
+pub fn two_cpus(what: &str) -> bool {
+    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if n < 2 {
+        eprintln!("skipped: {what} needs two CPUs");
+    }
+    n >= 2
+}

@@ -240,16 +240,10 @@ fn run_part(
         }
         Part::Scenarios => {
             let clock = clock_of(r, root);
-            let home = home_node(topo);
-            let local = findings::latency_cells(r)
-                .into_iter()
-                .find(|(i, m, _)| Some(*i) == home && Some(*m) == home)
-                .map(|c| c.2);
             let inp = ScenarioInputs {
                 settings: &s.scenarios,
                 latency_plan: sample_plan(s),
                 timer_resolution_ns: clock.resolution_ns,
-                local_latency_ns: local,
                 is_root: running_as_root(),
             };
             r.scenarios = Some(run_scenarios(topo, root, &inp, &step)?);

@@ -109,8 +109,6 @@ pub struct ScenarioInputs<'a> {
     /// Samples for the single-thread latencies.
     pub latency_plan: SamplePlan,
     pub timer_resolution_ns: f64,
-    /// Local latency already measured (the latency matrix's home cell), reused for (a).
-    pub local_latency_ns: Option<f64>,
     pub is_root: bool,
 }
 
@@ -226,9 +224,10 @@ pub fn run_scenarios(
                         &s.timed,
                     ),
                 );
-                r.latency_ns = match inp.local_latency_ns {
-                    Some(ns) => Some(ns),
-                    None => chase_latency(
+                // Measured here, on a buffer of the same size as (b)'s, so the two rows
+                // differ only in pinning (the latency matrix's cell is another size).
+                if !interrupted() {
+                    r.latency_ns = chase_latency(
                         topo,
                         root,
                         Some(home_cpu),
@@ -238,8 +237,8 @@ pub fn run_scenarios(
                         inp.timer_resolution_ns,
                     )
                     .ok()
-                    .map(|x| x.0),
-                };
+                    .map(|x| x.0);
+                }
             }
             ScenarioId::UnpinnedOneNode => {
                 fill(

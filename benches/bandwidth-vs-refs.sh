@@ -10,6 +10,9 @@
 #   RUNS          runs per configuration (default 5)
 #   THREADS       thread counts (default "1 2")
 #   BW_SIZE       working set given to both tools (default 1GB = 10^9 bytes)
+#   BW_PAGE       numascope's --page-size (default: what the references get from malloc,
+#                 i.e. thp when /sys/kernel/mm/transparent_hugepage/enabled is [always], else
+#                 4k; in a VM non-temporal stores were 10 % slower on THP than on 4k pages)
 #   KERNELS       likwid-bench kernels (default: load_avx store_avx store_mem_avx copy_avx
 #                 copy_mem_avx triad_avx)
 #   BENCH_NICE=0  do not raise priority (own session at autogroup nice -20, nice -20)
@@ -26,6 +29,8 @@ THREADS=${THREADS:-"1 2"}
 BW_SIZE=${BW_SIZE:-1GB}
 KERNELS=${KERNELS:-"load_avx store_avx store_mem_avx copy_avx copy_mem_avx triad_avx"}
 LIKWID_BENCH=${LIKWID_BENCH:-likwid-bench}
+thp_mode=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
+if [[ $thp_mode == always ]]; then BW_PAGE=${BW_PAGE:-thp}; else BW_PAGE=${BW_PAGE:-4k}; fi
 nice=$(nice_prefix)
 
 # likwid-bench kernel -> numascope kernel (the same mapping is in summarize.py).
@@ -63,7 +68,8 @@ tsv=${OUT_TSV:-$tmp/bandwidth.tsv}
 
 print_context
 echo "# numascope: $ns_bin; ${nice:-normal priority}; $RUNS runs per configuration;" \
-    "--size $BW_SIZE for every numascope run"
+    "--size $BW_SIZE --page-size $BW_PAGE for every numascope run" \
+    "(THP mode [$thp_mode]: the references' malloc gets $BW_PAGE pages; checked below)"
 echo "# MB = 10^6 bytes everywhere."
 echo "# Byte conventions: likwid-bench's MByte/s counts the bytes its kernel loads and stores" \
     "(the 'Data volume' it prints), no write-allocate traffic;"
@@ -80,8 +86,8 @@ echo "# likwid triad_avx is A=B*C+D (3 loads + 1 store per element); numascope's
 
 ns_run() { # kernel threads run -> appends to tsv
     local k=$1 t=$2 run=$3
-    if $nice "$ns_bin" bandwidth --kernel "$k" --threads "$t" --size "$BW_SIZE" --json \
-        >"$tmp/ns.json" 2>"$tmp/ns.err"; then
+    if $nice "$ns_bin" bandwidth --kernel "$k" --threads "$t" --size "$BW_SIZE" \
+        --page-size "$BW_PAGE" --json >"$tmp/ns.json" 2>"$tmp/ns.err"; then
         printf 'numascope\t%s\t%s\t%s\t%s\n' "$k" "$t" "$run" \
             "$(jq -r '.results[0].mb_per_s.median' "$tmp/ns.json")" >>"$tsv"
         printf 'numascope-max\t%s\t%s\t%s\t%s\n' "$k" "$t" "$run" \
@@ -103,7 +109,7 @@ for run in $(seq 1 "$RUNS"); do
     for t in $THREADS; do
         for k in $KERNELS; do
             if ((have_lk)); then
-                if $nice "$LIKWID_BENCH" -t "$k" -w "S0:$BW_SIZE:$t" >"$tmp/lk.out" 2>&1; then
+                if run_sampled "$tmp/lk.out" $nice "$LIKWID_BENCH" -t "$k" -w "S0:$BW_SIZE:$t"; then
                     v=$(awk -F: '/^MByte\/s/ { gsub(/[ \t]/, "", $2); print $2 }' "$tmp/lk.out")
                     if [[ -n $v ]]; then
                         printf 'likwid\t%s\t%s\t%s\t%s\n' "$k" "$t" "$run" "$v" >>"$tsv"
@@ -112,7 +118,8 @@ for run in $(seq 1 "$RUNS"); do
                     if ((run == 1)); then
                         echo "# likwid $k threads=$t:" \
                             "$(grep -E '^(Data volume|Load bytes per element|Store bytes per elem)' \
-                                "$tmp/lk.out" | tr -s '\t' ' ' | paste -sd';')"
+                                "$tmp/lk.out" | tr -s '\t' ' ' | paste -sd';');" \
+                            "AnonHugePages seen: ${SAMPLED_AHP_KB} kB"
                     fi
                 else
                     echo "likwid-bench $k failed: $(tail -n 3 "$tmp/lk.out" | tr '\n' ' ')"

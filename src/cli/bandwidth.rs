@@ -345,13 +345,7 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
             report.results.push(harness::run(&topo, &ctx.root, &spec)?);
         }
     }
-    let mut out = std::io::stdout().lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        bandwidth_text::render_report(&mut out, &report)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &report, |out| {
+        bandwidth_text::render_report(out, &report)
+    })
 }

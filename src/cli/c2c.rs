@@ -1,7 +1,6 @@
 //! `numascope c2c`: core-to-core latency. Resolves the CPU list and the line's home node,
 //! runs [`crate::c2c::run`], and renders text or JSON.
 
-use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
@@ -68,14 +67,5 @@ pub fn run(ctx: &Context, args: &C2cArgs) -> anyhow::Result<()> {
         },
     };
     let result = c2c::run(&topo, &ctx.root, &cfg)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &result)?;
-        writeln!(out)?;
-    } else {
-        c2c_text::render(&result, &mut out)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &result, |out| c2c_text::render(&result, out))
 }

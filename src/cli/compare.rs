@@ -3,7 +3,6 @@
 //! more runs the outlier hosts named. The logic is `crate::compare`; this file loads, names
 //! the runs and prints.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -67,14 +66,5 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
         .map(|((_, r), name)| metrics(r, name))
         .collect();
     let c = compare(&metrics);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &c)?;
-        writeln!(out)?;
-    } else {
-        compare_text::render(&c, args.all, &mut out)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &c, |out| compare_text::render(&c, args.all, out))
 }

@@ -1,7 +1,5 @@
 //! `numascope inspect PID`: where a running process's memory lives and where its threads run.
 
-use std::io::Write;
-
 use clap::Args;
 
 use crate::cli::Context;
@@ -22,14 +20,5 @@ pub struct InspectArgs {
 pub fn run(ctx: &Context, args: &InspectArgs) -> anyhow::Result<()> {
     let topo = read_topology(&ctx.root)?;
     let found = inspect(&ctx.root, &topo, args.pid)?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &found)?;
-        writeln!(out)?;
-    } else {
-        inspect_text::render(&found, &mut out)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &found, |out| inspect_text::render(&found, out))
 }

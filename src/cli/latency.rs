@@ -4,8 +4,6 @@
 //! topology and validated here (one sentence per mistake, exit 2), then the engine runs and
 //! the finished [`LatencyReport`] goes to the text or JSON renderer.
 
-use std::io::Write;
-
 use anyhow::{bail, Context as _};
 use clap::Args;
 
@@ -371,14 +369,5 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     }
     bar.finish_and_clear();
 
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        latency_text::render(&report, &mut out)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &report, |out| latency_text::render(&report, out))
 }

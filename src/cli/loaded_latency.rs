@@ -3,7 +3,6 @@
 //! function of the topology, so bad input is refused before any thread is pinned; then the
 //! engine runs and a renderer prints text or JSON.
 
-use std::io::Write;
 use std::time::Duration;
 
 use clap::Args;
@@ -297,16 +296,7 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
             LoadedReport::Matrix(m)
         }
     };
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
-        writeln!(out)?;
-    } else {
-        loaded_text::render(&report, &mut out)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
 }
 
 #[cfg(test)]

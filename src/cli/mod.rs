@@ -154,6 +154,25 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// Prints a command's finished result to stdout: pretty JSON and a newline with `--json`,
+/// else what `text` renders. The one place every subcommand writes its answer.
+pub fn print_result<T: serde::Serialize>(
+    json: bool,
+    value: &T,
+    text: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    if json {
+        serde_json::to_writer_pretty(&mut out, value)?;
+        writeln!(out)?;
+    } else {
+        text(&mut out)?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// Joins an error chain into one line: "outer: inner: root cause".
 pub fn one_sentence(e: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();

@@ -2,7 +2,6 @@
 //! buffer with the requested policy, page size and (optionally) pinned CPU, asks the kernel
 //! where every page went, and judges the histogram against the request.
 
-use std::io::Write;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -83,16 +82,7 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
     };
     let report = buf.verify()?;
     let check = PlacementCheck::new(&policy, args.cpu, ran_on, report);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &check)?;
-        writeln!(out)?;
-    } else {
-        placement_text::render(&check, &mut out)?;
-    }
-    out.flush()?;
-    drop(out);
+    super::print_result(args.json, &check, |out| placement_text::render(&check, out))?;
     if let Some(secs) = args.hold {
         std::thread::sleep(Duration::from_secs(secs));
     }

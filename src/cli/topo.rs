@@ -1,8 +1,6 @@
 //! `numascope topo`: read the topology (live or from `--sysfs-root`) and print it as text
 //! (default), a drawn per-package view (`--graph`) or the JSON contract (`--json`).
 
-use std::io::Write;
-
 use clap::Args;
 
 use crate::cli::Context;
@@ -27,16 +25,11 @@ pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
         // Name the archive the user gave, not its temporary unpacked copy.
         topo.source = a.display().to_string();
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    if args.json {
-        serde_json::to_writer_pretty(&mut out, &topo)?;
-        writeln!(out)?;
-    } else if args.graph {
-        topo_graph::render(&topo, &mut out)?;
-    } else {
-        topo_text::render(&topo, &mut out)?;
-    }
-    out.flush()?;
-    Ok(())
+    super::print_result(args.json, &topo, |out| {
+        if args.graph {
+            topo_graph::render(&topo, out)
+        } else {
+            topo_text::render(&topo, out)
+        }
+    })
 }

@@ -281,8 +281,8 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     }
     let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
     warnings.extend(backing_warning(cfg.page, &chaser_placement));
-    let idle = curve_point(&points[0]);
-    let loaded: Vec<CurvePoint> = points[1..].iter().map(curve_point).collect();
+    let idle = points[0].curve_point();
+    let loaded: Vec<CurvePoint> = points[1..].iter().map(LoadedPoint::curve_point).collect();
     Ok(LoadedResult {
         schema_version: LOADED_SCHEMA_VERSION,
         chaser_cpu: cfg.chaser_cpu,
@@ -342,13 +342,6 @@ fn backing_warning(page: PageSize, r: &crate::placement::PlacementReport) -> Opt
             100.0 * r.huge_fraction
         )),
         _ => None,
-    }
-}
-
-fn curve_point(p: &LoadedPoint) -> CurvePoint {
-    CurvePoint {
-        mb_per_s: p.total_mb_per_s,
-        ns_per_load: p.ns_per_load.median,
     }
 }
 

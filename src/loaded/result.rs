@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::curve::CurveSummary;
+use super::curve::{self, CurvePoint, CurveSummary};
 use super::delay::DelayCalibration;
 use super::kernel::LoadKernel;
 use crate::counters_perf::NodeEventCounts;
@@ -101,6 +101,30 @@ pub struct LoadedResult {
     pub environment: Environment,
     /// Conditions that make the figures doubtful, in words.
     pub warnings: Vec<String>,
+}
+
+impl LoadedPoint {
+    /// The point on the curve: total bandwidth and the chaser's median latency.
+    pub fn curve_point(&self) -> CurvePoint {
+        CurvePoint {
+            mb_per_s: self.total_mb_per_s,
+            ns_per_load: self.ns_per_load.median,
+        }
+    }
+}
+
+impl LoadedResult {
+    /// Every point on the curve, the no-load one first.
+    pub fn curve_points(&self) -> Vec<CurvePoint> {
+        self.points.iter().map(LoadedPoint::curve_point).collect()
+    }
+
+    /// Computes the trend of a result read from a file written before the trend fields
+    /// existed (see [`curve::fill_trend`]).
+    pub fn fill_trend(&mut self) {
+        let pts = self.curve_points();
+        curve::fill_trend(&mut self.curve, &pts);
+    }
 }
 
 /// One cell of the matrix form: initiator node x target node.

@@ -134,16 +134,8 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         r.curve.ns_per_load_at_peak
     )?;
     writeln!(out, "{}", trend_sentence(r))?;
-    let pts: Vec<CurvePoint> = r
-        .points
-        .iter()
-        .map(|p| CurvePoint {
-            mb_per_s: p.total_mb_per_s,
-            ns_per_load: p.ns_per_load.median,
-        })
-        .collect();
     writeln!(out)?;
-    sketch(&pts, out)?;
+    sketch(&r.curve_points(), out)?;
     traffic_text::render(&r.traffic, out)?;
     for w in &r.warnings {
         writeln!(out, "warning: {w}")?;

@@ -175,15 +175,7 @@ impl RunResults {
             detail: e.to_string(),
         })?;
         if let Some(l) = r.loaded_latency.as_mut() {
-            let pts: Vec<_> = l
-                .points
-                .iter()
-                .map(|p| crate::loaded::curve::CurvePoint {
-                    mb_per_s: p.total_mb_per_s,
-                    ns_per_load: p.ns_per_load.median,
-                })
-                .collect();
-            crate::loaded::curve::fill_trend(&mut l.curve, &pts);
+            l.fill_trend();
         }
         Ok(r)
     }

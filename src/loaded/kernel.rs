@@ -178,7 +178,8 @@ pub fn run(
     let mut c = LoadCount::default();
     let mut acc = 0u64;
     let mut i = *pos % lines;
-    let (mut iters, target) = match pace {
+    // Paced: (target ns per line, ns per spin iteration, start of the current group).
+    let (mut iters, mut pacer) = match pace {
         Pace::Full => (0.0, None),
         Pace::Fixed(n) => (n as f64, None),
         Pace::Target {
@@ -187,10 +188,9 @@ pub fn run(
             start_iterations,
         } => (
             start_iterations.max(0.0),
-            Some((ns_per_line, ns_per_iteration)),
+            Some((ns_per_line, ns_per_iteration, Instant::now())),
         ),
     };
-    let mut group_start = target.map(|_| Instant::now());
     loop {
         let spins = iters.round() as u64;
         for _ in 0..POLL_LINES {
@@ -219,11 +219,11 @@ pub fn run(
         if stop.stopped() {
             break;
         }
-        if let (Some((ns_per_line, ns_per_iteration)), Some(t)) = (target, group_start.as_mut()) {
+        if let Some((ns_per_line, ns_per_iteration, group_start)) = pacer.as_mut() {
             let now = Instant::now();
-            let last = now.duration_since(*t).as_nanos() as f64 / POLL_LINES as f64;
-            *t = now;
-            iters = next_iterations(iters, ns_per_line, last, ns_per_iteration);
+            let last = now.duration_since(*group_start).as_nanos() as f64 / POLL_LINES as f64;
+            *group_start = now;
+            iters = next_iterations(iters, *ns_per_line, last, *ns_per_iteration);
         }
     }
     if kernel == LoadKernel::WriteNt {

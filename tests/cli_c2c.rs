@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::{json_of, numascope, two_cpus};
-use predicates::prelude::*;
+use common::{json_of, numascope, refused_in_one_sentence, two_cpus};
 
 #[test]
 fn matrix_covers_every_ordered_pair_with_a_verified_home_node() {
@@ -50,14 +49,6 @@ fn bad_input_is_one_sentence_and_exit_2() {
         (vec!["c2c", "--line-node", "63"], "63"),
         (vec!["c2c", "--samples", "0"], "--samples 0"),
     ] {
-        numascope()
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(
-                predicate::str::starts_with("numascope: error: ")
-                    .and(predicate::str::contains(needle)),
-            )
-            .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+        refused_in_one_sentence(numascope().args(&args), needle);
     }
 }

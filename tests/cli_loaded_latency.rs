@@ -4,8 +4,7 @@
 
 mod common;
 
-use common::{fixture, json_of, numascope, two_cpus};
-use predicates::prelude::*;
+use common::{fixture, json_of, numascope, refused_in_one_sentence, two_cpus};
 
 /// Runs `loaded-latency ARGS --json` on this machine, which must succeed; `None` (test
 /// skipped) where there are fewer than two CPUs.
@@ -157,16 +156,7 @@ fn bad_input_is_one_sentence_and_exit_2() {
         ),
     ];
     for (args, needle) in live {
-        numascope()
-            .arg("loaded-latency")
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(
-                predicate::str::starts_with("numascope: error: ")
-                    .and(predicate::str::contains(needle)),
-            )
-            .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+        refused_in_one_sentence(numascope().arg("loaded-latency").args(&args), needle);
     }
     let replayed: Vec<(&str, Vec<&str>, &str)> = vec![
         (
@@ -191,14 +181,13 @@ fn bad_input_is_one_sentence_and_exit_2() {
         ),
     ];
     for (fx, args, needle) in replayed {
-        numascope()
-            .arg("--sysfs-root")
-            .arg(fixture(fx))
-            .arg("loaded-latency")
-            .args(&args)
-            .assert()
-            .code(2)
-            .stderr(predicate::str::contains(needle))
-            .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+        refused_in_one_sentence(
+            numascope()
+                .arg("--sysfs-root")
+                .arg(fixture(fx))
+                .arg("loaded-latency")
+                .args(&args),
+            needle,
+        );
     }
 }

@@ -38,3 +38,16 @@ pub fn two_cpus(what: &str) -> bool {
     }
     n >= 2
 }
+
+/// Checks a refusal: exit 2, nothing on stdout, and one line on stderr that starts with
+/// `numascope: error: ` and contains `needle`.
+pub fn refused_in_one_sentence(cmd: &mut Command, needle: &str) {
+    use predicates::prelude::*;
+    cmd.assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::starts_with("numascope: error: ").and(predicate::str::contains(needle)),
+        )
+        .stderr(predicate::function(|s: &str| s.lines().count() == 1));
+}

@@ -47,22 +47,12 @@ fn esc(s: &str) -> String {
     crate::render::html::esc(s)
 }
 
-/// (initiator node, memory node, latency ns, bandwidth MB/s) of the run.
 /// (initiator node, memory node, value) triples.
 type Cells = Vec<(u32, u32, f64)>;
 
+/// The run's measured latency matrix (median ns) and bandwidth matrix (MB/s) cells.
 fn figures(r: &RunResults) -> (Cells, Cells) {
-    let lat: Vec<(u32, u32, f64)> = r
-        .latency
-        .as_ref()
-        .and_then(|l| l.matrix.as_ref())
-        .map(|m| {
-            m.cells
-                .iter()
-                .map(|c| (c.initiator_node, c.memory_node, c.result.ns_per_load.median))
-                .collect()
-        })
-        .unwrap_or_default();
+    let lat = crate::run::findings::latency_cells(r);
     let bw: Vec<(u32, u32, f64)> = crate::render::run_view::bandwidth_matrix_table(r)
         .rows
         .iter()

@@ -120,17 +120,7 @@ pub fn run_job(
             100.0 * report.fraction_on_intended
         ));
     }
-    match target.page {
-        PageSize::Base if report.huge_bytes > 0 => warnings.push(format!(
-            "{:.1} % of the 4k buffer is backed by huge pages for {where_} despite MADV_NOHUGEPAGE",
-            100.0 * report.huge_fraction
-        )),
-        PageSize::Thp if report.huge_fraction < 0.9 => warnings.push(format!(
-            "transparent huge pages back only {:.1} % of the buffer for {where_}; check /sys/kernel/mm/transparent_hugepage/enabled and defrag",
-            100.0 * report.huge_fraction
-        )),
-        _ => {}
-    }
+    warnings.extend(report.backing_warning(&format!("the buffer for {where_}")));
     if let (Some(core), Some(tsc)) = (clock.core_hz_estimate, clock.tsc_hz) {
         if core < 0.75 * tsc {
             warnings.push(format!(

@@ -280,7 +280,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         points.push(point_from(rep, target, &calibration)?);
     }
     let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
-    warnings.extend(backing_warning(cfg.page, &chaser_placement));
+    warnings.extend(chaser_placement.backing_warning("the chased buffer"));
     let idle = points[0].curve_point();
     let loaded: Vec<CurvePoint> = points[1..].iter().map(LoadedPoint::curve_point).collect();
     Ok(LoadedResult {
@@ -327,22 +327,6 @@ fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
             100.0 * worst.0
         )
     })
-}
-
-/// A warning when the chased buffer is not backed as asked (THP refused, or huge pages
-/// slipping into a 4k buffer).
-fn backing_warning(page: PageSize, r: &crate::placement::PlacementReport) -> Option<String> {
-    match page {
-        PageSize::Thp if r.huge_fraction < 0.9 => Some(format!(
-            "transparent huge pages back only {:.1} % of the chased buffer; check /sys/kernel/mm/transparent_hugepage/enabled and defrag",
-            100.0 * r.huge_fraction
-        )),
-        PageSize::Base if r.huge_bytes > 0 => Some(format!(
-            "{:.1} % of the 4k chased buffer is backed by huge pages despite MADV_NOHUGEPAGE",
-            100.0 * r.huge_fraction
-        )),
-        _ => None,
-    }
 }
 
 /// One full pass (so construction faults and cold misses are not timed), then the

@@ -47,6 +47,21 @@ impl PlacementReport {
             .unwrap_or(0)
     }
 
+    /// A warning when the buffer (`what`, e.g. "the chased buffer") is not backed as its page
+    /// size asked: THP refused for most of it, or huge pages slipping into a 4k buffer.
+    pub fn backing_warning(&self, what: &str) -> Option<String> {
+        let pct = 100.0 * self.huge_fraction;
+        match self.page_size {
+            PageSize::Base if self.huge_bytes > 0 => Some(format!(
+                "{pct:.1} % of {what} is backed by huge pages despite MADV_NOHUGEPAGE (4k pages asked)"
+            )),
+            PageSize::Thp if self.huge_fraction < 0.9 => Some(format!(
+                "transparent huge pages back only {pct:.1} % of {what}; check /sys/kernel/mm/transparent_hugepage/enabled and defrag"
+            )),
+            _ => None,
+        }
+    }
+
     /// Builds the report from move_pages statuses (node id or negative errno per page).
     pub fn from_statuses(
         size_bytes: u64,
@@ -184,6 +199,27 @@ impl PlacementReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn backing_warnings_name_the_buffer_and_the_share() {
+        let r = |page, huge_bytes| {
+            PlacementReport::from_statuses(100 * 4096, page, &[0; 100], vec![0], huge_bytes)
+        };
+        assert_eq!(r(PageSize::Base, 0).backing_warning("the buffer"), None);
+        let w = r(PageSize::Base, 40 * 4096)
+            .backing_warning("the buffer")
+            .unwrap();
+        assert!(
+            w.starts_with("40.0 % of the buffer is backed by huge pages"),
+            "{w}"
+        );
+        let w = r(PageSize::Thp, 50 * 4096)
+            .backing_warning("the chased buffer")
+            .unwrap();
+        assert!(w.contains("only 50.0 % of the chased buffer"), "{w}");
+        assert_eq!(r(PageSize::Thp, 95 * 4096).backing_warning("x"), None);
+        assert_eq!(r(PageSize::Huge2M, 0).backing_warning("x"), None);
+    }
 
     #[test]
     fn histogram_and_judgement() {

@@ -317,14 +317,10 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
                 .collect::<anyhow::Result<_>>()?,
         };
         for &s in &sizes {
-            for page in args.page_size.iter().filter(|p| p.is_hugetlb()) {
-                if sweep_sizes.is_none() && s % page.bytes() != 0 {
-                    bail!(
-                        "--size {} is not a multiple of the {} huge page size; use a multiple such as {}",
-                        format_bytes(s),
-                        page.label(),
-                        format_bytes(s.div_ceil(page.bytes()) * page.bytes())
-                    );
+            if sweep_sizes.is_none() {
+                for page in &args.page_size {
+                    page.check_whole_pages(s)
+                        .map_err(|e| anyhow::anyhow!("--size {e}"))?;
                 }
             }
             if s < element_bytes {

@@ -12,7 +12,7 @@ use crate::loaded::matrix::{run_matrix, MatrixTemplate};
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
 use crate::parse::cpulist::{format_list, parse_user_list};
-use crate::parse::size::{format_bytes, parse_size};
+use crate::parse::size::parse_size;
 use crate::placement::PageSize;
 use crate::render::loaded_text;
 use crate::threads::check_cpus;
@@ -147,14 +147,9 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
         if s < (1 << 20) {
             anyhow::bail!("--size {text} is too small for a memory latency curve; give at least 1MiB (the default is well beyond the last-level cache)");
         }
-        let page = a.page_size;
-        if page.is_hugetlb() && s % page.bytes() != 0 {
-            anyhow::bail!(
-                "--size {text} is not a multiple of the {} huge page size; use a multiple such as {}",
-                page.label(),
-                format_bytes(s.div_ceil(page.bytes()) * page.bytes())
-            );
-        }
+        a.page_size
+            .check_whole_pages(s)
+            .map_err(|e| anyhow::anyhow!("--size {e}"))?;
     }
     if a.matrix {
         let given: Vec<&str> = [

@@ -52,6 +52,21 @@ impl PageSize {
         }
     }
 
+    /// `Err` with the sentence to show when `size_bytes` is not a whole number of hugetlb
+    /// pages (base pages and THP take any size: it is rounded up to the base page).
+    pub fn check_whole_pages(&self, size_bytes: u64) -> Result<(), String> {
+        let g = self.bytes();
+        if self.is_hugetlb() && !size_bytes.is_multiple_of(g) {
+            return Err(format!(
+                "{} is not a multiple of the {} huge page size; use a multiple such as {}",
+                crate::parse::size::format_bytes(size_bytes),
+                self.label(),
+                crate::parse::size::format_bytes(size_bytes.div_ceil(g) * g)
+            ));
+        }
+        Ok(())
+    }
+
     /// True for reserved hugetlbfs pages.
     pub fn is_hugetlb(&self) -> bool {
         matches!(self, PageSize::Huge2M | PageSize::Huge1G)
@@ -100,6 +115,19 @@ impl std::str::FromStr for PageSize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hugetlb_sizes_must_be_whole_pages() {
+        assert_eq!(PageSize::Huge2M.check_whole_pages(4 << 20), Ok(()));
+        let e = PageSize::Huge2M.check_whole_pages(3 << 20).unwrap_err();
+        assert_eq!(
+            e,
+            "3 MiB is not a multiple of the 2m huge page size; use a multiple such as 4 MiB"
+        );
+        assert!(PageSize::Huge1G.check_whole_pages(256 << 20).is_err());
+        assert_eq!(PageSize::Base.check_whole_pages(3 << 20), Ok(()));
+        assert_eq!(PageSize::Thp.check_whole_pages(12345), Ok(()));
+    }
 
     #[test]
     fn parses_and_prints() {

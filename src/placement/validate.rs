@@ -24,15 +24,8 @@ pub(super) fn validate(
             "a size of 0 bytes cannot be placed; give a positive size such as 64MiB".into(),
         ));
     }
+    page.check_whole_pages(size_bytes).map_err(invalid)?;
     let gran = page.bytes();
-    if page.is_hugetlb() && !size_bytes.is_multiple_of(gran) {
-        return Err(invalid(format!(
-            "{} is not a multiple of the {} huge page size; use a multiple such as {}",
-            format_bytes(size_bytes),
-            page.label(),
-            format_bytes(size_bytes.div_ceil(gran) * gran)
-        )));
-    }
     let size = size_bytes.div_ceil(gran) * gran;
     for &n in &policy.nodes() {
         let node = topo.node(n).ok_or_else(|| {

@@ -1,7 +1,8 @@
 //! The tunable delay between the load threads' cache lines: a calibrated spin. A spin loop
 //! keeps the core busy without touching memory or yielding, so the delay adds no traffic and
-//! no scheduler noise; calibration against the monotonic clock turns nanoseconds asked for
-//! into iterations. [`fit`] is a pure least-squares line through timed runs, so the
+//! no scheduler noise; calibration against the monotonic clock gives the spin's cost alone,
+//! from which a paced load thread starts and scales its corrections (see `kernel`). [`fit`]
+//! is a pure least-squares line through timed runs, so the
 //! calibration's arithmetic is unit-tested apart from the machine.
 
 use std::hint::black_box;
@@ -29,21 +30,6 @@ pub struct DelayCalibration {
     pub r_squared: f64,
     /// CPU the calibration ran on.
     pub cpu: Option<u32>,
-}
-
-impl DelayCalibration {
-    /// Iterations for a delay of `ns` (0 for 0), at least one for any positive delay.
-    pub fn iterations_for(&self, ns: f64) -> u64 {
-        if ns <= 0.0 || self.ns_per_iteration <= 0.0 {
-            return 0;
-        }
-        ((ns / self.ns_per_iteration).round() as u64).max(1)
-    }
-
-    /// The delay `iterations` give, ns (without the call overhead).
-    pub fn ns_for(&self, iterations: u64) -> f64 {
-        iterations as f64 * self.ns_per_iteration
-    }
 }
 
 /// Least-squares line through `(iterations, ns)` points. `None` with fewer than two distinct
@@ -117,10 +103,6 @@ mod tests {
         assert!((c.ns_per_iteration - 0.5).abs() < 1e-9);
         assert!((c.overhead_ns - 100.0).abs() < 1e-6);
         assert!((c.r_squared - 1.0).abs() < 1e-12);
-        assert_eq!(c.iterations_for(0.0), 0);
-        assert_eq!(c.iterations_for(10.0), 20);
-        assert_eq!(c.iterations_for(0.1), 1);
-        assert_eq!(c.ns_for(20), 10.0);
         assert!(fit(&[(10, 5.0)]).is_none());
         assert!(fit(&[(10, 5.0), (10, 6.0)]).is_none());
         assert!(fit(&[(10, 9.0), (20, 5.0)]).is_none(), "negative slope");

@@ -4,7 +4,7 @@
 //! Unlike the block kernels of `bandwidth`, the unit here is one line followed by a delay, so
 //! the request rate can be turned down smoothly from "as fast as possible" to almost idle.
 //!
-//! The delay is a spin count after each line: fixed, or paced. Paced, the thread aims at a
+//! The delay is a spin count after each line (none at full speed). Paced, the thread aims at a
 //! time per line and corrects its spin count once per [`POLL_LINES`] lines from one clock
 //! read (an integral controller, [`next_iterations`]): the spin's cost inside the loop is not
 //! what it costs alone, because the core overlaps it with the line's memory traffic, so a
@@ -136,8 +136,6 @@ impl LoadCount {
 pub enum Pace {
     /// No delay between lines.
     Full,
-    /// This many spin iterations after each line.
-    Fixed(u64),
     /// Aim at `ns_per_line` per line, starting from `start_iterations` spins per line and
     /// correcting once per [`POLL_LINES`] lines.
     Target {
@@ -181,7 +179,6 @@ pub fn run(
     // Paced: (target ns per line, ns per spin iteration, start of the current group).
     let (mut iters, mut pacer) = match pace {
         Pace::Full => (0.0, None),
-        Pace::Fixed(n) => (n as f64, None),
         Pace::Target {
             ns_per_line,
             ns_per_iteration,
@@ -341,7 +338,11 @@ mod tests {
         let c = run(
             &mut buf,
             LoadKernel::Read,
-            Pace::Fixed(3),
+            Pace::Target {
+                ns_per_line: 1e6,
+                ns_per_iteration: 1.0,
+                start_iterations: 3.0,
+            },
             &mut pos,
             &stop_after_first_poll(),
         );

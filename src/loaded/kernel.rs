@@ -146,7 +146,7 @@ pub enum Pace {
 }
 
 /// The paced spin count for the next group of lines: the current count moved by
-/// [`PACE_GAIN`] of the gap between the target and the last group's time per line, in spin
+/// `PACE_GAIN` of the gap between the target and the last group's time per line, in spin
 /// iterations, never below zero. A group slowed down more than fourfold (the thread was
 /// interrupted) says nothing about the spin and leaves the count as it is.
 pub fn next_iterations(

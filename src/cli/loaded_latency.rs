@@ -44,8 +44,8 @@ pub struct LoadedLatencyArgs {
     #[arg(long, value_name = "R:W")]
     pub mix: Option<String>,
     /// Loaded points of the sweep: the load threads asked for 1/N, 2/N, ... N/N of their
-    /// full-speed rate (a calibrated delay between lines); a no-load point is always
-    /// measured first.
+    /// full-speed rate (each paces the spin between its lines from the clock); a no-load point
+    /// is always measured first.
     #[arg(long, value_name = "N", default_value_t = 11)]
     pub points: usize,
     /// Every initiator node x every memory node, load on the same target node.

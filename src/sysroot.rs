@@ -27,6 +27,18 @@ use crate::safe_read::{excerpt, read_capped};
 /// machine with hundreds of CPUs, `/proc/self/smaps` of this process) are well under 1 MiB.
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
 
+/// The longest explanation a [`SysError::Malformed`] shows, in characters.
+pub const MAX_WHY_CHARS: usize = 300;
+
+fn capped(why: &str) -> String {
+    if why.chars().count() <= MAX_WHY_CHARS {
+        why.to_string()
+    } else {
+        let cut: String = why.chars().take(MAX_WHY_CHARS).collect();
+        format!("{}...", cut.escape_debug())
+    }
+}
+
 /// How many symbolic links one path may pass through in a snapshot (Linux allows 40).
 const MAX_LINK_HOPS: usize = 40;
 
@@ -35,7 +47,9 @@ const MAX_LINK_HOPS: usize = 40;
 pub enum SysError {
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
-    #[error("{path} is malformed: {why}")]
+    /// `why` is written by numascope and quotes at most a short excerpt of the file; as a
+    /// last guard it is cut at [`MAX_WHY_CHARS`] when shown.
+    #[error("{path} is malformed: {}", capped(why))]
     Malformed { path: PathBuf, why: String },
     #[error("{path} is missing: {why}")]
     Missing { path: PathBuf, why: String },

@@ -4,6 +4,7 @@
 //! nodes' cpulists (the `cpuN/nodeM` link is only a fallback). The allowed flag is filled by
 //! [`crate::topology::allowed`].
 
+use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, CPU_DIR};
 use crate::topology::model::{Cpu, Node};
@@ -26,17 +27,36 @@ pub fn present_cpus(root: &SysRoot) -> Result<Vec<u32>, SysError> {
     Ok(dirs)
 }
 
-/// Reads every present CPU. `nodes` maps CPUs to nodes; `allowed` is left false.
-pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<Cpu>, SysError> {
+/// Reads every present CPU. `nodes` maps CPUs to nodes; `allowed` is left false. An empty
+/// `cpu/online` list (a corrupt snapshot: a running machine has at least one CPU online) or
+/// a per-CPU `online` flag that is not 0 or 1 gives a warning in `warnings`, and the CPU is
+/// then taken as online, as the kernel's own default is.
+pub fn read_cpus(
+    root: &SysRoot,
+    present: &[u32],
+    nodes: &[Node],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Cpu>, SysError> {
     // `cpu/online` is absent on some old kernels and recorded snapshots.
-    let online = read_list_opt(root, format!("{CPU_DIR}/online"))?;
+    let online_rel = format!("{CPU_DIR}/online");
+    let online = match read_list_opt(root, &online_rel)? {
+        Some(o) if o.is_empty() && !present.is_empty() => {
+            warnings.push(format!(
+                "{} is empty although {} CPUs are present; each CPU's own online flag is used instead",
+                root.path(&online_rel).display(),
+                present.len()
+            ));
+            None
+        }
+        o => o,
+    };
     let mut out = Vec::with_capacity(present.len());
     for &id in present {
         // Without the global list, each CPU's own `online` flag decides (cpu0 often has none:
         // it cannot be taken offline).
         let is_online = match &online {
             Some(o) => o.contains(&id),
-            None => root.read_u64_opt(format!("{CPU_DIR}/cpu{id}/online"))? != Some(0),
+            None => cpu_online_flag(root, id, warnings)?,
         };
         let topo = format!("{CPU_DIR}/cpu{id}/topology");
         let (package, core, siblings) = if is_online {
@@ -71,6 +91,24 @@ pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<
     Ok(out)
 }
 
+/// The `cpuN/online` flag: absent or `1` is online, `0` offline; anything else is named in a
+/// warning and taken as online.
+fn cpu_online_flag(root: &SysRoot, id: u32, warnings: &mut Vec<String>) -> Result<bool, SysError> {
+    let rel = format!("{CPU_DIR}/cpu{id}/online");
+    Ok(match root.read_trimmed_opt(&rel)?.as_deref() {
+        None | Some("1") => true,
+        Some("0") => false,
+        Some(other) => {
+            warnings.push(format!(
+                "{} holds `{}`, not 0 or 1; cpu{id} is taken as online",
+                root.path(&rel).display(),
+                excerpt(other)
+            ));
+            true
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,7 +129,7 @@ mod tests {
         ]);
         let present = present_cpus(&root).unwrap();
         assert_eq!(present, vec![0, 1, 2]);
-        let cpus = read_cpus(&root, &present, &[]).unwrap();
+        let cpus = read_cpus(&root, &present, &[], &mut Vec::new()).unwrap();
         assert_eq!(cpus[0].package, None, "-1 means unknown");
         assert_eq!(cpus[0].siblings, vec![0, 2], "mask fallback");
         assert!(!cpus[1].online);

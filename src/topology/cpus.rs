@@ -6,7 +6,7 @@
 
 use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, CPU_DIR};
+use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR};
 use crate::topology::model::{Cpu, Node};
 
 /// Present CPU ids: `cpu/present`, else the `cpuN` directories.
@@ -43,7 +43,7 @@ pub fn read_cpus(
         Some(o) if o.is_empty() && !present.is_empty() => {
             warnings.push(format!(
                 "{} is empty although {} CPUs are present; each CPU's own online flag is used instead",
-                root.path(&online_rel).display(),
+                shown(&online_rel),
                 present.len()
             ));
             None
@@ -99,10 +99,14 @@ fn cpu_online_flag(root: &SysRoot, id: u32, warnings: &mut Vec<String>) -> Resul
         None | Some("1") => true,
         Some("0") => false,
         Some(other) => {
+            let what = if other.is_empty() {
+                "is empty".to_string()
+            } else {
+                format!("holds `{}`", excerpt(other))
+            };
             warnings.push(format!(
-                "{} holds `{}`, not 0 or 1; cpu{id} is taken as online",
-                root.path(&rel).display(),
-                excerpt(other)
+                "{} {what}, not 0 or 1; cpu{id} is taken as online",
+                shown(&rel),
             ));
             true
         }

@@ -12,7 +12,7 @@ use crate::parse::cpulist::format_list;
 use crate::parse::size::parse_meminfo_kb;
 use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -31,7 +31,7 @@ pub fn read_nodes(
         Some(_) if !dirs.is_empty() => {
             warnings.push(format!(
                 "{} is empty although the snapshot has node directories; every nodeN directory is taken as an online node",
-                root.path(format!("{NODE_DIR}/online")).display()
+                shown(format!("{NODE_DIR}/online"))
             ));
             dirs.clone()
         }
@@ -70,7 +70,7 @@ pub fn read_nodes(
         if !absent.is_empty() {
             warnings.push(format!(
                 "{} lists CPUs {} that are not present (the machine has CPUs {}); they are left out of node {id}",
-                root.path(format!("{dir}/cpulist")).display(),
+                shown(format!("{dir}/cpulist")),
                 short_list(&absent),
                 short_list(present)
             ));
@@ -112,7 +112,7 @@ pub fn single_node(
         None => {
             warnings.push(format!(
                 "{} is missing, so the memory size of this machine (a kernel without NUMA nodes) is unknown and shown as 0",
-                root.path(rel).display()
+                shown(rel)
             ));
             (0, 0, 0)
         }
@@ -215,8 +215,7 @@ fn parse_meminfo(
             _ => {}
         }
     }
-    let shown = root.path(rel);
-    let shown = shown.display();
+    let shown = shown(rel);
     match (total, free) {
         (Some(t), Some(f)) if f <= t => {
             let available = mem_available

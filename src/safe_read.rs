@@ -64,7 +64,7 @@ pub fn open_regular(path: &Path, cap: u64, nofollow: bool) -> io::Result<(File, 
     }
     if !ft.is_file() {
         return Err(io::Error::other(format!(
-            "it is {}, not a regular file, and is refused without being read",
+            "it is {}, not a regular file; numascope reads only regular files here",
             kind_of(&ft)
         )));
     }
@@ -76,7 +76,7 @@ pub fn open_regular(path: &Path, cap: u64, nofollow: bool) -> io::Result<(File, 
 
 fn too_large(cap: u64) -> io::Error {
     io::Error::other(format!(
-        "it is larger than {} MiB, the most numascope reads from one such file, and is refused without being read",
+        "it is larger than {} MiB, the most numascope reads from one such file",
         cap >> 20
     ))
 }

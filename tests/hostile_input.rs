@@ -252,9 +252,12 @@ fn an_oversized_sysfs_file_is_refused_before_reading() {
     assert!(err.contains("more than 65536 ids"), "{err}");
 }
 
+/// One archive member: name, kind, declared size, link target, data.
+type Member<'a> = (&'a str, tar::EntryType, u64, Option<&'a str>, &'a [u8]);
+
 /// A gzip-compressed tar built from raw headers, so a header can declare a size its data
 /// does not have and a link can point anywhere.
-fn tar_gz(path: &Path, parts: &[(&str, tar::EntryType, u64, Option<&str>, &[u8])]) {
+fn tar_gz(path: &Path, parts: &[Member]) {
     let mut raw = Vec::new();
     for (name, kind, size, link, data) in parts {
         let mut h = tar::Header::new_gnu();
@@ -283,11 +286,7 @@ fn tar_gz(path: &Path, parts: &[(&str, tar::EntryType, u64, Option<&str>, &[u8])
 fn archives_with_escaping_links_or_oversized_members_are_refused() {
     let s = Scene::new();
     let secret = s.secret.to_str().unwrap().to_string();
-    let cases: Vec<(
-        &str,
-        Vec<(&str, tar::EntryType, u64, Option<&str>, &[u8])>,
-        &str,
-    )> = vec![
+    let cases: Vec<(&str, Vec<Member>, &str)> = vec![
         (
             "abs-link.tar.gz",
             vec![

@@ -26,8 +26,10 @@
 //!   skipped with a printed reason; its expected JSON pins numascope's answer.
 //!
 //! Other recorded machines can be compared with `NUMASCOPE_HWLOC_SNAPSHOTS=dir:dir...`. Run
-//! over the 37 of hwloc's own Linux test snapshots that numascope accepts (the others are
-//! hand-made ones without `MemFree`, or without both a node directory and /proc/meminfo),
+//! over the 37 of hwloc's own Linux test snapshots that numascope accepted before it degraded
+//! field by field (the hand-made ones without `MemFree`, without both a node directory and
+//! /proc/meminfo, or with empty `cpuN/online` files are now read with a warning; of those,
+//! 128ia64-17n4s2c, 2ps3-2t and 4fake-4gr1nu1pu agree with hwloc),
 //! every difference left is one where hwloc corrects or drops what the kernel files say and
 //! numascope reports them as they are: hwloc enlarges caches smaller than a core to the
 //! core's threads (old ia64 kernels), drops NUMA information it judges buggy (all distances

@@ -4,6 +4,7 @@
 //! nodes' cpulists (the `cpuN/nodeM` link is only a fallback). The allowed flag is filled by
 //! [`crate::topology::allowed`].
 
+use crate::parse::cpulist::format_list;
 use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR};
@@ -51,12 +52,14 @@ pub fn read_cpus(
         o => o,
     };
     let mut out = Vec::with_capacity(present.len());
+    // CPUs whose own `online` flag is neither 0 nor 1, with what it held: one warning for all.
+    let mut bad_flags: Vec<(u32, String)> = Vec::new();
     for &id in present {
         // Without the global list, each CPU's own `online` flag decides (cpu0 often has none:
         // it cannot be taken offline).
         let is_online = match &online {
             Some(o) => o.contains(&id),
-            None => cpu_online_flag(root, id, warnings)?,
+            None => cpu_online_flag(root, id, &mut bad_flags)?,
         };
         let topo = format!("{CPU_DIR}/cpu{id}/topology");
         let (package, core, siblings) = if is_online {
@@ -88,12 +91,29 @@ pub fn read_cpus(
             allowed: false,
         });
     }
+    if let Some((first, what)) = bad_flags.first() {
+        let ids: Vec<u32> = bad_flags.iter().map(|(id, _)| *id).collect();
+        let rel = format!("{CPU_DIR}/cpu{first}/online");
+        warnings.push(if ids.len() == 1 {
+            format!("{} {what}, not 0 or 1; cpu{first} is taken as online", shown(&rel))
+        } else {
+            format!(
+                "{} {what}, not 0 or 1, and the `online` files of CPUs {} are not 0 or 1 either; they are all taken as online",
+                shown(&rel),
+                format_list(&ids[1..])
+            )
+        });
+    }
     Ok(out)
 }
 
-/// The `cpuN/online` flag: absent or `1` is online, `0` offline; anything else is named in a
-/// warning and taken as online.
-fn cpu_online_flag(root: &SysRoot, id: u32, warnings: &mut Vec<String>) -> Result<bool, SysError> {
+/// The `cpuN/online` flag: absent or `1` is online, `0` offline; anything else is taken as
+/// online and noted in `bad` with what the file held.
+fn cpu_online_flag(
+    root: &SysRoot,
+    id: u32,
+    bad: &mut Vec<(u32, String)>,
+) -> Result<bool, SysError> {
     let rel = format!("{CPU_DIR}/cpu{id}/online");
     Ok(match root.read_trimmed_opt(&rel)?.as_deref() {
         None | Some("1") => true,
@@ -104,10 +124,7 @@ fn cpu_online_flag(root: &SysRoot, id: u32, warnings: &mut Vec<String>) -> Resul
             } else {
                 format!("holds `{}`", excerpt(other))
             };
-            warnings.push(format!(
-                "{} {what}, not 0 or 1; cpu{id} is taken as online",
-                shown(&rel),
-            ));
+            bad.push((id, what));
             true
         }
     })
@@ -151,5 +168,36 @@ mod tests {
         let (_d, root) = test_root(&[]);
         let e = present_cpus(&root).unwrap_err().to_string();
         assert!(e.contains("cpu/present is missing"), "{e}");
+    }
+
+    #[test]
+    fn bad_online_flags_are_one_warning_and_taken_as_online() {
+        let c = "sys/devices/system/cpu";
+        let (_d, root) = test_root(&[
+            (&format!("{c}/present"), "0-3\n"),
+            (&format!("{c}/cpu0/online"), ""),
+            (&format!("{c}/cpu1/online"), "0\n"),
+            (&format!("{c}/cpu2/online"), "yes\n"),
+            (&format!("{c}/cpu3/online"), "1\n"),
+        ]);
+        let mut w = Vec::new();
+        let cpus = read_cpus(&root, &[0, 1, 2, 3], &[], &mut w).unwrap();
+        let online: Vec<bool> = cpus.iter().map(|c| c.online).collect();
+        assert_eq!(online, vec![true, false, true, true]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("/sys/devices/system/cpu/cpu0/online is empty")
+                && w[0].contains("CPUs 2 "),
+            "{w:?}"
+        );
+        // An empty global list is named and the per-CPU flags decide instead.
+        let (_d, root) = test_root(&[(&format!("{c}/online"), "\n")]);
+        let mut w = Vec::new();
+        let cpus = read_cpus(&root, &[0, 1], &[], &mut w).unwrap();
+        assert!(cpus.iter().all(|c| c.online));
+        assert!(
+            w[0].contains("cpu/online is empty although 2 CPUs"),
+            "{w:?}"
+        );
     }
 }

@@ -316,4 +316,29 @@ mod tests {
             .to_string();
         assert!(e.contains("node0/meminfo") && e.contains("line 1"), "{e}");
     }
+
+    #[test]
+    fn contradictory_or_missing_memory_figures_are_unknown_with_a_warning() {
+        let node = |meminfo: &str| {
+            let (_d, r) = root_with(&[
+                ("sys/devices/system/node/online", "0\n"),
+                ("sys/devices/system/node/node0/cpulist", "0-3\n"),
+                ("sys/devices/system/node/node0/meminfo", meminfo),
+            ]);
+            let mut w = Vec::new();
+            let n = read_nodes(&r, &[0, 1], &mut w).unwrap().unwrap();
+            (n[0].clone(), w)
+        };
+        let (n, w) = node("Node 0 MemFree: 512 kB\n");
+        assert_eq!((n.memory_total_bytes, n.memory_free_bytes), (0, 0));
+        assert!(w.iter().any(|w| w.contains("no MemTotal")), "{w:?}");
+        assert!(
+            w.iter().any(|w| w.contains("node0/cpulist lists CPUs 2-3")),
+            "{w:?}"
+        );
+        assert_eq!(n.cpus, vec![0, 1]);
+        let (n, w) = node("Node 0 MemTotal: 1024 kB\nNode 0 MemFree: 2048 kB\n");
+        assert_eq!((n.memory_total_bytes, n.memory_free_bytes), (1 << 20, 0));
+        assert!(w.iter().any(|w| w.contains("above MemTotal")), "{w:?}");
+    }
 }

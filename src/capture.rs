@@ -347,9 +347,42 @@ impl Default for UnpackLimits {
     fn default() -> Self {
         UnpackLimits {
             member_bytes: MAX_FILE_BYTES,
-            total_bytes: 256 << 20,
-            members: 1_000_000,
+            total_bytes: 64 << 20,
+            members: 200_000,
         }
+    }
+}
+
+/// Room the tar format itself takes beyond its members' data (headers, padding, long names),
+/// allowed on top of [`UnpackLimits::total_bytes`] in the decompressed stream.
+const TAR_OVERHEAD_BYTES: u64 = 16 << 20;
+
+/// A reader that fails, with a sentence, once more than `left` bytes have been read: it caps
+/// the decompressed stream, so a small gzip file that inflates without end (or a tar long-name
+/// header the `tar` crate would read whole into memory) stops at the cap.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    cap: u64,
+}
+
+impl<R: io::Read> io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            // One byte more means the stream is over the cap; a clean end is not.
+            let mut probe = [0u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(io::Error::other(format!(
+                    "it decompresses to more than {} bytes, more than a snapshot holds",
+                    self.cap
+                ))),
+            };
+        }
+        let want = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left -= n as u64;
+        Ok(n)
     }
 }
 
@@ -358,13 +391,19 @@ impl Default for UnpackLimits {
 /// regular files, directories and hard links are unpacked by the `tar` crate (which keeps
 /// every path, `../` and absolute ones included, and every hard link inside `dir`); a symbolic
 /// link is unpacked only when its target stays inside `dir`; devices, FIFOs and other kinds
-/// are refused. The error names the member and the rule it broke.
+/// are refused. The decompressed stream itself is capped (see `Capped`). The error names the
+/// member and the rule it broke.
 pub fn unpack_capped(
     reader: impl io::Read,
     dir: &Path,
     limits: UnpackLimits,
 ) -> anyhow::Result<()> {
-    let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(reader));
+    let cap = limits.total_bytes.saturating_add(TAR_OVERHEAD_BYTES);
+    let mut ar = tar::Archive::new(Capped {
+        inner: flate2::read::GzDecoder::new(reader),
+        left: cap,
+        cap,
+    });
     let mut total = 0u64;
     let mut count = 0u64;
     for entry in ar.entries()? {
@@ -574,6 +613,27 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("more than 1 members"), "{e}");
+    }
+
+    #[test]
+    fn a_stream_that_inflates_past_the_cap_is_refused() {
+        // A GNU long name of 20 MiB (beyond the 16 MiB allowed for the format's own data):
+        // the tar crate would read it whole into memory before any member.
+        let big = vec![b'a'; 20 << 20];
+        let bytes = gz(&[(
+            header("x", tar::EntryType::GNULongName, big.len() as u64, None),
+            big.as_slice(),
+        )]);
+        assert!(bytes.len() < 1 << 20, "the gzip file itself is small");
+        let d = tempfile::tempdir().unwrap();
+        let limits = UnpackLimits {
+            member_bytes: 1 << 20,
+            total_bytes: 0,
+            members: 10,
+        };
+        let e = unpack_capped(bytes.as_slice(), d.path(), limits).unwrap_err();
+        let chain = format!("{e:#}");
+        assert!(chain.contains("decompresses to more than"), "{chain}");
     }
 
     #[test]

@@ -411,6 +411,22 @@ impl SysRoot {
         self.resolve(rel).is_ok_and(|p| p.exists())
     }
 
+    /// Like [`SysRoot::exists`], but a path that leads out of a snapshot is an error rather
+    /// than "absent", for the checks whose answer changes what is read next (a node directory
+    /// linked out of the snapshot must not pass for a kernel without NUMA).
+    pub fn try_exists(&self, rel: impl AsRef<Path>) -> Result<bool, SysError> {
+        match self.resolve(rel) {
+            Ok(p) => Ok(p.exists()),
+            Err(SysError::Read { source, .. })
+                if source.kind() == io::ErrorKind::NotFound
+                    || source.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Writes a kernel tunable (e.g. a weighted-interleave weight). Refused on a snapshot.
     pub fn write(&self, rel: impl AsRef<Path>, content: &str) -> Result<(), SysError> {
         self.require_live("change kernel settings")?;

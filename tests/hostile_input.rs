@@ -175,6 +175,10 @@ fn a_directory_linked_out_of_the_snapshot_is_refused() {
     let s = Scene::new();
     s.link("proc", Path::new("/proc"));
     refused(&topo(&s.snap), "outside the snapshot");
+    // The whole node directory linked out must not pass for a kernel without NUMA.
+    let s = Scene::new();
+    s.link("sys/devices/system/node", s.tmp.path());
+    refused(&topo(&s.snap), "outside the snapshot");
     // A node directory linked to a directory holding the secret.
     let s = Scene::new();
     let outside = s.tmp.path().join("outside-node");

@@ -22,7 +22,7 @@ pub fn read_nodes(
     present: &[u32],
     warnings: &mut Vec<String>,
 ) -> Result<Option<Vec<Node>>, SysError> {
-    if !root.exists(NODE_DIR) {
+    if !root.try_exists(NODE_DIR)? {
         return Ok(None);
     }
     let dirs = root.list_numbered(NODE_DIR, "node")?;

@@ -13,7 +13,8 @@
 //! a link whose target is absolute and outside the root, or whose `..` climbs above it, is
 //! refused with an error naming the link, never followed. Every file (live or snapshot) is
 //! opened without blocking and checked by type before it is read, so a FIFO or a device is
-//! refused instead of hanging, and no file larger than [`MAX_FILE_BYTES`] is read.
+//! refused instead of hanging, and no snapshot file larger than [`MAX_FILE_BYTES`] (live:
+//! [`MAX_LIVE_FILE_BYTES`]) is read.
 
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -23,9 +24,14 @@ use std::sync::{Arc, Mutex};
 
 use crate::safe_read::{excerpt, read_capped};
 
-/// The largest kernel file numascope reads, bytes. The biggest real ones (`/proc/cpuinfo` of a
-/// machine with hundreds of CPUs, `/proc/self/smaps` of this process) are well under 1 MiB.
+/// The largest file numascope reads from a snapshot, bytes. The biggest real ones
+/// (`/proc/cpuinfo` of a machine with hundreds of CPUs) are well under 1 MiB.
 pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// The largest file read from the running machine, bytes: the kernel writes these, but
+/// `inspect` reads another process's `numa_maps`, which for a process with tens of thousands
+/// of mappings exceeds the snapshot limit.
+pub const MAX_LIVE_FILE_BYTES: u64 = 256 << 20;
 
 /// The longest explanation a [`SysError::Malformed`] shows, in characters.
 pub const MAX_WHY_CHARS: usize = 300;
@@ -240,7 +246,12 @@ impl SysRoot {
     /// size before reading.
     fn read_raw(&self, rel: &Path) -> Result<Vec<u8>, SysError> {
         let path = self.resolve(rel)?;
-        read_capped(&path, MAX_FILE_BYTES, !self.live).map_err(|source| match source.kind() {
+        let cap = if self.live {
+            MAX_LIVE_FILE_BYTES
+        } else {
+            MAX_FILE_BYTES
+        };
+        read_capped(&path, cap, !self.live).map_err(|source| match source.kind() {
             io::ErrorKind::Other => SysError::Refused {
                 path: self.path(rel),
                 why: source.to_string(),

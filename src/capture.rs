@@ -10,12 +10,13 @@
 
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context as _};
 
 use crate::environment::read_environment;
-use crate::sysroot::SysRoot;
+use crate::safe_read::excerpt;
+use crate::sysroot::{SysError, SysRoot, MAX_FILE_BYTES};
 use crate::topology::read_topology;
 
 /// What a capture wrote.
@@ -141,17 +142,55 @@ pub fn capture(root: &SysRoot, out: &Path, for_hwloc: bool) -> anyhow::Result<Ca
     Ok(summary)
 }
 
-/// True for names ending in `.tar.gz` (or `.tgz`).
+/// True for names ending in `.tar.gz` (or `.tgz`), in any letter case (`K.TAR.GZ` too).
 pub fn is_tar_gz(p: &Path) -> bool {
-    let s = p.to_string_lossy();
+    let s = p.to_string_lossy().to_ascii_lowercase();
     s.ends_with(".tar.gz") || s.ends_with(".tgz")
 }
 
-/// Turns the recorded paths into snapshot entries, reading file contents now.
+/// True when a link at `rel` (relative to a snapshot root) pointing to `target` stays inside
+/// the root: a relative target whose `..` never climbs above the root.
+fn link_stays_inside(rel: &Path, target: &Path) -> bool {
+    if target.is_absolute() {
+        return false;
+    }
+    let mut depth = rel.parent().map_or(0, |p| {
+        p.components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .count()
+    });
+    for c in target.components() {
+        match c {
+            Component::ParentDir => {
+                if depth == 0 {
+                    return false;
+                }
+                depth -= 1;
+            }
+            Component::Normal(_) => depth += 1,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Turns the recorded paths into snapshot entries, reading file contents now. Every path is
+/// looked up through the root, so a snapshot being re-captured is read only inside itself;
+/// a link that would lead out of the new snapshot is refused rather than copied.
 fn collect(root: &SysRoot) -> anyhow::Result<Vec<Entry>> {
     let mut out = Vec::new();
     for rel in root.recorded() {
-        let src = root.path(&rel);
+        let (Some(parent), Some(name)) = (rel.parent(), rel.file_name()) else {
+            continue;
+        };
+        let parent_real = match root.resolve(parent) {
+            Ok(p) => p,
+            Err(SysError::Read { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                continue
+            }
+            Err(e) => return Err(e.into()),
+        };
+        let src = parent_real.join(name);
         let meta = match fs::symlink_metadata(&src) {
             Ok(m) => m,
             // Vanished between the read and now (a process's /proc entry): skip it.
@@ -161,10 +200,21 @@ fn collect(root: &SysRoot) -> anyhow::Result<Vec<Entry>> {
         if meta.file_type().is_symlink() {
             // A link to a file was read through: copy the content. A link to a directory, or
             // a dangling one (`cpuN/nodeM` of an offline node), is kept as a link.
-            let followed_file = fs::metadata(&src).map(|m| m.is_file()).unwrap_or(false);
+            let followed_file = match root.resolve(&rel) {
+                Ok(p) => fs::metadata(p).map(|m| m.is_file()).unwrap_or(false),
+                Err(SysError::Read { .. }) => false,
+                Err(e) => return Err(e.into()),
+            };
             if !followed_file {
                 let target = fs::read_link(&src)
                     .with_context(|| format!("cannot read the link {}", src.display()))?;
+                if !link_stays_inside(&rel, &target) {
+                    bail!(
+                        "{} is a symbolic link to `{}`, which leads out of the snapshot; capture refuses to write such a link (replace it by what it should hold)",
+                        root.path(&rel).display(),
+                        excerpt(&target.to_string_lossy())
+                    );
+                }
                 out.push(Entry::Link(rel, target));
                 continue;
             }
@@ -281,6 +331,138 @@ fn write_tar_gz(entries: &[Entry], file: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Limits on what an archive given to `--sysfs-root` may unpack. A snapshot holds small
+/// kernel text files, so anything near these limits is not one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UnpackLimits {
+    /// Largest member, bytes.
+    pub member_bytes: u64,
+    /// All members together, bytes.
+    pub total_bytes: u64,
+    /// Number of members.
+    pub members: u64,
+}
+
+impl Default for UnpackLimits {
+    fn default() -> Self {
+        UnpackLimits {
+            member_bytes: MAX_FILE_BYTES,
+            total_bytes: 64 << 20,
+            members: 200_000,
+        }
+    }
+}
+
+/// Room the tar format itself takes beyond its members' data (headers, padding, long names),
+/// allowed on top of [`UnpackLimits::total_bytes`] in the decompressed stream.
+const TAR_OVERHEAD_BYTES: u64 = 16 << 20;
+
+/// A reader that fails, with a sentence, once more than `left` bytes have been read: it caps
+/// the decompressed stream, so a small gzip file that inflates without end (or a tar long-name
+/// header the `tar` crate would read whole into memory) stops at the cap.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    cap: u64,
+}
+
+impl<R: io::Read> io::Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.left == 0 {
+            // One byte more means the stream is over the cap; a clean end is not.
+            let mut probe = [0u8; 1];
+            return match self.inner.read(&mut probe)? {
+                0 => Ok(0),
+                _ => Err(io::Error::other(format!(
+                    "it decompresses to more than {} bytes, more than a snapshot holds",
+                    self.cap
+                ))),
+            };
+        }
+        let want = buf.len().min(self.left.min(usize::MAX as u64) as usize);
+        let n = self.inner.read(&mut buf[..want])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// Unpacks a gzip-compressed tar stream into the existing directory `dir`, member by member:
+/// each member's declared size is checked against `limits` before any of it is written;
+/// regular files, directories and hard links are unpacked by the `tar` crate (which keeps
+/// every path, `../` and absolute ones included, and every hard link inside `dir`); a symbolic
+/// link is unpacked only when its target stays inside `dir`; devices, FIFOs and other kinds
+/// are refused. The decompressed stream itself is capped (see `Capped`). The error names the
+/// member and the rule it broke.
+pub fn unpack_capped(
+    reader: impl io::Read,
+    dir: &Path,
+    limits: UnpackLimits,
+) -> anyhow::Result<()> {
+    let cap = limits.total_bytes.saturating_add(TAR_OVERHEAD_BYTES);
+    let mut ar = tar::Archive::new(Capped {
+        inner: flate2::read::GzDecoder::new(reader),
+        left: cap,
+        cap,
+    });
+    let mut total = 0u64;
+    let mut count = 0u64;
+    for entry in ar.entries()? {
+        let mut entry = entry?;
+        let name = entry.path()?.into_owned();
+        let shown = excerpt(&name.to_string_lossy());
+        count += 1;
+        if count > limits.members {
+            bail!(
+                "it has more than {} members, which no snapshot has",
+                limits.members
+            );
+        }
+        let size = entry.header().size()?;
+        if size > limits.member_bytes {
+            bail!(
+                "the member `{shown}` is {size} bytes, more than the {} bytes a snapshot file may hold",
+                limits.member_bytes
+            );
+        }
+        total += size;
+        if total > limits.total_bytes {
+            bail!(
+                "its members add up to more than {} bytes, more than a snapshot holds",
+                limits.total_bytes
+            );
+        }
+        let kind = entry.header().entry_type();
+        match kind {
+            tar::EntryType::Regular
+            | tar::EntryType::Continuous
+            | tar::EntryType::Directory
+            | tar::EntryType::Link => {}
+            tar::EntryType::Symlink => {
+                let target = entry
+                    .link_name()?
+                    .map(|t| t.into_owned())
+                    .unwrap_or_default();
+                if !link_stays_inside(&name, &target) {
+                    bail!(
+                        "the member `{shown}` is a symbolic link to `{}`, outside the snapshot; numascope never unpacks a link that leads out",
+                        excerpt(&target.to_string_lossy())
+                    );
+                }
+            }
+            // Long names and extended headers are read by the tar crate itself.
+            tar::EntryType::GNULongName
+            | tar::EntryType::GNULongLink
+            | tar::EntryType::XHeader
+            | tar::EntryType::XGlobalHeader => continue,
+            _ => bail!(
+                "the member `{shown}` is a {kind:?} entry; a snapshot holds only files, directories and links"
+            ),
+        }
+        entry.unpack_in(dir)?;
+    }
+    Ok(())
+}
+
 /// A `.tar.gz` snapshot unpacked into a private temporary directory, removed on drop.
 #[derive(Debug)]
 pub struct Unpacked {
@@ -288,14 +470,16 @@ pub struct Unpacked {
 }
 
 impl Unpacked {
-    /// Unpacks `archive`; the snapshot root is [`Unpacked::path`].
+    /// Unpacks `archive` within [`UnpackLimits::default`]; the snapshot root is
+    /// [`Unpacked::path`].
     pub fn new(archive: &Path) -> anyhow::Result<Unpacked> {
-        let f = fs::File::open(archive).with_context(|| {
-            format!(
-                "--sysfs-root {}: cannot open the archive",
-                archive.display()
-            )
-        })?;
+        let (f, _) =
+            crate::safe_read::open_regular(archive, u64::MAX, false).with_context(|| {
+                format!(
+                    "--sysfs-root {}: cannot open the archive",
+                    archive.display()
+                )
+            })?;
         let dir = std::env::temp_dir().join(format!(
             "numascope-snapshot-{}-{}",
             std::process::id(),
@@ -306,8 +490,7 @@ impl Unpacked {
         ));
         fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         let me = Unpacked { dir };
-        let mut ar = tar::Archive::new(flate2::read::GzDecoder::new(f));
-        ar.unpack(&me.dir).with_context(|| {
+        unpack_capped(f, &me.dir, UnpackLimits::default()).with_context(|| {
             format!(
                 "--sysfs-root {}: not a readable .tar.gz snapshot",
                 archive.display()
@@ -325,5 +508,148 @@ impl Unpacked {
 impl Drop for Unpacked {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gzip-compressed tar of raw 512-byte headers (and data), built by hand so a header can
+    /// declare a size its data does not have.
+    fn gz(parts: &[(tar::Header, &[u8])]) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut raw = Vec::new();
+        for (h, data) in parts {
+            raw.extend_from_slice(h.as_bytes());
+            raw.extend_from_slice(data);
+            raw.resize(raw.len().div_ceil(512) * 512, 0);
+        }
+        raw.extend_from_slice(&[0u8; 1024]);
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&raw).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn header(path: &str, kind: tar::EntryType, size: u64, link: Option<&str>) -> tar::Header {
+        let mut h = tar::Header::new_gnu();
+        h.set_path(path).unwrap();
+        h.set_entry_type(kind);
+        h.set_size(size);
+        h.set_mode(0o644);
+        if let Some(l) = link {
+            h.set_link_name(l).unwrap();
+        }
+        h.set_cksum();
+        h
+    }
+
+    #[test]
+    fn archives_unpack_within_their_limits_and_links_stay_inside() {
+        let ok = gz(&[
+            (header("sys/a", tar::EntryType::Regular, 3, None), b"abc"),
+            (header("sys/b", tar::EntryType::Symlink, 0, Some("a")), b""),
+        ]);
+        let d = tempfile::tempdir().unwrap();
+        unpack_capped(ok.as_slice(), d.path(), UnpackLimits::default()).unwrap();
+        assert_eq!(fs::read(d.path().join("sys/b")).unwrap(), b"abc");
+
+        for (bytes, want) in [
+            (
+                gz(&[(
+                    header("sys/x", tar::EntryType::Symlink, 0, Some("/etc/hostname")),
+                    b"",
+                )]),
+                "outside the snapshot",
+            ),
+            (
+                gz(&[(
+                    header("sys/x", tar::EntryType::Symlink, 0, Some("../../etc")),
+                    b"",
+                )]),
+                "outside the snapshot",
+            ),
+            // Declares 1 TiB and carries nothing: refused from the header alone.
+            (
+                gz(&[(
+                    header("sys/big", tar::EntryType::Regular, 1 << 40, None),
+                    b"",
+                )]),
+                "more than the",
+            ),
+            (
+                gz(&[(header("sys/fifo", tar::EntryType::Fifo, 0, None), b"")]),
+                "a snapshot holds only",
+            ),
+        ] {
+            let d = tempfile::tempdir().unwrap();
+            let e = unpack_capped(bytes.as_slice(), d.path(), UnpackLimits::default())
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(want), "{e}");
+            assert!(fs::symlink_metadata(d.path().join("sys/x")).is_err());
+            assert!(fs::symlink_metadata(d.path().join("sys/big")).is_err());
+        }
+        // The total is capped as well as each member.
+        let two = gz(&[
+            (header("a", tar::EntryType::Regular, 3, None), b"abc"),
+            (header("b", tar::EntryType::Regular, 3, None), b"def"),
+        ]);
+        let limits = UnpackLimits {
+            member_bytes: 4,
+            total_bytes: 5,
+            members: 10,
+        };
+        let d = tempfile::tempdir().unwrap();
+        let e = unpack_capped(two.as_slice(), d.path(), limits).unwrap_err();
+        assert!(e.to_string().contains("add up to more than 5"), "{e}");
+        let e = unpack_capped(
+            two.as_slice(),
+            d.path(),
+            UnpackLimits {
+                members: 1,
+                ..limits
+            },
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("more than 1 members"), "{e}");
+    }
+
+    #[test]
+    fn a_stream_that_inflates_past_the_cap_is_refused() {
+        // A GNU long name of 20 MiB (beyond the 16 MiB allowed for the format's own data):
+        // the tar crate would read it whole into memory before any member.
+        let big = vec![b'a'; 20 << 20];
+        let bytes = gz(&[(
+            header("x", tar::EntryType::GNULongName, big.len() as u64, None),
+            big.as_slice(),
+        )]);
+        assert!(bytes.len() < 1 << 20, "the gzip file itself is small");
+        let d = tempfile::tempdir().unwrap();
+        let limits = UnpackLimits {
+            member_bytes: 1 << 20,
+            total_bytes: 0,
+            members: 10,
+        };
+        let e = unpack_capped(bytes.as_slice(), d.path(), limits).unwrap_err();
+        let chain = format!("{e:#}");
+        assert!(chain.contains("decompresses to more than"), "{chain}");
+    }
+
+    #[test]
+    fn archive_names_are_recognised_in_any_case() {
+        assert!(is_tar_gz(Path::new("k.TAR.GZ")));
+        assert!(is_tar_gz(Path::new("k.Tgz")));
+        assert!(!is_tar_gz(Path::new("k.tar")));
+    }
+
+    #[test]
+    fn links_are_judged_from_where_they_are() {
+        assert!(link_stays_inside(
+            Path::new("sys/devices/system/cpu/cpu0/node0"),
+            Path::new("../../node/node0")
+        ));
+        assert!(!link_stays_inside(Path::new("sys/x"), Path::new("../../x")));
+        assert!(!link_stays_inside(Path::new("proc"), Path::new("/proc")));
     }
 }

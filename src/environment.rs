@@ -123,7 +123,10 @@ fn bracketed(root: &SysRoot, rel: &str) -> Result<Option<String>, SysError> {
         Some(w) => Ok(Some(w.to_string())),
         None => Err(SysError::Malformed {
             path: root.path(rel),
-            why: format!("no choice is marked with [brackets] in `{}`", text.trim()),
+            why: format!(
+                "no choice is marked with [brackets] in `{}`",
+                crate::safe_read::excerpt(&text)
+            ),
         }),
     }
 }

@@ -27,6 +27,7 @@ pub mod placement;
 pub mod render;
 pub mod results;
 pub mod run;
+pub mod safe_read;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;

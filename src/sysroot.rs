@@ -6,18 +6,56 @@
 //!
 //! A root other than `/` is *not live*: [`SysRoot::require_live`] refuses anything that would
 //! pin threads or bind memory against it.
+//!
+//! A snapshot root is also *sealed*, because a snapshot is input someone else made: every path
+//! is resolved component by component without leaving the root (as hwloc resolves paths
+//! against its fsroot). A symbolic link inside the snapshot is followed relative to the root;
+//! a link whose target is absolute and outside the root, or whose `..` climbs above it, is
+//! refused with an error naming the link, never followed. Every file (live or snapshot) is
+//! opened without blocking and checked by type before it is read, so a FIFO or a device is
+//! refused instead of hanging, and no snapshot file larger than [`MAX_FILE_BYTES`] (live:
+//! [`MAX_LIVE_FILE_BYTES`]) is read.
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{Arc, Mutex};
+
+use crate::safe_read::{excerpt, read_capped};
+
+/// The largest file numascope reads from a snapshot, bytes. The biggest real ones
+/// (`/proc/cpuinfo` of a machine with hundreds of CPUs) are well under 1 MiB.
+pub const MAX_FILE_BYTES: u64 = 4 << 20;
+
+/// The largest file read from the running machine, bytes: the kernel writes these, but
+/// `inspect` reads another process's `numa_maps`, which for a process with tens of thousands
+/// of mappings exceeds the snapshot limit.
+pub const MAX_LIVE_FILE_BYTES: u64 = 256 << 20;
+
+/// The longest explanation a [`SysError::Malformed`] shows, in characters.
+pub const MAX_WHY_CHARS: usize = 300;
+
+fn capped(why: &str) -> String {
+    if why.chars().count() <= MAX_WHY_CHARS {
+        why.to_string()
+    } else {
+        let cut: String = why.chars().take(MAX_WHY_CHARS).collect();
+        format!("{}...", cut.escape_debug())
+    }
+}
+
+/// How many symbolic links one path may pass through in a snapshot (Linux allows 40).
+const MAX_LINK_HOPS: usize = 40;
 
 /// Errors reading from the root; each names the full path and what is wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum SysError {
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
-    #[error("{path} is malformed: {why}")]
+    /// `why` is written by numascope and quotes at most a short excerpt of the file; as a
+    /// last guard it is cut at [`MAX_WHY_CHARS`] when shown.
+    #[error("{path} is malformed: {}", capped(why))]
     Malformed { path: PathBuf, why: String },
     #[error("{path} is missing: {why}")]
     Missing { path: PathBuf, why: String },
@@ -25,6 +63,8 @@ pub enum SysError {
     NotLive(String),
     #[error("--sysfs-root {path}: {why}")]
     BadRoot { path: PathBuf, why: String },
+    #[error("{path} is refused: {why}")]
+    Refused { path: PathBuf, why: String },
 }
 
 /// A root directory under which `sys/...` and `proc/...` are read.
@@ -109,37 +149,149 @@ impl SysRoot {
         }
     }
 
+    /// Where `rel` really is: for the live root, `/rel`; for a snapshot, the path reached by
+    /// resolving `rel` component by component inside the root (see the module text). Every
+    /// component of the result exists and none is a symbolic link, except that a missing
+    /// component gives a `NotFound` read error. A link leading out of the root is refused.
+    pub fn resolve(&self, rel: impl AsRef<Path>) -> Result<PathBuf, SysError> {
+        let rel = rel.as_ref();
+        if self.live {
+            return Ok(self.path(rel));
+        }
+        let shown = self.path(rel);
+        let refused = |why: String| SysError::Refused {
+            path: shown.clone(),
+            why,
+        };
+        // Components still to walk (a stack: a link pushes its target's components), and the
+        // components resolved so far, relative to the root.
+        let mut todo: Vec<OsString> = Vec::new();
+        push_components(&mut todo, rel);
+        let mut done: Vec<OsString> = Vec::new();
+        let mut hops = 0;
+        while let Some(c) = todo.pop() {
+            if c == ".." {
+                if done.pop().is_none() {
+                    return Err(refused(
+                        "its path climbs above the snapshot root with `..`; a snapshot may only refer to files inside itself".into(),
+                    ));
+                }
+                continue;
+            }
+            done.push(c);
+            let here: PathBuf = self.root.join(done.iter().collect::<PathBuf>());
+            let meta = match std::fs::symlink_metadata(&here) {
+                Ok(m) => m,
+                Err(source) => {
+                    return Err(SysError::Read {
+                        path: shown.clone(),
+                        source,
+                    })
+                }
+            };
+            if !meta.file_type().is_symlink() {
+                continue;
+            }
+            hops += 1;
+            if hops > MAX_LINK_HOPS {
+                return Err(refused(format!(
+                    "it passes through more than {MAX_LINK_HOPS} symbolic links (a loop?) inside the snapshot"
+                )));
+            }
+            let target = std::fs::read_link(&here).map_err(|source| SysError::Read {
+                path: here.clone(),
+                source,
+            })?;
+            let link_name = done.iter().collect::<PathBuf>();
+            done.pop();
+            let target = if target.is_absolute() {
+                // An absolute link is acceptable only when it names a place inside this root
+                // (a snapshot that was unpacked where it was made).
+                match target.strip_prefix(&self.root) {
+                    Ok(inside) => {
+                        done.clear();
+                        inside.to_path_buf()
+                    }
+                    Err(_) => {
+                        return Err(refused(format!(
+                            "{} is a symbolic link to `{}`, outside the snapshot; numascope never follows a link out of a snapshot (replace the link by the file it should hold)",
+                            link_name.display(),
+                            excerpt(&target.to_string_lossy())
+                        )))
+                    }
+                }
+            } else {
+                target
+            };
+            let before = done.len();
+            // Check the climb now, to name the link rather than a later component.
+            let ups = target
+                .components()
+                .take_while(|c| matches!(c, Component::ParentDir | Component::CurDir))
+                .filter(|c| matches!(c, Component::ParentDir))
+                .count();
+            if ups > before {
+                return Err(refused(format!(
+                    "{} is a symbolic link to `{}`, which climbs out of the snapshot; numascope never follows a link out of a snapshot",
+                    link_name.display(),
+                    excerpt(&target.to_string_lossy())
+                )));
+            }
+            push_components(&mut todo, &target);
+        }
+        Ok(self.root.join(done.iter().collect::<PathBuf>()))
+    }
+
+    /// Reads a whole file as bytes: resolved inside the root, checked by type and capped in
+    /// size before reading.
+    fn read_raw(&self, rel: &Path) -> Result<Vec<u8>, SysError> {
+        let path = self.resolve(rel)?;
+        let cap = if self.live {
+            MAX_LIVE_FILE_BYTES
+        } else {
+            MAX_FILE_BYTES
+        };
+        read_capped(&path, cap, !self.live).map_err(|source| match source.kind() {
+            io::ErrorKind::Other => SysError::Refused {
+                path: self.path(rel),
+                why: source.to_string(),
+            },
+            _ => SysError::Read {
+                path: self.path(rel),
+                source,
+            },
+        })
+    }
+
     /// Reads a whole file as text. Missing files are errors; see [`SysRoot::read_opt`].
     /// Text ends at the first NUL byte: kernel text files never hold one, but snapshots made
     /// by copying fixed-size blocks (some of hwloc's recorded machines) are padded with them.
     pub fn read(&self, rel: impl AsRef<Path>) -> Result<String, SysError> {
         let rel = rel.as_ref();
-        let path = self.path(rel);
-        match std::fs::read(&path) {
-            Ok(mut bytes) => {
-                self.note(rel);
-                if let Some(nul) = bytes.iter().position(|&b| b == 0) {
-                    bytes.truncate(nul);
-                }
-                Ok(String::from_utf8_lossy(&bytes).into_owned())
-            }
-            Err(source) => Err(SysError::Read { path, source }),
+        let mut bytes = self.read_raw(rel)?;
+        self.note(rel);
+        if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+            bytes.truncate(nul);
         }
+        Ok(String::from_utf8_lossy(&bytes).into_owned())
     }
 
     /// Reads a whole file as bytes (for binary files such as `proc/self/auxv`). Absent gives
     /// `Ok(None)`, like [`SysRoot::read_opt`].
     pub fn read_bytes_opt(&self, rel: impl AsRef<Path>) -> Result<Option<Vec<u8>>, SysError> {
         let rel = rel.as_ref();
-        let path = self.path(rel);
-        match std::fs::read(&path) {
+        match self.read_raw(rel) {
             Ok(bytes) => {
                 self.note(rel);
                 Ok(Some(bytes))
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(e) if e.kind() == io::ErrorKind::PermissionDenied => Ok(None),
-            Err(source) => Err(SysError::Read { path, source }),
+            Err(SysError::Read { source, .. })
+                if source.kind() == io::ErrorKind::NotFound
+                    || source.kind() == io::ErrorKind::PermissionDenied =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(e),
         }
     }
 
@@ -176,7 +328,7 @@ impl SysRoot {
         let text = self.read(rel)?;
         text.trim().parse::<u64>().map_err(|_| SysError::Malformed {
             path: self.path(rel),
-            why: format!("expected an unsigned integer, found `{}`", text.trim()),
+            why: format!("expected an unsigned integer, found `{}`", excerpt(&text)),
         })
     }
 
@@ -191,7 +343,7 @@ impl SysRoot {
                 .map(Some)
                 .map_err(|_| SysError::Malformed {
                     path: self.path(rel),
-                    why: format!("expected an unsigned integer, found `{}`", text.trim()),
+                    why: format!("expected an unsigned integer, found `{}`", excerpt(&text)),
                 }),
         }
     }
@@ -201,11 +353,22 @@ impl SysRoot {
     /// because a listing is usually filtered: see [`SysRoot::list_prefixed`].
     pub fn list(&self, rel: impl AsRef<Path>) -> Result<Vec<String>, SysError> {
         let rel = rel.as_ref();
-        let path = self.path(rel);
+        let path = match self.resolve(rel) {
+            Ok(p) => p,
+            Err(SysError::Read { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                return Ok(Vec::new())
+            }
+            Err(e) => return Err(e),
+        };
         let rd = match std::fs::read_dir(&path) {
             Ok(rd) => rd,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(source) => return Err(SysError::Read { path, source }),
+            Err(source) => {
+                return Err(SysError::Read {
+                    path: self.path(rel),
+                    source,
+                })
+            }
         };
         self.note(rel);
         let mut names: Vec<String> = rd
@@ -254,9 +417,25 @@ impl SysRoot {
         Ok(ids)
     }
 
-    /// True when `rel` exists under the root.
+    /// True when `rel` exists under the root (for a snapshot: reachable without leaving it).
     pub fn exists(&self, rel: impl AsRef<Path>) -> bool {
-        self.path(rel).exists()
+        self.resolve(rel).is_ok_and(|p| p.exists())
+    }
+
+    /// Like [`SysRoot::exists`], but a path that leads out of a snapshot is an error rather
+    /// than "absent", for the checks whose answer changes what is read next (a node directory
+    /// linked out of the snapshot must not pass for a kernel without NUMA).
+    pub fn try_exists(&self, rel: impl AsRef<Path>) -> Result<bool, SysError> {
+        match self.resolve(rel) {
+            Ok(p) => Ok(p.exists()),
+            Err(SysError::Read { source, .. })
+                if source.kind() == io::ErrorKind::NotFound
+                    || source.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Writes a kernel tunable (e.g. a weighted-interleave weight). Refused on a snapshot.
@@ -273,6 +452,20 @@ impl SysRoot {
             .map(|r| r.iter().cloned().collect())
             .unwrap_or_default()
     }
+}
+
+/// Pushes the normal and `..` components of `p` onto `todo` so that the first is popped first.
+fn push_components(todo: &mut Vec<OsString>, p: &Path) {
+    let mut parts: Vec<OsString> = p
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(n) => Some(n.to_os_string()),
+            Component::ParentDir => Some(OsString::from("..")),
+            _ => None,
+        })
+        .collect();
+    parts.reverse();
+    todo.extend(parts);
 }
 
 #[cfg(test)]
@@ -324,5 +517,100 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let e = SysRoot::snapshot(dir.path()).unwrap_err().to_string();
         assert!(e.contains("not a snapshot"), "{e}");
+    }
+
+    /// A snapshot with a node0 directory, for the sealing tests.
+    fn sealed() -> (tempfile::TempDir, SysRoot) {
+        let dir = tempfile::tempdir().unwrap();
+        let n = dir.path().join("snap/sys/devices/system/node/node0");
+        std::fs::create_dir_all(&n).unwrap();
+        std::fs::write(n.join("cpulist"), "0-1\n").unwrap();
+        let root = SysRoot::snapshot(&dir.path().join("snap")).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn links_inside_the_snapshot_are_followed_from_its_root() {
+        let (d, root) = sealed();
+        let s = d.path().join("snap");
+        let cpu = s.join("sys/devices/system/cpu/cpu0");
+        std::fs::create_dir_all(&cpu).unwrap();
+        std::os::unix::fs::symlink("../../node/node0", cpu.join("node0")).unwrap();
+        // An absolute link naming a place inside the root is read inside it.
+        std::os::unix::fs::symlink(
+            s.join("sys/devices/system/node/node0/cpulist"),
+            cpu.join("abs"),
+        )
+        .unwrap();
+        assert_eq!(
+            root.read("sys/devices/system/cpu/cpu0/node0/cpulist")
+                .unwrap(),
+            "0-1\n"
+        );
+        assert_eq!(
+            root.read("sys/devices/system/cpu/cpu0/abs").unwrap(),
+            "0-1\n"
+        );
+        assert_eq!(
+            root.list("sys/devices/system/cpu/cpu0/node0").unwrap(),
+            vec!["cpulist".to_string()]
+        );
+    }
+
+    #[test]
+    fn links_out_of_the_snapshot_are_refused_not_followed() {
+        let (d, root) = sealed();
+        let s = d.path().join("snap");
+        let secret = d.path().join("secret");
+        std::fs::write(&secret, "SECRET-MARKER\n").unwrap();
+        let n = s.join("sys/devices/system/node/node0");
+        std::os::unix::fs::symlink(&secret, n.join("meminfo")).unwrap();
+        std::os::unix::fs::symlink("../../../../../../secret", n.join("distance")).unwrap();
+        std::os::unix::fs::symlink("/proc", s.join("proc")).unwrap();
+        std::os::unix::fs::symlink("loop", n.join("loop")).unwrap();
+        for rel in [
+            "sys/devices/system/node/node0/meminfo",
+            "sys/devices/system/node/node0/distance",
+            "proc/self/status",
+            "sys/devices/system/node/node0/loop",
+        ] {
+            let e = root.read_opt(rel).unwrap_err().to_string();
+            assert!(e.contains("is refused") && !e.contains("SECRET"), "{e}");
+        }
+        assert!(!root.exists("proc/self"));
+        assert!(root.list("proc").is_err());
+        let e = root.read("sys/devices/system/node/node0/meminfo");
+        assert!(e.unwrap_err().to_string().contains("outside the snapshot"));
+        // `..` that stays inside is fine; climbing above the root is not.
+        assert!(root
+            .read("sys/devices/system/node/../node/node0/cpulist")
+            .is_ok());
+        assert!(root.read("../secret").is_err());
+        assert!(root.recorded().iter().all(|p| !p.ends_with("meminfo")));
+    }
+
+    #[test]
+    fn special_and_huge_files_are_refused() {
+        let (d, root) = sealed();
+        let n = d.path().join("snap/sys/devices/system/node/node0");
+        let fifo = std::ffi::CString::new(n.join("fifo").to_str().unwrap()).unwrap();
+        // SAFETY: `fifo` is a valid NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let e = root
+            .read_opt("sys/devices/system/node/node0/fifo")
+            .unwrap_err();
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        let f = std::fs::File::create(n.join("huge")).unwrap();
+        f.set_len(MAX_FILE_BYTES + 1).unwrap();
+        let e = root
+            .read_opt("sys/devices/system/node/node0/huge")
+            .unwrap_err();
+        assert!(e.to_string().contains("larger than 4 MiB"), "{e}");
+        std::fs::write(n.join("long"), "x".repeat(1000)).unwrap();
+        let e = root
+            .read_u64("sys/devices/system/node/node0/long")
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 200, "{e}");
     }
 }

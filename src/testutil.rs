@@ -11,6 +11,7 @@ pub fn this_machine_one_node() -> Topology {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         live: true,
         source: "/".into(),
+        warnings: vec![],
         nodes: vec![Node {
             id: 0,
             cpus: cpus.clone(),

@@ -20,10 +20,16 @@
 //!   ("failed to find sysfs cpu topology directory"). Fixtures are therefore captured with
 //!   `numascope capture --for-hwloc`; one captured without it is skipped with a printed
 //!   reason (the running machine is always compared in `live_machine_agrees_with_hwloc`).
+//! - `corrupt-empty-online` has empty `cpu/online` and `node/online` lists while each CPU's own
+//!   flag says online: which CPUs are online is a guess there. hwloc takes only cpu0 (the CPU
+//!   without an `online` file); numascope follows the per-CPU flags and warns. The fixture is
+//!   skipped with a printed reason; its expected JSON pins numascope's answer.
 //!
 //! Other recorded machines can be compared with `NUMASCOPE_HWLOC_SNAPSHOTS=dir:dir...`. Run
-//! over the 37 of hwloc's own Linux test snapshots that numascope accepts (the others are
-//! hand-made ones without `MemFree`, or without both a node directory and /proc/meminfo),
+//! over the 37 of hwloc's own Linux test snapshots that numascope accepted before it degraded
+//! field by field (the hand-made ones without `MemFree`, without both a node directory and
+//! /proc/meminfo, or with empty `cpuN/online` files are now read with a warning; of those,
+//! 128ia64-17n4s2c, 2ps3-2t and 4fake-4gr1nu1pu agree with hwloc),
 //! every difference left is one where hwloc corrects or drops what the kernel files say and
 //! numascope reports them as they are: hwloc enlarges caches smaller than a core to the
 //! core's threads (old ia64 kernels), drops NUMA information it judges buggy (all distances
@@ -369,6 +375,10 @@ fn fixtures_agree_with_hwloc() {
     let mut compared = 0;
     for dir in fixtures() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "corrupt-empty-online" {
+            println!("{name}: not compared with hwloc: its online lists are empty on purpose (see the module text)");
+            continue;
+        }
         if !hwloc_can_read(&dir) {
             println!(
                 "{name}: not compared with hwloc: captured without --for-hwloc, it lacks the \

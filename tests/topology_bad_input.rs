@@ -207,3 +207,73 @@ fn capture_into_a_missing_directory() {
     );
     assert!(!Path::new("/nonexistent/dir/snap").exists());
 }
+
+/// Runs `topo --json` on a damaged fixture: it must succeed, print each warning on stderr as
+/// `numascope: warning: FILE ...`, and carry the same warnings in the JSON.
+fn degraded(name: &str, file: &str) -> serde_json::Value {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/topology")
+        .join(name);
+    let out = Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(&root)
+        .args(["topo", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{name}: {err}");
+    assert!(
+        err.lines().all(|l| l.starts_with("numascope: warning: /")),
+        "{name}: {err}"
+    );
+    assert!(err.contains(file), "{name}: `{file}` not named in {err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), err.lines().count(), "{name}");
+    assert!(
+        warnings.iter().any(|w| w.as_str().unwrap().contains(file)),
+        "{name}"
+    );
+    v
+}
+
+// Issue 13: an optional file missing or malformed is an unknown field and a warning naming
+// the file, never a refusal of the whole machine (cases from hwloc's recorded snapshots).
+#[test]
+fn optional_files_missing_or_malformed_degrade_field_by_field() {
+    let v = degraded("degrade-empty-cpu-online", "cpu/cpu0/online");
+    assert_eq!(v["cpus"][0]["online"], true);
+    assert_eq!(v["nodes"][0]["cpus"], serde_json::json!([0, 1]));
+    let v = degraded("degrade-no-proc-meminfo", "/proc/meminfo is missing");
+    assert_eq!(v["nodes"][0]["memory_total_bytes"], 0);
+    assert_eq!(v["nodes"][0]["cpus"], serde_json::json!([0, 1]));
+    let v = degraded(
+        "degrade-node-meminfo-no-memfree",
+        "node0/meminfo has no MemFree",
+    );
+    assert_eq!(v["nodes"][0]["memory_total_bytes"], 8u64 << 30);
+    assert_eq!(v["nodes"][0]["memory_free_bytes"], 0);
+}
+
+// Issue 17: values that contradict each other are named, not shown as facts.
+#[test]
+fn corrupt_snapshots_are_named_not_shown_as_facts() {
+    let v = degraded(
+        "corrupt-cpulist-beyond-present",
+        "node0/cpulist lists CPUs 2-63",
+    );
+    assert_eq!(v["nodes"][0]["cpus"], serde_json::json!([0, 1]));
+    let v = degraded("corrupt-memfree-above-total", "MemFree");
+    assert_eq!(v["nodes"][0]["memory_free_bytes"], 0);
+    assert_eq!(v["nodes"][0]["memory_available_bytes"], 0);
+    let v = degraded("corrupt-empty-online", "cpu/online is empty");
+    let online = v["cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["online"] == true)
+        .count();
+    assert_eq!(online, 2, "not `0 of 2 CPUs online`");
+    assert_eq!(v["nodes"].as_array().unwrap().len(), 1);
+}

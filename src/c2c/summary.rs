@@ -172,6 +172,7 @@ mod tests {
             schema_version: TOPOLOGY_SCHEMA_VERSION,
             live: false,
             source: "synthetic".into(),
+            warnings: vec![],
             nodes: (0..nodes)
                 .map(|n| Node {
                     id: n,

@@ -41,8 +41,15 @@ pub struct ReportArgs {
     pub force: bool,
 }
 
-/// Refuses an existing path unless `force`; one sentence naming the path and the fix.
-fn check_new(path: &Path, force: bool) -> anyhow::Result<()> {
+/// Refuses an existing path unless `force`, and the input file even with `force`; one
+/// sentence naming the path and the fix.
+fn check_new(path: &Path, force: bool, input: &Path) -> anyhow::Result<()> {
+    if crate::safe_read::same_file(path, input) {
+        anyhow::bail!(
+            "{} is the results file being read; report never overwrites its input, even with --force: choose another output path",
+            path.display()
+        );
+    }
     if !force && path.exists() {
         anyhow::bail!(
             "{} already exists; add --force to overwrite it or choose another path",
@@ -81,10 +88,10 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
     let r = RunResults::load(&args.results)?;
     // Check every destination before writing anything, so a refusal leaves no partial output.
     if let Some(p) = &args.html {
-        check_new(p, args.force)?;
+        check_new(p, args.force, &args.results)?;
     }
     if let Some(p) = &args.hwloc_xml {
-        check_new(p, args.force)?;
+        check_new(p, args.force, &args.results)?;
     }
     let csv_files = match &args.csv {
         Some(dir) => {
@@ -96,7 +103,7 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
             }
             let files = csv_render::run_csv(&r).context("cannot format the CSV tables")?;
             for (name, _) in &files {
-                check_new(&dir.join(name), args.force)?;
+                check_new(&dir.join(name), args.force, &args.results)?;
             }
             files
         }

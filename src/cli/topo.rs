@@ -21,6 +21,9 @@ pub struct TopoArgs {
 /// Runs `topo`.
 pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
     let mut topo = read_topology(&ctx.root)?;
+    for w in &topo.warnings {
+        eprintln!("numascope: warning: {w}");
+    }
     if let Some(a) = &ctx.archive {
         // Name the archive the user gave, not its temporary unpacked copy.
         topo.source = a.display().to_string();

@@ -125,14 +125,28 @@ pub enum LoadError {
     Shape { path: String, detail: String },
 }
 
+/// The largest results file `report` and `compare` read, bytes. A full run writes well
+/// under 10 MB.
+pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
+
 impl RunResults {
-    /// Reads and checks a results file.
+    /// Reads and checks a results file. A FIFO, a device or a file over
+    /// [`MAX_RESULTS_BYTES`] is refused before anything is read (see [`crate::safe_read`]).
     pub fn load(path: &Path) -> Result<RunResults, LoadError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
-            path: p.clone(),
-            source,
-        })?;
+        let text = crate::safe_read::read_capped(path, MAX_RESULTS_BYTES, false)
+            .and_then(|b| {
+                String::from_utf8(b).map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidData,
+                        "stream did not contain valid UTF-8",
+                    )
+                })
+            })
+            .map_err(|source| LoadError::Io {
+                path: p.clone(),
+                source,
+            })?;
         RunResults::from_json(&text, &p)
     }
 

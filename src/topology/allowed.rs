@@ -3,9 +3,8 @@
 //! numactl restrictions that this process inherited. When the file or a line is absent, every
 //! present CPU and every node counts as allowed.
 
-use crate::parse::cpulist::parse_list;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::malformed;
+use crate::topology::files::{malformed, parse_ids};
 
 /// The allowed lists of /proc/self/status; `None` where the file does not give one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -31,12 +30,12 @@ pub fn read_allowed(root: &SysRoot) -> Result<Allowed, SysError> {
             "Mems_allowed_list" => &mut mems,
             _ => continue,
         };
-        let list = parse_list(value).map_err(|e| {
-            malformed(
-                root,
-                rel,
-                format!("its `{}` line is not a list: {e}", key.trim()),
-            )
+        let list = parse_ids(root, rel.as_ref(), value, false).map_err(|e| {
+            let why = match e {
+                SysError::Malformed { why, .. } => why,
+                other => other.to_string(),
+            };
+            malformed(root, rel, format!("its `{}` line: {why}", key.trim()))
         })?;
         *slot = Some(list);
     }

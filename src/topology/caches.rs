@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::parse::size::parse_sysfs_size;
+use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{malformed, read_list_opt, read_mask_opt, CPU_DIR};
 use crate::topology::model::{Cache, Cpu};
@@ -31,7 +32,10 @@ pub fn read_caches(root: &SysRoot, cpus: &[Cpu]) -> Result<Vec<Cache>, SysError>
                 malformed(
                     root,
                     &size_rel,
-                    format!("expected a size like `32K`, found `{size_text}`"),
+                    format!(
+                        "expected a size like `32K`, found `{}`",
+                        excerpt(&size_text)
+                    ),
                 )
             })?;
             let line_bytes = root

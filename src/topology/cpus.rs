@@ -4,8 +4,10 @@
 //! nodes' cpulists (the `cpuN/nodeM` link is only a fallback). The allowed flag is filled by
 //! [`crate::topology::allowed`].
 
+use crate::parse::cpulist::format_list;
+use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, CPU_DIR};
+use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR};
 use crate::topology::model::{Cpu, Node};
 
 /// Present CPU ids: `cpu/present`, else the `cpuN` directories.
@@ -26,17 +28,38 @@ pub fn present_cpus(root: &SysRoot) -> Result<Vec<u32>, SysError> {
     Ok(dirs)
 }
 
-/// Reads every present CPU. `nodes` maps CPUs to nodes; `allowed` is left false.
-pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<Cpu>, SysError> {
+/// Reads every present CPU. `nodes` maps CPUs to nodes; `allowed` is left false. An empty
+/// `cpu/online` list (a corrupt snapshot: a running machine has at least one CPU online) or
+/// a per-CPU `online` flag that is not 0 or 1 gives a warning in `warnings`, and the CPU is
+/// then taken as online, as the kernel's own default is.
+pub fn read_cpus(
+    root: &SysRoot,
+    present: &[u32],
+    nodes: &[Node],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Cpu>, SysError> {
     // `cpu/online` is absent on some old kernels and recorded snapshots.
-    let online = read_list_opt(root, format!("{CPU_DIR}/online"))?;
+    let online_rel = format!("{CPU_DIR}/online");
+    let online = match read_list_opt(root, &online_rel)? {
+        Some(o) if o.is_empty() && !present.is_empty() => {
+            warnings.push(format!(
+                "{} is empty although {} CPUs are present; each CPU's own online flag is used instead",
+                shown(&online_rel),
+                present.len()
+            ));
+            None
+        }
+        o => o,
+    };
     let mut out = Vec::with_capacity(present.len());
+    // CPUs whose own `online` flag is neither 0 nor 1, with what it held: one warning for all.
+    let mut bad_flags: Vec<(u32, String)> = Vec::new();
     for &id in present {
         // Without the global list, each CPU's own `online` flag decides (cpu0 often has none:
         // it cannot be taken offline).
         let is_online = match &online {
             Some(o) => o.contains(&id),
-            None => root.read_u64_opt(format!("{CPU_DIR}/cpu{id}/online"))? != Some(0),
+            None => cpu_online_flag(root, id, &mut bad_flags)?,
         };
         let topo = format!("{CPU_DIR}/cpu{id}/topology");
         let (package, core, siblings) = if is_online {
@@ -68,7 +91,43 @@ pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<
             allowed: false,
         });
     }
+    if let Some((first, what)) = bad_flags.first() {
+        let ids: Vec<u32> = bad_flags.iter().map(|(id, _)| *id).collect();
+        let rel = format!("{CPU_DIR}/cpu{first}/online");
+        warnings.push(if ids.len() == 1 {
+            format!("{} {what}, not 0 or 1; cpu{first} is taken as online", shown(&rel))
+        } else {
+            format!(
+                "{} {what}, not 0 or 1, and the `online` files of CPUs {} are not 0 or 1 either; they are all taken as online",
+                shown(&rel),
+                format_list(&ids[1..])
+            )
+        });
+    }
     Ok(out)
+}
+
+/// The `cpuN/online` flag: absent or `1` is online, `0` offline; anything else is taken as
+/// online and noted in `bad` with what the file held.
+fn cpu_online_flag(
+    root: &SysRoot,
+    id: u32,
+    bad: &mut Vec<(u32, String)>,
+) -> Result<bool, SysError> {
+    let rel = format!("{CPU_DIR}/cpu{id}/online");
+    Ok(match root.read_trimmed_opt(&rel)?.as_deref() {
+        None | Some("1") => true,
+        Some("0") => false,
+        Some(other) => {
+            let what = if other.is_empty() {
+                "is empty".to_string()
+            } else {
+                format!("holds `{}`", excerpt(other))
+            };
+            bad.push((id, what));
+            true
+        }
+    })
 }
 
 #[cfg(test)]
@@ -91,7 +150,7 @@ mod tests {
         ]);
         let present = present_cpus(&root).unwrap();
         assert_eq!(present, vec![0, 1, 2]);
-        let cpus = read_cpus(&root, &present, &[]).unwrap();
+        let cpus = read_cpus(&root, &present, &[], &mut Vec::new()).unwrap();
         assert_eq!(cpus[0].package, None, "-1 means unknown");
         assert_eq!(cpus[0].siblings, vec![0, 2], "mask fallback");
         assert!(!cpus[1].online);
@@ -109,5 +168,36 @@ mod tests {
         let (_d, root) = test_root(&[]);
         let e = present_cpus(&root).unwrap_err().to_string();
         assert!(e.contains("cpu/present is missing"), "{e}");
+    }
+
+    #[test]
+    fn bad_online_flags_are_one_warning_and_taken_as_online() {
+        let c = "sys/devices/system/cpu";
+        let (_d, root) = test_root(&[
+            (&format!("{c}/present"), "0-3\n"),
+            (&format!("{c}/cpu0/online"), ""),
+            (&format!("{c}/cpu1/online"), "0\n"),
+            (&format!("{c}/cpu2/online"), "yes\n"),
+            (&format!("{c}/cpu3/online"), "1\n"),
+        ]);
+        let mut w = Vec::new();
+        let cpus = read_cpus(&root, &[0, 1, 2, 3], &[], &mut w).unwrap();
+        let online: Vec<bool> = cpus.iter().map(|c| c.online).collect();
+        assert_eq!(online, vec![true, false, true, true]);
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].starts_with("/sys/devices/system/cpu/cpu0/online is empty")
+                && w[0].contains("CPUs 2 "),
+            "{w:?}"
+        );
+        // An empty global list is named and the per-CPU flags decide instead.
+        let (_d, root) = test_root(&[(&format!("{c}/online"), "\n")]);
+        let mut w = Vec::new();
+        let cpus = read_cpus(&root, &[0, 1], &[], &mut w).unwrap();
+        assert!(cpus.iter().all(|c| c.online));
+        assert!(
+            w[0].contains("cpu/online is empty although 2 CPUs"),
+            "{w:?}"
+        );
     }
 }

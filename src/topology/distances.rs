@@ -3,6 +3,7 @@
 //! [`crate::topology::Topology::nodes`]). Absent rows give an empty matrix; a row with the
 //! wrong length or a non-number is malformed.
 
+use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
 use crate::topology::model::Node;
@@ -34,7 +35,7 @@ pub fn read_distances(root: &SysRoot, nodes: &[Node]) -> Result<Vec<Vec<u32>>, S
                     &rel,
                     format!(
                         "expected numbers separated by spaces, found `{}`",
-                        text.trim()
+                        excerpt(&text)
                     ),
                 )
             })?;

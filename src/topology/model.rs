@@ -36,6 +36,12 @@ pub struct Topology {
     /// Nodes this process may allocate on (`Mems_allowed_list` of /proc/self/status).
     pub allowed_nodes: Vec<u32>,
     pub environment: Environment,
+    /// What could not be read or did not add up, one sentence each naming the file: an
+    /// optional file missing or malformed (the field it feeds is left unknown) or values that
+    /// contradict each other (a node listing CPUs that are not present, MemFree above
+    /// MemTotal). Absent from the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// One NUMA node.

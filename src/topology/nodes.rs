@@ -2,20 +2,39 @@
 //! free (`nodeN/meminfo`), the kernel's has_cpu / has_memory masks and the per-node huge page
 //! pools. Kernels without NUMA support have no node directory; they get one node 0 holding
 //! every CPU and the memory of `/proc/meminfo`, which is what the hardware effectively is.
+//!
+//! Only the node structure (which nodes exist and their CPUs) is required. Memory figures
+//! degrade one by one, as hwloc's do: a meminfo without `MemFree`, a missing `/proc/meminfo`,
+//! or `MemFree` above `MemTotal` leaves that figure unknown (0) with a warning naming the
+//! file, and CPUs a node lists that are not present are left out with a warning.
 
+use crate::parse::cpulist::format_list;
 use crate::parse::size::parse_meminfo_kb;
+use crate::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, NODE_DIR};
+use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
-pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
-    if !root.exists(NODE_DIR) {
+/// `present` are the present CPUs: a node listing others gets a warning in `warnings`.
+pub fn read_nodes(
+    root: &SysRoot,
+    present: &[u32],
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<Node>>, SysError> {
+    if !root.try_exists(NODE_DIR)? {
         return Ok(None);
     }
     let dirs = root.list_numbered(NODE_DIR, "node")?;
     let ids = match read_list_opt(root, format!("{NODE_DIR}/online"))? {
         Some(online) if !online.is_empty() => online,
+        Some(_) if !dirs.is_empty() => {
+            warnings.push(format!(
+                "{} is empty although the snapshot has node directories; every nodeN directory is taken as an online node",
+                shown(format!("{NODE_DIR}/online"))
+            ));
+            dirs.clone()
+        }
         _ => dirs.clone(),
     };
     if ids.is_empty() {
@@ -46,7 +65,18 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
                 "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
             )
         })?;
-        let (total, free, available) = read_node_meminfo(root, id, &format!("{dir}/meminfo"))?;
+        let (cpus, absent): (Vec<u32>, Vec<u32>) =
+            cpus.into_iter().partition(|c| present.contains(c));
+        if !absent.is_empty() {
+            warnings.push(format!(
+                "{} lists CPUs {} that are not present (the machine has CPUs {}); they are left out of node {id}",
+                shown(format!("{dir}/cpulist")),
+                short_list(&absent),
+                short_list(present)
+            ));
+        }
+        let (total, free, available) =
+            read_node_meminfo(root, id, &format!("{dir}/meminfo"), warnings)?;
         let hugepages = read_hugepages(root, &format!("{dir}/hugepages"))?;
         nodes.push(Node {
             id,
@@ -69,17 +99,24 @@ pub fn read_nodes(root: &SysRoot) -> Result<Option<Vec<Node>>, SysError> {
 }
 
 /// The single node of a kernel without NUMA: every present CPU, `/proc/meminfo`'s memory and
-/// the global huge page pools.
-pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
+/// the global huge page pools. Without `/proc/meminfo` the memory is unknown (0), with a
+/// warning.
+pub fn single_node(
+    root: &SysRoot,
+    cpus: &[u32],
+    warnings: &mut Vec<String>,
+) -> Result<Node, SysError> {
     let rel = "proc/meminfo";
-    let text = root.read_opt(rel)?.ok_or_else(|| {
-        missing(
-            root,
-            rel,
-            "the kernel has no NUMA node directory, so the memory size comes from this file; capture the snapshot again with `numascope capture`",
-        )
-    })?;
-    let (total, free, available) = parse_meminfo(root, rel, &text, None)?;
+    let (total, free, available) = match root.read_opt(rel)? {
+        Some(text) => parse_meminfo(root, rel, &text, None, warnings)?,
+        None => {
+            warnings.push(format!(
+                "{} is missing, so the memory size of this machine (a kernel without NUMA nodes) is unknown and shown as 0",
+                shown(rel)
+            ));
+            (0, 0, 0)
+        }
+    };
     Ok(Node {
         id: 0,
         cpus: cpus.to_vec(),
@@ -92,7 +129,30 @@ pub fn single_node(root: &SysRoot, cpus: &[u32]) -> Result<Node, SysError> {
     })
 }
 
-fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64, u64), SysError> {
+/// At most this many ids are written out in a warning; the rest are counted.
+const SHOWN_IDS: usize = 8;
+
+/// A cpulist for a warning, cut after a few ranges.
+fn short_list(ids: &[u32]) -> String {
+    let full = format_list(ids);
+    let parts: Vec<&str> = full.split(',').collect();
+    if parts.len() <= SHOWN_IDS {
+        full
+    } else {
+        format!(
+            "{},... ({} in all)",
+            parts[..SHOWN_IDS].join(","),
+            ids.len()
+        )
+    }
+}
+
+fn read_node_meminfo(
+    root: &SysRoot,
+    id: u32,
+    rel: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(u64, u64, u64), SysError> {
     let text = root.read_opt(rel)?.ok_or_else(|| {
         missing(
             root,
@@ -100,7 +160,7 @@ fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64, u6
             "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
         )
     })?;
-    parse_meminfo(root, rel, &text, Some(id))
+    parse_meminfo(root, rel, &text, Some(id), warnings)
 }
 
 /// Parses `MemTotal`/`MemFree` from a meminfo file, and estimates the memory available
@@ -108,12 +168,14 @@ fn read_node_meminfo(root: &SysRoot, id: u32, rel: &str) -> Result<(u64, u64, u6
 /// files) free memory plus half of the file-backed page cache and half of the reclaimable
 /// slab, a conservative form of the kernel's own MemAvailable estimate. Per-node files prefix
 /// every line with `Node N`; `/proc/meminfo` does not. Every line must have the
-/// `Key: value [kB]` shape.
+/// `Key: value [kB]` shape. A missing `MemTotal` or `MemFree`, or `MemFree` above `MemTotal`,
+/// leaves the figure unknown (0) with a warning.
 fn parse_meminfo(
     root: &SysRoot,
     rel: &str,
     text: &str,
     node: Option<u32>,
+    warnings: &mut Vec<String>,
 ) -> Result<(u64, u64, u64), SysError> {
     let mut total = None;
     let mut free = None;
@@ -128,7 +190,7 @@ fn parse_meminfo(
             malformed(
                 root,
                 rel,
-                format!("line {} `{}` {what}", i + 1, line.trim()),
+                format!("line {} `{}` {what}", i + 1, excerpt(line)),
             )
         };
         let mut rest = line.trim();
@@ -153,18 +215,34 @@ fn parse_meminfo(
             _ => {}
         }
     }
+    let shown = shown(rel);
     match (total, free) {
-        (Some(t), Some(f)) => {
+        (Some(t), Some(f)) if f <= t => {
             let available = mem_available
                 .unwrap_or(f + file_pages / 2 + reclaimable / 2)
-                .clamp(f, t.max(f));
+                .clamp(f, t);
             Ok((t, f, available))
         }
-        _ => Err(malformed(
-            root,
-            rel,
-            "it has no MemTotal or no MemFree line",
-        )),
+        (Some(t), Some(f)) => {
+            warnings.push(format!(
+                "{shown} gives MemFree {} kB above MemTotal {} kB, which cannot be; the free memory is left unknown (shown as 0)",
+                f / 1024,
+                t / 1024
+            ));
+            Ok((t, 0, 0))
+        }
+        (Some(t), None) => {
+            warnings.push(format!(
+                "{shown} has no MemFree line; the free memory is unknown (shown as 0)"
+            ));
+            Ok((t, 0, 0))
+        }
+        (None, _) => {
+            warnings.push(format!(
+                "{shown} has no MemTotal line; the memory size and free memory are unknown (shown as 0)"
+            ));
+            Ok((0, 0, 0))
+        }
     }
 }
 
@@ -220,7 +298,7 @@ mod tests {
                 "Node 0 MemTotal:  1024 kB\nNode 0 MemFree: 512 kB\nNode 0 Active: 3 kB\n",
             ),
         ]);
-        let n = read_nodes(&r).unwrap().unwrap();
+        let n = read_nodes(&r, &[0, 1], &mut Vec::new()).unwrap().unwrap();
         assert_eq!(n[0].memory_total_bytes, 1024 * 1024);
         assert_eq!(n[0].memory_free_bytes, 512 * 1024);
         assert!(n[0].has_cpu && n[0].has_memory);
@@ -233,7 +311,34 @@ mod tests {
                 "Node 0 MemTotal:  lots kB\nNode 0 MemFree: 512 kB\n",
             ),
         ]);
-        let e = read_nodes(&r).unwrap_err().to_string();
+        let e = read_nodes(&r, &[0, 1], &mut Vec::new())
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("node0/meminfo") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn contradictory_or_missing_memory_figures_are_unknown_with_a_warning() {
+        let node = |meminfo: &str| {
+            let (_d, r) = root_with(&[
+                ("sys/devices/system/node/online", "0\n"),
+                ("sys/devices/system/node/node0/cpulist", "0-3\n"),
+                ("sys/devices/system/node/node0/meminfo", meminfo),
+            ]);
+            let mut w = Vec::new();
+            let n = read_nodes(&r, &[0, 1], &mut w).unwrap().unwrap();
+            (n[0].clone(), w)
+        };
+        let (n, w) = node("Node 0 MemFree: 512 kB\n");
+        assert_eq!((n.memory_total_bytes, n.memory_free_bytes), (0, 0));
+        assert!(w.iter().any(|w| w.contains("no MemTotal")), "{w:?}");
+        assert!(
+            w.iter().any(|w| w.contains("node0/cpulist lists CPUs 2-3")),
+            "{w:?}"
+        );
+        assert_eq!(n.cpus, vec![0, 1]);
+        let (n, w) = node("Node 0 MemTotal: 1024 kB\nNode 0 MemFree: 2048 kB\n");
+        assert_eq!((n.memory_total_bytes, n.memory_free_bytes), (1 << 20, 0));
+        assert!(w.iter().any(|w| w.contains("above MemTotal")), "{w:?}");
     }
 }

@@ -1,6 +1,7 @@
 //! Assembles a whole [`Topology`] from a [`SysRoot`]: nodes, CPUs, caches, distances, HMAT,
 //! allowed sets and the environment, each read by its own module. This is the one entry point
-//! the command line and the planners call.
+//! the command line and the planners call. Only the CPU and node structure is required; what
+//! an optional file would have added is left unknown with a warning in `Topology::warnings`.
 
 use crate::environment::read_environment;
 use crate::sysroot::{SysError, SysRoot};
@@ -21,13 +22,14 @@ pub enum TopologyError {
 
 /// Reads the machine's topology (live or a snapshot) through `root`.
 pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
+    let mut warnings = Vec::new();
     let present = present_cpus(root)?;
-    let nodes = match read_nodes(root)? {
+    let nodes = match read_nodes(root, &present, &mut warnings)? {
         Some(n) => n,
-        None => vec![single_node(root, &present)?],
+        None => vec![single_node(root, &present, &mut warnings)?],
     };
     let mut nodes = nodes;
-    let mut cpus = read_cpus(root, &present, &nodes)?;
+    let mut cpus = read_cpus(root, &present, &nodes, &mut warnings)?;
     // The kernel drops an offline CPU from its node's cpulist but keeps the `cpuN/nodeM`
     // link, which read_cpus falls back to: put such CPUs back in their node's list, so a
     // node's CPUs are "online or not" as the model promises (seen in the QEMU guest B).
@@ -75,5 +77,6 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         allowed_cpus,
         allowed_nodes,
         environment,
+        warnings,
     })
 }

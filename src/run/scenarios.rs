@@ -96,10 +96,10 @@ fn fill(r: &mut ScenarioResult, m: anyhow::Result<TeamBandwidth>) {
         Err(e) if interrupted() => {
             r.unavailable = Some(format!(
                 "interrupted (Ctrl-C) during this row ({})",
-                crate::cli::one_sentence(&e)
+                crate::error::one_sentence(&e)
             ))
         }
-        Err(e) => r.unavailable = Some(format!("failed: {}", crate::cli::one_sentence(&e))),
+        Err(e) => r.unavailable = Some(format!("failed: {}", crate::error::one_sentence(&e))),
     }
 }
 

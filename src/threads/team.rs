@@ -95,7 +95,7 @@ pub fn run_team<S: Send, R: Send>(
                             Ok(Ok(st)) => Ok(st),
                             Ok(Err(e)) => Err(ThreadError::Setup {
                                 cpu,
-                                message: crate::cli::one_sentence(&e),
+                                message: crate::error::one_sentence(&e),
                             }),
                             Err(_) => Err(ThreadError::Panicked(cpu)),
                         }

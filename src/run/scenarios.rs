@@ -58,8 +58,7 @@ pub fn weighted_unavailable(topo: &Topology, is_root: bool) -> Option<String> {
 
 /// True when the process runs as root.
 pub fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    crate::sys::process::effective_uid() == 0
 }
 
 fn row(

@@ -250,15 +250,10 @@ mod tests {
 
     #[test]
     fn flags_parse_from_snapshot() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("sys/devices/system")).unwrap();
-        std::fs::create_dir_all(dir.path().join("proc")).unwrap();
-        std::fs::write(
-            dir.path().join("proc/cpuinfo"),
+        let (_d, root) = crate::testutil::test_root(&[(
+            "proc/cpuinfo",
             "processor\t: 0\nflags\t\t: fpu tsc constant_tsc nonstop_tsc\n",
-        )
-        .unwrap();
-        let root = SysRoot::snapshot(dir.path()).unwrap();
+        )]);
         let f = cpu_flags(&root);
         assert_eq!(f, vec!["fpu", "tsc", "constant_tsc", "nonstop_tsc"]);
     }

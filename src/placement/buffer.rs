@@ -207,9 +207,7 @@ mod live_tests {
         );
         assert!(msg(&Policy::Bind(vec![0]), 3 << 20, PageSize::Huge2M).contains("multiple"));
         assert!(msg(&Policy::Bind(vec![0]), 4 << 20, PageSize::Huge2M).contains("reserve"));
-        let snap = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(snap.path().join("sys/devices/system")).unwrap();
-        let sroot = SysRoot::snapshot(snap.path()).unwrap();
+        let (_snap, sroot) = crate::testutil::test_root(&[]);
         let e = PlacedBuffer::new(&topo, &sroot, 4096, &Policy::FirstTouch, PageSize::Base)
             .unwrap_err()
             .to_string();

@@ -52,41 +52,47 @@ pub fn rdtsc() -> u64 {
 /// Adds per iteration of [`add_chain`].
 pub const ADDS_PER_ITERATION: u64 = 64;
 
-/// Runs `iterations` x [`ADDS_PER_ITERATION`] dependent adds (at least one iteration); each
-/// add needs the previous result, so the chain takes one core cycle per add on every
-/// out-of-order core numascope targets.
+// One loop, spelled in each architecture's instructions: 64 dependent adds to `x`, then count
+// `n` down and branch back while it is not zero.
 #[cfg(target_arch = "x86_64")]
-pub fn add_chain(iterations: u64) {
-    // SAFETY: register-only arithmetic and a counted loop; no memory, stack or flags contract
-    // beyond what the operands declare.
-    unsafe {
-        std::arch::asm!(
-            "2:",
-            ".rept 64",
-            "add {x}, 1",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            x = inout(reg) 0u64 => _,
-            n = inout(reg) iterations.max(1) => _,
-            options(nomem, nostack),
-        );
-    }
+macro_rules! add_x {
+    () => {
+        "add {x}, 1"
+    };
+}
+#[cfg(target_arch = "x86_64")]
+macro_rules! count_down_n {
+    () => {
+        "dec {n}\njnz 2b"
+    };
+}
+#[cfg(target_arch = "aarch64")]
+macro_rules! add_x {
+    () => {
+        "add {x}, {x}, #1"
+    };
+}
+#[cfg(target_arch = "aarch64")]
+macro_rules! count_down_n {
+    () => {
+        "subs {n}, {n}, #1\nb.ne 2b"
+    };
 }
 
 /// Runs `iterations` x [`ADDS_PER_ITERATION`] dependent adds (at least one iteration); each
-/// add needs the previous result, so the chain takes one core cycle per add.
-#[cfg(target_arch = "aarch64")]
+/// add needs the previous result, so the chain takes one core cycle per add on every
+/// out-of-order core numascope targets.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub fn add_chain(iterations: u64) {
-    // SAFETY: register-only arithmetic and a counted loop; no memory or stack use.
+    // SAFETY: register-only arithmetic and a counted loop; no memory or stack use, and no
+    // flags contract beyond what the operands declare.
     unsafe {
         std::arch::asm!(
             "2:",
             ".rept 64",
-            "add {x}, {x}, #1",
+            add_x!(),
             ".endr",
-            "subs {n}, {n}, #1",
-            "b.ne 2b",
+            count_down_n!(),
             x = inout(reg) 0u64 => _,
             n = inout(reg) iterations.max(1) => _,
             options(nomem, nostack),

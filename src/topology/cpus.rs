@@ -74,7 +74,7 @@ pub fn read_cpus(root: &SysRoot, present: &[u32], nodes: &[Node]) -> Result<Vec<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::files::test_root;
+    use crate::testutil::test_root;
 
     #[test]
     fn offline_cpus_and_unknown_ids() {

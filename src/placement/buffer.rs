@@ -102,7 +102,7 @@ impl PlacedBuffer {
             Policy::FirstTouch => self.touch_node.into_iter().collect(),
             p => p.nodes(),
         };
-        let start = self.map.as_u64().as_ptr() as usize;
+        let start = self.map.as_mut_ptr() as usize;
         let huge = huge_bytes_in(&self.root, start, self.map.len())?;
         Ok(PlacementReport::from_statuses(
             self.map.len() as u64,

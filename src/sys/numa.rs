@@ -106,20 +106,28 @@ fn explain(e: SysCallError, mode: Mode) -> SysCallError {
     }
 }
 
-/// The node mask arguments of mbind/set_mempolicy for `nodes`: the mask (kept alive by the
-/// caller through the call), its pointer and `maxnode`, or null and 0 for an empty set.
-/// `maxnode` counts bits; the kernel reads maxnode-1 of them, hence the +1 numactl uses too.
-fn node_mask_arg(nodes: &[u32]) -> (IdMask, usize) {
-    let mask = IdMask::from_ids(nodes, 64);
-    let maxnode = if nodes.is_empty() { 0 } else { mask.bits() + 1 };
-    (mask, maxnode)
+/// A node set as mbind and set_mempolicy take it: a mask and `maxnode`, or a null mask and 0
+/// for the empty set. `maxnode` counts bits; the kernel reads maxnode-1 of them, hence the +1
+/// numactl uses too.
+struct NodeArg {
+    mask: IdMask,
+    maxnode: usize,
 }
 
-fn mask_ptr(mask: &IdMask, maxnode: usize) -> *const libc::c_ulong {
-    if maxnode == 0 {
-        std::ptr::null()
-    } else {
-        mask.as_ptr()
+impl NodeArg {
+    fn new(nodes: &[u32]) -> NodeArg {
+        let mask = IdMask::from_ids(nodes, 64);
+        let maxnode = if nodes.is_empty() { 0 } else { mask.bits() + 1 };
+        NodeArg { mask, maxnode }
+    }
+
+    /// The mask pointer, valid while `self` lives.
+    fn ptr(&self) -> *const libc::c_ulong {
+        if self.maxnode == 0 {
+            std::ptr::null()
+        } else {
+            self.mask.as_ptr()
+        }
     }
 }
 
@@ -152,20 +160,27 @@ pub unsafe fn mbind(
     nodes: &[u32],
     flags: u32,
 ) -> Result<(), SysCallError> {
-    let (mask, maxnode) = node_mask_arg(nodes);
-    let mptr = mask_ptr(&mask, maxnode);
-    // SAFETY: the caller guarantees the range; the mask outlives the call.
-    let ret =
-        unsafe { libc::syscall(libc::SYS_mbind, addr, len, mode.raw(), mptr, maxnode, flags) };
+    let arg = NodeArg::new(nodes);
+    // SAFETY: the caller guarantees the range; `arg` (the mask) outlives the call.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_mbind,
+            addr,
+            len,
+            mode.raw(),
+            arg.ptr(),
+            arg.maxnode,
+            flags,
+        )
+    };
     check_policy_call(ret, "mbind", mode, nodes)
 }
 
 /// Sets the calling thread's default policy (`set_mempolicy(2)`).
 pub fn set_mempolicy(mode: Mode, nodes: &[u32]) -> Result<(), SysCallError> {
-    let (mask, maxnode) = node_mask_arg(nodes);
-    let mptr = mask_ptr(&mask, maxnode);
+    let arg = NodeArg::new(nodes);
     // SAFETY: the mask pointer is valid for the given number of bits for the call's duration.
-    let ret = unsafe { libc::syscall(libc::SYS_set_mempolicy, mode.raw(), mptr, maxnode) };
+    let ret = unsafe { libc::syscall(libc::SYS_set_mempolicy, mode.raw(), arg.ptr(), arg.maxnode) };
     check_policy_call(ret, "set_mempolicy", mode, nodes)
 }
 

@@ -104,6 +104,12 @@ pub fn add_chain(iterations: u64) {
 mod tests {
     use super::*;
 
+    #[cfg(not(target_arch = "x86_64"))]
+    #[test]
+    fn there_is_no_cpuid_off_x86() {
+        assert_eq!(cpuid(0, 0), None);
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn cpuid_answers_leaf_0_and_refuses_beyond_the_highest_leaf() {

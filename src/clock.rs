@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::sys::cpu::{self, ADDS_PER_ITERATION};
 use crate::sysroot::SysRoot;
 
 /// What the clock check found. Every figure is measured on this run unless its `*_source`
@@ -159,42 +160,21 @@ fn tsc_frequency(flags: &[String]) -> (Option<f64>, String) {
     }
 }
 
+/// CPUID leaf 0x15: TSC = crystal clock x (ebx / eax); absent when any factor is zero.
 #[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
 fn cpuid_tsc_hz() -> Option<f64> {
-    use std::arch::x86_64::__cpuid;
-    // SAFETY: CPUID is available on every x86_64 CPU; leaf 0 gives the highest leaf.
-    let max = unsafe { __cpuid(0) }.eax;
-    if max < 0x15 {
-        return None;
-    }
-    // SAFETY: leaf 0x15 is within the supported range checked above.
-    let r = unsafe { __cpuid(0x15) };
+    let r = cpu::cpuid(0x15, 0)?;
     if r.eax == 0 || r.ebx == 0 || r.ecx == 0 {
         return None;
     }
     Some(r.ecx as f64 * r.ebx as f64 / r.eax as f64)
 }
 
+/// CPUID leaf 0x16: the base frequency in MHz (low 16 bits of eax); absent when zero.
 #[cfg(target_arch = "x86_64")]
-#[allow(unused_unsafe)]
 fn cpuid_base_hz() -> Option<f64> {
-    use std::arch::x86_64::__cpuid;
-    // SAFETY: CPUID is available on every x86_64 CPU; leaf 0 gives the highest leaf.
-    let max = unsafe { __cpuid(0) }.eax;
-    if max < 0x16 {
-        return None;
-    }
-    // SAFETY: leaf 0x16 is within the supported range checked above.
-    let r = unsafe { __cpuid(0x16) };
-    let mhz = r.eax & 0xffff;
+    let mhz = cpu::cpuid(0x16, 0)?.eax & 0xffff;
     (mhz != 0).then_some(mhz as f64 * 1e6)
-}
-
-#[cfg(target_arch = "x86_64")]
-fn rdtsc() -> u64 {
-    // SAFETY: RDTSC has no memory effects; the caller checked the `tsc` flag.
-    unsafe { std::arch::x86_64::_rdtsc() }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -203,9 +183,9 @@ fn calibrate_tsc() -> f64 {
     let mut rates: Vec<f64> = (0..3)
         .map(|_| {
             let t0 = Instant::now();
-            let c0 = rdtsc();
+            let c0 = cpu::rdtsc();
             while t0.elapsed() < Duration::from_millis(50) {}
-            let c1 = rdtsc();
+            let c1 = cpu::rdtsc();
             let t1 = Instant::now();
             c1.wrapping_sub(c0) as f64 / t1.duration_since(t0).as_secs_f64()
         })
@@ -214,48 +194,8 @@ fn calibrate_tsc() -> f64 {
     rates[1]
 }
 
-const ADDS_PER_ITERATION: u64 = 64;
 const CORE_RUNS: usize = 5;
 const CORE_RUN: Duration = Duration::from_millis(10);
-
-/// Runs `iterations` x 64 dependent adds; each add needs the previous result, so the chain
-/// takes one core cycle per add on every out-of-order core numascope targets.
-#[cfg(target_arch = "x86_64")]
-fn add_chain(iterations: u64) {
-    // SAFETY: register-only arithmetic and a counted loop; no memory, stack or flags contract
-    // beyond what the operands declare.
-    unsafe {
-        std::arch::asm!(
-            "2:",
-            ".rept 64",
-            "add {x}, 1",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            x = inout(reg) 0u64 => _,
-            n = inout(reg) iterations.max(1) => _,
-            options(nomem, nostack),
-        );
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-fn add_chain(iterations: u64) {
-    // SAFETY: register-only arithmetic and a counted loop; no memory or stack use.
-    unsafe {
-        std::arch::asm!(
-            "2:",
-            ".rept 64",
-            "add {x}, {x}, #1",
-            ".endr",
-            "subs {n}, {n}, #1",
-            "b.ne 2b",
-            x = inout(reg) 0u64 => _,
-            n = inout(reg) iterations.max(1) => _,
-            options(nomem, nostack),
-        );
-    }
-}
 
 /// The running core clock in Hz: the fastest of several ~10 ms runs of the add chain (the
 /// fastest is the one least disturbed by interrupts or a descheduled vCPU).
@@ -265,7 +205,7 @@ pub fn estimate_core_hz() -> Option<f64> {
     let mut iters: u64 = 1 << 12;
     let per_iter_s = loop {
         let t = Instant::now();
-        add_chain(iters);
+        cpu::add_chain(iters);
         let e = t.elapsed();
         if e >= Duration::from_millis(1) {
             break e.as_secs_f64() / iters as f64;
@@ -276,7 +216,7 @@ pub fn estimate_core_hz() -> Option<f64> {
     let mut best = 0.0f64;
     for _ in 0..CORE_RUNS {
         let t = Instant::now();
-        add_chain(iters);
+        cpu::add_chain(iters);
         let s = t.elapsed().as_secs_f64();
         best = best.max((iters * ADDS_PER_ITERATION) as f64 / s);
     }
@@ -310,15 +250,10 @@ mod tests {
 
     #[test]
     fn flags_parse_from_snapshot() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("sys/devices/system")).unwrap();
-        std::fs::create_dir_all(dir.path().join("proc")).unwrap();
-        std::fs::write(
-            dir.path().join("proc/cpuinfo"),
+        let (_d, root) = crate::testutil::test_root(&[(
+            "proc/cpuinfo",
             "processor\t: 0\nflags\t\t: fpu tsc constant_tsc nonstop_tsc\n",
-        )
-        .unwrap();
-        let root = SysRoot::snapshot(dir.path()).unwrap();
+        )]);
         let f = cpu_flags(&root);
         assert_eq!(f, vec!["fpu", "tsc", "constant_tsc", "nonstop_tsc"]);
     }

@@ -176,18 +176,7 @@ fn page_size(root: &SysRoot, arch: &str) -> Result<u64, SysError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn root_with(files: &[(&str, &[u8])]) -> (tempfile::TempDir, SysRoot) {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
-        for (p, c) in files {
-            let p = d.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, c).unwrap();
-        }
-        let r = SysRoot::snapshot(d.path()).unwrap();
-        (d, r)
-    }
+    use crate::testutil::test_root_bytes;
 
     #[test]
     fn reads_choices_flags_and_auxv_page_size() {
@@ -196,7 +185,7 @@ mod tests {
             auxv.extend_from_slice(&k.to_ne_bytes());
             auxv.extend_from_slice(&v.to_ne_bytes());
         }
-        let (_d, root) = root_with(&[
+        let (_d, root) = test_root_bytes(&[
             (
                 "proc/cpuinfo",
                 b"processor\t: 0\nmodel name\t: Test CPU\nflags\t\t: fpu lm hypervisor\n",
@@ -231,12 +220,13 @@ mod tests {
 
     #[test]
     fn absent_files_are_absent_and_bad_choice_is_named() {
-        let (_d, root) = root_with(&[]);
+        let (_d, root) = test_root_bytes(&[]);
         let e = read_environment(&root, &[]).unwrap();
         assert_eq!(e.thp_enabled, None);
         assert_eq!(e.page_size_bytes, 4096);
         assert!(!e.hypervisor && !e.weighted_interleave_available);
-        let (_d, root) = root_with(&[("sys/kernel/mm/transparent_hugepage/enabled", b"always\n")]);
+        let (_d, root) =
+            test_root_bytes(&[("sys/kernel/mm/transparent_hugepage/enabled", b"always\n")]);
         let err = read_environment(&root, &[]).unwrap_err().to_string();
         assert!(
             err.contains("transparent_hugepage/enabled is malformed"),

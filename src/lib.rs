@@ -5,10 +5,15 @@
 //!
 //! - [`sysroot`] is the single door to `/sys` and `/proc`, so captured snapshots replay;
 //! - [`topology`] and [`environment`] describe the machine from that door;
-//! - [`sys`] fences the unsafe NUMA and affinity syscalls;
+//! - [`sys`] fences every syscall and `unsafe` block outside the measurement kernels behind
+//!   safe functions;
+//! - [`error`] turns any error into the one sentence a user reads, for every layer;
 //! - measurement engines return plain result types and never print;
 //! - [`stats`] turns raw samples into summaries with pure functions;
 //! - [`render`] turns finished results into text, JSON, CSV, SVG and HTML.
+//!
+//! docs/ARCHITECTURE.md draws the layers; `tests/architecture.rs` fails when an import
+//! breaks them.
 
 pub mod bandwidth;
 pub mod c2c;
@@ -19,6 +24,7 @@ pub mod compare;
 pub mod counters;
 pub mod counters_perf;
 pub mod environment;
+pub mod error;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;

@@ -307,9 +307,7 @@ impl SysRoot {
             // Some sysfs attributes are write-only or need privileges we lack: treat as absent.
             Err(SysError::Read { source, .. })
                 if source.kind() == io::ErrorKind::PermissionDenied
-                    || source.raw_os_error() == Some(libc::EINVAL)
-                    || source.raw_os_error() == Some(libc::EIO)
-                    || source.raw_os_error() == Some(libc::ENODEV) =>
+                    || crate::sys::is_attribute_refusal(&source) =>
             {
                 Ok(None)
             }

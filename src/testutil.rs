@@ -1,8 +1,45 @@
-//! Test support: a synthetic description of the running machine (one node holding every
-//! online CPU), so unit tests of placement and threads do not depend on the topology reader.
+//! Test support shared by the unit tests: a synthetic description of the running machine (one
+//! node holding every online CPU), so tests of placement and threads do not depend on the
+//! topology reader; a fake `/sys` + `/proc` tree on disk, so the readers can be fed exactly
+//! the files a test names; and the lock that keeps timed tests from timing each other.
 
 use crate::environment::Environment;
+use crate::sysroot::SysRoot;
 use crate::topology::*;
+
+/// A snapshot root holding exactly `files` (path relative to the root, text content), plus
+/// the `sys/devices/system` directory every snapshot has. Keep the `TempDir` alive as long as
+/// the root is used.
+pub fn test_root(files: &[(&str, &str)]) -> (tempfile::TempDir, SysRoot) {
+    let bytes: Vec<(&str, &[u8])> = files.iter().map(|(p, c)| (*p, c.as_bytes())).collect();
+    test_root_bytes(&bytes)
+}
+
+/// [`test_root`] for binary contents (e.g. `/proc/self/auxv`).
+pub fn test_root_bytes(files: &[(&str, &[u8])]) -> (tempfile::TempDir, SysRoot) {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
+    for (p, c) in files {
+        let p = d.path().join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, c).unwrap();
+    }
+    let r = SysRoot::snapshot(d.path()).unwrap();
+    (d, r)
+}
+
+/// An online, allowed CPU `id` on node 0 and package 0, alone on its core (no SMT sibling).
+pub fn cpu(id: u32) -> Cpu {
+    Cpu {
+        id,
+        node: Some(0),
+        package: Some(0),
+        core: Some(id),
+        siblings: vec![id],
+        online: true,
+        allowed: true,
+    }
+}
 
 /// One node 0 with the CPUs this process may use and 1 GiB free.
 pub fn this_machine_one_node() -> Topology {
@@ -23,18 +60,7 @@ pub fn this_machine_one_node() -> Topology {
             hugepages: vec![],
         }],
         distances: vec![vec![10]],
-        cpus: cpus
-            .iter()
-            .map(|&id| Cpu {
-                id,
-                node: Some(0),
-                package: Some(0),
-                core: Some(id),
-                siblings: vec![id],
-                online: true,
-                allowed: true,
-            })
-            .collect(),
+        cpus: cpus.iter().map(|&id| cpu(id)).collect(),
         caches: vec![],
         hmat: vec![],
         memory_side_caches: vec![],

@@ -60,12 +60,9 @@ pub fn check_config_cpus(
 /// Measures every selected pair and builds the result.
 pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C2cResult> {
     let cpus = check_config_cpus(topo, root, &cfg.cpus)?;
-    let (buf, touched) = place_line(topo, root, cfg.line_node)?;
+    let (mut buf, touched) = place_line(topo, root, cfg.line_node)?;
     let report = buf.verify()?;
-    // SAFETY: the buffer is page aligned (so 8-byte aligned), at least one page long, owned
-    // by `buf` which outlives every use of `line`, and from here on is accessed only through
-    // this atomic.
-    let line: &AtomicU64 = unsafe { AtomicU64::from_ptr(buf.as_mut_ptr() as *mut u64) };
+    let line: &AtomicU64 = &buf.as_atomic_u64()[0];
 
     let (selected, sampling) = pairs::select_pairs(&cpus);
     let traffic = TrafficRecorder::start(root);

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
+use crate::error::{is_broken_pipe, one_sentence};
 use crate::sysroot::SysRoot;
 
 pub mod c2c;
@@ -171,25 +172,4 @@ pub fn print_result<T: serde::Serialize>(
     }
     out.flush()?;
     Ok(())
-}
-
-/// Joins an error chain into one line: "outer: inner: root cause".
-pub fn one_sentence(e: &anyhow::Error) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    for cause in e.chain() {
-        let s = cause.to_string();
-        if !parts.iter().any(|p| p.contains(&s)) {
-            parts.push(s);
-        }
-    }
-    parts.join(": ")
-}
-
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.downcast_ref::<std::io::Error>()
-            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-            || c.downcast_ref::<serde_json::Error>()
-                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
-    })
 }

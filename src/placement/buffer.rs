@@ -1,6 +1,8 @@
 //! [`PlacedBuffer`]: map, apply the policy, fault every page in from the calling thread, and
 //! verify where the pages went. Release happens on drop (the mapping unmaps itself).
 
+use std::sync::atomic::AtomicU64;
+
 use crate::sys::mmap::Mapping;
 use crate::sys::{affinity, numa};
 use crate::sysroot::SysRoot;
@@ -35,25 +37,16 @@ impl PlacedBuffer {
     ) -> Result<PlacedBuffer, PlacementError> {
         root.require_live("allocate placed memory")?;
         let size = validate(topo, size_bytes, policy, page)?;
-        let map = Mapping::new(size as usize, page.backing())?;
+        let mut map = Mapping::new(size as usize, page.backing())?;
         let _weights = match policy {
             Policy::WeightedInterleave(w) => WeightGuard::set(root, w)?,
             _ => None,
         };
         if let Some((mode, nodes)) = policy.mode_and_nodes() {
-            // SAFETY: the range is exactly the mapping we own, page aligned.
-            unsafe {
-                numa::mbind(
-                    map.as_mut_ptr(),
-                    map.len(),
-                    mode,
-                    &nodes,
-                    numa::MPOL_MF_STRICT | numa::MPOL_MF_MOVE,
-                )?
-            };
+            map.bind(mode, &nodes, numa::MPOL_MF_STRICT | numa::MPOL_MF_MOVE)?;
         }
         let touch_node = affinity::current_cpu_and_node().ok().map(|(_, node)| node);
-        fault_in(&map);
+        map.touch_every(base_page_bytes() as usize);
         Ok(PlacedBuffer {
             map,
             policy: policy.clone(),
@@ -73,34 +66,24 @@ impl PlacedBuffer {
         self.map.is_empty()
     }
 
-    /// Start of the buffer, page aligned.
-    pub fn as_mut_ptr(&self) -> *mut u8 {
-        self.map.as_mut_ptr()
-    }
-
     /// The buffer as 64-bit words.
     pub fn as_u64(&self) -> &[u64] {
-        // SAFETY: the mapping is page aligned, initialized (faulted in with zeros) and lives
-        // as long as `self`; any bit pattern is a valid u64.
-        unsafe {
-            std::slice::from_raw_parts(self.map.as_mut_ptr() as *const u64, self.map.len() / 8)
-        }
+        self.map.as_u64()
     }
 
     /// The buffer as mutable 64-bit words.
     pub fn as_u64_mut(&mut self) -> &mut [u64] {
-        // SAFETY: as in `as_u64`, and `&mut self` makes this the only reference.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.map.as_mut_ptr() as *mut u64, self.map.len() / 8)
-        }
+        self.map.as_u64_mut()
     }
 
     /// The buffer as mutable doubles.
     pub fn as_f64_mut(&mut self) -> &mut [f64] {
-        // SAFETY: as in `as_u64_mut`; any bit pattern is a valid f64.
-        unsafe {
-            std::slice::from_raw_parts_mut(self.map.as_mut_ptr() as *mut f64, self.map.len() / 8)
-        }
+        self.map.as_f64_mut()
+    }
+
+    /// The buffer as atomic 64-bit words, for memory threads share (c2c's bounced line).
+    pub fn as_atomic_u64(&mut self) -> &[AtomicU64] {
+        self.map.as_atomic_u64()
     }
 
     pub fn policy(&self) -> &Policy {
@@ -113,18 +96,14 @@ impl PlacedBuffer {
 
     /// Asks the kernel where every base page is, and how much is backed by huge pages.
     pub fn verify(&self) -> Result<PlacementReport, PlacementError> {
-        let step = base_page_bytes() as usize;
-        let base = self.map.as_mut_ptr() as *const u8;
-        let addrs: Vec<*const u8> = (0..self.map.len())
-            .step_by(step)
-            .map(|off| base.wrapping_add(off))
-            .collect();
+        let addrs = self.map.addresses_every(base_page_bytes() as usize);
         let statuses = numa::query_pages(&addrs)?;
         let intended = match &self.policy {
             Policy::FirstTouch => self.touch_node.into_iter().collect(),
             p => p.nodes(),
         };
-        let huge = huge_bytes_in(&self.root, base as usize, self.map.len())?;
+        let start = self.map.as_mut_ptr() as usize;
+        let huge = huge_bytes_in(&self.root, start, self.map.len())?;
         Ok(PlacementReport::from_statuses(
             self.map.len() as u64,
             self.page,
@@ -132,16 +111,6 @@ impl PlacedBuffer {
             intended,
             huge,
         ))
-    }
-}
-
-/// Writes one byte in every base page so the kernel allocates it now, under the policy.
-fn fault_in(map: &Mapping) {
-    let step = base_page_bytes() as usize;
-    let p = map.as_mut_ptr();
-    for off in (0..map.len()).step_by(step) {
-        // SAFETY: `off` is inside the mapping we own.
-        unsafe { std::ptr::write_volatile(p.add(off), 0) };
     }
 }
 
@@ -238,9 +207,7 @@ mod live_tests {
         );
         assert!(msg(&Policy::Bind(vec![0]), 3 << 20, PageSize::Huge2M).contains("multiple"));
         assert!(msg(&Policy::Bind(vec![0]), 4 << 20, PageSize::Huge2M).contains("reserve"));
-        let snap = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(snap.path().join("sys/devices/system")).unwrap();
-        let sroot = SysRoot::snapshot(snap.path()).unwrap();
+        let (_snap, sroot) = crate::testutil::test_root(&[]);
         let e = PlacedBuffer::new(&topo, &sroot, 4096, &Policy::FirstTouch, PageSize::Base)
             .unwrap_err()
             .to_string();

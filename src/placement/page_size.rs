@@ -82,16 +82,7 @@ impl PageSize {
     }
 }
 
-/// The running kernel's base page size.
-pub fn base_page_bytes() -> u64 {
-    // SAFETY: sysconf has no memory-safety preconditions.
-    let v = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if v > 0 {
-        v as u64
-    } else {
-        4096
-    }
-}
+pub use crate::sys::process::base_page_bytes;
 
 impl std::fmt::Display for PageSize {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

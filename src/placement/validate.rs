@@ -47,54 +47,7 @@ pub(super) fn validate(
             )));
         }
     }
-    // Where the pages must fit, and how much of the buffer goes to each node.
-    let shares: Vec<(u32, f64)> = match policy {
-        Policy::FirstTouch | Policy::Preferred(_) | Policy::PreferredMany(_) => {
-            // May spill over to any allowed memory node.
-            let all = topo.memory_nodes();
-            let free: u64 = all
-                .iter()
-                .filter_map(|&n| topo.node(n))
-                .map(|n| n.memory_available_bytes)
-                .sum();
-            if size > free {
-                return Err(invalid(format!(
-                    "{} is more than the {} available on the allowed memory nodes; use a smaller --size",
-                    format_bytes(size),
-                    format_bytes(free)
-                )));
-            }
-            vec![]
-        }
-        Policy::Bind(nodes) => {
-            let free: u64 = nodes
-                .iter()
-                .filter_map(|&n| topo.node(n))
-                .map(|n| n.memory_available_bytes)
-                .sum();
-            if size > free {
-                return Err(invalid(format!(
-                    "{} is more than the {} available on node(s) {}; use a smaller --size or more nodes",
-                    format_bytes(size),
-                    format_bytes(free),
-                    format_list(nodes)
-                )));
-            }
-            vec![]
-        }
-        p => p.expected_shares().unwrap_or_default(),
-    };
-    for (n, share) in shares {
-        let node = topo.node(n).expect("checked above");
-        let need = (size as f64 * share) as u64;
-        if need > node.memory_available_bytes {
-            return Err(invalid(format!(
-                "node {n} would need {} but has {} available; use a smaller --size",
-                format_bytes(need),
-                format_bytes(node.memory_available_bytes)
-            )));
-        }
-    }
+    check_available(topo, size, policy)?;
     if page.is_hugetlb() {
         let pages_needed = size / gran;
         let nodes = if policy.nodes().is_empty() {
@@ -121,4 +74,50 @@ pub(super) fn validate(
         }
     }
     Ok(size)
+}
+
+/// Refuses a size larger than the memory the policy may draw on: any allowed memory node for
+/// the policies that spill over, the named nodes for bind, and each node's share for the
+/// policies that spread pages.
+fn check_available(topo: &Topology, size: u64, policy: &Policy) -> Result<(), PlacementError> {
+    let (nodes, place, fix) = match policy {
+        // May spill over to any allowed memory node.
+        Policy::FirstTouch | Policy::Preferred(_) | Policy::PreferredMany(_) => (
+            topo.memory_nodes(),
+            "the allowed memory nodes".to_string(),
+            "use a smaller --size",
+        ),
+        Policy::Bind(nodes) => (
+            nodes.clone(),
+            format!("node(s) {}", format_list(nodes)),
+            "use a smaller --size or more nodes",
+        ),
+        p => {
+            for (n, share) in p.expected_shares().unwrap_or_default() {
+                let node = topo.node(n).expect("checked above");
+                let need = (size as f64 * share) as u64;
+                if need > node.memory_available_bytes {
+                    return Err(invalid(format!(
+                        "node {n} would need {} but has {} available; use a smaller --size",
+                        format_bytes(need),
+                        format_bytes(node.memory_available_bytes)
+                    )));
+                }
+            }
+            return Ok(());
+        }
+    };
+    let free: u64 = nodes
+        .iter()
+        .filter_map(|&n| topo.node(n))
+        .map(|n| n.memory_available_bytes)
+        .sum();
+    if size > free {
+        return Err(invalid(format!(
+            "{} is more than the {} available on {place}; {fix}",
+            format_bytes(size),
+            format_bytes(free)
+        )));
+    }
+    Ok(())
 }

@@ -159,7 +159,7 @@ pub fn execute(
                 r.partial = true;
                 r.failed.push(PartError {
                     part,
-                    error: crate::cli::one_sentence(&e),
+                    error: crate::error::one_sentence(&e),
                 });
             }
         }

@@ -58,8 +58,7 @@ pub fn weighted_unavailable(topo: &Topology, is_root: bool) -> Option<String> {
 
 /// True when the process runs as root.
 pub fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    crate::sys::process::effective_uid() == 0
 }
 
 fn row(
@@ -96,10 +95,10 @@ fn fill(r: &mut ScenarioResult, m: anyhow::Result<TeamBandwidth>) {
         Err(e) if interrupted() => {
             r.unavailable = Some(format!(
                 "interrupted (Ctrl-C) during this row ({})",
-                crate::cli::one_sentence(&e)
+                crate::error::one_sentence(&e)
             ))
         }
-        Err(e) => r.unavailable = Some(format!("failed: {}", crate::cli::one_sentence(&e))),
+        Err(e) => r.unavailable = Some(format!("failed: {}", crate::error::one_sentence(&e))),
     }
 }
 

@@ -2,6 +2,9 @@
 //! (`MADV_NOHUGEPAGE`), transparent huge pages (`MADV_HUGEPAGE`, 2 MiB aligned), or hugetlbfs
 //! 2 MiB / 1 GiB pages (`MAP_HUGETLB`). The mapping is released on drop.
 
+use std::sync::atomic::AtomicU64;
+
+use super::numa::{self, Mode};
 use super::SysCallError;
 
 /// How the mapping is backed.
@@ -104,6 +107,60 @@ impl Mapping {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+
+    /// The mapping as 64-bit words (anonymous memory starts zeroed, and any bit pattern is a
+    /// valid `u64`).
+    pub fn as_u64(&self) -> &[u64] {
+        // SAFETY: `ptr` is page aligned, `len` bytes long and mapped readable for as long as
+        // `self` lives; safe code writes only through `&mut self`.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const u64, self.len / 8) }
+    }
+
+    /// The mapping as mutable 64-bit words.
+    pub fn as_u64_mut(&mut self) -> &mut [u64] {
+        // SAFETY: as in `as_u64`, and `&mut self` makes this the only reference.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut u64, self.len / 8) }
+    }
+
+    /// The mapping as mutable doubles (any bit pattern is a valid `f64`).
+    pub fn as_f64_mut(&mut self) -> &mut [f64] {
+        // SAFETY: as in `as_u64_mut`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr as *mut f64, self.len / 8) }
+    }
+
+    /// The mapping as atomic 64-bit words, for memory that threads share (a bounced cache
+    /// line). The `&mut` borrow keeps every non-atomic view away while the atomics live.
+    pub fn as_atomic_u64(&mut self) -> &[AtomicU64] {
+        // SAFETY: page alignment satisfies AtomicU64's 8-byte alignment; the memory is mapped
+        // for the borrow's lifetime, and the exclusive borrow of `self` means it is accessed
+        // only through these atomics until the borrow ends.
+        unsafe { std::slice::from_raw_parts(self.ptr as *const AtomicU64, self.len / 8) }
+    }
+
+    /// Writes a zero byte every `step` bytes, so the kernel allocates every page now (under
+    /// whatever policy is in force) instead of at the first timed access.
+    pub fn touch_every(&mut self, step: usize) {
+        for off in (0..self.len).step_by(step.max(1)) {
+            // SAFETY: `off < len`, inside the mapping we own exclusively.
+            unsafe { std::ptr::write_volatile(self.ptr.add(off), 0) };
+        }
+    }
+
+    /// The address of every `step`-th byte, to ask the kernel where each page lives.
+    pub fn addresses_every(&self, step: usize) -> Vec<*const u8> {
+        (0..self.len)
+            .step_by(step.max(1))
+            .map(|off| self.ptr.wrapping_add(off) as *const u8)
+            .collect()
+    }
+
+    /// Applies a NUMA memory policy to the whole mapping (`mbind(2)`); with
+    /// `MPOL_MF_MOVE` pages already present move, keeping their contents.
+    pub fn bind(&self, mode: Mode, nodes: &[u32], flags: u32) -> Result<(), SysCallError> {
+        // SAFETY: the range is exactly this mapping, page aligned and owned by `self`; mbind
+        // changes where pages live, never their contents.
+        unsafe { numa::mbind(self.ptr, self.len, mode, nodes, flags) }
+    }
 }
 
 impl Drop for Mapping {
@@ -129,5 +186,22 @@ mod tests {
         // SAFETY: inside the mapping.
         unsafe { b.as_mut_ptr().write(1) };
         assert_eq!(b.len(), 8192);
+    }
+
+    #[test]
+    fn views_see_the_same_words_and_touch_keeps_length() {
+        let mut m = Mapping::new(8192, Backing::Base).unwrap();
+        m.as_u64_mut()[3] = 0x4010_0000_0000_0000;
+        assert_eq!(m.as_u64()[3], 0x4010_0000_0000_0000);
+        assert_eq!(m.as_f64_mut()[3], 4.0);
+        m.touch_every(4096);
+        assert_eq!(m.as_u64().len(), 1024);
+        assert_eq!(m.as_u64()[0], 0);
+        let atoms = m.as_atomic_u64();
+        atoms[3].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(m.as_u64()[3], 0x4010_0000_0000_0001);
+        let addrs = m.addresses_every(4096);
+        assert_eq!(addrs.len(), 2);
+        assert_eq!(addrs[1] as usize - addrs[0] as usize, 4096);
     }
 }

@@ -1,13 +1,18 @@
-//! The fence around the kernel: NUMA memory-policy syscalls, CPU affinity, and memory
-//! mappings. All `unsafe` of this kind lives under this module, each block with a `// SAFETY:`
-//! line, and every failure becomes a [`SysCallError`] that names the call and says what it
-//! means for the user. Nothing here knows about topology or prints.
+//! The fence around the kernel and the processor: NUMA memory-policy syscalls, CPU affinity,
+//! memory mappings, process facts (`geteuid`, `sysconf`) and the CPU instructions the clock
+//! check needs (`CPUID`, `RDTSC`). Outside the measurement kernels, all `unsafe` and every
+//! `libc` call of the crate live under this module (the architecture test enforces it), each
+//! block with a `// SAFETY:` line, behind safe functions; every syscall failure becomes a
+//! [`SysCallError`] that names the call and says what it means for the user. Nothing here
+//! knows about topology or prints.
 
 pub mod affinity;
+pub mod cpu;
 pub mod cputime;
 pub mod mmap;
 pub mod numa;
 pub mod perf;
+pub mod process;
 pub mod signal;
 
 use std::io;
@@ -43,6 +48,16 @@ impl SysCallError {
     pub fn errno(&self) -> Option<i32> {
         self.source.raw_os_error()
     }
+}
+
+/// True when reading a kernel attribute file failed with an error that means "this attribute
+/// has no value to give here" rather than a broken read: `EINVAL`, `EIO` or `ENODEV`, which
+/// sysfs returns for attributes a driver declares but cannot fill.
+pub fn is_attribute_refusal(e: &io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(libc::EINVAL) | Some(libc::EIO) | Some(libc::ENODEV)
+    )
 }
 
 /// Turns the `-1`-on-error convention into a `Result` that captures errno.
@@ -131,5 +146,16 @@ mod tests {
         assert_eq!(m.ids(), vec![0, 2, 5, 64, 130]);
         assert!(m.bits() >= 131);
         assert_eq!(IdMask::with_bits(1).ids(), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn attribute_refusals_are_einval_eio_enodev_only() {
+        for errno in [libc::EINVAL, libc::EIO, libc::ENODEV] {
+            assert!(is_attribute_refusal(&io::Error::from_raw_os_error(errno)));
+        }
+        assert!(!is_attribute_refusal(&io::Error::from_raw_os_error(
+            libc::ENOENT
+        )));
+        assert!(!is_attribute_refusal(&io::Error::other("not an OS error")));
     }
 }

@@ -106,6 +106,49 @@ fn explain(e: SysCallError, mode: Mode) -> SysCallError {
     }
 }
 
+/// A node set as mbind and set_mempolicy take it: a mask and `maxnode`, or a null mask and 0
+/// for the empty set. `maxnode` counts bits; the kernel reads maxnode-1 of them, hence the +1
+/// numactl uses too.
+struct NodeArg {
+    mask: IdMask,
+    maxnode: usize,
+}
+
+impl NodeArg {
+    fn new(nodes: &[u32]) -> NodeArg {
+        let mask = IdMask::from_ids(nodes, 64);
+        let maxnode = if nodes.is_empty() { 0 } else { mask.bits() + 1 };
+        NodeArg { mask, maxnode }
+    }
+
+    /// The mask pointer, valid while `self` lives.
+    fn ptr(&self) -> *const libc::c_ulong {
+        if self.maxnode == 0 {
+            std::ptr::null()
+        } else {
+            self.mask.as_ptr()
+        }
+    }
+}
+
+/// Checks a policy call's return and words its failure: "<mode> on nodes <list>" plus a hint.
+fn check_policy_call(
+    ret: libc::c_long,
+    call: &'static str,
+    mode: Mode,
+    nodes: &[u32],
+) -> Result<(), SysCallError> {
+    check(ret, call, || {
+        format!(
+            "{} on nodes {}",
+            mode.name(),
+            crate::parse::cpulist::format_list(nodes)
+        )
+    })
+    .map_err(|e| explain(e, mode))?;
+    Ok(())
+}
+
 /// Applies `mode` over `nodes` to the address range `[addr, addr+len)` (`mbind(2)`).
 ///
 /// # Safety
@@ -117,84 +160,57 @@ pub unsafe fn mbind(
     nodes: &[u32],
     flags: u32,
 ) -> Result<(), SysCallError> {
-    let mask = IdMask::from_ids(nodes, 64);
-    // `maxnode` counts bits; the kernel reads maxnode-1 of them, hence the +1 numactl uses too.
-    let maxnode = mask.bits() + 1;
-    let (mptr, mmax) = if nodes.is_empty() {
-        (std::ptr::null(), 0)
-    } else {
-        (mask.as_ptr(), maxnode)
-    };
-    // SAFETY: the caller guarantees the range; the mask outlives the call.
-    let ret = unsafe { libc::syscall(libc::SYS_mbind, addr, len, mode.raw(), mptr, mmax, flags) };
-    check(ret, "mbind", || {
-        format!(
-            "{} on nodes {}",
-            mode.name(),
-            crate::parse::cpulist::format_list(nodes)
+    let arg = NodeArg::new(nodes);
+    // SAFETY: the caller guarantees the range; `arg` (the mask) outlives the call.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_mbind,
+            addr,
+            len,
+            mode.raw(),
+            arg.ptr(),
+            arg.maxnode,
+            flags,
         )
-    })
-    .map_err(|e| explain(e, mode))?;
-    Ok(())
+    };
+    check_policy_call(ret, "mbind", mode, nodes)
 }
 
 /// Sets the calling thread's default policy (`set_mempolicy(2)`).
 pub fn set_mempolicy(mode: Mode, nodes: &[u32]) -> Result<(), SysCallError> {
-    let mask = IdMask::from_ids(nodes, 64);
-    let (mptr, mmax) = if nodes.is_empty() {
-        (std::ptr::null(), 0)
-    } else {
-        (mask.as_ptr(), mask.bits() + 1)
-    };
+    let arg = NodeArg::new(nodes);
     // SAFETY: the mask pointer is valid for the given number of bits for the call's duration.
-    let ret = unsafe { libc::syscall(libc::SYS_set_mempolicy, mode.raw(), mptr, mmax) };
-    check(ret, "set_mempolicy", || {
-        format!(
-            "{} on nodes {}",
-            mode.name(),
-            crate::parse::cpulist::format_list(nodes)
+    let ret = unsafe { libc::syscall(libc::SYS_set_mempolicy, mode.raw(), arg.ptr(), arg.maxnode) };
+    check_policy_call(ret, "set_mempolicy", mode, nodes)
+}
+
+/// `get_mempolicy(2)` with `flags` and no address: the raw mode (with flags) and node mask.
+fn get_policy(flags: i32, what: &'static str) -> Result<(i32, Vec<u32>), SysCallError> {
+    let mut mode: libc::c_int = 0;
+    let mut mask = IdMask::with_bits(NODE_BITS);
+    // SAFETY: out-pointers are valid; the mask holds NODE_BITS bits; no address is passed.
+    let ret = unsafe {
+        libc::syscall(
+            libc::SYS_get_mempolicy,
+            &mut mode as *mut libc::c_int,
+            mask.as_mut_ptr(),
+            NODE_BITS,
+            std::ptr::null_mut::<libc::c_void>(),
+            flags,
         )
-    })
-    .map_err(|e| explain(e, mode))?;
-    Ok(())
+    };
+    check(ret, "get_mempolicy", || what.to_string())?;
+    Ok((mode, mask.ids()))
 }
 
 /// The calling thread's policy: mode (raw, with flags) and node set.
 pub fn get_mempolicy() -> Result<(i32, Vec<u32>), SysCallError> {
-    let mut mode: libc::c_int = 0;
-    let mut mask = IdMask::with_bits(NODE_BITS);
-    // SAFETY: out-pointers are valid; the mask holds NODE_BITS bits.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_get_mempolicy,
-            &mut mode as *mut libc::c_int,
-            mask.as_mut_ptr(),
-            NODE_BITS,
-            std::ptr::null_mut::<libc::c_void>(),
-            0,
-        )
-    };
-    check(ret, "get_mempolicy", String::new)?;
-    Ok((mode, mask.ids()))
+    get_policy(0, "")
 }
 
 /// The nodes this process may allocate on, as the kernel sees it (MPOL_F_MEMS_ALLOWED).
 pub fn mems_allowed() -> Result<Vec<u32>, SysCallError> {
-    let mut mode: libc::c_int = 0;
-    let mut mask = IdMask::with_bits(NODE_BITS);
-    // SAFETY: as in get_mempolicy.
-    let ret = unsafe {
-        libc::syscall(
-            libc::SYS_get_mempolicy,
-            &mut mode as *mut libc::c_int,
-            mask.as_mut_ptr(),
-            NODE_BITS,
-            std::ptr::null_mut::<libc::c_void>(),
-            MPOL_F_MEMS_ALLOWED,
-        )
-    };
-    check(ret, "get_mempolicy", || "MPOL_F_MEMS_ALLOWED".into())?;
-    Ok(mask.ids())
+    Ok(get_policy(MPOL_F_MEMS_ALLOWED, "MPOL_F_MEMS_ALLOWED")?.1)
 }
 
 /// Where each page is: for every address, the node holding it, or a negative errno

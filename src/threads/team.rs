@@ -95,7 +95,7 @@ pub fn run_team<S: Send, R: Send>(
                             Ok(Ok(st)) => Ok(st),
                             Ok(Err(e)) => Err(ThreadError::Setup {
                                 cpu,
-                                message: crate::cli::one_sentence(&e),
+                                message: crate::error::one_sentence(&e),
                             }),
                             Err(_) => Err(ThreadError::Panicked(cpu)),
                         }
@@ -192,20 +192,37 @@ mod tests {
     use super::*;
     use crate::testutil::this_machine_one_node;
 
+    fn plan(ms: u64, repetitions: usize, warmup: usize) -> TeamPlan {
+        TeamPlan {
+            duration: Duration::from_millis(ms),
+            repetitions,
+            warmup,
+        }
+    }
+
+    /// Runs a team on this machine (one node, the live root).
+    fn run_here<S: Send, R: Send>(
+        cpus: &[u32],
+        plan: &TeamPlan,
+        setup: impl Fn(usize, u32) -> anyhow::Result<S> + Sync,
+        work: impl Fn(usize, &mut S, &Stop) -> R + Sync,
+    ) -> Result<TeamOutcome<S, R>, ThreadError> {
+        run_team(
+            &this_machine_one_node(),
+            &SysRoot::live(),
+            cpus,
+            plan,
+            setup,
+            work,
+        )
+    }
+
     #[test]
     fn team_runs_pinned_for_the_duration_and_returns_states() {
         let _serial = crate::testutil::timing_lock();
-        let topo = this_machine_one_node();
-        let root = SysRoot::live();
-        let cpus = topo.usable_cpus();
-        let plan = TeamPlan {
-            duration: Duration::from_millis(30),
-            repetitions: 3,
-            warmup: 1,
-        };
-        let out = run_team(
-            &topo,
-            &root,
+        let cpus = this_machine_one_node().usable_cpus();
+        let plan = plan(30, 3, 1);
+        let out = run_here(
             &cpus,
             &plan,
             |i, cpu| Ok((i, cpu, 0u64)),
@@ -241,18 +258,11 @@ mod tests {
     #[test]
     fn a_slow_thread_does_not_stretch_the_others() {
         let _serial = crate::testutil::timing_lock();
-        let topo = this_machine_one_node();
-        let cpus = topo.usable_cpus();
+        let cpus = this_machine_one_node().usable_cpus();
         let mut two = cpus.clone();
         two.push(cpus[0]); // a second worker, even on a 1-CPU machine
-        let plan = TeamPlan {
-            duration: Duration::from_millis(40),
-            repetitions: 2,
-            warmup: 0,
-        };
-        let out = run_team(
-            &topo,
-            &SysRoot::live(),
+        let plan = plan(40, 2, 0);
+        let out = run_here(
             &two,
             &plan,
             |_, _| Ok(()),
@@ -285,16 +295,9 @@ mod tests {
     #[test]
     fn setup_failure_is_reported_without_hanging() {
         let _serial = crate::testutil::timing_lock();
-        let topo = this_machine_one_node();
-        let cpus = topo.usable_cpus();
-        let plan = TeamPlan {
-            duration: Duration::from_millis(5),
-            repetitions: 1,
-            warmup: 0,
-        };
-        let e = run_team(
-            &topo,
-            &SysRoot::live(),
+        let cpus = this_machine_one_node().usable_cpus();
+        let plan = plan(5, 1, 0);
+        let e = run_here(
             &cpus,
             &plan,
             |_, _| -> anyhow::Result<()> { anyhow::bail!("no memory today") },
@@ -302,15 +305,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("no memory today"), "{e}");
-        let e = run_team(
-            &topo,
-            &SysRoot::live(),
-            &[999],
-            &plan,
-            |_, _| Ok(()),
-            |_, _, _| (),
-        )
-        .unwrap_err();
+        let e = run_here(&[999], &plan, |_, _| Ok(()), |_, _, _| ()).unwrap_err();
         assert!(e.to_string().contains("CPU 999 does not exist"), "{e}");
     }
 }

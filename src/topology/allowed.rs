@@ -45,7 +45,7 @@ pub fn read_allowed(root: &SysRoot) -> Result<Allowed, SysError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::files::test_root;
+    use crate::testutil::test_root;
 
     #[test]
     fn lists_are_read_and_bad_ones_named() {

@@ -84,19 +84,7 @@ fn kind_rank(kind: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::files::test_root;
-
-    fn cpu(id: u32) -> Cpu {
-        Cpu {
-            id,
-            node: Some(0),
-            package: Some(0),
-            core: Some(id),
-            siblings: vec![id],
-            online: true,
-            allowed: true,
-        }
-    }
+    use crate::testutil::{cpu, test_root};
 
     #[test]
     fn shared_instances_appear_once_and_masks_are_a_fallback() {

@@ -133,7 +133,7 @@ fn cpu_online_flag(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::files::test_root;
+    use crate::testutil::test_root;
 
     #[test]
     fn offline_cpus_and_unknown_ids() {

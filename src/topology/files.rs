@@ -137,17 +137,3 @@ pub fn read_id_opt(root: &SysRoot, rel: impl AsRef<Path>) -> Result<Option<u32>,
         }
     }
 }
-
-/// Test helper: a snapshot root holding `files` (path, content).
-#[cfg(test)]
-pub fn test_root(files: &[(&str, &str)]) -> (tempfile::TempDir, SysRoot) {
-    let d = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
-    for (p, c) in files {
-        let p = d.path().join(p);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, c).unwrap();
-    }
-    let r = SysRoot::snapshot(d.path()).unwrap();
-    (d, r)
-}

@@ -70,7 +70,7 @@ pub fn read_memory_side_caches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::topology::files::test_root;
+    use crate::testutil::test_root;
 
     #[test]
     fn initiators_are_listed_entries_and_figures_optional() {

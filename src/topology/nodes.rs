@@ -274,23 +274,11 @@ fn read_hugepages(root: &SysRoot, dir: &str) -> Result<Vec<HugePages>, SysError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
-
-    fn root_with(files: &[(&str, &str)]) -> (tempfile::TempDir, SysRoot) {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("sys/devices/system")).unwrap();
-        for (p, c) in files {
-            let p = d.path().join(p);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, c).unwrap();
-        }
-        let r = SysRoot::snapshot(Path::new(d.path())).unwrap();
-        (d, r)
-    }
+    use crate::testutil::test_root;
 
     #[test]
     fn meminfo_lines_are_checked() {
-        let (_d, r) = root_with(&[
+        let (_d, r) = test_root(&[
             ("sys/devices/system/node/online", "0\n"),
             ("sys/devices/system/node/node0/cpulist", "0-1\n"),
             (
@@ -303,7 +291,7 @@ mod tests {
         assert_eq!(n[0].memory_free_bytes, 512 * 1024);
         assert!(n[0].has_cpu && n[0].has_memory);
 
-        let (_d, r) = root_with(&[
+        let (_d, r) = test_root(&[
             ("sys/devices/system/node/online", "0\n"),
             ("sys/devices/system/node/node0/cpulist", "0-1\n"),
             (

@@ -213,6 +213,9 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
         p90: max,
         p99: max,
         samples: 15,
+        ci_low: None,
+        ci_high: None,
+        ci_level: None,
     };
     let pairs = vec![
         PairResult {

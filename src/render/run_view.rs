@@ -357,6 +357,9 @@ fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
                     p90: max,
                     p99: max,
                     samples: n,
+                    ci_low: None,
+                    ci_high: None,
+                    ci_level: None,
                 },
                 c.hmat_read_mb_per_s.map(|v| v as f64),
             )
@@ -953,6 +956,9 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
                 p90: k.mb_per_s.max,
                 p99: k.mb_per_s.max,
                 samples: k.mb_per_s.samples,
+                ci_low: None,
+                ci_high: None,
+                ci_level: None,
             };
             out.push(metric(
                 key,

@@ -484,6 +484,7 @@ pub fn opteron_example() -> RunResults {
         buffer_bytes_per_thread: 16 << 20,
         duration_ms: 200,
         repetitions: 5,
+        interleaved_rounds: false,
         home_node: 0,
         recommendations: crate::run::ranking::recommend(&scenarios),
         scenarios,

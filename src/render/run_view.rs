@@ -873,15 +873,7 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
 // ---------------------------------------------------------------- compare metrics
 
 fn metric(key: String, label: String, unit: &str, better: Better, s: &Summary) -> Metric {
-    Metric {
-        key,
-        label,
-        unit: unit.into(),
-        better,
-        value: s.median,
-        low: s.min,
-        high: s.max,
-    }
+    Metric::from_summary(key, label, unit, better, s)
 }
 
 /// The figures `compare` sets side by side, each with the spread the run recorded.

@@ -18,7 +18,9 @@ use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
 use super::plan::ScenarioSettings;
-use super::rounds::{budget_s, measure_once, plan_rounds, run_rounds, Config, Job, Outcome};
+use super::rounds::{
+    budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job, Outcome,
+};
 use super::scenarios::{home_node, weighted_unavailable};
 use super::weights::{apply_lines, derive_weights, nodes_text, weights_text};
 
@@ -67,12 +69,17 @@ pub fn run_advisor(
     let why_not_root = weighted_unavailable(topo, is_root);
     // The run plan's budget for the advisor: one measurement per node, then the checks.
     let checks_n = 2 + usize::from(why_not_root.is_none());
+    let keep = keep_buffers(
+        topo,
+        &vec![team(Policy::Interleave(mem.clone()), None); checks_n],
+    );
     let plan = plan_rounds(
         budget_s(mem.len() + 2, &s.timed, s.total_bytes),
         checks_n,
         mem.len(),
         s.total_bytes,
         s.timed.duration_ms,
+        keep,
     );
     let total = mem.len() + plan.rounds * checks_n;
     let mut done = 0;

@@ -12,7 +12,7 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
-use super::measure::{team_read, unpinned_read, TeamBandwidth};
+use super::measure::{team_read_kept, unpinned_read_kept, Kept, TeamBandwidth};
 use super::plan::TimedSettings;
 
 /// Fewest rounds: six give the first 95 % interval for the median (the extremes, 96.9 %).
@@ -98,26 +98,30 @@ pub fn budget_s(rows: usize, timed: &TimedSettings, bytes: u64) -> f64 {
 }
 
 /// Plans `distinct` configurations per round plus `extra` single measurements within
-/// `budget_s`, each measurement faulting in `bytes`; repetitions never longer than
-/// `longest_ms` (the budget's own repetition).
+/// `budget_s`, each new buffer set faulting in `bytes`: once per configuration when the
+/// buffers are `kept` between rounds, else in every measurement. Repetitions are never longer
+/// than `longest_ms` (the budget's own repetition).
 pub fn plan_rounds(
     budget_s: f64,
     distinct: usize,
     extra: usize,
     bytes: u64,
     longest_ms: u64,
+    kept: bool,
 ) -> RoundPlan {
     let fault = bytes as f64 / FAULT_BYTES_PER_S;
     let d = distinct.max(1) as f64;
+    let avail = budget_s - extra as f64 * fault - if kept { d * fault } else { 0.0 };
+    let per_fault = if kept { 0.0 } else { fault };
     // Repetition length (ms) that fits `rounds` rounds: warm-up plus one repetition each.
     let fit = |rounds: usize| -> f64 {
-        let per = budget_s / (rounds as f64 * d + extra as f64);
-        (per - fault - OVERHEAD_S) / 2.0 * 1000.0
+        let per = avail / (rounds as f64 * d + extra as f64);
+        (per - per_fault - OVERHEAD_S) / 2.0 * 1000.0
     };
     let longest = longest_ms.max(MIN_REPETITION_MS);
     let (rounds, ms) = if fit(TARGET_ROUNDS) >= longest as f64 {
-        let per = 2.0 * longest as f64 / 1000.0 + fault + OVERHEAD_S;
-        let r = ((budget_s / per - extra as f64) / d).floor() as usize;
+        let per = 2.0 * longest as f64 / 1000.0 + per_fault + OVERHEAD_S;
+        let r = ((avail / per - extra as f64) / d).floor() as usize;
         (r.clamp(TARGET_ROUNDS, MAX_ROUNDS), longest)
     } else if fit(TARGET_ROUNDS) >= MIN_REPETITION_MS as f64 {
         (TARGET_ROUNDS, fit(TARGET_ROUNDS) as u64)
@@ -141,6 +145,35 @@ pub fn measure_once(
     cfg: &Config,
     timed: &TimedSettings,
 ) -> anyhow::Result<TeamBandwidth> {
+    measure_kept(topo, root, cfg, timed, &mut None)
+}
+
+/// One measurement of one configuration, reusing the buffers in `kept` (placed and faulted
+/// in by an earlier round) and leaving its buffers there.
+fn measure_kept(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    timed: &TimedSettings,
+    kept: &mut Kept,
+) -> anyhow::Result<TeamBandwidth> {
+    if kept.is_some() {
+        // The pages are placed already: no weights needed.
+        return match &cfg.job {
+            Job::Team { cpus, policies } => team_read_kept(
+                topo,
+                root,
+                cpus,
+                policies,
+                cfg.bytes_per_thread,
+                timed,
+                kept,
+            ),
+            Job::Unpinned { policy } => {
+                unpinned_read_kept(topo, root, policy, cfg.bytes_per_thread, timed, kept)
+            }
+        };
+    }
     // Hold the weights for the whole setup: the threads fault in concurrently and must all
     // see the same weights.
     let guard = match &cfg.weights {
@@ -148,13 +181,48 @@ pub fn measure_once(
         None => None,
     };
     let r = match &cfg.job {
-        Job::Team { cpus, policies } => {
-            team_read(topo, root, cpus, policies, cfg.bytes_per_thread, timed)
+        Job::Team { cpus, policies } => team_read_kept(
+            topo,
+            root,
+            cpus,
+            policies,
+            cfg.bytes_per_thread,
+            timed,
+            kept,
+        ),
+        Job::Unpinned { policy } => {
+            unpinned_read_kept(topo, root, policy, cfg.bytes_per_thread, timed, kept)
         }
-        Job::Unpinned { policy } => unpinned_read(topo, root, policy, cfg.bytes_per_thread, timed),
     };
     drop(guard);
     r
+}
+
+/// Whether every configuration's buffers can stay allocated through all rounds: together at
+/// most half the memory the allowed nodes have available (unknown: assume they fit when under
+/// 1 GiB).
+pub fn keep_buffers(topo: &Topology, configs: &[Config]) -> bool {
+    let need: u64 = configs
+        .iter()
+        .map(|c| {
+            let threads = match &c.job {
+                Job::Team { cpus, .. } => cpus.len().max(1) as u64,
+                Job::Unpinned { .. } => 1,
+            };
+            threads * c.bytes_per_thread
+        })
+        .sum();
+    let free: u64 = topo
+        .memory_nodes()
+        .iter()
+        .filter_map(|n| topo.node(*n))
+        .map(|n| n.memory_available_bytes)
+        .sum();
+    if free == 0 {
+        need <= 1 << 30
+    } else {
+        need <= free / 2
+    }
 }
 
 /// Runs `plan.rounds` rounds over `configs`; `tick()` after each measurement. Ctrl-C ends
@@ -168,6 +236,10 @@ pub fn run_rounds(
 ) -> Vec<Outcome> {
     let mut out: Vec<Outcome> = vec![Outcome::default(); configs.len()];
     let n = configs.len();
+    // Buffers stay placed between rounds when memory allows, so a round costs the timed runs
+    // and not a fresh allocation and fault-in of every buffer.
+    let keep = keep_buffers(topo, configs);
+    let mut kept: Vec<Kept> = (0..n).map(|_| None).collect();
     'rounds: for round in 0..plan.rounds {
         for k in 0..n {
             if interrupted() {
@@ -177,7 +249,9 @@ pub fn run_rounds(
             if out[i].error.is_some() {
                 continue;
             }
-            match measure_once(topo, root, &configs[i], &plan.timed) {
+            let mut none = None;
+            let slot = if keep { &mut kept[i] } else { &mut none };
+            match measure_kept(topo, root, &configs[i], &plan.timed, slot) {
                 Ok(t) => {
                     let o = &mut out[i];
                     o.rounds.push(t.total_mb_per_s.median);
@@ -213,31 +287,47 @@ mod tests {
         };
         let bytes = 128 << 20;
         let b = budget_s(7, &quick, bytes);
-        // Three distinct configurations (a one-node machine): six short rounds or more.
-        let p = plan_rounds(b, 3, 0, bytes, quick.duration_ms);
-        assert!(
-            p.rounds >= MIN_ROUNDS && p.timed.duration_ms >= MIN_REPETITION_MS,
-            "{p:?}"
+        let fault = bytes as f64 / 2e9;
+        for kept in [false, true] {
+            // Three distinct configurations (a one-node machine): six short rounds or more.
+            let p = plan_rounds(b, 3, 0, bytes, quick.duration_ms, kept);
+            assert!(
+                p.rounds >= MIN_ROUNDS && p.timed.duration_ms >= MIN_REPETITION_MS,
+                "{p:?}"
+            );
+            let per = 2.0 * p.timed.duration_ms as f64 / 1000.0 + 0.02;
+            let cost = if kept {
+                3.0 * fault + (p.rounds * 3) as f64 * per
+            } else {
+                (p.rounds * 3) as f64 * (per + fault)
+            };
+            assert!(cost <= b * 1.01, "kept {kept}: {cost} > {b}");
+        }
+        // Kept buffers leave more time for the rounds.
+        let (a, k) = (
+            plan_rounds(b, 3, 0, bytes, 100, false),
+            plan_rounds(b, 3, 0, bytes, 100, true),
         );
-        let cost = (p.rounds * 3) as f64
-            * (2.0 * p.timed.duration_ms as f64 / 1000.0 + bytes as f64 / 2e9 + 0.02);
-        assert!(cost <= b * 1.01, "{cost} > {b}");
+        assert!(
+            (k.rounds, k.timed.duration_ms) > (a.rounds, a.timed.duration_ms),
+            "{a:?} {k:?}"
+        );
         // A generous budget: nine rounds or more at the full repetition length, at most 15.
         let long = TimedSettings {
             duration_ms: 500,
             repetitions: 10,
         };
-        let p = plan_rounds(budget_s(7, &long, 16 << 20), 2, 0, 16 << 20, 500);
+        let p = plan_rounds(budget_s(7, &long, 16 << 20), 2, 0, 16 << 20, 500, false);
         assert_eq!((p.rounds, p.timed.duration_ms), (MAX_ROUNDS, 500));
-        let p = plan_rounds(budget_s(7, &long, 16 << 20), 7, 2, 16 << 20, 500);
+        let p = plan_rounds(budget_s(7, &long, 16 << 20), 7, 2, 16 << 20, 500, true);
         assert!(
             p.rounds >= TARGET_ROUNDS && p.timed.duration_ms <= 500,
             "{p:?}"
         );
         assert_eq!(p.timed.repetitions, 1);
-        assert_eq!(plan_rounds(1.0, 0, 0, 0, 100).rounds, 0);
+        assert_eq!(plan_rounds(1.0, 0, 0, 0, 100, true).rounds, 0);
         // Too little time: six rounds of the shortest repetition, never fewer.
-        let p = plan_rounds(0.1, 5, 0, 1 << 30, 100);
+        let p = plan_rounds(0.1, 5, 0, 1 << 30, 100, false);
         assert_eq!(
             (p.rounds, p.timed.duration_ms),
             (MIN_ROUNDS, MIN_REPETITION_MS)

@@ -23,7 +23,7 @@ use crate::topology::Topology;
 use super::measure::{chase_latency, KERNEL};
 use super::plan::ScenarioSettings;
 use super::ranking::recommend;
-use super::rounds::{budget_s, measure_once, plan_rounds, run_rounds, Config, Job};
+use super::rounds::{budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job};
 use super::weights::{derive_weights, nodes_text, weights_text};
 
 /// Smallest buffer a thread gets.
@@ -390,12 +390,14 @@ pub fn run_scenarios(
         .filter(|(c, m)| c.is_some() && m.is_none())
         .count()
         + usize::from(weighted_why.is_none());
+    let known: Vec<Config> = configs.iter().flatten().cloned().collect();
     let plan = plan_rounds(
         budget_s(rows.len(), &s.timed, s.total_bytes),
         distinct,
         extra,
         s.total_bytes,
         s.timed.duration_ms,
+        keep_buffers(topo, &known),
     );
     let total = extra + plan.rounds * distinct + 2;
     let mut done = 0;

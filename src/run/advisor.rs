@@ -264,7 +264,16 @@ mod tests {
     fn check(mb: f64, noise: f64, phase: usize) -> PolicyCheck {
         let drift = [1.0, 0.8, 1.1, 0.95, 1.2, 0.9, 1.05, 0.85, 1.0];
         let rounds: Vec<f64> = (0..9)
-            .map(|k| mb * drift[k] * (1.0 + noise * if (k + phase) % 2 == 0 { 1.0 } else { -1.0 }))
+            .map(|k| {
+                mb * drift[k]
+                    * (1.0
+                        + noise
+                            * if (k + phase).is_multiple_of(2) {
+                                1.0
+                            } else {
+                                -1.0
+                            })
+            })
             .collect();
         let s = Summary::of(&rounds).unwrap();
         PolicyCheck {

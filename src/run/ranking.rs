@@ -241,7 +241,16 @@ mod tests {
     fn rounds(mb: f64, wiggle: f64, phase: usize) -> Vec<f64> {
         let drift = [1.0, 0.8, 1.1, 0.95, 1.2, 0.9, 1.05, 0.85, 1.0];
         (0..9)
-            .map(|i| mb * drift[i] * (1.0 + wiggle * if (i + phase) % 3 == 0 { 1.0 } else { -0.5 }))
+            .map(|i| {
+                mb * drift[i]
+                    * (1.0
+                        + wiggle
+                            * if (i + phase).is_multiple_of(3) {
+                                1.0
+                            } else {
+                                -0.5
+                            })
+            })
             .collect()
     }
 

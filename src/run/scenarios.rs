@@ -148,10 +148,13 @@ fn gcd(a: u32, b: u32) -> u32 {
     }
 }
 
+/// Each thread's place with its pages' (node, share), and the bytes per thread.
+type PlacementKey = (Vec<(Where, Vec<(u32, u32)>)>, u64);
+
 /// The placement a configuration produces on this machine: each thread's CPU (or the
 /// scheduler's CPU set) with where its pages land, threads sorted, and the buffer size;
 /// `None` when it cannot be pinned down (then it is never merged).
-fn placement_key(topo: &Topology, cfg: &Config) -> Option<(Vec<(Where, Vec<(u32, u32)>)>, u64)> {
+fn placement_key(topo: &Topology, cfg: &Config) -> Option<PlacementKey> {
     let mem = topo.memory_nodes();
     let usable = topo.usable_cpus();
     let mut threads = match &cfg.job {

@@ -147,7 +147,7 @@ mod tests {
         // Large n does not underflow: rank near n/2 - 0.98 sqrt(n).
         let (k, c) = median_ranks(10_000, 0.95).unwrap();
         assert!((4890..=4910).contains(&k), "{k}");
-        assert!(c >= 0.95 && c < 0.96, "{c}");
+        assert!((0.95..0.96).contains(&c), "{c}");
         let v: Vec<f64> = (1..=9).map(|x| x as f64).collect();
         let i = median_interval(&v, CONFIDENCE).unwrap();
         assert_eq!((i.low, i.high, i.samples), (2.0, 8.0, 9));

@@ -230,6 +230,25 @@ pub struct ScenarioInputs<'a> {
     pub is_root: bool,
 }
 
+/// Gives each merged row (`merged[i]` = the row measured for it) that row's figures, and
+/// says why.
+fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>], reason: &str) {
+    for i in 0..rows.len() {
+        if let Some(j) = merged[i] {
+            let src = rows[j].clone();
+            let r = &mut rows[i];
+            r.mb_per_s = src.mb_per_s;
+            r.per_thread_mb_per_s = src.per_thread_mb_per_s;
+            r.placement_fraction = src.placement_fraction;
+            r.rounds_mb_per_s = src.rounds_mb_per_s;
+            r.latency_ns = r.latency_ns.or(src.latency_ns);
+            r.unavailable = src.unavailable;
+            r.same_as = Some(src.id);
+            r.same_reason = Some(reason.to_string());
+        }
+    }
+}
+
 /// The rows of this machine before measuring, with the configuration each runs (`None`
 /// where a row cannot run here, its reason already in the row; (g) is filled once its weights
 /// are known).
@@ -517,21 +536,7 @@ pub fn run_scenarios(
         .map(|x| x.0);
         tick();
     }
-    let reason = same_reason(topo);
-    for i in 0..rows.len() {
-        if let Some(j) = merged[i] {
-            let src = rows[j].clone();
-            let r = &mut rows[i];
-            r.mb_per_s = src.mb_per_s;
-            r.per_thread_mb_per_s = src.per_thread_mb_per_s;
-            r.placement_fraction = src.placement_fraction;
-            r.rounds_mb_per_s = src.rounds_mb_per_s;
-            r.latency_ns = r.latency_ns.or(src.latency_ns);
-            r.unavailable = src.unavailable;
-            r.same_as = Some(src.id);
-            r.same_reason = Some(reason.clone());
-        }
-    }
+    apply_merges(&mut rows, &merged, &same_reason(topo));
     let recommendations = recommend(&rows);
     let kernel = KERNEL.descriptor().name.to_string();
     Ok(ScenarioTable {
@@ -607,6 +612,44 @@ mod tests {
             ]
         );
         assert!(same_reason(&topo).contains("one memory node (node 0)"));
+    }
+
+    /// Issue 19 end to end without measuring: on one memory node, whatever the rounds say,
+    /// no recommendation ranks (d), (e) and (f) against each other or gives a numactl line
+    /// to choose between them.
+    #[test]
+    fn one_memory_node_advice_never_ranks_d_e_f() {
+        use crate::results::scenarios::{AppKind, Verdict};
+        let topo = this_machine_one_node();
+        let mut l = layout(&topo, &settings()).unwrap();
+        let merged = merge_identical(&topo, &l.configs);
+        // Noisy rounds for the measured rows, each its own level.
+        for (i, r) in l.rows.iter_mut().enumerate() {
+            if merged[i].is_none() && l.configs[i].is_some() {
+                r.rounds_mb_per_s = (0..9)
+                    .map(|k| 1000.0 * (i + 1) as f64 * (1.0 + 0.3 * ((k * 7 + i) % 5) as f64))
+                    .collect();
+                r.mb_per_s = Summary::of(&r.rounds_mb_per_s);
+            }
+        }
+        apply_merges(&mut l.rows, &merged, &same_reason(&topo));
+        let recs = recommend(&l.rows);
+        for kind in [
+            AppKind::MultiThreadedNumaUnaware,
+            AppKind::MultiThreadedNumaAware,
+        ] {
+            let r = recs.iter().find(|r| r.app_kind == kind).unwrap();
+            assert_eq!(r.verdict, Some(Verdict::SamePlacement), "{r:?}");
+            assert!(r.numactl.is_empty() && r.runner_up.is_none(), "{r:?}");
+            assert!(r.text.contains("one memory node (node 0)"), "{}", r.text);
+        }
+        let e = l
+            .rows
+            .iter()
+            .find(|r| r.id == ScenarioId::AllLocal)
+            .unwrap();
+        assert_eq!(e.same_as, Some(ScenarioId::AllOneNode));
+        assert_eq!(e.mb_per_s, l.rows[3].mb_per_s);
     }
 
     /// The Opteron 250 pair: two nodes, one CPU each. Bind, first touch and interleave differ;

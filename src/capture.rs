@@ -15,7 +15,7 @@ use std::path::{Component, Path, PathBuf};
 use anyhow::{bail, Context as _};
 
 use crate::environment::read_environment;
-use crate::safe_read::excerpt;
+use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot, MAX_FILE_BYTES};
 use crate::topology::read_topology;
 
@@ -474,7 +474,7 @@ impl Unpacked {
     /// [`Unpacked::path`].
     pub fn new(archive: &Path) -> anyhow::Result<Unpacked> {
         let (f, _) =
-            crate::safe_read::open_regular(archive, u64::MAX, false).with_context(|| {
+            crate::sys::safe_read::open_regular(archive, u64::MAX, false).with_context(|| {
                 format!(
                     "--sysfs-root {}: cannot open the archive",
                     archive.display()

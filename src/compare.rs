@@ -1,26 +1,42 @@
 //! Comparing saved runs: the same metric from several `results.json` files side by side, each
-//! as a ratio to the first run, with the differences that exceed the runs' own spread flagged,
-//! and with three or more runs (a fleet) the hosts whose figures stand out from the others.
-//! This module is the pure comparison logic over [`RunMetrics`]; pulling metrics out of a
-//! run is `crate::render::run_view::metrics`, printing is the CLI's renderer.
+//! as a ratio to the first run, with the differences beyond noise flagged, and with four or
+//! more runs (a fleet) the hosts whose figures stand out from the others. This module is the
+//! pure comparison logic over [`RunMetrics`]; pulling metrics out of a run is
+//! `crate::render::run_view::metrics`, printing is the CLI's renderer.
 //!
-//! Two rules decide what is flagged:
-//! - **Significant difference** (run vs the first run): the two runs' recorded intervals
-//!   (min..max, or whatever spread the result recorded) do not overlap *and* the ratio differs
-//!   from 1 by more than 5 %. Either alone is not enough: tight intervals make 1 % differences
-//!   "non-overlapping", and a 30 % difference inside a noisy run's own range is not evidence.
-//! - **Fleet outlier** (3+ runs): a run's median is further from the fleet median than
+//! What is flagged (METHODOLOGY point 24):
+//! - **Difference** (a run vs the first run): judged with both runs' 95 % intervals for the
+//!   median. The ratio of medians gets the conservative interval [B.low / A.high, B.high /
+//!   A.low]; a difference is declared only when that interval lies beyond 1 +- the practical
+//!   margin (3 %) *and* its p-value, adjusted by Holm over every metric and run compared, is at
+//!   most 5 %. So two runs of one configuration come out "no difference" however many metrics
+//!   are compared. A figure without an interval (fewer than 6 repetitions, or a file written
+//!   before intervals) is shown but not judged: "no interval".
+//! - **Not comparable**: runs planned with different budgets measure the latency sweep to
+//!   different sizes; runs under a different kernel, transparent-huge-page mode or on another
+//!   host differ in more than the memory system. The affected metrics are shown, marked and
+//!   not judged.
+//! - **Fleet outlier** (4+ runs): a run's median is further from the fleet median than
 //!   3 scaled median absolute deviations (MAD x 1.4826, the usual robust z of 3) and by more
-//!   than 5 %. When every other run agrees exactly (MAD = 0), the 5 % rule alone decides.
+//!   than 5 %, and, when the run recorded an interval, that interval lies beyond the fleet
+//!   median +- the margin. When every other run agrees exactly (MAD = 0), the 5 % rule alone
+//!   decides. Three runs are too few for a MAD: no outliers are named.
 
 use serde::Serialize;
 
-/// Smallest relative difference ever flagged, as a fraction.
+use crate::stats::multiple::holm;
+use crate::stats::{unpaired_ratio, Decision, Summary, PRACTICAL_MARGIN};
+
+/// Smallest relative difference of a fleet member ever flagged, as a fraction.
 pub const MIN_RELATIVE_DIFFERENCE: f64 = 0.05;
 /// Robust z above which a fleet member is an outlier.
 pub const OUTLIER_Z: f64 = 3.0;
 /// MAD to standard deviation for normal data.
 const MAD_SCALE: f64 = 1.4826;
+/// Family-wise error rate kept by the Holm adjustment over all compared metrics.
+pub const ALPHA: f64 = 0.05;
+/// Fewest runs for fleet outliers: with three, the MAD is one of two deviations.
+pub const MIN_FLEET: usize = 4;
 
 /// Which direction is better for a metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -46,6 +62,94 @@ pub struct Metric {
     pub low: f64,
     /// High end of the run's own spread (max or p90).
     pub high: f64,
+    /// The 95 % interval for the median, when the run recorded one.
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    /// Exact coverage of that interval.
+    pub ci_level: Option<f64>,
+    /// Repetitions behind the figure (0 when unknown).
+    pub samples: usize,
+}
+
+impl Metric {
+    /// A metric from a summary: median, min..max spread and the interval.
+    pub fn from_summary(
+        key: String,
+        label: String,
+        unit: &str,
+        better: Better,
+        s: &Summary,
+    ) -> Metric {
+        Metric {
+            key,
+            label,
+            unit: unit.into(),
+            better,
+            value: s.median,
+            low: s.min,
+            high: s.max,
+            ci_low: s.ci_low,
+            ci_high: s.ci_high,
+            ci_level: s.ci_level,
+            samples: s.samples,
+        }
+    }
+
+    fn summary(&self) -> Summary {
+        Summary {
+            median: self.value,
+            min: self.low,
+            max: self.high,
+            p90: self.high,
+            p99: self.high,
+            samples: self.samples,
+            ci_low: self.ci_low,
+            ci_high: self.ci_high,
+            ci_level: self.ci_level,
+        }
+    }
+}
+
+/// The conditions of a run that decide whether its figures compare with another's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Conditions {
+    /// `quick`, `default`, `thorough`.
+    pub budget: Option<String>,
+    pub kernel: Option<String>,
+    /// Transparent huge pages mode (`always`, `madvise`, `never`).
+    pub thp: Option<String>,
+    pub host: Option<String>,
+}
+
+impl Conditions {
+    /// The conditions recorded in a results file.
+    pub fn of(r: &crate::results::RunResults) -> Conditions {
+        let env = &r.topology.environment;
+        Conditions {
+            budget: Some(r.plan.budget.name().to_string()),
+            kernel: env.kernel_release.clone(),
+            thp: env.thp_enabled.clone(),
+            host: Some(r.host.clone()),
+        }
+    }
+
+    /// Conditions that differ from `first`, each with the metrics it affects: `(what, applies
+    /// to every metric)`; the budget affects only the latency sweep (its sizes depend on it).
+    fn differences(&self, first: &Conditions) -> Vec<(String, bool)> {
+        let mut v = Vec::new();
+        let mut check = |name: &str, a: &Option<String>, b: &Option<String>, all: bool| {
+            if let (Some(a), Some(b)) = (a, b) {
+                if a != b {
+                    v.push((format!("{name} {a} vs {b}"), all));
+                }
+            }
+        };
+        check("budget", &self.budget, &first.budget, false);
+        check("kernel", &self.kernel, &first.kernel, true);
+        check("THP mode", &self.thp, &first.thp, true);
+        check("host", &self.host, &first.host, true);
+        v
+    }
 }
 
 /// The metrics of one run.
@@ -62,9 +166,23 @@ pub struct Cell {
     pub value: f64,
     pub low: f64,
     pub high: f64,
+    /// The interval for the median, when the run recorded one.
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
     /// value / the first run's value; `None` for the first run or when the first has none.
     pub ratio_to_first: Option<f64>,
-    /// Differs from the first run beyond both runs' spread and by more than 5 %.
+    /// Conservative interval of that ratio from both runs' intervals.
+    pub ratio_ci_low: Option<f64>,
+    pub ratio_ci_high: Option<f64>,
+    /// p-value of the difference (normal approximation from the intervals), and after Holm's
+    /// adjustment over every judged cell of the comparison.
+    pub p_value: Option<f64>,
+    pub p_adjusted: Option<f64>,
+    /// Why the cell was not judged (`no interval`, `not comparable: budget quick vs default`).
+    pub not_judged: Option<String>,
+    /// "within +-x %" when judged and not different.
+    pub within: Option<f64>,
+    /// Differs from the first run beyond both intervals and the margin, after Holm.
     pub significant: bool,
     /// When significant: true if this run is better than the first.
     pub better_than_first: Option<bool>,
@@ -118,36 +236,32 @@ pub struct Comparison {
     pub common_metrics: usize,
     /// Count of significant differences per run (vs the first; the first is 0).
     pub significant_per_run: Vec<usize>,
+    /// Conditions in which each run differs from the first (empty for the first).
+    pub not_comparable: Vec<Vec<String>>,
+    /// Cells judged (both intervals present, conditions comparable): the Holm family.
+    pub judged: usize,
+    /// True when any difference beyond noise was found (`compare` exits 1).
+    pub differs: bool,
+    /// The practical margin and family-wise level used, as fractions.
+    pub margin: f64,
+    pub alpha: f64,
     /// Fleet outliers (3+ runs only).
     pub outliers: Vec<Outlier>,
     /// Hosts with outlying figures, most first (3+ runs only).
     pub outlier_hosts: Vec<OutlierHost>,
 }
 
-/// True when two recorded intervals overlap.
-fn overlaps(a: (f64, f64), b: (f64, f64)) -> bool {
-    a.0 <= b.1 && b.0 <= a.1
-}
-
-/// Whether `x` differs from the reference `r` beyond both spreads and by > 5 %.
-pub fn significant(r: &Metric, x: &Metric) -> bool {
-    if r.value == 0.0 || !r.value.is_finite() || !x.value.is_finite() {
-        return false;
-    }
-    let ratio = x.value / r.value;
-    (ratio - 1.0).abs() > MIN_RELATIVE_DIFFERENCE
-        && !overlaps(
-            (r.low.min(r.value), r.high.max(r.value)),
-            (x.low.min(x.value), x.high.max(x.value)),
-        )
-}
-
 fn median(v: &[f64]) -> f64 {
     crate::stats::median(v)
 }
 
-/// Compares runs; the first is the reference.
+/// Compares runs; the first is the reference. No conditions known: everything compares.
 pub fn compare(runs: &[RunMetrics]) -> Comparison {
+    compare_with(runs, &vec![Conditions::default(); runs.len()])
+}
+
+/// Compares runs recorded under `conditions` (one per run); the first is the reference.
+pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Comparison {
     // Row order: the first run's order, then metrics only later runs have, in their order.
     let mut keys: Vec<(String, String, String, Better)> = Vec::new();
     for r in runs {
@@ -157,9 +271,21 @@ pub fn compare(runs: &[RunMetrics]) -> Comparison {
             }
         }
     }
+    let none = Conditions::default();
+    let first_cond = conditions.first().unwrap_or(&none);
+    let diffs: Vec<Vec<(String, bool)>> = (0..runs.len())
+        .map(|i| {
+            if i == 0 {
+                vec![]
+            } else {
+                conditions.get(i).unwrap_or(&none).differences(first_cond)
+            }
+        })
+        .collect();
     let find = |r: &RunMetrics, key: &str| r.metrics.iter().find(|m| m.key == key).cloned();
     let mut rows = Vec::new();
-    let mut significant_per_run = vec![0usize; runs.len()];
+    // (row, run, decision) of every judged cell, for the Holm family.
+    let mut judged: Vec<(usize, usize, Decision)> = Vec::new();
     for (key, label, unit, better) in &keys {
         let first = runs.first().and_then(|r| find(r, key));
         let cells: Vec<Option<Cell>> = runs
@@ -167,28 +293,52 @@ pub fn compare(runs: &[RunMetrics]) -> Comparison {
             .enumerate()
             .map(|(i, r)| {
                 let m = find(r, key)?;
-                let (ratio, sig, bt) = match (&first, i) {
-                    (Some(f), i) if i > 0 && f.value != 0.0 => {
-                        let s = significant(f, &m);
-                        let better_now = match better {
-                            Better::Lower => m.value < f.value,
-                            Better::Higher => m.value > f.value,
-                        };
-                        (Some(m.value / f.value), s, s.then_some(better_now))
-                    }
-                    _ => (None, false, None),
-                };
-                if sig {
-                    significant_per_run[i] += 1;
-                }
-                Some(Cell {
+                let mut cell = Cell {
                     value: m.value,
                     low: m.low,
                     high: m.high,
-                    ratio_to_first: ratio,
-                    significant: sig,
-                    better_than_first: bt,
-                })
+                    ci_low: m.ci_low,
+                    ci_high: m.ci_high,
+                    ratio_to_first: None,
+                    ratio_ci_low: None,
+                    ratio_ci_high: None,
+                    p_value: None,
+                    p_adjusted: None,
+                    not_judged: None,
+                    within: None,
+                    significant: false,
+                    better_than_first: None,
+                };
+                let Some(f) = first.as_ref().filter(|f| i > 0 && f.value != 0.0) else {
+                    return Some(cell);
+                };
+                cell.ratio_to_first = Some(m.value / f.value);
+                let blocking: Vec<&str> = diffs[i]
+                    .iter()
+                    .filter(|(_, all)| *all || key.starts_with("latency-sweep/"))
+                    .map(|(d, _)| d.as_str())
+                    .collect();
+                let r = unpaired_ratio(&f.summary(), &m.summary());
+                if let Some(r) = r {
+                    cell.ratio_ci_low = r.low;
+                    cell.ratio_ci_high = r.high;
+                    cell.p_value = r.p_value;
+                }
+                if !blocking.is_empty() {
+                    cell.not_judged = Some(format!("not comparable: {}", blocking.join(", ")));
+                } else {
+                    match r.map(|r| r.decide(PRACTICAL_MARGIN)) {
+                        Some(d @ (Decision::Higher | Decision::Lower)) => {
+                            judged.push((rows.len(), i, d))
+                        }
+                        Some(d @ Decision::Indistinguishable { within }) => {
+                            cell.within = Some(within);
+                            judged.push((rows.len(), i, d))
+                        }
+                        _ => cell.not_judged = Some("no interval".into()),
+                    }
+                }
+                Some(cell)
             })
             .collect();
         rows.push(Row {
@@ -199,11 +349,38 @@ pub fn compare(runs: &[RunMetrics]) -> Comparison {
             cells,
         });
     }
+    // Holm over every judged cell: the chance of any false difference stays at ALPHA.
+    let p: Vec<f64> = judged
+        .iter()
+        .map(|&(r, i, _)| {
+            rows[r].cells[i]
+                .as_ref()
+                .and_then(|c| c.p_value)
+                .unwrap_or(1.0)
+        })
+        .collect();
+    let adjusted = holm(&p);
+    let mut significant_per_run = vec![0usize; runs.len()];
+    for (&(r, i, d), &pa) in judged.iter().zip(&adjusted) {
+        let better = rows[r].better;
+        let Some(cell) = rows[r].cells[i].as_mut() else {
+            continue;
+        };
+        cell.p_adjusted = Some(pa);
+        if d.differs() && pa <= ALPHA {
+            cell.significant = true;
+            cell.better_than_first = Some(match better {
+                Better::Lower => d == Decision::Lower,
+                Better::Higher => d == Decision::Higher,
+            });
+            significant_per_run[i] += 1;
+        }
+    }
     let common_metrics = rows
         .iter()
         .filter(|r| r.cells.iter().all(|c| c.is_some()))
         .count();
-    let (outliers, outlier_hosts) = if runs.len() >= 3 {
+    let (outliers, outlier_hosts) = if runs.len() >= MIN_FLEET {
         fleet_outliers(runs, &rows)
     } else {
         (Vec::new(), Vec::new())
@@ -212,7 +389,15 @@ pub fn compare(runs: &[RunMetrics]) -> Comparison {
         runs: runs.iter().map(|r| r.name.clone()).collect(),
         rows,
         common_metrics,
+        differs: significant_per_run.iter().any(|&n| n > 0),
         significant_per_run,
+        not_comparable: diffs
+            .into_iter()
+            .map(|d| d.into_iter().map(|x| x.0).collect())
+            .collect(),
+        judged: judged.len(),
+        margin: PRACTICAL_MARGIN,
+        alpha: ALPHA,
         outliers,
         outlier_hosts,
     }
@@ -243,7 +428,17 @@ fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<Outli
             }
             let rel = (v / med - 1.0).abs();
             let z = (mad > 0.0).then(|| (v - med).abs() / (MAD_SCALE * mad));
-            let outlying = rel > MIN_RELATIVE_DIFFERENCE && !matches!(z, Some(z) if z <= OUTLIER_Z);
+            // A run whose own interval reaches the fleet median (+- the margin) is not an
+            // outlier, whatever the MAD of a handful of runs says.
+            let cell = row.cells[i].as_ref();
+            let interval_agrees = cell
+                .and_then(|c| Some((c.ci_low?, c.ci_high?)))
+                .is_some_and(|(lo, hi)| {
+                    lo <= med * (1.0 + PRACTICAL_MARGIN) && hi >= med / (1.0 + PRACTICAL_MARGIN)
+                });
+            let outlying = rel > MIN_RELATIVE_DIFFERENCE
+                && !matches!(z, Some(z) if z <= OUTLIER_Z)
+                && !interval_agrees;
             if outlying {
                 let worse = match row.better {
                     Better::Lower => v > med,
@@ -302,7 +497,26 @@ mod tests {
             value,
             low,
             high,
+            // The recorded spread stands in for the interval in these hand-made runs.
+            ci_low: Some(low),
+            ci_high: Some(high),
+            ci_level: Some(0.96),
+            samples: 9,
         }
+    }
+
+    /// A metric summarised from 9 samples of `truth` with relative noise `noise`.
+    fn noisy(key: &str, truth: f64, noise: f64, rng: &mut crate::stats::sim::Rng) -> Metric {
+        let v: Vec<f64> = (0..9)
+            .map(|_| truth * (1.0 + noise * rng.normal()))
+            .collect();
+        Metric::from_summary(
+            key.into(),
+            key.into(),
+            "MB/s",
+            Better::Higher,
+            &Summary::of(&v).unwrap(),
+        )
     }
 
     fn run(name: &str, metrics: Vec<Metric>) -> RunMetrics {
@@ -448,8 +662,161 @@ mod tests {
         runs[2].metrics[0].value = 104.0;
         assert!(compare(&runs).outliers.is_empty());
         runs[2].metrics[0].value = 106.0;
+        runs[2].metrics[0].ci_low = Some(106.0);
+        runs[2].metrics[0].ci_high = Some(106.0);
         let c = compare(&runs);
         assert_eq!(c.outlier_hosts[0].run, "h2");
         assert_eq!(c.outliers[0].robust_z, None);
+    }
+
+    /// Issue 19: two runs of one configuration, 40 metrics with 5 % noise each: nothing
+    /// differs beyond noise once the family is controlled (the old rule found "6 significant
+    /// differences" between two identical quick runs).
+    #[test]
+    fn aa_runs_show_no_difference_over_many_metrics() {
+        let mut rng = crate::stats::sim::Rng::new(19);
+        let mut declared = 0;
+        for _ in 0..50 {
+            let a = run(
+                "a",
+                (0..40)
+                    .map(|k| noisy(&format!("m{k}"), 1000.0 + k as f64, 0.05, &mut rng))
+                    .collect(),
+            );
+            let b = run(
+                "b",
+                (0..40)
+                    .map(|k| noisy(&format!("m{k}"), 1000.0 + k as f64, 0.05, &mut rng))
+                    .collect(),
+            );
+            let c = compare(&[a, b]);
+            assert_eq!(c.judged, 40);
+            declared += c.differs as usize;
+        }
+        assert!(
+            declared <= 3,
+            "{declared} of 50 A/A comparisons declared a difference"
+        );
+    }
+
+    #[test]
+    fn halved_bandwidth_is_named_and_missing_intervals_are_not_judged() {
+        let mut rng = crate::stats::sim::Rng::new(5);
+        let a = run(
+            "a",
+            (0..10)
+                .map(|k| noisy(&format!("m{k}"), 1000.0, 0.03, &mut rng))
+                .collect(),
+        );
+        let mut b = run(
+            "b",
+            (0..10)
+                .map(|k| {
+                    noisy(
+                        &format!("m{k}"),
+                        if k == 3 { 500.0 } else { 1000.0 },
+                        0.03,
+                        &mut rng,
+                    )
+                })
+                .collect(),
+        );
+        let c = compare(&[a.clone(), b.clone()]);
+        assert!(c.differs);
+        assert_eq!(c.significant_per_run, vec![0, 1]);
+        let cell = c.rows[3].cells[1].as_ref().unwrap();
+        assert!(cell.significant && cell.better_than_first == Some(false));
+        assert!(cell.p_adjusted.unwrap() <= ALPHA);
+        // An older file without intervals: shown, not judged.
+        for m in b.metrics.iter_mut() {
+            m.ci_low = None;
+            m.ci_high = None;
+        }
+        let c = compare(&[a, b]);
+        assert!(!c.differs && c.judged == 0);
+        assert_eq!(
+            c.rows[3].cells[1].as_ref().unwrap().not_judged.as_deref(),
+            Some("no interval")
+        );
+    }
+
+    #[test]
+    fn different_conditions_are_not_comparable_for_the_affected_metrics() {
+        let a = run(
+            "a",
+            vec![
+                m(
+                    "latency-sweep/random/4k/1",
+                    Better::Lower,
+                    100.0,
+                    99.0,
+                    101.0,
+                ),
+                m("bandwidth/x", Better::Higher, 1000.0, 990.0, 1010.0),
+            ],
+        );
+        let b = run(
+            "b",
+            vec![
+                m(
+                    "latency-sweep/random/4k/1",
+                    Better::Lower,
+                    150.0,
+                    149.0,
+                    151.0,
+                ),
+                m("bandwidth/x", Better::Higher, 500.0, 490.0, 510.0),
+            ],
+        );
+        let cond = |budget: &str, kernel: &str| Conditions {
+            budget: Some(budget.into()),
+            kernel: Some(kernel.into()),
+            thp: Some("madvise".into()),
+            host: Some("h".into()),
+        };
+        // Budgets differ: the sweep is not judged, bandwidth still is.
+        let c = compare_with(
+            &[a.clone(), b.clone()],
+            &[cond("default", "6.1"), cond("quick", "6.1")],
+        );
+        let sweep = c.rows[0].cells[1].as_ref().unwrap();
+        assert_eq!(
+            sweep.not_judged.as_deref(),
+            Some("not comparable: budget quick vs default")
+        );
+        assert!(!sweep.significant);
+        assert!(c.rows[1].cells[1].as_ref().unwrap().significant);
+        assert_eq!(c.not_comparable[1], vec!["budget quick vs default"]);
+        // Kernels differ: nothing is judged.
+        let c = compare_with(&[a, b], &[cond("default", "6.1"), cond("default", "6.9")]);
+        assert!(!c.differs && c.judged == 0);
+    }
+
+    /// Issue 19: three runs of one configuration made every run an outlier.
+    #[test]
+    fn three_noisy_runs_of_one_configuration_have_no_outliers() {
+        let mut rng = crate::stats::sim::Rng::new(3);
+        let runs: Vec<RunMetrics> = (0..3)
+            .map(|i| {
+                run(
+                    &format!("r{i}"),
+                    (0..30)
+                        .map(|k| noisy(&format!("m{k}"), 1000.0, 0.1, &mut rng))
+                        .collect(),
+                )
+            })
+            .collect();
+        let c = compare(&runs);
+        assert!(c.outliers.is_empty() && c.outlier_hosts.is_empty());
+        // Four or more: a run whose intervals agree with the fleet is no outlier either.
+        let mut runs = runs;
+        runs.push(run(
+            "r3",
+            (0..30)
+                .map(|k| noisy(&format!("m{k}"), 1000.0, 0.1, &mut rng))
+                .collect(),
+        ));
+        let c = compare(&runs);
+        assert!(c.outlier_hosts.len() <= 1, "{:?}", c.outlier_hosts);
     }
 }

@@ -125,7 +125,7 @@ fn bracketed(root: &SysRoot, rel: &str) -> Result<Option<String>, SysError> {
             path: root.path(rel),
             why: format!(
                 "no choice is marked with [brackets] in `{}`",
-                crate::safe_read::excerpt(&text)
+                crate::sys::safe_read::excerpt(&text)
             ),
         }),
     }

@@ -33,7 +33,6 @@ pub mod placement;
 pub mod render;
 pub mod results;
 pub mod run;
-pub mod safe_read;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;

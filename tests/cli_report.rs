@@ -154,18 +154,41 @@ fn bad_results_files_are_one_sentence_and_exit_2() {
         ));
 }
 
+/// Gives the latency matrix cells nine repetitions and their min..max as the 95 % interval
+/// (the article gives ranges, not intervals; `compare` judges only figures with one).
+fn with_latency_intervals(v: &mut serde_json::Value) {
+    for c in v["latency"]["matrix"]["cells"].as_array_mut().unwrap() {
+        let s = &mut c["result"]["ns_per_load"];
+        s["samples"] = 9.into();
+        s["ci_low"] = s["min"].clone();
+        s["ci_high"] = s["max"].clone();
+        s["ci_level"] = 0.961.into();
+    }
+}
+
+/// The article's run with intervals on its latency matrix.
+fn reference(dir: &Path) -> PathBuf {
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
+    with_latency_intervals(&mut v);
+    let p = dir.join("opteron.json");
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    p
+}
+
 /// A second run made from the article's node-interleave table: every CPU sees 57.5 ns and
-/// 4211 MB/s, so local pairs get worse and remote pairs better.
+/// 4211 MB/s, so local pairs get worse and remote pairs better. Same host, so the two
+/// compare (another host would be marked not comparable).
 fn interleaved(dir: &Path) -> PathBuf {
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(fixture()).unwrap()).unwrap();
-    v["host"] = "opteron250-interleave".into();
     for c in v["latency"]["matrix"]["cells"].as_array_mut().unwrap() {
         let s = &mut c["result"]["ns_per_load"];
         s["median"] = 57.5.into();
         s["min"] = 57.5.into();
         s["max"] = 60.5.into();
     }
+    with_latency_intervals(&mut v);
     let cells = v["bandwidth"]["matrix"][0]["cells"]
         .as_array()
         .unwrap()
@@ -183,20 +206,33 @@ fn interleaved(dir: &Path) -> PathBuf {
     p
 }
 
+/// `compare` exits 1 when the runs differ; its stdout is the comparison.
+fn compare_differing(args: &[&str]) -> String {
+    let out = numascope().args(args).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
 #[test]
 fn compare_two_saved_runs() {
     let dir = tempfile::tempdir().unwrap();
-    let b = interleaved(dir.path());
-    let text = stdout(&["compare", &fixture_str(), &b.display().to_string()]);
+    let a = reference(dir.path()).display().to_string();
+    let b = interleaved(dir.path()).display().to_string();
+    let text = compare_differing(&["compare", &a, &b]);
+    // The temporary directory's name varies; the snapshot shows it as DIR.
+    let text = text.replace(&dir.path().display().to_string(), "DIR");
     insta::assert_snapshot!("compare_interleave", text);
-    let v: serde_json::Value = serde_json::from_str(&stdout(&[
-        "compare",
-        &fixture_str(),
-        &b.display().to_string(),
-        "--json",
-    ]))
-    .unwrap();
-    assert_eq!(v["significant_per_run"], serde_json::json!([0, 8]));
+    let v: serde_json::Value =
+        serde_json::from_str(&compare_differing(&["compare", &a, &b, "--json"])).unwrap();
+    // The four latency cells have intervals and differ; the bandwidth figures of this file
+    // have none, so they are shown and not judged.
+    assert_eq!(v["significant_per_run"], serde_json::json!([0, 4]));
+    assert_eq!(v["differs"], true);
     let row = v["rows"]
         .as_array()
         .unwrap()

@@ -266,14 +266,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
     })
 }
 
-const ZERO: Summary = Summary {
-    median: 0.0,
-    min: 0.0,
-    max: 0.0,
-    p90: 0.0,
-    p99: 0.0,
-    samples: 0,
-};
+const ZERO: Summary = Summary::point(0.0, 0);
 
 #[cfg(test)]
 mod tests {

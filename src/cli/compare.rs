@@ -1,20 +1,25 @@
 //! `numascope compare A.json B.json [C.json ...]`: saved runs side by side, each figure as a
-//! ratio to the first run, differences beyond the runs' own spread flagged, and with three or
-//! more runs the outlier hosts named. The logic is `crate::compare`; this file loads, names
-//! the runs and prints.
+//! ratio to the first run, differences beyond both runs' intervals flagged (Holm over all
+//! metrics), figures from runs under different conditions marked not comparable, and with four
+//! or more runs the outlier hosts named. Usable as a test in a script: exit 0 when nothing
+//! differs beyond noise, 1 when something does, 2 on error (as `diff`). The logic is
+//! `crate::compare`; this file loads, names the runs, prints and sets the exit status.
 
 use std::path::PathBuf;
 
 use clap::Args;
 
 use crate::cli::Context;
-use crate::compare::compare;
+use crate::compare::{compare_with, Conditions};
 use crate::render::compare_text;
 use crate::render::run_view::metrics;
 use crate::results::RunResults;
 
 /// Flags of `numascope compare`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Exit status: 0 when no figure differs beyond noise, 1 when at least one does, 2 on error (as diff).\nA difference needs both runs' 95 % intervals for the median (6 or more repetitions): the ratio's interval must lie beyond 1 +- 3 % and its p-value, Holm-adjusted over every metric compared, be at most 5 %. Figures without an interval are shown, not judged; runs with a different budget, kernel, THP mode or host are marked not comparable for the affected figures."
+)]
 pub struct CompareArgs {
     /// Two or more results.json files; the first is the reference.
     #[arg(value_name = "RESULTS.json", num_args = 2.., required = true)]
@@ -65,6 +70,13 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
         .zip(&n)
         .map(|((_, r), name)| metrics(r, name))
         .collect();
-    let c = compare(&metrics);
-    super::print_result(args.json, &c, |out| compare_text::render(&c, args.all, out))
+    let conditions: Vec<Conditions> = runs.iter().map(|(_, r)| Conditions::of(r)).collect();
+    let c = compare_with(&metrics, &conditions);
+    super::print_result(args.json, &c, |out| compare_text::render(&c, args.all, out))?;
+    if c.differs {
+        // Exit status 1 (as diff does) once the comparison is printed and flushed; errors
+        // return through the caller as status 2.
+        std::process::exit(1);
+    }
+    Ok(())
 }

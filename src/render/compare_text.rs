@@ -1,6 +1,8 @@
 //! Terminal rendering of a comparison of saved runs: one row per metric, the first run's value
-//! then each other run's value with its ratio to the first, significant differences marked,
-//! then the summary of what differs and, for a fleet, the outlier hosts.
+//! then each other run's value with its ratio to the first, differences beyond noise marked,
+//! figures not judged marked (`?` no interval, `~` not comparable), then the summary of what
+//! differs, the verdict a script reads from the exit status, and, for a fleet, the outlier
+//! hosts.
 
 use std::io::{self, Write};
 
@@ -19,8 +21,20 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     )?;
     writeln!(
         out,
-        "* marks a difference beyond both runs' recorded spread and larger than 5 %; MB = 10^6 B."
+        "* marks a difference beyond both runs' 95 % intervals and {:.0} %, Holm-adjusted over {} comparison(s) at {:.0} %;",
+        c.margin * 100.0,
+        c.judged,
+        c.alpha * 100.0
     )?;
+    writeln!(
+        out,
+        "? a figure without an interval (fewer than 6 repetitions), ~ one not comparable; MB = 10^6 B."
+    )?;
+    for (name, why) in c.runs.iter().zip(&c.not_comparable) {
+        if !why.is_empty() {
+            writeln!(out, "{name} differs in conditions: {}", why.join(", "))?;
+        }
+    }
     writeln!(out)?;
     let mut t = Table::new();
     t.load_preset(NOTHING);
@@ -43,10 +57,12 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
                         "{} (x{:.2}) {:<7}",
                         fmt_num(x.value),
                         r,
-                        match x.better_than_first {
-                            Some(true) => "*better",
-                            Some(false) => "*worse",
-                            None => "",
+                        match (x.better_than_first, &x.not_judged) {
+                            (Some(true), _) => "*better",
+                            (Some(false), _) => "*worse",
+                            (None, Some(w)) if w.starts_with("not comparable") => "~",
+                            (None, Some(_)) => "?",
+                            (None, None) => "",
                         }
                     ),
                 },
@@ -79,14 +95,23 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
         let n = c.significant_per_run[i];
         writeln!(
             out,
-            "{name}: {} significant difference(s) from {}",
+            "{name}: {} difference(s) beyond noise from {}",
             n, c.runs[0]
         )?;
     }
-    if c.runs.len() >= 3 {
+    writeln!(
+        out,
+        "{}",
+        if c.differs {
+            "Verdict: the runs differ beyond noise (exit status 1)."
+        } else {
+            "Verdict: no difference beyond noise (exit status 0)."
+        }
+    )?;
+    if c.runs.len() >= crate::compare::MIN_FLEET {
         writeln!(out)?;
         if c.outlier_hosts.is_empty() {
-            writeln!(out, "Fleet: no host stands out (median absolute deviation rule, robust z > 3 and > 5 %).")?;
+            writeln!(out, "Fleet: no host stands out (median absolute deviation rule, robust z > 3 and > 5 %, outside its own interval).")?;
         } else {
             for h in &c.outlier_hosts {
                 writeln!(

@@ -213,6 +213,9 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
         p90: max,
         p99: max,
         samples: 15,
+        ci_low: None,
+        ci_high: None,
+        ci_level: None,
     };
     let pairs = vec![
         PairResult {
@@ -481,6 +484,7 @@ pub fn opteron_example() -> RunResults {
         buffer_bytes_per_thread: 16 << 20,
         duration_ms: 200,
         repetitions: 5,
+        interleaved_rounds: false,
         home_node: 0,
         recommendations: crate::run::ranking::recommend(&scenarios),
         scenarios,

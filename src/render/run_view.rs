@@ -357,6 +357,9 @@ fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
                     p90: max,
                     p99: max,
                     samples: n,
+                    ci_low: None,
+                    ci_high: None,
+                    ci_level: None,
                 },
                 c.hmat_read_mb_per_s.map(|v| v as f64),
             )
@@ -870,15 +873,7 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
 // ---------------------------------------------------------------- compare metrics
 
 fn metric(key: String, label: String, unit: &str, better: Better, s: &Summary) -> Metric {
-    Metric {
-        key,
-        label,
-        unit: unit.into(),
-        better,
-        value: s.median,
-        low: s.min,
-        high: s.max,
-    }
+    Metric::from_summary(key, label, unit, better, s)
 }
 
 /// The figures `compare` sets side by side, each with the spread the run recorded.
@@ -953,6 +948,9 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
                 p90: k.mb_per_s.max,
                 p99: k.mb_per_s.max,
                 samples: k.mb_per_s.samples,
+                ci_low: None,
+                ci_high: None,
+                ci_level: None,
             };
             out.push(metric(
                 key,

@@ -1,6 +1,7 @@
 //! The weighted-interleave advice: proposed per-node weights for an initiator node's threads,
 //! derived from the measured bandwidth matrix, and their check by measurement against plain
-//! interleave and bind. Derivation is `crate::run::advisor`.
+//! interleave and bind, measured side by side in interleaved rounds and decided by the paired
+//! ratios' intervals. Derivation is `crate::run::advisor`.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,6 +15,13 @@ pub struct PolicyCheck {
     pub mb_per_s: Option<f64>,
     /// Why it was not measured.
     pub unavailable: Option<String>,
+    /// Total MB/s of each interleaved round (the checks are measured A B C A B C ..., so round
+    /// i of two checks forms a pair); empty in files written before rounds existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_mb_per_s: Vec<f64>,
+    /// Summary of the rounds, with the interval for the median (`mb_per_s` is its median).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mb_per_s_summary: Option<crate::stats::Summary>,
 }
 
 /// The advice of a run.

@@ -131,10 +131,10 @@ pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
 
 impl RunResults {
     /// Reads and checks a results file. A FIFO, a device or a file over
-    /// [`MAX_RESULTS_BYTES`] is refused before anything is read (see [`crate::safe_read`]).
+    /// [`MAX_RESULTS_BYTES`] is refused before anything is read (see [`crate::sys::safe_read`]).
     pub fn load(path: &Path) -> Result<RunResults, LoadError> {
         let p = path.display().to_string();
-        let text = crate::safe_read::read_capped(path, MAX_RESULTS_BYTES, false)
+        let text = crate::sys::safe_read::read_capped(path, MAX_RESULTS_BYTES, false)
             .and_then(|b| {
                 String::from_utf8(b).map_err(|_| {
                     std::io::Error::new(

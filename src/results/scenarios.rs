@@ -1,8 +1,8 @@
 //! The policy scenarios of the Opteron article's closing table, measured on this machine: one
 //! row per way of running an application (pinned or not, one thread or all, local, one-node,
 //! interleaved or weighted-interleaved memory), and for each kind of application the scenario
-//! that wins with the `numactl` line that gets it. Measurement is `crate::run::scenarios`;
-//! the ranking is the pure function `crate::run::ranking::recommend`.
+//! that wins with the `numactl` line that gets it, or why none wins. Measurement is
+//! `crate::run::scenarios`; the ranking is the pure function `crate::run::ranking::recommend`.
 
 use serde::{Deserialize, Serialize};
 
@@ -87,6 +87,18 @@ pub struct ScenarioResult {
     pub placement_fraction: Option<f64>,
     /// Why the scenario was not measured (kernel too old, one node, no root).
     pub unavailable: Option<String>,
+    /// Total MB/s of each interleaved round, in round order (all distinct scenarios were
+    /// measured once per round, A B C A B C ..., so round i of two rows forms a pair).
+    /// Empty in results files written before rounds existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rounds_mb_per_s: Vec<f64>,
+    /// Set when this scenario places threads and pages exactly as another one on this machine:
+    /// that row was measured, this one shows its figures and is never ranked against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<ScenarioId>,
+    /// Why the placement is the same (`same placement here: one memory node (node 0)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_reason: Option<String>,
 }
 
 impl ScenarioResult {
@@ -167,11 +179,52 @@ pub struct Recommendation {
     pub runner_up: Option<ScenarioId>,
     /// Winner over runner-up, as a ratio (1.5 = 50 % more bandwidth).
     pub gain_over_runner_up: Option<f64>,
-    /// True when the winner is within the runs' noise (< 5 %) of the runner-up.
+    /// True when no winner is named: the candidates are indistinguishable here (the paired
+    /// ratio's interval reaches into 1 +- the margin), place memory identically on this
+    /// machine, or had too few rounds for an interval.
     pub tie: bool,
+    /// The winner's `numactl` line; empty when no winner is named (nothing to choose).
     pub numactl: String,
     /// The recommendation in one sentence, numbers included.
     pub text: String,
+    /// How the comparison came out; `None` in results files written before decisions were
+    /// made with intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    /// Paired ratio winner / runner-up over the interleaved rounds: median of the per-round
+    /// ratios and its order-statistic interval (`None` without enough rounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_ci_high: Option<f64>,
+    /// Exact coverage of that interval, 0..=1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_ci_level: Option<f64>,
+    /// Practical margin a winner must clear beyond the interval, as a fraction (0.03 = 3 %).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// Candidates of this kind that place memory exactly as `best` on this machine and so
+    /// were not ranked against it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub same_placement: Vec<ScenarioId>,
+}
+
+/// How a recommendation was decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The winner's paired ratio interval lies beyond 1 + margin: a winner is named.
+    Winner,
+    /// The interval reaches into 1 +- margin: no winner, no numactl line.
+    Indistinguishable,
+    /// Every candidate places memory identically here: nothing to choose.
+    SamePlacement,
+    /// Only one candidate was measured.
+    OnlyOne,
+    /// Too few paired rounds for an interval: no winner named.
+    NoInterval,
 }
 
 /// The scenario table of a run.
@@ -182,9 +235,14 @@ pub struct ScenarioTable {
     /// Buffer per thread of the all-thread rows, bytes (single-thread rows use the total
     /// of all threads, so every row reads well beyond the caches).
     pub buffer_bytes_per_thread: u64,
-    /// Timed run per repetition, milliseconds.
+    /// Timed run per repetition (one per round), milliseconds.
     pub duration_ms: u64,
+    /// Repetitions per scenario: the number of interleaved rounds.
     pub repetitions: usize,
+    /// True when the distinct scenarios were measured in interleaved rounds (A B C A B C ...);
+    /// false in results files written before rounds existed.
+    #[serde(default)]
+    pub interleaved_rounds: bool,
     /// The memory node of (a), (b) and (d).
     pub home_node: u32,
     pub scenarios: Vec<ScenarioResult>,

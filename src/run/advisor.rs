@@ -1,19 +1,26 @@
 //! The weighted-interleave advisor: for the threads of one initiator node, measure the read
 //! bandwidth they get from each memory node, propose weights proportional to those figures
 //! (reduced to small integers, [`super::weights`]), then check the proposal by measurement
-//! against plain interleave and against binding to the best node, and say how to apply it.
-//! On a machine with one memory node there is nothing to weigh, and the advice says so without
-//! measuring. Nothing here prints.
+//! against plain interleave and against binding to the best node, the three measured side by
+//! side in interleaved rounds ([`super::rounds`]), and say how to apply it. A policy is called
+//! better only when its paired ratio to each other policy has an interval beyond 1 + the
+//! practical margin (the rule of [`super::ranking`]); otherwise the advice says they are
+//! indistinguishable here. On a machine with one memory node there is nothing to weigh, and the
+//! advice says so without measuring. Nothing here prints.
 
 use crate::parse::cpulist::format_list;
-use crate::placement::{Policy, WeightGuard};
+use crate::placement::Policy;
 use crate::results::advice::{Advice, PolicyCheck};
+use crate::stats::decide::percent;
+use crate::stats::{paired_ratio, Decision, Summary, CONFIDENCE, PRACTICAL_MARGIN};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
-use super::measure::team_read;
 use super::plan::ScenarioSettings;
+use super::rounds::{
+    budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job, Outcome,
+};
 use super::scenarios::{home_node, weighted_unavailable};
 use super::weights::{apply_lines, derive_weights, nodes_text, weights_text};
 
@@ -51,88 +58,109 @@ pub fn run_advisor(
         cpus
     };
     let bytes = (s.total_bytes / cpus.len().max(1) as u64).max(16 << 20);
-    let total = mem.len() + 2;
+    let team = |pol: Policy, weights: Option<Vec<(u32, u8)>>| Config {
+        job: Job::Team {
+            cpus: cpus.clone(),
+            policies: vec![pol; cpus.len()],
+        },
+        bytes_per_thread: bytes,
+        weights,
+    };
+    let why_not_root = weighted_unavailable(topo, is_root);
+    // The run plan's budget for the advisor: one measurement per node, then the checks.
+    let checks_n = 2 + usize::from(why_not_root.is_none());
+    let keep = keep_buffers(
+        topo,
+        &vec![team(Policy::Interleave(mem.clone()), None); checks_n],
+    );
+    let plan = plan_rounds(
+        budget_s(mem.len() + 2, &s.timed, s.total_bytes),
+        checks_n,
+        mem.len(),
+        s.total_bytes,
+        s.timed.duration_ms,
+        keep,
+    );
+    let total = mem.len() + plan.rounds * checks_n;
     let mut done = 0;
+    let mut tick = || {
+        done += 1;
+        progress(done.min(total), total);
+    };
     let mut measured = Vec::new();
     for &m in &mem {
         if interrupted() {
             break;
         }
-        let pols = vec![Policy::Bind(vec![m]); cpus.len()];
-        let t = team_read(topo, root, &cpus, &pols, bytes, &s.timed)?;
+        let t = measure_once(topo, root, &team(Policy::Bind(vec![m]), None), &plan.timed)?;
         measured.push((m, t.total_mb_per_s.median));
-        done += 1;
-        progress(done, total);
+        tick();
     }
     let weights = derive_weights(&measured);
-    let (best_node, best_bw) =
-        measured
-            .iter()
-            .copied()
-            .fold((init, 0.0), |a, b| if b.1 > a.1 { b } else { a });
-    let mut checks = vec![PolicyCheck {
-        policy: format!("bind to node {best_node}"),
-        numactl: format!("numactl --cpunodebind={init} --membind={best_node} APP"),
-        mb_per_s: Some(best_bw),
-        unavailable: None,
-    }];
-    let inter = if interrupted() {
-        None
-    } else {
-        let pols = vec![Policy::Interleave(mem.clone()); cpus.len()];
-        Some(
-            team_read(topo, root, &cpus, &pols, bytes, &s.timed)?
-                .total_mb_per_s
-                .median,
-        )
-    };
-    done += 1;
-    progress(done, total);
-    checks.push(PolicyCheck {
-        policy: format!("interleave {}", format_list(&mem)),
-        numactl: format!(
-            "numactl --cpunodebind={init} --interleave={} APP",
-            format_list(&mem)
-        ),
-        mb_per_s: inter,
-        unavailable: inter.is_none().then(|| "interrupted (Ctrl-C)".into()),
-    });
-    let why_not = weighted_unavailable(topo, is_root).or_else(|| {
+    let best_node = measured
+        .iter()
+        .copied()
+        .fold((init, 0.0), |a, b| if b.1 > a.1 { b } else { a })
+        .0;
+    let why_not = why_not_root.or_else(|| {
         (weights.len() < 2).then(|| "fewer than two nodes gave a bandwidth figure".to_string())
     });
-    let weighted = match &why_not {
-        Some(_) => None,
-        None if interrupted() => None,
-        None => {
-            let guard = WeightGuard::set(root, &weights)?;
-            let pols = vec![Policy::WeightedInterleave(weights.clone()); cpus.len()];
-            let r = team_read(topo, root, &cpus, &pols, bytes, &s.timed)?;
-            drop(guard);
-            Some(r.total_mb_per_s.median)
+    let mut configs = vec![
+        team(Policy::Bind(vec![best_node]), None),
+        team(Policy::Interleave(mem.clone()), None),
+    ];
+    if why_not.is_none() {
+        configs.push(team(
+            Policy::WeightedInterleave(weights.clone()),
+            Some(weights.clone()),
+        ));
+    }
+    let outcomes = run_rounds(topo, root, &configs, &plan, &mut tick);
+    let check = |policy: String, numactl: String, o: Option<&Outcome>, why: Option<String>| {
+        let summary = o.and_then(|o| Summary::of(&o.rounds));
+        PolicyCheck {
+            policy,
+            numactl,
+            mb_per_s: summary.map(|s| s.median),
+            unavailable: match (summary, why) {
+                (Some(_), _) => None,
+                (None, Some(w)) => Some(w),
+                (None, None) => Some(
+                    o.and_then(|o| o.error.clone())
+                        .unwrap_or_else(|| "interrupted (Ctrl-C)".into()),
+                ),
+            },
+            rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
+            mb_per_s_summary: summary,
         }
     };
-    done += 1;
-    progress(done, total);
-    checks.push(PolicyCheck {
-        policy: format!("weighted interleave {}", weights_text(&weights)),
-        numactl: format!(
-            "numactl --cpunodebind={init} --weighted-interleave={} APP",
-            nodes_text(&weights)
+    let checks = vec![
+        check(
+            format!("bind to node {best_node}"),
+            format!("numactl --cpunodebind={init} --membind={best_node} APP"),
+            outcomes.first(),
+            None,
         ),
-        mb_per_s: weighted,
-        unavailable: why_not
-            .clone()
-            .or_else(|| weighted.is_none().then(|| "interrupted (Ctrl-C)".into())),
-    });
-    let summary = summarize(
-        init,
-        &weights,
-        best_node,
-        best_bw,
-        inter,
-        weighted,
-        why_not.as_deref(),
-    );
+        check(
+            format!("interleave {}", format_list(&mem)),
+            format!(
+                "numactl --cpunodebind={init} --interleave={} APP",
+                format_list(&mem)
+            ),
+            outcomes.get(1),
+            None,
+        ),
+        check(
+            format!("weighted interleave {}", weights_text(&weights)),
+            format!(
+                "numactl --cpunodebind={init} --weighted-interleave={} APP",
+                nodes_text(&weights)
+            ),
+            outcomes.get(2),
+            why_not.clone(),
+        ),
+    ];
+    let summary = summarize(init, &weights, best_node, &checks, why_not.as_deref());
     Ok(Advice {
         initiator_node: init,
         measured_mb_per_s: measured,
@@ -147,82 +175,171 @@ pub fn run_advisor(
     })
 }
 
-/// The conclusion in one sentence (pure).
+/// Which of the measured options are not beaten by any other (a paired ratio beyond the
+/// margin), and the widest "within" of the undecided pairs among them.
+fn unbeaten(rounds: &[&[f64]]) -> (Vec<usize>, Option<f64>, bool) {
+    let n = rounds.len();
+    let decide = |i: usize, j: usize| {
+        paired_ratio(rounds[i], rounds[j], CONFIDENCE)
+            .map_or(Decision::NoInterval { samples: 0 }, |r| {
+                r.decide(PRACTICAL_MARGIN)
+            })
+    };
+    let top: Vec<usize> = (0..n)
+        .filter(|&i| (0..n).all(|j| j == i || decide(i, j) != Decision::Higher))
+        .collect();
+    let mut within: Option<f64> = None;
+    let mut no_interval = false;
+    for (a, &i) in top.iter().enumerate() {
+        for &j in &top[a + 1..] {
+            match decide(i, j) {
+                Decision::Indistinguishable { within: w } => {
+                    within = Some(within.map_or(w, |x: f64| x.max(w)))
+                }
+                Decision::NoInterval { .. } => no_interval = true,
+                _ => {}
+            }
+        }
+    }
+    (top, within, no_interval)
+}
+
+/// The conclusion in one sentence (pure): `checks` are bind to the best node, plain
+/// interleave and weighted interleave, in that order.
 pub fn summarize(
     init: u32,
     weights: &[(u32, u8)],
     best_node: u32,
-    best_bw: f64,
-    inter: Option<f64>,
-    weighted: Option<f64>,
+    checks: &[PolicyCheck],
     why_not: Option<&str>,
 ) -> String {
-    let pct = |a: f64, b: f64| (a / b - 1.0) * 100.0;
-    match (weighted, inter) {
-        (Some(w), Some(i)) => {
-            let verdict = if w >= best_bw.max(i) * 1.02 {
-                "use it"
-            } else if best_bw >= w.max(i) {
-                "binding to the best node is at least as good here"
-            } else {
-                "plain interleave is at least as good here"
-            };
-            format!(
-                "weighted interleave {} gives node {init}'s threads {w:.0} MB/s: {:+.0}% against plain interleave ({i:.0} MB/s) and {:+.0}% against binding to node {best_node} ({best_bw:.0} MB/s); {verdict}",
-                weights_text(weights),
-                pct(w, i),
-                pct(w, best_bw)
-            )
-        }
-        _ => format!(
+    let median = |k: usize| checks.get(k).and_then(|c| c.mb_per_s);
+    let (Some(best_bw), Some(i), Some(w)) = (median(0), median(1), median(2)) else {
+        return format!(
             "proposed weights {} for node {init}'s threads (proportional to the measured bandwidth per node); not verified: {}",
             if weights.is_empty() { "(none)".to_string() } else { weights_text(weights) },
             why_not.unwrap_or("interrupted (Ctrl-C)")
+        );
+    };
+    let pct = |a: f64, b: f64| (a / b - 1.0) * 100.0;
+    let names = [
+        format!("binding to node {best_node}"),
+        "plain interleave".to_string(),
+        "weighted interleave".to_string(),
+    ];
+    let rounds: Vec<&[f64]> = checks
+        .iter()
+        .take(3)
+        .map(|c| c.rounds_mb_per_s.as_slice())
+        .collect();
+    let (top, within, no_interval) = unbeaten(&rounds);
+    let verdict = match top.as_slice() {
+        [2] => "use it".to_string(),
+        [k] => format!("{} is better here", names[*k]),
+        _ if no_interval => "too few rounds for an interval: no policy is named better".to_string(),
+        several => format!(
+            "{} are indistinguishable here (within +-{}): no policy to choose between them",
+            several
+                .iter()
+                .map(|&k| names[k].as_str())
+                .collect::<Vec<_>>()
+                .join(" and "),
+            percent(within.unwrap_or(0.0))
         ),
-    }
+    };
+    format!(
+        "weighted interleave {} gives node {init}'s threads {w:.0} MB/s: {:+.0}% against plain interleave ({i:.0} MB/s) and {:+.0}% against binding to node {best_node} ({best_bw:.0} MB/s); {verdict}",
+        weights_text(weights),
+        pct(w, i),
+        pct(w, best_bw)
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A check whose nine rounds drift with the host (the same drift in every check) around
+    /// `mb`, with `noise` of its own.
+    fn check(mb: f64, noise: f64, phase: usize) -> PolicyCheck {
+        let drift = [1.0, 0.8, 1.1, 0.95, 1.2, 0.9, 1.05, 0.85, 1.0];
+        let rounds: Vec<f64> = (0..9)
+            .map(|k| {
+                mb * drift[k]
+                    * (1.0
+                        + noise
+                            * if (k + phase).is_multiple_of(2) {
+                                1.0
+                            } else {
+                                -1.0
+                            })
+            })
+            .collect();
+        let s = Summary::of(&rounds).unwrap();
+        PolicyCheck {
+            policy: String::new(),
+            numactl: String::new(),
+            mb_per_s: Some(s.median),
+            unavailable: None,
+            rounds_mb_per_s: rounds,
+            mb_per_s_summary: Some(s),
+        }
+    }
+
     #[test]
     fn summary_sentences() {
-        let s = summarize(
-            0,
-            &[(0, 4), (2, 1)],
-            0,
-            200_000.0,
-            Some(125_000.0),
-            Some(240_000.0),
-            None,
-        );
+        let checks = [
+            check(200_000.0, 0.0, 0),
+            check(125_000.0, 0.0, 0),
+            check(240_000.0, 0.0, 0),
+        ];
+        let s = summarize(0, &[(0, 4), (2, 1)], 0, &checks, None);
         assert_eq!(s, "weighted interleave 0:4,2:1 gives node 0's threads 240000 MB/s: +92% against plain interleave (125000 MB/s) and +20% against binding to node 0 (200000 MB/s); use it");
+        let checks = [
+            check(6286.0, 0.0, 0),
+            check(4211.0, 0.0, 0),
+            check(5000.0, 0.0, 0),
+        ];
+        let s = summarize(0, &[(0, 2), (1, 1)], 0, &checks, None);
+        assert!(s.ends_with("binding to node 0 is better here"), "{s}");
         let s = summarize(
             0,
             &[(0, 2), (1, 1)],
             0,
-            6286.0,
-            Some(4211.0),
-            Some(5000.0),
-            None,
-        );
-        assert!(
-            s.ends_with("binding to the best node is at least as good here"),
-            "{s}"
-        );
-        let s = summarize(
-            0,
-            &[(0, 2), (1, 1)],
-            0,
-            6286.0,
-            None,
-            None,
+            &[check(6286.0, 0.0, 0)],
             Some("setting the weights needs root"),
         );
         assert!(
             s.contains("0:2,1:1") && s.ends_with("not verified: setting the weights needs root"),
             "{s}"
         );
+    }
+
+    /// Issue 19: weighted interleave within noise of bind is not "use it".
+    #[test]
+    fn noise_is_indistinguishable_not_a_winner() {
+        let checks = [
+            check(100_000.0, 0.02, 0),
+            check(70_000.0, 0.0, 0),
+            check(101_000.0, 0.02, 1),
+        ];
+        let s = summarize(0, &[(0, 3), (1, 1)], 0, &checks, None);
+        assert!(
+            s.ends_with(
+                "binding to node 0 and weighted interleave are indistinguishable here (within +-5 %): no policy to choose between them"
+            ),
+            "{s}"
+        );
+        // Too few rounds: nothing is named better, however large the gap.
+        let mut few = [
+            check(100_000.0, 0.0, 0),
+            check(50_000.0, 0.0, 0),
+            check(200_000.0, 0.0, 0),
+        ];
+        for c in few.iter_mut() {
+            c.rounds_mb_per_s.truncate(4);
+        }
+        let s = summarize(0, &[(0, 3), (1, 1)], 0, &few, None);
+        assert!(s.ends_with("no policy is named better"), "{s}");
     }
 }

@@ -213,7 +213,15 @@ fn policy_winners(r: &RunResults) -> Vec<Finding> {
     }
     t.recommendations
         .iter()
-        .map(|rec| Finding::info("policy-winner", format!("{} ({})", rec.text, rec.numactl)))
+        .map(|rec| {
+            // No numactl line when no winner is named (nothing to choose between).
+            let text = if rec.numactl.is_empty() {
+                rec.text.clone()
+            } else {
+                format!("{} ({})", rec.text, rec.numactl)
+            };
+            Finding::info("policy-winner", text)
+        })
         .collect()
 }
 

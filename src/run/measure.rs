@@ -82,6 +82,38 @@ pub fn team_read(
     bytes_per_thread: u64,
     timed: &TimedSettings,
 ) -> anyhow::Result<TeamBandwidth> {
+    team_read_kept(
+        topo,
+        root,
+        cpus,
+        policies,
+        bytes_per_thread,
+        timed,
+        &mut None,
+    )
+}
+
+/// Placed buffers kept from one measurement to the next (interleaved rounds), each with the
+/// fraction of its pages found on the intended nodes when it was made.
+pub type Kept = Option<Vec<(PlacedBuffer, f64)>>;
+
+/// [`team_read`] that reuses the buffers in `kept` when there are (already placed and faulted
+/// in: no allocation, no page faults, no placement check), and leaves this run's buffers there.
+pub fn team_read_kept(
+    topo: &Topology,
+    root: &SysRoot,
+    cpus: &[u32],
+    policies: &[Policy],
+    bytes_per_thread: u64,
+    timed: &TimedSettings,
+    kept: &mut Kept,
+) -> anyhow::Result<TeamBandwidth> {
+    let reuse: std::sync::Mutex<Vec<Option<(PlacedBuffer, f64)>>> = std::sync::Mutex::new(
+        kept.take()
+            .filter(|v| v.len() == cpus.len())
+            .map(|v| v.into_iter().map(Some).collect())
+            .unwrap_or_default(),
+    );
     let kernel = read_kernel()?;
     let plan = TeamPlan {
         duration: Duration::from_millis(timed.duration_ms),
@@ -94,6 +126,13 @@ pub fn team_read(
         cpus,
         &plan,
         |i, _cpu| {
+            let old = reuse
+                .lock()
+                .ok()
+                .and_then(|mut v| v.get_mut(i).and_then(Option::take));
+            if let Some(b) = old {
+                return Ok(b);
+            }
             let buf =
                 PlacedBuffer::new(topo, root, bytes_per_thread, &policies[i], PageSize::Base)?;
             let report = buf.verify()?;
@@ -118,6 +157,7 @@ pub fn team_read(
         .map(|v| Summary::of(v).map_or(0.0, |s| s.median))
         .collect();
     let placement_fraction = out.states.iter().map(|s| s.1).fold(1.0, f64::min);
+    *kept = Some(out.states);
     Ok(TeamBandwidth {
         total_mb_per_s,
         per_thread_mb_per_s,
@@ -133,12 +173,32 @@ pub fn unpinned_read(
     bytes: u64,
     timed: &TimedSettings,
 ) -> anyhow::Result<TeamBandwidth> {
+    unpinned_read_kept(topo, root, policy, bytes, timed, &mut None)
+}
+
+/// [`unpinned_read`] that reuses the buffer in `kept` when there is one and leaves this run's
+/// buffer there.
+pub fn unpinned_read_kept(
+    topo: &Topology,
+    root: &SysRoot,
+    policy: &Policy,
+    bytes: u64,
+    timed: &TimedSettings,
+    kept: &mut Kept,
+) -> anyhow::Result<TeamBandwidth> {
     root.require_live("measure bandwidth")?;
     let kernel = read_kernel()?;
+    let old = kept.take().and_then(|mut v| v.pop());
     let r = std::thread::scope(|s| {
-        s.spawn(|| -> anyhow::Result<(Vec<f64>, f64)> {
-            let mut buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
-            let frac = buf.verify()?.fraction_on_intended;
+        s.spawn(|| -> anyhow::Result<(Vec<f64>, f64, PlacedBuffer)> {
+            let (mut buf, frac) = match old {
+                Some(b) => b,
+                None => {
+                    let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+                    let frac = buf.verify()?.fraction_on_intended;
+                    (buf, frac)
+                }
+            };
             let dur = Duration::from_millis(timed.duration_ms);
             let mut v = Vec::new();
             for rep in 0..timed.repetitions.max(1) + 1 {
@@ -152,11 +212,12 @@ pub fn unpinned_read(
                     break;
                 }
             }
-            Ok((v, frac))
+            Ok((v, frac, buf))
         })
         .join()
         .map_err(|_| anyhow::anyhow!("the unpinned bandwidth thread panicked"))?
     })?;
+    *kept = Some(vec![(r.2, r.1)]);
     let total = Summary::of(&r.0)
         .context("the bandwidth run was interrupted before a repetition finished")?;
     Ok(TeamBandwidth {

@@ -10,5 +10,6 @@ pub mod measure;
 pub mod output;
 pub mod plan;
 pub mod ranking;
+pub mod rounds;
 pub mod scenarios;
 pub mod weights;

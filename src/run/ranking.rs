@@ -1,14 +1,18 @@
 //! Which scenario wins for which kind of application: the Opteron article's closing table as
 //! a pure function of measured scenario rows. For each kind of application only the scenarios
 //! that are ways of running it compete (a single-threaded program can be pinned or not; a
-//! NUMA-unaware multi-threaded one can have its memory on one node or interleaved), and the
-//! one with the highest measured bandwidth wins. A win by less than [`TIE_FRACTION`] is
-//! reported as a tie, because the runs' own spread is of that order.
+//! NUMA-unaware multi-threaded one can have its memory on one node or interleaved). Scenarios
+//! that place memory identically on this machine (`same_as`) are one configuration and are
+//! never ranked against each other. Between distinct configurations a winner is named only
+//! when the paired ratio of their interleaved rounds has an interval entirely beyond
+//! 1 + [`PRACTICAL_MARGIN`] (METHODOLOGY point 24); otherwise the sentence says they are
+//! indistinguishable here, within +-x %, and gives no `numactl` line to choose between them.
 
-use crate::results::scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult};
+use crate::results::scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, Verdict};
+use crate::stats::decide::percent;
+use crate::stats::{paired_ratio, unpaired_ratio, Decision, RatioInterval, CONFIDENCE};
 
-/// Below this relative margin the winner is called a tie with the runner-up.
-pub const TIE_FRACTION: f64 = 0.05;
+pub use crate::stats::PRACTICAL_MARGIN;
 
 /// The recommendation for every kind of application that has at least one measured candidate.
 pub fn recommend(rows: &[ScenarioResult]) -> Vec<Recommendation> {
@@ -16,6 +20,16 @@ pub fn recommend(rows: &[ScenarioResult]) -> Vec<Recommendation> {
         .iter()
         .filter_map(|&kind| recommend_for(kind, rows))
         .collect()
+}
+
+/// The ratio `b / a` of two measured rows: paired over their rounds when both have rounds,
+/// else from their two summaries' intervals.
+pub fn ratio_of(a: &ScenarioResult, b: &ScenarioResult) -> Option<RatioInterval> {
+    if !a.rounds_mb_per_s.is_empty() && !b.rounds_mb_per_s.is_empty() {
+        paired_ratio(&a.rounds_mb_per_s, &b.rounds_mb_per_s, CONFIDENCE)
+    } else {
+        unpaired_ratio(a.mb_per_s.as_ref()?, b.mb_per_s.as_ref()?)
+    }
 }
 
 /// The recommendation for one kind of application, `None` when none of its scenarios was
@@ -40,55 +54,168 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
             measured.retain(|(r, _)| r.threads == copies);
         }
     }
+    // One entry per distinct placement: a row merged into another (`same_as`) joins the first
+    // candidate of its group.
+    let group = |r: &ScenarioResult| r.same_as.unwrap_or(r.id);
+    let mut distinct: Vec<(&ScenarioResult, f64, Vec<&ScenarioResult>)> = Vec::new();
+    for (r, b) in measured {
+        match distinct.iter_mut().find(|d| group(d.0) == group(r)) {
+            Some(d) => d.2.push(r),
+            None => distinct.push((r, b, vec![])),
+        }
+    }
     // Highest bandwidth first; on equal figures the earlier (simpler) candidate stays first.
-    measured.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let (best, bw) = *measured.first()?;
-    let runner = measured.get(1).copied();
-    let gain = runner.map(|(_, r)| bw / r);
-    let tie = gain.is_some_and(|g| g < 1.0 + TIE_FRACTION);
-    let text = sentence(kind, best, bw, runner, tie);
+    distinct.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let mut it = distinct.into_iter();
+    let (mut best, mut bw, mut same) = it.next()?;
+    let Some((mut runner, mut rb, _)) = it.next() else {
+        return Some(alone(kind, best, bw, &same));
+    };
+    let mut ratio = ratio_of(runner, best);
+    let mut decision = ratio.map_or(Decision::NoInterval { samples: 0 }, |r| {
+        r.decide(PRACTICAL_MARGIN)
+    });
+    // The paired rounds have the last word on the order: if they put the runner-up ahead,
+    // it is the winner.
+    if decision == Decision::Lower {
+        std::mem::swap(&mut best, &mut runner);
+        std::mem::swap(&mut bw, &mut rb);
+        same = vec![];
+        ratio = ratio_of(runner, best);
+        decision = Decision::Higher;
+    }
+    // The gain is the paired estimate when there is one (the median of the rounds' ratios).
+    let gain = ratio.map_or(bw / rb, |r| r.ratio);
+    let (verdict, text, numactl) = match decision {
+        Decision::Higher => (
+            Verdict::Winner,
+            format!(
+                "{}: {:+.0}% over ({}) {} ({:.0} MB/s).",
+                head(kind, best, bw),
+                (gain - 1.0) * 100.0,
+                runner.letter,
+                runner.label,
+                rb
+            ),
+            best.numactl.clone(),
+        ),
+        Decision::Indistinguishable { within } => (
+            Verdict::Indistinguishable,
+            format!(
+                "For {}, ({}) {} and ({}) {} are indistinguishable here (within +-{}: {:.0} and {:.0} MB/s); no placement to choose between them.",
+                kind.phrase(),
+                best.letter,
+                best.label,
+                runner.letter,
+                runner.label,
+                percent(within),
+                bw,
+                rb
+            ),
+            String::new(),
+        ),
+        other => {
+            // Lower was turned into Higher above, so this is NoInterval.
+            let samples = match other {
+                Decision::NoInterval { samples } => samples,
+                _ => 0,
+            };
+            (
+                Verdict::NoInterval,
+                format!(
+                    "For {}, ({}) {} measured {:.0} MB/s and ({}) {} {:.0} MB/s, but {} paired round{} give no interval: no winner named.",
+                    kind.phrase(),
+                    best.letter,
+                    best.label,
+                    bw,
+                    runner.letter,
+                    runner.label,
+                    rb,
+                    samples,
+                    if samples == 1 { "" } else { "s" }
+                ),
+                String::new(),
+            )
+        }
+    };
     Some(Recommendation {
         app_kind: kind,
         best: best.id,
         mb_per_s: bw,
-        runner_up: runner.map(|(r, _)| r.id),
-        gain_over_runner_up: gain,
-        tie,
-        numactl: best.numactl.clone(),
+        runner_up: Some(runner.id),
+        gain_over_runner_up: Some(gain),
+        tie: verdict != Verdict::Winner,
+        numactl,
         text,
+        verdict: Some(verdict),
+        ratio: ratio.map(|r| r.ratio),
+        ratio_ci_low: ratio.and_then(|r| r.low),
+        ratio_ci_high: ratio.and_then(|r| r.high),
+        ratio_ci_level: ratio.and_then(|r| r.level),
+        margin: Some(PRACTICAL_MARGIN),
+        same_placement: same.iter().map(|r| r.id).collect(),
     })
 }
 
-fn sentence(
-    kind: AppKind,
-    best: &ScenarioResult,
-    bw: f64,
-    runner: Option<(&ScenarioResult, f64)>,
-    tie: bool,
-) -> String {
-    let head = format!(
+fn head(kind: AppKind, best: &ScenarioResult, bw: f64) -> String {
+    format!(
         "For {}, ({}) {} is best at {:.0} MB/s",
         kind.phrase(),
         best.letter,
         best.label,
         bw
-    );
-    match runner {
-        None => format!("{head} (the only way measured)."),
-        Some((r, rb)) if tie => format!(
-            "{head}, but ({}) {} is within {:.0}% ({:.0} MB/s): either will do.",
-            r.letter,
-            r.label,
-            (bw / rb - 1.0) * 100.0,
-            rb
-        ),
-        Some((r, rb)) => format!(
-            "{head}: {:+.0}% over ({}) {} ({:.0} MB/s).",
-            (bw / rb - 1.0) * 100.0,
-            r.letter,
-            r.label,
-            rb
-        ),
+    )
+}
+
+/// One distinct configuration: either the only way measured, or several scenarios that place
+/// memory identically here (nothing to choose).
+fn alone(
+    kind: AppKind,
+    best: &ScenarioResult,
+    bw: f64,
+    same: &[&ScenarioResult],
+) -> Recommendation {
+    let (verdict, text, numactl) = if same.is_empty() {
+        (
+            Verdict::OnlyOne,
+            format!("{} (the only way measured).", head(kind, best, bw)),
+            best.numactl.clone(),
+        )
+    } else {
+        let names: Vec<String> = std::iter::once(best)
+            .chain(same.iter().copied())
+            .map(|r| format!("({}) {}", r.letter, r.label))
+            .collect();
+        let why = same
+            .iter()
+            .find_map(|r| r.same_reason.clone())
+            .unwrap_or_else(|| "same placement here".into());
+        (
+            Verdict::SamePlacement,
+            format!(
+                "For {}, {} place threads and memory identically on this machine ({why}): {bw:.0} MB/s either way, nothing to choose.",
+                kind.phrase(),
+                names.join(" and "),
+            ),
+            String::new(),
+        )
+    };
+    Recommendation {
+        app_kind: kind,
+        best: best.id,
+        mb_per_s: bw,
+        runner_up: None,
+        gain_over_runner_up: None,
+        tie: verdict != Verdict::OnlyOne,
+        numactl,
+        text,
+        verdict: Some(verdict),
+        ratio: None,
+        ratio_ci_low: None,
+        ratio_ci_high: None,
+        ratio_ci_level: None,
+        margin: Some(PRACTICAL_MARGIN),
+        same_placement: same.iter().map(|r| r.id).collect(),
     }
 }
 
@@ -100,6 +227,31 @@ mod tests {
 
     fn best(kind: AppKind, rows: &[ScenarioResult]) -> ScenarioId {
         recommend_for(kind, rows).unwrap().best
+    }
+
+    /// Sets a row's rounds (and its summary from them).
+    fn set_rounds(rows: &mut [ScenarioResult], id: ScenarioId, rounds: Vec<f64>) {
+        let r = rows.iter_mut().find(|r| r.id == id).unwrap();
+        r.mb_per_s = crate::stats::Summary::of(&rounds);
+        r.rounds_mb_per_s = rounds;
+    }
+
+    /// 9 rounds around `mb` with a drift shared by every row (`drift[i]`) and a little noise
+    /// of the row's own (`wiggle` as a fraction, alternating in sign).
+    fn rounds(mb: f64, wiggle: f64, phase: usize) -> Vec<f64> {
+        let drift = [1.0, 0.8, 1.1, 0.95, 1.2, 0.9, 1.05, 0.85, 1.0];
+        (0..9)
+            .map(|i| {
+                mb * drift[i]
+                    * (1.0
+                        + wiggle
+                            * if (i + phase).is_multiple_of(3) {
+                                1.0
+                            } else {
+                                -0.5
+                            })
+            })
+            .collect()
     }
 
     /// The article's conclusion on symmetric NUMA: pin single-threaded programs (6.4 vs 4.2),
@@ -121,6 +273,7 @@ mod tests {
         assert_eq!(unaware.runner_up, Some(AllOneNode));
         assert!((unaware.gain_over_runner_up.unwrap() - 8422.0 / 6286.0).abs() < 1e-9);
         assert!(!unaware.tie);
+        assert_eq!(unaware.verdict, Some(Verdict::Winner));
         assert_eq!(unaware.numactl, "numactl --interleave=all APP");
         assert!(
             unaware.text.contains("8422 MB/s") && unaware.text.contains("+34%"),
@@ -129,22 +282,105 @@ mod tests {
         );
     }
 
+    /// Issue 19: a clear winner over drifting rounds is named; noise alone is
+    /// "indistinguishable here" with no numactl line.
     #[test]
-    fn unmeasured_rows_do_not_compete_and_close_figures_tie() {
+    fn paired_rounds_name_a_clear_winner_and_call_noise_indistinguishable() {
+        let mut rows = opteron_scenarios();
+        // (f) 30 % above (d), the host drifting +-20 % under both.
+        set_rounds(&mut rows, AllOneNode, rounds(6000.0, 0.02, 0));
+        set_rounds(&mut rows, AllInterleave, rounds(7800.0, 0.02, 1));
+        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
+        assert_eq!(
+            (rec.best, rec.verdict),
+            (AllInterleave, Some(Verdict::Winner))
+        );
+        assert_eq!(rec.numactl, "numactl --interleave=all APP");
+        assert!(
+            rec.ratio_ci_low.unwrap() > 1.0 + PRACTICAL_MARGIN,
+            "{rec:?}"
+        );
+        // Same mean, +-2 % of their own noise each, 20 % drift: indistinguishable.
+        set_rounds(&mut rows, AllInterleave, rounds(6000.0, 0.02, 1));
+        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
+        assert_eq!(rec.verdict, Some(Verdict::Indistinguishable));
+        assert!(rec.tie && rec.numactl.is_empty(), "{rec:?}");
+        assert!(
+            rec.text.contains("indistinguishable here (within +-")
+                && rec.text.contains("no placement to choose"),
+            "{}",
+            rec.text
+        );
+        // A 2 % real difference stays under the practical margin.
+        set_rounds(&mut rows, AllInterleave, rounds(6120.0, 0.0, 0));
+        set_rounds(&mut rows, AllOneNode, rounds(6000.0, 0.0, 0));
+        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
+        assert_eq!(rec.verdict, Some(Verdict::Indistinguishable), "{rec:?}");
+        // Four rounds: no interval, no winner, however large the gap.
+        let r4: Vec<f64> = rounds(6000.0, 0.0, 0)[..4].to_vec();
+        set_rounds(&mut rows, AllOneNode, r4.clone());
+        set_rounds(
+            &mut rows,
+            AllInterleave,
+            r4.iter().map(|x| x * 2.0).collect(),
+        );
+        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
+        assert_eq!(rec.verdict, Some(Verdict::NoInterval));
+        assert!(rec.numactl.is_empty() && rec.text.contains("no winner named"));
+    }
+
+    /// When the pairs disagree with the medians, the pairs decide.
+    #[test]
+    fn paired_rounds_overrule_the_medians() {
+        let mut rows = opteron_scenarios();
+        // Medians: (d) 300, (f) 270; but (f) is ahead in 8 of 9 rounds (+10 to +20 %).
+        let d = vec![
+            100.0, 100.0, 100.0, 100.0, 300.0, 300.0, 300.0, 300.0, 300.0,
+        ];
+        let f = vec![
+            120.0, 120.0, 120.0, 120.0, 270.0, 330.0, 330.0, 330.0, 330.0,
+        ];
+        set_rounds(&mut rows, AllOneNode, d);
+        set_rounds(&mut rows, AllInterleave, f);
+        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
+        assert_eq!(
+            (rec.best, rec.verdict),
+            (AllInterleave, Some(Verdict::Winner))
+        );
+        assert!(
+            (rec.gain_over_runner_up.unwrap() - 1.1).abs() < 1e-9,
+            "{rec:?}"
+        );
+        assert!(rec.text.contains("+10% over (d)"), "{}", rec.text);
+    }
+
+    #[test]
+    fn merged_scenarios_are_never_ranked_against_each_other() {
+        let mut rows = opteron_scenarios();
+        for r in rows.iter_mut() {
+            if matches!(r.id, AllLocal | AllInterleave) {
+                r.same_as = Some(AllOneNode);
+                r.same_reason = Some("same placement here: one memory node (node 0)".into());
+            }
+        }
+        for kind in [
+            AppKind::MultiThreadedNumaUnaware,
+            AppKind::MultiThreadedNumaAware,
+        ] {
+            let rec = recommend_for(kind, &rows).unwrap();
+            assert_eq!(rec.verdict, Some(Verdict::SamePlacement), "{rec:?}");
+            assert!(rec.numactl.is_empty() && rec.runner_up.is_none());
+            assert!(rec.text.contains("one memory node"), "{}", rec.text);
+        }
+    }
+
+    #[test]
+    fn unmeasured_rows_do_not_compete() {
         let mut rows = opteron_scenarios();
         // (g) unavailable: never recommended even though it is a candidate.
         assert!(recommend(&rows)
             .iter()
             .all(|r| r.best != AllWeightedInterleave));
-        // A one-node machine: interleave equals bind within noise.
-        for r in rows.iter_mut() {
-            if r.id == AllInterleave {
-                r.mb_per_s = crate::stats::Summary::of(&[6400.0]);
-            }
-        }
-        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
-        assert!(rec.tie, "{rec:?}");
-        assert!(rec.text.contains("either will do"), "{}", rec.text);
         // More CPUs than nodes: one copy per node is not compared with all-thread rows.
         let mut one_node = opteron_scenarios();
         for r in one_node.iter_mut() {
@@ -154,6 +390,7 @@ mod tests {
         }
         let rec = recommend_for(AppKind::SeveralSingleThreaded, &one_node).unwrap();
         assert_eq!((rec.best, rec.runner_up), (CopyPerNode, None));
+        assert_eq!(rec.verdict, Some(Verdict::OnlyOne));
         // Nothing measured: no recommendation.
         for r in rows.iter_mut() {
             r.mb_per_s = None;

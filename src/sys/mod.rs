@@ -13,6 +13,7 @@ pub mod mmap;
 pub mod numa;
 pub mod perf;
 pub mod process;
+pub mod safe_read;
 pub mod signal;
 
 use std::io;

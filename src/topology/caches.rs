@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::parse::size::parse_sysfs_size;
-use crate::safe_read::excerpt;
+use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{malformed, read_list_opt, read_mask_opt, CPU_DIR};
 use crate::topology::model::{Cache, Cpu};

@@ -5,7 +5,7 @@
 //! [`crate::topology::allowed`].
 
 use crate::parse::cpulist::format_list;
-use crate::safe_read::excerpt;
+use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR};
 use crate::topology::model::{Cpu, Node};

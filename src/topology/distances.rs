@@ -3,7 +3,7 @@
 //! [`crate::topology::Topology::nodes`]). Absent rows give an empty matrix; a row with the
 //! wrong length or a non-number is malformed.
 
-use crate::safe_read::excerpt;
+use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
 use crate::topology::model::Node;

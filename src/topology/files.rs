@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::parse::cpulist::{parse_list, parse_mask};
-use crate::safe_read::{excerpt, EXCERPT_CHARS};
+use crate::sys::safe_read::{excerpt, EXCERPT_CHARS};
 use crate::sysroot::{SysError, SysRoot};
 
 /// The sysfs directory of NUMA nodes.

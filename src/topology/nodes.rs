@@ -10,7 +10,7 @@
 
 use crate::parse::cpulist::format_list;
 use crate::parse::size::parse_meminfo_kb;
-use crate::safe_read::excerpt;
+use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR};
 use crate::topology::model::{HugePages, Node};
@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn contradictory_or_missing_memory_figures_are_unknown_with_a_warning() {
         let node = |meminfo: &str| {
-            let (_d, r) = root_with(&[
+            let (_d, r) = test_root(&[
                 ("sys/devices/system/node/online", "0\n"),
                 ("sys/devices/system/node/node0/cpulist", "0-3\n"),
                 ("sys/devices/system/node/node0/meminfo", meminfo),

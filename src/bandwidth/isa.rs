@@ -3,20 +3,7 @@
 //! reports it (see [`Isa::best`] for why not AVX-512) unless the user forces one with `--isa`. Forcing one the CPU lacks is an
 //! error that says what to do instead.
 
-use serde::{Deserialize, Serialize};
-
-/// A kernel implementation family.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Isa {
-    /// Portable Rust; the compiler may use the target's baseline SIMD (SSE2 on x86-64,
-    /// NEON on aarch64). Non-temporal stores use SSE2 `movnti` on x86-64.
-    Scalar,
-    /// 256-bit AVX2 intrinsics, 8 vectors per loop iteration.
-    Avx2,
-    /// 512-bit AVX-512F intrinsics, 8 vectors (8 cache lines) per loop iteration.
-    Avx512,
-}
+pub use crate::results::bandwidth::Isa;
 
 /// A forced ISA the CPU does not have, or an unknown ISA name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,26 +1,9 @@
 //! The page backing a buffer asks for. Page size is an input, not an accident (METHODOLOGY
 //! point 3): base pages forbid THP, `thp` asks for it, `2m`/`1g` use reserved hugetlbfs pages.
 
-use serde::{Deserialize, Serialize};
-
 use crate::sys::mmap::Backing;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum PageSize {
-    /// Base pages (4 KiB on x86-64) with `MADV_NOHUGEPAGE`.
-    #[default]
-    #[serde(rename = "4k")]
-    Base,
-    /// Transparent huge pages requested with `MADV_HUGEPAGE`; what was obtained is verified.
-    #[serde(rename = "thp")]
-    Thp,
-    /// hugetlbfs 2 MiB pages (must be reserved).
-    #[serde(rename = "2m")]
-    Huge2M,
-    /// hugetlbfs 1 GiB pages (must be reserved).
-    #[serde(rename = "1g")]
-    Huge1G,
-}
+pub use crate::results::placement::PageSize;
 
 impl PageSize {
     /// The name users type and reports print.

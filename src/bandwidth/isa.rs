@@ -21,14 +21,6 @@ impl Isa {
     /// All ISAs, narrowest first.
     pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Avx2, Isa::Avx512];
 
-    pub fn label(self) -> &'static str {
-        match self {
-            Isa::Scalar => "scalar",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
-        }
-    }
-
     /// Whether this CPU can run this ISA's kernels.
     pub fn is_available(self) -> bool {
         match self {
@@ -102,12 +94,6 @@ impl std::str::FromStr for Isa {
             "avx512" | "avx512f" => Ok(Isa::Avx512),
             _ => Err(IsaError::Unknown(s.trim().to_string())),
         }
-    }
-}
-
-impl std::fmt::Display for Isa {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.label())
     }
 }
 

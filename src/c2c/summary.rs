@@ -9,20 +9,6 @@ use crate::topology::Topology;
 
 pub use crate::results::c2c::{Group, Relation};
 
-impl Relation {
-    /// Words for the group sentence.
-    pub fn label(&self) -> String {
-        match self {
-            Relation::SameCore => "SMT siblings (same core)".into(),
-            Relation::SharedCache { level } => format!("CPUs sharing an L{level}"),
-            Relation::SameNode => "no shared cache, same node and package".into(),
-            Relation::SamePackageOtherNode => "across nodes of one package".into(),
-            Relation::SameNodeOtherPackage => "across packages within one node".into(),
-            Relation::Remote => "across packages".into(),
-        }
-    }
-}
-
 /// Classifies the pair `(a, b)` by `topo`.
 pub fn relation(topo: &Topology, a: u32, b: u32) -> Relation {
     let (ca, cb) = (topo.cpu(a), topo.cpu(b));

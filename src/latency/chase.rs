@@ -25,16 +25,6 @@
 
 pub use crate::results::latency::Mode;
 
-impl Mode {
-    pub fn label(&self) -> &'static str {
-        match self {
-            Mode::Random => "random",
-            Mode::Page => "page",
-            Mode::Seq => "seq",
-        }
-    }
-}
-
 impl std::str::FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Mode, String> {

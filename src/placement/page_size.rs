@@ -6,16 +6,6 @@ use crate::sys::mmap::Backing;
 pub use crate::results::placement::PageSize;
 
 impl PageSize {
-    /// The name users type and reports print.
-    pub fn label(&self) -> &'static str {
-        match self {
-            PageSize::Base => "4k",
-            PageSize::Thp => "thp",
-            PageSize::Huge2M => "2m",
-            PageSize::Huge1G => "1g",
-        }
-    }
-
     /// The allocation granularity in bytes: the base page for `4k` and `thp` (THP is
     /// best-effort), the huge page size for hugetlb.
     pub fn bytes(&self) -> u64 {
@@ -73,12 +63,6 @@ pub fn base_page_bytes() -> u64 {
         v as u64
     } else {
         4096
-    }
-}
-
-impl std::fmt::Display for PageSize {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.label())
     }
 }
 

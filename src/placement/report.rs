@@ -7,15 +7,6 @@ use super::{PageSize, Policy};
 pub use crate::results::placement::{NodePages, PlacementReport};
 
 impl PlacementReport {
-    /// Pages on `node`.
-    pub fn pages_on(&self, node: u32) -> u64 {
-        self.histogram
-            .iter()
-            .find(|h| h.node == node)
-            .map(|h| h.pages)
-            .unwrap_or(0)
-    }
-
     /// A warning when the buffer (`what`, e.g. "the chased buffer") is not backed as its page
     /// size asked: THP refused for most of it, or huge pages slipping into a 4k buffer.
     pub fn backing_warning(&self, what: &str) -> Option<String> {

@@ -7,9 +7,9 @@ use std::io::{self, Write};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
 use crate::bandwidth::descriptor::{Access, KERNELS};
-use crate::bandwidth::result::{BandwidthReport, BandwidthResult, Matrix, Scaling};
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
+use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix, Scaling};
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
 
 /// Writes the table of kernels with their byte accounting for `line_bytes` cache lines.
 pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> {

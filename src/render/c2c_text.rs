@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::traffic_text;
-use crate::c2c::C2cResult;
+use crate::results::c2c::C2cResult;
 
 pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
@@ -96,8 +96,8 @@ mod tests {
     use crate::counters::NodeNumaStat;
     use crate::counters_perf::PerfAvailability;
     use crate::placement::{PageSize, PlacementReport};
+    use crate::results::traffic::NumaTraffic;
     use crate::stats::Summary;
-    use crate::traffic::NumaTraffic;
 
     #[test]
     fn renders_matrix_groups_placement_and_counters() {

@@ -14,18 +14,18 @@
 use serde_json::json;
 
 use crate::bandwidth::isa::Isa;
-use crate::bandwidth::result::{
-    BandwidthReport, BandwidthResult, BytesPerElement, Matrix, MatrixCell, Rates, Scaling,
-    ScalingPoint, ScalingSeries, ThreadRate,
-};
 use crate::c2c::pairs::Sampling;
 use crate::c2c::result::{C2cPlan, C2cResult, PairResult};
 use crate::c2c::summary::Relation;
 use crate::counters_perf::PerfAvailability;
 use crate::placement::NodePages;
 use crate::placement::{PageSize, PlacementReport};
+use crate::results::bandwidth::{
+    BandwidthReport, BandwidthResult, BytesPerElement, Matrix, MatrixCell, Rates, Scaling,
+    ScalingPoint, ScalingSeries, ThreadRate,
+};
+use crate::results::traffic::NumaTraffic;
 use crate::results::RunResults;
-use crate::traffic::NumaTraffic;
 
 fn summary(median: f64, min: f64, max: f64) -> serde_json::Value {
     json!({"median": median, "min": min, "max": max, "p90": max, "p99": max, "samples": 15})
@@ -282,7 +282,7 @@ fn c2c(topo: &crate::topology::Topology) -> C2cResult {
 /// One chaser on CPU 0 (node 0 memory) and one load thread on CPU 1 reading node 0, the
 /// load rising from none to full speed in five even shares. Illustrative,
 /// shaped like the Turin article's curves: flat until the controller nears its limit, then steep.
-fn loaded(topo: &crate::topology::Topology) -> crate::loaded::result::LoadedResult {
+fn loaded(topo: &crate::topology::Topology) -> crate::results::loaded::LoadedResult {
     // (asked share of the full rate, load MB/s, median ns, p90 ns); a line takes 10.4 ns at
     // full speed (6150 MB/s), so share f means a delay of 10.4 x (1/f - 1) ns.
     let line_ns = 10.4;
@@ -310,7 +310,7 @@ fn loaded(topo: &crate::topology::Topology) -> crate::loaded::result::LoadedResu
         })
         .collect();
     // The curve summary from the totals, by the engine's own function.
-    let cp = |v: &serde_json::Value| crate::loaded::curve::CurvePoint {
+    let cp = |v: &serde_json::Value| crate::results::loaded::CurvePoint {
         mb_per_s: v["total_mb_per_s"].as_f64().unwrap(),
         ns_per_load: v["ns_per_load"]["median"].as_f64().unwrap(),
     };

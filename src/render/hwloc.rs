@@ -16,8 +16,8 @@
 
 use std::fmt::Write as _;
 
+use crate::results::topology::Topology;
 use crate::results::RunResults;
-use crate::topology::Topology;
 
 /// Why nothing can be exported.
 #[derive(Debug, thiserror::Error)]
@@ -52,18 +52,8 @@ type Cells = Vec<(u32, u32, f64)>;
 
 /// The run's measured latency matrix (median ns) and bandwidth matrix (MB/s) cells.
 fn figures(r: &RunResults) -> (Cells, Cells) {
-    let lat = crate::run::findings::latency_cells(r);
-    let bw: Vec<(u32, u32, f64)> = crate::render::run_view::bandwidth_matrix_table(r)
-        .rows
-        .iter()
-        .filter_map(|row| {
-            use crate::render::run_view::Cell;
-            match (&row[0], &row[1], &row[2]) {
-                (Cell::Int(a), Cell::Int(b), Cell::Num(v)) => Some((*a as u32, *b as u32, *v)),
-                _ => None,
-            }
-        })
-        .collect();
+    let lat = r.latency_cells();
+    let bw = r.bandwidth_matrix_cells();
     (lat, bw)
 }
 

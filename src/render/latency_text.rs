@@ -7,9 +7,9 @@
 
 use std::io::{self, Write};
 
-use crate::latency::result::{LatencyReport, LatencyResult};
-use crate::parse::size::format_bytes;
 use crate::render::topo_text::columns;
+use crate::results::format::format_bytes;
+use crate::results::latency::{LatencyReport, LatencyResult};
 
 fn f1(v: f64) -> String {
     format!("{v:.1}")

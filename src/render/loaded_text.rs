@@ -8,10 +8,10 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::traffic_text;
-use crate::loaded::curve::CurvePoint;
-use crate::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::loaded::CurvePoint;
+use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {

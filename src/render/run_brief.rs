@@ -7,11 +7,10 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
 use crate::render::topo_text::columns;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
 use crate::results::{Plan, RunResults, Severity};
-use crate::run::findings::{bandwidth_cells, latency_cells};
 
 /// The plan of `--dry-run`: parts with estimates and settings, then skipped parts.
 pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
@@ -87,7 +86,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             }
         }
     }
-    for (i, m, ns) in latency_cells(r) {
+    for (i, m, ns) in r.latency_cells() {
         v.push(format!("latency node {i} -> memory node {m}: {ns:.1} ns"));
     }
     if let Some(b) = &r.bandwidth {
@@ -101,7 +100,7 @@ fn headline(r: &RunResults) -> Vec<String> {
         }
     }
     if r.bandwidth.as_ref().is_some_and(|b| !b.matrix.is_empty()) {
-        for (i, m, mb) in bandwidth_cells(r) {
+        for (i, m, mb) in r.bandwidth_cells() {
             v.push(format!(
                 "read bandwidth node {i} -> memory node {m}: {mb:.0} MB/s"
             ));

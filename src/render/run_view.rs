@@ -426,7 +426,7 @@ pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> 
 // ---------------------------------------------------------------- scaling
 
 /// A scaling curve's name: `read, node 0, packed`.
-fn series_name(kernel: &str, s: &crate::bandwidth::result::ScalingSeries) -> String {
+fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
     match s.node {
         Some(n) => format!("{kernel}, node {n}, {}", s.mode),
         None => format!("{kernel}, all nodes, {}", s.mode),
@@ -453,7 +453,7 @@ pub fn scaling_table(r: &RunResults) -> Table {
                 t.rows.push(vec![
                     Cell::Text(series_name(&sc.kernel, s)),
                     Cell::Int(p.threads as u64),
-                    Cell::Text(crate::parse::cpulist::format_list(&p.cpus)),
+                    Cell::Text(crate::results::format::format_list(&p.cpus)),
                     Cell::Num(p.mb_per_s),
                     Cell::Num(p.mb_per_s_max),
                     s.knee_threads
@@ -507,7 +507,7 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
 // ---------------------------------------------------------------- loaded latency
 
 /// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
-pub fn loaded_name(l: &crate::loaded::result::LoadedResult) -> String {
+pub fn loaded_name(l: &crate::results::loaded::LoadedResult) -> String {
     format!(
         "CPU {} chasing node {}, {} load thread{} ({}) on node {}",
         l.chaser_cpu,
@@ -819,7 +819,7 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
     let c = l
         .sweep
         .iter()
-        .find(|c| c.mode == crate::latency::chase::Mode::Random)
+        .find(|c| c.mode == crate::results::latency::Mode::Random)
         .or(l.sweep.first())?;
     let p = c.points.last()?;
     Some((

@@ -7,9 +7,9 @@
 
 use std::io::{self, Write};
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
-use crate::topology::Topology;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 
 /// One core column: its hardware threads.
 struct Core {

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
-use crate::topology::{Cache, Topology};
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::topology::{Cache, Topology};
 
 /// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {

@@ -195,3 +195,19 @@ pub enum Isa {
     /// 512-bit AVX-512F intrinsics, 8 vectors (8 cache lines) per loop iteration.
     Avx512,
 }
+
+impl Isa {
+    pub fn label(self) -> &'static str {
+        match self {
+            Isa::Scalar => "scalar",
+            Isa::Avx2 => "avx2",
+            Isa::Avx512 => "avx512",
+        }
+    }
+}
+
+impl std::fmt::Display for Isa {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}

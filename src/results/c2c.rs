@@ -117,6 +117,20 @@ pub enum Relation {
     Remote,
 }
 
+impl Relation {
+    /// Words for the group sentence.
+    pub fn label(&self) -> String {
+        match self {
+            Relation::SameCore => "SMT siblings (same core)".into(),
+            Relation::SharedCache { level } => format!("CPUs sharing an L{level}"),
+            Relation::SameNode => "no shared cache, same node and package".into(),
+            Relation::SamePackageOtherNode => "across nodes of one package".into(),
+            Relation::SameNodeOtherPackage => "across packages within one node".into(),
+            Relation::Remote => "across packages".into(),
+        }
+    }
+}
+
 /// One group of pairs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Group {

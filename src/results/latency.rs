@@ -139,6 +139,16 @@ pub enum Mode {
     Seq,
 }
 
+impl Mode {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Mode::Random => "random",
+            Mode::Page => "page",
+            Mode::Seq => "seq",
+        }
+    }
+}
+
 /// How many samples and how long each.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SamplePlan {

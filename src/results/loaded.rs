@@ -57,6 +57,16 @@ pub struct LoadedPoint {
     pub threads: Vec<ThreadRate>,
 }
 
+impl LoadedPoint {
+    /// The point on the curve: total bandwidth and the chaser's median latency.
+    pub fn curve_point(&self) -> CurvePoint {
+        CurvePoint {
+            mb_per_s: self.total_mb_per_s,
+            ns_per_load: self.ns_per_load.median,
+        }
+    }
+}
+
 /// A loaded-latency curve for one placement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LoadedResult {
@@ -97,6 +107,13 @@ pub struct LoadedResult {
     pub environment: Environment,
     /// Conditions that make the figures doubtful, in words.
     pub warnings: Vec<String>,
+}
+
+impl LoadedResult {
+    /// Every point on the curve, the no-load one first.
+    pub fn curve_points(&self) -> Vec<CurvePoint> {
+        self.points.iter().map(LoadedPoint::curve_point).collect()
+    }
 }
 
 /// One cell of the matrix form: initiator node x target node.

@@ -8,9 +8,11 @@
 pub mod advice;
 pub mod bandwidth;
 pub mod c2c;
+mod cells;
 pub mod clock;
 pub mod environment;
 pub mod findings;
+pub mod format;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;

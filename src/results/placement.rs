@@ -21,6 +21,24 @@ pub enum PageSize {
     Huge1G,
 }
 
+impl PageSize {
+    /// The name users type and reports print.
+    pub fn label(&self) -> &'static str {
+        match self {
+            PageSize::Base => "4k",
+            PageSize::Thp => "thp",
+            PageSize::Huge2M => "2m",
+            PageSize::Huge1G => "1g",
+        }
+    }
+}
+
+impl std::fmt::Display for PageSize {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
 /// Pages found on one node.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NodePages {
@@ -50,6 +68,17 @@ pub struct PlacementReport {
     pub huge_bytes: u64,
     /// huge_bytes / size_bytes.
     pub huge_fraction: f64,
+}
+
+impl PlacementReport {
+    /// Pages on `node`.
+    pub fn pages_on(&self, node: u32) -> u64 {
+        self.histogram
+            .iter()
+            .find(|h| h.node == node)
+            .map(|h| h.pages)
+            .unwrap_or(0)
+    }
 }
 
 /// Version of the `placement --json` contract.

@@ -211,3 +211,35 @@ impl std::fmt::Display for Isa {
         f.write_str(self.label())
     }
 }
+
+/// The kernel catalog as `bandwidth --list-kernels` shows it, byte accounting worked out for
+/// one cache-line size. Built by `crate::bandwidth::result::kernel_listing` from the kernel
+/// descriptors; not part of the JSON contract.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelListing {
+    /// Cache line the DRAM estimate counts, bytes.
+    pub line_bytes: u64,
+    pub kernels: Vec<KernelRow>,
+}
+
+/// One kernel of the catalog.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelRow {
+    pub name: String,
+    pub description: String,
+    /// Arrays the kernel uses.
+    pub streams: usize,
+    pub read_bytes_per_element: u64,
+    pub written_bytes_per_element: u64,
+    /// Read plus written: STREAM's application bytes.
+    pub app_bytes_per_element: u64,
+    pub write_allocate_bytes_per_element: u64,
+    /// DRAM bytes per element estimated for `line_bytes` lines.
+    pub dram_bytes_per_element: u64,
+    /// Stores bypass the caches.
+    pub non_temporal: bool,
+    /// Has avx2 and avx512 variants beside the scalar one.
+    pub simd: bool,
+    /// Not a sequential walk (strided or random): each access costs a whole line.
+    pub strided: bool,
+}

@@ -208,8 +208,8 @@ pub fn render(r: &RunResults) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::Part;
     use crate::render::fixture::opteron_example;
+    use crate::results::Part;
 
     #[test]
     fn escapes_everything_it_is_given() {

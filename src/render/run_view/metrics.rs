@@ -22,6 +22,20 @@ fn metric(key: String, label: String, unit: &str, better: Better, s: &Summary) -
 /// The figures `compare` sets side by side, each with the spread the run recorded.
 pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
     let mut out = Vec::new();
+    latency_metrics(r, &mut out);
+    bandwidth_metrics(r, &mut out);
+    bandwidth_matrix_metrics(r, &mut out);
+    scenarios_metrics(r, &mut out);
+    loaded_metrics(r, &mut out);
+    c2c_metrics(r, &mut out);
+    RunMetrics {
+        name: name.into(),
+        metrics: out,
+    }
+}
+
+/// Latency: every matrix cell and the largest working set of each sweep curve.
+fn latency_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     if let Some(l) = &r.latency {
         if let Some(m) = &l.matrix {
             for c in &m.cells {
@@ -59,6 +73,10 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             }
         }
     }
+}
+
+/// Bandwidth results outside the matrix (all CPUs, other placements), one per key.
+fn bandwidth_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     if let Some(b) = &r.bandwidth {
         // Matrix cells are compared below; here the runs on all CPUs and other placements.
         let in_matrix: Vec<usize> = b
@@ -109,6 +127,10 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             ));
         }
     }
+}
+
+/// The bandwidth matrix cells of the first kernel.
+fn bandwidth_matrix_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     let kernel = r
         .bandwidth
         .as_ref()
@@ -124,6 +146,10 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             &s,
         ));
     }
+}
+
+/// Every measured policy scenario.
+fn scenarios_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     if let Some(s) = &r.scenarios {
         for row in &s.scenarios {
             if let Some(m) = &row.mb_per_s {
@@ -137,6 +163,10 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             }
         }
     }
+}
+
+/// The loaded-latency curve: idle latency and latency at peak load.
+fn loaded_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     if let Some(l) = &r.loaded_latency {
         if let Some(idle) = l.points.iter().find(|p| p.delay_ns.is_none()) {
             out.push(metric(
@@ -161,6 +191,10 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             ));
         }
     }
+}
+
+/// Core-to-core relation groups.
+fn c2c_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     for g in r.c2c.iter().flat_map(|c| &c.groups) {
         out.push(metric(
             format!("c2c/{}", g.label),
@@ -169,9 +203,5 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
             Better::Lower,
             &g.ns_one_way,
         ));
-    }
-    RunMetrics {
-        name: name.into(),
-        metrics: out,
     }
 }

@@ -130,6 +130,26 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "  {l}")?;
         }
     }
+    scenarios(out, r)?;
+    advice_and_findings(out, r)?;
+    notes_and_timings(out, r)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} in {:.1} s{}",
+        if r.partial {
+            "partial run"
+        } else {
+            "run complete"
+        },
+        r.duration_s,
+        dir.map(|d| format!("; files in {}/", d.display()))
+            .unwrap_or_default()
+    )
+}
+
+/// The scenario table and the recommendation per kind of application.
+fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     if let Some(t) = &r.scenarios {
         writeln!(out)?;
         writeln!(
@@ -164,6 +184,11 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "  -> {}", rec.text)?;
         }
     }
+    Ok(())
+}
+
+/// The weighted-interleave advice and the findings.
+fn advice_and_findings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     if let Some(a) = &r.advisor {
         writeln!(out)?;
         writeln!(out, "Weighted interleave: {}", a.summary)?;
@@ -183,6 +208,11 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "  {mark} {}", f.text)?;
         }
     }
+    Ok(())
+}
+
+/// Skipped and failed parts, warnings, and the time each part took.
+fn notes_and_timings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     let notes: Vec<String> = r
         .plan
         .skipped
@@ -218,19 +248,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             .collect();
         writeln!(out, "time per part: {}", t.join(", "))?;
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{} in {:.1} s{}",
-        if r.partial {
-            "partial run"
-        } else {
-            "run complete"
-        },
-        r.duration_s,
-        dir.map(|d| format!("; files in {}/", d.display()))
-            .unwrap_or_default()
-    )
+    Ok(())
 }
 
 #[cfg(test)]

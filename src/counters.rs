@@ -3,21 +3,9 @@
 //! allocations, not memory traffic, but they are available everywhere (unlike hardware
 //! counters), so numascope records them around measurements and reports their deltas.
 
-use serde::{Deserialize, Serialize};
-
 use crate::sysroot::{SysError, SysRoot};
 
-/// One node's counters (pages).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeNumaStat {
-    pub node: u32,
-    pub numa_hit: u64,
-    pub numa_miss: u64,
-    pub numa_foreign: u64,
-    pub interleave_hit: u64,
-    pub local_node: u64,
-    pub other_node: u64,
-}
+pub use crate::results::traffic::NodeNumaStat;
 
 impl NodeNumaStat {
     /// `self - before`, saturating (counters never go backwards, but snapshots may differ).

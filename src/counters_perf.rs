@@ -6,31 +6,12 @@
 //! run never fails because counters are missing. The kernel's numastat counters
 //! ([`crate::counters`]) are recorded in every case.
 
-use serde::{Deserialize, Serialize};
-
 use crate::sys::perf::{
     PerfCounter, PERF_COUNT_HW_CACHE_NODE, PERF_COUNT_HW_CACHE_OP_READ,
     PERF_COUNT_HW_CACHE_RESULT_ACCESS, PERF_COUNT_HW_CACHE_RESULT_MISS, PERF_TYPE_HW_CACHE,
 };
 
-/// Whether the node events can be counted here, stated in every result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PerfAvailability {
-    /// The events asked for.
-    pub events: String,
-    pub available: bool,
-    /// "available", or "not available: " and the reason.
-    pub detail: String,
-}
-
-/// Node-read counts of one thread over one measurement.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeEventCounts {
-    /// Reads that reached a memory node (PERF_COUNT_HW_CACHE_NODE, read, access).
-    pub node_reads: u64,
-    /// Of those, reads served by a remote node (read, miss).
-    pub node_read_misses: u64,
-}
+pub use crate::results::traffic::{NodeEventCounts, PerfAvailability};
 
 const EVENTS: &str = "node-loads and node-load-misses (PERF_COUNT_HW_CACHE_NODE)";
 

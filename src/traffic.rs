@@ -3,23 +3,11 @@
 //! Results of `c2c` and `loaded-latency` carry a [`NumaTraffic`]. Missing counters never fail
 //! a run: a failed read becomes a note in the result instead.
 
-use serde::{Deserialize, Serialize};
-
 use crate::counters::{read_numastat, NodeNumaStat};
-use crate::counters_perf::{NodeEvents, PerfAvailability};
+use crate::counters_perf::NodeEvents;
 use crate::sysroot::SysRoot;
 
-/// NUMA counters around one measurement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NumaTraffic {
-    /// Per-node numastat deltas (pages; allocation events, not traffic), ascending node.
-    /// Empty when the counters could not be read (see `numastat_note`).
-    pub numastat_delta: Vec<NodeNumaStat>,
-    /// Why numastat is missing, when it is.
-    pub numastat_note: Option<String>,
-    /// Hardware node events: availability checked on the measuring process.
-    pub perf: PerfAvailability,
-}
+pub use crate::results::traffic::NumaTraffic;
 
 /// Started before a measurement; [`TrafficRecorder::finish`] after it.
 pub struct TrafficRecorder {

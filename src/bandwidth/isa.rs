@@ -3,20 +3,7 @@
 //! reports it (see [`Isa::best`] for why not AVX-512) unless the user forces one with `--isa`. Forcing one the CPU lacks is an
 //! error that says what to do instead.
 
-use serde::{Deserialize, Serialize};
-
-/// A kernel implementation family.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Isa {
-    /// Portable Rust; the compiler may use the target's baseline SIMD (SSE2 on x86-64,
-    /// NEON on aarch64). Non-temporal stores use SSE2 `movnti` on x86-64.
-    Scalar,
-    /// 256-bit AVX2 intrinsics, 8 vectors per loop iteration.
-    Avx2,
-    /// 512-bit AVX-512F intrinsics, 8 vectors (8 cache lines) per loop iteration.
-    Avx512,
-}
+pub use crate::results::bandwidth::Isa;
 
 /// A forced ISA the CPU does not have, or an unknown ISA name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -33,14 +20,6 @@ pub enum IsaError {
 impl Isa {
     /// All ISAs, narrowest first.
     pub const ALL: [Isa; 3] = [Isa::Scalar, Isa::Avx2, Isa::Avx512];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            Isa::Scalar => "scalar",
-            Isa::Avx2 => "avx2",
-            Isa::Avx512 => "avx512",
-        }
-    }
 
     /// Whether this CPU can run this ISA's kernels.
     pub fn is_available(self) -> bool {
@@ -115,12 +94,6 @@ impl std::str::FromStr for Isa {
             "avx512" | "avx512f" => Ok(Isa::Avx512),
             _ => Err(IsaError::Unknown(s.trim().to_string())),
         }
-    }
-}
-
-impl std::fmt::Display for Isa {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.label())
     }
 }
 

@@ -3,25 +3,12 @@
 //! has 65,280 pairs), so each CPU is measured against a fixed sample of partners spread evenly
 //! over the list (both directions), and the result says so.
 
-use serde::{Deserialize, Serialize};
-
 /// Up to this many CPUs, every ordered pair is measured.
 pub const ALL_PAIRS_MAX_CPUS: usize = 64;
 /// Partners in the fixed sample used above [`ALL_PAIRS_MAX_CPUS`].
 pub const SAMPLE_PARTNERS: usize = 16;
 
-/// The pair selection, stated in the result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Sampling {
-    /// `all-pairs` or `each-cpu-against-sample`.
-    pub strategy: String,
-    /// The fixed partner CPUs (empty for all pairs).
-    pub partners: Vec<u32>,
-    /// Ordered pairs measured.
-    pub pairs: usize,
-    /// Ordered pairs of the chosen CPUs in total.
-    pub possible_pairs: usize,
-}
+pub use crate::results::c2c::Sampling;
 
 /// The ordered pairs `(ping CPU, pong CPU)` for `cpus` (ascending, distinct), and the
 /// selection made.

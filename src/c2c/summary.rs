@@ -4,42 +4,10 @@
 //! groups put the measurement beside the cache topology `topo` reports, e.g. "CPUs sharing an
 //! L3: 18 ns; no shared cache, same package: 70 ns; across packages: 130 ns". Pure functions.
 
-use serde::{Deserialize, Serialize};
-
 use crate::stats::Summary;
 use crate::topology::Topology;
 
-/// What two CPUs share, from closest to farthest.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum Relation {
-    /// The same core (SMT siblings).
-    SameCore,
-    /// The smallest data/unified cache instance holding both CPUs has this level.
-    SharedCache { level: u32 },
-    /// No shared cache; same node and same package.
-    SameNode,
-    /// No shared cache; same package, different nodes (e.g. AMD NPS2/NPS4, Intel SNC).
-    SamePackageOtherNode,
-    /// Different packages, same node (a VM's node that spans sockets).
-    SameNodeOtherPackage,
-    /// Different packages and nodes, or different nodes with unknown packages.
-    Remote,
-}
-
-impl Relation {
-    /// Words for the group sentence.
-    pub fn label(&self) -> String {
-        match self {
-            Relation::SameCore => "SMT siblings (same core)".into(),
-            Relation::SharedCache { level } => format!("CPUs sharing an L{level}"),
-            Relation::SameNode => "no shared cache, same node and package".into(),
-            Relation::SamePackageOtherNode => "across nodes of one package".into(),
-            Relation::SameNodeOtherPackage => "across packages within one node".into(),
-            Relation::Remote => "across packages".into(),
-        }
-    }
-}
+pub use crate::results::c2c::{Group, Relation};
 
 /// Classifies the pair `(a, b)` by `topo`.
 pub fn relation(topo: &Topology, a: u32, b: u32) -> Relation {
@@ -71,18 +39,6 @@ pub fn relation(topo: &Topology, a: u32, b: u32) -> Relation {
         (true, Some(false)) => Relation::SameNodeOtherPackage,
         (false, _) => Relation::Remote,
     }
-}
-
-/// One group of pairs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Group {
-    pub relation: Relation,
-    /// `relation` in words.
-    pub label: String,
-    /// Ordered pairs in the group.
-    pub pairs: usize,
-    /// Summary over the group's per-pair medians, ns one way (the headline is its median).
-    pub ns_one_way: Summary,
 }
 
 /// Groups `(from, to, median ns)` triples by relation, closest first; relations without

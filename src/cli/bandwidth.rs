@@ -286,7 +286,10 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
     let topo = read_topology(&ctx.root)?;
     if args.list_kernels {
         let mut out = std::io::stdout().lock();
-        bandwidth_text::render_kernel_list(&mut out, topo.line_bytes())?;
+        bandwidth_text::render_kernel_list(
+            &mut out,
+            &crate::bandwidth::result::kernel_listing(topo.line_bytes()),
+        )?;
         out.flush()?;
         return Ok(());
     }

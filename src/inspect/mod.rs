@@ -8,55 +8,12 @@ mod tasks;
 pub use numa_maps::{parse_numa_maps, MappingKind, MappingNodes};
 pub use tasks::{parse_stat_processor, ThreadPlace};
 
-use serde::{Deserialize, Serialize};
-
-use crate::counters::{read_numastat, NodeNumaStat};
+use crate::counters::read_numastat;
 use crate::parse::cpulist::parse_list;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::Topology;
 
-/// Version of the `inspect --json` contract.
-pub const INSPECT_SCHEMA_VERSION: u32 = 1;
-
-/// Memory of the process on one node.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NodeMemory {
-    pub node: u32,
-    /// Pages counted in 4 KiB units (huge pages converted).
-    pub pages: u64,
-    pub bytes: u64,
-}
-
-/// Memory of one kind (heap, stack, anon, file, huge) per node.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct KindMemory {
-    pub kind: MappingKind,
-    pub nodes: Vec<NodeMemory>,
-    pub bytes: u64,
-}
-
-/// What `inspect` found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Inspection {
-    pub schema_version: u32,
-    pub pid: u32,
-    /// Process name (`Name:` of /proc/PID/status).
-    pub name: String,
-    /// Resident memory per node, all mappings.
-    pub nodes: Vec<NodeMemory>,
-    /// Per mapping kind.
-    pub kinds: Vec<KindMemory>,
-    /// Distinct memory policies seen in numa_maps with the bytes under each.
-    pub policies: Vec<(String, u64)>,
-    /// Every mapping with resident pages.
-    pub mappings: Vec<MappingNodes>,
-    /// Where each thread ran last.
-    pub threads: Vec<ThreadPlace>,
-    pub allowed_cpus: Vec<u32>,
-    pub allowed_nodes: Vec<u32>,
-    /// System-wide numastat counters per node (pages), at the time of inspection.
-    pub numastat: Vec<NodeNumaStat>,
-}
+pub use crate::results::inspect::{Inspection, KindMemory, NodeMemory, INSPECT_SCHEMA_VERSION};
 
 /// Errors of inspect: the process is gone or unreadable, or procfs is malformed.
 #[derive(Debug, thiserror::Error)]

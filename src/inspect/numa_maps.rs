@@ -1,37 +1,7 @@
 //! Parser of `/proc/PID/numa_maps`: one line per mapping, `ADDRESS POLICY key=value...`, with
 //! `N<node>=<pages>` counts in units of `kernelpagesize_kB`.
 
-use serde::{Deserialize, Serialize};
-
-/// What a mapping holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MappingKind {
-    Heap,
-    Stack,
-    /// Anonymous memory (mmap, thread stacks, allocator arenas).
-    Anon,
-    /// File-backed (binaries, libraries, mapped files).
-    File,
-    /// hugetlbfs.
-    Huge,
-}
-
-/// One mapping's resident pages per node.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MappingNodes {
-    /// Start address, hex as in numa_maps.
-    pub address: String,
-    /// Policy as the kernel prints it (`default`, `bind:2`, `interleave:0-2`, ...).
-    pub policy: String,
-    pub kind: MappingKind,
-    /// File path for file mappings.
-    pub file: Option<String>,
-    /// (node, pages) in units of `page_kib`.
-    pub nodes: Vec<(u32, u64)>,
-    /// Page size of the counts, KiB.
-    pub page_kib: u64,
-}
+pub use crate::results::inspect::{MappingKind, MappingNodes};
 
 impl MappingNodes {
     /// Pages in the mapping's own unit.

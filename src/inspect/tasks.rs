@@ -1,22 +1,10 @@
 //! Where each thread of a process ran last: field 39 (`processor`) of `/proc/PID/task/TID/stat`,
 //! mapped to its node.
 
-use serde::{Deserialize, Serialize};
-
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::Topology;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThreadPlace {
-    pub tid: u32,
-    /// Thread name (comm).
-    pub name: String,
-    /// CPU the thread last ran on.
-    pub cpu: Option<u32>,
-    pub node: Option<u32>,
-    /// Scheduler state letter (R running, S sleeping, ...).
-    pub state: String,
-}
+pub use crate::results::inspect::ThreadPlace;
 
 /// Reads every thread of `pid`; threads that exit meanwhile are skipped.
 pub fn read_threads(

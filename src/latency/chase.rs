@@ -23,26 +23,7 @@
 //! into its own cycle; the walk advances all N at once to expose memory-level parallelism.
 //! Nothing here times anything.
 
-use serde::{Deserialize, Serialize};
-
-/// How the next element is chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    Random,
-    Page,
-    Seq,
-}
-
-impl Mode {
-    pub fn label(&self) -> &'static str {
-        match self {
-            Mode::Random => "random",
-            Mode::Page => "page",
-            Mode::Seq => "seq",
-        }
-    }
-}
+pub use crate::results::latency::Mode;
 
 impl std::str::FromStr for Mode {
     type Err = String;

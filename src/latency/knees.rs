@@ -50,37 +50,7 @@ impl Default for KneeParams {
     }
 }
 
-/// One flat stretch of the curve.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plateau {
-    /// Smallest working set on the plateau, bytes.
-    pub from_bytes: u64,
-    /// The knee: the largest working set on the plateau within half the tolerance of its
-    /// median, bytes.
-    pub to_bytes: u64,
-    /// Largest working set in the run (at or beyond the knee), bytes.
-    pub end_bytes: u64,
-    /// Median latency of the plateau's points, ns per load.
-    pub ns_per_load: f64,
-    /// Points on the plateau.
-    pub points: usize,
-}
-
-/// One level of the hierarchy as the curve shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LevelKnee {
-    /// `L1`, `L2`, `L3`, ... or `memory`.
-    pub level: String,
-    /// Cache size from sysfs, bytes (`None` for memory).
-    pub sysfs_bytes: Option<u64>,
-    /// The matched plateau's knee, bytes; `None` when no plateau's knee lies in the level's
-    /// range.
-    pub knee_bytes: Option<u64>,
-    /// The matched plateau's latency, ns per load.
-    pub plateau_ns: Option<f64>,
-    /// The same in core cycles (core clock estimate; see the clock section).
-    pub plateau_cycles: Option<f64>,
-}
+pub use crate::results::latency::{LevelKnee, Plateau};
 
 /// The running median of three (the ends kept): a lone outlier goes, a step stays.
 pub fn median3(v: &[f64]) -> Vec<f64> {

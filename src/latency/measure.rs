@@ -8,21 +8,10 @@
 
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::walk::{Chain, LOADS_PER_ITERATION};
 use crate::stats::Summary;
 
-/// How many samples and how long each.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SamplePlan {
-    /// Samples kept.
-    pub samples: usize,
-    /// Samples run and dropped before the kept ones.
-    pub warmup: usize,
-    /// Minimum duration of one sample, ns.
-    pub min_sample_ns: u64,
-}
+pub use crate::results::latency::SamplePlan;
 
 /// Default minimum length of one sample, ns (2 ms: thousands of DRAM loads, hundreds of
 /// thousands of timer resolutions, short enough that one preemption spoils one sample only).

@@ -7,36 +7,7 @@
 //! load threads are too few to load the memory system). Also a noise-tolerant monotonicity
 //! check used by the self-checks.
 
-use serde::{Deserialize, Serialize};
-
-/// One point of a curve: total bandwidth and the chaser's median latency.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CurvePoint {
-    pub mb_per_s: f64,
-    pub ns_per_load: f64,
-}
-
-/// The curve's headline figures.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CurveSummary {
-    /// Median latency with the load threads idle, ns.
-    pub idle_ns_per_load: f64,
-    /// Total bandwidth at which the median latency reached twice the idle latency, MB/s
-    /// (linear interpolation); null when it never did.
-    pub doubled_at_mb_per_s: Option<f64>,
-    /// Highest total bandwidth of any point, MB/s.
-    pub peak_mb_per_s: f64,
-    /// Median latency at the peak-bandwidth point, ns.
-    pub ns_per_load_at_peak: f64,
-    /// `ns_per_load_at_peak / idle_ns_per_load - 1`: the rise the load caused (absent in
-    /// files written before it existed; [`fill_trend`] computes it from the points).
-    #[serde(default)]
-    pub rise_at_peak_fraction: Option<f64>,
-    /// Spearman's rank correlation of median latency with total bandwidth over all points
-    /// (ties get their average rank); null with fewer than three points or a constant series.
-    #[serde(default)]
-    pub rank_correlation: Option<f64>,
-}
+pub use crate::results::loaded::{CurvePoint, CurveSummary};
 
 /// Summarizes `loaded` points (any order) against the `idle` point.
 pub fn summarize(idle: CurvePoint, loaded: &[CurvePoint]) -> CurveSummary {

@@ -8,8 +8,6 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
 /// Spins `iterations` times. Each iteration is one dependent add passed through `black_box`,
 /// so the compiler can neither drop the loop nor fold it into a multiplication.
 #[inline(never)]
@@ -21,16 +19,7 @@ pub fn spin(iterations: u64) {
     black_box(x);
 }
 
-/// The spin's cost on one CPU: `ns = overhead_ns + ns_per_iteration * iterations`.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DelayCalibration {
-    pub ns_per_iteration: f64,
-    pub overhead_ns: f64,
-    /// Coefficient of determination of the fit (1 = perfectly linear).
-    pub r_squared: f64,
-    /// CPU the calibration ran on.
-    pub cpu: Option<u32>,
-}
+pub use crate::results::loaded::DelayCalibration;
 
 /// Least-squares line through `(iterations, ns)` points. `None` with fewer than two distinct
 /// iteration counts or a non-positive slope.

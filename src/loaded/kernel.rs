@@ -13,8 +13,6 @@
 //! Byte counting: 64 B per line touched (the application figure). Normal stores also cost a
 //! read-for-ownership of the line, which the DRAM estimate adds; non-temporal stores do not.
 
-use serde::{Deserialize, Serialize};
-
 use std::time::Instant;
 
 use super::delay::spin;
@@ -28,20 +26,7 @@ pub const POLL_LINES: usize = 64;
 /// Share of the time-per-line error a paced thread corrects per group of lines.
 const PACE_GAIN: f64 = 0.5;
 
-/// The load kernel.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum LoadKernel {
-    Read,
-    Write,
-    WriteNt,
-    /// Of every `reads + writes` consecutive lines, the first `reads` are read and the rest
-    /// written with normal stores.
-    Mix {
-        reads: u32,
-        writes: u32,
-    },
-}
+pub use crate::results::loaded::LoadKernel;
 
 impl LoadKernel {
     /// Parses `--kernel` (read, write, write-nt).

@@ -1,155 +1,16 @@
-//! The results of `numascope loaded-latency`: versioned serde types (schema_version 1) with
-//! units in every field name. A single curve or a node x node matrix of curves.
+//! The loaded-latency engine's edge: the JSON contract lives in `crate::results::loaded`; this
+//! file adds the curve arithmetic on it (the trend filled in for files written before it was
+//! stored).
 
-use serde::{Deserialize, Serialize};
+pub use crate::results::loaded::*;
 
-use super::curve::{self, CurvePoint, CurveSummary};
-use super::delay::DelayCalibration;
-use super::kernel::LoadKernel;
-use crate::counters_perf::NodeEventCounts;
-use crate::environment::Environment;
-use crate::placement::{PageSize, PlacementReport};
-use crate::stats::Summary;
-use crate::traffic::NumaTraffic;
-
-/// Version of the loaded-latency JSON contract. Bump on any incompatible change.
-pub const LOADED_SCHEMA_VERSION: u32 = 1;
-
-/// One thread's share of one point.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThreadRate {
-    pub cpu: u32,
-    /// `chaser` or `load`.
-    pub role: String,
-    /// Application bytes per second (64 B per line or per chased load), MB/s.
-    pub mb_per_s: f64,
-    /// From the start barrier to the thread's return, ns.
-    pub elapsed_ns: u64,
-    /// CPU time of the thread over `elapsed_ns` (1 = ran all along; lower: descheduled by
-    /// other work); null for sleeping load threads of the no-load point.
-    pub cpu_share: Option<f64>,
-    pub lines_read: u64,
-    pub lines_written: u64,
-}
-
-/// One point of the curve: one load level of the load threads.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadedPoint {
-    /// The load threads' mean spin after each line, in ns of the spin as calibrated alone
-    /// (inside the loop it overlaps with memory traffic and costs less); null for the
-    /// no-load point, where the load threads sleep.
-    pub delay_ns: Option<f64>,
-    /// The same in spin iterations (mean per line, rounded).
-    pub delay_iterations: u64,
-    /// Share of their full-speed line rate the load threads were asked for (the delay was
-    /// derived from it); null for the no-load point.
-    #[serde(default)]
-    pub target_fraction: Option<f64>,
-    /// Load threads plus the chaser's own traffic, MB/s (application bytes).
-    pub total_mb_per_s: f64,
-    /// The load threads only, MB/s.
-    pub load_mb_per_s: f64,
-    /// The chaser's own traffic (64 B per load), MB/s.
-    pub chaser_mb_per_s: f64,
-    /// `total_mb_per_s` plus the read-for-ownership of normally written lines, MB/s.
-    pub dram_mb_per_s_estimate: f64,
-    /// The chaser's ns per load over its samples (first and last of the point dropped).
-    pub ns_per_load: Summary,
-    /// The chaser thread's hardware node-read counts over the point; null where the machine
-    /// offers no such events (see `traffic.perf`).
-    pub chaser_node_events: Option<NodeEventCounts>,
-    pub threads: Vec<ThreadRate>,
-}
-
-/// A loaded-latency curve for one placement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadedResult {
-    pub schema_version: u32,
-    pub chaser_cpu: u32,
-    /// Node of the chaser CPU (the initiator).
-    pub chaser_node: Option<u32>,
-    pub load_cpus: Vec<u32>,
-    /// Node the chased buffer is bound to.
-    pub mem_node: u32,
-    /// Node the load threads' buffers are bound to.
-    pub load_mem_node: u32,
-    pub kernel: LoadKernel,
-    /// `kernel` in words (`read`, `write-nt`, `read:write 2:1`).
-    pub kernel_label: String,
-    /// Page backing of the chased and the load buffers (older files: 4k).
-    #[serde(default)]
-    pub page_size: PageSize,
-    pub chaser_size_bytes: u64,
-    /// Private buffer of each load thread, bytes.
-    pub load_size_bytes_per_thread: u64,
-    pub duration_ms_per_point: u64,
-    /// Verified placement of the chased buffer.
-    pub chaser_placement: PlacementReport,
-    /// Lowest fraction of any load buffer's pages on `load_mem_node`.
-    pub load_placement_fraction: f64,
-    pub delay_calibration: DelayCalibration,
-    /// The slowest load thread's time per line at full speed in the warm-up, ns: the delays
-    /// are `this x (1 / target_fraction - 1)`.
-    #[serde(default)]
-    pub full_speed_ns_per_line: f64,
-    /// The no-load point first, then rising load up to full speed (the measurement order).
-    pub points: Vec<LoadedPoint>,
-    pub curve: CurveSummary,
-    /// How bytes are counted.
-    pub counting: String,
-    pub traffic: NumaTraffic,
-    pub environment: Environment,
-    /// Conditions that make the figures doubtful, in words.
-    pub warnings: Vec<String>,
-}
-
-impl LoadedPoint {
-    /// The point on the curve: total bandwidth and the chaser's median latency.
-    pub fn curve_point(&self) -> CurvePoint {
-        CurvePoint {
-            mb_per_s: self.total_mb_per_s,
-            ns_per_load: self.ns_per_load.median,
-        }
-    }
-}
+use super::curve;
 
 impl LoadedResult {
-    /// Every point on the curve, the no-load one first.
-    pub fn curve_points(&self) -> Vec<CurvePoint> {
-        self.points.iter().map(LoadedPoint::curve_point).collect()
-    }
-
     /// Computes the trend of a result read from a file written before the trend fields
     /// existed (see [`curve::fill_trend`]).
     pub fn fill_trend(&mut self) {
         let pts = self.curve_points();
         curve::fill_trend(&mut self.curve, &pts);
     }
-}
-
-/// One cell of the matrix form: initiator node x target node.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadedMatrixCell {
-    pub initiator: u32,
-    pub target: u32,
-    /// The curve; null when the cell could not be measured (see `note`).
-    pub result: Option<LoadedResult>,
-    pub note: Option<String>,
-}
-
-/// Every initiator node x every target node, load on the same target.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LoadedMatrix {
-    pub schema_version: u32,
-    pub initiators: Vec<u32>,
-    pub targets: Vec<u32>,
-    pub cells: Vec<LoadedMatrixCell>,
-}
-
-/// What `numascope loaded-latency --json` prints.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "kebab-case")]
-pub enum LoadedReport {
-    Curve(Box<LoadedResult>),
-    Matrix(LoadedMatrix),
 }

@@ -3,8 +3,9 @@
 //! the kernel's hexadecimal cpumask format (`ff,ffffffff`, 32-bit groups, most significant
 //! first). Lists are returned sorted and without duplicates.
 
+pub use crate::results::format::{format_list, Compact};
+
 use std::collections::BTreeSet;
-use std::fmt;
 
 /// Why a list did not parse; the message names the offending text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,42 +110,6 @@ pub fn parse_mask(text: &str) -> Result<Vec<u32>, ListError> {
     }
     out.sort_unstable();
     Ok(out)
-}
-
-/// A sorted id list that prints in cpulist form (`0-3,8`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Compact<'a>(pub &'a [u32]);
-
-impl fmt::Display for Compact<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut ids = self.0.to_vec();
-        ids.sort_unstable();
-        ids.dedup();
-        let mut i = 0;
-        let mut first = true;
-        while i < ids.len() {
-            let mut j = i;
-            while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
-                j += 1;
-            }
-            if !first {
-                f.write_str(",")?;
-            }
-            first = false;
-            if j == i {
-                write!(f, "{}", ids[i])?;
-            } else {
-                write!(f, "{}-{}", ids[i], ids[j])?;
-            }
-            i = j + 1;
-        }
-        Ok(())
-    }
-}
-
-/// Formats ids in cpulist form; the empty list prints as the empty string.
-pub fn format_list(ids: &[u32]) -> String {
-    Compact(ids).to_string()
 }
 
 #[cfg(test)]

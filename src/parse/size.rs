@@ -4,6 +4,8 @@
 //! because a user who writes "GB" in a memory tool usually means it. Bandwidth is always
 //! reported in MB/s = 10^6 B/s; see [`format_bytes`] for memory sizes.
 
+pub use crate::results::format::format_bytes;
+
 /// Why a size did not parse; the message names the text and the accepted forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{text}` is not a size: {why}; write e.g. `4096`, `64KiB`, `256MiB`, `1G`")]
@@ -47,25 +49,6 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
         return Err(err("it is not a whole number of bytes"));
     }
     Ok(bytes as u64)
-}
-
-/// Formats a byte count with the largest binary unit that keeps it readable: `32 KiB`,
-/// `1.5 MiB`, `35.8 MiB`, `16 GiB`. Exact multiples print without decimals.
-pub fn format_bytes(bytes: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut unit = 0;
-    let mut v = bytes as f64;
-    while v >= 1024.0 && unit < UNITS.len() - 1 {
-        v /= 1024.0;
-        unit += 1;
-    }
-    if v.fract() == 0.0 {
-        format!("{} {}", v as u64, UNITS[unit])
-    } else if v < 10.0 {
-        format!("{:.2} {}", v, UNITS[unit])
-    } else {
-        format!("{:.1} {}", v, UNITS[unit])
-    }
 }
 
 /// Parses the kernel's `1234 kB` (meminfo) form, where kB means KiB.

@@ -1,38 +1,11 @@
 //! The page backing a buffer asks for. Page size is an input, not an accident (METHODOLOGY
 //! point 3): base pages forbid THP, `thp` asks for it, `2m`/`1g` use reserved hugetlbfs pages.
 
-use serde::{Deserialize, Serialize};
-
 use crate::sys::mmap::Backing;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum PageSize {
-    /// Base pages (4 KiB on x86-64) with `MADV_NOHUGEPAGE`.
-    #[default]
-    #[serde(rename = "4k")]
-    Base,
-    /// Transparent huge pages requested with `MADV_HUGEPAGE`; what was obtained is verified.
-    #[serde(rename = "thp")]
-    Thp,
-    /// hugetlbfs 2 MiB pages (must be reserved).
-    #[serde(rename = "2m")]
-    Huge2M,
-    /// hugetlbfs 1 GiB pages (must be reserved).
-    #[serde(rename = "1g")]
-    Huge1G,
-}
+pub use crate::results::placement::PageSize;
 
 impl PageSize {
-    /// The name users type and reports print.
-    pub fn label(&self) -> &'static str {
-        match self {
-            PageSize::Base => "4k",
-            PageSize::Thp => "thp",
-            PageSize::Huge2M => "2m",
-            PageSize::Huge1G => "1g",
-        }
-    }
-
     /// The allocation granularity in bytes: the base page for `4k` and `thp` (THP is
     /// best-effort), the huge page size for hugetlb.
     pub fn bytes(&self) -> u64 {
@@ -83,12 +56,6 @@ impl PageSize {
 }
 
 pub use crate::sys::process::base_page_bytes;
-
-impl std::fmt::Display for PageSize {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.label())
-    }
-}
 
 impl std::str::FromStr for PageSize {
     type Err = String;

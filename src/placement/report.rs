@@ -2,51 +2,11 @@
 //! intended nodes, and the huge-page share from `/proc/self/smaps`. Pure data plus the
 //! arithmetic that judges it against a policy.
 
-use serde::{Deserialize, Serialize};
-
 use super::{PageSize, Policy};
 
-/// Pages found on one node.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodePages {
-    pub node: u32,
-    /// Base pages (4 KiB) on this node.
-    pub pages: u64,
-}
-
-/// The verified placement of a buffer.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PlacementReport {
-    /// Buffer size in bytes.
-    pub size_bytes: u64,
-    /// Page backing requested.
-    pub page_size: PageSize,
-    /// Base pages queried (size / base page size).
-    pub pages: u64,
-    /// Pages per node, ascending node id; nodes with no pages are omitted.
-    pub histogram: Vec<NodePages>,
-    /// Pages the kernel reported as not present (never faulted in or swapped out).
-    pub not_present: u64,
-    /// Nodes the policy intended (for first touch: the faulting CPU's node).
-    pub intended_nodes: Vec<u32>,
-    /// Fraction (0..=1) of queried pages that are on an intended node.
-    pub fraction_on_intended: f64,
-    /// Bytes of the buffer backed by huge pages (THP or hugetlb).
-    pub huge_bytes: u64,
-    /// huge_bytes / size_bytes.
-    pub huge_fraction: f64,
-}
+pub use crate::results::placement::{NodePages, PlacementReport};
 
 impl PlacementReport {
-    /// Pages on `node`.
-    pub fn pages_on(&self, node: u32) -> u64 {
-        self.histogram
-            .iter()
-            .find(|h| h.node == node)
-            .map(|h| h.pages)
-            .unwrap_or(0)
-    }
-
     /// A warning when the buffer (`what`, e.g. "the chased buffer") is not backed as its page
     /// size asked: THP refused for most of it, or huge pages slipping into a 4k buffer.
     pub fn backing_warning(&self, what: &str) -> Option<String> {

@@ -6,13 +6,13 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
-use crate::bandwidth::descriptor::{Access, KERNELS};
-use crate::bandwidth::result::{BandwidthReport, BandwidthResult, Matrix, Scaling};
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
+use crate::results::bandwidth::{BandwidthReport, BandwidthResult, KernelListing, Matrix, Scaling};
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
 
-/// Writes the table of kernels with their byte accounting for `line_bytes` cache lines.
-pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> {
+/// Writes the table of kernels with their byte accounting.
+pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Result<()> {
+    let line_bytes = listing.line_bytes;
     let mut t = Table::new();
     t.load_preset(UTF8_FULL_CONDENSED);
     t.set_header(vec![
@@ -27,7 +27,7 @@ pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> 
         "ISAs",
         "what it does",
     ]);
-    for d in KERNELS {
+    for d in &listing.kernels {
         let stores = if d.written_bytes_per_element == 0 {
             "-"
         } else if d.non_temporal {
@@ -42,12 +42,12 @@ pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> 
         };
         t.add_row(vec![
             d.name.to_string(),
-            d.stream_count().to_string(),
+            d.streams.to_string(),
             d.read_bytes_per_element.to_string(),
             d.written_bytes_per_element.to_string(),
-            d.app_bytes_per_element().to_string(),
+            d.app_bytes_per_element.to_string(),
             d.write_allocate_bytes_per_element.to_string(),
-            d.dram_bytes_per_element(line_bytes).to_string(),
+            d.dram_bytes_per_element.to_string(),
             stores.to_string(),
             isas.to_string(),
             d.description.to_string(),
@@ -59,10 +59,11 @@ pub fn render_kernel_list(w: &mut dyn Write, line_bytes: u64) -> io::Result<()> 
         }
     }
     writeln!(w, "{t}")?;
-    let strided = KERNELS
+    let strided = listing
+        .kernels
         .iter()
-        .filter(|d| d.access != Access::Sequential)
-        .map(|d| d.name)
+        .filter(|d| d.strided)
+        .map(|d| d.name.as_str())
         .collect::<Vec<_>>()
         .join(" and ");
     writeln!(
@@ -277,16 +278,43 @@ pub fn warnings(report: &BandwidthReport) -> Vec<String> {
 mod tests {
     use super::*;
 
+    use crate::results::bandwidth::KernelRow;
+
+    fn row(name: &str, strided: bool) -> KernelRow {
+        KernelRow {
+            name: name.into(),
+            description: format!("what {name} does"),
+            streams: 1,
+            read_bytes_per_element: 8,
+            written_bytes_per_element: 0,
+            app_bytes_per_element: 8,
+            write_allocate_bytes_per_element: 0,
+            dram_bytes_per_element: if strided { 64 } else { 8 },
+            non_temporal: false,
+            simd: !strided,
+            strided,
+        }
+    }
+
     #[test]
     fn kernel_list_names_every_kernel_and_the_units() {
+        let listing = KernelListing {
+            line_bytes: 64,
+            kernels: vec![
+                row("read", false),
+                row("read-stride", true),
+                row("read-random", true),
+            ],
+        };
         let mut out = Vec::new();
-        render_kernel_list(&mut out, 64).unwrap();
+        render_kernel_list(&mut out, &listing).unwrap();
         let s = String::from_utf8(out).unwrap();
-        for d in KERNELS {
-            assert!(s.contains(d.name), "{}", d.name);
+        for d in &listing.kernels {
+            assert!(s.contains(&d.name), "{}", d.name);
         }
         assert!(s.contains("1 MB = 10^6 B"));
         assert!(s.contains("DRAM B/elem (est.)"));
         assert!(s.contains("64-byte line"));
+        assert!(s.contains("for read-stride and read-random"), "{s}");
     }
 }

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::traffic_text;
-use crate::c2c::C2cResult;
+use crate::results::c2c::C2cResult;
 
 pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
@@ -89,15 +89,10 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::c2c::pairs::select_pairs;
-    use crate::c2c::result::matrix_of;
-    use crate::c2c::summary::{group, sentence, Relation};
-    use crate::c2c::{C2cPlan, PairResult};
-    use crate::counters::NodeNumaStat;
-    use crate::counters_perf::PerfAvailability;
-    use crate::placement::{PageSize, PlacementReport};
+    use crate::results::c2c::{matrix_of, C2cPlan, Group, PairResult, Relation, Sampling};
+    use crate::results::placement::{NodePages, PageSize, PlacementReport};
+    use crate::results::traffic::{NodeNumaStat, NumaTraffic, PerfAvailability};
     use crate::stats::Summary;
-    use crate::traffic::NumaTraffic;
 
     #[test]
     fn renders_matrix_groups_placement_and_counters() {
@@ -112,19 +107,29 @@ mod tests {
                 cpu_share: Some(1.0),
             })
             .collect();
-        let topo = crate::testutil::this_machine_one_node();
-        let medians: Vec<(u32, u32, f64)> = pairs
-            .iter()
-            .map(|p| (p.from, p.to, p.ns_one_way.median))
-            .collect();
-        let groups = group(&topo, &medians);
+        let groups = vec![Group {
+            relation: Relation::SharedCache { level: 3 },
+            label: Relation::SharedCache { level: 3 }.label(),
+            pairs: 2,
+            ns_one_way: Summary::of(&[41.0, 43.0]).unwrap(),
+        }];
         let r = C2cResult {
             schema_version: 1,
             matrix: matrix_of(&cpus, &pairs),
             cpus: cpus.clone(),
             line_node: 0,
             line_touched_on_cpu: Some(0),
-            line_placement: PlacementReport::from_statuses(4096, PageSize::Base, &[0], vec![0], 0),
+            line_placement: PlacementReport {
+                size_bytes: 4096,
+                page_size: PageSize::Base,
+                pages: 1,
+                histogram: vec![NodePages { node: 0, pages: 1 }],
+                not_present: 0,
+                intended_nodes: vec![0],
+                fraction_on_intended: 1.0,
+                huge_bytes: 0,
+                huge_fraction: 0.0,
+            },
             placement_fraction: 1.0,
             plan: C2cPlan {
                 round_trips_per_sample: 200,
@@ -133,9 +138,14 @@ mod tests {
                 repetition_ms: 10,
                 method: "m".into(),
             },
-            sampling: select_pairs(&cpus).1,
+            sampling: Sampling {
+                strategy: "all-pairs".into(),
+                partners: vec![],
+                pairs: 2,
+                possible_pairs: 2,
+            },
             pairs,
-            summary: sentence(&groups),
+            summary: "CPUs sharing an L3: 42.0 ns one way".into(),
             groups,
             traffic: NumaTraffic {
                 numastat_delta: vec![NodeNumaStat {

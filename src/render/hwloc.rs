@@ -16,8 +16,8 @@
 
 use std::fmt::Write as _;
 
+use crate::results::topology::Topology;
 use crate::results::RunResults;
-use crate::topology::Topology;
 
 /// Why nothing can be exported.
 #[derive(Debug, thiserror::Error)]
@@ -52,18 +52,8 @@ type Cells = Vec<(u32, u32, f64)>;
 
 /// The run's measured latency matrix (median ns) and bandwidth matrix (MB/s) cells.
 fn figures(r: &RunResults) -> (Cells, Cells) {
-    let lat = crate::run::findings::latency_cells(r);
-    let bw: Vec<(u32, u32, f64)> = crate::render::run_view::bandwidth_matrix_table(r)
-        .rows
-        .iter()
-        .filter_map(|row| {
-            use crate::render::run_view::Cell;
-            match (&row[0], &row[1], &row[2]) {
-                (Cell::Int(a), Cell::Int(b), Cell::Num(v)) => Some((*a as u32, *b as u32, *v)),
-                _ => None,
-            }
-        })
-        .collect();
+    let lat = r.latency_cells();
+    let bw = r.bandwidth_matrix_cells();
     (lat, bw)
 }
 
@@ -84,6 +74,17 @@ fn sets(cpus: &[u32], nodes: &[u32]) -> String {
     format!("cpuset=\"{c}\" complete_cpuset=\"{c}\" nodeset=\"{n}\" complete_nodeset=\"{n}\"")
 }
 
+/// The document being written and what its parts share: the online CPUs, the memory nodes,
+/// the next gp_index and each NUMANode's gp_index (the memory attributes point at them).
+struct Doc<'a> {
+    t: &'a Topology,
+    online: Vec<u32>,
+    mem_nodes: Vec<u32>,
+    ids: Ids,
+    node_gp: Vec<(u32, u64)>,
+    x: String,
+}
+
 /// The XML topology with the measured memory attributes.
 pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
     let (lat, bw) = figures(r);
@@ -98,16 +99,36 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
         .filter(|n| n.has_memory)
         .map(|n| n.id)
         .collect();
-    let all_nodes: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
-    let mut ids = Ids { next: 0 };
-    let mut node_gp: Vec<(u32, u64)> = Vec::new();
-    let mut x = String::new();
+    let mut d = Doc {
+        t,
+        online,
+        mem_nodes,
+        ids: Ids { next: 0 },
+        node_gp: Vec::new(),
+        x: String::new(),
+    };
+    machine(&mut d, r);
+    memory_only_nodes(&mut d);
+    node_groups(&mut d);
+    loose_pus(&mut d);
+    memattrs(&mut d, &lat, &bw);
+    let mut x = d.x;
+    x.push_str("</topology>\n");
+    Ok(x)
+}
+
+/// The XML header and the Machine object's opening tag and facts.
+fn machine(d: &mut Doc, r: &RunResults) {
+    let Doc {
+        t, online, ids, x, ..
+    } = d;
     x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">\n");
-    let all = sets(&online, &all_nodes);
+    let all_nodes: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
+    let all = sets(online, &all_nodes);
     let _ = writeln!(
         x,
         "  <object type=\"Machine\" os_index=\"0\" {all} allowed_cpuset=\"{}\" allowed_nodeset=\"{}\" gp_index=\"{}\">",
-        bitmap(&online),
+        bitmap(online),
         bitmap(&all_nodes),
         ids.take()
     );
@@ -126,6 +147,18 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
     if let Some(m) = &t.environment.cpu_model {
         let _ = writeln!(x, "    <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
     }
+}
+
+/// Memory-only nodes hang off the Machine (their locality is the whole machine).
+fn memory_only_nodes(d: &mut Doc) {
+    let Doc {
+        t,
+        online,
+        ids,
+        node_gp,
+        x,
+        ..
+    } = d;
     // Memory-only nodes hang off the Machine (their locality is the whole machine).
     for n in t
         .nodes
@@ -138,10 +171,23 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
             x,
             "    <object type=\"NUMANode\" os_index=\"{}\" {} gp_index=\"{gp}\" local_memory=\"{}\"/>",
             n.id,
-            sets(&online, &[n.id]),
+            sets(online, &[n.id]),
             n.memory_total_bytes
         );
     }
+}
+
+/// One Group per node with CPUs: its NUMANode (if it has memory) and its PUs.
+fn node_groups(d: &mut Doc) {
+    let Doc {
+        t,
+        online,
+        mem_nodes,
+        ids,
+        node_gp,
+        x,
+        ..
+    } = d;
     for n in t.nodes.iter() {
         let cpus: Vec<u32> = n
             .cpus
@@ -185,6 +231,18 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
         }
         x.push_str("    </object>\n");
     }
+}
+
+/// PUs outside every node (a kernel without NUMA) sit under the Machine; then the Machine closes.
+fn loose_pus(d: &mut Doc) {
+    let Doc {
+        t,
+        online,
+        mem_nodes,
+        ids,
+        x,
+        ..
+    } = d;
     // PUs outside every node (a kernel without NUMA) sit under the Machine.
     for c in online
         .iter()
@@ -193,11 +251,22 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
         let _ = writeln!(
             x,
             "    <object type=\"PU\" os_index=\"{c}\" {} gp_index=\"{}\"/>",
-            sets(&[*c], &mem_nodes),
+            sets(&[*c], mem_nodes),
             ids.take()
         );
     }
     x.push_str("  </object>\n");
+}
+
+/// The measured latency and bandwidth as hwloc memory attributes.
+fn memattrs(d: &mut Doc, lat: &[(u32, u32, f64)], bw: &[(u32, u32, f64)]) {
+    let Doc {
+        t,
+        online,
+        node_gp,
+        x,
+        ..
+    } = d;
     let initiator = |node: u32| -> Option<String> {
         let cpus: Vec<u32> = t
             .node(node)?
@@ -240,8 +309,6 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
         .collect();
     attr("Bandwidth", 5, &bw_mib);
     attr("Latency", 6, &lat_ns);
-    x.push_str("</topology>\n");
-    Ok(x)
 }
 
 #[cfg(test)]

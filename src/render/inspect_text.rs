@@ -5,9 +5,9 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, Table};
 
-use crate::inspect::Inspection;
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::inspect::Inspection;
 
 pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "Process {} ({})", i.pid, i.name)?;

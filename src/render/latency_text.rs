@@ -7,9 +7,9 @@
 
 use std::io::{self, Write};
 
-use crate::latency::result::{LatencyReport, LatencyResult};
-use crate::parse::size::format_bytes;
 use crate::render::topo_text::columns;
+use crate::results::format::format_bytes;
+use crate::results::latency::{LatencyReport, LatencyResult};
 
 fn f1(v: f64) -> String {
     format!("{v:.1}")
@@ -70,6 +70,15 @@ const RESULT_HEADERS: [&str; 14] = [
 
 /// Renders the whole report.
 pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
+    clock(r, out)?;
+    single_sizes(r, out)?;
+    sweeps(r, out)?;
+    matrix(r, out)?;
+    warnings(r, out)
+}
+
+/// The clock checks and the sample plan.
+fn clock(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let c = &r.clock;
     writeln!(out, "Clock")?;
     writeln!(
@@ -91,13 +100,21 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         r.plan.warmup,
         r.plan.min_sample_ns as f64 / 1e6
     )?;
+    Ok(())
+}
 
+/// Single-size results (`--size`).
+fn single_sizes(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     if !r.results.is_empty() {
         writeln!(out, "\nLatency (ns per load; cycles = median x core clock)")?;
         let rows: Vec<Vec<String>> = r.results.iter().map(result_row).collect();
         write!(out, "{}", indent(&columns(&RESULT_HEADERS, &rows)))?;
     }
+    Ok(())
+}
 
+/// Each working-set curve with its plateaus and knees.
+fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     for (k, curve) in r.sweep.iter().enumerate() {
         writeln!(
             out,
@@ -143,7 +160,11 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             )?;
         }
     }
+    Ok(())
+}
 
+/// The node x node matrix beside the firmware's SLIT and HMAT.
+fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(m) = &r.matrix {
         writeln!(
             out,
@@ -197,7 +218,11 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             ))
         )?;
     }
+    Ok(())
+}
 
+/// What the reader must know.
+fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     if !r.warnings.is_empty() {
         writeln!(out, "\nWarnings")?;
         for w in &r.warnings {

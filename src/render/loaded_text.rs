@@ -8,10 +8,10 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::traffic_text;
-use crate::loaded::curve::CurvePoint;
-use crate::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::loaded::CurvePoint;
+use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
@@ -83,6 +83,29 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         r.delay_calibration.r_squared
     )?;
     writeln!(out)?;
+    writeln!(out, "{}", points_table(r))?;
+    writeln!(out, "{}", r.counting)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "idle latency {:.1} ns; latency doubled at {}; peak {:.0} MB/s (latency there {:.1} ns)",
+        r.curve.idle_ns_per_load,
+        fmt_opt_mb(r.curve.doubled_at_mb_per_s),
+        r.curve.peak_mb_per_s,
+        r.curve.ns_per_load_at_peak
+    )?;
+    writeln!(out, "{}", trend_sentence(r))?;
+    writeln!(out)?;
+    sketch(&r.curve_points(), out)?;
+    traffic_text::render(&r.traffic, out)?;
+    for w in &r.warnings {
+        writeln!(out, "warning: {w}")?;
+    }
+    Ok(())
+}
+
+/// One row per point of the curve: load asked, delay, bandwidths, latency, per-thread rates.
+fn points_table(r: &LoadedResult) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(vec![
@@ -122,25 +145,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     for c in t.column_iter_mut().take(8) {
         c.set_cell_alignment(CellAlignment::Right);
     }
-    writeln!(out, "{t}")?;
-    writeln!(out, "{}", r.counting)?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "idle latency {:.1} ns; latency doubled at {}; peak {:.0} MB/s (latency there {:.1} ns)",
-        r.curve.idle_ns_per_load,
-        fmt_opt_mb(r.curve.doubled_at_mb_per_s),
-        r.curve.peak_mb_per_s,
-        r.curve.ns_per_load_at_peak
-    )?;
-    writeln!(out, "{}", trend_sentence(r))?;
-    writeln!(out)?;
-    sketch(&r.curve_points(), out)?;
-    traffic_text::render(&r.traffic, out)?;
-    for w in &r.warnings {
-        writeln!(out, "warning: {w}")?;
-    }
-    Ok(())
+    t
 }
 
 /// Latency (rows, ns) against bandwidth (columns, MB/s), one `*` per point.

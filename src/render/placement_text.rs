@@ -5,8 +5,8 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, Table};
 
-use crate::parse::size::format_bytes;
-use crate::placement::PlacementCheck;
+use crate::results::format::format_bytes;
+use crate::results::placement::PlacementCheck;
 
 pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
     let r = &c.report;

@@ -7,11 +7,10 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
 use crate::render::topo_text::columns;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
 use crate::results::{Plan, RunResults, Severity};
-use crate::run::findings::{bandwidth_cells, latency_cells};
 
 /// The plan of `--dry-run`: parts with estimates and settings, then skipped parts.
 pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
@@ -87,7 +86,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             }
         }
     }
-    for (i, m, ns) in latency_cells(r) {
+    for (i, m, ns) in r.latency_cells() {
         v.push(format!("latency node {i} -> memory node {m}: {ns:.1} ns"));
     }
     if let Some(b) = &r.bandwidth {
@@ -101,7 +100,7 @@ fn headline(r: &RunResults) -> Vec<String> {
         }
     }
     if r.bandwidth.as_ref().is_some_and(|b| !b.matrix.is_empty()) {
-        for (i, m, mb) in bandwidth_cells(r) {
+        for (i, m, mb) in r.bandwidth_cells() {
             v.push(format!(
                 "read bandwidth node {i} -> memory node {m}: {mb:.0} MB/s"
             ));
@@ -131,6 +130,26 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "  {l}")?;
         }
     }
+    scenarios(out, r)?;
+    advice_and_findings(out, r)?;
+    notes_and_timings(out, r)?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{} in {:.1} s{}",
+        if r.partial {
+            "partial run"
+        } else {
+            "run complete"
+        },
+        r.duration_s,
+        dir.map(|d| format!("; files in {}/", d.display()))
+            .unwrap_or_default()
+    )
+}
+
+/// The scenario table and the recommendation per kind of application.
+fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     if let Some(t) = &r.scenarios {
         writeln!(out)?;
         writeln!(
@@ -165,6 +184,11 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "  -> {}", rec.text)?;
         }
     }
+    Ok(())
+}
+
+/// The weighted-interleave advice and the findings.
+fn advice_and_findings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     if let Some(a) = &r.advisor {
         writeln!(out)?;
         writeln!(out, "Weighted interleave: {}", a.summary)?;
@@ -184,6 +208,11 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             writeln!(out, "  {mark} {}", f.text)?;
         }
     }
+    Ok(())
+}
+
+/// Skipped and failed parts, warnings, and the time each part took.
+fn notes_and_timings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     let notes: Vec<String> = r
         .plan
         .skipped
@@ -219,19 +248,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
             .collect();
         writeln!(out, "time per part: {}", t.join(", "))?;
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{} in {:.1} s{}",
-        if r.partial {
-            "partial run"
-        } else {
-            "run complete"
-        },
-        r.duration_s,
-        dir.map(|d| format!("; files in {}/", d.display()))
-            .unwrap_or_default()
-    )
+    Ok(())
 }
 
 #[cfg(test)]

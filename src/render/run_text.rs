@@ -96,8 +96,38 @@ fn table(out: &mut dyn Write, t: &Table, cols: &[usize]) -> io::Result<()> {
     writeln!(out, "{ct}")
 }
 
+/// Writes the body of one section.
+type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;
+
+/// The sections of the summary in order: heading and the function that writes the body.
+const SECTIONS: &[(&str, SectionBody)] = &[
+    ("Findings", findings),
+    (
+        "Latency vs working set (ns per load, median)",
+        latency_sweep,
+    ),
+    ("Latency, CPU node x memory node", latency_matrix),
+    ("Bandwidth kernels (MB/s, MB = 10^6 B)", bandwidth_kernels),
+    ("Bandwidth, CPU node x memory node", bandwidth_matrix),
+    ("Bandwidth scaling with threads", scaling),
+    ("Loaded latency", loaded),
+    ("Core to core", core_to_core),
+    ("Policy scenarios", scenarios),
+    ("Weighted interleave", advisor),
+];
+
 /// Renders the summary.
 pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    headline(r, out)?;
+    for (title, body) in SECTIONS {
+        section(out, title)?;
+        body(r, out)?;
+    }
+    not_measured(r, out)
+}
+
+/// The run line, the machine line, the partial-run banner and the two headline figures.
+fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let env = &r.topology.environment;
     writeln!(
         out,
@@ -142,8 +172,10 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         )?,
         None => writeln!(out, "Peak bandwidth: not measured in this run")?,
     }
+    Ok(())
+}
 
-    section(out, "Findings")?;
+fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if r.findings.is_empty() {
         writeln!(out, "none")?;
     }
@@ -158,8 +190,10 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     for w in &r.warnings {
         writeln!(out, "! {w}")?;
     }
+    Ok(())
+}
 
-    section(out, "Latency vs working set (ns per load, median)")?;
+fn latency_sweep(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let sweep = r
         .latency
         .as_ref()
@@ -203,36 +237,46 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{t}")?;
         }
     }
+    Ok(())
+}
 
-    section(out, "Latency, CPU node x memory node")?;
+fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::latency_heatmaps(r) {
         None => absent(out, r, Part::LatencyMatrix)?,
         Some((m, d)) => grid(out, &m, d.as_ref(), "ns per load, median")?,
     }
+    Ok(())
+}
 
-    section(out, "Bandwidth kernels (MB/s, MB = 10^6 B)")?;
+fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let bt = view::bandwidth_table(r);
     if bt.rows.is_empty() {
         absent(out, r, Part::Bandwidth)?;
     } else {
         table(out, &bt, &[0, 2, 3, 4, 5, 6, 7, 8])?;
     }
+    Ok(())
+}
 
-    section(out, "Bandwidth, CPU node x memory node")?;
+fn bandwidth_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::bandwidth_heatmaps(r) {
         None => absent(out, r, Part::BandwidthMatrix)?,
         Some((m, d)) => grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?,
     }
+    Ok(())
+}
 
-    section(out, "Bandwidth scaling with threads")?;
+fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let st = view::scaling_table(r);
     if st.rows.is_empty() {
         absent(out, r, Part::Scaling)?;
     } else {
         table(out, &st, &[0, 1, 3, 4])?;
     }
+    Ok(())
+}
 
-    section(out, "Loaded latency")?;
+fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let lt = view::loaded_table(r);
     if lt.rows.is_empty() {
         absent(out, r, Part::LoadedLatency)?;
@@ -245,8 +289,10 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{s}")?;
         }
     }
+    Ok(())
+}
 
-    section(out, "Core to core")?;
+fn core_to_core(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let ct = view::c2c_groups_table(r);
     if ct.rows.is_empty() {
         absent(out, r, Part::C2c)?;
@@ -256,8 +302,10 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{s}")?;
         }
     }
+    Ok(())
+}
 
-    section(out, "Policy scenarios")?;
+fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match &r.scenarios {
         None => absent(out, r, Part::Scenarios)?,
         Some(s) => {
@@ -300,8 +348,10 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
+    Ok(())
+}
 
-    section(out, "Weighted interleave")?;
+fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match &r.advisor {
         None => absent(out, r, Part::Advisor)?,
         Some(a) => {
@@ -322,7 +372,11 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
+    Ok(())
+}
 
+/// Parts skipped by the plan or failed, when there are any.
+fn not_measured(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let mut not_run: Vec<String> = r
         .plan
         .skipped

@@ -7,168 +7,198 @@
 
 use std::io::{self, Write};
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
-use crate::topology::Topology;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::topology::{Cpu, Topology};
 
 /// One core column: its hardware threads.
 struct Core {
     cpus: Vec<u32>,
 }
 
+/// One row of boxes: (first column, last column, label) per box.
+type Row = Vec<(usize, usize, String)>;
+
 /// Renders every package of `t`.
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
-    let online: Vec<_> = t.cpus.iter().filter(|c| c.online).collect();
+    let online: Vec<&Cpu> = t.cpus.iter().filter(|c| c.online).collect();
     let mut packages: Vec<Option<u32>> = online.iter().map(|c| c.package).collect();
     packages.sort_unstable();
     packages.dedup();
     for pkg in packages {
-        // Cores of this package, ordered by node then core id so shared caches are contiguous.
-        let mut keys: Vec<(Option<u32>, Option<u32>, u32)> = Vec::new();
-        for c in online.iter().filter(|c| c.package == pkg) {
-            let first = c.siblings.first().copied().unwrap_or(c.id);
-            keys.push((c.node, c.core, first));
-        }
-        keys.sort_unstable();
-        keys.dedup();
-        let mut cores: Vec<Core> = Vec::new();
-        for (node, core, first) in &keys {
-            let cpus: Vec<u32> = online
-                .iter()
-                .filter(|c| {
-                    c.package == pkg
-                        && c.node == *node
-                        && c.core == *core
-                        && c.siblings.first().copied().unwrap_or(c.id) == *first
-                })
-                .map(|c| c.id)
-                .collect();
-            cores.push(Core { cpus });
-        }
-        let col_of = |cpu: u32| cores.iter().position(|k| k.cpus.contains(&cpu));
+        let cores = cores_of(&online, pkg);
+        let rows = rows_of(t, &cores);
+        draw_package(out, pkg, &cores, &rows)?;
+    }
+    footer(t, out)
+}
 
-        // Boxes per row: (first column, last column, label).
-        let mut rows: Vec<Vec<(usize, usize, String)>> = Vec::new();
-        rows.push(
-            cores
-                .iter()
-                .enumerate()
-                .map(|(i, k)| {
-                    let label = k
-                        .cpus
-                        .iter()
-                        .map(|c| {
-                            if t.allowed_cpus.contains(c) {
-                                c.to_string()
-                            } else {
-                                format!("{c}*")
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                        .join(" ");
-                    (i, i, label)
-                })
-                .collect(),
-        );
-        let mut levels: Vec<(u32, String)> = t
+/// The core columns of package `pkg`, ordered by node then core id so shared caches are
+/// contiguous.
+fn cores_of(online: &[&Cpu], pkg: Option<u32>) -> Vec<Core> {
+    // Cores of this package, ordered by node then core id so shared caches are contiguous.
+    let mut keys: Vec<(Option<u32>, Option<u32>, u32)> = Vec::new();
+    for c in online.iter().filter(|c| c.package == pkg) {
+        let first = c.siblings.first().copied().unwrap_or(c.id);
+        keys.push((c.node, c.core, first));
+    }
+    keys.sort_unstable();
+    keys.dedup();
+    let mut cores: Vec<Core> = Vec::new();
+    for (node, core, first) in &keys {
+        let cpus: Vec<u32> = online
+            .iter()
+            .filter(|c| {
+                c.package == pkg
+                    && c.node == *node
+                    && c.core == *core
+                    && c.siblings.first().copied().unwrap_or(c.id) == *first
+            })
+            .map(|c| c.id)
+            .collect();
+        cores.push(Core { cpus });
+    }
+    cores
+}
+
+/// The rows of boxes of one package: hardware threads, each cache level, the nodes.
+fn rows_of(t: &Topology, cores: &[Core]) -> Vec<Row> {
+    let col_of = |cpu: u32| cores.iter().position(|k| k.cpus.contains(&cpu));
+    // Boxes per row: (first column, last column, label).
+    let mut rows: Vec<Vec<(usize, usize, String)>> = Vec::new();
+    rows.push(
+        cores
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let label = k
+                    .cpus
+                    .iter()
+                    .map(|c| {
+                        if t.allowed_cpus.contains(c) {
+                            c.to_string()
+                        } else {
+                            format!("{c}*")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (i, i, label)
+            })
+            .collect(),
+    );
+    let mut levels: Vec<(u32, String)> = t
+        .caches
+        .iter()
+        .filter(|c| c.kind != "Instruction")
+        .map(|c| (c.level, c.kind.clone()))
+        .collect();
+    levels.sort();
+    levels.dedup();
+    for (level, kind) in levels {
+        let mut row = Vec::new();
+        for c in t
             .caches
             .iter()
-            .filter(|c| c.kind != "Instruction")
-            .map(|c| (c.level, c.kind.clone()))
-            .collect();
-        levels.sort();
-        levels.dedup();
-        for (level, kind) in levels {
-            let mut row = Vec::new();
-            for c in t
-                .caches
-                .iter()
-                .filter(|c| c.level == level && c.kind == kind)
-            {
-                let cols: Vec<usize> = c.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
-                if let (Some(&a), Some(&b)) = (cols.iter().min(), cols.iter().max()) {
-                    row.push((a, b, format!("L{level} {}", format_bytes(c.size_bytes))));
-                }
-            }
-            if !row.is_empty() {
-                row.sort();
-                rows.push(row);
-            }
-        }
-        let mut node_row = Vec::new();
-        for n in &t.nodes {
-            let cols: Vec<usize> = n.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
+            .filter(|c| c.level == level && c.kind == kind)
+        {
+            let cols: Vec<usize> = c.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
             if let (Some(&a), Some(&b)) = (cols.iter().min(), cols.iter().max()) {
-                let mark = if t.allowed_nodes.contains(&n.id) {
-                    ""
-                } else {
-                    "*"
-                };
-                node_row.push((
-                    a,
-                    b,
-                    format!("node {}{mark} {}", n.id, format_bytes(n.memory_total_bytes)),
-                ));
+                row.push((a, b, format!("L{level} {}", format_bytes(c.size_bytes))));
             }
         }
-        node_row.sort();
-        if !node_row.is_empty() {
-            rows.push(node_row);
+        if !row.is_empty() {
+            row.sort();
+            rows.push(row);
         }
-
-        // Column width: the widest single-column label, or a spanning label shared out.
-        let mut w = 5usize;
-        for row in &rows {
-            for (a, b, label) in row {
-                let span = b - a + 1;
-                let need = label.chars().count() + 2;
-                // A box over `span` columns has span*(w+2)+(span-1)-2 inner characters.
-                let per = (need + 2 + 1).div_ceil(span).saturating_sub(3);
-                w = w.max(if span == 1 { need } else { per });
-            }
-        }
-        let inner_of = |a: usize, b: usize| (b - a + 1) * (w + 2) + (b - a) - 2;
-        let total = cores.len() * (w + 2) + cores.len().saturating_sub(1);
-        let mut lines: Vec<String> = Vec::new();
-        for row in &rows {
-            let mut top = String::new();
-            let mut mid = String::new();
-            let mut col = 0usize;
-            for (a, b, label) in row {
-                if *a < col {
-                    continue; // overlapping instance (non-contiguous sharing): drawn once
-                }
-                let pad = (a - col) * (w + 3);
-                top.push_str(&" ".repeat(pad));
-                mid.push_str(&" ".repeat(pad));
-                let inner = inner_of(*a, *b);
-                top.push('+');
-                top.push_str(&"-".repeat(inner));
-                top.push('+');
-                mid.push('|');
-                mid.push_str(&center(label, inner));
-                mid.push('|');
-                col = b + 1;
-                if col < cores.len() {
-                    top.push(' ');
-                    mid.push(' ');
-                }
-            }
-            lines.push(top.clone());
-            lines.push(mid);
-            lines.push(top);
-        }
-        let title = match pkg {
-            Some(p) => format!("Package {p}:"),
-            None => "CPUs without a package id:".to_string(),
-        };
-        writeln!(out, "{title}")?;
-        writeln!(out, "+{}+", "-".repeat(total + 2))?;
-        for l in lines {
-            writeln!(out, "| {:<width$} |", l, width = total)?;
-        }
-        writeln!(out, "+{}+", "-".repeat(total + 2))?;
     }
+    let mut node_row = Vec::new();
+    for n in &t.nodes {
+        let cols: Vec<usize> = n.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
+        if let (Some(&a), Some(&b)) = (cols.iter().min(), cols.iter().max()) {
+            let mark = if t.allowed_nodes.contains(&n.id) {
+                ""
+            } else {
+                "*"
+            };
+            node_row.push((
+                a,
+                b,
+                format!("node {}{mark} {}", n.id, format_bytes(n.memory_total_bytes)),
+            ));
+        }
+    }
+    node_row.sort();
+    if !node_row.is_empty() {
+        rows.push(node_row);
+    }
+    rows
+}
+
+/// Draws one package box around its rows.
+fn draw_package(
+    out: &mut dyn Write,
+    pkg: Option<u32>,
+    cores: &[Core],
+    rows: &[Row],
+) -> io::Result<()> {
+    // Column width: the widest single-column label, or a spanning label shared out.
+    let mut w = 5usize;
+    for row in rows {
+        for (a, b, label) in row {
+            let span = b - a + 1;
+            let need = label.chars().count() + 2;
+            // A box over `span` columns has span*(w+2)+(span-1)-2 inner characters.
+            let per = (need + 2 + 1).div_ceil(span).saturating_sub(3);
+            w = w.max(if span == 1 { need } else { per });
+        }
+    }
+    let inner_of = |a: usize, b: usize| (b - a + 1) * (w + 2) + (b - a) - 2;
+    let total = cores.len() * (w + 2) + cores.len().saturating_sub(1);
+    let mut lines: Vec<String> = Vec::new();
+    for row in rows {
+        let mut top = String::new();
+        let mut mid = String::new();
+        let mut col = 0usize;
+        for (a, b, label) in row {
+            if *a < col {
+                continue; // overlapping instance (non-contiguous sharing): drawn once
+            }
+            let pad = (a - col) * (w + 3);
+            top.push_str(&" ".repeat(pad));
+            mid.push_str(&" ".repeat(pad));
+            let inner = inner_of(*a, *b);
+            top.push('+');
+            top.push_str(&"-".repeat(inner));
+            top.push('+');
+            mid.push('|');
+            mid.push_str(&center(label, inner));
+            mid.push('|');
+            col = b + 1;
+            if col < cores.len() {
+                top.push(' ');
+                mid.push(' ');
+            }
+        }
+        lines.push(top.clone());
+        lines.push(mid);
+        lines.push(top);
+    }
+    let title = match pkg {
+        Some(p) => format!("Package {p}:"),
+        None => "CPUs without a package id:".to_string(),
+    };
+    writeln!(out, "{title}")?;
+    writeln!(out, "+{}+", "-".repeat(total + 2))?;
+    for l in lines {
+        writeln!(out, "| {:<width$} |", l, width = total)?;
+    }
+    writeln!(out, "+{}+", "-".repeat(total + 2))?;
+    Ok(())
+}
+
+/// Memory-only nodes, the not-allowed mark and offline CPUs, below the packages.
+fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     for n in t.nodes.iter().filter(|n| n.cpus.is_empty()) {
         let mark = if t.allowed_nodes.contains(&n.id) {
             ""

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
-use crate::topology::{Cache, Topology};
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::topology::{Cache, Topology};
 
 /// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
@@ -56,6 +56,19 @@ fn list_or_none(ids: &[u32]) -> String {
 
 /// Renders the whole topology as text.
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
+    header(t, out)?;
+    nodes(t, out)?;
+    cpus(t, out)?;
+    caches(t, out)?;
+    distances(t, out)?;
+    hmat(t, out)?;
+    memory_side_caches(t, out)?;
+    allowed(t, out)?;
+    environment(t, out)
+}
+
+/// Machine line: live or snapshot, CPU model, packages, CPUs online, nodes.
+fn header(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let online = t.cpus.iter().filter(|c| c.online).count();
     let mut packages: Vec<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
     packages.sort_unstable();
@@ -74,7 +87,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         t.cpus.len(),
         t.nodes.len()
     )?;
+    Ok(())
+}
 
+/// Nodes with their CPUs, memory and huge pages.
+fn nodes(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "\nNUMA nodes (memory in binary units, GiB = 2^30 bytes)"
@@ -127,7 +144,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         )
         .as_bytes(),
     )?;
+    Ok(())
+}
 
+/// Every present CPU with its node, package, core and SMT siblings.
+fn cpus(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\nCPUs")?;
     let rows: Vec<Vec<String>> = t
         .cpus
@@ -163,7 +184,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         )
         .as_bytes(),
     )?;
+    Ok(())
+}
 
+/// Cache instances grouped by level, type and size, with the CPUs sharing each.
+fn caches(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "\nCaches (sizes in binary units, KiB = 1024 bytes)")?;
     if t.caches.is_empty() {
         writeln!(out, "none reported by the kernel")?;
@@ -215,7 +240,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .as_bytes(),
         )?;
     }
+    Ok(())
+}
 
+/// The SLIT matrix.
+fn distances(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "\nNode distances (SLIT, firmware-declared; 10 = local)"
@@ -238,7 +267,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         let h: Vec<&str> = headers.iter().map(|s| s.as_str()).collect();
         out.write_all(columns(&h, &rows).as_bytes())?;
     }
+    Ok(())
+}
 
+/// HMAT access attributes, or a line saying there are none.
+fn hmat(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     if !t.hmat.is_empty() {
         writeln!(out, "\nHMAT access attributes (firmware-declared; latency ns, bandwidth MB/s = 10^6 bytes/s)")?;
         let rows: Vec<Vec<String>> = t
@@ -277,6 +310,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             "\nHMAT: none (the firmware declares no memory attributes)"
         )?;
     }
+    Ok(())
+}
+
+/// Memory-side caches, when the firmware declares any.
+fn memory_side_caches(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     if !t.memory_side_caches.is_empty() {
         writeln!(out, "\nMemory-side caches (firmware-declared)")?;
         let rows: Vec<Vec<String>> = t
@@ -301,7 +339,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .as_bytes(),
         )?;
     }
+    Ok(())
+}
 
+/// The CPUs and nodes this process may use.
+fn allowed(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "\nAllowed for this process (cgroup cpuset, taskset, numactl)"
@@ -318,7 +360,11 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         list_or_none(&t.allowed_nodes),
         t.nodes.len()
     )?;
+    Ok(())
+}
 
+/// The environment record.
+fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let e = &t.environment;
     writeln!(out, "\nEnvironment")?;
     let rows = vec![

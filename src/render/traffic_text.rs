@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::traffic::NumaTraffic;
+use crate::results::traffic::NumaTraffic;
 
 pub fn render(t: &NumaTraffic, out: &mut dyn Write) -> io::Result<()> {
     match &t.numastat_note {

@@ -6,10 +6,22 @@
 //! is wrong with a file that is not JSON, is truncated, or is from another version.
 
 pub mod advice;
+pub mod bandwidth;
+pub mod c2c;
+mod cells;
+pub mod clock;
+pub mod environment;
 pub mod findings;
+pub mod format;
+pub mod inspect;
+pub mod latency;
+pub mod loaded;
+pub mod placement;
 pub mod plan;
 pub mod scenarios;
 pub mod time;
+pub mod topology;
+pub mod traffic;
 
 use std::path::Path;
 
@@ -20,12 +32,12 @@ pub use findings::{Finding, Severity};
 pub use plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 pub use scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, ScenarioTable};
 
-use crate::bandwidth::result::BandwidthReport;
-use crate::c2c::C2cResult;
-use crate::clock::ClockInfo;
-use crate::latency::result::LatencyReport;
-use crate::loaded::LoadedResult;
-use crate::topology::Topology;
+use bandwidth::BandwidthReport;
+use c2c::C2cResult;
+use clock::ClockInfo;
+use latency::LatencyReport;
+use loaded::LoadedResult;
+use topology::Topology;
 
 /// Version of the results.json contract. Bump on any incompatible change.
 pub const RESULTS_SCHEMA_VERSION: u32 = 1;

@@ -169,9 +169,9 @@ pub fn results() -> RunResults {
 
 /// A latency report holding only a node x node matrix: `(initiator, memory, ns, hmat ns)`.
 pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
-    use crate::latency::chase::Mode;
-    use crate::latency::measure::SamplePlan;
-    use crate::latency::result::{LatencyResult, Matrix, MatrixCell};
+    use crate::results::latency::Mode;
+    use crate::results::latency::SamplePlan;
+    use crate::results::latency::{LatencyResult, Matrix, MatrixCell};
     let cell = |&(i, m, ns, h): &(u32, u32, f64, Option<u64>)| MatrixCell {
         initiator_node: i,
         memory_node: m,
@@ -180,7 +180,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
             working_set_bytes: 16 << 20,
             element_bytes: 64,
             group_bytes: Some(4096),
-            page_size: crate::placement::PageSize::Base,
+            page_size: crate::results::placement::PageSize::Base,
             cpu: i,
             memory_node: Some(m),
             placement_fraction: Some(1.0),
@@ -215,7 +215,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         matrix: Some(Matrix {
             working_set_bytes: 16 << 20,
             mode: Mode::Page,
-            page_size: crate::placement::PageSize::Base,
+            page_size: crate::results::placement::PageSize::Base,
             cells: cells.iter().map(cell).collect(),
         }),
         warnings: vec![],
@@ -236,7 +236,7 @@ pub fn advice(init: u32, measured: &[(u32, f64)]) -> Advice {
 
 /// A scaling report with one packed curve on `node`.
 pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
-    use crate::bandwidth::result::{Scaling, ScalingPoint, ScalingSeries};
+    use crate::results::bandwidth::{Scaling, ScalingPoint, ScalingSeries};
     BandwidthReport {
         schema_version: 1,
         results: vec![],

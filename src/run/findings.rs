@@ -26,46 +26,6 @@ pub fn derive(r: &RunResults) -> Vec<Finding> {
     v
 }
 
-/// `(initiator, memory node, median ns)` of the latency matrix.
-pub fn latency_cells(r: &RunResults) -> Vec<(u32, u32, f64)> {
-    r.latency
-        .as_ref()
-        .and_then(|l| l.matrix.as_ref())
-        .map(|m| {
-            m.cells
-                .iter()
-                .map(|c| (c.initiator_node, c.memory_node, c.result.ns_per_load.median))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// `(initiator, memory node, MB/s)`: the bandwidth matrix (its `read` kernel when measured,
-/// else its first kernel), else the advisor's bind measurements from one initiator.
-pub fn bandwidth_cells(r: &RunResults) -> Vec<(u32, u32, f64)> {
-    if let Some(m) = r.bandwidth.as_ref().and_then(|b| {
-        b.matrix
-            .iter()
-            .find(|m| m.kernel == "read")
-            .or_else(|| b.matrix.first())
-    }) {
-        return m
-            .cells
-            .iter()
-            .map(|c| (c.initiator, c.target, c.mb_per_s))
-            .collect();
-    }
-    r.advisor
-        .as_ref()
-        .map(|a| {
-            a.measured_mb_per_s
-                .iter()
-                .map(|(n, b)| (a.initiator_node, *n, *b))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn single_node(r: &RunResults) -> Vec<Finding> {
     if r.topology.memory_nodes().len() <= 1 {
         vec![Finding::info(
@@ -121,8 +81,8 @@ fn worst_remote(
 /// "remote memory costs +57% latency and -50% bandwidth from node 0 (node 1: 71 vs 45 ns,
 /// 3116 vs 6286 MB/s)", one per initiator with a remote cell.
 pub fn remote_penalties(r: &RunResults) -> Vec<Finding> {
-    let lat = latency_cells(r);
-    let bw = bandwidth_cells(r);
+    let lat = r.latency_cells();
+    let bw = r.bandwidth_cells();
     let mut inits: Vec<u32> = lat.iter().chain(bw.iter()).map(|c| c.0).collect();
     inits.sort_unstable();
     inits.dedup();
@@ -317,9 +277,10 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
             format!("this is a virtual machine{what}: NUMA nodes and CPUs may not match the host's, and other guests share its memory bandwidth"),
         ));
     }
-    let remote_measured = latency_cells(r)
+    let remote_measured = r
+        .latency_cells()
         .iter()
-        .chain(bandwidth_cells(r).iter())
+        .chain(r.bandwidth_cells().iter())
         .any(|(i, m, _)| i != m)
         || r.scenarios.is_some() && r.topology.memory_nodes().len() > 1;
     if let Some(b) = env.numa_balancing.filter(|b| *b != 0) {

@@ -116,7 +116,6 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
     let cols = h.col_labels.len();
     let rows = h.row_labels.len();
     let cell = cell_px(cols.max(rows)) as i32;
-    let (left, top) = (LEFT as i32, TOP as i32);
     let vals: Vec<f64> = h
         .values
         .iter()
@@ -135,13 +134,15 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
     } else {
         vmin
     };
-    let t_of = |v: f64| {
-        if vmax > lo {
-            (v - lo) / (vmax - lo)
-        } else {
-            0.35
-        }
-    };
+    titles_and_labels(area, h, cell)?;
+    draw_cells(area, h, cell, lo, vmax)?;
+    draw_legend(area, h, cell, !vals.is_empty(), lo, vmax)
+}
+
+/// The title, the axis titles and the row and column labels (thinned on big grids).
+fn titles_and_labels(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap, cell: i32) -> DrawResult {
+    let cols = h.col_labels.len();
+    let (left, top) = (LEFT as i32, TOP as i32);
     let anchor = |hp, vp| Pos::new(hp, vp);
     area.draw(&Text::new(
         h.title.clone(),
@@ -152,7 +153,6 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
             .pos(anchor(HPos::Left, VPos::Top)),
     ))?;
     let grid_w = cell * cols as i32;
-    let grid_h = cell * rows as i32;
     area.draw(&Text::new(
         format!("{} \u{2192}", h.col_title),
         (left + grid_w / 2, 36),
@@ -196,6 +196,26 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
             ))?;
         }
     }
+    Ok(())
+}
+
+/// One coloured square per value (grey for a missing one), with the value when it fits.
+fn draw_cells(
+    area: &DrawingArea<SVGBackend, Shift>,
+    h: &Heatmap,
+    cell: i32,
+    lo: f64,
+    vmax: f64,
+) -> DrawResult {
+    let (left, top) = (LEFT as i32, TOP as i32);
+    let anchor = |hp, vp| Pos::new(hp, vp);
+    let t_of = |v: f64| {
+        if vmax > lo {
+            (v - lo) / (vmax - lo)
+        } else {
+            0.35
+        }
+    };
     let show_values = cell >= 34;
     for (r, row) in h.values.iter().enumerate() {
         for (c, v) in row.iter().enumerate() {
@@ -235,34 +255,50 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
             }
         }
     }
+    Ok(())
+}
+
+/// The colour legend under the grid: the ramp with its end values.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    h: &Heatmap,
+    cell: i32,
+    any_value: bool,
+    lo: f64,
+    vmax: f64,
+) -> DrawResult {
+    let (left, top) = (LEFT as i32, TOP as i32);
+    let anchor = |hp, vp| Pos::new(hp, vp);
+    let grid_h = cell * h.row_labels.len() as i32;
     // Colour legend: a ramp with its end values.
-    if !vals.is_empty() {
-        let ly = top + grid_h + 18;
-        let steps = 24;
-        let lw = 6;
-        for i in 0..steps {
-            let t = i as f64 / (steps - 1) as f64;
-            let x = left + i * lw;
-            area.draw(&Rectangle::new(
-                [(x, ly), (x + lw, ly + 10)],
-                ramp(t, h.higher_is_worse).filled(),
-            ))?;
-        }
-        let style = (FONT, 12).into_font().color(&MUTED);
-        area.draw(&Text::new(
-            value_label(lo),
-            (left - 6, ly + 5),
-            style.pos(anchor(HPos::Right, VPos::Center)),
-        ))?;
-        area.draw(&Text::new(
-            format!("{} {}", value_label(vmax), h.unit),
-            (left + steps * lw + 6, ly + 5),
-            (FONT, 12)
-                .into_font()
-                .color(&MUTED)
-                .pos(anchor(HPos::Left, VPos::Center)),
+    if !any_value {
+        return Ok(());
+    }
+    let ly = top + grid_h + 18;
+    let steps = 24;
+    let lw = 6;
+    for i in 0..steps {
+        let t = i as f64 / (steps - 1) as f64;
+        let x = left + i * lw;
+        area.draw(&Rectangle::new(
+            [(x, ly), (x + lw, ly + 10)],
+            ramp(t, h.higher_is_worse).filled(),
         ))?;
     }
+    let style = (FONT, 12).into_font().color(&MUTED);
+    area.draw(&Text::new(
+        value_label(lo),
+        (left - 6, ly + 5),
+        style.pos(anchor(HPos::Right, VPos::Center)),
+    ))?;
+    area.draw(&Text::new(
+        format!("{} {}", value_label(vmax), h.unit),
+        (left + steps * lw + 6, ly + 5),
+        (FONT, 12)
+            .into_font()
+            .color(&MUTED)
+            .pos(anchor(HPos::Left, VPos::Center)),
+    ))?;
     Ok(())
 }
 

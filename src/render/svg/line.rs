@@ -208,6 +208,45 @@ fn draw(
         .y_desc(&c.y_label)
         .draw()?;
 
+    draw_markers(&mut chart, c, (x0, x1), (y0, y1), to_x)?;
+
+    for (i, s) in c.series.iter().enumerate() {
+        let color = series_color(i);
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .map(|&(x, y)| (to_x(x), y))
+            .collect();
+        if matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints) {
+            chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
+        }
+        if matches!(s.style, SeriesStyle::LinePoints | SeriesStyle::Points) {
+            chart.draw_series(
+                pts.iter()
+                    .map(|&p| Circle::new(p, 3, color.filled().stroke_width(1))),
+            )?;
+        }
+    }
+
+    draw_legend(&legend_area, legend)
+}
+
+/// The chart's area with its axes.
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Dashed vertical markers (cache sizes, doubling points) with their labels.
+fn draw_markers(
+    chart: &mut Chart,
+    c: &LineChart,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    to_x: &dyn Fn(f64) -> f64,
+) -> DrawResult {
     for m in &c.markers {
         let x = to_x(m.x);
         if !(x0..=x1).contains(&x) {
@@ -231,26 +270,14 @@ fn draw(
                 )),
         )))?;
     }
+    Ok(())
+}
 
-    for (i, s) in c.series.iter().enumerate() {
-        let color = series_color(i);
-        let pts: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .map(|&(x, y)| (to_x(x), y))
-            .collect();
-        if matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints) {
-            chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
-        }
-        if matches!(s.style, SeriesStyle::LinePoints | SeriesStyle::Points) {
-            chart.draw_series(
-                pts.iter()
-                    .map(|&p| Circle::new(p, 3, color.filled().stroke_width(1))),
-            )?;
-        }
-    }
-
+/// The legend under the plot: a coloured stroke and the series name per entry.
+fn draw_legend(
+    legend_area: &DrawingArea<SVGBackend, Shift>,
+    legend: &[Vec<(usize, String, u32)>],
+) -> DrawResult {
     for (row, entries) in legend.iter().enumerate() {
         let y = (row as u32 * LEGEND_ROW + 10) as i32;
         for (i, name, x) in entries {

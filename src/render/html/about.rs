@@ -1,0 +1,138 @@
+//! The closing sections of the HTML report: the environment the figures were measured in and
+//! the plan of the run.
+
+use std::fmt::Write as _;
+
+use super::esc;
+use super::page::Page;
+use crate::render::run_view::{self as view};
+use crate::render::svg::bytes_short;
+use crate::results::RunResults;
+
+pub(super) fn environment(p: &mut Page, r: &RunResults) {
+    let env = &r.topology.environment;
+    let t = &r.topology;
+    p.push("<dl class=\"kv\">");
+    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
+    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
+    let mut kv: Vec<(&str, String)> = vec![
+        ("host", r.host.clone()),
+        ("CPU", opt(&env.cpu_model)),
+        ("architecture", env.arch.clone()),
+        ("kernel", opt(&env.kernel_release)),
+        (
+            "virtual machine",
+            if env.hypervisor {
+                format!(
+                    "yes{}",
+                    env.hypervisor_type
+                        .as_deref()
+                        .map(|t| format!(" ({t})"))
+                        .unwrap_or_default()
+                )
+            } else {
+                "no".into()
+            },
+        ),
+        (
+            "transparent huge pages",
+            format!(
+                "{} (defrag {})",
+                opt(&env.thp_enabled),
+                opt(&env.thp_defrag)
+            ),
+        ),
+        (
+            "automatic NUMA balancing",
+            env.numa_balancing.map_or("unknown".into(), |v| {
+                if v == 0 {
+                    "off (0)".into()
+                } else {
+                    format!("on ({v})")
+                }
+            }),
+        ),
+        ("frequency governor", opt(&env.cpufreq_governor)),
+        ("SMT", env.smt_active.map_or("unknown".into(), yes_no)),
+        ("base page size", bytes_short(env.page_size_bytes as f64)),
+        (
+            "weighted interleave",
+            if env.weighted_interleave_available {
+                "available".into()
+            } else {
+                "not available (Linux < 6.9 or disabled)".into()
+            },
+        ),
+        (
+            "allowed CPUs",
+            format!("{} of {}", t.allowed_cpus.len(), t.cpus.len()),
+        ),
+        ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
+    ];
+    if let Some(c) = &r.clock {
+        kv.push((
+            "clock",
+            format!(
+                "resolution {} ns, read cost {} ns",
+                view::fmt_num(c.resolution_ns),
+                view::fmt_num(c.read_cost_ns)
+            ),
+        ));
+        if let Some(hz) = c.core_hz_estimate {
+            kv.push((
+                "core clock",
+                format!("{:.2} GHz ({})", hz / 1e9, c.core_hz_source),
+            ));
+        }
+    }
+    for (k, v) in kv {
+        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
+    }
+    p.push("</dl>");
+}
+
+pub(super) fn plan(p: &mut Page, r: &RunResults) {
+    let _ = write!(
+        p.html,
+        "<p class=\"lead\">Budget {}{}; estimated {:.0} s, took {:.1} s.</p>",
+        esc(r.plan.budget.name()),
+        r.plan
+            .target_s
+            .map(|t| format!(" (about {t:.0} s on a 2-CPU machine)"))
+            .unwrap_or_default(),
+        r.plan.estimate_s,
+        r.duration_s
+    );
+    p.push("<div class=\"scroll\"><table><thead><tr><th>part</th><th>status</th><th>estimate (s)</th><th>took (s)</th><th>settings</th><th>left out by the budget</th></tr></thead><tbody>");
+    for part in &r.plan.parts {
+        let status = if let Some(f) = r.failed.iter().find(|f| f.part == part.part) {
+            format!("failed: {}", f.error)
+        } else if r.completed.contains(&part.part) {
+            "done".into()
+        } else {
+            "not finished".into()
+        };
+        let _ = write!(
+            p.html,
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
+            esc(part.part.name()),
+            esc(&status),
+            part.estimate_s,
+            r.timings
+                .iter()
+                .find(|t| t.part == part.part)
+                .map_or("-".into(), |t| format!("{:.1}", t.seconds)),
+            esc(&part.detail),
+            esc(&part.reduced.join("; "))
+        );
+    }
+    for s in &r.plan.skipped {
+        let _ = write!(
+            p.html,
+            "<tr><td>{}</td><td>skipped</td><td colspan=\"4\">{}</td></tr>",
+            esc(s.part.name()),
+            esc(&s.reason)
+        );
+    }
+    p.push("</tbody></table></div>");
+}

@@ -1,0 +1,170 @@
+//! The page being written: the inline style sheet and the building blocks every section
+//! uses (section frame, absent note, figure, table, heatmap pair, headline card).
+
+use std::fmt::Write as _;
+
+use super::esc;
+use crate::render::run_view::{self as view, Cell, Table};
+use crate::render::svg::{self, Heatmap};
+use crate::results::{Part, RunResults};
+
+pub(super) const CSS: &str = r#"
+:root{--ink:#23272f;--muted:#687080;--line:#e3e6eb;--soft:#f6f7f9;--accent:#0b6fa4;--warn:#9a4d00;--warnbg:#fff5e6;--ok:#1d7a52}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:#eef0f3;color:var(--ink);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1120px;margin:0 auto;padding:28px 20px 40px}
+header.top{background:#fff;border:1px solid var(--line);border-radius:10px;padding:22px 26px;margin-bottom:18px}
+header.top h1{margin:0 0 4px;font-size:26px;letter-spacing:-.01em}
+header.top .sub{color:var(--muted);font-size:14px}
+header.top .sub span+span:before{content:"·";margin:0 8px;color:#b5bac3}
+nav.toc{margin-top:14px;font-size:13px;display:flex;flex-wrap:wrap;gap:6px 14px}
+nav.toc a{color:var(--accent);text-decoration:none}
+nav.toc a:hover{text-decoration:underline}
+.banner{border-radius:8px;padding:12px 16px;margin:0 0 18px;font-weight:600}
+.banner.partial{background:var(--warnbg);border:1px solid #f0c890;color:var(--warn)}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:14px;margin-bottom:18px}
+.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:16px 18px}
+.card .k{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
+.card .v{font-size:28px;font-weight:650;margin:4px 0 2px;font-variant-numeric:tabular-nums}
+.card .v small{font-size:15px;font-weight:500;color:var(--muted);margin-left:4px}
+.card .d{font-size:13px;color:var(--muted)}
+section{background:#fff;border:1px solid var(--line);border-radius:10px;padding:20px 26px;margin-bottom:18px}
+section h2{margin:0 0 6px;font-size:19px}
+section p.lead{margin:0 0 14px;color:var(--muted);font-size:14px}
+.absent{color:var(--muted);font-style:italic;margin:6px 0}
+figure{margin:10px 0 14px;overflow-x:auto}
+figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:13px;color:var(--muted);margin-top:4px}
+.pair{display:flex;flex-wrap:wrap;gap:8px 24px;align-items:flex-start}
+table{border-collapse:collapse;width:100%;font-size:13.5px;margin:8px 0 6px}
+th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+th{font-weight:600;color:#3d4451;background:var(--soft);font-size:12.5px}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.win td{background:#eef7f2}
+tbody tr:hover td{background:#f9fafb}
+.scroll{overflow-x:auto}
+code{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:1px 5px;border-radius:4px}
+pre{font:12.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:10px 12px;border-radius:6px;overflow-x:auto}
+ul.findings{list-style:none;padding:0;margin:0}
+ul.findings li{padding:9px 12px 9px 14px;border-left:3px solid var(--accent);background:var(--soft);margin:0 0 8px;border-radius:0 6px 6px 0}
+ul.findings li.warning{border-left-color:#d98a1c;background:var(--warnbg)}
+.tag{display:inline-block;font-size:11px;text-transform:uppercase;letter-spacing:.05em;font-weight:600;color:var(--muted);margin-right:8px}
+li.warning .tag{color:var(--warn)}
+ul.recs{padding-left:18px;margin:8px 0}
+ul.recs li{margin:4px 0}
+dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;margin:6px 0;font-size:14px}
+dl.kv dt{color:var(--muted)}
+dl.kv dd{margin:0}
+footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
+@media (max-width:640px){main{padding:12px 8px}section,header.top{padding:16px 14px}.card .v{font-size:23px}}
+@media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
+"#;
+
+pub(super) struct Page {
+    pub(super) html: String,
+}
+
+impl Page {
+    pub(super) fn push(&mut self, s: &str) {
+        self.html.push_str(s);
+    }
+
+    pub(super) fn section_open(&mut self, id: &str, title: &str, lead: &str) {
+        let _ = write!(
+            self.html,
+            "<section id=\"{}\"><h2>{}</h2>",
+            esc(id),
+            esc(title)
+        );
+        if !lead.is_empty() {
+            let _ = write!(self.html, "<p class=\"lead\">{}</p>", esc(lead));
+        }
+    }
+
+    pub(super) fn section_close(&mut self) {
+        self.push("</section>\n");
+    }
+
+    pub(super) fn absent(&mut self, r: &RunResults, part: Part) {
+        let _ = write!(
+            self.html,
+            "<p class=\"absent\">Not measured in this run ({}).</p>",
+            esc(&view::absent_reason(r, part))
+        );
+    }
+
+    pub(super) fn figure(&mut self, svg: Result<String, svg::ChartError>, caption: &str) {
+        match svg {
+            Ok(s) => {
+                self.push("<figure>");
+                self.push(&s);
+                if !caption.is_empty() {
+                    let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
+                }
+                self.push("</figure>");
+            }
+            Err(e) => {
+                let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(&e.to_string()));
+            }
+        }
+    }
+
+    /// A table with the listed columns; `win` marks rows to highlight.
+    pub(super) fn table(&mut self, t: &Table, cols: &[usize], win: &dyn Fn(usize) -> bool) {
+        self.push("<div class=\"scroll\"><table><thead><tr>");
+        for &c in cols {
+            let _ = write!(self.html, "<th>{}</th>", esc(&t.columns[c]));
+        }
+        self.push("</tr></thead><tbody>");
+        for (i, row) in t.rows.iter().enumerate() {
+            self.push(if win(i) { "<tr class=\"win\">" } else { "<tr>" });
+            for &c in cols {
+                let cell = &row[c];
+                let numeric_col = t
+                    .rows
+                    .iter()
+                    .all(|r| matches!(r[c], Cell::Num(_) | Cell::Int(_) | Cell::Missing));
+                let class = if numeric_col { " class=\"n\"" } else { "" };
+                if t.columns[c] == "numactl" && matches!(cell, Cell::Text(_)) {
+                    let _ = write!(self.html, "<td><code>{}</code></td>", esc(&cell.display()));
+                } else {
+                    let _ = write!(self.html, "<td{class}>{}</td>", esc(&cell.display()));
+                }
+            }
+            self.push("</tr>");
+        }
+        self.push("</tbody></table></div>");
+    }
+
+    pub(super) fn heatmaps(
+        &mut self,
+        pair: Option<(Heatmap, Option<Heatmap>)>,
+        caption: &str,
+        none_declared: &str,
+    ) -> bool {
+        let Some((m, d)) = pair else { return false };
+        self.push("<div class=\"pair\">");
+        self.figure(svg::heatmap(&m), "");
+        match d {
+            Some(d) => self.figure(svg::heatmap(&d), ""),
+            None => {
+                let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(none_declared));
+            }
+        }
+        self.push("</div>");
+        let _ = write!(self.html, "<p class=\"lead\">{}</p>", esc(caption));
+        true
+    }
+}
+
+pub(super) fn card(p: &mut Page, k: &str, v: &str, unit: &str, d: &str) {
+    let _ = write!(
+        p.html,
+        "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}<small>{}</small></div><div class=\"d\">{}</div></div>",
+        esc(k),
+        esc(v),
+        esc(unit),
+        esc(d)
+    );
+}

@@ -1,0 +1,134 @@
+//! The measurement sections of the HTML report: findings, latency (sweep and matrix),
+//! bandwidth (kernels and matrix), scaling, loaded latency and core to core.
+
+use std::fmt::Write as _;
+
+use super::esc;
+use super::page::Page;
+use crate::render::run_view::{self as view};
+use crate::render::svg::{self, bytes_short};
+use crate::results::{Part, RunResults, Severity};
+
+pub(super) fn findings(p: &mut Page, r: &RunResults) {
+    if r.findings.is_empty() && r.warnings.is_empty() {
+        p.push("<p class=\"absent\">No findings recorded.</p>");
+    } else {
+        p.push("<ul class=\"findings\">");
+        for f in &r.findings {
+            let (class, tag) = match f.severity {
+                Severity::Warning => ("warning", "warning"),
+                Severity::Info => ("info", "finding"),
+            };
+            let _ = write!(
+                p.html,
+                "<li class=\"{class}\"><span class=\"tag\">{tag}</span>{}</li>",
+                esc(&f.text)
+            );
+        }
+        for w in &r.warnings {
+            let _ = write!(
+                p.html,
+                "<li class=\"warning\"><span class=\"tag\">warning</span>{}</li>",
+                esc(w)
+            );
+        }
+        p.push("</ul>");
+    }
+}
+
+pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
+    match view::latency_sweep_chart(r) {
+        Some(c) => p.figure(
+            svg::line_chart(&c),
+            "ns per load (median of the samples) against working set; x axis in powers of two.",
+        ),
+        None => p.absent(r, Part::Latency),
+    }
+}
+
+pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
+    let ws = r
+        .latency
+        .as_ref()
+        .and_then(|l| l.matrix.as_ref())
+        .map(|m| {
+            format!(
+                "ns per load, median; {} working set, {} walk, {} pages.",
+                bytes_short(m.working_set_bytes as f64),
+                m.mode.label(),
+                m.page_size
+            )
+        })
+        .unwrap_or_default();
+    if !p.heatmaps(
+        view::latency_heatmaps(r),
+        &ws,
+        "The firmware declares no SLIT or HMAT figures for these pairs.",
+    ) {
+        p.absent(r, Part::LatencyMatrix);
+    }
+}
+
+pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
+    let bt = view::bandwidth_table(r);
+    if bt.rows.is_empty() {
+        p.absent(r, Part::Bandwidth);
+    } else {
+        p.table(&bt, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], &|_| false);
+    }
+}
+
+pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
+    let bw_title = view::bandwidth_matrix_table(r).title;
+    if !p.heatmaps(view::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes."), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
+        p.absent(r, Part::BandwidthMatrix);
+    }
+}
+
+pub(super) fn scaling(p: &mut Page, r: &RunResults) {
+    match view::scaling_chart(r) {
+        Some(c) => p.figure(
+            svg::line_chart(&c),
+            "MB/s (median, MB = 10^6 bytes) against the number of threads.",
+        ),
+        None => p.absent(r, Part::Scaling),
+    }
+}
+
+pub(super) fn loaded(p: &mut Page, r: &RunResults) {
+    match view::loaded_chart(r) {
+        Some(c) => {
+            p.figure(
+                svg::line_chart(&c),
+                "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load).",
+            );
+            let t = view::loaded_table(r);
+            p.table(&t, &[1, 2, 3, 4, 5, 6], &|_| false);
+            if let Some(s) = view::loaded_summary(r) {
+                let _ = write!(p.html, "<p>{}</p>", esc(&s));
+            }
+        }
+        None => p.absent(r, Part::LoadedLatency),
+    }
+}
+
+pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
+    let groups = view::c2c_groups_table(r);
+    match view::c2c_heatmap(r) {
+        Some(h) => {
+            let line = r
+                .c2c
+                .as_ref()
+                .map(|c| format!("The bounced line's page is on node {}.", c.line_node))
+                .unwrap_or_default();
+            p.figure(svg::heatmap(&h), &line);
+            if !groups.rows.is_empty() {
+                p.table(&groups, &[0, 1, 2, 3, 4], &|_| false);
+            }
+            if let Some(s) = view::c2c_summary(r) {
+                let _ = write!(p.html, "<p>{}</p>", esc(&s));
+            }
+        }
+        None => p.absent(r, Part::C2c),
+    }
+}

@@ -1,0 +1,114 @@
+//! The policy sections of the HTML report: the scenarios (a)..(g) with the winner per kind of
+//! application, and the weighted-interleave advice.
+
+use std::fmt::Write as _;
+
+use super::esc;
+use super::page::Page;
+use crate::render::run_view::{self as view};
+use crate::render::svg::{self, bytes_short};
+use crate::results::{Part, RunResults};
+
+pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
+    match &r.scenarios {
+        None => p.absent(r, Part::Scenarios),
+        Some(s) => {
+            let bars: Vec<(String, f64)> = s
+                .scenarios
+                .iter()
+                .filter_map(|row| {
+                    Some((format!("({}) {}", row.letter, row.label), row.bandwidth()?))
+                })
+                .collect();
+            let best = bars
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+                .map(|(i, _)| i);
+            if !bars.is_empty() {
+                p.figure(
+                    svg::bar_chart(&svg::BarChart {
+                        title: format!("Bandwidth by placement ({} kernel)", s.kernel),
+                        unit: "MB/s".into(),
+                        bars,
+                        highlight: best,
+                        width: 820,
+                    }),
+                    "",
+                );
+            }
+            let winners: Vec<crate::results::ScenarioId> =
+                s.recommendations.iter().map(|r| r.best).collect();
+            let t = view::scenarios_table(r);
+            p.table(&t, &[0, 1, 2, 4, 5, 6, 7, 9, 10], &|i| {
+                winners.contains(&s.scenarios[i].id)
+            });
+            let _ = write!(
+                p.html,
+                "<p class=\"lead\">{} per thread, {} repetitions of {} ms, kernel {}; highlighted rows win for at least one kind of application.</p>",
+                esc(&bytes_short(s.buffer_bytes_per_thread as f64)),
+                s.repetitions,
+                s.duration_ms,
+                esc(&s.kernel)
+            );
+            let rt = view::recommendations_table(r);
+            if !rt.rows.is_empty() {
+                p.push("<h3>Best placement per kind of application</h3>");
+                p.table(&rt, &[0, 1, 2, 3, 4], &|_| false);
+                p.push("<ul class=\"recs\">");
+                for rec in &s.recommendations {
+                    let _ = write!(p.html, "<li>{}</li>", esc(&rec.text));
+                }
+                p.push("</ul>");
+            }
+        }
+    }
+}
+
+pub(super) fn advisor(p: &mut Page, r: &RunResults) {
+    match &r.advisor {
+        None => p.absent(r, Part::Advisor),
+        Some(a) => {
+            let _ = write!(p.html, "<p>{}</p>", esc(&a.summary));
+            p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B)</th><th>numactl</th></tr></thead><tbody>");
+            for c in &a.checks {
+                let v = match (c.mb_per_s, &c.unavailable) {
+                    (Some(v), _) => view::fmt_num(v),
+                    (None, Some(u)) => format!("not measured: {u}"),
+                    (None, None) => "not measured".into(),
+                };
+                let class = if c.mb_per_s.is_some() {
+                    " class=\"n\""
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    p.html,
+                    "<tr><td>{}</td><td{class}>{}</td><td><code>{}</code></td></tr>",
+                    esc(&c.policy),
+                    esc(&v),
+                    esc(&c.numactl)
+                );
+            }
+            p.push("</tbody></table></div>");
+            if !a.weights.is_empty() {
+                let w: Vec<String> = a
+                    .weights
+                    .iter()
+                    .map(|(n, w)| format!("node {n}: {w}"))
+                    .collect();
+                let _ = write!(
+                    p.html,
+                    "<p>Proposed weights for threads on node {}: {}.</p>",
+                    a.initiator_node,
+                    esc(&w.join(", "))
+                );
+            }
+            if !a.apply.is_empty() {
+                p.push("<pre>");
+                p.push(&esc(&a.apply.join("\n")));
+                p.push("</pre>");
+            }
+        }
+    }
+}

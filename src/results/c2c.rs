@@ -1,0 +1,144 @@
+//! The result of `numascope c2c`: a versioned serde contract (schema_version 1). Every field
+//! carries its unit in its name; the JSON output is exactly this struct.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::environment::Environment;
+use crate::results::placement::PlacementReport;
+use crate::results::traffic::NumaTraffic;
+use crate::stats::Summary;
+
+/// Version of the c2c JSON contract. Bump on any incompatible change.
+pub const C2C_SCHEMA_VERSION: u32 = 1;
+
+/// How every pair was measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct C2cPlan {
+    /// Round trips timed together as one sample.
+    pub round_trips_per_sample: u64,
+    /// Repetitions kept per pair; each runs `repetition_ms` of samples.
+    pub repetitions: usize,
+    /// Repetitions run first and dropped per pair.
+    pub warmup_repetitions: usize,
+    pub repetition_ms: u64,
+    /// How one-way times are derived.
+    pub method: String,
+}
+
+/// One ordered pair.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairResult {
+    /// CPU of the ping thread (the one that times).
+    pub from: u32,
+    /// CPU of the pong thread.
+    pub to: u32,
+    pub relation: Relation,
+    /// One-way ns over all kept samples (median is the headline).
+    pub ns_one_way: Summary,
+    /// Lowest CPU time / wall time of either thread in a kept repetition (1 = ran all along).
+    pub cpu_share: Option<f64>,
+}
+
+/// The whole c2c result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct C2cResult {
+    pub schema_version: u32,
+    /// CPUs measured, ascending (matrix row and column order).
+    pub cpus: Vec<u32>,
+    /// Node the bounced line's page was bound to (its home node).
+    pub line_node: u32,
+    /// CPU that first touched the line's page (None: a memory-only node, touched by the
+    /// calling thread under the bind policy).
+    pub line_touched_on_cpu: Option<u32>,
+    /// Verified placement of the line's page (move_pages).
+    pub line_placement: PlacementReport,
+    /// Fraction of the line's page on `line_node` (1.0 when placed as asked).
+    pub placement_fraction: f64,
+    pub plan: C2cPlan,
+    pub sampling: Sampling,
+    pub pairs: Vec<PairResult>,
+    /// `matrix[i][j]`: median ns one way with ping on `cpus[i]`, pong on `cpus[j]`; null on the
+    /// diagonal and for pairs not measured.
+    pub matrix: Vec<Vec<Option<f64>>>,
+    /// Pairs grouped by what their CPUs share, closest first.
+    pub groups: Vec<Group>,
+    /// The groups in one sentence.
+    pub summary: String,
+    pub traffic: NumaTraffic,
+    pub environment: Environment,
+    /// Conditions that make the figures doubtful, in words.
+    pub warnings: Vec<String>,
+}
+
+/// Builds the matrix of medians from the pairs.
+pub fn matrix_of(cpus: &[u32], pairs: &[PairResult]) -> Vec<Vec<Option<f64>>> {
+    cpus.iter()
+        .map(|&a| {
+            cpus.iter()
+                .map(|&b| {
+                    pairs
+                        .iter()
+                        .find(|p| p.from == a && p.to == b)
+                        .map(|p| p.ns_one_way.median)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The pair selection, stated in the result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sampling {
+    /// `all-pairs` or `each-cpu-against-sample`.
+    pub strategy: String,
+    /// The fixed partner CPUs (empty for all pairs).
+    pub partners: Vec<u32>,
+    /// Ordered pairs measured.
+    pub pairs: usize,
+    /// Ordered pairs of the chosen CPUs in total.
+    pub possible_pairs: usize,
+}
+
+/// What two CPUs share, from closest to farthest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Relation {
+    /// The same core (SMT siblings).
+    SameCore,
+    /// The smallest data/unified cache instance holding both CPUs has this level.
+    SharedCache { level: u32 },
+    /// No shared cache; same node and same package.
+    SameNode,
+    /// No shared cache; same package, different nodes (e.g. AMD NPS2/NPS4, Intel SNC).
+    SamePackageOtherNode,
+    /// Different packages, same node (a VM's node that spans sockets).
+    SameNodeOtherPackage,
+    /// Different packages and nodes, or different nodes with unknown packages.
+    Remote,
+}
+
+impl Relation {
+    /// Words for the group sentence.
+    pub fn label(&self) -> String {
+        match self {
+            Relation::SameCore => "SMT siblings (same core)".into(),
+            Relation::SharedCache { level } => format!("CPUs sharing an L{level}"),
+            Relation::SameNode => "no shared cache, same node and package".into(),
+            Relation::SamePackageOtherNode => "across nodes of one package".into(),
+            Relation::SameNodeOtherPackage => "across packages within one node".into(),
+            Relation::Remote => "across packages".into(),
+        }
+    }
+}
+
+/// One group of pairs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    pub relation: Relation,
+    /// `relation` in words.
+    pub label: String,
+    /// Ordered pairs in the group.
+    pub pairs: usize,
+    /// Summary over the group's per-pair medians, ns one way (the headline is its median).
+    pub ns_one_way: Summary,
+}

@@ -1,0 +1,193 @@
+//! The latency JSON contract (`numascope latency --json`, schema_version 1): plain serde types
+//! with units in their field names. Every result carries where it ran (CPU, memory node, page
+//! size asked and obtained, the verified placement fraction) beside its figures, so a number
+//! is never separated from the conditions that produced it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::results::clock::ClockInfo;
+use crate::results::placement::PageSize;
+use crate::stats::Summary;
+
+/// Version of the latency JSON contract. Bump on any incompatible change.
+pub const LATENCY_SCHEMA_VERSION: u32 = 1;
+
+/// Where a measurement ran; shared by every result of one buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// Page size asked: `4k`, `thp`, `2m`, `1g`.
+    pub page_size: PageSize,
+    /// CPU the chasing thread was pinned to.
+    pub cpu: u32,
+    /// Memory node the buffer was meant for.
+    pub memory_node: Option<u32>,
+    /// Fraction of the buffer's pages found on `memory_node` (move_pages), 0..=1.
+    pub placement_fraction: Option<f64>,
+    /// Fraction of the buffer backed by huge pages (smaps AnonHugePages / hugetlb), 0..=1.
+    pub huge_fraction: Option<f64>,
+}
+
+/// Core cycles per load, from the core clock estimate.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CyclesPerLoad {
+    pub median: f64,
+    pub min: f64,
+    pub p90: f64,
+    pub p99: f64,
+    /// The core clock used, Hz.
+    pub core_hz: f64,
+    /// How the core clock was obtained.
+    pub source: String,
+}
+
+/// One pointer-chasing measurement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyResult {
+    pub mode: Mode,
+    pub working_set_bytes: u64,
+    /// Spacing of the chased elements (the stride of `seq`), bytes.
+    pub element_bytes: u64,
+    /// Locality group of `page` mode, bytes; `None` for other modes.
+    pub group_bytes: Option<u64>,
+    pub page_size: PageSize,
+    pub cpu: u32,
+    pub memory_node: Option<u32>,
+    pub placement_fraction: Option<f64>,
+    pub huge_fraction: Option<f64>,
+    /// Independent chains walked together; ns per load counts the loads of all of them.
+    pub chains: usize,
+    /// Headline: `median`; `samples` kept after `warmup_samples` dropped.
+    pub ns_per_load: Summary,
+    pub cycles_per_load: Option<CyclesPerLoad>,
+    pub loads_per_sample: u64,
+    pub warmup_samples: usize,
+}
+
+/// One working-set curve (one mode, page size and chain count).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepCurve {
+    pub mode: Mode,
+    pub page_size: PageSize,
+    pub chains: usize,
+    /// Points in increasing working-set size.
+    pub points: Vec<LatencyResult>,
+}
+
+/// The plateaus and per-level knees of one curve (same order as `sweep`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurveKnees {
+    pub mode: Mode,
+    pub page_size: PageSize,
+    pub chains: usize,
+    pub plateaus: Vec<Plateau>,
+    pub levels: Vec<LevelKnee>,
+}
+
+/// One cell of the node x node matrix.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatrixCell {
+    pub initiator_node: u32,
+    pub memory_node: u32,
+    pub result: LatencyResult,
+    /// SLIT distance initiator -> memory (10 = local), firmware-declared.
+    pub slit_distance: Option<u32>,
+    /// HMAT read latency for this pair, ns, firmware-declared.
+    pub hmat_read_latency_ns: Option<u64>,
+    /// Measured median over the initiator's local (or fastest) median.
+    pub measured_ratio: Option<f64>,
+    /// SLIT distance / 10, the firmware's relative cost.
+    pub slit_ratio: Option<f64>,
+    /// measured_ratio / slit_ratio.
+    pub measured_over_slit: Option<f64>,
+    /// Measured median ns / HMAT read latency ns.
+    pub measured_over_hmat: Option<f64>,
+}
+
+/// Initiator x memory node latencies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Matrix {
+    pub working_set_bytes: u64,
+    pub mode: Mode,
+    pub page_size: PageSize,
+    pub cells: Vec<MatrixCell>,
+}
+
+/// The whole output of `numascope latency`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LatencyReport {
+    pub schema_version: u32,
+    pub clock: ClockInfo,
+    pub plan: SamplePlan,
+    /// Single-size measurements (`--size`).
+    pub results: Vec<LatencyResult>,
+    /// Working-set curves (`--sweep`).
+    pub sweep: Vec<SweepCurve>,
+    /// Plateaus and knees of each curve of `sweep`, same order.
+    pub knees: Vec<CurveKnees>,
+    /// The node x node matrix (`--matrix`).
+    pub matrix: Option<Matrix>,
+    /// Things the reader must know (placement below 100 %, THP not obtained, ...).
+    pub warnings: Vec<String>,
+}
+
+/// How the next element is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    Random,
+    Page,
+    Seq,
+}
+
+impl Mode {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Mode::Random => "random",
+            Mode::Page => "page",
+            Mode::Seq => "seq",
+        }
+    }
+}
+
+/// How many samples and how long each.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SamplePlan {
+    /// Samples kept.
+    pub samples: usize,
+    /// Samples run and dropped before the kept ones.
+    pub warmup: usize,
+    /// Minimum duration of one sample, ns.
+    pub min_sample_ns: u64,
+}
+
+/// One flat stretch of the curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plateau {
+    /// Smallest working set on the plateau, bytes.
+    pub from_bytes: u64,
+    /// The knee: the largest working set on the plateau within half the tolerance of its
+    /// median, bytes.
+    pub to_bytes: u64,
+    /// Largest working set in the run (at or beyond the knee), bytes.
+    pub end_bytes: u64,
+    /// Median latency of the plateau's points, ns per load.
+    pub ns_per_load: f64,
+    /// Points on the plateau.
+    pub points: usize,
+}
+
+/// One level of the hierarchy as the curve shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LevelKnee {
+    /// `L1`, `L2`, `L3`, ... or `memory`.
+    pub level: String,
+    /// Cache size from sysfs, bytes (`None` for memory).
+    pub sysfs_bytes: Option<u64>,
+    /// The matched plateau's knee, bytes; `None` when no plateau's knee lies in the level's
+    /// range.
+    pub knee_bytes: Option<u64>,
+    /// The matched plateau's latency, ns per load.
+    pub plateau_ns: Option<f64>,
+    /// The same in core cycles (core clock estimate; see the clock section).
+    pub plateau_cycles: Option<f64>,
+}

@@ -8,17 +8,16 @@ use anyhow::{bail, Context as _};
 use clap::Args;
 
 use crate::cli::Context;
-use crate::clock::ClockInfo;
 use crate::latency::chase::{self, ChainSpec, Mode};
-use crate::latency::engine::{run_job, Target};
 use crate::latency::matrix;
 use crate::latency::measure::SamplePlan;
-use crate::latency::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
 use crate::latency::sweep;
+use crate::latency::{Chaser, Config, Variant};
 use crate::parse::cpulist::format_list;
 use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::PageSize;
 use crate::render::latency_text;
+use crate::sysroot::SysRoot;
 use crate::topology::{read_topology, Topology};
 
 /// Flags of `numascope latency`.
@@ -149,11 +148,9 @@ fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
     }
 }
 
-/// Runs `latency`.
-pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
-    let root = &ctx.root;
-    root.require_live("measure latency")?;
-    let topo = read_topology(root)?;
+/// Resolves the flags against the topology into a validated [`Config`]: every flag is
+/// parsed and checked here, once.
+fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Result<Config> {
     let line = topo.line_bytes();
     let element_bytes = match &args.stride {
         Some(s) => size_flag("--stride", s)?,
@@ -206,28 +203,6 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
         }
     }
 
-    let clock = ClockInfo::measure(root);
-    let mut report = LatencyReport {
-        schema_version: LATENCY_SCHEMA_VERSION,
-        clock: clock.clone(),
-        plan,
-        results: Vec::new(),
-        sweep: Vec::new(),
-        knees: Vec::new(),
-        matrix: None,
-        warnings: Vec::new(),
-    };
-    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
-        report.warnings.push(
-            "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate pages of a remote-memory measurement toward the chasing CPU".into(),
-        );
-    }
-    let bar =
-        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
-    let progress = |d: usize, t: usize| {
-        bar.set_length(t as u64);
-        bar.set_position(d as u64);
-    };
     let spec_for = |chains: usize| ChainSpec {
         mode: args.mode,
         chains,
@@ -235,8 +210,7 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
         group_bytes: locality,
         seed: args.seed,
     };
-
-    if args.matrix {
+    let variant = if args.matrix {
         if !args.cpu.is_empty() {
             crate::threads::check_cpus(&topo, root, &args.cpu)?;
         }
@@ -248,30 +222,22 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
             }
             seen.push(node);
         }
-        for &page in &args.page_size {
-            let targets = topo.memory_nodes();
-            let size = match args.size.first() {
-                Some(s) => size_flag("--size", s)?,
-                None => matrix::default_size(&topo, &targets, page),
-            };
-            chase::check(&spec_for(args.chains[0]), size)?;
-            let (m, w) = matrix::run_matrix(
-                &topo,
-                root,
-                &args.cpu,
-                size,
-                page,
-                &spec_for(args.chains[0]),
-                &plan,
-                &clock,
-                &progress,
-            )?;
-            report.warnings.extend(w);
-            report.matrix = Some(m);
+        let size = match args.size.first() {
+            Some(s) => Some(size_flag("--size", s)?),
+            None => None,
+        };
+        Variant::Matrix {
+            cells: None,
+            cpus: args.cpu.clone(),
+            size,
         }
     } else {
         let cpu = choose_cpu(&topo, args)?;
         crate::threads::check_cpus(&topo, root, &[cpu])?;
+        let at = Chaser {
+            cpu,
+            mem_node: args.mem_node,
+        };
         let free = free_bytes(&topo, args.mem_node);
         let sweep_sizes = match &args.sweep {
             None => None,
@@ -333,37 +299,47 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
                 chase::check(&spec_for(c), s)?;
             }
         }
-        for &page in &args.page_size {
-            for &chains in &args.chains {
-                let target = Target {
-                    cpu,
-                    memory_node: args.mem_node,
-                    page,
-                };
-                let spec = spec_for(chains);
-                let out = run_job(&topo, root, target, &sizes, &spec, &plan, &clock, &progress)?;
-                report.warnings.extend(out.warnings);
-                if sweep_sizes.is_some() {
-                    report.knees.push(CurveKnees::of_sweep(
-                        args.mode,
-                        page,
-                        chains,
-                        &out.results,
-                        &topo.cache_sizes_for_cpu(cpu),
-                    ));
-                    report.sweep.push(SweepCurve {
-                        mode: args.mode,
-                        page_size: page,
-                        chains,
-                        points: out.results,
-                    });
-                } else {
-                    report.results.extend(out.results);
-                }
-            }
+        match sweep_sizes {
+            Some(sizes) => Variant::Sweep { at, sizes },
+            None => Variant::Sizes { at, sizes },
         }
-    }
+    };
+    let cfg = Config {
+        variant,
+        modes: vec![args.mode],
+        pages: args.page_size.clone(),
+        chains: args.chains.clone(),
+        element_bytes,
+        group_bytes: locality,
+        seed: args.seed,
+        plan,
+        clock: None,
+        keep_going: false,
+    };
+    Ok(cfg)
+}
+
+/// Runs `latency`.
+pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
+    let root = &ctx.root;
+    root.require_live("measure latency")?;
+    let topo = read_topology(root)?;
+    let cfg = resolve(&topo, root, args)?;
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let progress = |d: usize, t: usize| {
+        bar.set_length(t as u64);
+        bar.set_position(d as u64);
+    };
+    let mut report = crate::latency::run(&topo, root, &cfg, &progress)?;
     bar.finish_and_clear();
+    // A standalone report carries this warning first; the full run states it once, as a
+    // finding.
+    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
+        report.warnings.insert(0,
+            "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate pages of a remote-memory measurement toward the chasing CPU".into(),
+        );
+    }
 
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
 }

@@ -5,9 +5,12 @@
 
 pub mod chase;
 pub mod engine;
+pub mod experiment;
 pub mod knees;
 pub mod matrix;
 pub mod measure;
 pub mod result;
 pub mod sweep;
 pub mod walk;
+
+pub use experiment::{run, Chaser, Config, Variant};

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use crate::bandwidth::descriptor::by_name;
+use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::harness::{self, RunSpec};
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
@@ -21,14 +21,7 @@ use crate::bandwidth::result::{
 use crate::bandwidth::scaling::knee;
 use crate::c2c::{BouncePlan, C2cConfig};
 use crate::clock::ClockInfo;
-use crate::latency::chase::{ChainSpec, Mode};
-use crate::latency::engine::{run_job, Target};
-use crate::latency::matrix as lat_matrix;
-use crate::latency::measure::SamplePlan;
-use crate::latency::result::{
-    CurveKnees, LatencyReport, Matrix, SweepCurve, LATENCY_SCHEMA_VERSION,
-};
-use crate::latency::sweep;
+use crate::latency::{self, chase::Mode, measure::SamplePlan, result::LatencyReport, sweep};
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::{LoadKernel, LoadedConfig};
 use crate::placement::PageSize;
@@ -276,25 +269,36 @@ fn sample_plan(s: &Settings) -> SamplePlan {
     }
 }
 
-fn empty_latency(clock: ClockInfo, plan: SamplePlan) -> LatencyReport {
-    LatencyReport {
-        schema_version: LATENCY_SCHEMA_VERSION,
-        clock,
-        plan,
-        results: vec![],
-        sweep: vec![],
-        knees: vec![],
-        matrix: None,
-        warnings: vec![],
-    }
-}
-
 /// The CPU that measures single-thread latency: the first usable CPU of the home node.
 fn measuring_cpu(topo: &Topology) -> anyhow::Result<u32> {
     home_node(topo)
         .and_then(|h| topo.usable_cpus_of(h).first().copied())
         .or_else(|| topo.usable_cpus().first().copied())
         .context("no usable CPU")
+}
+
+/// The latency settings every latency part shares: one chain, cache-line elements, the run's
+/// seed and sample plan, the clock measured at the start of the run.
+fn latency_config(
+    topo: &Topology,
+    root: &SysRoot,
+    s: &Settings,
+    r: &mut RunResults,
+    variant: latency::Variant,
+) -> latency::Config {
+    let l = &s.latency;
+    latency::Config {
+        variant,
+        modes: l.modes.clone(),
+        pages: l.pages.clone(),
+        chains: vec![1],
+        element_bytes: topo.line_bytes(),
+        group_bytes: 0,
+        seed: SEED,
+        plan: sample_plan(s),
+        clock: Some(clock_of(r, root)),
+        keep_going: true,
+    }
 }
 
 fn latency_sweep(
@@ -304,83 +308,25 @@ fn latency_sweep(
     r: &mut RunResults,
     step: &(dyn Fn(usize, usize) + Sync),
 ) -> anyhow::Result<()> {
-    let clock = clock_of(r, root);
-    let plan = sample_plan(s);
     let l = &s.latency;
-    let cpu = measuring_cpu(topo)?;
-    let line = topo.line_bytes();
-    let sizes = sweep::sizes(l.from_bytes, l.to_bytes, l.points_per_octave, line);
-    let mut report = r
-        .latency
-        .take()
-        .unwrap_or_else(|| empty_latency(clock.clone(), plan));
-    let curves: Vec<(PageSize, Mode)> = l
-        .pages
-        .iter()
-        .flat_map(|p| l.modes.iter().map(move |m| (*p, *m)))
-        .map(|(p, m)| -> anyhow::Result<(PageSize, Mode)> {
-            Ok((
-                p.parse().map_err(anyhow::Error::msg)?,
-                m.parse().map_err(anyhow::Error::msg)?,
-            ))
-        })
-        .collect::<anyhow::Result<_>>()?;
-    let total = curves.len() * sizes.len();
-    let mut result = Ok(());
-    for (k, &(page, mode)) in curves.iter().enumerate() {
-        if interrupted() {
-            break;
-        }
-        let spec = ChainSpec {
-            mode,
-            chains: 1,
-            element_bytes: line,
-            group_bytes: 0,
-            seed: SEED,
-        };
-        let target = Target {
-            cpu,
-            memory_node: None,
-            page,
-        };
-        let base = k * sizes.len();
-        let out = match run_job(topo, root, target, &sizes, &spec, &plan, &clock, &|d, _| {
-            step(base + d, total)
-        }) {
-            Ok(o) => o,
-            Err(e) => {
-                // One curve failing (e.g. THP unavailable) must not lose the others.
-                report.warnings.push(format!(
-                    "the {} {} curve failed: {e}",
-                    page.label(),
-                    mode.label()
-                ));
-                result = Err(anyhow::Error::new(e));
-                continue;
-            }
-        };
-        report.warnings.extend(out.warnings);
-        report.knees.push(CurveKnees::of_sweep(
-            mode,
-            page,
-            1,
-            &out.results,
-            &topo.cache_sizes_for_cpu(cpu),
-        ));
-        report.sweep.push(SweepCurve {
-            mode,
-            page_size: page,
-            chains: 1,
-            points: out.results,
-        });
+    let at = latency::Chaser {
+        cpu: measuring_cpu(topo)?,
+        mem_node: None,
+    };
+    let sizes = sweep::sizes(
+        l.from_bytes,
+        l.to_bytes,
+        l.points_per_octave,
+        topo.line_bytes(),
+    );
+    let cfg = latency_config(topo, root, s, r, latency::Variant::Sweep { at, sizes });
+    let mut report = latency::run(topo, root, &cfg, step)?;
+    if let Some(earlier) = r.latency.take() {
+        report.matrix = earlier.matrix;
+        report.warnings.splice(0..0, earlier.warnings);
     }
-    let any = !report.sweep.is_empty();
     r.latency = Some(report);
-    if any {
-        Ok(())
-    } else {
-        result
-    }
+    Ok(())
 }
 
 fn latency_matrix(
@@ -390,56 +336,23 @@ fn latency_matrix(
     r: &mut RunResults,
     step: &(dyn Fn(usize, usize) + Sync),
 ) -> anyhow::Result<()> {
-    let clock = clock_of(r, root);
-    let plan = sample_plan(s);
     let m = &s.latency_matrix;
-    let spec = ChainSpec {
-        mode: Mode::Random,
-        chains: 1,
-        element_bytes: topo.line_bytes(),
-        group_bytes: 0,
-        seed: SEED,
+    let variant = latency::Variant::Matrix {
+        cells: Some(m.cells.clone()),
+        cpus: vec![],
+        size: Some(m.size_bytes),
     };
-    let mut measured = Vec::new();
-    let mut warnings = Vec::new();
-    for (k, &(i, t)) in m.cells.iter().enumerate() {
-        if interrupted() {
-            break;
-        }
-        let cpu = *topo
-            .usable_cpus_of(i)
-            .first()
-            .with_context(|| format!("node {i} has no usable CPU"))?;
-        let target = Target {
-            cpu,
-            memory_node: Some(t),
-            page: PageSize::Base,
-        };
-        let out = run_job(
-            topo,
-            root,
-            target,
-            &[m.size_bytes],
-            &spec,
-            &plan,
-            &clock,
-            &|_, _| {},
-        )?;
-        warnings.extend(out.warnings);
-        measured.extend(out.results.into_iter().map(|x| (i, t, x)));
-        step(k + 1, m.cells.len());
-    }
-    let mut report = r
-        .latency
-        .take()
-        .unwrap_or_else(|| empty_latency(clock.clone(), plan));
-    report.warnings.extend(warnings);
-    report.matrix = Some(Matrix {
-        working_set_bytes: m.size_bytes,
-        mode: Mode::Random,
-        page_size: PageSize::Base,
-        cells: lat_matrix::cells(topo, measured),
+    let mut cfg = latency_config(topo, root, s, r, variant);
+    cfg.modes = vec![Mode::Random];
+    cfg.pages = vec![PageSize::Base];
+    let measured = latency::run(topo, root, &cfg, step)?;
+    let mut report = r.latency.take().unwrap_or_else(|| LatencyReport {
+        matrix: None,
+        warnings: vec![],
+        ..measured.clone()
     });
+    report.warnings.extend(measured.warnings);
+    report.matrix = measured.matrix;
     r.latency = Some(report);
     Ok(())
 }
@@ -480,9 +393,8 @@ fn new_bw_report(topo: &Topology) -> BandwidthReport {
     }
 }
 
-fn kernel(name: &str) -> anyhow::Result<Kernel> {
-    let d = by_name(name).map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(Kernel::new(d.id, Isa::best())?)
+fn kernel(id: KernelId) -> anyhow::Result<Kernel> {
+    Ok(Kernel::new(id, Isa::best())?)
 }
 
 fn bandwidth(
@@ -500,7 +412,7 @@ fn bandwidth(
         if interrupted() {
             break;
         }
-        let res = kernel(name)
+        let res = kernel(*name)
             .and_then(|kn| {
                 spec(
                     kn,
@@ -513,7 +425,7 @@ fn bandwidth(
             .and_then(|sp| harness::run(topo, root, &sp));
         match res {
             Ok(x) => report.results.push(x),
-            Err(e) => outcome = Err(e.context(format!("kernel {name}"))),
+            Err(e) => outcome = Err(e.context(format!("kernel {}", name.descriptor().name))),
         }
         step(k + 1, n);
     }
@@ -529,7 +441,7 @@ fn bandwidth_matrix(
     step: &(dyn Fn(usize, usize) + Sync),
 ) -> anyhow::Result<()> {
     let mut report = r.bandwidth.take().unwrap_or_else(|| new_bw_report(topo));
-    let kn = kernel("read")?;
+    let kn = kernel(KernelId::Read)?;
     let m = &s.bandwidth_matrix;
     let mut cells = Vec::new();
     let mut outcome = Ok(());
@@ -585,7 +497,7 @@ fn scaling(
     step: &(dyn Fn(usize, usize) + Sync),
 ) -> anyhow::Result<()> {
     let mut report = new_bw_report(topo);
-    let kn = kernel("read")?;
+    let kn = kernel(KernelId::Read)?;
     let sc = &s.scaling;
     let total = sc.nodes.len() * sc.thread_counts.len();
     let mut done = 0;

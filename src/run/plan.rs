@@ -7,6 +7,9 @@
 //! samples); they are checked against real runs on a 2-CPU machine. Pure: nothing here
 //! measures.
 
+use crate::bandwidth::descriptor::KernelId;
+use crate::latency::chase::Mode;
+use crate::placement::PageSize;
 use crate::results::plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 use crate::topology::Topology;
 
@@ -64,10 +67,10 @@ pub struct LatencySettings {
     pub samples: usize,
     pub warmup: usize,
     pub min_sample_ns: u64,
-    /// Walk modes: `random`, `page`, `seq`.
-    pub modes: Vec<&'static str>,
-    /// Page sizes: `4k`, `thp`.
-    pub pages: Vec<&'static str>,
+    /// Walk modes.
+    pub modes: Vec<Mode>,
+    /// Page backings.
+    pub pages: Vec<PageSize>,
 }
 
 /// Node x node matrix settings (latency or bandwidth).
@@ -90,7 +93,7 @@ pub struct TimedSettings {
 /// Bandwidth kernels over all usable CPUs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BandwidthSettings {
-    pub kernels: Vec<&'static str>,
+    pub kernels: Vec<KernelId>,
     pub timed: TimedSettings,
     /// Bytes per thread (each array).
     pub bytes_per_thread: u64,
@@ -166,10 +169,10 @@ struct Knobs {
     lat_sweep_llc: u64,
     lat_samples: usize,
     lat_min_sample_ns: u64,
-    lat_modes: &'static [&'static str],
-    lat_pages: &'static [&'static str],
+    lat_modes: &'static [Mode],
+    lat_pages: &'static [PageSize],
     matrix_cap: usize,
-    bw_kernels: &'static [&'static str],
+    bw_kernels: &'static [KernelId],
     bw: TimedSettings,
     scaling_cap: usize,
     loaded_delays: usize,
@@ -186,10 +189,10 @@ fn knobs(b: Budget) -> Knobs {
             lat_sweep_llc: 4,
             lat_samples: 5,
             lat_min_sample_ns: 1_000_000,
-            lat_modes: &["random"],
-            lat_pages: &["4k"],
+            lat_modes: &[Mode::Random],
+            lat_pages: &[PageSize::Base],
             matrix_cap: 16,
-            bw_kernels: &["read", "triad"],
+            bw_kernels: &[KernelId::Read, KernelId::Triad],
             bw: TimedSettings {
                 duration_ms: 100,
                 repetitions: 2,
@@ -209,10 +212,16 @@ fn knobs(b: Budget) -> Knobs {
             lat_sweep_llc: 8,
             lat_samples: 9,
             lat_min_sample_ns: 2_000_000,
-            lat_modes: &["random", "page"],
-            lat_pages: &["4k", "thp"],
+            lat_modes: &[Mode::Random, Mode::Page],
+            lat_pages: &[PageSize::Base, PageSize::Thp],
             matrix_cap: 64,
-            bw_kernels: &["read", "read-prefetch", "write-nt", "copy", "triad"],
+            bw_kernels: &[
+                KernelId::Read,
+                KernelId::ReadPrefetch,
+                KernelId::WriteNt,
+                KernelId::Copy,
+                KernelId::Triad,
+            ],
             bw: TimedSettings {
                 duration_ms: 200,
                 repetitions: 5,
@@ -232,19 +241,19 @@ fn knobs(b: Budget) -> Knobs {
             lat_sweep_llc: 8,
             lat_samples: 25,
             lat_min_sample_ns: 2_000_000,
-            lat_modes: &["random", "page", "seq"],
-            lat_pages: &["4k", "thp"],
+            lat_modes: &[Mode::Random, Mode::Page, Mode::Seq],
+            lat_pages: &[PageSize::Base, PageSize::Thp],
             matrix_cap: usize::MAX,
             bw_kernels: &[
-                "read",
-                "read-prefetch",
-                "write",
-                "write-nt",
-                "copy",
-                "copy-nt",
-                "scale",
-                "add",
-                "triad",
+                KernelId::Read,
+                KernelId::ReadPrefetch,
+                KernelId::Write,
+                KernelId::WriteNt,
+                KernelId::Copy,
+                KernelId::CopyNt,
+                KernelId::Scale,
+                KernelId::Add,
+                KernelId::Triad,
             ],
             bw: TimedSettings {
                 duration_ms: 500,
@@ -526,6 +535,11 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     }
 }
 
+/// The names of a typed list as the plan's detail line shows them.
+fn labels<'a>(names: impl Iterator<Item = &'a str>, sep: &str) -> String {
+    names.collect::<Vec<_>>().join(sep)
+}
+
 fn mib(b: u64) -> String {
     crate::parse::size::format_bytes(b)
 }
@@ -566,8 +580,8 @@ fn describe(
                     mib(l.to_bytes),
                     l.points_per_octave,
                     points,
-                    l.modes.join("/"),
-                    l.pages.join("/"),
+                    labels(l.modes.iter().map(Mode::label), "/"),
+                    labels(l.pages.iter().map(PageSize::label), "/"),
                     l.samples
                 ),
             )
@@ -601,7 +615,7 @@ fn describe(
                 b.kernels.len() as f64 * run + fault,
                 format!(
                     "kernels {} on {} threads, {} per thread, {} x {} ms",
-                    b.kernels.join(", "),
+                    labels(b.kernels.iter().map(|k| k.descriptor().name), ", "),
                     threads,
                     mib(b.bytes_per_thread),
                     b.timed.repetitions,

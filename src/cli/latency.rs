@@ -212,7 +212,7 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
     };
     let variant = if args.matrix {
         if !args.cpu.is_empty() {
-            crate::threads::check_cpus(&topo, root, &args.cpu)?;
+            crate::threads::check_cpus(topo, root, &args.cpu)?;
         }
         let mut seen: Vec<u32> = Vec::new();
         for &c in &args.cpu {
@@ -232,13 +232,13 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
             size,
         }
     } else {
-        let cpu = choose_cpu(&topo, args)?;
-        crate::threads::check_cpus(&topo, root, &[cpu])?;
+        let cpu = choose_cpu(topo, args)?;
+        crate::threads::check_cpus(topo, root, &[cpu])?;
         let at = Chaser {
             cpu,
             mem_node: args.mem_node,
         };
-        let free = free_bytes(&topo, args.mem_node);
+        let free = free_bytes(topo, args.mem_node);
         let sweep_sizes = match &args.sweep {
             None => None,
             Some(r) => {
@@ -264,7 +264,7 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
             Some(s) => s.clone(),
             None if args.size.is_empty() => {
                 vec![matrix::default_size(
-                    &topo,
+                    topo,
                     &args
                         .mem_node
                         .map_or_else(|| topo.memory_nodes(), |n| vec![n]),

@@ -19,6 +19,7 @@ pub mod compare;
 pub mod counters;
 pub mod counters_perf;
 pub mod environment;
+pub mod experiment;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;

@@ -11,14 +11,10 @@ use clap::Args;
 
 use super::Context;
 use crate::bandwidth::descriptor::by_name;
-use crate::bandwidth::harness::{self, RunSpec};
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
-use crate::bandwidth::matrix::run_matrix;
-use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, MemPlacement, Order};
-use crate::bandwidth::result::{BandwidthReport, BANDWIDTH_SCHEMA_VERSION};
-use crate::bandwidth::scaling::run_scaling;
-use crate::bandwidth::RunSettings;
+use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, Order};
+use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::parse_user_list;
 use crate::parse::size::parse_size;
 use crate::placement::{PageSize, Policy};
@@ -135,16 +131,9 @@ fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
         .collect()
 }
 
-/// Everything validated, ready to run.
-struct Resolved {
-    kernels: Vec<Kernel>,
-    cpus: Vec<u32>,
-    cpu_nodes: Vec<u32>,
-    placement: MemPlacement,
-    settings: RunSettings,
-}
-
-fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
+/// Resolves the flags against the topology into a validated [`Config`]: every flag is parsed
+/// and checked here, once, before anything is allocated or pinned.
+fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     let isa = Isa::resolve(args.isa.as_deref())?;
     let default_kernels = if args.matrix || args.scaling {
         "triad"
@@ -248,7 +237,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
             line_words: (topo.line_bytes() / 8) as usize,
             ..Params::default()
         },
-        size,
+        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
     };
     for k in &kernels {
         let d = k.descriptor();
@@ -273,12 +262,26 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
             check_fits(topo, &placement.nodes(), s).map_err(anyhow::Error::msg)?;
         }
     }
-    Ok(Resolved {
+    let variant = if args.matrix {
+        Variant::Matrix {
+            cells: None,
+            threads: args.threads,
+        }
+    } else if args.scaling {
+        Variant::Scaling {
+            nodes: cpu_nodes,
+            thread_counts: None,
+            machine_wide: true,
+        }
+    } else {
+        Variant::Kernels { cpus }
+    };
+    Ok(Config {
         kernels,
-        cpus,
-        cpu_nodes,
+        variant,
         placement,
         settings,
+        keep_going: false,
     })
 }
 
@@ -290,61 +293,9 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
         out.flush()?;
         return Ok(());
     }
-    let r = resolve(&topo, args)?;
+    let cfg = resolve(&topo, args)?;
     ctx.root.require_live("measure bandwidth")?;
-    let mut report = BandwidthReport {
-        schema_version: BANDWIDTH_SCHEMA_VERSION,
-        results: vec![],
-        matrix: vec![],
-        scaling: vec![],
-        numa_balancing: topo.environment.numa_balancing,
-        environment: topo.environment.clone(),
-    };
-    for &k in &r.kernels {
-        if args.matrix {
-            let m = run_matrix(
-                &topo,
-                &ctx.root,
-                k,
-                args.threads,
-                &r.settings,
-                &mut report.results,
-            )?;
-            report.matrix.push(m);
-        } else if args.scaling {
-            let s = run_scaling(
-                &topo,
-                &ctx.root,
-                k,
-                &r.cpu_nodes,
-                &r.placement,
-                &r.settings,
-                &mut report.results,
-            )?;
-            report.scaling.push(s);
-        } else {
-            let d = k.descriptor();
-            let spec = RunSpec {
-                kernel: k,
-                cpus: r.cpus.clone(),
-                placement: r.placement.label().into(),
-                stream_policies: r
-                    .placement
-                    .policies(d.name, d.stream_count())
-                    .map_err(anyhow::Error::msg)?,
-                array_bytes: r
-                    .settings
-                    .array_bytes(&topo, d.stream_count(), r.cpus.len()),
-                page: r.settings.page,
-                duration: r.settings.duration,
-                repetitions: r.settings.repetitions,
-                warmup: r.settings.warmup,
-                params: r.settings.params,
-                throttle: None,
-            };
-            report.results.push(harness::run(&topo, &ctx.root, &spec)?);
-        }
-    }
+    let report = crate::bandwidth::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
     super::print_result(args.json, &report, |out| {
         bandwidth_text::render_report(out, &report)
     })

@@ -331,7 +331,7 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
         bar.set_length(t as u64);
         bar.set_position(d as u64);
     };
-    let mut report = crate::latency::run(&topo, root, &cfg, &progress)?;
+    let mut report = crate::latency::run(&topo, root, &cfg, &progress)?.into_result()?;
     bar.finish_and_clear();
     // A standalone report carries this warning first; the full run states it once, as a
     // finding.

@@ -8,6 +8,7 @@
 use anyhow::Context as _;
 
 use crate::clock::ClockInfo;
+use crate::experiment::{Outcome, Progress};
 use crate::placement::PageSize;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
@@ -98,13 +99,14 @@ impl Config {
 }
 
 /// Runs the experiment; `progress(done, total)` after each measured size or cell. Ctrl-C stops
-/// at the next curve or cell and returns what was measured.
+/// at the next curve or cell and returns what was measured. With `keep_going`, a failing curve
+/// is a warning of the report and the first such failure is the outcome's `failed`.
 pub fn run(
     topo: &Topology,
     root: &SysRoot,
     cfg: &Config,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> anyhow::Result<LatencyReport> {
+    progress: &Progress<'_>,
+) -> anyhow::Result<Outcome<LatencyReport>> {
     let clock = match &cfg.clock {
         Some(c) => c.clone(),
         None => ClockInfo::measure(root),
@@ -119,7 +121,7 @@ pub fn run(
         matrix: None,
         warnings: Vec::new(),
     };
-    match &cfg.variant {
+    let failed = match &cfg.variant {
         Variant::Sizes { at, sizes } => run_curves(
             topo,
             root,
@@ -162,9 +164,10 @@ pub fn run(
                 report.warnings.extend(w);
                 report.matrix = Some(m);
             }
+            None
         }
-    }
-    Ok(report)
+    };
+    Ok(Outcome { report, failed })
 }
 
 /// Every initiator node with a usable CPU against every memory node.
@@ -198,7 +201,8 @@ fn place_cells(
         .collect()
 }
 
-/// The single-CPU variants: one job per curve, each over every size.
+/// The single-CPU variants: one job per curve, each over every size. Returns the first failure
+/// it kept going past.
 #[allow(clippy::too_many_arguments)]
 fn run_curves(
     topo: &Topology,
@@ -209,8 +213,8 @@ fn run_curves(
     sizes: &[u64],
     sweep: bool,
     report: &mut LatencyReport,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> anyhow::Result<()> {
+    progress: &Progress<'_>,
+) -> anyhow::Result<Option<anyhow::Error>> {
     let curves = cfg.curves();
     let total = curves.len() * sizes.len();
     let mut failure = None;
@@ -235,7 +239,7 @@ fn run_curves(
                     page.label(),
                     mode.label()
                 ));
-                failure = Some(anyhow::Error::new(e));
+                failure.get_or_insert(anyhow::Error::new(e));
                 continue;
             }
             Err(e) => return Err(e.into()),
@@ -259,9 +263,5 @@ fn run_curves(
             report.results.extend(out.results);
         }
     }
-    let any = !report.sweep.is_empty() || !report.results.is_empty();
-    match failure {
-        Some(e) if !any => Err(e),
-        _ => Ok(()),
-    }
+    Ok(failure)
 }

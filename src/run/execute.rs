@@ -10,17 +10,14 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::bandwidth::harness::{self, RunSpec};
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
-use crate::bandwidth::plan::{node_cpus_cores_first, MemPlacement};
-use crate::bandwidth::result::{
-    BandwidthReport, Matrix as BwMatrix, MatrixCell as BwCell, Scaling, ScalingPoint,
-    ScalingSeries, BANDWIDTH_SCHEMA_VERSION,
-};
-use crate::bandwidth::scaling::knee;
+use crate::bandwidth::plan::MemPlacement;
+use crate::bandwidth::result::BandwidthReport;
+use crate::bandwidth::{self, RunSettings, WorkingSet};
 use crate::c2c::{BouncePlan, C2cConfig};
 use crate::clock::ClockInfo;
+use crate::experiment::Progress as Step;
 use crate::latency::{self, chase::Mode, measure::SamplePlan, result::LatencyReport, sweep};
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::{LoadKernel, LoadedConfig};
@@ -32,7 +29,7 @@ use crate::topology::Topology;
 
 use super::advisor::run_advisor;
 use super::findings;
-use super::plan::{Planned, Settings};
+use super::plan::{Planned, Settings, TimedSettings};
 use super::scenarios::{home_node, run_scenarios, running_as_root, ScenarioInputs};
 
 /// The parts this build can execute.
@@ -306,7 +303,7 @@ fn latency_sweep(
     root: &SysRoot,
     s: &Settings,
     r: &mut RunResults,
-    step: &(dyn Fn(usize, usize) + Sync),
+    step: &Step<'_>,
 ) -> anyhow::Result<()> {
     let l = &s.latency;
     let at = latency::Chaser {
@@ -320,13 +317,20 @@ fn latency_sweep(
         topo.line_bytes(),
     );
     let cfg = latency_config(topo, root, s, r, latency::Variant::Sweep { at, sizes });
-    let mut report = latency::run(topo, root, &cfg, step)?;
+    let out = latency::run(topo, root, &cfg, step)?;
+    let mut report = out.report;
     if let Some(earlier) = r.latency.take() {
         report.matrix = earlier.matrix;
         report.warnings.splice(0..0, earlier.warnings);
     }
+    // One curve failing (e.g. THP unavailable) keeps the others; the part fails only when no
+    // curve was measured.
+    let none = report.sweep.is_empty();
     r.latency = Some(report);
-    Ok(())
+    match out.failed {
+        Some(e) if none => Err(e),
+        _ => Ok(()),
+    }
 }
 
 fn latency_matrix(
@@ -334,7 +338,7 @@ fn latency_matrix(
     root: &SysRoot,
     s: &Settings,
     r: &mut RunResults,
-    step: &(dyn Fn(usize, usize) + Sync),
+    step: &Step<'_>,
 ) -> anyhow::Result<()> {
     let m = &s.latency_matrix;
     let variant = latency::Variant::Matrix {
@@ -345,7 +349,7 @@ fn latency_matrix(
     let mut cfg = latency_config(topo, root, s, r, variant);
     cfg.modes = vec![Mode::Random];
     cfg.pages = vec![PageSize::Base];
-    let measured = latency::run(topo, root, &cfg, step)?;
+    let measured = latency::run(topo, root, &cfg, step)?.report;
     let mut report = r.latency.take().unwrap_or_else(|| LatencyReport {
         matrix: None,
         warnings: vec![],
@@ -357,39 +361,30 @@ fn latency_matrix(
     Ok(())
 }
 
-fn spec(
-    kernel: Kernel,
-    cpus: Vec<u32>,
-    placement: &MemPlacement,
-    array_bytes: u64,
+/// The run's bandwidth settings: 4 KiB pages, one warm-up, each stream's arrays together
+/// `bytes_per_thread` per usable CPU whatever the thread count.
+fn bw_config(
+    topo: &Topology,
     s: &Settings,
-) -> anyhow::Result<RunSpec> {
-    let d = kernel.descriptor();
-    Ok(RunSpec {
-        kernel,
-        cpus,
-        placement: placement.label().into(),
-        stream_policies: placement
-            .policies(d.name, d.stream_count())
-            .map_err(anyhow::Error::msg)?,
-        array_bytes: array_bytes / 64 * 64,
-        page: PageSize::Base,
-        duration: Duration::from_millis(s.bandwidth.timed.duration_ms),
-        repetitions: s.bandwidth.timed.repetitions,
-        warmup: 1,
-        params: Params::default(),
-        throttle: None,
-    })
-}
-
-fn new_bw_report(topo: &Topology) -> BandwidthReport {
-    BandwidthReport {
-        schema_version: BANDWIDTH_SCHEMA_VERSION,
-        results: vec![],
-        matrix: vec![],
-        scaling: vec![],
-        numa_balancing: topo.environment.numa_balancing,
-        environment: topo.environment.clone(),
+    kernels: Vec<Kernel>,
+    variant: bandwidth::Variant,
+    timed: &TimedSettings,
+) -> bandwidth::Config {
+    bandwidth::Config {
+        kernels,
+        variant,
+        placement: MemPlacement::Local,
+        settings: RunSettings {
+            page: PageSize::Base,
+            duration: Duration::from_millis(timed.duration_ms),
+            repetitions: timed.repetitions,
+            warmup: 1,
+            params: Params::default(),
+            size: WorkingSet::PerStream(
+                s.bandwidth.bytes_per_thread * topo.usable_cpus().len() as u64,
+            ),
+        },
+        keep_going: true,
     }
 }
 
@@ -397,40 +392,66 @@ fn kernel(id: KernelId) -> anyhow::Result<Kernel> {
     Ok(Kernel::new(id, Isa::best())?)
 }
 
+/// Appends `more` to `into`, moving the result indices of its matrices and curves past the
+/// results `into` already holds.
+fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
+    let base = into.results.len();
+    for m in &mut more.matrix {
+        for c in &mut m.cells {
+            c.result_index += base;
+        }
+    }
+    for sc in &mut more.scaling {
+        for p in sc.series.iter_mut().flat_map(|x| x.points.iter_mut()) {
+            p.result_index += base;
+        }
+    }
+    into.results.append(&mut more.results);
+    into.matrix.append(&mut more.matrix);
+    into.scaling.append(&mut more.scaling);
+}
+
+/// Runs a bandwidth part and adds its report to `slot`; the part fails with the first cell
+/// that failed, keeping the others.
+fn bw_part(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &bandwidth::Config,
+    slot: &mut Option<BandwidthReport>,
+    step: &Step<'_>,
+) -> anyhow::Result<()> {
+    let out = bandwidth::run(topo, root, cfg, step)?;
+    match slot {
+        Some(r) => append(r, out.report),
+        None => *slot = Some(out.report),
+    }
+    out.failed.map_or(Ok(()), Err)
+}
+
 fn bandwidth(
     topo: &Topology,
     root: &SysRoot,
     s: &Settings,
     r: &mut RunResults,
-    step: &(dyn Fn(usize, usize) + Sync),
+    step: &Step<'_>,
 ) -> anyhow::Result<()> {
-    let mut report = r.bandwidth.take().unwrap_or_else(|| new_bw_report(topo));
-    let cpus = topo.usable_cpus();
-    let n = s.bandwidth.kernels.len();
-    let mut outcome = Ok(());
-    for (k, name) in s.bandwidth.kernels.iter().enumerate() {
-        if interrupted() {
-            break;
+    // A kernel this CPU cannot run (non-temporal stores off x86) fails alone.
+    let mut kernels = Vec::new();
+    let mut unbuilt = None;
+    for &id in &s.bandwidth.kernels {
+        match kernel(id) {
+            Ok(k) => kernels.push(k),
+            Err(e) => {
+                unbuilt.get_or_insert(e.context(format!("kernel {}", id.descriptor().name)));
+            }
         }
-        let res = kernel(*name)
-            .and_then(|kn| {
-                spec(
-                    kn,
-                    cpus.clone(),
-                    &MemPlacement::Local,
-                    s.bandwidth.bytes_per_thread,
-                    s,
-                )
-            })
-            .and_then(|sp| harness::run(topo, root, &sp));
-        match res {
-            Ok(x) => report.results.push(x),
-            Err(e) => outcome = Err(e.context(format!("kernel {}", name.descriptor().name))),
-        }
-        step(k + 1, n);
     }
-    r.bandwidth = Some(report);
-    outcome
+    let variant = bandwidth::Variant::Kernels {
+        cpus: topo.usable_cpus(),
+    };
+    let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+    let measured = bw_part(topo, root, &cfg, &mut r.bandwidth, step);
+    unbuilt.map_or(measured, Err)
 }
 
 fn bandwidth_matrix(
@@ -438,55 +459,15 @@ fn bandwidth_matrix(
     root: &SysRoot,
     s: &Settings,
     r: &mut RunResults,
-    step: &(dyn Fn(usize, usize) + Sync),
+    step: &Step<'_>,
 ) -> anyhow::Result<()> {
-    let mut report = r.bandwidth.take().unwrap_or_else(|| new_bw_report(topo));
-    let kn = kernel(KernelId::Read)?;
-    let m = &s.bandwidth_matrix;
-    let mut cells = Vec::new();
-    let mut outcome = Ok(());
-    for (k, &(i, t)) in m.cells.iter().enumerate() {
-        if interrupted() {
-            break;
-        }
-        let cpus = node_cpus_cores_first(topo, i);
-        let bytes = (s.bandwidth.bytes_per_thread * topo.usable_cpus().len() as u64)
-            / cpus.len().max(1) as u64;
-        let res = spec(kn, cpus.clone(), &MemPlacement::Node(vec![t]), bytes, s)
-            .and_then(|sp| harness::run(topo, root, &sp));
-        match res {
-            Ok(x) => {
-                let hmat = topo.hmat_for(i, t);
-                cells.push(BwCell {
-                    initiator: i,
-                    target: t,
-                    threads: cpus.len(),
-                    mb_per_s: x.mb_per_s.median,
-                    dram_mb_per_s_estimate: x.dram_mb_per_s_estimate.median,
-                    placement_fraction: x.placement_fraction,
-                    hmat_read_mb_per_s: hmat.and_then(|h| h.read_bandwidth_mb_s),
-                    hmat_write_mb_per_s: hmat.and_then(|h| h.write_bandwidth_mb_s),
-                    result_index: report.results.len(),
-                });
-                report.results.push(x);
-            }
-            Err(e) => outcome = Err(e.context(format!("cell node {i} -> node {t}"))),
-        }
-        step(k + 1, m.cells.len());
-    }
-    let mut initiators: Vec<u32> = m.cells.iter().map(|c| c.0).collect();
-    initiators.dedup();
-    let mut targets: Vec<u32> = m.cells.iter().map(|c| c.1).collect();
-    targets.sort_unstable();
-    targets.dedup();
-    report.matrix.push(BwMatrix {
-        kernel: "read".into(),
-        initiators,
-        targets,
-        cells,
-    });
-    r.bandwidth = Some(report);
-    outcome
+    let variant = bandwidth::Variant::Matrix {
+        cells: Some(s.bandwidth_matrix.cells.clone()),
+        threads: None,
+    };
+    let kernels = vec![kernel(KernelId::Read)?];
+    let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+    bw_part(topo, root, &cfg, &mut r.bandwidth, step)
 }
 
 fn scaling(
@@ -494,57 +475,15 @@ fn scaling(
     root: &SysRoot,
     s: &Settings,
     r: &mut RunResults,
-    step: &(dyn Fn(usize, usize) + Sync),
+    step: &Step<'_>,
 ) -> anyhow::Result<()> {
-    let mut report = new_bw_report(topo);
-    let kn = kernel(KernelId::Read)?;
-    let sc = &s.scaling;
-    let total = sc.nodes.len() * sc.thread_counts.len();
-    let mut done = 0;
-    let mut series = Vec::new();
-    let total_bytes = s.bandwidth.bytes_per_thread * topo.usable_cpus().len() as u64;
-    for &node in &sc.nodes {
-        let pool = node_cpus_cores_first(topo, node);
-        let mut points = Vec::new();
-        for &k in sc.thread_counts.iter().filter(|&&k| k <= pool.len()) {
-            if interrupted() {
-                break;
-            }
-            let cpus = pool[..k].to_vec();
-            let mut sp = spec(
-                kn,
-                cpus.clone(),
-                &MemPlacement::Local,
-                total_bytes / k as u64,
-                s,
-            )?;
-            sp.duration = Duration::from_millis(sc.timed.duration_ms);
-            sp.repetitions = sc.timed.repetitions;
-            let x = harness::run(topo, root, &sp)?;
-            points.push(ScalingPoint {
-                threads: k,
-                cpus,
-                mb_per_s: x.mb_per_s.median,
-                mb_per_s_max: x.mb_per_s.max,
-                result_index: report.results.len(),
-            });
-            report.results.push(x);
-            done += 1;
-            step(done, total);
-        }
-        let t: Vec<usize> = points.iter().map(|p| p.threads).collect();
-        let v: Vec<f64> = points.iter().map(|p| p.mb_per_s).collect();
-        series.push(ScalingSeries {
-            mode: "packed".into(),
-            node: Some(node),
-            knee_threads: knee(&t, &v),
-            points,
-        });
-    }
-    report.scaling.push(Scaling {
-        kernel: "read".into(),
-        series,
-    });
-    r.scaling = Some(report);
-    Ok(())
+    let variant = bandwidth::Variant::Scaling {
+        nodes: s.scaling.nodes.clone(),
+        thread_counts: Some(s.scaling.thread_counts.clone()),
+        machine_wide: false,
+    };
+    let kernels = vec![kernel(KernelId::Read)?];
+    let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
+    r.scaling = None;
+    bw_part(topo, root, &cfg, &mut r.scaling, step)
 }

@@ -8,9 +8,10 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::loaded::matrix::{run_matrix, MatrixTemplate};
+use crate::loaded::matrix::MatrixTemplate;
 use crate::loaded::sizes::default_sizes;
-use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
+use crate::loaded::Config;
+use crate::loaded::{self, LoadKernel, LoadedConfig};
 use crate::parse::cpulist::{format_list, parse_user_list};
 use crate::parse::size::parse_size;
 use crate::placement::PageSize;
@@ -70,13 +71,6 @@ pub struct LoadedLatencyArgs {
     pub json: bool,
 }
 
-/// A resolved request: one curve or the matrix.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Resolved {
-    Curve(LoadedConfig),
-    Matrix(MatrixTemplate),
-}
-
 /// Parses `500ms`, `2s`, `1.5s`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let t = text.trim();
@@ -125,7 +119,7 @@ fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> 
 }
 
 /// Turns the flags into a validated request (pure: reads only `topo`).
-pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolved> {
+pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config> {
     let kernel = match (&a.mix, &a.kernel) {
         (Some(_), Some(k)) if k.trim() != "read" => anyhow::bail!(
             "--mix sets a read:write mix of normal loads and stores; drop --kernel {k} or --mix"
@@ -166,7 +160,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
         if let Some(f) = given.first() {
             anyhow::bail!("--matrix chooses CPUs and nodes for every initiator x target pair itself; drop {f}");
         }
-        return Ok(Resolved::Matrix(MatrixTemplate {
+        return Ok(Config::Matrix(MatrixTemplate {
             kernel,
             points: a.points,
             duration,
@@ -252,7 +246,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
     check_memory_node(topo, "--load-mem-node", load_mem_node)?;
     let (chaser_default, per_thread) =
         default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
-    Ok(Resolved::Curve(LoadedConfig {
+    Ok(Config::Curve(LoadedConfig {
         chaser_cpu: chaser,
         load_cpus,
         mem_node,
@@ -271,26 +265,19 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     let topo = read_topology(&ctx.root)?;
     let resolved = resolve(&topo, args)?;
     ctx.root.require_live("pin threads for loaded latency")?;
-    let report = match resolved {
-        Resolved::Curve(cfg) => {
-            let mut cpus = vec![cfg.chaser_cpu];
-            cpus.extend(&cfg.load_cpus);
-            check_cpus(&topo, &ctx.root, &cpus)?;
-            LoadedReport::Curve(Box::new(loaded::run(&topo, &ctx.root, &cfg)?))
-        }
-        Resolved::Matrix(t) => {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::stderr(),
-            );
-            let m = run_matrix(&topo, &ctx.root, &t, |d, total| {
-                bar.set_length(total as u64);
-                bar.set_position(d as u64);
-            })?;
-            bar.finish_and_clear();
-            LoadedReport::Matrix(m)
-        }
+    if let Config::Curve(cfg) = &resolved {
+        let mut cpus = vec![cfg.chaser_cpu];
+        cpus.extend(&cfg.load_cpus);
+        check_cpus(&topo, &ctx.root, &cpus)?;
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let progress = |d: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(d as u64);
     };
+    let report = loaded::run(&topo, &ctx.root, &resolved, &progress)?.into_result()?;
+    bar.finish_and_clear();
     super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
 }
 

@@ -7,12 +7,15 @@
 pub mod curve;
 pub mod delay;
 pub mod engine;
+pub mod experiment;
 pub mod kernel;
 pub mod matrix;
+mod points;
 pub mod result;
 pub mod sizes;
 
-pub use engine::{delay_for, load_fractions, run, LoadedConfig};
+pub use engine::{delay_for, load_fractions, LoadedConfig};
+pub use experiment::{run, Config};
 pub use kernel::LoadKernel;
 pub use result::{
     LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport, LoadedResult, ThreadRate,

@@ -15,12 +15,12 @@ use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::MemPlacement;
 use crate::bandwidth::result::BandwidthReport;
 use crate::bandwidth::{self, RunSettings, WorkingSet};
-use crate::c2c::{BouncePlan, C2cConfig};
+use crate::c2c::{self, BouncePlan};
 use crate::clock::ClockInfo;
 use crate::experiment::Progress as Step;
 use crate::latency::{self, chase::Mode, measure::SamplePlan, result::LatencyReport, sweep};
 use crate::loaded::sizes::default_sizes;
-use crate::loaded::{LoadKernel, LoadedConfig};
+use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
 use crate::placement::PageSize;
 use crate::results::{Part, PartError, PartTiming, RunResults, RESULTS_SCHEMA_VERSION};
 use crate::sys::signal::interrupted;
@@ -211,12 +211,16 @@ fn run_part(
                 duration: Duration::from_millis(s.loaded.timed.duration_ms),
                 seed: SEED,
             };
-            r.loaded_latency = Some(crate::loaded::run(topo, root, &cfg)?);
+            let cfg = loaded::Config::Curve(cfg);
+            let LoadedReport::Curve(curve) = loaded::run(topo, root, &cfg, &step)?.report else {
+                anyhow::bail!("loaded latency returned a matrix for one curve");
+            };
+            r.loaded_latency = Some(*curve);
             Ok(())
         }
         Part::C2c => {
             let home = home_node(topo).context("no memory node is allowed to this process")?;
-            let cfg = C2cConfig {
+            let cfg = c2c::Config {
                 cpus: s.c2c.cpus.clone(),
                 line_node: home,
                 plan: BouncePlan {
@@ -225,7 +229,7 @@ fn run_part(
                     repetition: Duration::from_millis(s.c2c.repetition_ms),
                 },
             };
-            r.c2c = Some(crate::c2c::run(topo, root, &cfg)?);
+            r.c2c = Some(c2c::run(topo, root, &cfg, &step)?.report);
             Ok(())
         }
         Part::Scenarios => {

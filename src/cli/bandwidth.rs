@@ -4,7 +4,6 @@
 //! snapshot) costs one sentence and exit status 2.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
@@ -16,6 +15,7 @@ use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, Order};
 use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::parse_user_list;
+use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::size::parse_size;
 use crate::placement::{PageSize, Policy};
 use crate::render::bandwidth_text;
@@ -88,31 +88,6 @@ pub struct BandwidthArgs {
     pub json: bool,
 }
 
-/// Parses `200ms`, `1.5s`, `300` (milliseconds).
-fn parse_duration(text: &str) -> anyhow::Result<Duration> {
-    let t = text.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (t, 1e-3)
-    };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        anyhow::anyhow!("--duration `{text}` is not a duration; write e.g. 200ms or 1s")
-    })?;
-    let secs = v * scale;
-    anyhow::ensure!(
-        secs.is_finite() && secs > 0.0,
-        "--duration `{text}` is not positive; give at least 1ms (100ms or more recommended)"
-    );
-    anyhow::ensure!(
-        secs <= 3600.0,
-        "--duration `{text}` is longer than an hour; use a shorter duration and more repetitions"
-    );
-    Ok(Duration::from_secs_f64(secs))
-}
-
 /// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges and `all`
 /// are sets.
 fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
@@ -145,7 +120,8 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         let d = by_name(name)?;
         kernels.push(Kernel::new(d.id, isa)?);
     }
-    let duration = parse_duration(&args.duration)?;
+    let duration =
+        parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
         args.repetitions > 0,
         "--repetitions 0 measures nothing; give at least 1 (5 is the default)"

@@ -3,8 +3,6 @@
 //! function of the topology, so bad input is refused before any thread is pinned; then the
 //! engine runs and a renderer prints text or JSON.
 
-use std::time::Duration;
-
 use clap::Args;
 
 use crate::cli::Context;
@@ -13,6 +11,7 @@ use crate::loaded::sizes::default_sizes;
 use crate::loaded::Config;
 use crate::loaded::{self, LoadKernel, LoadedConfig};
 use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::parse::duration::{parse_duration, LOADED_POINT};
 use crate::parse::size::parse_size;
 use crate::placement::PageSize;
 use crate::render::loaded_text;
@@ -60,7 +59,7 @@ pub struct LoadedLatencyArgs {
     /// the chase, so the curve shows the memory system alone.
     #[arg(long, default_value = "4k", value_name = "PAGE")]
     pub page_size: PageSize,
-    /// Length of each point, e.g. 500ms or 2s.
+    /// Length of each point, 20ms to 60s, e.g. 500ms or 2s (a bare number is milliseconds).
     #[arg(long, value_name = "TIME", default_value = "1s")]
     pub duration: String,
     /// Seed of the chase shuffle.
@@ -69,31 +68,6 @@ pub struct LoadedLatencyArgs {
     /// Print JSON (schema in docs/schema/loaded-latency.md).
     #[arg(long)]
     pub json: bool,
-}
-
-/// Parses `500ms`, `2s`, `1.5s`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        return Err(format!(
-            "--duration `{text}` has no unit; write e.g. 500ms or 2s"
-        ));
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("--duration `{text}` is not a time; write e.g. 500ms or 2s"))?;
-    let d = Duration::from_secs_f64((v * scale).max(0.0));
-    if d < Duration::from_millis(20) || d > Duration::from_secs(60) {
-        return Err(format!(
-            "--duration {text} is out of range; give 20ms to 60s per point"
-        ));
-    }
-    Ok(d)
 }
 
 fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> {
@@ -131,7 +105,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     if a.points == 0 || a.points > 64 {
         anyhow::bail!("--points {} is out of range; give 1 to 64", a.points);
     }
-    let duration = parse_duration(&a.duration).map_err(anyhow::Error::msg)?;
+    let duration = parse_duration(&a.duration, &LOADED_POINT).map_err(anyhow::Error::msg)?;
     let size = match &a.size {
         Some(s) => Some(parse_size(s).map_err(|e| anyhow::anyhow!("--size: {e}"))?),
         None => None,
@@ -279,19 +253,4 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     let report = loaded::run(&topo, &ctx.root, &resolved, &progress)?.into_result()?;
     bar.finish_and_clear();
     super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse_with_units_and_ranges() {
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert!(parse_duration("5").unwrap_err().contains("no unit"));
-        assert!(parse_duration("1ms").unwrap_err().contains("out of range"));
-        assert!(parse_duration("xs").unwrap_err().contains("not a time"));
-    }
 }

@@ -8,6 +8,7 @@ pub mod execute;
 pub mod findings;
 pub mod measure;
 pub mod output;
+mod parts;
 pub mod plan;
 pub mod ranking;
 pub mod scenarios;

@@ -4,6 +4,8 @@
 //! renders what these functions return.
 
 pub mod advisor;
+mod budget;
+mod describe;
 pub mod execute;
 pub mod findings;
 pub mod measure;
@@ -12,4 +14,5 @@ mod parts;
 pub mod plan;
 pub mod ranking;
 pub mod scenarios;
+pub mod settings;
 pub mod weights;

@@ -10,7 +10,7 @@
 use crate::results::plan::{Budget, Part, Plan, SkippedPart};
 use crate::topology::Topology;
 
-use super::budget::knobs;
+use super::budget::{knobs, Knobs};
 use super::describe::describe;
 #[cfg(test)]
 use super::describe::grid_points;
@@ -171,6 +171,59 @@ fn thread_counts(max: usize, cap: usize) -> Vec<usize> {
 /// needed here (the scenarios say themselves what they could not run).
 pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned {
     let k = knobs(req.budget);
+    let settings = settings_for(topo, &k);
+    let cpus = topo.usable_cpus().len();
+    let threads = cpus.max(1);
+    let mem_nodes = topo.memory_nodes();
+    let mut parts = Vec::new();
+    let mut skipped = Vec::new();
+    for part in Part::ALL {
+        match skip_reason(part, req, built, cpus) {
+            Some(reason) => skipped.push(SkippedPart { part, reason }),
+            None => parts.push(describe(part, &settings, topo, &mem_nodes, threads)),
+        }
+    }
+    let estimate_s = parts.iter().map(|p| p.estimate_s).sum();
+    Planned {
+        plan: Plan {
+            budget: req.budget,
+            target_s: k.target_s,
+            estimate_s,
+            parts,
+            skipped,
+        },
+        settings,
+    }
+}
+
+/// Why `part` does not run, or `None` when it does.
+fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Option<String> {
+    if let Some(only) = &req.only {
+        if !only.contains(&part) && part != Part::Topology {
+            return Some("not named by --only".into());
+        }
+    }
+    if req.skip.contains(&part) {
+        return Some("left out with --skip".into());
+    }
+    if part == Part::LoadedLatency && cpus < 2 {
+        return Some(format!(
+            "loaded latency needs a second usable CPU for the load threads and this process may use {cpus}"
+        ));
+    }
+    if part == Part::C2c && cpus < 2 {
+        return Some(format!(
+            "core-to-core latency needs two usable CPUs and this process may use {cpus}"
+        ));
+    }
+    if !built.contains(&part) {
+        return Some("its measurement engine is not part of this build of numascope".into());
+    }
+    None
+}
+
+/// Every part's settings for this machine under the budget's constants.
+fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     let cpus = topo.usable_cpus();
     let threads = cpus.len().max(1);
     let llc = topo.llc_total_bytes();
@@ -188,7 +241,6 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     // at most an eighth of free memory over all threads.
     let bw_total = (4 * llc_or).max(16 << 20).min(free / 8);
     let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
-    let mem_nodes = topo.memory_nodes();
     let init_nodes = topo.initiator_nodes();
 
     let latency = LatencySettings {
@@ -224,7 +276,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
         timed: k.bw.clone(),
     };
     let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
-    let settings = Settings {
+    Settings {
         latency,
         latency_matrix,
         bandwidth: BandwidthSettings {
@@ -251,66 +303,6 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
             timed: k.scen.clone(),
             total_bytes: bw_total,
         },
-    };
-
-    let mut parts = Vec::new();
-    let mut skipped = Vec::new();
-    for part in Part::ALL {
-        if let Some(only) = &req.only {
-            if !only.contains(&part) && part != Part::Topology {
-                skipped.push(SkippedPart {
-                    part,
-                    reason: "not named by --only".into(),
-                });
-                continue;
-            }
-        }
-        if req.skip.contains(&part) {
-            skipped.push(SkippedPart {
-                part,
-                reason: "left out with --skip".into(),
-            });
-            continue;
-        }
-        if part == Part::LoadedLatency && cpus.len() < 2 {
-            skipped.push(SkippedPart {
-                part,
-                reason: format!(
-                    "loaded latency needs a second usable CPU for the load threads and this process may use {}",
-                    cpus.len()
-                ),
-            });
-            continue;
-        }
-        if part == Part::C2c && cpus.len() < 2 {
-            skipped.push(SkippedPart {
-                part,
-                reason: format!(
-                    "core-to-core latency needs two usable CPUs and this process may use {}",
-                    cpus.len()
-                ),
-            });
-            continue;
-        }
-        if !built.contains(&part) {
-            skipped.push(SkippedPart {
-                part,
-                reason: "its measurement engine is not part of this build of numascope".into(),
-            });
-            continue;
-        }
-        parts.push(describe(part, &settings, topo, &mem_nodes, threads));
-    }
-    let estimate_s = parts.iter().map(|p| p.estimate_s).sum();
-    Planned {
-        plan: Plan {
-            budget: req.budget,
-            target_s: k.target_s,
-            estimate_s,
-            parts,
-            skipped,
-        },
-        settings,
     }
 }
 

@@ -139,12 +139,7 @@ fn latency_config(
 }
 
 fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let l = &s.latency;
     let at = latency::Chaser {
         cpu: measuring_cpu(topo)?,
@@ -174,12 +169,7 @@ fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
 }
 
 fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let m = &s.latency_matrix;
     let variant = latency::Variant::Matrix {
         cells: Some(m.cells.clone()),
@@ -269,12 +259,7 @@ fn bw_part(
 }
 
 fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     // A kernel this CPU cannot run (non-temporal stores off x86) fails alone.
     let mut kernels = Vec::new();
     let mut unbuilt = None;
@@ -295,12 +280,7 @@ fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
 }
 
 fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let variant = bandwidth::Variant::Matrix {
         cells: Some(s.bandwidth_matrix.cells.clone()),
         threads: None,
@@ -311,12 +291,7 @@ fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
 }
 
 fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let variant = bandwidth::Variant::Scaling {
         nodes: s.scaling.nodes.clone(),
         thread_counts: Some(s.scaling.thread_counts.clone()),
@@ -331,12 +306,7 @@ fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
 /// Loaded latency: the chaser on the measuring CPU, every other usable CPU loading, both
 /// buffers on the home node.
 fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let home = home_node(topo).context("no memory node is allowed to this process")?;
     let chaser = measuring_cpu(topo)?;
     let load_cpus: Vec<u32> = topo
@@ -373,12 +343,7 @@ fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
 
 /// Core to core over the plan's CPUs, the line on the home node.
 fn core_to_core(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let Ctx {
-        topo,
-        root,
-        s,
-        step,
-    } = *c;
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let home = home_node(topo).context("no memory node is allowed to this process")?;
     let cfg = c2c::Config {
         cpus: s.c2c.cpus.clone(),

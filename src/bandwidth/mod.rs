@@ -2,7 +2,8 @@
 //! time (`kernels`, `isa`), run by a synchronized, time-bounded multi-thread harness over
 //! placed, verified buffers (`harness`), planned from the user's choices (`plan`) and composed
 //! into node x node matrices (`matrix`) and thread-scaling curves (`scaling`). Results are the
-//! serde types of `result`. Nothing here prints; `render::bandwidth_text` shows the results.
+//! serde types of `result`. [`run`] ([`experiment`]) is the one entry point the CLI and the
+//! full run call. Nothing here prints; `render::bandwidth_text` shows the results.
 
 pub mod descriptor;
 pub mod experiment;

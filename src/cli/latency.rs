@@ -1,8 +1,8 @@
 //! `numascope latency`: pointer-chasing latency at one or more sizes (`--size`), the
 //! working-set curve with its knees beside the sysfs cache sizes (`--sweep`), or the
 //! initiator x memory node matrix (`--matrix`). Flags are parsed, resolved against the
-//! topology and validated here (one sentence per mistake, exit 2), then the engine runs and
-//! the finished [`LatencyReport`] goes to the text or JSON renderer.
+//! topology and validated here into a [`Config`] (one sentence per mistake, exit 2), then
+//! [`crate::latency::run`] measures and the finished report goes to the text or JSON renderer.
 
 use anyhow::{bail, Context as _};
 use clap::Args;

@@ -1,7 +1,8 @@
 //! The latency engine: pointer chasing over a placed buffer (METHODOLOGY points 1-5).
 //! [`chase`] builds the cycles, [`walk`] is the timed dependent-load kernel, [`measure`] turns
 //! walks into samples and summaries, [`sweep`] runs the working-set curve and [`knees`] finds
-//! its plateaus; [`result`] holds the serde types that are the JSON contract.
+//! its plateaus; [`result`] holds the serde types that are the JSON contract. [`run`]
+//! ([`experiment`]) is the one entry point the CLI and the full run call.
 
 pub mod chase;
 pub mod engine;

@@ -3,6 +3,7 @@
 //! latency engine's random chase; the load threads run [`kernel`] with the calibrated
 //! [`delay`] between lines; [`engine`] runs one curve, [`matrix`] every initiator x target
 //! node; [`curve`] derives idle latency, the bandwidth at which latency doubled, and the peak.
+//! [`run`] ([`experiment`]) is the one entry point the CLI and the full run call.
 
 pub mod curve;
 pub mod delay;

@@ -12,7 +12,7 @@ use super::Context;
 use crate::bandwidth::descriptor::by_name;
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
-use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, Order};
+use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, MemPlacement, Order};
 use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::parse_user_list;
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
@@ -109,17 +109,7 @@ fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
 /// Resolves the flags against the topology into a validated [`Config`]: every flag is parsed
 /// and checked here, once, before anything is allocated or pinned.
 fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
-    let isa = Isa::resolve(args.isa.as_deref())?;
-    let default_kernels = if args.matrix || args.scaling {
-        "triad"
-    } else {
-        "read,write,copy,triad"
-    };
-    let mut kernels = Vec::new();
-    for name in args.kernel.as_deref().unwrap_or(default_kernels).split(',') {
-        let d = by_name(name)?;
-        kernels.push(Kernel::new(d.id, isa)?);
-    }
+    let kernels = kernels(args)?;
     let duration =
         parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
@@ -135,6 +125,74 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     } else {
         Order::Packed
     };
+    let (cpus, cpu_nodes) = threads(topo, args, order)?;
+    let placement = placement(topo, args)?;
+    let size = match &args.size {
+        Some(t) => {
+            let s = parse_size(t).context("--size")?;
+            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
+            Some(s)
+        }
+        None => None,
+    };
+    let settings = RunSettings {
+        page,
+        duration,
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+        params: Params {
+            line_words: (topo.line_bytes() / 8) as usize,
+            ..Params::default()
+        },
+        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
+    };
+    check_sizes(topo, args, &kernels, &cpus, &placement, &settings, size)?;
+    let variant = if args.matrix {
+        Variant::Matrix {
+            cells: None,
+            threads: args.threads,
+        }
+    } else if args.scaling {
+        Variant::Scaling {
+            nodes: cpu_nodes,
+            thread_counts: None,
+            machine_wide: true,
+        }
+    } else {
+        Variant::Kernels { cpus }
+    };
+    Ok(Config {
+        kernels,
+        variant,
+        placement,
+        settings,
+        keep_going: false,
+    })
+}
+
+/// `--kernel` (or the variant's default kernels) built for `--isa`.
+fn kernels(args: &BandwidthArgs) -> anyhow::Result<Vec<Kernel>> {
+    let isa = Isa::resolve(args.isa.as_deref())?;
+    let default_kernels = if args.matrix || args.scaling {
+        "triad"
+    } else {
+        "read,write,copy,triad"
+    };
+    let mut kernels = Vec::new();
+    for name in args.kernel.as_deref().unwrap_or(default_kernels).split(',') {
+        let d = by_name(name)?;
+        kernels.push(Kernel::new(d.id, isa)?);
+    }
+    Ok(kernels)
+}
+
+/// The CPUs of a kernels run and the initiator nodes of a scaling run, from `--cpus`,
+/// `--cpu-nodes`, `--threads` and the order, checked against the variant.
+fn threads(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    order: Order,
+) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
     let cpu_list = match &args.cpus {
         Some(t) => Some(parse_user_list(t, &topo.usable_cpus()).context("--cpus")?),
         None => None,
@@ -143,7 +201,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         Some(t) => Some(parse_user_list(t, &topo.initiator_nodes()).context("--cpu-nodes")?),
         None => None,
     };
-    let (cpus, cpu_nodes) = if args.matrix {
+    Ok(if args.matrix {
         anyhow::ensure!(
             cpu_list.is_none() && node_list.is_none(),
             "--matrix uses every initiator node's CPUs; drop --cpus/--cpu-nodes (use --threads N to take N CPUs of each node)"
@@ -172,7 +230,11 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         nodes.sort_unstable();
         nodes.dedup();
         (cpus, nodes)
-    };
+    })
+}
+
+/// `--placement`, `--mem-nodes` and `--weights` as one memory placement.
+fn placement(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<MemPlacement> {
     let mem_nodes = match &args.mem_nodes {
         Some(t) => Some(parse_mem_nodes(t, &topo.memory_nodes())?),
         None => None,
@@ -189,33 +251,26 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         !(args.matrix && (mem_nodes.is_some() || args.placement.is_some())),
         "--matrix binds each column's memory to its node itself; drop --placement/--mem-nodes"
     );
-    let placement = memory_placement(
+    memory_placement(
         topo,
         args.placement.as_deref(),
         mem_nodes.as_deref(),
         weights.as_deref(),
     )
-    .map_err(anyhow::Error::msg)?;
-    let size = match &args.size {
-        Some(t) => {
-            let s = parse_size(t).context("--size")?;
-            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
-            Some(s)
-        }
-        None => None,
-    };
-    let settings = RunSettings {
-        page,
-        duration,
-        repetitions: args.repetitions,
-        warmup: args.warmup,
-        params: Params {
-            line_words: (topo.line_bytes() / 8) as usize,
-            ..Params::default()
-        },
-        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
-    };
-    for k in &kernels {
+    .map_err(anyhow::Error::msg)
+}
+
+/// Every kernel's streams under the placement, and its working set against the free memory.
+fn check_sizes(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    kernels: &[Kernel],
+    cpus: &[u32],
+    placement: &MemPlacement,
+    settings: &RunSettings,
+    size: Option<u64>,
+) -> anyhow::Result<()> {
+    for k in kernels {
         let d = k.descriptor();
         placement
             .policies(d.name, d.stream_count())
@@ -238,27 +293,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
             check_fits(topo, &placement.nodes(), s).map_err(anyhow::Error::msg)?;
         }
     }
-    let variant = if args.matrix {
-        Variant::Matrix {
-            cells: None,
-            threads: args.threads,
-        }
-    } else if args.scaling {
-        Variant::Scaling {
-            nodes: cpu_nodes,
-            thread_counts: None,
-            machine_wide: true,
-        }
-    } else {
-        Variant::Kernels { cpus }
-    };
-    Ok(Config {
-        kernels,
-        variant,
-        placement,
-        settings,
-        keep_going: false,
-    })
+    Ok(())
 }
 
 pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {

@@ -19,7 +19,7 @@ use super::curve::{self, CurvePoint};
 use super::delay::{self, DelayCalibration};
 use super::kernel::{self, LoadCount, LoadKernel, Pace};
 pub use super::points::MIN_CPU_SHARE;
-use super::points::{descheduling_warning, point_from, Out};
+use super::points::{descheduling_warning, point_from, Out, Sample};
 use super::result::{LoadedPoint, LoadedResult, LOADED_SCHEMA_VERSION};
 use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
@@ -117,17 +117,7 @@ pub fn run_curve(
     root: &SysRoot,
     cfg: &LoadedConfig,
 ) -> anyhow::Result<LoadedResult> {
-    let calib_cpu = cfg.load_cpus[0];
-    let calibration = on_cpu(topo, root, calib_cpu, || delay::calibrate(9))?
-        .map(|c| DelayCalibration {
-            cpu: Some(calib_cpu),
-            ..c
-        })
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "the delay spin could not be calibrated on CPU {calib_cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
-            )
-        })?;
+    let calibration = calibrate_on(topo, root, cfg.load_cpus[0])?;
     // Point 0 is the no-load point; then the load fractions: each load thread paces itself
     // to the share's time per line of the full-speed line time measured in the warm-up.
     let fractions = load_fractions(cfg.points);
@@ -174,47 +164,8 @@ pub fn run_curve(
         repetitions: fractions.len() + 1,
         warmup: 1,
     };
-    let work = |role: &mut Role<'_>, stop: &Stop| -> Out {
-        match role {
-            Role::Chaser {
-                chain,
-                iterations,
-                calls,
-                events,
-            } => {
-                *calls += 1;
-                let counting = events.as_ref().filter(|e| e.start().is_ok());
-                let (samples_ns, loads) = chase_until(chain, *iterations, stop);
-                Out::Chaser {
-                    samples_ns,
-                    loads,
-                    events: counting.and_then(|e| e.stop().ok()),
-                }
-            }
-            Role::Load { buf, pos, calls } => {
-                let call = *calls;
-                *calls += 1;
-                if call == 0 {
-                    // Warm-up at full speed: faults in and warms the buffer, and times a line.
-                    let t = Instant::now();
-                    let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
-                    line_time.record(t.elapsed(), &c);
-                    return Out::Load(c);
-                }
-                match pace_of_point(point_of_call(call)) {
-                    None => {
-                        while !stop.stopped() {
-                            std::thread::sleep(Duration::from_micros(200));
-                        }
-                        Out::Load(LoadCount::default())
-                    }
-                    Some(pace) => {
-                        Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, pace, pos, stop))
-                    }
-                }
-            }
-        }
-    };
+    let work =
+        |role: &mut Role<'_>, stop: &Stop| step_role(role, stop, cfg, &line_time, &pace_of_point);
     let traffic = TrafficRecorder::start(root);
     let outcome = run_team(
         topo,
@@ -269,11 +220,7 @@ pub fn run_curve(
     }
     drop(outcome.states);
 
-    let mut points = Vec::with_capacity(outcome.reps.len());
-    for (p, rep) in outcome.reps.iter().enumerate() {
-        let target = (p > 0).then(|| fractions[p - 1]);
-        points.push(point_from(rep, target, &calibration)?);
-    }
+    let points = points_of(&outcome.reps, &fractions, &calibration)?;
     let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
     warnings.extend(chaser_placement.backing_warning("the chased buffer"));
     let idle = points[0].curve_point();
@@ -302,6 +249,83 @@ pub fn run_curve(
         environment: topo.environment.clone(),
         warnings,
     })
+}
+
+/// Calibrates the delay spin on `cpu` (the first load CPU).
+fn calibrate_on(topo: &Topology, root: &SysRoot, cpu: u32) -> anyhow::Result<DelayCalibration> {
+    on_cpu(topo, root, cpu, || delay::calibrate(9))?
+        .map(|c| DelayCalibration {
+            cpu: Some(cpu),
+            ..c
+        })
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the delay spin could not be calibrated on CPU {cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
+            )
+        })
+}
+
+/// One call of a team thread: the chaser times samples until the stop flag; a load thread
+/// runs the kernel at full speed in the warm-up (timing a line), then at its point's pace, or
+/// idles through the no-load point.
+fn step_role(
+    role: &mut Role<'_>,
+    stop: &Stop,
+    cfg: &LoadedConfig,
+    line_time: &LineTime,
+    pace_of_point: &dyn Fn(usize) -> Option<Pace>,
+) -> Out {
+    match role {
+        Role::Chaser {
+            chain,
+            iterations,
+            calls,
+            events,
+        } => {
+            *calls += 1;
+            let counting = events.as_ref().filter(|e| e.start().is_ok());
+            let (samples_ns, loads) = chase_until(chain, *iterations, stop);
+            Out::Chaser {
+                samples_ns,
+                loads,
+                events: counting.and_then(|e| e.stop().ok()),
+            }
+        }
+        Role::Load { buf, pos, calls } => {
+            let call = *calls;
+            *calls += 1;
+            if call == 0 {
+                // Warm-up at full speed: faults in and warms the buffer, and times a line.
+                let t = Instant::now();
+                let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
+                line_time.record(t.elapsed(), &c);
+                return Out::Load(c);
+            }
+            match pace_of_point(point_of_call(call)) {
+                None => {
+                    while !stop.stopped() {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    Out::Load(LoadCount::default())
+                }
+                Some(pace) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, pace, pos, stop)),
+            }
+        }
+    }
+}
+
+/// The curve's points from the team's repetitions (the warm-up already dropped).
+fn points_of(
+    reps: &[Vec<Sample>],
+    fractions: &[f64],
+    calibration: &DelayCalibration,
+) -> anyhow::Result<Vec<LoadedPoint>> {
+    let mut points = Vec::with_capacity(reps.len());
+    for (p, rep) in reps.iter().enumerate() {
+        let target = (p > 0).then(|| fractions[p - 1]);
+        points.push(point_from(rep, target, calibration)?);
+    }
+    Ok(points)
 }
 
 /// One full pass (so construction faults and cold misses are not timed), then the

@@ -9,6 +9,9 @@ use super::result::{LoadedPoint, ThreadRate};
 use crate::counters_perf::NodeEventCounts;
 use crate::stats::Summary;
 
+/// One thread's return of one repetition, with its CPU time (ns) where known.
+pub(super) type Sample = crate::threads::ThreadSample<(Out, Option<u64>)>;
+
 /// What each thread returns per repetition.
 pub(super) enum Out {
     Chaser {
@@ -42,7 +45,7 @@ pub(super) fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
 /// Turns one repetition's samples into a point; `target_fraction` is `None` for the no-load
 /// point. The point's delay is the load threads' mean spin per line.
 pub(super) fn point_from(
-    rep: &[crate::threads::ThreadSample<(Out, Option<u64>)>],
+    rep: &[Sample],
     target_fraction: Option<f64>,
     calibration: &DelayCalibration,
 ) -> anyhow::Result<LoadedPoint> {

@@ -15,12 +15,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use super::curve::{self, CurvePoint};
 use super::delay::{self, DelayCalibration};
 use super::kernel::{self, LoadCount, LoadKernel, Pace};
 pub use super::points::MIN_CPU_SHARE;
-use super::points::{descheduling_warning, point_from, Out, Sample};
-use super::result::{LoadedPoint, LoadedResult, LOADED_SCHEMA_VERSION};
+use super::points::{points_of, result_of, Measured, Out};
+use super::result::LoadedResult;
 use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
@@ -221,34 +220,19 @@ pub fn run_curve(
     drop(outcome.states);
 
     let points = points_of(&outcome.reps, &fractions, &calibration)?;
-    let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
-    warnings.extend(chaser_placement.backing_warning("the chased buffer"));
-    let idle = points[0].curve_point();
-    let loaded: Vec<CurvePoint> = points[1..].iter().map(LoadedPoint::curve_point).collect();
-    Ok(LoadedResult {
-        schema_version: LOADED_SCHEMA_VERSION,
-        chaser_cpu: cfg.chaser_cpu,
-        chaser_node: topo.node_of_cpu(cfg.chaser_cpu),
-        load_cpus: cfg.load_cpus.clone(),
-        mem_node: cfg.mem_node,
-        load_mem_node: cfg.load_mem_node,
-        kernel: cfg.kernel,
-        kernel_label: cfg.kernel.label(),
-        page_size: cfg.page,
-        chaser_size_bytes: chase_buf.len() as u64,
-        load_size_bytes_per_thread: cfg.load_bytes_per_thread,
-        duration_ms_per_point: cfg.duration.as_millis() as u64,
-        chaser_placement,
-        load_placement_fraction,
-        delay_calibration: calibration,
-        full_speed_ns_per_line: line_time.ns(),
-        curve: curve::summarize(idle, &loaded),
-        points,
-        counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
-        traffic,
-        environment: topo.environment.clone(),
-        warnings,
-    })
+    Ok(result_of(
+        topo,
+        cfg,
+        Measured {
+            chaser_size_bytes: chase_buf.len() as u64,
+            chaser_placement,
+            load_placement_fraction,
+            calibration,
+            full_speed_ns_per_line: line_time.ns(),
+            points,
+            traffic,
+        },
+    ))
 }
 
 /// Calibrates the delay spin on `cpu` (the first load CPU).
@@ -314,20 +298,6 @@ fn step_role(
     }
 }
 
-/// The curve's points from the team's repetitions (the warm-up already dropped).
-fn points_of(
-    reps: &[Vec<Sample>],
-    fractions: &[f64],
-    calibration: &DelayCalibration,
-) -> anyhow::Result<Vec<LoadedPoint>> {
-    let mut points = Vec::with_capacity(reps.len());
-    for (p, rep) in reps.iter().enumerate() {
-        let target = (p > 0).then(|| fractions[p - 1]);
-        points.push(point_from(rep, target, calibration)?);
-    }
-    Ok(points)
-}
-
 /// One full pass (so construction faults and cold misses are not timed), then the
 /// iteration count whose walk lasts about [`CHASER_SAMPLE`].
 fn size_chaser_sample(chain: &mut Chain<'_>) -> u64 {
@@ -376,7 +346,8 @@ fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loaded::result::ThreadRate;
+    use crate::loaded::points::descheduling_warning;
+    use crate::loaded::result::{LoadedPoint, ThreadRate};
     use crate::stats::Summary;
 
     #[test]

@@ -1,13 +1,18 @@
 //! One point of the loaded-latency curve from one team repetition: what each thread of the
 //! team returned (the chaser's samples, each load thread's line counts) turned into rates, the
-//! chaser's latency summary and the mean delay, plus the descheduling check over all points.
-//! Pure arithmetic over the samples the engine collected.
+//! chaser's latency summary and the mean delay, plus the descheduling check over all points
+//! and the curve's result built from them. Pure arithmetic over what the engine collected.
 
+use super::curve::{self, CurvePoint};
 use super::delay::DelayCalibration;
+use super::engine::LoadedConfig;
 use super::kernel::{LoadCount, LINE_BYTES};
-use super::result::{LoadedPoint, ThreadRate};
+use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
 use crate::counters_perf::NodeEventCounts;
+use crate::placement::PlacementReport;
 use crate::stats::Summary;
+use crate::topology::Topology;
+use crate::traffic::NumaTraffic;
 
 /// One thread's return of one repetition, with its CPU time (ns) where known.
 pub(super) type Sample = crate::threads::ThreadSample<(Out, Option<u64>)>;
@@ -112,4 +117,61 @@ pub(super) fn point_from(
         chaser_node_events: chaser_events,
         threads,
     })
+}
+
+/// The curve's points from the team's repetitions (the warm-up already dropped).
+pub(super) fn points_of(
+    reps: &[Vec<Sample>],
+    fractions: &[f64],
+    calibration: &DelayCalibration,
+) -> anyhow::Result<Vec<LoadedPoint>> {
+    let mut points = Vec::with_capacity(reps.len());
+    for (p, rep) in reps.iter().enumerate() {
+        let target = (p > 0).then(|| fractions[p - 1]);
+        points.push(point_from(rep, target, calibration)?);
+    }
+    Ok(points)
+}
+
+/// What a curve measured, before it is summarized.
+pub(super) struct Measured {
+    pub(super) chaser_size_bytes: u64,
+    pub(super) chaser_placement: PlacementReport,
+    pub(super) load_placement_fraction: f64,
+    pub(super) calibration: DelayCalibration,
+    pub(super) full_speed_ns_per_line: f64,
+    pub(super) points: Vec<LoadedPoint>,
+    pub(super) traffic: NumaTraffic,
+}
+
+/// The curve's result: the measured points summarized, with the warnings they call for.
+pub(super) fn result_of(topo: &Topology, cfg: &LoadedConfig, m: Measured) -> LoadedResult {
+    let mut warnings: Vec<String> = descheduling_warning(&m.points).into_iter().collect();
+    warnings.extend(m.chaser_placement.backing_warning("the chased buffer"));
+    let idle = m.points[0].curve_point();
+    let loaded: Vec<CurvePoint> = m.points[1..].iter().map(LoadedPoint::curve_point).collect();
+    LoadedResult {
+        schema_version: LOADED_SCHEMA_VERSION,
+        chaser_cpu: cfg.chaser_cpu,
+        chaser_node: topo.node_of_cpu(cfg.chaser_cpu),
+        load_cpus: cfg.load_cpus.clone(),
+        mem_node: cfg.mem_node,
+        load_mem_node: cfg.load_mem_node,
+        kernel: cfg.kernel,
+        kernel_label: cfg.kernel.label(),
+        page_size: cfg.page,
+        chaser_size_bytes: m.chaser_size_bytes,
+        load_size_bytes_per_thread: cfg.load_bytes_per_thread,
+        duration_ms_per_point: cfg.duration.as_millis() as u64,
+        chaser_placement: m.chaser_placement,
+        load_placement_fraction: m.load_placement_fraction,
+        delay_calibration: m.calibration,
+        full_speed_ns_per_line: m.full_speed_ns_per_line,
+        curve: curve::summarize(idle, &loaded),
+        points: m.points,
+        counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
+        traffic: m.traffic,
+        environment: topo.environment.clone(),
+        warnings,
+    }
 }

@@ -144,8 +144,36 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
         }));
     }
 
-    let usable = topo.usable_cpus();
-    let node_cpus = match a.initiator_node {
+    let (chaser, load_cpus) = team_cpus(topo, a)?;
+    let mem_node = match a.mem_node {
+        Some(n) => n,
+        None => topo.node_of_cpu(chaser).ok_or_else(|| {
+            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-node")
+        })?,
+    };
+    check_memory_node(topo, "--mem-node", mem_node)?;
+    let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
+    check_memory_node(topo, "--load-mem-node", load_mem_node)?;
+    let (chaser_default, per_thread) =
+        default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
+    Ok(Config::Curve(LoadedConfig {
+        chaser_cpu: chaser,
+        load_cpus,
+        mem_node,
+        load_mem_node,
+        kernel,
+        points: a.points,
+        chaser_bytes: size.unwrap_or(chaser_default),
+        load_bytes_per_thread: per_thread,
+        page: a.page_size,
+        duration,
+        seed: a.seed,
+    }))
+}
+
+/// `--initiator-node`'s usable CPUs, checked (`None` without the flag).
+fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Option<Vec<u32>>> {
+    Ok(match a.initiator_node {
         Some(n) => {
             let Some(node) = topo.node(n) else {
                 anyhow::bail!(
@@ -169,7 +197,14 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
             Some(cpus)
         }
         None => None,
-    };
+    })
+}
+
+/// The chaser CPU and the load CPUs from `--chaser-cpu`, `--load-cpus` and
+/// `--initiator-node`, each checked to exist, be online and allowed, and not to overlap.
+fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec<u32>)> {
+    let usable = topo.usable_cpus();
+    let node_cpus = initiator_cpus(topo, a)?;
     let pool = node_cpus.clone().unwrap_or_else(|| usable.clone());
     let chaser = match a.chaser_cpu {
         Some(c) => c,
@@ -209,30 +244,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
             Some(_) => {}
         }
     }
-    let mem_node = match a.mem_node {
-        Some(n) => n,
-        None => topo.node_of_cpu(chaser).ok_or_else(|| {
-            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-node")
-        })?,
-    };
-    check_memory_node(topo, "--mem-node", mem_node)?;
-    let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
-    check_memory_node(topo, "--load-mem-node", load_mem_node)?;
-    let (chaser_default, per_thread) =
-        default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
-    Ok(Config::Curve(LoadedConfig {
-        chaser_cpu: chaser,
-        load_cpus,
-        mem_node,
-        load_mem_node,
-        kernel,
-        points: a.points,
-        chaser_bytes: size.unwrap_or(chaser_default),
-        load_bytes_per_thread: per_thread,
-        page: a.page_size,
-        duration,
-        seed: a.seed,
-    }))
+    Ok((chaser, load_cpus))
 }
 
 pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {

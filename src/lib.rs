@@ -25,6 +25,7 @@ pub mod counters;
 pub mod counters_perf;
 pub mod environment;
 pub mod error;
+pub mod experiment;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;

@@ -2,9 +2,11 @@
 //! time (`kernels`, `isa`), run by a synchronized, time-bounded multi-thread harness over
 //! placed, verified buffers (`harness`), planned from the user's choices (`plan`) and composed
 //! into node x node matrices (`matrix`) and thread-scaling curves (`scaling`). Results are the
-//! serde types of `result`. Nothing here prints; `render::bandwidth_text` shows the results.
+//! serde types of `result`. [`run`] ([`experiment`]) is the one entry point the CLI and the
+//! full run call. Nothing here prints; `render::bandwidth_text` shows the results.
 
 pub mod descriptor;
+pub mod experiment;
 pub mod harness;
 pub mod isa;
 pub mod kernels;
@@ -12,6 +14,8 @@ pub mod matrix;
 pub mod plan;
 pub mod result;
 pub mod scaling;
+
+pub use experiment::{run, Config, Variant};
 
 use std::time::Duration;
 
@@ -30,9 +34,20 @@ pub struct RunSettings {
     /// Repetitions run first and dropped.
     pub warmup: usize,
     pub params: kernels::Params,
-    /// Total working set of a run (all threads, all streams), likwid-bench's convention;
-    /// `None`: the STREAM rule of [`plan::default_array_bytes`].
-    pub size: Option<u64>,
+    /// How big the arrays are.
+    pub size: WorkingSet,
+}
+
+/// How the working set of one run is sized.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkingSet {
+    /// The STREAM rule of [`plan::default_array_bytes`].
+    Default,
+    /// All threads and all streams together (likwid-bench's convention, `--size`).
+    Total(u64),
+    /// Each stream's arrays over all threads together (the full run's budget: the same bytes
+    /// whatever the thread count).
+    PerStream(u64),
 }
 
 impl RunSettings {
@@ -41,8 +56,36 @@ impl RunSettings {
     /// the default rule.
     pub fn array_bytes(&self, topo: &Topology, streams: usize, threads: usize) -> u64 {
         match self.size {
-            Some(total) => total / (streams.max(1) * threads.max(1)) as u64 / 64 * 64,
-            None => plan::default_array_bytes(topo, threads),
+            WorkingSet::Total(total) => total / (streams.max(1) * threads.max(1)) as u64 / 64 * 64,
+            WorkingSet::PerStream(bytes) => bytes / threads.max(1) as u64 / 64 * 64,
+            WorkingSet::Default => plan::default_array_bytes(topo, threads),
         }
+    }
+
+    /// The harness run of `kernel` on `cpus` (one thread each) with memory placed by
+    /// `placement`: the one place a [`harness::RunSpec`] is filled.
+    pub fn spec(
+        &self,
+        topo: &Topology,
+        kernel: kernels::Kernel,
+        cpus: Vec<u32>,
+        placement: &plan::MemPlacement,
+    ) -> anyhow::Result<harness::RunSpec> {
+        let d = kernel.descriptor();
+        Ok(harness::RunSpec {
+            kernel,
+            array_bytes: self.array_bytes(topo, d.stream_count(), cpus.len()),
+            cpus,
+            placement: placement.label().into(),
+            stream_policies: placement
+                .policies(d.name, d.stream_count())
+                .map_err(anyhow::Error::msg)?,
+            page: self.page,
+            duration: self.duration,
+            repetitions: self.repetitions,
+            warmup: self.warmup,
+            params: self.params,
+            throttle: None,
+        })
     }
 }

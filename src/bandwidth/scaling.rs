@@ -2,11 +2,13 @@
 //! (one CPU per core first), and over the whole machine packed and spread, with the knee (the
 //! thread count where more threads stop helping) found by a pure, tested rule.
 
-use super::harness::{self, RunSpec};
+use super::experiment::{keep_or_stop, Config};
+use super::harness;
 use super::kernels::Kernel;
-use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, MemPlacement, Order};
+use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, Order};
 use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
-use super::RunSettings;
+use crate::experiment::Progress;
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
@@ -45,63 +47,100 @@ pub fn thread_counts(max: usize) -> Vec<usize> {
         .collect()
 }
 
-/// Measures the curves; every point's full result is appended to `results`.
+/// Which curves to measure.
+pub struct Curves<'a> {
+    /// Each node's curve, packed.
+    pub nodes: &'a [u32],
+    /// The thread counts (those a curve has CPUs for); `None`: [`thread_counts`].
+    pub thread_counts: Option<&'a [usize]>,
+    /// Also the curves over all `nodes`, packed and spread (with more than one node).
+    pub machine_wide: bool,
+}
+
+/// One curve: its order, its node (`None`: machine-wide), its CPU pool and thread counts.
+type Curve = (Order, Option<u32>, Vec<u32>, Vec<usize>);
+
+impl Curves<'_> {
+    /// Every curve's (order, node, CPU pool) and the thread counts measured on it.
+    fn list(&self, topo: &Topology) -> Vec<Curve> {
+        let mut curves: Vec<(Order, Option<u32>, Vec<u32>)> = self
+            .nodes
+            .iter()
+            .map(|&n| (Order::Packed, Some(n), node_cpus_cores_first(topo, n)))
+            .collect();
+        if self.machine_wide && self.nodes.len() > 1 {
+            for order in [Order::Packed, Order::Spread] {
+                curves.push((order, None, ordered_cpus(topo, self.nodes, order)));
+            }
+        }
+        curves
+            .into_iter()
+            .map(|(o, n, pool)| {
+                let counts = match self.thread_counts {
+                    Some(c) => c.iter().copied().filter(|&k| k <= pool.len()).collect(),
+                    None => thread_counts(pool.len()),
+                };
+                (o, n, pool, counts)
+            })
+            .collect()
+    }
+}
+
+/// Measures the curves of one kernel; every point's full result is appended to `results`, a
+/// failing point goes to `failed` when the config keeps going. `progress` after each point.
+#[allow(clippy::too_many_arguments)]
 pub fn run_scaling(
     topo: &Topology,
     root: &SysRoot,
     kernel: Kernel,
-    cpu_nodes: &[u32],
-    placement: &MemPlacement,
-    settings: &RunSettings,
+    curves: &Curves<'_>,
+    cfg: &Config,
     results: &mut Vec<BandwidthResult>,
+    failed: &mut Option<anyhow::Error>,
+    progress: &Progress<'_>,
 ) -> anyhow::Result<Scaling> {
     let desc = kernel.descriptor();
-    let policies = placement
-        .policies(desc.name, desc.stream_count())
-        .map_err(anyhow::Error::msg)?;
-    let mut curves: Vec<(Order, Option<u32>, Vec<u32>)> = cpu_nodes
-        .iter()
-        .map(|&n| (Order::Packed, Some(n), node_cpus_cores_first(topo, n)))
-        .collect();
-    if cpu_nodes.len() > 1 {
-        for order in [Order::Packed, Order::Spread] {
-            curves.push((order, None, ordered_cpus(topo, cpu_nodes, order)));
-        }
-    }
+    let streams = desc.stream_count();
+    let list = curves.list(topo);
+    let total: usize = list.iter().map(|c| c.3.len()).sum();
+    let mut done = 0;
     let mut series = Vec::new();
-    for (order, node, pool) in curves {
+    for (order, node, pool, counts) in list {
         let mut points = Vec::new();
-        for k in thread_counts(pool.len()) {
+        for k in counts {
+            if interrupted() {
+                break;
+            }
             let cpus = pool[..k].to_vec();
-            let array_bytes = settings.array_bytes(topo, desc.stream_count(), k);
-            check_fits(
+            let array_bytes = cfg.settings.array_bytes(topo, streams, k);
+            let measured = check_fits(
                 topo,
-                &placement.nodes(),
-                array_bytes * (desc.stream_count() * k) as u64,
+                &cfg.placement.nodes(),
+                array_bytes * (streams * k) as u64,
             )
-            .map_err(anyhow::Error::msg)?;
-            let spec = RunSpec {
-                kernel,
-                cpus: cpus.clone(),
-                placement: placement.label().into(),
-                stream_policies: policies.clone(),
-                array_bytes,
-                page: settings.page,
-                duration: settings.duration,
-                repetitions: settings.repetitions,
-                warmup: settings.warmup,
-                params: settings.params,
-                throttle: None,
-            };
-            let r = harness::run(topo, root, &spec)?;
-            points.push(ScalingPoint {
-                threads: k,
-                cpus,
-                mb_per_s: r.mb_per_s.median,
-                mb_per_s_max: r.mb_per_s.max,
-                result_index: results.len(),
-            });
-            results.push(r);
+            .map_err(anyhow::Error::msg)
+            .and_then(|()| {
+                cfg.settings
+                    .spec(topo, kernel, cpus.clone(), &cfg.placement)
+            })
+            .and_then(|sp| harness::run(topo, root, &sp));
+            match measured {
+                Ok(r) => {
+                    points.push(ScalingPoint {
+                        threads: k,
+                        cpus,
+                        mb_per_s: r.mb_per_s.median,
+                        mb_per_s_max: r.mb_per_s.max,
+                        result_index: results.len(),
+                    });
+                    results.push(r);
+                }
+                Err(e) => keep_or_stop(cfg.keep_going, failed, e, || {
+                    format!("{k} threads of the {} curve", order.label())
+                })?,
+            }
+            done += 1;
+            progress(done, total);
         }
         let t: Vec<usize> = points.iter().map(|p| p.threads).collect();
         let v: Vec<f64> = points.iter().map(|p| p.mb_per_s).collect();

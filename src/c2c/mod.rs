@@ -12,8 +12,10 @@ use std::sync::atomic::AtomicU64;
 
 use anyhow::Context as _;
 
+use crate::experiment::{Outcome, Progress};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
 use crate::stats::Summary;
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{check_cpus, on_cpu};
 use crate::topology::Topology;
@@ -31,7 +33,7 @@ pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
 
 /// A validated c2c request.
 #[derive(Clone, Debug)]
-pub struct C2cConfig {
+pub struct Config {
     /// Distinct CPUs, ascending, at least two.
     pub cpus: Vec<u32>,
     pub line_node: u32,
@@ -57,8 +59,15 @@ pub fn check_config_cpus(
     Ok(v)
 }
 
-/// Measures every selected pair and builds the result.
-pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C2cResult> {
+/// Measures every selected pair and builds the result; `progress(done, total)` after each
+/// pair. A pair that fails stops the experiment (its error names the pair); Ctrl-C stops at
+/// the next pair and the pairs not measured are empty cells of the matrix.
+pub fn run(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Outcome<C2cResult>> {
     let cpus = check_config_cpus(topo, root, &cfg.cpus)?;
     let (mut buf, touched) = place_line(topo, root, cfg.line_node)?;
     let report = buf.verify()?;
@@ -68,7 +77,10 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
     let traffic = TrafficRecorder::start(root);
     let mut results = Vec::with_capacity(selected.len());
     let mut worst_share: Option<(f64, u32, u32)> = None;
-    for &(a, b) in &selected {
+    for (k, &(a, b)) in selected.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
         let (bounce, used) =
             bounce::bounce_pair_patient(topo, root, line, a, b, &cfg.plan, ATTEMPTS)
                 .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
@@ -90,6 +102,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
             ns_one_way: ns,
             cpu_share: bounce.cpu_share,
         });
+        progress(k + 1, selected.len());
     }
     let traffic = traffic.finish();
     drop(buf);
@@ -109,7 +122,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
         })
         .into_iter()
         .collect();
-    Ok(C2cResult {
+    Ok(Outcome::done(C2cResult {
         schema_version: C2C_SCHEMA_VERSION,
         matrix: result::matrix_of(&cpus, &results),
         summary: summary::sentence(&groups),
@@ -131,7 +144,7 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &C2cConfig) -> anyhow::Result<C
         traffic,
         environment: topo.environment.clone(),
         warnings,
-    })
+    }))
 }
 
 /// One page bound to `node`, first touched from a usable CPU of that node when it has one.

@@ -4,22 +4,18 @@
 //! snapshot) costs one sentence and exit status 2.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use clap::Args;
 
 use super::Context;
 use crate::bandwidth::descriptor::by_name;
-use crate::bandwidth::harness::{self, RunSpec};
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
-use crate::bandwidth::matrix::run_matrix;
 use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, MemPlacement, Order};
-use crate::bandwidth::result::{BandwidthReport, BANDWIDTH_SCHEMA_VERSION};
-use crate::bandwidth::scaling::run_scaling;
-use crate::bandwidth::RunSettings;
+use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::parse_user_list;
+use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::size::parse_size;
 use crate::placement::{PageSize, Policy};
 use crate::render::bandwidth_text;
@@ -92,31 +88,6 @@ pub struct BandwidthArgs {
     pub json: bool,
 }
 
-/// Parses `200ms`, `1.5s`, `300` (milliseconds).
-fn parse_duration(text: &str) -> anyhow::Result<Duration> {
-    let t = text.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (t, 1e-3)
-    };
-    let v: f64 = num.trim().parse().map_err(|_| {
-        anyhow::anyhow!("--duration `{text}` is not a duration; write e.g. 200ms or 1s")
-    })?;
-    let secs = v * scale;
-    anyhow::ensure!(
-        secs.is_finite() && secs > 0.0,
-        "--duration `{text}` is not positive; give at least 1ms (100ms or more recommended)"
-    );
-    anyhow::ensure!(
-        secs <= 3600.0,
-        "--duration `{text}` is longer than an hour; use a shorter duration and more repetitions"
-    );
-    Ok(Duration::from_secs_f64(secs))
-}
-
 /// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges and `all`
 /// are sets.
 fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
@@ -135,28 +106,12 @@ fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
         .collect()
 }
 
-/// Everything validated, ready to run.
-struct Resolved {
-    kernels: Vec<Kernel>,
-    cpus: Vec<u32>,
-    cpu_nodes: Vec<u32>,
-    placement: MemPlacement,
-    settings: RunSettings,
-}
-
-fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
-    let isa = Isa::resolve(args.isa.as_deref())?;
-    let default_kernels = if args.matrix || args.scaling {
-        "triad"
-    } else {
-        "read,write,copy,triad"
-    };
-    let mut kernels = Vec::new();
-    for name in args.kernel.as_deref().unwrap_or(default_kernels).split(',') {
-        let d = by_name(name)?;
-        kernels.push(Kernel::new(d.id, isa)?);
-    }
-    let duration = parse_duration(&args.duration)?;
+/// Resolves the flags against the topology into a validated [`Config`]: every flag is parsed
+/// and checked here, once, before anything is allocated or pinned.
+fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
+    let kernels = kernels(args)?;
+    let duration =
+        parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
         args.repetitions > 0,
         "--repetitions 0 measures nothing; give at least 1 (5 is the default)"
@@ -170,6 +125,74 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
     } else {
         Order::Packed
     };
+    let (cpus, cpu_nodes) = threads(topo, args, order)?;
+    let placement = placement(topo, args)?;
+    let size = match &args.size {
+        Some(t) => {
+            let s = parse_size(t).context("--size")?;
+            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
+            Some(s)
+        }
+        None => None,
+    };
+    let settings = RunSettings {
+        page,
+        duration,
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+        params: Params {
+            line_words: (topo.line_bytes() / 8) as usize,
+            ..Params::default()
+        },
+        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
+    };
+    check_sizes(topo, args, &kernels, &cpus, &placement, &settings, size)?;
+    let variant = if args.matrix {
+        Variant::Matrix {
+            cells: None,
+            threads: args.threads,
+        }
+    } else if args.scaling {
+        Variant::Scaling {
+            nodes: cpu_nodes,
+            thread_counts: None,
+            machine_wide: true,
+        }
+    } else {
+        Variant::Kernels { cpus }
+    };
+    Ok(Config {
+        kernels,
+        variant,
+        placement,
+        settings,
+        keep_going: false,
+    })
+}
+
+/// `--kernel` (or the variant's default kernels) built for `--isa`.
+fn kernels(args: &BandwidthArgs) -> anyhow::Result<Vec<Kernel>> {
+    let isa = Isa::resolve(args.isa.as_deref())?;
+    let default_kernels = if args.matrix || args.scaling {
+        "triad"
+    } else {
+        "read,write,copy,triad"
+    };
+    let mut kernels = Vec::new();
+    for name in args.kernel.as_deref().unwrap_or(default_kernels).split(',') {
+        let d = by_name(name)?;
+        kernels.push(Kernel::new(d.id, isa)?);
+    }
+    Ok(kernels)
+}
+
+/// The CPUs of a kernels run and the initiator nodes of a scaling run, from `--cpus`,
+/// `--cpu-nodes`, `--threads` and the order, checked against the variant.
+fn threads(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    order: Order,
+) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
     let cpu_list = match &args.cpus {
         Some(t) => Some(parse_user_list(t, &topo.usable_cpus()).context("--cpus")?),
         None => None,
@@ -178,7 +201,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
         Some(t) => Some(parse_user_list(t, &topo.initiator_nodes()).context("--cpu-nodes")?),
         None => None,
     };
-    let (cpus, cpu_nodes) = if args.matrix {
+    Ok(if args.matrix {
         anyhow::ensure!(
             cpu_list.is_none() && node_list.is_none(),
             "--matrix uses every initiator node's CPUs; drop --cpus/--cpu-nodes (use --threads N to take N CPUs of each node)"
@@ -207,7 +230,11 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
         nodes.sort_unstable();
         nodes.dedup();
         (cpus, nodes)
-    };
+    })
+}
+
+/// `--placement`, `--mem-nodes` and `--weights` as one memory placement.
+fn placement(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<MemPlacement> {
     let mem_nodes = match &args.mem_nodes {
         Some(t) => Some(parse_mem_nodes(t, &topo.memory_nodes())?),
         None => None,
@@ -224,33 +251,26 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
         !(args.matrix && (mem_nodes.is_some() || args.placement.is_some())),
         "--matrix binds each column's memory to its node itself; drop --placement/--mem-nodes"
     );
-    let placement = memory_placement(
+    memory_placement(
         topo,
         args.placement.as_deref(),
         mem_nodes.as_deref(),
         weights.as_deref(),
     )
-    .map_err(anyhow::Error::msg)?;
-    let size = match &args.size {
-        Some(t) => {
-            let s = parse_size(t).context("--size")?;
-            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
-            Some(s)
-        }
-        None => None,
-    };
-    let settings = RunSettings {
-        page,
-        duration,
-        repetitions: args.repetitions,
-        warmup: args.warmup,
-        params: Params {
-            line_words: (topo.line_bytes() / 8) as usize,
-            ..Params::default()
-        },
-        size,
-    };
-    for k in &kernels {
+    .map_err(anyhow::Error::msg)
+}
+
+/// Every kernel's streams under the placement, and its working set against the free memory.
+fn check_sizes(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    kernels: &[Kernel],
+    cpus: &[u32],
+    placement: &MemPlacement,
+    settings: &RunSettings,
+    size: Option<u64>,
+) -> anyhow::Result<()> {
+    for k in kernels {
         let d = k.descriptor();
         placement
             .policies(d.name, d.stream_count())
@@ -273,13 +293,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Resolved> {
             check_fits(topo, &placement.nodes(), s).map_err(anyhow::Error::msg)?;
         }
     }
-    Ok(Resolved {
-        kernels,
-        cpus,
-        cpu_nodes,
-        placement,
-        settings,
-    })
+    Ok(())
 }
 
 pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
@@ -293,61 +307,9 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
         out.flush()?;
         return Ok(());
     }
-    let r = resolve(&topo, args)?;
+    let cfg = resolve(&topo, args)?;
     ctx.root.require_live("measure bandwidth")?;
-    let mut report = BandwidthReport {
-        schema_version: BANDWIDTH_SCHEMA_VERSION,
-        results: vec![],
-        matrix: vec![],
-        scaling: vec![],
-        numa_balancing: topo.environment.numa_balancing,
-        environment: topo.environment.clone(),
-    };
-    for &k in &r.kernels {
-        if args.matrix {
-            let m = run_matrix(
-                &topo,
-                &ctx.root,
-                k,
-                args.threads,
-                &r.settings,
-                &mut report.results,
-            )?;
-            report.matrix.push(m);
-        } else if args.scaling {
-            let s = run_scaling(
-                &topo,
-                &ctx.root,
-                k,
-                &r.cpu_nodes,
-                &r.placement,
-                &r.settings,
-                &mut report.results,
-            )?;
-            report.scaling.push(s);
-        } else {
-            let d = k.descriptor();
-            let spec = RunSpec {
-                kernel: k,
-                cpus: r.cpus.clone(),
-                placement: r.placement.label().into(),
-                stream_policies: r
-                    .placement
-                    .policies(d.name, d.stream_count())
-                    .map_err(anyhow::Error::msg)?,
-                array_bytes: r
-                    .settings
-                    .array_bytes(&topo, d.stream_count(), r.cpus.len()),
-                page: r.settings.page,
-                duration: r.settings.duration,
-                repetitions: r.settings.repetitions,
-                warmup: r.settings.warmup,
-                params: r.settings.params,
-                throttle: None,
-            };
-            report.results.push(harness::run(&topo, &ctx.root, &spec)?);
-        }
-    }
+    let report = crate::bandwidth::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
     super::print_result(args.json, &report, |out| {
         bandwidth_text::render_report(out, &report)
     })

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::c2c::{self, BouncePlan, C2cConfig};
+use crate::c2c::{self, BouncePlan};
 use crate::cli::Context;
 use crate::parse::cpulist::{format_list, parse_user_list};
 use crate::render::c2c_text;
@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: &C2cArgs) -> anyhow::Result<()> {
             args.samples
         );
     }
-    let cfg = C2cConfig {
+    let cfg = c2c::Config {
         cpus,
         line_node,
         plan: BouncePlan {
@@ -66,6 +66,6 @@ pub fn run(ctx: &Context, args: &C2cArgs) -> anyhow::Result<()> {
             ..BouncePlan::default()
         },
     };
-    let result = c2c::run(&topo, &ctx.root, &cfg)?;
+    let result = c2c::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
     super::print_result(args.json, &result, |out| c2c_text::render(&result, out))
 }

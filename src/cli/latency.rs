@@ -1,24 +1,23 @@
 //! `numascope latency`: pointer-chasing latency at one or more sizes (`--size`), the
 //! working-set curve with its knees beside the sysfs cache sizes (`--sweep`), or the
 //! initiator x memory node matrix (`--matrix`). Flags are parsed, resolved against the
-//! topology and validated here (one sentence per mistake, exit 2), then the engine runs and
-//! the finished [`LatencyReport`] goes to the text or JSON renderer.
+//! topology and validated here into a [`Config`] (one sentence per mistake, exit 2), then
+//! [`crate::latency::run`] measures and the finished report goes to the text or JSON renderer.
 
 use anyhow::{bail, Context as _};
 use clap::Args;
 
 use crate::cli::Context;
-use crate::clock::ClockInfo;
 use crate::latency::chase::{self, ChainSpec, Mode};
-use crate::latency::engine::{run_job, Target};
 use crate::latency::matrix;
 use crate::latency::measure::SamplePlan;
-use crate::latency::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
 use crate::latency::sweep;
+use crate::latency::{Chaser, Config, Variant};
 use crate::parse::cpulist::format_list;
 use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::PageSize;
 use crate::render::latency_text;
+use crate::sysroot::SysRoot;
 use crate::topology::{read_topology, Topology};
 
 /// Flags of `numascope latency`.
@@ -149,11 +148,54 @@ fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
     }
 }
 
-/// Runs `latency`.
-pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
-    let root = &ctx.root;
-    root.require_live("measure latency")?;
-    let topo = read_topology(root)?;
+/// Resolves the flags against the topology into a validated [`Config`]: every flag is
+/// parsed and checked here, once.
+fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Result<Config> {
+    let (element_bytes, locality) = chain_geometry(topo, args)?;
+    let plan = sample_plan(args)?;
+    if let Some(n) = args.mem_node {
+        // PlacedBuffer checks this too; saying it before any thread starts is clearer.
+        match topo.node(n) {
+            None => bail!(
+                "--mem-node {n} does not exist; this machine has nodes {}",
+                format_list(&topo.node_ids())
+            ),
+            Some(node) if !node.has_memory => bail!(
+                "--mem-node {n} has no memory (CPUs only), so nothing can be placed there; choose one of the memory nodes {}",
+                format_list(&topo.memory_nodes())
+            ),
+            _ => {}
+        }
+    }
+    let spec_for = |chains: usize| ChainSpec {
+        mode: args.mode,
+        chains,
+        element_bytes,
+        group_bytes: locality,
+        seed: args.seed,
+    };
+    let variant = if args.matrix {
+        matrix_variant(topo, root, args)?
+    } else {
+        point_variant(topo, root, args, element_bytes, &spec_for)?
+    };
+    Ok(Config {
+        variant,
+        modes: vec![args.mode],
+        pages: args.page_size.clone(),
+        chains: args.chains.clone(),
+        element_bytes,
+        group_bytes: locality,
+        seed: args.seed,
+        plan,
+        clock: None,
+        keep_going: false,
+    })
+}
+
+/// `--stride` and `--locality`, checked: the element size and the page-mode group (0: the
+/// page size's).
+fn chain_geometry(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<(u64, u64)> {
     let line = topo.line_bytes();
     let element_bytes = match &args.stride {
         Some(s) => size_flag("--stride", s)?,
@@ -177,6 +219,11 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
             bail!("--chains {c} is not supported; use 1, 2, 4, 8 or 16");
         }
     }
+    Ok((element_bytes, locality))
+}
+
+/// `--samples`, `--warmup` and `--sample-ms`, checked.
+fn sample_plan(args: &LatencyArgs) -> anyhow::Result<SamplePlan> {
     if args.samples == 0 {
         bail!("--samples 0 keeps nothing; give at least 1");
     }
@@ -186,184 +233,144 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
             args.sample_ms
         );
     }
-    let plan = SamplePlan {
+    Ok(SamplePlan {
         samples: args.samples,
         warmup: args.warmup,
         min_sample_ns: (args.sample_ms * 1e6) as u64,
+    })
+}
+
+/// `--matrix` with its `--cpu` list (at most one CPU per node) and `--size`.
+fn matrix_variant(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Result<Variant> {
+    if !args.cpu.is_empty() {
+        crate::threads::check_cpus(topo, root, &args.cpu)?;
+    }
+    let mut seen: Vec<u32> = Vec::new();
+    for &c in &args.cpu {
+        let node = topo.node_of_cpu(c).unwrap_or(u32::MAX);
+        if seen.contains(&node) {
+            bail!("--cpu {} names two CPUs of node {node}; with --matrix give at most one CPU per node", format_list(&args.cpu));
+        }
+        seen.push(node);
+    }
+    let size = match args.size.first() {
+        Some(s) => Some(size_flag("--size", s)?),
+        None => None,
     };
-    if let Some(n) = args.mem_node {
-        // PlacedBuffer checks this too; saying it before any thread starts is clearer.
-        match topo.node(n) {
-            None => bail!(
-                "--mem-node {n} does not exist; this machine has nodes {}",
-                format_list(&topo.node_ids())
-            ),
-            Some(node) if !node.has_memory => bail!(
-                "--mem-node {n} has no memory (CPUs only), so nothing can be placed there; choose one of the memory nodes {}",
-                format_list(&topo.memory_nodes())
-            ),
-            _ => {}
+    Ok(Variant::Matrix {
+        cells: None,
+        cpus: args.cpu.clone(),
+        size,
+    })
+}
+
+/// One CPU: `--size` (or the default size) or `--sweep`, each size checked against the
+/// chain geometry and the free memory where the buffer goes.
+fn point_variant(
+    topo: &Topology,
+    root: &SysRoot,
+    args: &LatencyArgs,
+    element_bytes: u64,
+    spec_for: &dyn Fn(usize) -> ChainSpec,
+) -> anyhow::Result<Variant> {
+    let cpu = choose_cpu(topo, args)?;
+    crate::threads::check_cpus(topo, root, &[cpu])?;
+    let at = Chaser {
+        cpu,
+        mem_node: args.mem_node,
+    };
+    let free = free_bytes(topo, args.mem_node);
+    let sweep_sizes = match &args.sweep {
+        None => None,
+        Some(r) => {
+            let (from, to) = parse_range(r)?;
+            let from = from.unwrap_or(sweep::DEFAULT_FROM_BYTES);
+            let to = to.unwrap_or_else(|| sweep::default_upper(topo.llc_total_bytes(), free));
+            if to < from {
+                bail!(
+                    "--sweep {}..{} ends before it starts; give FROM below TO",
+                    format_bytes(from),
+                    format_bytes(to)
+                );
+            }
+            Some(sweep::sizes(
+                from,
+                to,
+                sweep::POINTS_PER_OCTAVE,
+                element_bytes,
+            ))
+        }
+    };
+    let sizes: Vec<u64> = match &sweep_sizes {
+        Some(s) => s.clone(),
+        None if args.size.is_empty() => {
+            vec![matrix::default_size(
+                topo,
+                &args
+                    .mem_node
+                    .map_or_else(|| topo.memory_nodes(), |n| vec![n]),
+                // Whole pages of the largest backing asked for, so 1g gets 1 GiB multiples.
+                args.page_size
+                    .iter()
+                    .copied()
+                    .max_by_key(|p| p.bytes())
+                    .unwrap_or(PageSize::Base),
+            )]
+        }
+        None => args
+            .size
+            .iter()
+            .map(|s| size_flag("--size", s))
+            .collect::<anyhow::Result<_>>()?,
+    };
+    for &s in &sizes {
+        if sweep_sizes.is_none() {
+            for page in &args.page_size {
+                page.check_whole_pages(s)
+                    .map_err(|e| anyhow::anyhow!("--size {e}"))?;
+            }
+        }
+        if s < element_bytes {
+            bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
+        }
+        if s > free {
+            bail!(
+                "--size {} is more than the {} free where the buffer would go; use a smaller size",
+                format_bytes(s),
+                format_bytes(free)
+            );
+        }
+        for &c in &args.chains {
+            chase::check(&spec_for(c), s)?;
         }
     }
+    Ok(match sweep_sizes {
+        Some(sizes) => Variant::Sweep { at, sizes },
+        None => Variant::Sizes { at, sizes },
+    })
+}
 
-    let clock = ClockInfo::measure(root);
-    let mut report = LatencyReport {
-        schema_version: LATENCY_SCHEMA_VERSION,
-        clock: clock.clone(),
-        plan,
-        results: Vec::new(),
-        sweep: Vec::new(),
-        knees: Vec::new(),
-        matrix: None,
-        warnings: Vec::new(),
-    };
-    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
-        report.warnings.push(
-            "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate pages of a remote-memory measurement toward the chasing CPU".into(),
-        );
-    }
+/// Runs `latency`.
+pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
+    let root = &ctx.root;
+    root.require_live("measure latency")?;
+    let topo = read_topology(root)?;
+    let cfg = resolve(&topo, root, args)?;
     let bar =
         indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
     let progress = |d: usize, t: usize| {
         bar.set_length(t as u64);
         bar.set_position(d as u64);
     };
-    let spec_for = |chains: usize| ChainSpec {
-        mode: args.mode,
-        chains,
-        element_bytes,
-        group_bytes: locality,
-        seed: args.seed,
-    };
-
-    if args.matrix {
-        if !args.cpu.is_empty() {
-            crate::threads::check_cpus(&topo, root, &args.cpu)?;
-        }
-        let mut seen: Vec<u32> = Vec::new();
-        for &c in &args.cpu {
-            let node = topo.node_of_cpu(c).unwrap_or(u32::MAX);
-            if seen.contains(&node) {
-                bail!("--cpu {} names two CPUs of node {node}; with --matrix give at most one CPU per node", format_list(&args.cpu));
-            }
-            seen.push(node);
-        }
-        for &page in &args.page_size {
-            let targets = topo.memory_nodes();
-            let size = match args.size.first() {
-                Some(s) => size_flag("--size", s)?,
-                None => matrix::default_size(&topo, &targets, page),
-            };
-            chase::check(&spec_for(args.chains[0]), size)?;
-            let (m, w) = matrix::run_matrix(
-                &topo,
-                root,
-                &args.cpu,
-                size,
-                page,
-                &spec_for(args.chains[0]),
-                &plan,
-                &clock,
-                &progress,
-            )?;
-            report.warnings.extend(w);
-            report.matrix = Some(m);
-        }
-    } else {
-        let cpu = choose_cpu(&topo, args)?;
-        crate::threads::check_cpus(&topo, root, &[cpu])?;
-        let free = free_bytes(&topo, args.mem_node);
-        let sweep_sizes = match &args.sweep {
-            None => None,
-            Some(r) => {
-                let (from, to) = parse_range(r)?;
-                let from = from.unwrap_or(sweep::DEFAULT_FROM_BYTES);
-                let to = to.unwrap_or_else(|| sweep::default_upper(topo.llc_total_bytes(), free));
-                if to < from {
-                    bail!(
-                        "--sweep {}..{} ends before it starts; give FROM below TO",
-                        format_bytes(from),
-                        format_bytes(to)
-                    );
-                }
-                Some(sweep::sizes(
-                    from,
-                    to,
-                    sweep::POINTS_PER_OCTAVE,
-                    element_bytes,
-                ))
-            }
-        };
-        let sizes: Vec<u64> = match &sweep_sizes {
-            Some(s) => s.clone(),
-            None if args.size.is_empty() => {
-                vec![matrix::default_size(
-                    &topo,
-                    &args
-                        .mem_node
-                        .map_or_else(|| topo.memory_nodes(), |n| vec![n]),
-                    // Whole pages of the largest backing asked for, so 1g gets 1 GiB multiples.
-                    args.page_size
-                        .iter()
-                        .copied()
-                        .max_by_key(|p| p.bytes())
-                        .unwrap_or(PageSize::Base),
-                )]
-            }
-            None => args
-                .size
-                .iter()
-                .map(|s| size_flag("--size", s))
-                .collect::<anyhow::Result<_>>()?,
-        };
-        for &s in &sizes {
-            if sweep_sizes.is_none() {
-                for page in &args.page_size {
-                    page.check_whole_pages(s)
-                        .map_err(|e| anyhow::anyhow!("--size {e}"))?;
-                }
-            }
-            if s < element_bytes {
-                bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
-            }
-            if s > free {
-                bail!("--size {} is more than the {} free where the buffer would go; use a smaller size", format_bytes(s), format_bytes(free));
-            }
-            for &c in &args.chains {
-                chase::check(&spec_for(c), s)?;
-            }
-        }
-        for &page in &args.page_size {
-            for &chains in &args.chains {
-                let target = Target {
-                    cpu,
-                    memory_node: args.mem_node,
-                    page,
-                };
-                let spec = spec_for(chains);
-                let out = run_job(&topo, root, target, &sizes, &spec, &plan, &clock, &progress)?;
-                report.warnings.extend(out.warnings);
-                if sweep_sizes.is_some() {
-                    report.knees.push(CurveKnees::of_sweep(
-                        args.mode,
-                        page,
-                        chains,
-                        &out.results,
-                        &topo.cache_sizes_for_cpu(cpu),
-                    ));
-                    report.sweep.push(SweepCurve {
-                        mode: args.mode,
-                        page_size: page,
-                        chains,
-                        points: out.results,
-                    });
-                } else {
-                    report.results.extend(out.results);
-                }
-            }
-        }
-    }
+    let mut report = crate::latency::run(&topo, root, &cfg, &progress)?.into_result()?;
     bar.finish_and_clear();
+    // A standalone report carries this warning first; the full run states it once, as a
+    // finding.
+    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
+        report.warnings.insert(0,
+            "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate pages of a remote-memory measurement toward the chasing CPU".into(),
+        );
+    }
 
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
 }

@@ -3,15 +3,15 @@
 //! function of the topology, so bad input is refused before any thread is pinned; then the
 //! engine runs and a renderer prints text or JSON.
 
-use std::time::Duration;
-
 use clap::Args;
 
 use crate::cli::Context;
-use crate::loaded::matrix::{run_matrix, MatrixTemplate};
+use crate::loaded::matrix::MatrixTemplate;
 use crate::loaded::sizes::default_sizes;
-use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
+use crate::loaded::Config;
+use crate::loaded::{self, LoadKernel, LoadedConfig};
 use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::parse::duration::{parse_duration, LOADED_POINT};
 use crate::parse::size::parse_size;
 use crate::placement::PageSize;
 use crate::render::loaded_text;
@@ -59,7 +59,7 @@ pub struct LoadedLatencyArgs {
     /// the chase, so the curve shows the memory system alone.
     #[arg(long, default_value = "4k", value_name = "PAGE")]
     pub page_size: PageSize,
-    /// Length of each point, e.g. 500ms or 2s.
+    /// Length of each point, 20ms to 60s, e.g. 500ms or 2s (a bare number is milliseconds).
     #[arg(long, value_name = "TIME", default_value = "1s")]
     pub duration: String,
     /// Seed of the chase shuffle.
@@ -68,38 +68,6 @@ pub struct LoadedLatencyArgs {
     /// Print JSON (schema in docs/schema/loaded-latency.md).
     #[arg(long)]
     pub json: bool,
-}
-
-/// A resolved request: one curve or the matrix.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Resolved {
-    Curve(LoadedConfig),
-    Matrix(MatrixTemplate),
-}
-
-/// Parses `500ms`, `2s`, `1.5s`.
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let t = text.trim();
-    let (num, scale) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        return Err(format!(
-            "--duration `{text}` has no unit; write e.g. 500ms or 2s"
-        ));
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("--duration `{text}` is not a time; write e.g. 500ms or 2s"))?;
-    let d = Duration::from_secs_f64((v * scale).max(0.0));
-    if d < Duration::from_millis(20) || d > Duration::from_secs(60) {
-        return Err(format!(
-            "--duration {text} is out of range; give 20ms to 60s per point"
-        ));
-    }
-    Ok(d)
 }
 
 fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> {
@@ -125,7 +93,7 @@ fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> 
 }
 
 /// Turns the flags into a validated request (pure: reads only `topo`).
-pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolved> {
+pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config> {
     let kernel = match (&a.mix, &a.kernel) {
         (Some(_), Some(k)) if k.trim() != "read" => anyhow::bail!(
             "--mix sets a read:write mix of normal loads and stores; drop --kernel {k} or --mix"
@@ -137,7 +105,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
     if a.points == 0 || a.points > 64 {
         anyhow::bail!("--points {} is out of range; give 1 to 64", a.points);
     }
-    let duration = parse_duration(&a.duration).map_err(anyhow::Error::msg)?;
+    let duration = parse_duration(&a.duration, &LOADED_POINT).map_err(anyhow::Error::msg)?;
     let size = match &a.size {
         Some(s) => Some(parse_size(s).map_err(|e| anyhow::anyhow!("--size: {e}"))?),
         None => None,
@@ -166,7 +134,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
         if let Some(f) = given.first() {
             anyhow::bail!("--matrix chooses CPUs and nodes for every initiator x target pair itself; drop {f}");
         }
-        return Ok(Resolved::Matrix(MatrixTemplate {
+        return Ok(Config::Matrix(MatrixTemplate {
             kernel,
             points: a.points,
             duration,
@@ -176,8 +144,36 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
         }));
     }
 
-    let usable = topo.usable_cpus();
-    let node_cpus = match a.initiator_node {
+    let (chaser, load_cpus) = team_cpus(topo, a)?;
+    let mem_node = match a.mem_node {
+        Some(n) => n,
+        None => topo.node_of_cpu(chaser).ok_or_else(|| {
+            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-node")
+        })?,
+    };
+    check_memory_node(topo, "--mem-node", mem_node)?;
+    let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
+    check_memory_node(topo, "--load-mem-node", load_mem_node)?;
+    let (chaser_default, per_thread) =
+        default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
+    Ok(Config::Curve(LoadedConfig {
+        chaser_cpu: chaser,
+        load_cpus,
+        mem_node,
+        load_mem_node,
+        kernel,
+        points: a.points,
+        chaser_bytes: size.unwrap_or(chaser_default),
+        load_bytes_per_thread: per_thread,
+        page: a.page_size,
+        duration,
+        seed: a.seed,
+    }))
+}
+
+/// `--initiator-node`'s usable CPUs, checked (`None` without the flag).
+fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Option<Vec<u32>>> {
+    Ok(match a.initiator_node {
         Some(n) => {
             let Some(node) = topo.node(n) else {
                 anyhow::bail!(
@@ -201,7 +197,14 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
             Some(cpus)
         }
         None => None,
-    };
+    })
+}
+
+/// The chaser CPU and the load CPUs from `--chaser-cpu`, `--load-cpus` and
+/// `--initiator-node`, each checked to exist, be online and allowed, and not to overlap.
+fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec<u32>)> {
+    let usable = topo.usable_cpus();
+    let node_cpus = initiator_cpus(topo, a)?;
     let pool = node_cpus.clone().unwrap_or_else(|| usable.clone());
     let chaser = match a.chaser_cpu {
         Some(c) => c,
@@ -241,70 +244,25 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Resolve
             Some(_) => {}
         }
     }
-    let mem_node = match a.mem_node {
-        Some(n) => n,
-        None => topo.node_of_cpu(chaser).ok_or_else(|| {
-            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-node")
-        })?,
-    };
-    check_memory_node(topo, "--mem-node", mem_node)?;
-    let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
-    check_memory_node(topo, "--load-mem-node", load_mem_node)?;
-    let (chaser_default, per_thread) =
-        default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
-    Ok(Resolved::Curve(LoadedConfig {
-        chaser_cpu: chaser,
-        load_cpus,
-        mem_node,
-        load_mem_node,
-        kernel,
-        points: a.points,
-        chaser_bytes: size.unwrap_or(chaser_default),
-        load_bytes_per_thread: per_thread,
-        page: a.page_size,
-        duration,
-        seed: a.seed,
-    }))
+    Ok((chaser, load_cpus))
 }
 
 pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     let topo = read_topology(&ctx.root)?;
     let resolved = resolve(&topo, args)?;
     ctx.root.require_live("pin threads for loaded latency")?;
-    let report = match resolved {
-        Resolved::Curve(cfg) => {
-            let mut cpus = vec![cfg.chaser_cpu];
-            cpus.extend(&cfg.load_cpus);
-            check_cpus(&topo, &ctx.root, &cpus)?;
-            LoadedReport::Curve(Box::new(loaded::run(&topo, &ctx.root, &cfg)?))
-        }
-        Resolved::Matrix(t) => {
-            let bar = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::stderr(),
-            );
-            let m = run_matrix(&topo, &ctx.root, &t, |d, total| {
-                bar.set_length(total as u64);
-                bar.set_position(d as u64);
-            })?;
-            bar.finish_and_clear();
-            LoadedReport::Matrix(m)
-        }
-    };
-    super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_parse_with_units_and_ranges() {
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        assert!(parse_duration("5").unwrap_err().contains("no unit"));
-        assert!(parse_duration("1ms").unwrap_err().contains("out of range"));
-        assert!(parse_duration("xs").unwrap_err().contains("not a time"));
+    if let Config::Curve(cfg) = &resolved {
+        let mut cpus = vec![cfg.chaser_cpu];
+        cpus.extend(&cfg.load_cpus);
+        check_cpus(&topo, &ctx.root, &cpus)?;
     }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let progress = |d: usize, total: usize| {
+        bar.set_length(total as u64);
+        bar.set_position(d as u64);
+    };
+    let report = loaded::run(&topo, &ctx.root, &resolved, &progress)?.into_result()?;
+    bar.finish_and_clear();
+    super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
 }

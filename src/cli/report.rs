@@ -13,6 +13,7 @@ use clap::Args;
 use crate::cli::Context;
 use crate::render::{csv as csv_render, html, hwloc, run_text};
 use crate::results::RunResults;
+use crate::run::output::write_atomic;
 
 /// Flags of `numascope report`.
 #[derive(Debug, Args)]
@@ -55,30 +56,6 @@ fn check_new(path: &Path, force: bool, input: &Path) -> anyhow::Result<()> {
             "{} already exists; add --force to overwrite it or choose another path",
             path.display()
         );
-    }
-    Ok(())
-}
-
-/// Writes a whole file: a temporary file in the same directory, renamed over `path`.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let res = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
     }
     Ok(())
 }

@@ -6,6 +6,7 @@
 
 use crate::clock::ClockInfo;
 use crate::placement::PageSize;
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
@@ -45,12 +46,13 @@ pub fn initiators(topo: &Topology, cpus: &[u32]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Measures the matrix; `progress(done, total)` after each cell.
+/// Measures the given (initiator node, measuring CPU, memory node) cells in order;
+/// `progress(done, total)` after each cell. Ctrl-C stops at the next cell.
 #[allow(clippy::too_many_arguments)]
-pub fn run_matrix(
+pub fn run_cells(
     topo: &Topology,
     root: &SysRoot,
-    cpus: &[u32],
+    placed: &[(u32, u32, u32)],
     size: u64,
     page: PageSize,
     spec: &ChainSpec,
@@ -58,23 +60,21 @@ pub fn run_matrix(
     clock: &ClockInfo,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Matrix, Vec<String>), JobError> {
-    let inits = initiators(topo, cpus);
-    let targets = topo.memory_nodes();
-    let total = inits.len() * targets.len();
     let mut measured: Vec<(u32, u32, LatencyResult)> = Vec::new();
     let mut warnings = Vec::new();
-    for &(node, cpu) in &inits {
-        for &t in &targets {
-            let target = Target {
-                cpu,
-                memory_node: Some(t),
-                page,
-            };
-            let out = run_job(topo, root, target, &[size], spec, plan, clock, &|_, _| {})?;
-            warnings.extend(out.warnings);
-            measured.extend(out.results.into_iter().map(|r| (node, t, r)));
-            progress(measured.len(), total);
+    for (k, &(node, cpu, t)) in placed.iter().enumerate() {
+        if interrupted() {
+            break;
         }
+        let target = Target {
+            cpu,
+            memory_node: Some(t),
+            page,
+        };
+        let out = run_job(topo, root, target, &[size], spec, plan, clock, &|_, _| {})?;
+        warnings.extend(out.warnings);
+        measured.extend(out.results.into_iter().map(|r| (node, t, r)));
+        progress(k + 1, placed.len());
     }
     Ok((
         Matrix {

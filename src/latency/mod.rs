@@ -1,13 +1,17 @@
 //! The latency engine: pointer chasing over a placed buffer (METHODOLOGY points 1-5).
 //! [`chase`] builds the cycles, [`walk`] is the timed dependent-load kernel, [`measure`] turns
 //! walks into samples and summaries, [`sweep`] runs the working-set curve and [`knees`] finds
-//! its plateaus; [`result`] holds the serde types that are the JSON contract.
+//! its plateaus; [`result`] holds the serde types that are the JSON contract. [`run`]
+//! ([`experiment`]) is the one entry point the CLI and the full run call.
 
 pub mod chase;
 pub mod engine;
+pub mod experiment;
 pub mod knees;
 pub mod matrix;
 pub mod measure;
 pub mod result;
 pub mod sweep;
 pub mod walk;
+
+pub use experiment::{run, Chaser, Config, Variant};

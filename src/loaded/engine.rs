@@ -15,15 +15,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
-use super::curve::{self, CurvePoint};
 use super::delay::{self, DelayCalibration};
-use super::kernel::{self, LoadCount, LoadKernel, Pace, LINE_BYTES};
-use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
-use crate::counters_perf::{NodeEventCounts, NodeEvents};
+use super::kernel::{self, LoadCount, LoadKernel, Pace};
+pub use super::points::MIN_CPU_SHARE;
+use super::points::{points_of, result_of, Measured, Out};
+use super::result::LoadedResult;
+use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
-use crate::stats::Summary;
 use crate::sys::cputime::thread_cpu_ns;
 use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
@@ -87,16 +87,6 @@ enum Role<'a> {
     },
 }
 
-/// What each thread returns per repetition.
-enum Out {
-    Chaser {
-        samples_ns: Vec<f64>,
-        loads: u64,
-        events: Option<NodeEventCounts>,
-    },
-    Load(LoadCount),
-}
-
 /// Point index of a thread's `call`-th repetition (call 0 is the warm-up).
 fn point_of_call(call: usize) -> usize {
     call.saturating_sub(1)
@@ -121,18 +111,12 @@ impl LineTime {
 }
 
 /// Runs the sweep and builds the curve.
-pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Result<LoadedResult> {
-    let calib_cpu = cfg.load_cpus[0];
-    let calibration = on_cpu(topo, root, calib_cpu, || delay::calibrate(9))?
-        .map(|c| DelayCalibration {
-            cpu: Some(calib_cpu),
-            ..c
-        })
-        .ok_or_else(|| {
-            anyhow::anyhow!(
-                "the delay spin could not be calibrated on CPU {calib_cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
-            )
-        })?;
+pub fn run_curve(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &LoadedConfig,
+) -> anyhow::Result<LoadedResult> {
+    let calibration = calibrate_on(topo, root, cfg.load_cpus[0])?;
     // Point 0 is the no-load point; then the load fractions: each load thread paces itself
     // to the share's time per line of the full-speed line time measured in the warm-up.
     let fractions = load_fractions(cfg.points);
@@ -179,47 +163,8 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
         repetitions: fractions.len() + 1,
         warmup: 1,
     };
-    let work = |role: &mut Role<'_>, stop: &Stop| -> Out {
-        match role {
-            Role::Chaser {
-                chain,
-                iterations,
-                calls,
-                events,
-            } => {
-                *calls += 1;
-                let counting = events.as_ref().filter(|e| e.start().is_ok());
-                let (samples_ns, loads) = chase_until(chain, *iterations, stop);
-                Out::Chaser {
-                    samples_ns,
-                    loads,
-                    events: counting.and_then(|e| e.stop().ok()),
-                }
-            }
-            Role::Load { buf, pos, calls } => {
-                let call = *calls;
-                *calls += 1;
-                if call == 0 {
-                    // Warm-up at full speed: faults in and warms the buffer, and times a line.
-                    let t = Instant::now();
-                    let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
-                    line_time.record(t.elapsed(), &c);
-                    return Out::Load(c);
-                }
-                match pace_of_point(point_of_call(call)) {
-                    None => {
-                        while !stop.stopped() {
-                            std::thread::sleep(Duration::from_micros(200));
-                        }
-                        Out::Load(LoadCount::default())
-                    }
-                    Some(pace) => {
-                        Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, pace, pos, stop))
-                    }
-                }
-            }
-        }
-    };
+    let work =
+        |role: &mut Role<'_>, stop: &Stop| step_role(role, stop, cfg, &line_time, &pace_of_point);
     let traffic = TrafficRecorder::start(root);
     let outcome = run_team(
         topo,
@@ -274,59 +219,83 @@ pub fn run(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Resul
     }
     drop(outcome.states);
 
-    let mut points = Vec::with_capacity(outcome.reps.len());
-    for (p, rep) in outcome.reps.iter().enumerate() {
-        let target = (p > 0).then(|| fractions[p - 1]);
-        points.push(point_from(rep, target, &calibration)?);
-    }
-    let mut warnings: Vec<String> = descheduling_warning(&points).into_iter().collect();
-    warnings.extend(chaser_placement.backing_warning("the chased buffer"));
-    let idle = points[0].curve_point();
-    let loaded: Vec<CurvePoint> = points[1..].iter().map(LoadedPoint::curve_point).collect();
-    Ok(LoadedResult {
-        schema_version: LOADED_SCHEMA_VERSION,
-        chaser_cpu: cfg.chaser_cpu,
-        chaser_node: topo.node_of_cpu(cfg.chaser_cpu),
-        load_cpus: cfg.load_cpus.clone(),
-        mem_node: cfg.mem_node,
-        load_mem_node: cfg.load_mem_node,
-        kernel: cfg.kernel,
-        kernel_label: cfg.kernel.label(),
-        page_size: cfg.page,
-        chaser_size_bytes: chase_buf.len() as u64,
-        load_size_bytes_per_thread: cfg.load_bytes_per_thread,
-        duration_ms_per_point: cfg.duration.as_millis() as u64,
-        chaser_placement,
-        load_placement_fraction,
-        delay_calibration: calibration,
-        full_speed_ns_per_line: line_time.ns(),
-        curve: curve::summarize(idle, &loaded),
-        points,
-        counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
-        traffic,
-        environment: topo.environment.clone(),
-        warnings,
-    })
+    let points = points_of(&outcome.reps, &fractions, &calibration)?;
+    Ok(result_of(
+        topo,
+        cfg,
+        Measured {
+            chaser_size_bytes: chase_buf.len() as u64,
+            chaser_placement,
+            load_placement_fraction,
+            calibration,
+            full_speed_ns_per_line: line_time.ns(),
+            points,
+            traffic,
+        },
+    ))
 }
 
-/// Below this share of its wall time on a CPU, a thread was descheduled enough to distort
-/// its rate and the chaser's latency.
-pub const MIN_CPU_SHARE: f64 = 0.9;
+/// Calibrates the delay spin on `cpu` (the first load CPU).
+fn calibrate_on(topo: &Topology, root: &SysRoot, cpu: u32) -> anyhow::Result<DelayCalibration> {
+    on_cpu(topo, root, cpu, || delay::calibrate(9))?
+        .map(|c| DelayCalibration {
+            cpu: Some(cpu),
+            ..c
+        })
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "the delay spin could not be calibrated on CPU {cpu} (its timings did not grow with the spin count); the CPU is too busy with other work, try again when it is idle"
+            )
+        })
+}
 
-/// A warning naming the busiest competition seen: the lowest CPU share of any running thread.
-fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
-    let worst = points
-        .iter()
-        .flat_map(|p| p.threads.iter())
-        .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    (worst.0 < MIN_CPU_SHARE).then(|| {
-        format!(
-            "measurement threads were descheduled: CPU {} ran only {:.0}% of its time in one point; other work competes for these CPUs, so bandwidths are low and latencies noisy",
-            worst.1,
-            100.0 * worst.0
-        )
-    })
+/// One call of a team thread: the chaser times samples until the stop flag; a load thread
+/// runs the kernel at full speed in the warm-up (timing a line), then at its point's pace, or
+/// idles through the no-load point.
+fn step_role(
+    role: &mut Role<'_>,
+    stop: &Stop,
+    cfg: &LoadedConfig,
+    line_time: &LineTime,
+    pace_of_point: &dyn Fn(usize) -> Option<Pace>,
+) -> Out {
+    match role {
+        Role::Chaser {
+            chain,
+            iterations,
+            calls,
+            events,
+        } => {
+            *calls += 1;
+            let counting = events.as_ref().filter(|e| e.start().is_ok());
+            let (samples_ns, loads) = chase_until(chain, *iterations, stop);
+            Out::Chaser {
+                samples_ns,
+                loads,
+                events: counting.and_then(|e| e.stop().ok()),
+            }
+        }
+        Role::Load { buf, pos, calls } => {
+            let call = *calls;
+            *calls += 1;
+            if call == 0 {
+                // Warm-up at full speed: faults in and warms the buffer, and times a line.
+                let t = Instant::now();
+                let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
+                line_time.record(t.elapsed(), &c);
+                return Out::Load(c);
+            }
+            match pace_of_point(point_of_call(call)) {
+                None => {
+                    while !stop.stopped() {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    Out::Load(LoadCount::default())
+                }
+                Some(pace) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, pace, pos, stop)),
+            }
+        }
+    }
 }
 
 /// One full pass (so construction faults and cold misses are not timed), then the
@@ -374,81 +343,12 @@ fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>
     (samples_ns, loads)
 }
 
-/// Turns one repetition's samples into a point; `target_fraction` is `None` for the no-load
-/// point. The point's delay is the load threads' mean spin per line.
-fn point_from(
-    rep: &[crate::threads::ThreadSample<(Out, Option<u64>)>],
-    target_fraction: Option<f64>,
-    calibration: &DelayCalibration,
-) -> anyhow::Result<LoadedPoint> {
-    let mut threads = Vec::with_capacity(rep.len());
-    let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
-    let mut ns = None;
-    let mut chaser_events = None;
-    let (mut spins, mut lines) = (0u64, 0u64);
-    let loaded = target_fraction.is_some();
-    for s in rep {
-        let secs_ns = s.elapsed_ns.max(1) as f64;
-        let cpu_share = s.value.1.map(|c| c as f64 / secs_ns);
-        match &s.value.0 {
-            Out::Chaser {
-                samples_ns,
-                loads,
-                events,
-            } => {
-                chaser_events = events.clone();
-                let mb = (*loads * LINE_BYTES as u64) as f64 / secs_ns * 1e3;
-                chaser_mb += mb;
-                ns = Summary::of(samples_ns);
-                threads.push(ThreadRate {
-                    cpu: s.cpu,
-                    role: "chaser".into(),
-                    mb_per_s: mb,
-                    elapsed_ns: s.elapsed_ns,
-                    cpu_share,
-                    lines_read: *loads,
-                    lines_written: 0,
-                });
-            }
-            Out::Load(c) => {
-                let mb = c.bytes() as f64 / secs_ns * 1e3;
-                load_mb += mb;
-                dram_extra_mb += (c.dram_bytes_estimate() - c.bytes()) as f64 / secs_ns * 1e3;
-                spins += c.spin_iterations;
-                lines += c.lines();
-                threads.push(ThreadRate {
-                    cpu: s.cpu,
-                    role: "load".into(),
-                    mb_per_s: mb,
-                    elapsed_ns: s.elapsed_ns,
-                    cpu_share: if loaded { cpu_share } else { None },
-                    lines_read: c.lines_read,
-                    lines_written: c.lines_written,
-                });
-            }
-        }
-    }
-    let ns_per_load = ns.ok_or_else(|| {
-        anyhow::anyhow!("the chaser completed no sample in a point; lengthen --duration")
-    })?;
-    let mean_spins = spins as f64 / lines.max(1) as f64;
-    Ok(LoadedPoint {
-        delay_ns: loaded.then_some(mean_spins * calibration.ns_per_iteration),
-        delay_iterations: if loaded { mean_spins.round() as u64 } else { 0 },
-        target_fraction,
-        total_mb_per_s: load_mb + chaser_mb,
-        load_mb_per_s: load_mb,
-        chaser_mb_per_s: chaser_mb,
-        dram_mb_per_s_estimate: load_mb + chaser_mb + dram_extra_mb,
-        ns_per_load,
-        chaser_node_events: chaser_events,
-        threads,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::loaded::points::descheduling_warning;
+    use crate::loaded::result::{LoadedPoint, ThreadRate};
+    use crate::stats::Summary;
 
     #[test]
     fn load_fractions_spread_evenly_up_to_full_speed() {

@@ -7,7 +7,9 @@ use super::engine::{self, LoadedConfig};
 use super::kernel::LoadKernel;
 use super::result::{LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
 use super::sizes::default_sizes;
+use crate::experiment::Progress;
 use crate::placement::PageSize;
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
@@ -55,12 +57,13 @@ pub fn cell_config(
     })
 }
 
-/// Measures every cell; `progress(done, total)` after each.
+/// Measures every cell; `progress(done, total)` after each. Ctrl-C stops at the next cell
+/// (the cells not measured are left out).
 pub fn run_matrix(
     topo: &Topology,
     root: &SysRoot,
     t: &MatrixTemplate,
-    mut progress: impl FnMut(usize, usize),
+    progress: &Progress<'_>,
 ) -> anyhow::Result<LoadedMatrix> {
     let initiators = topo.initiator_nodes();
     let targets = topo.memory_nodes();
@@ -68,11 +71,14 @@ pub fn run_matrix(
     let mut cells = Vec::with_capacity(total);
     for &i in &initiators {
         for &m in &targets {
+            if interrupted() {
+                break;
+            }
             let cell = match cell_config(topo, i, m, t) {
                 Ok(cfg) => LoadedMatrixCell {
                     initiator: i,
                     target: m,
-                    result: Some(engine::run(topo, root, &cfg)?),
+                    result: Some(engine::run_curve(topo, root, &cfg)?),
                     note: None,
                 },
                 Err(note) => LoadedMatrixCell {

@@ -3,16 +3,20 @@
 //! latency engine's random chase; the load threads run [`kernel`] with the calibrated
 //! [`delay`] between lines; [`engine`] runs one curve, [`matrix`] every initiator x target
 //! node; [`curve`] derives idle latency, the bandwidth at which latency doubled, and the peak.
+//! [`run`] ([`experiment`]) is the one entry point the CLI and the full run call.
 
 pub mod curve;
 pub mod delay;
 pub mod engine;
+pub mod experiment;
 pub mod kernel;
 pub mod matrix;
+mod points;
 pub mod result;
 pub mod sizes;
 
-pub use engine::{delay_for, load_fractions, run, LoadedConfig};
+pub use engine::{delay_for, load_fractions, LoadedConfig};
+pub use experiment::{run, Config};
 pub use kernel::LoadKernel;
 pub use result::{
     LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport, LoadedResult, ThreadRate,

@@ -4,12 +4,16 @@
 //! renders what these functions return.
 
 pub mod advisor;
+mod budget;
+mod describe;
 pub mod execute;
 pub mod findings;
 pub mod measure;
 pub mod output;
+mod parts;
 pub mod plan;
 pub mod ranking;
 pub mod rounds;
 pub mod scenarios;
+pub mod settings;
 pub mod weights;

@@ -12,6 +12,32 @@ use anyhow::Context as _;
 
 use crate::results::RunResults;
 
+/// Writes a whole file atomically: a temporary file in the same directory, flushed and synced,
+/// then renamed over `path`, so a reader never sees half a file. The one such writer: the run's
+/// output directory and `numascope report` both use it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let res = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if let Err(e) = res {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    }
+    Ok(())
+}
+
 /// Errors of the output directory, each one sentence naming the directory.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -86,19 +112,7 @@ impl OutputDir {
     /// renamed over `name`.
     pub fn write(&self, name: &str, bytes: &[u8]) -> anyhow::Result<PathBuf> {
         let dest = self.path.join(name);
-        let tmp = self
-            .path
-            .join(format!(".{name}.tmp-{}", std::process::id()));
-        let res = (|| -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(bytes)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &dest)
-        })();
-        if let Err(e) = res {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e).with_context(|| format!("cannot write {}", dest.display()));
-        }
+        write_atomic(&dest, bytes)?;
         Ok(dest)
     }
 

@@ -7,14 +7,17 @@
 //! samples); they are checked against real runs on a 2-CPU machine. Pure: nothing here
 //! measures.
 
-use crate::results::plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
+use crate::results::plan::{Budget, Part, Plan, SkippedPart};
 use crate::topology::Topology;
 
-/// Pages faulted in per second per thread, as bytes/s: a conservative figure for 4 KiB pages
-/// (a fault plus zeroing costs about 1 µs per page).
-const FAULT_BYTES_PER_S: f64 = 2.0e9;
-/// Constructing a random chain and walking it once, seconds per element (one cache line).
-const CHAIN_S_PER_ELEMENT: f64 = 400e-9;
+use super::budget::{knobs, Knobs};
+use super::describe::describe;
+#[cfg(test)]
+use super::describe::grid_points;
+pub use super::settings::{
+    BandwidthSettings, C2cSettings, LatencySettings, LoadedSettings, MatrixSettings, Planned,
+    ScalingSettings, ScenarioSettings, Settings, TimedSettings,
+};
 
 /// What the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,221 +56,6 @@ pub fn parse_parts(flag: &str, text: &str) -> Result<Vec<Part>, String> {
         ));
     }
     Ok(out)
-}
-
-/// Latency sweep settings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LatencySettings {
-    pub points_per_octave: u32,
-    pub from_bytes: u64,
-    pub to_bytes: u64,
-    pub samples: usize,
-    pub warmup: usize,
-    pub min_sample_ns: u64,
-    /// Walk modes: `random`, `page`, `seq`.
-    pub modes: Vec<&'static str>,
-    /// Page sizes: `4k`, `thp`.
-    pub pages: Vec<&'static str>,
-}
-
-/// Node x node matrix settings (latency or bandwidth).
-#[derive(Clone, Debug, PartialEq)]
-pub struct MatrixSettings {
-    /// (initiator node, memory node) cells to measure.
-    pub cells: Vec<(u32, u32)>,
-    /// Cells the machine has in all.
-    pub all_cells: usize,
-    pub size_bytes: u64,
-}
-
-/// Timed bandwidth runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimedSettings {
-    pub duration_ms: u64,
-    pub repetitions: usize,
-}
-
-/// Bandwidth kernels over all usable CPUs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BandwidthSettings {
-    pub kernels: Vec<&'static str>,
-    pub timed: TimedSettings,
-    /// Bytes per thread (each array).
-    pub bytes_per_thread: u64,
-}
-
-/// Bandwidth versus thread count, per initiator node.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScalingSettings {
-    pub thread_counts: Vec<usize>,
-    pub nodes: Vec<u32>,
-    pub timed: TimedSettings,
-}
-
-/// Loaded latency.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LoadedSettings {
-    /// Delay steps of the load threads, from none to large.
-    pub delays: usize,
-    pub timed: TimedSettings,
-}
-
-/// Core to core: the CPUs whose ordered pairs are all measured.
-#[derive(Clone, Debug, PartialEq)]
-pub struct C2cSettings {
-    pub cpus: Vec<u32>,
-    /// Usable CPUs in all.
-    pub all_cpus: usize,
-    /// Kept repetitions per pair and the length of each, milliseconds.
-    pub repetitions: usize,
-    pub repetition_ms: u64,
-}
-
-impl C2cSettings {
-    /// Ordered pairs measured.
-    pub fn pairs(&self) -> usize {
-        self.cpus.len() * self.cpus.len().saturating_sub(1)
-    }
-}
-
-/// Policy scenarios and the advisor's checks.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScenarioSettings {
-    pub timed: TimedSettings,
-    /// Total bytes over all threads of one row (each thread gets its share).
-    pub total_bytes: u64,
-}
-
-/// Every part's settings; the plan says which parts run.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Settings {
-    pub latency: LatencySettings,
-    pub latency_matrix: MatrixSettings,
-    pub bandwidth: BandwidthSettings,
-    pub bandwidth_matrix: MatrixSettings,
-    pub scaling: ScalingSettings,
-    pub loaded: LoadedSettings,
-    pub c2c: C2cSettings,
-    pub scenarios: ScenarioSettings,
-}
-
-/// The plan and the settings it was made from.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Planned {
-    pub plan: Plan,
-    pub settings: Settings,
-}
-
-/// Budget constants. Each is a choice documented here once.
-struct Knobs {
-    target_s: Option<f64>,
-    lat_per_octave: u32,
-    /// The sweep ends at this multiple of the LLC (the matrix always uses 8x).
-    lat_sweep_llc: u64,
-    lat_samples: usize,
-    lat_min_sample_ns: u64,
-    lat_modes: &'static [&'static str],
-    lat_pages: &'static [&'static str],
-    matrix_cap: usize,
-    bw_kernels: &'static [&'static str],
-    bw: TimedSettings,
-    scaling_cap: usize,
-    loaded_delays: usize,
-    c2c_cap: usize,
-    c2c_reps: usize,
-    scen: TimedSettings,
-}
-
-fn knobs(b: Budget) -> Knobs {
-    match b {
-        Budget::Quick => Knobs {
-            target_s: Some(15.0),
-            lat_per_octave: 1,
-            lat_sweep_llc: 4,
-            lat_samples: 5,
-            lat_min_sample_ns: 1_000_000,
-            lat_modes: &["random"],
-            lat_pages: &["4k"],
-            matrix_cap: 16,
-            bw_kernels: &["read", "triad"],
-            bw: TimedSettings {
-                duration_ms: 100,
-                repetitions: 2,
-            },
-            scaling_cap: 3,
-            loaded_delays: 4,
-            c2c_cap: 4,
-            c2c_reps: 3,
-            scen: TimedSettings {
-                duration_ms: 100,
-                repetitions: 2,
-            },
-        },
-        Budget::Default => Knobs {
-            target_s: Some(60.0),
-            lat_per_octave: 2,
-            lat_sweep_llc: 8,
-            lat_samples: 9,
-            lat_min_sample_ns: 2_000_000,
-            lat_modes: &["random", "page"],
-            lat_pages: &["4k", "thp"],
-            matrix_cap: 64,
-            bw_kernels: &["read", "read-prefetch", "write-nt", "copy", "triad"],
-            bw: TimedSettings {
-                duration_ms: 200,
-                repetitions: 5,
-            },
-            scaling_cap: 6,
-            loaded_delays: 8,
-            c2c_cap: 64,
-            c2c_reps: 5,
-            scen: TimedSettings {
-                duration_ms: 250,
-                repetitions: 5,
-            },
-        },
-        Budget::Thorough => Knobs {
-            target_s: None,
-            lat_per_octave: 4,
-            lat_sweep_llc: 8,
-            lat_samples: 25,
-            lat_min_sample_ns: 2_000_000,
-            lat_modes: &["random", "page", "seq"],
-            lat_pages: &["4k", "thp"],
-            matrix_cap: usize::MAX,
-            bw_kernels: &[
-                "read",
-                "read-prefetch",
-                "write",
-                "write-nt",
-                "copy",
-                "copy-nt",
-                "scale",
-                "add",
-                "triad",
-            ],
-            bw: TimedSettings {
-                duration_ms: 500,
-                repetitions: 10,
-            },
-            scaling_cap: usize::MAX,
-            loaded_delays: 16,
-            c2c_cap: 4096,
-            c2c_reps: 9,
-            scen: TimedSettings {
-                duration_ms: 500,
-                repetitions: 10,
-            },
-        },
-    }
-}
-
-/// The grid of sizes from `from` to `to`, `per_octave` per doubling (the count only).
-fn grid_points(from: u64, to: u64, per_octave: u32) -> usize {
-    if to <= from {
-        return 1;
-    }
-    ((to as f64 / from as f64).log2() * per_octave as f64).floor() as usize + 1
 }
 
 /// Up to `cap` items of `all`, evenly spread, always keeping those `keep` says to keep.
@@ -383,6 +171,59 @@ fn thread_counts(max: usize, cap: usize) -> Vec<usize> {
 /// needed here (the scenarios say themselves what they could not run).
 pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned {
     let k = knobs(req.budget);
+    let settings = settings_for(topo, &k);
+    let cpus = topo.usable_cpus().len();
+    let threads = cpus.max(1);
+    let mem_nodes = topo.memory_nodes();
+    let mut parts = Vec::new();
+    let mut skipped = Vec::new();
+    for part in Part::ALL {
+        match skip_reason(part, req, built, cpus) {
+            Some(reason) => skipped.push(SkippedPart { part, reason }),
+            None => parts.push(describe(part, &settings, topo, &mem_nodes, threads)),
+        }
+    }
+    let estimate_s = parts.iter().map(|p| p.estimate_s).sum();
+    Planned {
+        plan: Plan {
+            budget: req.budget,
+            target_s: k.target_s,
+            estimate_s,
+            parts,
+            skipped,
+        },
+        settings,
+    }
+}
+
+/// Why `part` does not run, or `None` when it does.
+fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Option<String> {
+    if let Some(only) = &req.only {
+        if !only.contains(&part) && part != Part::Topology {
+            return Some("not named by --only".into());
+        }
+    }
+    if req.skip.contains(&part) {
+        return Some("left out with --skip".into());
+    }
+    if part == Part::LoadedLatency && cpus < 2 {
+        return Some(format!(
+            "loaded latency needs a second usable CPU for the load threads and this process may use {cpus}"
+        ));
+    }
+    if part == Part::C2c && cpus < 2 {
+        return Some(format!(
+            "core-to-core latency needs two usable CPUs and this process may use {cpus}"
+        ));
+    }
+    if !built.contains(&part) {
+        return Some("its measurement engine is not part of this build of numascope".into());
+    }
+    None
+}
+
+/// Every part's settings for this machine under the budget's constants.
+fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     let cpus = topo.usable_cpus();
     let threads = cpus.len().max(1);
     let llc = topo.llc_total_bytes();
@@ -400,7 +241,6 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     // at most an eighth of free memory over all threads.
     let bw_total = (4 * llc_or).max(16 << 20).min(free / 8);
     let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
-    let mem_nodes = topo.memory_nodes();
     let init_nodes = topo.initiator_nodes();
 
     let latency = LatencySettings {
@@ -436,7 +276,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
         timed: k.bw.clone(),
     };
     let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
-    let settings = Settings {
+    Settings {
         latency,
         latency_matrix,
         bandwidth: BandwidthSettings {
@@ -463,283 +303,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
             timed: k.scen.clone(),
             total_bytes: bw_total,
         },
-    };
-
-    let mut parts = Vec::new();
-    let mut skipped = Vec::new();
-    for part in Part::ALL {
-        if let Some(only) = &req.only {
-            if !only.contains(&part) && part != Part::Topology {
-                skipped.push(SkippedPart {
-                    part,
-                    reason: "not named by --only".into(),
-                });
-                continue;
-            }
-        }
-        if req.skip.contains(&part) {
-            skipped.push(SkippedPart {
-                part,
-                reason: "left out with --skip".into(),
-            });
-            continue;
-        }
-        if part == Part::LoadedLatency && cpus.len() < 2 {
-            skipped.push(SkippedPart {
-                part,
-                reason: format!(
-                    "loaded latency needs a second usable CPU for the load threads and this process may use {}",
-                    cpus.len()
-                ),
-            });
-            continue;
-        }
-        if part == Part::C2c && cpus.len() < 2 {
-            skipped.push(SkippedPart {
-                part,
-                reason: format!(
-                    "core-to-core latency needs two usable CPUs and this process may use {}",
-                    cpus.len()
-                ),
-            });
-            continue;
-        }
-        if !built.contains(&part) {
-            skipped.push(SkippedPart {
-                part,
-                reason: "its measurement engine is not part of this build of numascope".into(),
-            });
-            continue;
-        }
-        parts.push(describe(part, &settings, topo, &mem_nodes, threads));
     }
-    let estimate_s = parts.iter().map(|p| p.estimate_s).sum();
-    Planned {
-        plan: Plan {
-            budget: req.budget,
-            target_s: k.target_s,
-            estimate_s,
-            parts,
-            skipped,
-        },
-        settings,
-    }
-}
-
-fn mib(b: u64) -> String {
-    crate::parse::size::format_bytes(b)
-}
-
-/// Settings in words and the time estimate of one part.
-fn describe(
-    part: Part,
-    s: &Settings,
-    topo: &Topology,
-    mem_nodes: &[u32],
-    threads: usize,
-) -> PlannedPart {
-    let mut reduced = Vec::new();
-    let (estimate_s, detail) = match part {
-        Part::Topology => (0.2, "topology, environment and clock checks".to_string()),
-        Part::Latency => {
-            let l = &s.latency;
-            let points = grid_points(l.from_bytes, l.to_bytes, l.points_per_octave);
-            let curves = l.modes.len() * l.pages.len();
-            let per_point = (l.samples + l.warmup + 3) as f64 * l.min_sample_ns as f64 / 1e9;
-            // Chain construction over the geometric series of sizes is about twice the largest.
-            let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
-            let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
-            let est = curves as f64 * (points as f64 * per_point + build + fault);
-            if l.to_bytes < s.latency_matrix.size_bytes {
-                reduced.push(format!(
-                    "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",
-                    mib(l.to_bytes),
-                    mib(s.latency_matrix.size_bytes),
-                    mib(s.latency_matrix.size_bytes)
-                ));
-            }
-            (
-                est,
-                format!(
-                    "sweep {} to {} ({} per octave, {} points), modes {}, pages {}, {} samples",
-                    mib(l.from_bytes),
-                    mib(l.to_bytes),
-                    l.points_per_octave,
-                    points,
-                    l.modes.join("/"),
-                    l.pages.join("/"),
-                    l.samples
-                ),
-            )
-        }
-        Part::LatencyMatrix => {
-            let m = &s.latency_matrix;
-            if m.cells.len() < m.all_cells {
-                reduced.push(format!(
-                    "{} of {} node pairs measured (local pairs and an even sample of the rest)",
-                    m.cells.len(),
-                    m.all_cells
-                ));
-            }
-            let per = m.size_bytes as f64 / FAULT_BYTES_PER_S
-                + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
-                + 12.0 * s.latency.min_sample_ns as f64 / 1e9;
-            (
-                m.cells.len() as f64 * per,
-                format!(
-                    "{} initiator x memory cells at {} (random walk)",
-                    m.cells.len(),
-                    mib(m.size_bytes)
-                ),
-            )
-        }
-        Part::Bandwidth => {
-            let b = &s.bandwidth;
-            let run = timed_s(&b.timed);
-            let fault = (b.bytes_per_thread * 3) as f64 / FAULT_BYTES_PER_S;
-            (
-                b.kernels.len() as f64 * run + fault,
-                format!(
-                    "kernels {} on {} threads, {} per thread, {} x {} ms",
-                    b.kernels.join(", "),
-                    threads,
-                    mib(b.bytes_per_thread),
-                    b.timed.repetitions,
-                    b.timed.duration_ms
-                ),
-            )
-        }
-        Part::BandwidthMatrix => {
-            let m = &s.bandwidth_matrix;
-            if m.cells.len() < m.all_cells {
-                reduced.push(format!(
-                    "{} of {} node pairs measured (local pairs and an even sample of the rest)",
-                    m.cells.len(),
-                    m.all_cells
-                ));
-            }
-            let per = timed_s(&s.bandwidth.timed) + m.size_bytes as f64 / FAULT_BYTES_PER_S;
-            (
-                m.cells.len() as f64 * per,
-                format!(
-                    "{} initiator x memory cells, read kernel, all CPUs of the initiator",
-                    m.cells.len()
-                ),
-            )
-        }
-        Part::Scaling => {
-            let sc = &s.scaling;
-            let mut all = 0;
-            let mut t = 1;
-            let max = sc.thread_counts.last().copied().unwrap_or(1);
-            while t < max {
-                all += 1;
-                t *= 2;
-            }
-            all += 1;
-            if sc.thread_counts.len() < all {
-                reduced.push(format!(
-                    "{} of {} thread counts measured",
-                    sc.thread_counts.len(),
-                    all
-                ));
-            }
-            let n = (sc.thread_counts.len() * sc.nodes.len()) as f64;
-            (
-                n * (timed_s(&sc.timed) + 0.05),
-                format!(
-                    "read bandwidth with {} threads on each of {} node(s)",
-                    sc.thread_counts
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join("/"),
-                    sc.nodes.len()
-                ),
-            )
-        }
-        Part::LoadedLatency => {
-            let l = &s.loaded;
-            // No-load point, the delays and a warm-up, each `duration_ms`; the chased buffer
-            // (the latency matrix size) is built once; the delay loop is calibrated first.
-            let chain = (s.latency.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
-                + s.latency.to_bytes as f64 / FAULT_BYTES_PER_S;
-            (
-                (l.delays + 2) as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
-                format!(
-                    "{} load-delay steps, one chasing thread plus load threads on the other CPUs",
-                    l.delays
-                ),
-            )
-        }
-        Part::C2c => {
-            let c = &s.c2c;
-            if c.cpus.len() < c.all_cpus {
-                reduced.push(format!(
-                    "{} of {} CPUs paired ({} ordered pairs; CPUs taken round-robin over the nodes, one per core first)",
-                    c.cpus.len(),
-                    c.all_cpus,
-                    c.pairs()
-                ));
-            }
-            (
-                c.pairs() as f64
-                    * ((c.repetitions + 1) as f64 * c.repetition_ms as f64 / 1000.0 + 0.005),
-                format!(
-                    "{} ordered CPU pairs over CPUs {}, {} x {} ms each",
-                    c.pairs(),
-                    crate::parse::cpulist::format_list(&c.cpus),
-                    c.repetitions,
-                    c.repetition_ms
-                ),
-            )
-        }
-        Part::Scenarios => {
-            let sc = &s.scenarios;
-            let rows = 7.0;
-            let fault = rows * sc.total_bytes as f64 / FAULT_BYTES_PER_S;
-            let lat = 2.0 * 0.15;
-            (
-                rows * timed_s(&sc.timed) + fault + lat,
-                format!(
-                    "7 policy scenarios (a)-(g), read kernel, {} over all threads, {} x {} ms",
-                    mib(sc.total_bytes),
-                    sc.timed.repetitions,
-                    sc.timed.duration_ms
-                ),
-            )
-        }
-        Part::Advisor => {
-            if mem_nodes.len() < 2 {
-                (
-                    0.0,
-                    "one memory node: nothing to weigh (reported without measuring)".to_string(),
-                )
-            } else {
-                let sc = &s.scenarios;
-                let checks = (mem_nodes.len() + 2) as f64;
-                let _ = topo;
-                (
-                    checks * (timed_s(&sc.timed) + sc.total_bytes as f64 / FAULT_BYTES_PER_S),
-                    format!(
-                        "weights for {} memory nodes, checked against bind and interleave",
-                        mem_nodes.len()
-                    ),
-                )
-            }
-        }
-    };
-    PlannedPart {
-        part,
-        estimate_s,
-        detail,
-        reduced,
-    }
-}
-
-/// Wall time of one timed setting: warm-up repetition included.
-fn timed_s(t: &TimedSettings) -> f64 {
-    (t.repetitions + 1) as f64 * t.duration_ms as f64 / 1000.0 + 0.02
 }
 
 #[cfg(test)]

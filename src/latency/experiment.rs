@@ -1,0 +1,267 @@
+//! The one entry point of the latency experiment: [`run`] takes a validated [`Config`] and
+//! returns the finished [`LatencyReport`]. `numascope latency` and `numascope run` both call
+//! it and nothing else of the latency engine, so the three variants (chosen sizes, the
+//! working-set sweep with its knees, the node x node matrix), the per-curve failure rule and
+//! the Ctrl-C check live here once. Flags and budgets are resolved before this point; nothing
+//! here parses text or prints.
+
+use anyhow::Context as _;
+
+use crate::clock::ClockInfo;
+use crate::experiment::{Outcome, Progress};
+use crate::placement::PageSize;
+use crate::sys::signal::interrupted;
+use crate::sysroot::SysRoot;
+use crate::topology::Topology;
+
+use super::chase::{self, ChainSpec, Mode};
+use super::engine::{run_job, Target};
+use super::matrix;
+use super::measure::SamplePlan;
+use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
+
+/// Where a single-CPU variant chases from and where its buffer lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chaser {
+    pub cpu: u32,
+    /// `None`: first touch from `cpu`; `Some(n)`: bound to node `n`.
+    pub mem_node: Option<u32>,
+}
+
+/// What to measure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Variant {
+    /// Each working set of `sizes`, once per page size x mode x chain count.
+    Sizes { at: Chaser, sizes: Vec<u64> },
+    /// The working-set curve over `sizes` (ascending), once per page size x mode x chain
+    /// count, with the knees of each curve beside the sysfs cache sizes.
+    Sweep { at: Chaser, sizes: Vec<u64> },
+    /// Initiator node x memory node at one working set, with the first mode and chain count,
+    /// once per page size (the last page size's matrix is the one reported).
+    Matrix {
+        /// (initiator node, memory node) cells; `None`: every initiator against every memory
+        /// node.
+        cells: Option<Vec<(u32, u32)>>,
+        /// CPUs to use, at most one per node; a node not named uses its first usable CPU.
+        cpus: Vec<u32>,
+        /// `None`: [`matrix::default_size`] for each page size.
+        size: Option<u64>,
+    },
+}
+
+/// A validated latency request.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    pub variant: Variant,
+    /// Walk modes, in report order.
+    pub modes: Vec<Mode>,
+    /// Page backings, in report order.
+    pub pages: Vec<PageSize>,
+    /// Chain counts (each one of [`chase::SUPPORTED_CHAINS`]).
+    pub chains: Vec<usize>,
+    /// Spacing of the chased elements, bytes.
+    pub element_bytes: u64,
+    /// Locality group of page mode, bytes (0: the page size's TLB page).
+    pub group_bytes: u64,
+    pub seed: u64,
+    pub plan: SamplePlan,
+    /// The clock already measured by the caller (a run measures it once); `None`: measure it
+    /// here.
+    pub clock: Option<ClockInfo>,
+    /// A curve that fails becomes a warning and the other curves still run (the full run
+    /// keeps what it can); `false` stops at the first failure (the subcommand's rule).
+    pub keep_going: bool,
+}
+
+impl Config {
+    fn spec(&self, mode: Mode, chains: usize) -> ChainSpec {
+        ChainSpec {
+            mode,
+            chains,
+            element_bytes: self.element_bytes,
+            group_bytes: self.group_bytes,
+            seed: self.seed,
+        }
+    }
+
+    /// Every (page, mode, chains) curve, in report order.
+    fn curves(&self) -> Vec<(PageSize, Mode, usize)> {
+        let mut v = Vec::new();
+        for &p in &self.pages {
+            for &m in &self.modes {
+                for &c in &self.chains {
+                    v.push((p, m, c));
+                }
+            }
+        }
+        v
+    }
+}
+
+/// Runs the experiment; `progress(done, total)` after each measured size or cell. Ctrl-C stops
+/// at the next curve or cell and returns what was measured. With `keep_going`, a failing curve
+/// is a warning of the report and the first such failure is the outcome's `failed`.
+pub fn run(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Outcome<LatencyReport>> {
+    let clock = match &cfg.clock {
+        Some(c) => c.clone(),
+        None => ClockInfo::measure(root),
+    };
+    let mut report = LatencyReport {
+        schema_version: LATENCY_SCHEMA_VERSION,
+        clock: clock.clone(),
+        plan: cfg.plan,
+        results: Vec::new(),
+        sweep: Vec::new(),
+        knees: Vec::new(),
+        matrix: None,
+        warnings: Vec::new(),
+    };
+    let failed = match &cfg.variant {
+        Variant::Sizes { at, sizes } => run_curves(
+            topo,
+            root,
+            cfg,
+            &clock,
+            *at,
+            sizes,
+            false,
+            &mut report,
+            progress,
+        )?,
+        Variant::Sweep { at, sizes } => run_curves(
+            topo,
+            root,
+            cfg,
+            &clock,
+            *at,
+            sizes,
+            true,
+            &mut report,
+            progress,
+        )?,
+        Variant::Matrix { cells, cpus, size } => {
+            let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
+            let spec = cfg.spec(mode, cfg.chains.first().copied().unwrap_or(1));
+            for &page in &cfg.pages {
+                let cells = match cells {
+                    Some(c) => c.clone(),
+                    None => all_cells(topo),
+                };
+                let size = match size {
+                    Some(s) => *s,
+                    None => matrix::default_size(topo, &topo.memory_nodes(), page),
+                };
+                chase::check(&spec, size)?;
+                let placed = place_cells(topo, cpus, &cells)?;
+                let (m, w) = matrix::run_cells(
+                    topo, root, &placed, size, page, &spec, &cfg.plan, &clock, progress,
+                )?;
+                report.warnings.extend(w);
+                report.matrix = Some(m);
+            }
+            None
+        }
+    };
+    Ok(Outcome { report, failed })
+}
+
+/// Every initiator node with a usable CPU against every memory node.
+fn all_cells(topo: &Topology) -> Vec<(u32, u32)> {
+    let targets = topo.memory_nodes();
+    matrix::initiators(topo, &[])
+        .into_iter()
+        .flat_map(|(n, _)| targets.iter().map(move |&t| (n, t)))
+        .collect()
+}
+
+/// The cells with the CPU that measures each: the one `cpus` names for the initiator node,
+/// else its first usable CPU.
+fn place_cells(
+    topo: &Topology,
+    cpus: &[u32],
+    cells: &[(u32, u32)],
+) -> anyhow::Result<Vec<(u32, u32, u32)>> {
+    cells
+        .iter()
+        .map(|&(i, t)| {
+            let usable = topo.usable_cpus_of(i);
+            let cpu = cpus
+                .iter()
+                .copied()
+                .find(|c| usable.contains(c))
+                .or_else(|| usable.first().copied())
+                .with_context(|| format!("node {i} has no usable CPU"))?;
+            Ok((i, cpu, t))
+        })
+        .collect()
+}
+
+/// The single-CPU variants: one job per curve, each over every size. Returns the first failure
+/// it kept going past.
+#[allow(clippy::too_many_arguments)]
+fn run_curves(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    clock: &ClockInfo,
+    at: Chaser,
+    sizes: &[u64],
+    sweep: bool,
+    report: &mut LatencyReport,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Option<anyhow::Error>> {
+    let curves = cfg.curves();
+    let total = curves.len() * sizes.len();
+    let mut failure = None;
+    for (k, &(page, mode, chains)) in curves.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
+        let target = Target {
+            cpu: at.cpu,
+            memory_node: at.mem_node,
+            page,
+        };
+        let base = k * sizes.len();
+        let spec = cfg.spec(mode, chains);
+        let step = |d: usize, _: usize| progress(base + d, total);
+        let out = match run_job(topo, root, target, sizes, &spec, &cfg.plan, clock, &step) {
+            Ok(o) => o,
+            Err(e) if cfg.keep_going => {
+                // One curve failing (e.g. THP unavailable) must not lose the others.
+                report.warnings.push(format!(
+                    "the {} {} curve failed: {e}",
+                    page.label(),
+                    mode.label()
+                ));
+                failure.get_or_insert(anyhow::Error::new(e));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        report.warnings.extend(out.warnings);
+        if sweep {
+            report.knees.push(CurveKnees::of_sweep(
+                mode,
+                page,
+                chains,
+                &out.results,
+                &topo.cache_sizes_for_cpu(at.cpu),
+            ));
+            report.sweep.push(SweepCurve {
+                mode,
+                page_size: page,
+                chains,
+                points: out.results,
+            });
+        } else {
+            report.results.extend(out.results);
+        }
+    }
+    Ok(failure)
+}

@@ -1,0 +1,177 @@
+//! One point of the loaded-latency curve from one team repetition: what each thread of the
+//! team returned (the chaser's samples, each load thread's line counts) turned into rates, the
+//! chaser's latency summary and the mean delay, plus the descheduling check over all points
+//! and the curve's result built from them. Pure arithmetic over what the engine collected.
+
+use super::curve::{self, CurvePoint};
+use super::delay::DelayCalibration;
+use super::engine::LoadedConfig;
+use super::kernel::{LoadCount, LINE_BYTES};
+use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
+use crate::counters_perf::NodeEventCounts;
+use crate::placement::PlacementReport;
+use crate::stats::Summary;
+use crate::topology::Topology;
+use crate::traffic::NumaTraffic;
+
+/// One thread's return of one repetition, with its CPU time (ns) where known.
+pub(super) type Sample = crate::threads::ThreadSample<(Out, Option<u64>)>;
+
+/// What each thread returns per repetition.
+pub(super) enum Out {
+    Chaser {
+        samples_ns: Vec<f64>,
+        loads: u64,
+        events: Option<NodeEventCounts>,
+    },
+    Load(LoadCount),
+}
+
+/// Below this share of its wall time on a CPU, a thread was descheduled enough to distort
+/// its rate and the chaser's latency.
+pub const MIN_CPU_SHARE: f64 = 0.9;
+
+/// A warning naming the busiest competition seen: the lowest CPU share of any running thread.
+pub(super) fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
+    let worst = points
+        .iter()
+        .flat_map(|p| p.threads.iter())
+        .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
+        .min_by(|a, b| a.0.total_cmp(&b.0))?;
+    (worst.0 < MIN_CPU_SHARE).then(|| {
+        format!(
+            "measurement threads were descheduled: CPU {} ran only {:.0}% of its time in one point; other work competes for these CPUs, so bandwidths are low and latencies noisy",
+            worst.1,
+            100.0 * worst.0
+        )
+    })
+}
+
+/// Turns one repetition's samples into a point; `target_fraction` is `None` for the no-load
+/// point. The point's delay is the load threads' mean spin per line.
+pub(super) fn point_from(
+    rep: &[Sample],
+    target_fraction: Option<f64>,
+    calibration: &DelayCalibration,
+) -> anyhow::Result<LoadedPoint> {
+    let mut threads = Vec::with_capacity(rep.len());
+    let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
+    let mut ns = None;
+    let mut chaser_events = None;
+    let (mut spins, mut lines) = (0u64, 0u64);
+    let loaded = target_fraction.is_some();
+    for s in rep {
+        let secs_ns = s.elapsed_ns.max(1) as f64;
+        let cpu_share = s.value.1.map(|c| c as f64 / secs_ns);
+        match &s.value.0 {
+            Out::Chaser {
+                samples_ns,
+                loads,
+                events,
+            } => {
+                chaser_events = events.clone();
+                let mb = (*loads * LINE_BYTES as u64) as f64 / secs_ns * 1e3;
+                chaser_mb += mb;
+                ns = Summary::of(samples_ns);
+                threads.push(ThreadRate {
+                    cpu: s.cpu,
+                    role: "chaser".into(),
+                    mb_per_s: mb,
+                    elapsed_ns: s.elapsed_ns,
+                    cpu_share,
+                    lines_read: *loads,
+                    lines_written: 0,
+                });
+            }
+            Out::Load(c) => {
+                let mb = c.bytes() as f64 / secs_ns * 1e3;
+                load_mb += mb;
+                dram_extra_mb += (c.dram_bytes_estimate() - c.bytes()) as f64 / secs_ns * 1e3;
+                spins += c.spin_iterations;
+                lines += c.lines();
+                threads.push(ThreadRate {
+                    cpu: s.cpu,
+                    role: "load".into(),
+                    mb_per_s: mb,
+                    elapsed_ns: s.elapsed_ns,
+                    cpu_share: if loaded { cpu_share } else { None },
+                    lines_read: c.lines_read,
+                    lines_written: c.lines_written,
+                });
+            }
+        }
+    }
+    let ns_per_load = ns.ok_or_else(|| {
+        anyhow::anyhow!("the chaser completed no sample in a point; lengthen --duration")
+    })?;
+    let mean_spins = spins as f64 / lines.max(1) as f64;
+    Ok(LoadedPoint {
+        delay_ns: loaded.then_some(mean_spins * calibration.ns_per_iteration),
+        delay_iterations: if loaded { mean_spins.round() as u64 } else { 0 },
+        target_fraction,
+        total_mb_per_s: load_mb + chaser_mb,
+        load_mb_per_s: load_mb,
+        chaser_mb_per_s: chaser_mb,
+        dram_mb_per_s_estimate: load_mb + chaser_mb + dram_extra_mb,
+        ns_per_load,
+        chaser_node_events: chaser_events,
+        threads,
+    })
+}
+
+/// The curve's points from the team's repetitions (the warm-up already dropped).
+pub(super) fn points_of(
+    reps: &[Vec<Sample>],
+    fractions: &[f64],
+    calibration: &DelayCalibration,
+) -> anyhow::Result<Vec<LoadedPoint>> {
+    let mut points = Vec::with_capacity(reps.len());
+    for (p, rep) in reps.iter().enumerate() {
+        let target = (p > 0).then(|| fractions[p - 1]);
+        points.push(point_from(rep, target, calibration)?);
+    }
+    Ok(points)
+}
+
+/// What a curve measured, before it is summarized.
+pub(super) struct Measured {
+    pub(super) chaser_size_bytes: u64,
+    pub(super) chaser_placement: PlacementReport,
+    pub(super) load_placement_fraction: f64,
+    pub(super) calibration: DelayCalibration,
+    pub(super) full_speed_ns_per_line: f64,
+    pub(super) points: Vec<LoadedPoint>,
+    pub(super) traffic: NumaTraffic,
+}
+
+/// The curve's result: the measured points summarized, with the warnings they call for.
+pub(super) fn result_of(topo: &Topology, cfg: &LoadedConfig, m: Measured) -> LoadedResult {
+    let mut warnings: Vec<String> = descheduling_warning(&m.points).into_iter().collect();
+    warnings.extend(m.chaser_placement.backing_warning("the chased buffer"));
+    let idle = m.points[0].curve_point();
+    let loaded: Vec<CurvePoint> = m.points[1..].iter().map(LoadedPoint::curve_point).collect();
+    LoadedResult {
+        schema_version: LOADED_SCHEMA_VERSION,
+        chaser_cpu: cfg.chaser_cpu,
+        chaser_node: topo.node_of_cpu(cfg.chaser_cpu),
+        load_cpus: cfg.load_cpus.clone(),
+        mem_node: cfg.mem_node,
+        load_mem_node: cfg.load_mem_node,
+        kernel: cfg.kernel,
+        kernel_label: cfg.kernel.label(),
+        page_size: cfg.page,
+        chaser_size_bytes: m.chaser_size_bytes,
+        load_size_bytes_per_thread: cfg.load_bytes_per_thread,
+        duration_ms_per_point: cfg.duration.as_millis() as u64,
+        chaser_placement: m.chaser_placement,
+        load_placement_fraction: m.load_placement_fraction,
+        delay_calibration: m.calibration,
+        full_speed_ns_per_line: m.full_speed_ns_per_line,
+        curve: curve::summarize(idle, &loaded),
+        points: m.points,
+        counting: "MB = 10^6 B; 64 B per line touched by a load thread and per chased load; the DRAM estimate adds one line read for ownership per normally written line".into(),
+        traffic: m.traffic,
+        environment: topo.environment.clone(),
+        warnings,
+    }
+}

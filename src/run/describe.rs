@@ -1,0 +1,272 @@
+//! The plan's words and numbers for one part: the detail line a report shows, what was left
+//! out on a big machine (`reduced`), and the time estimate from simple documented cost models
+//! (fault-in rate, chain construction, timed samples), checked against real runs on a 2-CPU
+//! machine. Pure: nothing here measures.
+
+use crate::latency::chase::Mode;
+use crate::placement::PageSize;
+use crate::results::plan::{Part, PlannedPart};
+use crate::topology::Topology;
+
+use super::settings::{Settings, TimedSettings};
+
+/// Pages faulted in per second per thread, as bytes/s: a conservative figure for 4 KiB pages
+/// (a fault plus zeroing costs about 1 µs per page).
+const FAULT_BYTES_PER_S: f64 = 2.0e9;
+/// Constructing a random chain and walking it once, seconds per element (one cache line).
+const CHAIN_S_PER_ELEMENT: f64 = 400e-9;
+
+/// The grid of sizes from `from` to `to`, `per_octave` per doubling (the count only).
+pub(super) fn grid_points(from: u64, to: u64, per_octave: u32) -> usize {
+    if to <= from {
+        return 1;
+    }
+    ((to as f64 / from as f64).log2() * per_octave as f64).floor() as usize + 1
+}
+
+/// The names of a typed list as the plan's detail line shows them.
+fn labels<'a>(names: impl Iterator<Item = &'a str>, sep: &str) -> String {
+    names.collect::<Vec<_>>().join(sep)
+}
+
+fn mib(b: u64) -> String {
+    crate::parse::size::format_bytes(b)
+}
+
+/// Settings in words and the time estimate of one part.
+pub(super) fn describe(
+    part: Part,
+    s: &Settings,
+    topo: &Topology,
+    mem_nodes: &[u32],
+    threads: usize,
+) -> PlannedPart {
+    let mut reduced = Vec::new();
+    let (estimate_s, detail) = match part {
+        Part::Topology => (0.2, "topology, environment and clock checks".to_string()),
+        Part::Latency => latency(s, &mut reduced),
+        Part::LatencyMatrix => latency_matrix(s, &mut reduced),
+        Part::Bandwidth => bandwidth(s, threads),
+        Part::BandwidthMatrix => bandwidth_matrix(s, &mut reduced),
+        Part::Scaling => scaling(s, &mut reduced),
+        Part::LoadedLatency => loaded_latency(s),
+        Part::C2c => c2c(s, &mut reduced),
+        Part::Scenarios => scenarios(s),
+        Part::Advisor => advisor(s, topo, mem_nodes),
+    };
+    PlannedPart {
+        part,
+        estimate_s,
+        detail,
+        reduced,
+    }
+}
+
+/// Wall time of one timed setting: warm-up repetition included.
+fn timed_s(t: &TimedSettings) -> f64 {
+    (t.repetitions + 1) as f64 * t.duration_ms as f64 / 1000.0 + 0.02
+}
+
+/// The estimate and detail line of the Latency part.
+fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+    let l = &s.latency;
+    let points = grid_points(l.from_bytes, l.to_bytes, l.points_per_octave);
+    let curves = l.modes.len() * l.pages.len();
+    let per_point = (l.samples + l.warmup + 3) as f64 * l.min_sample_ns as f64 / 1e9;
+    // Chain construction over the geometric series of sizes is about twice the largest.
+    let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
+    let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
+    let est = curves as f64 * (points as f64 * per_point + build + fault);
+    if l.to_bytes < s.latency_matrix.size_bytes {
+        reduced.push(format!(
+            "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",
+            mib(l.to_bytes),
+            mib(s.latency_matrix.size_bytes),
+            mib(s.latency_matrix.size_bytes)
+        ));
+    }
+    (
+        est,
+        format!(
+            "sweep {} to {} ({} per octave, {} points), modes {}, pages {}, {} samples",
+            mib(l.from_bytes),
+            mib(l.to_bytes),
+            l.points_per_octave,
+            points,
+            labels(l.modes.iter().map(Mode::label), "/"),
+            labels(l.pages.iter().map(PageSize::label), "/"),
+            l.samples
+        ),
+    )
+}
+
+/// The estimate and detail line of the LatencyMatrix part.
+fn latency_matrix(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+    let m = &s.latency_matrix;
+    if m.cells.len() < m.all_cells {
+        reduced.push(format!(
+            "{} of {} node pairs measured (local pairs and an even sample of the rest)",
+            m.cells.len(),
+            m.all_cells
+        ));
+    }
+    let per = m.size_bytes as f64 / FAULT_BYTES_PER_S
+        + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+        + 12.0 * s.latency.min_sample_ns as f64 / 1e9;
+    (
+        m.cells.len() as f64 * per,
+        format!(
+            "{} initiator x memory cells at {} (random walk)",
+            m.cells.len(),
+            mib(m.size_bytes)
+        ),
+    )
+}
+
+/// The estimate and detail line of the Bandwidth part.
+fn bandwidth(s: &Settings, threads: usize) -> (f64, String) {
+    let b = &s.bandwidth;
+    let run = timed_s(&b.timed);
+    let fault = (b.bytes_per_thread * 3) as f64 / FAULT_BYTES_PER_S;
+    (
+        b.kernels.len() as f64 * run + fault,
+        format!(
+            "kernels {} on {} threads, {} per thread, {} x {} ms",
+            labels(b.kernels.iter().map(|k| k.descriptor().name), ", "),
+            threads,
+            mib(b.bytes_per_thread),
+            b.timed.repetitions,
+            b.timed.duration_ms
+        ),
+    )
+}
+
+/// The estimate and detail line of the BandwidthMatrix part.
+fn bandwidth_matrix(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+    let m = &s.bandwidth_matrix;
+    if m.cells.len() < m.all_cells {
+        reduced.push(format!(
+            "{} of {} node pairs measured (local pairs and an even sample of the rest)",
+            m.cells.len(),
+            m.all_cells
+        ));
+    }
+    let per = timed_s(&s.bandwidth.timed) + m.size_bytes as f64 / FAULT_BYTES_PER_S;
+    (
+        m.cells.len() as f64 * per,
+        format!(
+            "{} initiator x memory cells, read kernel, all CPUs of the initiator",
+            m.cells.len()
+        ),
+    )
+}
+
+/// The estimate and detail line of the Scaling part.
+fn scaling(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+    let sc = &s.scaling;
+    let mut all = 0;
+    let mut t = 1;
+    let max = sc.thread_counts.last().copied().unwrap_or(1);
+    while t < max {
+        all += 1;
+        t *= 2;
+    }
+    all += 1;
+    if sc.thread_counts.len() < all {
+        reduced.push(format!(
+            "{} of {} thread counts measured",
+            sc.thread_counts.len(),
+            all
+        ));
+    }
+    let n = (sc.thread_counts.len() * sc.nodes.len()) as f64;
+    (
+        n * (timed_s(&sc.timed) + 0.05),
+        format!(
+            "read bandwidth with {} threads on each of {} node(s)",
+            sc.thread_counts
+                .iter()
+                .map(|t| t.to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+            sc.nodes.len()
+        ),
+    )
+}
+
+/// The estimate and detail line of the LoadedLatency part.
+fn loaded_latency(s: &Settings) -> (f64, String) {
+    let l = &s.loaded;
+    // No-load point, the delays and a warm-up, each `duration_ms`; the chased buffer
+    // (the latency matrix size) is built once; the delay loop is calibrated first.
+    let chain = (s.latency.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+        + s.latency.to_bytes as f64 / FAULT_BYTES_PER_S;
+    (
+        (l.delays + 2) as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
+        format!(
+            "{} load-delay steps, one chasing thread plus load threads on the other CPUs",
+            l.delays
+        ),
+    )
+}
+
+/// The estimate and detail line of the C2c part.
+fn c2c(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+    let c = &s.c2c;
+    if c.cpus.len() < c.all_cpus {
+        reduced.push(format!(
+            "{} of {} CPUs paired ({} ordered pairs; CPUs taken round-robin over the nodes, one per core first)",
+            c.cpus.len(),
+            c.all_cpus,
+            c.pairs()
+        ));
+    }
+    (
+        c.pairs() as f64 * ((c.repetitions + 1) as f64 * c.repetition_ms as f64 / 1000.0 + 0.005),
+        format!(
+            "{} ordered CPU pairs over CPUs {}, {} x {} ms each",
+            c.pairs(),
+            crate::parse::cpulist::format_list(&c.cpus),
+            c.repetitions,
+            c.repetition_ms
+        ),
+    )
+}
+
+/// The estimate and detail line of the Scenarios part.
+fn scenarios(s: &Settings) -> (f64, String) {
+    let sc = &s.scenarios;
+    let rows = 7.0;
+    let fault = rows * sc.total_bytes as f64 / FAULT_BYTES_PER_S;
+    let lat = 2.0 * 0.15;
+    (
+        rows * timed_s(&sc.timed) + fault + lat,
+        format!(
+            "7 policy scenarios (a)-(g), read kernel, {} over all threads, {} x {} ms",
+            mib(sc.total_bytes),
+            sc.timed.repetitions,
+            sc.timed.duration_ms
+        ),
+    )
+}
+
+/// The estimate and detail line of the Advisor part.
+fn advisor(s: &Settings, topo: &Topology, mem_nodes: &[u32]) -> (f64, String) {
+    if mem_nodes.len() < 2 {
+        (
+            0.0,
+            "one memory node: nothing to weigh (reported without measuring)".to_string(),
+        )
+    } else {
+        let sc = &s.scenarios;
+        let checks = (mem_nodes.len() + 2) as f64;
+        let _ = topo;
+        (
+            checks * (timed_s(&sc.timed) + sc.total_bytes as f64 / FAULT_BYTES_PER_S),
+            format!(
+                "weights for {} memory nodes, checked against bind and interleave",
+                mem_nodes.len()
+            ),
+        )
+    }
+}

@@ -8,6 +8,7 @@
 pub mod advice;
 pub mod findings;
 pub mod plan;
+pub mod quality;
 pub mod scenarios;
 pub mod time;
 

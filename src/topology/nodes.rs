@@ -308,7 +308,7 @@ mod tests {
     #[test]
     fn contradictory_or_missing_memory_figures_are_unknown_with_a_warning() {
         let node = |meminfo: &str| {
-            let (_d, r) = root_with(&[
+            let (_d, r) = test_root(&[
                 ("sys/devices/system/node/online", "0\n"),
                 ("sys/devices/system/node/node0/cpulist", "0-3\n"),
                 ("sys/devices/system/node/node0/meminfo", meminfo),

@@ -421,4 +421,162 @@ mod tests {
         let e = run_here(&[999], &plan, |_, _| Ok(()), |_, _, _| ()).unwrap_err();
         assert!(e.to_string().contains("CPU 999 does not exist"), "{e}");
     }
+
+    fn spin(stop: &Stop) {
+        while !stop.stopped() {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// An impossible threshold: every repetition is disturbed, retakes stop at the allowance,
+    /// and the outcome still holds the planned repetitions, marked disturbed. A retake keeps
+    /// its planned repetition number.
+    #[test]
+    fn an_impossible_threshold_spends_the_allowance_and_marks_the_outcome() {
+        let _serial = crate::testutil::timing_lock();
+        let cpu = this_machine_one_node().usable_cpus()[0];
+        let plan = TeamPlan {
+            min_cpu_share: 1.01,
+            max_retakes: 2,
+            ..TeamPlan::new(Duration::from_millis(5), 3, 1)
+        };
+        let out = run_here(
+            &[cpu],
+            &plan,
+            |_, _| Ok(Vec::new()),
+            |_, seen: &mut Vec<usize>, stop| {
+                seen.push(stop.repetition());
+                spin(stop);
+            },
+        )
+        .unwrap();
+        let q = &out.quality;
+        assert_eq!(out.reps.len(), 3, "the planned repetitions");
+        assert_eq!(q.repetitions_taken, 5);
+        assert_eq!(q.repetitions_discarded, 2);
+        assert_eq!(q.repetitions_kept, 3);
+        assert_eq!(q.repetitions_kept_disturbed, 3);
+        assert_eq!(q.repetitions_short_of_cpu, 5);
+        assert!(q.disturbed);
+        assert_eq!(q.threshold_cpu_share_fraction, 1.01);
+        assert_eq!(q.lowest_taken_cpu, Some(cpu));
+        // Warm-up 0, then repetition 1 taken three times (two discarded), then 2 and 3.
+        assert_eq!(out.states[0], vec![0, 1, 1, 1, 2, 3]);
+        for rep in &out.reps {
+            let share = rep[0].cpu_share().unwrap();
+            assert!(share > 0.0 && share <= 1.05, "share {share}");
+        }
+    }
+
+    #[test]
+    fn a_zero_threshold_discards_nothing() {
+        let _serial = crate::testutil::timing_lock();
+        let cpus = this_machine_one_node().usable_cpus();
+        let plan = TeamPlan {
+            min_cpu_share: 0.0,
+            ..TeamPlan::new(Duration::from_millis(5), 3, 1)
+        };
+        assert_eq!(plan.max_retakes, 3, "as many retakes as planned by default");
+        let out = run_here(
+            &cpus,
+            &plan,
+            |_, _| Ok(0u32),
+            |_, n, stop| {
+                *n += 1;
+                spin(stop)
+            },
+        )
+        .unwrap();
+        let q = &out.quality;
+        assert_eq!(out.reps.len(), 3);
+        assert_eq!((q.repetitions_taken, q.repetitions_discarded), (3, 0));
+        assert!(!q.disturbed);
+        assert_eq!(q.reason(), None);
+        assert!(out.states.iter().all(|&n| n == 4), "warm-up + 3, no retake");
+        assert!(q.lowest_kept_cpu_share_fraction.is_some());
+    }
+
+    /// Only the judged threads decide: a thread that sleeps on purpose does not discard the
+    /// repetitions when it is left out.
+    #[test]
+    fn threads_left_out_of_judging_do_not_discard() {
+        let _serial = crate::testutil::timing_lock();
+        let cpu = this_machine_one_node().usable_cpus()[0];
+        let sleepy = |i: usize, _: &mut (), stop: &Stop| {
+            if i == 1 {
+                while !stop.stopped() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            } else {
+                spin(stop)
+            }
+        };
+        let judged_all = TeamPlan {
+            min_cpu_share: 0.5,
+            max_retakes: 1,
+            ..TeamPlan::new(Duration::from_millis(20), 2, 0)
+        };
+        let out = run_here(&[cpu, cpu], &judged_all, |_, _| Ok(()), sleepy).unwrap();
+        // The sleeper ran well under half the time: the one retake is spent, then kept.
+        assert_eq!(out.quality.repetitions_discarded, 1);
+        assert!(out.quality.disturbed);
+        let sleeper_share = out.reps[0][1].cpu_share().unwrap();
+        assert!(sleeper_share < 0.5, "a sleeping thread: {sleeper_share}");
+        let judged_spinner = TeamPlan {
+            judged_threads: Some(vec![0]),
+            min_cpu_share: 0.0,
+            ..judged_all
+        };
+        let out = run_here(&[cpu, cpu], &judged_spinner, |_, _| Ok(()), sleepy).unwrap();
+        assert_eq!(out.quality.repetitions_discarded, 0);
+        assert!(!out.quality.disturbed);
+    }
+
+    /// A busy loop pinned to the team's CPU. Whether the scheduler lets it take enough of the
+    /// CPU to discard a repetition is not ours to assert; the mechanics are: every share
+    /// recorded is a share, and the counts add up.
+    #[test]
+    fn a_competing_busy_loop_leaves_consistent_counts() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpu = topo.usable_cpus()[0];
+        let quit = AtomicBool::new(false);
+        let plan = TeamPlan {
+            max_retakes: 2,
+            ..TeamPlan::new(Duration::from_millis(50), 3, 0)
+        };
+        let out = std::thread::scope(|s| {
+            let hog = s.spawn(|| {
+                crate::threads::pin_current(&topo, &root, cpu).unwrap();
+                while !quit.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+            let out = run_team(
+                &topo,
+                &root,
+                &[cpu],
+                &plan,
+                |_, _| Ok(()),
+                |_, _, stop| spin(stop),
+            );
+            quit.store(true, Ordering::Relaxed);
+            hog.join().unwrap();
+            out
+        })
+        .unwrap();
+        let q = &out.quality;
+        assert_eq!(out.reps.len(), 3);
+        assert_eq!(q.repetitions_kept, 3);
+        assert_eq!(
+            q.repetitions_taken,
+            q.repetitions_kept + q.repetitions_discarded
+        );
+        assert!(q.repetitions_discarded <= 2);
+        let low = q.lowest_taken_cpu_share_fraction.unwrap();
+        assert!(low > 0.0 && low <= 1.05, "share {low}");
+        assert!(q.lowest_kept_cpu_share_fraction.unwrap() >= low);
+        assert_eq!(q.disturbed, q.repetitions_kept_disturbed > 0);
+    }
 }

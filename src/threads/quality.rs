@@ -59,19 +59,22 @@ pub struct ThreadProbe {
 impl ThreadProbe {
     /// Starts measuring the calling thread.
     pub fn start() -> ThreadProbe {
+        // The wall span encloses the CPU-time span (read first here, last in `finish`), so
+        // what the thread spends between the reads counts as wall time and never as CPU time
+        // outside the wall span: the share stays at or below 1.
+        let t0 = Instant::now();
         let switches = thread_involuntary_switches().ok();
         let cpu_ns = thread_cpu_ns().ok();
         ThreadProbe {
             cpu_ns,
             switches,
-            t0: Instant::now(),
+            t0,
             _this_thread: PhantomData,
         }
     }
 
     /// Ends the region.
     pub fn finish(self) -> ThreadUsage {
-        let wall_ns = self.t0.elapsed().as_nanos() as u64;
         let cpu_ns = self
             .cpu_ns
             .and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
@@ -80,6 +83,7 @@ impl ThreadProbe {
                 .ok()
                 .map(|b| b.saturating_sub(a))
         });
+        let wall_ns = self.t0.elapsed().as_nanos() as u64;
         ThreadUsage {
             wall_ns,
             cpu_ns,
@@ -212,8 +216,8 @@ mod tests {
             let mut kept = Vec::new();
             while kept.len() < planned {
                 let probe = Probe::start(&root, cpu);
-                let mut x = 0u64;
-                for _ in 0..200_000 {
+                let (t, mut x) = (std::time::Instant::now(), 0u64);
+                while t.elapsed() < std::time::Duration::from_millis(3) {
                     x = std::hint::black_box(x + 1);
                 }
                 let sample = probe.finish();

@@ -74,7 +74,8 @@ pub struct TeamPlan {
     /// default. 0 keeps every repetition (and still records its quality).
     pub max_retakes: usize,
     /// Indices of the threads whose CPU share is judged; `None` judges every thread. A team
-    /// whose some threads idle on purpose (an unloaded point) judges only the others.
+    /// with threads that idle on purpose (an unloaded point) judges only the others; indices
+    /// beyond the team are ignored.
     pub judged_threads: Option<Vec<usize>>,
 }
 

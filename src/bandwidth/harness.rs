@@ -87,11 +87,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
         "the array size is below one element; use a larger --size"
     );
     let line_bytes = topo.line_bytes();
-    let plan = TeamPlan {
-        duration: spec.duration,
-        repetitions: spec.repetitions,
-        warmup: spec.warmup,
-    };
+    let plan = TeamPlan::new(spec.duration, spec.repetitions, spec.warmup);
     let setup = |index: usize, _cpu: u32| -> anyhow::Result<Worker> {
         let mut bufs = Vec::with_capacity(streams);
         let mut starts = Vec::with_capacity(streams);

@@ -52,11 +52,7 @@ pub fn bounce_pair(
     to: u32,
     plan: &BouncePlan,
 ) -> Result<Bounce, ThreadError> {
-    let team = TeamPlan {
-        duration: plan.repetition,
-        repetitions: plan.repetitions.max(1),
-        warmup: 1,
-    };
+    let team = TeamPlan::new(plan.repetition, plan.repetitions.max(1), 1);
     let batch = plan.round_trips_per_sample.max(1);
     let out = run_team(
         topo,

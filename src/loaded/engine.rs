@@ -158,10 +158,12 @@ pub fn run_curve(
 
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
+    // No retakes: the work picks each load point by counting its calls, so a retake would
+    // shift the points; only the chaser is judged (load threads sleep at the idle point).
     let plan = TeamPlan {
-        duration: cfg.duration,
-        repetitions: fractions.len() + 1,
-        warmup: 1,
+        max_retakes: 0,
+        judged_threads: Some(vec![0]),
+        ..TeamPlan::new(cfg.duration, fractions.len() + 1, 1)
     };
     let work =
         |role: &mut Role<'_>, stop: &Stop| step_role(role, stop, cfg, &line_time, &pace_of_point);

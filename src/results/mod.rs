@@ -18,6 +18,7 @@ pub mod latency;
 pub mod loaded;
 pub mod placement;
 pub mod plan;
+pub mod quality;
 pub mod scenarios;
 pub mod time;
 pub mod topology;

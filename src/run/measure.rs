@@ -115,11 +115,11 @@ pub fn team_read_kept(
             .unwrap_or_default(),
     );
     let kernel = read_kernel()?;
-    let plan = TeamPlan {
-        duration: Duration::from_millis(timed.duration_ms),
-        repetitions: timed.repetitions.max(1),
-        warmup: 1,
-    };
+    let plan = TeamPlan::new(
+        Duration::from_millis(timed.duration_ms),
+        timed.repetitions.max(1),
+        1,
+    );
     let out = run_team(
         topo,
         root,

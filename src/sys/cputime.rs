@@ -1,6 +1,7 @@
-//! CPU time consumed by the calling thread (`CLOCK_THREAD_CPUTIME_ID`). Compared with the
-//! wall-clock time of a timed region it tells whether the thread really ran all along or was
-//! descheduled by other work on a shared machine, which makes rates and latencies untrustworthy.
+//! CPU time consumed by the calling thread (`CLOCK_THREAD_CPUTIME_ID`) and the involuntary
+//! context switches it suffered (`getrusage(RUSAGE_THREAD)`). Compared with the wall-clock time
+//! of a timed region they tell whether the thread really ran all along or was descheduled by
+//! other work on a shared machine, which makes rates and latencies untrustworthy.
 
 use super::{check, SysCallError};
 
@@ -18,9 +19,41 @@ pub fn thread_cpu_ns() -> Result<u64, SysCallError> {
     Ok(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
 }
 
+/// Involuntary context switches of the calling thread so far (`ru_nivcsw` of
+/// `getrusage(RUSAGE_THREAD)`): how often the scheduler took its CPU away while it could run.
+pub fn thread_involuntary_switches() -> Result<u64, SysCallError> {
+    // SAFETY: an all-zero rusage is a valid value of this plain C struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a live rusage the kernel fills; RUSAGE_THREAD is a constant.
+    let ret = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut usage) };
+    check(ret as libc::c_long, "getrusage", || {
+        "RUSAGE_THREAD".to_string()
+    })?;
+    Ok(usage.ru_nivcsw.max(0) as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn involuntary_switches_match_the_threads_own_status() {
+        // The kernel's per-thread count in /proc/thread-self/status lies between two reads
+        // of the probe (a process-wide count would exceed it).
+        std::thread::spawn(|| {
+            let a = thread_involuntary_switches().unwrap();
+            let status = std::fs::read_to_string("/proc/thread-self/status").unwrap();
+            let b = thread_involuntary_switches().unwrap();
+            let line = status
+                .lines()
+                .find(|l| l.starts_with("nonvoluntary_ctxt_switches:"))
+                .unwrap();
+            let own: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
+            assert!(a <= own && own <= b, "{a} <= {own} <= {b}");
+        })
+        .join()
+        .unwrap();
+    }
 
     #[test]
     fn cpu_time_advances_while_spinning_and_not_while_sleeping() {

@@ -2,44 +2,96 @@
 //! conductor: it waits until every worker is pinned and set up, releases each repetition with
 //! one barrier, sleeps for the fixed duration, raises the shared stop flag, and collects what
 //! each worker measured. Workers record their own elapsed time, so rates are per thread.
+//!
+//! Every repetition is also judged (METHODOLOGY point 21): each worker measures its own CPU
+//! time and involuntary context switches over the repetition, and the conductor reads the
+//! steal time of the team's CPUs before and after it. A repetition in which a judged thread
+//! got less than [`TeamPlan::min_cpu_share`] of its CPU is discarded and taken again while
+//! [`TeamPlan::max_retakes`] lasts; after that the repetitions are kept and the outcome's
+//! [`RepetitionQuality`] is marked disturbed.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
+use super::quality::{rep_sample, StealProbe, ThreadProbe, ThreadUsage};
 use super::{check_cpus, pin_current, ThreadError};
 
-/// The shared stop flag, as workers see it.
-pub struct Stop(AtomicBool);
+/// The shared stop flag, as workers see it, and the repetition being taken.
+pub struct Stop {
+    flag: AtomicBool,
+    repetition: AtomicUsize,
+}
 
 impl Stop {
+    fn new(flag: AtomicBool) -> Stop {
+        Stop {
+            flag,
+            repetition: AtomicUsize::new(0),
+        }
+    }
+
     /// True once the conductor has ended the repetition. A relaxed load: cheap enough to poll
     /// between chunks of work.
     #[inline(always)]
     pub fn stopped(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.flag.load(Ordering::Relaxed)
+    }
+
+    /// The planned repetition being taken, counting warm-up ones from 0. A retake of a
+    /// discarded repetition has the same number, so work that varies from one repetition to
+    /// the next (a load level per repetition) should follow this, not count its calls.
+    pub fn repetition(&self) -> usize {
+        self.repetition.load(Ordering::SeqCst)
     }
 
     /// A flag outside any team, for unit tests of work functions.
     #[cfg(test)]
     pub(crate) fn from_flag(flag: AtomicBool) -> Stop {
-        Stop(flag)
+        Stop::new(flag)
     }
 }
 
-/// How long and how often to run.
+/// How long and how often to run, and how disturbed repetitions are handled. Build it with
+/// [`TeamPlan::new`] and change the quality fields when a caller needs to.
 #[derive(Debug, Clone)]
 pub struct TeamPlan {
     /// Length of one repetition.
     pub duration: Duration,
     /// Repetitions kept.
     pub repetitions: usize,
-    /// Repetitions run first and dropped.
+    /// Repetitions run first and dropped (never judged).
     pub warmup: usize,
+    /// The CPU share (CPU time / wall time, fraction) below which a repetition is disturbed;
+    /// [`DEFAULT_MIN_CPU_SHARE`] by default.
+    pub min_cpu_share: f64,
+    /// How many disturbed repetitions may be discarded and taken again; as many as planned by
+    /// default. 0 keeps every repetition (and still records its quality).
+    pub max_retakes: usize,
+    /// Indices of the threads whose CPU share is judged; `None` judges every thread. A team
+    /// with threads that idle on purpose (an unloaded point) judges only the others; indices
+    /// beyond the team are ignored.
+    pub judged_threads: Option<Vec<usize>>,
+}
+
+impl TeamPlan {
+    /// A plan with the default quality rules: threshold [`DEFAULT_MIN_CPU_SHARE`], up to
+    /// `repetitions` retakes, every thread judged.
+    pub fn new(duration: Duration, repetitions: usize, warmup: usize) -> TeamPlan {
+        TeamPlan {
+            duration,
+            repetitions,
+            warmup,
+            min_cpu_share: DEFAULT_MIN_CPU_SHARE,
+            max_retakes: repetitions,
+            judged_threads: None,
+        }
+    }
 }
 
 /// What one worker measured in one repetition.
@@ -48,21 +100,42 @@ pub struct ThreadSample<R> {
     pub cpu: u32,
     /// From the barrier's release to the return of `work`, nanoseconds.
     pub elapsed_ns: u64,
+    /// The worker's CPU time over the same span, ns; `None` if the clock could not be read.
+    pub cpu_ns: Option<u64>,
+    /// The worker's involuntary context switches over the same span, count.
+    pub involuntary_switches: Option<u64>,
     pub value: R,
+}
+
+impl<R> ThreadSample<R> {
+    /// CPU time / elapsed time, fraction (1 = the thread ran all along).
+    pub fn cpu_share(&self) -> Option<f64> {
+        self.usage().cpu_share()
+    }
+
+    fn usage(&self) -> ThreadUsage {
+        ThreadUsage {
+            wall_ns: self.elapsed_ns,
+            cpu_ns: self.cpu_ns,
+            involuntary_switches: self.involuntary_switches,
+        }
+    }
 }
 
 /// Everything a team run produced.
 #[derive(Debug)]
 pub struct TeamOutcome<S, R> {
-    /// `[repetition][thread]`, warm-up removed.
+    /// `[repetition][thread]`, kept repetitions only (warm-up and discarded ones removed).
     pub reps: Vec<Vec<ThreadSample<R>>>,
     /// Each worker's state, returned after the threads joined (e.g. buffers to verify).
     pub states: Vec<S>,
+    /// How many repetitions were taken, discarded and kept, and the worst conditions seen.
+    pub quality: RepetitionQuality,
 }
 
 /// Runs one pinned thread per CPU of `cpus` (see the module docs). `setup(index, cpu)` runs on
 /// the pinned thread before any timing; `work(index, state, stop)` must return soon after
-/// `stop.stopped()` turns true.
+/// `stop.stopped()` turns true. `work` runs once per repetition taken, retakes included.
 pub fn run_team<S: Send, R: Send>(
     topo: &Topology,
     root: &SysRoot,
@@ -75,19 +148,35 @@ pub fn run_team<S: Send, R: Send>(
     let n = cpus.len();
     let total_reps = plan.warmup + plan.repetitions;
     let barrier = Barrier::new(n + 1);
-    let stop = Stop(AtomicBool::new(false));
+    let stop = Stop::new(AtomicBool::new(false));
     let abort = AtomicBool::new(false);
+    let finished = AtomicBool::new(false);
     let setup_errors: Mutex<Vec<Option<ThreadError>>> = Mutex::new((0..n).map(|_| None).collect());
     let slots: Vec<Mutex<Option<ThreadSample<R>>>> = (0..n).map(|_| Mutex::new(None)).collect();
     let panicked = AtomicBool::new(false);
+    let judged: Vec<usize> = match &plan.judged_threads {
+        Some(ix) => ix.iter().copied().filter(|&i| i < n).collect(),
+        None => (0..n).collect(),
+    };
+    let mut quality = RepetitionQuality::new(
+        plan.min_cpu_share,
+        u32::try_from(plan.max_retakes).unwrap_or(u32::MAX),
+    );
 
     std::thread::scope(|s| {
         let handles: Vec<_> = cpus
             .iter()
             .enumerate()
             .map(|(i, &cpu)| {
-                let (barrier, stop, abort, setup_errors, slots, panicked) =
-                    (&barrier, &stop, &abort, &setup_errors, &slots, &panicked);
+                let (barrier, stop, abort, finished, setup_errors, slots, panicked) = (
+                    &barrier,
+                    &stop,
+                    &abort,
+                    &finished,
+                    &setup_errors,
+                    &slots,
+                    &panicked,
+                );
                 let (setup, work) = (&setup, &work);
                 s.spawn(move || -> Option<S> {
                     let prepared = pin_current(topo, root, cpu).and_then(|()| {
@@ -115,16 +204,21 @@ pub fn run_team<S: Send, R: Send>(
                     let st = state
                         .as_mut()
                         .expect("no abort means every setup succeeded");
-                    for _ in 0..total_reps {
-                        barrier.wait(); // start
+                    loop {
+                        barrier.wait(); // start (or the end of the run)
+                        if finished.load(Ordering::SeqCst) {
+                            break;
+                        }
                         if !panicked.load(Ordering::Relaxed) {
-                            let t0 = Instant::now();
+                            let probe = ThreadProbe::start();
                             match catch_unwind(AssertUnwindSafe(|| work(i, st, stop))) {
                                 Ok(value) => {
-                                    let elapsed_ns = t0.elapsed().as_nanos() as u64;
+                                    let usage = probe.finish();
                                     *slots[i].lock().unwrap() = Some(ThreadSample {
                                         cpu,
-                                        elapsed_ns,
+                                        elapsed_ns: usage.wall_ns,
+                                        cpu_ns: usage.cpu_ns,
+                                        involuntary_switches: usage.involuntary_switches,
                                         value,
                                     });
                                 }
@@ -150,20 +244,35 @@ pub fn run_team<S: Send, R: Send>(
         barrier.wait(); // go
         let mut reps = Vec::with_capacity(plan.repetitions);
         if first_error.is_none() {
-            for rep in 0..total_reps {
+            let mut planned = 0;
+            while planned < total_reps && !panicked.load(Ordering::SeqCst) {
+                stop.repetition.store(planned, Ordering::SeqCst);
+                let steal = StealProbe::start(root, cpus);
                 barrier.wait(); // start
                 std::thread::sleep(plan.duration);
-                stop.0.store(true, Ordering::SeqCst);
+                stop.flag.store(true, Ordering::SeqCst);
                 barrier.wait(); // end
-                stop.0.store(false, Ordering::SeqCst);
+                stop.flag.store(false, Ordering::SeqCst);
+                let steal = steal.finish();
                 let samples: Vec<ThreadSample<R>> = slots
                     .iter()
                     .filter_map(|m| m.lock().unwrap().take())
                     .collect();
-                if rep >= plan.warmup && samples.len() == n {
+                if planned < plan.warmup || samples.len() != n {
+                    planned += 1;
+                    continue;
+                }
+                let usage: Vec<(u32, ThreadUsage)> = judged
+                    .iter()
+                    .map(|&i| (samples[i].cpu, samples[i].usage()))
+                    .collect();
+                if quality.record(&rep_sample(&usage, steal)).kept() {
                     reps.push(samples);
+                    planned += 1;
                 }
             }
+            finished.store(true, Ordering::SeqCst);
+            barrier.wait(); // release the workers from their loop
         }
         let mut states = Vec::with_capacity(n);
         let mut join_error = None;
@@ -183,7 +292,11 @@ pub fn run_team<S: Send, R: Send>(
         if panicked.load(Ordering::SeqCst) {
             return Err(ThreadError::Panicked(cpus[0]));
         }
-        Ok(TeamOutcome { reps, states })
+        Ok(TeamOutcome {
+            reps,
+            states,
+            quality,
+        })
     })
 }
 
@@ -193,10 +306,11 @@ mod tests {
     use crate::testutil::this_machine_one_node;
 
     fn plan(ms: u64, repetitions: usize, warmup: usize) -> TeamPlan {
+        // No retakes: these tests count repetitions and time them, and the machine running
+        // the suite is busy; the quality mechanics have their own tests below.
         TeamPlan {
-            duration: Duration::from_millis(ms),
-            repetitions,
-            warmup,
+            max_retakes: 0,
+            ..TeamPlan::new(Duration::from_millis(ms), repetitions, warmup)
         }
     }
 
@@ -307,5 +421,163 @@ mod tests {
         assert!(e.to_string().contains("no memory today"), "{e}");
         let e = run_here(&[999], &plan, |_, _| Ok(()), |_, _, _| ()).unwrap_err();
         assert!(e.to_string().contains("CPU 999 does not exist"), "{e}");
+    }
+
+    fn spin(stop: &Stop) {
+        while !stop.stopped() {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// An impossible threshold: every repetition is disturbed, retakes stop at the allowance,
+    /// and the outcome still holds the planned repetitions, marked disturbed. A retake keeps
+    /// its planned repetition number.
+    #[test]
+    fn an_impossible_threshold_spends_the_allowance_and_marks_the_outcome() {
+        let _serial = crate::testutil::timing_lock();
+        let cpu = this_machine_one_node().usable_cpus()[0];
+        let plan = TeamPlan {
+            min_cpu_share: 1.01,
+            max_retakes: 2,
+            ..TeamPlan::new(Duration::from_millis(5), 3, 1)
+        };
+        let out = run_here(
+            &[cpu],
+            &plan,
+            |_, _| Ok(Vec::new()),
+            |_, seen: &mut Vec<usize>, stop| {
+                seen.push(stop.repetition());
+                spin(stop);
+            },
+        )
+        .unwrap();
+        let q = &out.quality;
+        assert_eq!(out.reps.len(), 3, "the planned repetitions");
+        assert_eq!(q.repetitions_taken, 5);
+        assert_eq!(q.repetitions_discarded, 2);
+        assert_eq!(q.repetitions_kept, 3);
+        assert_eq!(q.repetitions_kept_disturbed, 3);
+        assert_eq!(q.repetitions_short_of_cpu, 5);
+        assert!(q.disturbed);
+        assert_eq!(q.threshold_cpu_share_fraction, 1.01);
+        assert_eq!(q.lowest_taken_cpu, Some(cpu));
+        // Warm-up 0, then repetition 1 taken three times (two discarded), then 2 and 3.
+        assert_eq!(out.states[0], vec![0, 1, 1, 1, 2, 3]);
+        for rep in &out.reps {
+            let share = rep[0].cpu_share().unwrap();
+            assert!(share > 0.0 && share <= 1.05, "share {share}");
+        }
+    }
+
+    #[test]
+    fn a_zero_threshold_discards_nothing() {
+        let _serial = crate::testutil::timing_lock();
+        let cpus = this_machine_one_node().usable_cpus();
+        let plan = TeamPlan {
+            min_cpu_share: 0.0,
+            ..TeamPlan::new(Duration::from_millis(5), 3, 1)
+        };
+        assert_eq!(plan.max_retakes, 3, "as many retakes as planned by default");
+        let out = run_here(
+            &cpus,
+            &plan,
+            |_, _| Ok(0u32),
+            |_, n, stop| {
+                *n += 1;
+                spin(stop)
+            },
+        )
+        .unwrap();
+        let q = &out.quality;
+        assert_eq!(out.reps.len(), 3);
+        assert_eq!((q.repetitions_taken, q.repetitions_discarded), (3, 0));
+        assert!(!q.disturbed);
+        assert_eq!(q.reason(), None);
+        assert!(out.states.iter().all(|&n| n == 4), "warm-up + 3, no retake");
+        assert!(q.lowest_kept_cpu_share_fraction.is_some());
+    }
+
+    /// Only the judged threads decide: a thread that sleeps on purpose does not discard the
+    /// repetitions when it is left out.
+    #[test]
+    fn threads_left_out_of_judging_do_not_discard() {
+        let _serial = crate::testutil::timing_lock();
+        let cpu = this_machine_one_node().usable_cpus()[0];
+        let sleepy = |i: usize, _: &mut (), stop: &Stop| {
+            if i == 1 {
+                while !stop.stopped() {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            } else {
+                spin(stop)
+            }
+        };
+        let judged_all = TeamPlan {
+            min_cpu_share: 0.5,
+            max_retakes: 1,
+            ..TeamPlan::new(Duration::from_millis(20), 2, 0)
+        };
+        let out = run_here(&[cpu, cpu], &judged_all, |_, _| Ok(()), sleepy).unwrap();
+        // The sleeper ran well under half the time: the one retake is spent, then kept.
+        assert_eq!(out.quality.repetitions_discarded, 1);
+        assert!(out.quality.disturbed);
+        let sleeper_share = out.reps[0][1].cpu_share().unwrap();
+        assert!(sleeper_share < 0.5, "a sleeping thread: {sleeper_share}");
+        let judged_spinner = TeamPlan {
+            judged_threads: Some(vec![0]),
+            min_cpu_share: 0.0,
+            ..judged_all
+        };
+        let out = run_here(&[cpu, cpu], &judged_spinner, |_, _| Ok(()), sleepy).unwrap();
+        assert_eq!(out.quality.repetitions_discarded, 0);
+        assert!(!out.quality.disturbed);
+    }
+
+    /// A busy loop pinned to the team's CPU. Whether the scheduler lets it take enough of the
+    /// CPU to discard a repetition is not ours to assert; the mechanics are: every share
+    /// recorded is a share, and the counts add up.
+    #[test]
+    fn a_competing_busy_loop_leaves_consistent_counts() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpu = topo.usable_cpus()[0];
+        let quit = AtomicBool::new(false);
+        let plan = TeamPlan {
+            max_retakes: 2,
+            ..TeamPlan::new(Duration::from_millis(50), 3, 0)
+        };
+        let out = std::thread::scope(|s| {
+            let hog = s.spawn(|| {
+                crate::threads::pin_current(&topo, &root, cpu).unwrap();
+                while !quit.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            });
+            let out = run_team(
+                &topo,
+                &root,
+                &[cpu],
+                &plan,
+                |_, _| Ok(()),
+                |_, _, stop| spin(stop),
+            );
+            quit.store(true, Ordering::Relaxed);
+            hog.join().unwrap();
+            out
+        })
+        .unwrap();
+        let q = &out.quality;
+        assert_eq!(out.reps.len(), 3);
+        assert_eq!(q.repetitions_kept, 3);
+        assert_eq!(
+            q.repetitions_taken,
+            q.repetitions_kept + q.repetitions_discarded
+        );
+        assert!(q.repetitions_discarded <= 2);
+        let low = q.lowest_taken_cpu_share_fraction.unwrap();
+        assert!(low > 0.0 && low <= 1.05, "share {low}");
+        assert!(q.lowest_kept_cpu_share_fraction.unwrap() >= low);
+        assert_eq!(q.disturbed, q.repetitions_kept_disturbed > 0);
     }
 }

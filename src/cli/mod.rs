@@ -117,7 +117,17 @@ pub fn main() -> i32 {
         }
     };
     match run(cli) {
-        Ok(()) => 0,
+        Ok(()) => match crate::sys::signal::exit_status() {
+            // Stopped by a signal: what was measured has been written, marked partial.
+            Some(status) => {
+                eprintln!(
+                    "numascope: stopped by {}: the figures above are what was measured before it (partial)",
+                    crate::sys::signal::stop_reason()
+                );
+                status
+            }
+            None => 0,
+        },
         Err(e) => {
             if is_broken_pipe(&e) {
                 return 0;
@@ -139,19 +149,39 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 "--quick, --thorough, --only, --skip, --dry-run, --output, --force and --json before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis"
             )
         }
-        Some(cmd) => match cmd {
-            Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
-            Command::Topo(a) => topo::run(&ctx, &a),
-            Command::Capture(a) => capture::run(&ctx, &a),
-            Command::Placement(a) => placement::run(&ctx, &a),
-            Command::Inspect(a) => inspect::run(&ctx, &a),
-            Command::C2c(a) => c2c::run(&ctx, &a),
-            Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
-            Command::Latency(a) => latency::run(&ctx, &a),
-            Command::Run(a) => run::run(&ctx, &a),
-            Command::Report(a) => report::run(&ctx, &a),
-            Command::Compare(a) => compare::run(&ctx, &a),
-        },
+        Some(cmd) => {
+            if cmd.measures() {
+                crate::sys::signal::install_stop_handlers()?;
+            }
+            match cmd {
+                Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
+                Command::Topo(a) => topo::run(&ctx, &a),
+                Command::Capture(a) => capture::run(&ctx, &a),
+                Command::Placement(a) => placement::run(&ctx, &a),
+                Command::Inspect(a) => inspect::run(&ctx, &a),
+                Command::C2c(a) => c2c::run(&ctx, &a),
+                Command::LoadedLatency(a) => loaded_latency::run(&ctx, &a),
+                Command::Latency(a) => latency::run(&ctx, &a),
+                Command::Run(a) => run::run(&ctx, &a),
+                Command::Report(a) => report::run(&ctx, &a),
+                Command::Compare(a) => compare::run(&ctx, &a),
+            }
+        }
+    }
+}
+
+impl Command {
+    /// True for the commands that time measurements: a stop signal lets them finish the
+    /// current step and print what they measured, instead of killing them.
+    fn measures(&self) -> bool {
+        matches!(
+            self,
+            Command::Run(_)
+                | Command::Latency(_)
+                | Command::Bandwidth(_)
+                | Command::LoadedLatency(_)
+                | Command::C2c(_)
+        )
     }
 }
 

@@ -135,7 +135,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(default_dir_name(&host, &now.compact())));
     let dir = OutputDir::prepare(&dir_path, args.force)?;
-    crate::sys::signal::install_sigint()?;
+    crate::sys::signal::install_stop_handlers()?;
     let header = RunHeader {
         started_at: now.rfc3339(),
         host,
@@ -149,8 +149,12 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     } else {
         &NoProgress
     };
+    // Until the run completes, the file on disk says it is partial: a kill, an OOM or a full
+    // disk between two checkpoints leaves a file that does not pass for a finished run.
     let results = execute(&topo, root, &planned, header, progress, &mut |r| {
-        dir.write_results(r).map(|_| ())
+        let mut so_far = r.clone();
+        so_far.partial = true;
+        dir.write_results(&so_far).map(|_| ())
     })?;
     dir.write_results(&results)?;
     // report.html and one CSV per table (the report renderers), then the text summary.

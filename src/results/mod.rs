@@ -138,6 +138,34 @@ pub enum LoadError {
 }
 
 impl RunResults {
+    /// A run that has just begun on `topology` under `plan`: this version of numascope,
+    /// nothing measured yet, nothing failed.
+    pub fn begin(started_at: String, host: String, plan: Plan, topology: Topology) -> RunResults {
+        RunResults {
+            schema_version: RESULTS_SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            started_at,
+            host,
+            duration_s: 0.0,
+            partial: false,
+            plan,
+            completed: vec![],
+            failed: vec![],
+            timings: vec![],
+            topology,
+            clock: None,
+            latency: None,
+            bandwidth: None,
+            scaling: None,
+            loaded_latency: None,
+            c2c: None,
+            scenarios: None,
+            advisor: None,
+            findings: vec![],
+            warnings: vec![],
+        }
+    }
+
     /// Parses and checks results JSON; `name` names the source in errors. Pure: reading the
     /// file (size cap, refused file types) and filling figures that older files lack are
     /// `crate::results_file::load`'s job, a layer above.
@@ -190,11 +218,9 @@ impl RunResults {
 }
 
 #[cfg(test)]
-pub(crate) mod sample;
-
-#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::sample;
 
     #[test]
     fn round_trips() {

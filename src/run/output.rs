@@ -125,7 +125,7 @@ impl OutputDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::sample;
+    use crate::run::sample;
 
     #[test]
     fn names_and_refusal() {

@@ -340,22 +340,36 @@ mod tests {
     /// The remote CPU 1 gains with interleave (3116 -> 4217 MB/s).
     #[test]
     fn opteron_interleave_on_vs_off() {
-        let off = run(
+        // (value, low, high) of bw/cpu0, bw/cpu1, lat/cpu0, lat/cpu1.
+        let opteron = |name: &str, f: [(f64, f64, f64); 4]| {
+            let keys = [
+                ("bw/cpu0", Better::Higher),
+                ("bw/cpu1", Better::Higher),
+                ("lat/cpu0", Better::Lower),
+                ("lat/cpu1", Better::Lower),
+            ];
+            let ms = keys.iter().zip(f);
+            run(
+                name,
+                ms.map(|(&(k, b), (v, l, h))| m(k, b, v, l, h)).collect(),
+            )
+        };
+        let off = opteron(
             "interleave off",
-            vec![
-                m("bw/cpu0", Better::Higher, 6286.0, 6283.0, 6289.0),
-                m("bw/cpu1", Better::Higher, 3116.0, 3114.0, 3118.0),
-                m("lat/cpu0", Better::Lower, 45.6, 45.6, 48.3),
-                m("lat/cpu1", Better::Lower, 70.9, 70.9, 74.7),
+            [
+                (6286.0, 6283.0, 6289.0),
+                (3116.0, 3114.0, 3118.0),
+                (45.6, 45.6, 48.3),
+                (70.9, 70.9, 74.7),
             ],
         );
-        let on = run(
+        let on = opteron(
             "interleave on",
-            vec![
-                m("bw/cpu0", Better::Higher, 4211.0, 4208.0, 4214.0),
-                m("bw/cpu1", Better::Higher, 4217.0, 4214.0, 4220.0),
-                m("lat/cpu0", Better::Lower, 57.5, 57.5, 60.5),
-                m("lat/cpu1", Better::Lower, 58.0, 58.0, 60.2),
+            [
+                (4211.0, 4208.0, 4214.0),
+                (4217.0, 4214.0, 4220.0),
+                (57.5, 57.5, 60.5),
+                (58.0, 58.0, 60.2),
             ],
         );
         let c = compare(&[off, on]);

@@ -33,6 +33,7 @@ pub mod parse;
 pub mod placement;
 pub mod render;
 pub mod results;
+pub mod results_file;
 pub mod run;
 pub mod stats;
 pub mod sys;

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use assert_cmd::prelude::*;
-use numascope::results::{Part, RunResults};
+use numascope::results::Part;
 use predicates::prelude::*;
 
 fn bin() -> Command {
@@ -31,7 +31,7 @@ fn quick_run_writes_results_and_summary() {
         .success()
         .stdout(predicate::str::contains("Policy scenarios"))
         .stdout(predicate::str::contains("run complete"));
-    let r = RunResults::load(&out.join("results.json")).unwrap();
+    let r = numascope::results_file::load(&out.join("results.json")).unwrap();
     assert!(!r.partial, "{:?}", r.failed);
     for p in [Part::Topology, Part::C2c, Part::Scenarios, Part::Advisor] {
         assert!(r.completed.contains(&p), "{p} missing: {:?}", r.completed);
@@ -102,7 +102,7 @@ fn ctrl_c_writes_a_partial_run() {
     }
     let status = child.wait().unwrap();
     assert!(status.success(), "{status:?}");
-    let r = RunResults::load(&json).unwrap();
+    let r = numascope::results_file::load(&json).unwrap();
     assert!(r.partial);
     assert!(r.completed.contains(&Part::Topology));
     assert!(

@@ -10,9 +10,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::compare::{compare_with, Conditions};
+use crate::compare::{compare_with, metrics, Conditions};
 use crate::render::compare_text;
-use crate::render::run_view::metrics;
 use crate::results::RunResults;
 
 /// Flags of `numascope compare`.
@@ -56,7 +55,7 @@ fn names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
 pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     for p in &args.results {
-        runs.push((p.clone(), RunResults::load(p)?));
+        runs.push((p.clone(), crate::results_file::load(p)?));
     }
     let mut n = names(&runs);
     // Same host and same file name (a/results.json, b/results.json): use the whole path.

@@ -12,7 +12,6 @@ use clap::Args;
 
 use crate::cli::Context;
 use crate::render::{csv as csv_render, html, hwloc, run_text};
-use crate::results::RunResults;
 use crate::run::output::write_atomic;
 
 /// Flags of `numascope report`.
@@ -62,7 +61,7 @@ fn check_new(path: &Path, force: bool, input: &Path) -> anyhow::Result<()> {
 
 /// Runs `report`.
 pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
-    let r = RunResults::load(&args.results)?;
+    let r = crate::results_file::load(&args.results)?;
     // Check every destination before writing anything, so a refusal leaves no partial output.
     if let Some(p) = &args.html {
         check_new(p, args.force, &args.results)?;

@@ -8,8 +8,8 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
-use crate::compare::Comparison;
 use crate::render::run_view::fmt_num;
+use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
 pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
@@ -108,7 +108,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             "Verdict: no difference beyond noise (exit status 0)."
         }
     )?;
-    if c.runs.len() >= crate::compare::MIN_FLEET {
+    if c.runs.len() >= MIN_FLEET {
         writeln!(out)?;
         if c.outlier_hosts.is_empty() {
             writeln!(out, "Fleet: no host stands out (median absolute deviation rule, robust z > 3 and > 5 %, outside its own interval).")?;

@@ -9,6 +9,7 @@ use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::inspect::Inspection;
 
+/// Renders the inspection as text.
 pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "Process {} ({})", i.pid, i.name)?;
     writeln!(
@@ -23,6 +24,26 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
         "\nResident memory per node (from numa_maps; {} in all)",
         format_bytes(total)
     )?;
+    let t = memory_table(i);
+    writeln!(out, "{t}")?;
+    writeln!(out, "\nMemory policies of the mappings")?;
+    for (p, b) in &i.policies {
+        writeln!(out, "  {p:<24} {}", format_bytes(*b))?;
+    }
+    writeln!(out, "\nThreads (CPU they last ran on)")?;
+    let t = threads_table(i);
+    writeln!(out, "{t}")?;
+    writeln!(
+        out,
+        "\nSystem numastat (pages allocated since boot, all processes)"
+    )?;
+    let t = numastat_table(i);
+    writeln!(out, "{t}")?;
+    Ok(())
+}
+
+/// Resident bytes per kind of mapping (rows) and node (columns), with the total row.
+fn memory_table(i: &Inspection) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     let mut header = vec!["kind".to_string()];
@@ -44,12 +65,11 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     let mut row = vec!["all".to_string()];
     row.extend(i.nodes.iter().map(|n| format_bytes(n.bytes)));
     t.add_row(row);
-    writeln!(out, "{t}")?;
-    writeln!(out, "\nMemory policies of the mappings")?;
-    for (p, b) in &i.policies {
-        writeln!(out, "  {p:<24} {}", format_bytes(*b))?;
-    }
-    writeln!(out, "\nThreads (CPU they last ran on)")?;
+    t
+}
+
+/// One row per thread: where it last ran.
+fn threads_table(i: &Inspection) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(vec!["tid", "name", "state", "cpu", "node"]);
@@ -63,11 +83,11 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
             opt(th.node),
         ]);
     }
-    writeln!(out, "{t}")?;
-    writeln!(
-        out,
-        "\nSystem numastat (pages allocated since boot, all processes)"
-    )?;
+    t
+}
+
+/// The system's numastat counters, one row per node.
+fn numastat_table(i: &Inspection) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     t.set_header(vec![
@@ -90,6 +110,5 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
             s.other_node.to_string(),
         ]);
     }
-    writeln!(out, "{t}")?;
-    Ok(())
+    t
 }

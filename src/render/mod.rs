@@ -3,6 +3,7 @@
 
 pub mod bandwidth_text;
 pub mod c2c_text;
+pub mod columns;
 pub mod compare_text;
 pub mod csv;
 #[cfg(test)]

@@ -254,7 +254,7 @@ fn notes_and_timings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::sample;
+    use crate::run::sample;
 
     #[test]
     fn summary_of_the_opteron_results() {

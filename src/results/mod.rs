@@ -10,6 +10,7 @@ pub mod bandwidth;
 pub mod c2c;
 mod cells;
 pub mod clock;
+pub mod compare;
 pub mod environment;
 pub mod findings;
 pub mod format;
@@ -23,8 +24,6 @@ pub mod scenarios;
 pub mod time;
 pub mod topology;
 pub mod traffic;
-
-use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
@@ -138,32 +137,38 @@ pub enum LoadError {
     Shape { path: String, detail: String },
 }
 
-/// The largest results file `report` and `compare` read, bytes. A full run writes well
-/// under 10 MB.
-pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
-
 impl RunResults {
-    /// Reads and checks a results file. A FIFO, a device or a file over
-    /// [`MAX_RESULTS_BYTES`] is refused before anything is read (see [`crate::sys::safe_read`]).
-    pub fn load(path: &Path) -> Result<RunResults, LoadError> {
-        let p = path.display().to_string();
-        let text = crate::sys::safe_read::read_capped(path, MAX_RESULTS_BYTES, false)
-            .and_then(|b| {
-                String::from_utf8(b).map_err(|_| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        "stream did not contain valid UTF-8",
-                    )
-                })
-            })
-            .map_err(|source| LoadError::Io {
-                path: p.clone(),
-                source,
-            })?;
-        RunResults::from_json(&text, &p)
+    /// A run that has just begun on `topology` under `plan`: this version of numascope,
+    /// nothing measured yet, nothing failed.
+    pub fn begin(started_at: String, host: String, plan: Plan, topology: Topology) -> RunResults {
+        RunResults {
+            schema_version: RESULTS_SCHEMA_VERSION,
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            started_at,
+            host,
+            duration_s: 0.0,
+            partial: false,
+            plan,
+            completed: vec![],
+            failed: vec![],
+            timings: vec![],
+            topology,
+            clock: None,
+            latency: None,
+            bandwidth: None,
+            scaling: None,
+            loaded_latency: None,
+            c2c: None,
+            scenarios: None,
+            advisor: None,
+            findings: vec![],
+            warnings: vec![],
+        }
     }
 
-    /// Parses and checks results JSON; `name` names the source in errors.
+    /// Parses and checks results JSON; `name` names the source in errors. Pure: reading the
+    /// file (size cap, refused file types) and filling figures that older files lack are
+    /// `crate::results_file::load`'s job, a layer above.
     pub fn from_json(text: &str, name: &str) -> Result<RunResults, LoadError> {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             if e.is_eof() {
@@ -197,13 +202,10 @@ impl RunResults {
                 });
             }
         }
-        let mut r: RunResults = serde_json::from_value(value).map_err(|e| LoadError::Shape {
+        let r: RunResults = serde_json::from_value(value).map_err(|e| LoadError::Shape {
             path: name.into(),
             detail: e.to_string(),
         })?;
-        if let Some(l) = r.loaded_latency.as_mut() {
-            l.fill_trend();
-        }
         Ok(r)
     }
 
@@ -216,11 +218,9 @@ impl RunResults {
 }
 
 #[cfg(test)]
-pub(crate) mod sample;
-
-#[cfg(test)]
 mod tests {
     use super::*;
+    use crate::run::sample;
 
     #[test]
     fn round_trips() {

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use crate::results::{Part, PartError, PartTiming, RunResults, RESULTS_SCHEMA_VERSION};
+use crate::results::{Part, PartError, PartTiming, RunResults};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -66,29 +66,12 @@ pub fn execute(
     checkpoint: &mut dyn FnMut(&RunResults) -> anyhow::Result<()>,
 ) -> anyhow::Result<RunResults> {
     let t0 = Instant::now();
-    let mut r = RunResults {
-        schema_version: RESULTS_SCHEMA_VERSION,
-        tool_version: env!("CARGO_PKG_VERSION").into(),
-        started_at: header.started_at,
-        host: header.host,
-        duration_s: 0.0,
-        partial: false,
-        plan: planned.plan.clone(),
-        completed: vec![],
-        failed: vec![],
-        timings: vec![],
-        topology: topo.clone(),
-        clock: None,
-        latency: None,
-        bandwidth: None,
-        scaling: None,
-        loaded_latency: None,
-        c2c: None,
-        scenarios: None,
-        advisor: None,
-        findings: vec![],
-        warnings: vec![],
-    };
+    let mut r = RunResults::begin(
+        header.started_at,
+        header.host,
+        planned.plan.clone(),
+        topo.clone(),
+    );
     let s = &planned.settings;
     let parts: Vec<(Part, f64)> = planned
         .plan

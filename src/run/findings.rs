@@ -313,7 +313,7 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::sample;
+    use crate::run::sample;
 
     fn ids(v: &[Finding]) -> Vec<&str> {
         v.iter().map(|f| f.id.as_str()).collect()

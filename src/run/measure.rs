@@ -72,33 +72,15 @@ fn mb_per_s(bytes: u64, ns: u64) -> f64 {
     }
 }
 
-/// Read bandwidth of one pinned thread per CPU of `cpus`, thread `i` with buffer policy
-/// `policies[i]`, each buffer `bytes_per_thread`, first touched on its thread.
-pub fn team_read(
-    topo: &Topology,
-    root: &SysRoot,
-    cpus: &[u32],
-    policies: &[Policy],
-    bytes_per_thread: u64,
-    timed: &TimedSettings,
-) -> anyhow::Result<TeamBandwidth> {
-    team_read_kept(
-        topo,
-        root,
-        cpus,
-        policies,
-        bytes_per_thread,
-        timed,
-        &mut None,
-    )
-}
-
 /// Placed buffers kept from one measurement to the next (interleaved rounds), each with the
 /// fraction of its pages found on the intended nodes when it was made.
 pub type Kept = Option<Vec<(PlacedBuffer, f64)>>;
 
-/// [`team_read`] that reuses the buffers in `kept` when there are (already placed and faulted
-/// in: no allocation, no page faults, no placement check), and leaves this run's buffers there.
+/// Read bandwidth of one pinned thread per CPU of `cpus`, thread `i` with buffer policy
+/// `policies[i]`, each buffer `bytes_per_thread`, first touched on its thread. Reuses the
+/// buffers in `kept` when there are (already placed and faulted in: no allocation, no page
+/// faults, no placement check), and leaves this run's buffers there; `&mut None` for a
+/// one-off measurement.
 pub fn team_read_kept(
     topo: &Topology,
     root: &SysRoot,
@@ -279,13 +261,14 @@ mod tests {
             duration_ms: 20,
             repetitions: 2,
         };
-        let t = team_read(
+        let t = team_read_kept(
             &topo,
             &root,
             &cpus,
             &[Policy::Bind(vec![0])],
             8 << 20,
             &timed,
+            &mut None,
         )
         .unwrap();
         assert_eq!(t.total_mb_per_s.samples, 2);

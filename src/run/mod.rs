@@ -14,6 +14,8 @@ mod parts;
 pub mod plan;
 pub mod ranking;
 pub mod rounds;
+#[cfg(test)]
+pub(crate) mod sample;
 pub mod scenarios;
 pub mod settings;
 pub mod weights;

@@ -125,7 +125,7 @@ impl OutputDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::sample;
+    use crate::run::sample;
 
     #[test]
     fn names_and_refusal() {
@@ -137,7 +137,7 @@ mod tests {
         let d = tmp.path().join("out");
         let o = OutputDir::prepare(&d, false).unwrap();
         let p = o.write_results(&sample::results()).unwrap();
-        assert!(RunResults::load(&p).is_ok());
+        assert!(crate::results_file::load(&p).is_ok());
         // No temporary file is left behind.
         let names: Vec<String> = std::fs::read_dir(&d)
             .unwrap()

@@ -222,18 +222,22 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
     None
 }
 
+/// Memory available on the memory nodes, bytes (0 when the kernel reports none).
+pub(super) fn free_memory_bytes(topo: &Topology) -> u64 {
+    topo.memory_nodes()
+        .iter()
+        .filter_map(|n| topo.node(*n))
+        .map(|n| n.memory_available_bytes)
+        .sum()
+}
+
 /// Every part's settings for this machine under the budget's constants.
 fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     let cpus = topo.usable_cpus();
     let threads = cpus.len().max(1);
     let llc = topo.llc_total_bytes();
     let llc_or = if llc == 0 { 32 << 20 } else { llc };
-    let free: u64 = topo
-        .memory_nodes()
-        .iter()
-        .filter_map(|n| topo.node(*n))
-        .map(|n| n.memory_available_bytes)
-        .sum();
+    let free = free_memory_bytes(topo);
     let free = if free == 0 { 1 << 30 } else { free };
     // Largest working set: 8x the LLC (METHODOLOGY point 4), at most a quarter of free memory.
     let lat_to = (8 * llc_or).min(free / 4).max(1 << 20);
@@ -309,7 +313,7 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::sample::opteron_topology;
+    use crate::run::sample::opteron_topology;
 
     fn big_topology(nodes: u32, cpus_per_node: u32) -> Topology {
         let mut t = opteron_topology();

@@ -222,8 +222,8 @@ fn alone(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::sample::opteron_scenarios;
     use crate::results::scenarios::ScenarioId::*;
+    use crate::run::sample::opteron_scenarios;
 
     fn best(kind: AppKind, rows: &[ScenarioResult]) -> ScenarioId {
         recommend_for(kind, rows).unwrap().best

@@ -157,28 +157,11 @@ fn measure_kept(
     timed: &TimedSettings,
     kept: &mut Kept,
 ) -> anyhow::Result<TeamBandwidth> {
-    if kept.is_some() {
-        // The pages are placed already: no weights needed.
-        return match &cfg.job {
-            Job::Team { cpus, policies } => team_read_kept(
-                topo,
-                root,
-                cpus,
-                policies,
-                cfg.bytes_per_thread,
-                timed,
-                kept,
-            ),
-            Job::Unpinned { policy } => {
-                unpinned_read_kept(topo, root, policy, cfg.bytes_per_thread, timed, kept)
-            }
-        };
-    }
     // Hold the weights for the whole setup: the threads fault in concurrently and must all
-    // see the same weights.
-    let guard = match &cfg.weights {
-        Some(w) => Some(WeightGuard::set(root, w)?),
-        None => None,
+    // see the same weights. Kept pages are placed already: no weights needed.
+    let guard = match (&cfg.weights, kept.is_some()) {
+        (Some(w), false) => Some(WeightGuard::set(root, w)?),
+        _ => None,
     };
     let r = match &cfg.job {
         Job::Team { cpus, policies } => team_read_kept(
@@ -212,12 +195,7 @@ pub fn keep_buffers(topo: &Topology, configs: &[Config]) -> bool {
             threads * c.bytes_per_thread
         })
         .sum();
-    let free: u64 = topo
-        .memory_nodes()
-        .iter()
-        .filter_map(|n| topo.node(*n))
-        .map(|n| n.memory_available_bytes)
-        .sum();
+    let free = super::plan::free_memory_bytes(topo);
     if free == 0 {
         need <= 1 << 30
     } else {

@@ -136,25 +136,19 @@ pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
     }
     let ratio = b.median / a.median;
     let samples = a.samples.min(b.samples);
+    let alone = RatioInterval {
+        ratio,
+        low: None,
+        high: None,
+        level: None,
+        samples,
+        p_value: None,
+    };
     let (Some((al, ah, alv)), Some((bl, bh, blv))) = (a.interval(), b.interval()) else {
-        return Some(RatioInterval {
-            ratio,
-            low: None,
-            high: None,
-            level: None,
-            samples,
-            p_value: None,
-        });
+        return Some(alone);
     };
     if !(al > 0.0 && bl > 0.0) {
-        return Some(RatioInterval {
-            ratio,
-            low: None,
-            high: None,
-            level: None,
-            samples,
-            p_value: None,
-        });
+        return Some(alone);
     }
     // Half-width in log space over 1.96 is a standard error of the log median.
     let se = |lo: f64, hi: f64| ((hi / lo).ln() / 2.0 / 1.959964).max(1e-12);

@@ -10,12 +10,22 @@ use crate::render::svg::bytes_short;
 use crate::results::RunResults;
 
 pub(super) fn environment(p: &mut Page, r: &RunResults) {
+    p.push("<dl class=\"kv\">");
+    let mut kv = machine_facts(r);
+    clock_facts(r, &mut kv);
+    for (k, v) in kv {
+        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
+    }
+    p.push("</dl>");
+}
+
+/// The machine and its settings, as (name, value) lines.
+fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
     let env = &r.topology.environment;
     let t = &r.topology;
-    p.push("<dl class=\"kv\">");
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
-    let mut kv: Vec<(&str, String)> = vec![
+    vec![
         ("host", r.host.clone()),
         ("CPU", opt(&env.cpu_model)),
         ("architecture", env.arch.clone()),
@@ -68,7 +78,11 @@ pub(super) fn environment(p: &mut Page, r: &RunResults) {
             format!("{} of {}", t.allowed_cpus.len(), t.cpus.len()),
         ),
         ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
-    ];
+    ]
+}
+
+/// The clock checks, when the run made them.
+fn clock_facts(r: &RunResults, kv: &mut Vec<(&'static str, String)>) {
     if let Some(c) = &r.clock {
         kv.push((
             "clock",
@@ -85,10 +99,6 @@ pub(super) fn environment(p: &mut Page, r: &RunResults) {
             ));
         }
     }
-    for (k, v) in kv {
-        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
-    }
-    p.push("</dl>");
 }
 
 pub(super) fn plan(p: &mut Page, r: &RunResults) {

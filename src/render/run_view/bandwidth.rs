@@ -44,7 +44,7 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
 }
 
 /// (initiator, target, median, min, max, HMAT read MB/s) of the first bandwidth matrix.
-pub(super) fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
+pub fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
     let Some(b) = &r.bandwidth else {
         return Vec::new();
     };

@@ -7,52 +7,55 @@ use crate::results::RunResults;
 
 /// Core-to-core pairs, one row per measured ordered pair.
 pub fn c2c_table(r: &RunResults) -> Table {
-    let mut t = Table::new(
-        "c2c",
-        "Core-to-core latency",
-        &[
-            "from CPU",
-            "to CPU",
-            "relation",
-            "ns one way (median)",
-            "ns min",
-            "ns p90",
-        ],
-    );
-    for p in r.c2c.iter().flat_map(|c| &c.pairs) {
-        t.rows.push(vec![
+    let rows = r.c2c.iter().flat_map(|c| &c.pairs).map(|p| {
+        let keys = vec![
             Cell::Int(p.from as u64),
             Cell::Int(p.to as u64),
             Cell::Text(p.relation.label()),
-            Cell::Num(p.ns_one_way.median),
-            Cell::Num(p.ns_one_way.min),
-            Cell::Num(p.ns_one_way.p90),
-        ]);
-    }
-    t
+        ];
+        let s = &p.ns_one_way;
+        (keys, [s.median, s.min, s.p90])
+    });
+    with_spread(
+        Table::new(
+            "c2c",
+            "Core-to-core latency",
+            &["from CPU", "to CPU", "relation"],
+        ),
+        ["ns one way (median)", "ns min", "ns p90"],
+        rows,
+    )
 }
 
 /// Pairs grouped by what their CPUs share.
 pub fn c2c_groups_table(r: &RunResults) -> Table {
-    let mut t = Table::new(
-        "c2c_groups",
-        "Core-to-core latency by relation",
-        &[
-            "CPUs",
-            "pairs",
-            "ns one way (median of pairs)",
-            "ns min",
-            "ns max",
-        ],
-    );
-    for g in r.c2c.iter().flat_map(|c| &c.groups) {
-        t.rows.push(vec![
-            Cell::Text(g.label.clone()),
-            Cell::Int(g.pairs as u64),
-            Cell::Num(g.ns_one_way.median),
-            Cell::Num(g.ns_one_way.min),
-            Cell::Num(g.ns_one_way.max),
-        ]);
+    let rows = r.c2c.iter().flat_map(|c| &c.groups).map(|g| {
+        let keys = vec![Cell::Text(g.label.clone()), Cell::Int(g.pairs as u64)];
+        let s = &g.ns_one_way;
+        (keys, [s.median, s.min, s.max])
+    });
+    with_spread(
+        Table::new(
+            "c2c_groups",
+            "Core-to-core latency by relation",
+            &["CPUs", "pairs"],
+        ),
+        ["ns one way (median of pairs)", "ns min", "ns max"],
+        rows,
+    )
+}
+
+/// Completes `t` (its key columns set) with three figure columns named `spread` and the
+/// rows: key cells followed by their three figures.
+fn with_spread(
+    mut t: Table,
+    spread: [&str; 3],
+    rows: impl Iterator<Item = (Vec<Cell>, [f64; 3])>,
+) -> Table {
+    t.columns.extend(spread.map(String::from));
+    for (mut row, figures) in rows {
+        row.extend(figures.map(Cell::Num));
+        t.rows.push(row);
     }
     t
 }

@@ -10,7 +10,6 @@ mod c2c;
 mod headline;
 mod latency;
 mod loaded;
-mod metrics;
 mod policy;
 mod scaling;
 
@@ -19,7 +18,6 @@ pub use c2c::*;
 pub use headline::*;
 pub use latency::*;
 pub use loaded::*;
-pub use metrics::*;
 pub use policy::*;
 pub use scaling::*;
 
@@ -151,7 +149,8 @@ fn grid(title: &str, unit: &str, worse_high: bool, cells: &[(u32, u32, f64)]) ->
     })
 }
 
-fn nodes_text(n: &[u32]) -> String {
+/// Nodes as a comma-separated list (`0,1`), as tables and `compare` keys show them.
+pub fn nodes_text(n: &[u32]) -> String {
     n.iter()
         .map(|x| x.to_string())
         .collect::<Vec<_>>()

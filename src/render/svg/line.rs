@@ -210,6 +210,19 @@ fn draw(
 
     draw_markers(&mut chart, c, (x0, x1), (y0, y1), to_x)?;
 
+    draw_series(&mut chart, c, to_x)?;
+    draw_legend(&legend_area, legend)
+}
+
+/// The chart's area with its axes.
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Each series as a line, points or both, in its palette colour.
+fn draw_series(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64) -> DrawResult {
     for (i, s) in c.series.iter().enumerate() {
         let color = series_color(i);
         let pts: Vec<(f64, f64)> = s
@@ -228,16 +241,8 @@ fn draw(
             )?;
         }
     }
-
-    draw_legend(&legend_area, legend)
+    Ok(())
 }
-
-/// The chart's area with its axes.
-type Chart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
 
 /// Dashed vertical markers (cache sizes, doubling points) with their labels.
 fn draw_markers(

@@ -1,8 +1,9 @@
 //! Comparing saved runs: the same metric from several `results.json` files side by side, each
 //! as a ratio to the first run, with the differences beyond noise flagged, and with four or
 //! more runs (a fleet) the hosts whose figures stand out from the others. This module is the
-//! pure comparison logic over [`RunMetrics`]; pulling metrics out of a run is
-//! `crate::render::run_view::metrics`, printing is the CLI's renderer.
+//! pure comparison logic over [`RunMetrics`] (the types are the contract in
+//! `crate::results::compare`, re-exported here); pulling metrics out of a run is
+//! [`metrics`], printing is `crate::render::compare_text`.
 //!
 //! What is flagged (METHODOLOGY point 24):
 //! - **Difference** (a run vs the first run): judged with both runs' 95 % intervals for the
@@ -22,10 +23,13 @@
 //!   median +- the margin. When every other run agrees exactly (MAD = 0), the 5 % rule alone
 //!   decides. Three runs are too few for a MAD: no outliers are named.
 
-use serde::Serialize;
+mod metrics;
+
+pub use crate::results::compare::*;
+pub use metrics::metrics;
 
 use crate::stats::multiple::holm;
-use crate::stats::{unpaired_ratio, Decision, Summary, PRACTICAL_MARGIN};
+use crate::stats::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
 
 /// Smallest relative difference of a fleet member ever flagged, as a fraction.
 pub const MIN_RELATIVE_DIFFERENCE: f64 = 0.05;
@@ -35,222 +39,6 @@ pub const OUTLIER_Z: f64 = 3.0;
 const MAD_SCALE: f64 = 1.4826;
 /// Family-wise error rate kept by the Holm adjustment over all compared metrics.
 pub const ALPHA: f64 = 0.05;
-/// Fewest runs for fleet outliers: with three, the MAD is one of two deviations.
-pub const MIN_FLEET: usize = 4;
-
-/// Which direction is better for a metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Better {
-    Lower,
-    Higher,
-}
-
-/// One figure of one run: the headline and the spread the run recorded for it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Metric {
-    /// Stable key that matches the same figure across runs (`latency/0->1`).
-    pub key: String,
-    /// What it is, for people (`idle latency, CPU node 0 -> memory node 1`).
-    pub label: String,
-    /// Unit (`ns`, `MB/s`).
-    pub unit: String,
-    pub better: Better,
-    /// Headline (median).
-    pub value: f64,
-    /// Low end of the run's own spread (min, or the median when none was recorded).
-    pub low: f64,
-    /// High end of the run's own spread (max or p90).
-    pub high: f64,
-    /// The 95 % interval for the median, when the run recorded one.
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    /// Exact coverage of that interval.
-    pub ci_level: Option<f64>,
-    /// Repetitions behind the figure (0 when unknown).
-    pub samples: usize,
-}
-
-impl Metric {
-    /// A metric from a summary: median, min..max spread and the interval.
-    pub fn from_summary(
-        key: String,
-        label: String,
-        unit: &str,
-        better: Better,
-        s: &Summary,
-    ) -> Metric {
-        Metric {
-            key,
-            label,
-            unit: unit.into(),
-            better,
-            value: s.median,
-            low: s.min,
-            high: s.max,
-            ci_low: s.ci_low,
-            ci_high: s.ci_high,
-            ci_level: s.ci_level,
-            samples: s.samples,
-        }
-    }
-
-    fn summary(&self) -> Summary {
-        Summary {
-            median: self.value,
-            min: self.low,
-            max: self.high,
-            p90: self.high,
-            p99: self.high,
-            samples: self.samples,
-            ci_low: self.ci_low,
-            ci_high: self.ci_high,
-            ci_level: self.ci_level,
-        }
-    }
-}
-
-/// The conditions of a run that decide whether its figures compare with another's.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Conditions {
-    /// `quick`, `default`, `thorough`.
-    pub budget: Option<String>,
-    pub kernel: Option<String>,
-    /// Transparent huge pages mode (`always`, `madvise`, `never`).
-    pub thp: Option<String>,
-    pub host: Option<String>,
-}
-
-impl Conditions {
-    /// The conditions recorded in a results file.
-    pub fn of(r: &crate::results::RunResults) -> Conditions {
-        let env = &r.topology.environment;
-        Conditions {
-            budget: Some(r.plan.budget.name().to_string()),
-            kernel: env.kernel_release.clone(),
-            thp: env.thp_enabled.clone(),
-            host: Some(r.host.clone()),
-        }
-    }
-
-    /// Conditions that differ from `first`, each with the metrics it affects: `(what, applies
-    /// to every metric)`; the budget affects only the latency sweep (its sizes depend on it).
-    fn differences(&self, first: &Conditions) -> Vec<(String, bool)> {
-        let mut v = Vec::new();
-        let mut check = |name: &str, a: &Option<String>, b: &Option<String>, all: bool| {
-            if let (Some(a), Some(b)) = (a, b) {
-                if a != b {
-                    v.push((format!("{name} {a} vs {b}"), all));
-                }
-            }
-        };
-        check("budget", &self.budget, &first.budget, false);
-        check("kernel", &self.kernel, &first.kernel, true);
-        check("THP mode", &self.thp, &first.thp, true);
-        check("host", &self.host, &first.host, true);
-        v
-    }
-}
-
-/// The metrics of one run.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunMetrics {
-    /// How the run is named in the comparison (host name, or file name when hosts repeat).
-    pub name: String,
-    pub metrics: Vec<Metric>,
-}
-
-/// One run's value of a compared metric.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Cell {
-    pub value: f64,
-    pub low: f64,
-    pub high: f64,
-    /// The interval for the median, when the run recorded one.
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    /// value / the first run's value; `None` for the first run or when the first has none.
-    pub ratio_to_first: Option<f64>,
-    /// Conservative interval of that ratio from both runs' intervals.
-    pub ratio_ci_low: Option<f64>,
-    pub ratio_ci_high: Option<f64>,
-    /// p-value of the difference (normal approximation from the intervals), and after Holm's
-    /// adjustment over every judged cell of the comparison.
-    pub p_value: Option<f64>,
-    pub p_adjusted: Option<f64>,
-    /// Why the cell was not judged (`no interval`, `not comparable: budget quick vs default`).
-    pub not_judged: Option<String>,
-    /// "within +-x %" when judged and not different.
-    pub within: Option<f64>,
-    /// Differs from the first run beyond both intervals and the margin, after Holm.
-    pub significant: bool,
-    /// When significant: true if this run is better than the first.
-    pub better_than_first: Option<bool>,
-}
-
-/// One metric across runs.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Row {
-    pub key: String,
-    pub label: String,
-    pub unit: String,
-    pub better: Better,
-    /// One per run, in run order; `None` where that run did not measure it.
-    pub cells: Vec<Option<Cell>>,
-}
-
-/// A fleet member whose figure stands out.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Outlier {
-    pub run: String,
-    pub key: String,
-    pub label: String,
-    pub unit: String,
-    pub value: f64,
-    /// Median of the fleet (all runs that have the metric).
-    pub fleet_median: f64,
-    /// value / fleet_median.
-    pub ratio_to_median: f64,
-    /// Robust z: |value - median| / (1.4826 MAD); `None` when MAD is 0.
-    pub robust_z: Option<f64>,
-    /// True when the deviation is in the bad direction.
-    pub worse: bool,
-}
-
-/// A host named as an outlier, with how many of its figures stand out.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct OutlierHost {
-    pub run: String,
-    pub outlying_metrics: usize,
-    /// Of those, how many are worse than the fleet.
-    pub worse: usize,
-    pub compared_metrics: usize,
-}
-
-/// The whole comparison.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Comparison {
-    pub runs: Vec<String>,
-    pub rows: Vec<Row>,
-    /// Metrics present in only some runs are still rows; this counts the rows every run has.
-    pub common_metrics: usize,
-    /// Count of significant differences per run (vs the first; the first is 0).
-    pub significant_per_run: Vec<usize>,
-    /// Conditions in which each run differs from the first (empty for the first).
-    pub not_comparable: Vec<Vec<String>>,
-    /// Cells judged (both intervals present, conditions comparable): the Holm family.
-    pub judged: usize,
-    /// True when any difference beyond noise was found (`compare` exits 1).
-    pub differs: bool,
-    /// The practical margin and family-wise level used, as fractions.
-    pub margin: f64,
-    pub alpha: f64,
-    /// Fleet outliers (3+ runs only).
-    pub outliers: Vec<Outlier>,
-    /// Hosts with outlying figures, most first (3+ runs only).
-    pub outlier_hosts: Vec<OutlierHost>,
-}
-
 fn median(v: &[f64]) -> f64 {
     crate::stats::median(v)
 }
@@ -482,6 +270,7 @@ fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<Outli
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::Summary;
 
     fn m(key: &str, better: Better, value: f64, low: f64, high: f64) -> Metric {
         Metric {
@@ -551,22 +340,36 @@ mod tests {
     /// The remote CPU 1 gains with interleave (3116 -> 4217 MB/s).
     #[test]
     fn opteron_interleave_on_vs_off() {
-        let off = run(
+        // (value, low, high) of bw/cpu0, bw/cpu1, lat/cpu0, lat/cpu1.
+        let opteron = |name: &str, f: [(f64, f64, f64); 4]| {
+            let keys = [
+                ("bw/cpu0", Better::Higher),
+                ("bw/cpu1", Better::Higher),
+                ("lat/cpu0", Better::Lower),
+                ("lat/cpu1", Better::Lower),
+            ];
+            let ms = keys.iter().zip(f);
+            run(
+                name,
+                ms.map(|(&(k, b), (v, l, h))| m(k, b, v, l, h)).collect(),
+            )
+        };
+        let off = opteron(
             "interleave off",
-            vec![
-                m("bw/cpu0", Better::Higher, 6286.0, 6283.0, 6289.0),
-                m("bw/cpu1", Better::Higher, 3116.0, 3114.0, 3118.0),
-                m("lat/cpu0", Better::Lower, 45.6, 45.6, 48.3),
-                m("lat/cpu1", Better::Lower, 70.9, 70.9, 74.7),
+            [
+                (6286.0, 6283.0, 6289.0),
+                (3116.0, 3114.0, 3118.0),
+                (45.6, 45.6, 48.3),
+                (70.9, 70.9, 74.7),
             ],
         );
-        let on = run(
+        let on = opteron(
             "interleave on",
-            vec![
-                m("bw/cpu0", Better::Higher, 4211.0, 4208.0, 4214.0),
-                m("bw/cpu1", Better::Higher, 4217.0, 4214.0, 4220.0),
-                m("lat/cpu0", Better::Lower, 57.5, 57.5, 60.5),
-                m("lat/cpu1", Better::Lower, 58.0, 58.0, 60.2),
+            [
+                (4211.0, 4208.0, 4214.0),
+                (4217.0, 4214.0, 4220.0),
+                (57.5, 57.5, 60.5),
+                (58.0, 58.0, 60.2),
             ],
         );
         let c = compare(&[off, on]);

@@ -3,8 +3,13 @@
 //! 3116 MB/s remote, pseudo-random latency 45.6 / 70.9 ns; node interleave 4211 MB/s per CPU
 //! and 57.5 ns), on the replayed `opteron250-2s` topology fixture.
 
-use super::*;
+use crate::results::bandwidth::BandwidthReport;
+use crate::results::clock::ClockInfo;
+use crate::results::latency::LatencyReport;
 use crate::results::plan::{Budget, Plan};
+use crate::results::scenarios::{ScenarioId, ScenarioResult, ScenarioTable};
+use crate::results::topology::Topology;
+use crate::results::{Advice, Part, RunResults};
 use crate::stats::Summary;
 
 /// The topology of the article's machine (fixture `opteron250-2s`).
@@ -126,45 +131,34 @@ pub fn opteron_scenarios() -> Vec<ScenarioResult> {
 pub fn results() -> RunResults {
     let scenarios = opteron_scenarios();
     let recommendations = crate::run::ranking::recommend(&scenarios);
-    RunResults {
-        schema_version: RESULTS_SCHEMA_VERSION,
-        tool_version: "0.1.0".into(),
-        started_at: "2005-08-09T12:00:00Z".into(),
-        host: "opteron250".into(),
-        duration_s: 42.0,
-        partial: false,
-        plan: Plan {
-            budget: Budget::Default,
-            target_s: Some(60.0),
-            estimate_s: 40.0,
-            parts: vec![],
-            skipped: vec![],
-        },
-        completed: vec![Part::Topology, Part::Scenarios],
-        failed: vec![],
-        timings: vec![],
-        topology: opteron_topology(),
-        clock: None,
-        latency: None,
-        bandwidth: None,
-        scaling: None,
-        loaded_latency: None,
-        c2c: None,
-        scenarios: Some(ScenarioTable {
-            kernel: "read-prefetch".into(),
-            buffer_bytes_per_thread: 16 << 20,
-            duration_ms: 200,
-            repetitions: 5,
-            interleaved_rounds: false,
-            home_node: 0,
-            scenarios,
-            recommendations,
-            weights: vec![],
-        }),
-        advisor: None,
-        findings: vec![],
-        warnings: vec![],
-    }
+    let plan = Plan {
+        budget: Budget::Default,
+        target_s: Some(60.0),
+        estimate_s: 40.0,
+        parts: vec![],
+        skipped: vec![],
+    };
+    let mut r = RunResults::begin(
+        "2005-08-09T12:00:00Z".into(),
+        "opteron250".into(),
+        plan,
+        opteron_topology(),
+    );
+    r.tool_version = "0.1.0".into();
+    r.duration_s = 42.0;
+    r.completed = vec![Part::Topology, Part::Scenarios];
+    r.scenarios = Some(ScenarioTable {
+        kernel: "read-prefetch".into(),
+        buffer_bytes_per_thread: 16 << 20,
+        duration_ms: 200,
+        repetitions: 5,
+        interleaved_rounds: false,
+        home_node: 0,
+        scenarios,
+        recommendations,
+        weights: vec![],
+    });
+    r
 }
 
 /// A latency report holding only a node x node matrix: `(initiator, memory, ns, hmat ns)`.

@@ -1,9 +1,11 @@
-//! The figures of a run that `compare` sets side by side, as `crate::compare` metrics with
-//! their direction (lower or higher is better).
+//! The figures of a run that `compare` sets side by side, as metrics with their direction
+//! (lower or higher is better), pulled from a finished `RunResults`. Keys and labels use the
+//! report's own wording (node lists, short byte sizes, the bandwidth matrix cells as the report
+//! shows them) so a comparison names a figure as the report does; that is why this compute
+//! step reads `crate::render` helpers (render never reads back).
 
-use super::bandwidth::bw_matrix_cells;
-use super::nodes_text;
-use crate::compare::{Better, Metric, RunMetrics};
+use crate::render::run_view::{bw_matrix_cells, nodes_text};
+use crate::results::compare::{Better, Metric, RunMetrics};
 use crate::results::RunResults;
 use crate::stats::Summary;
 

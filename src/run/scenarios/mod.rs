@@ -26,6 +26,12 @@ use super::ranking::recommend;
 use super::rounds::{budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job};
 use super::weights::{derive_weights, nodes_text, weights_text};
 
+mod identical;
+mod layout;
+
+use identical::{apply_merges, merge_identical, same_reason};
+use layout::{layout, Layout};
+
 /// Smallest buffer a thread gets.
 const MIN_BYTES_PER_THREAD: u64 = 16 << 20;
 
@@ -94,132 +100,6 @@ fn row(
     }
 }
 
-/// Where one thread runs, for comparing placements.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Where {
-    Cpu(u32),
-    /// Left to the scheduler over these CPUs.
-    Scheduler(Vec<u32>),
-}
-
-/// Where a thread's pages land: (node, share) reduced by their gcd; `None` when it depends
-/// on something this model does not know (first touch on a node without memory among several
-/// memory nodes, a multi-node bind).
-fn pages(
-    topo: &Topology,
-    mem: &[u32],
-    policy: &Policy,
-    cpu: Option<u32>,
-) -> Option<Vec<(u32, u32)>> {
-    let mut v: Vec<(u32, u32)> = match policy {
-        Policy::Bind(ns) if ns.len() == 1 => vec![(ns[0], 1)],
-        Policy::Interleave(ns) => ns.iter().map(|&n| (n, 1)).collect(),
-        Policy::WeightedInterleave(ws) => ws.iter().map(|&(n, w)| (n, u32::from(w))).collect(),
-        Policy::FirstTouch => {
-            let local = cpu
-                .and_then(|c| topo.node_of_cpu(c))
-                .filter(|n| mem.contains(n));
-            match (local, mem) {
-                (Some(n), _) => vec![(n, 1)],
-                (None, [only]) => vec![(*only, 1)],
-                _ => return None,
-            }
-        }
-        _ => return None,
-    };
-    // Only memory nodes can hold pages; one memory node holds them all.
-    if let [only] = mem {
-        if v.iter().all(|(n, _)| n == only) {
-            return Some(vec![(*only, 1)]);
-        }
-    }
-    v.sort();
-    v.dedup_by_key(|x| x.0);
-    let g = v.iter().fold(0, |a, &(_, w)| gcd(a, w)).max(1);
-    Some(v.into_iter().map(|(n, w)| (n, w / g)).collect())
-}
-
-fn gcd(a: u32, b: u32) -> u32 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-/// Each thread's place with its pages' (node, share), and the bytes per thread.
-type PlacementKey = (Vec<(Where, Vec<(u32, u32)>)>, u64);
-
-/// The placement a configuration produces on this machine: each thread's CPU (or the
-/// scheduler's CPU set) with where its pages land, threads sorted, and the buffer size;
-/// `None` when it cannot be pinned down (then it is never merged).
-fn placement_key(topo: &Topology, cfg: &Config) -> Option<PlacementKey> {
-    let mem = topo.memory_nodes();
-    let usable = topo.usable_cpus();
-    let mut threads = match &cfg.job {
-        Job::Team { cpus, policies } => cpus
-            .iter()
-            .zip(policies)
-            .map(|(&c, p)| Some((Where::Cpu(c), pages(topo, &mem, p, Some(c))?)))
-            .collect::<Option<Vec<_>>>()?,
-        Job::Unpinned { policy } => {
-            // With one usable CPU the scheduler has nowhere else to put the thread.
-            let w = match usable.as_slice() {
-                [only] => Where::Cpu(*only),
-                _ => Where::Scheduler(usable.clone()),
-            };
-            let cpu = match w {
-                Where::Cpu(c) => Some(c),
-                Where::Scheduler(_) => None,
-            };
-            vec![(w, pages(topo, &mem, policy, cpu)?)]
-        }
-    };
-    threads.sort();
-    Some((threads, cfg.bytes_per_thread))
-}
-
-/// Why configurations place identically here, from the machine's shape.
-fn same_reason(topo: &Topology) -> String {
-    let mem = topo.memory_nodes();
-    let usable = topo.usable_cpus();
-    let mut facts = Vec::new();
-    if mem.len() == 1 {
-        facts.push(format!(
-            "one memory node (node {}), so every policy puts every page on it",
-            mem[0]
-        ));
-    }
-    if usable.len() == 1 {
-        facts.push("one usable CPU, so the scheduler has nowhere else to run the thread".into());
-    } else if topo
-        .initiator_nodes()
-        .iter()
-        .all(|n| topo.usable_cpus_of(*n).len() <= 1)
-    {
-        facts.push("one CPU per node, so all threads are one thread per node".into());
-    }
-    if facts.is_empty() {
-        facts.push("the same CPUs with pages on the same nodes".into());
-    }
-    format!("same placement here: {}", facts.join("; "))
-}
-
-/// For each configuration (`None`: not measured), the index of an earlier one with the same
-/// placement on this machine.
-fn merge_identical(topo: &Topology, configs: &[Option<Config>]) -> Vec<Option<usize>> {
-    let keys: Vec<_> = configs
-        .iter()
-        .map(|c| c.as_ref().and_then(|c| placement_key(topo, c)))
-        .collect();
-    (0..configs.len())
-        .map(|i| {
-            let k = keys[i].as_ref()?;
-            (0..i).find(|&j| keys[j].as_ref() == Some(k))
-        })
-        .collect()
-}
-
 /// Inputs of the scenario run besides the machine.
 pub struct ScenarioInputs<'a> {
     pub settings: &'a ScenarioSettings,
@@ -227,158 +107,6 @@ pub struct ScenarioInputs<'a> {
     pub latency_plan: SamplePlan,
     pub timer_resolution_ns: f64,
     pub is_root: bool,
-}
-
-/// Gives each merged row (`merged[i]` = the row measured for it) that row's figures, and
-/// says why.
-fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>], reason: &str) {
-    for i in 0..rows.len() {
-        if let Some(j) = merged[i] {
-            let src = rows[j].clone();
-            let r = &mut rows[i];
-            r.mb_per_s = src.mb_per_s;
-            r.per_thread_mb_per_s = src.per_thread_mb_per_s;
-            r.placement_fraction = src.placement_fraction;
-            r.rounds_mb_per_s = src.rounds_mb_per_s;
-            r.latency_ns = r.latency_ns.or(src.latency_ns);
-            r.unavailable = src.unavailable;
-            r.same_as = Some(src.id);
-            r.same_reason = Some(reason.to_string());
-        }
-    }
-}
-
-/// The rows of this machine before measuring, with the configuration each runs (`None`
-/// where a row cannot run here, its reason already in the row; (g) is filled once its weights
-/// are known).
-struct Layout {
-    home: u32,
-    all: Vec<u32>,
-    mem: Vec<u32>,
-    interleave_arg: String,
-    rows: Vec<ScenarioResult>,
-    configs: Vec<Option<Config>>,
-}
-
-fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<Layout> {
-    let home = home_node(topo)
-        .ok_or_else(|| anyhow::anyhow!("no memory node is allowed to this process, so no scenario can place memory; check the cpuset (Mems_allowed_list)"))?;
-    let all = topo.usable_cpus();
-    let home_cpu = topo
-        .usable_cpus_of(home)
-        .first()
-        .copied()
-        .or_else(|| all.first().copied())
-        .ok_or_else(|| anyhow::anyhow!("no usable CPU"))?;
-    let mem = topo.memory_nodes();
-    let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
-    let interleave_arg = if mem.len() == topo.nodes.iter().filter(|n| n.has_memory).count() {
-        "all".to_string()
-    } else {
-        format_list(&mem)
-    };
-    // (c): the first usable CPU of each initiator node that has memory.
-    let copy_nodes: Vec<(u32, u32)> = topo
-        .initiator_nodes()
-        .into_iter()
-        .filter(|n| mem.contains(n))
-        .filter_map(|n| topo.usable_cpus_of(n).first().map(|&c| (n, c)))
-        .collect();
-    let copy_cpus: Vec<u32> = copy_nodes.iter().map(|x| x.1).collect();
-    let copy_nodes_text = format_list(&copy_nodes.iter().map(|x| x.0).collect::<Vec<_>>());
-
-    let mut rows = vec![
-        row(
-            ScenarioId::PinnedLocal,
-            &[home_cpu],
-            true,
-            format!("bind to node {home}, thread on CPU {home_cpu}"),
-            format!("numactl --cpunodebind={home} --membind={home} APP"),
-        ),
-        row(
-            ScenarioId::UnpinnedOneNode,
-            &[home_cpu],
-            false,
-            format!("bind to node {home}, thread placed by the scheduler"),
-            format!("numactl --membind={home} APP"),
-        ),
-        row(
-            ScenarioId::CopyPerNode,
-            &copy_cpus,
-            true,
-            format!("each copy bound to its own node ({copy_nodes_text})"),
-            format!("numactl --cpunodebind=N --membind=N APP, one copy per node N in {copy_nodes_text}"),
-        ),
-        row(
-            ScenarioId::AllOneNode,
-            &all,
-            true,
-            format!("bind to node {home}"),
-            format!("numactl --membind={home} APP"),
-        ),
-        row(
-            ScenarioId::AllLocal,
-            &all,
-            true,
-            "first touch: each thread's memory on its own node".into(),
-            "numactl --localalloc APP (threads pinned, each allocating and first touching its own data)".into(),
-        ),
-        row(
-            ScenarioId::AllInterleave,
-            &all,
-            true,
-            format!("interleave over nodes {}", format_list(&mem)),
-            format!("numactl --interleave={interleave_arg} APP"),
-        ),
-        row(
-            ScenarioId::AllWeightedInterleave,
-            &all,
-            true,
-            String::new(),
-            String::new(),
-        ),
-    ];
-    let team = |cpus: &[u32], policies: Vec<Policy>| Config {
-        bytes_per_thread: per_thread(cpus.len()),
-        job: Job::Team {
-            cpus: cpus.to_vec(),
-            policies,
-        },
-        weights: None,
-    };
-    let n = all.len();
-    let copy = if copy_cpus.is_empty() {
-        rows[2].unavailable = Some("no node has both usable CPUs and memory".into());
-        None
-    } else {
-        Some(team(
-            &copy_cpus,
-            copy_nodes.iter().map(|x| Policy::Bind(vec![x.0])).collect(),
-        ))
-    };
-    let configs = vec![
-        Some(team(&[home_cpu], vec![Policy::Bind(vec![home])])),
-        Some(Config {
-            job: Job::Unpinned {
-                policy: Policy::Bind(vec![home]),
-            },
-            bytes_per_thread: per_thread(1),
-            weights: None,
-        }),
-        copy,
-        Some(team(&all, vec![Policy::Bind(vec![home]); n])),
-        Some(team(&all, vec![Policy::FirstTouch; n])),
-        Some(team(&all, vec![Policy::Interleave(mem.clone()); n])),
-        None,
-    ];
-    Ok(Layout {
-        home,
-        all,
-        mem,
-        interleave_arg,
-        rows,
-        configs,
-    })
 }
 
 /// Measures the seven rows: scenarios that place threads and pages identically on this
@@ -553,6 +281,7 @@ pub fn run_scenarios(
 
 #[cfg(test)]
 mod tests {
+    use super::identical::pages;
     use super::*;
     use crate::run::plan::TimedSettings;
     use crate::testutil::this_machine_one_node;

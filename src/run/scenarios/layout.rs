@@ -1,0 +1,139 @@
+//! The scenario rows of this machine before anything is measured: which node is home, which
+//! CPUs each row uses, the policy and buffer size of each, the `numactl` line a reader can
+//! repeat it with, and, for a row this machine cannot run, the reason instead of a
+//! configuration. Split from the measuring so the plan of the seven rows reads on its own.
+
+use super::*;
+
+/// The rows of this machine before measuring, with the configuration each runs (`None`
+/// where a row cannot run here, its reason already in the row; (g) is filled once its weights
+/// are known).
+pub(super) struct Layout {
+    pub(super) home: u32,
+    pub(super) all: Vec<u32>,
+    pub(super) mem: Vec<u32>,
+    pub(super) interleave_arg: String,
+    pub(super) rows: Vec<ScenarioResult>,
+    pub(super) configs: Vec<Option<Config>>,
+}
+
+pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<Layout> {
+    let home = home_node(topo)
+        .ok_or_else(|| anyhow::anyhow!("no memory node is allowed to this process, so no scenario can place memory; check the cpuset (Mems_allowed_list)"))?;
+    let all = topo.usable_cpus();
+    let home_cpu = topo
+        .usable_cpus_of(home)
+        .first()
+        .copied()
+        .or_else(|| all.first().copied())
+        .ok_or_else(|| anyhow::anyhow!("no usable CPU"))?;
+    let mem = topo.memory_nodes();
+    let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
+    let interleave_arg = if mem.len() == topo.nodes.iter().filter(|n| n.has_memory).count() {
+        "all".to_string()
+    } else {
+        format_list(&mem)
+    };
+    // (c): the first usable CPU of each initiator node that has memory.
+    let copy_nodes: Vec<(u32, u32)> = topo
+        .initiator_nodes()
+        .into_iter()
+        .filter(|n| mem.contains(n))
+        .filter_map(|n| topo.usable_cpus_of(n).first().map(|&c| (n, c)))
+        .collect();
+    let copy_cpus: Vec<u32> = copy_nodes.iter().map(|x| x.1).collect();
+    let copy_nodes_text = format_list(&copy_nodes.iter().map(|x| x.0).collect::<Vec<_>>());
+
+    let mut rows = vec![
+        row(
+            ScenarioId::PinnedLocal,
+            &[home_cpu],
+            true,
+            format!("bind to node {home}, thread on CPU {home_cpu}"),
+            format!("numactl --cpunodebind={home} --membind={home} APP"),
+        ),
+        row(
+            ScenarioId::UnpinnedOneNode,
+            &[home_cpu],
+            false,
+            format!("bind to node {home}, thread placed by the scheduler"),
+            format!("numactl --membind={home} APP"),
+        ),
+        row(
+            ScenarioId::CopyPerNode,
+            &copy_cpus,
+            true,
+            format!("each copy bound to its own node ({copy_nodes_text})"),
+            format!("numactl --cpunodebind=N --membind=N APP, one copy per node N in {copy_nodes_text}"),
+        ),
+        row(
+            ScenarioId::AllOneNode,
+            &all,
+            true,
+            format!("bind to node {home}"),
+            format!("numactl --membind={home} APP"),
+        ),
+        row(
+            ScenarioId::AllLocal,
+            &all,
+            true,
+            "first touch: each thread's memory on its own node".into(),
+            "numactl --localalloc APP (threads pinned, each allocating and first touching its own data)".into(),
+        ),
+        row(
+            ScenarioId::AllInterleave,
+            &all,
+            true,
+            format!("interleave over nodes {}", format_list(&mem)),
+            format!("numactl --interleave={interleave_arg} APP"),
+        ),
+        row(
+            ScenarioId::AllWeightedInterleave,
+            &all,
+            true,
+            String::new(),
+            String::new(),
+        ),
+    ];
+    let team = |cpus: &[u32], policies: Vec<Policy>| Config {
+        bytes_per_thread: per_thread(cpus.len()),
+        job: Job::Team {
+            cpus: cpus.to_vec(),
+            policies,
+        },
+        weights: None,
+    };
+    let n = all.len();
+    let copy = if copy_cpus.is_empty() {
+        rows[2].unavailable = Some("no node has both usable CPUs and memory".into());
+        None
+    } else {
+        Some(team(
+            &copy_cpus,
+            copy_nodes.iter().map(|x| Policy::Bind(vec![x.0])).collect(),
+        ))
+    };
+    let configs = vec![
+        Some(team(&[home_cpu], vec![Policy::Bind(vec![home])])),
+        Some(Config {
+            job: Job::Unpinned {
+                policy: Policy::Bind(vec![home]),
+            },
+            bytes_per_thread: per_thread(1),
+            weights: None,
+        }),
+        copy,
+        Some(team(&all, vec![Policy::Bind(vec![home]); n])),
+        Some(team(&all, vec![Policy::FirstTouch; n])),
+        Some(team(&all, vec![Policy::Interleave(mem.clone()); n])),
+        None,
+    ];
+    Ok(Layout {
+        home,
+        all,
+        mem,
+        interleave_arg,
+        rows,
+        configs,
+    })
+}

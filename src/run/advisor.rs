@@ -125,10 +125,9 @@ pub fn run_advisor(
             unavailable: match (summary, why) {
                 (Some(_), _) => None,
                 (None, Some(w)) => Some(w),
-                (None, None) => Some(
-                    o.and_then(|o| o.error.clone())
-                        .unwrap_or_else(|| "interrupted (Ctrl-C)".into()),
-                ),
+                (None, None) => Some(o.and_then(|o| o.error.clone()).unwrap_or_else(|| {
+                    format!("interrupted ({})", crate::sys::signal::stop_reason())
+                })),
             },
             rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
             mb_per_s_summary: summary,
@@ -218,7 +217,10 @@ pub fn summarize(
         return format!(
             "proposed weights {} for node {init}'s threads (proportional to the measured bandwidth per node); not verified: {}",
             if weights.is_empty() { "(none)".to_string() } else { weights_text(weights) },
-            why_not.unwrap_or("interrupted (Ctrl-C)")
+            why_not.map_or_else(
+                || format!("interrupted ({})", crate::sys::signal::stop_reason()),
+                str::to_string
+            )
         );
     };
     let pct = |a: f64, b: f64| (a / b - 1.0) * 100.0;

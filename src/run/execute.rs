@@ -83,7 +83,8 @@ pub fn execute(
         if interrupted() {
             let rest: Vec<&str> = parts[k..].iter().map(|p| p.0.name()).collect();
             r.warnings.push(format!(
-                "the run was interrupted (Ctrl-C); parts not run: {}",
+                "the run was interrupted ({}); parts not run: {}",
+                crate::sys::signal::stop_reason(),
                 rest.join(", ")
             ));
             r.partial = true;
@@ -101,11 +102,12 @@ pub fn execute(
             Ok(()) if interrupted() => {
                 r.partial = true;
                 r.warnings.push(format!(
-                    "{part} was interrupted (Ctrl-C): its figures are incomplete"
+                    "{part} was interrupted ({}): its figures are incomplete",
+                    crate::sys::signal::stop_reason()
                 ));
                 r.failed.push(PartError {
                     part,
-                    error: "interrupted (Ctrl-C)".into(),
+                    error: format!("interrupted ({})", crate::sys::signal::stop_reason()),
                 });
             }
             Ok(()) => r.completed.push(part),

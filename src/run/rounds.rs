@@ -241,7 +241,8 @@ pub fn run_rounds(
                 }
                 Err(e) if interrupted() => {
                     out[i].error = Some(format!(
-                        "interrupted (Ctrl-C) during this row ({})",
+                        "interrupted ({}) during this row ({})",
+                        crate::sys::signal::stop_reason(),
                         crate::error::one_sentence(&e)
                     ))
                 }

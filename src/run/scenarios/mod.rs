@@ -236,10 +236,12 @@ pub fn run_scenarios(
         r.mb_per_s = Summary::of(&o.rounds);
         r.rounds_mb_per_s = o.rounds;
         if r.mb_per_s.is_none() {
-            r.unavailable = Some(
-                o.error
-                    .unwrap_or_else(|| "not measured: the run was interrupted (Ctrl-C)".into()),
-            );
+            r.unavailable = Some(o.error.unwrap_or_else(|| {
+                format!(
+                    "not measured: the run was interrupted ({})",
+                    crate::sys::signal::stop_reason()
+                )
+            }));
         }
     }
     // Single-thread latencies of (a) and (b), on a buffer of the same size as their

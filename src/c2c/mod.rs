@@ -144,6 +144,7 @@ pub fn run(
         traffic,
         environment: topo.environment.clone(),
         warnings,
+        quality: None,
     }))
 }
 

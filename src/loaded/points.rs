@@ -173,5 +173,6 @@ pub(super) fn result_of(topo: &Topology, cfg: &LoadedConfig, m: Measured) -> Loa
         traffic: m.traffic,
         environment: topo.environment.clone(),
         warnings,
+        quality: None,
     }
 }

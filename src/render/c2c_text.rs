@@ -162,6 +162,7 @@ mod tests {
             },
             environment: Default::default(),
             warnings: vec!["threads were descheduled".into()],
+            quality: None,
         };
         let mut out = Vec::new();
         render(&r, &mut out).unwrap();

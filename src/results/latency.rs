@@ -128,6 +128,10 @@ pub struct LatencyReport {
     pub matrix: Option<Matrix>,
     /// Things the reader must know (placement below 100 %, THP not obtained, ...).
     pub warnings: Vec<String>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// How the next element is chosen.

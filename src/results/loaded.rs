@@ -107,6 +107,10 @@ pub struct LoadedResult {
     pub environment: Environment,
     /// Conditions that make the figures doubtful, in words.
     pub warnings: Vec<String>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 impl LoadedResult {

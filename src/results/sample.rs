@@ -164,6 +164,7 @@ pub fn results() -> RunResults {
         advisor: None,
         findings: vec![],
         warnings: vec![],
+        quality: None,
     }
 }
 
@@ -219,6 +220,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
             cells: cells.iter().map(cell).collect(),
         }),
         warnings: vec![],
+        quality: None,
     }
 }
 
@@ -261,5 +263,7 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
         }],
         numa_balancing: None,
         environment: opteron_topology().environment,
+        warnings: vec![],
+        quality: None,
     }
 }

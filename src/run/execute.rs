@@ -88,6 +88,7 @@ pub fn execute(
         advisor: None,
         findings: vec![],
         warnings: vec![],
+        quality: None,
     };
     let s = &planned.settings;
     let parts: Vec<(Part, f64)> = planned

@@ -134,6 +134,12 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     advice_and_findings(out, r)?;
     notes_and_timings(out, r)?;
     writeln!(out)?;
+    super::verdict::write_text(
+        out,
+        r.quality.as_ref(),
+        &crate::results::findings::gathered_warnings(r),
+        "",
+    )?;
     writeln!(
         out,
         "{} in {:.1} s{}",
@@ -224,7 +230,6 @@ fn notes_and_timings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
                 .iter()
                 .map(|f| format!("{} failed: {}", f.part.name(), f.error)),
         )
-        .chain(r.warnings.iter().cloned())
         .collect();
     if !notes.is_empty() {
         writeln!(out)?;

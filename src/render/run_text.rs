@@ -172,7 +172,13 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         )?,
         None => writeln!(out, "Peak bandwidth: not measured in this run")?,
     }
-    Ok(())
+    writeln!(out)?;
+    super::verdict::write_text(
+        out,
+        r.quality.as_ref(),
+        &crate::results::findings::gathered_warnings(r),
+        "",
+    )
 }
 
 fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
@@ -186,9 +192,6 @@ fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             "*"
         };
         writeln!(out, "{mark} {}", f.text)?;
-    }
-    for w in &r.warnings {
-        writeln!(out, "! {w}")?;
     }
     Ok(())
 }

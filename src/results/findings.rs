@@ -4,6 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::bandwidth::BandwidthReport;
+use super::c2c::C2cResult;
+use super::latency::{LatencyReport, LatencyResult};
+use super::loaded::LoadedResult;
+use super::quality::RepetitionQuality;
+use super::RunResults;
+
 /// How much a finding matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -225,6 +232,221 @@ pub fn verdict_sentence(q: &RunQuality) -> String {
     }
 }
 
+/// One label for a latency figure: size, page size, walk mode, CPU and memory node.
+fn latency_label(res: &LatencyResult) -> String {
+    format!(
+        "latency {} {} {}, CPU {}{}",
+        size(res.working_set_bytes),
+        res.page_size,
+        res.mode.label(),
+        res.cpu,
+        res.memory_node
+            .map(|n| format!(" node {n}"))
+            .unwrap_or_default()
+    )
+}
+
+/// Every headline figure of the run as the verdict sees it: its interval, the CPU share its
+/// threads got and whether its engine marked it disturbed (a part whose quality record is
+/// disturbed marks each of its figures).
+pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
+    let mut v = Vec::new();
+    if let Some(l) = &r.latency {
+        v.extend(latency_checks(l));
+    }
+    for (what, b) in [("bandwidth", &r.bandwidth), ("scaling", &r.scaling)] {
+        if let Some(b) = b {
+            v.extend(bandwidth_checks(what, b));
+        }
+    }
+    if let Some(l) = &r.loaded_latency {
+        v.extend(loaded_checks(l));
+    }
+    if let Some(c) = &r.c2c {
+        v.extend(c2c_checks(c));
+    }
+    if let Some(t) = &r.scenarios {
+        for s in t.scenarios.iter().filter(|s| s.same_as.is_none()) {
+            if let Some(m) = &s.mb_per_s {
+                v.push(FigureCheck {
+                    name: format!("scenario ({})", s.letter),
+                    half_width: m.relative_half_width(),
+                    cpu_share: None,
+                    steal: None,
+                    disturbed: false,
+                });
+            }
+        }
+    }
+    if let Some(a) = &r.advisor {
+        for c in &a.checks {
+            if let Some(m) = &c.mb_per_s_summary {
+                v.push(FigureCheck {
+                    name: format!("advisor check {}", c.policy),
+                    half_width: m.relative_half_width(),
+                    cpu_share: None,
+                    steal: None,
+                    disturbed: false,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// (disturbed, lowest kept CPU share, highest kept steal) of a part's quality record.
+fn part_q(q: &Option<RepetitionQuality>) -> (bool, Option<f64>, Option<f64>) {
+    q.as_ref().map_or((false, None, None), |q| {
+        (
+            q.disturbed,
+            q.lowest_kept_cpu_share_fraction,
+            q.highest_kept_steal_fraction,
+        )
+    })
+}
+
+/// The figures of a latency report: every sweep point and matrix cell.
+pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
+    let mut v = Vec::new();
+    {
+        let (d, share, steal) = part_q(&l.quality);
+        let all = l
+            .results
+            .iter()
+            .chain(l.sweep.iter().flat_map(|c| c.points.iter()))
+            .chain(
+                l.matrix
+                    .iter()
+                    .flat_map(|m| m.cells.iter().map(|c| &c.result)),
+            );
+        for res in all {
+            v.push(FigureCheck {
+                name: latency_label(res),
+                half_width: res.ns_per_load.relative_half_width(),
+                cpu_share: share,
+                steal,
+                disturbed: d,
+            });
+        }
+    }
+    v
+}
+
+/// The figures of a bandwidth report (`what` names it: "bandwidth", "scaling").
+pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
+    let mut v = Vec::new();
+    {
+        let (d, share, steal) = part_q(&b.quality);
+        for res in &b.results {
+            let m = &res.mb_per_s;
+            let half = match (m.ci_low, m.ci_high) {
+                (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
+                _ => None,
+            };
+            v.push(FigureCheck {
+                name: format!("{what} {} {} threads", res.kernel, res.threads),
+                half_width: half,
+                cpu_share: share,
+                steal,
+                disturbed: d,
+            });
+        }
+    }
+    v
+}
+
+/// The figures of a loaded-latency curve: one per point, with the lowest thread CPU share.
+pub fn loaded_checks(l: &LoadedResult) -> Vec<FigureCheck> {
+    let mut v = Vec::new();
+    {
+        let (d, share, steal) = part_q(&l.quality);
+        for (i, p) in l.points.iter().enumerate() {
+            let own = p
+                .threads
+                .iter()
+                .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            v.push(FigureCheck {
+                name: match own {
+                    Some((_, cpu)) => format!("loaded latency point {i}, CPU {cpu}"),
+                    None => format!("loaded latency point {i}"),
+                },
+                half_width: p.ns_per_load.relative_half_width(),
+                cpu_share: own.map(|o| o.0).or(share),
+                steal,
+                disturbed: d,
+            });
+        }
+    }
+    v
+}
+
+/// The figures of a core-to-core run: one per pair, with its CPU share.
+pub fn c2c_checks(c: &C2cResult) -> Vec<FigureCheck> {
+    let mut v = Vec::new();
+    {
+        let (d, share, steal) = part_q(&c.quality);
+        for p in &c.pairs {
+            v.push(FigureCheck {
+                name: format!("core to core {}-{}", p.from, p.to),
+                half_width: p.ns_one_way.relative_half_width(),
+                cpu_share: p.cpu_share.or(share),
+                steal,
+                disturbed: d,
+            });
+        }
+    }
+    v
+}
+
+/// A byte count as the tables print it (64 KiB, 1 GiB).
+fn size(b: u64) -> String {
+    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (u, n) in units {
+        if b >= u {
+            let v = b as f64 / u as f64;
+            return if v.fract() == 0.0 {
+                format!("{v:.0} {n}")
+            } else {
+                format!("{v:.1} {n}")
+            };
+        }
+    }
+    format!("{b} B")
+}
+
+/// Every warning of the run in one list, each prefixed with the part that raised it: the
+/// topology's, each measured part's, then the run's own.
+pub fn gathered_warnings(r: &RunResults) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    let mut add = |what: &str, ws: &[String]| {
+        for w in ws {
+            let line = format!("{what}: {w}");
+            if !v.contains(&line) {
+                v.push(line);
+            }
+        }
+    };
+    add("topology", &r.topology.warnings);
+    if let Some(l) = &r.latency {
+        add("latency", &l.warnings);
+    }
+    if let Some(b) = &r.bandwidth {
+        add("bandwidth", &b.warnings);
+    }
+    if let Some(b) = &r.scaling {
+        add("scaling", &b.warnings);
+    }
+    if let Some(l) = &r.loaded_latency {
+        add("loaded latency", &l.warnings);
+    }
+    if let Some(c) = &r.c2c {
+        add("core to core", &c.warnings);
+    }
+    add("run", &r.warnings);
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,8 +471,14 @@ mod tests {
             0.9,
         );
         assert_eq!(quiet.verdict, Verdict::Quiet);
-        assert!(quiet.sentence.starts_with("quiet: every checked repetition"));
-        assert!(quiet.sentence.contains("lowest CPU share 98 % (b)"), "{}", quiet.sentence);
+        assert!(quiet
+            .sentence
+            .starts_with("quiet: every checked repetition"));
+        assert!(
+            quiet.sentence.contains("lowest CPU share 98 % (b)"),
+            "{}",
+            quiet.sentence
+        );
         let noisy = judge_figures(
             &[
                 fig("a", Some(0.02), Some(0.99), false),
@@ -261,7 +489,11 @@ mod tests {
         );
         assert_eq!(noisy.verdict, Verdict::Noisy);
         assert_eq!((noisy.figures_wide, noisy.figures_disturbed), (1, 0));
-        assert!(noisy.sentence.contains("widest interval \u{b1}25.0 % (b)"), "{}", noisy.sentence);
+        assert!(
+            noisy.sentence.contains("widest interval \u{b1}25.0 % (b)"),
+            "{}",
+            noisy.sentence
+        );
         let bad = judge_figures(
             &[
                 fig("a", None, Some(0.47), false),

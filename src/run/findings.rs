@@ -4,7 +4,9 @@
 //! care (THP, virtual machine, placement, NUMA balancing, governor). Nothing here measures;
 //! a finding is only made from figures present in the results.
 
-use crate::results::{Finding, RunResults};
+use crate::results::findings::{figure_checks, judge_figures};
+use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
+use crate::results::{Finding, RunQuality, RunResults};
 
 /// HMAT and measurement disagree when they differ by more than this fraction.
 pub const HMAT_TOLERANCE: f64 = 0.25;
@@ -426,4 +428,11 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert!(f[0].text.contains("scenario (d) 93.0%"), "{}", f[0].text);
     }
+}
+
+/// The run's verdict (quiet / noisy / unusable) with its evidence, from every headline figure
+/// (the figures are listed by `results::findings::figure_checks`, the rule is
+/// `results::findings::judge_figures`, so a standalone command judges its one report alike).
+pub fn quality(r: &RunResults) -> RunQuality {
+    judge_figures(&figure_checks(r), DEFAULT_MIN_CPU_SHARE)
 }

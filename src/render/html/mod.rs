@@ -213,7 +213,7 @@ fn verdict_banner(p: &mut Page, r: &RunResults) {
         Some(q) => (q.verdict.label(), q.sentence.clone()),
         None => (
             "unknown",
-            "verdict not recorded (results file written before verdicts existed)".to_string(),
+            "not recorded (results file written before verdicts existed)".to_string(),
         ),
     };
     let _ = write!(

@@ -163,15 +163,22 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
             "Policy scenarios (kernel {}, MB = 10^6 B, median of {} x {} ms):",
             t.kernel, t.repetitions, t.duration_ms
         )?;
+        let mut notes = Vec::new();
         let rows: Vec<Vec<String>> = t
             .scenarios
             .iter()
+            .filter(|s| s.same_as.is_none())
             .map(|s| {
+                let (letters, why) = super::run_view::merged_letters(t, s);
+                if let Some(why) = why {
+                    notes.push(format!("{letters}: {why}"));
+                }
                 vec![
-                    format!("({})", s.letter),
+                    letters,
                     s.label.clone(),
-                    s.bandwidth()
-                        .map_or_else(|| "-".into(), |b| format!("{b:.0}")),
+                    s.mb_per_s
+                        .as_ref()
+                        .map_or_else(|| "-".into(), super::run_view::fmt_interval),
                     s.latency_ns
                         .map_or_else(|| "-".into(), |l| format!("{l:.1}")),
                     match &s.unavailable {
@@ -186,8 +193,19 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
             "{}",
             columns(&["", "scenario", "MB/s", "ns", "how"], &rows)
         )?;
+        for n in notes {
+            writeln!(out, "  {n}")?;
+        }
         for rec in &t.recommendations {
-            writeln!(out, "  -> {}", rec.text)?;
+            writeln!(
+                out,
+                "  -> {} ({})",
+                rec.text,
+                super::run_view::comparison(rec)
+            )?;
+            if !rec.numactl.is_empty() && super::run_view::names_winner(rec) {
+                writeln!(out, "     {}", rec.numactl)?;
+            }
         }
     }
     Ok(())

@@ -326,19 +326,28 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
             let mut notes = Vec::new();
             for (row, res) in t.rows.iter().zip(&s.scenarios) {
-                let mb = match &res.unavailable {
-                    Some(u) => {
+                // A scenario placed exactly as another is shown once, on that one's row.
+                if res.same_as.is_some() {
+                    continue;
+                }
+                let (letters, why) = view::merged_letters(s, res);
+                if let Some(why) = why {
+                    notes.push(format!("{letters}: {why}"));
+                }
+                let mb = match (&res.unavailable, &res.mb_per_s) {
+                    (Some(u), _) => {
                         notes.push(format!("({}) not measured: {u}", res.letter));
                         "n/a".into()
                     }
-                    None => row[4].display(),
+                    (None, Some(m)) => view::fmt_interval(m),
+                    (None, None) => row[4].display(),
                 };
                 ct.add_row(vec![
-                    row[0].display(),
+                    letters,
                     row[1].display(),
                     mb,
-                    row[7].display(),
-                    row[9].display(),
+                    row[10].display(),
+                    row[12].display(),
                 ]);
             }
             writeln!(out, "{ct}")?;
@@ -348,6 +357,7 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out)?;
             for rec in &s.recommendations {
                 writeln!(out, "* {}", rec.text)?;
+                writeln!(out, "  ({})", view::comparison(rec))?;
             }
         }
     }

@@ -39,9 +39,21 @@ fn quick_run_writes_results_and_summary() {
     let t = r.scenarios.unwrap();
     assert_eq!(t.scenarios.len(), 7);
     assert!(t.scenarios[0].bandwidth().unwrap() > 0.0);
-    assert!(out.join("summary.txt").is_file());
+    // The run's verdict is stored and reaches summary.txt and the top of report.html.
+    let q = r.quality.as_ref().expect("a run records its verdict");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!("verdict: {}", q.sentence)),
+        "{summary}"
+    );
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
+    let banner = html.find("id=\"verdict\"").expect("a verdict banner");
+    assert!(
+        banner < html.find("<section").unwrap(),
+        "banner before the first section"
+    );
+    assert!(html.contains(&format!("<strong>Verdict:</strong> {}", q.verdict.label())));
     assert!(std::fs::read_dir(&out).unwrap().any(|e| e
         .unwrap()
         .file_name()

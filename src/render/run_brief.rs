@@ -197,12 +197,18 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
             writeln!(out, "  {n}")?;
         }
         for rec in &t.recommendations {
-            writeln!(
-                out,
-                "  -> {} ({})",
-                rec.text,
-                super::run_view::comparison(rec)
-            )?;
+            // The sentence already says "indistinguishable" or "same placement"; a winner
+            // gets its paired ratio and interval appended.
+            if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
+                writeln!(
+                    out,
+                    "  -> {} ({})",
+                    rec.text,
+                    super::run_view::comparison(rec)
+                )?;
+            } else {
+                writeln!(out, "  -> {}", rec.text)?;
+            }
             if !rec.numactl.is_empty() && super::run_view::names_winner(rec) {
                 writeln!(out, "     {}", rec.numactl)?;
             }
@@ -213,7 +219,13 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
 
 /// The weighted-interleave advice and the findings.
 fn advice_and_findings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
-    if let Some(a) = &r.advisor {
+    if r.advisor.is_some() && r.topology.memory_nodes().len() <= 1 {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Weighted interleave: one memory node, nothing to spread pages over here."
+        )?;
+    } else if let Some(a) = &r.advisor {
         writeln!(out)?;
         writeln!(out, "Weighted interleave: {}", a.summary)?;
         for l in &a.apply {

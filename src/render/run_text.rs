@@ -357,7 +357,9 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out)?;
             for rec in &s.recommendations {
                 writeln!(out, "* {}", rec.text)?;
-                writeln!(out, "  ({})", view::comparison(rec))?;
+                if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
+                    writeln!(out, "  ({})", view::comparison(rec))?;
+                }
             }
         }
     }
@@ -367,13 +369,18 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match &r.advisor {
         None => absent(out, r, Part::Advisor)?,
+        Some(_) if r.topology.memory_nodes().len() <= 1 => writeln!(
+            out,
+            "one memory node: weighted interleave has nothing to spread pages over on this machine"
+        )?,
         Some(a) => {
             writeln!(out, "{}", a.summary)?;
             for c in &a.checks {
-                let v = match (c.mb_per_s, &c.unavailable) {
-                    (Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
-                    (None, Some(u)) => format!("not measured: {u}"),
-                    (None, None) => "not measured".into(),
+                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
+                    (Some(m), Some(_), _) => format!("{} MB/s", view::fmt_interval(m)),
+                    (_, Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
+                    (_, None, Some(u)) => format!("not measured: {u}"),
+                    (_, None, None) => "not measured".into(),
                 };
                 writeln!(out, "  {:<22} {v}", c.policy)?;
             }

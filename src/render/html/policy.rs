@@ -102,14 +102,18 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
 pub(super) fn advisor(p: &mut Page, r: &RunResults) {
     match &r.advisor {
         None => p.absent(r, Part::Advisor),
+        Some(_) if r.topology.memory_nodes().len() <= 1 => p.push(
+            "<p>One memory node: weighted interleave has nothing to spread pages over on this machine.</p>",
+        ),
         Some(a) => {
             let _ = write!(p.html, "<p>{}</p>", esc(&a.summary));
-            p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B)</th><th>numactl</th></tr></thead><tbody>");
+            p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
             for c in &a.checks {
-                let v = match (c.mb_per_s, &c.unavailable) {
-                    (Some(v), _) => view::fmt_num(v),
-                    (None, Some(u)) => format!("not measured: {u}"),
-                    (None, None) => "not measured".into(),
+                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
+                    (Some(m), Some(_), _) => view::fmt_interval(m),
+                    (_, Some(v), _) => view::fmt_num(v),
+                    (_, None, Some(u)) => format!("not measured: {u}"),
+                    (_, None, None) => "not measured".into(),
                 };
                 let class = if c.mb_per_s.is_some() {
                     " class=\"n\""

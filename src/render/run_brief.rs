@@ -7,6 +7,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::render::run_view as view;
 use crate::render::topo_text::columns;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
@@ -77,24 +78,45 @@ fn headline(r: &RunResults) -> Vec<String> {
         for c in &l.sweep {
             if let Some(p) = c.points.last() {
                 v.push(format!(
-                    "latency ({} walk, {} pages) at {}: {:.1} ns per load",
+                    "latency ({} walk, {} pages, CPU {}) at {}: {} ns per load",
                     c.mode.label(),
                     c.page_size.label(),
+                    p.cpu,
                     format_bytes(p.working_set_bytes),
-                    p.ns_per_load.median
+                    view::fmt_interval(&p.ns_per_load)
                 ));
             }
         }
     }
-    for (i, m, ns) in r.latency_cells() {
-        v.push(format!("latency node {i} -> memory node {m}: {ns:.1} ns"));
+    if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
+        for c in &m.cells {
+            v.push(format!(
+                "latency node {} -> memory node {} ({} walk, {} pages, {}, CPU {}): {} ns",
+                c.initiator_node,
+                c.memory_node,
+                m.mode.label(),
+                m.page_size.label(),
+                format_bytes(m.working_set_bytes),
+                c.result.cpu,
+                view::fmt_interval(&c.result.ns_per_load)
+            ));
+        }
     }
     if let Some(b) = &r.bandwidth {
         for x in &b.results {
             if x.placement == "local" {
+                let m = &x.mb_per_s;
                 v.push(format!(
-                    "bandwidth {} on {} thread(s), local memory: {:.0} MB/s",
-                    x.kernel, x.threads, x.mb_per_s.median
+                    "bandwidth {} on {} thread(s), {} per thread, {}: {} MB/s",
+                    x.kernel,
+                    x.threads,
+                    format_bytes(x.array_bytes_per_thread),
+                    if view::cache_note(r, x.working_set_bytes).is_empty() {
+                        "local memory"
+                    } else {
+                        "fits the last-level cache (a cache figure, not DRAM)"
+                    },
+                    view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples)
                 ));
             }
         }
@@ -109,8 +131,13 @@ fn headline(r: &RunResults) -> Vec<String> {
     if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
-                "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",
-                first.ns_per_load.median, last.ns_per_load.median, last.total_mb_per_s
+                "loaded latency ({} pages, {} chased, CPU {}): {} ns idle, {} ns at {:.0} MB/s of load",
+                l.page_size.label(),
+                format_bytes(l.chaser_size_bytes),
+                l.chaser_cpu,
+                view::fmt_interval(&first.ns_per_load),
+                view::fmt_interval(&last.ns_per_load),
+                last.total_mb_per_s
             ));
         }
     }

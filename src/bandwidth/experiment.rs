@@ -65,7 +65,6 @@ pub fn empty_report(topo: &Topology) -> BandwidthReport {
         numa_balancing: topo.environment.numa_balancing,
         environment: topo.environment.clone(),
         warnings: vec![],
-        quality: None,
     }
 }
 

@@ -231,6 +231,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
     cpu_nodes.sort_unstable();
     cpu_nodes.dedup();
     Ok(BandwidthResult {
+        quality: None,
         kernel: desc.name.to_string(),
         isa: spec.kernel.isa(),
         non_temporal: desc.non_temporal,

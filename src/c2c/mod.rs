@@ -96,6 +96,7 @@ pub fn run(
             )
         })?;
         results.push(PairResult {
+            quality: None,
             from: a,
             to: b,
             relation: summary::relation(topo, a, b),
@@ -144,7 +145,6 @@ pub fn run(
         traffic,
         environment: topo.environment.clone(),
         warnings,
-        quality: None,
     }))
 }
 

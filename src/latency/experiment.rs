@@ -120,7 +120,6 @@ pub fn run(
         knees: Vec::new(),
         matrix: None,
         warnings: Vec::new(),
-        quality: None,
     };
     let failed = match &cfg.variant {
         Variant::Sizes { at, sizes } => run_curves(

@@ -98,6 +98,7 @@ mod tests {
         let pairs: Vec<PairResult> = [(0, 1, 40.0), (1, 0, 42.0)]
             .iter()
             .map(|&(from, to, ns)| PairResult {
+                quality: None,
                 from,
                 to,
                 relation: Relation::SharedCache { level: 3 },
@@ -160,7 +161,6 @@ mod tests {
             },
             environment: Default::default(),
             warnings: vec!["threads were descheduled".into()],
-            quality: None,
         };
         let mut out = Vec::new();
         render(&r, &mut out).unwrap();

@@ -31,10 +31,6 @@ pub struct BandwidthReport {
     /// Things the reader must know (disturbed figures, ...); absent in older files.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// Bytes per element as the descriptor counts them.
@@ -134,6 +130,10 @@ pub struct BandwidthResult {
     /// every thread stops on the shared flag, so these stay close to `duration_ms`.
     pub elapsed_ns: Vec<Vec<u64>>,
     pub placements: Vec<StreamPlacement>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// A kernel's bandwidth for each initiator node (its CPUs) and memory node.

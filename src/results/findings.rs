@@ -247,8 +247,8 @@ fn latency_label(res: &LatencyResult) -> String {
 }
 
 /// Every headline figure of the run as the verdict sees it: its interval, the CPU share its
-/// threads got and whether its engine marked it disturbed (a part whose quality record is
-/// disturbed marks each of its figures).
+/// threads got and whether its engine marked it disturbed (each figure's own quality record,
+/// or the CPU share its engine recorded).
 pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     let mut v = Vec::new();
     if let Some(l) = &r.latency {
@@ -268,12 +268,13 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(t) = &r.scenarios {
         for s in t.scenarios.iter().filter(|s| s.same_as.is_none()) {
             if let Some(m) = &s.mb_per_s {
+                let (d, share, steal) = part_q(&s.quality);
                 v.push(FigureCheck {
                     name: format!("scenario ({})", s.letter),
                     half_width: m.relative_half_width(),
-                    cpu_share: None,
-                    steal: None,
-                    disturbed: false,
+                    cpu_share: share,
+                    steal,
+                    disturbed: d,
                 });
             }
         }
@@ -281,12 +282,13 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(a) = &r.advisor {
         for c in &a.checks {
             if let Some(m) = &c.mb_per_s_summary {
+                let (d, share, steal) = part_q(&c.quality);
                 v.push(FigureCheck {
                     name: format!("advisor check {}", c.policy),
                     half_width: m.relative_half_width(),
-                    cpu_share: None,
-                    steal: None,
-                    disturbed: false,
+                    cpu_share: share,
+                    steal,
+                    disturbed: d,
                 });
             }
         }
@@ -294,7 +296,7 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     v
 }
 
-/// (disturbed, lowest kept CPU share, highest kept steal) of a part's quality record.
+/// (disturbed, lowest kept CPU share, highest kept steal) of a figure's quality record.
 fn part_q(q: &Option<RepetitionQuality>) -> (bool, Option<f64>, Option<f64>) {
     q.as_ref().map_or((false, None, None), |q| {
         (
@@ -309,7 +311,6 @@ fn part_q(q: &Option<RepetitionQuality>) -> (bool, Option<f64>, Option<f64>) {
 pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
     let mut v = Vec::new();
     {
-        let (d, share, steal) = part_q(&l.quality);
         let all = l
             .results
             .iter()
@@ -320,6 +321,7 @@ pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
                     .flat_map(|m| m.cells.iter().map(|c| &c.result)),
             );
         for res in all {
+            let (d, share, steal) = part_q(&res.quality);
             v.push(FigureCheck {
                 name: latency_label(res),
                 half_width: res.ns_per_load.relative_half_width(),
@@ -336,8 +338,8 @@ pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
 pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
     let mut v = Vec::new();
     {
-        let (d, share, steal) = part_q(&b.quality);
         for res in &b.results {
+            let (d, share, steal) = part_q(&res.quality);
             let m = &res.mb_per_s;
             let half = match (m.ci_low, m.ci_high) {
                 (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
@@ -359,8 +361,8 @@ pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
 pub fn loaded_checks(l: &LoadedResult) -> Vec<FigureCheck> {
     let mut v = Vec::new();
     {
-        let (d, share, steal) = part_q(&l.quality);
         for (i, p) in l.points.iter().enumerate() {
+            let (d, share, steal) = part_q(&p.quality);
             let own = p
                 .threads
                 .iter()
@@ -385,8 +387,8 @@ pub fn loaded_checks(l: &LoadedResult) -> Vec<FigureCheck> {
 pub fn c2c_checks(c: &C2cResult) -> Vec<FigureCheck> {
     let mut v = Vec::new();
     {
-        let (d, share, steal) = part_q(&c.quality);
         for p in &c.pairs {
+            let (d, share, steal) = part_q(&p.quality);
             v.push(FigureCheck {
                 name: format!("core to core {}-{}", p.from, p.to),
                 half_width: p.ns_one_way.relative_half_width(),

@@ -34,6 +34,7 @@ fn row(
     numactl: &str,
 ) -> ScenarioResult {
     ScenarioResult {
+        quality: None,
         id,
         letter: id.letter().to_string(),
         label: id.label().into(),
@@ -177,6 +178,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         initiator_node: i,
         memory_node: m,
         result: LatencyResult {
+            quality: None,
             mode: Mode::Page,
             working_set_bytes: 16 << 20,
             element_bytes: 64,
@@ -220,7 +222,6 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
             cells: cells.iter().map(cell).collect(),
         }),
         warnings: vec![],
-        quality: None,
     }
 }
 
@@ -264,6 +265,5 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
         numa_balancing: None,
         environment: opteron_topology().environment,
         warnings: vec![],
-        quality: None,
     }
 }

@@ -461,8 +461,14 @@ mod tests {
             disturbed: true,
             ..RepetitionQuality::default()
         };
-        r.latency.as_mut().unwrap().quality = Some(lq.clone());
-        r.bandwidth.as_mut().unwrap().quality = Some(lq);
+        for c in &mut r.latency.as_mut().unwrap().sweep {
+            for p in &mut c.points {
+                p.quality = Some(lq.clone());
+            }
+        }
+        for b in &mut r.bandwidth.as_mut().unwrap().results {
+            b.quality = Some(lq.clone());
+        }
         let q = quality(&r);
         assert_eq!(q.verdict, Verdict::Unusable, "{}", q.sentence);
         assert!(q.sentence.contains("rerun on an idle machine"));

@@ -308,3 +308,44 @@ fn real_run_of_this_machine_renders() {
         .assert()
         .success();
 }
+
+/// Issue 19: every part's warnings and the run's verdict reach the text report and the top of
+/// the HTML page (a results file whose latency and c2c parts carry warnings).
+#[test]
+fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
+    use numascope::results::RunResults;
+    let mut r = numascope::results_file::load(&fixture()).unwrap();
+    r.latency
+        .as_mut()
+        .unwrap()
+        .warnings
+        .push("latency figure disturbed: CPU 1 ran only 47% of its time".into());
+    r.c2c
+        .as_mut()
+        .unwrap()
+        .warnings
+        .push("pair CPU 0 -> CPU 1 ran only 49% of its time".into());
+    r.quality = Some(numascope::run::findings::quality(&r));
+    let sentence = r.quality.as_ref().unwrap().sentence.clone();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("results.json");
+    std::fs::write(&file, r.to_json()).unwrap();
+    let f = file.display().to_string();
+    let text = stdout(&["report", &f]);
+    assert!(text.contains(&format!("verdict: {sentence}")), "{text}");
+    assert!(text.contains("warning: latency: latency figure disturbed: CPU 1 ran only 47%"));
+    assert!(text.contains("warning: core to core: pair CPU 0 -> CPU 1 ran only 49%"));
+    let html = dir.path().join("report.html");
+    numascope()
+        .args(["report", &f, "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let banner = page.find("id=\"verdict\"").unwrap();
+    let first_section = page.find("<section").unwrap();
+    assert!(banner < first_section);
+    let top = &page[banner..first_section];
+    assert!(top.contains("latency: latency figure disturbed: CPU 1 ran only 47% of its time"));
+    assert!(top.contains("core to core: pair CPU 0 -&gt; CPU 1 ran only 49% of its time"));
+}

@@ -39,9 +39,21 @@ fn quick_run_writes_results_and_summary() {
     let t = r.scenarios.unwrap();
     assert_eq!(t.scenarios.len(), 7);
     assert!(t.scenarios[0].bandwidth().unwrap() > 0.0);
-    assert!(out.join("summary.txt").is_file());
+    // The run's verdict is stored and reaches summary.txt and the top of report.html.
+    let q = r.quality.as_ref().expect("a run records its verdict");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!("verdict: {}", q.sentence)),
+        "{summary}"
+    );
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
+    let banner = html.find("id=\"verdict\"").expect("a verdict banner");
+    assert!(
+        banner < html.find("<section").unwrap(),
+        "banner before the first section"
+    );
+    assert!(html.contains(&format!("<strong>Verdict:</strong> {}", q.verdict.label())));
     assert!(std::fs::read_dir(&out).unwrap().any(|e| e
         .unwrap()
         .file_name()
@@ -75,41 +87,50 @@ fn unknown_parts_and_dry_run() {
         .stdout(predicate::str::contains("scenarios"));
 }
 
-/// Ctrl-C stops the run; what was measured is in results.json, marked partial.
+/// Ctrl-C (SIGINT) or SIGTERM stops the run; what was measured is in results.json, marked
+/// partial, the summary and report are written, and the exit status is 128 + the signal.
 #[test]
-fn ctrl_c_writes_a_partial_run() {
-    let tmp = tempfile::tempdir().unwrap();
-    let out = tmp.path().join("int");
-    let mut child = bin()
-        .args(["run", "--quick", "--only", "c2c,scenarios", "--output"])
-        .arg(&out)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    // Wait until the first checkpoint is written (topology done), then interrupt.
-    let json = out.join("results.json");
-    for _ in 0..600 {
-        if json.exists() {
-            break;
+fn a_stop_signal_writes_a_partial_run_and_exits_128_plus_the_signal() {
+    for (sig, name, status_code) in [
+        (libc::SIGINT, "Ctrl-C", 130),
+        (libc::SIGTERM, "SIGTERM", 143),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("int");
+        let mut child = bin()
+            .args(["run", "--quick", "--only", "c2c,scenarios", "--output"])
+            .arg(&out)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // Wait until the first checkpoint is written (topology done), then interrupt.
+        let json = out.join("results.json");
+        for _ in 0..600 {
+            if json.exists() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(50));
         }
-        std::thread::sleep(Duration::from_millis(50));
+        assert!(json.exists(), "no checkpoint was written");
+        // SAFETY: kill with a valid pid of our own child and a valid signal number.
+        unsafe {
+            libc::kill(child.id() as i32, sig);
+        }
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(status_code), "{name}: {status:?}");
+        let r = numascope::results_file::load(&json).unwrap();
+        assert!(r.partial, "{name}");
+        assert!(r.completed.contains(&Part::Topology));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("interrupted") && w.contains(name)),
+            "{name}: {:?}",
+            r.warnings
+        );
+        assert!(out.join("summary.txt").exists() && out.join("report.html").exists());
     }
-    assert!(json.exists(), "no checkpoint was written");
-    // SAFETY: kill with a valid pid of our own child and a valid signal number.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
-    }
-    let status = child.wait().unwrap();
-    assert!(status.success(), "{status:?}");
-    let r = numascope::results_file::load(&json).unwrap();
-    assert!(r.partial);
-    assert!(r.completed.contains(&Part::Topology));
-    assert!(
-        r.warnings.iter().any(|w| w.contains("interrupted")),
-        "{:?}",
-        r.warnings
-    );
 }
 
 /// Bare `numascope` takes the run flags; before a subcommand they are refused in one sentence,

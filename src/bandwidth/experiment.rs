@@ -64,6 +64,7 @@ pub fn empty_report(topo: &Topology) -> BandwidthReport {
         scaling: vec![],
         numa_balancing: topo.environment.numa_balancing,
         environment: topo.environment.clone(),
+        warnings: vec![],
     }
 }
 

@@ -194,6 +194,9 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
             min: t.min,
             max: t.max,
             samples: t.samples,
+            ci_low: t.ci_low,
+            ci_high: t.ci_high,
+            ci_level: t.ci_level,
             per_thread,
         }
     };
@@ -228,6 +231,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
     cpu_nodes.sort_unstable();
     cpu_nodes.dedup();
     Ok(BandwidthResult {
+        quality: None,
         kernel: desc.name.to_string(),
         isa: spec.kernel.isa(),
         non_temporal: desc.non_temporal,

@@ -96,6 +96,7 @@ pub fn run(
             )
         })?;
         results.push(PairResult {
+            quality: None,
             from: a,
             to: b,
             relation: summary::relation(topo, a, b),

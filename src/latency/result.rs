@@ -31,6 +31,7 @@ impl LatencyResult {
             }
         });
         LatencyResult {
+            quality: None,
             mode: spec.mode,
             working_set_bytes,
             element_bytes: spec.element_bytes,

@@ -402,6 +402,7 @@ mod tests {
             lines_written: 0,
         };
         let point = |threads| LoadedPoint {
+            quality: None,
             delay_ns: None,
             delay_iterations: 0,
             target_fraction: None,

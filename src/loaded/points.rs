@@ -106,6 +106,7 @@ pub(super) fn point_from(
     })?;
     let mean_spins = spins as f64 / lines.max(1) as f64;
     Ok(LoadedPoint {
+        quality: None,
         delay_ns: loaded.then_some(mean_spins * calibration.ns_per_iteration),
         delay_iterations: if loaded { mean_spins.round() as u64 } else { 0 },
         target_fraction,

@@ -87,10 +87,11 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
     for s in &report.scaling {
         render_scaling(w, s)?;
     }
-    for warning in warnings(report) {
-        writeln!(w, "warning: {warning}")?;
-    }
-    Ok(())
+    let q = super::verdict::of_checks(&crate::results::findings::bandwidth_checks(
+        "bandwidth",
+        report,
+    ));
+    super::verdict::write_text(w, Some(&q), &warnings(report), "")
 }
 
 fn mb(v: f64) -> String {
@@ -252,7 +253,7 @@ pub fn render_scaling(w: &mut dyn Write, s: &Scaling) -> io::Result<()> {
 
 /// What the reader must know before trusting the numbers.
 pub fn warnings(report: &BandwidthReport) -> Vec<String> {
-    let mut v = Vec::new();
+    let mut v = report.warnings.clone();
     for r in &report.results {
         if r.placement_fraction < 0.9995 {
             v.push(format!(

@@ -80,10 +80,8 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     traffic_text::render(&r.traffic, out)?;
-    for w in &r.warnings {
-        writeln!(out, "warning: {w}")?;
-    }
-    Ok(())
+    let q = super::verdict::of_checks(&crate::results::findings::c2c_checks(r));
+    super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 
 #[cfg(test)]
@@ -100,6 +98,7 @@ mod tests {
         let pairs: Vec<PairResult> = [(0, 1, 40.0), (1, 0, 42.0)]
             .iter()
             .map(|&(from, to, ns)| PairResult {
+                quality: None,
                 from,
                 to,
                 relation: Relation::SharedCache { level: 3 },

@@ -223,13 +223,9 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// What the reader must know.
 fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
-    if !r.warnings.is_empty() {
-        writeln!(out, "\nWarnings")?;
-        for w in &r.warnings {
-            writeln!(out, "  - {w}")?;
-        }
-    }
-    Ok(())
+    writeln!(out)?;
+    let q = super::verdict::of_checks(&crate::results::findings::latency_checks(r));
+    super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 
 fn indent(s: &str) -> String {

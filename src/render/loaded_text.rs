@@ -98,10 +98,8 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     sketch(&r.curve_points(), out)?;
     traffic_text::render(&r.traffic, out)?;
-    for w in &r.warnings {
-        writeln!(out, "warning: {w}")?;
-    }
-    Ok(())
+    let q = super::verdict::of_checks(&crate::results::findings::loaded_checks(r));
+    super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 
 /// One row per point of the curve: load asked, delay, bandwidths, latency, per-thread rates.

@@ -22,3 +22,4 @@ pub mod svg;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;
+pub mod verdict;

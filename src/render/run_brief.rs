@@ -7,6 +7,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+use crate::render::run_view as view;
 use crate::render::topo_text::columns;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
@@ -77,24 +78,45 @@ fn headline(r: &RunResults) -> Vec<String> {
         for c in &l.sweep {
             if let Some(p) = c.points.last() {
                 v.push(format!(
-                    "latency ({} walk, {} pages) at {}: {:.1} ns per load",
+                    "latency ({} walk, {} pages, CPU {}) at {}: {} ns per load",
                     c.mode.label(),
                     c.page_size.label(),
+                    p.cpu,
                     format_bytes(p.working_set_bytes),
-                    p.ns_per_load.median
+                    view::fmt_interval(&p.ns_per_load)
                 ));
             }
         }
     }
-    for (i, m, ns) in r.latency_cells() {
-        v.push(format!("latency node {i} -> memory node {m}: {ns:.1} ns"));
+    if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
+        for c in &m.cells {
+            v.push(format!(
+                "latency node {} -> memory node {} ({} walk, {} pages, {}, CPU {}): {} ns",
+                c.initiator_node,
+                c.memory_node,
+                m.mode.label(),
+                m.page_size.label(),
+                format_bytes(m.working_set_bytes),
+                c.result.cpu,
+                view::fmt_interval(&c.result.ns_per_load)
+            ));
+        }
     }
     if let Some(b) = &r.bandwidth {
         for x in &b.results {
             if x.placement == "local" {
+                let m = &x.mb_per_s;
                 v.push(format!(
-                    "bandwidth {} on {} thread(s), local memory: {:.0} MB/s",
-                    x.kernel, x.threads, x.mb_per_s.median
+                    "bandwidth {} on {} thread(s), {} per thread, {}: {} MB/s",
+                    x.kernel,
+                    x.threads,
+                    format_bytes(x.array_bytes_per_thread),
+                    if view::cache_note(r, x.working_set_bytes).is_empty() {
+                        "local memory"
+                    } else {
+                        "fits the last-level cache (a cache figure, not DRAM)"
+                    },
+                    view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples)
                 ));
             }
         }
@@ -109,8 +131,13 @@ fn headline(r: &RunResults) -> Vec<String> {
     if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
-                "loaded latency: {:.0} ns idle, {:.0} ns at {:.0} MB/s of load",
-                first.ns_per_load.median, last.ns_per_load.median, last.total_mb_per_s
+                "loaded latency ({} pages, {} chased, CPU {}): {} ns idle, {} ns at {:.0} MB/s of load",
+                l.page_size.label(),
+                format_bytes(l.chaser_size_bytes),
+                l.chaser_cpu,
+                view::fmt_interval(&first.ns_per_load),
+                view::fmt_interval(&last.ns_per_load),
+                last.total_mb_per_s
             ));
         }
     }
@@ -134,6 +161,12 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     advice_and_findings(out, r)?;
     notes_and_timings(out, r)?;
     writeln!(out)?;
+    super::verdict::write_text(
+        out,
+        r.quality.as_ref(),
+        &crate::results::findings::gathered_warnings(r),
+        "",
+    )?;
     writeln!(
         out,
         "{} in {:.1} s{}",
@@ -157,15 +190,22 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
             "Policy scenarios (kernel {}, MB = 10^6 B, median of {} x {} ms):",
             t.kernel, t.repetitions, t.duration_ms
         )?;
+        let mut notes = Vec::new();
         let rows: Vec<Vec<String>> = t
             .scenarios
             .iter()
+            .filter(|s| s.same_as.is_none())
             .map(|s| {
+                let (letters, why) = super::run_view::merged_letters(t, s);
+                if let Some(why) = why {
+                    notes.push(format!("{letters}: {why}"));
+                }
                 vec![
-                    format!("({})", s.letter),
+                    letters,
                     s.label.clone(),
-                    s.bandwidth()
-                        .map_or_else(|| "-".into(), |b| format!("{b:.0}")),
+                    s.mb_per_s
+                        .as_ref()
+                        .map_or_else(|| "-".into(), super::run_view::fmt_interval),
                     s.latency_ns
                         .map_or_else(|| "-".into(), |l| format!("{l:.1}")),
                     match &s.unavailable {
@@ -180,8 +220,25 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
             "{}",
             columns(&["", "scenario", "MB/s", "ns", "how"], &rows)
         )?;
+        for n in notes {
+            writeln!(out, "  {n}")?;
+        }
         for rec in &t.recommendations {
-            writeln!(out, "  -> {}", rec.text)?;
+            // The sentence already says "indistinguishable" or "same placement"; a winner
+            // gets its paired ratio and interval appended.
+            if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
+                writeln!(
+                    out,
+                    "  -> {} ({})",
+                    rec.text,
+                    super::run_view::comparison(rec)
+                )?;
+            } else {
+                writeln!(out, "  -> {}", rec.text)?;
+            }
+            if !rec.numactl.is_empty() && super::run_view::names_winner(rec) {
+                writeln!(out, "     {}", rec.numactl)?;
+            }
         }
     }
     Ok(())
@@ -189,7 +246,13 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
 
 /// The weighted-interleave advice and the findings.
 fn advice_and_findings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
-    if let Some(a) = &r.advisor {
+    if r.advisor.is_some() && r.topology.memory_nodes().len() <= 1 {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Weighted interleave: one memory node, nothing to spread pages over here."
+        )?;
+    } else if let Some(a) = &r.advisor {
         writeln!(out)?;
         writeln!(out, "Weighted interleave: {}", a.summary)?;
         for l in &a.apply {
@@ -224,7 +287,6 @@ fn notes_and_timings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
                 .iter()
                 .map(|f| format!("{} failed: {}", f.part.name(), f.error)),
         )
-        .chain(r.warnings.iter().cloned())
         .collect();
     if !notes.is_empty() {
         writeln!(out)?;

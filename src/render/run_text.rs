@@ -172,7 +172,13 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         )?,
         None => writeln!(out, "Peak bandwidth: not measured in this run")?,
     }
-    Ok(())
+    writeln!(out)?;
+    super::verdict::write_text(
+        out,
+        r.quality.as_ref(),
+        &crate::results::findings::gathered_warnings(r),
+        "",
+    )
 }
 
 fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
@@ -186,9 +192,6 @@ fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             "*"
         };
         writeln!(out, "{mark} {}", f.text)?;
-    }
-    for w in &r.warnings {
-        writeln!(out, "! {w}")?;
     }
     Ok(())
 }
@@ -323,19 +326,28 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
             let mut notes = Vec::new();
             for (row, res) in t.rows.iter().zip(&s.scenarios) {
-                let mb = match &res.unavailable {
-                    Some(u) => {
+                // A scenario placed exactly as another is shown once, on that one's row.
+                if res.same_as.is_some() {
+                    continue;
+                }
+                let (letters, why) = view::merged_letters(s, res);
+                if let Some(why) = why {
+                    notes.push(format!("{letters}: {why}"));
+                }
+                let mb = match (&res.unavailable, &res.mb_per_s) {
+                    (Some(u), _) => {
                         notes.push(format!("({}) not measured: {u}", res.letter));
                         "n/a".into()
                     }
-                    None => row[4].display(),
+                    (None, Some(m)) => view::fmt_interval(m),
+                    (None, None) => row[4].display(),
                 };
                 ct.add_row(vec![
-                    row[0].display(),
+                    letters,
                     row[1].display(),
                     mb,
-                    row[7].display(),
-                    row[9].display(),
+                    row[10].display(),
+                    row[12].display(),
                 ]);
             }
             writeln!(out, "{ct}")?;
@@ -345,6 +357,9 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out)?;
             for rec in &s.recommendations {
                 writeln!(out, "* {}", rec.text)?;
+                if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
+                    writeln!(out, "  ({})", view::comparison(rec))?;
+                }
             }
         }
     }
@@ -354,13 +369,18 @@ fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match &r.advisor {
         None => absent(out, r, Part::Advisor)?,
+        Some(_) if r.topology.memory_nodes().len() <= 1 => writeln!(
+            out,
+            "one memory node: weighted interleave has nothing to spread pages over on this machine"
+        )?,
         Some(a) => {
             writeln!(out, "{}", a.summary)?;
             for c in &a.checks {
-                let v = match (c.mb_per_s, &c.unavailable) {
-                    (Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
-                    (None, Some(u)) => format!("not measured: {u}"),
-                    (None, None) => "not measured".into(),
+                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
+                    (Some(m), Some(_), _) => format!("{} MB/s", view::fmt_interval(m)),
+                    (_, Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
+                    (_, None, Some(u)) => format!("not measured: {u}"),
+                    (_, None, None) => "not measured".into(),
                 };
                 writeln!(out, "  {:<22} {v}", c.policy)?;
             }

@@ -22,6 +22,10 @@ pub struct PolicyCheck {
     /// Summary of the rounds, with the interval for the median (`mb_per_s` is its median).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mb_per_s_summary: Option<crate::stats::Summary>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// The advice of a run.

@@ -28,6 +28,9 @@ pub struct BandwidthReport {
     /// The machine's environment (kernel, CPU, THP mode, governor, hypervisor...), recorded
     /// with the figures (METHODOLOGY point 20).
     pub environment: Environment,
+    /// Things the reader must know (disturbed figures, ...); absent in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Bytes per element as the descriptor counts them.
@@ -52,6 +55,14 @@ pub struct Rates {
     pub max: f64,
     /// Repetitions summarized.
     pub samples: usize,
+    /// Distribution-free 95 % interval for the median (as `stats::Summary`); absent below
+    /// 6 samples and in older files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_level: Option<f64>,
     /// Per thread, in the order of `cpus`.
     pub per_thread: Vec<ThreadRate>,
 }
@@ -119,6 +130,10 @@ pub struct BandwidthResult {
     /// every thread stops on the shared flag, so these stay close to `duration_ms`.
     pub elapsed_ns: Vec<Vec<u64>>,
     pub placements: Vec<StreamPlacement>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// A kernel's bandwidth for each initiator node (its CPUs) and memory node.

@@ -37,6 +37,10 @@ pub struct PairResult {
     pub ns_one_way: Summary,
     /// Lowest CPU time / wall time of either thread in a kept repetition (1 = ran all along).
     pub cpu_share: Option<f64>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// The whole c2c result.

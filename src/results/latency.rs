@@ -61,6 +61,10 @@ pub struct LatencyResult {
     pub cycles_per_load: Option<CyclesPerLoad>,
     pub loads_per_sample: u64,
     pub warmup_samples: usize,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// One working-set curve (one mode, page size and chain count).

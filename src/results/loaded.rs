@@ -55,6 +55,10 @@ pub struct LoadedPoint {
     /// offers no such events (see `traffic.perf`).
     pub chaser_node_events: Option<NodeEventCounts>,
     pub threads: Vec<ThreadRate>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 impl LoadedPoint {

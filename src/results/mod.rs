@@ -28,7 +28,7 @@ pub mod traffic;
 use serde::{Deserialize, Serialize};
 
 pub use advice::{Advice, PolicyCheck};
-pub use findings::{Finding, Severity};
+pub use findings::{Finding, RunQuality, Severity, Verdict};
 pub use plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 pub use scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, ScenarioTable};
 
@@ -93,6 +93,10 @@ pub struct RunResults {
     pub findings: Vec<Finding>,
     /// Things the reader must know about this run (placement below 100 %, parts cut short).
     pub warnings: Vec<String>,
+    /// The run's verdict (quiet / noisy / unusable) with its evidence. Absent in files
+    /// written before verdicts existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<RunQuality>,
 }
 
 /// How long one part took.
@@ -163,6 +167,7 @@ impl RunResults {
             advisor: None,
             findings: vec![],
             warnings: vec![],
+            quality: None,
         }
     }
 

@@ -99,6 +99,10 @@ pub struct ScenarioResult {
     /// Why the placement is the same (`same placement here: one memory node (node 0)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_reason: Option<String>,
+    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
+    /// written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 impl ScenarioResult {

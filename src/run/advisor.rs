@@ -119,6 +119,7 @@ pub fn run_advisor(
     let check = |policy: String, numactl: String, o: Option<&Outcome>, why: Option<String>| {
         let summary = o.and_then(|o| Summary::of(&o.rounds));
         PolicyCheck {
+            quality: None,
             policy,
             numactl,
             mb_per_s: summary.map(|s| s.median),
@@ -279,6 +280,7 @@ mod tests {
             .collect();
         let s = Summary::of(&rounds).unwrap();
         PolicyCheck {
+            quality: None,
             policy: String::new(),
             numactl: String::new(),
             mb_per_s: Some(s.median),

@@ -121,6 +121,7 @@ pub fn execute(
         }
         r.duration_s = t0.elapsed().as_secs_f64();
         r.findings = findings::derive(&r);
+        r.quality = Some(findings::quality(&r));
         checkpoint(&r)?;
     }
     if interrupted() && !r.partial {
@@ -128,5 +129,6 @@ pub fn execute(
     }
     r.duration_s = t0.elapsed().as_secs_f64();
     r.findings = findings::derive(&r);
+    r.quality = Some(findings::quality(&r));
     Ok(r)
 }

@@ -4,7 +4,9 @@
 //! care (THP, virtual machine, placement, NUMA balancing, governor). Nothing here measures;
 //! a finding is only made from figures present in the results.
 
-use crate::results::{Finding, RunResults};
+use crate::results::findings::{figure_checks, judge_figures};
+use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
+use crate::results::{Finding, RunQuality, RunResults};
 
 /// HMAT and measurement disagree when they differ by more than this fraction.
 pub const HMAT_TOLERANCE: f64 = 0.25;
@@ -310,6 +312,13 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
     out
 }
 
+/// The run's verdict (quiet / noisy / unusable) with its evidence, from every headline figure
+/// (the figures are listed by `results::findings::figure_checks`, the rule is
+/// `results::findings::judge_figures`, so a standalone command judges its one report alike).
+pub fn quality(r: &RunResults) -> RunQuality {
+    judge_figures(&figure_checks(r), DEFAULT_MIN_CPU_SHARE)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,5 +434,43 @@ mod tests {
         let f = placement_below_full(&r);
         assert_eq!(f.len(), 1);
         assert!(f[0].text.contains("scenario (d) 93.0%"), "{}", f[0].text);
+    }
+
+    /// Issue 19: a quiet fixture stays quiet; c2c pairs short of CPU and a latency part marked
+    /// disturbed make the run noisy, then unusable when they are most figures, with the lowest
+    /// share named.
+    #[test]
+    fn verdict_from_the_figures() {
+        use crate::results::quality::RepetitionQuality;
+        use crate::results::Verdict;
+        let mut r = crate::render::fixture::opteron_example();
+        let q = quality(&r);
+        assert!(q.figures > 10, "{}", q.figures);
+        assert_eq!(q.figures_disturbed, 0);
+        let c2c = r.c2c.as_mut().unwrap();
+        c2c.pairs[0].cpu_share = Some(0.47);
+        let q = quality(&r);
+        assert_eq!(q.verdict, Verdict::Noisy);
+        assert_eq!(q.figures_disturbed, 1);
+        assert!(
+            q.sentence.contains("lowest CPU share 47 % (core to core"),
+            "{}",
+            q.sentence
+        );
+        let lq = RepetitionQuality {
+            disturbed: true,
+            ..RepetitionQuality::default()
+        };
+        for c in &mut r.latency.as_mut().unwrap().sweep {
+            for p in &mut c.points {
+                p.quality = Some(lq.clone());
+            }
+        }
+        for b in &mut r.bandwidth.as_mut().unwrap().results {
+            b.quality = Some(lq.clone());
+        }
+        let q = quality(&r);
+        assert_eq!(q.verdict, Verdict::Unusable, "{}", q.sentence);
+        assert!(q.sentence.contains("rerun on an idle machine"));
     }
 }

@@ -39,6 +39,7 @@ fn row(
     numactl: &str,
 ) -> ScenarioResult {
     ScenarioResult {
+        quality: None,
         id,
         letter: id.letter().to_string(),
         label: id.label().into(),
@@ -170,6 +171,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         initiator_node: i,
         memory_node: m,
         result: LatencyResult {
+            quality: None,
             mode: Mode::Page,
             working_set_bytes: 16 << 20,
             element_bytes: 64,
@@ -255,5 +257,6 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
         }],
         numa_balancing: None,
         environment: opteron_topology().environment,
+        warnings: vec![],
     }
 }

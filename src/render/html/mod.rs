@@ -188,6 +188,7 @@ pub fn render(r: &RunResults) -> String {
         p.push("<div class=\"banner partial\">Partial run: the run was interrupted or a part failed. Sections without data say why.</div>\n");
     }
 
+    verdict_banner(&mut p, r);
     cards::write(&mut p, r);
     for s in SECTIONS {
         p.section_open(s.id, s.title, s.lead);
@@ -203,6 +204,31 @@ pub fn render(r: &RunResults) -> String {
         RESULTS_SCHEMA_VERSION
     );
     p.html
+}
+
+/// The verdict and every part's warnings, before the first section.
+fn verdict_banner(p: &mut Page, r: &RunResults) {
+    let warnings = crate::results::findings::gathered_warnings(r);
+    let (class, line) = match &r.quality {
+        Some(q) => (q.verdict.label(), q.sentence.clone()),
+        None => (
+            "unknown",
+            "not recorded (results file written before verdicts existed)".to_string(),
+        ),
+    };
+    let _ = write!(
+        p.html,
+        "<div class=\"banner verdict {class}\" id=\"verdict\"><strong>Verdict:</strong> {}",
+        esc(&line)
+    );
+    if !warnings.is_empty() {
+        p.push("<ul class=\"warnings\">");
+        for w in &warnings {
+            let _ = write!(p.html, "<li>{}</li>", esc(w));
+        }
+        p.push("</ul>");
+    }
+    p.push("</div>\n");
 }
 
 #[cfg(test)]

@@ -23,6 +23,12 @@ nav.toc a{color:var(--accent);text-decoration:none}
 nav.toc a:hover{text-decoration:underline}
 .banner{border-radius:8px;padding:12px 16px;margin:0 0 18px;font-weight:600}
 .banner.partial{background:var(--warnbg);border:1px solid #f0c890;color:var(--warn)}
+.banner.verdict{font-weight:400;background:var(--soft);border:1px solid #cfd8e3}
+.banner.verdict.quiet{border-left:4px solid #2e8b57}
+.banner.verdict.noisy{background:var(--warnbg);border:1px solid #f0c890;border-left:4px solid #d98a1c}
+.banner.verdict.unusable{background:#fde8e8;border:1px solid #e6a0a0;border-left:4px solid #c0392b}
+.muted{color:var(--muted)}
+.banner ul.warnings{margin:8px 0 0;padding-left:20px;font-size:.92em}
 .cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:14px;margin-bottom:18px}
 .card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:16px 18px}
 .card .k{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}

@@ -37,12 +37,41 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                     "",
                 );
             }
-            let winners: Vec<crate::results::ScenarioId> =
-                s.recommendations.iter().map(|r| r.best).collect();
-            let t = view::scenarios_table(r);
-            p.table(&t, &[0, 1, 2, 4, 5, 6, 7, 9, 10], &|i| {
-                winners.contains(&s.scenarios[i].id)
+            // Only a named winner (or the only candidate measured) is highlighted.
+            let winners: Vec<crate::results::ScenarioId> = s
+                .recommendations
+                .iter()
+                .filter(|r| view::names_winner(r))
+                .map(|r| r.best)
+                .collect();
+            // A scenario placed exactly as another is shown once, on that one's row, with
+            // its letters merged and the reason below the table.
+            let mut t = view::scenarios_table(r);
+            let mut keep = Vec::new();
+            let mut notes = Vec::new();
+            for (i, res) in s.scenarios.iter().enumerate() {
+                if res.same_as.is_some() {
+                    continue;
+                }
+                let (letters, why) = view::merged_letters(s, res);
+                if let Some(why) = why {
+                    notes.push(format!("{letters}: {why}"));
+                }
+                let mut row = t.rows[i].clone();
+                row[0] = view::Cell::Text(letters);
+                if let Some(m) = &res.mb_per_s {
+                    row[4] = view::Cell::Text(view::fmt_interval(m));
+                }
+                keep.push((res.id, row));
+            }
+            t.columns[4] = "MB/s median [95 % interval] n".into();
+            t.rows = keep.iter().map(|k| k.1.clone()).collect();
+            p.table(&t, &[0, 1, 2, 4, 8, 9, 10, 12, 13], &|i| {
+                winners.contains(&keep[i].0)
             });
+            for n in &notes {
+                let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
+            }
             let _ = write!(
                 p.html,
                 "<p class=\"lead\">{} per thread, {} repetitions of {} ms, kernel {}; highlighted rows win for at least one kind of application.</p>",
@@ -57,7 +86,12 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 p.table(&rt, &[0, 1, 2, 3, 4], &|_| false);
                 p.push("<ul class=\"recs\">");
                 for rec in &s.recommendations {
-                    let _ = write!(p.html, "<li>{}</li>", esc(&rec.text));
+                    let _ = write!(
+                        p.html,
+                        "<li>{} <span class=\"muted\">({})</span></li>",
+                        esc(&rec.text),
+                        esc(&view::comparison(rec))
+                    );
                 }
                 p.push("</ul>");
             }
@@ -68,14 +102,18 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
 pub(super) fn advisor(p: &mut Page, r: &RunResults) {
     match &r.advisor {
         None => p.absent(r, Part::Advisor),
+        Some(_) if r.topology.memory_nodes().len() <= 1 => p.push(
+            "<p>One memory node: weighted interleave has nothing to spread pages over on this machine.</p>",
+        ),
         Some(a) => {
             let _ = write!(p.html, "<p>{}</p>", esc(&a.summary));
-            p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B)</th><th>numactl</th></tr></thead><tbody>");
+            p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
             for c in &a.checks {
-                let v = match (c.mb_per_s, &c.unavailable) {
-                    (Some(v), _) => view::fmt_num(v),
-                    (None, Some(u)) => format!("not measured: {u}"),
-                    (None, None) => "not measured".into(),
+                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
+                    (Some(m), Some(_), _) => view::fmt_interval(m),
+                    (_, Some(v), _) => view::fmt_num(v),
+                    (_, None, Some(u)) => format!("not measured: {u}"),
+                    (_, None, None) => "not measured".into(),
                 };
                 let class = if c.mb_per_s.is_some() {
                     " class=\"n\""

@@ -23,6 +23,9 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             "MB/s max",
             "DRAM MB/s (estimate)",
             "on intended node (fraction)",
+            "MB/s median 95 % interval low",
+            "MB/s median 95 % interval high",
+            "repetitions (n)",
         ],
     );
     for b in r.bandwidth.iter().flat_map(|b| &b.results) {
@@ -38,6 +41,9 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             Cell::Num(b.mb_per_s.max),
             Cell::Num(b.dram_mb_per_s_estimate.median),
             Cell::Num(b.placement_fraction),
+            Cell::opt(b.mb_per_s.ci_low),
+            Cell::opt(b.mb_per_s.ci_high),
+            Cell::Int(b.mb_per_s.samples as u64),
         ]);
     }
     t

@@ -23,9 +23,13 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
             return Some((
                 c.result.ns_per_load.median,
                 format!(
-                    "node {} local, {} working set",
+                    "node {} local, {} working set, {} pages, {} walk, CPU {}; {}",
                     c.memory_node,
-                    crate::render::svg::bytes_short(m.working_set_bytes as f64)
+                    crate::render::svg::bytes_short(m.working_set_bytes as f64),
+                    m.page_size.label(),
+                    m.mode.label(),
+                    c.result.cpu,
+                    interval_clause(&c.result.ns_per_load)
                 ),
             ));
         }
@@ -39,11 +43,38 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
     Some((
         p.ns_per_load.median,
         format!(
-            "{} walk, {} working set",
+            "{} walk, {} working set, {} pages, CPU {}; {}",
             c.mode.label(),
-            crate::render::svg::bytes_short(p.working_set_bytes as f64)
+            crate::render::svg::bytes_short(p.working_set_bytes as f64),
+            c.page_size.label(),
+            p.cpu,
+            interval_clause(&p.ns_per_load)
         ),
     ))
+}
+
+/// "95 % interval [226, 240], n=9" or "no interval (n=2)", for a headline's label.
+pub fn interval_clause(s: &crate::stats::Summary) -> String {
+    match (s.ci_low, s.ci_high) {
+        (Some(l), Some(h)) => format!(
+            "95 % interval [{}, {}], n={}",
+            super::fmt_num(l),
+            super::fmt_num(h),
+            s.samples
+        ),
+        _ => format!("no interval (n={})", s.samples),
+    }
+}
+
+/// " (a cache figure: its working set fits the last-level cache)" when `bytes` fits the
+/// machine's last-level cache, else "".
+pub fn cache_note(r: &RunResults, bytes: u64) -> &'static str {
+    let llc = r.topology.llc_total_bytes();
+    if llc > 0 && bytes <= llc {
+        "; a cache figure, not DRAM: the working set fits the last-level cache"
+    } else {
+        ""
+    }
 }
 
 /// Peak bandwidth measured in any part: (MB/s, where).
@@ -60,21 +91,41 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
         .chain(r.scaling.iter())
         .flat_map(|b| &b.results)
     {
+        let ci = match (b.mb_per_s.ci_low, b.mb_per_s.ci_high) {
+            (Some(l), Some(h)) => format!(
+                "95 % interval [{}, {}], n={}",
+                super::fmt_num(l),
+                super::fmt_num(h),
+                b.mb_per_s.samples
+            ),
+            _ => format!("no interval (n={})", b.mb_per_s.samples),
+        };
         consider(
             b.mb_per_s.median,
             format!(
-                "{} kernel, {} thread{}, memory on node {}",
+                "{} kernel, {} thread{}, memory on node {}, {} working set, {} pages; {ci}{}",
                 b.kernel,
                 b.threads,
                 if b.threads == 1 { "" } else { "s" },
-                nodes_text(&b.memory_nodes)
+                nodes_text(&b.memory_nodes),
+                crate::render::svg::bytes_short(b.working_set_bytes as f64),
+                b.page_size.label(),
+                cache_note(r, b.working_set_bytes)
             ),
         );
     }
     if let Some(s) = &r.scenarios {
         for row in &s.scenarios {
-            if let Some(v) = row.bandwidth() {
-                consider(v, format!("scenario ({}) {}", row.letter, row.label));
+            if let Some(m) = &row.mb_per_s {
+                consider(
+                    m.median,
+                    format!(
+                        "scenario ({}) {}; {}",
+                        row.letter,
+                        row.label,
+                        interval_clause(m)
+                    ),
+                );
             }
         }
     }

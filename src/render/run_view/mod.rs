@@ -56,6 +56,20 @@ impl Cell {
     }
 }
 
+/// A median with its 95 % interval and count, the one style every text and HTML output uses:
+/// `231 [226, 240] n=9`, or `231, no interval (n=2)` below six samples.
+pub fn fmt_interval(s: &crate::stats::Summary) -> String {
+    fmt_median_interval(s.median, s.ci_low.zip(s.ci_high), s.samples)
+}
+
+/// The same from loose parts (a bandwidth `Rates`).
+pub fn fmt_median_interval(median: f64, ci: Option<(f64, f64)>, n: usize) -> String {
+    match ci {
+        Some((l, h)) => format!("{} [{}, {}] n={n}", fmt_num(median), fmt_num(l), fmt_num(h)),
+        None => format!("{}, no interval (n={n})", fmt_num(median)),
+    }
+}
+
 /// A measured number for people: 3 significant figures below 100, integers above.
 pub fn fmt_num(v: f64) -> String {
     crate::render::svg::value_label(v)

@@ -1,7 +1,8 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
 use super::{Cell, Table};
-use crate::results::RunResults;
+use crate::results::scenarios::Verdict;
+use crate::results::{Recommendation, RunResults};
 
 /// The Opteron closing table for this machine.
 pub fn scenarios_table(r: &RunResults) -> Table {
@@ -14,12 +15,17 @@ pub fn scenarios_table(r: &RunResults) -> Table {
             "threads",
             "memory policy",
             "MB/s (median, MB = 10^6 B)",
+            "MB/s median 95 % interval low",
+            "MB/s median 95 % interval high",
+            "MB/s repetitions (n)",
             "MB/s min",
             "MB/s max",
             "ns per load",
             "on intended nodes (fraction)",
             "numactl",
             "not measured because",
+            "same placement as",
+            "why the same",
         ],
     );
     if let Some(s) = &r.scenarios {
@@ -30,12 +36,20 @@ pub fn scenarios_table(r: &RunResults) -> Table {
                 Cell::Int(row.threads as u64),
                 Cell::Text(row.policy.clone()),
                 Cell::opt(row.mb_per_s.map(|s| s.median)),
+                Cell::opt(row.mb_per_s.and_then(|s| s.ci_low)),
+                Cell::opt(row.mb_per_s.and_then(|s| s.ci_high)),
+                row.mb_per_s
+                    .map_or(Cell::Missing, |s| Cell::Int(s.samples as u64)),
                 Cell::opt(row.mb_per_s.map(|s| s.min)),
                 Cell::opt(row.mb_per_s.map(|s| s.max)),
                 Cell::opt(row.latency_ns),
                 Cell::opt(row.placement_fraction),
                 Cell::Text(row.numactl.clone()),
                 row.unavailable.clone().map_or(Cell::Missing, Cell::Text),
+                row.same_as
+                    .and_then(|id| s.get(id))
+                    .map_or(Cell::Missing, |o| Cell::Text(format!("({})", o.letter))),
+                row.same_reason.clone().map_or(Cell::Missing, Cell::Text),
             ]);
         }
     }
@@ -53,26 +67,107 @@ pub fn recommendations_table(r: &RunResults) -> Table {
             "MB/s (MB = 10^6 B)",
             "gain over runner-up",
             "numactl",
+            "verdict",
+            "paired ratio (winner / runner-up)",
+            "paired ratio 95 % interval low",
+            "paired ratio 95 % interval high",
         ],
     );
     if let Some(s) = &r.scenarios {
         for rec in &s.recommendations {
             let best = s.get(rec.best);
+            let named = names_winner(rec);
             t.rows.push(vec![
                 Cell::Text(rec.app_kind.label().into()),
-                Cell::Text(best.map_or_else(
-                    || rec.best.label().to_string(),
-                    |b| format!("({}) {}", b.letter, b.label),
-                )),
+                Cell::Text(if named {
+                    best.map_or_else(
+                        || rec.best.label().to_string(),
+                        |b| format!("({}) {}", b.letter, b.label),
+                    )
+                } else {
+                    "none named".into()
+                }),
                 Cell::Num(rec.mb_per_s),
-                match (rec.gain_over_runner_up, rec.tie) {
-                    (_, true) => Cell::Text("tie (< 5 %)".into()),
-                    (Some(g), _) => Cell::Text(format!("{:+.0} %", (g - 1.0) * 100.0)),
-                    (None, _) => Cell::Missing,
-                },
+                Cell::Text(comparison(rec)),
                 Cell::Text(rec.numactl.clone()),
+                rec.verdict
+                    .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
+                Cell::opt(rec.ratio),
+                Cell::opt(rec.ratio_ci_low),
+                Cell::opt(rec.ratio_ci_high),
             ]);
         }
     }
     t
+}
+
+/// The verdict's name as results.json spells it.
+pub fn verdict_id(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Winner => "winner",
+        Verdict::Indistinguishable => "indistinguishable",
+        Verdict::SamePlacement => "same-placement",
+        Verdict::OnlyOne => "only-one",
+        Verdict::NoInterval => "no-interval",
+    }
+}
+
+/// True when the recommendation names a winner to act on (a winner, or the only candidate
+/// measured); old files without a verdict name one unless they called a tie.
+pub fn names_winner(rec: &Recommendation) -> bool {
+    match rec.verdict {
+        Some(v) => matches!(v, Verdict::Winner | Verdict::OnlyOne),
+        None => !rec.tie,
+    }
+}
+
+/// How the winner compares with the runner-up, in words with the paired interval:
+/// "+12 % [+8, +16 %] paired", "indistinguishable here (within +-4 %)", "same placement".
+pub fn comparison(rec: &Recommendation) -> String {
+    let pct = |r: f64| (r - 1.0) * 100.0;
+    let reach = match (rec.ratio_ci_low, rec.ratio_ci_high) {
+        (Some(l), Some(h)) => Some(pct(l).abs().max(pct(h).abs())),
+        _ => None,
+    };
+    match rec.verdict {
+        Some(Verdict::Winner) => match (rec.ratio, rec.ratio_ci_low, rec.ratio_ci_high) {
+            (Some(r), Some(l), Some(h)) => {
+                format!("{:+.0} % [{:+.0}, {:+.0} %] paired", pct(r), pct(l), pct(h))
+            }
+            _ => rec
+                .gain_over_runner_up
+                .map_or_else(|| "winner".into(), |g| format!("{:+.0} %", pct(g))),
+        },
+        Some(Verdict::Indistinguishable) => match reach {
+            Some(x) => format!("indistinguishable here (within \u{b1}{x:.0} %)"),
+            None => "indistinguishable here".into(),
+        },
+        Some(Verdict::SamePlacement) => "same placement: nothing to choose".into(),
+        Some(Verdict::OnlyOne) => "only one candidate measured".into(),
+        Some(Verdict::NoInterval) => "no interval (too few rounds): no winner named".into(),
+        None => match (rec.gain_over_runner_up, rec.tie) {
+            (_, true) => "tie (< 5 %)".into(),
+            (Some(g), _) => format!("{:+.0} %", pct(g)),
+            (None, _) => "-".into(),
+        },
+    }
+}
+
+/// The letters of a scenario and of every scenario measured as the same placement,
+/// "(d) = (e) = (f)", and the reason they are one configuration here.
+pub fn merged_letters(
+    t: &crate::results::ScenarioTable,
+    row: &crate::results::ScenarioResult,
+) -> (String, Option<String>) {
+    let same: Vec<&crate::results::ScenarioResult> = t
+        .scenarios
+        .iter()
+        .filter(|o| o.same_as == Some(row.id))
+        .collect();
+    let mut letters = format!("({})", row.letter);
+    for o in &same {
+        letters.push_str(&format!(" = ({})", o.letter));
+    }
+    let reason = same.iter().find_map(|o| o.same_reason.clone());
+    (letters, reason)
 }

@@ -81,6 +81,7 @@ fn row(
     numactl: String,
 ) -> ScenarioResult {
     ScenarioResult {
+        quality: None,
         id,
         letter: id.letter().to_string(),
         label: id.label().into(),

@@ -1,0 +1,34 @@
+//! The verdict line and the gathered warnings, in one wording for every text output (the run
+//! summary, the end-of-run brief, the standalone commands) and the HTML banner, so a
+//! disturbance reaches the user wherever they look (issue 19 point 6). The verdict itself is
+//! computed by `results::findings` (the rule) from the figures; this file only words it.
+
+use std::io::{self, Write};
+
+use crate::results::findings::{judge_figures, FigureCheck, RunQuality};
+use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
+
+/// The verdict of one standalone report's figures.
+pub fn of_checks(checks: &[FigureCheck]) -> RunQuality {
+    judge_figures(checks, DEFAULT_MIN_CPU_SHARE)
+}
+
+/// "verdict: <sentence>" then one "warning: ..." line per warning.
+pub fn write_text(
+    out: &mut dyn Write,
+    q: Option<&RunQuality>,
+    warnings: &[String],
+    indent: &str,
+) -> io::Result<()> {
+    match q {
+        Some(q) => writeln!(out, "{indent}verdict: {}", q.sentence)?,
+        None => writeln!(
+            out,
+            "{indent}verdict: not recorded (results file written before verdicts existed)"
+        )?,
+    }
+    for w in warnings {
+        writeln!(out, "{indent}warning: {w}")?;
+    }
+    Ok(())
+}

@@ -148,6 +148,7 @@ mod tests {
             samples_ns: vec![ns],
             ns_per_load: Summary::of(&[ns]).unwrap(),
             loads_per_sample: 16,
+            quality: None,
         };
         let spec = ChainSpec {
             mode: Mode::Random,

@@ -45,6 +45,7 @@ impl LatencyResult {
             cycles_per_load,
             loads_per_sample: m.loads_per_sample,
             warmup_samples: plan.warmup,
+            quality: m.quality.clone(),
         }
     }
 }

@@ -190,6 +190,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
             cycles_per_load: None,
             loads_per_sample: 1_000_000,
             warmup_samples: 2,
+            quality: None,
         },
         slit_distance: None,
         hmat_read_latency_ns: h,
@@ -261,5 +262,6 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
         }],
         numa_balancing: None,
         environment: opteron_topology().environment,
+        warnings: vec![],
     }
 }

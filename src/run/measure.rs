@@ -13,7 +13,7 @@ use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::latency::chase::{ChainSpec, Mode};
-use crate::latency::measure::{measure, SamplePlan};
+use crate::latency::measure::{measure, Judge, SamplePlan};
 use crate::latency::walk::Chain;
 use crate::placement::{PageSize, PlacedBuffer, Policy};
 use crate::stats::Summary;
@@ -251,7 +251,8 @@ pub fn chase_latency(
             seed: 0x5eed,
         };
         let mut chain = Chain::build(buf.as_u64_mut(), &spec)?;
-        let m = measure(&mut chain, plan, timer_resolution_ns);
+        let judge = cpu.map(|cpu| Judge { root, cpu });
+        let m = measure(&mut chain, plan, timer_resolution_ns, judge);
         Ok((m.ns_per_load.median, frac))
     };
     match cpu {

@@ -6,8 +6,9 @@
 //! the load threads run at full speed and time a line; in each loaded point they then pace
 //! themselves to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over
 //! the bandwidth axis instead of crowding at low load. Every thread finds its point from the
-//! count of its own calls, so one team, with its buffers set up once, serves the whole sweep.
-//! Nothing here prints.
+//! team's repetition number ([`Stop::repetition`]), so one team, with its buffers set up once,
+//! serves the whole sweep, and a point whose chaser was disturbed (less than 90 % of its CPU,
+//! or steal) is taken again at the same load while the allowance lasts. Nothing here prints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -24,7 +25,6 @@ use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
-use crate::sys::cputime::thread_cpu_ns;
 use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::topology::Topology;
@@ -76,20 +76,18 @@ enum Role<'a> {
     Chaser {
         chain: Chain<'a>,
         iterations: u64,
-        calls: usize,
         /// Hardware node events of the chaser thread, where the machine offers them.
         events: Option<NodeEvents>,
     },
     Load {
         buf: PlacedBuffer,
         pos: usize,
-        calls: usize,
     },
 }
 
-/// Point index of a thread's `call`-th repetition (call 0 is the warm-up).
-fn point_of_call(call: usize) -> usize {
-    call.saturating_sub(1)
+/// Point index of the team's repetition `repetition` (0 is the warm-up).
+fn point_of_repetition(repetition: usize) -> usize {
+    repetition.saturating_sub(1)
 }
 
 /// The slowest load thread's full-speed time per line in the warm-up, in picoseconds
@@ -158,10 +156,9 @@ pub fn run_curve(
 
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
-    // No retakes: the work picks each load point by counting its calls, so a retake would
-    // shift the points; only the chaser is judged (load threads sleep at the idle point).
+    // Retakes as planned: the work picks each point from the repetition number, which a
+    // retake keeps; only the chaser is judged (load threads sleep at the idle point).
     let plan = TeamPlan {
-        max_retakes: 0,
         judged_threads: Some(vec![0]),
         ..TeamPlan::new(cfg.duration, fractions.len() + 1, 1)
     };
@@ -184,7 +181,6 @@ pub fn run_curve(
                 Ok(Role::Chaser {
                     chain,
                     iterations,
-                    calls: 0,
                     // Opened on the chaser's own thread; absent counters are not an error.
                     events: NodeEvents::open().ok(),
                 })
@@ -196,19 +192,10 @@ pub fn run_curve(
                     &Policy::Bind(vec![cfg.load_mem_node]),
                     cfg.page,
                 )?;
-                Ok(Role::Load {
-                    buf,
-                    pos: 0,
-                    calls: 0,
-                })
+                Ok(Role::Load { buf, pos: 0 })
             }
         },
-        |_, role, stop| {
-            let cpu0 = thread_cpu_ns().ok();
-            let out = work(role, stop);
-            let cpu_ns = cpu0.and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
-            (out, cpu_ns)
-        },
+        |_, role, stop| work(role, stop),
     )?;
     let traffic = traffic.finish();
 
@@ -221,7 +208,12 @@ pub fn run_curve(
     }
     drop(outcome.states);
 
-    let points = points_of(&outcome.reps, &fractions, &calibration)?;
+    let points = points_of(
+        &outcome.reps,
+        &outcome.rep_quality,
+        &fractions,
+        &calibration,
+    )?;
     Ok(result_of(
         topo,
         cfg,
@@ -265,10 +257,8 @@ fn step_role(
         Role::Chaser {
             chain,
             iterations,
-            calls,
             events,
         } => {
-            *calls += 1;
             let counting = events.as_ref().filter(|e| e.start().is_ok());
             let (samples_ns, loads) = chase_until(chain, *iterations, stop);
             Out::Chaser {
@@ -277,17 +267,16 @@ fn step_role(
                 events: counting.and_then(|e| e.stop().ok()),
             }
         }
-        Role::Load { buf, pos, calls } => {
-            let call = *calls;
-            *calls += 1;
-            if call == 0 {
+        Role::Load { buf, pos } => {
+            let repetition = stop.repetition();
+            if repetition == 0 {
                 // Warm-up at full speed: faults in and warms the buffer, and times a line.
                 let t = Instant::now();
                 let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
                 line_time.record(t.elapsed(), &c);
                 return Out::Load(c);
             }
-            match pace_of_point(point_of_call(call)) {
+            match pace_of_point(point_of_repetition(repetition)) {
                 None => {
                     while !stop.stopped() {
                         std::thread::sleep(Duration::from_micros(200));
@@ -357,9 +346,9 @@ mod tests {
         assert_eq!(load_fractions(1), vec![1.0]);
         assert_eq!(load_fractions(4), vec![0.25, 0.5, 0.75, 1.0]);
         assert_eq!(load_fractions(0), vec![1.0]);
-        assert_eq!(point_of_call(0), 0);
-        assert_eq!(point_of_call(1), 0);
-        assert_eq!(point_of_call(5), 4);
+        assert_eq!(point_of_repetition(0), 0);
+        assert_eq!(point_of_repetition(1), 0);
+        assert_eq!(point_of_repetition(5), 4);
     }
 
     #[test]
@@ -412,6 +401,7 @@ mod tests {
             ns_per_load: Summary::of(&[100.0]).unwrap(),
             chaser_node_events: None,
             threads,
+            quality: None,
         };
         let fine = vec![point(vec![thread(0, Some(0.99)), thread(1, None)])];
         assert_eq!(descheduling_warning(&fine), None);
@@ -421,5 +411,46 @@ mod tests {
         ];
         let w = descheduling_warning(&busy).unwrap();
         assert!(w.contains("CPU 1 ran only 40%"), "{w}");
+    }
+
+    /// A point whose chaser stayed disturbed after the retakes is named in one warning; a
+    /// point whose disturbed take was re-taken is not.
+    #[test]
+    fn a_disturbed_point_is_named_once() {
+        use crate::loaded::points::disturbed_warning;
+        use crate::results::quality::{RepSample, RepetitionQuality};
+        let short = RepSample {
+            cpu_share_fraction: Some(0.45),
+            cpu: Some(0),
+            ..RepSample::default()
+        };
+        let point = |fraction, quality| LoadedPoint {
+            delay_ns: None,
+            delay_iterations: 0,
+            target_fraction: fraction,
+            total_mb_per_s: 1.0,
+            load_mb_per_s: 0.0,
+            chaser_mb_per_s: 1.0,
+            dram_mb_per_s_estimate: 1.0,
+            ns_per_load: Summary::of(&[100.0]).unwrap(),
+            chaser_node_events: None,
+            threads: vec![],
+            quality: Some(quality),
+        };
+        let mut retaken = RepetitionQuality::new(0.9, 1);
+        retaken.record(&short);
+        let mut kept = RepetitionQuality::new(0.9, 0);
+        kept.record(&short);
+        let fine = vec![point(None, retaken.clone()), point(Some(0.5), retaken)];
+        assert_eq!(disturbed_warning(&fine), None);
+        let busy = vec![
+            point(None, RepetitionQuality::new(0.9, 0)),
+            point(Some(0.5), kept),
+        ];
+        let w = disturbed_warning(&busy).unwrap();
+        assert!(
+            w.starts_with("loaded latency at the point at 50 % load: CPU 0 ran 45 %"),
+            "{w}"
+        );
     }
 }

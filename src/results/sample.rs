@@ -54,6 +54,7 @@ fn row(
         rounds_mb_per_s: mb.map(rounds).unwrap_or_default(),
         same_as: None,
         same_reason: None,
+        quality: None,
     }
 }
 

@@ -132,6 +132,7 @@ pub fn run_advisor(
             },
             rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
             mb_per_s_summary: summary,
+            quality: o.and_then(|o| o.quality.clone()),
         }
     };
     let checks = vec![
@@ -283,6 +284,7 @@ mod tests {
             unavailable: None,
             rounds_mb_per_s: rounds,
             mb_per_s_summary: Some(s),
+            quality: None,
         }
     }
 

@@ -16,6 +16,7 @@ use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::measure::{measure, Judge, SamplePlan};
 use crate::latency::walk::Chain;
 use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::results::quality::RepetitionQuality;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
@@ -40,6 +41,8 @@ pub struct TeamBandwidth {
     pub per_thread_mb_per_s: Vec<f64>,
     /// Smallest fraction of a buffer's pages on the policy's intended nodes.
     pub placement_fraction: f64,
+    /// The team's repetition quality; `None` for the unpinned thread (no CPU to judge).
+    pub quality: Option<RepetitionQuality>,
 }
 
 fn read_kernel() -> anyhow::Result<Kernel> {
@@ -159,6 +162,7 @@ pub fn team_read_kept(
     let placement_fraction = out.states.iter().map(|s| s.1).fold(1.0, f64::min);
     *kept = Some(out.states);
     Ok(TeamBandwidth {
+        quality: Some(out.quality),
         total_mb_per_s,
         per_thread_mb_per_s,
         placement_fraction,
@@ -221,6 +225,7 @@ pub fn unpinned_read_kept(
     let total = Summary::of(&r.0)
         .context("the bandwidth run was interrupted before a repetition finished")?;
     Ok(TeamBandwidth {
+        quality: None,
         per_thread_mb_per_s: vec![total.median],
         total_mb_per_s: total,
         placement_fraction: r.1,

@@ -91,6 +91,7 @@ fn row(
         rounds_mb_per_s: vec![],
         same_as: None,
         same_reason: None,
+        quality: None,
     }
 }
 
@@ -240,6 +241,7 @@ fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>], reason: &
             r.per_thread_mb_per_s = src.per_thread_mb_per_s;
             r.placement_fraction = src.placement_fraction;
             r.rounds_mb_per_s = src.rounds_mb_per_s;
+            r.quality = src.quality;
             r.latency_ns = r.latency_ns.or(src.latency_ns);
             r.unavailable = src.unavailable;
             r.same_as = Some(src.id);
@@ -507,6 +509,7 @@ pub fn run_scenarios(
         r.per_thread_mb_per_s = o.per_thread_medians();
         r.mb_per_s = Summary::of(&o.rounds);
         r.rounds_mb_per_s = o.rounds;
+        r.quality = o.quality;
         if r.mb_per_s.is_none() {
             r.unavailable = Some(
                 o.error

@@ -277,7 +277,7 @@ mod tests {
 
     /// A short real run on this machine: two policies, plausible figures, full placement.
     #[test]
-    fn team_and_unpinned_reads_measure_something_plausible() {
+    fn team_and_unpinned_reads_count_bytes_and_record_quality() {
         let topo = this_machine_one_node();
         let root = SysRoot::live();
         let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
@@ -295,14 +295,23 @@ mod tests {
         )
         .unwrap();
         assert_eq!(t.total_mb_per_s.samples, 2);
-        // Any machine reads more than 100 MB/s and less than 10 TB/s from one thread.
+        // Mechanics, not speed (a busy machine reads slowly): bytes were read and timed, and
+        // the team's quality record holds the planned repetitions.
         assert!(
-            t.total_mb_per_s.median > 100.0 && t.total_mb_per_s.median < 1e7,
+            t.total_mb_per_s.median.is_finite() && t.total_mb_per_s.median > 0.0,
             "{t:?}"
         );
+        assert_eq!(t.per_thread_mb_per_s.len(), 1);
+        let q = t.quality.as_ref().expect("a pinned team is judged");
+        assert_eq!(q.repetitions_kept, 2);
+        assert_eq!(q.repetitions_taken, 2 + q.repetitions_discarded);
         assert_eq!(t.placement_fraction, 1.0);
         let u = unpinned_read(&topo, &root, &Policy::Bind(vec![0]), 8 << 20, &timed).unwrap();
-        assert!(u.total_mb_per_s.median > 100.0, "{u:?}");
+        assert!(
+            u.total_mb_per_s.median.is_finite() && u.total_mb_per_s.median > 0.0,
+            "{u:?}"
+        );
+        assert_eq!(u.quality, None, "an unpinned thread has no CPU to judge");
         let plan = SamplePlan {
             samples: 3,
             warmup: 1,
@@ -318,7 +327,9 @@ mod tests {
             30.0,
         )
         .unwrap();
-        assert!(ns > 0.3 && ns < 10_000.0, "{ns}");
+        // A dependent load cannot take less than a cycle; a folded chain would show ~0. No
+        // upper bound: a busy machine only makes it slower.
+        assert!(ns.is_finite() && ns > 0.3, "{ns}");
         assert_eq!(frac, 1.0);
     }
 }

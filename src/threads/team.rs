@@ -363,7 +363,7 @@ mod tests {
                     std::hint::spin_loop();
                 }
                 st.2 += 1;
-                (now, spins)
+                (now, spins, stop.stopped())
             },
         )
         .unwrap();
@@ -371,11 +371,10 @@ mod tests {
         for rep in &out.reps {
             for (s, &cpu) in rep.iter().zip(&cpus) {
                 assert_eq!(s.value.0, cpu, "worker ran on its CPU");
-                assert!(
-                    s.elapsed_ns >= 25_000_000,
-                    "ran until stopped: {}",
-                    s.elapsed_ns
-                );
+                // Mechanics, not speed: the worker returned only once it saw the flag (a
+                // worker released late on a busy machine may time less than the duration).
+                assert!(s.value.2, "ran until stopped");
+                assert!(s.elapsed_ns > 0);
             }
         }
         assert!(
@@ -412,11 +411,15 @@ mod tests {
         )
         .unwrap();
         for rep in &out.reps {
+            // The slow one slept 1 s past the flag; the other one, released by the same
+            // barrier, returned at the flag: its span is the shorter (an ordering, not a
+            // speed: it holds however busy the machine is unless that thread waits 1 s).
             assert!(rep[0].elapsed_ns > 1_000_000_000);
             assert!(
-                rep[1].elapsed_ns < 600_000_000,
-                "others stop on the flag: {}",
-                rep[1].elapsed_ns
+                rep[1].elapsed_ns < rep[0].elapsed_ns,
+                "others stop on the flag: {} vs {}",
+                rep[1].elapsed_ns,
+                rep[0].elapsed_ns
             );
         }
     }

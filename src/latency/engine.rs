@@ -10,8 +10,9 @@ use crate::results::quality::RepetitionQuality;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
+use super::chase::ChainError;
 use super::chase::ChainSpec;
-use super::measure::{Judge, Measurement, SamplePlan};
+use super::measure::{Judge, SamplePlan};
 use super::result::{LatencyResult, Placement};
 use super::sweep;
 
@@ -71,8 +72,19 @@ pub fn run_job(
     if spec.group_bytes == 0 {
         spec.group_bytes = target.page.tlb_page_bytes();
     }
+    let bytes = buffer_bytes(sizes, target.page);
     let (report, clock, measured) =
-        place_and_measure(topo, root, target, sizes, &spec, plan, clock, progress)?;
+        place_and_measure(topo, root, target, bytes, clock, |buf, clock, judge| {
+            sweep::run(
+                buf,
+                sizes,
+                &spec,
+                plan,
+                clock.resolution_ns,
+                Some(judge),
+                progress,
+            )
+        })?;
     let memory_node = target
         .memory_node
         .or_else(|| report.intended_nodes.first().copied());
@@ -103,25 +115,24 @@ pub fn run_job(
     })
 }
 
-/// On a thread pinned to the target CPU: place and verify the buffer, re-estimate the core
-/// clock, then measure every size, judging each sample on that CPU.
-#[allow(clippy::too_many_arguments)]
-fn place_and_measure(
+/// On a thread pinned to the target CPU: place and verify a buffer of `bytes`, re-estimate
+/// the core clock, then `measure` the buffer, judging each sample on that CPU.
+fn place_and_measure<M>(
     topo: &Topology,
     root: &SysRoot,
     target: Target,
-    sizes: &[u64],
-    spec: &ChainSpec,
-    plan: &SamplePlan,
+    bytes: u64,
     clock: &ClockInfo,
-    progress: &(dyn Fn(usize, usize) + Sync),
-) -> Result<(PlacementReport, ClockInfo, Vec<(u64, Measurement)>), JobError> {
-    let bytes = buffer_bytes(sizes, target.page);
+    measure: impl FnOnce(&mut [u64], &ClockInfo, Judge<'_>) -> Result<M, ChainError> + Send,
+) -> Result<(PlacementReport, ClockInfo, M), JobError>
+where
+    M: Send,
+{
     let policy = match target.memory_node {
         Some(n) => Policy::Bind(vec![n]),
         None => Policy::FirstTouch,
     };
-    let outcome = crate::threads::on_cpu(topo, root, target.cpu, || {
+    crate::threads::on_cpu(topo, root, target.cpu, || {
         let mut buf = PlacedBuffer::new(topo, root, bytes, &policy, target.page)?;
         let report = buf.verify()?;
         let mut clock = clock.clone();
@@ -136,18 +147,9 @@ fn place_and_measure(
             root,
             cpu: target.cpu,
         };
-        let measured = sweep::run(
-            buf.as_u64_mut(),
-            sizes,
-            spec,
-            plan,
-            clock.resolution_ns,
-            Some(judge),
-            progress,
-        )?;
+        let measured = measure(buf.as_u64_mut(), &clock, judge)?;
         Ok::<_, JobError>((report, clock, measured))
-    })??;
-    Ok(outcome)
+    })?
 }
 
 /// Warnings about where the pages went and about a core clock far below the TSC.

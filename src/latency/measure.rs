@@ -123,8 +123,8 @@ mod tests {
     use super::*;
     use crate::latency::chase::{ChainSpec, Mode};
 
-    #[test]
-    fn measures_an_l1_resident_chain() {
+    /// Measures a 4 KiB (L1-resident) random chain: `samples` of at least `min_sample_ns`.
+    fn measure_l1(samples: usize, min_sample_ns: u64, judge: Option<Judge<'_>>) -> Measurement {
         let mut buf = vec![0u64; 4096 / 8];
         let spec = ChainSpec {
             mode: Mode::Random,
@@ -135,11 +135,16 @@ mod tests {
         };
         let mut chain = Chain::build(&mut buf, &spec).unwrap();
         let plan = SamplePlan {
-            samples: 5,
+            samples,
             warmup: 1,
-            min_sample_ns: 200_000,
+            min_sample_ns,
         };
-        let m = measure(&mut chain, &plan, 30.0, None);
+        measure(&mut chain, &plan, 30.0, judge)
+    }
+
+    #[test]
+    fn measures_an_l1_resident_chain() {
+        let m = measure_l1(5, 200_000, None);
         assert_eq!(m.ns_per_load.samples, 5);
         assert_eq!(m.samples_ns.len(), 5);
         // An L1 hit takes a few cycles, never less than 0.3 ns; a folded or skipped chain
@@ -162,21 +167,7 @@ mod tests {
         let root = SysRoot::live();
         let cpu = topo.usable_cpus()[0];
         let m = crate::threads::on_cpu(&topo, &root, cpu, || {
-            let mut buf = vec![0u64; 4096 / 8];
-            let spec = ChainSpec {
-                mode: Mode::Random,
-                chains: 1,
-                element_bytes: 64,
-                group_bytes: 4096,
-                seed: 7,
-            };
-            let mut chain = Chain::build(&mut buf, &spec).unwrap();
-            let plan = SamplePlan {
-                samples: 6,
-                warmup: 1,
-                min_sample_ns: 100_000,
-            };
-            measure(&mut chain, &plan, 30.0, Some(Judge { root: &root, cpu }))
+            measure_l1(6, 100_000, Some(Judge { root: &root, cpu }))
         })
         .unwrap();
         assert_eq!(m.samples_ns.len(), 6);

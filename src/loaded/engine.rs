@@ -378,6 +378,26 @@ mod tests {
         );
     }
 
+    /// A point of 1 MB/s and 100 ns at `target_fraction`, without threads.
+    fn point_at(
+        target_fraction: Option<f64>,
+        quality: Option<crate::results::quality::RepetitionQuality>,
+    ) -> LoadedPoint {
+        LoadedPoint {
+            delay_ns: None,
+            delay_iterations: 0,
+            target_fraction,
+            total_mb_per_s: 1.0,
+            load_mb_per_s: 0.0,
+            chaser_mb_per_s: 1.0,
+            dram_mb_per_s_estimate: 1.0,
+            ns_per_load: Summary::of(&[100.0]).unwrap(),
+            chaser_node_events: None,
+            threads: vec![],
+            quality,
+        }
+    }
+
     #[test]
     fn descheduled_threads_are_named_in_a_warning() {
         let _serial = crate::testutil::timing_lock();
@@ -391,17 +411,8 @@ mod tests {
             lines_written: 0,
         };
         let point = |threads| LoadedPoint {
-            delay_ns: None,
-            delay_iterations: 0,
-            target_fraction: None,
-            total_mb_per_s: 1.0,
-            load_mb_per_s: 0.0,
-            chaser_mb_per_s: 1.0,
-            dram_mb_per_s_estimate: 1.0,
-            ns_per_load: Summary::of(&[100.0]).unwrap(),
-            chaser_node_events: None,
             threads,
-            quality: None,
+            ..point_at(None, None)
         };
         let fine = vec![point(vec![thread(0, Some(0.99)), thread(1, None)])];
         assert_eq!(descheduling_warning(&fine), None);
@@ -424,19 +435,7 @@ mod tests {
             cpu: Some(0),
             ..RepSample::default()
         };
-        let point = |fraction, quality| LoadedPoint {
-            delay_ns: None,
-            delay_iterations: 0,
-            target_fraction: fraction,
-            total_mb_per_s: 1.0,
-            load_mb_per_s: 0.0,
-            chaser_mb_per_s: 1.0,
-            dram_mb_per_s_estimate: 1.0,
-            ns_per_load: Summary::of(&[100.0]).unwrap(),
-            chaser_node_events: None,
-            threads: vec![],
-            quality: Some(quality),
-        };
+        let point = |fraction, quality| point_at(fraction, Some(quality));
         let mut retaken = RepetitionQuality::new(0.9, 1);
         retaken.record(&short);
         let mut kept = RepetitionQuality::new(0.9, 0);

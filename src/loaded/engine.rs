@@ -133,16 +133,7 @@ pub fn run_curve(
         })
     };
 
-    let mut chase_buf = on_cpu(topo, root, cfg.chaser_cpu, || {
-        PlacedBuffer::new(
-            topo,
-            root,
-            cfg.chaser_bytes,
-            &Policy::Bind(vec![cfg.mem_node]),
-            cfg.page,
-        )
-    })?
-    .context("placing the chased buffer")?;
+    let mut chase_buf = place_chased(topo, root, cfg)?;
     let chaser_placement = chase_buf.verify()?;
     let spec = ChainSpec {
         mode: Mode::Random,
@@ -151,8 +142,7 @@ pub fn run_curve(
         group_bytes: cfg.page.tlb_page_bytes(),
         seed: cfg.seed,
     };
-    let chain = Chain::build(chase_buf.as_u64_mut(), &spec)?;
-    let chain = Mutex::new(Some(chain));
+    let chain = Mutex::new(Some(Chain::build(chase_buf.as_u64_mut(), &spec)?));
 
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
@@ -170,42 +160,11 @@ pub fn run_curve(
         root,
         &cpus,
         &plan,
-        |index, _cpu| -> anyhow::Result<Role<'_>> {
-            if index == 0 {
-                let mut chain = chain
-                    .lock()
-                    .unwrap()
-                    .take()
-                    .ok_or_else(|| anyhow::anyhow!("the chain was taken twice"))?;
-                let iterations = size_chaser_sample(&mut chain);
-                Ok(Role::Chaser {
-                    chain,
-                    iterations,
-                    // Opened on the chaser's own thread; absent counters are not an error.
-                    events: NodeEvents::open().ok(),
-                })
-            } else {
-                let buf = PlacedBuffer::new(
-                    topo,
-                    root,
-                    cfg.load_bytes_per_thread,
-                    &Policy::Bind(vec![cfg.load_mem_node]),
-                    cfg.page,
-                )?;
-                Ok(Role::Load { buf, pos: 0 })
-            }
-        },
+        |index, _cpu| make_role(topo, root, cfg, index, &chain),
         |_, role, stop| work(role, stop),
     )?;
     let traffic = traffic.finish();
-
-    let mut load_placement_fraction: f64 = 1.0;
-    for st in &outcome.states {
-        if let Role::Load { buf, .. } = st {
-            load_placement_fraction =
-                load_placement_fraction.min(buf.verify()?.fraction_on_intended);
-        }
-    }
+    let load_placement_fraction = load_placement(&outcome.states)?;
     drop(outcome.states);
 
     let points = points_of(
@@ -227,6 +186,63 @@ pub fn run_curve(
             traffic,
         },
     ))
+}
+
+/// The chased buffer, bound to the memory node and faulted in from the chaser's CPU.
+fn place_chased(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &LoadedConfig,
+) -> anyhow::Result<PlacedBuffer> {
+    let policy = Policy::Bind(vec![cfg.mem_node]);
+    on_cpu(topo, root, cfg.chaser_cpu, || {
+        PlacedBuffer::new(topo, root, cfg.chaser_bytes, &policy, cfg.page)
+    })?
+    .context("placing the chased buffer")
+}
+
+/// A team thread's state, set up on its pinned CPU: thread 0 takes the chain and sizes its
+/// samples; the others place their load buffers on the load memory node.
+fn make_role<'a>(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &LoadedConfig,
+    index: usize,
+    chain: &Mutex<Option<Chain<'a>>>,
+) -> anyhow::Result<Role<'a>> {
+    if index == 0 {
+        let mut chain = chain
+            .lock()
+            .unwrap()
+            .take()
+            .ok_or_else(|| anyhow::anyhow!("the chain was taken twice"))?;
+        let iterations = size_chaser_sample(&mut chain);
+        return Ok(Role::Chaser {
+            chain,
+            iterations,
+            // Opened on the chaser's own thread; absent counters are not an error.
+            events: NodeEvents::open().ok(),
+        });
+    }
+    let buf = PlacedBuffer::new(
+        topo,
+        root,
+        cfg.load_bytes_per_thread,
+        &Policy::Bind(vec![cfg.load_mem_node]),
+        cfg.page,
+    )?;
+    Ok(Role::Load { buf, pos: 0 })
+}
+
+/// The smallest fraction of a load buffer's pages on the load memory node.
+fn load_placement(states: &[Role<'_>]) -> anyhow::Result<f64> {
+    let mut fraction: f64 = 1.0;
+    for st in states {
+        if let Role::Load { buf, .. } = st {
+            fraction = fraction.min(buf.verify()?.fraction_on_intended);
+        }
+    }
+    Ok(fraction)
 }
 
 /// Calibrates the delay spin on `cpu` (the first load CPU).

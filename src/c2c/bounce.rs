@@ -42,16 +42,23 @@ impl Default for BouncePlan {
 /// Spins between two polls of the stop flag while waiting for the other side.
 const POLL_EVERY: u32 = 1024;
 
-/// Measures one ordered pair: `ping` on CPU `from`, `pong` on CPU `to`, bouncing `line`.
-/// Returns the one-way ns of every kept sample (warm-up repetition dropped).
+/// One ordered pair and the line it bounces: `ping` on CPU `from`, `pong` on CPU `to`.
+#[derive(Clone, Copy, Debug)]
+pub struct Pair<'a> {
+    pub line: &'a AtomicU64,
+    pub from: u32,
+    pub to: u32,
+}
+
+/// Measures one ordered pair. Returns the one-way ns of every kept sample (warm-up
+/// repetition dropped).
 pub fn bounce_pair(
     topo: &Topology,
     root: &SysRoot,
-    line: &AtomicU64,
-    from: u32,
-    to: u32,
+    pair: Pair<'_>,
     plan: &BouncePlan,
 ) -> Result<Bounce, ThreadError> {
+    let Pair { line, from, to } = pair;
     let team = TeamPlan::new(plan.repetition, plan.repetitions.max(1), 1);
     let batch = plan.round_trips_per_sample.max(1);
     let out = run_team(
@@ -99,9 +106,7 @@ pub struct Bounce {
 pub fn bounce_pair_patient(
     topo: &Topology,
     root: &SysRoot,
-    line: &AtomicU64,
-    from: u32,
-    to: u32,
+    pair: Pair<'_>,
     plan: &BouncePlan,
     attempts: usize,
 ) -> Result<(Bounce, BouncePlan), ThreadError> {
@@ -110,7 +115,7 @@ pub fn bounce_pair_patient(
         if k > 0 {
             p.repetition *= 4;
         }
-        let b = bounce_pair(topo, root, line, from, to, &p)?;
+        let b = bounce_pair(topo, root, pair, &p)?;
         if !b.samples_ns.is_empty() || k + 1 == attempts.max(1) {
             return Ok((b, p));
         }
@@ -203,8 +208,12 @@ mod tests {
             repetitions: 2,
             repetition: Duration::from_millis(20),
         };
-        let (bounce, _) =
-            bounce_pair_patient(&topo, &SysRoot::live(), &line, a, b, &plan, 4).unwrap();
+        let pair = Pair {
+            line: &line,
+            from: a,
+            to: b,
+        };
+        let (bounce, _) = bounce_pair_patient(&topo, &SysRoot::live(), pair, &plan, 4).unwrap();
         let s = bounce.samples_ns;
         let share = bounce.cpu_share.unwrap();
         assert!(share > 0.0 && share <= 1.0, "{share}");

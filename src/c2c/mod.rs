@@ -120,7 +120,12 @@ fn measure_pairs(
         if interrupted() {
             break;
         }
-        let (bounce, used) = bounce::bounce_pair_patient(topo, root, line, a, b, plan, ATTEMPTS)
+        let pair = bounce::Pair {
+            line,
+            from: a,
+            to: b,
+        };
+        let (bounce, used) = bounce::bounce_pair_patient(topo, root, pair, plan, ATTEMPTS)
             .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
         let ns = Summary::of(&bounce.samples_ns).ok_or_else(|| {
             anyhow::anyhow!(

@@ -220,12 +220,17 @@ mod tests {
         assert!(cost > 0.0 && cost < 1e5, "cost {cost} ns");
     }
 
+    /// Mechanics, not speed: a busy machine only makes the chain slower, so the one bound
+    /// that holds everywhere is the upper one; an estimate above 7 GHz means the add chain
+    /// was folded or shortened by the compiler.
     #[test]
-    fn core_clock_is_plausible() {
-        // Any CPU numascope runs on clocks between 0.3 and 7 GHz; an estimate outside that
-        // range means the chain was folded or broken.
+    fn core_clock_estimate_is_never_above_a_real_clock() {
         if let Some(hz) = estimate_core_hz() {
-            assert!(hz > 3e8 && hz < 7e9, "core clock estimate {hz} Hz");
+            assert!(hz.is_finite() && hz > 0.0, "core clock estimate {hz} Hz");
+            assert!(
+                hz < 7e9,
+                "core clock estimate {hz} Hz: the chain was folded"
+            );
         }
     }
 

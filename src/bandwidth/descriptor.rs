@@ -82,152 +82,73 @@ pub struct KernelDescriptor {
 use Access::*;
 use StreamRole::{Read as R, ReadWrite as RW, Write as W};
 
-/// Every kernel, in listing order.
+impl KernelDescriptor {
+    /// A kernel from its streams: reads and writes count 8 B per element for each stream
+    /// that is read or written (STREAM counting); a write-only stream with normal stores adds
+    /// its write-allocate read (a read-modify-write stream's load already brought the line
+    /// in, and non-temporal stores allocate nothing). Sequential kernels have SIMD variants;
+    /// strided and random reads are bound by memory-level parallelism, not width.
+    const fn of(
+        id: KernelId,
+        name: &'static str,
+        streams: &'static [StreamRole],
+        non_temporal: bool,
+        access: Access,
+        description: &'static str,
+    ) -> KernelDescriptor {
+        let (mut read, mut written, mut allocate) = (0, 0, 0);
+        let mut i = 0;
+        while i < streams.len() {
+            match streams[i] {
+                StreamRole::Read => read += ELEMENT_BYTES,
+                StreamRole::Write => {
+                    written += ELEMENT_BYTES;
+                    if !non_temporal {
+                        allocate += ELEMENT_BYTES;
+                    }
+                }
+                StreamRole::ReadWrite => {
+                    read += ELEMENT_BYTES;
+                    written += ELEMENT_BYTES;
+                }
+            }
+            i += 1;
+        }
+        KernelDescriptor {
+            id,
+            name,
+            description,
+            streams,
+            read_bytes_per_element: read,
+            written_bytes_per_element: written,
+            write_allocate_bytes_per_element: allocate,
+            non_temporal,
+            access,
+            simd: matches!(access, Sequential),
+        }
+    }
+}
+
+/// Normal (cached) stores and non-temporal ones, for the table below.
+const NORMAL: bool = false;
+const NT: bool = true;
+
+/// Every kernel, in listing order: one row each (id, name, streams with the written one
+/// first, stores, access, description); the byte accounting follows from the streams.
+#[rustfmt::skip]
 pub const KERNELS: &[KernelDescriptor] = &[
-    KernelDescriptor {
-        id: KernelId::Read,
-        name: "read",
-        description: "sum of every element (average read bandwidth)",
-        streams: &[R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 0,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::ReadPrefetch,
-        name: "read-prefetch",
-        description: "sum of every element with software prefetch ahead (maximum read)",
-        streams: &[R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 0,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::Write,
-        name: "write",
-        description: "a[i] = s with normal stores (average write bandwidth)",
-        streams: &[W],
-        read_bytes_per_element: 0,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 8,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::WriteNt,
-        name: "write-nt",
-        description: "a[i] = s with non-temporal stores (maximum write)",
-        streams: &[W],
-        read_bytes_per_element: 0,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: true,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::Copy,
-        name: "copy",
-        description: "a[i] = b[i] (STREAM copy)",
-        streams: &[W, R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 8,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::CopyNt,
-        name: "copy-nt",
-        description: "a[i] = b[i] with non-temporal stores",
-        streams: &[W, R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: true,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::Scale,
-        name: "scale",
-        description: "a[i] = s * b[i] (STREAM scale)",
-        streams: &[W, R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 8,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::Add,
-        name: "add",
-        description: "a[i] = b[i] + c[i] (STREAM add)",
-        streams: &[W, R, R],
-        read_bytes_per_element: 16,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 8,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::Triad,
-        name: "triad",
-        description: "a[i] = b[i] + s * c[i] (STREAM triad)",
-        streams: &[W, R, R],
-        read_bytes_per_element: 16,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 8,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::Update,
-        name: "update",
-        description: "a[i] = a[i] + s (read-modify-write)",
-        streams: &[RW],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 8,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: false,
-        access: Sequential,
-        simd: true,
-    },
-    KernelDescriptor {
-        id: KernelId::ReadStrided,
-        name: "read-strided",
-        description: "one 8 B read per cache line, lines in order",
-        streams: &[R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 0,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: false,
-        access: Strided,
-        simd: false,
-    },
-    KernelDescriptor {
-        id: KernelId::RandomRead,
-        name: "random-read",
-        description: "one 8 B read per random cache line, independent addresses",
-        streams: &[R],
-        read_bytes_per_element: 8,
-        written_bytes_per_element: 0,
-        write_allocate_bytes_per_element: 0,
-        non_temporal: false,
-        access: Random,
-        simd: false,
-    },
+    KernelDescriptor::of(KernelId::Read, "read", &[R], NORMAL, Sequential, "sum of every element (average read bandwidth)"),
+    KernelDescriptor::of(KernelId::ReadPrefetch, "read-prefetch", &[R], NORMAL, Sequential, "sum of every element with software prefetch ahead (maximum read)"),
+    KernelDescriptor::of(KernelId::Write, "write", &[W], NORMAL, Sequential, "a[i] = s with normal stores (average write bandwidth)"),
+    KernelDescriptor::of(KernelId::WriteNt, "write-nt", &[W], NT, Sequential, "a[i] = s with non-temporal stores (maximum write)"),
+    KernelDescriptor::of(KernelId::Copy, "copy", &[W, R], NORMAL, Sequential, "a[i] = b[i] (STREAM copy)"),
+    KernelDescriptor::of(KernelId::CopyNt, "copy-nt", &[W, R], NT, Sequential, "a[i] = b[i] with non-temporal stores"),
+    KernelDescriptor::of(KernelId::Scale, "scale", &[W, R], NORMAL, Sequential, "a[i] = s * b[i] (STREAM scale)"),
+    KernelDescriptor::of(KernelId::Add, "add", &[W, R, R], NORMAL, Sequential, "a[i] = b[i] + c[i] (STREAM add)"),
+    KernelDescriptor::of(KernelId::Triad, "triad", &[W, R, R], NORMAL, Sequential, "a[i] = b[i] + s * c[i] (STREAM triad)"),
+    KernelDescriptor::of(KernelId::Update, "update", &[RW], NORMAL, Sequential, "a[i] = a[i] + s (read-modify-write)"),
+    KernelDescriptor::of(KernelId::ReadStrided, "read-strided", &[R], NORMAL, Strided, "one 8 B read per cache line, lines in order"),
+    KernelDescriptor::of(KernelId::RandomRead, "random-read", &[R], NORMAL, Random, "one 8 B read per random cache line, independent addresses"),
 ];
 
 impl KernelId {

@@ -14,7 +14,7 @@ use super::harness;
 use super::kernels::Kernel;
 use super::matrix;
 use super::plan::MemPlacement;
-use super::result::{BandwidthReport, BANDWIDTH_SCHEMA_VERSION};
+use super::result::{BandwidthReport, BandwidthResult, BANDWIDTH_SCHEMA_VERSION};
 use super::scaling;
 use super::RunSettings;
 
@@ -154,5 +154,10 @@ pub fn run(
             }
         }
     }
+    report.warnings = report
+        .results
+        .iter()
+        .filter_map(BandwidthResult::disturbed_warning)
+        .collect();
     Ok(Outcome { report, failed })
 }

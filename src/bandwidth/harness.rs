@@ -16,7 +16,7 @@ use super::result::{BandwidthResult, BytesPerElement, Rates, StreamPlacement, Th
 use crate::placement::{PageSize, PlacedBuffer, Policy};
 use crate::stats::Summary;
 use crate::sysroot::SysRoot;
-use crate::threads::{run_team, Stop, TeamPlan};
+use crate::threads::{run_team, Stop, TeamOutcome, TeamPlan, ThreadSample};
 use crate::topology::Topology;
 
 /// Elements per stream handed to the kernel between two polls of the stop flag (128 KiB per
@@ -86,127 +86,133 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
         len > 0,
         "the array size is below one element; use a larger --size"
     );
-    let line_bytes = topo.line_bytes();
     let plan = TeamPlan::new(spec.duration, spec.repetitions, spec.warmup);
-    let setup = |index: usize, _cpu: u32| -> anyhow::Result<Worker> {
-        let mut bufs = Vec::with_capacity(streams);
-        let mut starts = Vec::with_capacity(streams);
-        for (s, policy) in spec.stream_policies.iter().enumerate() {
-            let off = (s * STREAM_OFFSET_BYTES + (index % 8) * THREAD_OFFSET_BYTES) % 4096;
-            let bytes = spec.array_bytes + off as u64;
-            let mut buf = PlacedBuffer::new(topo, root, bytes, policy, spec.page)
-                .with_context(|| format!("stream {s} ({})", policy.describe()))?;
-            let start = off / ELEMENT_BYTES as usize;
-            // Initialize with finite values (the pages are zero): kernels then never see NaN.
-            for (i, x) in buf.as_f64_mut()[start..start + len].iter_mut().enumerate() {
-                *x = (i % 1024) as f64;
-            }
-            bufs.push(buf);
-            starts.push(start);
-        }
-        let reports = bufs
-            .iter()
-            .map(|b| b.verify())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Worker {
-            bufs,
-            starts,
-            len,
-            pos: 0,
-            seed: 0x2545_F491_4F6C_DD1D ^ (index as u64).wrapping_mul(0x9E37_79B9),
-            reports,
-        })
-    };
-    let kernel = spec.kernel;
-    let params = spec.params;
-    let throttle = spec.throttle;
-    let work = |index: usize, w: &mut Worker, stop: &Stop| -> Moved {
-        let mut moved = Moved {
-            elements: 0,
-            checksum: 0,
-        };
-        let sleep = throttle.filter(|t| t.0 == index).map(|t| t.1);
-        loop {
-            let from = if w.pos >= w.len { 0 } else { w.pos };
-            let to = (from + CHUNK_ELEMENTS).min(w.len);
-            let (starts, bufs) = (&w.starts, &mut w.bufs);
-            let mut it = bufs.iter_mut().zip(starts);
-            let mut slice = || -> &mut [f64] {
-                let (b, &s) = it.next().expect("one buffer per stream");
-                &mut b.as_f64_mut()[s + from..s + to]
-            };
-            let out = match streams {
-                1 => kernel.run(&mut [slice()], &params, &mut w.seed),
-                2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
-                _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
-            };
-            moved.elements += out.elements;
-            moved.checksum = moved.checksum.wrapping_add(out.checksum);
-            w.pos = to;
-            if let Some(d) = sleep {
-                std::thread::sleep(d);
-            }
-            if stop.stopped() {
-                break;
-            }
-        }
-        std::hint::black_box(moved.checksum);
-        moved
-    };
+    let setup = |index: usize, _cpu: u32| make_worker(topo, root, spec, index, len);
+    let work =
+        |index: usize, w: &mut Worker, stop: &Stop| sweep_until_stopped(spec, index, w, stop);
     let outcome = run_team(topo, root, &spec.cpus, &plan, setup, work)?;
     anyhow::ensure!(
         !outcome.reps.is_empty(),
         "no repetition completed; this is a numascope bug"
     );
+    Ok(summarize(topo, spec, outcome))
+}
 
-    // Rates per repetition and thread.
-    let app = desc.app_bytes_per_element();
-    let dram = desc.dram_bytes_per_element(line_bytes);
-    let rate = |bpe: u64| -> Rates {
-        let per_rep: Vec<Vec<f64>> = outcome
-            .reps
-            .iter()
-            .map(|rep| {
-                rep.iter()
-                    .map(|s| mb_per_s(s.value.elements * bpe, s.elapsed_ns))
-                    .collect()
-            })
-            .collect();
-        let totals: Vec<f64> = per_rep.iter().map(|r| r.iter().sum()).collect();
-        let t = Summary::of(&totals).unwrap_or(ZERO);
-        let per_thread = spec
-            .cpus
-            .iter()
-            .enumerate()
-            .map(|(i, &cpu)| {
-                let v: Vec<f64> = per_rep.iter().map(|r| r[i]).collect();
-                let s = Summary::of(&v).unwrap_or(ZERO);
-                ThreadRate {
-                    cpu,
-                    median: s.median,
-                    min: s.min,
-                    max: s.max,
-                }
-            })
-            .collect();
-        Rates {
-            median: t.median,
-            min: t.min,
-            max: t.max,
-            samples: t.samples,
-            ci_low: t.ci_low,
-            ci_high: t.ci_high,
-            ci_level: t.ci_level,
-            per_thread,
+/// Allocates, fills and verifies one thread's arrays, on its pinned CPU, before any timing.
+fn make_worker(
+    topo: &Topology,
+    root: &SysRoot,
+    spec: &RunSpec,
+    index: usize,
+    len: usize,
+) -> anyhow::Result<Worker> {
+    let streams = spec.stream_policies.len();
+    let mut bufs = Vec::with_capacity(streams);
+    let mut starts = Vec::with_capacity(streams);
+    for (s, policy) in spec.stream_policies.iter().enumerate() {
+        let off = (s * STREAM_OFFSET_BYTES + (index % 8) * THREAD_OFFSET_BYTES) % 4096;
+        let bytes = spec.array_bytes + off as u64;
+        let mut buf = PlacedBuffer::new(topo, root, bytes, policy, spec.page)
+            .with_context(|| format!("stream {s} ({})", policy.describe()))?;
+        let start = off / ELEMENT_BYTES as usize;
+        // Initialize with finite values (the pages are zero): kernels then never see NaN.
+        for (i, x) in buf.as_f64_mut()[start..start + len].iter_mut().enumerate() {
+            *x = (i % 1024) as f64;
         }
-    };
-    let mb = rate(app);
-    let dram_mb = rate(dram);
+        bufs.push(buf);
+        starts.push(start);
+    }
+    let reports = bufs
+        .iter()
+        .map(|b| b.verify())
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Worker {
+        bufs,
+        starts,
+        len,
+        pos: 0,
+        seed: 0x2545_F491_4F6C_DD1D ^ (index as u64).wrapping_mul(0x9E37_79B9),
+        reports,
+    })
+}
 
+/// One repetition of one thread: the kernel over its arrays, chunk by chunk, until the stop
+/// flag is raised.
+fn sweep_until_stopped(spec: &RunSpec, index: usize, w: &mut Worker, stop: &Stop) -> Moved {
+    let (kernel, params) = (spec.kernel, spec.params);
+    let streams = w.bufs.len();
+    let mut moved = Moved {
+        elements: 0,
+        checksum: 0,
+    };
+    let sleep = spec.throttle.filter(|t| t.0 == index).map(|t| t.1);
+    loop {
+        let from = if w.pos >= w.len { 0 } else { w.pos };
+        let to = (from + CHUNK_ELEMENTS).min(w.len);
+        let (starts, bufs) = (&w.starts, &mut w.bufs);
+        let mut it = bufs.iter_mut().zip(starts);
+        let mut slice = || -> &mut [f64] {
+            let (b, &s) = it.next().expect("one buffer per stream");
+            &mut b.as_f64_mut()[s + from..s + to]
+        };
+        let out = match streams {
+            1 => kernel.run(&mut [slice()], &params, &mut w.seed),
+            2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
+            _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
+        };
+        moved.elements += out.elements;
+        moved.checksum = moved.checksum.wrapping_add(out.checksum);
+        w.pos = to;
+        if let Some(d) = sleep {
+            std::thread::sleep(d);
+        }
+        if stop.stopped() {
+            break;
+        }
+    }
+    std::hint::black_box(moved.checksum);
+    moved
+}
+
+/// Per-thread rates of each kept repetition, MB/s, at `bytes_per_element`: `[rep][thread]`.
+fn rates_per_rep(reps: &[Vec<ThreadSample<Moved>>], bytes_per_element: u64) -> Vec<Vec<f64>> {
+    reps.iter()
+        .map(|rep| {
+            rep.iter()
+                .map(|s| mb_per_s(s.value.elements * bytes_per_element, s.elapsed_ns))
+                .collect()
+        })
+        .collect()
+}
+
+/// The summed rate over repetitions (median, range, interval) and each thread's own. Pure.
+fn rates(per_rep: &[Vec<f64>], cpus: &[u32]) -> Rates {
+    let totals: Vec<f64> = per_rep.iter().map(|r| r.iter().sum()).collect();
+    let t = Summary::of(&totals).unwrap_or(ZERO);
+    let per_thread = cpus
+        .iter()
+        .enumerate()
+        .map(|(i, &cpu)| {
+            let v: Vec<f64> = per_rep.iter().filter_map(|r| r.get(i).copied()).collect();
+            let s = Summary::of(&v).unwrap_or(ZERO);
+            ThreadRate {
+                cpu,
+                median: s.median,
+                min: s.min,
+                max: s.max,
+            }
+        })
+        .collect();
+    Rates::from_summary(&t, per_thread)
+}
+
+/// Where the streams went: one entry per thread and stream, and the byte-weighted fractions
+/// on the intended nodes and on huge pages, and the intended nodes.
+fn placements(spec: &RunSpec, states: &[Worker]) -> (Vec<StreamPlacement>, f64, f64, Vec<u32>) {
     let mut placements = Vec::new();
     let (mut bytes, mut on, mut huge) = (0f64, 0f64, 0f64);
     let mut memory_nodes: Vec<u32> = Vec::new();
-    for (t, w) in outcome.states.iter().enumerate() {
+    for (t, w) in states.iter().enumerate() {
         for (s, r) in w.reports.iter().enumerate() {
             bytes += r.size_bytes as f64;
             on += r.fraction_on_intended * r.size_bytes as f64;
@@ -223,6 +229,23 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
     }
     memory_nodes.sort_unstable();
     memory_nodes.dedup();
+    let frac = |x: f64| if bytes > 0.0 { x / bytes } else { 0.0 };
+    (placements, frac(on), frac(huge), memory_nodes)
+}
+
+/// Turns the team's outcome into the result.
+fn summarize(
+    topo: &Topology,
+    spec: &RunSpec,
+    outcome: TeamOutcome<Worker, Moved>,
+) -> BandwidthResult {
+    let desc = spec.kernel.descriptor();
+    let app = desc.app_bytes_per_element();
+    let dram = desc.dram_bytes_per_element(topo.line_bytes());
+    let mb = rates(&rates_per_rep(&outcome.reps, app), &spec.cpus);
+    let dram_mb = rates(&rates_per_rep(&outcome.reps, dram), &spec.cpus);
+    let (placements, placement_fraction, huge_fraction, memory_nodes) =
+        placements(spec, &outcome.states);
     let mut cpu_nodes: Vec<u32> = spec
         .cpus
         .iter()
@@ -230,8 +253,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
         .collect();
     cpu_nodes.sort_unstable();
     cpu_nodes.dedup();
-    Ok(BandwidthResult {
-        quality: None,
+    BandwidthResult {
         kernel: desc.name.to_string(),
         isa: spec.kernel.isa(),
         non_temporal: desc.non_temporal,
@@ -241,8 +263,8 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
         memory_nodes,
         placement: spec.placement.clone(),
         stream_policies: spec.stream_policies.iter().map(|p| p.describe()).collect(),
-        placement_fraction: if bytes > 0.0 { on / bytes } else { 0.0 },
-        huge_fraction: if bytes > 0.0 { huge / bytes } else { 0.0 },
+        placement_fraction,
+        huge_fraction,
         mb_per_s: mb,
         dram_mb_per_s_estimate: dram_mb,
         bytes_per_element: BytesPerElement {
@@ -252,7 +274,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
             dram_estimate: dram,
         },
         array_bytes_per_thread: spec.array_bytes,
-        working_set_bytes: spec.array_bytes * (streams * spec.cpus.len()) as u64,
+        working_set_bytes: spec.array_bytes * (desc.stream_count() * spec.cpus.len()) as u64,
         page_size: spec.page,
         duration_ms: spec.duration.as_millis() as u64,
         repetitions: outcome.reps.len(),
@@ -263,7 +285,8 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
             .map(|r| r.iter().map(|s| s.elapsed_ns).collect())
             .collect(),
         placements,
-    })
+        quality: Some(outcome.quality),
+    }
 }
 
 const ZERO: Summary = Summary::point(0.0, 0);
@@ -313,8 +336,34 @@ mod tests {
         }
     }
 
-    /// A thread slowed down (it sleeps 60 ms after each chunk) must not stretch the others'
-    /// timing: they stop on the shared flag at about the duration, whatever it does.
+    /// Rates are each thread's own bytes over its own time, summed per repetition; the
+    /// total's interval comes from the same order statistics as every other figure. Pure.
+    #[test]
+    fn rates_sum_each_threads_own_rate_and_carry_the_interval() {
+        // Two threads, six repetitions: thread 1 half as fast as thread 0.
+        let per_rep: Vec<Vec<f64>> = (0..6)
+            .map(|k| vec![1000.0 + k as f64, 500.0 + k as f64])
+            .collect();
+        let r = rates(&per_rep, &[3, 7]);
+        assert_eq!(r.samples, 6);
+        assert_eq!(r.min, 1500.0);
+        assert_eq!(r.max, 1510.0);
+        assert_eq!(r.median, 1505.0);
+        assert_eq!((r.ci_low, r.ci_high), (Some(1500.0), Some(1510.0)));
+        assert!(r.ci_level.unwrap() >= 0.95);
+        assert_eq!(r.per_thread[0].cpu, 3);
+        assert_eq!(r.per_thread[1].median, 502.5);
+        // Five repetitions: no interval, said by its absence.
+        let r = rates(&per_rep[..5], &[3, 7]);
+        assert_eq!((r.ci_low, r.ci_high, r.ci_level), (None, None, None));
+        // Nothing measured: zeros, not a panic.
+        assert_eq!(rates(&[], &[3]).median, 0.0);
+        assert!(rates_per_rep(&[], 8).is_empty(), "no repetition, no rate");
+    }
+
+    /// A thread slowed down (it sleeps 60 ms after each chunk) runs on its own clock: it
+    /// stops at its first poll after the flag, and its rate counts only the chunks it did.
+    /// Mechanics, not speed: a sleep lasts at least its length however busy the machine is.
     #[test]
     fn a_slow_thread_does_not_stretch_the_others() {
         let _serial = crate::testutil::timing_lock();
@@ -329,16 +378,25 @@ mod tests {
         let mut s = spec(KernelId::Read, team, 100);
         s.throttle = Some((1, Duration::from_millis(60)));
         let r = run(&topo, &root, &s).unwrap();
+        assert_eq!(r.elapsed_ns.len(), 3);
+        let chunk_mb = (CHUNK_ELEMENTS as u64 * ELEMENT_BYTES) as f64 / 1e6;
         for rep in &r.elapsed_ns {
-            let fast = rep[0] as f64 / 1e6;
-            let slow = rep[1] as f64 / 1e6;
-            // A thread released late by the barrier (a busy machine) measures a little under the
-            // duration; one that waited for the slow one would measure >= 160 ms.
-            assert!((70.0..160.0).contains(&fast), "fast thread took {fast} ms");
-            // The slow one still stops at its first poll after the flag.
-            assert!((70.0..220.0).contains(&slow), "slow took {slow}");
+            assert_eq!(rep.len(), 2);
+            // The slow one sleeps after each chunk before it polls the flag.
+            let slow_s = rep[1] as f64 / 1e9;
+            assert!(slow_s >= 0.060, "slow took {slow_s} s");
         }
-        // And its rate is its own: far below the fast thread's.
-        assert!(r.mb_per_s.per_thread[1].median < r.mb_per_s.per_thread[0].median / 5.0);
+        // At most one chunk per 60 ms sleep plus one: its rate is bounded by its own clock
+        // (the fast thread's elapsed time plays no part in it).
+        let slow = &r.mb_per_s.per_thread[1];
+        let slowest_s = r.elapsed_ns.iter().map(|x| x[1]).min().unwrap() as f64 / 1e9;
+        let bound = chunk_mb * (slowest_s / 0.060 + 1.0) / slowest_s;
+        assert!(slow.max <= bound * 1.000_001, "{} > {bound}", slow.max);
+        assert!(r.mb_per_s.per_thread[0].median > 0.0);
+        let q = r
+            .quality
+            .as_ref()
+            .expect("the team judges every repetition");
+        assert_eq!(q.repetitions_kept, 3);
     }
 }

@@ -23,10 +23,6 @@ use crate::traffic::TrafficRecorder;
 
 pub use bounce::BouncePlan;
 
-/// Below this share of its wall time on a CPU, a bouncing thread was descheduled enough to
-/// distort the times.
-pub const MIN_CPU_SHARE: f64 = 0.9;
-
 /// Attempts per pair, each with 4x longer repetitions than the last.
 const ATTEMPTS: usize = 3;
 pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
@@ -75,36 +71,7 @@ pub fn run(
 
     let (selected, sampling) = pairs::select_pairs(&cpus);
     let traffic = TrafficRecorder::start(root);
-    let mut results = Vec::with_capacity(selected.len());
-    let mut worst_share: Option<(f64, u32, u32)> = None;
-    for (k, &(a, b)) in selected.iter().enumerate() {
-        if interrupted() {
-            break;
-        }
-        let (bounce, used) =
-            bounce::bounce_pair_patient(topo, root, line, a, b, &cfg.plan, ATTEMPTS)
-                .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
-        if let Some(share) = bounce.cpu_share {
-            if worst_share.is_none_or(|(w, _, _)| share < w) {
-                worst_share = Some((share, a, b));
-            }
-        }
-        let ns = Summary::of(&bounce.samples_ns).ok_or_else(|| {
-            anyhow::anyhow!(
-                "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
-                used.repetition.as_millis()
-            )
-        })?;
-        results.push(PairResult {
-            quality: None,
-            from: a,
-            to: b,
-            relation: summary::relation(topo, a, b),
-            ns_one_way: ns,
-            cpu_share: bounce.cpu_share,
-        });
-        progress(k + 1, selected.len());
-    }
+    let results = measure_pairs(topo, root, line, &selected, &cfg.plan, progress)?;
     let traffic = traffic.finish();
     drop(buf);
 
@@ -113,16 +80,7 @@ pub fn run(
         .map(|p| (p.from, p.to, p.ns_one_way.median))
         .collect();
     let groups = summary::group(topo, &medians);
-    let warnings = worst_share
-        .filter(|w| w.0 < MIN_CPU_SHARE)
-        .map(|(share, a, b)| {
-            format!(
-                "measurement threads were descheduled: pair CPU {a} -> CPU {b} ran only {:.0}% of its time; other work competes for these CPUs, so some times include waiting for the other thread to be scheduled",
-                100.0 * share
-            )
-        })
-        .into_iter()
-        .collect();
+    let warnings = disturbed_warning(&results).into_iter().collect();
     Ok(Outcome::done(C2cResult {
         schema_version: C2C_SCHEMA_VERSION,
         matrix: result::matrix_of(&cpus, &results),
@@ -146,6 +104,62 @@ pub fn run(
         environment: topo.environment.clone(),
         warnings,
     }))
+}
+
+/// Bounces the line for every selected pair, in order; Ctrl-C stops before the next pair.
+fn measure_pairs(
+    topo: &Topology,
+    root: &SysRoot,
+    line: &AtomicU64,
+    selected: &[(u32, u32)],
+    plan: &BouncePlan,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Vec<PairResult>> {
+    let mut results = Vec::with_capacity(selected.len());
+    for (k, &(a, b)) in selected.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
+        let pair = bounce::Pair {
+            line,
+            from: a,
+            to: b,
+        };
+        let (bounce, used) = bounce::bounce_pair_patient(topo, root, pair, plan, ATTEMPTS)
+            .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
+        let ns = Summary::of(&bounce.samples_ns).ok_or_else(|| {
+            anyhow::anyhow!(
+                "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
+                used.repetition.as_millis()
+            )
+        })?;
+        results.push(PairResult {
+            from: a,
+            to: b,
+            relation: summary::relation(topo, a, b),
+            ns_one_way: ns,
+            cpu_share: bounce.cpu_share,
+            quality: Some(bounce.quality),
+        });
+        progress(k + 1, selected.len());
+    }
+    Ok(results)
+}
+
+/// One warning for the pair whose threads got the least of their CPUs, when its repetitions
+/// stayed disturbed after the retakes ran out (the times then include waiting for the other
+/// thread to be scheduled).
+fn disturbed_warning(results: &[PairResult]) -> Option<String> {
+    let share = |p: &PairResult| p.cpu_share.unwrap_or(1.0);
+    let worst = results
+        .iter()
+        .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
+        .min_by(|x, y| share(x).total_cmp(&share(y)))?;
+    let reason = worst.quality.as_ref()?.reason()?;
+    Some(format!(
+        "core-to-core time of CPU {} -> CPU {}: {reason}",
+        worst.from, worst.to
+    ))
 }
 
 /// One page bound to `node`, first touched from a usable CPU of that node when it has one.

@@ -5,12 +5,14 @@
 //! prefixes of it), so the points of a sweep share one verified placement.
 
 use crate::clock::{estimate_core_hz, ClockInfo};
-use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
+use crate::results::quality::RepetitionQuality;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
+use super::chase::ChainError;
 use super::chase::ChainSpec;
-use super::measure::SamplePlan;
+use super::measure::{Judge, SamplePlan};
 use super::result::{LatencyResult, Placement};
 use super::sweep;
 
@@ -71,32 +73,18 @@ pub fn run_job(
         spec.group_bytes = target.page.tlb_page_bytes();
     }
     let bytes = buffer_bytes(sizes, target.page);
-    let policy = match target.memory_node {
-        Some(n) => Policy::Bind(vec![n]),
-        None => Policy::FirstTouch,
-    };
-    let outcome = crate::threads::on_cpu(topo, root, target.cpu, || {
-        let mut buf = PlacedBuffer::new(topo, root, bytes, &policy, target.page)?;
-        let report = buf.verify()?;
-        let mut clock = clock.clone();
-        if let Some(hz) = estimate_core_hz() {
-            clock.core_hz_estimate = Some(hz);
-            clock.core_hz_source = format!(
-                "{} (re-estimated on CPU {} right before this measurement)",
-                clock.core_hz_source, target.cpu
-            );
-        }
-        let measured = sweep::run(
-            buf.as_u64_mut(),
-            sizes,
-            &spec,
-            plan,
-            clock.resolution_ns,
-            progress,
-        )?;
-        Ok::<_, JobError>((report, clock, measured))
-    })??;
-    let (report, clock, measured) = outcome;
+    let (report, clock, measured) =
+        place_and_measure(topo, root, target, bytes, clock, |buf, clock, judge| {
+            sweep::run(
+                buf,
+                sizes,
+                &spec,
+                plan,
+                clock.resolution_ns,
+                Some(judge),
+                progress,
+            )
+        })?;
     let memory_node = target
         .memory_node
         .or_else(|| report.intended_nodes.first().copied());
@@ -107,13 +95,71 @@ pub fn run_job(
         placement_fraction: Some(report.fraction_on_intended),
         huge_fraction: Some(report.huge_fraction),
     };
-    let mut warnings = Vec::new();
     let where_ = format!(
         "{} pages on CPU {} (memory node {})",
         target.page.label(),
         target.cpu,
         memory_node.map_or("?".into(), |n| n.to_string())
     );
+    let mut warnings = placement_warnings(&report, &clock, target.cpu, &where_);
+    let results: Vec<LatencyResult> = measured
+        .iter()
+        .map(|(size, m)| LatencyResult::new(&spec, *size, &placement, m, plan, &clock))
+        .collect();
+    warnings.extend(noise_warning(&results, &where_));
+    warnings.extend(disturbed_warning(&results, &where_));
+    Ok(JobOutcome {
+        placement,
+        results,
+        warnings,
+    })
+}
+
+/// On a thread pinned to the target CPU: place and verify a buffer of `bytes`, re-estimate
+/// the core clock, then `measure` the buffer, judging each sample on that CPU.
+fn place_and_measure<M>(
+    topo: &Topology,
+    root: &SysRoot,
+    target: Target,
+    bytes: u64,
+    clock: &ClockInfo,
+    measure: impl FnOnce(&mut [u64], &ClockInfo, Judge<'_>) -> Result<M, ChainError> + Send,
+) -> Result<(PlacementReport, ClockInfo, M), JobError>
+where
+    M: Send,
+{
+    let policy = match target.memory_node {
+        Some(n) => Policy::Bind(vec![n]),
+        None => Policy::FirstTouch,
+    };
+    crate::threads::on_cpu(topo, root, target.cpu, || {
+        let mut buf = PlacedBuffer::new(topo, root, bytes, &policy, target.page)?;
+        let report = buf.verify()?;
+        let mut clock = clock.clone();
+        if let Some(hz) = estimate_core_hz() {
+            clock.core_hz_estimate = Some(hz);
+            clock.core_hz_source = format!(
+                "{} (re-estimated on CPU {} right before this measurement)",
+                clock.core_hz_source, target.cpu
+            );
+        }
+        let judge = Judge {
+            root,
+            cpu: target.cpu,
+        };
+        let measured = measure(buf.as_u64_mut(), &clock, judge)?;
+        Ok::<_, JobError>((report, clock, measured))
+    })?
+}
+
+/// Warnings about where the pages went and about a core clock far below the TSC.
+fn placement_warnings(
+    report: &PlacementReport,
+    clock: &ClockInfo,
+    cpu: u32,
+    where_: &str,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
     if report.fraction_on_intended < 1.0 {
         warnings.push(format!(
             "only {:.1} % of the buffer's pages are on the intended node for {where_}; the figures mix nodes",
@@ -125,42 +171,60 @@ pub fn run_job(
         if core < 0.75 * tsc {
             warnings.push(format!(
                 "the core clock on CPU {} measured {:.2} GHz, far below the {:.2} GHz TSC: the CPU is shared or throttled, so these latencies are inflated; rerun on an idle machine",
-                target.cpu,
+                cpu,
                 core / 1e9,
                 tsc / 1e9
             ));
         }
     }
-    let results: Vec<LatencyResult> = measured
-        .iter()
-        .map(|(size, m)| LatencyResult::new(&spec, *size, &placement, m, plan, &clock))
-        .collect();
+    warnings
+}
+
+/// "at 64 MiB" or "3 of 20 sizes between 1 MiB and 64 MiB", for the sizes picked out.
+fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
+    let fb = crate::parse::size::format_bytes;
+    let (first, last) = (picked.first()?, picked.last()?);
+    Some(if picked.len() == 1 {
+        fb(*first)
+    } else {
+        format!(
+            "{} of {of} sizes between {} and {}",
+            picked.len(),
+            fb(*first),
+            fb(*last)
+        )
+    })
+}
+
+/// One warning when samples spread more than [`NOISY`] (p90 over min) at some sizes.
+fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
     let noisy: Vec<u64> = results
         .iter()
         .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
         .map(|r| r.working_set_bytes)
         .collect();
-    if let (Some(first), Some(last)) = (noisy.first(), noisy.last()) {
-        let fb = crate::parse::size::format_bytes;
-        let at = if noisy.len() == 1 {
-            fb(*first)
-        } else {
-            format!(
-                "{} of {} sizes between {} and {}",
-                noisy.len(),
-                results.len(),
-                fb(*first),
-                fb(*last)
-            )
-        };
-        warnings.push(format!(
-            "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: something else ran on this CPU; rerun on an idle machine or with more --samples",
-            100.0 * (NOISY - 1.0),
-        ));
-    }
-    Ok(JobOutcome {
-        placement,
-        results,
-        warnings,
-    })
+    let at = sizes_phrase(&noisy, results.len())?;
+    Some(format!(
+        "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: something else ran on this CPU; rerun on an idle machine or with more --samples",
+        100.0 * (NOISY - 1.0),
+    ))
+}
+
+/// One warning naming the sizes whose samples stayed disturbed after the retakes ran out,
+/// with the reason of the worst of them.
+fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
+    let disturbed: Vec<&LatencyResult> = results
+        .iter()
+        .filter(|r| r.quality.as_ref().is_some_and(|q| q.disturbed))
+        .collect();
+    let sizes: Vec<u64> = disturbed.iter().map(|r| r.working_set_bytes).collect();
+    let at = sizes_phrase(&sizes, results.len())?;
+    let worst = disturbed
+        .iter()
+        .filter_map(|r| r.quality.as_ref())
+        .min_by(|a, b| {
+            let s = |q: &RepetitionQuality| q.lowest_taken_cpu_share_fraction.unwrap_or(1.0);
+            s(a).total_cmp(&s(b))
+        })?;
+    Some(format!("latency at {at} for {where_}: {}", worst.reason()?))
 }

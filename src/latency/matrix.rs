@@ -148,6 +148,7 @@ mod tests {
             samples_ns: vec![ns],
             ns_per_load: Summary::of(&[ns]).unwrap(),
             loads_per_sample: 16,
+            quality: None,
         };
         let spec = ChainSpec {
             mode: Mode::Random,
@@ -176,7 +177,6 @@ mod tests {
 
     #[test]
     fn ratios_against_local_and_firmware() {
-        let _serial = crate::testutil::timing_lock();
         // Two CPU nodes (0, 1) and a memory-only node 2; SLIT 10/21/30.
         let mut topo = crate::testutil::this_machine_one_node();
         let mut n1 = topo.nodes[0].clone();
@@ -216,7 +216,6 @@ mod tests {
 
     #[test]
     fn row_without_local_memory_uses_its_fastest_cell() {
-        let _serial = crate::testutil::timing_lock();
         let topo = crate::testutil::this_machine_one_node();
         let c = cells(&topo, vec![(5, 0, result(80.0)), (5, 1, result(120.0))]);
         assert_eq!(c[0].measured_ratio, Some(1.0));

@@ -31,7 +31,6 @@ impl LatencyResult {
             }
         });
         LatencyResult {
-            quality: None,
             mode: spec.mode,
             working_set_bytes,
             element_bytes: spec.element_bytes,
@@ -46,6 +45,7 @@ impl LatencyResult {
             cycles_per_load,
             loads_per_sample: m.loads_per_sample,
             warmup_samples: plan.warmup,
+            quality: m.quality.clone(),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! not pay a fresh allocation per point. Nothing here prints; progress goes to a callback.
 
 use super::chase::{ChainError, ChainSpec};
-use super::measure::{measure, Measurement, SamplePlan};
+use super::measure::{measure, Judge, Measurement, SamplePlan};
 use super::walk::Chain;
 
 /// Default smallest working set.
@@ -57,13 +57,14 @@ pub fn run(
     spec: &ChainSpec,
     plan: &SamplePlan,
     timer_resolution_ns: f64,
+    judge: Option<Judge<'_>>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
     let mut out = Vec::with_capacity(sizes.len());
     for (k, &s) in sizes.iter().enumerate() {
         let words = ((s / 8) as usize).min(buf.len());
         let mut chain = Chain::build(&mut buf[..words], spec)?;
-        out.push((s, measure(&mut chain, plan, timer_resolution_ns)));
+        out.push((s, measure(&mut chain, plan, timer_resolution_ns, judge)));
         progress(k + 1, sizes.len());
     }
     Ok(out)

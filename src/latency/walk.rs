@@ -113,57 +113,41 @@ unsafe fn walk_n<const N: usize>(p: &mut [usize; N], iterations: u64) {
 }
 
 /// The single-chain kernel, written in assembly where numascope has it so that the timed loop
-/// is exactly 16 `mov p, [p]` plus a fused decrement-and-branch, whatever the optimization
-/// level (a debug build must not measure its own bounds checks).
-///
-/// # Safety
-/// As [`walk_n`]; `iterations` > 0.
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-unsafe fn walk_one(mut p: usize, iterations: u64) -> usize {
-    // SAFETY: the caller guarantees every address reached is a readable link; the loop only
-    // reads memory and uses the two declared registers and the flags.
-    unsafe {
-        std::arch::asm!(
-            ".p2align 5",
-            "2:",
-            ".rept 16",
-            "mov {p}, qword ptr [{p}]",
-            ".endr",
-            "dec {n}",
-            "jnz 2b",
-            p = inout(reg) p,
-            n = inout(reg) iterations => _,
-            options(nostack, readonly),
-        );
-    }
-    p
+/// is exactly 16 dependent loads (`$load`) plus a counted branch (`$count`, `$branch`),
+/// whatever the optimization level (a debug build must not measure its own bounds checks).
+/// One body for every architecture; only the three instructions differ.
+macro_rules! walk_one_asm {
+    ($arch:literal, $load:literal, $count:literal, $branch:literal) => {
+        /// The single-chain kernel in assembly (see [`walk_one_asm`]).
+        ///
+        /// # Safety
+        /// As [`walk_n`]; `iterations` > 0.
+        #[cfg(target_arch = $arch)]
+        #[inline(never)]
+        unsafe fn walk_one(mut p: usize, iterations: u64) -> usize {
+            // SAFETY: the caller guarantees every address reached is a readable link; the
+            // loop only reads memory and uses the two declared registers and the flags.
+            unsafe {
+                std::arch::asm!(
+                    ".p2align 5",
+                    "2:",
+                    ".rept 16",
+                    $load,
+                    ".endr",
+                    $count,
+                    $branch,
+                    p = inout(reg) p,
+                    n = inout(reg) iterations => _,
+                    options(nostack, readonly),
+                );
+            }
+            p
+        }
+    };
 }
 
-/// The single-chain kernel for AArch64: 16 `ldr p, [p]` plus a counted branch.
-///
-/// # Safety
-/// As [`walk_n`]; `iterations` > 0.
-#[cfg(target_arch = "aarch64")]
-#[inline(never)]
-unsafe fn walk_one(mut p: usize, iterations: u64) -> usize {
-    // SAFETY: the caller guarantees every address reached is a readable link.
-    unsafe {
-        std::arch::asm!(
-            ".p2align 5",
-            "2:",
-            ".rept 16",
-            "ldr {p}, [{p}]",
-            ".endr",
-            "subs {n}, {n}, #1",
-            "b.ne 2b",
-            p = inout(reg) p,
-            n = inout(reg) iterations => _,
-            options(nostack, readonly),
-        );
-    }
-    p
-}
+walk_one_asm!("x86_64", "mov {p}, qword ptr [{p}]", "dec {n}", "jnz 2b");
+walk_one_asm!("aarch64", "ldr {p}, [{p}]", "subs {n}, {n}, #1", "b.ne 2b");
 
 /// Portable single-chain kernel.
 ///

@@ -100,35 +100,19 @@ mod tests {
         assert!(noisy.r_squared < 0.9);
     }
 
-    /// The live calibration is monotonic and close to linear. Best-of-trials timing and a
-    /// retry keep a busy shared machine from failing it; the bounds are wide on purpose.
+    /// Mechanics of the live calibration, not its speed: it times every count, fits a
+    /// line with a positive slope (best of trials: the longer spins cannot be faster than
+    /// the 8x shorter ones), and reports a fit quality between 0 and 1. Linearity itself is
+    /// checked on synthetic timings in `fit_recovers_a_line_and_rejects_degenerate_input`.
     #[test]
-    fn live_calibration_is_monotonic_and_nearly_linear() {
-        let mut last = String::new();
-        for _ in 0..3 {
-            let c = calibrate(9).expect("positive slope");
-            let t = |it: u64| {
-                (0..9)
-                    .map(|_| {
-                        let s = Instant::now();
-                        spin(it);
-                        s.elapsed().as_nanos() as f64
-                    })
-                    .fold(f64::INFINITY, f64::min)
-            };
-            let (a, b, d) = (t(4_000), t(8_000), t(16_000));
-            let ok = a < b
-                && b < d
-                && (1.6..2.5).contains(&(b / a))
-                && (1.6..2.5).contains(&(d / b))
-                && c.r_squared > 0.95
-                && c.ns_per_iteration > 0.01
-                && c.ns_per_iteration < 100.0;
-            if ok {
-                return;
-            }
-            last = format!("{c:?} {a} {b} {d}");
-        }
-        panic!("spin timing was neither monotonic nor linear in three tries: {last}");
+    fn live_calibration_fits_a_rising_line() {
+        let c = calibrate(9).expect("positive slope");
+        assert!(
+            c.ns_per_iteration.is_finite() && c.ns_per_iteration > 0.0,
+            "{c:?}"
+        );
+        assert!(c.overhead_ns.is_finite(), "{c:?}");
+        assert!((0.0..=1.0).contains(&c.r_squared), "{c:?}");
+        assert_eq!(c.cpu, None, "the caller names the CPU it pinned");
     }
 }

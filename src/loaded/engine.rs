@@ -6,8 +6,9 @@
 //! the load threads run at full speed and time a line; in each loaded point they then pace
 //! themselves to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over
 //! the bandwidth axis instead of crowding at low load. Every thread finds its point from the
-//! count of its own calls, so one team, with its buffers set up once, serves the whole sweep.
-//! Nothing here prints.
+//! team's repetition number ([`Stop::repetition`]), so one team, with its buffers set up once,
+//! serves the whole sweep, and a point whose chaser was disturbed (less than 90 % of its CPU,
+//! or steal) is taken again at the same load while the allowance lasts. Nothing here prints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -24,7 +25,6 @@ use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
-use crate::sys::cputime::thread_cpu_ns;
 use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::topology::Topology;
@@ -76,20 +76,18 @@ enum Role<'a> {
     Chaser {
         chain: Chain<'a>,
         iterations: u64,
-        calls: usize,
         /// Hardware node events of the chaser thread, where the machine offers them.
         events: Option<NodeEvents>,
     },
     Load {
         buf: PlacedBuffer,
         pos: usize,
-        calls: usize,
     },
 }
 
-/// Point index of a thread's `call`-th repetition (call 0 is the warm-up).
-fn point_of_call(call: usize) -> usize {
-    call.saturating_sub(1)
+/// Point index of the team's repetition `repetition` (0 is the warm-up).
+fn point_of_repetition(repetition: usize) -> usize {
+    repetition.saturating_sub(1)
 }
 
 /// The slowest load thread's full-speed time per line in the warm-up, in picoseconds
@@ -135,16 +133,7 @@ pub fn run_curve(
         })
     };
 
-    let mut chase_buf = on_cpu(topo, root, cfg.chaser_cpu, || {
-        PlacedBuffer::new(
-            topo,
-            root,
-            cfg.chaser_bytes,
-            &Policy::Bind(vec![cfg.mem_node]),
-            cfg.page,
-        )
-    })?
-    .context("placing the chased buffer")?;
+    let mut chase_buf = place_chased(topo, root, cfg)?;
     let chaser_placement = chase_buf.verify()?;
     let spec = ChainSpec {
         mode: Mode::Random,
@@ -153,15 +142,13 @@ pub fn run_curve(
         group_bytes: cfg.page.tlb_page_bytes(),
         seed: cfg.seed,
     };
-    let chain = Chain::build(chase_buf.as_u64_mut(), &spec)?;
-    let chain = Mutex::new(Some(chain));
+    let chain = Mutex::new(Some(Chain::build(chase_buf.as_u64_mut(), &spec)?));
 
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
-    // No retakes: the work picks each load point by counting its calls, so a retake would
-    // shift the points; only the chaser is judged (load threads sleep at the idle point).
+    // Retakes as planned: the work picks each point from the repetition number, which a
+    // retake keeps; only the chaser is judged (load threads sleep at the idle point).
     let plan = TeamPlan {
-        max_retakes: 0,
         judged_threads: Some(vec![0]),
         ..TeamPlan::new(cfg.duration, fractions.len() + 1, 1)
     };
@@ -173,55 +160,19 @@ pub fn run_curve(
         root,
         &cpus,
         &plan,
-        |index, _cpu| -> anyhow::Result<Role<'_>> {
-            if index == 0 {
-                let mut chain = chain
-                    .lock()
-                    .unwrap()
-                    .take()
-                    .ok_or_else(|| anyhow::anyhow!("the chain was taken twice"))?;
-                let iterations = size_chaser_sample(&mut chain);
-                Ok(Role::Chaser {
-                    chain,
-                    iterations,
-                    calls: 0,
-                    // Opened on the chaser's own thread; absent counters are not an error.
-                    events: NodeEvents::open().ok(),
-                })
-            } else {
-                let buf = PlacedBuffer::new(
-                    topo,
-                    root,
-                    cfg.load_bytes_per_thread,
-                    &Policy::Bind(vec![cfg.load_mem_node]),
-                    cfg.page,
-                )?;
-                Ok(Role::Load {
-                    buf,
-                    pos: 0,
-                    calls: 0,
-                })
-            }
-        },
-        |_, role, stop| {
-            let cpu0 = thread_cpu_ns().ok();
-            let out = work(role, stop);
-            let cpu_ns = cpu0.and_then(|a| thread_cpu_ns().ok().map(|b| b.saturating_sub(a)));
-            (out, cpu_ns)
-        },
+        |index, _cpu| make_role(topo, root, cfg, index, &chain),
+        |_, role, stop| work(role, stop),
     )?;
     let traffic = traffic.finish();
-
-    let mut load_placement_fraction: f64 = 1.0;
-    for st in &outcome.states {
-        if let Role::Load { buf, .. } = st {
-            load_placement_fraction =
-                load_placement_fraction.min(buf.verify()?.fraction_on_intended);
-        }
-    }
+    let load_placement_fraction = load_placement(&outcome.states)?;
     drop(outcome.states);
 
-    let points = points_of(&outcome.reps, &fractions, &calibration)?;
+    let points = points_of(
+        &outcome.reps,
+        &outcome.rep_quality,
+        &fractions,
+        &calibration,
+    )?;
     Ok(result_of(
         topo,
         cfg,
@@ -235,6 +186,63 @@ pub fn run_curve(
             traffic,
         },
     ))
+}
+
+/// The chased buffer, bound to the memory node and faulted in from the chaser's CPU.
+fn place_chased(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &LoadedConfig,
+) -> anyhow::Result<PlacedBuffer> {
+    let policy = Policy::Bind(vec![cfg.mem_node]);
+    on_cpu(topo, root, cfg.chaser_cpu, || {
+        PlacedBuffer::new(topo, root, cfg.chaser_bytes, &policy, cfg.page)
+    })?
+    .context("placing the chased buffer")
+}
+
+/// A team thread's state, set up on its pinned CPU: thread 0 takes the chain and sizes its
+/// samples; the others place their load buffers on the load memory node.
+fn make_role<'a>(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &LoadedConfig,
+    index: usize,
+    chain: &Mutex<Option<Chain<'a>>>,
+) -> anyhow::Result<Role<'a>> {
+    if index == 0 {
+        let mut chain = chain
+            .lock()
+            .unwrap()
+            .take()
+            .ok_or_else(|| anyhow::anyhow!("the chain was taken twice"))?;
+        let iterations = size_chaser_sample(&mut chain);
+        return Ok(Role::Chaser {
+            chain,
+            iterations,
+            // Opened on the chaser's own thread; absent counters are not an error.
+            events: NodeEvents::open().ok(),
+        });
+    }
+    let buf = PlacedBuffer::new(
+        topo,
+        root,
+        cfg.load_bytes_per_thread,
+        &Policy::Bind(vec![cfg.load_mem_node]),
+        cfg.page,
+    )?;
+    Ok(Role::Load { buf, pos: 0 })
+}
+
+/// The smallest fraction of a load buffer's pages on the load memory node.
+fn load_placement(states: &[Role<'_>]) -> anyhow::Result<f64> {
+    let mut fraction: f64 = 1.0;
+    for st in states {
+        if let Role::Load { buf, .. } = st {
+            fraction = fraction.min(buf.verify()?.fraction_on_intended);
+        }
+    }
+    Ok(fraction)
 }
 
 /// Calibrates the delay spin on `cpu` (the first load CPU).
@@ -265,10 +273,8 @@ fn step_role(
         Role::Chaser {
             chain,
             iterations,
-            calls,
             events,
         } => {
-            *calls += 1;
             let counting = events.as_ref().filter(|e| e.start().is_ok());
             let (samples_ns, loads) = chase_until(chain, *iterations, stop);
             Out::Chaser {
@@ -277,17 +283,16 @@ fn step_role(
                 events: counting.and_then(|e| e.stop().ok()),
             }
         }
-        Role::Load { buf, pos, calls } => {
-            let call = *calls;
-            *calls += 1;
-            if call == 0 {
+        Role::Load { buf, pos } => {
+            let repetition = stop.repetition();
+            if repetition == 0 {
                 // Warm-up at full speed: faults in and warms the buffer, and times a line.
                 let t = Instant::now();
                 let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
                 line_time.record(t.elapsed(), &c);
                 return Out::Load(c);
             }
-            match pace_of_point(point_of_call(call)) {
+            match pace_of_point(point_of_repetition(repetition)) {
                 None => {
                     while !stop.stopped() {
                         std::thread::sleep(Duration::from_micros(200));
@@ -357,9 +362,9 @@ mod tests {
         assert_eq!(load_fractions(1), vec![1.0]);
         assert_eq!(load_fractions(4), vec![0.25, 0.5, 0.75, 1.0]);
         assert_eq!(load_fractions(0), vec![1.0]);
-        assert_eq!(point_of_call(0), 0);
-        assert_eq!(point_of_call(1), 0);
-        assert_eq!(point_of_call(5), 4);
+        assert_eq!(point_of_repetition(0), 0);
+        assert_eq!(point_of_repetition(1), 0);
+        assert_eq!(point_of_repetition(5), 4);
     }
 
     #[test]
@@ -389,6 +394,26 @@ mod tests {
         );
     }
 
+    /// A point of 1 MB/s and 100 ns at `target_fraction`, without threads.
+    fn point_at(
+        target_fraction: Option<f64>,
+        quality: Option<crate::results::quality::RepetitionQuality>,
+    ) -> LoadedPoint {
+        LoadedPoint {
+            delay_ns: None,
+            delay_iterations: 0,
+            target_fraction,
+            total_mb_per_s: 1.0,
+            load_mb_per_s: 0.0,
+            chaser_mb_per_s: 1.0,
+            dram_mb_per_s_estimate: 1.0,
+            ns_per_load: Summary::of(&[100.0]).unwrap(),
+            chaser_node_events: None,
+            threads: vec![],
+            quality,
+        }
+    }
+
     #[test]
     fn descheduled_threads_are_named_in_a_warning() {
         let _serial = crate::testutil::timing_lock();
@@ -402,17 +427,8 @@ mod tests {
             lines_written: 0,
         };
         let point = |threads| LoadedPoint {
-            quality: None,
-            delay_ns: None,
-            delay_iterations: 0,
-            target_fraction: None,
-            total_mb_per_s: 1.0,
-            load_mb_per_s: 0.0,
-            chaser_mb_per_s: 1.0,
-            dram_mb_per_s_estimate: 1.0,
-            ns_per_load: Summary::of(&[100.0]).unwrap(),
-            chaser_node_events: None,
             threads,
+            ..point_at(None, None)
         };
         let fine = vec![point(vec![thread(0, Some(0.99)), thread(1, None)])];
         assert_eq!(descheduling_warning(&fine), None);
@@ -422,5 +438,34 @@ mod tests {
         ];
         let w = descheduling_warning(&busy).unwrap();
         assert!(w.contains("CPU 1 ran only 40%"), "{w}");
+    }
+
+    /// A point whose chaser stayed disturbed after the retakes is named in one warning; a
+    /// point whose disturbed take was re-taken is not.
+    #[test]
+    fn a_disturbed_point_is_named_once() {
+        use crate::loaded::points::disturbed_warning;
+        use crate::results::quality::{RepSample, RepetitionQuality};
+        let short = RepSample {
+            cpu_share_fraction: Some(0.45),
+            cpu: Some(0),
+            ..RepSample::default()
+        };
+        let point = |fraction, quality| point_at(fraction, Some(quality));
+        let mut retaken = RepetitionQuality::new(0.9, 1);
+        retaken.record(&short);
+        let mut kept = RepetitionQuality::new(0.9, 0);
+        kept.record(&short);
+        let fine = vec![point(None, retaken.clone()), point(Some(0.5), retaken)];
+        assert_eq!(disturbed_warning(&fine), None);
+        let busy = vec![
+            point(None, RepetitionQuality::new(0.9, 0)),
+            point(Some(0.5), kept),
+        ];
+        let w = disturbed_warning(&busy).unwrap();
+        assert!(
+            w.starts_with("loaded latency at the point at 50 % load: CPU 0 ran 45 %"),
+            "{w}"
+        );
     }
 }

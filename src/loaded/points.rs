@@ -10,12 +10,13 @@ use super::kernel::{LoadCount, LINE_BYTES};
 use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
 use crate::counters_perf::NodeEventCounts;
 use crate::placement::PlacementReport;
+use crate::results::quality::RepetitionQuality;
 use crate::stats::Summary;
 use crate::topology::Topology;
 use crate::traffic::NumaTraffic;
 
-/// One thread's return of one repetition, with its CPU time (ns) where known.
-pub(super) type Sample = crate::threads::ThreadSample<(Out, Option<u64>)>;
+/// One thread's return of one repetition (its CPU time measured by the team).
+pub(super) type Sample = crate::threads::ThreadSample<Out>;
 
 /// What each thread returns per repetition.
 pub(super) enum Out {
@@ -62,8 +63,8 @@ pub(super) fn point_from(
     let loaded = target_fraction.is_some();
     for s in rep {
         let secs_ns = s.elapsed_ns.max(1) as f64;
-        let cpu_share = s.value.1.map(|c| c as f64 / secs_ns);
-        match &s.value.0 {
+        let cpu_share = s.cpu_share();
+        match &s.value {
             Out::Chaser {
                 samples_ns,
                 loads,
@@ -106,7 +107,6 @@ pub(super) fn point_from(
     })?;
     let mean_spins = spins as f64 / lines.max(1) as f64;
     Ok(LoadedPoint {
-        quality: None,
         delay_ns: loaded.then_some(mean_spins * calibration.ns_per_iteration),
         delay_iterations: if loaded { mean_spins.round() as u64 } else { 0 },
         target_fraction,
@@ -117,21 +117,42 @@ pub(super) fn point_from(
         ns_per_load,
         chaser_node_events: chaser_events,
         threads,
+        quality: None,
     })
 }
 
-/// The curve's points from the team's repetitions (the warm-up already dropped).
+/// The curve's points from the team's repetitions (the warm-up already dropped), each with
+/// its repetition's quality (`rep_quality`, in the same order).
 pub(super) fn points_of(
     reps: &[Vec<Sample>],
+    rep_quality: &[RepetitionQuality],
     fractions: &[f64],
     calibration: &DelayCalibration,
 ) -> anyhow::Result<Vec<LoadedPoint>> {
     let mut points = Vec::with_capacity(reps.len());
     for (p, rep) in reps.iter().enumerate() {
         let target = (p > 0).then(|| fractions[p - 1]);
-        points.push(point_from(rep, target, calibration)?);
+        let mut point = point_from(rep, target, calibration)?;
+        point.quality = rep_quality.get(p).cloned();
+        points.push(point);
     }
     Ok(points)
+}
+
+/// One warning for the point whose chaser got the least of its CPU, when its repetition
+/// stayed disturbed after the retakes ran out.
+pub(super) fn disturbed_warning(points: &[LoadedPoint]) -> Option<String> {
+    let share = |q: &RepetitionQuality| q.lowest_taken_cpu_share_fraction.unwrap_or(1.0);
+    let (k, q) = points
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| p.quality.as_ref().filter(|q| q.disturbed).map(|q| (k, q)))
+        .min_by(|a, b| share(a.1).total_cmp(&share(b.1)))?;
+    let which = match points[k].target_fraction {
+        None => "the no-load point".to_string(),
+        Some(f) => format!("the point at {:.0} % load", 100.0 * f),
+    };
+    Some(format!("loaded latency at {which}: {}", q.reason()?))
 }
 
 /// What a curve measured, before it is summarized.
@@ -148,6 +169,7 @@ pub(super) struct Measured {
 /// The curve's result: the measured points summarized, with the warnings they call for.
 pub(super) fn result_of(topo: &Topology, cfg: &LoadedConfig, m: Measured) -> LoadedResult {
     let mut warnings: Vec<String> = descheduling_warning(&m.points).into_iter().collect();
+    warnings.extend(disturbed_warning(&m.points));
     warnings.extend(m.chaser_placement.backing_warning("the chased buffer"));
     let idle = m.points[0].curve_point();
     let loaded: Vec<CurvePoint> = m.points[1..].iter().map(LoadedPoint::curve_point).collect();

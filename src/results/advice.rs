@@ -22,10 +22,20 @@ pub struct PolicyCheck {
     /// Summary of the rounds, with the interval for the median (`mb_per_s` is its median).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mb_per_s_summary: Option<crate::stats::Summary>,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
+    /// How many repetitions of its interleaved rounds were taken, discarded (a thread got
+    /// less than 90 % of its CPU, or steal) and kept, all rounds together; absent for an
+    /// unpinned thread and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+}
+
+impl PolicyCheck {
+    /// One warning sentence when this check's rounds stayed disturbed after the retakes ran
+    /// out.
+    pub fn disturbed_warning(&self) -> Option<String> {
+        let q = self.quality.as_ref().filter(|q| q.disturbed)?;
+        Some(format!("advisor check {}: {}", self.policy, q.reason()?))
+    }
 }
 
 /// The advice of a run.

@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::environment::Environment;
 use crate::results::placement::{PageSize, PlacementReport};
+use crate::results::quality::RepetitionQuality;
+use crate::stats::Summary;
 
 /// Version of the bandwidth JSON contract. Bump on any incompatible change.
 pub const BANDWIDTH_SCHEMA_VERSION: u32 = 1;
@@ -28,7 +30,8 @@ pub struct BandwidthReport {
     /// The machine's environment (kernel, CPU, THP mode, governor, hypervisor...), recorded
     /// with the figures (METHODOLOGY point 20).
     pub environment: Environment,
-    /// Things the reader must know (disturbed figures, ...); absent in older files.
+    /// One sentence per figure whose repetitions stayed disturbed after the retakes ran out
+    /// (see `BandwidthResult::quality`); absent when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -55,16 +58,36 @@ pub struct Rates {
     pub max: f64,
     /// Repetitions summarized.
     pub samples: usize,
-    /// Distribution-free 95 % interval for the median (as `stats::Summary`); absent below
-    /// 6 samples and in older files.
+    /// Low end of the distribution-free interval for the median (order statistics, as
+    /// `stats::median_interval`), MB/s; absent with fewer than 6 repetitions and in files
+    /// written before intervals existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_low: Option<f64>,
+    /// High end of that interval, MB/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_high: Option<f64>,
+    /// Exact coverage of the interval, 0..=1 (at least 0.95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_level: Option<f64>,
     /// Per thread, in the order of `cpus`.
     pub per_thread: Vec<ThreadRate>,
+}
+
+impl Rates {
+    /// The rates of one figure from the summary of its per-repetition totals (median, range
+    /// and interval) and each thread's own rates.
+    pub fn from_summary(total: &Summary, per_thread: Vec<ThreadRate>) -> Rates {
+        Rates {
+            median: total.median,
+            min: total.min,
+            max: total.max,
+            samples: total.samples,
+            ci_low: total.ci_low,
+            ci_high: total.ci_high,
+            ci_level: total.ci_level,
+            per_thread,
+        }
+    }
 }
 
 /// One thread's rate over the repetitions, MB/s.
@@ -130,10 +153,11 @@ pub struct BandwidthResult {
     /// every thread stops on the shared flag, so these stay close to `duration_ms`.
     pub elapsed_ns: Vec<Vec<u64>>,
     pub placements: Vec<StreamPlacement>,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
+    /// How many repetitions were taken, discarded (a thread got too little of its CPU, or
+    /// steal) and kept, and the worst conditions seen; absent in files written before it
+    /// existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub quality: Option<crate::results::quality::RepetitionQuality>,
+    pub quality: Option<RepetitionQuality>,
 }
 
 /// A kernel's bandwidth for each initiator node (its CPUs) and memory node.
@@ -257,4 +281,24 @@ pub struct KernelRow {
     pub simd: bool,
     /// Not a sequential walk (strided or random): each access costs a whole line.
     pub strided: bool,
+}
+
+impl BandwidthResult {
+    /// The figure in a few words, for a warning: kernel, threads and CPUs, placement.
+    pub fn label(&self) -> String {
+        let cpus: Vec<String> = self.cpus.iter().map(|c| c.to_string()).collect();
+        format!(
+            "{} with {} thread(s) on CPU {} ({} memory)",
+            self.kernel,
+            self.threads,
+            cpus.join(","),
+            self.placement
+        )
+    }
+
+    /// One warning sentence when this figure's repetitions stayed disturbed; `None` otherwise.
+    pub fn disturbed_warning(&self) -> Option<String> {
+        let q = self.quality.as_ref().filter(|q| q.disturbed)?;
+        Some(format!("bandwidth of {}: {}", self.label(), q.reason()?))
+    }
 }

@@ -35,10 +35,11 @@ pub struct PairResult {
     pub relation: Relation,
     /// One-way ns over all kept samples (median is the headline).
     pub ns_one_way: Summary,
-    /// Lowest CPU time / wall time of either thread in a kept repetition (1 = ran all along).
+    /// Lowest CPU time / wall time of either thread in a kept repetition (1 = ran all along);
+    /// the same as `quality.lowest_kept_cpu_share_fraction`, kept for older readers.
     pub cpu_share: Option<f64>,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
+    /// How many repetitions of this pair were taken, discarded (either thread below 90 % of
+    /// its CPU, or steal) and kept; absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
 }

@@ -61,8 +61,9 @@ pub struct LatencyResult {
     pub cycles_per_load: Option<CyclesPerLoad>,
     pub loads_per_sample: u64,
     pub warmup_samples: usize,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
+    /// How many timed samples were taken, discarded (the chasing thread got less than 90 %
+    /// of its CPU, or steal) and kept, and the worst conditions seen; absent when the sampler
+    /// did not judge (and in files written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
 }

@@ -55,8 +55,8 @@ pub struct LoadedPoint {
     /// offers no such events (see `traffic.perf`).
     pub chaser_node_events: Option<NodeEventCounts>,
     pub threads: Vec<ThreadRate>,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
+    /// How many takes of this point were timed, discarded (the chaser got less than 90 % of
+    /// its CPU, or steal) and kept; absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
 }

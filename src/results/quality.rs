@@ -262,11 +262,95 @@ impl RepetitionQuality {
         };
         Some(format!("{}; {outcome}", parts.join("; ")))
     }
+
+    /// Adds another record of the same figure (e.g. one interleaved round's measurement) to
+    /// this one: counts and allowances add up, the worst conditions are kept, and the figure
+    /// is disturbed when either part is.
+    pub fn merge(&mut self, other: &RepetitionQuality) {
+        self.retake_allowance = self.retake_allowance.saturating_add(other.retake_allowance);
+        self.repetitions_taken += other.repetitions_taken;
+        self.repetitions_discarded += other.repetitions_discarded;
+        self.repetitions_kept += other.repetitions_kept;
+        self.repetitions_kept_disturbed += other.repetitions_kept_disturbed;
+        self.repetitions_short_of_cpu += other.repetitions_short_of_cpu;
+        self.repetitions_stolen += other.repetitions_stolen;
+        self.lowest_kept_cpu_share_fraction = lowest(
+            self.lowest_kept_cpu_share_fraction,
+            other.lowest_kept_cpu_share_fraction,
+        );
+        let other_lower = match (
+            other.lowest_taken_cpu_share_fraction,
+            self.lowest_taken_cpu_share_fraction,
+        ) {
+            (Some(o), Some(s)) => o < s,
+            (o, _) => o.is_some(),
+        };
+        if other_lower {
+            self.lowest_taken_cpu_share_fraction = other.lowest_taken_cpu_share_fraction;
+            self.lowest_taken_cpu = other.lowest_taken_cpu;
+        }
+        self.highest_kept_steal_fraction = highest(
+            self.highest_kept_steal_fraction,
+            other.highest_kept_steal_fraction,
+        );
+        self.highest_taken_steal_fraction = highest(
+            self.highest_taken_steal_fraction,
+            other.highest_taken_steal_fraction,
+        );
+        self.involuntary_switches_kept += other.involuntary_switches_kept;
+        self.disturbed |= other.disturbed;
+    }
+
+    /// [`merge`](Self::merge) into an optional record (the first part becomes the record).
+    pub fn merge_into(into: &mut Option<RepetitionQuality>, other: &RepetitionQuality) {
+        match into {
+            Some(q) => q.merge(other),
+            None => *into = Some(other.clone()),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn merged_records_add_counts_and_keep_the_worst() {
+        let mut a = RepetitionQuality::new(0.9, 1);
+        a.record(&RepSample {
+            cpu_share_fraction: Some(0.97),
+            cpu: Some(0),
+            ..RepSample::default()
+        });
+        let mut b = RepetitionQuality::new(0.9, 0);
+        b.record(&RepSample {
+            cpu_share_fraction: Some(0.5),
+            cpu: Some(1),
+            involuntary_switches: Some(7),
+            ..RepSample::default()
+        });
+        let mut m = None;
+        RepetitionQuality::merge_into(&mut m, &a);
+        assert_eq!(m.as_ref(), Some(&a), "the first part becomes the record");
+        RepetitionQuality::merge_into(&mut m, &b);
+        let m = m.unwrap();
+        assert_eq!(m.retake_allowance, 1);
+        assert_eq!((m.repetitions_taken, m.repetitions_kept), (2, 2));
+        assert_eq!(m.repetitions_kept_disturbed, 1);
+        assert_eq!(m.repetitions_short_of_cpu, 1);
+        assert_eq!(m.lowest_taken_cpu_share_fraction, Some(0.5));
+        assert_eq!(m.lowest_taken_cpu, Some(1));
+        assert_eq!(m.lowest_kept_cpu_share_fraction, Some(0.5));
+        assert_eq!(m.involuntary_switches_kept, 7);
+        assert!(m.disturbed);
+        let mut back = b.clone();
+        back.merge(&a);
+        assert_eq!(
+            back.lowest_taken_cpu,
+            Some(1),
+            "a higher share does not replace it"
+        );
+    }
 
     fn rep(share: f64, steal: u64, ticks: u64) -> RepSample {
         RepSample {

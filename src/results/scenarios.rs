@@ -99,8 +99,9 @@ pub struct ScenarioResult {
     /// Why the placement is the same (`same placement here: one memory node (node 0)`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_reason: Option<String>,
-    /// Quality of the timed repetitions (CPU share, steal, retakes); absent in files
-    /// written before it was recorded.
+    /// How many repetitions of its interleaved rounds were taken, discarded (a thread got
+    /// less than 90 % of its CPU, or steal) and kept, all rounds together; absent for an
+    /// unpinned thread and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
@@ -109,6 +110,21 @@ impl ScenarioResult {
     /// The headline bandwidth, MB/s, when measured.
     pub fn bandwidth(&self) -> Option<f64> {
         self.mb_per_s.map(|s| s.median)
+    }
+
+    /// One warning sentence when this row was measured (not copied from an identical row)
+    /// and its rounds stayed disturbed after the retakes ran out.
+    pub fn disturbed_warning(&self) -> Option<String> {
+        if self.same_as.is_some() {
+            return None;
+        }
+        let q = self.quality.as_ref().filter(|q| q.disturbed)?;
+        Some(format!(
+            "policy scenario ({}) {}: {}",
+            self.letter,
+            self.label,
+            q.reason()?
+        ))
     }
 }
 

@@ -119,7 +119,6 @@ pub fn run_advisor(
     let check = |policy: String, numactl: String, o: Option<&Outcome>, why: Option<String>| {
         let summary = o.and_then(|o| Summary::of(&o.rounds));
         PolicyCheck {
-            quality: None,
             policy,
             numactl,
             mb_per_s: summary.map(|s| s.median),
@@ -132,6 +131,7 @@ pub fn run_advisor(
             },
             rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
             mb_per_s_summary: summary,
+            quality: o.and_then(|o| o.quality.clone()),
         }
     };
     let checks = vec![

@@ -35,15 +35,18 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             target_s: Some(15.0),
             lat_per_octave: 1,
             lat_sweep_llc: 4,
-            lat_samples: 5,
+            // Seven samples: the fewest past six, so each point has an interval for its
+            // median (METHODOLOGY point 22) for 2 ms more per point.
+            lat_samples: 7,
             lat_min_sample_ns: 1_000_000,
             lat_modes: &[Mode::Random],
             lat_pages: &[PageSize::Base],
             matrix_cap: 16,
             bw_kernels: &[KernelId::Read, KernelId::Triad],
+            // Six repetitions: the fewest with a 95 % interval for the median (the extremes).
             bw: TimedSettings {
                 duration_ms: 100,
-                repetitions: 2,
+                repetitions: 6,
             },
             scaling_cap: 3,
             loaded_delays: 4,
@@ -70,9 +73,11 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 KernelId::Copy,
                 KernelId::Triad,
             ],
+            // Nine repetitions of 120 ms cost what five of 200 ms did (warm-up included) and
+            // give the 2nd-8th interval for the median (96 %); each stays >= 100 ms.
             bw: TimedSettings {
-                duration_ms: 200,
-                repetitions: 5,
+                duration_ms: 120,
+                repetitions: 9,
             },
             scaling_cap: 6,
             loaded_delays: 8,

@@ -233,19 +233,29 @@ fn c2c(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     )
 }
 
-/// The estimate and detail line of the Scenarios part.
+/// The estimate and detail line of the Scenarios part, as `run::scenarios` measures it: the
+/// time the seven rows would take one after the other (`rounds::budget_s`) is spent on
+/// interleaved rounds of the distinct configurations (at least six, see
+/// `rounds::plan_rounds`), then (a) and (b) each chase one single-thread latency over a buffer
+/// of the whole size: fault-in, chain construction and a full walk, then the latency samples.
+/// Retakes of disturbed repetitions add time only on a busy machine.
 fn scenarios(s: &Settings) -> (f64, String) {
     let sc = &s.scenarios;
-    let rows = 7.0;
-    let fault = rows * sc.total_bytes as f64 / FAULT_BYTES_PER_S;
-    let lat = 2.0 * 0.15;
+    let rounds = super::rounds::budget_s(7, &sc.timed, sc.total_bytes);
+    let l = &s.latency;
+    let chase_bytes = sc.total_bytes.max(16 << 20);
+    let chase = chase_bytes as f64 / FAULT_BYTES_PER_S
+        + (chase_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
+        + (l.samples + l.warmup + 3) as f64 * l.min_sample_ns as f64 / 1e9;
     (
-        rows * timed_s(&sc.timed) + fault + lat,
+        rounds + 2.0 * chase,
         format!(
-            "7 policy scenarios (a)-(g), read kernel, {} over all threads, {} x {} ms",
+            "7 policy scenarios (a)-(g), read kernel, {} over all threads; identical placements measured once, the distinct ones in interleaved rounds (at least {}) within the time of {} x {} ms each; single-thread latency of (a) and (b) over {}",
             mib(sc.total_bytes),
+            super::rounds::MIN_ROUNDS,
             sc.timed.repetitions,
-            sc.timed.duration_ms
+            sc.timed.duration_ms,
+            mib(chase_bytes)
         ),
     )
 }

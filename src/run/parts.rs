@@ -76,17 +76,22 @@ pub(super) fn run_part(
                 timer_resolution_ns: clock.resolution_ns,
                 is_root: running_as_root(),
             };
-            r.scenarios = Some(run_scenarios(topo, root, &inp, step)?);
+            let table = run_scenarios(topo, root, &inp, step)?;
+            // The table has no warnings of its own: a disturbed row is the run's warning.
+            r.warnings.extend(
+                table
+                    .scenarios
+                    .iter()
+                    .filter_map(|row| row.disturbed_warning()),
+            );
+            r.scenarios = Some(table);
             Ok(())
         }
         Part::Advisor => {
-            r.advisor = Some(run_advisor(
-                topo,
-                root,
-                &s.scenarios,
-                running_as_root(),
-                &step,
-            )?);
+            let advice = run_advisor(topo, root, &s.scenarios, running_as_root(), &step)?;
+            r.warnings
+                .extend(advice.checks.iter().filter_map(|c| c.disturbed_warning()));
+            r.advisor = Some(advice);
             Ok(())
         }
     }
@@ -239,6 +244,7 @@ fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
     into.results.append(&mut more.results);
     into.matrix.append(&mut more.matrix);
     into.scaling.append(&mut more.scaling);
+    into.warnings.append(&mut more.warnings);
 }
 
 /// Runs a bandwidth part and adds its report to `slot`; the part fails with the first cell

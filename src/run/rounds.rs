@@ -8,6 +8,7 @@
 //! rounds. Nothing here prints.
 
 use crate::placement::{Policy, WeightGuard};
+use crate::results::quality::RepetitionQuality;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -60,6 +61,8 @@ pub struct Outcome {
     pub placement_fraction: Option<f64>,
     /// The first failure; the configuration sits out the remaining rounds.
     pub error: Option<String>,
+    /// The repetition quality of its rounds together (pinned teams only).
+    pub quality: Option<RepetitionQuality>,
 }
 
 impl Outcome {
@@ -233,6 +236,9 @@ pub fn run_rounds(
                 Ok(t) => {
                     let o = &mut out[i];
                     o.rounds.push(t.total_mb_per_s.median);
+                    if let Some(q) = &t.quality {
+                        RepetitionQuality::merge_into(&mut o.quality, q);
+                    }
                     o.per_thread.push(t.per_thread_mb_per_s);
                     o.placement_fraction = Some(
                         o.placement_fraction

@@ -60,24 +60,8 @@ macro_rules! simd_kernels {
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
         pub unsafe fn read(a: &[f64]) -> u64 {
-            let n = a.len();
-            let p = a.as_ptr();
-            let mut acc = [$zero(); UNROLL];
-            let mut i = 0;
-            while i + BLOCK <= n {
-                for (u, acc_u) in acc.iter_mut().enumerate() {
-                    // SAFETY: i + BLOCK <= n, so this vector lies inside `a`.
-                    let v = unsafe { $loadsi(p.add(i + u * $L).cast::<$vi>()) };
-                    *acc_u = $addq(*acc_u, v);
-                }
-                i += BLOCK;
-            }
             // SAFETY: same feature as this function.
-            let mut sum = unsafe { fold(&acc) };
-            for x in &a[i..] {
-                sum = sum.wrapping_add(x.to_bits());
-            }
-            sum
+            unsafe { read_lines::<false>(a) }
         }
 
         /// [`read`] with a software prefetch of the line `PREFETCH_BYTES` ahead of each one.
@@ -86,6 +70,18 @@ macro_rules! simd_kernels {
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
         pub unsafe fn read_prefetch(a: &[f64]) -> u64 {
+            // SAFETY: same feature as this function.
+            unsafe { read_lines::<true>(a) }
+        }
+
+        /// The read loop of [`read`] and [`read_prefetch`]: `PREFETCH` is a constant, so each
+        /// instantiation compiles to its own loop, with or without the prefetches.
+        ///
+        /// # Safety
+        /// The CPU must support the target feature.
+        #[inline]
+        #[target_feature(enable = $feat)]
+        unsafe fn read_lines<const PREFETCH: bool>(a: &[f64]) -> u64 {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             let n = a.len();
             let p = a.as_ptr();
@@ -93,7 +89,7 @@ macro_rules! simd_kernels {
             let mut i = 0;
             while i + BLOCK <= n {
                 let mut off = 0;
-                while off < BLOCK * 8 {
+                while PREFETCH && off < BLOCK * 8 {
                     // SAFETY: prefetch never faults; wrapping_add keeps the arithmetic defined.
                     unsafe {
                         _mm_prefetch::<_MM_HINT_T0>(

@@ -147,6 +147,7 @@ pub(super) fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>]
             r.per_thread_mb_per_s = src.per_thread_mb_per_s;
             r.placement_fraction = src.placement_fraction;
             r.rounds_mb_per_s = src.rounds_mb_per_s;
+            r.quality = src.quality.clone();
             r.latency_ns = r.latency_ns.or(src.latency_ns);
             r.unavailable = src.unavailable;
             r.same_as = Some(src.id);

@@ -236,6 +236,7 @@ pub fn run_scenarios(
         r.per_thread_mb_per_s = o.per_thread_medians();
         r.mb_per_s = Summary::of(&o.rounds);
         r.rounds_mb_per_s = o.rounds;
+        r.quality = o.quality;
         if r.mb_per_s.is_none() {
             r.unavailable = Some(o.error.unwrap_or_else(|| {
                 format!(

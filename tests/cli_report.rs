@@ -313,7 +313,6 @@ fn real_run_of_this_machine_renders() {
 /// the HTML page (a results file whose latency and c2c parts carry warnings).
 #[test]
 fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
-    use numascope::results::RunResults;
     let mut r = numascope::results_file::load(&fixture()).unwrap();
     r.latency
         .as_mut()

@@ -245,6 +245,10 @@ pub enum Verdict {
     OnlyOne,
     /// Too few paired rounds for an interval: no winner named.
     NoInterval,
+    /// The rounds of a compared configuration stayed disturbed (a measuring thread got too
+    /// little of its CPU, or steal) after the retakes ran out: their ratio is not evidence,
+    /// and no winner is named.
+    Disturbed,
 }
 
 /// The scenario table of a run.

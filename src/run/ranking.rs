@@ -86,6 +86,44 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
     }
     // The gain is the paired estimate when there is one (the median of the rounds' ratios).
     let gain = ratio.map_or(bw / rb, |r| r.ratio);
+    // A winner drawn from disturbed rounds is noise with a numactl line: name none.
+    let disturbed: Vec<&ScenarioResult> = [best, runner]
+        .into_iter()
+        .filter(|r| r.quality.as_ref().is_some_and(|q| q.disturbed))
+        .collect();
+    if decision == Decision::Higher && !disturbed.is_empty() {
+        let names: Vec<String> = disturbed
+            .iter()
+            .map(|r| format!("({})", r.letter))
+            .collect();
+        return Some(Recommendation {
+            app_kind: kind,
+            best: best.id,
+            mb_per_s: bw,
+            runner_up: Some(runner.id),
+            gain_over_runner_up: Some(gain),
+            tie: true,
+            numactl: String::new(),
+            text: format!(
+                "For {}, ({}) {} measured {:.0} MB/s and ({}) {} {:.0} MB/s, but the rounds of {} were disturbed (a measuring thread did not have its CPU to itself): no winner named; rerun on an idle machine.",
+                kind.phrase(),
+                best.letter,
+                best.label,
+                bw,
+                runner.letter,
+                runner.label,
+                rb,
+                names.join(" and ")
+            ),
+            verdict: Some(Verdict::Disturbed),
+            ratio: ratio.map(|r| r.ratio),
+            ratio_ci_low: ratio.and_then(|r| r.low),
+            ratio_ci_high: ratio.and_then(|r| r.high),
+            ratio_ci_level: ratio.and_then(|r| r.level),
+            margin: Some(PRACTICAL_MARGIN),
+            same_placement: same.iter().map(|r| r.id).collect(),
+        });
+    }
     let (verdict, text, numactl) = match decision {
         Decision::Higher => (
             Verdict::Winner,
@@ -327,6 +365,29 @@ mod tests {
         let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
         assert_eq!(rec.verdict, Some(Verdict::NoInterval));
         assert!(rec.numactl.is_empty() && rec.text.contains("no winner named"));
+    }
+
+    /// A clear gap between disturbed rounds names no winner (METHODOLOGY point 21): the
+    /// gap may be the other program's, not the placement's.
+    #[test]
+    fn disturbed_rounds_name_no_winner() {
+        let mut rows = opteron_scenarios();
+        set_rounds(&mut rows, AllOneNode, rounds(6000.0, 0.02, 0));
+        set_rounds(&mut rows, AllInterleave, rounds(7800.0, 0.02, 1));
+        let mut q = crate::results::quality::RepetitionQuality::new(0.9, 0);
+        q.disturbed = true;
+        rows.iter_mut()
+            .find(|r| r.id == AllOneNode)
+            .unwrap()
+            .quality = Some(q);
+        let rec = recommend_for(AppKind::MultiThreadedNumaUnaware, &rows).unwrap();
+        assert_eq!(rec.verdict, Some(Verdict::Disturbed), "{rec:?}");
+        assert!(rec.tie && rec.numactl.is_empty(), "{rec:?}");
+        assert!(
+            rec.text.contains("disturbed") && rec.text.contains("(d)"),
+            "{}",
+            rec.text
+        );
     }
 
     /// When the pairs disagree with the medians, the pairs decide.

@@ -109,6 +109,7 @@ pub fn verdict_id(v: Verdict) -> &'static str {
         Verdict::SamePlacement => "same-placement",
         Verdict::OnlyOne => "only-one",
         Verdict::NoInterval => "no-interval",
+        Verdict::Disturbed => "disturbed",
     }
 }
 
@@ -145,6 +146,7 @@ pub fn comparison(rec: &Recommendation) -> String {
         Some(Verdict::SamePlacement) => "same placement: nothing to choose".into(),
         Some(Verdict::OnlyOne) => "only one candidate measured".into(),
         Some(Verdict::NoInterval) => "no interval (too few rounds): no winner named".into(),
+        Some(Verdict::Disturbed) => "disturbed rounds: no winner named".into(),
         None => match (rec.gain_over_runner_up, rec.tie) {
             (_, true) => "tie (< 5 %)".into(),
             (Some(g), _) => format!("{:+.0} %", pct(g)),

@@ -39,8 +39,14 @@ use latency::LatencyReport;
 use loaded::LoadedResult;
 use topology::Topology;
 
-/// Version of the results.json contract. Bump on any incompatible change.
-pub const RESULTS_SCHEMA_VERSION: u32 = 1;
+/// Version of the results.json contract. Bump on any change a reader must know about.
+/// Version 2 added intervals (`ci_low`/`ci_high`/`ci_level`) on every summary and rate, the
+/// repetition quality of every figure, merged scenarios and verdicts, and the run's verdict.
+pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+
+/// The oldest results.json this build reads. Version 1 files load: every field added since
+/// has a default, and the renderers show their figures with "no interval".
+pub const OLDEST_READABLE_SCHEMA_VERSION: u32 = 1;
 
 /// Everything one run measured and concluded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -130,10 +136,11 @@ pub enum LoadError {
         line: usize,
         column: usize,
     },
-    #[error("{path} has results schema version {found}, but this numascope (version {tool}) reads version {expected}; use a numascope that matches the file")]
+    #[error("{path} has results schema version {found}, but this numascope (version {tool}) reads versions {oldest} to {expected}; use a numascope that matches the file")]
     Version {
         path: String,
         found: String,
+        oldest: u32,
         expected: u32,
         tool: &'static str,
     },
@@ -191,7 +198,9 @@ impl RunResults {
         })?;
         let version = value.get("schema_version");
         match version.and_then(|v| v.as_u64()) {
-            Some(v) if v == RESULTS_SCHEMA_VERSION as u64 => {}
+            Some(v)
+                if (OLDEST_READABLE_SCHEMA_VERSION as u64..=RESULTS_SCHEMA_VERSION as u64)
+                    .contains(&v) => {}
             _ => {
                 if version.is_none() && value.get("tool_version").is_none() {
                     return Err(LoadError::Shape {
@@ -202,6 +211,7 @@ impl RunResults {
                 return Err(LoadError::Version {
                     path: name.into(),
                     found: version.map_or_else(|| "(none)".into(), |v| v.to_string()),
+                    oldest: OLDEST_READABLE_SCHEMA_VERSION,
                     expected: RESULTS_SCHEMA_VERSION,
                     tool: env!("CARGO_PKG_VERSION"),
                 });
@@ -248,12 +258,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("cut.json is truncated"), "{e}");
-        let v2 = full.replacen("\"schema_version\": 1,", "\"schema_version\": 2,", 1);
-        let e = RunResults::from_json(&v2, "new.json")
+        let v1 = full.replacen("\"schema_version\": 2,", "\"schema_version\": 1,", 1);
+        assert!(
+            RunResults::from_json(&v1, "old.json").is_ok(),
+            "version 1 files still load"
+        );
+        let v3 = full.replacen("\"schema_version\": 2,", "\"schema_version\": 3,", 1);
+        let e = RunResults::from_json(&v3, "new.json")
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("new.json has results schema version 2") && e.contains("reads version 1"),
+            e.contains("new.json has results schema version 3")
+                && e.contains("reads versions 1 to 2"),
             "{e}"
         );
         let e = RunResults::from_json("{\"a\": 1}", "o.json")

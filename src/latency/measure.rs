@@ -11,12 +11,17 @@
 //! CPU (or the hypervisor stole it) is discarded and taken again, up to as many retakes as
 //! samples planned; after that it is kept and the measurement is marked disturbed. An idle
 //! machine takes exactly the planned samples.
+//!
+//! A stop signal ([`interrupted`]) ends the measurement at the next sample: the samples kept
+//! so far are the figure (with their count, so two samples show no interval), and a
+//! measurement that kept none is `None`, never a zero.
 
 use std::time::{Duration, Instant};
 
 use super::walk::{Chain, LOADS_PER_ITERATION};
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::stats::Summary;
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::Probe;
 
@@ -55,23 +60,38 @@ pub struct Measurement {
     pub quality: Option<RepetitionQuality>,
 }
 
+/// Iterations of the first pass walked between two looks at the stop flag (a few MiB of
+/// 64 B elements: well under 100 ms even from DRAM).
+const PASS_CHUNK: u64 = (4 << 20) / 64 / LOADS_PER_ITERATION;
+
 /// Measures a built chain; with `judge`, disturbed samples are taken again (module docs).
+/// `None` when a stop signal came before any sample was kept.
 pub fn measure(
     chain: &mut Chain<'_>,
     plan: &SamplePlan,
     timer_resolution_ns: f64,
     judge: Option<Judge<'_>>,
-) -> Measurement {
+) -> Option<Measurement> {
     let samples = plan.samples.max(1);
     // Touch every element once (all chains together hold `elements`).
-    let pass = (chain.elements() as u64)
+    let mut pass = (chain.elements() as u64)
         .div_ceil(LOADS_PER_ITERATION)
         .max(1);
-    chain.walk(pass);
+    while pass > 0 {
+        if interrupted() {
+            return None;
+        }
+        let step = pass.min(PASS_CHUNK.max(1));
+        chain.walk(step);
+        pass -= step;
+    }
 
     let target_ns = (plan.min_sample_ns as f64).max(1000.0 * timer_resolution_ns);
     let mut iterations: u64 = 64;
     loop {
+        if interrupted() {
+            return None;
+        }
         let t = Instant::now();
         chain.walk(iterations);
         let e = t.elapsed().as_nanos() as f64;
@@ -92,7 +112,7 @@ pub fn measure(
     }
     let mut quality = judge.map(|_| RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, samples as u32));
     let mut out = Vec::with_capacity(samples);
-    while out.len() < samples {
+    while out.len() < samples && !interrupted() {
         let probe = judge.map(|j| Probe::start(j.root, j.cpu));
         let t = Instant::now();
         let loads = chain.walk(iterations);
@@ -105,13 +125,14 @@ pub fn measure(
             out.push(ns_per(e, loads));
         }
     }
-    let ns_per_load = Summary::of(&out).expect("samples are finite and non-empty");
-    Measurement {
+    // Empty only when the stop signal came before the first kept sample.
+    let ns_per_load = Summary::of(&out)?;
+    Some(Measurement {
         samples_ns: out,
         ns_per_load,
         loads_per_sample: iterations * LOADS_PER_ITERATION,
         quality,
-    }
+    })
 }
 
 fn ns_per(e: Duration, loads: u64) -> f64 {
@@ -139,7 +160,7 @@ mod tests {
             warmup: 1,
             min_sample_ns,
         };
-        measure(&mut chain, &plan, 30.0, judge)
+        measure(&mut chain, &plan, 30.0, judge).expect("no stop signal in unit tests")
     }
 
     #[test]

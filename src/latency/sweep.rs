@@ -6,6 +6,7 @@
 use super::chase::{ChainError, ChainSpec};
 use super::measure::{measure, Judge, Measurement, SamplePlan};
 use super::walk::Chain;
+use crate::sys::signal::interrupted;
 
 /// Default smallest working set.
 pub const DEFAULT_FROM_BYTES: u64 = 4096;
@@ -50,7 +51,9 @@ pub fn default_upper(llc_bytes: u64, free_bytes: u64) -> u64 {
     up.min(free_bytes / 2)
 }
 
-/// Measures every size over prefixes of `buf`; `progress(done, total)` after each point.
+/// Measures every size over prefixes of `buf`; `progress(done, total)` after each point. A
+/// stop signal ends the sweep at the next point or sample: the sizes measured are returned,
+/// and a size that kept no sample is left out.
 pub fn run(
     buf: &mut [u64],
     sizes: &[u64],
@@ -62,9 +65,15 @@ pub fn run(
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
     let mut out = Vec::with_capacity(sizes.len());
     for (k, &s) in sizes.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
         let words = ((s / 8) as usize).min(buf.len());
         let mut chain = Chain::build(&mut buf[..words], spec)?;
-        out.push((s, measure(&mut chain, plan, timer_resolution_ns, judge)));
+        match measure(&mut chain, plan, timer_resolution_ns, judge) {
+            Some(m) => out.push((s, m)),
+            None => break,
+        }
         progress(k + 1, sizes.len());
     }
     Ok(out)

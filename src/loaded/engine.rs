@@ -148,8 +148,11 @@ pub fn run_curve(
     cpus.extend(&cfg.load_cpus);
     // Retakes as planned: the work picks each point from the repetition number, which a
     // retake keeps; only the chaser is judged (load threads sleep at the idle point).
+    // A stop signal ends the curve at once once the no-load point is kept (a curve needs
+    // it); the points measured so far are the curve.
     let plan = TeamPlan {
         judged_threads: Some(vec![0]),
+        stop_on_signal: Some(1),
         ..TeamPlan::new(cfg.duration, fractions.len() + 1, 1)
     };
     let work =

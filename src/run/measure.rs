@@ -239,7 +239,8 @@ pub fn chase_latency(
         };
         let mut chain = Chain::build(buf.as_u64_mut(), &spec)?;
         let judge = cpu.map(|cpu| Judge { root, cpu });
-        let m = measure(&mut chain, plan, timer_resolution_ns, judge);
+        let m = measure(&mut chain, plan, timer_resolution_ns, judge)
+            .context("the latency measurement was interrupted before a sample finished")?;
         Ok((m.ns_per_load.median, frac))
     };
     match cpu {

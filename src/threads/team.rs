@@ -13,9 +13,10 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
@@ -77,7 +78,17 @@ pub struct TeamPlan {
     /// with threads that idle on purpose (an unloaded point) judges only the others; indices
     /// beyond the team are ignored.
     pub judged_threads: Option<Vec<usize>>,
+    /// `None` (the default): a stop signal does not end the team; the caller looks between
+    /// teams. `Some(k)`: once `k` repetitions are kept, a stop signal ends the team within
+    /// [`STOP_POLL`]: the repetition under way is dropped (it ran short) and the kept ones
+    /// are returned, so the outcome may hold fewer repetitions than planned. Before that, a
+    /// stop signal cuts the warm-up short and ends the retakes (the allowance shrinks to what
+    /// was spent, so a disturbed repetition is kept and marked disturbed).
+    pub stop_on_signal: Option<usize>,
 }
+
+/// How often a team that honours stop signals looks at the flag during a repetition.
+pub const STOP_POLL: Duration = Duration::from_millis(10);
 
 impl TeamPlan {
     /// A plan with the default quality rules: threshold [`DEFAULT_MIN_CPU_SHARE`], up to
@@ -90,7 +101,24 @@ impl TeamPlan {
             min_cpu_share: DEFAULT_MIN_CPU_SHARE,
             max_retakes: repetitions,
             judged_threads: None,
+            stop_on_signal: None,
         }
+    }
+}
+
+/// Sleeps `d`, or less when `stop()` turns true (looked at every [`STOP_POLL`]); true when
+/// cut short.
+fn sleep_unless(d: Duration, stop: impl Fn() -> bool) -> bool {
+    let end = Instant::now() + d;
+    loop {
+        let now = Instant::now();
+        if now >= end {
+            return false;
+        }
+        if stop() {
+            return true;
+        }
+        std::thread::sleep((end - now).min(STOP_POLL));
     }
 }
 
@@ -256,11 +284,25 @@ pub fn run_team<S: Send, R: Send>(
                 RepetitionQuality::new(plan.min_cpu_share, q.retakes_left())
             };
             let mut this_rep = fresh(&quality);
-            while planned < total_reps && !panicked.load(Ordering::SeqCst) {
+            let may_stop =
+                |kept: usize| plan.stop_on_signal.is_some_and(|k| kept >= k) && interrupted();
+            while planned < total_reps && !panicked.load(Ordering::SeqCst) && !may_stop(reps.len())
+            {
                 stop.repetition.store(planned, Ordering::SeqCst);
                 let steal = StealProbe::start(root, cpus);
                 barrier.wait(); // start
-                std::thread::sleep(plan.duration);
+                                // A warm-up is dropped anyway: a stop signal cuts it short and the team goes
+                                // on to the repetitions it must keep.
+                let warming = planned < plan.warmup;
+                let cut = match plan.stop_on_signal {
+                    Some(_) => sleep_unless(plan.duration, || {
+                        may_stop(reps.len()) || (warming && interrupted())
+                    }),
+                    None => {
+                        std::thread::sleep(plan.duration);
+                        false
+                    }
+                };
                 stop.flag.store(true, Ordering::SeqCst);
                 barrier.wait(); // end
                 stop.flag.store(false, Ordering::SeqCst);
@@ -269,6 +311,9 @@ pub fn run_team<S: Send, R: Send>(
                     .iter()
                     .filter_map(|m| m.lock().unwrap().take())
                     .collect();
+                if cut && !warming {
+                    break;
+                }
                 if planned < plan.warmup || samples.len() != n {
                     planned += 1;
                     continue;
@@ -278,6 +323,11 @@ pub fn run_team<S: Send, R: Send>(
                     .map(|&i| (samples[i].cpu, samples[i].usage()))
                     .collect();
                 let sample = rep_sample(&usage, steal);
+                if plan.stop_on_signal.is_some() && interrupted() {
+                    // Stopping: no more retakes, a disturbed repetition is kept and marked.
+                    quality.retake_allowance = quality.repetitions_discarded;
+                    this_rep.retake_allowance = this_rep.repetitions_discarded;
+                }
                 this_rep.record(&sample);
                 if quality.record(&sample).kept() {
                     reps.push(samples);

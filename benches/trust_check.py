@@ -33,7 +33,8 @@ def advice(run):
     recs = table.get("recommendations") or []
     out = []
     for r in recs:
-        out.append(json.dumps({k: r.get(k) for k in sorted(r) if k not in ("text",)}, sort_keys=True))
+        # What a user acts on: which configuration, how it was decided, which command line.
+        out.append(f"{r.get('app_kind')}: {r.get('verdict')} {r.get('best')} {r.get('numactl') or ''}".strip())
     return out
 
 
@@ -77,14 +78,14 @@ def analyse(runs):
 def main(argv):
     if argv[1:2] == ["selftest"]:
         a = {"x": {"median": 100.0, "samples": 9, "ci_low": 98.0, "ci_high": 102.0},
-             "scenarios": {"recommendations": [{"kind": "a", "winner": None}]}}
+             "scenarios": {"recommendations": [{"app_kind": "a", "verdict": "indistinguishable"}]}}
         b = {"x": {"median": 101.0, "samples": 9, "ci_low": 99.0, "ci_high": 104.0},
-             "scenarios": {"recommendations": [{"kind": "a", "winner": None}]}}
+             "scenarios": {"recommendations": [{"app_kind": "a", "verdict": "indistinguishable"}]}}
         rows, same, _ = analyse([a, b])
         assert len(rows) == 1 and rows[0]["others_inside"] == "2/2", rows
         assert abs(rows[0]["spread_of_medians"] - 1 / 100.5) < 1e-9
         assert same
-        b["scenarios"]["recommendations"][0]["winner"] = "e"
+        b["scenarios"]["recommendations"][0]["verdict"] = "winner"
         assert not analyse([a, b])[1]
         print("selftest ok")
         return 0

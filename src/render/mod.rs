@@ -16,6 +16,7 @@ pub mod loaded_text;
 pub mod placement_text;
 pub mod run_brief;
 pub mod run_files;
+pub mod run_policy_text;
 pub mod run_text;
 pub mod run_view;
 pub mod svg;

@@ -11,7 +11,7 @@ use crate::render::run_view as view;
 use crate::render::topo_text::columns;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
-use crate::results::{Plan, RunResults, Severity};
+use crate::results::{Plan, RunResults};
 
 /// The plan of `--dry-run`: parts with estimates and settings, then skipped parts.
 pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
@@ -262,14 +262,7 @@ fn advice_and_findings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
     if !r.findings.is_empty() {
         writeln!(out)?;
         writeln!(out, "Findings:")?;
-        for f in &r.findings {
-            let mark = if f.severity == Severity::Warning {
-                "!"
-            } else {
-                "-"
-            };
-            writeln!(out, "  {mark} {}", f.text)?;
-        }
+        super::run_text::finding_lines(r, out, "  ", "-")?;
     }
     Ok(())
 }

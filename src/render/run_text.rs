@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
 
+use super::run_policy_text::{advisor, scenarios};
 use super::run_view::{self as view, Cell, Table};
 use super::svg::{bytes_short, Heatmap};
 use crate::results::{Part, RunResults, Severity};
@@ -18,7 +19,7 @@ fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
     writeln!(out, "{}", "-".repeat(title.chars().count()))
 }
 
-fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Result<()> {
+pub(super) fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Result<()> {
     writeln!(
         out,
         "not measured in this run ({})",
@@ -185,13 +186,23 @@ fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if r.findings.is_empty() {
         writeln!(out, "none")?;
     }
+    finding_lines(r, out, "", "*")
+}
+
+/// One line per finding: `prefix`, then `!` for a warning or `info` for a fact, then the text.
+pub(super) fn finding_lines(
+    r: &RunResults,
+    out: &mut dyn Write,
+    prefix: &str,
+    info: &str,
+) -> io::Result<()> {
     for f in &r.findings {
         let mark = if f.severity == Severity::Warning {
             "!"
         } else {
-            "*"
+            info
         };
-        writeln!(out, "{mark} {}", f.text)?;
+        writeln!(out, "{prefix}{mark} {}", f.text)?;
     }
     Ok(())
 }
@@ -303,93 +314,6 @@ fn core_to_core(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         table(out, &ct, &[0, 1, 2, 3, 4])?;
         if let Some(s) = view::c2c_summary(r) {
             writeln!(out, "{s}")?;
-        }
-    }
-    Ok(())
-}
-
-fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match &r.scenarios {
-        None => absent(out, r, Part::Scenarios)?,
-        Some(s) => {
-            writeln!(
-                out,
-                "kernel {}, {} per thread, {} x {} ms",
-                s.kernel,
-                bytes_short(s.buffer_bytes_per_thread as f64),
-                s.repetitions,
-                s.duration_ms
-            )?;
-            let t = view::scenarios_table(r);
-            let mut ct = Ct::new();
-            ct.load_preset(NOTHING);
-            ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
-            let mut notes = Vec::new();
-            for (row, res) in t.rows.iter().zip(&s.scenarios) {
-                // A scenario placed exactly as another is shown once, on that one's row.
-                if res.same_as.is_some() {
-                    continue;
-                }
-                let (letters, why) = view::merged_letters(s, res);
-                if let Some(why) = why {
-                    notes.push(format!("{letters}: {why}"));
-                }
-                let mb = match (&res.unavailable, &res.mb_per_s) {
-                    (Some(u), _) => {
-                        notes.push(format!("({}) not measured: {u}", res.letter));
-                        "n/a".into()
-                    }
-                    (None, Some(m)) => view::fmt_interval(m),
-                    (None, None) => row[4].display(),
-                };
-                ct.add_row(vec![
-                    letters,
-                    row[1].display(),
-                    mb,
-                    row[10].display(),
-                    row[12].display(),
-                ]);
-            }
-            writeln!(out, "{ct}")?;
-            for n in notes {
-                writeln!(out, "{n}")?;
-            }
-            writeln!(out)?;
-            for rec in &s.recommendations {
-                writeln!(out, "* {}", rec.text)?;
-                if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
-                    writeln!(out, "  ({})", view::comparison(rec))?;
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match &r.advisor {
-        None => absent(out, r, Part::Advisor)?,
-        Some(_) if r.topology.memory_nodes().len() <= 1 => writeln!(
-            out,
-            "one memory node: weighted interleave has nothing to spread pages over on this machine"
-        )?,
-        Some(a) => {
-            writeln!(out, "{}", a.summary)?;
-            for c in &a.checks {
-                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
-                    (Some(m), Some(_), _) => format!("{} MB/s", view::fmt_interval(m)),
-                    (_, Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
-                    (_, None, Some(u)) => format!("not measured: {u}"),
-                    (_, None, None) => "not measured".into(),
-                };
-                writeln!(out, "  {:<22} {v}", c.policy)?;
-            }
-            if !a.apply.is_empty() {
-                writeln!(out, "To apply:")?;
-                for l in &a.apply {
-                    writeln!(out, "  {l}")?;
-                }
-            }
         }
     }
     Ok(())

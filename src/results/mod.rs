@@ -24,6 +24,7 @@ pub mod scenarios;
 pub mod time;
 pub mod topology;
 pub mod traffic;
+pub mod verdict;
 
 use serde::{Deserialize, Serialize};
 

@@ -135,6 +135,21 @@ pub struct LatencyReport {
     pub warnings: Vec<String>,
 }
 
+impl LatencyReport {
+    /// Every result of the report: single sizes, then every sweep point, then every matrix
+    /// cell.
+    pub fn all_results(&self) -> impl Iterator<Item = &LatencyResult> {
+        self.results
+            .iter()
+            .chain(self.sweep.iter().flat_map(|c| c.points.iter()))
+            .chain(
+                self.matrix
+                    .iter()
+                    .flat_map(|m| m.cells.iter().map(|c| &c.result)),
+            )
+    }
+}
+
 /// How the next element is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

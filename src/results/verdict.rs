@@ -198,7 +198,7 @@ pub fn verdict_sentence(q: &RunQuality) -> String {
 fn latency_label(res: &LatencyResult) -> String {
     format!(
         "latency {} {} {}, CPU {}{}",
-        size(res.working_set_bytes),
+        super::format::format_bytes(res.working_set_bytes),
         res.page_size,
         res.mode.label(),
         res.cpu,
@@ -273,15 +273,7 @@ fn part_q(q: &Option<RepetitionQuality>) -> (bool, Option<f64>, Option<f64>) {
 pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
     let mut v = Vec::new();
     {
-        let all = l
-            .results
-            .iter()
-            .chain(l.sweep.iter().flat_map(|c| c.points.iter()))
-            .chain(
-                l.matrix
-                    .iter()
-                    .flat_map(|m| m.cells.iter().map(|c| &c.result)),
-            );
+        let all = l.all_results();
         for res in all {
             let (d, share, steal) = part_q(&res.quality);
             v.push(FigureCheck {
@@ -364,21 +356,6 @@ pub fn c2c_checks(c: &C2cResult) -> Vec<FigureCheck> {
 }
 
 /// A byte count as the tables print it (64 KiB, 1 GiB).
-fn size(b: u64) -> String {
-    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
-    for (u, n) in units {
-        if b >= u {
-            let v = b as f64 / u as f64;
-            return if v.fract() == 0.0 {
-                format!("{v:.0} {n}")
-            } else {
-                format!("{v:.1} {n}")
-            };
-        }
-    }
-    format!("{b} B")
-}
-
 /// Every warning of the run in one list, each prefixed with the part that raised it: the
 /// topology's, each measured part's, then the run's own.
 pub fn gathered_warnings(r: &RunResults) -> Vec<String> {

@@ -222,15 +222,7 @@ fn placement_below_full(r: &RunResults) -> Vec<Finding> {
     let mut bad: Vec<String> = Vec::new();
     if let Some(l) = &r.latency {
         let mut worst: Option<f64> = None;
-        let all = l
-            .results
-            .iter()
-            .chain(l.sweep.iter().flat_map(|c| c.points.iter()))
-            .chain(
-                l.matrix
-                    .iter()
-                    .flat_map(|m| m.cells.iter().map(|c| &c.result)),
-            );
+        let all = l.all_results();
         for res in all {
             if let Some(f) = res.placement_fraction.filter(|f| *f < PLACEMENT_OK) {
                 worst = Some(worst.map_or(f, |w: f64| w.min(f)));

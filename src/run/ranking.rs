@@ -91,20 +91,10 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
         .into_iter()
         .filter(|r| r.quality.as_ref().is_some_and(|q| q.disturbed))
         .collect();
-    if decision == Decision::Higher && !disturbed.is_empty() {
-        let names: Vec<String> = disturbed
-            .iter()
-            .map(|r| format!("({})", r.letter))
-            .collect();
-        return Some(Recommendation {
-            app_kind: kind,
-            best: best.id,
-            mb_per_s: bw,
-            runner_up: Some(runner.id),
-            gain_over_runner_up: Some(gain),
-            tie: true,
-            numactl: String::new(),
-            text: format!(
+    let (verdict, text, numactl) = match decision {
+        Decision::Higher if !disturbed.is_empty() => {
+            let names: Vec<String> = disturbed.iter().map(|r| format!("({})", r.letter)).collect();
+            (Verdict::Disturbed, format!(
                 "For {}, ({}) {} measured {:.0} MB/s and ({}) {} {:.0} MB/s, but the rounds of {} were disturbed (a measuring thread did not have its CPU to itself): no winner named; rerun on an idle machine.",
                 kind.phrase(),
                 best.letter,
@@ -114,17 +104,8 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
                 runner.label,
                 rb,
                 names.join(" and ")
-            ),
-            verdict: Some(Verdict::Disturbed),
-            ratio: ratio.map(|r| r.ratio),
-            ratio_ci_low: ratio.and_then(|r| r.low),
-            ratio_ci_high: ratio.and_then(|r| r.high),
-            ratio_ci_level: ratio.and_then(|r| r.level),
-            margin: Some(PRACTICAL_MARGIN),
-            same_placement: same.iter().map(|r| r.id).collect(),
-        });
-    }
-    let (verdict, text, numactl) = match decision {
+            ), String::new())
+        }
         Decision::Higher => (
             Verdict::Winner,
             format!(

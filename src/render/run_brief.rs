@@ -161,12 +161,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     advice_and_findings(out, r)?;
     notes_and_timings(out, r)?;
     writeln!(out)?;
-    super::verdict::write_text(
-        out,
-        r.quality.as_ref(),
-        &crate::results::findings::gathered_warnings(r),
-        "",
-    )?;
+    super::verdict::write_run(out, r)?;
     writeln!(
         out,
         "{} in {:.1} s{}",

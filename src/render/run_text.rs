@@ -174,12 +174,7 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         None => writeln!(out, "Peak bandwidth: not measured in this run")?,
     }
     writeln!(out)?;
-    super::verdict::write_text(
-        out,
-        r.quality.as_ref(),
-        &crate::results::findings::gathered_warnings(r),
-        "",
-    )
+    super::verdict::write_run(out, r)
 }
 
 fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {

@@ -13,6 +13,17 @@ pub fn of_checks(checks: &[FigureCheck]) -> RunQuality {
     judge_figures(checks, DEFAULT_MIN_CPU_SHARE)
 }
 
+/// A whole run's verdict and every part's warnings, as the terminal summary and the brief
+/// print them.
+pub fn write_run(out: &mut dyn Write, r: &crate::results::RunResults) -> io::Result<()> {
+    write_text(
+        out,
+        r.quality.as_ref(),
+        &crate::results::findings::gathered_warnings(r),
+        "",
+    )
+}
+
 /// "verdict: <sentence>" then one "warning: ..." line per warning.
 pub fn write_text(
     out: &mut dyn Write,

@@ -38,29 +38,17 @@ fn row(
     lat: Option<f64>,
     numactl: &str,
 ) -> ScenarioResult {
-    ScenarioResult {
-        quality: None,
-        id,
-        letter: id.letter().to_string(),
-        label: id.label().into(),
-        threads,
-        cpus: cpus.to_vec(),
-        pinned: !cpus.is_empty(),
-        policy: String::new(),
-        numactl: numactl.into(),
-        mb_per_s: mb.and_then(fixed),
-        per_thread_mb_per_s: vec![],
-        latency_ns: lat,
-        placement_fraction: mb.map(|_| 1.0),
-        unavailable: if mb.is_none() {
-            Some("Linux 2.6.32 has no weighted interleave (needs 6.9)".into())
-        } else {
-            None
-        },
-        rounds_mb_per_s: mb.map(rounds).unwrap_or_default(),
-        same_as: None,
-        same_reason: None,
+    let mut r =
+        crate::run::scenarios::row(id, cpus, !cpus.is_empty(), String::new(), numactl.into());
+    r.threads = threads;
+    r.mb_per_s = mb.and_then(fixed);
+    r.latency_ns = lat;
+    r.placement_fraction = mb.map(|_| 1.0);
+    if mb.is_none() {
+        r.unavailable = Some("Linux 2.6.32 has no weighted interleave (needs 6.9)".into());
     }
+    r.rounds_mb_per_s = mb.map(rounds).unwrap_or_default();
+    r
 }
 
 /// Scenario rows from the article's figures. (b) and (f) use the node-interleave figures,

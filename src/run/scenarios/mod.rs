@@ -73,7 +73,8 @@ pub fn running_as_root() -> bool {
     crate::sys::process::effective_uid() == 0
 }
 
-fn row(
+/// A scenario row before measurement: who runs where, under which policy, nothing measured.
+pub(crate) fn row(
     id: ScenarioId,
     cpus: &[u32],
     pinned: bool,

@@ -94,17 +94,15 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
     let (verdict, text, numactl) = match decision {
         Decision::Higher if !disturbed.is_empty() => {
             let names: Vec<String> = disturbed.iter().map(|r| format!("({})", r.letter)).collect();
-            (Verdict::Disturbed, format!(
-                "For {}, ({}) {} measured {:.0} MB/s and ({}) {} {:.0} MB/s, but the rounds of {} were disturbed (a measuring thread did not have its CPU to itself): no winner named; rerun on an idle machine.",
-                kind.phrase(),
-                best.letter,
-                best.label,
-                bw,
-                runner.letter,
-                runner.label,
-                rb,
-                names.join(" and ")
-            ), String::new())
+            (
+                Verdict::Disturbed,
+                format!(
+                    "{}, but the rounds of {} were disturbed (a measuring thread did not have its CPU to itself): no winner named; rerun on an idle machine.",
+                    both_measured(kind, (best, bw), (runner, rb)),
+                    names.join(" and ")
+                ),
+                String::new(),
+            )
         }
         Decision::Higher => (
             Verdict::Winner,
@@ -142,14 +140,8 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
             (
                 Verdict::NoInterval,
                 format!(
-                    "For {}, ({}) {} measured {:.0} MB/s and ({}) {} {:.0} MB/s, but {} paired round{} give no interval: no winner named.",
-                    kind.phrase(),
-                    best.letter,
-                    best.label,
-                    bw,
-                    runner.letter,
-                    runner.label,
-                    rb,
+                    "{}, but {} paired round{} give no interval: no winner named.",
+                    both_measured(kind, (best, bw), (runner, rb)),
                     samples,
                     if samples == 1 { "" } else { "s" }
                 ),
@@ -174,6 +166,21 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
         margin: Some(PRACTICAL_MARGIN),
         same_placement: same.iter().map(|r| r.id).collect(),
     })
+}
+
+/// "For <kind>, (a) <label> measured <bw> MB/s and (b) <label> <rb> MB/s": both figures of a
+/// comparison that names no winner.
+fn both_measured(kind: AppKind, a: (&ScenarioResult, f64), b: (&ScenarioResult, f64)) -> String {
+    format!(
+        "For {}, ({}) {} measured {:.0} MB/s and ({}) {} {:.0} MB/s",
+        kind.phrase(),
+        a.0.letter,
+        a.0.label,
+        a.1,
+        b.0.letter,
+        b.0.label,
+        b.1
+    )
 }
 
 fn head(kind: AppKind, best: &ScenarioResult, bw: f64) -> String {

@@ -779,14 +779,11 @@ fn checker_rule_a_flags_results_reaching_an_engine() {
             "//! The contract.\nuse crate::stats::Summary;\nuse crate::{stats, latency::Chase};\n",
         ),
     ]);
-    let v = shown(&t.layer_breaks(layer("a")));
-    assert_eq!(v.len(), 1, "{v:?}");
-    assert!(
-        v[0].starts_with("src/results/mod.rs:3: rule (a) "),
-        "{}",
-        v[0]
+    only_break(
+        shown(&t.layer_breaks(layer("a"))),
+        "src/results/mod.rs:3: rule (a) ",
+        "results imports crate::latency",
     );
-    assert!(v[0].ends_with("results imports crate::latency"), "{}", v[0]);
 }
 
 #[test]
@@ -800,14 +797,11 @@ fn checker_rule_b_flags_render_reaching_beyond_results() {
             "use crate::results::RunResults;\nfn f() {\n    let x = crate::run::findings::derive();\n}\n",
         ),
     ]);
-    let v = shown(&t.layer_breaks(layer("b")));
-    assert_eq!(v.len(), 1, "{v:?}");
-    assert!(
-        v[0].starts_with("src/render/html.rs:3: rule (b) "),
-        "{}",
-        v[0]
+    only_break(
+        shown(&t.layer_breaks(layer("b"))),
+        "src/render/html.rs:3: rule (b) ",
+        "render imports crate::run",
     );
-    assert!(v[0].ends_with("render imports crate::run"), "{}", v[0]);
 }
 
 #[test]
@@ -919,4 +913,11 @@ fn checker_leaves_out_test_code_internal_paths_and_text() {
         .collect();
     assert_eq!(live, vec!["stats"]);
     assert!(!t.modules.contains("testutil"));
+}
+
+/// Exactly one break, at the place and of the kind given.
+fn only_break(v: Vec<String>, starts: &str, ends: &str) {
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert!(v[0].starts_with(starts), "{}", v[0]);
+    assert!(v[0].ends_with(ends), "{}", v[0]);
 }

@@ -95,6 +95,19 @@ pub struct FigureCheck {
     pub disturbed: bool,
 }
 
+impl FigureCheck {
+    /// A figure with the interval width given and its engine's repetition quality.
+    fn of(name: String, half_width: Option<f64>, q: &Option<RepetitionQuality>) -> FigureCheck {
+        FigureCheck {
+            name,
+            half_width,
+            cpu_share: q.as_ref().and_then(|q| q.lowest_kept_cpu_share_fraction),
+            steal: q.as_ref().and_then(|q| q.highest_kept_steal_fraction),
+            disturbed: q.as_ref().is_some_and(|q| q.disturbed),
+        }
+    }
+}
+
 /// Judges a set of figures (pure): a figure is disturbed when its engine marked it or its CPU
 /// share is below `min_cpu_share`; wide when not disturbed and its interval exceeds
 /// [`WIDE_INTERVAL`]. Unusable when more than half of the figures are disturbed; noisy when any
@@ -230,132 +243,83 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(t) = &r.scenarios {
         for s in t.scenarios.iter().filter(|s| s.same_as.is_none()) {
             if let Some(m) = &s.mb_per_s {
-                let (d, share, steal) = part_q(&s.quality);
-                v.push(FigureCheck {
-                    name: format!("scenario ({})", s.letter),
-                    half_width: m.relative_half_width(),
-                    cpu_share: share,
-                    steal,
-                    disturbed: d,
-                });
+                let name = format!("scenario ({})", s.letter);
+                v.push(FigureCheck::of(name, m.relative_half_width(), &s.quality));
             }
         }
     }
     if let Some(a) = &r.advisor {
         for c in &a.checks {
             if let Some(m) = &c.mb_per_s_summary {
-                let (d, share, steal) = part_q(&c.quality);
-                v.push(FigureCheck {
-                    name: format!("advisor check {}", c.policy),
-                    half_width: m.relative_half_width(),
-                    cpu_share: share,
-                    steal,
-                    disturbed: d,
-                });
+                let name = format!("advisor check {}", c.policy);
+                v.push(FigureCheck::of(name, m.relative_half_width(), &c.quality));
             }
         }
     }
     v
 }
 
-/// (disturbed, lowest kept CPU share, highest kept steal) of a figure's quality record.
-fn part_q(q: &Option<RepetitionQuality>) -> (bool, Option<f64>, Option<f64>) {
-    q.as_ref().map_or((false, None, None), |q| {
-        (
-            q.disturbed,
-            q.lowest_kept_cpu_share_fraction,
-            q.highest_kept_steal_fraction,
-        )
-    })
-}
-
 /// The figures of a latency report: every sweep point and matrix cell.
 pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
-    let mut v = Vec::new();
-    {
-        let all = l.all_results();
-        for res in all {
-            let (d, share, steal) = part_q(&res.quality);
-            v.push(FigureCheck {
-                name: latency_label(res),
-                half_width: res.ns_per_load.relative_half_width(),
-                cpu_share: share,
-                steal,
-                disturbed: d,
-            });
-        }
-    }
-    v
+    l.all_results()
+        .map(|res| {
+            let half = res.ns_per_load.relative_half_width();
+            FigureCheck::of(latency_label(res), half, &res.quality)
+        })
+        .collect()
 }
 
 /// The figures of a bandwidth report (`what` names it: "bandwidth", "scaling").
 pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
-    let mut v = Vec::new();
-    {
-        for res in &b.results {
-            let (d, share, steal) = part_q(&res.quality);
+    b.results
+        .iter()
+        .map(|res| {
             let m = &res.mb_per_s;
             let half = match (m.ci_low, m.ci_high) {
                 (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
                 _ => None,
             };
-            v.push(FigureCheck {
-                name: format!("{what} {} {} threads", res.kernel, res.threads),
-                half_width: half,
-                cpu_share: share,
-                steal,
-                disturbed: d,
-            });
-        }
-    }
-    v
+            let name = format!("{what} {} {} threads", res.kernel, res.threads);
+            FigureCheck::of(name, half, &res.quality)
+        })
+        .collect()
 }
 
 /// The figures of a loaded-latency curve: one per point, with the lowest thread CPU share.
 pub fn loaded_checks(l: &LoadedResult) -> Vec<FigureCheck> {
-    let mut v = Vec::new();
-    {
-        for (i, p) in l.points.iter().enumerate() {
-            let (d, share, steal) = part_q(&p.quality);
+    l.points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
             let own = p
                 .threads
                 .iter()
                 .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
                 .min_by(|a, b| a.0.total_cmp(&b.0));
-            v.push(FigureCheck {
-                name: match own {
-                    Some((_, cpu)) => format!("loaded latency point {i}, CPU {cpu}"),
-                    None => format!("loaded latency point {i}"),
-                },
-                half_width: p.ns_per_load.relative_half_width(),
-                cpu_share: own.map(|o| o.0).or(share),
-                steal,
-                disturbed: d,
-            });
-        }
-    }
-    v
+            let name = match own {
+                Some((_, cpu)) => format!("loaded latency point {i}, CPU {cpu}"),
+                None => format!("loaded latency point {i}"),
+            };
+            let mut c = FigureCheck::of(name, p.ns_per_load.relative_half_width(), &p.quality);
+            c.cpu_share = own.map(|o| o.0).or(c.cpu_share);
+            c
+        })
+        .collect()
 }
 
 /// The figures of a core-to-core run: one per pair, with its CPU share.
 pub fn c2c_checks(c: &C2cResult) -> Vec<FigureCheck> {
-    let mut v = Vec::new();
-    {
-        for p in &c.pairs {
-            let (d, share, steal) = part_q(&p.quality);
-            v.push(FigureCheck {
-                name: format!("core to core {}-{}", p.from, p.to),
-                half_width: p.ns_one_way.relative_half_width(),
-                cpu_share: p.cpu_share.or(share),
-                steal,
-                disturbed: d,
-            });
-        }
-    }
-    v
+    c.pairs
+        .iter()
+        .map(|p| {
+            let name = format!("core to core {}-{}", p.from, p.to);
+            let mut f = FigureCheck::of(name, p.ns_one_way.relative_half_width(), &p.quality);
+            f.cpu_share = p.cpu_share.or(f.cpu_share);
+            f
+        })
+        .collect()
 }
 
-/// A byte count as the tables print it (64 KiB, 1 GiB).
 /// Every warning of the run in one list, each prefixed with the part that raised it: the
 /// topology's, each measured part's, then the run's own.
 pub fn gathered_warnings(r: &RunResults) -> Vec<String> {

@@ -43,7 +43,7 @@ pub struct ReportArgs {
 
 /// Refuses an existing path unless `force`, and the input file even with `force`; one
 /// sentence naming the path and the fix.
-fn check_new(path: &Path, force: bool, input: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_new(path: &Path, force: bool, input: &Path) -> anyhow::Result<()> {
     if crate::sys::safe_read::same_file(path, input) {
         anyhow::bail!(
             "{} is the results file being read; report never overwrites its input, even with --force: choose another output path",

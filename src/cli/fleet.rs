@@ -52,7 +52,7 @@ pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
     }
     for out in args.csv.iter().chain(args.html.iter()) {
         for input in &files {
-            check_new(out, args.force, input)?;
+            check_new(out, args.force, input, "fleet")?;
         }
     }
     let mut runs = Vec::new();

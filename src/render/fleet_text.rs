@@ -87,7 +87,15 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             (h.group + 1).to_string(),
             h.verdict.clone().unwrap_or_else(|| "-".into()),
             h.standing.label().to_string(),
-            h.reasons.join("; "),
+            // The outlying figures are in the metric table above; here only how many.
+            if h.standing == Standing::Outlier {
+                format!(
+                    "{} of {} figures stand out (see the outliers column)",
+                    h.outlying_metrics, h.judged_metrics
+                )
+            } else {
+                h.reasons.join("; ")
+            },
         ]);
     }
     writeln!(out, "{t}")?;

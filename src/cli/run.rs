@@ -149,12 +149,18 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         None => PathBuf::from(default_dir_name(&host, &now.compact())),
     };
     crate::sys::signal::install_stop_handlers()?;
+    let existed = dir_path.exists();
     let dir = OutputDir::prepare(&dir_path, args.force)?;
     // One run per output directory, then one measurement per host (issue 16, 17): the
     // second run into this directory is refused; a second measurement on this host waits
-    // or is refused as --wait-lock says. Both locks go when the process ends.
+    // or is refused as --wait-lock says. Both locks go when the process ends. A refused
+    // run removes the (still empty) directory it created.
     let _dir_lock = crate::launcher::output_lock(dir.path())?;
-    let _host_lock = crate::cli::measuring_lock(ctx)?;
+    let _host_lock = crate::cli::measuring_lock(ctx).inspect_err(|_| {
+        if !existed {
+            let _ = std::fs::remove_dir(dir.path());
+        }
+    })?;
     let header = RunHeader {
         started_at: now.rfc3339(),
         host,

@@ -146,10 +146,11 @@ fn wait_for(
     let started = Instant::now();
     let mut told = false;
     loop {
-        let pid = match attempt {
+        let busy = match attempt {
             Attempt::Held(l) => return Ok(l),
-            Attempt::Busy(pid) => pid,
+            Attempt::Busy(b) => b,
         };
+        let pid = busy.holder;
         let shown = path.display().to_string();
         let limit = match wait {
             Wait::Forever => None,
@@ -182,7 +183,7 @@ fn wait_for(
             told = true;
         }
         std::thread::sleep(Duration::from_millis(100));
-        attempt = FileLock::try_exclusive(path)?;
+        attempt = busy.retry()?;
     }
 }
 

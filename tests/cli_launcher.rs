@@ -192,3 +192,58 @@ fn output_templates_are_checked_before_measuring() {
         "unknown placeholder {hostname}",
     );
 }
+
+/// True once process `pid` has `path` open (a waiting command keeps the lock file open).
+fn has_open(pid: u32, path: &Path) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|d| {
+            d.flatten()
+                .any(|e| std::fs::read_link(e.path()).is_ok_and(|l| l == path))
+        })
+        .unwrap_or(false)
+}
+
+/// A measuring command waits for the lock (holding the lock file open), and a stop signal
+/// ends the wait with the signal's exit status, one sentence naming the holder, and nothing
+/// measured.
+#[test]
+fn a_waiting_command_stops_on_sigterm_naming_the_holder() {
+    if !common::two_cpus("c2c") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let lock = tmp.path().join("numascope.lock");
+    let _held = Held::on(&lock);
+    std::fs::write(&lock, format!("{}\n", std::process::id())).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_numascope"))
+        .env("NUMASCOPE_LOCK_DIR", tmp.path())
+        .args(["c2c", "--samples", "1", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait (bounded only to catch a hang) until it has the lock file open: it is waiting.
+    let mut seen = false;
+    for _ in 0..600 {
+        if has_open(child.id(), &lock) {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(seen, "the command never opened the lock file");
+    // SAFETY: kill with the pid of our own running child and a valid signal number.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGTERM);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("numascope: stopped by SIGTERM while waiting for the measuring lock")
+            && err.contains(&format!("held by PID {}", std::process::id())),
+        "{err}"
+    );
+}

@@ -173,13 +173,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             if cmd.measures() {
                 crate::sys::signal::install_stop_handlers()?;
             }
-            // `run` takes the measuring lock itself, after its output directory is locked.
-            let _host_lock =
-                if cmd.measures() && !matches!(cmd, Command::Run(_)) && ctx.root.is_live() {
-                    Some(measuring_lock(&ctx)?)
-                } else {
-                    None
-                };
             match cmd {
                 Command::Bandwidth(args) => bandwidth::run(&ctx, &args),
                 Command::Topo(a) => topo::run(&ctx, &a),
@@ -218,9 +211,18 @@ fn wait_lock(text: Option<&str>) -> anyhow::Result<crate::launcher::Wait> {
     })
 }
 
-/// Takes the host's measuring lock as `--wait-lock` says; the waiting notice goes to stderr.
+/// Takes the host's measuring lock as `--wait-lock` says. Each measuring command calls it
+/// once its flags are checked, right before it measures, so a refusal of bad input never
+/// waits. The waiting notice goes to stderr only on a terminal: a script or a launcher's log
+/// keeps the one-line-per-error rule of stderr.
 pub fn measuring_lock(ctx: &Context) -> anyhow::Result<crate::sys::lock::FileLock> {
-    crate::launcher::measuring_lock(ctx.wait_lock, &mut |s| eprintln!("{s}"))
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    crate::launcher::measuring_lock(ctx.wait_lock, &mut |s| {
+        if tty {
+            eprintln!("{s}")
+        }
+    })
 }
 
 impl Command {

@@ -26,8 +26,24 @@ pub struct FileLock {
 pub enum Attempt {
     /// The lock is ours.
     Held(FileLock),
-    /// Another open file holds it; the PID written by its holder, when readable.
-    Busy(Option<u32>),
+    /// Another open file holds it.
+    Busy(Busy),
+}
+
+/// A lock another process holds, with our file still open so a retry locks the same file.
+#[derive(Debug)]
+pub struct Busy {
+    file: File,
+    path: PathBuf,
+    /// The PID its holder wrote, when readable.
+    pub holder: Option<u32>,
+}
+
+impl Busy {
+    /// Tries again, without blocking, on the file already open.
+    pub fn retry(self) -> Result<Attempt, SysCallError> {
+        lock(self.file, self.path)
+    }
 }
 
 impl FileLock {
@@ -58,45 +74,52 @@ impl FileLock {
                 Err(e) => Err(e),
             }
         };
-        let mut file = opened.map_err(|source| SysCallError {
+        let file = opened.map_err(|source| SysCallError {
             call: "open",
             what: path.display().to_string(),
             source,
             hint: String::new(),
         })?;
-        // SAFETY: flock on a file descriptor we own and keep open; LOCK_NB makes it return at
-        // once instead of blocking.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-        if rc != 0 {
-            let err = std::io::Error::last_os_error();
-            if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-                let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
-                return Ok(Attempt::Busy(text.trim().parse().ok()));
-            }
-            return Err(SysCallError {
-                call: "flock",
-                what: path.display().to_string(),
-                source: err,
-                hint: String::new(),
-            });
-        }
-        // Ours: record the PID for whoever is refused next (best effort; the lock holds
-        // whether or not the write works).
-        let _ = file.set_len(0);
-        let _ = file.seek(SeekFrom::Start(0));
-        let _ = writeln!(file, "{}", std::process::id());
-        let _ = file.flush();
-        Ok(Attempt::Held(FileLock {
-            file,
-            path: path.to_path_buf(),
-        }))
+        lock(file, path.to_path_buf())
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
     }
+}
+
+/// One non-blocking `flock(LOCK_EX)` on `file`.
+fn lock(mut file: File, path: PathBuf) -> Result<Attempt, SysCallError> {
+    // SAFETY: flock on a file descriptor we own and keep open; LOCK_NB makes it return at
+    // once instead of blocking.
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
+            let mut text = String::new();
+            let _ = file.seek(SeekFrom::Start(0));
+            let _ = file.read_to_string(&mut text);
+            return Ok(Attempt::Busy(Busy {
+                file,
+                path,
+                holder: text.trim().parse().ok(),
+            }));
+        }
+        return Err(SysCallError {
+            call: "flock",
+            what: path.display().to_string(),
+            source: err,
+            hint: String::new(),
+        });
+    }
+    // Ours: record the PID for whoever is refused next (best effort; the lock holds
+    // whether or not the write works).
+    let _ = file.set_len(0);
+    let _ = file.seek(SeekFrom::Start(0));
+    let _ = writeln!(file, "{}", std::process::id());
+    let _ = file.flush();
+    Ok(Attempt::Held(FileLock { file, path }))
 }
 
 impl Drop for FileLock {
@@ -123,15 +146,14 @@ mod tests {
             Attempt::Busy(_) => panic!("a fresh lock file was busy"),
         };
         assert_eq!(first.path(), p);
-        match FileLock::try_exclusive(&p).unwrap() {
-            Attempt::Busy(pid) => assert_eq!(pid, Some(std::process::id())),
+        let busy = match FileLock::try_exclusive(&p).unwrap() {
+            Attempt::Busy(b) => b,
             Attempt::Held(_) => panic!("the lock was taken twice"),
-        }
+        };
+        assert_eq!(busy.holder, Some(std::process::id()));
         drop(first);
-        assert!(matches!(
-            FileLock::try_exclusive(&p).unwrap(),
-            Attempt::Held(_)
-        ));
+        // The retry locks the file it already has open.
+        assert!(matches!(busy.retry().unwrap(), Attempt::Held(_)));
     }
 
     #[test]
@@ -141,7 +163,7 @@ mod tests {
         assert!(matches!(first, Attempt::Held(_)));
         assert!(matches!(
             FileLock::try_exclusive(tmp.path()).unwrap(),
-            Attempt::Busy(None)
+            Attempt::Busy(Busy { holder: None, .. })
         ));
         drop(first);
         assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);

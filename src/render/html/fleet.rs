@@ -26,9 +26,9 @@ pub fn render(f: &FleetReport) -> String {
 <title>numascope fleet: {} hosts</title><style>{CSS}{FLEET_CSS}</style></head>\n<body><main>\n",
         f.hosts.len()
     );
-    let _ = write!(
+    let _ = writeln!(
         p.html,
-        "<header class=\"top\"><h1>numascope fleet</h1><div class=\"sub\"><span>{} hosts</span><span>{} hardware group(s)</span><span>outlier: robust z &gt; {:.0} and &gt; {:.0} %, outside the host's own interval</span></div></header>\n",
+        "<header class=\"top\"><h1>numascope fleet</h1><div class=\"sub\"><span>{} hosts</span><span>{} hardware group(s)</span><span>outlier: robust z &gt; {:.0} and &gt; {:.0} %, outside the host's own interval</span></div></header>",
         f.hosts.len(),
         f.groups.len(),
         f.outlier_z,

@@ -98,6 +98,8 @@ fn a_stop_signal_writes_a_partial_run_and_exits_128_plus_the_signal() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("int");
         let mut child = bin()
+            // A lock of its own: this test's checkpoint must not wait for another test's run.
+            .env("NUMASCOPE_LOCK_DIR", tmp.path())
             .args(["run", "--quick", "--only", "c2c,scenarios", "--output"])
             .arg(&out)
             .stdout(std::process::Stdio::null())

@@ -15,7 +15,11 @@ const HANG: Duration = Duration::from_secs(20);
 /// Starts `numascope ARGS`, sends SIGTERM after about a second of measuring, and returns its
 /// exit code and stdout.
 fn stopped(args: &[&str]) -> (Option<i32>, String) {
+    // A lock of its own: the parallel tests of this file must not wait for each other's
+    // measuring lock, or the signal would reach a process that has not started measuring.
+    let lock_dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_numascope"))
+        .env("NUMASCOPE_LOCK_DIR", lock_dir.path())
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

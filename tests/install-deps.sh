@@ -3,6 +3,7 @@
 # QEMU + busybox + cpio (multi-node guest suite). Idempotent; quiet when all are present.
 set -euo pipefail
 pkgs=(hwloc numactl qemu-system-x86 busybox-static cpio)
+pkgs+=(openmpi-bin)  # mpirun for tests/cli_launcher.rs
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -309,6 +309,7 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
     }
     let cfg = resolve(&topo, args)?;
     ctx.root.require_live("measure bandwidth")?;
+    let _host_lock = super::measuring_lock(ctx)?;
     let report = crate::bandwidth::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
     super::print_result(args.json, &report, |out| {
         bandwidth_text::render_report(out, &report)

@@ -66,6 +66,7 @@ pub fn run(ctx: &Context, args: &C2cArgs) -> anyhow::Result<()> {
             ..BouncePlan::default()
         },
     };
+    let _host_lock = super::measuring_lock(ctx)?;
     let result = c2c::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
     super::print_result(args.json, &result, |out| c2c_text::render(&result, out))
 }

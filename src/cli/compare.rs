@@ -12,7 +12,6 @@ use clap::Args;
 use crate::cli::Context;
 use crate::compare::{compare_with, metrics, Conditions};
 use crate::render::compare_text;
-use crate::results::RunResults;
 
 /// Flags of `numascope compare`.
 #[derive(Debug, Args)]
@@ -31,39 +30,18 @@ pub struct CompareArgs {
     pub all: bool,
 }
 
-/// Names runs by host, adding the file name where hosts repeat.
-fn names(runs: &[(PathBuf, RunResults)]) -> Vec<String> {
-    runs.iter()
-        .map(|(p, r)| {
-            let dup = runs.iter().filter(|(_, o)| o.host == r.host).count() > 1;
-            if dup {
-                format!(
-                    "{} ({})",
-                    r.host,
-                    p.file_name()
-                        .map(|f| f.to_string_lossy().into_owned())
-                        .unwrap_or_default()
-                )
-            } else {
-                r.host.clone()
-            }
-        })
-        .collect()
-}
-
 /// Runs `compare`.
 pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     for p in &args.results {
         runs.push((p.clone(), crate::results_file::load(p)?));
     }
-    let mut n = names(&runs);
-    // Same host and same file name (a/results.json, b/results.json): use the whole path.
-    for i in 0..n.len() {
-        if n.iter().filter(|m| **m == n[i]).count() > 1 {
-            n[i] = format!("{} ({})", runs[i].1.host, runs[i].0.display());
-        }
-    }
+    let n = crate::compare::run_names(
+        &runs
+            .iter()
+            .map(|(p, r)| (p.as_path(), r.host.as_str()))
+            .collect::<Vec<_>>(),
+    );
     let metrics: Vec<_> = runs
         .iter()
         .zip(&n)

@@ -356,6 +356,7 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     root.require_live("measure latency")?;
     let topo = read_topology(root)?;
     let cfg = resolve(&topo, root, args)?;
+    let _host_lock = super::measuring_lock(ctx)?;
     let bar =
         indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
     let progress = |d: usize, t: usize| {

@@ -256,6 +256,7 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
         cpus.extend(&cfg.load_cpus);
         check_cpus(&topo, &ctx.root, &cpus)?;
     }
+    let _host_lock = super::measuring_lock(ctx)?;
     let bar =
         indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
     let progress = |d: usize, total: usize| {

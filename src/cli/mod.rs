@@ -14,6 +14,7 @@ use crate::sysroot::SysRoot;
 pub mod c2c;
 pub mod capture;
 pub mod compare;
+pub mod fleet;
 pub mod inspect;
 pub mod latency;
 pub mod loaded_latency;
@@ -37,6 +38,12 @@ pub struct Cli {
     /// machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
+
+    /// How long a measuring command (run, latency, bandwidth, loaded-latency, c2c) waits for
+    /// another numascope measurement on this host to finish before refusing (e.g. 600s);
+    /// 0s refuses at once. Default: wait until it finishes.
+    #[arg(long, global = true, value_name = "DURATION")]
+    pub wait_lock: Option<String>,
 
     /// Without a subcommand, numascope runs the full analysis (`numascope run`) and takes its
     /// flags directly: `numascope --quick`, `numascope --output DIR`.
@@ -72,6 +79,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
+    /// Judge a fleet: every results.json under the given directories, grouped by hardware,
+    /// the outlier hosts named per metric.
+    Fleet(fleet::FleetArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -79,6 +89,8 @@ pub struct Context {
     pub root: SysRoot,
     /// The `.tar.gz` given to `--sysfs-root`, when the root is its unpacked copy.
     pub archive: Option<PathBuf>,
+    /// How a measuring command treats another measurement holding the host's lock.
+    pub wait_lock: crate::launcher::Wait,
     /// A `.tar.gz` snapshot unpacked for this run; removed when the context drops.
     _unpacked: Option<crate::capture::Unpacked>,
 }
@@ -101,6 +113,7 @@ impl Context {
         Ok(Context {
             root,
             archive,
+            wait_lock: wait_lock(cli.wait_lock.as_deref())?,
             _unpacked: unpacked,
         })
     }
@@ -132,6 +145,13 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
+            if let (Some(stop), Some(status)) = (
+                e.downcast_ref::<crate::launcher::StoppedWaiting>(),
+                crate::sys::signal::exit_status(),
+            ) {
+                eprintln!("numascope: {stop}");
+                return status;
+            }
             eprintln!("numascope: error: {}", one_sentence(&e));
             2
         }
@@ -146,7 +166,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         // before a subcommand, so the run flags are checked here instead.
         Some(_) if format!("{:?}", cli.run) != format!("{:?}", run::RunArgs::default()) => {
             anyhow::bail!(
-                "--quick, --thorough, --only, --skip, --dry-run, --output, --force and --json before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis"
+                "--quick, --thorough, --only, --skip, --dry-run, --output, --force, --json and --summary-line before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis"
             )
         }
         Some(cmd) => {
@@ -165,9 +185,44 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Command::Run(a) => run::run(&ctx, &a),
                 Command::Report(a) => report::run(&ctx, &a),
                 Command::Compare(a) => compare::run(&ctx, &a),
+                Command::Fleet(a) => fleet::run(&ctx, &a),
             }
         }
     }
+}
+
+/// `--wait-lock DURATION` resolved: absent waits until the lock is free, `0s` refuses at once.
+fn wait_lock(text: Option<&str>) -> anyhow::Result<crate::launcher::Wait> {
+    use crate::launcher::Wait;
+    const RANGE: crate::parse::duration::DurationRange = crate::parse::duration::DurationRange {
+        flag: "--wait-lock",
+        min: std::time::Duration::from_millis(1),
+        max: std::time::Duration::from_secs(7 * 24 * 3600),
+        advice: "give 0s (refuse at once) up to a week, e.g. 600s",
+    };
+    Ok(match text {
+        None => Wait::Forever,
+        Some(t) if t.trim().trim_end_matches("ms").trim_end_matches('s').trim() == "0" => {
+            Wait::AtMost(std::time::Duration::ZERO)
+        }
+        Some(t) => Wait::AtMost(
+            crate::parse::duration::parse_duration(t, &RANGE).map_err(anyhow::Error::msg)?,
+        ),
+    })
+}
+
+/// Takes the host's measuring lock as `--wait-lock` says. Each measuring command calls it
+/// once its flags are checked, right before it measures, so a refusal of bad input never
+/// waits. The waiting notice goes to stderr only on a terminal: a script or a launcher's log
+/// keeps the one-line-per-error rule of stderr.
+pub fn measuring_lock(ctx: &Context) -> anyhow::Result<crate::sys::lock::FileLock> {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal();
+    crate::launcher::measuring_lock(ctx.wait_lock, &mut |s| {
+        if tty {
+            eprintln!("{s}")
+        }
+    })
 }
 
 impl Command {

@@ -43,10 +43,10 @@ pub struct ReportArgs {
 
 /// Refuses an existing path unless `force`, and the input file even with `force`; one
 /// sentence naming the path and the fix.
-fn check_new(path: &Path, force: bool, input: &Path) -> anyhow::Result<()> {
+pub(crate) fn check_new(path: &Path, force: bool, input: &Path, cmd: &str) -> anyhow::Result<()> {
     if crate::sys::safe_read::same_file(path, input) {
         anyhow::bail!(
-            "{} is the results file being read; report never overwrites its input, even with --force: choose another output path",
+            "{} is the results file being read; {cmd} never overwrites its input, even with --force: choose another output path",
             path.display()
         );
     }
@@ -64,10 +64,10 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
     let r = crate::results_file::load(&args.results)?;
     // Check every destination before writing anything, so a refusal leaves no partial output.
     if let Some(p) = &args.html {
-        check_new(p, args.force, &args.results)?;
+        check_new(p, args.force, &args.results, "report")?;
     }
     if let Some(p) = &args.hwloc_xml {
-        check_new(p, args.force, &args.results)?;
+        check_new(p, args.force, &args.results, "report")?;
     }
     let csv_files = match &args.csv {
         Some(dir) => {
@@ -79,7 +79,7 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
             }
             let files = csv_render::run_csv(&r).context("cannot format the CSV tables")?;
             for (name, _) in &files {
-                check_new(&dir.join(name), args.force, &args.results)?;
+                check_new(&dir.join(name), args.force, &args.results, "report")?;
             }
             files
         }

@@ -17,7 +17,7 @@ use crate::render::run_brief;
 use crate::results::time::UtcTime;
 use crate::results::{Budget, Part};
 use crate::run::execute::{execute, NoProgress, Progress, RunHeader, BUILT};
-use crate::run::output::{default_dir_name, OutputDir};
+use crate::run::output::{default_dir_name, safe_host, OutputDir};
 use crate::run::plan::{make_plan, parse_parts, PlanRequest};
 use crate::topology::read_topology;
 
@@ -40,6 +40,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Output directory (default: numascope-<host>-<YYYYMMDD-HHMMSS> in the current one).
+    /// `{host}`, `{date}` and `{rank}` (the launcher's rank: SLURM_PROCID,
+    /// OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK) are replaced: `--output 'res/{host}'`.
     #[arg(long, value_name = "DIR")]
     pub output: Option<PathBuf>,
     /// Write into an existing output directory, replacing files of the same name.
@@ -48,6 +50,10 @@ pub struct RunArgs {
     /// Also print results.json to stdout (the summary then goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// Print one `key=value` summary line instead of the summary (the default under a
+    /// launcher: srun, mpirun); the full summary stays in summary.txt.
+    #[arg(long)]
+    pub summary_line: bool,
 }
 
 /// Flags resolved into a plan request.
@@ -130,12 +136,31 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         .filter(|h| !h.is_empty())
         .unwrap_or_else(|| "host".into());
     let now = UtcTime::of(SystemTime::now());
-    let dir_path = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(default_dir_name(&host, &now.compact())));
-    let dir = OutputDir::prepare(&dir_path, args.force)?;
+    let rank = crate::launcher::rank();
+    let dir_path = match &args.output {
+        Some(t) => crate::launcher::expand_output(
+            t,
+            &crate::launcher::TemplateValues {
+                host: safe_host(&host),
+                date: now.compact(),
+                rank: rank.map(|r| r.0),
+            },
+        )?,
+        None => PathBuf::from(default_dir_name(&host, &now.compact())),
+    };
     crate::sys::signal::install_stop_handlers()?;
+    let existed = dir_path.exists();
+    let dir = OutputDir::prepare(&dir_path, args.force)?;
+    // One run per output directory, then one measurement per host (issue 16, 17): the
+    // second run into this directory is refused; a second measurement on this host waits
+    // or is refused as --wait-lock says. Both locks go when the process ends. A refused
+    // run removes the (still empty) directory it created.
+    let _dir_lock = crate::launcher::output_lock(dir.path())?;
+    let _host_lock = crate::cli::measuring_lock(ctx).inspect_err(|_| {
+        if !existed {
+            let _ = std::fs::remove_dir(dir.path());
+        }
+    })?;
     let header = RunHeader {
         started_at: now.rfc3339(),
         host,
@@ -169,6 +194,10 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         out.write_all(results.to_json().as_bytes())?;
         out.flush()?;
         std::io::stderr().write_all(&summary)?;
+    } else if args.summary_line || rank.is_some() {
+        let mut out = std::io::stdout().lock();
+        crate::render::run_line::render(&mut out, &results, dir.path())?;
+        out.flush()?;
     } else {
         let mut out = std::io::stdout().lock();
         out.write_all(&summary)?;

@@ -36,7 +36,7 @@ pub const MIN_RELATIVE_DIFFERENCE: f64 = 0.05;
 /// Robust z above which a fleet member is an outlier.
 pub const OUTLIER_Z: f64 = 3.0;
 /// MAD to standard deviation for normal data.
-const MAD_SCALE: f64 = 1.4826;
+pub const MAD_SCALE: f64 = 1.4826;
 /// Family-wise error rate kept by the Holm adjustment over all compared metrics.
 pub const ALPHA: f64 = 0.05;
 fn median(v: &[f64]) -> f64 {
@@ -191,6 +191,40 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
     }
 }
 
+/// The median of `vals` and their median absolute deviation from it (the fleet's robust
+/// centre and spread; `MAD_SCALE` x MAD estimates a standard deviation).
+pub fn median_mad(vals: &[f64]) -> (f64, f64) {
+    let med = median(vals);
+    let devs: Vec<f64> = vals.iter().map(|v| (v - med).abs()).collect();
+    (med, median(&devs))
+}
+
+/// How runs are named in a comparison or a fleet: by host, with the file name where hosts
+/// repeat, and the whole path where host and file name both repeat (`a/results.json`,
+/// `b/results.json`). `runs` gives each run's path and host.
+pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
+    let mut n: Vec<String> = runs
+        .iter()
+        .map(|(p, host)| {
+            if runs.iter().filter(|(_, o)| o == host).count() > 1 {
+                let file = p
+                    .file_name()
+                    .map(|f| f.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                format!("{host} ({file})")
+            } else {
+                host.to_string()
+            }
+        })
+        .collect();
+    for i in 0..n.len() {
+        if n.iter().filter(|m| **m == n[i]).count() > 1 {
+            n[i] = format!("{} ({})", runs[i].1, runs[i].0.display());
+        }
+    }
+    n
+}
+
 fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<OutlierHost>) {
     let mut out = Vec::new();
     let mut compared = vec![0usize; runs.len()];
@@ -206,9 +240,7 @@ fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<Outli
             continue;
         }
         let vals: Vec<f64> = present.iter().map(|p| p.1).collect();
-        let med = median(&vals);
-        let devs: Vec<f64> = vals.iter().map(|v| (v - med).abs()).collect();
-        let mad = median(&devs);
+        let (med, mad) = median_mad(&vals);
         for &(i, v) in &present {
             compared[i] += 1;
             if med == 0.0 {

@@ -8,6 +8,7 @@ pub mod compare_text;
 pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
+pub mod fleet_text;
 pub mod html;
 pub mod hwloc;
 pub mod inspect_text;
@@ -16,6 +17,7 @@ pub mod loaded_text;
 pub mod placement_text;
 pub mod run_brief;
 pub mod run_files;
+pub mod run_line;
 pub mod run_policy_text;
 pub mod run_text;
 pub mod run_view;

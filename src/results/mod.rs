@@ -13,6 +13,7 @@ pub mod clock;
 pub mod compare;
 pub mod environment;
 pub mod findings;
+pub mod fleet;
 pub mod format;
 pub mod inspect;
 pub mod latency;

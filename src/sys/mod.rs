@@ -9,6 +9,7 @@
 pub mod affinity;
 pub mod cpu;
 pub mod cputime;
+pub mod lock;
 pub mod mmap;
 pub mod numa;
 pub mod perf;

@@ -8,6 +8,7 @@
 
 mod about;
 mod cards;
+pub mod fleet;
 mod page;
 mod parts;
 mod policy;

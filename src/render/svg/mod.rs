@@ -10,6 +10,7 @@
 pub mod bar;
 pub mod heatmap;
 pub mod line;
+pub mod strip;
 
 pub use bar::{bar_chart, BarChart};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};

@@ -1,0 +1,177 @@
+//! Terminal and CSV rendering of a fleet verdict: per hardware group, one row per metric (the
+//! group median, the robust spread, the range and the hosts that stand out), then one row per
+//! host with its standing and why, then the verdict a script reads from the exit status. The
+//! CSV is long: one row per host and metric, with the group median and the host's ratio to it.
+
+use std::io::{self, Write};
+
+use comfy_table::{presets::NOTHING, CellAlignment, Table};
+
+use crate::render::run_view::fmt_num;
+use crate::results::fleet::{FleetReport, Standing};
+
+fn table(header: &[&str]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    t.set_header(header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    t
+}
+
+/// Renders the fleet verdict as text.
+pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "Fleet of {} host(s) in {} hardware group(s). A figure stands out when it is beyond {:.0} robust z (1.4826 MAD) and {:.0} % of its group median, and outside the host's own 95 % interval; MB = 10^6 B.",
+        f.hosts.len(),
+        f.groups.len(),
+        f.outlier_z,
+        f.min_relative_difference * 100.0
+    )?;
+    for (g, group) in f.groups.iter().enumerate() {
+        let hw = &group.hardware;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Group {}: {} host(s), {}, {} memory node(s) of {:?} GiB, kernel {}, THP {}, numa_balancing {}",
+            g + 1,
+            group.hosts.len(),
+            hw.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            hw.memory_nodes,
+            hw.memory_per_node_gib,
+            hw.kernel.as_deref().unwrap_or("unknown"),
+            group.thp.as_deref().unwrap_or("unknown"),
+            group.numa_balancing.map_or("unknown".into(), |v| v.to_string())
+        )?;
+        if !group.differs_from_largest.is_empty() {
+            writeln!(
+                out,
+                "  differs from group 1: {}",
+                group.differs_from_largest.join("; ")
+            )?;
+        }
+        if let Some(why) = &group.not_judged {
+            writeln!(out, "  not judged: {why}")?;
+        }
+        let mut t = table(&[
+            "metric", "unit", "hosts", "median", "spread", "min", "max", "outliers",
+        ]);
+        for m in f.metrics.iter().filter(|m| m.group == g) {
+            let outliers: Vec<String> = m
+                .outliers
+                .iter()
+                .map(|o| format!("{} x{:.2}", o.host, o.ratio_to_median))
+                .collect();
+            t.add_row(vec![
+                m.label.clone(),
+                m.unit.clone(),
+                m.hosts.to_string(),
+                fmt_num(m.median),
+                format!("+-{:.1} %", m.spread_fraction * 100.0),
+                fmt_num(m.min),
+                fmt_num(m.max),
+                outliers.join(", "),
+            ]);
+        }
+        for i in 2..7 {
+            if let Some(col) = t.column_mut(i) {
+                col.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        writeln!(out, "{t}")?;
+    }
+    writeln!(out)?;
+    let mut t = table(&["host", "group", "verdict", "standing", "why"]);
+    for h in &f.hosts {
+        t.add_row(vec![
+            h.name.clone(),
+            (h.group + 1).to_string(),
+            h.verdict.clone().unwrap_or_else(|| "-".into()),
+            h.standing.label().to_string(),
+            // The outlying figures are in the metric table above; here only how many.
+            if h.standing == Standing::Outlier {
+                format!(
+                    "{} of {} figures stand out (see the outliers column)",
+                    h.outlying_metrics, h.judged_metrics
+                )
+            } else {
+                h.reasons.join("; ")
+            },
+        ]);
+    }
+    writeln!(out, "{t}")?;
+    writeln!(out)?;
+    let names =
+        |s: Standing| -> Vec<String> { f.with_standing(s).map(|h| h.name.clone()).collect() };
+    for (s, what) in [
+        (Standing::Noisy, "Noisy (not judged, rerun)"),
+        (
+            Standing::DifferentEnvironment,
+            "Different environment (not judged)",
+        ),
+        (
+            Standing::DifferentHardware,
+            "Different hardware (judged only within its group)",
+        ),
+    ] {
+        let n = names(s);
+        if !n.is_empty() {
+            writeln!(out, "{what}: {}", n.join(", "))?;
+        }
+    }
+    if f.has_outliers() {
+        writeln!(
+            out,
+            "Verdict: {} host(s) stand out: {} (exit status 1).",
+            f.outlier_hosts.len(),
+            f.outlier_hosts.join(", ")
+        )
+    } else {
+        writeln!(out, "Verdict: no host stands out (exit status 0).")
+    }
+}
+
+/// The long CSV: one row per host and metric.
+pub fn csv(f: &FleetReport) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "group",
+        "host",
+        "standing",
+        "verdict",
+        "metric",
+        "label",
+        "unit",
+        "value",
+        "group_median",
+        "ratio_to_median",
+        "robust_z",
+        "outlier",
+    ])?;
+    for m in &f.metrics {
+        for (host, v) in &m.values {
+            let h = f.hosts.iter().find(|h| &h.name == host);
+            let o = m.outliers.iter().find(|o| &o.host == host);
+            w.write_record([
+                (m.group + 1).to_string(),
+                host.clone(),
+                h.map_or("", |h| h.standing.label()).to_string(),
+                h.and_then(|h| h.verdict.clone()).unwrap_or_default(),
+                m.key.clone(),
+                m.label.clone(),
+                m.unit.clone(),
+                v.to_string(),
+                m.median.to_string(),
+                if m.median != 0.0 {
+                    (v / m.median).to_string()
+                } else {
+                    String::new()
+                },
+                o.and_then(|o| o.robust_z)
+                    .map_or(String::new(), |z| z.to_string()),
+                o.is_some().to_string(),
+            ])?;
+        }
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}

@@ -10,6 +10,7 @@ pub mod csv;
 pub(crate) mod fixture;
 pub mod html;
 pub mod hwloc;
+pub mod hwloc_tree;
 pub mod inspect_text;
 pub mod latency_text;
 pub mod loaded_text;

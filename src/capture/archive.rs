@@ -164,6 +164,18 @@ impl Unpacked {
                     archive.display()
                 )
             })?;
+        let me = Unpacked::fresh()?;
+        unpack_capped(f, &me.dir, UnpackLimits::default()).with_context(|| {
+            format!(
+                "--sysfs-root {}: not a readable .tar.gz snapshot",
+                archive.display()
+            )
+        })?;
+        Ok(me)
+    }
+
+    /// A new empty private directory for a snapshot, removed on drop.
+    pub fn fresh() -> anyhow::Result<Unpacked> {
         let dir = std::env::temp_dir().join(format!(
             "numascope-snapshot-{}-{}",
             std::process::id(),
@@ -173,14 +185,7 @@ impl Unpacked {
                 .unwrap_or(0)
         ));
         fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let me = Unpacked { dir };
-        unpack_capped(f, &me.dir, UnpackLimits::default()).with_context(|| {
-            format!(
-                "--sysfs-root {}: not a readable .tar.gz snapshot",
-                archive.display()
-            )
-        })?;
-        Ok(me)
+        Ok(Unpacked { dir })
     }
 
     /// The unpacked snapshot root.

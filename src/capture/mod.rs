@@ -6,7 +6,8 @@
 //! as HMAT's `initiators/nodeX`) as links. Output goes to a temporary sibling first and is
 //! renamed into place, so a failure never leaves a half-written snapshot.
 //!
-//! The same module unpacks a `.tar.gz` snapshot for `--sysfs-root`.
+//! The same module unpacks a `.tar.gz` snapshot for `--sysfs-root`, and turns an hwloc XML
+//! topology into one (`hwloc_xml`).
 
 use std::fs;
 use std::io;
@@ -20,6 +21,9 @@ use crate::sysroot::{SysError, SysRoot};
 use crate::topology::read_topology;
 
 mod archive;
+mod hwloc_xml;
+
+pub use hwloc_xml::{is_xml, unpack_xml};
 
 pub use archive::{unpack_capped, UnpackLimits, Unpacked};
 

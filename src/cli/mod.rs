@@ -34,8 +34,8 @@ pub mod topo;
 )]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
-    /// HWLOC_FSROOT layout, or a `.tar.gz` made by `numascope capture`) instead of the running
-    /// machine. Binding and pinning are refused.
+    /// HWLOC_FSROOT layout, a `.tar.gz` made by `numascope capture`, or an hwloc XML topology
+    /// from `lstopo --of xml`) instead of the running machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 
@@ -103,6 +103,13 @@ impl Context {
             None => SysRoot::live(),
             Some(p) if p.is_file() && crate::capture::is_tar_gz(p) => {
                 let u = crate::capture::Unpacked::new(p)?;
+                let r = SysRoot::snapshot(u.path())?;
+                unpacked = Some(u);
+                archive = Some(p.clone());
+                r
+            }
+            Some(p) if p.is_file() && crate::capture::is_xml(p) => {
+                let u = crate::capture::unpack_xml(p)?;
                 let r = SysRoot::snapshot(u.path())?;
                 unpacked = Some(u);
                 archive = Some(p.clone());

@@ -5,9 +5,9 @@
 //! see measured figures instead of the firmware's HMAT ones.
 //!
 //! The XML is built from `results.json` alone (not from the machine running the export), so a
-//! run saved on one host can be exported on another. It holds what the memory attributes need
-//! and no more: the Machine, one Group per NUMA node with CPUs (its NUMANode and its online
-//! PUs), memory-only nodes attached to the Machine, and two attributes:
+//! run saved on one host can be exported on another. It is a complete hwloc topology of the
+//! measured machine (packages, caches, cores, PUs and NUMA nodes, nested as hwloc nests them,
+//! see `hwloc_tree`), the firmware's node distances as `NUMALatency`, and two attributes:
 //! - `Latency` (hwloc's unit: ns) from the latency matrix medians, rounded to whole ns;
 //! - `Bandwidth` (hwloc's unit: MiB/s = 2^20 B/s) from the bandwidth matrix medians,
 //!   converted from numascope's MB/s (10^6 B/s).
@@ -18,6 +18,8 @@ use std::fmt::Write as _;
 
 use crate::results::topology::Topology;
 use crate::results::RunResults;
+
+use super::hwloc_tree;
 
 /// Why nothing can be exported.
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +101,12 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
         .filter(|n| n.has_memory)
         .map(|n| n.id)
         .collect();
+    // No node directory (a kernel without NUMA): one node 0, as hwloc makes.
+    let mem_nodes = if mem_nodes.is_empty() {
+        vec![0]
+    } else {
+        mem_nodes
+    };
     let mut d = Doc {
         t,
         online,
@@ -108,9 +116,8 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
         x: String::new(),
     };
     machine(&mut d, r);
-    memory_only_nodes(&mut d);
-    node_groups(&mut d);
-    loose_pus(&mut d);
+    objects(&mut d);
+    distances(&mut d);
     memattrs(&mut d, &lat, &bw);
     let mut x = d.x;
     x.push_str("</topology>\n");
@@ -123,7 +130,10 @@ fn machine(d: &mut Doc, r: &RunResults) {
         t, online, ids, x, ..
     } = d;
     x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">\n");
-    let all_nodes: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
+    let mut all_nodes: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
+    if all_nodes.is_empty() {
+        all_nodes.push(0);
+    }
     let all = sets(online, &all_nodes);
     let _ = writeln!(
         x,
@@ -144,118 +154,123 @@ fn machine(d: &mut Doc, r: &RunResults) {
         esc(&r.tool_version),
         esc(&r.started_at)
     );
-    if let Some(m) = &t.environment.cpu_model {
-        let _ = writeln!(x, "    <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
+    if t.cpus.iter().all(|c| c.package.is_none()) {
+        if let Some(m) = &t.environment.cpu_model {
+            let _ = writeln!(x, "    <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
+        }
     }
 }
 
-/// Memory-only nodes hang off the Machine (their locality is the whole machine).
-fn memory_only_nodes(d: &mut Doc) {
-    let Doc {
-        t,
-        online,
-        ids,
-        node_gp,
-        x,
-        ..
-    } = d;
-    // Memory-only nodes hang off the Machine (their locality is the whole machine).
-    for n in t
+/// The nodes local to `cpus` (hwloc's nodeset): the nodes holding any of them, a memoryless
+/// one included as hwloc does, or every memory node when none does.
+fn locality(t: &Topology, mem_nodes: &[u32], cpus: &[u32]) -> Vec<u32> {
+    let local: Vec<u32> = t
         .nodes
         .iter()
-        .filter(|n| n.has_memory && !n.cpus.iter().any(|c| online.contains(c)))
+        .filter(|n| n.cpus.iter().any(|c| cpus.contains(c)))
+        .map(|n| n.id)
+        .collect();
+    if local.is_empty() {
+        mem_nodes.to_vec()
+    } else {
+        local
+    }
+}
+
+/// The Machine's children, written depth first: at each object its NUMA nodes first (as
+/// hwloc writes memory children), then its normal children. Then the Machine closes.
+fn objects(d: &mut Doc) {
+    let tree = hwloc_tree::build(d.t, &d.online);
+    let machine_numa = tree.objs[0].numa.clone();
+    let top = tree.objs[0].children.clone();
+    for n in machine_numa {
+        numa_node(d, n, &d.online.clone(), 2);
+    }
+    for ch in top {
+        object(d, &tree, ch, 2);
+    }
+    d.x.push_str("  </object>\n");
+}
+
+fn numa_node(d: &mut Doc, node: u32, cpus: &[u32], depth: usize) {
+    let gp = d.ids.take();
+    d.node_gp.push((node, gp));
+    let mem = d.t.node(node).map(|n| n.memory_total_bytes).unwrap_or(0);
+    let pad = "  ".repeat(depth);
+    let _ = writeln!(
+        d.x,
+        "{pad}<object type=\"NUMANode\" os_index=\"{node}\" {} gp_index=\"{gp}\" local_memory=\"{mem}\"/>",
+        sets(cpus, &[node])
+    );
+}
+
+fn object(d: &mut Doc, tree: &hwloc_tree::Tree, i: usize, depth: usize) {
+    let o = &tree.objs[i];
+    let pad = "  ".repeat(depth);
+    let nodes = locality(d.t, &d.mem_nodes, &o.cpus);
+    let mut attrs = format!("type=\"{}\"", o.type_name());
+    if let Some(os) = o.os_index {
+        let _ = write!(attrs, " os_index=\"{os}\"");
+    }
+    let _ = write!(
+        attrs,
+        " {} gp_index=\"{}\"",
+        sets(&o.cpus, &nodes),
+        d.ids.take()
+    );
+    if let (Some((size, line, ways)), hwloc_tree::Kind::Cache(std::cmp::Reverse(level), kind)) =
+        (o.cache, o.kind)
     {
-        let gp = ids.take();
-        node_gp.push((n.id, gp));
-        let _ = writeln!(
-            x,
-            "    <object type=\"NUMANode\" os_index=\"{}\" {} gp_index=\"{gp}\" local_memory=\"{}\"/>",
-            n.id,
-            sets(online, &[n.id]),
-            n.memory_total_bytes
+        let _ = write!(
+            attrs,
+            " cache_size=\"{size}\" depth=\"{level}\" cache_linesize=\"{}\" cache_associativity=\"{}\" cache_type=\"{kind}\"",
+            line.unwrap_or(0),
+            ways.unwrap_or(0)
         );
     }
-}
-
-/// One Group per node with CPUs: its NUMANode (if it has memory) and its PUs.
-fn node_groups(d: &mut Doc) {
-    let Doc {
-        t,
-        online,
-        mem_nodes,
-        ids,
-        node_gp,
-        x,
-        ..
-    } = d;
-    for n in t.nodes.iter() {
-        let cpus: Vec<u32> = n
-            .cpus
-            .iter()
-            .copied()
-            .filter(|c| online.contains(c))
-            .collect();
-        if cpus.is_empty() {
-            continue;
-        }
-        // A node with CPUs but no memory takes its memory from every memory node.
-        let locality: Vec<u32> = if n.has_memory {
-            vec![n.id]
-        } else {
-            mem_nodes.clone()
-        };
-        let _ = writeln!(
-            x,
-            "    <object type=\"Group\" {} gp_index=\"{}\">",
-            sets(&cpus, &locality),
-            ids.take()
-        );
-        if n.has_memory {
-            let gp = ids.take();
-            node_gp.push((n.id, gp));
-            let _ = writeln!(
-                x,
-                "      <object type=\"NUMANode\" os_index=\"{}\" {} gp_index=\"{gp}\" local_memory=\"{}\"/>",
-                n.id,
-                sets(&cpus, &[n.id]),
-                n.memory_total_bytes
-            );
-        }
-        for c in &cpus {
-            let _ = writeln!(
-                x,
-                "      <object type=\"PU\" os_index=\"{c}\" {} gp_index=\"{}\"/>",
-                sets(&[*c], &locality),
-                ids.take()
-            );
-        }
-        x.push_str("    </object>\n");
+    if matches!(o.kind, hwloc_tree::Kind::Group) {
+        // hwloc's kind for a group made to hold a NUMA node's CPUs.
+        attrs.push_str(" kind=\"1001\" subkind=\"0\"");
     }
+    if o.numa.is_empty() && o.children.is_empty() {
+        let _ = writeln!(d.x, "{pad}<object {attrs}/>");
+        return;
+    }
+    let _ = writeln!(d.x, "{pad}<object {attrs}>");
+    if o.kind == hwloc_tree::Kind::Package {
+        if let Some(m) = &d.t.environment.cpu_model {
+            let _ = writeln!(d.x, "{pad}  <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
+        }
+    }
+    for n in o.numa.clone() {
+        numa_node(d, n, &o.cpus.clone(), depth + 1);
+    }
+    for ch in o.children.clone() {
+        object(d, tree, ch, depth + 1);
+    }
+    let _ = writeln!(d.x, "{pad}</object>");
 }
 
-/// PUs outside every node (a kernel without NUMA) sit under the Machine; then the Machine closes.
-fn loose_pus(d: &mut Doc) {
-    let Doc {
-        t,
-        online,
-        mem_nodes,
-        ids,
-        x,
-        ..
-    } = d;
-    // PUs outside every node (a kernel without NUMA) sit under the Machine.
-    for c in online
+/// The firmware's node distances (SLIT) as hwloc's NUMALatency matrix, os-indexed.
+fn distances(d: &mut Doc) {
+    let t = d.t;
+    let n = t.nodes.len();
+    if n < 2 || t.distances.len() != n || t.distances.iter().any(|r| r.len() != n) {
+        return;
+    }
+    let idx: String = t.nodes.iter().map(|x| format!("{} ", x.id)).collect();
+    let vals: String = t
+        .distances
         .iter()
-        .filter(|c| !t.nodes.iter().any(|n| n.cpus.contains(c)))
-    {
-        let _ = writeln!(
-            x,
-            "    <object type=\"PU\" os_index=\"{c}\" {} gp_index=\"{}\"/>",
-            sets(&[*c], mem_nodes),
-            ids.take()
-        );
-    }
-    x.push_str("  </object>\n");
+        .flatten()
+        .map(|v| format!("{v} "))
+        .collect();
+    let _ = writeln!(
+        d.x,
+        "  <distances2 type=\"NUMANode\" nbobjs=\"{n}\" kind=\"5\" name=\"NUMALatency\" indexing=\"os\">\n    <indexes length=\"{}\">{idx}</indexes>\n    <u64values length=\"{}\">{vals}</u64values>\n  </distances2>",
+        idx.len(),
+        vals.len()
+    );
 }
 
 /// The measured latency and bandwidth as hwloc memory attributes.

@@ -11,6 +11,7 @@ pub(crate) mod fixture;
 pub mod fleet_text;
 pub mod html;
 pub mod hwloc;
+pub mod hwloc_tree;
 pub mod inspect_text;
 pub mod latency_text;
 pub mod loaded_text;

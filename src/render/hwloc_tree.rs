@@ -1,0 +1,274 @@
+//! The object tree of an hwloc export: packages, caches, cores and PUs nested by CPU-set
+//! inclusion, with each NUMA node attached as a memory child of the smallest object that has
+//! exactly its CPUs (or of a Group made for it, or of the Machine for memory-only nodes).
+//!
+//! hwloc's own rule is the same: an object's parent is the smallest object whose cpuset
+//! contains it, and objects with identical cpusets are ordered by type (Package above Group
+//! above the caches, from the last level down, above Core above PU). Building the tree from
+//! the run's topology record (not from the machine doing the export) keeps the export
+//! reproducible from `results.json` alone. hwloc tools such as `hwloc-calc core:1` and
+//! `lstopo --input` then see the same cores and caches as lstopo on the measured machine.
+
+use crate::results::topology::{Cache, Topology};
+
+/// The kinds of object the export writes, in hwloc's order for equal cpusets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Package,
+    Group,
+    /// A cache: (level, 0 unified / 1 data / 2 instruction). Higher levels sort first.
+    Cache(std::cmp::Reverse<u32>, u32),
+    Core,
+    Pu,
+}
+
+/// One object of the tree.
+#[derive(Clone, Debug)]
+pub struct Obj {
+    pub kind: Kind,
+    pub os_index: Option<u32>,
+    /// Online CPUs, sorted.
+    pub cpus: Vec<u32>,
+    /// For caches: size, line, ways.
+    pub cache: Option<(u64, Option<u64>, Option<u32>)>,
+    /// NUMA nodes attached here as memory children.
+    pub numa: Vec<u32>,
+    pub children: Vec<usize>,
+}
+
+impl Obj {
+    fn new(kind: Kind, os_index: Option<u32>, mut cpus: Vec<u32>) -> Obj {
+        cpus.sort_unstable();
+        cpus.dedup();
+        Obj {
+            kind,
+            os_index,
+            cpus,
+            cache: None,
+            numa: Vec::new(),
+            children: Vec::new(),
+        }
+    }
+
+    /// hwloc's type name.
+    pub fn type_name(&self) -> &'static str {
+        match self.kind {
+            Kind::Package => "Package",
+            Kind::Group => "Group",
+            Kind::Cache(_, 2) => "L1iCache",
+            Kind::Cache(std::cmp::Reverse(l), _) => match l {
+                1 => "L1Cache",
+                2 => "L2Cache",
+                3 => "L3Cache",
+                4 => "L4Cache",
+                _ => "L5Cache",
+            },
+            Kind::Core => "Core",
+            Kind::Pu => "PU",
+        }
+    }
+}
+
+/// The tree: `objs[0]` is the Machine (kind unused), children by index.
+#[derive(Debug)]
+pub struct Tree {
+    pub objs: Vec<Obj>,
+}
+
+fn contains(outer: &[u32], inner: &[u32]) -> bool {
+    inner.iter().all(|c| outer.binary_search(c).is_ok())
+}
+
+fn cache_kind(c: &Cache) -> u32 {
+    match c.kind.to_ascii_lowercase().as_str() {
+        "data" => 1,
+        "instruction" => 2,
+        _ => 0,
+    }
+}
+
+/// Builds the tree over the online CPUs of `t`.
+pub fn build(t: &Topology, online: &[u32]) -> Tree {
+    let on = |v: &[u32]| -> Vec<u32> { v.iter().copied().filter(|c| online.contains(c)).collect() };
+    let mut flat: Vec<Obj> = Vec::new();
+    // Packages, cores and PUs from the CPU records.
+    let mut packages: Vec<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
+    packages.sort_unstable();
+    packages.dedup();
+    for p in &packages {
+        let cpus: Vec<u32> = t
+            .cpus
+            .iter()
+            .filter(|c| c.package == Some(*p))
+            .map(|c| c.id)
+            .collect();
+        flat.push(Obj::new(Kind::Package, Some(*p), on(&cpus)));
+    }
+    let mut cores: Vec<(Option<u32>, u32)> = t
+        .cpus
+        .iter()
+        .filter_map(|c| Some((c.package, c.core?)))
+        .collect();
+    cores.sort_unstable();
+    cores.dedup();
+    for (p, core) in &cores {
+        let cpus: Vec<u32> = t
+            .cpus
+            .iter()
+            .filter(|c| c.package == *p && c.core == Some(*core))
+            .map(|c| c.id)
+            .collect();
+        flat.push(Obj::new(Kind::Core, Some(*core), on(&cpus)));
+    }
+    for c in online {
+        flat.push(Obj::new(Kind::Pu, Some(*c), vec![*c]));
+    }
+    // Caches: one object per distinct (level, kind, CPU set).
+    for c in &t.caches {
+        let mut o = Obj::new(
+            Kind::Cache(std::cmp::Reverse(c.level), cache_kind(c)),
+            None,
+            on(&c.cpus),
+        );
+        o.cache = Some((c.size_bytes, c.line_bytes, c.ways));
+        if !flat.iter().any(|f| f.kind == o.kind && f.cpus == o.cpus) {
+            flat.push(o);
+        }
+    }
+    flat.retain(|o| !o.cpus.is_empty());
+    // NUMA nodes with CPUs need an object with exactly their CPUs; make a Group if none has.
+    // (hwloc keeps a node with CPUs but no memory as a NUMANode of size 0; so does the export.)
+    let cpu_nodes: Vec<(u32, Vec<u32>)> = t
+        .nodes
+        .iter()
+        .map(|n| {
+            let mut c = on(&n.cpus);
+            c.sort_unstable();
+            (n.id, c)
+        })
+        .filter(|(_, c)| !c.is_empty())
+        .collect();
+    for (_, cpus) in &cpu_nodes {
+        if !flat.iter().any(|o| &o.cpus == cpus) && cpus.len() < online.len() {
+            flat.push(Obj::new(Kind::Group, None, cpus.clone()));
+        }
+    }
+    // Largest first, then hwloc's type order; each object goes under the smallest container.
+    flat.sort_by(|a, b| {
+        b.cpus
+            .len()
+            .cmp(&a.cpus.len())
+            .then(a.kind.cmp(&b.kind))
+            .then(a.cpus.cmp(&b.cpus))
+    });
+    let mut machine = Obj::new(Kind::Group, None, online.to_vec());
+    machine.kind = Kind::Group;
+    let mut objs = vec![machine];
+    for o in flat {
+        let mut parent = 0;
+        'down: loop {
+            for &ch in &objs[parent].children {
+                if contains(&objs[ch].cpus, &o.cpus) {
+                    parent = ch;
+                    continue 'down;
+                }
+            }
+            break;
+        }
+        objs.push(o);
+        let id = objs.len() - 1;
+        objs[parent].children.push(id);
+    }
+    // Memory children: the highest object with exactly the node's CPUs; memory-only nodes
+    // (and everything when the machine is one node) at the top.
+    // A kernel without NUMA support has no node directory: hwloc then makes one node 0 of
+    // all the machine's memory and CPUs, and so does the export.
+    let mut mem: Vec<(u32, Vec<u32>)> = t
+        .nodes
+        .iter()
+        .filter(|n| n.has_memory || !n.cpus.is_empty())
+        .map(|n| {
+            let cpus = cpu_nodes
+                .iter()
+                .find(|(id, _)| *id == n.id)
+                .map(|(_, c)| c.clone())
+                .unwrap_or_default();
+            (n.id, cpus)
+        })
+        .collect();
+    if mem.is_empty() {
+        mem.push((0, online.to_vec()));
+    }
+    for (id, cpus) in mem {
+        let at = if cpus.is_empty() {
+            0
+        } else {
+            (1..objs.len()).find(|&i| objs[i].cpus == cpus).unwrap_or(0)
+        };
+        objs[at].numa.push(id);
+    }
+    Tree { objs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::opteron_example;
+
+    /// Two single-CPU nodes of the Opteron example: each Package holds its node.
+    #[test]
+    fn nodes_attach_to_the_object_with_their_cpus() {
+        let r = opteron_example();
+        let online: Vec<u32> = r.topology.cpus.iter().map(|c| c.id).collect();
+        let t = build(&r.topology, &online);
+        let machine = &t.objs[0];
+        assert!(machine.numa.is_empty());
+        for &ch in &machine.children {
+            let o = &t.objs[ch];
+            assert_eq!(o.cpus.len(), 1);
+            assert_eq!(o.numa.len(), 1, "{:?}", o);
+        }
+        let pus = t.objs.iter().filter(|o| o.kind == Kind::Pu).count();
+        assert_eq!(pus, online.len());
+    }
+
+    #[test]
+    fn caches_nest_by_level_and_l1i_sits_under_l1d() {
+        let mut r = opteron_example();
+        r.topology.caches.clear();
+        for cpu in [0u32, 1] {
+            for (level, kind, size) in [
+                (1, "Data", 65536),
+                (1, "Instruction", 65536),
+                (2, "Unified", 1 << 20),
+            ] {
+                r.topology.caches.push(Cache {
+                    level,
+                    kind: kind.into(),
+                    size_bytes: size,
+                    line_bytes: Some(64),
+                    ways: Some(8),
+                    cpus: vec![cpu],
+                });
+            }
+        }
+        r.topology.caches.push(Cache {
+            level: 3,
+            kind: "Unified".into(),
+            size_bytes: 8 << 20,
+            line_bytes: Some(64),
+            ways: Some(16),
+            cpus: vec![0, 1],
+        });
+        let t = build(&r.topology, &[0, 1]);
+        let names: Vec<&str> = t.objs[1..].iter().map(|o| o.type_name()).collect();
+        assert_eq!(names.iter().filter(|n| **n == "L3Cache").count(), 1);
+        let l1i = t
+            .objs
+            .iter()
+            .position(|o| o.type_name() == "L1iCache")
+            .unwrap();
+        let parent = t.objs.iter().find(|o| o.children.contains(&l1i)).unwrap();
+        assert_eq!(parent.type_name(), "L1Cache");
+    }
+}

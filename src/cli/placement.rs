@@ -47,7 +47,6 @@ pub struct PlacementArgs {
 }
 
 pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
-    ctx.root.require_live("place memory")?;
     // A stop signal only sets a flag here, so weighted-interleave weights set for the
     // fault-in are restored (WeightGuard's drop) before the command stops (issue 17).
     crate::sys::signal::install_stop_handlers()?;
@@ -74,6 +73,10 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
         .page_size
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))?;
+    // Refused before allocating, and before "a snapshot cannot place", when a memory limit of
+    // this process (cgroup, RLIMIT_AS) leaves less.
+    crate::placement::check_limit(&topo, size, "--size")?;
+    ctx.root.require_live("place memory")?;
     let place = || -> anyhow::Result<(PlacedBuffer, u32)> {
         let buf = PlacedBuffer::new(&topo, &ctx.root, size, &policy, page)?;
         let (cpu, _) = affinity::current_cpu_and_node()?;

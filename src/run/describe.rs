@@ -43,7 +43,10 @@ pub(super) fn describe(
 ) -> PlannedPart {
     let mut reduced = Vec::new();
     let (estimate_s, detail) = match part {
-        Part::Topology => (0.2, "topology, environment and clock checks".to_string()),
+        Part::Topology => {
+            reduced.extend(limit_note(topo));
+            (0.2, "topology, environment and clock checks".to_string())
+        }
         Part::Latency => latency(s, &mut reduced),
         Part::LatencyMatrix => latency_matrix(s, topo, &mut reduced),
         Part::Bandwidth => bandwidth(s, threads),
@@ -60,6 +63,28 @@ pub(super) fn describe(
         detail,
         reduced,
     }
+}
+
+/// The run's note when a memory limit on this process (cgroup, RLIMIT_AS) leaves less than
+/// the memory nodes have available: every size of the plan was fitted under it.
+fn limit_note(topo: &Topology) -> Option<String> {
+    let l = topo.environment.tightest_memory_limit()?;
+    let free: u64 = topo
+        .memory_nodes()
+        .iter()
+        .filter_map(|&n| topo.node(n))
+        .map(|n| n.memory_available_bytes)
+        .sum();
+    (l.left_bytes() < free).then(|| {
+        format!(
+            "every buffer is sized to fit under the {} of {} set in {} ({} left for this process, less than the {} the memory nodes have available)",
+            l.kind,
+            mib(l.limit_bytes),
+            l.source,
+            mib(l.left_bytes()),
+            mib(free)
+        )
+    })
 }
 
 /// Wall time of one timed setting: warm-up repetition included.

@@ -307,11 +307,7 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
 
 /// Memory available on the memory nodes, bytes (0 when the kernel reports none).
 pub(super) fn free_memory_bytes(topo: &Topology) -> u64 {
-    topo.memory_nodes()
-        .iter()
-        .filter_map(|n| topo.node(*n))
-        .map(|n| n.memory_available_bytes)
-        .sum()
+    topo.available_over(&topo.memory_nodes())
 }
 
 /// Every part's settings for this machine under the budget's constants.

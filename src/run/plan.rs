@@ -84,6 +84,9 @@ pub fn sample_evenly<T: Copy + PartialEq>(
     out
 }
 
+/// The remote cells at one SLIT distance (`None`: the firmware gives none).
+type DistanceClass = (Option<u32>, Vec<(u32, u32)>);
+
 /// Node x node cells as the budget chooses them (see [`CellChoice`]), and how many the
 /// machine has. The cells come back sorted by (initiator, memory node).
 fn matrix_cells(topo: &Topology, choice: CellChoice) -> (Vec<(u32, u32)>, usize) {
@@ -120,7 +123,7 @@ fn matrix_cells(topo: &Topology, choice: CellChoice) -> (Vec<(u32, u32)>, usize)
             let mut out: Vec<(u32, u32)> = all.iter().copied().filter(|c| c.0 == c.1).collect();
             out.truncate(cap);
             // Remote cells grouped by SLIT distance (unknown distance is its own class).
-            let mut classes: Vec<(Option<u32>, Vec<(u32, u32)>)> = Vec::new();
+            let mut classes: Vec<DistanceClass> = Vec::new();
             for c in all.iter().copied().filter(|c| c.0 != c.1) {
                 match classes.iter_mut().find(|(d, _)| *d == dist(&c)) {
                     Some((_, v)) => v.push(c),

@@ -89,6 +89,16 @@ fn an_address_space_limit_refuses_a_too_large_size() {
         );
         assert!(err.contains("prlimit --as"), "{err}");
     }
+    // With no --size, bandwidth's default arrays shrink to fit under the limit and it runs.
+    let out = Command::new("prlimit")
+        .arg("--as=1073741824")
+        .arg(env!("CARGO_BIN_EXE_numascope"))
+        .args(["bandwidth", "--kernel", "read", "--duration", "20ms"])
+        .args(["--repetitions", "1", "--warmup", "0", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
 }
 
 /// A child memory cgroup of this process's own, removed on drop.

@@ -290,6 +290,9 @@ pub fn free_bytes_of(topo: &Topology, nodes: &[u32]) -> u64 {
 
 /// Refuses a working set that does not fit in the free memory of its target nodes.
 pub fn check_fits(topo: &Topology, nodes: &[u32], working_set: u64) -> Result<(), String> {
+    // Above a memory limit of this process: the sentence names the limit, not node memory.
+    crate::placement::check_limit(topo, working_set, "the working set of")
+        .map_err(|e| e.to_string())?;
     let free = free_bytes_of(topo, nodes);
     if working_set > free {
         return Err(format!(

@@ -2,7 +2,10 @@
 //! hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page size. It is
 //! recorded with every result so a number can always be read in its context.
 
-pub use crate::results::environment::Environment;
+pub use crate::results::environment::{Environment, MemoryLimit};
+
+mod limits;
+pub use limits::read_memory_limits;
 
 use crate::results::topology::Cpu;
 use crate::sysroot::{SysError, SysRoot};
@@ -60,6 +63,7 @@ pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, Sys
         .list_numbered("sys/kernel/mm/mempolicy/weighted_interleave", "node")?
         .is_empty();
     let page_size_bytes = page_size(root, &arch)?;
+    let memory_limits = read_memory_limits(root)?;
     Ok(Environment {
         kernel_release: root
             .read_trimmed_opt("proc/sys/kernel/osrelease")?
@@ -76,6 +80,7 @@ pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, Sys
         thp_page_size_bytes,
         weighted_interleave_available,
         arch,
+        memory_limits,
     })
 }
 

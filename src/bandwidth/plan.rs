@@ -265,9 +265,16 @@ pub fn memory_placement(
 /// STREAM's rule for private arrays: the arrays of one stream, summed over the threads, are at
 /// least 4x the total last-level cache (and at least 256 MiB), split evenly over the threads
 /// and rounded up to 2 MiB (whole transparent huge pages).
+///
+/// A memory limit on this process (cgroup, RLIMIT_AS) or little free memory shrinks it to an
+/// eighth of what the process can have, so a default never runs into the OOM killer.
 pub fn default_array_bytes(topo: &Topology, threads: usize) -> u64 {
     const TWO_MIB: u64 = 2 << 20;
-    let per_stream = (4 * topo.llc_total_bytes()).max(256 << 20);
+    let can_have = topo.available_over(&topo.memory_nodes());
+    let mut per_stream = (4 * topo.llc_total_bytes()).max(256 << 20);
+    if can_have > 0 {
+        per_stream = per_stream.min((can_have / 8).max(TWO_MIB * threads.max(1) as u64));
+    }
     per_stream.div_ceil(threads.max(1) as u64).div_ceil(TWO_MIB) * TWO_MIB
 }
 
@@ -278,15 +285,14 @@ pub fn free_bytes_of(topo: &Topology, nodes: &[u32]) -> u64 {
     } else {
         nodes.to_vec()
     };
-    nodes
-        .iter()
-        .filter_map(|&n| topo.node(n))
-        .map(|n| n.memory_available_bytes)
-        .sum()
+    topo.available_over(&nodes)
 }
 
 /// Refuses a working set that does not fit in the free memory of its target nodes.
 pub fn check_fits(topo: &Topology, nodes: &[u32], working_set: u64) -> Result<(), String> {
+    // Above a memory limit of this process: the sentence names the limit, not node memory.
+    crate::placement::check_limit(topo, working_set, "the working set of")
+        .map_err(|e| e.to_string())?;
     let free = free_bytes_of(topo, nodes);
     if working_set > free {
         return Err(format!(

@@ -138,13 +138,8 @@ fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
 /// Free memory where the buffer will go: the bound node, else all allowed memory nodes.
 fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
     match mem_node {
-        Some(n) => topo.node(n).map_or(0, |n| n.memory_available_bytes),
-        None => topo
-            .memory_nodes()
-            .iter()
-            .filter_map(|&n| topo.node(n))
-            .map(|n| n.memory_available_bytes)
-            .sum(),
+        Some(n) => topo.available_over(&[n]),
+        None => topo.available_over(&topo.memory_nodes()),
     }
 }
 
@@ -333,6 +328,7 @@ fn point_variant(
         if s < element_bytes {
             bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
         }
+        crate::placement::check_limit(topo, s, "--size")?;
         if s > free {
             bail!(
                 "--size {} is more than the {} free where the buffer would go; use a smaller size",
@@ -353,8 +349,12 @@ fn point_variant(
 /// Runs `latency`.
 pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     let root = &ctx.root;
-    root.require_live("measure latency")?;
     let topo = read_topology(root)?;
+    // A size the process's memory limits refuse is said before "a snapshot cannot measure".
+    if let Some(s) = args.size.first() {
+        crate::placement::check_limit(&topo, size_flag("--size", s)?, "--size")?;
+    }
+    root.require_live("measure latency")?;
     let cfg = resolve(&topo, root, args)?;
     let _host_lock = super::measuring_lock(ctx)?;
     let bar =

@@ -47,7 +47,9 @@ pub struct PlacementArgs {
 }
 
 pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
-    ctx.root.require_live("place memory")?;
+    // A stop signal only sets a flag here, so weighted-interleave weights set for the
+    // fault-in are restored (WeightGuard's drop) before the command stops (issue 17).
+    crate::sys::signal::install_stop_handlers()?;
     let topo = read_topology(&ctx.root)?;
     let policy = Policy::from_args(
         &args.policy,
@@ -71,6 +73,10 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
         .page_size
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))?;
+    // Refused before allocating, and before "a snapshot cannot place", when a memory limit of
+    // this process (cgroup, RLIMIT_AS) leaves less.
+    crate::placement::check_limit(&topo, size, "--size")?;
+    ctx.root.require_live("place memory")?;
     let place = || -> anyhow::Result<(PlacedBuffer, u32)> {
         let buf = PlacedBuffer::new(&topo, &ctx.root, size, &policy, page)?;
         let (cpu, _) = affinity::current_cpu_and_node()?;
@@ -80,11 +86,19 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
         Some(cpu) => on_cpu(&topo, &ctx.root, cpu, place)??,
         None => place()?,
     };
+    if crate::sys::signal::interrupted() {
+        // Stopped during the fault-in: the weights are back; nothing was verified to show.
+        return Ok(());
+    }
     let report = buf.verify()?;
     let check = PlacementCheck::new(&policy, args.cpu, ran_on, report);
     super::print_result(args.json, &check, |out| placement_text::render(&check, out))?;
     if let Some(secs) = args.hold {
-        std::thread::sleep(Duration::from_secs(secs));
+        // Held in short steps so a stop signal ends the hold within a tenth of a second.
+        let end = std::time::Instant::now() + Duration::from_secs(secs);
+        while !crate::sys::signal::interrupted() && std::time::Instant::now() < end {
+            std::thread::sleep(Duration::from_millis(100));
+        }
     }
     drop(buf);
     Ok(())

@@ -126,6 +126,13 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     let planned = make_plan(&topo, &req, BUILT);
     if args.dry_run {
         let mut out = std::io::stdout().lock();
+        if args.json {
+            // `--dry-run --json`: the plan alone, as results.json's "plan" field holds it.
+            serde_json::to_writer_pretty(&mut out, &planned.plan)?;
+            writeln!(out)?;
+            out.flush()?;
+            return Ok(());
+        }
         run_brief::render_plan(&mut out, &planned.plan)?;
         out.flush()?;
         return Ok(());

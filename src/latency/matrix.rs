@@ -22,7 +22,7 @@ pub fn default_size(topo: &Topology, targets: &[u32], page: PageSize) -> u64 {
     let free = targets
         .iter()
         .filter_map(|&n| topo.node(n))
-        .map(|n| n.memory_available_bytes)
+        .map(|n| topo.available_on(n))
         .min()
         .unwrap_or(0);
     let g = page.bytes();

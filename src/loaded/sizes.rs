@@ -20,7 +20,7 @@ pub fn default_sizes(
     page: PageSize,
 ) -> (u64, u64) {
     let llc = topo.llc_total_bytes();
-    let free = |n: u32| topo.node(n).map_or(0, |n| n.memory_available_bytes);
+    let free = |n: u32| topo.available_over(&[n]);
     let chaser = (256 * MIB).max(8 * llc).min(free(mem_node) / 2);
     let threads = load_threads.max(1) as u64;
     let per_thread = (64 * MIB)

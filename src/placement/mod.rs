@@ -19,4 +19,5 @@ pub use error::PlacementError;
 pub use page_size::PageSize;
 pub use policy::Policy;
 pub use report::{NodePages, PlacementReport};
+pub use validate::check_limit;
 pub use weights::{read_weights, WeightGuard};

@@ -12,6 +12,25 @@ fn invalid(s: String) -> PlacementError {
     PlacementError::Invalid(s)
 }
 
+/// Refuses `size` bytes when the tightest limit on this process's memory (cgroup, RLIMIT_AS:
+/// `Environment::memory_limits`) leaves less, before anything is allocated: one sentence
+/// naming the limit, where it is set and the fix. `what` names the request (`--size`, `a
+/// buffer of`).
+pub fn check_limit(topo: &Topology, size: u64, what: &str) -> Result<(), PlacementError> {
+    match topo.environment.tightest_memory_limit() {
+        Some(l) if size > l.left_bytes() => Err(invalid(format!(
+            "{what} {} does not fit under the {} of {} set in {} ({} of it left for this process); ask for at most that, or {}",
+            format_bytes(size),
+            l.kind,
+            format_bytes(l.limit_bytes),
+            l.source,
+            format_bytes(l.left_bytes()),
+            l.fix()
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Validates and returns the size rounded up to the page granularity.
 pub(super) fn validate(
     topo: &Topology,
@@ -27,6 +46,7 @@ pub(super) fn validate(
     page.check_whole_pages(size_bytes).map_err(invalid)?;
     let gran = page.bytes();
     let size = size_bytes.div_ceil(gran) * gran;
+    check_limit(topo, size, "a buffer of")?;
     for &n in &policy.nodes() {
         let node = topo.node(n).ok_or_else(|| {
             invalid(format!(

@@ -341,7 +341,7 @@ fn allowed(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
 fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let e = &t.environment;
     writeln!(out, "\nEnvironment")?;
-    let rows = vec![
+    let mut rows = vec![
         vec!["kernel".into(), opt(e.kernel_release.clone())],
         vec!["architecture".into(), e.arch.clone()],
         vec!["cpu model".into(), opt(e.cpu_model.clone())],
@@ -372,6 +372,12 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .into(),
         ],
     ];
+    // Memory limits on this process (issue 17), only when there are some.
+    rows.extend(
+        e.memory_limits
+            .iter()
+            .map(|l| vec!["memory limit".into(), l.summary()]),
+    );
     out.write_all(columns(&["setting", "value"], &rows).as_bytes())?;
     Ok(())
 }

@@ -34,4 +34,62 @@ pub struct Environment {
     pub weighted_interleave_available: bool,
     /// Machine architecture (`x86_64`, `aarch64`).
     pub arch: String,
+    /// Limits on this process's memory (cgroup memory.max / memory.high / v1
+    /// memory.limit_in_bytes of its own cgroup and its ancestors, RLIMIT_AS), tightest first;
+    /// absent from the JSON when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_limits: Vec<MemoryLimit>,
+}
+
+/// One limit on how much memory this process may have, and where it is set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryLimit {
+    /// What sets it: `cgroup v2 memory.max`, `cgroup v2 memory.high`, `cgroup v1
+    /// memory.limit_in_bytes` or `RLIMIT_AS`.
+    pub kind: String,
+    /// Where it was read: the cgroup file (`/sys/fs/cgroup/...`), or "this process's resource
+    /// limits (ulimit -v)" for RLIMIT_AS.
+    pub source: String,
+    /// The limit, bytes.
+    pub limit_bytes: u64,
+    /// Already in use under it when read, bytes (memory.current, memory.usage_in_bytes, or
+    /// the process's VmSize for RLIMIT_AS); `None` when unknown.
+    pub used_bytes: Option<u64>,
+}
+
+impl MemoryLimit {
+    /// Bytes still to be had under this limit.
+    pub fn left_bytes(&self) -> u64 {
+        self.limit_bytes
+            .saturating_sub(self.used_bytes.unwrap_or(0))
+    }
+
+    /// One line for the environment tables: `300 MiB (cgroup v2 memory.max in
+    /// /sys/fs/cgroup/x/memory.max; 296 MiB left)`.
+    pub fn summary(&self) -> String {
+        use crate::results::format::format_bytes;
+        format!(
+            "{} ({} in {}; {} left)",
+            format_bytes(self.limit_bytes),
+            self.kind,
+            self.source,
+            format_bytes(self.left_bytes())
+        )
+    }
+
+    /// How to raise it, for the sentence that refuses a request.
+    pub fn fix(&self) -> &'static str {
+        if self.kind == "RLIMIT_AS" {
+            "raise it with `ulimit -v` or `prlimit --as`"
+        } else {
+            "raise the cgroup's limit (systemd-run -p MemoryMax=, docker run --memory, or the file itself)"
+        }
+    }
+}
+
+impl Environment {
+    /// The limit that leaves the least memory to this process, if any.
+    pub fn tightest_memory_limit(&self) -> Option<&MemoryLimit> {
+        self.memory_limits.iter().min_by_key(|l| l.left_bytes())
+    }
 }

@@ -208,6 +208,30 @@ impl Topology {
             .unwrap_or(64)
     }
 
+    /// Memory this process can have on `node`: the node's available memory, capped by what
+    /// the tightest limit on this process (cgroup, RLIMIT_AS) leaves. Every default size is
+    /// planned from this, so defaults shrink to fit a container.
+    pub fn available_on(&self, node: &Node) -> u64 {
+        match self.environment.tightest_memory_limit() {
+            Some(l) => node.memory_available_bytes.min(l.left_bytes()),
+            None => node.memory_available_bytes,
+        }
+    }
+
+    /// Memory this process can have over `nodes` together: their available memory, capped by
+    /// what the tightest limit on this process leaves.
+    pub fn available_over(&self, nodes: &[u32]) -> u64 {
+        let sum: u64 = nodes
+            .iter()
+            .filter_map(|&n| self.node(n))
+            .map(|n| n.memory_available_bytes)
+            .sum();
+        match self.environment.tightest_memory_limit() {
+            Some(l) => sum.min(l.left_bytes()),
+            None => sum,
+        }
+    }
+
     /// Total size of all last-level cache instances, bytes (0 when unknown).
     pub fn llc_total_bytes(&self) -> u64 {
         let max_level = self

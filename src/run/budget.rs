@@ -9,6 +9,19 @@ use crate::results::plan::Budget;
 
 use super::settings::TimedSettings;
 
+/// Which cells of a node x node matrix a budget measures. Every pair not chosen is shown as
+/// not measured, with the plan's reason; nothing is inferred from another cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CellChoice {
+    /// Every cell up to `keep_all_upto`; beyond that, the home node's row with one cell per
+    /// SLIT distance it shows (local, and each remote distance class once): the quick look
+    /// at how far memory gets, on a machine of any size.
+    HomeRowClasses { keep_all_upto: usize },
+    /// Every cell up to the cap; beyond it every local cell, then the remote cells spread
+    /// evenly over the SLIT distance classes (round-robin, so each class is represented).
+    Upto(usize),
+}
+
 /// Budget constants. Each is a choice documented here once.
 pub(super) struct Knobs {
     pub(super) target_s: Option<f64>,
@@ -19,10 +32,15 @@ pub(super) struct Knobs {
     pub(super) lat_min_sample_ns: u64,
     pub(super) lat_modes: &'static [Mode],
     pub(super) lat_pages: &'static [PageSize],
-    pub(super) matrix_cap: usize,
+    /// Which node pairs the latency matrix measures.
+    pub(super) lat_cells: CellChoice,
+    /// Which node pairs the bandwidth matrix measures.
+    pub(super) bw_cells: CellChoice,
     pub(super) bw_kernels: &'static [KernelId],
     pub(super) bw: TimedSettings,
     pub(super) scaling_cap: usize,
+    /// Initiator nodes the thread scaling runs on (the home node first, then an even spread).
+    pub(super) scaling_nodes_cap: usize,
     pub(super) loaded_delays: usize,
     pub(super) c2c_cap: usize,
     pub(super) c2c_reps: usize,
@@ -41,7 +59,11 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             lat_min_sample_ns: 1_000_000,
             lat_modes: &[Mode::Random],
             lat_pages: &[PageSize::Base],
-            matrix_cap: 16,
+            // A 2-node machine keeps its four cells; a bigger one measures its home row once
+            // per distance class (local, near, far), 8x the LLC each: about 2 s a cell on a
+            // 32 MiB-L3 machine, so the matrix stays a few seconds at any node count.
+            lat_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
+            bw_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
             bw_kernels: &[KernelId::Read, KernelId::Triad],
             // Six repetitions: the fewest with a 95 % interval for the median (the extremes).
             bw: TimedSettings {
@@ -49,7 +71,10 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 repetitions: 6,
             },
             scaling_cap: 3,
-            loaded_delays: 4,
+            scaling_nodes_cap: 2,
+            // Three delay steps besides the idle point: the knee of the curve, and room for the
+            // quick run of a 2-CPU machine with a 36 MiB L3 to stay within its 15 s.
+            loaded_delays: 3,
             c2c_cap: 4,
             c2c_reps: 3,
             scen: TimedSettings {
@@ -65,7 +90,11 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             lat_min_sample_ns: 2_000_000,
             lat_modes: &[Mode::Random, Mode::Page],
             lat_pages: &[PageSize::Base, PageSize::Thp],
-            matrix_cap: 64,
+            // The whole latency matrix of an 8-node machine (64 cells, about 2 minutes at
+            // 256 MiB a cell); the bandwidth matrix, about 1.2 s a cell whatever the size,
+            // keeps every local cell and a sample of each distance class beyond 24.
+            lat_cells: CellChoice::Upto(64),
+            bw_cells: CellChoice::Upto(24),
             bw_kernels: &[
                 KernelId::Read,
                 KernelId::ReadPrefetch,
@@ -80,6 +109,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 repetitions: 9,
             },
             scaling_cap: 6,
+            scaling_nodes_cap: 4,
             loaded_delays: 8,
             c2c_cap: 64,
             c2c_reps: 5,
@@ -96,7 +126,8 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             lat_min_sample_ns: 2_000_000,
             lat_modes: &[Mode::Random, Mode::Page, Mode::Seq],
             lat_pages: &[PageSize::Base, PageSize::Thp],
-            matrix_cap: usize::MAX,
+            lat_cells: CellChoice::Upto(usize::MAX),
+            bw_cells: CellChoice::Upto(usize::MAX),
             bw_kernels: &[
                 KernelId::Read,
                 KernelId::ReadPrefetch,
@@ -113,6 +144,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 repetitions: 10,
             },
             scaling_cap: usize::MAX,
+            scaling_nodes_cap: usize::MAX,
             loaded_delays: 16,
             c2c_cap: 4096,
             c2c_reps: 9,

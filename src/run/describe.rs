@@ -8,7 +8,7 @@ use crate::placement::PageSize;
 use crate::results::plan::{Part, PlannedPart};
 use crate::topology::Topology;
 
-use super::settings::{Settings, TimedSettings};
+use super::settings::{MatrixSettings, Settings, TimedSettings};
 
 /// Pages faulted in per second per thread, as bytes/s: a conservative figure for 4 KiB pages
 /// (a fault plus zeroing costs about 1 µs per page).
@@ -43,15 +43,18 @@ pub(super) fn describe(
 ) -> PlannedPart {
     let mut reduced = Vec::new();
     let (estimate_s, detail) = match part {
-        Part::Topology => (0.2, "topology, environment and clock checks".to_string()),
+        Part::Topology => {
+            reduced.extend(limit_note(topo));
+            (0.2, "topology, environment and clock checks".to_string())
+        }
         Part::Latency => latency(s, &mut reduced),
-        Part::LatencyMatrix => latency_matrix(s, &mut reduced),
+        Part::LatencyMatrix => latency_matrix(s, topo, &mut reduced),
         Part::Bandwidth => bandwidth(s, threads),
-        Part::BandwidthMatrix => bandwidth_matrix(s, &mut reduced),
-        Part::Scaling => scaling(s, &mut reduced),
+        Part::BandwidthMatrix => bandwidth_matrix(s, topo, &mut reduced),
+        Part::Scaling => scaling(s, topo, &mut reduced),
         Part::LoadedLatency => loaded_latency(s),
         Part::C2c => c2c(s, &mut reduced),
-        Part::Scenarios => scenarios(s),
+        Part::Scenarios => scenarios(s, topo),
         Part::Advisor => advisor(s, topo, mem_nodes),
     };
     PlannedPart {
@@ -60,6 +63,28 @@ pub(super) fn describe(
         detail,
         reduced,
     }
+}
+
+/// The run's note when a memory limit on this process (cgroup, RLIMIT_AS) leaves less than
+/// the memory nodes have available: every size of the plan was fitted under it.
+fn limit_note(topo: &Topology) -> Option<String> {
+    let l = topo.environment.tightest_memory_limit()?;
+    let free: u64 = topo
+        .memory_nodes()
+        .iter()
+        .filter_map(|&n| topo.node(n))
+        .map(|n| n.memory_available_bytes)
+        .sum();
+    (l.left_bytes() < free).then(|| {
+        format!(
+            "every buffer is sized to fit under the {} of {} set in {} ({} left for this process, less than the {} the memory nodes have available)",
+            l.kind,
+            mib(l.limit_bytes),
+            l.source,
+            mib(l.left_bytes()),
+            mib(free)
+        )
+    })
 }
 
 /// Wall time of one timed setting: warm-up repetition included.
@@ -100,16 +125,49 @@ fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     )
 }
 
-/// The estimate and detail line of the LatencyMatrix part.
-fn latency_matrix(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
-    let m = &s.latency_matrix;
-    if m.cells.len() < m.all_cells {
-        reduced.push(format!(
-            "{} of {} node pairs measured (local pairs and an even sample of the rest)",
-            m.cells.len(),
-            m.all_cells
-        ));
+/// What a matrix left out, by class of cell: local pairs, then each SLIT distance of the
+/// remote pairs ("3 of 64 node pairs measured (local 1 of 8, distance 12: 1 of 24, distance
+/// 32: 1 of 32); ..."). `None` when every pair is measured.
+fn matrix_reduced(m: &MatrixSettings, topo: &Topology) -> Option<String> {
+    if m.cells.len() >= m.all_cells {
+        return None;
     }
+    // (class, measured, all); class None is local, Some(None) a remote pair without SLIT.
+    let mut classes: Vec<(Option<Option<u32>>, usize, usize)> = Vec::new();
+    for i in topo.initiator_nodes() {
+        for t in topo.memory_nodes() {
+            let class = (i != t).then(|| topo.distance(i, t));
+            let measured = usize::from(m.cells.contains(&(i, t)));
+            match classes.iter_mut().find(|c| c.0 == class) {
+                Some(c) => {
+                    c.1 += measured;
+                    c.2 += 1;
+                }
+                None => classes.push((class, measured, 1)),
+            }
+        }
+    }
+    classes.sort_by_key(|c| c.0);
+    let parts: Vec<String> = classes
+        .iter()
+        .map(|(class, got, all)| match class {
+            None => format!("local {got} of {all}"),
+            Some(Some(d)) => format!("distance {d}: {got} of {all}"),
+            Some(None) => format!("no SLIT distance: {got} of {all}"),
+        })
+        .collect();
+    Some(format!(
+        "{} of {} node pairs measured ({}); every other pair is shown as not measured, none is inferred from a measured one",
+        m.cells.len(),
+        m.all_cells,
+        parts.join(", ")
+    ))
+}
+
+/// The estimate and detail line of the LatencyMatrix part.
+fn latency_matrix(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
+    let m = &s.latency_matrix;
+    reduced.extend(matrix_reduced(m, topo));
     let per = m.size_bytes as f64 / FAULT_BYTES_PER_S
         + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
         + 12.0 * s.latency.min_sample_ns as f64 / 1e9;
@@ -142,15 +200,9 @@ fn bandwidth(s: &Settings, threads: usize) -> (f64, String) {
 }
 
 /// The estimate and detail line of the BandwidthMatrix part.
-fn bandwidth_matrix(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+fn bandwidth_matrix(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
     let m = &s.bandwidth_matrix;
-    if m.cells.len() < m.all_cells {
-        reduced.push(format!(
-            "{} of {} node pairs measured (local pairs and an even sample of the rest)",
-            m.cells.len(),
-            m.all_cells
-        ));
-    }
+    reduced.extend(matrix_reduced(m, topo));
     let per = timed_s(&s.bandwidth.timed) + m.size_bytes as f64 / FAULT_BYTES_PER_S;
     (
         m.cells.len() as f64 * per,
@@ -162,8 +214,16 @@ fn bandwidth_matrix(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
 }
 
 /// The estimate and detail line of the Scaling part.
-fn scaling(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+fn scaling(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
     let sc = &s.scaling;
+    let nodes = topo.initiator_nodes().len();
+    if sc.nodes.len() < nodes {
+        reduced.push(format!(
+            "thread scaling on {} of {} initiator nodes (the home node and an even spread of the others)",
+            sc.nodes.len(),
+            nodes
+        ));
+    }
     let mut all = 0;
     let mut t = 1;
     let max = sc.thread_counts.last().copied().unwrap_or(1);
@@ -239,11 +299,11 @@ fn c2c(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
 /// `rounds::plan_rounds`), then (a) and (b) each chase one single-thread latency over a buffer
 /// of the whole size: fault-in, chain construction and a full walk, then the latency samples.
 /// Retakes of disturbed repetitions add time only on a busy machine.
-fn scenarios(s: &Settings) -> (f64, String) {
+fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     let sc = &s.scenarios;
     let rounds = super::rounds::budget_s(7, &sc.timed, sc.total_bytes);
     let l = &s.latency;
-    let chase_bytes = sc.total_bytes.max(16 << 20);
+    let chase_bytes = super::scenarios::chase_bytes(topo, sc.total_bytes);
     let chase = chase_bytes as f64 / FAULT_BYTES_PER_S
         + (chase_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
         + (l.samples + l.warmup + 3) as f64 * l.min_sample_ns as f64 / 1e9;

@@ -10,10 +10,11 @@
 use crate::results::plan::{Budget, Part, Plan, SkippedPart};
 use crate::topology::Topology;
 
-use super::budget::{knobs, Knobs};
+use super::budget::{knobs, CellChoice, Knobs};
 use super::describe::describe;
 #[cfg(test)]
 use super::describe::grid_points;
+use super::scenarios::home_node;
 pub use super::settings::{
     BandwidthSettings, C2cSettings, LatencySettings, LoadedSettings, MatrixSettings, Planned,
     ScalingSettings, ScenarioSettings, Settings, TimedSettings,
@@ -83,16 +84,101 @@ pub fn sample_evenly<T: Copy + PartialEq>(
     out
 }
 
-/// Node x node cells, the local ones always kept.
-fn matrix_cells(topo: &Topology, cap: usize) -> (Vec<(u32, u32)>, usize) {
+/// The remote cells at one SLIT distance (`None`: the firmware gives none).
+type DistanceClass = (Option<u32>, Vec<(u32, u32)>);
+
+/// Node x node cells as the budget chooses them (see [`CellChoice`]), and how many the
+/// machine has. The cells come back sorted by (initiator, memory node).
+fn matrix_cells(topo: &Topology, choice: CellChoice) -> (Vec<(u32, u32)>, usize) {
+    let inits = topo.initiator_nodes();
     let mut all = Vec::new();
-    for i in topo.initiator_nodes() {
+    for &i in &inits {
         for m in topo.memory_nodes() {
             all.push((i, m));
         }
     }
     let n = all.len();
-    (sample_evenly(&all, cap, |(i, m)| i == m), n)
+    let dist = |&(i, m): &(u32, u32)| topo.distance(i, m);
+    let mut out = match choice {
+        CellChoice::HomeRowClasses { keep_all_upto } if n > keep_all_upto => {
+            let home = home_node(topo).filter(|h| inits.contains(h));
+            let Some(row) = home.or_else(|| inits.first().copied()) else {
+                return (vec![], n);
+            };
+            // The local cell first, then the row's remote cells by node id: the first cell
+            // of each distance class is measured.
+            let mut cells: Vec<(u32, u32)> = all.iter().copied().filter(|c| c.0 == row).collect();
+            cells.sort_by_key(|c| (c.1 != row, c.1));
+            let mut seen = Vec::new();
+            let mut out = Vec::new();
+            for c in cells {
+                if !seen.contains(&dist(&c)) {
+                    seen.push(dist(&c));
+                    out.push(c);
+                }
+            }
+            out
+        }
+        CellChoice::Upto(cap) if n > cap => {
+            let mut out: Vec<(u32, u32)> = all.iter().copied().filter(|c| c.0 == c.1).collect();
+            out.truncate(cap);
+            // Remote cells grouped by SLIT distance (unknown distance is its own class).
+            let mut classes: Vec<DistanceClass> = Vec::new();
+            for c in all.iter().copied().filter(|c| c.0 != c.1) {
+                match classes.iter_mut().find(|(d, _)| *d == dist(&c)) {
+                    Some((_, v)) => v.push(c),
+                    None => classes.push((dist(&c), vec![c])),
+                }
+            }
+            classes.sort_by_key(|(d, _)| *d);
+            let mut counts = vec![0usize; classes.len()];
+            let mut left = cap.saturating_sub(out.len());
+            while left > 0 {
+                let mut took = false;
+                for (k, (_, v)) in classes.iter().enumerate() {
+                    if left > 0 && counts[k] < v.len() {
+                        counts[k] += 1;
+                        left -= 1;
+                        took = true;
+                    }
+                }
+                if !took {
+                    break;
+                }
+            }
+            for ((_, v), &c) in classes.iter().zip(&counts) {
+                out.extend(sample_evenly(v, c, |_| false));
+            }
+            out
+        }
+        _ => all,
+    };
+    out.sort_unstable();
+    (out, n)
+}
+
+/// Bytes of the largest single last-level cache instance: the most one chasing thread can
+/// fill (a remote line is cached in the requester's own LLC, not in the home node's), so
+/// 8x this is a DRAM working set for single-thread latency (METHODOLOGY point 4) on a
+/// machine of any size. `None` when sysfs lists no caches.
+pub fn llc_instance_bytes(topo: &Topology) -> Option<u64> {
+    let data = || topo.caches.iter().filter(|c| c.kind != "Instruction");
+    let level = data().map(|c| c.level).max()?;
+    data()
+        .filter(|c| c.level == level)
+        .map(|c| c.size_bytes)
+        .max()
+        .filter(|&b| b > 0)
+}
+
+/// The single-thread DRAM latency working set of a run: 8x the largest LLC instance (32 MiB
+/// assumed when sysfs lists none), at most a quarter of free memory, at least 1 MiB. The
+/// latency matrix uses it, and the scenarios' single-thread latencies chase no more.
+pub fn dram_latency_bytes(topo: &Topology) -> u64 {
+    let llc = llc_instance_bytes(topo).unwrap_or(32 << 20);
+    let free = free_memory_bytes(topo);
+    let free = if free == 0 { 1 << 30 } else { free };
+    (8 * llc).min(free / 4).max(1 << 20)
 }
 
 /// CPUs for core to core, at most `cap` ordered pairs: CPUs are taken round-robin over the
@@ -224,11 +310,7 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
 
 /// Memory available on the memory nodes, bytes (0 when the kernel reports none).
 pub(super) fn free_memory_bytes(topo: &Topology) -> u64 {
-    topo.memory_nodes()
-        .iter()
-        .filter_map(|n| topo.node(*n))
-        .map(|n| n.memory_available_bytes)
-        .sum()
+    topo.available_over(&topo.memory_nodes())
 }
 
 /// Every part's settings for this machine under the budget's constants.
@@ -237,10 +319,13 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     let threads = cpus.len().max(1);
     let llc = topo.llc_total_bytes();
     let llc_or = if llc == 0 { 32 << 20 } else { llc };
+    let llc_one = llc_instance_bytes(topo).unwrap_or(32 << 20);
     let free = free_memory_bytes(topo);
     let free = if free == 0 { 1 << 30 } else { free };
-    // Largest working set: 8x the LLC (METHODOLOGY point 4), at most a quarter of free memory.
-    let lat_to = (8 * llc_or).min(free / 4).max(1 << 20);
+    // Largest single-thread working set: 8x the LLC one thread can fill (METHODOLOGY point
+    // 4), at most a quarter of free memory. Bandwidth, which uses every LLC at once, sizes
+    // from their total below.
+    let lat_to = dram_latency_bytes(topo);
     // Bandwidth arrays: together at least 4x the LLC (point 9), at least 16 MiB a thread,
     // at most an eighth of free memory over all threads.
     let bw_total = (4 * llc_or).max(16 << 20).min(free / 8);
@@ -250,20 +335,20 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     let latency = LatencySettings {
         points_per_octave: k.lat_per_octave,
         from_bytes: 4096,
-        to_bytes: (k.lat_sweep_llc * llc_or).min(lat_to).max(1 << 20),
+        to_bytes: (k.lat_sweep_llc * llc_one).min(lat_to).max(1 << 20),
         samples: k.lat_samples,
         warmup: 2,
         min_sample_ns: k.lat_min_sample_ns,
         modes: k.lat_modes.to_vec(),
         pages: k.lat_pages.to_vec(),
     };
-    let (lcells, lall) = matrix_cells(topo, k.matrix_cap);
+    let (lcells, lall) = matrix_cells(topo, k.lat_cells);
     let latency_matrix = MatrixSettings {
         cells: lcells,
         all_cells: lall,
         size_bytes: lat_to,
     };
-    let (bcells, ball) = matrix_cells(topo, k.matrix_cap);
+    let (bcells, ball) = matrix_cells(topo, k.bw_cells);
     let bandwidth_matrix = MatrixSettings {
         cells: bcells,
         all_cells: ball,
@@ -276,7 +361,12 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         .unwrap_or(1);
     let scaling = ScalingSettings {
         thread_counts: thread_counts(per_node_max, k.scaling_cap),
-        nodes: init_nodes.clone(),
+        nodes: {
+            let home = home_node(topo);
+            let mut v = sample_evenly(&init_nodes, k.scaling_nodes_cap, |n| Some(*n) == home);
+            v.sort_unstable();
+            v
+        },
         timed: k.bw.clone(),
     };
     let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
@@ -425,8 +515,10 @@ mod tests {
         assert!(th > d, "thorough {th}");
     }
 
-    /// On a big machine, matrix cells and CPU pairs are sampled, local cells are all kept, and
-    /// the plan says what it left out.
+    /// On a big machine, matrix cells, CPU pairs and scaling nodes are sampled, and the plan
+    /// says what it left out: quick measures the home row once per SLIT distance, default
+    /// the whole latency matrix and, past 24 cells, every local bandwidth cell and an even
+    /// share of each distance class.
     #[test]
     fn big_machines_are_sampled_and_say_so() {
         let t = big_topology(8, 32);
@@ -440,26 +532,69 @@ mod tests {
         );
         let m = &pl.settings.latency_matrix;
         assert_eq!(m.all_cells, 64);
-        assert_eq!(m.cells.len(), 16);
-        for n in 0..8 {
-            assert!(m.cells.contains(&(n, n)));
-        }
+        assert_eq!(m.cells, vec![(0, 0), (0, 1)]);
         let c = &pl.settings.c2c;
         assert_eq!(c.all_cpus, 256);
         // quick: at most 4 ordered pairs -> 2 CPUs, on two different nodes.
         assert_eq!(c.cpus, vec![0, 32]);
-        let d = make_plan(&t, &PlanRequest::default(), &Part::ALL)
-            .settings
-            .c2c;
+        let dp = make_plan(&t, &PlanRequest::default(), &Part::ALL);
+        let d = &dp.settings.c2c;
         assert_eq!(d.cpus.len(), 8);
         assert_eq!(d.cpus, vec![0, 32, 64, 96, 128, 160, 192, 224]);
         let lm = pl.plan.planned(Part::LatencyMatrix).unwrap();
         assert_eq!(
             lm.reduced,
-            vec!["16 of 64 node pairs measured (local pairs and an even sample of the rest)"]
+            vec!["2 of 64 node pairs measured (local 1 of 8, distance 20: 1 of 56); every other pair is shown as not measured, none is inferred from a measured one"]
         );
         assert!(!pl.plan.planned(Part::C2c).unwrap().reduced.is_empty());
         assert_eq!(pl.settings.scaling.thread_counts, vec![1, 8, 32]);
+        assert_eq!(pl.settings.scaling.nodes, vec![0, 4]);
+        // Default: all 64 latency cells; 24 bandwidth cells, the 8 local ones among them.
+        assert_eq!(dp.settings.latency_matrix.cells.len(), 64);
+        let bw = &dp.settings.bandwidth_matrix.cells;
+        assert_eq!(bw.len(), 24);
+        assert!((0..8).all(|n| bw.contains(&(n, n))));
+        assert_eq!(dp.settings.scaling.nodes, vec![0, 2, 4, 6]);
+    }
+
+    /// Remote cells are shared round-robin over the distance classes, each class evenly
+    /// sampled; a machine without caches in sysfs sizes the DRAM chase from 32 MiB.
+    #[test]
+    fn matrix_cells_by_distance_class() {
+        let mut t = big_topology(4, 2);
+        t.distances = vec![
+            vec![10, 12, 32, 32],
+            vec![12, 10, 32, 32],
+            vec![32, 32, 10, 12],
+            vec![32, 32, 12, 10],
+        ];
+        let (cells, all) = matrix_cells(&t, CellChoice::Upto(8));
+        assert_eq!(all, 16);
+        // 4 local, then 2 of the 4 at distance 12 (the 2nd and 4th: (1,0), (3,2)) and 2 of
+        // the 8 at distance 32 (the 3rd and 7th: (1,2), (3,0)).
+        assert_eq!(
+            cells,
+            vec![
+                (0, 0),
+                (1, 0),
+                (1, 1),
+                (1, 2),
+                (2, 2),
+                (3, 0),
+                (3, 2),
+                (3, 3)
+            ]
+        );
+        let (cells, _) = matrix_cells(&t, CellChoice::HomeRowClasses { keep_all_upto: 4 });
+        assert_eq!(cells, vec![(0, 0), (0, 1), (0, 2)]);
+        let (cells, _) = matrix_cells(&t, CellChoice::Upto(16));
+        assert_eq!(cells.len(), 16);
+        t.caches.clear();
+        assert_eq!(llc_instance_bytes(&t), None);
+        assert_eq!(
+            dram_latency_bytes(&t),
+            (256u64 << 20).min(free_memory_bytes(&t) / 4)
+        );
     }
 
     #[test]

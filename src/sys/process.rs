@@ -21,6 +21,16 @@ pub fn base_page_bytes() -> u64 {
     }
 }
 
+/// This process's address-space limit (`getrlimit(RLIMIT_AS)`, what `ulimit -v` and
+/// `prlimit --as` set), bytes; `None` when unlimited.
+pub fn address_space_limit() -> Option<u64> {
+    // SAFETY: a zeroed rlimit is a valid value; getrlimit only writes into it.
+    let mut r: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: RLIMIT_AS is a valid resource and `r` a valid out pointer.
+    let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut r) };
+    (rc == 0 && r.rlim_cur != libc::RLIM_INFINITY).then_some(r.rlim_cur)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

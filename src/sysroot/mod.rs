@@ -84,6 +84,17 @@ impl SysRoot {
         }
     }
 
+    /// A live root at `dir` instead of `/`: unit tests that must write kernel settings
+    /// (weighted-interleave weights) write into a temporary directory standing in for them.
+    #[cfg(test)]
+    pub(crate) fn live_at(dir: &Path) -> Self {
+        SysRoot {
+            root: dir.to_path_buf(),
+            live: true,
+            record: Default::default(),
+        }
+    }
+
     /// A captured snapshot. Checks that it looks like one (has `sys/devices/system`), so a
     /// typo gives one clear sentence instead of an empty topology.
     pub fn snapshot(dir: &Path) -> Result<Self, SysError> {

@@ -589,6 +589,7 @@ def checks_A(c):
         c.all_on(f"bind-node{n}", f"bind-node{n}", [n], 8 * MIB)
     c.interleave("interleave-3", "interleave", [0, 1, 2])
     c.weighted("weighted-3:1", "weighted", {0: 0.75, 1: 0.25})
+    check_weighted_sigterm(c)
     c.all_on("preferred", "preferred", [2], 8 * MIB)
     c.all_on("preferred-many", "preferred-many", [1, 2], 8 * MIB)
     check_preferred_spill(c)
@@ -610,6 +611,18 @@ def checks_A(c):
     check_latency_matrix(c)
     check_bandwidth_matrix(c)
     check_bandwidth_scaling(c)
+
+
+def check_weighted_sigterm(c):
+    """Issue 17: after SIGTERM during a weighted placement, node0's weight is what it was,
+    and the command exited 143 (stopped) or 0 (finished before the signal)."""
+    f = c.g.facts
+    if "weighted_sigterm.before" not in f:
+        c.r.skip("weighted-sigterm-restores", "no weighted interleave in this guest kernel")
+        return
+    before, after, rc = f["weighted_sigterm.before"], f.get("weighted_sigterm.after"), f.get("weighted_sigterm.rc")
+    c.r.check("weighted-sigterm-restores", before == after and rc in ("143", "0"),
+              f"node0 weight {before} before, {after} after; exit {rc}")
 
 
 def check_latency_matrix(c):

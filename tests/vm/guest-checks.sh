@@ -142,6 +142,25 @@ inspect_bound() { # inspect_bound NODE
     wait $pid 2>/dev/null
 }
 
+# Issue 17: SIGTERM while `placement --policy weighted` has set its weights (during the
+# fault-in) must put node0's system-wide weight back. Prints the weight before and after and
+# the exit status (143: stopped; 0: it finished before the signal); check.py compares them.
+weighted_sigterm() {
+    w=/sys/kernel/mm/mempolicy/weighted_interleave/node0
+    [ -f "$w" ] || return 0
+    fact weighted_sigterm.before "$(cat "$w")"
+    "$NS" placement --policy weighted --weights 0:7,1:1 --size 256MiB >/dev/null 2>/tmp/wt.err </dev/null &
+    pid=$!
+    i=0
+    while [ "$(cat "$w")" != 7 ] && [ $i -lt 500 ] && kill -0 $pid 2>/dev/null; do
+        usleep 10000; i=$((i + 1))
+    done
+    kill -TERM $pid 2>/dev/null
+    wait $pid
+    fact weighted_sigterm.rc "$?"
+    fact weighted_sigterm.after "$(cat "$w")"
+}
+
 # ---- checks per shape ----------------------------------------------------------------------
 # Each function lists the commands of one shape; check.py has the matching assertions
 # (checks_A/B/C there). Later issues add their commands HERE, next to the matching assertion
@@ -157,6 +176,7 @@ checks_A() {
     done
     place interleave --policy interleave --nodes 0-2 --size 8MiB
     place weighted --policy weighted --weights 0:3,1:1 --size 8MiB
+    weighted_sigterm
     place preferred --policy preferred --nodes 2 --size 8MiB
     place preferred-many --policy preferred-many --nodes 1,2 --size 8MiB
     # Beyond node 2's free memory: preferred must spill to other nodes, bind must be refused.

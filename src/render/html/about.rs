@@ -25,7 +25,7 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
     let t = &r.topology;
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
-    vec![
+    let mut facts = vec![
         ("host", r.host.clone()),
         ("CPU", opt(&env.cpu_model)),
         ("architecture", env.arch.clone()),
@@ -78,7 +78,14 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
             format!("{} of {}", t.allowed_cpus.len(), t.cpus.len()),
         ),
         ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
-    ]
+    ];
+    // Memory limits on this process (issue 17), only when there are some.
+    facts.extend(
+        env.memory_limits
+            .iter()
+            .map(|l| ("memory limit", l.summary())),
+    );
+    facts
 }
 
 /// The clock checks, when the run made them.

@@ -45,6 +45,15 @@ pub fn home_node(topo: &Topology) -> Option<u32> {
         .or_else(|| mem.first().copied())
 }
 
+/// Bytes of the single-thread latency chases of (a) and (b): the rows' whole buffer, but
+/// no more than the run's DRAM latency working set (8x the largest LLC instance), which one
+/// thread cannot cache; on a big machine the whole buffer (4x every LLC together) would
+/// cost minutes of chain construction for the same figure.
+pub fn chase_bytes(topo: &Topology, total_bytes: u64) -> u64 {
+    let cap = super::plan::dram_latency_bytes(topo).max(MIN_BYTES_PER_THREAD);
+    total_bytes.max(MIN_BYTES_PER_THREAD).min(cap)
+}
+
 /// Why weighted interleave cannot be measured here, if it cannot.
 pub fn weighted_unavailable(topo: &Topology, is_root: bool) -> Option<String> {
     let mem = topo.memory_nodes();
@@ -248,8 +257,8 @@ pub fn run_scenarios(
         }
     }
     // Single-thread latencies of (a) and (b), on a buffer of the same size as their
-    // bandwidth rows, so the two differ only in pinning (the latency matrix's cell is another
-    // size).
+    // bandwidth rows up to `chase_bytes`'s cap, so the two differ only in pinning (the latency
+    // matrix's cell is another size).
     let home_cpu = rows[0].cpus.first().copied();
     for (i, cpu) in [(0, home_cpu), (1, None)] {
         if merged[i].is_some() || rows[i].mb_per_s.is_none() || interrupted() {
@@ -260,7 +269,7 @@ pub fn run_scenarios(
             root,
             cpu,
             &Policy::Bind(vec![home]),
-            per_thread(1),
+            chase_bytes(topo, s.total_bytes),
             &inp.latency_plan,
             inp.timer_resolution_ns,
         )

@@ -256,8 +256,7 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
         cpus.extend(&cfg.load_cpus);
         check_cpus(&topo, &ctx.root, &cpus)?;
     }
-    let bar =
-        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let bar = indicatif::ProgressBar::with_draw_target(None, super::ui::progress_target());
     let progress = |d: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(d as u64);

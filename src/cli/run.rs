@@ -3,7 +3,7 @@
 //! end. Flags are resolved and checked here (an unknown part name is one sentence listing the
 //! known ones, exit 2); progress bars go to stderr only when it is a terminal.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
@@ -45,7 +45,8 @@ pub struct RunArgs {
     /// Write into an existing output directory, replacing files of the same name.
     #[arg(long)]
     pub force: bool,
-    /// Also print results.json to stdout (the summary then goes to stderr).
+    /// Also print results.json to stdout (the summary then goes to stderr); with --dry-run,
+    /// the plan as JSON.
     #[arg(long)]
     pub json: bool,
 }
@@ -119,10 +120,9 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     let topo = read_topology(root)?;
     let planned = make_plan(&topo, &req, BUILT);
     if args.dry_run {
-        let mut out = std::io::stdout().lock();
-        run_brief::render_plan(&mut out, &planned.plan)?;
-        out.flush()?;
-        return Ok(());
+        return super::print_result(args.json, &planned.plan, |out| {
+            run_brief::render_plan(out, &planned.plan)
+        });
     }
     root.require_live("run measurements")?;
     let host = root
@@ -144,7 +144,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         bar: Mutex::new(None),
         started: Mutex::new(None),
     };
-    let progress: &dyn Progress = if std::io::stderr().is_terminal() {
+    let progress: &dyn Progress = if super::ui::show_progress() {
         &bars
     } else {
         &NoProgress
@@ -170,11 +170,9 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         out.flush()?;
         std::io::stderr().write_all(&summary)?;
     } else {
-        let mut out = std::io::stdout().lock();
-        out.write_all(&summary)?;
-        out.flush()?;
+        super::ui::write_stdout(&summary)?;
     }
-    Ok(())
+    super::run_status(&results)
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{fixture, json_of, numascope, refused_in_one_sentence, refused_in_one_sentence_with, two_cpus};
+use common::{
+    fixture, json_of, numascope, refused_in_one_sentence, refused_in_one_sentence_with, two_cpus,
+};
 
 /// Runs `loaded-latency ARGS --json` on this machine, which must succeed; `None` (test
 /// skipped) where there are fewer than two CPUs.

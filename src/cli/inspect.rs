@@ -98,9 +98,10 @@ fn look(ctx: &Context, args: &InspectArgs, lines: bool) -> anyhow::Result<()> {
         }
         Ok(())
     };
-    // One target gives one object (as before several were possible); several an array.
+    // One target given: one object (as before several were possible); several: an array,
+    // even when they name the same process.
     match found.as_slice() {
-        [one] => print(args.json, lines, one, text),
+        [one] if args.targets.len() == 1 => print(args.json, lines, one, text),
         _ => print(args.json, lines, &found, text),
     }
 }

@@ -317,3 +317,28 @@ pub fn print_result<T: serde::Serialize>(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_partial_without_a_signal_is_status_1() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-kvm-2cpu.json"
+        );
+        let mut r = crate::results_file::load(std::path::Path::new(path)).unwrap();
+        r.partial = false;
+        assert!(run_status(&r).is_ok());
+        r.partial = true;
+        r.failed.push(crate::results::PartError {
+            part: crate::results::Part::C2c,
+            error: "c2c needs two CPUs".into(),
+        });
+        let e = run_status(&r).unwrap_err();
+        assert_eq!(kind_of(&e), Kind::Partial);
+        assert_eq!(kind_of(&e).exit_code(), 1);
+        assert!(e.to_string().contains("c2c failed"), "{e}");
+    }
+}

@@ -184,6 +184,12 @@ fn statuses_129_130_143_when_stopped_by_a_signal() {
         }
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "signal {sig}");
+        // With --json, the stop is said as a JSON object too.
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        let e: Value = serde_json::from_str(err.trim_end()).unwrap();
+        assert_eq!(e["exit_code"], code);
+        assert_eq!(e["kind"], "interrupted");
         // Every line printed before the stop is a whole JSON document.
         for l in lines {
             serde_json::from_str::<Value>(&l.unwrap()).unwrap();

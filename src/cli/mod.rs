@@ -161,10 +161,17 @@ pub fn main() -> i32 {
         Ok(()) => match signal {
             // Stopped by a signal: what was measured has been written, marked partial.
             Some(status) => {
-                eprintln!(
-                    "numascope: stopped by {}: the figures above are what was measured before it (partial)",
+                let sentence = format!(
+                    "stopped by {}: the figures above are what was measured before it (partial)",
                     crate::sys::signal::stop_reason()
                 );
+                if json {
+                    // A script reading --json output gets a JSON object for every non-zero
+                    // status.
+                    ui::error_json(&sentence, status, "interrupted");
+                } else {
+                    eprintln!("numascope: {sentence}");
+                }
                 status
             }
             None => 0,

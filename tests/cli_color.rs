@@ -108,6 +108,21 @@ fn quiet_drops_notes_and_keeps_figures() {
     assert_eq!(quiet_err, "", "no note with --quiet");
     assert_eq!(quiet_out, out, "the figures stay");
     assert!(html2.exists());
+    // capture's summary line is a note too.
+    let snap = dir.path().join("snap");
+    let root = fixture("guest-A");
+    let (_, err) = run(
+        &[
+            "-q",
+            "--sysfs-root",
+            &root,
+            "capture",
+            snap.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert_eq!(err, "");
+    assert!(snap.join("sys/devices/system").is_dir());
     // Warnings and errors stay.
     let root = fixture("corrupt-memfree-above-total");
     let (_, err) = run(&["--quiet", "--sysfs-root", &root, "topo"], &[]);

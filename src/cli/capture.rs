@@ -60,8 +60,7 @@ pub fn run(ctx: &Context, args: &CaptureArgs) -> anyhow::Result<()> {
         super::ui::note(line);
         super::print_result(true, &c, |_| Ok(()))
     } else {
-        // The summary line is capture's answer, so --quiet keeps it.
-        eprintln!("{line}");
+        super::ui::note(line);
         Ok(())
     }
 }

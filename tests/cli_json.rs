@@ -170,6 +170,12 @@ fn errors_are_a_json_object_on_stderr() {
     err_json(&["completions", "bash", "--json"], 2, "usage", "--json");
     err_json(&["completions", "tcsh", "--json"], 2, "usage", "'--json'");
     err_json(&["--json", "completions", "tcsh"], 2, "usage", "tcsh");
+    err_json(
+        &["inspect", "--json"],
+        2,
+        "usage",
+        "the following required arguments were not provided: <PID|NAME>...",
+    );
     // Our usage refusals.
     err_json(
         &[

@@ -53,8 +53,15 @@ pub fn run(ctx: &Context, args: &InspectArgs) -> anyhow::Result<()> {
     crate::sys::signal::install_stop_handlers()?;
     loop {
         if !args.json {
+            use std::io::Write as _;
             let now = crate::results::time::UtcTime::of(std::time::SystemTime::now());
-            println!("--- {} (every {:?}; Ctrl-C stops)", now.rfc3339(), interval);
+            // Through a Result, not println!, so a reader that left ends the watch quietly.
+            writeln!(
+                std::io::stdout().lock(),
+                "--- {} (every {:?}; Ctrl-C stops)",
+                now.rfc3339(),
+                interval
+            )?;
         }
         look(ctx, args, true)?;
         // Sleep in short steps so Ctrl-C stops within a tenth of a second.

@@ -206,10 +206,17 @@ fn clap_error(e: &clap::Error, json: bool) -> i32 {
     }
     let code = Kind::Usage.exit_code();
     if json {
+        // clap's first paragraph is the refusal (usage and tips follow a blank line); its
+        // lines joined make the one sentence.
         let text = e.render().to_string();
-        let first = text.lines().next().unwrap_or("");
-        let first = first.strip_prefix("error: ").unwrap_or(first);
-        ui::error_json(first, code, Kind::Usage.name());
+        let words: Vec<&str> = text
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect();
+        let joined = words.join(" ");
+        let sentence = joined.strip_prefix("error: ").unwrap_or(&joined);
+        ui::error_json(sentence, code, Kind::Usage.name());
     } else {
         let _ = e.print();
     }

@@ -166,8 +166,8 @@ pub fn main() -> i32 {
                     crate::sys::signal::stop_reason()
                 );
                 if json {
-                    // A script reading --json output gets a JSON object for every non-zero
-                    // status.
+                    // A script reading --json output gets a JSON object for every failure
+                    // and every stop.
                     ui::error_json(&sentence, status, "interrupted");
                 } else {
                     eprintln!("numascope: {sentence}");
@@ -184,12 +184,16 @@ pub fn main() -> i32 {
             // A stop signal decides the status: an error after it is most likely its effect.
             let code = signal.unwrap_or(kind.exit_code());
             let sentence = one_sentence(&e);
-            if json {
-                if kind != Kind::Differs {
-                    ui::error_json(&sentence, code, kind.name());
-                }
-            } else if kind != Kind::Differs {
+            let name = if signal.is_some() {
+                "interrupted"
+            } else {
+                kind.name()
+            };
+            if kind == Kind::Differs && signal.is_none() {
                 // A difference is the answer `compare` printed, not an error to repeat.
+            } else if json {
+                ui::error_json(&sentence, code, name);
+            } else {
                 ui::error_line(&sentence);
             }
             code

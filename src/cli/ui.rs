@@ -146,7 +146,8 @@ pub fn color_in_argv(argv: &[OsString]) -> Option<ColorWhen> {
 }
 
 /// Colours the lines of rendered text that help a reader when colour is on: the verdict
-/// (quiet green, noisy yellow, unusable red), `warning:` lines and `!` marks in yellow.
+/// (quiet green, noisy yellow, unusable red), `compare`'s verdict (no difference green, a
+/// difference yellow), `warning:` lines and `!` marks in yellow.
 /// Without colour the text is returned unchanged.
 pub fn paint(text: &[u8], on: bool) -> Vec<u8> {
     if !on {
@@ -164,6 +165,24 @@ pub fn paint(text: &[u8], on: bool) -> Vec<u8> {
                 "unusable" => (Some(RED), "verdict:"),
                 _ => (None, ""),
             }
+        } else if let Some(rest) = body.strip_prefix("Verdict: ") {
+            // `compare`'s verdict: the whole sentence.
+            let style = if rest.starts_with("no difference") {
+                Some(GREEN)
+            } else if rest.starts_with("the runs differ") {
+                Some(YELLOW)
+            } else {
+                None
+            };
+            if let Some(st) = style {
+                let sentence = rest.trim_end_matches('\n');
+                out.push_str(indent);
+                out.push_str("Verdict: ");
+                out.push_str(&styled(st, sentence, true));
+                out.push_str(&rest[sentence.len()..]);
+                continue;
+            }
+            (None, "")
         } else if body.starts_with("warning: ") {
             (Some(YELLOW), "warning:")
         } else if body.starts_with("! ") {
@@ -245,5 +264,11 @@ mod tests {
         );
         let plain: String = anstream::adapter::strip_str(&p).to_string();
         assert_eq!(plain.as_bytes(), text);
+        let text = b"Verdict: the runs differ beyond noise (exit status 1).\n";
+        let p = String::from_utf8(paint(text, true)).unwrap();
+        assert_eq!(
+            p,
+            "Verdict: \u{1b}[33mthe runs differ beyond noise (exit status 1).\u{1b}[0m\n"
+        );
     }
 }

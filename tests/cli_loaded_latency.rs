@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{fixture, json_of, numascope, refused_in_one_sentence, two_cpus};
+use common::{
+    fixture, json_of, numascope, refused_in_one_sentence, refused_in_one_sentence_with, two_cpus,
+};
 
 /// Runs `loaded-latency ARGS --json` on this machine, which must succeed; `None` (test
 /// skipped) where there are fewer than two CPUs.
@@ -181,13 +183,16 @@ fn bad_input_is_one_sentence_and_exit_2() {
         ),
     ];
     for (fx, args, needle) in replayed {
-        refused_in_one_sentence(
+        // Valid flags on a snapshot: the environment refuses to pin (exit status 3).
+        let code = if needle == "not this machine" { 3 } else { 2 };
+        refused_in_one_sentence_with(
             numascope()
                 .arg("--sysfs-root")
                 .arg(fixture(fx))
                 .arg("loaded-latency")
                 .args(&args),
             needle,
+            code,
         );
     }
 }

@@ -114,7 +114,8 @@ fn placement_is_refused_on_a_snapshot() {
     numascope()
         .args(["--sysfs-root", dir.path().to_str().unwrap(), "placement"])
         .assert()
-        .code(2)
+        // The environment refuses (exit status 3).
+        .code(3)
         .stderr(predicate::str::contains("snapshot"));
 }
 

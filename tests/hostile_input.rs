@@ -115,9 +115,14 @@ fn numascope(args: &[&std::ffi::OsStr]) -> std::process::Output {
 /// Checks a refusal: exit 2, one line `numascope: error: ...` containing `needle`, and the
 /// secret in neither stream. Returns stderr.
 fn refused(out: &std::process::Output, needle: &str) -> String {
+    refused_with(out, needle, 2)
+}
+
+/// [`refused`] with another exit status (3: the environment refused).
+fn refused_with(out: &std::process::Output, needle: &str, code: i32) -> String {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(2), "stderr: {err}");
+    assert_eq!(out.status.code(), Some(code), "stderr: {err}");
     assert!(err.starts_with("numascope: error: "), "{err}");
     assert_eq!(
         err.trim_end().lines().count(),
@@ -156,7 +161,7 @@ fn a_file_linked_out_of_the_snapshot_is_refused_not_read() {
         s.snap.as_os_str(),
         "latency".as_ref(),
     ]);
-    refused(&out, "snapshot");
+    refused_with(&out, "snapshot", 3);
     let copy = s.tmp.path().join("copy");
     let out = numascope(&[
         "--sysfs-root".as_ref(),

@@ -3,8 +3,6 @@
 //! happens before anything is allocated or pinned, so bad input (even against a replayed
 //! snapshot) costs one sentence and exit status 2.
 
-use std::io::Write;
-
 use anyhow::Context as _;
 use clap::Args;
 
@@ -299,13 +297,10 @@ fn check_sizes(
 pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
     let topo = read_topology(&ctx.root)?;
     if args.list_kernels {
-        let mut out = std::io::stdout().lock();
-        bandwidth_text::render_kernel_list(
-            &mut out,
-            &crate::bandwidth::result::kernel_listing(topo.line_bytes()),
-        )?;
-        out.flush()?;
-        return Ok(());
+        let listing = crate::bandwidth::result::kernel_listing(topo.line_bytes());
+        return super::print_result(args.json, &listing, |out| {
+            bandwidth_text::render_kernel_list(out, &listing)
+        });
     }
     let cfg = resolve(&topo, args)?;
     ctx.root.require_live("measure bandwidth")?;

@@ -19,17 +19,48 @@ pub struct CaptureArgs {
     /// snapshot replays with `HWLOC_FSROOT=OUT lstopo` too.
     #[arg(long)]
     pub for_hwloc: bool,
+    /// Print what was written as JSON on stdout (out, archive, files, dirs, links).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `capture --json` prints: where the snapshot went and what it holds.
+#[derive(Debug, serde::Serialize)]
+struct Captured {
+    /// The directory or `.tar.gz` written.
+    out: String,
+    /// True when `out` is a `.tar.gz` archive.
+    archive: bool,
+    files: usize,
+    dirs: usize,
+    links: usize,
+    /// The hwloc companion files were asked for (`--for-hwloc`).
+    for_hwloc: bool,
 }
 
 /// Runs `capture`.
 pub fn run(ctx: &Context, args: &CaptureArgs) -> anyhow::Result<()> {
     let summary = capture(&ctx.root, &args.out, args.for_hwloc)?;
-    eprintln!(
+    let line = format!(
         "numascope: captured {} files, {} directories and {} links into {}",
         summary.files,
         summary.dirs,
         summary.links,
         args.out.display()
     );
-    Ok(())
+    if args.json {
+        let c = Captured {
+            out: args.out.display().to_string(),
+            archive: crate::capture::is_tar_gz(&args.out),
+            files: summary.files,
+            dirs: summary.dirs,
+            links: summary.links,
+            for_hwloc: args.for_hwloc,
+        };
+        super::ui::note(line);
+        super::print_result(true, &c, |_| Ok(()))
+    } else {
+        super::ui::note(line);
+        Ok(())
+    }
 }

@@ -51,9 +51,11 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
     let c = compare_with(&metrics, &conditions);
     super::print_result(args.json, &c, |out| compare_text::render(&c, args.all, out))?;
     if c.differs {
-        // Exit status 1 (as diff does) once the comparison is printed and flushed; errors
-        // return through the caller as status 2.
-        std::process::exit(1);
+        // Exit status 1 (as diff does) once the comparison is printed and flushed; cli::main
+        // prints nothing more for this kind.
+        return Err(crate::error::differs(
+            "at least one figure differs beyond noise",
+        ));
     }
     Ok(())
 }

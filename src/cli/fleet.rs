@@ -69,8 +69,8 @@ pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
     }
     super::print_result(args.json, &f, |out| fleet_text::render(&f, out))?;
     if f.has_outliers() {
-        // Exit status 1 once the verdict is printed and flushed; errors return as status 2.
-        std::process::exit(1);
+        // Exit status 1 once the verdict is printed, as `compare` does (nothing more printed).
+        return Err(crate::error::differs("at least one host stands out"));
     }
     Ok(())
 }

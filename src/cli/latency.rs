@@ -357,8 +357,7 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     root.require_live("measure latency")?;
     let cfg = resolve(&topo, root, args)?;
     let _host_lock = super::measuring_lock(ctx)?;
-    let bar =
-        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let bar = indicatif::ProgressBar::with_draw_target(None, super::ui::progress_target());
     let progress = |d: usize, t: usize| {
         bar.set_length(t as u64);
         bar.set_position(d as u64);

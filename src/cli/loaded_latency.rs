@@ -257,8 +257,7 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
         check_cpus(&topo, &ctx.root, &cpus)?;
     }
     let _host_lock = super::measuring_lock(ctx)?;
-    let bar =
-        indicatif::ProgressBar::with_draw_target(None, indicatif::ProgressDrawTarget::stderr());
+    let bar = indicatif::ProgressBar::with_draw_target(None, super::ui::progress_target());
     let progress = |d: usize, total: usize| {
         bar.set_length(total as u64);
         bar.set_position(d as u64);

@@ -1,20 +1,22 @@
 //! The command line: a raw clap parse, then each subcommand resolves its flags into a validated
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
-//! here as one sentence and exit status 2; nothing below this layer prints.
+//! here as one sentence (or a JSON object with `--json`) and the exit status of their kind
+//! (`crate::error::Kind`, the table in [`EXIT_STATUS`]); nothing below this layer prints.
 
 pub mod bandwidth;
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use crate::error::{is_broken_pipe, one_sentence};
+use crate::error::{is_broken_pipe, kind_of, one_sentence, Kind};
 use crate::sysroot::SysRoot;
 
 pub mod c2c;
 pub mod capture;
 pub mod compare;
 pub mod fleet;
+pub mod completions;
 pub mod inspect;
 pub mod latency;
 pub mod loaded_latency;
@@ -22,6 +24,18 @@ pub mod placement;
 pub mod report;
 pub mod run;
 pub mod topo;
+pub mod ui;
+
+/// The exit statuses, as `numascope --help` ends and README.md lists them.
+pub const EXIT_STATUS: &str = "Exit status:
+  0        done (also --help, --version, and a reader that closed the pipe early)
+  1        `compare` found a difference beyond noise, or a run ended partial for a reason
+           other than a stop signal (a part failed; results.json names it)
+  2        usage or input error: a flag, a value, a file or a process was refused
+  3        the environment refused: no permission, binding or pinning asked of a
+           --sysfs-root snapshot, a kernel feature missing
+  129/130/143  stopped by SIGHUP / SIGINT (Ctrl-C) / SIGTERM after keeping what was measured
+With --json, an error is one JSON object on stderr: {\"error\", \"exit_code\", \"kind\"}.";
 
 /// numascope: how memory really behaves on this Linux machine, and why.
 #[derive(Debug, Parser)]
@@ -30,7 +44,8 @@ pub mod topo;
     version,
     about,
     long_about = None,
-    propagate_version = true
+    propagate_version = true,
+    after_help = EXIT_STATUS
 )]
 pub struct Cli {
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
@@ -44,6 +59,15 @@ pub struct Cli {
     /// 0s refuses at once. Default: wait until it finishes.
     #[arg(long, global = true, value_name = "DURATION")]
     pub wait_lock: Option<String>,
+    /// Colour warnings, errors and the verdict: auto (on a terminal, unless NO_COLOR is set),
+    /// always, or never.
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ui::ColorWhen::Auto)]
+    pub color: ui::ColorWhen,
+
+    /// Figures, warnings and errors only: no progress bars and no notes (which files were
+    /// written, how long each part took).
+    #[arg(long, short = 'q', global = true)]
+    pub quiet: bool,
 
     /// Without a subcommand, numascope runs the full analysis (`numascope run`) and takes its
     /// flags directly: `numascope --quick`, `numascope --output DIR`.
@@ -82,6 +106,10 @@ pub enum Command {
     /// Judge a fleet: every results.json under the given directories, grouped by hardware,
     /// the outlier hosts named per metric.
     Fleet(fleet::FleetArgs),
+    /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
+    Completions(completions::CompletionsArgs),
+    /// Print the man page (roff), of numascope or of one subcommand.
+    Man(completions::ManArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -128,22 +156,41 @@ impl Context {
 
 /// Runs the command line; returns the process exit status.
 pub fn main() -> i32 {
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return code;
-        }
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let json = ui::json_requested(&argv);
+    // Colour is read before clap, so its own help and errors follow --color too.
+    ui::configure(ui::color_in_argv(&argv).unwrap_or_default(), false);
+    let clap_color = match anstream::ColorChoice::global() {
+        anstream::ColorChoice::Never => clap::ColorChoice::Never,
+        anstream::ColorChoice::Auto => clap::ColorChoice::Auto,
+        _ => clap::ColorChoice::Always,
     };
-    match run(cli) {
-        Ok(()) => match crate::sys::signal::exit_status() {
+    let parsed = Cli::command()
+        .color(clap_color)
+        .try_get_matches_from(&argv)
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
+    let cli = match parsed {
+        Ok(c) => c,
+        Err(e) => return clap_error(&e, json),
+    };
+    ui::configure(cli.color, cli.quiet);
+    let result = run(cli);
+    let signal = crate::sys::signal::exit_status();
+    match result {
+        Ok(()) => match signal {
             // Stopped by a signal: what was measured has been written, marked partial.
             Some(status) => {
-                eprintln!(
-                    "numascope: stopped by {}: the figures above are what was measured before it (partial)",
+                let sentence = format!(
+                    "stopped by {}: the figures above are what was measured before it (partial)",
                     crate::sys::signal::stop_reason()
                 );
+                if json {
+                    // A script reading --json output gets a JSON object for every failure
+                    // and every stop.
+                    ui::error_json(&sentence, status, "interrupted");
+                } else {
+                    eprintln!("numascope: {sentence}");
+                }
                 status
             }
             None => 0,
@@ -152,29 +199,71 @@ pub fn main() -> i32 {
             if is_broken_pipe(&e) {
                 return 0;
             }
-            if let (Some(stop), Some(status)) = (
-                e.downcast_ref::<crate::launcher::StoppedWaiting>(),
-                crate::sys::signal::exit_status(),
-            ) {
-                eprintln!("numascope: {stop}");
-                return status;
+            let kind = kind_of(&e);
+            // A stop signal decides the status: an error after it is most likely its effect.
+            let code = signal.unwrap_or(kind.exit_code());
+            let sentence = one_sentence(&e);
+            let name = if signal.is_some() {
+                "interrupted"
+            } else {
+                kind.name()
+            };
+            if kind == Kind::Differs && signal.is_none() {
+                // A difference is the answer `compare` printed, not an error to repeat.
+            } else if json {
+                ui::error_json(&sentence, code, name);
+            } else {
+                ui::error_line(&sentence);
             }
-            eprintln!("numascope: error: {}", one_sentence(&e));
-            2
+            code
         }
     }
 }
 
+/// Prints clap's refusal (or its help and version, which are not errors) and gives the exit
+/// status: a JSON object with `--json`, clap's own text otherwise.
+fn clap_error(e: &clap::Error, json: bool) -> i32 {
+    if !e.use_stderr() {
+        let _ = e.print();
+        return 0;
+    }
+    let code = Kind::Usage.exit_code();
+    if json {
+        // clap's first paragraph is the refusal (usage and tips follow a blank line); its
+        // lines joined make the one sentence.
+        let text = e.render().to_string();
+        let words: Vec<&str> = text
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .map(str::trim)
+            .collect();
+        let joined = words.join(" ");
+        let sentence = joined.strip_prefix("error: ").unwrap_or(&joined);
+        ui::error_json(sentence, code, Kind::Usage.name());
+    } else {
+        let _ = e.print();
+    }
+    code
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
+    if let (Some(root), Some(cmd)) = (&cli.sysfs_root, &cli.command) {
+        if let Some(name) = cmd.reads_no_machine() {
+            return Err(crate::error::usage(format!(
+                "--sysfs-root {} does nothing for `{name}`, which reads no machine; drop it",
+                root.display()
+            )));
+        }
+    }
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
         None => run::run(&ctx, &cli.run),
         // clap's args_conflicts_with_subcommands would also reject the global --sysfs-root
         // before a subcommand, so the run flags are checked here instead.
         Some(_) if format!("{:?}", cli.run) != format!("{:?}", run::RunArgs::default()) => {
-            anyhow::bail!(
-                "--quick, --thorough, --only, --skip, --dry-run, --output, --force, --json and --summary-line before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis"
-            )
+            Err(crate::error::usage(
+                "--quick, --thorough, --only, --skip, --dry-run, --output, --force, --json and --summary-line before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis",
+            ))
         }
         Some(cmd) => {
             if cmd.measures() {
@@ -193,6 +282,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Command::Report(a) => report::run(&ctx, &a),
                 Command::Compare(a) => compare::run(&ctx, &a),
                 Command::Fleet(a) => fleet::run(&ctx, &a),
+                Command::Completions(a) => completions::run(&a),
+                Command::Man(a) => completions::man(&a),
             }
         }
     }
@@ -233,6 +324,19 @@ pub fn measuring_lock(ctx: &Context) -> anyhow::Result<crate::sys::lock::FileLoc
 }
 
 impl Command {
+    /// The name of a subcommand that reads no machine (saved files or the CLI definition
+    /// only), where `--sysfs-root` would do nothing; `None` for the others.
+    fn reads_no_machine(&self) -> Option<&'static str> {
+        match self {
+            Command::Report(_) => Some("report"),
+            Command::Compare(_) => Some("compare"),
+            Command::Completions(_) => Some("completions"),
+            Command::Man(_) => Some("man"),
+            Command::Fleet(_) => Some("fleet"),
+            _ => None,
+        }
+    }
+
     /// True for the commands that time measurements: a stop signal lets them finish the
     /// current step and print what they measured, instead of killing them.
     fn measures(&self) -> bool {
@@ -247,6 +351,24 @@ impl Command {
     }
 }
 
+/// The outcome of a finished run for the exit status: a run left partial by a failed part (not
+/// by a stop signal, which has its own status) is a [`Kind::Partial`] error, exit status 1,
+/// once everything it measured has been written.
+pub fn run_status(r: &crate::results::RunResults) -> anyhow::Result<()> {
+    if !r.partial || crate::sys::signal::exit_status().is_some() {
+        return Ok(());
+    }
+    let failed: Vec<&str> = r.failed.iter().map(|f| f.part.name()).collect();
+    Err(crate::error::partial(if failed.is_empty() {
+        "the run is partial; results.json says which figures are missing".to_string()
+    } else {
+        format!(
+            "the run is partial: {} failed (results.json names why); the other parts were written",
+            failed.join(", ")
+        )
+    }))
+}
+
 /// Prints a command's finished result to stdout: pretty JSON and a newline with `--json`,
 /// else what `text` renders. The one place every subcommand writes its answer.
 pub fn print_result<T: serde::Serialize>(
@@ -255,13 +377,41 @@ pub fn print_result<T: serde::Serialize>(
     text: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
     if json {
+        let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, value)?;
         writeln!(out)?;
+        out.flush()?;
     } else {
-        text(&mut out)?;
+        // Rendered whole, then coloured line by line when stdout gets colour.
+        let mut buf = Vec::new();
+        text(&mut buf)?;
+        ui::write_stdout(&buf)?;
     }
-    out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_partial_without_a_signal_is_status_1() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-kvm-2cpu.json"
+        );
+        let mut r = crate::results_file::load(std::path::Path::new(path)).unwrap();
+        r.partial = false;
+        assert!(run_status(&r).is_ok());
+        r.partial = true;
+        r.failed.push(crate::results::PartError {
+            part: crate::results::Part::C2c,
+            error: "c2c needs two CPUs".into(),
+        });
+        let e = run_status(&r).unwrap_err();
+        assert_eq!(kind_of(&e), Kind::Partial);
+        assert_eq!(kind_of(&e).exit_code(), 1);
+        assert!(e.to_string().contains("c2c failed"), "{e}");
+    }
 }

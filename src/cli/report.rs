@@ -91,35 +91,36 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
     };
     if let Some(p) = &args.html {
         write_atomic(p, html::render(&r).as_bytes())?;
-        eprintln!("wrote {}", p.display());
+        super::ui::note(format!("wrote {}", p.display()));
     }
     if let Some(dir) = &args.csv {
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for (name, text) in &csv_files {
             write_atomic(&dir.join(name), text.as_bytes())?;
         }
-        eprintln!(
+        super::ui::note(format!(
             "wrote {} CSV file(s) into {}",
             csv_files.len(),
             dir.display()
-        );
+        ));
     }
     if let (Some(p), Some(x)) = (&args.hwloc_xml, &hwloc_text) {
         write_atomic(p, x.as_bytes())?;
-        eprintln!(
+        super::ui::note(format!(
             "wrote {} (lstopo --memattrs -i {} shows the measured values)",
             p.display(),
             p.display()
-        );
+        ));
     }
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     let wrote_files = args.html.is_some() || args.csv.is_some() || args.hwloc_xml.is_some();
     if args.json {
+        let mut out = std::io::stdout().lock();
         out.write_all(r.to_json().as_bytes())?;
+        out.flush()?;
     } else if args.text || !wrote_files {
-        run_text::render(&r, &mut out)?;
+        let mut text = Vec::new();
+        run_text::render(&r, &mut text)?;
+        super::ui::write_stdout(&text)?;
     }
-    out.flush()?;
     Ok(())
 }

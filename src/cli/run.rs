@@ -3,7 +3,7 @@
 //! end. Flags are resolved and checked here (an unknown part name is one sentence listing the
 //! known ones, exit 2); progress bars go to stderr only when it is a terminal.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
@@ -47,7 +47,8 @@ pub struct RunArgs {
     /// Write into an existing output directory, replacing files of the same name.
     #[arg(long)]
     pub force: bool,
-    /// Also print results.json to stdout (the summary then goes to stderr).
+    /// Also print results.json to stdout (the summary then goes to stderr); with --dry-run,
+    /// the plan as JSON.
     #[arg(long)]
     pub json: bool,
     /// Print one `key=value` summary line instead of the summary (the default under a
@@ -125,17 +126,9 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     let topo = read_topology(root)?;
     let planned = make_plan(&topo, &req, BUILT);
     if args.dry_run {
-        let mut out = std::io::stdout().lock();
-        if args.json {
-            // `--dry-run --json`: the plan alone, as results.json's "plan" field holds it.
-            serde_json::to_writer_pretty(&mut out, &planned.plan)?;
-            writeln!(out)?;
-            out.flush()?;
-            return Ok(());
-        }
-        run_brief::render_plan(&mut out, &planned.plan)?;
-        out.flush()?;
-        return Ok(());
+        return super::print_result(args.json, &planned.plan, |out| {
+            run_brief::render_plan(out, &planned.plan)
+        });
     }
     root.require_live("run measurements")?;
     let host = root
@@ -176,7 +169,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         bar: Mutex::new(None),
         started: Mutex::new(None),
     };
-    let progress: &dyn Progress = if std::io::stderr().is_terminal() {
+    let progress: &dyn Progress = if super::ui::show_progress() {
         &bars
     } else {
         &NoProgress
@@ -206,11 +199,9 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         crate::render::run_line::render(&mut out, &results, dir.path())?;
         out.flush()?;
     } else {
-        let mut out = std::io::stdout().lock();
-        out.write_all(&summary)?;
-        out.flush()?;
+        super::ui::write_stdout(&summary)?;
     }
-    Ok(())
+    super::run_status(&results)
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub struct TopoArgs {
 pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
     let mut topo = read_topology(&ctx.root)?;
     for w in &topo.warnings {
-        eprintln!("numascope: warning: {w}");
+        super::ui::warning(w);
     }
     if let Some(a) = &ctx.archive {
         // Name the archive the user gave, not its temporary unpacked copy.

@@ -1,11 +1,16 @@
-//! `inspect PID`: where a running process's memory lives and where its threads run, from
-//! procfs (`numa_maps`, `task/*/stat`, `status`) plus the system's numastat counters. It only
-//! reads; it never changes the process.
+//! `inspect PID|NAME...`: where a running process's memory lives and where its threads run,
+//! from procfs (`numa_maps`, `task/*/stat`, `status`) plus the system's numastat counters; and
+//! `inspect --system`, the machine's memory per node (`numastat -m`). It only reads; it never
+//! changes the process.
 
 mod numa_maps;
+mod system;
+mod targets;
 mod tasks;
 
 pub use numa_maps::{parse_numa_maps, MappingKind, MappingNodes};
+pub use system::{parse_node_meminfo, read_system_memory};
+pub use targets::{match_name, resolve as resolve_targets};
 pub use tasks::{parse_stat_processor, ThreadPlace};
 
 use crate::counters::read_numastat;
@@ -13,17 +18,25 @@ use crate::parse::cpulist::parse_list;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::Topology;
 
-pub use crate::results::inspect::{Inspection, KindMemory, NodeMemory, INSPECT_SCHEMA_VERSION};
+pub use crate::results::inspect::{
+    Inspection, KindMemory, MeminfoField, MeminfoUnit, NodeMemory, SystemMemory,
+    INSPECT_SCHEMA_VERSION, SYSTEM_MEMORY_SCHEMA_VERSION,
+};
 
 /// Errors of inspect: the process is gone or unreadable, or procfs is malformed.
 #[derive(Debug, thiserror::Error)]
 pub enum InspectError {
     #[error("there is no process {0}; check the PID with `ps`")]
     NoSuchProcess(u32),
-    #[error(
-        "cannot read /proc/{0}/numa_maps: permission denied; run as the process's owner or root"
-    )]
-    NotReadable(u32),
+    /// A snapshot holds no processes to inspect.
+    #[error("there is no process {pid} in the snapshot {root}: a capture holds no processes; drop --sysfs-root to inspect a running one (`inspect --system` reads a snapshot)")]
+    NotInSnapshot { pid: u32, root: String },
+    /// Permission denied: the environment refuses (exit status 3).
+    #[error("{0}")]
+    NotReadable(#[source] crate::error::Marked),
+    /// A name or PID on the command line that fits no process, or several.
+    #[error("{0}")]
+    BadTarget(String),
     #[error(transparent)]
     Sys(#[from] SysError),
 }
@@ -32,6 +45,12 @@ pub enum InspectError {
 pub fn inspect(root: &SysRoot, topo: &Topology, pid: u32) -> Result<Inspection, InspectError> {
     let base = format!("proc/{pid}");
     if !root.exists(&base) {
+        if !root.is_live() {
+            return Err(InspectError::NotInSnapshot {
+                pid,
+                root: root.root().display().to_string(),
+            });
+        }
         return Err(InspectError::NoSuchProcess(pid));
     }
     let maps_text = match root.read(format!("{base}/numa_maps")) {
@@ -39,7 +58,10 @@ pub fn inspect(root: &SysRoot, topo: &Topology, pid: u32) -> Result<Inspection, 
         Err(SysError::Read { source, .. })
             if source.kind() == std::io::ErrorKind::PermissionDenied =>
         {
-            return Err(InspectError::NotReadable(pid))
+            return Err(InspectError::NotReadable(crate::error::Marked::new(
+                crate::error::Kind::Environment,
+                format!("cannot read /proc/{pid}/numa_maps: permission denied; run as the process's owner or root"),
+            )))
         }
         Err(SysError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
             return Err(InspectError::NoSuchProcess(pid))

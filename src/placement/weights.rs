@@ -47,9 +47,10 @@ impl WeightGuard {
         weights: &[(u32, u8)],
     ) -> Result<Option<WeightGuard>, PlacementError> {
         let current = read_weights(root)?.ok_or_else(|| {
-            PlacementError::Invalid(
-                "weighted interleave needs Linux 6.9 or newer (no /sys/kernel/mm/mempolicy/weighted_interleave here); use --policy interleave".into(),
-            )
+            PlacementError::Refused(crate::error::Marked::new(
+                crate::error::Kind::Environment,
+                "weighted interleave needs Linux 6.9 or newer (no /sys/kernel/mm/mempolicy/weighted_interleave here); use --policy interleave",
+            ))
         })?;
         let differs = weights
             .iter()
@@ -72,8 +73,9 @@ impl WeightGuard {
         };
         for (n, w) in weights {
             root.write(format!("{DIR}/node{n}"), &format!("{w}\n")).map_err(|e| {
-                PlacementError::Invalid(format!(
-                    "cannot set weighted-interleave weight {w} for node {n} ({e}); the weights are system-wide and need root, or set them yourself in /sys/kernel/mm/mempolicy/weighted_interleave/ and pass the same --weights"
+                PlacementError::Refused(crate::error::Marked::new(
+                    crate::error::Kind::Environment,
+                    format!("cannot set weighted-interleave weight {w} for node {n} ({e}); the weights are system-wide and need root, or set them yourself in /sys/kernel/mm/mempolicy/weighted_interleave/ and pass the same --weights"),
                 ))
             })?;
         }

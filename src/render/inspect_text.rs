@@ -1,5 +1,6 @@
 //! Terminal rendering of `inspect PID`: memory per node and per kind, threads with their CPU
-//! and node, allowed sets, policies, and the system's numastat counters.
+//! and node, allowed sets, policies, and the system's numastat counters; and of `inspect
+//! --system`, the per-node meminfo table laid out as `numastat -m` lays it out.
 
 use std::io::{self, Write};
 
@@ -7,7 +8,41 @@ use comfy_table::{presets::NOTHING, Table};
 
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
-use crate::results::inspect::Inspection;
+use crate::results::inspect::{Inspection, MeminfoUnit, SystemMemory};
+
+/// Renders `inspect --system`: one row per meminfo line, one column per node and the total,
+/// in MiB with two decimals (as `numastat -m`); huge page counts are turned into MiB with the
+/// default huge page size, or shown as counts when it is unknown.
+pub fn render_system(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "Per-node system memory (MiB = 2^20 bytes; from /sys/devices/system/node/nodeN/meminfo)"
+    )?;
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    let mut header = vec!["".to_string()];
+    header.extend(m.nodes.iter().map(|n| format!("node {n}")));
+    header.push("total".into());
+    t.set_header(header);
+    for col in 1..=m.nodes.len() + 1 {
+        if let Some(c) = t.column_mut(col) {
+            c.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    let mib = |b: u64| format!("{:.2}", b as f64 / (1u64 << 20) as f64);
+    for f in &m.fields {
+        let show = |v: u64| match (f.unit, m.huge_page_bytes) {
+            (MeminfoUnit::Bytes, _) => mib(v),
+            (MeminfoUnit::HugePages, Some(size)) => mib(v.saturating_mul(size)),
+            (MeminfoUnit::HugePages, None) => format!("{v} pages"),
+        };
+        let mut row = vec![f.name.clone()];
+        row.extend(f.values.iter().map(|&v| show(v)));
+        row.push(show(f.total));
+        t.add_row(row);
+    }
+    writeln!(out, "{t}")
+}
 
 /// Renders the inspection as text.
 pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {

@@ -253,8 +253,8 @@ impl std::fmt::Display for Isa {
 
 /// The kernel catalog as `bandwidth --list-kernels` shows it, byte accounting worked out for
 /// one cache-line size. Built by `crate::bandwidth::result::kernel_listing` from the kernel
-/// descriptors; not part of the JSON contract.
-#[derive(Clone, Debug, PartialEq)]
+/// descriptors; `bandwidth --list-kernels --json` prints it (not part of a results file).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelListing {
     /// Cache line the DRAM estimate counts, bytes.
     pub line_bytes: u64,
@@ -262,7 +262,7 @@ pub struct KernelListing {
 }
 
 /// One kernel of the catalog.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct KernelRow {
     pub name: String,
     pub description: String,

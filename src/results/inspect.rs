@@ -90,3 +90,43 @@ pub struct ThreadPlace {
     /// Scheduler state letter (R running, S sleeping, ...).
     pub state: String,
 }
+
+/// Version of the `inspect --system --json` contract.
+pub const SYSTEM_MEMORY_SCHEMA_VERSION: u32 = 1;
+
+/// The unit of a per-node meminfo value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MeminfoUnit {
+    /// Bytes (the file says kB; converted, 1 kB = 1024 bytes).
+    Bytes,
+    /// A count of default-size huge pages (`HugePages_Total`, `_Free`, `_Surp`).
+    HugePages,
+}
+
+/// One line of the per-node meminfo files, for every node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MeminfoField {
+    /// The kernel's name (`MemTotal`, `Active(file)`, `HugePages_Free`, ...).
+    pub name: String,
+    pub unit: MeminfoUnit,
+    /// One value per node, in the order of [`SystemMemory::nodes`]; 0 where a node's file
+    /// lacks the line.
+    pub values: Vec<u64>,
+    /// The sum over the nodes.
+    pub total: u64,
+}
+
+/// `inspect --system`: the system's memory per NUMA node as the kernel counts it in
+/// `/sys/devices/system/node/nodeN/meminfo` (what `numastat -m` shows).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SystemMemory {
+    pub schema_version: u32,
+    /// The nodes, in column order.
+    pub nodes: Vec<u32>,
+    /// Size of a default huge page (`Hugepagesize` of /proc/meminfo), bytes; `None` when
+    /// unknown. Multiplies the `huge_pages` counts into bytes.
+    pub huge_page_bytes: Option<u64>,
+    /// Every meminfo line, in the kernel's order.
+    pub fields: Vec<MeminfoField>,
+}

@@ -57,8 +57,9 @@ pub enum SysError {
     Malformed { path: PathBuf, why: String },
     #[error("{path} is missing: {why}")]
     Missing { path: PathBuf, why: String },
+    /// Binding or pinning asked of a snapshot root: the environment refuses (exit status 3).
     #[error("{0}")]
-    NotLive(String),
+    NotLive(#[source] crate::error::Marked),
     #[error("--sysfs-root {path}: {why}")]
     BadRoot { path: PathBuf, why: String },
     #[error("{path} is refused: {why}")]
@@ -137,9 +138,12 @@ impl SysRoot {
         if self.live {
             Ok(())
         } else {
-            Err(SysError::NotLive(format!(
-                "cannot {action}: the topology comes from the snapshot {}, not this machine; drop --sysfs-root to measure here",
-                self.root.display()
+            Err(SysError::NotLive(crate::error::Marked::new(
+                crate::error::Kind::Environment,
+                format!(
+                    "cannot {action}: the topology comes from the snapshot {}, not this machine; drop --sysfs-root to measure here",
+                    self.root.display()
+                ),
             )))
         }
     }

@@ -42,9 +42,14 @@ pub fn two_cpus(what: &str) -> bool {
 /// Checks a refusal: exit 2, nothing on stdout, and one line on stderr that starts with
 /// `numascope: error: ` and contains `needle`.
 pub fn refused_in_one_sentence(cmd: &mut Command, needle: &str) {
+    refused_in_one_sentence_with(cmd, needle, 2)
+}
+
+/// [`refused_in_one_sentence`] with another exit status (3: the environment refused).
+pub fn refused_in_one_sentence_with(cmd: &mut Command, needle: &str, code: i32) {
     use predicates::prelude::*;
     cmd.assert()
-        .code(2)
+        .code(code)
         .stdout("")
         .stderr(
             predicate::str::starts_with("numascope: error: ").and(predicate::str::contains(needle)),

@@ -32,7 +32,8 @@ pub fn parse_list(text: &str) -> Result<Vec<u32>, ListError> {
     parse_bounded(text, None)
 }
 
-/// [`parse_list`] with an upper bound: an id above `max` is "too large (max N)".
+/// [`parse_list`] with an upper bound: an id above `max` is "too large (max N)" followed by
+/// the bound's explanation, in which `{id}` stands for the id.
 fn parse_bounded(text: &str, max: Option<(u32, &str)>) -> Result<Vec<u32>, ListError> {
     let text = text.trim();
     let mut out = BTreeSet::new();
@@ -79,10 +80,17 @@ fn parse_id(s: &str, whole: &str, max: Option<(u32, &str)>) -> Result<u32, ListE
             "`{whole}` has a range with a missing end; write ranges as `first-last`, e.g. `0-3`"
         )));
     }
+    // `what` may name the offending id as `{id}`.
     let too_large = |limit: u32, what: &str| {
+        let id = excerpt(s);
+        let place = if id == whole {
+            String::new()
+        } else {
+            format!(" in `{whole}`")
+        };
         ListError(format!(
-            "`{}` in `{whole}` is too large (max {limit}){what}",
-            excerpt(s)
+            "`{id}`{place} is too large (max {limit}){}",
+            what.replace("{id}", &id)
         ))
     };
     if !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -144,7 +152,7 @@ pub fn parse_numactl(text: &str, space: &IdSpace) -> Result<Vec<u32>, ListError>
         }
         idx.iter().map(|&i| space.allowed[i as usize]).collect()
     } else {
-        let what = format!(": this machine's largest {kind} number is {}", space.max);
+        let what = format!(": {kind} {{id}} does not exist on this machine");
         let ids = parse_bounded(rest, Some((space.max, &what)))?;
         if ids.is_empty() {
             return Err(empty_list(&shown));
@@ -285,7 +293,7 @@ mod tests {
         let e = p("8").unwrap_err().0;
         assert_eq!(
             e,
-            "`8` in `8` is too large (max 7): this machine's largest CPU number is 7"
+            "`8` is too large (max 7): CPU 8 does not exist on this machine"
         );
         assert!(p("+5").unwrap_err().0.contains("too large (max 4)"));
         assert!(p("!all").unwrap_err().0.contains("leaves no CPU"));

@@ -94,8 +94,8 @@ fn size_flag(flag: &str, text: &str) -> anyhow::Result<u64> {
     parse_size(text).with_context(|| flag.to_string())
 }
 
-/// Parses `FROM..TO`, `FROM..`, `..TO` or empty.
-fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
+/// Parses `FROM..TO`, `FROM..`, `..TO` or empty (also `run --sweep`).
+pub(crate) fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
     let t = text.trim();
     if t.is_empty() {
         return Ok((None, None));

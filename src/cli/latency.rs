@@ -407,7 +407,7 @@ fn point_variant(
                     "--sweep {}: its upper bound is more than the {} free where the buffer would go; end the sweep lower, e.g. --sweep ..{}MiB",
                     excerpt(r.trim()),
                     format_bytes(free),
-                    free / 2 >> 20
+                    (free / 2) >> 20
                 );
             }
             bail!(

@@ -223,7 +223,7 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
                 "--sweep {}: its upper bound is more than half the {} free; end the sweep lower, e.g. --sweep ..{}MiB",
                 excerpt(t.trim()),
                 format_bytes(free),
-                free / 4 >> 20
+                (free / 4) >> 20
             );
         }
         o.sweep = Some((from, to));
@@ -412,6 +412,76 @@ mod tests {
                 "--only: unknown part `nope`; the parts are: {}",
                 Part::known_names()
             )
+        );
+    }
+
+    #[test]
+    fn knobs_replace_the_plans_choices_and_are_recorded() {
+        let topo = crate::testutil::this_machine_one_node();
+        let args = RunArgs {
+            quick: true,
+            kernel: Some("copy".into()),
+            page_size: Some("4k,thp".into()),
+            duration: Some("50ms".into()),
+            sweep: Some("4KiB..1MiB".into()),
+            ..Default::default()
+        };
+        let knobs = overrides(&topo, &args).unwrap();
+        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
+        knobs.apply(&mut planned, &topo).unwrap();
+        let s = &planned.settings;
+        assert_eq!(
+            s.bandwidth.kernels,
+            vec![crate::bandwidth::descriptor::KernelId::Copy]
+        );
+        assert_eq!(s.latency.pages, vec![PageSize::Base, PageSize::Thp]);
+        assert_eq!((s.latency.from_bytes, s.latency.to_bytes), (4096, 1 << 20));
+        assert_eq!(s.scaling.timed.duration_ms, 50);
+        let bw = planned.plan.planned(Part::Bandwidth).unwrap();
+        assert!(
+            bw.detail
+                .ends_with("(set by --kernel copy, --duration 50ms)"),
+            "{}",
+            bw.detail
+        );
+        let sum: f64 = planned.plan.parts.iter().map(|p| p.estimate_s).sum();
+        assert_eq!(planned.plan.estimate_s, sum);
+    }
+
+    #[test]
+    fn bad_knobs_are_one_sentence_each() {
+        let topo = crate::testutil::this_machine_one_node();
+        let bad = |a: RunArgs, needle: &str| {
+            let e = overrides(&topo, &a).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+        };
+        bad(
+            RunArgs {
+                kernel: Some("tirad".into()),
+                ..Default::default()
+            },
+            "--kernel",
+        );
+        bad(
+            RunArgs {
+                sweep: Some("1MiB..4KiB".into()),
+                ..Default::default()
+            },
+            "rising range",
+        );
+        bad(
+            RunArgs {
+                sample_ms: Some(0.0),
+                ..Default::default()
+            },
+            "above 0",
+        );
+        bad(
+            RunArgs {
+                mem_nodes: Some("7".into()),
+                ..Default::default()
+            },
+            "too large (max 0)",
         );
     }
 }

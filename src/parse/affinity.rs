@@ -262,6 +262,24 @@ mod tests {
         }
     }
 
+    /// The domains of a replayed 4-socket Xeon with SMT (CPU n and n+32 are siblings) follow
+    /// LIKWID's order: first threads of every core, then the siblings.
+    #[test]
+    fn domains_of_a_replayed_smt_machine() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/xeon-x7560-4s-smt");
+        let root = crate::sysroot::SysRoot::snapshot(&dir).unwrap();
+        let d = Domains::of(&crate::topology::read_topology(&root).unwrap());
+        let names: Vec<&str> = d.domains.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(names[..5], ["N", "S0", "S1", "S2", "S3"]);
+        assert_eq!(parse_domains("N:0-3", &d).unwrap(), vec![0, 1, 2, 3]);
+        assert_eq!(parse_domains("S0:8", &d).unwrap(), vec![32]);
+        assert_eq!(parse_domains("S1:0-1", &d).unwrap(), vec![8, 9]);
+        let m1 = parse_domains("M1:", &d).unwrap();
+        assert_eq!(format_list(&m1), "8-15,40-47");
+        assert_eq!(parse_domains("C0:", &d).unwrap().len(), 16);
+    }
+
     proptest! {
         #[test]
         fn positions_map_into_the_domain(pos in proptest::collection::btree_set(0u32..8, 1..8)) {

@@ -101,7 +101,7 @@ fn bad_input_is_one_sentence_and_exit_2() {
     );
     refuses(&["bandwidth", "--threads", "0"], "--threads 0");
     refuses(&["bandwidth", "--threads", "4096"], "use at most");
-    refuses(&["bandwidth", "--cpus", "4095"], "not usable");
+    refuses(&["bandwidth", "--cpus", "4095"], "CPU 4095 does not exist");
     refuses(&["bandwidth", "--duration", "0"], "not positive");
     refuses(&["bandwidth", "--duration", "soon"], "not a duration");
     refuses(&["bandwidth", "--size", "900TiB"], "smaller --size");

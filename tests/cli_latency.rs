@@ -70,7 +70,8 @@ fn matrix_takes_one_cpu_per_node() {
 fn unknown_memory_node_is_refused() {
     refused(
         &["--size", "64KiB", "--mem-node", "63"],
-        "--mem-node 63 does not exist",
+        // The flag is --mem-nodes now (--mem-node stays as an alias); 63 is above every node.
+        "--mem-nodes: `63` is too large",
     );
 }
 

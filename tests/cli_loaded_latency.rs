@@ -150,7 +150,7 @@ fn bad_input_is_one_sentence_and_exit_2() {
         (vec!["--mem-node", "9"], "node 9 does not exist"),
         (vec!["--duration", "5"], "no unit"),
         (vec!["--points", "0"], "--points 0"),
-        (vec!["--matrix", "--chaser-cpu", "0"], "drop --chaser-cpu"),
+        (vec!["--matrix", "--chaser-cpu", "0"], "drop --cpus"),
         (vec!["--initiator-node", "9"], "node 9 does not exist"),
         (
             vec!["--size", "3MiB", "--page-size", "2m"],

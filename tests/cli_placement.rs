@@ -55,7 +55,7 @@ fn text_output_shows_histogram_and_numactl_line() {
 fn bad_input_is_one_sentence_and_exit_2() {
     let cases: &[(&[&str], &str)] = &[
         (&["placement", "--policy", "nope"], "`nope` is not a policy"),
-        (&["placement", "--policy", "bind"], "--nodes"),
+        (&["placement", "--policy", "bind"], "--mem-nodes"),
         (&["placement", "--policy", "bind", "--nodes", ""], "empty"),
         (
             &["placement", "--policy", "bind", "--nodes", "0-"],

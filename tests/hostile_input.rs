@@ -456,3 +456,136 @@ fn report_never_overwrites_its_input_even_with_force() {
         "nothing else written"
     );
 }
+
+// Unclear messages (issue 17): each case names the value, what is wrong and the fix.
+
+fn run_args(args: &[&str]) -> std::process::Output {
+    let a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_ref()).collect();
+    numascope(&a)
+}
+
+#[test]
+fn a_number_beyond_every_id_is_too_large_with_the_maximum() {
+    for args in [
+        &[
+            "placement",
+            "--policy",
+            "bind",
+            "--nodes",
+            "18446744073709551616",
+        ][..],
+        &["placement", "--policy", "bind", "--mem-nodes", "4294967296"][..],
+        &["bandwidth", "--cpus", "99999999999999999999"][..],
+        &["latency", "--cpus", "4294967295"][..],
+        &["c2c", "--cpus", "0,18446744073709551616"][..],
+    ] {
+        let err = refused(&run_args(args), "is too large (max ");
+        assert!(!err.contains("not a CPU or node number"), "{err}");
+    }
+}
+
+#[test]
+fn c2c_with_one_cpu_says_it_needs_two() {
+    let err = refused(
+        &run_args(&["c2c", "--cpus", "0"]),
+        "needs at least two CPUs",
+    );
+    assert!(err.contains("--cpus 0 names one CPU"), "{err}");
+    assert!(!err.contains("gives only"), "{err}");
+}
+
+#[test]
+fn sample_ms_zero_states_a_range_without_zero() {
+    let err = refused(&run_args(&["latency", "--sample-ms", "0"]), "--sample-ms 0");
+    assert!(err.contains("above 0 and at most 10000 ms"), "{err}");
+    assert!(!err.contains("between 0"), "{err}");
+}
+
+#[test]
+fn a_sweep_too_large_blames_the_sweep_not_size() {
+    let err = refused(
+        &run_args(&["latency", "--sweep", "4KiB..900TiB"]),
+        "--sweep 4KiB..900TiB: its upper bound",
+    );
+    assert!(!err.contains("--size"), "{err}");
+}
+
+#[test]
+fn a_huge_cpu_list_argument_gives_a_short_error() {
+    // The longest single argument Linux passes is 128 KiB; the message quotes 40 characters.
+    let list = format!("{}x", "1,".repeat(60_000));
+    for flag in ["--cpus", "--cpu-nodes"] {
+        let err = refused(&run_args(&["bandwidth", flag, &list]), flag);
+        assert!(err.len() < 300, "{} bytes: {err}", err.len());
+        assert!(err.contains("(120001 bytes)"), "{err}");
+    }
+}
+
+#[test]
+fn an_unprivileged_weighted_placement_says_writing_is_denied() {
+    let dir = Path::new("/sys/kernel/mm/mempolicy/weighted_interleave");
+    let bin = assert_cmd::cargo::cargo_bin("numascope");
+    let current: u32 = std::fs::read_to_string(dir.join("node0"))
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(1);
+    // A weight that differs from the one in force, so numascope must write it.
+    let weights = format!("0:{}", current % 100 + 1);
+    let args = [
+        "placement",
+        "--policy",
+        "weighted",
+        "--weights",
+        &weights,
+        "--size",
+        "1MiB",
+    ];
+    // As root, drop to nobody: root may write the weights, which is not the case tested.
+    let mut cmd = if is_root() {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
+        c
+    } else {
+        Command::new(&bin)
+    };
+    let out = cmd
+        .args(args)
+        .timeout(Duration::from_secs(20))
+        .output()
+        .unwrap();
+    if !dir.exists() {
+        refused(&out, "Linux 6.9");
+        return;
+    }
+    let err = refused(
+        &out,
+        "cannot write /sys/kernel/mm/mempolicy/weighted_interleave/node0",
+    );
+    assert!(err.contains("need root"), "{err}");
+    assert!(!err.contains("cannot read"), "{err}");
+}
+
+/// True when this test runs as root (the owner of /proc/self is uid 0).
+fn is_root() -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata("/proc/self")
+        .map(|m| m.uid() == 0)
+        .unwrap_or(false)
+}
+
+#[test]
+fn a_failed_write_to_stdout_says_stdout() {
+    // /dev/full: every write fails with ENOSPC, as on a full disk.
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full exists on Linux");
+    // std's Command: assert_cmd's captures stdout. `topo` reads a few files and ends.
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("numascope"))
+        .arg("topo")
+        .stdout(full)
+        .output()
+        .unwrap();
+    refused(&out, "cannot write the topology to standard output");
+}

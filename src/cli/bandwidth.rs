@@ -12,8 +12,9 @@ use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, MemPlacement, Order};
 use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
-use crate::parse::cpulist::parse_user_list;
+use crate::parse::cpulist::excerpt;
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
+use crate::parse::selection;
 use crate::parse::size::parse_size;
 use crate::placement::{PageSize, Policy};
 use crate::render::bandwidth_text;
@@ -32,26 +33,30 @@ pub struct BandwidthArgs {
     /// Number of threads (default 1; with --matrix: every usable CPU of each initiator node).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Pin the threads to exactly these CPUs (one thread each), e.g. 0-3,8.
-    #[arg(long, value_name = "LIST", conflicts_with = "cpu_nodes")]
+    /// Pin the threads to exactly these CPUs (one thread each), in the list syntax of
+    /// docs/cli.md: `0-3,8`, `all`, `!0`, `+0-1`, `N:0-3`, `S0:`, `M1:`, `C0:`.
+    #[arg(long, alias = "cpu", value_name = "LIST", conflicts_with = "cpu_nodes")]
     pub cpus: Option<String>,
     /// Take the threads' CPUs from these nodes (default: every node with usable CPUs).
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, alias = "cpu-node", value_name = "LIST")]
     pub cpu_nodes: Option<String>,
-    /// Fill one node's CPUs (one per core first) before the next (default).
+    /// Fill one node's CPUs (one per core first) before the next (default). Orders the CPUs
+    /// --threads takes, so not with --cpus, --matrix or --scaling.
     #[arg(long, conflicts_with = "spread")]
     pub packed: bool,
-    /// Round robin over the nodes: each new thread on the next node.
+    /// Round robin over the nodes: each new thread on the next node (not with --cpus,
+    /// --matrix or --scaling).
     #[arg(long)]
     pub spread: bool,
     /// Memory: local (first touch by each thread), node, interleave or weighted.
     #[arg(long, value_name = "MODE")]
     pub placement: Option<String>,
     /// Memory nodes: for `node`, one node for every stream or one per stream in stream order
-    /// (`1,0`: stream 0 on node 1, stream 1 on node 0); for `interleave`, the node set.
-    #[arg(long, value_name = "LIST")]
+    /// (`1,0`: stream 0 on node 1, stream 1 on node 0); for `interleave`, the node set
+    /// (`all`, `!0`, `+0-1` as in numactl).
+    #[arg(long, alias = "mem-node", value_name = "LIST")]
     pub mem_nodes: Option<String>,
-    /// Weights for --placement weighted, e.g. 0:3,1:1.
+    /// Weights for --placement weighted (alone they imply it), e.g. 0:3,1:1.
     #[arg(long, value_name = "NODE:W,...")]
     pub weights: Option<String>,
     /// Measure every initiator node against every memory node.
@@ -78,7 +83,9 @@ pub struct BandwidthArgs {
     #[arg(long)]
     pub isa: Option<String>,
     /// Page backing of the arrays: thp (default: transparent huge pages via MADV_HUGEPAGE),
-    /// 4k, 2m or 1g (hugetlbfs, must be reserved).
+    /// 4k, 2m or 1g (hugetlbfs, must be reserved). Bandwidth is the one measurement whose
+    /// default is not 4k: its streams touch every line of every page, so 4 KiB pages add a
+    /// page walk every 64 lines that is not the memory's bandwidth.
     #[arg(long, default_value = "thp")]
     pub page_size: String,
     /// Print JSON (schema_version 1).
@@ -86,27 +93,93 @@ pub struct BandwidthArgs {
     pub json: bool,
 }
 
-/// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges and `all`
-/// are sets.
-fn parse_mem_nodes(text: &str, universe: &[u32]) -> anyhow::Result<Vec<u32>> {
+/// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges, `all`,
+/// `!` and `+` are sets.
+fn parse_mem_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {
     let t = text.trim();
-    if t.contains('-') || t.eq_ignore_ascii_case("all") {
-        return parse_user_list(t, universe).with_context(|| "--mem-nodes".to_string());
+    let universe = topo.memory_nodes();
+    if t.contains('-') || t.starts_with(['!', '+']) || t.eq_ignore_ascii_case("all") {
+        return selection::nodes(topo, "--mem-nodes", t, &universe);
+    }
+    if t.is_empty() || t.split(',').any(|p| p.trim().is_empty()) {
+        anyhow::bail!(
+            "--mem-nodes `{}` is not a node list; write node numbers such as 0 or 0,1",
+            excerpt(t)
+        );
     }
     t.split(',')
         .map(|p| {
-            p.trim().parse::<u32>().map_err(|_| {
-                anyhow::anyhow!(
-                    "--mem-nodes `{text}` is not a node list; write node numbers such as 0 or 0,1"
-                )
-            })
+            selection::one_node(
+                topo,
+                "--mem-nodes",
+                p,
+                &universe,
+                "each stream has one node",
+            )
         })
         .collect()
+}
+
+/// Flags the chosen variant or placement would ignore, refused with the flag that applies.
+fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
+    if args.list_kernels {
+        let given = [
+            ("--kernel", args.kernel.is_some()),
+            ("--threads", args.threads.is_some()),
+            ("--cpus", args.cpus.is_some()),
+            ("--cpu-nodes", args.cpu_nodes.is_some()),
+            ("--packed", args.packed),
+            ("--spread", args.spread),
+            ("--placement", args.placement.is_some()),
+            ("--mem-nodes", args.mem_nodes.is_some()),
+            ("--weights", args.weights.is_some()),
+            ("--matrix", args.matrix),
+            ("--scaling", args.scaling),
+            ("--size", args.size.is_some()),
+            ("--isa", args.isa.is_some()),
+        ];
+        if let Some((f, _)) = given.iter().find(|g| g.1) {
+            anyhow::bail!("--list-kernels prints the kernel table and measures nothing, so {f} does nothing there; drop {f} or --list-kernels");
+        }
+    }
+    let order = if args.packed {
+        Some("--packed")
+    } else if args.spread {
+        Some("--spread")
+    } else {
+        None
+    };
+    if let Some(f) = order {
+        if args.cpus.is_some() {
+            anyhow::bail!("{f} orders the CPUs --threads takes from the nodes, and --cpus names them exactly; drop {f} or --cpus");
+        }
+        if args.matrix {
+            anyhow::bail!("--matrix takes each node's CPUs in one fixed order, so {f} does nothing there; drop {f}");
+        }
+        if args.scaling {
+            anyhow::bail!("--scaling measures both packed and spread orders itself; drop {f}");
+        }
+    }
+    let placement = args
+        .placement
+        .as_deref()
+        .map(|p| p.trim().to_ascii_lowercase());
+    match placement.as_deref() {
+        Some(p) if p != "weighted" && args.weights.is_some() => anyhow::bail!(
+            "--weights applies to --placement weighted, not --placement {p}; drop --weights or use --placement weighted"
+        ),
+        Some("weighted") | None if args.weights.is_some() && args.mem_nodes.is_some() => anyhow::bail!(
+            "--placement weighted takes its nodes from --weights, so --mem-nodes does nothing there; drop --mem-nodes"
+        ),
+        _ => {}
+    }
+    Ok(())
 }
 
 /// Resolves the flags against the topology into a validated [`Config`]: every flag is parsed
 /// and checked here, once, before anything is allocated or pinned.
 fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
+    check_applicability(args)?;
     let kernels = kernels(args)?;
     let duration =
         parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
@@ -192,11 +265,16 @@ fn threads(
     order: Order,
 ) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
     let cpu_list = match &args.cpus {
-        Some(t) => Some(parse_user_list(t, &topo.usable_cpus()).context("--cpus")?),
+        Some(t) => Some(selection::cpus(topo, "--cpus", t)?),
         None => None,
     };
     let node_list = match &args.cpu_nodes {
-        Some(t) => Some(parse_user_list(t, &topo.initiator_nodes()).context("--cpu-nodes")?),
+        Some(t) => Some(selection::nodes(
+            topo,
+            "--cpu-nodes",
+            t,
+            &topo.initiator_nodes(),
+        )?),
         None => None,
     };
     Ok(if args.matrix {
@@ -234,7 +312,7 @@ fn threads(
 /// `--placement`, `--mem-nodes` and `--weights` as one memory placement.
 fn placement(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<MemPlacement> {
     let mem_nodes = match &args.mem_nodes {
-        Some(t) => Some(parse_mem_nodes(t, &topo.memory_nodes())?),
+        Some(t) => Some(parse_mem_nodes(topo, t)?),
         None => None,
     };
     let weights = match &args.weights {
@@ -295,6 +373,7 @@ fn check_sizes(
 }
 
 pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
+    check_applicability(args)?;
     let topo = read_topology(&ctx.root)?;
     if args.list_kernels {
         let listing = crate::bandwidth::result::kernel_listing(topo.line_bytes());

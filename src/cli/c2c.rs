@@ -7,20 +7,22 @@ use clap::Args;
 
 use crate::c2c::{self, BouncePlan};
 use crate::cli::Context;
-use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::parse::cpulist::{excerpt, format_list};
+use crate::parse::selection;
 use crate::render::c2c_text;
 use crate::topology::read_topology;
 
 /// Flags of `numascope c2c`.
 #[derive(Debug, Args)]
 pub struct C2cArgs {
-    /// CPUs to measure (every ordered pair; a fixed sample of partners above 64 CPUs),
-    /// e.g. `0-3,8` or `all` (default: all usable CPUs).
-    #[arg(long, value_name = "LIST")]
+    /// CPUs to measure (every ordered pair; a fixed sample of partners above 64 CPUs), at
+    /// least two, in the list syntax of docs/cli.md: `0-3,8`, `all`, `!0`, `S0:`, `C0:0-3`
+    /// (default: all usable CPUs).
+    #[arg(long, alias = "cpu", value_name = "LIST")]
     pub cpus: Option<String>,
-    /// Home node of the bounced line (default: the node of the first CPU).
-    #[arg(long, value_name = "N")]
-    pub line_node: Option<u32>,
+    /// Home node of the bounced line, one node (default: the node of the first CPU).
+    #[arg(long, alias = "line-node", alias = "mem-node", value_name = "NODE")]
+    pub mem_nodes: Option<String>,
     /// Repetitions kept per pair (each 10 ms of samples; one more is run first and dropped).
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub samples: usize,
@@ -36,16 +38,29 @@ pub fn run(ctx: &Context, args: &C2cArgs) -> anyhow::Result<()> {
     let usable = topo.usable_cpus();
     let cpus = match &args.cpus {
         Some(text) => {
-            parse_user_list(text, &usable).map_err(|e| anyhow::anyhow!("--cpus: {}", e.0))?
+            let cpus = selection::cpus(&topo, "--cpus", text)?;
+            if let [only] = cpus[..] {
+                anyhow::bail!(
+                    "--cpus {} names one CPU ({only}), but core-to-core latency needs at least two CPUs to bounce a line between; name two or more, e.g. --cpus 0,1",
+                    excerpt(text.trim())
+                );
+            }
+            cpus
         }
         None => usable,
     };
     let cpus = c2c::check_config_cpus(&topo, &ctx.root, &cpus)?;
-    let line_node = match args.line_node {
-        Some(n) => n,
+    let line_node = match &args.mem_nodes {
+        Some(text) => selection::one_node(
+            &topo,
+            "--mem-nodes",
+            text,
+            &topo.memory_nodes(),
+            "the bounced line has one home node",
+        )?,
         None => topo.node_of_cpu(cpus[0]).ok_or_else(|| {
             anyhow::anyhow!(
-                "CPU {} belongs to no NUMA node, so the line has no default home; give --line-node (nodes: {})",
+                "CPU {} belongs to no NUMA node, so the line has no default home; give --mem-nodes (nodes: {})",
                 cpus[0],
                 format_list(&topo.memory_nodes())
             )

@@ -13,7 +13,8 @@ use crate::latency::matrix;
 use crate::latency::measure::SamplePlan;
 use crate::latency::sweep;
 use crate::latency::{Chaser, Config, Variant};
-use crate::parse::cpulist::format_list;
+use crate::parse::cpulist::{excerpt, format_list};
+use crate::parse::selection;
 use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::PageSize;
 use crate::render::latency_text;
@@ -42,18 +43,23 @@ pub struct LatencyArgs {
           conflicts_with = "matrix")]
     pub sweep: Option<String>,
     /// Measure every initiator node against every memory node.
-    #[arg(long, conflicts_with_all = ["mem_node", "cpu_node"])]
+    #[arg(long, conflicts_with_all = ["mem_nodes", "cpu_nodes"])]
     pub matrix: bool,
-    /// CPU to chase from (with --matrix: comma-separated, at most one per node).
-    #[arg(long, value_delimiter = ',', value_name = "CPU")]
-    pub cpu: Vec<u32>,
-    /// Chase from the first usable CPU of this node.
-    #[arg(long, conflicts_with = "cpu", value_name = "NODE")]
-    pub cpu_node: Option<u32>,
-    /// Bind the buffer to this memory node (default: first touch from the chasing CPU).
-    #[arg(long, value_name = "NODE")]
-    pub mem_node: Option<u32>,
+    /// CPU to chase from, in the CPU list syntax of docs/cli.md (`1`, `+0`, `!0`, `S0:1`,
+    /// `M1:0`); one CPU, except with --matrix: a list with at most one CPU per node.
+    /// Default: the first usable CPU.
+    #[arg(long, alias = "cpu", value_name = "CPUS")]
+    pub cpus: Option<String>,
+    /// Chase from the first usable CPU of this node (one node, node list syntax).
+    #[arg(long, alias = "cpu-node", conflicts_with = "cpus", value_name = "NODE")]
+    pub cpu_nodes: Option<String>,
+    /// Bind the buffer to this memory node (one node; default: first touch from the chasing
+    /// CPU).
+    #[arg(long, alias = "mem-node", value_name = "NODE")]
+    pub mem_nodes: Option<String>,
     /// Page backing, comma-separated: 4k (MADV_NOHUGEPAGE), thp, 2m or 1g (reserved hugetlb).
+    /// Default 4k, numascope's default everywhere but bandwidth: a random chase over 4 KiB
+    /// pages includes the page walks most programs pay.
     #[arg(long, value_delimiter = ',', default_value = "4k", value_name = "PAGE")]
     pub page_size: Vec<PageSize>,
     /// Independent chains walked together, comma-separated: 1, 2, 4, 8, 16.
@@ -62,7 +68,8 @@ pub struct LatencyArgs {
     /// Spacing of the chased elements (the step of seq), bytes; default one cache line.
     #[arg(long, value_name = "BYTES")]
     pub stride: Option<String>,
-    /// Locality group of page mode, bytes; default the page size in use (2 MiB for thp).
+    /// Locality group of --mode page, bytes; default the page size in use (2 MiB for thp).
+    /// Only page mode has groups, so other modes refuse it.
     #[arg(long, value_name = "BYTES")]
     pub locality: Option<String>,
     /// Samples kept per measurement (the median is the headline).
@@ -74,9 +81,10 @@ pub struct LatencyArgs {
     /// Minimum duration of one sample, milliseconds.
     #[arg(long, default_value_t = 2.0, value_name = "MS")]
     pub sample_ms: f64,
-    /// Seed of the chain shuffles (the same seed builds the same chains).
-    #[arg(long, default_value_t = 0x6e75_6d61_7363_6f70, value_name = "N")]
-    pub seed: u64,
+    /// Seed of the chain shuffles of random and page mode (the same seed builds the same
+    /// chains); default 7959388181762371440. Seq mode shuffles nothing, so it refuses a seed.
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Print the report as JSON (schema_version 1, see docs/schema/latency.md).
     #[arg(long)]
     pub json: bool,
@@ -86,8 +94,8 @@ fn size_flag(flag: &str, text: &str) -> anyhow::Result<u64> {
     parse_size(text).with_context(|| flag.to_string())
 }
 
-/// Parses `FROM..TO`, `FROM..`, `..TO` or empty.
-fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
+/// Parses `FROM..TO`, `FROM..`, `..TO` or empty (also `run --sweep`).
+pub(crate) fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
     let t = text.trim();
     if t.is_empty() {
         return Ok((None, None));
@@ -105,26 +113,35 @@ fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
     Ok((f(a)?, f(b)?))
 }
 
+/// The seed of the chain shuffles when `--seed` is not given.
+const DEFAULT_SEED: u64 = 0x6e75_6d61_7363_6f70;
+
 fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
-    if let Some(&c) = args.cpu.first() {
-        if args.cpu.len() > 1 {
-            bail!(
-                "--cpu {} names several CPUs; without --matrix give one",
-                format_list(&args.cpu)
-            );
-        }
-        return Ok(c);
+    if let Some(text) = &args.cpus {
+        return selection::one_cpu(
+            topo,
+            "--cpus",
+            text,
+            "latency chases from one CPU (a list is for --matrix)",
+        );
     }
-    if let Some(n) = args.cpu_node {
+    if let Some(text) = &args.cpu_nodes {
+        let n = selection::one_node(
+            topo,
+            "--cpu-nodes",
+            text,
+            &topo.initiator_nodes(),
+            "one chaser runs on one node",
+        )?;
         if topo.node(n).is_none() {
             bail!(
-                "--cpu-node {n} does not exist; this machine has nodes {}",
+                "--cpu-nodes {n} does not exist; this machine has nodes {}",
                 format_list(&topo.node_ids())
             );
         }
         return topo.usable_cpus_of(n).first().copied().ok_or_else(|| {
             anyhow::anyhow!(
-                "--cpu-node {n} has no CPU this process may use; choose one of the initiator nodes {}",
+                "--cpu-nodes {n} has no CPU this process may use; choose one of the initiator nodes {}",
                 format_list(&topo.initiator_nodes())
             )
         });
@@ -133,6 +150,66 @@ fn choose_cpu(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<u32> {
         .first()
         .copied()
         .ok_or_else(|| anyhow::anyhow!("this process may run on no online CPU"))
+}
+
+/// `--mem-nodes`: the one node the buffer is bound to, checked to exist and hold memory.
+fn mem_node(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<Option<u32>> {
+    let Some(text) = &args.mem_nodes else {
+        return Ok(None);
+    };
+    let n = selection::one_node(
+        topo,
+        "--mem-nodes",
+        text,
+        &topo.memory_nodes(),
+        "the chased buffer is bound to one node",
+    )?;
+    // PlacedBuffer checks this too; saying it before any thread starts is clearer.
+    match topo.node(n) {
+        None => bail!(
+            "--mem-nodes {n}: node {n} does not exist; this machine has nodes {}",
+            format_list(&topo.node_ids())
+        ),
+        Some(node) if !node.has_memory => bail!(
+            "--mem-nodes {n} has no memory (CPUs only), so nothing can be placed there; choose one of the memory nodes {}",
+            format_list(&topo.memory_nodes())
+        ),
+        _ => Ok(Some(n)),
+    }
+}
+
+/// Flags that the chosen mode or variant would ignore, refused with the flag that applies.
+fn check_applicability(args: &LatencyArgs) -> anyhow::Result<()> {
+    if args.locality.is_some() && args.mode != Mode::Page {
+        bail!(
+            "--locality sets the groups of --mode page and --mode {} has none; drop --locality or use --mode page",
+            args.mode.label()
+        );
+    }
+    if args.seed.is_some() && args.mode == Mode::Seq {
+        bail!("--seed shuffles the chains of --mode random and page, and --mode seq walks in order; drop --seed or use --mode random");
+    }
+    if args.matrix {
+        if args.size.len() > 1 {
+            bail!(
+                "--matrix measures one working set and --size names {}; give one --size",
+                args.size.len()
+            );
+        }
+        if args.chains.len() > 1 {
+            bail!(
+                "--matrix walks one chain count and --chains names {}; give one --chains",
+                args.chains.len()
+            );
+        }
+        if args.page_size.len() > 1 {
+            bail!(
+                "--matrix measures one page backing and --page-size names {}; give one --page-size",
+                args.page_size.len()
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Free memory where the buffer will go: the bound node, else all allowed memory nodes.
@@ -146,33 +223,22 @@ fn free_bytes(topo: &Topology, mem_node: Option<u32>) -> u64 {
 /// Resolves the flags against the topology into a validated [`Config`]: every flag is
 /// parsed and checked here, once.
 fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Result<Config> {
+    check_applicability(args)?;
     let (element_bytes, locality) = chain_geometry(topo, args)?;
     let plan = sample_plan(args)?;
-    if let Some(n) = args.mem_node {
-        // PlacedBuffer checks this too; saying it before any thread starts is clearer.
-        match topo.node(n) {
-            None => bail!(
-                "--mem-node {n} does not exist; this machine has nodes {}",
-                format_list(&topo.node_ids())
-            ),
-            Some(node) if !node.has_memory => bail!(
-                "--mem-node {n} has no memory (CPUs only), so nothing can be placed there; choose one of the memory nodes {}",
-                format_list(&topo.memory_nodes())
-            ),
-            _ => {}
-        }
-    }
+    let mem_node = mem_node(topo, args)?;
+    let seed = args.seed.unwrap_or(DEFAULT_SEED);
     let spec_for = |chains: usize| ChainSpec {
         mode: args.mode,
         chains,
         element_bytes,
         group_bytes: locality,
-        seed: args.seed,
+        seed,
     };
     let variant = if args.matrix {
         matrix_variant(topo, root, args)?
     } else {
-        point_variant(topo, root, args, element_bytes, &spec_for)?
+        point_variant(topo, root, args, mem_node, element_bytes, &spec_for)?
     };
     Ok(Config {
         variant,
@@ -181,7 +247,7 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
         chains: args.chains.clone(),
         element_bytes,
         group_bytes: locality,
-        seed: args.seed,
+        seed,
         plan,
         clock: None,
         keep_going: false,
@@ -224,7 +290,7 @@ fn sample_plan(args: &LatencyArgs) -> anyhow::Result<SamplePlan> {
     }
     if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
         bail!(
-            "--sample-ms {} is out of range; give a duration between 0 and 10000 ms",
+            "--sample-ms {} is out of range; give a duration above 0 and at most 10000 ms, e.g. 2",
             args.sample_ms
         );
     }
@@ -237,14 +303,18 @@ fn sample_plan(args: &LatencyArgs) -> anyhow::Result<SamplePlan> {
 
 /// `--matrix` with its `--cpu` list (at most one CPU per node) and `--size`.
 fn matrix_variant(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Result<Variant> {
-    if !args.cpu.is_empty() {
-        crate::threads::check_cpus(topo, root, &args.cpu)?;
+    let cpus = match &args.cpus {
+        Some(text) => selection::cpus(topo, "--cpus", text)?,
+        None => vec![],
+    };
+    if !cpus.is_empty() {
+        crate::threads::check_cpus(topo, root, &cpus)?;
     }
     let mut seen: Vec<u32> = Vec::new();
-    for &c in &args.cpu {
+    for &c in &cpus {
         let node = topo.node_of_cpu(c).unwrap_or(u32::MAX);
         if seen.contains(&node) {
-            bail!("--cpu {} names two CPUs of node {node}; with --matrix give at most one CPU per node", format_list(&args.cpu));
+            bail!("--cpus {} names two CPUs of node {node}; with --matrix give at most one CPU per node", format_list(&cpus));
         }
         seen.push(node);
     }
@@ -254,7 +324,7 @@ fn matrix_variant(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow
     };
     Ok(Variant::Matrix {
         cells: None,
-        cpus: args.cpu.clone(),
+        cpus,
         size,
     })
 }
@@ -265,16 +335,14 @@ fn point_variant(
     topo: &Topology,
     root: &SysRoot,
     args: &LatencyArgs,
+    mem_node: Option<u32>,
     element_bytes: u64,
     spec_for: &dyn Fn(usize) -> ChainSpec,
 ) -> anyhow::Result<Variant> {
     let cpu = choose_cpu(topo, args)?;
     crate::threads::check_cpus(topo, root, &[cpu])?;
-    let at = Chaser {
-        cpu,
-        mem_node: args.mem_node,
-    };
-    let free = free_bytes(topo, args.mem_node);
+    let at = Chaser { cpu, mem_node };
+    let free = free_bytes(topo, mem_node);
     let sweep_sizes = match &args.sweep {
         None => None,
         Some(r) => {
@@ -301,9 +369,7 @@ fn point_variant(
         None if args.size.is_empty() => {
             vec![matrix::default_size(
                 topo,
-                &args
-                    .mem_node
-                    .map_or_else(|| topo.memory_nodes(), |n| vec![n]),
+                &mem_node.map_or_else(|| topo.memory_nodes(), |n| vec![n]),
                 // Whole pages of the largest backing asked for, so 1g gets 1 GiB multiples.
                 args.page_size
                     .iter()
@@ -330,6 +396,16 @@ fn point_variant(
         }
         crate::placement::check_limit(topo, s, "--size")?;
         if s > free {
+            // Blame the flag the size came from: a sweep's upper bound, else --size (or the
+            // default, which is capped by free memory and so never lands here).
+            if let Some(r) = &args.sweep {
+                bail!(
+                    "--sweep {}: its upper bound is more than the {} free where the buffer would go; end the sweep lower, e.g. --sweep ..{}MiB",
+                    excerpt(r.trim()),
+                    format_bytes(free),
+                    (free / 2) >> 20
+                );
+            }
             bail!(
                 "--size {} is more than the {} free where the buffer would go; use a smaller size",
                 format_bytes(s),

@@ -10,8 +10,9 @@ use crate::loaded::matrix::MatrixTemplate;
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::Config;
 use crate::loaded::{self, LoadKernel, LoadedConfig};
-use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::parse::cpulist::format_list;
 use crate::parse::duration::{parse_duration, LOADED_POINT};
+use crate::parse::selection;
 use crate::parse::size::parse_size;
 use crate::placement::PageSize;
 use crate::render::loaded_text;
@@ -21,26 +22,33 @@ use crate::topology::{read_topology, Topology};
 /// Flags of `numascope loaded-latency`.
 #[derive(Debug, Args)]
 pub struct LoadedLatencyArgs {
-    /// CPU of the chasing thread (default: the first usable CPU, or of --initiator-node).
-    #[arg(long, value_name = "CPU")]
-    pub chaser_cpu: Option<u32>,
-    /// CPUs of the load threads, e.g. `1-7` (default: every other usable CPU, or every other
-    /// CPU of --initiator-node). Must not include the chaser CPU.
+    /// CPU of the chasing thread, one CPU in the list syntax of docs/cli.md (`0`, `+0`,
+    /// `S1:0`). Default: the first usable CPU, or of --cpu-nodes.
+    #[arg(long, alias = "chaser-cpu", alias = "cpu", value_name = "CPU")]
+    pub cpus: Option<String>,
+    /// CPUs of the load threads, e.g. `1-7`, `!0` or `N:1-3` (default: every other usable
+    /// CPU, or every other CPU of --cpu-nodes). Must not include the chaser CPU.
     #[arg(long, value_name = "LIST")]
     pub load_cpus: Option<String>,
-    /// Run from this node: the chaser on its first usable CPU, load threads on the others.
-    #[arg(long, value_name = "NODE")]
-    pub initiator_node: Option<u32>,
-    /// Node holding the chased buffer (default: the chaser CPU's node).
-    #[arg(long, value_name = "NODE")]
-    pub mem_node: Option<u32>,
-    /// Node holding the load threads' buffers (default: --mem-node).
-    #[arg(long, value_name = "NODE")]
-    pub load_mem_node: Option<u32>,
-    /// Load kernel: read, write or write-nt (non-temporal stores).
+    /// Run from this node: the chaser on its first usable CPU, load threads on the others
+    /// (one node).
+    #[arg(
+        long,
+        alias = "initiator-node",
+        alias = "cpu-node",
+        value_name = "NODE"
+    )]
+    pub cpu_nodes: Option<String>,
+    /// Node holding the chased buffer (one node; default: the chaser CPU's node).
+    #[arg(long, alias = "mem-node", value_name = "NODE")]
+    pub mem_nodes: Option<String>,
+    /// Node holding the load threads' buffers (one node; default: --mem-nodes).
+    #[arg(long, alias = "load-mem-node", value_name = "NODE")]
+    pub load_mem_nodes: Option<String>,
+    /// Load kernel: read, write or write-nt (non-temporal stores). Default read.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
-    /// Read:write mix of the load threads instead of --kernel: 2:1, 3:1 or 1:1.
+    /// Read:write mix of the load threads instead of --kernel (not with it): 2:1, 3:1 or 1:1.
     #[arg(long, value_name = "R:W")]
     pub mix: Option<String>,
     /// Loaded points of the sweep: the load threads asked for 1/N, 2/N, ... N/N of their
@@ -54,8 +62,8 @@ pub struct LoadedLatencyArgs {
     /// Chased buffer size (default: max(256 MiB, 8 x LLC), capped by free memory).
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
-    /// Page backing of the chased and the load buffers: 4k (MADV_NOHUGEPAGE, as `latency`'s
-    /// default), thp, or 2m / 1g (reserved hugetlb). Huge pages take the page walks out of
+    /// Page backing of the chased and the load buffers: 4k (MADV_NOHUGEPAGE; the default, as
+    /// everywhere but bandwidth), thp, or 2m / 1g (reserved hugetlb). Huge pages take the page walks out of
     /// the chase, so the curve shows the memory system alone.
     #[arg(long, default_value = "4k", value_name = "PAGE")]
     pub page_size: PageSize,
@@ -92,11 +100,24 @@ fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> 
     Ok(())
 }
 
+/// One node of a memory role flag (`--mem-nodes`, `--load-mem-nodes`).
+fn one_memory_node(topo: &Topology, flag: &str, text: &str, what: &str) -> anyhow::Result<u32> {
+    selection::one_node(
+        topo,
+        flag,
+        text,
+        &topo.memory_nodes(),
+        &format!("{what} lives on one node"),
+    )
+}
+
 /// Turns the flags into a validated request (pure: reads only `topo`).
 pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config> {
     let kernel = match (&a.mix, &a.kernel) {
-        (Some(_), Some(k)) if k.trim() != "read" => anyhow::bail!(
-            "--mix sets a read:write mix of normal loads and stores; drop --kernel {k} or --mix"
+        // Any --kernel beside --mix would be ignored (even `read`): one of the two applies.
+        (Some(_), Some(k)) => anyhow::bail!(
+            "--mix sets a read:write mix of normal loads and stores, which replaces --kernel; drop --kernel {} or --mix",
+            crate::parse::cpulist::excerpt(k.trim())
         ),
         (Some(m), _) => LoadKernel::from_mix(m).map_err(anyhow::Error::msg)?,
         (None, Some(k)) => LoadKernel::from_kernel_name(k).map_err(anyhow::Error::msg)?,
@@ -121,11 +142,11 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     }
     if a.matrix {
         let given: Vec<&str> = [
-            ("--chaser-cpu", a.chaser_cpu.is_some()),
+            ("--cpus", a.cpus.is_some()),
             ("--load-cpus", a.load_cpus.is_some()),
-            ("--initiator-node", a.initiator_node.is_some()),
-            ("--mem-node", a.mem_node.is_some()),
-            ("--load-mem-node", a.load_mem_node.is_some()),
+            ("--cpu-nodes", a.cpu_nodes.is_some()),
+            ("--mem-nodes", a.mem_nodes.is_some()),
+            ("--load-mem-nodes", a.load_mem_nodes.is_some()),
         ]
         .iter()
         .filter(|x| x.1)
@@ -145,15 +166,18 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     }
 
     let (chaser, load_cpus) = team_cpus(topo, a)?;
-    let mem_node = match a.mem_node {
-        Some(n) => n,
+    let mem_node = match &a.mem_nodes {
+        Some(t) => one_memory_node(topo, "--mem-nodes", t, "the chased buffer")?,
         None => topo.node_of_cpu(chaser).ok_or_else(|| {
-            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-node")
+            anyhow::anyhow!("CPU {chaser} belongs to no NUMA node; give --mem-nodes")
         })?,
     };
-    check_memory_node(topo, "--mem-node", mem_node)?;
-    let load_mem_node = a.load_mem_node.unwrap_or(mem_node);
-    check_memory_node(topo, "--load-mem-node", load_mem_node)?;
+    check_memory_node(topo, "--mem-nodes", mem_node)?;
+    let load_mem_node = match &a.load_mem_nodes {
+        Some(t) => one_memory_node(topo, "--load-mem-nodes", t, "the load buffers")?,
+        None => mem_node,
+    };
+    check_memory_node(topo, "--load-mem-nodes", load_mem_node)?;
     let (chaser_default, per_thread) =
         default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
     Ok(Config::Curve(LoadedConfig {
@@ -171,13 +195,20 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     }))
 }
 
-/// `--initiator-node`'s usable CPUs, checked (`None` without the flag).
+/// `--cpu-nodes`'s usable CPUs, checked (`None` without the flag).
 fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Option<Vec<u32>>> {
-    Ok(match a.initiator_node {
-        Some(n) => {
+    Ok(match &a.cpu_nodes {
+        Some(text) => {
+            let n = selection::one_node(
+                topo,
+                "--cpu-nodes",
+                text,
+                &topo.initiator_nodes(),
+                "the chaser and its load threads run from one node",
+            )?;
             let Some(node) = topo.node(n) else {
                 anyhow::bail!(
-                    "--initiator-node {n}: node {n} does not exist; this machine has nodes {}",
+                    "--cpu-nodes {n}: node {n} does not exist; this machine has nodes {}",
                     format_list(&topo.node_ids())
                 );
             };
@@ -185,12 +216,12 @@ fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Opti
             if cpus.is_empty() {
                 if node.cpus.is_empty() {
                     anyhow::bail!(
-                        "--initiator-node {n}: node {n} is a memory-only node (no CPUs); it can be a --mem-node but not an initiator, choose one of {}",
+                        "--cpu-nodes {n}: node {n} is a memory-only node (no CPUs); it can be a --mem-nodes but not an initiator, choose one of {}",
                         format_list(&topo.initiator_nodes())
                     );
                 }
                 anyhow::bail!(
-                    "--initiator-node {n}: none of node {n}'s CPUs is online and allowed; choose one of {}",
+                    "--cpu-nodes {n}: none of node {n}'s CPUs is online and allowed; choose one of {}",
                     format_list(&topo.initiator_nodes())
                 );
             }
@@ -200,25 +231,34 @@ fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Opti
     })
 }
 
-/// The chaser CPU and the load CPUs from `--chaser-cpu`, `--load-cpus` and
-/// `--initiator-node`, each checked to exist, be online and allowed, and not to overlap.
+/// The chaser CPU and the load CPUs from `--cpus`, `--load-cpus` and `--cpu-nodes`, each checked to exist, be online and allowed, and not to overlap.
 fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec<u32>)> {
     let usable = topo.usable_cpus();
     let node_cpus = initiator_cpus(topo, a)?;
     let pool = node_cpus.clone().unwrap_or_else(|| usable.clone());
-    let chaser = match a.chaser_cpu {
-        Some(c) => c,
+    let chaser = match &a.cpus {
+        Some(t) => selection::one_cpu(
+            topo,
+            "--cpus",
+            t,
+            "one thread chases (--load-cpus takes the load threads' list)",
+        )?,
         None => *pool.first().ok_or_else(|| {
             anyhow::anyhow!("this process may use no CPU at all; check taskset or the cgroup")
         })?,
     };
     let load_cpus = match &a.load_cpus {
         Some(text) => {
-            let l = parse_user_list(text, &usable)
-                .map_err(|e| anyhow::anyhow!("--load-cpus: {}", e.0))?;
+            if text.trim().is_empty() {
+                anyhow::bail!(
+                    "--load-cpus is empty; name the load threads' CPUs, e.g. --load-cpus 1-3"
+                );
+            }
+            let l = selection::cpus(topo, "--load-cpus", text)?;
             if l.contains(&chaser) {
                 anyhow::bail!(
-                    "--load-cpus {text} includes the chaser CPU {chaser}; the chaser needs its CPU to itself, remove {chaser} from --load-cpus"
+                    "--load-cpus {} includes the chaser CPU {chaser}; the chaser needs its CPU to itself, remove {chaser} from --load-cpus",
+                    crate::parse::cpulist::excerpt(text.trim())
                 );
             }
             l

@@ -262,7 +262,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         // before a subcommand, so the run flags are checked here instead.
         Some(_) if format!("{:?}", cli.run) != format!("{:?}", run::RunArgs::default()) => {
             Err(crate::error::usage(
-                "--quick, --thorough, --only, --skip, --dry-run, --output, --force, --json and --summary-line before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis",
+                "--quick, --thorough, --only, --skip, --dry-run, --output, --force, --json, --summary-line and the part knobs (--kernel, --mode, --page-size, --sweep, --duration, --sample-ms, --cpus, --cpu-nodes, --mem-nodes) before a subcommand belong to the full analysis; put the subcommand's own flags after it, or drop the subcommand to run the analysis",
             ))
         }
         Some(cmd) => {

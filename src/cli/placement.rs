@@ -8,12 +8,14 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
+use crate::parse::cpulist::{excerpt, format_list};
+use crate::parse::selection;
 use crate::parse::size::parse_size;
 use crate::placement::{PageSize, PlacedBuffer, PlacementCheck, Policy};
 use crate::render::placement_text;
 use crate::sys::affinity;
 use crate::threads::on_cpu;
-use crate::topology::read_topology;
+use crate::topology::{read_topology, Topology};
 
 /// Flags of `numascope placement`.
 #[derive(Debug, Args)]
@@ -21,22 +23,25 @@ pub struct PlacementArgs {
     /// first-touch, bind, preferred, preferred-many, interleave or weighted.
     #[arg(long, default_value = "first-touch")]
     pub policy: String,
-    /// Nodes for the policy, numactl syntax: `0-2,5` or `all`.
-    #[arg(long, value_name = "LIST")]
-    pub nodes: Option<String>,
-    /// Weights for --policy weighted: `0:3,1:1` (sets the system-wide sysfs weights while the
-    /// buffer is faulted in, then restores them; needs root unless they are already set).
+    /// Memory nodes of bind, preferred (one), preferred-many and interleave, numactl syntax:
+    /// `0-2,5`, `all`, `!0`, `+0-1`. first-touch and weighted take none.
+    #[arg(long, alias = "nodes", alias = "mem-node", value_name = "LIST")]
+    pub mem_nodes: Option<String>,
+    /// Weights for --policy weighted only: `0:3,1:1` (sets the system-wide sysfs weights while
+    /// the buffer is faulted in, then restores them; needs root unless they are already set).
     #[arg(long, value_name = "NODE:W,...")]
     pub weights: Option<String>,
     /// Buffer size, e.g. 256MiB.
     #[arg(long, default_value = "64MiB")]
     pub size: String,
-    /// Page size: 4k (THP off), thp, 2m or 1g (hugetlbfs, must be reserved).
+    /// Page size: 4k (THP off; the default, as everywhere but bandwidth), thp, 2m or 1g
+    /// (hugetlbfs, must be reserved).
     #[arg(long, default_value = "4k")]
     pub page_size: String,
-    /// Fault the pages in from a thread pinned to this CPU.
-    #[arg(long)]
-    pub cpu: Option<u32>,
+    /// Fault the pages in from a thread pinned to this CPU (one CPU, list syntax of
+    /// docs/cli.md: `1`, `+0`, `S0:1`).
+    #[arg(long, alias = "cpu", value_name = "CPU")]
+    pub cpus: Option<String>,
     /// After printing, keep the process alive this many seconds with the buffer mapped (so
     /// `numascope inspect PID` or numastat can look at it).
     #[arg(long, value_name = "SECONDS")]
@@ -46,18 +51,57 @@ pub struct PlacementArgs {
     pub json: bool,
 }
 
+/// `--policy` with its `--mem-nodes` or `--weights`: the one that does not apply to the
+/// policy is refused, the node list is resolved in the shared vocabulary.
+fn policy(topo: &Topology, args: &PlacementArgs) -> anyhow::Result<Policy> {
+    let name = args.policy.trim().to_ascii_lowercase();
+    let weighted = matches!(name.as_str(), "weighted" | "weighted-interleave");
+    let first_touch = matches!(
+        name.as_str(),
+        "first-touch" | "firsttouch" | "local" | "default"
+    );
+    if args.weights.is_some() && !weighted {
+        anyhow::bail!(
+            "--weights applies to --policy weighted, not --policy {}; drop --weights or use --policy weighted",
+            excerpt(args.policy.trim())
+        );
+    }
+    if args.mem_nodes.is_some() && (weighted || first_touch) {
+        let why = if weighted {
+            "takes its nodes from --weights"
+        } else {
+            "puts each page on the node of the CPU that first writes it"
+        };
+        anyhow::bail!(
+            "--policy {} {why}, so --mem-nodes does nothing there; drop --mem-nodes or use --policy bind, preferred, preferred-many or interleave",
+            excerpt(args.policy.trim())
+        );
+    }
+    let nodes = match &args.mem_nodes {
+        // Empty stays empty so the policy says the list is empty.
+        Some(t) if !t.trim().is_empty() => Some(format_list(&selection::nodes(
+            topo,
+            "--mem-nodes",
+            t,
+            &topo.memory_nodes(),
+        )?)),
+        other => other.clone(),
+    };
+    Policy::from_args(
+        &args.policy,
+        nodes.as_deref(),
+        args.weights.as_deref(),
+        &topo.memory_nodes(),
+    )
+    .map_err(|e| anyhow::anyhow!(e.replace("--nodes", "--mem-nodes")))
+}
+
 pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
     // A stop signal only sets a flag here, so weighted-interleave weights set for the
     // fault-in are restored (WeightGuard's drop) before the command stops (issue 17).
     crate::sys::signal::install_stop_handlers()?;
     let topo = read_topology(&ctx.root)?;
-    let policy = Policy::from_args(
-        &args.policy,
-        args.nodes.as_deref(),
-        args.weights.as_deref(),
-        &topo.memory_nodes(),
-    )
-    .map_err(anyhow::Error::msg)?;
+    let policy = policy(&topo, args)?;
     if let Policy::WeightedInterleave(w) = &policy {
         for (n, _) in w {
             if topo.node(*n).is_none() {
@@ -82,7 +126,16 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
         let (cpu, _) = affinity::current_cpu_and_node()?;
         Ok((buf, cpu))
     };
-    let (buf, ran_on) = match args.cpu {
+    let cpu = match &args.cpus {
+        Some(t) => Some(selection::one_cpu(
+            &topo,
+            "--cpus",
+            t,
+            "one thread faults the pages in",
+        )?),
+        None => None,
+    };
+    let (buf, ran_on) = match cpu {
         Some(cpu) => on_cpu(&topo, &ctx.root, cpu, place)??,
         None => place()?,
     };
@@ -91,7 +144,7 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let report = buf.verify()?;
-    let check = PlacementCheck::new(&policy, args.cpu, ran_on, report);
+    let check = PlacementCheck::new(&policy, cpu, ran_on, report);
     super::print_result(args.json, &check, |out| placement_text::render(&check, out))?;
     if let Some(secs) = args.hold {
         // Held in short steps so a stop signal ends the hold within a tenth of a second.

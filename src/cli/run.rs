@@ -12,14 +12,22 @@ use anyhow::bail;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::bandwidth::descriptor::by_name;
 use crate::cli::Context;
+use crate::latency::chase::Mode;
+use crate::parse::cpulist::{excerpt, format_list};
+use crate::parse::duration::{parse_duration, RUN_REPETITION};
+use crate::parse::selection;
+use crate::parse::size::format_bytes;
+use crate::placement::PageSize;
 use crate::render::run_brief;
 use crate::results::time::UtcTime;
 use crate::results::{Budget, Part};
 use crate::run::execute::{execute, NoProgress, Progress, RunHeader, BUILT};
 use crate::run::output::{default_dir_name, safe_host, OutputDir};
 use crate::run::plan::{make_plan, parse_parts, PlanRequest};
-use crate::topology::read_topology;
+use crate::run::settings::Overrides;
+use crate::topology::{read_topology, Topology};
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct RunArgs {
@@ -55,6 +63,39 @@ pub struct RunArgs {
     /// launcher: srun, mpirun); the full summary stays in summary.txt.
     #[arg(long)]
     pub summary_line: bool,
+
+    // The knobs of the parts (docs/cli.md): each replaces the plan's choice for the parts it
+    // applies to, is validated once in `overrides`, and is named in the plan's record.
+    /// Bandwidth kernels of the bandwidth part, comma separated (see `bandwidth
+    /// --list-kernels`).
+    #[arg(long, value_name = "LIST")]
+    pub kernel: Option<String>,
+    /// Walk modes of the latency sweep, comma separated: random, page, seq.
+    #[arg(long, value_name = "MODES")]
+    pub mode: Option<String>,
+    /// Page backings of the latency sweep, comma separated: 4k (the default everywhere but
+    /// bandwidth, whose arrays use thp), thp, 2m, 1g.
+    #[arg(long, value_name = "PAGES")]
+    pub page_size: Option<String>,
+    /// Working sets of the latency sweep, FROM..TO (e.g. 4KiB..256MiB).
+    #[arg(long, value_name = "FROM..TO")]
+    pub sweep: Option<String>,
+    /// Length of one timed repetition of bandwidth, its matrix, scaling, loaded latency and
+    /// the scenarios, 20ms to 60s.
+    #[arg(long, value_name = "TIME")]
+    pub duration: Option<String>,
+    /// Minimum duration of one latency sample (sweep and matrix), milliseconds.
+    #[arg(long, value_name = "MS")]
+    pub sample_ms: Option<f64>,
+    /// CPUs of the core-to-core part (at least two), CPU list syntax: `0-3`, `!0`, `S0:`.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Initiator nodes of the latency and bandwidth matrices and of scaling.
+    #[arg(long, value_name = "LIST")]
+    pub cpu_nodes: Option<String>,
+    /// Memory nodes of the latency and bandwidth matrices.
+    #[arg(long, value_name = "LIST")]
+    pub mem_nodes: Option<String>,
 }
 
 /// Flags resolved into a plan request.
@@ -77,7 +118,164 @@ pub fn resolve(args: &RunArgs) -> anyhow::Result<PlanRequest> {
     if skip.contains(&Part::Topology) {
         bail!("--skip topology is not possible: every part needs the topology; leave it out of --skip");
     }
+    if args.dry_run {
+        // A dry run writes nothing, so the output flags would be ignored.
+        for (flag, given) in [("--output", args.output.is_some()), ("--force", args.force)] {
+            if given {
+                bail!("--dry-run prints the plan and writes nothing, so {flag} does nothing there; drop {flag} or --dry-run");
+            }
+        }
+    }
     Ok(PlanRequest { budget, only, skip })
+}
+
+/// The parts' knobs given on the command line, parsed and checked against the topology once
+/// (in the same vocabulary and with the same sentences as the subcommands).
+pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
+    use crate::results::plan::Part as P;
+    let mut o = Overrides::default();
+    let mut given = |flag: &str, value: &str, parts: &[P]| {
+        o.given
+            .push((format!("{flag} {}", excerpt(value.trim())), parts.to_vec()));
+    };
+    if let Some(t) = &args.kernel {
+        given("--kernel", t, &[P::Bandwidth]);
+    }
+    if let Some(t) = &args.mode {
+        given("--mode", t, &[P::Latency]);
+    }
+    if let Some(t) = &args.page_size {
+        given("--page-size", t, &[P::Latency]);
+    }
+    if let Some(t) = &args.sweep {
+        given("--sweep", t, &[P::Latency]);
+    }
+    if let Some(t) = &args.duration {
+        given(
+            "--duration",
+            t,
+            &[
+                P::Bandwidth,
+                P::BandwidthMatrix,
+                P::Scaling,
+                P::LoadedLatency,
+                P::Scenarios,
+                P::Advisor,
+            ],
+        );
+    }
+    if let Some(ms) = args.sample_ms {
+        given(
+            "--sample-ms",
+            &ms.to_string(),
+            &[P::Latency, P::LatencyMatrix],
+        );
+    }
+    if let Some(t) = &args.cpus {
+        given("--cpus", t, &[P::C2c]);
+    }
+    if let Some(t) = &args.cpu_nodes {
+        given(
+            "--cpu-nodes",
+            t,
+            &[P::LatencyMatrix, P::BandwidthMatrix, P::Scaling],
+        );
+    }
+    if let Some(t) = &args.mem_nodes {
+        given("--mem-nodes", t, &[P::LatencyMatrix, P::BandwidthMatrix]);
+    }
+    if let Some(t) = &args.kernel {
+        let ids = t
+            .split(',')
+            .map(|n| by_name(n).map(|d| d.id))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
+        o.kernels = Some(ids);
+    }
+    if let Some(t) = &args.mode {
+        let modes = t
+            .split(',')
+            .map(|m| m.trim().parse::<Mode>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--mode: {e}"))?;
+        o.modes = Some(modes);
+    }
+    if let Some(t) = &args.page_size {
+        let pages = t
+            .split(',')
+            .map(|p| p.trim().parse::<PageSize>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--page-size: {e}"))?;
+        o.pages = Some(pages);
+    }
+    if let Some(t) = &args.sweep {
+        let (from, to) = super::latency::parse_range(t)?;
+        let (Some(from), Some(to)) = (from, to) else {
+            bail!(
+                "--sweep {} needs both ends on run; write FROM..TO, e.g. --sweep 4KiB..256MiB",
+                excerpt(t.trim())
+            );
+        };
+        if from < 64 || to < from {
+            bail!("--sweep {} is not a rising range of at least one cache line; give FROM below TO, e.g. --sweep 4KiB..256MiB", excerpt(t.trim()));
+        }
+        let free: u64 = topo
+            .memory_nodes()
+            .iter()
+            .filter_map(|n| topo.node(*n))
+            .map(|n| n.memory_available_bytes)
+            .sum();
+        if to > free / 2 {
+            bail!(
+                "--sweep {}: its upper bound is more than half the {} free; end the sweep lower, e.g. --sweep ..{}MiB",
+                excerpt(t.trim()),
+                format_bytes(free),
+                (free / 4) >> 20
+            );
+        }
+        o.sweep = Some((from, to));
+    }
+    if let Some(t) = &args.duration {
+        let d = parse_duration(t, &RUN_REPETITION).map_err(anyhow::Error::msg)?;
+        o.duration_ms = Some(d.as_millis() as u64);
+    }
+    if let Some(ms) = args.sample_ms {
+        if !(ms > 0.0 && ms <= 10_000.0) {
+            bail!("--sample-ms {ms} is out of range; give a duration above 0 and at most 10000 ms, e.g. 2");
+        }
+        o.min_sample_ns = Some((ms * 1e6) as u64);
+    }
+    if let Some(t) = &args.cpus {
+        let cpus = selection::cpus(topo, "--cpus", t)?;
+        if cpus.len() < 2 {
+            bail!("--cpus {} names one CPU, but core-to-core latency needs at least two CPUs to bounce a line between; name two or more, e.g. --cpus 0,1", excerpt(t.trim()));
+        }
+        let usable = topo.usable_cpus();
+        if let Some(c) = cpus.iter().find(|c| !usable.contains(c)) {
+            bail!(
+                "CPU {c} in --cpus is offline or outside this process's allowed CPUs; choose from {}",
+                format_list(&usable)
+            );
+        }
+        o.c2c_cpus = Some(cpus);
+    }
+    if let Some(t) = &args.cpu_nodes {
+        o.cpu_nodes = Some(selection::nodes(
+            topo,
+            "--cpu-nodes",
+            t,
+            &topo.initiator_nodes(),
+        )?);
+    }
+    if let Some(t) = &args.mem_nodes {
+        o.mem_nodes = Some(selection::nodes(
+            topo,
+            "--mem-nodes",
+            t,
+            &topo.memory_nodes(),
+        )?);
+    }
+    Ok(o)
 }
 
 /// Progress bars on stderr, one per part.
@@ -124,7 +322,11 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     let req = resolve(args)?;
     let root = &ctx.root;
     let topo = read_topology(root)?;
-    let planned = make_plan(&topo, &req, BUILT);
+    let knobs = overrides(&topo, args)?;
+    let mut planned = make_plan(&topo, &req, BUILT);
+    knobs
+        .apply(&mut planned, &topo)
+        .map_err(anyhow::Error::msg)?;
     if args.dry_run {
         return super::print_result(args.json, &planned.plan, |out| {
             run_brief::render_plan(out, &planned.plan)
@@ -237,6 +439,76 @@ mod tests {
                 "--only: unknown part `nope`; the parts are: {}",
                 Part::known_names()
             )
+        );
+    }
+
+    #[test]
+    fn knobs_replace_the_plans_choices_and_are_recorded() {
+        let topo = crate::testutil::this_machine_one_node();
+        let args = RunArgs {
+            quick: true,
+            kernel: Some("copy".into()),
+            page_size: Some("4k,thp".into()),
+            duration: Some("50ms".into()),
+            sweep: Some("4KiB..1MiB".into()),
+            ..Default::default()
+        };
+        let knobs = overrides(&topo, &args).unwrap();
+        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
+        knobs.apply(&mut planned, &topo).unwrap();
+        let s = &planned.settings;
+        assert_eq!(
+            s.bandwidth.kernels,
+            vec![crate::bandwidth::descriptor::KernelId::Copy]
+        );
+        assert_eq!(s.latency.pages, vec![PageSize::Base, PageSize::Thp]);
+        assert_eq!((s.latency.from_bytes, s.latency.to_bytes), (4096, 1 << 20));
+        assert_eq!(s.scaling.timed.duration_ms, 50);
+        let bw = planned.plan.planned(Part::Bandwidth).unwrap();
+        assert!(
+            bw.detail
+                .ends_with("(set by --kernel copy, --duration 50ms)"),
+            "{}",
+            bw.detail
+        );
+        let sum: f64 = planned.plan.parts.iter().map(|p| p.estimate_s).sum();
+        assert_eq!(planned.plan.estimate_s, sum);
+    }
+
+    #[test]
+    fn bad_knobs_are_one_sentence_each() {
+        let topo = crate::testutil::this_machine_one_node();
+        let bad = |a: RunArgs, needle: &str| {
+            let e = overrides(&topo, &a).unwrap_err().to_string();
+            assert!(e.contains(needle), "{e}");
+        };
+        bad(
+            RunArgs {
+                kernel: Some("tirad".into()),
+                ..Default::default()
+            },
+            "--kernel",
+        );
+        bad(
+            RunArgs {
+                sweep: Some("1MiB..4KiB".into()),
+                ..Default::default()
+            },
+            "rising range",
+        );
+        bad(
+            RunArgs {
+                sample_ms: Some(0.0),
+                ..Default::default()
+            },
+            "above 0",
+        );
+        bad(
+            RunArgs {
+                mem_nodes: Some("7".into()),
+                ..Default::default()
+            },
+            "too large (max 0)",
         );
     }
 }

@@ -1,6 +1,7 @@
 //! `numascope topo`: read the topology (live or from `--sysfs-root`) and print it as text
 //! (default), a drawn per-package view (`--graph`) or the JSON contract (`--json`).
 
+use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
@@ -35,4 +36,7 @@ pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
             topo_text::render(&topo, out)
         }
     })
+    // A full disk or /dev/full fails the write; say it was standard output that failed, not
+    // the topology (a broken pipe stays recognisable in the chain and exits quietly).
+    .context("cannot write the topology to standard output")
 }

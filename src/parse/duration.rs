@@ -36,6 +36,15 @@ pub const LOADED_POINT: DurationRange = DurationRange {
     advice: "give 20ms to 60s per point",
 };
 
+/// `run --duration`: one timed repetition of every timed part, so within what each accepts
+/// (the loaded-latency point's 20 ms to 60 s).
+pub const RUN_REPETITION: DurationRange = DurationRange {
+    flag: "--duration",
+    min: Duration::from_millis(20),
+    max: Duration::from_secs(60),
+    advice: "give 20ms to 60s per repetition (it sets bandwidth, scaling, loaded latency and the scenarios)",
+};
+
 /// Parses `text` by the rule above and checks it against `range`; an error is one sentence
 /// naming the flag, the value and the fix.
 pub fn parse_duration(text: &str, range: &DurationRange) -> Result<Duration, String> {

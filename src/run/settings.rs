@@ -109,3 +109,130 @@ pub struct Planned {
     pub plan: Plan,
     pub settings: Settings,
 }
+
+/// Values given on `run`'s command line (`--kernel`, `--page-size`, `--sweep`, `--duration`,
+/// `--sample-ms`, `--cpus`, `--cpu-nodes`, `--mem-nodes`), already validated; each replaces
+/// what the plan chose for the parts it applies to. `None` keeps the plan's choice.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Overrides {
+    /// Bandwidth kernels (bandwidth part).
+    pub kernels: Option<Vec<KernelId>>,
+    /// Walk modes of the latency sweep.
+    pub modes: Option<Vec<Mode>>,
+    /// Page backings of the latency sweep.
+    pub pages: Option<Vec<PageSize>>,
+    /// The latency sweep's first and last working set, bytes.
+    pub sweep: Option<(u64, u64)>,
+    /// Length of one timed repetition of bandwidth, scaling, loaded latency and scenarios.
+    pub duration_ms: Option<u64>,
+    /// Minimum duration of one latency sample (sweep and matrix), nanoseconds.
+    pub min_sample_ns: Option<u64>,
+    /// CPUs of the core-to-core part.
+    pub c2c_cpus: Option<Vec<u32>>,
+    /// Initiator nodes of the matrices and the scaling part.
+    pub cpu_nodes: Option<Vec<u32>>,
+    /// Memory nodes of the matrices.
+    pub mem_nodes: Option<Vec<u32>>,
+    /// Each given flag with its value as typed (`--kernel copy`) and the parts it applies to,
+    /// for the plan's record and for refusing a flag none of whose parts runs.
+    pub given: Vec<(String, Vec<crate::results::plan::Part>)>,
+}
+
+impl Overrides {
+    /// Applies the values to `planned`: the settings change, and every planned part is
+    /// described again from them (detail line and estimate), its detail naming the flags that
+    /// set it, so results.json and `--dry-run` show what was asked. A flag none of whose parts
+    /// is planned is refused, as is a node filter that leaves a matrix no cell.
+    pub fn apply(
+        &self,
+        planned: &mut Planned,
+        topo: &crate::topology::Topology,
+    ) -> Result<(), String> {
+        for (flag, parts) in &self.given {
+            if !parts.iter().any(|p| planned.plan.runs(*p)) {
+                let names: Vec<&str> = parts.iter().map(|p| p.name()).collect();
+                return Err(format!(
+                    "{flag} applies to the {} part(s), which this run does not include; drop {} or add a part with --only",
+                    names.join(", "),
+                    flag.split(' ').next().unwrap_or(flag)
+                ));
+            }
+        }
+        let s = &mut planned.settings;
+        if let Some(k) = &self.kernels {
+            s.bandwidth.kernels = k.clone();
+        }
+        if let Some(m) = &self.modes {
+            s.latency.modes = m.clone();
+        }
+        if let Some(p) = &self.pages {
+            s.latency.pages = p.clone();
+        }
+        if let Some((from, to)) = self.sweep {
+            s.latency.from_bytes = from;
+            s.latency.to_bytes = to;
+        }
+        if let Some(ms) = self.duration_ms {
+            s.bandwidth.timed.duration_ms = ms;
+            s.scaling.timed.duration_ms = ms;
+            s.loaded.timed.duration_ms = ms;
+            s.scenarios.timed.duration_ms = ms;
+        }
+        if let Some(ns) = self.min_sample_ns {
+            s.latency.min_sample_ns = ns;
+        }
+        if let Some(c) = &self.c2c_cpus {
+            s.c2c.cpus = c.clone();
+        }
+        if let Some(n) = &self.cpu_nodes {
+            s.scaling.nodes.retain(|x| n.contains(x));
+            if planned.plan.runs(crate::results::plan::Part::Scaling) && s.scaling.nodes.is_empty()
+            {
+                return Err(format!(
+                    "--cpu-nodes {} names no node with usable CPUs, so scaling has none to measure; choose from the initiator nodes {}",
+                    crate::parse::cpulist::format_list(n),
+                    crate::parse::cpulist::format_list(&topo.initiator_nodes())
+                ));
+            }
+        }
+        for (m, part) in [
+            (
+                &mut s.latency_matrix,
+                crate::results::plan::Part::LatencyMatrix,
+            ),
+            (
+                &mut s.bandwidth_matrix,
+                crate::results::plan::Part::BandwidthMatrix,
+            ),
+        ] {
+            let before = m.cells.len();
+            m.cells.retain(|(i, t)| {
+                self.cpu_nodes.as_ref().is_none_or(|n| n.contains(i))
+                    && self.mem_nodes.as_ref().is_none_or(|n| n.contains(t))
+            });
+            if before > 0 && m.cells.is_empty() && planned.plan.runs(part) {
+                return Err(format!(
+                    "--cpu-nodes and --mem-nodes leave {part} no initiator x memory cell of the plan to measure; widen them"
+                ));
+            }
+        }
+        let threads = topo.usable_cpus().len().max(1);
+        let mem_nodes = topo.memory_nodes();
+        for p in &mut planned.plan.parts {
+            let mut again =
+                super::describe::describe(p.part, &planned.settings, topo, &mem_nodes, threads);
+            let set: Vec<&str> = self
+                .given
+                .iter()
+                .filter(|(_, parts)| parts.contains(&p.part))
+                .map(|(f, _)| f.as_str())
+                .collect();
+            if !set.is_empty() {
+                again.detail = format!("{} (set by {})", again.detail, set.join(", "));
+            }
+            *p = again;
+        }
+        planned.plan.estimate_s = planned.plan.parts.iter().map(|p| p.estimate_s).sum();
+        Ok(())
+    }
+}

@@ -51,6 +51,8 @@ fn capped(why: &str) -> String {
 pub enum SysError {
     #[error("cannot read {path}: {source}")]
     Read { path: PathBuf, source: io::Error },
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: io::Error },
     /// `why` is written by numascope and quotes at most a short excerpt of the file; as a
     /// last guard it is cut at [`MAX_WHY_CHARS`] when shown.
     #[error("{path} is malformed: {}", capped(why))]
@@ -360,7 +362,7 @@ impl SysRoot {
     pub fn write(&self, rel: impl AsRef<Path>, content: &str) -> Result<(), SysError> {
         self.require_live("change kernel settings")?;
         let path = self.path(rel);
-        std::fs::write(&path, content).map_err(|source| SysError::Read { path, source })
+        std::fs::write(&path, content).map_err(|source| SysError::Write { path, source })
     }
 
     /// The relative paths read so far, for `capture`.

@@ -1,0 +1,321 @@
+//! No flag is silently ignored (issue 17, "Silent acceptance"): every flag that does nothing
+//! under the chosen mode, policy, variant or kernel is refused, exit 2, with one sentence
+//! naming the flag and what applies instead. One table row per (flag, mode) pair; the pairs
+//! clap itself refuses as conflicts are in a second table. The refusals come before anything
+//! is measured; the small sizes keep a regression (a measurement after all) short, and the
+//! timeout ends one that would not finish.
+
+use std::time::Duration;
+
+use assert_cmd::Command;
+
+fn numascope(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("numascope")
+        .unwrap()
+        .args(args)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap()
+}
+
+/// (arguments, words the one-sentence refusal must contain: the ignored flag and the fix).
+const REFUSED: &[(&[&str], &[&str])] = &[
+    // latency: --locality is page mode's, --seed the shuffling modes', --matrix takes one of each.
+    (
+        &[
+            "latency",
+            "--mode",
+            "random",
+            "--locality",
+            "8192",
+            "--size",
+            "64KiB",
+        ],
+        &["--locality", "--mode page"],
+    ),
+    (
+        &[
+            "latency",
+            "--mode",
+            "seq",
+            "--locality",
+            "8192",
+            "--size",
+            "64KiB",
+        ],
+        &["--locality", "--mode page"],
+    ),
+    (
+        &["latency", "--mode", "seq", "--seed", "7", "--size", "64KiB"],
+        &["--seed", "--mode random"],
+    ),
+    (
+        &["latency", "--matrix", "--size", "1MiB,2MiB"],
+        &["--matrix", "one --size"],
+    ),
+    (
+        &["latency", "--matrix", "--size", "1MiB", "--chains", "1,2"],
+        &["--matrix", "one --chains"],
+    ),
+    (
+        &[
+            "latency",
+            "--matrix",
+            "--size",
+            "1MiB",
+            "--page-size",
+            "4k,thp",
+        ],
+        &["--matrix", "one --page-size"],
+    ),
+    (
+        &["latency", "--cpus", "0-1", "--size", "64KiB"],
+        &["--cpus 0-1", "give one CPU"],
+    ),
+    // loaded-latency: --mix replaces --kernel, even `read`; --matrix chooses every CPU and node.
+    (
+        &["loaded-latency", "--mix", "1:1", "--kernel", "read"],
+        &["drop --kernel read or --mix"],
+    ),
+    (
+        &["loaded-latency", "--mix", "2:1", "--kernel", "write-nt"],
+        &["drop --kernel write-nt or --mix"],
+    ),
+    (
+        &["loaded-latency", "--matrix", "--cpus", "0"],
+        &["--matrix", "drop --cpus"],
+    ),
+    (
+        &["loaded-latency", "--matrix", "--load-cpus", "1"],
+        &["--matrix", "drop --load-cpus"],
+    ),
+    (
+        &["loaded-latency", "--matrix", "--cpu-nodes", "0"],
+        &["--matrix", "drop --cpu-nodes"],
+    ),
+    (
+        &["loaded-latency", "--matrix", "--mem-nodes", "0"],
+        &["--matrix", "drop --mem-nodes"],
+    ),
+    (
+        &["loaded-latency", "--matrix", "--load-mem-nodes", "0"],
+        &["--matrix", "drop --load-mem-nodes"],
+    ),
+    (
+        &["loaded-latency", "--cpus", "0-1"],
+        &["--cpus 0-1", "--load-cpus"],
+    ),
+    // placement: --weights is weighted's, --mem-nodes is for the policies that take nodes.
+    (
+        &[
+            "placement",
+            "--policy",
+            "bind",
+            "--weights",
+            "0:3",
+            "--mem-nodes",
+            "0",
+        ],
+        &["--weights", "--policy weighted"],
+    ),
+    (
+        &[
+            "placement",
+            "--policy",
+            "interleave",
+            "--weights",
+            "0:3",
+            "--mem-nodes",
+            "0",
+        ],
+        &["--weights", "--policy weighted"],
+    ),
+    (
+        &["placement", "--weights", "0:3"],
+        &["--weights", "--policy first-touch"],
+    ),
+    (
+        &["placement", "--policy", "first-touch", "--nodes", "0"],
+        &["--mem-nodes", "first-touch"],
+    ),
+    (
+        &[
+            "placement",
+            "--policy",
+            "weighted",
+            "--weights",
+            "0:3",
+            "--mem-nodes",
+            "0",
+        ],
+        &["--mem-nodes", "--weights"],
+    ),
+    // bandwidth: the CPU order flags, the placement's nodes and weights, --list-kernels.
+    (
+        &["bandwidth", "--cpus", "0", "--spread", "--size", "1MiB"],
+        &["--spread", "--cpus"],
+    ),
+    (
+        &["bandwidth", "--cpus", "0", "--packed", "--size", "1MiB"],
+        &["--packed", "--cpus"],
+    ),
+    (
+        &["bandwidth", "--matrix", "--spread"],
+        &["--matrix", "drop --spread"],
+    ),
+    (
+        &["bandwidth", "--scaling", "--packed"],
+        &["--scaling", "drop --packed"],
+    ),
+    (
+        &["bandwidth", "--placement", "interleave", "--weights", "0:3"],
+        &["--weights", "--placement weighted"],
+    ),
+    (
+        &["bandwidth", "--placement", "local", "--weights", "0:3"],
+        &["--weights", "--placement weighted"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--placement",
+            "node",
+            "--weights",
+            "0:3",
+            "--mem-nodes",
+            "0",
+        ],
+        &["--weights", "--placement weighted"],
+    ),
+    (
+        &["bandwidth", "--weights", "0:3", "--mem-nodes", "0"],
+        &["--mem-nodes", "--weights"],
+    ),
+    (
+        &["bandwidth", "--placement", "local", "--mem-nodes", "0"],
+        &["--mem-nodes", "--placement node"],
+    ),
+    (
+        &["bandwidth", "--matrix", "--placement", "interleave"],
+        &["--matrix", "--placement"],
+    ),
+    (
+        &["bandwidth", "--matrix", "--cpus", "0"],
+        &["--matrix", "--cpus"],
+    ),
+    (
+        &["bandwidth", "--scaling", "--threads", "1"],
+        &["--scaling", "--threads"],
+    ),
+    (
+        &["bandwidth", "--list-kernels", "--kernel", "copy"],
+        &["--list-kernels", "--kernel"],
+    ),
+    (
+        &["bandwidth", "--list-kernels", "--size", "1GiB"],
+        &["--list-kernels", "--size"],
+    ),
+    // run: a knob whose parts the run leaves out, and output flags on a dry run.
+    (
+        &["run", "--dry-run", "--only", "c2c", "--kernel", "copy"],
+        &["--kernel", "bandwidth"],
+    ),
+    (
+        &["run", "--dry-run", "--only", "bandwidth", "--cpus", "0,1"],
+        &["--cpus", "c2c"],
+    ),
+    (
+        &["run", "--dry-run", "--only", "c2c", "--page-size", "thp"],
+        &["--page-size", "latency"],
+    ),
+    (
+        &[
+            "run",
+            "--dry-run",
+            "--skip",
+            "latency-matrix,bandwidth-matrix",
+            "--mem-nodes",
+            "0",
+        ],
+        &["--mem-nodes", "latency-matrix"],
+    ),
+    (
+        &["run", "--dry-run", "--output", "x"],
+        &["--dry-run", "--output"],
+    ),
+    (&["run", "--dry-run", "--force"], &["--dry-run", "--force"]),
+];
+
+/// Pairs clap refuses as conflicts (its own usage message, exit 2).
+const CONFLICTS: &[&[&str]] = &[
+    &["latency", "--size", "1MiB", "--sweep"],
+    &["latency", "--matrix", "--sweep"],
+    &["latency", "--matrix", "--mem-nodes", "0"],
+    &["latency", "--matrix", "--cpu-nodes", "0"],
+    &["latency", "--cpus", "0", "--cpu-nodes", "0"],
+    &["bandwidth", "--cpus", "0", "--cpu-nodes", "0"],
+    &["bandwidth", "--matrix", "--scaling"],
+    &["bandwidth", "--packed", "--spread"],
+    &["run", "--quick", "--thorough"],
+    &["topo", "--graph", "--json"],
+];
+
+#[test]
+fn every_inapplicable_flag_is_refused_in_one_sentence() {
+    for (args, words) in REFUSED {
+        let out = numascope(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.starts_with("numascope: error: "), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        for w in *words {
+            assert!(err.contains(w), "{args:?}: `{w}` not in {err}");
+        }
+        assert!(out.stdout.is_empty(), "{args:?} printed a result");
+    }
+}
+
+#[test]
+fn conflicting_flags_are_refused_by_the_parser() {
+    for args in CONFLICTS {
+        let out = numascope(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("cannot be used with"), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed a result");
+    }
+}
+
+#[test]
+fn old_flag_names_still_work_as_aliases() {
+    // Each old name reaches the same check as the new one: the refusal names the new flag.
+    let cases: &[(&[&str], &str)] = &[
+        (&["latency", "--cpu", "0-1"], "--cpus 0-1"),
+        (
+            &["latency", "--cpu-node", "0-1", "--size", "64KiB"],
+            "--cpu-nodes",
+        ),
+        (
+            &["latency", "--mem-node", "0-1", "--size", "64KiB"],
+            "--mem-nodes",
+        ),
+        (&["loaded-latency", "--chaser-cpu", "0-1"], "--cpus 0-1"),
+        (
+            &["loaded-latency", "--initiator-node", "0-1"],
+            "--cpu-nodes",
+        ),
+        (
+            &["loaded-latency", "--load-mem-node", "0-1"],
+            "--load-mem-nodes",
+        ),
+        (&["c2c", "--line-node", "0-1"], "--mem-nodes"),
+        (&["placement", "--cpu", "0-1"], "--cpus 0-1"),
+    ];
+    for (args, word) in cases {
+        let out = numascope(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(word), "{args:?}: `{word}` not in {err}");
+    }
+}

@@ -241,9 +241,14 @@ fn a_waiting_command_stops_on_sigterm_naming_the_holder() {
     assert_eq!(out.status.code(), Some(143), "{err}");
     assert!(out.stdout.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");
+    // With --json the stop is one JSON object on stderr (README, Exit status).
+    let e: serde_json::Value = serde_json::from_str(err.trim()).expect("a JSON error object");
+    let sentence = e["error"].as_str().unwrap_or("");
     assert!(
-        err.starts_with("numascope: stopped by SIGTERM while waiting for the measuring lock")
-            && err.contains(&format!("held by PID {}", std::process::id())),
+        sentence.starts_with("stopped by SIGTERM while waiting for the measuring lock")
+            && sentence.contains(&format!("held by PID {}", std::process::id())),
         "{err}"
     );
+    assert_eq!(e["exit_code"], 143, "{err}");
+    assert_eq!(e["kind"], "interrupted", "{err}");
 }

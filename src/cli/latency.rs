@@ -425,7 +425,15 @@ fn point_variant(
 /// Runs `latency`.
 pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     let root = &ctx.root;
-    let topo = read_topology(root)?;
+    // A snapshot that cannot even be read is refused as a snapshot (nothing is measured on
+    // one); a readable one first has its memory limits checked against --size.
+    let topo = match read_topology(root) {
+        Ok(t) => t,
+        Err(e) => {
+            root.require_live("measure latency")?;
+            return Err(e.into());
+        }
+    };
     // A size the process's memory limits refuse is said before "a snapshot cannot measure".
     if let Some(s) = args.size.first() {
         crate::placement::check_limit(&topo, size_flag("--size", s)?, "--size")?;

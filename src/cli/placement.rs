@@ -100,7 +100,15 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
     // A stop signal only sets a flag here, so weighted-interleave weights set for the
     // fault-in are restored (WeightGuard's drop) before the command stops (issue 17).
     crate::sys::signal::install_stop_handlers()?;
-    let topo = read_topology(&ctx.root)?;
+    // An unreadable snapshot is refused as a snapshot; a readable one first has its memory
+    // limits checked against --size below.
+    let topo = match read_topology(&ctx.root) {
+        Ok(t) => t,
+        Err(e) => {
+            ctx.root.require_live("place memory")?;
+            return Err(e.into());
+        }
+    };
     let policy = policy(&topo, args)?;
     if let Policy::WeightedInterleave(w) = &policy {
         for (n, _) in w {

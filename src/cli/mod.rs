@@ -2,6 +2,7 @@
 //! configuration, runs the library, and hands finished results to a renderer. Errors surface
 //! here as one sentence and exit status 2; nothing below this layer prints.
 
+pub mod app;
 pub mod bandwidth;
 
 use std::path::PathBuf;
@@ -72,6 +73,9 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
+    /// Run your own program under every distinct placement and compare, beyond noise:
+    /// `numascope app -- CMD ARGS`.
+    App(app::AppArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -133,7 +137,7 @@ pub fn main() -> i32 {
                 return 0;
             }
             eprintln!("numascope: error: {}", one_sentence(&e));
-            2
+            crate::app::exit_status_of(&e)
         }
     }
 }
@@ -165,6 +169,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Command::Run(a) => run::run(&ctx, &a),
                 Command::Report(a) => report::run(&ctx, &a),
                 Command::Compare(a) => compare::run(&ctx, &a),
+                Command::App(a) => app::run(&ctx, &a),
             }
         }
     }
@@ -181,6 +186,7 @@ impl Command {
                 | Command::Bandwidth(_)
                 | Command::LoadedLatency(_)
                 | Command::C2c(_)
+                | Command::App(_)
         )
     }
 }

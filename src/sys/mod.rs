@@ -15,6 +15,7 @@ pub mod perf;
 pub mod process;
 pub mod safe_read;
 pub mod signal;
+pub mod spawn;
 
 use std::io;
 

@@ -188,3 +188,96 @@ fn decide(
         comparisons,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::app::HowTo;
+    use crate::stats::Summary;
+
+    fn cand(k: usize, walls: &[f64], same_as: Option<&str>) -> AppCandidate {
+        AppCandidate {
+            id: format!("c{k}"),
+            letter: (b'a' + k as u8) as char,
+            label: String::new(),
+            policy: String::new(),
+            cpus: None,
+            same_as: same_as.map(str::to_string),
+            same_reason: same_as.map(|_| "same placement here: one memory node".to_string()),
+            unavailable: None,
+            how: HowTo {
+                command: None,
+                why_not: None,
+                kernel_way: String::new(),
+            },
+            wall_s: Summary::of(walls),
+            user_s: None,
+            sys_s: None,
+            max_rss_kib: None,
+            runs: vec![],
+            observed: None,
+        }
+    }
+
+    /// Nine rounds with a drift shared by every candidate and a small wiggle of their own.
+    fn walls(base: f64, wiggle: f64, phase: usize) -> Vec<f64> {
+        let drift = [1.0, 1.3, 0.9, 1.1, 1.25, 0.95, 1.05, 1.2, 1.0];
+        (0..9)
+            .map(|i| {
+                base * drift[i] * (1.0 + wiggle * if (i + phase) % 2 == 0 { 1.0 } else { -1.0 })
+            })
+            .collect()
+    }
+
+    fn rounds_of(cands: &[AppCandidate], w: &[Vec<f64>]) -> Rounds {
+        (0..cands.len())
+            .filter(|&k| cands[k].same_as.is_none())
+            .map(|k| (k, w[k].iter().map(|&x| Some(x)).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn a_a_is_indistinguishable_and_a_clear_gap_names_a_winner() {
+        // A/A: the same program twice, noise of its own in each round.
+        let w = vec![walls(2.0, 0.01, 0), walls(2.0, 0.01, 1)];
+        let c = vec![cand(0, &w[0], None), cand(1, &w[1], None)];
+        let r = rank(&c, &rounds_of(&c, &w));
+        assert_eq!(r.verdict, Verdict::Indistinguishable, "{}", r.text);
+        assert!(r.best.is_none());
+        assert_eq!(r.comparisons[0].decision, "indistinguishable");
+        // One candidate 1.5x slower in every round, through a drift larger than the gap.
+        let w = vec![walls(2.0, 0.01, 0), walls(3.0, 0.01, 1)];
+        let c = vec![cand(0, &w[0], None), cand(1, &w[1], None)];
+        let r = rank(&c, &rounds_of(&c, &w));
+        assert_eq!(r.verdict, Verdict::Winner, "{}", r.text);
+        assert_eq!(r.best.as_deref(), Some("c0"));
+        assert_eq!(r.comparisons[0].decision, "slower");
+        assert!((r.comparisons[0].ratio - 1.5).abs() < 0.05);
+    }
+
+    #[test]
+    fn too_few_rounds_and_merged_candidates_name_no_winner() {
+        let w: Vec<Vec<f64>> = vec![
+            walls(2.0, 0.0, 0)[..3].to_vec(),
+            walls(4.0, 0.0, 0)[..3].to_vec(),
+        ];
+        let c = vec![cand(0, &w[0], None), cand(1, &w[1], None)];
+        let r = rank(&c, &rounds_of(&c, &w));
+        assert_eq!(r.verdict, Verdict::NoInterval, "{}", r.text);
+        assert!(r.text.contains("raise --runs"));
+        // Identical placements: one measured, the other merged; never a winner between them.
+        let w = vec![walls(2.0, 0.0, 0), walls(9.0, 0.0, 0)];
+        let c = vec![cand(0, &w[0], None), cand(1, &w[1], Some("c0"))];
+        let r = rank(&c, &rounds_of(&c, &w));
+        assert_eq!(r.verdict, Verdict::SamePlacement);
+        assert!(
+            r.text
+                .contains("(a) c0, (b) c1 place threads and memory identically"),
+            "{}",
+            r.text
+        );
+        let r = rank(&c[..1], &rounds_of(&c[..1], &w[..1]));
+        assert_eq!(r.verdict, Verdict::OnlyOne);
+        assert_eq!(rank(&c, &vec![]).verdict, Verdict::NoInterval);
+    }
+}

@@ -38,10 +38,11 @@ fn memory_nodes() -> Vec<u64> {
     v
 }
 
-/// Runs `numascope app ARGS --json`; returns (exit code, JSON or Null, stderr).
-fn app(args: &[&str]) -> (Option<i32>, Value, String) {
+/// Runs `numascope app --json ARGS` (ARGS split at whitespace); returns (exit code, JSON or
+/// Null, stderr).
+fn app(args: &str) -> (Option<i32>, Value, String) {
     let mut all = vec!["app", "--json"];
-    all.extend_from_slice(args);
+    all.extend(args.split_whitespace());
     let out = numascope().args(&all).output().unwrap();
     let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (
@@ -63,19 +64,9 @@ fn candidate<'a>(r: &'a Value, id: &str) -> &'a Value {
 #[test]
 fn identical_placements_are_merged_and_never_ranked() {
     let stream = example("app_stream");
-    let (code, r, err) = app(&[
-        "--runs",
-        "1",
-        "--warmup",
-        "0",
-        "--sample-interval",
-        "5ms",
-        "--",
-        &stream,
-        "8",
-        "2",
-        "300",
-    ]);
+    let (code, r, err) = app(&format!(
+        "--runs 1 --warmup 0 --sample-interval 5ms -- {stream} 8 2 300"
+    ));
     assert_eq!(code, Some(0), "{err}");
     let cands = r["candidates"].as_array().unwrap();
     assert!(cands.len() >= 3, "{r}");
@@ -108,36 +99,17 @@ fn identical_placements_are_merged_and_never_ranked() {
 fn a_a_comes_out_without_a_winner() {
     let stream = example("app_stream");
     // Recognised as identical: merged, "same placement", measured once.
-    let (code, r, err) = app(&[
-        "--candidates",
-        "default,default",
-        "--runs",
-        "1",
-        "--warmup",
-        "0",
-        "--",
-        &stream,
-        "4",
-        "1",
-    ]);
+    let (code, r, err) = app(&format!(
+        "--candidates default,default --runs 1 --warmup 0 -- {stream} 4 1"
+    ));
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(r["candidates"][1]["same_as"], "default");
     assert_eq!(r["ranking"]["verdict"], "same-placement");
     // Measured side by side anyway (--no-merge): two interleaved runs each give no interval,
     // so no winner is named whatever the times.
-    let (code, r, err) = app(&[
-        "--candidates",
-        "default,default",
-        "--no-merge",
-        "--runs",
-        "2",
-        "--warmup",
-        "0",
-        "--",
-        &stream,
-        "4",
-        "1",
-    ]);
+    let (code, r, err) = app(&format!(
+        "--candidates default,default --no-merge --runs 2 --warmup 0 -- {stream} 4 1"
+    ));
     assert_eq!(code, Some(0), "{err}");
     assert!(r["candidates"][1]["same_as"].is_null());
     assert_eq!(r["candidates"][1]["runs"].as_array().unwrap().len(), 2);
@@ -163,21 +135,9 @@ fn sampling_shows_the_pages_where_the_policy_put_them() {
     let stream = example("app_stream");
     let node = memory_nodes()[0];
     let bind = format!("bind:{node}");
-    let (code, r, err) = app(&[
-        "--candidates",
-        &bind,
-        "--runs",
-        "1",
-        "--warmup",
-        "0",
-        "--sample-interval",
-        "5ms",
-        "--",
-        &stream,
-        "16",
-        "1",
-        "300",
-    ]);
+    let (code, r, err) = app(&format!(
+        "--candidates {bind} --runs 1 --warmup 0 --sample-interval 5ms -- {stream} 16 1 300"
+    ));
     assert_eq!(code, Some(0), "{err}");
     let c = candidate(&r, &bind);
     let o = &c["observed"];
@@ -199,20 +159,9 @@ fn sampling_shows_the_pages_where_the_policy_put_them() {
 #[test]
 fn a_program_that_sets_its_own_policy_is_overriding() {
     let selfbind = example("app_selfbind");
-    let (code, r, err) = app(&[
-        "--candidates",
-        "default",
-        "--runs",
-        "1",
-        "--warmup",
-        "0",
-        "--sample-interval",
-        "5ms",
-        "--",
-        &selfbind,
-        "8",
-        "300",
-    ]);
+    let (code, r, err) = app(&format!(
+        "--candidates default --runs 1 --warmup 0 --sample-interval 5ms -- {selfbind} 8 300"
+    ));
     assert_eq!(code, Some(0), "{err}");
     let why = candidate(&r, "default")["observed"]["overriding"]
         .as_str()
@@ -226,20 +175,10 @@ fn the_chasing_program_runs_and_output_files_are_written() {
     let chase = example("app_chase");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let (code, r, err) = app(&[
-        "--candidates",
-        "default",
-        "--runs",
-        "1",
-        "--warmup",
-        "1",
-        "--output",
-        out.to_str().unwrap(),
-        "--",
-        &chase,
-        "4",
-        "1",
-    ]);
+    let (code, r, err) = app(&format!(
+        "--candidates default --runs 1 --warmup 1 --output {} -- {chase} 4 1",
+        out.display()
+    ));
     assert_eq!(code, Some(0), "{err}");
     let runs = candidate(&r, "default")["runs"].as_array().unwrap();
     assert_eq!(runs.len(), 2);
@@ -338,27 +277,15 @@ fn bad_input_gets_one_sentence_and_its_exit_status() {
 
 #[test]
 fn a_failing_or_overlong_program_stops_the_comparison_with_status_1() {
-    let (code, r, err) = app(&["--runs", "2", "--warmup", "0", "--", "sh", "-c", "exit 3"]);
+    let (code, r, err) = app("--runs 2 --warmup 0 -- false");
     assert_eq!(code, Some(1), "{err}");
-    assert!(err.contains("exited with status 3"), "{err}");
+    assert!(err.contains("exited with status 1"), "{err}");
     assert_eq!(r["partial"], true);
     assert_eq!(r["candidates"][0]["runs"].as_array().unwrap().len(), 1);
-    let (code, r, err) = app(&[
-        "--candidates",
-        "default",
-        "--runs",
-        "2",
-        "--warmup",
-        "0",
-        "--ignore-failure",
-        "--",
-        "sh",
-        "-c",
-        "exit 3",
-    ]);
+    let (code, r, err) = app("--candidates default --runs 2 --warmup 0 --ignore-failure -- false");
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(r["candidates"][0]["runs"].as_array().unwrap().len(), 2);
-    let (code, r, err) = app(&["--time-limit", "100ms", "--runs", "1", "--", "sleep", "30"]);
+    let (code, r, err) = app("--time-limit 100ms --runs 1 -- sleep 30");
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("--time-limit"), "{err}");
     assert_eq!(r["candidates"][0]["runs"][0]["stopped"], true);

@@ -25,6 +25,9 @@ pub struct Candidate {
     pub policy: Policy,
     /// CPUs the program is confined to; `None`: all it is allowed.
     pub cpus: Option<Vec<u32>>,
+    /// Why it cannot run here (only in the default list; a candidate asked for by name that
+    /// is not possible here stops the command instead).
+    pub unavailable: Option<String>,
 }
 
 impl Candidate {
@@ -60,17 +63,15 @@ impl Candidate {
 }
 
 /// The default candidates for this machine: the kernel default, each memory node bound (CPUs
-/// of that node when it has some), interleave over all memory nodes, weighted interleave when
-/// the kernel has it, each memory node preferred, and each CPU node pinned with its memory
+/// of that node when it has some), interleave over all memory nodes, weighted interleave, each memory node preferred, and each CPU node pinned with its memory
 /// left to first touch.
 pub fn default_ids(topo: &Topology) -> Vec<String> {
     let mem = topo.memory_nodes();
     let mut ids = vec!["default".to_string()];
     ids.extend(mem.iter().map(|n| format!("bind:{n}")));
     ids.push("interleave".into());
-    if topo.environment.weighted_interleave_available {
-        ids.push("weighted".into());
-    }
+    // Listed even where the kernel lacks it, so the report says why it was not run.
+    ids.push("weighted".into());
     ids.extend(mem.iter().map(|n| format!("preferred:{n}")));
     ids.extend(
         topo.initiator_nodes()
@@ -129,6 +130,7 @@ pub fn resolve(
                 label: "kernel default (first touch), threads anywhere".into(),
                 policy: Policy::FirstTouch,
                 cpus: None,
+                unavailable: None,
             },
             ("bind", Some(a)) => {
                 let n = with_memory(&id, node(&id, a)?)?;
@@ -141,6 +143,7 @@ pub fn resolve(
                     id: id.clone(),
                     policy: Policy::Bind(vec![n]),
                     cpus,
+                    unavailable: None,
                 }
             }
             ("preferred", Some(a)) => {
@@ -150,6 +153,7 @@ pub fn resolve(
                     label: format!("memory on node {n} first, others when it is full"),
                     policy: Policy::Preferred(n),
                     cpus: None,
+                    unavailable: None,
                 }
             }
             ("pin", Some(a)) => {
@@ -166,6 +170,7 @@ pub fn resolve(
                     label: format!("threads on node {n}'s CPUs, memory by first touch"),
                     policy: Policy::FirstTouch,
                     cpus: Some(cpus),
+                    unavailable: None,
                 }
             }
             ("interleave", a) => {
@@ -186,6 +191,7 @@ pub fn resolve(
                     label: format!("memory interleaved over nodes {}", format_list(&set)),
                     policy: Policy::Interleave(set),
                     cpus: None,
+                    unavailable: None,
                 }
             }
             ("weighted", None) => {
@@ -205,6 +211,7 @@ pub fn resolve(
                     ),
                     policy: Policy::WeightedInterleave(w),
                     cpus: None,
+                    unavailable: None,
                 }
             }
             _ => {
@@ -219,6 +226,36 @@ pub fn resolve(
         return Err(AppError::input(
             "--candidates is empty; name at least one, e.g. --candidates default,bind:0",
         ));
+    }
+    Ok(out)
+}
+
+/// [`resolve`] for the default list: a candidate this machine refuses stays in the list,
+/// marked unavailable with the reason, instead of stopping the command; so does one whose
+/// policy the kernel refuses ([`probe`]).
+pub fn resolve_lenient(
+    topo: &Topology,
+    root: &SysRoot,
+    ids: &[String],
+) -> Result<Vec<Candidate>, AppError> {
+    let mut out = Vec::new();
+    for id in ids {
+        let one = resolve(topo, root, std::slice::from_ref(id)).and_then(|c| probe(&c).map(|()| c));
+        match one {
+            Ok(mut c) => out.append(&mut c),
+            Err(e) if e.status == super::error::EXIT_ENVIRONMENT => out.push(Candidate {
+                id: id.clone(),
+                label: "not possible here".into(),
+                policy: if id == "weighted" {
+                    Policy::WeightedInterleave(kernel_weights(root, &topo.memory_nodes()))
+                } else {
+                    Policy::FirstTouch
+                },
+                cpus: None,
+                unavailable: Some(e.message),
+            }),
+            Err(e) => return Err(e),
+        }
     }
     Ok(out)
 }
@@ -248,6 +285,9 @@ pub fn kernel_weights(root: &SysRoot, mem: &[u32]) -> Vec<(u32, u8)> {
 type Key = (Vec<u32>, Vec<(u32, u32)>);
 
 fn key(topo: &Topology, c: &Candidate) -> Option<Key> {
+    if c.unavailable.is_some() {
+        return None;
+    }
     let usable = topo.usable_cpus();
     let cpus: Vec<u32> = match &c.cpus {
         None => usable,
@@ -280,7 +320,7 @@ pub fn merge_identical(topo: &Topology, cands: &[Candidate]) -> (Vec<Option<usiz
 /// (the policy of a thread dies with it): an old kernel or a refused node set is a refusal of
 /// this machine, said before any run.
 pub fn probe(cands: &[Candidate]) -> Result<(), AppError> {
-    for c in cands {
+    for c in cands.iter().filter(|c| c.unavailable.is_none()) {
         let Some((mode, nodes)) = c.policy.mode_and_nodes() else {
             continue;
         };
@@ -320,10 +360,24 @@ mod tests {
         let topo = testutil::this_machine_one_node();
         let (_d, root) = testutil::test_root(&[]);
         let all = default_ids(&topo);
-        let cands = resolve(&topo, &root, &all).unwrap();
+        // The test machine's environment says nothing of weighted interleave: marked, not run.
+        let cands = resolve_lenient(&topo, &root, &all).unwrap();
+        let weighted = cands.iter().position(|c| c.id == "weighted").unwrap();
+        assert!(cands[weighted]
+            .unavailable
+            .as_ref()
+            .unwrap()
+            .contains("Linux 6.9"));
+        assert!(resolve(&topo, &root, &all).is_err());
         let (merged, why) = merge_identical(&topo, &cands);
         assert_eq!(merged[0], None);
-        assert!(merged[1..].iter().all(|m| *m == Some(0)), "{merged:?}");
+        assert_eq!(merged[weighted], None);
+        assert!(
+            (1..cands.len())
+                .filter(|&k| k != weighted)
+                .all(|k| merged[k] == Some(0)),
+            "{merged:?}"
+        );
         assert!(why.contains("one memory node"), "{why}");
         let aa = resolve(&topo, &root, &ids(&["default", "default"])).unwrap();
         assert_eq!(merge_identical(&topo, &aa).0, vec![None, Some(0)]);
@@ -355,6 +409,24 @@ mod tests {
         assert_eq!(merged[4], Some(0));
         let e = resolve(&topo, &root, &ids(&["pin:2"])).unwrap_err();
         assert_eq!(e.status, super::super::error::EXIT_ENVIRONMENT);
+    }
+
+    #[test]
+    fn a_memoryless_node_is_refused_by_name_and_marked_in_the_default_list() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/topology/edge-memoryless-node");
+        let root = SysRoot::snapshot(&dir).unwrap();
+        let topo = crate::topology::read_topology(&root).unwrap();
+        assert_eq!(topo.memory_nodes(), vec![0]);
+        let e = resolve(&topo, &root, &ids(&["bind:1"])).unwrap_err();
+        assert_eq!(e.status, super::super::error::EXIT_ENVIRONMENT);
+        assert!(e.message.contains("node 1 has no memory"), "{}", e.message);
+        let c = resolve_lenient(&topo, &root, &ids(&["default", "bind:1"])).unwrap();
+        assert_eq!(c[0].unavailable, None);
+        assert!(c[1].unavailable.as_ref().unwrap().contains("no memory"));
+        // An unavailable candidate is never merged with another.
+        assert_eq!(merge_identical(&topo, &c).0, vec![None, None]);
+        assert!(resolve_lenient(&topo, &root, &ids(&["bogus"])).is_err());
     }
 
     #[test]

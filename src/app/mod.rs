@@ -101,7 +101,7 @@ pub fn run(
                 cpus: c.cpus.clone(),
                 same_as: merged[k].map(|j| cfg.candidates[j].id.clone()),
                 same_reason: merged[k].map(|_| reason.clone()),
-                unavailable: None,
+                unavailable: c.unavailable.clone(),
                 how: cfg.numactl.how_to(&c.policy, c.cpus.as_deref(), &program),
                 wall_s: None,
                 user_s: None,
@@ -117,7 +117,7 @@ pub fn run(
         stopped: None,
     };
     let measured: Vec<usize> = (0..cfg.candidates.len())
-        .filter(|&k| merged[k].is_none())
+        .filter(|&k| merged[k].is_none() && cfg.candidates[k].unavailable.is_none())
         .collect();
     let rounds = cfg.warmup + cfg.runs;
     let total = rounds * measured.len();
@@ -255,7 +255,7 @@ fn summarize(
     }
     let rounds_total = report.warmup + report.runs;
     let rounds: rank::Rounds = (0..report.candidates.len())
-        .filter(|&k| merged[k].is_none())
+        .filter(|&k| merged[k].is_none() && report.candidates[k].unavailable.is_none())
         .filter(|&k| report.candidates[k].wall_s.is_some())
         .map(|k| {
             let mut per_round = vec![None; rounds_total];

@@ -146,6 +146,7 @@ mod tests {
             label: String::new(),
             policy,
             cpus,
+            unavailable: None,
         }
     }
 

@@ -224,7 +224,14 @@ mod tests {
         let drift = [1.0, 1.3, 0.9, 1.1, 1.25, 0.95, 1.05, 1.2, 1.0];
         (0..9)
             .map(|i| {
-                base * drift[i] * (1.0 + wiggle * if (i + phase) % 2 == 0 { 1.0 } else { -1.0 })
+                base * drift[i]
+                    * (1.0
+                        + wiggle
+                            * if (i + phase).is_multiple_of(2) {
+                                1.0
+                            } else {
+                                -1.0
+                            })
             })
             .collect()
     }

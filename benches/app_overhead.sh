@@ -51,3 +51,27 @@ print(f"with sampling:    median {mw:.4f} s (min {min(w):.4f}, max {max(w):.4f},
 print(f"without sampling: median {mo:.4f} s (min {min(o):.4f}, max {max(o):.4f}, n={len(o)})")
 print(f"ratio of medians {mw / mo:.4f}; median paired ratio {paired:.4f}: overhead {100 * (paired - 1):+.2f} %")
 PY
+
+# The sampler's own cost, apart from the noise of whole runs: the procfs reads of one sample
+# (what `inspect` reads: numa_maps, status, every thread's stat, numastat) of the program
+# holding its buffer, timed 200 times.
+"$PROG" "$MIB" 0 60000 >/dev/null &
+holder=$!
+sleep 1
+python3 - "$holder" "$INTERVAL" <<'PY'
+import glob, os, sys, time
+pid, interval = sys.argv[1], sys.argv[2]
+every = float(interval[:-2]) / 1e3 if interval.endswith("ms") else float(interval.rstrip("s"))
+t = time.perf_counter()
+for _ in range(200):
+    for f in (f"/proc/{pid}/numa_maps", f"/proc/{pid}/status",
+              *glob.glob(f"/proc/{pid}/task/*/stat"),
+              *glob.glob("/sys/devices/system/node/node*/numastat")):
+        with open(f) as fh:
+            fh.read()
+dt = (time.perf_counter() - t) / 200
+space = max(every, dt / 0.005)  # numascope app's SAMPLE_BUDGET (src/app/launch.rs)
+print(f"one sample's procfs reads: {dt * 1e3:.3f} ms; numascope app spaces samples at least "
+      f"{space * 1e3:.0f} ms apart here, so sampling takes {100 * dt / space:.2f} % of one CPU")
+PY
+kill "$holder"

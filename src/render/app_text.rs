@@ -115,7 +115,7 @@ fn how(c: &AppCandidate) -> String {
     match &c.how.command {
         Some(cmd) => cmd.clone(),
         None => format!(
-            "no numactl line ({}); kernel way: {}",
+            "no numactl line: {}; kernel way: {}",
             c.how.why_not.as_deref().unwrap_or("numactl cannot"),
             c.how.kernel_way
         ),

@@ -15,6 +15,7 @@
 //! docs/ARCHITECTURE.md draws the layers; `tests/architecture.rs` fails when an import
 //! breaks them.
 
+pub mod app;
 pub mod bandwidth;
 pub mod c2c;
 pub mod capture;
@@ -31,6 +32,7 @@ pub mod inspect;
 pub mod latency;
 pub mod launcher;
 pub mod loaded;
+pub mod numactl;
 pub mod parse;
 pub mod placement;
 pub mod render;

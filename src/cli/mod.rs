@@ -3,6 +3,7 @@
 //! here as one sentence (or a JSON object with `--json`) and the exit status of their kind
 //! (`crate::error::Kind`, the table in [`EXIT_STATUS`]); nothing below this layer prints.
 
+pub mod app;
 pub mod bandwidth;
 
 use std::path::PathBuf;
@@ -110,6 +111,9 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Print the man page (roff), of numascope or of one subcommand.
     Man(completions::ManArgs),
+    /// Run your own program under every distinct placement and compare, beyond noise:
+    /// `numascope app -- CMD ARGS`.
+    App(app::AppArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -201,12 +205,17 @@ pub fn main() -> i32 {
             }
             let kind = kind_of(&e);
             // A stop signal decides the status: an error after it is most likely its effect.
-            let code = signal.unwrap_or(kind.exit_code());
+            // `app` carries its own status (1 when the user's program failed).
+            let app_status = e
+                .downcast_ref::<crate::app::AppError>()
+                .map(|_| crate::app::exit_status_of(&e));
+            let code = signal.unwrap_or(app_status.unwrap_or(kind.exit_code()));
             let sentence = one_sentence(&e);
-            let name = if signal.is_some() {
-                "interrupted"
-            } else {
-                kind.name()
+            let name = match (signal, app_status) {
+                (Some(_), _) => "interrupted",
+                (None, Some(1)) => "program",
+                (None, Some(3)) => "environment",
+                _ => kind.name(),
             };
             if kind == Kind::Differs && signal.is_none() {
                 // A difference is the answer `compare` printed, not an error to repeat.
@@ -284,6 +293,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Command::Fleet(a) => fleet::run(&ctx, &a),
                 Command::Completions(a) => completions::run(&a),
                 Command::Man(a) => completions::man(&a),
+                Command::App(a) => app::run(&ctx, &a),
             }
         }
     }
@@ -347,6 +357,7 @@ impl Command {
                 | Command::Bandwidth(_)
                 | Command::LoadedLatency(_)
                 | Command::C2c(_)
+                | Command::App(_)
         )
     }
 }

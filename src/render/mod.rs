@@ -1,6 +1,7 @@
 //! Renderers: each turns a finished result into bytes for one audience (terminal text, JSON,
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
+pub mod app_text;
 pub mod bandwidth_text;
 pub mod c2c_text;
 pub mod columns;

@@ -8,11 +8,13 @@
 //! indistinguishable here. On a machine with one memory node there is nothing to weigh, and the
 //! advice says so without measuring. Nothing here prints.
 
+use crate::numactl::Installed;
 use crate::parse::cpulist::format_list;
 use crate::placement::Policy;
 use crate::results::advice::{Advice, PolicyCheck};
 use crate::stats::decide::percent;
-use crate::stats::{paired_ratio, Decision, Summary, CONFIDENCE, PRACTICAL_MARGIN};
+use crate::stats::decide::unbeaten;
+use crate::stats::{Summary, PRACTICAL_MARGIN};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -22,7 +24,7 @@ use super::rounds::{
     budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job, Outcome,
 };
 use super::scenarios::{home_node, weighted_unavailable};
-use super::weights::{apply_lines, derive_weights, nodes_text, weights_text};
+use super::weights::{apply_lines, derive_weights, weights_text};
 
 /// Builds the advice; `progress(done, total)` after each measurement.
 pub fn run_advisor(
@@ -134,28 +136,25 @@ pub fn run_advisor(
             quality: o.and_then(|o| o.quality.clone()),
         }
     };
+    // Lines the installed numactl accepts, or a comment with the kernel-interface way.
+    let numactl = Installed::find();
+    let line = |p: Policy| numactl.line_or_comment(&p, Some(&cpus), "APP");
     let checks = vec![
         check(
             format!("bind to node {best_node}"),
-            format!("numactl --cpunodebind={init} --membind={best_node} APP"),
+            line(Policy::Bind(vec![best_node])),
             outcomes.first(),
             None,
         ),
         check(
             format!("interleave {}", format_list(&mem)),
-            format!(
-                "numactl --cpunodebind={init} --interleave={} APP",
-                format_list(&mem)
-            ),
+            line(Policy::Interleave(mem.clone())),
             outcomes.get(1),
             None,
         ),
         check(
             format!("weighted interleave {}", weights_text(&weights)),
-            format!(
-                "numactl --cpunodebind={init} --weighted-interleave={} APP",
-                nodes_text(&weights)
-            ),
+            line(Policy::WeightedInterleave(weights.clone())),
             outcomes.get(2),
             why_not.clone(),
         ),
@@ -165,7 +164,7 @@ pub fn run_advisor(
         initiator_node: init,
         measured_mb_per_s: measured,
         apply: if weights.len() >= 2 {
-            apply_lines(&weights)
+            apply_lines(&weights, &numactl)
         } else {
             vec![]
         },
@@ -173,35 +172,6 @@ pub fn run_advisor(
         checks,
         summary,
     })
-}
-
-/// Which of the measured options are not beaten by any other (a paired ratio beyond the
-/// margin), and the widest "within" of the undecided pairs among them.
-fn unbeaten(rounds: &[&[f64]]) -> (Vec<usize>, Option<f64>, bool) {
-    let n = rounds.len();
-    let decide = |i: usize, j: usize| {
-        paired_ratio(rounds[i], rounds[j], CONFIDENCE)
-            .map_or(Decision::NoInterval { samples: 0 }, |r| {
-                r.decide(PRACTICAL_MARGIN)
-            })
-    };
-    let top: Vec<usize> = (0..n)
-        .filter(|&i| (0..n).all(|j| j == i || decide(i, j) != Decision::Higher))
-        .collect();
-    let mut within: Option<f64> = None;
-    let mut no_interval = false;
-    for (a, &i) in top.iter().enumerate() {
-        for &j in &top[a + 1..] {
-            match decide(i, j) {
-                Decision::Indistinguishable { within: w } => {
-                    within = Some(within.map_or(w, |x: f64| x.max(w)))
-                }
-                Decision::NoInterval { .. } => no_interval = true,
-                _ => {}
-            }
-        }
-    }
-    (top, within, no_interval)
 }
 
 /// The conclusion in one sentence (pure): `checks` are bind to the best node, plain
@@ -235,7 +205,7 @@ pub fn summarize(
         .take(3)
         .map(|c| c.rounds_mb_per_s.as_slice())
         .collect();
-    let (top, within, no_interval) = unbeaten(&rounds);
+    let (top, within, no_interval) = unbeaten(&rounds, PRACTICAL_MARGIN);
     let verdict = match top.as_slice() {
         [2] => "use it".to_string(),
         [k] => format!("{} is better here", names[*k]),

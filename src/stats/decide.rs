@@ -8,7 +8,7 @@
 //! medians by the ends of both intervals, which is conservative. Nothing here measures or
 //! prints.
 
-use super::interval::{median_interval, median_ranks, NoInterval};
+use super::interval::{median_interval, median_ranks, NoInterval, CONFIDENCE};
 use super::multiple::{normal_two_sided_p, sign_test_p};
 use super::{median, Summary};
 
@@ -172,6 +172,33 @@ pub fn no_interval_reason(n: usize, level: f64) -> Option<String> {
         }
         .to_string()
     })
+}
+
+/// Which of the measured options are not beaten by any other (a paired ratio beyond the
+/// margin; higher is better, the rounds paired by index), and the widest "within" of the undecided pairs among them.
+pub fn unbeaten(rounds: &[&[f64]], margin: f64) -> (Vec<usize>, Option<f64>, bool) {
+    let n = rounds.len();
+    let decide = |i: usize, j: usize| {
+        paired_ratio(rounds[i], rounds[j], CONFIDENCE)
+            .map_or(Decision::NoInterval { samples: 0 }, |r| r.decide(margin))
+    };
+    let top: Vec<usize> = (0..n)
+        .filter(|&i| (0..n).all(|j| j == i || decide(i, j) != Decision::Higher))
+        .collect();
+    let mut within: Option<f64> = None;
+    let mut no_interval = false;
+    for (a, &i) in top.iter().enumerate() {
+        for &j in &top[a + 1..] {
+            match decide(i, j) {
+                Decision::Indistinguishable { within: w } => {
+                    within = Some(within.map_or(w, |x: f64| x.max(w)))
+                }
+                Decision::NoInterval { .. } => no_interval = true,
+                _ => {}
+            }
+        }
+    }
+    (top, within, no_interval)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub mod perf;
 pub mod process;
 pub mod safe_read;
 pub mod signal;
+pub mod spawn;
 
 use std::io;
 

@@ -611,6 +611,62 @@ def checks_A(c):
     check_latency_matrix(c)
     check_bandwidth_matrix(c)
     check_bandwidth_scaling(c)
+    check_app_stream(c)
+
+
+# The candidates of the `app-stream` block and the nodes each must put the program's
+# anonymous memory on (bind: all of it; interleave: a share on every node).
+APP_CANDIDATES = {"bind:0": ("bind", [0]), "bind:1": ("bind", [1]), "interleave": ("interleave", [0, 1, 2])}
+
+
+def check_app_stream(c):
+    """`numascope app` with the streaming program under bind:0, bind:1 and interleave: each
+    candidate run (not merged: they place differently here), exit 0, and the program's
+    anonymous memory (anon, heap, stack; file pages were cached before it ran) sampled from
+    numa_maps where the policy puts it: all on the node for bind (threads on that node's
+    CPUs), at least a quarter on each of 0-2 for interleave. No timing is checked."""
+    j = c.json_ok("app-stream", "app-stream")
+    if j is None:
+        return
+    bad, seen = [], []
+    cands = {x["id"]: x for x in j.get("candidates", [])}
+    for cid, (kind, nodes) in APP_CANDIDATES.items():
+        x = cands.get(cid)
+        if x is None:
+            bad.append(f"no candidate {cid}")
+            continue
+        if x.get("same_as") is not None:
+            bad.append(f"{cid} merged into {x['same_as']}")
+        runs = x.get("runs", [])
+        if len(runs) != 1 or runs[0].get("exit_code") != 0:
+            bad.append(f"{cid} runs {runs}")
+        o = x.get("observed")
+        if not o or not o.get("samples"):
+            bad.append(f"{cid} has no numa_maps sample")
+            continue
+        anon = {}
+        for k in o.get("kinds", []):
+            if k["kind"] in ("anon", "heap", "stack"):
+                for n in k["nodes"]:
+                    anon[int(n["node"])] = anon.get(int(n["node"]), 0) + int(n["bytes"])
+        total = sum(anon.values())
+        seen.append(f"{cid}: " + " ".join(f"node{n}={b / MIB:.1f}MiB" for n, b in sorted(anon.items())))
+        if total < 8 * MIB:
+            bad.append(f"{cid} anonymous memory {total / MIB:.1f} MiB < the 8 MiB buffer")
+            continue
+        if kind == "bind":
+            if anon.get(nodes[0], 0) != total:
+                bad.append(f"{cid} anonymous memory not all on node {nodes[0]}: {anon}")
+            cpus = set(c.s.node(nodes[0]).cpus)
+            if not set(o.get("thread_cpus", [])) <= cpus:
+                bad.append(f"{cid} threads on CPUs {o.get('thread_cpus')} outside node {nodes[0]}'s {sorted(cpus)}")
+        else:
+            low = [n for n in nodes if anon.get(n, 0) < total / 4]
+            if low or set(anon) - set(nodes):
+                bad.append(f"{cid} not spread over {nodes}: {anon}")
+        if o.get("overriding"):
+            bad.append(f"{cid} reported as overriding: {o['overriding']}")
+    c.r.check("app-stream", not bad, "; ".join(bad) or "; ".join(seen))
 
 
 def check_weighted_sigterm(c):

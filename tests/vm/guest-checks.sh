@@ -202,6 +202,11 @@ checks_A() {
     # Bandwidth matrix: every initiator node x every memory node, placement verified per cell.
     run bandwidth-matrix "$NS" bandwidth --matrix --kernel read --size 8MiB --duration 20ms --repetitions 1 --warmup 0 --json
     run bandwidth-scaling "$NS" bandwidth --scaling --kernel read --size 8MiB --duration 20ms --repetitions 1 --warmup 0 --json
+    # numascope app: the streaming test program (a cargo example, /bin/app_stream) under bind
+    # to node 0, bind to node 1 and interleave over 0-2, one run each; it streams 8 MiB once
+    # and stays alive 1 s so the sampler sees its pages. Only placement is checked.
+    run app-stream "$NS" app --json --runs 1 --warmup 0 --sample-interval 5ms \
+        --candidates bind:0,bind:1,interleave -- /bin/app_stream 8 1 1000
 }
 
 checks_B() {

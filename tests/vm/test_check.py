@@ -193,6 +193,23 @@ def loaded_result(fraction=1.0):
             "load_placement_fraction": 1.0, "points": [{}, {}, {}]}
 
 
+def app_stream(leak=False):
+    """A `numascope app --json` a correct numascope prints in shape A for the streaming
+    program under bind:0, bind:1 and interleave."""
+    def cand(cid, anon, cpus):
+        return {"id": cid, "same_as": None, "runs": [{"round": 0, "exit_code": 0}],
+                "observed": {"samples": 12, "thread_cpus": cpus, "overriding": None,
+                             "kinds": [{"kind": "anon", "bytes": sum(anon.values()),
+                                        "nodes": [{"node": n, "bytes": b} for n, b in anon.items()]},
+                                       {"kind": "file", "bytes": MIB,
+                                        "nodes": [{"node": 0, "bytes": MIB}]}]}}
+    on1 = {1: 9 * MIB, 0: 4096} if leak else {1: 9 * MIB}
+    return {"schema_version": 1, "candidates": [
+        cand("bind:0", {0: 9 * MIB}, [0, 1]),
+        cand("bind:1", on1, [2]),
+        cand("interleave", {0: 3 * MIB, 1: 3 * MIB, 2: 3 * MIB}, [1])]}
+
+
 def good_a():
     L = Log("A").block("topo", topo("A")).block("capture")
     for n in (0, 1, 2):
@@ -216,6 +233,7 @@ def good_a():
     L.block("latency-matrix", latency_matrix("A"))
     L.block("bandwidth-matrix", bandwidth_matrix("A"))
     L.block("bandwidth-scaling", bandwidth_scaling("A"))
+    L.block("app-stream", app_stream())
     return L
 
 
@@ -358,6 +376,21 @@ class BadLogs(unittest.TestCase):
     def test_latency_matrix_cell_off_node_fails(self):
         L = good_a().block("latency-matrix", latency_matrix("A", leak=(0, 2)))
         self.assertIn("latency-matrix", fails(judge("A", L.text())))
+
+    def test_app_page_off_node_fails(self):
+        L = good_a().block("app-stream", app_stream(leak=True))
+        self.assertIn("app-stream", fails(judge("A", L.text())))
+
+    def test_app_candidates_merged_or_threads_elsewhere_fail(self):
+        j = app_stream()
+        j["candidates"][1]["same_as"] = "bind:0"
+        self.assertIn("app-stream", fails(judge("A", good_a().block("app-stream", j).text())))
+        j = app_stream()
+        j["candidates"][0]["observed"]["thread_cpus"] = [2]
+        self.assertIn("app-stream", fails(judge("A", good_a().block("app-stream", j).text())))
+        j = app_stream()
+        j["candidates"][2]["observed"]["kinds"][0]["nodes"] = [{"node": 0, "bytes": 9 * MIB}]
+        self.assertIn("app-stream", fails(judge("A", good_a().block("app-stream", j).text())))
 
     def test_bind_leak_fails(self):
         L = good_a().block("bind-node2", placement({2: 2047, 0: 1}, [2]))

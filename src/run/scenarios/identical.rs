@@ -21,7 +21,7 @@ enum Where {
 /// Where a thread's pages land: (node, share) reduced by their gcd; `None` when it depends
 /// on something this model does not know (first touch on a node without memory among several
 /// memory nodes, a multi-node bind).
-pub(super) fn pages(
+pub(crate) fn pages(
     topo: &Topology,
     mem: &[u32],
     policy: &Policy,
@@ -31,6 +31,8 @@ pub(super) fn pages(
         Policy::Bind(ns) if ns.len() == 1 => vec![(ns[0], 1)],
         Policy::Interleave(ns) => ns.iter().map(|&n| (n, 1)).collect(),
         Policy::WeightedInterleave(ws) => ws.iter().map(|&(n, w)| (n, u32::from(w))).collect(),
+        // With one memory node, "that node first" is "that node".
+        Policy::Preferred(n) if mem == [*n] => vec![(*n, 1)],
         Policy::FirstTouch => {
             let local = cpu
                 .and_then(|c| topo.node_of_cpu(c))
@@ -96,7 +98,7 @@ fn placement_key(topo: &Topology, cfg: &Config) -> Option<PlacementKey> {
 }
 
 /// Why configurations place identically here, from the machine's shape.
-pub(super) fn same_reason(topo: &Topology) -> String {
+pub(crate) fn same_reason(topo: &Topology) -> String {
     let mem = topo.memory_nodes();
     let usable = topo.usable_cpus();
     let mut facts = Vec::new();

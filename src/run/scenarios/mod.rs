@@ -29,6 +29,8 @@ use super::weights::{derive_weights, nodes_text, weights_text};
 mod identical;
 mod layout;
 
+pub(crate) use identical::pages as placed_pages;
+pub(crate) use identical::same_reason as same_placement_reason;
 use identical::{apply_merges, merge_identical, same_reason};
 use layout::{layout, Layout};
 

@@ -1,0 +1,298 @@
+//! `numascope app -- CMD`: the user's own program under every candidate placement that is
+//! distinct on this machine, in interleaved rounds (A B C A B C ..., the first round dropped
+//! as warm-up), with wall time, CPU time, maximum resident set, and where its memory and
+//! threads were observed; candidates that place identically here are merged and measured
+//! once; the distinct ones are ranked only beyond noise. Policies are applied to the child as
+//! numactl does (set_mempolicy and sched_setaffinity before exec, `sys::spawn`); no numactl is
+//! needed, but each candidate's numactl line is checked against the installed one
+//! ([`crate::numactl`]). One entry point, [`run`], like every experiment. Nothing here prints.
+
+pub mod candidates;
+pub mod error;
+mod launch;
+mod observe;
+pub mod rank;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use candidates::Candidate;
+pub use error::{exit_status_of, AppError};
+
+use crate::experiment::{Outcome, Progress};
+use crate::numactl::{shell_line, Installed};
+use crate::results::app::{AppCandidate, AppReport, AppRun, APP_SCHEMA_VERSION};
+use crate::stats::Summary;
+use crate::sys::signal::{interrupted, stop_reason};
+use crate::sys::spawn::ChildOutput;
+use crate::sysroot::SysRoot;
+use crate::topology::Topology;
+
+pub use crate::results::app;
+
+/// Where the program's own output goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ChildOutputTo {
+    /// One file per run for stdout and stderr, in this directory.
+    Files(PathBuf),
+    /// numascope's own terminal.
+    Terminal,
+}
+
+/// A resolved `numascope app` configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub command: Vec<String>,
+    pub candidates: Vec<Candidate>,
+    pub runs: usize,
+    pub warmup: usize,
+    pub time_limit: Option<Duration>,
+    /// `None`: no sampling of numa_maps and thread CPUs.
+    pub sample_every: Option<Duration>,
+    pub output: ChildOutputTo,
+    /// Keep going (and keep the figures) when the program exits non-zero.
+    pub ignore_failure: bool,
+    /// Measure candidates even when they place identically (for an A/A check).
+    pub no_merge: bool,
+    /// The numactl the lines are checked against.
+    pub numactl: Installed,
+}
+
+/// Runs the comparison. `Err` only before the first run (the program could not be started);
+/// a failure later (a non-zero exit, the time limit) comes back in [`Outcome::failed`] with
+/// the report of what was measured, marked partial. A stop signal ends the current run and
+/// returns the report, marked partial, without a failure.
+pub fn run(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    progress: &Progress,
+) -> anyhow::Result<Outcome<AppReport>> {
+    if cfg.command.is_empty() {
+        return Err(AppError::input(
+            "no command given; put it after `--`, e.g. `numascope app -- ./prog ARGS`",
+        )
+        .into());
+    }
+    root.require_live("run a program under a placement")
+        .map_err(|e| AppError::environment(e.to_string()))?;
+    candidates::probe(&cfg.candidates)?;
+    let (merged, reason) = if cfg.no_merge {
+        (vec![None; cfg.candidates.len()], String::new())
+    } else {
+        candidates::merge_identical(topo, &cfg.candidates)
+    };
+    let program = shell_line(&cfg.command);
+    let mut report = AppReport {
+        schema_version: APP_SCHEMA_VERSION,
+        command: cfg.command.clone(),
+        runs: cfg.runs,
+        warmup: cfg.warmup,
+        sample_interval_ms: cfg.sample_every.map_or(0, |d| d.as_millis() as u64),
+        candidates: cfg
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(k, c)| AppCandidate {
+                id: c.id.clone(),
+                letter: (b'a' + (k % 26) as u8) as char,
+                label: c.label.clone(),
+                policy: c.policy.describe(),
+                cpus: c.cpus.clone(),
+                same_as: merged[k].map(|j| cfg.candidates[j].id.clone()),
+                same_reason: merged[k].map(|_| reason.clone()),
+                unavailable: c.unavailable.clone(),
+                how: cfg.numactl.how_to(&c.policy, c.cpus.as_deref(), &program),
+                wall_s: None,
+                user_s: None,
+                sys_s: None,
+                max_rss_kib: None,
+                runs: vec![],
+                observed: None,
+            })
+            .collect(),
+        ranking: rank::rank(&[], &vec![]),
+        numactl: cfg.numactl.clone(),
+        partial: false,
+        stopped: None,
+    };
+    let measured: Vec<usize> = (0..cfg.candidates.len())
+        .filter(|&k| merged[k].is_none() && cfg.candidates[k].unavailable.is_none())
+        .collect();
+    let rounds = cfg.warmup + cfg.runs;
+    let total = rounds * measured.len();
+    let limits = launch::Limits {
+        time_limit: cfg.time_limit,
+        sample_every: cfg.sample_every,
+    };
+    let mut samples: Vec<Vec<crate::inspect::Inspection>> = vec![vec![]; cfg.candidates.len()];
+    let mut failed: Option<anyhow::Error> = None;
+    let mut done = 0;
+    'rounds: for round in 0..rounds {
+        for &k in &measured {
+            if interrupted() {
+                report.partial = true;
+                report.stopped = Some(format!("stopped by {}", stop_reason()));
+                break 'rounds;
+            }
+            let c = &cfg.candidates[k];
+            let (output, files) = open_output(&cfg.output, &c.id, round)?;
+            let end = launch::run_once(topo, root, &cfg.command, &c.placement(), output, limits);
+            let end = match end {
+                Ok(e) => e,
+                // The program could not start: nothing to compare if it is the first run.
+                Err(e) if done == 0 => return Err(e.into()),
+                Err(e) => {
+                    report.partial = true;
+                    report.stopped = Some(e.message.clone());
+                    failed = Some(e.into());
+                    break 'rounds;
+                }
+            };
+            done += 1;
+            progress(done, total);
+            let warmup = round < cfg.warmup;
+            let stopped = end.stopped.is_some();
+            let run = AppRun {
+                round,
+                warmup,
+                wall_s: end.wall_s,
+                user_s: end.end.user_s,
+                sys_s: end.end.sys_s,
+                max_rss_kib: end.end.max_rss_kib,
+                exit_code: end.end.exit_code,
+                signal: end.end.signal,
+                stopped,
+                samples: end.samples.len(),
+                stdout_file: files.as_ref().map(|f| f.0.clone()),
+                stderr_file: files.as_ref().map(|f| f.1.clone()),
+            };
+            let candidate = &mut report.candidates[k];
+            candidate.runs.push(run);
+            if !warmup && !stopped {
+                samples[k].extend(end.samples);
+            }
+            let why_stop = match end.stopped {
+                Some(launch::Stopped::Signal) => {
+                    report.partial = true;
+                    report.stopped = Some(format!(
+                        "stopped by {} during run {} of {}; that run is not counted",
+                        stop_reason(),
+                        round + 1,
+                        c.id
+                    ));
+                    break 'rounds;
+                }
+                Some(launch::Stopped::TimeLimit) => Some(format!(
+                    "the program ran longer than --time-limit {:.0?} under {} (round {}) and was stopped; raise --time-limit or give the program less work",
+                    cfg.time_limit.unwrap_or_default(),
+                    c.id,
+                    round + 1
+                )),
+                None => match (end.end.exit_code, end.end.signal) {
+                    (Some(0), _) => None,
+                    (Some(code), _) if !cfg.ignore_failure => Some(format!(
+                        "the program exited with status {code} under {} (round {}); see its output{}, or pass --ignore-failure to keep going",
+                        c.id,
+                        round + 1,
+                        files.as_ref().map_or(String::new(), |f| format!(" in {}", f.1))
+                    )),
+                    (Some(_), _) => None,
+                    (None, sig) => Some(format!(
+                        "the program was killed by signal {} under {} (round {})",
+                        sig.unwrap_or(0),
+                        c.id,
+                        round + 1
+                    )),
+                },
+            };
+            if let Some(why) = why_stop {
+                report.partial = true;
+                report.stopped = Some(why.clone());
+                failed = Some(AppError::child(why).into());
+                break 'rounds;
+            }
+        }
+    }
+    summarize(&mut report, &merged, &samples, &cfg.candidates);
+    Ok(Outcome { report, failed })
+}
+
+/// Fills each candidate's figures and observations, gives merged candidates their leader's,
+/// and ranks.
+fn summarize(
+    report: &mut AppReport,
+    merged: &[Option<usize>],
+    samples: &[Vec<crate::inspect::Inspection>],
+    cands: &[Candidate],
+) {
+    let kept = |c: &AppCandidate| -> Vec<AppRun> {
+        c.runs
+            .iter()
+            .filter(|r| !r.warmup && !r.stopped && r.signal.is_none())
+            .cloned()
+            .collect()
+    };
+    for (k, c) in report.candidates.iter_mut().enumerate() {
+        let runs = kept(c);
+        let of = |f: &dyn Fn(&AppRun) -> f64| Summary::of(&runs.iter().map(f).collect::<Vec<_>>());
+        c.wall_s = of(&|r| r.wall_s);
+        c.user_s = of(&|r| r.user_s);
+        c.sys_s = of(&|r| r.sys_s);
+        c.max_rss_kib = of(&|r| r.max_rss_kib as f64);
+        let refs: Vec<&crate::inspect::Inspection> = samples[k].iter().collect();
+        c.observed = observe::observe(&cands[k], &refs);
+    }
+    for (k, leader) in merged.iter().enumerate() {
+        if let Some(j) = *leader {
+            let src = report.candidates[j].clone();
+            let c = &mut report.candidates[k];
+            c.wall_s = src.wall_s;
+            c.user_s = src.user_s;
+            c.sys_s = src.sys_s;
+            c.max_rss_kib = src.max_rss_kib;
+        }
+    }
+    let rounds_total = report.warmup + report.runs;
+    let rounds: rank::Rounds = (0..report.candidates.len())
+        .filter(|&k| merged[k].is_none() && report.candidates[k].unavailable.is_none())
+        .filter(|&k| report.candidates[k].wall_s.is_some())
+        .map(|k| {
+            let mut per_round = vec![None; rounds_total];
+            for r in kept(&report.candidates[k]) {
+                per_round[r.round] = Some(r.wall_s);
+            }
+            (k, per_round[report.warmup..].to_vec())
+        })
+        .collect();
+    report.ranking = rank::rank(&report.candidates, &rounds);
+}
+
+/// Where one run's output goes; the file names when they are files.
+fn open_output(
+    to: &ChildOutputTo,
+    id: &str,
+    round: usize,
+) -> Result<(ChildOutput, Option<(String, String)>), AppError> {
+    match to {
+        ChildOutputTo::Terminal => Ok((ChildOutput::Inherit, None)),
+        ChildOutputTo::Files(dir) => {
+            let stem = format!("{}-round{}", id.replace([':', '/'], "-"), round + 1);
+            let out = dir.join(format!("{stem}.stdout"));
+            let err = dir.join(format!("{stem}.stderr"));
+            let open = |p: &PathBuf| {
+                std::fs::File::create(p).map_err(|e| {
+                    AppError::environment(format!(
+                        "cannot create {} for the program's output: {e}; choose a writable --output directory",
+                        p.display()
+                    ))
+                })
+            };
+            let files = (open(&out)?, open(&err)?);
+            Ok((
+                ChildOutput::Files(files.0, files.1),
+                Some((out.display().to_string(), err.display().to_string())),
+            ))
+        }
+    }
+}

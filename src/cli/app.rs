@@ -1,0 +1,184 @@
+//! `numascope app [OPTIONS] -- CMD ARGS...`: resolves the flags (candidates, runs, warm-up,
+//! time limit, sampling interval, where the program's output goes) into an
+//! [`crate::app::Config`], runs [`crate::app::run`], writes `results.json`, `app.csv` and
+//! `app.html` with `--output`, and prints text or JSON. Exit statuses: 0 done, 1 the program
+//! failed (non-zero exit without `--ignore-failure`, a signal, the time limit), 2 usage or
+//! input, 3 this machine refuses a candidate, 130/143 stopped by Ctrl-C/SIGTERM (what was
+//! measured is printed, marked partial).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::app::{self, AppError, ChildOutputTo};
+use crate::cli::Context;
+use crate::numactl::Installed;
+use crate::parse::duration::{parse_duration, DurationRange};
+use crate::render::app_text;
+use crate::run::output::OutputDir;
+use crate::topology::read_topology;
+
+/// `--time-limit`: one run of the program, 1 ms to a day.
+const TIME_LIMIT: DurationRange = DurationRange {
+    flag: "--time-limit",
+    min: Duration::from_millis(1),
+    max: Duration::from_secs(86_400),
+    advice: "give 1ms to 86400s per run",
+};
+
+/// `--sample-interval`: 1 ms to a minute (0 turns sampling off).
+const SAMPLE_INTERVAL: DurationRange = DurationRange {
+    flag: "--sample-interval",
+    min: Duration::from_millis(1),
+    max: Duration::from_secs(60),
+    advice: "give 1ms to 60s, or 0 to turn sampling off",
+};
+
+/// Flags of `numascope app`.
+#[derive(Debug, Args)]
+pub struct AppArgs {
+    /// Candidates, comma-separated: default, bind:N, interleave[:LIST], weighted,
+    /// preferred:N, pin:N (default: all of them that exist on this machine). Candidates that
+    /// place identically here are merged and run once.
+    #[arg(long, value_name = "LIST")]
+    pub candidates: Option<String>,
+    /// Measured runs per candidate, interleaved across candidates (6 or more give an
+    /// interval).
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    pub runs: usize,
+    /// Warm-up runs per candidate, run first and dropped.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub warmup: usize,
+    /// Stop a run that takes longer (e.g. 30s); the comparison ends there (exit status 1).
+    #[arg(long, value_name = "DURATION")]
+    pub time_limit: Option<String>,
+    /// How often to sample the program's numa_maps and thread CPUs; 0 turns sampling off.
+    #[arg(long, value_name = "DURATION", default_value = "100ms")]
+    pub sample_interval: String,
+    /// Write results.json, app.csv, app.html and the program's output per run into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub output: Option<PathBuf>,
+    /// Write into an existing --output directory.
+    #[arg(long)]
+    pub force: bool,
+    /// Show the program's own output on this terminal instead of writing it to files.
+    #[arg(long)]
+    pub show_output: bool,
+    /// Keep going when the program exits with a non-zero status (its runs still count).
+    #[arg(long)]
+    pub ignore_failure: bool,
+    /// Run candidates even when they place identically here (an A/A check:
+    /// `--candidates default,default --no-merge`).
+    #[arg(long)]
+    pub no_merge: bool,
+    /// Print JSON (schema in docs/app.md).
+    #[arg(long)]
+    pub json: bool,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
+    if args.command.is_empty() || args.command[0].trim().is_empty() {
+        return Err(AppError::input(
+            "no command given; put it after `--`, e.g. `numascope app -- ./prog ARGS`",
+        )
+        .into());
+    }
+    if args.runs == 0 || args.runs > 10_000 {
+        return Err(AppError::input(format!(
+            "--runs {} is out of range; give 1 to 10000 (6 or more give an interval)",
+            args.runs
+        ))
+        .into());
+    }
+    if args.warmup > 100 {
+        return Err(AppError::input(format!(
+            "--warmup {} is out of range; give 0 to 100",
+            args.warmup
+        ))
+        .into());
+    }
+    let time_limit = args
+        .time_limit
+        .as_deref()
+        .map(|t| parse_duration(t, &TIME_LIMIT))
+        .transpose()
+        .map_err(AppError::input)?;
+    let sample_every = match args.sample_interval.trim() {
+        "0" | "off" => None,
+        t => Some(parse_duration(t, &SAMPLE_INTERVAL).map_err(AppError::input)?),
+    };
+    ctx.root
+        .require_live("run a program under a placement")
+        .map_err(|e| AppError::environment(e.to_string()))?;
+    let topo = read_topology(&ctx.root)?;
+    // Candidates asked for by name must all be possible here; the default list keeps the
+    // impossible ones, marked, so the report says why they were not run.
+    let candidates = match &args.candidates {
+        Some(list) => {
+            let ids: Vec<String> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            app::candidates::resolve(&topo, &ctx.root, &ids)?
+        }
+        None => app::candidates::resolve_lenient(
+            &topo,
+            &ctx.root,
+            &app::candidates::default_ids(&topo),
+        )?,
+    };
+    let dir = args
+        .output
+        .as_ref()
+        .map(|p| OutputDir::prepare(p, args.force))
+        .transpose()
+        .map_err(|e| AppError::input(e.to_string()))?;
+    let output = if args.show_output {
+        ChildOutputTo::Terminal
+    } else {
+        let runs_dir = match &dir {
+            Some(d) => d.path().join("runs"),
+            None => std::env::temp_dir().join(format!("numascope-app-{}", std::process::id())),
+        };
+        std::fs::create_dir_all(&runs_dir).map_err(|e| {
+            AppError::environment(format!(
+                "cannot create {} for the program's output: {e}; give a writable --output or --show-output",
+                runs_dir.display()
+            ))
+        })?;
+        ChildOutputTo::Files(runs_dir)
+    };
+    let cfg = app::Config {
+        command: args.command.clone(),
+        candidates,
+        runs: args.runs,
+        warmup: args.warmup,
+        time_limit,
+        sample_every,
+        output,
+        ignore_failure: args.ignore_failure,
+        no_merge: args.no_merge,
+        numactl: Installed::find(),
+    };
+    let outcome = app::run(&topo, &ctx.root, &cfg, &|_, _| {})?;
+    let report = outcome.report;
+    if let Some(d) = &dir {
+        d.write(
+            "results.json",
+            (serde_json::to_string_pretty(&report)? + "\n").as_bytes(),
+        )?;
+        d.write("app.csv", app_text::csv(&report)?.as_bytes())?;
+        d.write("app.html", app_text::html(&report).as_bytes())?;
+    }
+    super::print_result(args.json, &report, |out| app_text::render(&report, out))?;
+    match outcome.failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,232 @@
+//! `numascope app` as text: one line per candidate (wall time with its interval, CPU time,
+//! maximum resident set, where memory and threads were seen, or which candidate it places
+//! identically to), the verdict, what the program overrode, and how to run each candidate
+//! (the numactl line the installed numactl accepts, or the kernel way). Also the CSV
+//! (`app.csv`, one row per run) and a small self-contained HTML page. Reads results only.
+
+use std::io::{self, Write};
+
+use crate::results::app::{AppCandidate, AppReport, Observed};
+use crate::results::format::format_bytes;
+
+use super::html::esc;
+use super::run_view::{fmt_interval, fmt_num};
+
+/// The text report.
+pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "numascope app: {}", r.command.join(" "))?;
+    writeln!(
+        out,
+        "{} run{} per candidate after {} warm-up, interleaved across candidates; {}",
+        r.runs,
+        if r.runs == 1 { "" } else { "s" },
+        r.warmup,
+        if r.sample_interval_ms == 0 {
+            "placement not sampled".to_string()
+        } else {
+            format!(
+                "numa_maps and thread CPUs sampled every {} ms",
+                r.sample_interval_ms
+            )
+        }
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<16} {:<30} {:>8} {:>8} {:>10}  where it was",
+        "candidate", "wall s (median [95 %] n)", "user s", "sys s", "max RSS"
+    )?;
+    for c in &r.candidates {
+        let name = format!("({}) {}", c.letter, c.id);
+        let figures = match (&c.same_as, &c.unavailable, &c.wall_s) {
+            (_, Some(u), _) => format!("not run: {u}"),
+            (Some(s), _, _) => format!("same placement as {s}, measured once there"),
+            (None, None, Some(w)) => format!(
+                "{:<30} {:>8} {:>8} {:>10}  {}",
+                fmt_interval(w),
+                c.user_s.map_or("-".into(), |s| fmt_num(s.median)),
+                c.sys_s.map_or("-".into(), |s| fmt_num(s.median)),
+                c.max_rss_kib
+                    .map_or("-".into(), |s| format_bytes(s.median as u64 * 1024)),
+                c.observed.as_ref().map_or("not sampled".into(), seen)
+            ),
+            (None, None, None) => "no run kept".into(),
+        };
+        writeln!(out, "{name:<16} {figures}")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "Verdict: {}", r.ranking.text)?;
+    for cmp in &r.ranking.comparisons {
+        writeln!(
+            out,
+            "  {} / {}: wall-time ratio {}{} over {} paired rounds: {}",
+            cmp.candidate,
+            cmp.reference,
+            fmt_num(cmp.ratio),
+            match (cmp.ci_low, cmp.ci_high) {
+                (Some(l), Some(h)) => format!(" [{}, {}]", fmt_num(l), fmt_num(h)),
+                _ => String::new(),
+            },
+            cmp.rounds,
+            cmp.decision
+        )?;
+    }
+    for c in &r.candidates {
+        if let Some(o) = c.observed.as_ref().and_then(|o| o.overriding.as_ref()) {
+            writeln!(out, "Overriding ({}) {}: {o}", c.letter, c.id)?;
+        }
+    }
+    if let Some(s) = &r.stopped {
+        writeln!(out, "Partial: {s}")?;
+    }
+    writeln!(out)?;
+    writeln!(out, "How to run each ({}):", numactl_name(r))?;
+    for c in &r.candidates {
+        writeln!(out, "  ({}) {}: {}", c.letter, c.id, c.label)?;
+        writeln!(out, "      {}", how(c))?;
+    }
+    if let Some(f) = r
+        .candidates
+        .iter()
+        .flat_map(|c| &c.runs)
+        .find_map(|run| run.stdout_file.as_ref())
+    {
+        let dir = std::path::Path::new(f)
+            .parent()
+            .map_or(String::new(), |p| p.display().to_string());
+        writeln!(
+            out,
+            "The program's output: one .stdout and .stderr file per run in {dir}"
+        )?;
+    }
+    Ok(())
+}
+
+fn numactl_name(r: &AppReport) -> String {
+    match (&r.numactl.path, &r.numactl.version) {
+        (None, _) => "no numactl on PATH".into(),
+        (Some(p), Some(v)) => format!("numactl {v} at {}", p.display()),
+        (Some(p), None) => format!("{}, version not reported", p.display()),
+    }
+}
+
+/// The numactl line, or why there is none with the kernel way.
+fn how(c: &AppCandidate) -> String {
+    match &c.how.command {
+        Some(cmd) => cmd.clone(),
+        None => format!(
+            "no numactl line: {}; kernel way: {}",
+            c.how.why_not.as_deref().unwrap_or("numactl cannot"),
+            c.how.kernel_way
+        ),
+    }
+}
+
+/// `node 0 100 % (64 MiB); CPUs 0-1`.
+fn seen(o: &Observed) -> String {
+    let total: u64 = o.nodes.iter().map(|n| n.bytes).sum();
+    let mem: Vec<String> = o
+        .nodes
+        .iter()
+        .map(|n| {
+            format!(
+                "node {} {:.0} %",
+                n.node,
+                if total > 0 {
+                    n.bytes as f64 * 100.0 / total as f64
+                } else {
+                    0.0
+                }
+            )
+        })
+        .collect();
+    let cpus: Vec<String> = o.thread_cpus.iter().map(u32::to_string).collect();
+    format!(
+        "memory {} of {}; threads on CPU {}{}",
+        mem.join(", "),
+        format_bytes(total),
+        cpus.join(","),
+        if o.overriding.is_some() {
+            "; OVERRIDDEN by the program"
+        } else {
+            ""
+        }
+    )
+}
+
+/// `app.csv`: one row per run, snake_case headers with units, numbers as numbers, missing
+/// as empty.
+pub fn csv(r: &AppReport) -> Result<String, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "candidate",
+        "policy",
+        "cpus",
+        "same_as",
+        "round",
+        "warmup",
+        "wall_s",
+        "user_s",
+        "sys_s",
+        "max_rss_kib",
+        "exit_code",
+        "signal",
+        "stopped",
+        "samples",
+    ])?;
+    let opt = |v: Option<i32>| v.map_or(String::new(), |x| x.to_string());
+    for c in &r.candidates {
+        for run in &c.runs {
+            w.write_record([
+                c.id.clone(),
+                c.policy.clone(),
+                c.cpus.as_ref().map_or(String::new(), |v| {
+                    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+                }),
+                c.same_as.clone().unwrap_or_default(),
+                run.round.to_string(),
+                run.warmup.to_string(),
+                run.wall_s.to_string(),
+                run.user_s.to_string(),
+                run.sys_s.to_string(),
+                run.max_rss_kib.to_string(),
+                opt(run.exit_code),
+                opt(run.signal),
+                run.stopped.to_string(),
+                run.samples.to_string(),
+            ])?;
+        }
+    }
+    let bytes = w.into_inner().map_err(|e| e.into_error())?;
+    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8"))
+}
+
+/// `app.html`: the same report as one self-contained page (no scripts, no external files).
+pub fn html(r: &AppReport) -> String {
+    let mut text = Vec::new();
+    // Writing into a Vec cannot fail.
+    let _ = render(r, &mut text);
+    let mut rows = String::new();
+    for c in &r.candidates {
+        let wall = match (&c.same_as, &c.wall_s) {
+            (Some(s), _) => format!("same placement as {s}"),
+            (None, Some(w)) => fmt_interval(w),
+            (None, None) => "no run kept".into(),
+        };
+        rows.push_str(&format!(
+            "<tr><td>({}) {}</td><td>{}</td><td class=\"n\">{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
+            c.letter,
+            esc(&c.id),
+            esc(&c.label),
+            esc(&wall),
+            esc(&c.observed.as_ref().map_or("not sampled".into(), seen)),
+            esc(&how(c))
+        ));
+    }
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>numascope app: {cmd}</title>\n<style>body{{font-family:system-ui,sans-serif;max-width:70rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}}table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}}td.n{{text-align:right;font-variant-numeric:tabular-nums}}pre{{overflow-x:auto;background:#f4f4f4;padding:.5rem}}</style></head><body>\n<h1>numascope app</h1>\n<p><code>{cmd}</code></p>\n<p><strong>{verdict}</strong></p>\n<table><thead><tr><th>candidate</th><th>placement</th><th>wall s (median [95 % interval] n)</th><th>where it was</th><th>how to run it</th></tr></thead><tbody>\n{rows}</tbody></table>\n<h2>Text report</h2>\n<pre>{text}</pre>\n</body></html>\n",
+        cmd = esc(&r.command.join(" ")),
+        verdict = esc(&r.ranking.text),
+        text = esc(&String::from_utf8_lossy(&text)),
+    )
+}

@@ -15,13 +15,30 @@ use std::time::{Duration, Instant};
 use common::numascope;
 use serde_json::Value;
 
-/// A test program built by `cargo test` as an example, next to the binary under test.
+/// A test program of the suite's own (`examples/NAME.rs`), built as a plain binary next to
+/// the binary under test. `cargo test --all-targets` compiles examples as test harnesses, so
+/// the runnable program is built here with `cargo build --example NAME` (the same cargo and
+/// target directory), once per test binary.
 fn example(name: &str) -> String {
+    static BUILT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = BUILT.lock().unwrap_or_else(|e| e.into_inner());
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_numascope"));
     let p = bin.parent().unwrap().join("examples").join(name);
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("examples")
+        .join(format!("{name}.rs"));
+    let modified = |q: &PathBuf| q.metadata().and_then(|m| m.modified()).ok();
+    if !p.exists() || modified(&p) < modified(&src) {
+        let status = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "cargo build --example {name} failed");
+    }
     assert!(
         p.exists(),
-        "{} is missing; cargo test --all-targets builds it",
+        "{} is missing after cargo build --example",
         p.display()
     );
     p.display().to_string()
@@ -130,13 +147,16 @@ fn a_a_comes_out_without_a_winner() {
     assert!(r["ranking"]["best"].is_null());
 }
 
+/// The programs below hold their pages for 3 s after touching them: the sampler spaces its
+/// reads to at most 0.5 % of a CPU (a few hundred ms apart for a small program), so a sample
+/// falls in the hold unless the machine starves the sampler for seconds.
 #[test]
 fn sampling_shows_the_pages_where_the_policy_put_them() {
     let stream = example("app_stream");
     let node = memory_nodes()[0];
     let bind = format!("bind:{node}");
     let (code, r, err) = app(&format!(
-        "--candidates {bind} --runs 1 --warmup 0 --sample-interval 5ms -- {stream} 16 1 300"
+        "--candidates {bind} --runs 1 --warmup 0 --sample-interval 5ms -- {stream} 16 1 3000"
     ));
     assert_eq!(code, Some(0), "{err}");
     let c = candidate(&r, &bind);
@@ -160,7 +180,7 @@ fn sampling_shows_the_pages_where_the_policy_put_them() {
 fn a_program_that_sets_its_own_policy_is_overriding() {
     let selfbind = example("app_selfbind");
     let (code, r, err) = app(&format!(
-        "--candidates default --runs 1 --warmup 0 --sample-interval 5ms -- {selfbind} 8 300"
+        "--candidates default --runs 1 --warmup 0 --sample-interval 5ms -- {selfbind} 8 3000"
     ));
     assert_eq!(code, Some(0), "{err}");
     let why = candidate(&r, "default")["observed"]["overriding"]

@@ -69,7 +69,7 @@ fn html_csv_and_hwloc_files() {
     insta::assert_snapshot!("report_html", page);
     assert_eq!(std::fs::read_dir(&csv).unwrap().count(), 10);
     let m = std::fs::read_to_string(csv.join("latency_matrix.csv")).unwrap();
-    assert!(m.starts_with("CPU node,memory node,working set (bytes),ns per load (median)"));
+    assert!(m.starts_with("cpu_node,memory_node,working_set_bytes,ns_per_load_median,"));
     assert!(std::fs::read_to_string(&xml)
         .unwrap()
         .contains("<memattr name=\"Latency\" flags=\"6\">"));

@@ -23,7 +23,14 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 s.repetitions,
                 s.duration_ms
             )?;
-            let t = view::scenarios_table(r);
+            let t = view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s");
+            let [what, mb_col, ns, numactl] = [
+                "what_runs",
+                "mb_per_s_median",
+                "ns_per_load_median",
+                "numactl",
+            ]
+            .map(|k| t.col(k));
             let mut ct = Ct::new();
             ct.load_preset(NOTHING);
             ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
@@ -42,15 +49,14 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                         notes.push(format!("({}) not measured: {u}", res.letter));
                         "n/a".into()
                     }
-                    (None, Some(m)) => view::fmt_interval(m),
-                    (None, None) => row[4].display(),
+                    (None, _) => row[mb_col].display(),
                 };
                 ct.add_row(vec![
                     letters,
-                    row[1].display(),
+                    row[what].display(),
                     mb,
-                    row[10].display(),
-                    row[12].display(),
+                    row[ns].display(),
+                    row[numactl].display(),
                 ]);
             }
             writeln!(out, "{ct}")?;

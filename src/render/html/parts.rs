@@ -74,7 +74,21 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
     if bt.rows.is_empty() {
         p.absent(r, Part::Bandwidth);
     } else {
-        p.table(&bt, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], &|_| false);
+        let bt = bt.with_interval_text("mb_per_s", "MB/s");
+        let cols = bt.cols(&[
+            "kernel",
+            "isa",
+            "threads_count",
+            "cpu_nodes",
+            "memory_nodes",
+            "placement",
+            "mb_per_s_median",
+            "mb_per_s_min",
+            "mb_per_s_max",
+            "dram_mb_per_s_estimate_median",
+            "on_intended_node_fraction",
+        ]);
+        p.table(&bt, &cols, &|_| false);
     }
 }
 
@@ -102,8 +116,10 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
                 svg::line_chart(&c),
                 "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load).",
             );
-            let t = view::loaded_table(r);
-            p.table(&t, &[1, 2, 3, 4, 5, 6], &|_| false);
+            let t = view::loaded_table(r).with_interval_text("ns_per_load", "ns per load");
+            p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {
+                false
+            });
             if let Some(s) = view::loaded_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", esc(&s));
             }
@@ -123,7 +139,13 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
                 .unwrap_or_default();
             p.figure(svg::heatmap(&h), &line);
             if !groups.rows.is_empty() {
-                p.table(&groups, &[0, 1, 2, 3, 4], &|_| false);
+                let groups =
+                    groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
+                p.table(
+                    &groups,
+                    &groups.cols(crate::render::run_text::C2C_GROUP_KEYS),
+                    &|_| false,
+                );
             }
             if let Some(s) = view::c2c_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", esc(&s));

@@ -46,7 +46,7 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .collect();
             // A scenario placed exactly as another is shown once, on that one's row, with
             // its letters merged and the reason below the table.
-            let mut t = view::scenarios_table(r);
+            let mut t = view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s");
             let mut keep = Vec::new();
             let mut notes = Vec::new();
             for (i, res) in s.scenarios.iter().enumerate() {
@@ -59,16 +59,21 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 }
                 let mut row = t.rows[i].clone();
                 row[0] = view::Cell::Text(letters);
-                if let Some(m) = &res.mb_per_s {
-                    row[4] = view::Cell::Text(view::fmt_interval(m));
-                }
                 keep.push((res.id, row));
             }
-            t.columns[4] = "MB/s median [95 % interval] n".into();
             t.rows = keep.iter().map(|k| k.1.clone()).collect();
-            p.table(&t, &[0, 1, 2, 4, 8, 9, 10, 12, 13], &|i| {
-                winners.contains(&keep[i].0)
-            });
+            let cols = t.cols(&[
+                "scenario",
+                "what_runs",
+                "threads_count",
+                "mb_per_s_median",
+                "mb_per_s_min",
+                "mb_per_s_max",
+                "ns_per_load_median",
+                "numactl",
+                "not_measured_because",
+            ]);
+            p.table(&t, &cols, &|i| winners.contains(&keep[i].0));
             for n in &notes {
                 let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
             }

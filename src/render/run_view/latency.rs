@@ -1,7 +1,7 @@
 //! The latency part of a run as tables and charts: the working-set sweep, the node x node
 //! matrix and its heatmaps beside the firmware's view (HMAT, else SLIT).
 
-use super::{grid, Cell, Table};
+use super::{grid, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
 use crate::render::svg::{Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
@@ -11,42 +11,47 @@ pub fn latency_sweep_table(r: &RunResults) -> Table {
         "latency_sweep",
         "Latency vs working set",
         &[
-            "mode",
-            "page size",
-            "chains",
-            "working set (bytes)",
-            "ns per load (median)",
-            "ns per load median 95 % interval low",
-            "ns per load median 95 % interval high",
-            "samples (n)",
-            "ns min",
-            "ns p90",
-            "cycles per load (median)",
-            "CPU",
-            "memory node",
-            "on intended node (fraction)",
-            "huge-page backed (fraction)",
+            ("mode", "mode"),
+            ("page_size", "page size"),
+            ("chains_count", "chains"),
+            ("working_set_bytes", "working set (bytes)"),
         ],
+    );
+    t.extend(interval_columns("ns_per_load", "ns per load"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("ns_per_load_min", "ns min"),
+            ("ns_per_load_p90", "ns p90"),
+            ("cycles_per_load_median", "cycles per load (median)"),
+            ("cpu", "CPU"),
+            ("memory_node", "memory node"),
+            ("on_intended_node_fraction", "on intended node (fraction)"),
+            ("huge_page_backed_fraction", "huge-page backed (fraction)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
     );
     for c in r.latency.iter().flat_map(|l| &l.sweep) {
         for p in &c.points {
-            t.rows.push(vec![
+            let mut row = vec![
                 Cell::Text(c.mode.label().into()),
                 Cell::Text(c.page_size.label().into()),
                 Cell::Int(c.chains as u64),
                 Cell::Int(p.working_set_bytes),
-                Cell::Num(p.ns_per_load.median),
-                Cell::opt(p.ns_per_load.ci_low),
-                Cell::opt(p.ns_per_load.ci_high),
-                Cell::Int(p.ns_per_load.samples as u64),
+            ];
+            row.extend(interval_cells(Some(&p.ns_per_load)));
+            row.extend(quality_cells(p.quality.as_ref()));
+            row.extend([
                 Cell::Num(p.ns_per_load.min),
                 Cell::Num(p.ns_per_load.p90),
                 Cell::opt(p.cycles_per_load.as_ref().map(|c| c.median)),
                 Cell::Int(p.cpu as u64),
-                p.memory_node.map_or(Cell::Missing, |n| Cell::Int(n as u64)),
+                Cell::int(p.memory_node.map(u64::from)),
                 Cell::opt(p.placement_fraction),
                 Cell::opt(p.huge_fraction),
             ]);
+            t.rows.push(row);
         }
     }
     t
@@ -108,33 +113,43 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
         "latency_matrix",
         "Latency, CPU node x memory node",
         &[
-            "CPU node",
-            "memory node",
-            "working set (bytes)",
-            "ns per load (median)",
-            "ns min",
-            "ns max",
-            "relative to local",
-            "SLIT distance (firmware)",
-            "HMAT read latency ns (firmware)",
-            "on intended node (fraction)",
+            ("cpu_node", "CPU node"),
+            ("memory_node", "memory node"),
+            ("working_set_bytes", "working set (bytes)"),
         ],
+    );
+    t.extend(interval_columns("ns_per_load", "ns per load"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("ns_per_load_min", "ns min"),
+            ("ns_per_load_max", "ns max"),
+            ("relative_to_local_ratio", "relative to local"),
+            ("slit_distance", "SLIT distance (firmware)"),
+            ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
+            ("on_intended_node_fraction", "on intended node (fraction)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
     );
     if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
         for c in &m.cells {
-            t.rows.push(vec![
+            let mut row = vec![
                 Cell::Int(c.initiator_node as u64),
                 Cell::Int(c.memory_node as u64),
                 Cell::Int(m.working_set_bytes),
-                Cell::Num(c.result.ns_per_load.median),
+            ];
+            row.extend(interval_cells(Some(&c.result.ns_per_load)));
+            row.extend(quality_cells(c.result.quality.as_ref()));
+            row.extend([
                 Cell::Num(c.result.ns_per_load.min),
                 Cell::Num(c.result.ns_per_load.max),
                 Cell::opt(c.measured_ratio),
-                c.slit_distance
-                    .map_or(Cell::Missing, |d| Cell::Int(d as u64)),
-                c.hmat_read_latency_ns.map_or(Cell::Missing, Cell::Int),
+                Cell::int(c.slit_distance.map(u64::from)),
+                Cell::int(c.hmat_read_latency_ns),
                 Cell::opt(c.result.placement_fraction),
             ]);
+            t.rows.push(row);
         }
     }
     t

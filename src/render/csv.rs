@@ -30,6 +30,11 @@ pub fn run_csv(r: &RunResults) -> Result<Vec<(String, String)>, csv::Error> {
         .collect()
 }
 
+/// The checker of tests/csv_tidy.rs, so the library's test reads the same contract.
+#[cfg(test)]
+#[path = "../../tests/csv_tidy/check.rs"]
+mod csv_check;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,6 +77,25 @@ mod tests {
         );
         let mut rdr = csv::Reader::from_reader(s.as_bytes());
         assert_eq!(rdr.records().count(), 7);
+    }
+
+    use super::csv_check as check;
+
+    /// Issue 15: the sample run's CSVs (and the Opteron fixture's) hold to docs/csv.md.
+    #[test]
+    fn sample_run_csvs_follow_the_documented_columns() {
+        let doc = check::documented(include_str!("../../docs/csv.md"));
+        for r in [crate::run::sample::results(), opteron_example()] {
+            let files = run_csv(&r).unwrap();
+            assert!(!files.is_empty());
+            for (name, text) in &files {
+                let cols = doc
+                    .get(name)
+                    .unwrap_or_else(|| panic!("{name} is not documented in docs/csv.md"));
+                let problems = check::check_file(name, text, cols);
+                assert!(problems.is_empty(), "{}", problems.join("\n"));
+            }
+        }
     }
 
     #[test]

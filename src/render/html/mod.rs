@@ -278,8 +278,10 @@ mod tests {
                 "missing section {id}"
             );
         }
-        // Charts: sweep, 2 latency heatmaps, 1 bandwidth heatmap, scaling, loaded, c2c, bars.
-        assert_eq!(h.matches("<svg ").count(), 8);
+        // Charts: sweep, 2 latency heatmaps, 1 bandwidth heatmap, scaling, loaded, c2c, bars;
+        // the three line charts come twice, laid out wide and for a phone.
+        assert_eq!(h.matches("<svg ").count(), 11);
+        assert_eq!(h.matches("<div class=\"chart-narrow\">").count(), 3);
         assert!(!h.contains("Not measured in this run"));
         assert!(h.contains("MB = 10^6 bytes"));
         assert!(!h.contains("Partial run"));

@@ -38,9 +38,14 @@ pub(super) fn findings(p: &mut Page, r: &RunResults) {
 
 pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
     match view::latency_sweep_chart(r) {
-        Some(c) => p.figure(
-            svg::line_chart(&c),
-            "ns per load (median of the samples) against working set; x axis in powers of two.",
+        Some(c) => p.line_chart(
+            &c,
+            &format!(
+                "ns per load (median of the samples) against working set; x axis in powers of \
+                 two, y axis logarithmic so cache and DRAM levels both show; bars are 95 % \
+                 intervals of the median. {}",
+                view::latency_knee_note(r)
+            ),
         ),
         None => p.absent(r, Part::Latency),
     }
@@ -101,9 +106,13 @@ pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
 
 pub(super) fn scaling(p: &mut Page, r: &RunResults) {
     match view::scaling_chart(r) {
-        Some(c) => p.figure(
-            svg::line_chart(&c),
-            "MB/s (median, MB = 10^6 bytes) against the number of threads.",
+        Some(c) => p.line_chart(
+            &c,
+            &format!(
+                "MB/s (median, MB = 10^6 bytes) against the number of threads; bars are 95 % \
+                 intervals of the median. {}",
+                view::scaling_knee_note(r)
+            ),
         ),
         None => p.absent(r, Part::Scaling),
     }
@@ -112,9 +121,9 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
 pub(super) fn loaded(p: &mut Page, r: &RunResults) {
     match view::loaded_chart(r) {
         Some(c) => {
-            p.figure(
-                svg::line_chart(&c),
-                "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load).",
+            p.line_chart(
+                &c,
+                "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load); bars are 95 % intervals of the median.",
             );
             let t = view::loaded_table(r).with_interval_text("ns_per_load", "ns per load");
             p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {

@@ -2,7 +2,7 @@
 //! matrix and its heatmaps beside the firmware's view (HMAT, else SLIT).
 
 use super::{grid, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
-use crate::render::svg::{Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
 /// Latency sweep points, one row per working set of each curve.
@@ -66,11 +66,26 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     let mut chart = LineChart::new(
         "Latency vs working set",
         "working set (bytes, log scale)",
-        "ns per load (median)",
+        "ns per load (median, log scale)",
         XScale::Log2Bytes,
     );
-    chart.y_from_zero = true;
-    for c in &l.sweep {
+    // Log y: the 1-17 ns cache plateaus and 200 ns DRAM on one readable axis.
+    chart.y_log = true;
+    for (i, c) in l.sweep.iter().enumerate() {
+        for p in &c.points {
+            let x = p.working_set_bytes as f64;
+            if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+                chart.errors.push(ErrorBar {
+                    series: i,
+                    x,
+                    low,
+                    high,
+                });
+            }
+            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
+                chart.disturbed.push((i, x));
+            }
+        }
         let chains = if c.chains > 1 {
             format!(", {} chains", c.chains)
         } else {
@@ -104,7 +119,74 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
             });
         }
     }
+    for k in first_curve_knees(r) {
+        if let Some(b) = k.knee_bytes {
+            chart.markers.push(Marker {
+                x: b as f64,
+                label: format!("{} knee", k.level),
+            });
+        }
+    }
     Some(chart)
+}
+
+/// The knees of the curve the chart leads with (the first random walk, else the first).
+fn first_curve_knees(r: &RunResults) -> Vec<&crate::results::latency::LevelKnee> {
+    let Some(l) = &r.latency else {
+        return Vec::new();
+    };
+    let k = l
+        .knees
+        .iter()
+        .find(|k| k.mode == crate::results::latency::Mode::Random)
+        .or(l.knees.first());
+    k.map(|k| {
+        k.levels
+            .iter()
+            .filter(|l| l.sysfs_bytes.is_some())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// One sentence on the knees of the sweep: where each cache level's plateau ends, and which
+/// levels show none ("no knee found"), so an absent marker is never silent.
+pub fn latency_knee_note(r: &RunResults) -> String {
+    let knees = first_curve_knees(r);
+    if knees.is_empty() {
+        return "No knee found: the curve was not analysed for cache levels (no cache sizes \
+                from sysfs, or too few points)."
+            .into();
+    }
+    let found: Vec<String> = knees
+        .iter()
+        .filter_map(|k| {
+            Some(format!(
+                "{} at {}",
+                k.level,
+                crate::render::svg::bytes_short(k.knee_bytes? as f64)
+            ))
+        })
+        .collect();
+    let missing: Vec<&str> = knees
+        .iter()
+        .filter(|k| k.knee_bytes.is_none())
+        .map(|k| k.level.as_str())
+        .collect();
+    let mut s = String::from("Knees (where latency leaves a cache level's plateau): ");
+    if found.is_empty() {
+        s.push_str("none found");
+    } else {
+        s.push_str(&found.join(", "));
+    }
+    if !missing.is_empty() {
+        s.push_str(&format!(
+            "; no knee found for {} (no flat stretch of the curve ends in that level's range)",
+            missing.join(", ")
+        ));
+    }
+    s.push('.');
+    s
 }
 
 /// Initiator x memory node latency, with SLIT and HMAT beside each cell.
@@ -187,4 +269,71 @@ fn slit_grid(r: &RunResults, pairs: &[(u32, u32, f64)]) -> Option<Heatmap> {
         .filter_map(|&(a, b, _)| r.topology.distance(a, b).map(|d| (a, b, d as f64)))
         .collect();
     grid("SLIT distance (firmware)", "", true, &slit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::opteron_example;
+    use crate::render::svg::line::ERROR_BAR_OPACITY;
+
+    /// Issue 15 and 19: the run's latency chart has a log y axis (decade ticks 1, 10, 100,
+    /// so the 1-5 ns cache plateaus show beside DRAM), an error bar per point with an
+    /// interval, a hollow disturbed point, and every knee marked or said to be missing.
+    #[test]
+    fn sweep_chart_has_log_axis_intervals_and_knees() {
+        let mut r = opteron_example();
+        let l = r.latency.as_mut().unwrap();
+        let mut with_ci = 0;
+        for p in l.sweep.iter_mut().flat_map(|c| c.points.iter_mut()) {
+            let m = p.ns_per_load.median;
+            p.ns_per_load.ci_low = Some(m * 0.97);
+            p.ns_per_load.ci_high = Some(m * 1.04);
+            with_ci += 1;
+        }
+        let p = &mut l.sweep[0].points[3];
+        let q = crate::results::quality::RepetitionQuality {
+            disturbed: true,
+            ..Default::default()
+        };
+        p.quality = Some(q);
+        let c = latency_sweep_chart(&r).unwrap();
+        assert!(c.y_log);
+        assert_eq!(c.errors.len(), with_ci);
+        assert_eq!(c.disturbed.len(), 1);
+        let svg = crate::render::svg::line_chart(&c).unwrap();
+        for t in ["1", "10", "100"] {
+            assert!(
+                svg.contains(&format!(">\n{t}\n</text>")),
+                "no decade tick {t}"
+            );
+        }
+        assert_eq!(
+            svg.matches(&format!("opacity=\"{ERROR_BAR_OPACITY}\""))
+                .count(),
+            3 * with_ci
+        );
+        assert!(svg.contains("hollow: disturbed"));
+        assert!(latency_knee_note(&r).starts_with("No knee found"));
+        let l = r.latency.as_mut().unwrap();
+        let level = |name: &str, size: u64, knee: Option<u64>| crate::results::latency::LevelKnee {
+            level: name.into(),
+            sysfs_bytes: Some(size),
+            knee_bytes: knee,
+            plateau_ns: None,
+            plateau_cycles: None,
+        };
+        l.knees = vec![crate::results::latency::CurveKnees {
+            mode: l.sweep[0].mode,
+            page_size: l.sweep[0].page_size,
+            chains: 1,
+            plateaus: Vec::new(),
+            levels: vec![level("L1", 65536, Some(32768)), level("L2", 1048576, None)],
+        }];
+        let note = latency_knee_note(&r);
+        assert!(note.contains("L1 at 32K"), "{note}");
+        assert!(note.contains("no knee found for L2"), "{note}");
+        let c = latency_sweep_chart(&r).unwrap();
+        assert!(c.markers.iter().any(|m| m.label == "L1 knee"));
+    }
 }

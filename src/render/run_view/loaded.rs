@@ -3,7 +3,7 @@
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
 };
-use crate::render::svg::{LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
 /// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
@@ -82,6 +82,19 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         .map(|p| (p.total_mb_per_s, p.ns_per_load.median))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for p in &l.points {
+        if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+            c.errors.push(ErrorBar {
+                series: 0,
+                x: p.total_mb_per_s,
+                low,
+                high,
+            });
+        }
+        if p.quality.as_ref().is_some_and(|q| q.disturbed) {
+            c.disturbed.push((0, p.total_mb_per_s));
+        }
+    }
     c.series.push(Series {
         name: loaded_name(l),
         points,

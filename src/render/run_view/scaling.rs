@@ -3,7 +3,7 @@
 use super::{
     interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
 };
-use crate::render::svg::{LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 use crate::stats::Summary;
 
@@ -86,6 +86,26 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
                 continue;
             }
             let name = series_name(&sc.kernel, s);
+            let i = c.series.len();
+            for p in &s.points {
+                let run = b.results.get(p.result_index);
+                let (lo, hi) =
+                    run.map_or((None, None), |x| (x.mb_per_s.ci_low, x.mb_per_s.ci_high));
+                if let (Some(low), Some(high)) = (lo, hi) {
+                    c.errors.push(ErrorBar {
+                        series: i,
+                        x: p.threads as f64,
+                        low,
+                        high,
+                    });
+                }
+                if run
+                    .and_then(|x| x.quality.as_ref())
+                    .is_some_and(|q| q.disturbed)
+                {
+                    c.disturbed.push((i, p.threads as f64));
+                }
+            }
             if let Some(k) = s.knee_threads {
                 c.markers.push(Marker {
                     x: k as f64,
@@ -107,4 +127,31 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
         }
     }
     (!c.series.is_empty()).then_some(c)
+}
+
+/// One sentence on where each scaling curve stops rising, naming the curves with no knee
+/// ("no knee found") so an absent marker is never silent.
+pub fn scaling_knee_note(r: &RunResults) -> String {
+    let mut found = Vec::new();
+    let mut none = Vec::new();
+    for sc in r.scaling.iter().flat_map(|b| &b.scaling) {
+        for s in sc.series.iter().filter(|s| !s.points.is_empty()) {
+            let name = series_name(&sc.kernel, s);
+            match s.knee_threads {
+                Some(k) => found.push(format!("{name} flat after {k} threads")),
+                None => none.push(name),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if !found.is_empty() {
+        out.push(format!("Knees: {}.", found.join("; ")));
+    }
+    if !none.is_empty() {
+        out.push(format!(
+            "No knee found for {}: bandwidth still rises at the largest thread count measured.",
+            none.join("; ")
+        ));
+    }
+    out.join(" ")
 }

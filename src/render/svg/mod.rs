@@ -13,7 +13,7 @@ pub mod line;
 
 pub use bar::{bar_chart, BarChart};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};
-pub use line::{line_chart, LineChart, Marker, Series, SeriesStyle, XScale};
+pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 
 use plotters::style::RGBColor;
 

@@ -179,11 +179,11 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out)?;
     match view::idle_dram_latency(r) {
-        Some((ns, w)) => writeln!(out, "Idle memory latency: {} ns ({w})", view::fmt_num(ns))?,
+        Some((ns, w, _)) => writeln!(out, "Idle memory latency: {} ns ({w})", view::fmt_num(ns))?,
         None => writeln!(out, "Idle memory latency: not measured in this run")?,
     }
     match view::peak_bandwidth(r) {
-        Some((mb, w)) => writeln!(
+        Some((mb, w, _)) => writeln!(
             out,
             "Peak bandwidth: {} MB/s ({w}; MB = 10^6 B)",
             view::fmt_num(mb)

@@ -42,8 +42,8 @@ pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
             &c,
             &format!(
                 "ns per load (median of the samples) against working set; x axis in powers of \
-                 two, y axis logarithmic so cache and DRAM levels both show; bars are 95 % \
-                 intervals of the median. {}",
+                 two, y axis logarithmic so cache and DRAM levels both show. {} {}",
+                intervals_note(&c),
                 view::latency_knee_note(r)
             ),
         ),
@@ -109,8 +109,8 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
         Some(c) => p.line_chart(
             &c,
             &format!(
-                "MB/s (median, MB = 10^6 bytes) against the number of threads; bars are 95 % \
-                 intervals of the median. {}",
+                "MB/s (median, MB = 10^6 bytes) against the number of threads. {} {}",
+                intervals_note(&c),
                 view::scaling_knee_note(r)
             ),
         ),
@@ -123,7 +123,11 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
         Some(c) => {
             p.line_chart(
                 &c,
-                "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load); bars are 95 % intervals of the median.",
+                &format!(
+                    "ns per load (median) against the total bandwidth of all threads (load \
+                     threads plus the chaser's own 64 B per load). {}",
+                    intervals_note(&c)
+                ),
             );
             let t = view::loaded_table(r).with_interval_text("ns_per_load", "ns per load");
             p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {
@@ -162,4 +166,27 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
         }
         None => p.absent(r, Part::C2c),
     }
+}
+
+/// What the chart's bars and hollow points mean, or why there are no bars.
+fn intervals_note(c: &svg::LineChart) -> String {
+    let mut s = if c.errors.is_empty() {
+        "No point has a 95 % interval (fewer than six samples each, or a results file written \
+         before intervals existed)."
+            .to_string()
+    } else {
+        "Bars are 95 % intervals of the median.".to_string()
+    };
+    if !c.disturbed.is_empty() {
+        s.push_str(&format!(
+            " {} hollow point{} disturbed: the retakes ran out.",
+            c.disturbed.len(),
+            if c.disturbed.len() == 1 {
+                " is"
+            } else {
+                "s are"
+            }
+        ));
+    }
+    s
 }

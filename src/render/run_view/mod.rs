@@ -144,7 +144,17 @@ pub fn fmt_interval(s: &crate::stats::Summary) -> String {
 pub fn fmt_median_interval(median: f64, ci: Option<(f64, f64)>, n: usize) -> String {
     match ci {
         Some((l, h)) => format!("{} [{}, {}] n={n}", fmt_num(median), fmt_num(l), fmt_num(h)),
-        None => format!("{}, no interval (n={n})", fmt_num(median)),
+        None => format!("{}, {} (n={n})", fmt_num(median), no_interval(n)),
+    }
+}
+
+/// Why a figure has no interval: "no interval" below six samples (too few for one), "no
+/// interval recorded" from six on (a results file written before intervals existed).
+pub fn no_interval(n: usize) -> &'static str {
+    if n < crate::stats::interval::min_samples(crate::stats::CONFIDENCE) {
+        "no interval"
+    } else {
+        "no interval recorded"
     }
 }
 

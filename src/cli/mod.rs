@@ -116,6 +116,8 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    // Tables printed to a terminal fit its width; piped output stays full width.
+    crate::render::width::fit_stdout_terminal();
     match run(cli) {
         Ok(()) => match crate::sys::signal::exit_status() {
             // Stopped by a signal: what was measured has been written, marked partial.

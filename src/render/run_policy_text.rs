@@ -59,7 +59,7 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                     row[numactl].display(),
                 ]);
             }
-            writeln!(out, "{ct}")?;
+            writeln!(out, "{}", super::width::fit(&ct))?;
             for n in notes {
                 writeln!(out, "{n}")?;
             }
@@ -91,7 +91,7 @@ pub(super) fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                     (_, None, Some(u)) => format!("not measured: {u}"),
                     (_, None, None) => "not measured".into(),
                 };
-                writeln!(out, "  {:<22} {v}", c.policy)?;
+                write!(out, "{}", super::width::fit_pair(&c.policy, 22, &v))?;
             }
             if !a.apply.is_empty() {
                 writeln!(out, "To apply:")?;

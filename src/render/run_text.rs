@@ -62,7 +62,7 @@ fn grid(
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", super::width::fit(&t))?;
     match declared {
         Some(d) => writeln!(out, "({unit}; in brackets: {})", d.title),
         None => writeln!(
@@ -92,7 +92,7 @@ fn table(out: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
             }
         }
     }
-    writeln!(out, "{ct}")
+    writeln!(out, "{}", super::width::fit(&ct))
 }
 
 /// The loaded-latency columns people see (the summary and the HTML report).
@@ -260,7 +260,7 @@ fn latency_sweep(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                     col.set_cell_alignment(CellAlignment::Right);
                 }
             }
-            writeln!(out, "{t}")?;
+            writeln!(out, "{}", super::width::fit(&t))?;
         }
     }
     Ok(())

@@ -158,6 +158,22 @@ pub fn no_interval(n: usize) -> &'static str {
     }
 }
 
+/// A median with its 95 % interval for a table cell whose row shows the count elsewhere:
+/// `45.6 [44.1, 47.0]`, `45.6, no interval`, with ` (disturbed)` when `disturbed`.
+pub fn fmt_ci(
+    s: &crate::stats::Summary,
+    q: Option<&crate::results::quality::RepetitionQuality>,
+) -> String {
+    let mut out = match (s.ci_low, s.ci_high) {
+        (Some(l), Some(h)) => format!("{} [{}, {}]", fmt_num(s.median), fmt_num(l), fmt_num(h)),
+        _ => format!("{}, {}", fmt_num(s.median), no_interval(s.samples)),
+    };
+    if q.is_some_and(|q| q.disturbed) {
+        out.push_str(" (disturbed)");
+    }
+    out
+}
+
 /// A measured number for people: 3 significant figures below 100, integers above.
 pub fn fmt_num(v: f64) -> String {
     crate::render::svg::value_label(v)

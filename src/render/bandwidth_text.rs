@@ -114,7 +114,7 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
         "on intended node",
         "huge pages",
         "working set",
-        "MB/s median [95 % interval] (1 MB = 10^6 B)",
+        "MB/s median (1 MB = 10^6 B) [95 % interval]",
         "MB/s max",
         "DRAM MB/s est. median",
         "per thread MB/s (median)",

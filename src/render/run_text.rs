@@ -269,9 +269,32 @@ fn latency_sweep(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::latency_heatmaps(r) {
         None => absent(out, r, Part::LatencyMatrix)?,
-        Some((m, d)) => grid(out, &m, d.as_ref(), "ns per load, median")?,
+        Some((m, d)) => {
+            grid(out, &m, d.as_ref(), "ns per load, median")?;
+            cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")?;
+        }
     }
     Ok(())
+}
+
+/// One line under a node x node grid with every cell's interval (the grid has room for the
+/// median only): `intervals: 0->0 45.6 [44.1, 47.0] n=15, ...`, disturbed cells marked.
+fn cell_intervals(out: &mut dyn Write, t: Table, base: &str) -> io::Result<()> {
+    let t = t.with_interval_text(base, "");
+    let [a, b, m] = ["cpu_node", "memory_node", &format!("{base}_median")].map(|k| t.col(k));
+    let cells: Vec<String> = t
+        .rows
+        .iter()
+        .map(|r| format!("{}->{} {}", r[a].display(), r[b].display(), r[m].display()))
+        .collect();
+    if cells.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "95 % intervals (CPU node->memory node): {}",
+        cells.join("; ")
+    )
 }
 
 fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
@@ -299,7 +322,10 @@ fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn bandwidth_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::bandwidth_heatmaps(r) {
         None => absent(out, r, Part::BandwidthMatrix)?,
-        Some((m, d)) => grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?,
+        Some((m, d)) => {
+            grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?;
+            cell_intervals(out, view::bandwidth_matrix_table(r), "mb_per_s")?;
+        }
     }
     Ok(())
 }

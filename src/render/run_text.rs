@@ -277,24 +277,13 @@ fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// One line under a node x node grid with every cell's interval (the grid has room for the
-/// median only): `intervals: 0->0 45.6 [44.1, 47.0] n=15, ...`, disturbed cells marked.
+/// The line under a node x node grid with every cell's interval (see
+/// [`view::cell_intervals`]).
 fn cell_intervals(out: &mut dyn Write, t: Table, base: &str) -> io::Result<()> {
-    let t = t.with_interval_text(base, "");
-    let [a, b, m] = ["cpu_node", "memory_node", &format!("{base}_median")].map(|k| t.col(k));
-    let cells: Vec<String> = t
-        .rows
-        .iter()
-        .map(|r| format!("{}->{} {}", r[a].display(), r[b].display(), r[m].display()))
-        .collect();
-    if cells.is_empty() {
-        return Ok(());
+    match view::cell_intervals(t, base) {
+        Some(l) => writeln!(out, "{l}"),
+        None => Ok(()),
     }
-    writeln!(
-        out,
-        "95 % intervals (CPU node->memory node): {}",
-        cells.join("; ")
-    )
 }
 
 fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {

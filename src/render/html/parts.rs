@@ -65,6 +65,10 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
             )
         })
         .unwrap_or_default();
+    let ws = match view::cell_intervals(view::latency_matrix_table(r), "ns_per_load") {
+        Some(ci) => format!("{ws} {ci}."),
+        None => ws,
+    };
     if !p.heatmaps(
         view::latency_heatmaps(r),
         &ws,
@@ -98,8 +102,10 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
-    let bw_title = view::bandwidth_matrix_table(r).title;
-    if !p.heatmaps(view::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes."), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
+    let bt = view::bandwidth_matrix_table(r);
+    let bw_title = bt.title.clone();
+    let ci = view::cell_intervals(bt, "mb_per_s").map_or(String::new(), |c| format!(" {c}."));
+    if !p.heatmaps(view::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
         p.absent(r, Part::BandwidthMatrix);
     }
 }

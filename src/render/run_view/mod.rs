@@ -174,6 +174,25 @@ pub fn fmt_ci(
     out
 }
 
+/// One sentence with every cell's interval of a node x node table (a grid has room for the
+/// median only): `95 % intervals (CPU node->memory node): 0->0 45.6 [44.1, 47.0] n=15; ...`,
+/// disturbed cells marked; `None` without rows.
+pub fn cell_intervals(t: Table, base: &str) -> Option<String> {
+    let t = t.with_interval_text(base, "");
+    let [a, b, m] = ["cpu_node", "memory_node", &format!("{base}_median")].map(|k| t.col(k));
+    let cells: Vec<String> = t
+        .rows
+        .iter()
+        .map(|r| format!("{}->{} {}", r[a].display(), r[b].display(), r[m].display()))
+        .collect();
+    (!cells.is_empty()).then(|| {
+        format!(
+            "95 % intervals (CPU node->memory node): {}",
+            cells.join("; ")
+        )
+    })
+}
+
 /// A measured number for people: 3 significant figures below 100, integers above.
 pub fn fmt_num(v: f64) -> String {
     crate::render::svg::value_label(v)

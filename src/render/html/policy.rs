@@ -20,6 +20,15 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                     Some((format!("({}) {}", row.letter, row.label), row.bandwidth()?))
                 })
                 .collect();
+            let marks: Vec<svg::BarMark> = s
+                .scenarios
+                .iter()
+                .filter(|row| row.bandwidth().is_some())
+                .map(|row| svg::BarMark {
+                    interval: row.mb_per_s.and_then(|m| m.ci_low.zip(m.ci_high)),
+                    disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
+                })
+                .collect();
             let best = bars
                 .iter()
                 .enumerate()
@@ -27,14 +36,18 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .map(|(i, _)| i);
             if !bars.is_empty() {
                 p.figure(
-                    svg::bar_chart(&svg::BarChart {
-                        title: format!("Bandwidth by placement ({} kernel)", s.kernel),
-                        unit: "MB/s".into(),
-                        bars,
-                        highlight: best,
-                        width: 820,
-                    }),
-                    "",
+                    svg::bar_chart_marked(
+                        &svg::BarChart {
+                            title: format!("Bandwidth by placement ({} kernel)", s.kernel),
+                            unit: "MB/s".into(),
+                            bars,
+                            highlight: best,
+                            width: 820,
+                        },
+                        &marks,
+                    ),
+                    "Bars are medians over the interleaved rounds; whiskers are 95 % intervals \
+                     of the median; a hollow bar is disturbed (its retakes ran out).",
                 );
             }
             // Only a named winner (or the only candidate measured) is highlighted.

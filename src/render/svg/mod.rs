@@ -11,7 +11,7 @@ pub mod bar;
 pub mod heatmap;
 pub mod line;
 
-pub use bar::{bar_chart, BarChart};
+pub use bar::{bar_chart, bar_chart_marked, BarChart, BarMark};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};
 pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 

@@ -16,14 +16,18 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             let bars: Vec<(String, f64)> = s
                 .scenarios
                 .iter()
+                // A scenario placed exactly as another is one bar, its letters merged, as in
+                // the table below.
+                .filter(|row| row.same_as.is_none())
                 .filter_map(|row| {
-                    Some((format!("({}) {}", row.letter, row.label), row.bandwidth()?))
+                    let letters = view::merged_letters(s, row).0;
+                    Some((format!("{letters} {}", row.label), row.bandwidth()?))
                 })
                 .collect();
             let marks: Vec<svg::BarMark> = s
                 .scenarios
                 .iter()
-                .filter(|row| row.bandwidth().is_some())
+                .filter(|row| row.same_as.is_none() && row.bandwidth().is_some())
                 .map(|row| svg::BarMark {
                     interval: row.mb_per_s.and_then(|m| m.ci_low.zip(m.ci_high)),
                     disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),

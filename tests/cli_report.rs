@@ -69,7 +69,7 @@ fn html_csv_and_hwloc_files() {
     insta::assert_snapshot!("report_html", page);
     assert_eq!(std::fs::read_dir(&csv).unwrap().count(), 10);
     let m = std::fs::read_to_string(csv.join("latency_matrix.csv")).unwrap();
-    assert!(m.starts_with("CPU node,memory node,working set (bytes),ns per load (median)"));
+    assert!(m.starts_with("cpu_node,memory_node,working_set_bytes,ns_per_load_median,"));
     assert!(std::fs::read_to_string(&xml)
         .unwrap()
         .contains("<memattr name=\"Latency\" flags=\"6\">"));
@@ -297,9 +297,11 @@ fn real_run_of_this_machine_renders() {
     assert!(!page.contains("its measurement engine is not part of this build"));
     assert_eq!(
         page.matches("<svg ").count(),
-        8,
-        "sweep, latency, SLIT, bandwidth, scaling, loaded latency, c2c, scenario bars"
+        11,
+        "sweep, latency, SLIT, bandwidth, scaling, loaded latency, c2c, scenario bars; the \
+         three line charts twice (wide and phone layouts)"
     );
+    assert_eq!(page.matches("<div class=\"chart-narrow\">").count(), 3);
     // A single-node run has nothing to export for remote pairs, but its own cell still exports.
     let xml = dir.path().join("t.xml");
     numascope()

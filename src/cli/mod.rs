@@ -178,6 +178,8 @@ pub fn main() -> i32 {
         Err(e) => return clap_error(&e, json),
     };
     ui::configure(cli.color, cli.quiet);
+    // Tables printed to a terminal fit its width; piped output stays full width.
+    crate::render::width::fit_stdout_terminal();
     let result = run(cli);
     let signal = crate::sys::signal::exit_status();
     match result {

@@ -58,7 +58,7 @@ pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Res
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(w, "{t}")?;
+    writeln!(w, "{}", super::width::fit(&t))?;
     let strided = listing
         .kernels
         .iter()
@@ -114,7 +114,7 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
         "on intended node",
         "huge pages",
         "working set",
-        "MB/s median (1 MB = 10^6 B)",
+        "MB/s median (1 MB = 10^6 B) [95 % interval]",
         "MB/s max",
         "DRAM MB/s est. median",
         "per thread MB/s (median)",
@@ -140,7 +140,10 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
             pct(r.placement_fraction),
             pct(r.huge_fraction),
             format_bytes(r.working_set_bytes),
-            mb(r.mb_per_s.median),
+            super::run_view::fmt_ci(
+                &super::run_view::rates_summary(&r.mb_per_s),
+                r.quality.as_ref(),
+            ),
             mb(r.mb_per_s.max),
             mb(r.dram_mb_per_s_estimate.median),
             per_thread,
@@ -151,7 +154,7 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(w, "{t}")?;
+    writeln!(w, "{}", super::width::fit(&t))?;
     if let Some(r) = results.first() {
         writeln!(
             w,
@@ -200,7 +203,7 @@ pub fn render_matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
         }
         t.add_row(row);
     }
-    writeln!(w, "{t}")?;
+    writeln!(w, "{}", super::width::fit(&t))?;
     let threads: Vec<usize> = m.cells.iter().map(|c| c.threads).collect();
     writeln!(
         w,
@@ -239,7 +242,7 @@ pub fn render_scaling(w: &mut dyn Write, s: &Scaling) -> io::Result<()> {
                 mb(p.mb_per_s_max),
             ]);
         }
-        writeln!(w, "{t}")?;
+        writeln!(w, "{}", super::width::fit(&t))?;
         match series.knee_threads {
             Some(k) => writeln!(
                 w,

@@ -52,21 +52,27 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     for c in t.column_iter_mut().skip(1) {
         c.set_cell_alignment(CellAlignment::Right);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", super::width::fit(&t))?;
     writeln!(out)?;
     let mut g = Table::new();
     g.load_preset(NOTHING);
-    g.set_header(vec!["group", "pairs", "median ns", "min", "max"]);
+    g.set_header(vec![
+        "group",
+        "pairs",
+        "median ns [95 % interval of pair medians]",
+        "min",
+        "max",
+    ]);
     for grp in &r.groups {
         g.add_row(vec![
             grp.label.clone(),
             grp.pairs.to_string(),
-            format!("{:.1}", grp.ns_one_way.median),
+            super::run_view::fmt_ci(&grp.ns_one_way, None),
             format!("{:.1}", grp.ns_one_way.min),
             format!("{:.1}", grp.ns_one_way.max),
         ]);
     }
-    writeln!(out, "{g}")?;
+    writeln!(out, "{}", super::width::fit(&g))?;
     writeln!(out, "{}", r.summary)?;
     let worst = r
         .pairs

@@ -81,7 +81,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             "The runs have no metric in common (use --all to see each run's own)."
         )?;
     } else {
-        writeln!(out, "{t}")?;
+        writeln!(out, "{}", super::width::fit(&t))?;
     }
     let hidden = c.rows.len() - shown;
     if hidden > 0 {

@@ -1,7 +1,11 @@
 //! CSV export: one file per table of a run (`latency_sweep.csv`, `latency_matrix.csv`,
 //! `bandwidth.csv`, `bandwidth_matrix.csv`, `scaling.csv`, `loaded_latency.csv`, `c2c.csv`,
-//! `c2c_groups.csv`, `scenarios.csv`, `recommendations.csv`), with the units in the header
-//! row and numbers at full precision. Tables with no rows (parts not measured) get no file.
+//! `c2c_groups.csv`, `scenarios.csv`, `recommendations.csv`) in tidy form, so pandas or R
+//! load it without cleaning: snake_case headers with the unit in the name
+//! (`ns_per_load_median`, `mb_per_s_ci_low`), one type per column (numbers at full precision,
+//! empty when missing, `true`/`false` flags, text only in text columns), one row per
+//! observation. docs/csv.md documents every column; tests/csv_tidy.rs holds the files to it.
+//! Tables with no rows (parts not measured) get no file.
 
 use super::run_view::{all_tables, Table};
 use crate::results::RunResults;
@@ -9,7 +13,7 @@ use crate::results::RunResults;
 /// One table as CSV text.
 pub fn table_csv(t: &Table) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&t.columns)?;
+    w.write_record(&t.keys)?;
     for row in &t.rows {
         w.write_record(row.iter().map(|c| c.raw()))?;
     }
@@ -25,6 +29,11 @@ pub fn run_csv(r: &RunResults) -> Result<Vec<(String, String)>, csv::Error> {
         .map(|t| Ok((format!("{}.csv", t.name), table_csv(t)?)))
         .collect()
 }
+
+/// The checker of tests/csv_tidy.rs, so the library's test reads the same contract.
+#[cfg(test)]
+#[path = "../../tests/csv_tidy/check.rs"]
+mod csv_check;
 
 #[cfg(test)]
 mod tests {
@@ -54,9 +63,12 @@ mod tests {
         let mut lines = m.lines();
         assert_eq!(
             lines.next().unwrap(),
-            "CPU node,memory node,working set (bytes),ns per load (median),ns min,ns max,relative to local,SLIT distance (firmware),HMAT read latency ns (firmware),on intended node (fraction)"
+            "cpu_node,memory_node,working_set_bytes,ns_per_load_median,ns_per_load_ci_low,ns_per_load_ci_high,ci_level_fraction,samples_count,repetitions_discarded_count,disturbed,ns_per_load_min,ns_per_load_max,relative_to_local_ratio,slit_distance,hmat_read_latency_ns,on_intended_node_fraction"
         );
-        assert_eq!(lines.next().unwrap(), "0,0,16777216,45.6,45.6,48.3,1,10,,1");
+        assert_eq!(
+            lines.next().unwrap(),
+            "0,0,16777216,45.6,,,,15,,,45.6,48.3,1,10,,1"
+        );
         // Cells with commas are quoted.
         let (_, s) = &files[8];
         assert!(
@@ -65,6 +77,25 @@ mod tests {
         );
         let mut rdr = csv::Reader::from_reader(s.as_bytes());
         assert_eq!(rdr.records().count(), 7);
+    }
+
+    use super::csv_check as check;
+
+    /// Issue 15: the sample run's CSVs (and the Opteron fixture's) hold to docs/csv.md.
+    #[test]
+    fn sample_run_csvs_follow_the_documented_columns() {
+        let doc = check::documented(include_str!("../../docs/csv.md"));
+        for r in [crate::run::sample::results(), opteron_example()] {
+            let files = run_csv(&r).unwrap();
+            assert!(!files.is_empty());
+            for (name, text) in &files {
+                let cols = doc
+                    .get(name)
+                    .unwrap_or_else(|| panic!("{name} is not documented in docs/csv.md"));
+                let problems = check::check_file(name, text, cols);
+                assert!(problems.is_empty(), "{}", problems.join("\n"));
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,6 @@
 
 use std::io::{self, Write};
 
-use crate::render::topo_text::columns;
 use crate::results::format::format_bytes;
 use crate::results::latency::{LatencyReport, LatencyResult};
 
@@ -38,7 +37,7 @@ fn result_row(r: &LatencyResult) -> Vec<String> {
         r.mode.label().into(),
         r.page_size.label().into(),
         r.chains.to_string(),
-        f2(s.median),
+        super::run_view::fmt_ci(s, r.quality.as_ref()),
         f2(s.min),
         f2(s.p90),
         f2(s.p99),
@@ -56,7 +55,7 @@ const RESULT_HEADERS: [&str; 14] = [
     "mode",
     "page",
     "chains",
-    "ns median",
+    "ns median [95 % interval]",
     "ns min",
     "ns p90",
     "ns p99",
@@ -108,7 +107,11 @@ fn single_sizes(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     if !r.results.is_empty() {
         writeln!(out, "\nLatency (ns per load; cycles = median x core clock)")?;
         let rows: Vec<Vec<String>> = r.results.iter().map(result_row).collect();
-        write!(out, "{}", indent(&columns(&RESULT_HEADERS, &rows)))?;
+        write!(
+            out,
+            "{}",
+            indent(&super::width::fit_columns(&RESULT_HEADERS, &rows))
+        )?;
     }
     Ok(())
 }
@@ -125,7 +128,11 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             curve.points.first().map_or(0, |p| p.cpu)
         )?;
         let rows: Vec<Vec<String>> = curve.points.iter().map(result_row).collect();
-        write!(out, "{}", indent(&columns(&RESULT_HEADERS, &rows)))?;
+        write!(
+            out,
+            "{}",
+            indent(&super::width::fit_columns(&RESULT_HEADERS, &rows))
+        )?;
         if let Some(kn) = r.knees.get(k) {
             writeln!(
                 out,
@@ -147,7 +154,7 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             write!(
                 out,
                 "{}",
-                indent(&indent(&columns(
+                indent(&indent(&super::width::fit_columns(
                     &[
                         "level",
                         "sysfs size",
@@ -198,7 +205,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         write!(
             out,
             "{}",
-            indent(&columns(
+            indent(&super::width::fit_columns(
                 &[
                     "cpu node",
                     "cpu",

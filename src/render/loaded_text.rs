@@ -83,7 +83,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         r.delay_calibration.r_squared
     )?;
     writeln!(out)?;
-    writeln!(out, "{}", points_table(r))?;
+    writeln!(out, "{}", super::width::fit(&points_table(r)))?;
     writeln!(out, "{}", r.counting)?;
     writeln!(out)?;
     writeln!(
@@ -112,7 +112,7 @@ fn points_table(r: &LoadedResult) -> Table {
         "total MB/s",
         "load MB/s",
         "chaser MB/s",
-        "median ns",
+        "median ns [95 % interval]",
         "p99 ns",
         "samples",
         "per load thread MB/s",
@@ -134,7 +134,7 @@ fn points_table(r: &LoadedResult) -> Table {
             format!("{:.0}", p.total_mb_per_s),
             format!("{:.0}", p.load_mb_per_s),
             format!("{:.0}", p.chaser_mb_per_s),
-            format!("{:.1}", p.ns_per_load.median),
+            super::run_view::fmt_ci(&p.ns_per_load, p.quality.as_ref()),
             format!("{:.1}", p.ns_per_load.p99),
             p.ns_per_load.samples.to_string(),
             per.join(" "),
@@ -230,7 +230,7 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
             ]),
         };
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", super::width::fit(&t))?;
     writeln!(out, "MB = 10^6 B")?;
     if let Some(r) = m.cells.iter().find_map(|c| c.result.as_ref()) {
         traffic_text::render(&r.traffic, out)?;

@@ -28,3 +28,4 @@ pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;
 pub mod verdict;
+pub mod width;

@@ -64,7 +64,7 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
             String::new(),
         ]);
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", super::width::fit(&t))?;
     writeln!(
         out,
         "on intended node(s): {:.2}%   huge pages: {} ({:.1}%)",

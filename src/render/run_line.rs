@@ -12,7 +12,9 @@ use crate::results::RunResults;
 /// `numascope: host=h verdict=quiet partial=false latency_ns=95.1 bandwidth_mb_s=20123 failed=0 output=DIR`.
 pub fn render(out: &mut dyn Write, r: &RunResults, dir: &Path) -> io::Result<()> {
     let verdict = r.quality.as_ref().map_or("unjudged", |q| q.verdict.label());
-    let fig = |v: Option<(f64, String)>| v.map_or("-".to_string(), |(x, _)| format!("{x:.1}"));
+    // A disturbed figure is said by the verdict field (noisy or unusable).
+    let fig =
+        |v: Option<(f64, String, bool)>| v.map_or("-".to_string(), |(x, _, _)| format!("{x:.1}"));
     writeln!(
         out,
         "numascope: host={} verdict={verdict} partial={} latency_ns={} bandwidth_mb_s={} failed={} output={}",

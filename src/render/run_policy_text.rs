@@ -23,7 +23,14 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 s.repetitions,
                 s.duration_ms
             )?;
-            let t = view::scenarios_table(r);
+            let t = view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s");
+            let [what, mb_col, ns, numactl] = [
+                "what_runs",
+                "mb_per_s_median",
+                "ns_per_load_median",
+                "numactl",
+            ]
+            .map(|k| t.col(k));
             let mut ct = Ct::new();
             ct.load_preset(NOTHING);
             ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
@@ -42,18 +49,17 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                         notes.push(format!("({}) not measured: {u}", res.letter));
                         "n/a".into()
                     }
-                    (None, Some(m)) => view::fmt_interval(m),
-                    (None, None) => row[4].display(),
+                    (None, _) => row[mb_col].display(),
                 };
                 ct.add_row(vec![
                     letters,
-                    row[1].display(),
+                    row[what].display(),
                     mb,
-                    row[10].display(),
-                    row[12].display(),
+                    row[ns].display(),
+                    row[numactl].display(),
                 ]);
             }
-            writeln!(out, "{ct}")?;
+            writeln!(out, "{}", super::width::fit(&ct))?;
             for n in notes {
                 writeln!(out, "{n}")?;
             }
@@ -85,7 +91,7 @@ pub(super) fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                     (_, None, Some(u)) => format!("not measured: {u}"),
                     (_, None, None) => "not measured".into(),
                 };
-                writeln!(out, "  {:<22} {v}", c.policy)?;
+                write!(out, "{}", super::width::fit_pair(&c.policy, 22, &v))?;
             }
             if !a.apply.is_empty() {
                 writeln!(out, "To apply:")?;

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
 
 use super::run_policy_text::{advisor, scenarios};
-use super::run_view::{self as view, Cell, Table};
+use super::run_view::{self as view, Table};
 use super::svg::{bytes_short, Heatmap};
 use crate::results::{Part, RunResults, Severity};
 
@@ -62,7 +62,7 @@ fn grid(
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{t}")?;
+    writeln!(out, "{}", super::width::fit(&t))?;
     match declared {
         Some(d) => writeln!(out, "({unit}; in brackets: {})", d.title),
         None => writeln!(
@@ -72,8 +72,9 @@ fn grid(
     }
 }
 
-/// A table with only the listed columns.
-fn table(out: &mut dyn Write, t: &Table, cols: &[usize]) -> io::Result<()> {
+/// A table with only the columns of the listed keys.
+fn table(out: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
+    let cols = t.cols(keys);
     let mut ct = Ct::new();
     ct.load_preset(NOTHING);
     ct.set_header(
@@ -85,17 +86,33 @@ fn table(out: &mut dyn Write, t: &Table, cols: &[usize]) -> io::Result<()> {
         ct.add_row(cols.iter().map(|&c| row[c].display()).collect::<Vec<_>>());
     }
     for (i, &c) in cols.iter().enumerate() {
-        if t.rows
-            .iter()
-            .all(|r| matches!(r[c], Cell::Num(_) | Cell::Int(_) | Cell::Missing))
-        {
+        if t.rows.iter().all(|r| r[c].is_numeric()) {
             if let Some(col) = ct.column_mut(i) {
                 col.set_cell_alignment(CellAlignment::Right);
             }
         }
     }
-    writeln!(out, "{ct}")
+    writeln!(out, "{}", super::width::fit(&ct))
 }
+
+/// The loaded-latency columns people see (the summary and the HTML report).
+pub(crate) const LOADED_KEYS: &[&str] = &[
+    "load_label",
+    "delay_ns",
+    "total_mb_per_s",
+    "load_mb_per_s",
+    "ns_per_load_median",
+    "ns_per_load_p90",
+];
+
+/// The core-to-core group columns people see.
+pub(crate) const C2C_GROUP_KEYS: &[&str] = &[
+    "cpus_label",
+    "pairs_count",
+    "ns_one_way_median",
+    "ns_one_way_min",
+    "ns_one_way_max",
+];
 
 /// Writes the body of one section.
 type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;
@@ -162,11 +179,11 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out)?;
     match view::idle_dram_latency(r) {
-        Some((ns, w)) => writeln!(out, "Idle memory latency: {} ns ({w})", view::fmt_num(ns))?,
+        Some((ns, w, _)) => writeln!(out, "Idle memory latency: {} ns ({w})", view::fmt_num(ns))?,
         None => writeln!(out, "Idle memory latency: not measured in this run")?,
     }
     match view::peak_bandwidth(r) {
-        Some((mb, w)) => writeln!(
+        Some((mb, w, _)) => writeln!(
             out,
             "Peak bandwidth: {} MB/s ({w}; MB = 10^6 B)",
             view::fmt_num(mb)
@@ -243,7 +260,7 @@ fn latency_sweep(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                     col.set_cell_alignment(CellAlignment::Right);
                 }
             }
-            writeln!(out, "{t}")?;
+            writeln!(out, "{}", super::width::fit(&t))?;
         }
     }
     Ok(())
@@ -252,9 +269,21 @@ fn latency_sweep(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::latency_heatmaps(r) {
         None => absent(out, r, Part::LatencyMatrix)?,
-        Some((m, d)) => grid(out, &m, d.as_ref(), "ns per load, median")?,
+        Some((m, d)) => {
+            grid(out, &m, d.as_ref(), "ns per load, median")?;
+            cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")?;
+        }
     }
     Ok(())
+}
+
+/// The line under a node x node grid with every cell's interval (see
+/// [`view::cell_intervals`]).
+fn cell_intervals(out: &mut dyn Write, t: Table, base: &str) -> io::Result<()> {
+    match view::cell_intervals(t, base) {
+        Some(l) => writeln!(out, "{l}"),
+        None => Ok(()),
+    }
 }
 
 fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
@@ -262,7 +291,19 @@ fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if bt.rows.is_empty() {
         absent(out, r, Part::Bandwidth)?;
     } else {
-        table(out, &bt, &[0, 2, 3, 4, 5, 6, 7, 8])?;
+        let bt = bt.with_interval_text("mb_per_s", "MB/s");
+        table(
+            out,
+            &bt,
+            &[
+                "kernel",
+                "threads_count",
+                "cpu_nodes",
+                "memory_nodes",
+                "placement",
+                "mb_per_s_median",
+            ],
+        )?;
     }
     Ok(())
 }
@@ -270,7 +311,10 @@ fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn bandwidth_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::bandwidth_heatmaps(r) {
         None => absent(out, r, Part::BandwidthMatrix)?,
-        Some((m, d)) => grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?,
+        Some((m, d)) => {
+            grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?;
+            cell_intervals(out, view::bandwidth_matrix_table(r), "mb_per_s")?;
+        }
     }
     Ok(())
 }
@@ -280,7 +324,12 @@ fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if st.rows.is_empty() {
         absent(out, r, Part::Scaling)?;
     } else {
-        table(out, &st, &[0, 1, 3, 4])?;
+        let st = st.with_interval_text("mb_per_s", "MB/s");
+        table(
+            out,
+            &st,
+            &["curve", "threads_count", "mb_per_s_median", "mb_per_s_max"],
+        )?;
     }
     Ok(())
 }
@@ -293,7 +342,8 @@ fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         if let Some(l) = &r.loaded_latency {
             writeln!(out, "{}", view::loaded_name(l))?;
         }
-        table(out, &lt, &[1, 2, 3, 4, 5, 6])?;
+        let lt = lt.with_interval_text("ns_per_load", "ns per load");
+        table(out, &lt, LOADED_KEYS)?;
         if let Some(s) = view::loaded_summary(r) {
             writeln!(out, "{s}")?;
         }
@@ -306,7 +356,8 @@ fn core_to_core(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if ct.rows.is_empty() {
         absent(out, r, Part::C2c)?;
     } else {
-        table(out, &ct, &[0, 1, 2, 3, 4])?;
+        let ct = ct.with_interval_text("ns_one_way", "ns one way (of pair medians)");
+        table(out, &ct, C2C_GROUP_KEYS)?;
         if let Some(s) = view::c2c_summary(r) {
             writeln!(out, "{s}")?;
         }

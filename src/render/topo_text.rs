@@ -103,7 +103,7 @@ fn nodes(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         })
         .collect();
     out.write_all(
-        columns(
+        super::width::fit_columns(
             &[
                 "node",
                 "cpus",
@@ -144,7 +144,7 @@ fn cpus(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         })
         .collect();
     out.write_all(
-        columns(
+        super::width::fit_columns(
             &[
                 "cpu",
                 "node",
@@ -199,7 +199,7 @@ fn caches(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect();
         out.write_all(
-            columns(
+            super::width::fit_columns(
                 &[
                     "level",
                     "type",
@@ -239,7 +239,7 @@ fn distances(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect();
         let h: Vec<&str> = headers.iter().map(|s| s.as_str()).collect();
-        out.write_all(columns(&h, &rows).as_bytes())?;
+        out.write_all(super::width::fit_columns(&h, &rows).as_bytes())?;
     }
     Ok(())
 }
@@ -264,7 +264,7 @@ fn hmat(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect();
         out.write_all(
-            columns(
+            super::width::fit_columns(
                 &[
                     "target node",
                     "class",
@@ -306,7 +306,7 @@ fn memory_side_caches(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             })
             .collect();
         out.write_all(
-            columns(
+            super::width::fit_columns(
                 &["node", "index", "size", "line", "indexing", "write policy"],
                 &rows,
             )
@@ -378,6 +378,6 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .iter()
             .map(|l| vec!["memory limit".into(), l.summary()]),
     );
-    out.write_all(columns(&["setting", "value"], &rows).as_bytes())?;
+    out.write_all(super::width::fit_columns(&["setting", "value"], &rows).as_bytes())?;
     Ok(())
 }

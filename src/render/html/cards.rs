@@ -10,7 +10,7 @@ use crate::results::RunResults;
 pub(super) fn write(p: &mut Page, r: &RunResults) {
     p.push("<div class=\"cards\">");
     match view::idle_dram_latency(r) {
-        Some((ns, w)) => card(p, "Idle memory latency", &view::fmt_num(ns), "ns", &w),
+        Some((ns, w, d)) => card(p, "Idle memory latency", &marked(ns, d), "ns", &w),
         None => card(
             p,
             "Idle memory latency",
@@ -20,7 +20,7 @@ pub(super) fn write(p: &mut Page, r: &RunResults) {
         ),
     }
     match view::peak_bandwidth(r) {
-        Some((mb, w)) => card(p, "Peak bandwidth", &view::fmt_num(mb), "MB/s", &w),
+        Some((mb, w, d)) => card(p, "Peak bandwidth", &marked(mb, d), "MB/s", &w),
         None => card(
             p,
             "Peak bandwidth",
@@ -46,6 +46,15 @@ pub(super) fn write(p: &mut Page, r: &RunResults) {
         card(p, "Remote latency penalty", &format!("{pct:+.0}"), "%", &w);
     }
     p.push("</div>\n");
+}
+
+/// A headline value, with a warning sign when the figure is disturbed (its label says why).
+fn marked(v: f64, disturbed: bool) -> String {
+    if disturbed {
+        format!("\u{26a0} {}", view::fmt_num(v))
+    } else {
+        view::fmt_num(v)
+    }
 }
 
 /// The remote/local latency ratio of the matrix: worst remote over best local.

@@ -279,11 +279,28 @@ mod tests {
                 "missing section {id}"
             );
         }
-        // Charts: sweep, 2 latency heatmaps, 1 bandwidth heatmap, scaling, loaded, c2c, bars.
-        assert_eq!(h.matches("<svg ").count(), 8);
+        // Charts: sweep, 2 latency heatmaps, 1 bandwidth heatmap, scaling, loaded, c2c, bars;
+        // the three line charts come twice, laid out wide and for a phone.
+        assert_eq!(h.matches("<svg ").count(), 11);
+        assert_eq!(h.matches("<div class=\"chart-narrow\">").count(), 3);
         assert!(!h.contains("Not measured in this run"));
         assert!(h.contains("MB = 10^6 bytes"));
         assert!(!h.contains("Partial run"));
+    }
+
+    /// Scenarios placed identically are one bar with merged letters, as in the table.
+    #[test]
+    fn same_placement_scenarios_are_one_bar() {
+        let mut r = opteron_example();
+        let s = r.scenarios.as_mut().unwrap();
+        let first = s.scenarios[3].id;
+        s.scenarios[4].same_as = Some(first);
+        let (d, e) = (s.scenarios[3].letter.clone(), s.scenarios[4].letter.clone());
+        let (dl, el) = (s.scenarios[3].label.clone(), s.scenarios[4].label.clone());
+        let h = render(&r);
+        let bar = format!("({d}) = ({e}) {dl}");
+        assert!(h.contains(&esc(&bar)), "no merged bar {bar}");
+        assert!(!h.contains(&format!(">\n{}\n</text>", esc(&format!("({e}) {el}")))));
     }
 
     #[test]

@@ -63,7 +63,8 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;margin:6px
 dl.kv dt{color:var(--muted)}
 dl.kv dd{margin:0}
 footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
-@media (max-width:640px){main{padding:12px 8px}section,header.top{padding:16px 14px}.card .v{font-size:23px}}
+.chart-narrow{display:none}
+@media (max-width:640px){main{padding:12px 8px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}}
 @media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
 "#;
 
@@ -113,6 +114,25 @@ impl Page {
             Err(e) => {
                 let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(&e.to_string()));
             }
+        }
+    }
+
+    /// A line chart twice: laid out for a wide screen and for a phone (480 px wide, so its
+    /// text stays readable scaled to ~400 px); CSS shows one of them.
+    pub(super) fn line_chart(&mut self, c: &svg::LineChart, caption: &str) {
+        match (svg::line_chart(c), svg::line_chart(&c.narrow())) {
+            (Ok(wide), Ok(narrow)) => {
+                self.push("<figure>");
+                let _ = write!(
+                    self.html,
+                    "<div class=\"chart-wide\">{wide}</div><div class=\"chart-narrow\">{narrow}</div>"
+                );
+                if !caption.is_empty() {
+                    let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
+                }
+                self.push("</figure>");
+            }
+            (Err(e), _) | (_, Err(e)) => self.figure(Err(e), caption),
         }
     }
 

@@ -38,9 +38,14 @@ pub(super) fn findings(p: &mut Page, r: &RunResults) {
 
 pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
     match view::latency_sweep_chart(r) {
-        Some(c) => p.figure(
-            svg::line_chart(&c),
-            "ns per load (median of the samples) against working set; x axis in powers of two.",
+        Some(c) => p.line_chart(
+            &c,
+            &format!(
+                "ns per load (median of the samples) against working set; x axis in powers of \
+                 two, y axis logarithmic so cache and DRAM levels both show. {} {}",
+                intervals_note(&c),
+                view::latency_knee_note(r)
+            ),
         ),
         None => p.absent(r, Part::Latency),
     }
@@ -60,6 +65,10 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
             )
         })
         .unwrap_or_default();
+    let ws = match view::cell_intervals(view::latency_matrix_table(r), "ns_per_load") {
+        Some(ci) => format!("{ws} {ci}."),
+        None => ws,
+    };
     if !p.heatmaps(
         view::latency_heatmaps(r),
         &ws,
@@ -74,22 +83,42 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
     if bt.rows.is_empty() {
         p.absent(r, Part::Bandwidth);
     } else {
-        p.table(&bt, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10], &|_| false);
+        let bt = bt.with_interval_text("mb_per_s", "MB/s");
+        let cols = bt.cols(&[
+            "kernel",
+            "isa",
+            "threads_count",
+            "cpu_nodes",
+            "memory_nodes",
+            "placement",
+            "mb_per_s_median",
+            "mb_per_s_min",
+            "mb_per_s_max",
+            "dram_mb_per_s_estimate_median",
+            "on_intended_node_fraction",
+        ]);
+        p.table(&bt, &cols, &|_| false);
     }
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
-    let bw_title = view::bandwidth_matrix_table(r).title;
-    if !p.heatmaps(view::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes."), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
+    let bt = view::bandwidth_matrix_table(r);
+    let bw_title = bt.title.clone();
+    let ci = view::cell_intervals(bt, "mb_per_s").map_or(String::new(), |c| format!(" {c}."));
+    if !p.heatmaps(view::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
         p.absent(r, Part::BandwidthMatrix);
     }
 }
 
 pub(super) fn scaling(p: &mut Page, r: &RunResults) {
     match view::scaling_chart(r) {
-        Some(c) => p.figure(
-            svg::line_chart(&c),
-            "MB/s (median, MB = 10^6 bytes) against the number of threads.",
+        Some(c) => p.line_chart(
+            &c,
+            &format!(
+                "MB/s (median, MB = 10^6 bytes) against the number of threads. {} {}",
+                intervals_note(&c),
+                view::scaling_knee_note(r)
+            ),
         ),
         None => p.absent(r, Part::Scaling),
     }
@@ -98,12 +127,18 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
 pub(super) fn loaded(p: &mut Page, r: &RunResults) {
     match view::loaded_chart(r) {
         Some(c) => {
-            p.figure(
-                svg::line_chart(&c),
-                "ns per load (median) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load).",
+            p.line_chart(
+                &c,
+                &format!(
+                    "ns per load (median) against the total bandwidth of all threads (load \
+                     threads plus the chaser's own 64 B per load). {}",
+                    intervals_note(&c)
+                ),
             );
-            let t = view::loaded_table(r);
-            p.table(&t, &[1, 2, 3, 4, 5, 6], &|_| false);
+            let t = view::loaded_table(r).with_interval_text("ns_per_load", "ns per load");
+            p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {
+                false
+            });
             if let Some(s) = view::loaded_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", esc(&s));
             }
@@ -123,7 +158,13 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
                 .unwrap_or_default();
             p.figure(svg::heatmap(&h), &line);
             if !groups.rows.is_empty() {
-                p.table(&groups, &[0, 1, 2, 3, 4], &|_| false);
+                let groups =
+                    groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
+                p.table(
+                    &groups,
+                    &groups.cols(crate::render::run_text::C2C_GROUP_KEYS),
+                    &|_| false,
+                );
             }
             if let Some(s) = view::c2c_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", esc(&s));
@@ -131,4 +172,27 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
         }
         None => p.absent(r, Part::C2c),
     }
+}
+
+/// What the chart's bars and hollow points mean, or why there are no bars.
+fn intervals_note(c: &svg::LineChart) -> String {
+    let mut s = if c.errors.is_empty() {
+        "No point has a 95 % interval (fewer than six samples each, or a results file written \
+         before intervals existed)."
+            .to_string()
+    } else {
+        "Bars are 95 % intervals of the median.".to_string()
+    };
+    if !c.disturbed.is_empty() {
+        s.push_str(&format!(
+            " {} hollow point{} disturbed: the retakes ran out.",
+            c.disturbed.len(),
+            if c.disturbed.len() == 1 {
+                " is"
+            } else {
+                "s are"
+            }
+        ));
+    }
+    s
 }

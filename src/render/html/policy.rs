@@ -16,8 +16,21 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             let bars: Vec<(String, f64)> = s
                 .scenarios
                 .iter()
+                // A scenario placed exactly as another is one bar, its letters merged, as in
+                // the table below.
+                .filter(|row| row.same_as.is_none())
                 .filter_map(|row| {
-                    Some((format!("({}) {}", row.letter, row.label), row.bandwidth()?))
+                    let letters = view::merged_letters(s, row).0;
+                    Some((format!("{letters} {}", row.label), row.bandwidth()?))
+                })
+                .collect();
+            let marks: Vec<svg::BarMark> = s
+                .scenarios
+                .iter()
+                .filter(|row| row.same_as.is_none() && row.bandwidth().is_some())
+                .map(|row| svg::BarMark {
+                    interval: row.mb_per_s.and_then(|m| m.ci_low.zip(m.ci_high)),
+                    disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
                 })
                 .collect();
             let best = bars
@@ -27,14 +40,18 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .map(|(i, _)| i);
             if !bars.is_empty() {
                 p.figure(
-                    svg::bar_chart(&svg::BarChart {
-                        title: format!("Bandwidth by placement ({} kernel)", s.kernel),
-                        unit: "MB/s".into(),
-                        bars,
-                        highlight: best,
-                        width: 820,
-                    }),
-                    "",
+                    svg::bar_chart_marked(
+                        &svg::BarChart {
+                            title: format!("Bandwidth by placement ({} kernel)", s.kernel),
+                            unit: "MB/s".into(),
+                            bars,
+                            highlight: best,
+                            width: 820,
+                        },
+                        &marks,
+                    ),
+                    "Bars are medians over the interleaved rounds; whiskers are 95 % intervals \
+                     of the median; a hollow bar is disturbed (its retakes ran out).",
                 );
             }
             // Only a named winner (or the only candidate measured) is highlighted.
@@ -46,7 +63,7 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .collect();
             // A scenario placed exactly as another is shown once, on that one's row, with
             // its letters merged and the reason below the table.
-            let mut t = view::scenarios_table(r);
+            let mut t = view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s");
             let mut keep = Vec::new();
             let mut notes = Vec::new();
             for (i, res) in s.scenarios.iter().enumerate() {
@@ -59,16 +76,21 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 }
                 let mut row = t.rows[i].clone();
                 row[0] = view::Cell::Text(letters);
-                if let Some(m) = &res.mb_per_s {
-                    row[4] = view::Cell::Text(view::fmt_interval(m));
-                }
                 keep.push((res.id, row));
             }
-            t.columns[4] = "MB/s median [95 % interval] n".into();
             t.rows = keep.iter().map(|k| k.1.clone()).collect();
-            p.table(&t, &[0, 1, 2, 4, 8, 9, 10, 12, 13], &|i| {
-                winners.contains(&keep[i].0)
-            });
+            let cols = t.cols(&[
+                "scenario",
+                "what_runs",
+                "threads_count",
+                "mb_per_s_median",
+                "mb_per_s_min",
+                "mb_per_s_max",
+                "ns_per_load_median",
+                "numactl",
+                "not_measured_because",
+            ]);
+            p.table(&t, &cols, &|i| winners.contains(&keep[i].0));
             for n in &notes {
                 let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
             }

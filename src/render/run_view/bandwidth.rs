@@ -1,8 +1,12 @@
 //! The bandwidth part of a run as tables and heatmaps: every kernel result and the node x
 //! node matrix beside HMAT.
 
-use super::{grid, nodes_text, Cell, Table};
+use super::{
+    grid, interval_cells, interval_columns, nodes_text, quality_cells, quality_columns, Cell, Table,
+};
 use crate::render::svg::Heatmap;
+use crate::results::bandwidth::Rates;
+use crate::results::quality::RepetitionQuality;
 use crate::results::RunResults;
 use crate::stats::Summary;
 
@@ -12,45 +16,108 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
         "bandwidth",
         "Bandwidth kernels",
         &[
-            "kernel",
-            "ISA",
-            "threads",
-            "CPU nodes",
-            "memory nodes",
-            "placement",
-            "MB/s (median, MB = 10^6 B)",
-            "MB/s min",
-            "MB/s max",
-            "DRAM MB/s (estimate)",
-            "on intended node (fraction)",
-            "MB/s median 95 % interval low",
-            "MB/s median 95 % interval high",
-            "repetitions (n)",
+            ("kernel", "kernel"),
+            ("isa", "ISA"),
+            ("threads_count", "threads"),
+            ("cpus", "CPUs"),
+            ("cpu_nodes", "CPU nodes"),
+            ("memory_nodes", "memory nodes"),
+            ("placement", "placement"),
+            ("working_set_bytes", "working set (bytes)"),
+            ("page_size", "page size"),
         ],
     );
+    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("mb_per_s_min", "MB/s min"),
+            ("mb_per_s_max", "MB/s max"),
+            ("dram_mb_per_s_estimate_median", "DRAM MB/s (estimate)"),
+            ("on_intended_node_fraction", "on intended node (fraction)"),
+            ("huge_page_backed_fraction", "huge-page backed (fraction)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
+    );
     for b in r.bandwidth.iter().flat_map(|b| &b.results) {
-        t.rows.push(vec![
+        let mut row = vec![
             Cell::Text(b.kernel.clone()),
             Cell::Text(format!("{:?}", b.isa).to_lowercase()),
             Cell::Int(b.threads as u64),
+            Cell::Text(crate::results::format::format_list(&b.cpus)),
             Cell::Text(nodes_text(&b.cpu_nodes)),
             Cell::Text(nodes_text(&b.memory_nodes)),
             Cell::Text(b.placement.clone()),
-            Cell::Num(b.mb_per_s.median),
+            Cell::Int(b.working_set_bytes),
+            Cell::Text(b.page_size.label().into()),
+        ];
+        row.extend(interval_cells(Some(&rates_summary(&b.mb_per_s))));
+        row.extend(quality_cells(b.quality.as_ref()));
+        row.extend([
             Cell::Num(b.mb_per_s.min),
             Cell::Num(b.mb_per_s.max),
             Cell::Num(b.dram_mb_per_s_estimate.median),
             Cell::Num(b.placement_fraction),
-            Cell::opt(b.mb_per_s.ci_low),
-            Cell::opt(b.mb_per_s.ci_high),
-            Cell::Int(b.mb_per_s.samples as u64),
+            Cell::Num(b.huge_fraction),
         ]);
+        t.rows.push(row);
     }
     t
 }
 
-/// (initiator, target, median, min, max, HMAT read MB/s) of the first bandwidth matrix.
+/// A bandwidth rate as a [`Summary`] (median, range, interval, count; no percentiles are
+/// recorded for rates, so p90 and p99 are the maximum).
+pub fn rates_summary(x: &Rates) -> Summary {
+    Summary {
+        median: x.median,
+        min: x.min,
+        max: x.max,
+        p90: x.max,
+        p99: x.max,
+        samples: x.samples,
+        ci_low: x.ci_low,
+        ci_high: x.ci_high,
+        ci_level: x.ci_level,
+    }
+}
+
+/// One cell of the first bandwidth matrix: the nodes, the cell's figure (with the interval
+/// and quality of the run it comes from) and HMAT's declared read MB/s.
+pub struct BwMatrixCell<'a> {
+    pub initiator: u32,
+    pub target: u32,
+    pub mb_per_s: Summary,
+    pub quality: Option<&'a RepetitionQuality>,
+    pub hmat_read_mb_per_s: Option<f64>,
+}
+
+/// (initiator, target, median, min, max, HMAT read MB/s) of the first bandwidth matrix, as
+/// `compare` keys them (no interval: compare judges the matrix by its range, as before).
 pub fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
+    bw_matrix(r)
+        .into_iter()
+        .map(|c| {
+            let s = c.mb_per_s;
+            (
+                c.initiator,
+                c.target,
+                Summary {
+                    ci_low: None,
+                    ci_high: None,
+                    ci_level: None,
+                    p90: s.max,
+                    p99: s.max,
+                    ..s
+                },
+                c.hmat_read_mb_per_s,
+            )
+        })
+        .collect()
+}
+
+/// The cells of the first bandwidth matrix.
+pub fn bw_matrix(r: &RunResults) -> Vec<BwMatrixCell<'_>> {
     let Some(b) = &r.bandwidth else {
         return Vec::new();
     };
@@ -60,28 +127,18 @@ pub fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> 
     m.cells
         .iter()
         .map(|c| {
-            let (min, max, n) = b
-                .results
-                .get(c.result_index)
-                .map_or((c.mb_per_s, c.mb_per_s, 1), |x| {
-                    (x.mb_per_s.min, x.mb_per_s.max, x.mb_per_s.samples)
-                });
-            (
-                c.initiator,
-                c.target,
-                Summary {
-                    median: c.mb_per_s,
-                    min,
-                    max,
-                    p90: max,
-                    p99: max,
-                    samples: n,
-                    ci_low: None,
-                    ci_high: None,
-                    ci_level: None,
-                },
-                c.hmat_read_mb_per_s.map(|v| v as f64),
-            )
+            let run = b.results.get(c.result_index);
+            let mut s = run.map_or(Summary::point(c.mb_per_s, 1), |x| {
+                rates_summary(&x.mb_per_s)
+            });
+            s.median = c.mb_per_s;
+            BwMatrixCell {
+                initiator: c.initiator,
+                target: c.target,
+                mb_per_s: s,
+                quality: run.and_then(|x| x.quality.as_ref()),
+                hmat_read_mb_per_s: c.hmat_read_mb_per_s.map(|v| v as f64),
+            }
         })
         .collect()
 }
@@ -99,43 +156,51 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
             Some(k) => format!("Bandwidth, CPU node x memory node ({k} kernel)"),
             None => "Bandwidth, CPU node x memory node".into(),
         },
-        &[
-            "CPU node",
-            "memory node",
-            "MB/s (median, MB = 10^6 B)",
-            "MB/s min",
-            "MB/s max",
-            "HMAT read bandwidth MB/s (firmware)",
-        ],
+        &[("cpu_node", "CPU node"), ("memory_node", "memory node")],
     );
-    for (a, b, s, h) in bw_matrix_cells(r) {
-        t.rows.push(vec![
-            Cell::Int(a as u64),
-            Cell::Int(b as u64),
-            Cell::Num(s.median),
-            Cell::Num(s.min),
-            Cell::Num(s.max),
-            Cell::opt(h),
+    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("mb_per_s_min", "MB/s min"),
+            ("mb_per_s_max", "MB/s max"),
+            ("hmat_read_mb_per_s", "HMAT read bandwidth MB/s (firmware)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
+    );
+    for c in bw_matrix(r) {
+        let mut row = vec![Cell::Int(c.initiator as u64), Cell::Int(c.target as u64)];
+        row.extend(interval_cells(Some(&c.mb_per_s)));
+        row.extend(quality_cells(c.quality));
+        row.extend([
+            Cell::Num(c.mb_per_s.min),
+            Cell::Num(c.mb_per_s.max),
+            Cell::opt(c.hmat_read_mb_per_s),
         ]);
+        t.rows.push(row);
     }
     t
 }
 
 /// Measured bandwidth heatmap and HMAT (from the cells, else the topology) beside it.
 pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
-    let cells = bw_matrix_cells(r);
-    let measured: Vec<(u32, u32, f64)> = cells.iter().map(|c| (c.0, c.1, c.2.median)).collect();
+    let cells = bw_matrix(r);
+    let measured: Vec<(u32, u32, f64)> = cells
+        .iter()
+        .map(|c| (c.initiator, c.target, c.mb_per_s.median))
+        .collect();
     let m = grid("Measured bandwidth (MB/s)", "MB/s", false, &measured)?;
     let mut hmat: Vec<(u32, u32, f64)> = cells
         .iter()
-        .filter_map(|c| Some((c.0, c.1, c.3?)))
+        .filter_map(|c| Some((c.initiator, c.target, c.hmat_read_mb_per_s?)))
         .collect();
     if hmat.is_empty() {
         hmat = cells
             .iter()
             .filter_map(|c| {
-                let h = r.topology.hmat_for(c.0, c.1)?;
-                Some((c.0, c.1, h.read_bandwidth_mb_s? as f64))
+                let h = r.topology.hmat_for(c.initiator, c.target)?;
+                Some((c.initiator, c.target, h.read_bandwidth_mb_s? as f64))
             })
             .collect();
     }

@@ -1,60 +1,69 @@
 //! Core-to-core transfer latencies as tables (pairs and relation groups), a heatmap and the
 //! engine's sentence.
 
-use super::{Cell, Table};
+use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::RunResults;
 
 /// Core-to-core pairs, one row per measured ordered pair.
 pub fn c2c_table(r: &RunResults) -> Table {
-    let rows = r.c2c.iter().flat_map(|c| &c.pairs).map(|p| {
-        let keys = vec![
+    let mut t = Table::new(
+        "c2c",
+        "Core-to-core latency",
+        &[
+            ("from_cpu", "from CPU"),
+            ("to_cpu", "to CPU"),
+            ("relation", "relation"),
+        ],
+    );
+    t.extend(interval_columns("ns_one_way", "ns one way"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("ns_one_way_min", "ns min"),
+            ("ns_one_way_p90", "ns p90"),
+            ("lowest_cpu_share_fraction", "lowest CPU share (fraction)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
+    );
+    for p in r.c2c.iter().flat_map(|c| &c.pairs) {
+        let s = &p.ns_one_way;
+        let mut row = vec![
             Cell::Int(p.from as u64),
             Cell::Int(p.to as u64),
             Cell::Text(p.relation.label()),
         ];
-        let s = &p.ns_one_way;
-        (keys, [s.median, s.min, s.p90])
-    });
-    with_spread(
-        Table::new(
-            "c2c",
-            "Core-to-core latency",
-            &["from CPU", "to CPU", "relation"],
-        ),
-        ["ns one way (median)", "ns min", "ns p90"],
-        rows,
-    )
+        row.extend(interval_cells(Some(s)));
+        row.extend(quality_cells(p.quality.as_ref()));
+        row.extend([Cell::Num(s.min), Cell::Num(s.p90), Cell::opt(p.cpu_share)]);
+        t.rows.push(row);
+    }
+    t
 }
 
-/// Pairs grouped by what their CPUs share.
+/// Pairs grouped by what their CPUs share. The interval is over the group's per-pair
+/// medians (n = pairs), so a group of fewer than six pairs has none.
 pub fn c2c_groups_table(r: &RunResults) -> Table {
-    let rows = r.c2c.iter().flat_map(|c| &c.groups).map(|g| {
-        let keys = vec![Cell::Text(g.label.clone()), Cell::Int(g.pairs as u64)];
+    let mut t = Table::new(
+        "c2c_groups",
+        "Core-to-core latency by relation",
+        &[("cpus_label", "CPUs"), ("pairs_count", "pairs")],
+    );
+    t.extend(interval_columns(
+        "ns_one_way",
+        "ns one way (of pair medians)",
+    ));
+    t.extend(
+        [("ns_one_way_min", "ns min"), ("ns_one_way_max", "ns max")]
+            .map(|(k, l)| (k.to_string(), l.to_string()))
+            .to_vec(),
+    );
+    for g in r.c2c.iter().flat_map(|c| &c.groups) {
         let s = &g.ns_one_way;
-        (keys, [s.median, s.min, s.max])
-    });
-    with_spread(
-        Table::new(
-            "c2c_groups",
-            "Core-to-core latency by relation",
-            &["CPUs", "pairs"],
-        ),
-        ["ns one way (median of pairs)", "ns min", "ns max"],
-        rows,
-    )
-}
-
-/// Completes `t` (its key columns set) with three figure columns named `spread` and the
-/// rows: key cells followed by their three figures.
-fn with_spread(
-    mut t: Table,
-    spread: [&str; 3],
-    rows: impl Iterator<Item = (Vec<Cell>, [f64; 3])>,
-) -> Table {
-    t.columns.extend(spread.map(String::from));
-    for (mut row, figures) in rows {
-        row.extend(figures.map(Cell::Num));
+        let mut row = vec![Cell::Text(g.label.clone()), Cell::Int(g.pairs as u64)];
+        row.extend(interval_cells(Some(s)));
+        row.extend([Cell::Num(s.min), Cell::Num(s.max)]);
         t.rows.push(row);
     }
     t

@@ -4,9 +4,25 @@
 use super::nodes_text;
 use crate::results::RunResults;
 
+/// " (disturbed: ...)" appended to a headline's label when its figure is marked disturbed.
+const DISTURBED_CLAUSE: &str =
+    "; DISTURBED: its repetitions stayed disturbed after the retakes ran out";
+
+fn disturbed(q: Option<&crate::results::quality::RepetitionQuality>) -> bool {
+    q.is_some_and(|q| q.disturbed)
+}
+
+fn mark(mut what: String, d: bool) -> String {
+    if d {
+        what.push_str(DISTURBED_CLAUSE);
+    }
+    what
+}
+
 /// Idle DRAM latency: the local diagonal of the matrix (lowest), else the largest working set
-/// of the first random-walk curve. Returns (ns, where it comes from).
-pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
+/// of the first random-walk curve. Returns (ns, where it comes from with its interval,
+/// whether the figure is disturbed).
+pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
     let l = r.latency.as_ref()?;
     if let Some(m) = &l.matrix {
         let best = m
@@ -20,17 +36,22 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
                     .total_cmp(&b.result.ns_per_load.median)
             });
         if let Some(c) = best {
+            let d = disturbed(c.result.quality.as_ref());
             return Some((
                 c.result.ns_per_load.median,
-                format!(
-                    "node {} local, {} working set, {} pages, {} walk, CPU {}; {}",
-                    c.memory_node,
-                    crate::render::svg::bytes_short(m.working_set_bytes as f64),
-                    m.page_size.label(),
-                    m.mode.label(),
-                    c.result.cpu,
-                    interval_clause(&c.result.ns_per_load)
+                mark(
+                    format!(
+                        "node {} local, {} working set, {} pages, {} walk, CPU {}; {}",
+                        c.memory_node,
+                        crate::render::svg::bytes_short(m.working_set_bytes as f64),
+                        m.page_size.label(),
+                        m.mode.label(),
+                        c.result.cpu,
+                        interval_clause(&c.result.ns_per_load)
+                    ),
+                    d,
                 ),
+                d,
             ));
         }
     }
@@ -40,16 +61,21 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String)> {
         .find(|c| c.mode == crate::results::latency::Mode::Random)
         .or(l.sweep.first())?;
     let p = c.points.last()?;
+    let d = disturbed(p.quality.as_ref());
     Some((
         p.ns_per_load.median,
-        format!(
-            "{} walk, {} working set, {} pages, CPU {}; {}",
-            c.mode.label(),
-            crate::render::svg::bytes_short(p.working_set_bytes as f64),
-            c.page_size.label(),
-            p.cpu,
-            interval_clause(&p.ns_per_load)
+        mark(
+            format!(
+                "{} walk, {} working set, {} pages, CPU {}; {}",
+                c.mode.label(),
+                crate::render::svg::bytes_short(p.working_set_bytes as f64),
+                c.page_size.label(),
+                p.cpu,
+                interval_clause(&p.ns_per_load)
+            ),
+            d,
         ),
+        d,
     ))
 }
 
@@ -62,7 +88,7 @@ pub fn interval_clause(s: &crate::stats::Summary) -> String {
             super::fmt_num(h),
             s.samples
         ),
-        _ => format!("no interval (n={})", s.samples),
+        _ => format!("{} (n={})", super::no_interval(s.samples), s.samples),
     }
 }
 
@@ -77,12 +103,12 @@ pub fn cache_note(r: &RunResults, bytes: u64) -> &'static str {
     }
 }
 
-/// Peak bandwidth measured in any part: (MB/s, where).
-pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
-    let mut best: Option<(f64, String)> = None;
-    let mut consider = |v: f64, what: String| {
+/// Peak bandwidth measured in any part: (MB/s, where with its interval, disturbed).
+pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String, bool)> {
+    let mut best: Option<(f64, String, bool)> = None;
+    let mut consider = |v: f64, what: String, d: bool| {
         if v.is_finite() && !matches!(&best, Some(b) if v <= b.0) {
-            best = Some((v, what));
+            best = Some((v, mark(what, d), d));
         }
     };
     for b in r
@@ -98,7 +124,11 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
                 super::fmt_num(h),
                 b.mb_per_s.samples
             ),
-            _ => format!("no interval (n={})", b.mb_per_s.samples),
+            _ => format!(
+                "{} (n={})",
+                super::no_interval(b.mb_per_s.samples),
+                b.mb_per_s.samples
+            ),
         };
         consider(
             b.mb_per_s.median,
@@ -112,6 +142,7 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
                 b.page_size.label(),
                 cache_note(r, b.working_set_bytes)
             ),
+            disturbed(b.quality.as_ref()),
         );
     }
     if let Some(s) = &r.scenarios {
@@ -125,6 +156,7 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String)> {
                         row.label,
                         interval_clause(m)
                     ),
+                    disturbed(row.quality.as_ref()),
                 );
             }
         }

@@ -1,8 +1,8 @@
 //! The latency part of a run as tables and charts: the working-set sweep, the node x node
 //! matrix and its heatmaps beside the firmware's view (HMAT, else SLIT).
 
-use super::{grid, Cell, Table};
-use crate::render::svg::{Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
+use super::{grid, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
 /// Latency sweep points, one row per working set of each curve.
@@ -11,42 +11,47 @@ pub fn latency_sweep_table(r: &RunResults) -> Table {
         "latency_sweep",
         "Latency vs working set",
         &[
-            "mode",
-            "page size",
-            "chains",
-            "working set (bytes)",
-            "ns per load (median)",
-            "ns per load median 95 % interval low",
-            "ns per load median 95 % interval high",
-            "samples (n)",
-            "ns min",
-            "ns p90",
-            "cycles per load (median)",
-            "CPU",
-            "memory node",
-            "on intended node (fraction)",
-            "huge-page backed (fraction)",
+            ("mode", "mode"),
+            ("page_size", "page size"),
+            ("chains_count", "chains"),
+            ("working_set_bytes", "working set (bytes)"),
         ],
+    );
+    t.extend(interval_columns("ns_per_load", "ns per load"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("ns_per_load_min", "ns min"),
+            ("ns_per_load_p90", "ns p90"),
+            ("cycles_per_load_median", "cycles per load (median)"),
+            ("cpu", "CPU"),
+            ("memory_node", "memory node"),
+            ("on_intended_node_fraction", "on intended node (fraction)"),
+            ("huge_page_backed_fraction", "huge-page backed (fraction)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
     );
     for c in r.latency.iter().flat_map(|l| &l.sweep) {
         for p in &c.points {
-            t.rows.push(vec![
+            let mut row = vec![
                 Cell::Text(c.mode.label().into()),
                 Cell::Text(c.page_size.label().into()),
                 Cell::Int(c.chains as u64),
                 Cell::Int(p.working_set_bytes),
-                Cell::Num(p.ns_per_load.median),
-                Cell::opt(p.ns_per_load.ci_low),
-                Cell::opt(p.ns_per_load.ci_high),
-                Cell::Int(p.ns_per_load.samples as u64),
+            ];
+            row.extend(interval_cells(Some(&p.ns_per_load)));
+            row.extend(quality_cells(p.quality.as_ref()));
+            row.extend([
                 Cell::Num(p.ns_per_load.min),
                 Cell::Num(p.ns_per_load.p90),
                 Cell::opt(p.cycles_per_load.as_ref().map(|c| c.median)),
                 Cell::Int(p.cpu as u64),
-                p.memory_node.map_or(Cell::Missing, |n| Cell::Int(n as u64)),
+                Cell::int(p.memory_node.map(u64::from)),
                 Cell::opt(p.placement_fraction),
                 Cell::opt(p.huge_fraction),
             ]);
+            t.rows.push(row);
         }
     }
     t
@@ -61,11 +66,26 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     let mut chart = LineChart::new(
         "Latency vs working set",
         "working set (bytes, log scale)",
-        "ns per load (median)",
+        "ns per load (median, log scale)",
         XScale::Log2Bytes,
     );
-    chart.y_from_zero = true;
-    for c in &l.sweep {
+    // Log y: the 1-17 ns cache plateaus and 200 ns DRAM on one readable axis.
+    chart.y_log = true;
+    for (i, c) in l.sweep.iter().enumerate() {
+        for p in &c.points {
+            let x = p.working_set_bytes as f64;
+            if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+                chart.errors.push(ErrorBar {
+                    series: i,
+                    x,
+                    low,
+                    high,
+                });
+            }
+            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
+                chart.disturbed.push((i, x));
+            }
+        }
         let chains = if c.chains > 1 {
             format!(", {} chains", c.chains)
         } else {
@@ -99,7 +119,74 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
             });
         }
     }
+    for k in first_curve_knees(r) {
+        if let Some(b) = k.knee_bytes {
+            chart.markers.push(Marker {
+                x: b as f64,
+                label: format!("{} knee", k.level),
+            });
+        }
+    }
     Some(chart)
+}
+
+/// The knees of the curve the chart leads with (the first random walk, else the first).
+fn first_curve_knees(r: &RunResults) -> Vec<&crate::results::latency::LevelKnee> {
+    let Some(l) = &r.latency else {
+        return Vec::new();
+    };
+    let k = l
+        .knees
+        .iter()
+        .find(|k| k.mode == crate::results::latency::Mode::Random)
+        .or(l.knees.first());
+    k.map(|k| {
+        k.levels
+            .iter()
+            .filter(|l| l.sysfs_bytes.is_some())
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// One sentence on the knees of the sweep: where each cache level's plateau ends, and which
+/// levels show none ("no knee found"), so an absent marker is never silent.
+pub fn latency_knee_note(r: &RunResults) -> String {
+    let knees = first_curve_knees(r);
+    if knees.is_empty() {
+        return "No knee found: the curve was not analysed for cache levels (no cache sizes \
+                from sysfs, or too few points)."
+            .into();
+    }
+    let found: Vec<String> = knees
+        .iter()
+        .filter_map(|k| {
+            Some(format!(
+                "{} at {}",
+                k.level,
+                crate::render::svg::bytes_short(k.knee_bytes? as f64)
+            ))
+        })
+        .collect();
+    let missing: Vec<&str> = knees
+        .iter()
+        .filter(|k| k.knee_bytes.is_none())
+        .map(|k| k.level.as_str())
+        .collect();
+    let mut s = String::from("Knees (where latency leaves a cache level's plateau): ");
+    if found.is_empty() {
+        s.push_str("none found");
+    } else {
+        s.push_str(&found.join(", "));
+    }
+    if !missing.is_empty() {
+        s.push_str(&format!(
+            "; no knee found for {} (no flat stretch of the curve ends in that level's range)",
+            missing.join(", ")
+        ));
+    }
+    s.push('.');
+    s
 }
 
 /// Initiator x memory node latency, with SLIT and HMAT beside each cell.
@@ -108,33 +195,43 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
         "latency_matrix",
         "Latency, CPU node x memory node",
         &[
-            "CPU node",
-            "memory node",
-            "working set (bytes)",
-            "ns per load (median)",
-            "ns min",
-            "ns max",
-            "relative to local",
-            "SLIT distance (firmware)",
-            "HMAT read latency ns (firmware)",
-            "on intended node (fraction)",
+            ("cpu_node", "CPU node"),
+            ("memory_node", "memory node"),
+            ("working_set_bytes", "working set (bytes)"),
         ],
+    );
+    t.extend(interval_columns("ns_per_load", "ns per load"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("ns_per_load_min", "ns min"),
+            ("ns_per_load_max", "ns max"),
+            ("relative_to_local_ratio", "relative to local"),
+            ("slit_distance", "SLIT distance (firmware)"),
+            ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
+            ("on_intended_node_fraction", "on intended node (fraction)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
     );
     if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
         for c in &m.cells {
-            t.rows.push(vec![
+            let mut row = vec![
                 Cell::Int(c.initiator_node as u64),
                 Cell::Int(c.memory_node as u64),
                 Cell::Int(m.working_set_bytes),
-                Cell::Num(c.result.ns_per_load.median),
+            ];
+            row.extend(interval_cells(Some(&c.result.ns_per_load)));
+            row.extend(quality_cells(c.result.quality.as_ref()));
+            row.extend([
                 Cell::Num(c.result.ns_per_load.min),
                 Cell::Num(c.result.ns_per_load.max),
                 Cell::opt(c.measured_ratio),
-                c.slit_distance
-                    .map_or(Cell::Missing, |d| Cell::Int(d as u64)),
-                c.hmat_read_latency_ns.map_or(Cell::Missing, Cell::Int),
+                Cell::int(c.slit_distance.map(u64::from)),
+                Cell::int(c.hmat_read_latency_ns),
                 Cell::opt(c.result.placement_fraction),
             ]);
+            t.rows.push(row);
         }
     }
     t
@@ -172,4 +269,71 @@ fn slit_grid(r: &RunResults, pairs: &[(u32, u32, f64)]) -> Option<Heatmap> {
         .filter_map(|&(a, b, _)| r.topology.distance(a, b).map(|d| (a, b, d as f64)))
         .collect();
     grid("SLIT distance (firmware)", "", true, &slit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::fixture::opteron_example;
+    use crate::render::svg::line::ERROR_BAR_OPACITY;
+
+    /// Issue 15 and 19: the run's latency chart has a log y axis (decade ticks 1, 10, 100,
+    /// so the 1-5 ns cache plateaus show beside DRAM), an error bar per point with an
+    /// interval, a hollow disturbed point, and every knee marked or said to be missing.
+    #[test]
+    fn sweep_chart_has_log_axis_intervals_and_knees() {
+        let mut r = opteron_example();
+        let l = r.latency.as_mut().unwrap();
+        let mut with_ci = 0;
+        for p in l.sweep.iter_mut().flat_map(|c| c.points.iter_mut()) {
+            let m = p.ns_per_load.median;
+            p.ns_per_load.ci_low = Some(m * 0.97);
+            p.ns_per_load.ci_high = Some(m * 1.04);
+            with_ci += 1;
+        }
+        let p = &mut l.sweep[0].points[3];
+        let q = crate::results::quality::RepetitionQuality {
+            disturbed: true,
+            ..Default::default()
+        };
+        p.quality = Some(q);
+        let c = latency_sweep_chart(&r).unwrap();
+        assert!(c.y_log);
+        assert_eq!(c.errors.len(), with_ci);
+        assert_eq!(c.disturbed.len(), 1);
+        let svg = crate::render::svg::line_chart(&c).unwrap();
+        for t in ["1", "10", "100"] {
+            assert!(
+                svg.contains(&format!(">\n{t}\n</text>")),
+                "no decade tick {t}"
+            );
+        }
+        assert_eq!(
+            svg.matches(&format!("opacity=\"{ERROR_BAR_OPACITY}\""))
+                .count(),
+            3 * with_ci
+        );
+        assert!(svg.contains("hollow: disturbed"));
+        assert!(latency_knee_note(&r).starts_with("No knee found"));
+        let l = r.latency.as_mut().unwrap();
+        let level = |name: &str, size: u64, knee: Option<u64>| crate::results::latency::LevelKnee {
+            level: name.into(),
+            sysfs_bytes: Some(size),
+            knee_bytes: knee,
+            plateau_ns: None,
+            plateau_cycles: None,
+        };
+        l.knees = vec![crate::results::latency::CurveKnees {
+            mode: l.sweep[0].mode,
+            page_size: l.sweep[0].page_size,
+            chains: 1,
+            plateaus: Vec::new(),
+            levels: vec![level("L1", 65536, Some(32768)), level("L2", 1048576, None)],
+        }];
+        let note = latency_knee_note(&r);
+        assert!(note.contains("L1 at 32K"), "{note}");
+        assert!(note.contains("no knee found for L2"), "{note}");
+        let c = latency_sweep_chart(&r).unwrap();
+        assert!(c.markers.iter().any(|m| m.label == "L1 knee"));
+    }
 }

@@ -1,7 +1,9 @@
 //! The loaded-latency curve as a table, a chart with its doubling point, and two sentences.
 
-use super::{fmt_num, Cell, Table};
-use crate::render::svg::{LineChart, Marker, Series, SeriesStyle, XScale};
+use super::{
+    fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
+};
+use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
 /// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
@@ -17,38 +19,45 @@ pub fn loaded_name(l: &crate::results::loaded::LoadedResult) -> String {
     )
 }
 
-/// Latency under bandwidth load, one row per delay setting.
+/// Latency under bandwidth load, one row per delay setting. The idle point (load threads
+/// asleep) has empty load columns and says so in `load_label`.
 pub fn loaded_table(r: &RunResults) -> Table {
     let mut t = Table::new(
         "loaded_latency",
         "Loaded latency",
         &[
-            "curve",
-            "load asked (share of full speed)",
-            "delay between requests (ns)",
-            "MB/s (total, MB = 10^6 B)",
-            "MB/s of the load threads",
-            "ns per load (median)",
-            "ns p90",
+            ("curve", "curve"),
+            ("load_label", "load"),
+            ("load_asked_fraction", "load asked (share of full speed)"),
+            ("delay_ns", "delay between requests (ns)"),
+            ("total_mb_per_s", "MB/s (total, MB = 10^6 B)"),
+            ("load_mb_per_s", "MB/s of the load threads"),
         ],
     );
+    t.extend(interval_columns("ns_per_load", "ns per load"));
+    t.extend(quality_columns());
+    t.columns.push("ns p90".into());
+    t.keys.push("ns_per_load_p90".into());
     if let Some(l) = &r.loaded_latency {
         let name = loaded_name(l);
         for p in &l.points {
-            t.rows.push(vec![
+            let label = match (p.delay_ns, p.target_fraction) {
+                (None, _) => "idle (load threads asleep)".to_string(),
+                (Some(_), Some(f)) => format!("{:.0} % of full speed", 100.0 * f),
+                (Some(_), None) => "load at the given delay".to_string(),
+            };
+            let mut row = vec![
                 Cell::Text(name.clone()),
-                match (p.delay_ns, p.target_fraction) {
-                    (None, _) => Cell::Text("none".into()),
-                    (Some(_), Some(f)) => Cell::Text(format!("{:.0}%", 100.0 * f)),
-                    (Some(_), None) => Cell::Missing,
-                },
-                p.delay_ns
-                    .map_or(Cell::Text("idle (load threads asleep)".into()), Cell::Num),
+                Cell::Text(label),
+                Cell::opt(p.delay_ns.and(p.target_fraction)),
+                Cell::opt(p.delay_ns),
                 Cell::Num(p.total_mb_per_s),
                 Cell::Num(p.load_mb_per_s),
-                Cell::Num(p.ns_per_load.median),
-                Cell::Num(p.ns_per_load.p90),
-            ]);
+            ];
+            row.extend(interval_cells(Some(&p.ns_per_load)));
+            row.extend(quality_cells(p.quality.as_ref()));
+            row.push(Cell::Num(p.ns_per_load.p90));
+            t.rows.push(row);
         }
     }
     t
@@ -73,6 +82,19 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         .map(|p| (p.total_mb_per_s, p.ns_per_load.median))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for p in &l.points {
+        if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+            c.errors.push(ErrorBar {
+                series: 0,
+                x: p.total_mb_per_s,
+                low,
+                high,
+            });
+        }
+        if p.quality.as_ref().is_some_and(|q| q.disturbed) {
+            c.disturbed.push((0, p.total_mb_per_s));
+        }
+    }
     c.series.push(Series {
         name: loaded_name(l),
         points,

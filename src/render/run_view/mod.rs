@@ -27,6 +27,8 @@ pub enum Cell {
     Text(String),
     Num(f64),
     Int(u64),
+    /// A yes/no flag (`disturbed`): `true`/`false` in CSV, `yes`/`no` for people.
+    Bool(bool),
     Missing,
 }
 
@@ -37,6 +39,7 @@ impl Cell {
             Cell::Text(s) => s.clone(),
             Cell::Num(v) => fmt_num(*v),
             Cell::Int(v) => v.to_string(),
+            Cell::Bool(b) => if *b { "yes" } else { "no" }.into(),
             Cell::Missing => "-".into(),
         }
     }
@@ -47,6 +50,7 @@ impl Cell {
             Cell::Text(s) => s.clone(),
             Cell::Num(v) => format!("{v}"),
             Cell::Int(v) => v.to_string(),
+            Cell::Bool(b) => b.to_string(),
             Cell::Missing => String::new(),
         }
     }
@@ -54,6 +58,80 @@ impl Cell {
     fn opt(v: Option<f64>) -> Cell {
         v.filter(|v| v.is_finite()).map_or(Cell::Missing, Cell::Num)
     }
+
+    fn int(v: Option<u64>) -> Cell {
+        v.map_or(Cell::Missing, Cell::Int)
+    }
+
+    /// True for the cells a numeric column may hold.
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Cell::Num(_) | Cell::Int(_) | Cell::Missing)
+    }
+}
+
+/// The interval columns of one summarized figure, in the order every table uses:
+/// `{base}_median`, `{base}_ci_low`, `{base}_ci_high`, `ci_level_fraction`, `samples_count`.
+pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
+    match s {
+        None => [
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+            Cell::Missing,
+        ],
+        Some(s) => [
+            Cell::opt(Some(s.median)),
+            Cell::opt(s.ci_low),
+            Cell::opt(s.ci_high),
+            Cell::opt(s.ci_level),
+            Cell::Int(s.samples as u64),
+        ],
+    }
+}
+
+/// The (key, label) pairs of [`interval_cells`] for a figure `base` (`ns_per_load`) whose
+/// people's name is `label` (`ns per load`).
+pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)> {
+    vec![
+        (format!("{base}_median"), format!("{label} (median)")),
+        (
+            format!("{base}_ci_low"),
+            format!("{label} median 95 % interval low"),
+        ),
+        (
+            format!("{base}_ci_high"),
+            format!("{label} median 95 % interval high"),
+        ),
+        (
+            "ci_level_fraction".into(),
+            "interval coverage (fraction)".into(),
+        ),
+        ("samples_count".into(), "samples (n)".into()),
+    ]
+}
+
+/// The repetition-quality columns: `repetitions_discarded_count`, `disturbed`; empty when
+/// the results file predates the quality record.
+pub(crate) fn quality_cells(q: Option<&crate::results::quality::RepetitionQuality>) -> [Cell; 2] {
+    match q {
+        None => [Cell::Missing, Cell::Missing],
+        Some(q) => [
+            Cell::Int(q.repetitions_discarded as u64),
+            Cell::Bool(q.disturbed),
+        ],
+    }
+}
+
+/// The (key, label) pairs of [`quality_cells`].
+pub(crate) fn quality_columns() -> Vec<(String, String)> {
+    vec![
+        (
+            "repetitions_discarded_count".into(),
+            "repetitions discarded (disturbed, taken again)".into(),
+        ),
+        ("disturbed".into(), "disturbed (retakes ran out)".into()),
+    ]
 }
 
 /// A median with its 95 % interval and count, the one style every text and HTML output uses:
@@ -66,8 +144,53 @@ pub fn fmt_interval(s: &crate::stats::Summary) -> String {
 pub fn fmt_median_interval(median: f64, ci: Option<(f64, f64)>, n: usize) -> String {
     match ci {
         Some((l, h)) => format!("{} [{}, {}] n={n}", fmt_num(median), fmt_num(l), fmt_num(h)),
-        None => format!("{}, no interval (n={n})", fmt_num(median)),
+        None => format!("{}, {} (n={n})", fmt_num(median), no_interval(n)),
     }
+}
+
+/// Why a figure has no interval: "no interval" below six samples (too few for one), "no
+/// interval recorded" from six on (a results file written before intervals existed).
+pub fn no_interval(n: usize) -> &'static str {
+    if n < crate::stats::interval::min_samples(crate::stats::CONFIDENCE) {
+        "no interval"
+    } else {
+        "no interval recorded"
+    }
+}
+
+/// A median with its 95 % interval for a table cell whose row shows the count elsewhere:
+/// `45.6 [44.1, 47.0]`, `45.6, no interval`, with ` (disturbed)` when `disturbed`.
+pub fn fmt_ci(
+    s: &crate::stats::Summary,
+    q: Option<&crate::results::quality::RepetitionQuality>,
+) -> String {
+    let mut out = match (s.ci_low, s.ci_high) {
+        (Some(l), Some(h)) => format!("{} [{}, {}]", fmt_num(s.median), fmt_num(l), fmt_num(h)),
+        _ => format!("{}, {}", fmt_num(s.median), no_interval(s.samples)),
+    };
+    if q.is_some_and(|q| q.disturbed) {
+        out.push_str(" (disturbed)");
+    }
+    out
+}
+
+/// One sentence with every cell's interval of a node x node table (a grid has room for the
+/// median only): `95 % intervals (CPU node->memory node): 0->0 45.6 [44.1, 47.0] n=15; ...`,
+/// disturbed cells marked; `None` without rows.
+pub fn cell_intervals(t: Table, base: &str) -> Option<String> {
+    let t = t.with_interval_text(base, "");
+    let [a, b, m] = ["cpu_node", "memory_node", &format!("{base}_median")].map(|k| t.col(k));
+    let cells: Vec<String> = t
+        .rows
+        .iter()
+        .map(|r| format!("{}->{} {}", r[a].display(), r[b].display(), r[m].display()))
+        .collect();
+    (!cells.is_empty()).then(|| {
+        format!(
+            "95 % intervals (CPU node->memory node): {}",
+            cells.join("; ")
+        )
+    })
 }
 
 /// A measured number for people: 3 significant figures below 100, integers above.
@@ -75,24 +198,83 @@ pub fn fmt_num(v: f64) -> String {
     crate::render::svg::value_label(v)
 }
 
-/// One table of a run. Column names carry their units (`ns per load (median)`, `MB/s`).
+/// One table of a run. Each column has a machine key (the CSV header: snake_case, the unit
+/// in the name, `ns_per_load_median`; see docs/csv.md) and a label for people (text and HTML
+/// headers, `ns per load (median)`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Table {
     /// File stem of its CSV (`latency_sweep`).
     pub name: &'static str,
     pub title: String,
+    /// Labels for people, one per column.
     pub columns: Vec<String>,
+    /// CSV header names, one per column.
+    pub keys: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
 }
 
 impl Table {
-    fn new(name: &'static str, title: &str, columns: &[&str]) -> Table {
+    fn new(name: &'static str, title: &str, columns: &[(&str, &str)]) -> Table {
         Table {
             name,
             title: title.into(),
-            columns: columns.iter().map(|c| c.to_string()).collect(),
+            columns: columns.iter().map(|c| c.1.to_string()).collect(),
+            keys: columns.iter().map(|c| c.0.to_string()).collect(),
             rows: Vec::new(),
         }
+    }
+
+    /// Appends columns (key, label).
+    fn extend(&mut self, columns: Vec<(String, String)>) {
+        for (k, l) in columns {
+            self.keys.push(k);
+            self.columns.push(l);
+        }
+    }
+
+    /// The index of the column with CSV key `key`.
+    ///
+    /// # Panics
+    /// When no column has that key: the callers name keys of this module's own tables, so a
+    /// miss is a programming error caught by the renderers' tests.
+    pub fn col(&self, key: &str) -> usize {
+        self.keys
+            .iter()
+            .position(|k| k == key)
+            .unwrap_or_else(|| panic!("table {} has no column {key}", self.name))
+    }
+
+    /// The indices of the columns with these keys, in order.
+    pub fn cols(&self, keys: &[&str]) -> Vec<usize> {
+        keys.iter().map(|k| self.col(k)).collect()
+    }
+
+    /// Replaces column `{base}_median` by one text column for people, `231 [226, 240] n=9`
+    /// (or `231, no interval (n=2)`), with ` (disturbed)` appended where the row is marked
+    /// disturbed; the label becomes `{label} median [95 % interval] n`. Other columns stay.
+    pub fn with_interval_text(mut self, base: &str, label: &str) -> Table {
+        let m = self.col(&format!("{base}_median"));
+        let lo = self.col(&format!("{base}_ci_low"));
+        let hi = self.col(&format!("{base}_ci_high"));
+        let n = self.keys.iter().position(|k| k == "samples_count");
+        let d = self.keys.iter().position(|k| k == "disturbed");
+        for row in &mut self.rows {
+            let Cell::Num(median) = row[m] else { continue };
+            let ci = match (&row[lo], &row[hi]) {
+                (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
+                _ => None,
+            };
+            let mut s = match n.map(|i| &row[i]) {
+                Some(Cell::Int(n)) => fmt_median_interval(median, ci, *n as usize),
+                _ => fmt_num(median),
+            };
+            if d.is_some_and(|i| row[i] == Cell::Bool(true)) {
+                s.push_str(" (disturbed)");
+            }
+            row[m] = Cell::Text(s);
+        }
+        self.columns[m] = format!("{label} median [95 % interval] n");
+        self
     }
 }
 

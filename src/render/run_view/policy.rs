@@ -1,6 +1,6 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
-use super::{Cell, Table};
+use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
 use crate::results::scenarios::Verdict;
 use crate::results::{Recommendation, RunResults};
 
@@ -10,36 +10,39 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         "scenarios",
         "Policy scenarios",
         &[
-            "scenario",
-            "what runs",
-            "threads",
-            "memory policy",
-            "MB/s (median, MB = 10^6 B)",
-            "MB/s median 95 % interval low",
-            "MB/s median 95 % interval high",
-            "MB/s repetitions (n)",
-            "MB/s min",
-            "MB/s max",
-            "ns per load",
-            "on intended nodes (fraction)",
-            "numactl",
-            "not measured because",
-            "same placement as",
-            "why the same",
+            ("scenario", "scenario"),
+            ("what_runs", "what runs"),
+            ("threads_count", "threads"),
+            ("memory_policy", "memory policy"),
         ],
+    );
+    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("mb_per_s_min", "MB/s min"),
+            ("mb_per_s_max", "MB/s max"),
+            ("ns_per_load_median", "ns per load"),
+            ("on_intended_node_fraction", "on intended nodes (fraction)"),
+            ("numactl", "numactl"),
+            ("not_measured_because", "not measured because"),
+            ("same_placement_as", "same placement as"),
+            ("why_the_same", "why the same"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
     );
     if let Some(s) = &r.scenarios {
         for row in &s.scenarios {
-            t.rows.push(vec![
+            let mut cells = vec![
                 Cell::Text(format!("({})", row.letter)),
                 Cell::Text(row.label.clone()),
                 Cell::Int(row.threads as u64),
                 Cell::Text(row.policy.clone()),
-                Cell::opt(row.mb_per_s.map(|s| s.median)),
-                Cell::opt(row.mb_per_s.and_then(|s| s.ci_low)),
-                Cell::opt(row.mb_per_s.and_then(|s| s.ci_high)),
-                row.mb_per_s
-                    .map_or(Cell::Missing, |s| Cell::Int(s.samples as u64)),
+            ];
+            cells.extend(interval_cells(row.mb_per_s.as_ref()));
+            cells.extend(quality_cells(row.quality.as_ref()));
+            cells.extend([
                 Cell::opt(row.mb_per_s.map(|s| s.min)),
                 Cell::opt(row.mb_per_s.map(|s| s.max)),
                 Cell::opt(row.latency_ns),
@@ -51,26 +54,32 @@ pub fn scenarios_table(r: &RunResults) -> Table {
                     .map_or(Cell::Missing, |o| Cell::Text(format!("({})", o.letter))),
                 row.same_reason.clone().map_or(Cell::Missing, Cell::Text),
             ]);
+            t.rows.push(cells);
         }
     }
     t
 }
 
-/// The winner per kind of application.
+/// The winner per kind of application. `gain_over_runner_up_ratio` is the winner's median
+/// over the runner-up's (1.07 = 7 % more); `comparison` says the same in words with the
+/// paired interval.
 pub fn recommendations_table(r: &RunResults) -> Table {
     let mut t = Table::new(
         "recommendations",
         "Best placement per kind of application",
         &[
-            "application",
-            "best scenario",
-            "MB/s (MB = 10^6 B)",
-            "gain over runner-up",
-            "numactl",
-            "verdict",
-            "paired ratio (winner / runner-up)",
-            "paired ratio 95 % interval low",
-            "paired ratio 95 % interval high",
+            ("application", "application"),
+            ("best_scenario", "best scenario"),
+            ("mb_per_s_median", "MB/s (MB = 10^6 B)"),
+            ("comparison", "gain over runner-up"),
+            ("numactl", "numactl"),
+            ("verdict", "verdict"),
+            ("gain_over_runner_up_ratio", "gain over runner-up (ratio)"),
+            ("paired_ratio", "paired ratio (winner / runner-up)"),
+            ("paired_ratio_ci_low", "paired ratio 95 % interval low"),
+            ("paired_ratio_ci_high", "paired ratio 95 % interval high"),
+            ("ci_level_fraction", "interval coverage (fraction)"),
+            ("margin_fraction", "practical margin (fraction)"),
         ],
     );
     if let Some(s) = &r.scenarios {
@@ -92,9 +101,12 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 Cell::Text(rec.numactl.clone()),
                 rec.verdict
                     .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
+                Cell::opt(rec.gain_over_runner_up),
                 Cell::opt(rec.ratio),
                 Cell::opt(rec.ratio_ci_low),
                 Cell::opt(rec.ratio_ci_high),
+                Cell::opt(rec.ratio_ci_level),
+                Cell::opt(rec.margin),
             ]);
         }
     }

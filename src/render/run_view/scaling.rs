@@ -1,8 +1,11 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
-use super::{Cell, Table};
-use crate::render::svg::{LineChart, Marker, Series, SeriesStyle, XScale};
+use super::{
+    interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
+};
+use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
+use crate::stats::Summary;
 
 /// A scaling curve's name: `read, node 0, packed`.
 fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
@@ -18,26 +21,49 @@ pub fn scaling_table(r: &RunResults) -> Table {
         "scaling",
         "Bandwidth scaling with threads",
         &[
-            "curve",
-            "threads",
-            "CPUs",
-            "MB/s (median, MB = 10^6 B)",
-            "MB/s max",
-            "stops rising after (threads)",
+            ("curve", "curve"),
+            ("kernel", "kernel"),
+            ("mode", "mode"),
+            ("node", "node (empty: all nodes)"),
+            ("threads_count", "threads"),
+            ("cpus", "CPUs"),
         ],
     );
-    for sc in r.scaling.iter().flat_map(|b| &b.scaling) {
-        for s in &sc.series {
-            for p in &s.points {
-                t.rows.push(vec![
-                    Cell::Text(series_name(&sc.kernel, s)),
-                    Cell::Int(p.threads as u64),
-                    Cell::Text(crate::results::format::format_list(&p.cpus)),
-                    Cell::Num(p.mb_per_s),
-                    Cell::Num(p.mb_per_s_max),
-                    s.knee_threads
-                        .map_or(Cell::Missing, |k| Cell::Int(k as u64)),
-                ]);
+    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            ("mb_per_s_max", "MB/s max"),
+            ("knee_threads_count", "stops rising after (threads)"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
+    );
+    if let Some(b) = &r.scaling {
+        for sc in &b.scaling {
+            for s in &sc.series {
+                for p in &s.points {
+                    let run = b.results.get(p.result_index);
+                    let mut sum = run.map_or(Summary::point(p.mb_per_s, 1), |x| {
+                        rates_summary(&x.mb_per_s)
+                    });
+                    sum.median = p.mb_per_s;
+                    let mut row = vec![
+                        Cell::Text(series_name(&sc.kernel, s)),
+                        Cell::Text(sc.kernel.clone()),
+                        Cell::Text(s.mode.clone()),
+                        Cell::int(s.node.map(u64::from)),
+                        Cell::Int(p.threads as u64),
+                        Cell::Text(crate::results::format::format_list(&p.cpus)),
+                    ];
+                    row.extend(interval_cells(Some(&sum)));
+                    row.extend(quality_cells(run.and_then(|x| x.quality.as_ref())));
+                    row.extend([
+                        Cell::Num(p.mb_per_s_max),
+                        Cell::int(s.knee_threads.map(|k| k as u64)),
+                    ]);
+                    t.rows.push(row);
+                }
             }
         }
     }
@@ -60,6 +86,26 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
                 continue;
             }
             let name = series_name(&sc.kernel, s);
+            let i = c.series.len();
+            for p in &s.points {
+                let run = b.results.get(p.result_index);
+                let (lo, hi) =
+                    run.map_or((None, None), |x| (x.mb_per_s.ci_low, x.mb_per_s.ci_high));
+                if let (Some(low), Some(high)) = (lo, hi) {
+                    c.errors.push(ErrorBar {
+                        series: i,
+                        x: p.threads as f64,
+                        low,
+                        high,
+                    });
+                }
+                if run
+                    .and_then(|x| x.quality.as_ref())
+                    .is_some_and(|q| q.disturbed)
+                {
+                    c.disturbed.push((i, p.threads as f64));
+                }
+            }
             if let Some(k) = s.knee_threads {
                 c.markers.push(Marker {
                     x: k as f64,
@@ -81,4 +127,31 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
         }
     }
     (!c.series.is_empty()).then_some(c)
+}
+
+/// One sentence on where each scaling curve stops rising, naming the curves with no knee
+/// ("no knee found") so an absent marker is never silent.
+pub fn scaling_knee_note(r: &RunResults) -> String {
+    let mut found = Vec::new();
+    let mut none = Vec::new();
+    for sc in r.scaling.iter().flat_map(|b| &b.scaling) {
+        for s in sc.series.iter().filter(|s| !s.points.is_empty()) {
+            let name = series_name(&sc.kernel, s);
+            match s.knee_threads {
+                Some(k) => found.push(format!("{name} flat after {k} threads")),
+                None => none.push(name),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    if !found.is_empty() {
+        out.push(format!("Knees: {}.", found.join("; ")));
+    }
+    if !none.is_empty() {
+        out.push(format!(
+            "No knee found for {}: bandwidth still rises at the largest thread count measured.",
+            none.join("; ")
+        ));
+    }
+    out.join(" ")
 }

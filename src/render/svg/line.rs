@@ -1,7 +1,9 @@
 //! Line and scatter charts: latency against working set (log-2 byte axis with cache-size
-//! markers), bandwidth against thread count, latency against bandwidth under load. One chart,
-//! several named series, a legend drawn below the plot (plotters' own legend box sizes itself
-//! from a crude text-width estimate and overlaps the curves; a row below the plot does not).
+//! markers, log-10 latency axis so 1 ns caches and 200 ns DRAM both show), bandwidth against
+//! thread count, latency against bandwidth under load. One chart, several named series, each
+//! point's 95 % interval drawn as an error bar (and a band along a line), disturbed points
+//! drawn hollow, a legend drawn below the plot (plotters' own legend box sizes itself from a
+//! crude text-width estimate and overlaps the curves; a row below the plot does not).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -40,6 +42,20 @@ pub struct Marker {
     pub label: String,
 }
 
+/// The 95 % interval of one point of series `series` at `x`, in the chart's units.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ErrorBar {
+    pub series: usize,
+    pub x: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The opacity of error bars and bands: the one attribute value nothing else in a line chart
+/// uses, so tests can count them.
+pub const ERROR_BAR_OPACITY: f64 = 0.55;
+const BAND_OPACITY: f64 = 0.12;
+
 /// What to draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
@@ -53,6 +69,15 @@ pub struct LineChart {
     pub markers: Vec<Marker>,
     pub width: u32,
     pub height: u32,
+    /// Draw y on a log-10 axis (ticks at 1, 10, 100, ... with light lines at 2..9 of each
+    /// decade); values must be positive.
+    pub y_log: bool,
+    /// 95 % intervals, drawn as error bars (and a band along a line series).
+    pub errors: Vec<ErrorBar>,
+    /// Points (series index, x) whose figure is disturbed: drawn hollow, with a legend entry.
+    pub disturbed: Vec<(usize, f64)>,
+    /// Text size relative to the default (1.0); the phone layout draws larger text.
+    pub text_scale: f64,
 }
 
 impl LineChart {
@@ -68,24 +93,69 @@ impl LineChart {
             markers: Vec::new(),
             width: 1000,
             height: 420,
+            y_log: false,
+            errors: Vec::new(),
+            disturbed: Vec::new(),
+            text_scale: 1.0,
         }
+    }
+
+    /// The same chart laid out for a phone (about 420 px wide): drawn 420 units wide with
+    /// text 1.3 times larger, so that scaled to a 420 px screen's content width (~375 px) the
+    /// smallest text (tick labels) stays at about 12 px.
+    pub fn narrow(&self) -> LineChart {
+        LineChart {
+            width: 420,
+            height: 360,
+            text_scale: 1.3,
+            ..self.clone()
+        }
+    }
+
+    /// A font size scaled by `text_scale`.
+    fn px(&self, size: u32) -> f64 {
+        size as f64 * self.text_scale
     }
 }
 
+/// One entry of the legend row.
+#[derive(Clone, Debug, PartialEq)]
+enum Entry {
+    /// Series `i`: a coloured stroke.
+    Series(usize),
+    /// The error bar: a grey whisker.
+    Interval,
+    /// A hollow point: a disturbed figure.
+    Disturbed,
+}
+
 const LEGEND_ROW: u32 = 20;
+
+/// The height of one legend row at the chart's text size.
+fn legend_row(c: &LineChart) -> u32 {
+    (LEGEND_ROW as f64 * c.text_scale).round() as u32
+}
 const LEGEND_CHAR_PX: u32 = 6;
 
-/// Legend rows: entries (index, name, x offset) wrapped to the chart width.
-fn legend_layout(names: &[&str], width: u32) -> Vec<Vec<(usize, String, u32)>> {
-    let mut rows: Vec<Vec<(usize, String, u32)>> = vec![Vec::new()];
-    let mut x = 60u32;
-    for (i, name) in names.iter().enumerate() {
-        let w = 26 + LEGEND_CHAR_PX * name.chars().count() as u32 + 12;
+/// Legend rows: entries (what, name, x offset) wrapped to the chart width.
+fn legend_layout(
+    names: &[(Entry, String)],
+    width: u32,
+    scale: f64,
+) -> Vec<Vec<(Entry, String, u32)>> {
+    let left = if width < 600 { 10 } else { 60 };
+    let char_px = (LEGEND_CHAR_PX as f64 * scale).round() as u32;
+    let mut rows: Vec<Vec<(Entry, String, u32)>> = vec![Vec::new()];
+    let mut x = left;
+    for (e, name) in names {
+        let w = 26 + char_px * name.chars().count() as u32 + 12;
         if x + w > width.saturating_sub(10) && !rows.last().unwrap().is_empty() {
             rows.push(Vec::new());
-            x = 60;
+            x = left;
         }
-        rows.last_mut().unwrap().push((i, name.to_string(), x));
+        rows.last_mut()
+            .unwrap()
+            .push((e.clone(), name.to_string(), x));
         x += w;
     }
     rows
@@ -111,7 +181,16 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
     });
     let (ymin, ymax) = pts
         .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+        .map(|p| p.1)
+        .chain(c.errors.iter().flat_map(|e| [e.low, e.high]))
+        .filter(|v| v.is_finite())
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if c.y_log && ymin <= 0.0 {
+        return Err(ChartError::new(
+            &c.title,
+            "a log axis needs positive values",
+        ));
+    }
     match c.x_scale {
         XScale::Log2Bytes => {
             x0 = x0.floor();
@@ -127,15 +206,42 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
             x1 += pad;
         }
     }
-    let y1 = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
-    let y0 = if c.y_from_zero || ymin <= 0.0 {
-        0.0_f64.min(ymin)
+    let (y0, y1) = if c.y_log {
+        // Whole decades below, a little room above; at least one decade shown.
+        // The top is raised to the next decade when that is near (within x2), so the
+        // largest values sit under a labelled tick.
+        let lo = ymin.log10().floor();
+        let mut hi = (ymax * 1.15).log10().max(lo + 1.0);
+        if hi.ceil() - hi < 2f64.log10() {
+            hi = hi.ceil() + 0.02;
+        }
+        (lo, hi)
     } else {
-        ymin * 0.85
+        let y1 = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
+        let y0 = if c.y_from_zero || ymin <= 0.0 {
+            0.0_f64.min(ymin)
+        } else {
+            ymin * 0.85
+        };
+        (y0, y1)
     };
-    let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
-    let legend = legend_layout(&names, c.width);
-    let legend_h = LEGEND_ROW * legend.len() as u32 + 8;
+    let mut names: Vec<(Entry, String)> = c
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (Entry::Series(i), s.name.clone()))
+        .collect();
+    if !c.errors.is_empty() {
+        names.push((Entry::Interval, "95 % interval of the median".into()));
+    }
+    if !c.disturbed.is_empty() {
+        names.push((
+            Entry::Disturbed,
+            "hollow: disturbed (retakes ran out)".into(),
+        ));
+    }
+    let legend = legend_layout(&names, c.width, c.text_scale);
+    let legend_h = legend_row(c) * legend.len() as u32 + 8;
 
     let mut buf = String::new();
     {
@@ -156,16 +262,16 @@ fn draw(
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
     to_x: &dyn Fn(f64) -> f64,
-    legend: &[Vec<(usize, String, u32)>],
+    legend: &[Vec<(Entry, String, u32)>],
 ) -> DrawResult {
     root.fill(&WHITE)?;
     let (plot_area, legend_area) = root.split_vertically(c.height);
     let mut chart = ChartBuilder::on(&plot_area)
-        .caption(&c.title, (FONT, 17).into_font().color(&INK))
+        .caption(&c.title, (FONT, c.px(17)).into_font().color(&INK))
         .margin(14)
         .margin_right(24)
-        .x_label_area_size(44)
-        .y_label_area_size(62)
+        .x_label_area_size(c.px(44).round() as u32)
+        .y_label_area_size(c.px(62).round() as u32)
         .build_cartesian_2d(x0..x1, y0..y1)?;
     let log2 = c.x_scale == XScale::Log2Bytes;
     // Counts (threads) get integer ticks only.
@@ -187,7 +293,23 @@ fn draw(
             tick_label(*v)
         }
     };
-    let y_fmt = |v: &f64| tick_label(*v);
+    let y_log = c.y_log;
+    let y_fmt = |v: &f64| {
+        if !y_log {
+            tick_label(*v)
+        } else if (v - v.round()).abs() < 1e-9 {
+            tick_label(10f64.powf(v.round()))
+        } else {
+            String::new()
+        }
+    };
+    // On a log axis, one tick per whole decade: plotters picks steps of 1 when asked for no
+    // more labels than there are whole numbers in the range.
+    let y_labels = if y_log {
+        ((y1.floor() - y0.ceil()) as usize + 1).max(2)
+    } else {
+        8
+    };
     let x_labels = if log2 || integral {
         ((x1 - x0).ceil() as usize + 1).clamp(2, 14)
     } else {
@@ -199,19 +321,92 @@ fn draw(
         .light_line_style(WHITE.mix(0.0))
         .axis_style(MUTED.stroke_width(1))
         .x_labels(x_labels)
-        .y_labels(8)
+        .y_labels(y_labels)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, 13).into_font().color(&MUTED))
-        .axis_desc_style((FONT, 14).into_font().color(&INK))
+        .label_style((FONT, c.px(13)).into_font().color(&MUTED))
+        .axis_desc_style((FONT, c.px(14)).into_font().color(&INK))
         .x_desc(&c.x_label)
         .y_desc(&c.y_label)
         .draw()?;
 
+    if y_log {
+        draw_minor_decades(&mut chart, (x0, x1), (y0, y1))?;
+    }
     draw_markers(&mut chart, c, (x0, x1), (y0, y1), to_x)?;
-
+    draw_intervals(&mut chart, c, (x0, x1), to_x)?;
     draw_series(&mut chart, c, to_x)?;
-    draw_legend(&legend_area, legend)
+    draw_legend(&legend_area, legend, c)
+}
+
+/// The y value as drawn: log10 on a log axis.
+fn to_y(c: &LineChart, y: f64) -> f64 {
+    if c.y_log {
+        y.log10()
+    } else {
+        y
+    }
+}
+
+/// Light lines at 2..9 of every decade of a log axis, so values between the labelled
+/// decades can be read.
+fn draw_minor_decades(chart: &mut Chart, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> DrawResult {
+    let mut d = y0.floor();
+    while d < y1 {
+        for m in 2..=9 {
+            let y = d + (m as f64).log10();
+            if y > y0 && y < y1 {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(x0, y), (x1, y)],
+                    GRID.mix(0.6).stroke_width(1),
+                )))?;
+            }
+        }
+        d += 1.0;
+    }
+    Ok(())
+}
+
+/// Each interval as a whisker with caps, and a translucent band along a line series with
+/// two or more intervals.
+fn draw_intervals(
+    chart: &mut Chart,
+    c: &LineChart,
+    (x0, x1): (f64, f64),
+    to_x: &dyn Fn(f64) -> f64,
+) -> DrawResult {
+    let cap = (x1 - x0) * 0.006;
+    for (i, s) in c.series.iter().enumerate() {
+        let mut bars: Vec<&ErrorBar> = c
+            .errors
+            .iter()
+            .filter(|e| e.series == i && e.low.is_finite() && e.high.is_finite())
+            .collect();
+        if bars.is_empty() {
+            continue;
+        }
+        bars.sort_by(|a, b| a.x.total_cmp(&b.x));
+        let color = series_color(i);
+        if bars.len() >= 2 && s.style != SeriesStyle::Points {
+            let mut poly: Vec<(f64, f64)> =
+                bars.iter().map(|e| (to_x(e.x), to_y(c, e.low))).collect();
+            poly.extend(bars.iter().rev().map(|e| (to_x(e.x), to_y(c, e.high))));
+            chart.draw_series(std::iter::once(Polygon::new(
+                poly,
+                color.mix(BAND_OPACITY).filled(),
+            )))?;
+        }
+        let style = color.mix(ERROR_BAR_OPACITY).stroke_width(1);
+        for e in bars {
+            let (x, lo, hi) = (to_x(e.x), to_y(c, e.low), to_y(c, e.high));
+            chart.draw_series([
+                PathElement::new(vec![(x, lo), (x, hi)], style),
+                PathElement::new(vec![(x - cap, lo), (x + cap, lo)], style),
+                PathElement::new(vec![(x - cap, hi), (x + cap, hi)], style),
+            ])?;
+        }
+    }
+    Ok(())
 }
 
 /// The chart's area with its axes.
@@ -225,21 +420,33 @@ type Chart<'a, 'b> = ChartContext<
 fn draw_series(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64) -> DrawResult {
     for (i, s) in c.series.iter().enumerate() {
         let color = series_color(i);
-        let pts: Vec<(f64, f64)> = s
+        let hollow = |x: f64| c.disturbed.iter().any(|&(si, dx)| si == i && dx == x);
+        let pts: Vec<(f64, f64, bool)> = s
             .points
             .iter()
             .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .map(|&(x, y)| (to_x(x), y))
+            .map(|&(x, y)| (to_x(x), to_y(c, y), hollow(x)))
             .collect();
         if matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints) {
-            chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)))?;
+            chart.draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                color.stroke_width(2),
+            ))?;
         }
         if matches!(s.style, SeriesStyle::LinePoints | SeriesStyle::Points) {
             chart.draw_series(
                 pts.iter()
-                    .map(|&p| Circle::new(p, 3, color.filled().stroke_width(1))),
+                    .filter(|p| !p.2)
+                    .map(|&p| Circle::new((p.0, p.1), 3, color.filled().stroke_width(1))),
             )?;
         }
+        // A disturbed point is a white disc with a thick ring, whatever the style.
+        chart.draw_series(pts.iter().filter(|p| p.2).flat_map(|&p| {
+            [
+                Circle::new((p.0, p.1), 5, WHITE.filled()),
+                Circle::new((p.0, p.1), 5, color.stroke_width(2)),
+            ]
+        }))?;
     }
     Ok(())
 }
@@ -266,7 +473,7 @@ fn draw_markers(
         chart.draw_series(std::iter::once(Text::new(
             format!("\u{2009}{}", m.label),
             (x, y1),
-            (FONT, 12)
+            (FONT, c.px(13))
                 .into_font()
                 .color(&MUTED)
                 .pos(plotters::style::text_anchor::Pos::new(
@@ -281,27 +488,40 @@ fn draw_markers(
 /// The legend under the plot: a coloured stroke and the series name per entry.
 fn draw_legend(
     legend_area: &DrawingArea<SVGBackend, Shift>,
-    legend: &[Vec<(usize, String, u32)>],
+    legend: &[Vec<(Entry, String, u32)>],
+    c: &LineChart,
 ) -> DrawResult {
     for (row, entries) in legend.iter().enumerate() {
-        let y = (row as u32 * LEGEND_ROW + 10) as i32;
-        for (i, name, x) in entries {
-            let color = series_color(*i);
+        let y = (row as u32 * legend_row(c) + legend_row(c) / 2) as i32;
+        for (e, name, x) in entries {
             let x = *x as i32;
-            legend_area.draw(&PathElement::new(
-                vec![(x, y), (x + 20, y)],
-                color.stroke_width(3),
-            ))?;
+            match e {
+                Entry::Series(i) => legend_area.draw(&PathElement::new(
+                    vec![(x, y), (x + 20, y)],
+                    series_color(*i).stroke_width(3),
+                ))?,
+                Entry::Interval => {
+                    for path in [
+                        vec![(x + 10, y - 7), (x + 10, y + 7)],
+                        vec![(x + 6, y - 7), (x + 14, y - 7)],
+                        vec![(x + 6, y + 7), (x + 14, y + 7)],
+                    ] {
+                        legend_area.draw(&PathElement::new(path, MUTED.stroke_width(1)))?;
+                    }
+                }
+                Entry::Disturbed => {
+                    legend_area.draw(&Circle::new((x + 10, y), 5, MUTED.stroke_width(2)))?
+                }
+            }
             legend_area.draw(&Text::new(
                 name.clone(),
                 (x + 26, y),
-                (FONT, 13)
-                    .into_font()
-                    .color(&INK)
-                    .pos(plotters::style::text_anchor::Pos::new(
+                (FONT, c.px(13)).into_font().color(&INK).pos(
+                    plotters::style::text_anchor::Pos::new(
                         plotters::style::text_anchor::HPos::Left,
                         plotters::style::text_anchor::VPos::Center,
-                    )),
+                    ),
+                ),
             ))?;
         }
     }
@@ -365,6 +585,75 @@ mod tests {
         assert_eq!(count(&svg, "stroke-width=\"2\" points"), 2);
         assert_eq!(count(&svg, "stroke-width=\"3\" points"), 2);
         assert_eq!(count(&svg, "<circle"), 10);
+    }
+
+    /// Issue 15: the latency chart's y axis is logarithmic (decade ticks 1, 10, 100) and
+    /// every interval is drawn as an error bar (a whisker and two caps).
+    #[test]
+    fn log_axis_and_error_bars() {
+        let mut c = sweep_chart();
+        c.y_log = true;
+        c.series[0].points[4].1 = 200.0;
+        for (i, &(x, y)) in c.series[0].points.clone().iter().enumerate().take(4) {
+            c.errors.push(ErrorBar {
+                series: 0,
+                x,
+                low: y * 0.95,
+                high: y * 1.05,
+            });
+            if i == 3 {
+                c.disturbed.push((0, x));
+            }
+        }
+        let svg = line_chart(&c).unwrap();
+        assert_well_formed(&svg);
+        for t in ["1", "10", "100"] {
+            assert!(has_text(&svg, t), "missing decade tick {t}");
+        }
+        // No in-between labels on a log axis.
+        assert!(!has_text(&svg, "50") && !has_text(&svg, "150"));
+        assert_eq!(
+            count(&svg, &format!("opacity=\"{ERROR_BAR_OPACITY}\"")),
+            4 * 3
+        );
+        // The band along the line.
+        assert_eq!(count(&svg, "<polygon"), 1);
+        // One disturbed point: hollow (a white disc and a ring), and a legend entry.
+        assert!(svg.contains("hollow: disturbed (retakes ran out)"));
+        assert!(svg.contains("95 % interval of the median"));
+        assert_eq!(count(&svg, "<circle"), 10 - 1 + 2 + 1);
+    }
+
+    #[test]
+    fn log_axis_refuses_non_positive_values() {
+        let mut c = sweep_chart();
+        c.y_log = true;
+        c.series[0].points[0].1 = 0.0;
+        assert!(line_chart(&c).is_err());
+    }
+
+    /// The phone layout draws its text 1.3 times larger on a 420-unit canvas.
+    #[test]
+    fn narrow_layout_scales_text() {
+        let c = sweep_chart().narrow();
+        assert_eq!(c.width, 420);
+        let svg = line_chart(&c).unwrap();
+        assert_well_formed(&svg);
+        assert!(svg.starts_with("<svg width=\"420\""));
+        let wide = line_chart(&sweep_chart()).unwrap();
+        let smallest = |s: &str| {
+            s.match_indices("font-size=\"")
+                .map(|(i, _)| {
+                    let rest = &s[i + 11..];
+                    rest[..rest.find('"').unwrap()].parse::<f64>().unwrap()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        assert!(
+            smallest(&svg) >= 1.29 * smallest(&wide),
+            "{}",
+            smallest(&svg)
+        );
     }
 
     #[test]

@@ -12,9 +12,9 @@ pub mod heatmap;
 pub mod line;
 pub mod strip;
 
-pub use bar::{bar_chart, BarChart};
+pub use bar::{bar_chart, bar_chart_marked, BarChart, BarMark};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};
-pub use line::{line_chart, LineChart, Marker, Series, SeriesStyle, XScale};
+pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 
 use plotters::style::RGBColor;
 

@@ -1,0 +1,316 @@
+//! The width terminal tables must fit. A table wider than the terminal wraps into garbage
+//! (issue 15: `bandwidth` printed 186 columns into a 90-column terminal), so a table that does
+//! not fit is stacked instead: one block per row, one `label  value` line per column, values
+//! wrapped to the width. When stdout is not a terminal (piped to a file or another program),
+//! tables stay at full width, one line per row, so scripts and saved outputs see the same
+//! bytes whatever terminal ran them.
+//!
+//! The width is decided once per process by the binary ([`fit_stdout_terminal`], called from
+//! `cli::main`); the library on its own (tests, other callers, `summary.txt`) never looks at
+//! the terminal. Tests pass a width explicitly ([`with_width`]).
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The terminal width the binary found for stdout; 0 = none (not a terminal, or not asked).
+static STDOUT_WIDTH: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// A width set for this thread by [`with_width`], overriding the process's.
+    static OVERRIDE: Cell<Option<Option<usize>>> = const { Cell::new(None) };
+}
+
+/// The narrowest width tables are fitted to; below it stacking would help no one.
+const MIN_WIDTH: usize = 40;
+
+/// Records the terminal's width when stdout is a terminal (comfy-table asks the terminal),
+/// so tables printed to it fit; does nothing when stdout is piped.
+pub fn fit_stdout_terminal() {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return;
+    }
+    if let Some(w) = comfy_table::Table::new().width() {
+        STDOUT_WIDTH.store(usize::from(w).max(MIN_WIDTH), Ordering::Relaxed);
+    }
+}
+
+/// The width tables must fit, `None` for full width.
+pub fn target() -> Option<usize> {
+    if let Some(w) = OVERRIDE.with(|o| o.get()) {
+        return w;
+    }
+    match STDOUT_WIDTH.load(Ordering::Relaxed) {
+        0 => None,
+        w => Some(w),
+    }
+}
+
+/// Runs `f` with tables fitted to `width` (`None`: full width) on this thread.
+pub fn with_width<R>(width: Option<usize>, f: impl FnOnce() -> R) -> R {
+    let before = OVERRIDE.with(|o| o.replace(Some(width)));
+    let out = f();
+    OVERRIDE.with(|o| o.set(before));
+    out
+}
+
+/// A comfy table as text fitted to [`target`]: as drawn when it fits (or at full width),
+/// stacked otherwise. No trailing newline.
+pub fn fit(t: &comfy_table::Table) -> String {
+    let drawn = t.to_string();
+    match target() {
+        Some(w) if too_wide(&drawn, w) => {
+            let header: Vec<String> = t
+                .header()
+                .map(|h| h.cell_iter().map(|c| c.content()).collect())
+                .unwrap_or_default();
+            let rows: Vec<Vec<String>> = t
+                .row_iter()
+                .map(|r| r.cell_iter().map(|c| c.content()).collect())
+                .collect();
+            stacked(&header, &rows, w).trim_end().to_string()
+        }
+        _ => drawn,
+    }
+}
+
+/// [`crate::render::topo_text::columns`] fitted to [`target`] the same way.
+pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let drawn = crate::render::topo_text::columns(headers, rows);
+    match target() {
+        Some(w) if too_wide(&drawn, w) => {
+            let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
+            stacked(&h, rows, w)
+        }
+        _ => drawn,
+    }
+}
+
+/// One `  label  value` line (label padded to `label_width`), the value wrapped under
+/// itself when the line would not fit [`target`]. Ends with a newline.
+pub fn fit_pair(label: &str, label_width: usize, value: &str) -> String {
+    let line = format!("  {label:<label_width$} {value}");
+    match target() {
+        Some(w) if line.chars().count() > w => {
+            let indent = 3 + label_width.max(label.chars().count());
+            let mut out = String::new();
+            for (i, l) in wrap(value, w.saturating_sub(indent).max(10))
+                .iter()
+                .enumerate()
+            {
+                let head = if i == 0 { label } else { "" };
+                out.push_str(&format!("  {head:<label_width$} {l}\n"));
+            }
+            out
+        }
+        _ => line + "\n",
+    }
+}
+
+fn too_wide(text: &str, width: usize) -> bool {
+    text.lines().any(|l| l.trim_end().chars().count() > width)
+}
+
+/// One block per row: `label  value` per non-empty cell, labels padded to the widest (at
+/// most two fifths of the width; longer labels get a line of their own), values wrapped.
+pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String {
+    let labels: Vec<String> = (0..rows.iter().map(|r| r.len()).max().unwrap_or(0))
+        .map(|i| {
+            header
+                .get(i)
+                .map(|h| h.split_whitespace().collect::<Vec<_>>().join(" "))
+                .filter(|h| !h.is_empty())
+                .unwrap_or_else(|| format!("column {}", i + 1))
+        })
+        .collect();
+    let pad = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .filter(|&n| n <= width * 2 / 5)
+        .max()
+        .unwrap_or(0);
+    let mut out = String::new();
+    for (n, row) in rows.iter().enumerate() {
+        if n > 0 {
+            out.push('\n');
+        }
+        for (label, cell) in labels.iter().zip(row) {
+            let value = cell.split_whitespace().collect::<Vec<_>>().join(" ");
+            if value.is_empty() {
+                continue;
+            }
+            let lw = label.chars().count();
+            if lw <= pad {
+                let indent = pad + 2;
+                let lines = wrap(&value, width.saturating_sub(indent).max(10));
+                for (i, line) in lines.iter().enumerate() {
+                    let head = if i == 0 { label.as_str() } else { "" };
+                    out.push_str(&format!("{head:<pad$}  {line}\n"));
+                }
+            } else {
+                out.push_str(label);
+                out.push('\n');
+                for line in wrap(&value, width.saturating_sub(4).max(10)) {
+                    out.push_str(&format!("    {line}\n"));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Words of `s` in lines of at most `width` characters (a longer word gets a line of its own).
+fn wrap(s: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in s.split_whitespace() {
+        let last = lines.last_mut().unwrap();
+        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > width {
+            lines.push(word.to_string());
+        } else {
+            if !last.is_empty() {
+                last.push(' ');
+            }
+            last.push_str(word);
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide() -> comfy_table::Table {
+        let mut t = comfy_table::Table::new();
+        t.load_preset(comfy_table::presets::NOTHING);
+        t.set_header(vec![
+            "kernel",
+            "MB/s median [95 % interval] n",
+            "per thread MB/s",
+        ]);
+        t.add_row(vec![
+            "read",
+            "6286 [6270, 6300] n=9",
+            "0: 3143, 1: 3143, 2: 3100, 3: 3120, 4: 3090, 5: 3111, 6: 3122, 7: 3133",
+        ]);
+        t
+    }
+
+    #[test]
+    fn full_width_unless_a_width_is_set() {
+        let t = wide();
+        assert_eq!(with_width(None, || fit(&t)), t.to_string());
+        // The library alone never looks at the terminal.
+        assert_eq!(target(), None);
+    }
+
+    #[test]
+    fn a_table_that_fits_is_drawn_as_is() {
+        let t = wide();
+        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
+    }
+
+    #[test]
+    fn a_table_too_wide_is_stacked_within_the_width() {
+        let t = wide();
+        let s = with_width(Some(60), || fit(&t));
+        assert!(s.lines().all(|l| l.chars().count() <= 60), "{s}");
+        assert!(s.starts_with("kernel"), "{s}");
+        assert!(s.contains("6286 [6270, 6300] n=9"), "{s}");
+        // Every value's words are all there, in order.
+        let words: Vec<&str> = s.split_whitespace().collect();
+        assert!(words.windows(2).any(|w| w == ["7:", "3133"]));
+    }
+
+    #[test]
+    fn stacked_rows_are_separated_and_empty_cells_skipped() {
+        let h = vec!["a".to_string(), "b".to_string()];
+        let rows = vec![
+            vec!["1".to_string(), String::new()],
+            vec!["2".to_string(), "x".to_string()],
+        ];
+        assert_eq!(stacked(&h, &rows, 40), "a  1\n\na  2\nb  x\n");
+    }
+}
+
+/// Issue 15: every kind of terminal table of numascope rendered at 80 columns, from the
+/// Opteron fixture; each snapshot is checked to stay within the width.
+#[cfg(test)]
+mod at_80_columns {
+    use super::with_width;
+    use crate::render::fixture::opteron_example;
+    use std::io::{self, Write};
+
+    fn at_80(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> String {
+        let mut out = Vec::new();
+        with_width(Some(80), || f(&mut out)).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        // Table lines (columns two spaces apart, or box drawing) fit; prose sentences are
+        // left to the terminal's own word wrap.
+        for l in s.lines() {
+            let t = l.trim();
+            if t.contains("  ") || t.contains('\u{2502}') || t.contains('\u{2500}') {
+                assert!(
+                    l.trim_end().chars().count() <= 80,
+                    "table wider than 80: {l:?}"
+                );
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn run_summary() {
+        let r = opteron_example();
+        insta::assert_snapshot!(at_80(|w| crate::render::run_text::render(&r, w)));
+    }
+
+    #[test]
+    fn bandwidth_results_matrix_and_scaling() {
+        let r = opteron_example();
+        let b = r.bandwidth.as_ref().unwrap();
+        insta::assert_snapshot!(at_80(|w| {
+            crate::render::bandwidth_text::render_results(w, &b.results)?;
+            for m in &b.matrix {
+                crate::render::bandwidth_text::render_matrix(w, m)?;
+            }
+            for s in r.scaling.iter().flat_map(|s| &s.scaling) {
+                crate::render::bandwidth_text::render_scaling(w, s)?;
+            }
+            Ok(())
+        }));
+    }
+
+    #[test]
+    fn latency() {
+        let r = opteron_example();
+        insta::assert_snapshot!(at_80(|w| crate::render::latency_text::render(
+            r.latency.as_ref().unwrap(),
+            w
+        )));
+    }
+
+    #[test]
+    fn loaded_latency() {
+        let r = opteron_example();
+        insta::assert_snapshot!(at_80(|w| crate::render::loaded_text::render_curve(
+            r.loaded_latency.as_ref().unwrap(),
+            w
+        )));
+    }
+
+    #[test]
+    fn core_to_core() {
+        let r = opteron_example();
+        insta::assert_snapshot!(at_80(|w| crate::render::c2c_text::render(
+            r.c2c.as_ref().unwrap(),
+            w
+        )));
+    }
+
+    #[test]
+    fn topology() {
+        let r = opteron_example();
+        insta::assert_snapshot!(at_80(|w| crate::render::topo_text::render(&r.topology, w)));
+    }
+}

@@ -7,7 +7,7 @@ pub mod allowed;
 pub mod caches;
 pub mod cpus;
 pub mod distances;
-mod files;
+pub(crate) mod files;
 pub mod hmat;
 pub mod model;
 pub mod nodes;

@@ -3,12 +3,13 @@
 //! the command line and the planners call. Only the CPU and node structure is required; what
 //! an optional file would have added is left unknown with a warning in `Topology::warnings`.
 
-use crate::environment::read_environment;
+use crate::environment::read_environment_warn;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::allowed::read_allowed;
 use crate::topology::caches::read_caches;
 use crate::topology::cpus::{present_cpus, read_cpus};
 use crate::topology::distances::read_distances;
+use crate::topology::files::degrade;
 use crate::topology::hmat::{read_hmat, read_memory_side_caches};
 use crate::topology::model::{Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::topology::nodes::{read_nodes, single_node};
@@ -43,11 +44,30 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
             }
         }
     }
-    let caches = read_caches(root, &cpus)?;
-    let distances = read_distances(root, &nodes)?;
-    let hmat = read_hmat(root, &nodes)?;
-    let memory_side_caches = read_memory_side_caches(root, &nodes)?;
-    let allowed = read_allowed(root)?;
+    let w = &mut warnings;
+    let caches = read_caches(root, &cpus, w);
+    let caches = degrade(root, caches, w, "the caches are unknown")?.unwrap_or_default();
+    let distances = read_distances(root, &nodes);
+    let distances =
+        degrade(root, distances, w, "the node distances are unknown")?.unwrap_or_default();
+    let hmat = read_hmat(root, &nodes);
+    let hmat = degrade(root, hmat, w, "the HMAT figures are unknown")?.unwrap_or_default();
+    let memory_side_caches = read_memory_side_caches(root, &nodes);
+    let memory_side_caches = degrade(
+        root,
+        memory_side_caches,
+        w,
+        "the memory-side caches are unknown",
+    )?
+    .unwrap_or_default();
+    let allowed = read_allowed(root);
+    let allowed = degrade(
+        root,
+        allowed,
+        w,
+        "every present CPU and every node is taken as allowed",
+    )?
+    .unwrap_or_default();
     let allowed_cpus: Vec<u32> = allowed
         .cpus
         .map(|a| a.into_iter().filter(|c| present.contains(c)).collect())
@@ -63,7 +83,7 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
     for c in &mut cpus {
         c.allowed = allowed_cpus.contains(&c.id);
     }
-    let environment = read_environment(root, &cpus)?;
+    let environment = read_environment_warn(root, &cpus, &mut warnings)?;
     Ok(Topology {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         live: root.is_live(),

@@ -32,8 +32,10 @@ fn list_or_none(ids: &[u32]) -> String {
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     header(t, out)?;
     nodes(t, out)?;
+    memory_kinds(t, out)?;
     cpus(t, out)?;
     caches(t, out)?;
+    layout(t, out)?;
     distances(t, out)?;
     hmat(t, out)?;
     memory_side_caches(t, out)?;
@@ -118,6 +120,62 @@ fn nodes(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         )
         .as_bytes(),
     )?;
+    Ok(())
+}
+
+/// The kind and tier of each node's memory, with how it was known and why.
+fn memory_kinds(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
+    if t.layout.node_memory.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nMemory kinds (declared by the kernel or a driver, inferred by numascope, or unknown)"
+    )?;
+    let rows: Vec<Vec<String>> = t
+        .layout
+        .node_memory
+        .iter()
+        .map(|m| {
+            vec![
+                m.node.to_string(),
+                m.kind.word().to_string(),
+                m.known.word().to_string(),
+                opt(m.tier),
+                m.evidence.clone(),
+            ]
+        })
+        .collect();
+    out.write_all(columns(&["node", "kind", "known", "tier", "evidence"], &rows).as_bytes())
+}
+
+/// Nodes per package and the L3 domains, with where they cross node lines.
+fn layout(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
+    let l = &t.layout;
+    if l.nodes_per_package.is_none() && l.l3_domains.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nNodes per package and L3 domains")?;
+    if let Some(n) = &l.nodes_per_package {
+        writeln!(out, "{} ({}: {})", n.mode, n.known.word(), n.evidence)?;
+    }
+    if !l.l3_domains.is_empty() {
+        let rows: Vec<Vec<String>> = l
+            .l3_domains
+            .iter()
+            .map(|d| {
+                vec![
+                    format_list(&d.nodes),
+                    format_list(&d.cpus),
+                    format_bytes(d.size_bytes),
+                ]
+            })
+            .collect();
+        out.write_all(columns(&["L3 domain of node", "cpus", "L3 size"], &rows).as_bytes())?;
+    }
+    for note in &l.l3_notes {
+        writeln!(out, "note: {note}")?;
+    }
     Ok(())
 }
 

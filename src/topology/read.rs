@@ -9,9 +9,11 @@ use crate::topology::allowed::read_allowed;
 use crate::topology::caches::read_caches;
 use crate::topology::cpus::{present_cpus, read_cpus};
 use crate::topology::distances::read_distances;
+use crate::topology::domains::{l3_domains, nodes_per_package};
 use crate::topology::files::degrade;
 use crate::topology::hmat::{read_hmat, read_memory_side_caches};
-use crate::topology::model::{Topology, TOPOLOGY_SCHEMA_VERSION};
+use crate::topology::kinds::read_node_memory;
+use crate::topology::model::{Layout, Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::topology::nodes::{read_nodes, single_node};
 
 /// Why a topology could not be read: always names the file and the problem.
@@ -84,6 +86,10 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         c.allowed = allowed_cpus.contains(&c.id);
     }
     let environment = read_environment_warn(root, &cpus, &mut warnings)?;
+    let node_memory = read_node_memory(root, &nodes, &hmat, &mut warnings)?;
+    let nodes_per_package =
+        nodes_per_package(&nodes, &cpus, &distances, environment.cpu_model.as_deref());
+    let (l3_domains, l3_notes) = l3_domains(&caches, &cpus);
     Ok(Topology {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         live: root.is_live(),
@@ -98,5 +104,11 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         allowed_nodes,
         environment,
         warnings,
+        layout: Layout {
+            node_memory,
+            nodes_per_package,
+            l3_domains,
+            l3_notes,
+        },
     })
 }

@@ -90,6 +90,7 @@ pub fn read_environment_warn(
         thp_page_size_bytes,
         weighted_interleave_available,
         arch,
+        platform: crate::environment_platform::read_platform(root, warnings)?,
     })
 }
 

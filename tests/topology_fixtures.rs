@@ -46,6 +46,17 @@ fn normalized(mut v: Value, drop_live_figures: bool) -> Value {
     v["source"] = Value::String("<snapshot>".into());
     if drop_live_figures {
         v["live"] = Value::Bool(false);
+        // The hypervisor's CPUID leaf is asked of the running machine only; a snapshot has
+        // its files, not its processor.
+        if let Some(p) = v["environment"]["platform"].as_object_mut() {
+            if p.get("hypervisor_source") == Some(&Value::from("CPUID leaf 0x40000000")) {
+                p.remove("hypervisor_source");
+                p.remove("hypervisor_vendor");
+            }
+            if p.is_empty() {
+                v["environment"].as_object_mut().unwrap().remove("platform");
+            }
+        }
         if let Some(nodes) = v["nodes"].as_array_mut() {
             for n in nodes {
                 n["memory_free_bytes"] = Value::from(0);

@@ -430,6 +430,66 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .into(),
         ],
     ];
+    let mut rows = rows;
+    rows.extend(platform_rows(&e.platform));
     out.write_all(columns(&["setting", "value"], &rows).as_bytes())?;
     Ok(())
+}
+
+/// Environment rows for the platform facts that are known (none when nothing is).
+fn platform_rows(p: &crate::results::environment_platform::Platform) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    if let Some(v) = &p.hypervisor_vendor {
+        let from = p.hypervisor_source.as_deref().unwrap_or("unknown source");
+        rows.push(vec![
+            "hypervisor vendor".into(),
+            format!("{v} (from {from})"),
+        ]);
+    }
+    if p.dmi_vendor.is_some() || p.dmi_product.is_some() {
+        rows.push(vec![
+            "DMI system".into(),
+            format!(
+                "{} / {}",
+                p.dmi_vendor.as_deref().unwrap_or("-"),
+                p.dmi_product.as_deref().unwrap_or("-")
+            ),
+        ]);
+    }
+    if let Some(v) = &p.cgroup_version {
+        let path = p.cgroup_path.as_deref().unwrap_or("-");
+        rows.push(vec!["cgroup".into(), format!("v{v}, {path}")]);
+    }
+    if let Some(c) = &p.cpuset_cpus {
+        rows.push(vec!["cgroup cpuset cpus".into(), list_or_none(c)]);
+    }
+    if let Some(m) = &p.cpuset_mems {
+        rows.push(vec!["cgroup cpuset mems".into(), list_or_none(m)]);
+    }
+    if let Some(c) = &p.cpu_max {
+        let v = match c.cpus() {
+            Some(n) => format!(
+                "{n:.2} CPUs ({} of every {} us)",
+                c.quota_us.unwrap_or(0),
+                c.period_us
+            ),
+            None => "no limit".into(),
+        };
+        rows.push(vec!["cgroup cpu.max".into(), v]);
+    }
+    if let Some(a) = p.weighted_interleave_auto {
+        rows.push(vec![
+            "weighted interleave auto".into(),
+            if a { "on" } else { "off" }.into(),
+        ]);
+    }
+    if !p.weighted_interleave_weights.is_empty() {
+        let w: Vec<String> = p
+            .weighted_interleave_weights
+            .iter()
+            .map(|w| format!("node {}: {}", w.node, w.weight))
+            .collect();
+        rows.push(vec!["interleave weights".into(), w.join(", ")]);
+    }
+    rows
 }

@@ -5,8 +5,8 @@
 pub use crate::results::environment::Environment;
 
 use crate::results::topology::Cpu;
+use crate::sysroot::warn::degrade;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::degrade;
 
 /// Reads the environment through `root`. `cpus` (already read) picks the CPU whose cpufreq
 /// governor is reported and gives SMT when `smt/active` is absent. Absent files give absent

@@ -7,8 +7,27 @@
 
 pub use crate::results::environment_platform::{CpuMax, NodeWeight, Platform};
 
+use crate::parse::cpulist::parse_list;
+use crate::sys::safe_read::excerpt;
+use crate::sysroot::warn::{degrade, shown};
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{degrade, malformed, read_list_opt, shown};
+
+fn malformed(root: &SysRoot, rel: &str, why: String) -> SysError {
+    SysError::Malformed {
+        path: root.path(rel),
+        why,
+    }
+}
+
+/// An optional cpulist file; absent gives `None`.
+fn read_list_opt(root: &SysRoot, rel: String) -> Result<Option<Vec<u32>>, SysError> {
+    match root.read_opt(&rel)? {
+        None => Ok(None),
+        Some(t) => parse_list(&t)
+            .map(Some)
+            .map_err(|e| malformed(root, &rel, format!("not a CPU/node list: {e}"))),
+    }
+}
 
 const DMI: &str = "sys/class/dmi/id";
 const WEIGHTS: &str = "sys/kernel/mm/mempolicy/weighted_interleave";
@@ -131,10 +150,7 @@ fn read_cgroup(root: &SysRoot, p: &mut Platform) -> Result<(), SysError> {
             return Err(malformed(
                 root,
                 "proc/self/cgroup",
-                format!(
-                    "line `{}` is not `id:controllers:path`",
-                    crate::sys::safe_read::excerpt(line)
-                ),
+                format!("line `{}` is not `id:controllers:path`", excerpt(line)),
             ));
         };
         if id == "0" && ctrl.is_empty() {
@@ -175,7 +191,7 @@ fn read_cgroup(root: &SysRoot, p: &mut Platform) -> Result<(), SysError> {
                         &rel,
                         format!(
                             "expected `max 100000` or `QUOTA PERIOD`, found `{}`",
-                            crate::sys::safe_read::excerpt(&t)
+                            excerpt(&t)
                         ),
                     ))
                 }
@@ -225,10 +241,7 @@ fn read_weights(root: &SysRoot, p: &mut Platform) -> Result<(), SysError> {
             return Err(malformed(
                 root,
                 &rel,
-                format!(
-                    "expected `true` or `false`, found `{}`",
-                    crate::sys::safe_read::excerpt(other)
-                ),
+                format!("expected `true` or `false`, found `{}`", excerpt(other)),
             ))
         }
     };

@@ -8,7 +8,7 @@ pub mod caches;
 pub mod cpus;
 pub mod distances;
 pub mod domains;
-pub(crate) mod files;
+mod files;
 pub mod hmat;
 pub mod kinds;
 pub mod model;

@@ -3,6 +3,8 @@
 # QEMU + busybox + cpio (multi-node guest suite). Idempotent; quiet when all are present.
 set -euo pipefail
 pkgs=(hwloc numactl qemu-system-x86 busybox-static cpio)
+# python3 runs the guest suite's shapes and judge (tests/vm/shapes.py, check.py).
+pkgs+=(python3)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

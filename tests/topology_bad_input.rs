@@ -339,3 +339,18 @@ fn corrupt_snapshots_are_named_not_shown_as_facts() {
     assert_eq!(online, 2, "not `0 of 2 CPUs online`");
     assert_eq!(v["nodes"].as_array().unwrap().len(), 1);
 }
+
+// Issue 13: a CPU's package id and the kernel's node masks are optional facts too.
+#[test]
+fn malformed_cpu_topology_and_node_masks_degrade() {
+    let (_t, d) = copy_fixture();
+    let cpu1 = d.join("sys/devices/system/cpu/cpu1/topology");
+    std::fs::write(cpu1.join("physical_package_id"), "zero\n").unwrap();
+    let v = warns(&d, "cpu1/topology/physical_package_id is malformed");
+    assert_eq!(v["cpus"][1]["package"], serde_json::Value::Null);
+    assert_eq!(v["cpus"][0]["package"], 0);
+    let (_t, d) = copy_fixture();
+    std::fs::write(d.join("sys/devices/system/node/has_cpu"), "0-\n").unwrap();
+    let v = warns(&d, "node/has_cpu is malformed");
+    assert_eq!(v["nodes"][0]["has_cpu"], true, "from the node's cpulist");
+}

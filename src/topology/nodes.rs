@@ -46,12 +46,18 @@ pub fn read_nodes(
             "it holds no nodeN directory and no online list",
         ));
     }
-    let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"))?;
-    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory"))? {
-        Some(m) => Some(m),
+    // The kernel's masks are optional: malformed, the node's own CPUs and MemTotal decide.
+    let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"));
+    let then = "which nodes have CPUs is taken from their cpulists";
+    let has_cpu = degrade(root, has_cpu, warnings, then)?.flatten();
+    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory")) {
+        Ok(Some(m)) => Ok(Some(m)),
         // Kernels before 2.6.36 had only has_normal_memory (and has_high_memory on 32-bit).
-        None => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory"))?,
+        Ok(None) => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory")),
+        Err(e) => Err(e),
     };
+    let then = "which nodes have memory is taken from their MemTotal";
+    let has_memory = degrade(root, has_memory, warnings, then)?.flatten();
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");

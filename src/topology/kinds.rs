@@ -10,7 +10,8 @@
 //! `hmem` platform device: specific-purpose memory, which hwloc calls HBM when its HMAT
 //! bandwidth is above the CPU nodes'). Those are declared by the kernel. Otherwise a node with
 //! CPUs is taken as DRAM, and a CPU-less node is inferred from its HMAT figures or its memory
-//! tier compared with the CPU nodes', or left unknown.
+//! tier compared with the CPU nodes', or from CXL memory devices (`memN`) on the kernel's CXL
+//! bus, or left unknown.
 
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{degrade, read_list_opt, shown};
@@ -36,6 +37,11 @@ pub fn read_node_memory(
         "device-declared memory kinds are unknown",
     )?
     .unwrap_or_default();
+    // CXL memory devices (type-3 endpoints `memN`) on the kernel's CXL bus: a CPU-less node
+    // no device claims is then likely theirs.
+    let cxl_mems = root.list_prefixed("sys/bus/cxl/devices", "mem");
+    let cxl_mems =
+        degrade(root, cxl_mems, warnings, "the CXL devices are unknown")?.unwrap_or_default();
     let tier_of = |id: u32| tiers.iter().find(|(_, n)| n.contains(&id)).map(|(t, _)| *t);
     // The CPU nodes' memory: the reference a CPU-less node is compared with.
     let cpu_nodes: Vec<&Node> = nodes.iter().filter(|n| n.has_cpu && n.has_memory).collect();
@@ -76,7 +82,17 @@ pub fn read_node_memory(
                 "the node has CPUs and no CXL, DAX or GPU device claims its memory".to_string(),
             )
         } else {
-            far_memory(n.id, own, cpu_latency, cpu_bandwidth, tier, cpu_tier)
+            match far_memory(n.id, own, cpu_latency, cpu_bandwidth, tier, cpu_tier) {
+                (MemoryKind::Unknown, _, _) if !cxl_mems.is_empty() => (
+                    MemoryKind::Cxl,
+                    Known::Inferred,
+                    format!(
+                        "a CPU-less node that no device claims, on a machine whose CXL bus has memory devices ({})",
+                        cxl_mems.join(", ")
+                    ),
+                ),
+                other => other,
+            }
         };
         out.push(NodeMemory {
             node: n.id,
@@ -282,6 +298,20 @@ mod tests {
         );
         assert!(m[3].evidence.contains("numa_status"), "{}", m[3].evidence);
         assert!(m[4].evidence.contains("region0"), "{}", m[4].evidence);
+    }
+
+    #[test]
+    fn cxl_memory_devices_make_an_unclaimed_cpu_less_node_likely_cxl() {
+        let (_d, root) = test_root(&[("sys/bus/cxl/devices/mem0/serial", "0x1\n")]);
+        let m = read_node_memory(
+            &root,
+            &[node(0, true), node(1, false)],
+            &[],
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!((m[1].kind, m[1].known), (MemoryKind::Cxl, Known::Inferred));
+        assert!(m[1].evidence.contains("mem0"), "{}", m[1].evidence);
     }
 
     #[test]

@@ -8,12 +8,23 @@ mod limits;
 pub use limits::read_memory_limits;
 
 use crate::results::topology::Cpu;
+use crate::sysroot::warn::degrade;
 use crate::sysroot::{SysError, SysRoot};
 
 /// Reads the environment through `root`. `cpus` (already read) picks the CPU whose cpufreq
 /// governor is reported and gives SMT when `smt/active` is absent. Absent files give absent
 /// fields; a THP file without a bracketed choice is malformed.
 pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, SysError> {
+    read_environment_warn(root, cpus, &mut Vec::new())
+}
+
+/// [`read_environment`], with a malformed optional file (a THP choice file without a
+/// bracketed choice) left unknown and named in `warnings` instead of refused (issue 13).
+pub fn read_environment_warn(
+    root: &SysRoot,
+    cpus: &[Cpu],
+    warnings: &mut Vec<String>,
+) -> Result<Environment, SysError> {
     let cpuinfo = root.read_opt("proc/cpuinfo")?.unwrap_or_default();
     let field = |name: &str| -> Option<String> {
         cpuinfo.lines().find_map(|l| {
@@ -32,8 +43,11 @@ pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, Sys
         .or_else(|| field("CPU part").map(|p| format!("CPU part {p}")));
     let arch = arch_of(&cpuinfo, &flags, root.is_live());
     let thp = "sys/kernel/mm/transparent_hugepage";
-    let thp_enabled = bracketed(root, &format!("{thp}/enabled"))?;
-    let thp_defrag = bracketed(root, &format!("{thp}/defrag"))?;
+    let unknown = "that THP setting is unknown";
+    let thp_enabled = bracketed(root, &format!("{thp}/enabled"));
+    let thp_enabled = degrade(root, thp_enabled, warnings, unknown)?.flatten();
+    let thp_defrag = bracketed(root, &format!("{thp}/defrag"));
+    let thp_defrag = degrade(root, thp_defrag, warnings, unknown)?.flatten();
     let thp_page_size_bytes = root.read_u64_opt(format!("{thp}/hpage_pmd_size"))?;
     let numa_balancing = root
         .read_u64_opt("proc/sys/kernel/numa_balancing")?
@@ -81,6 +95,7 @@ pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, Sys
         weighted_interleave_available,
         arch,
         memory_limits,
+        platform: crate::environment_platform::read_platform(root, warnings)?,
     })
 }
 
@@ -200,10 +215,12 @@ mod tests {
         assert!(!e.hypervisor && !e.weighted_interleave_available);
         let (_d, root) =
             test_root_bytes(&[("sys/kernel/mm/transparent_hugepage/enabled", b"always\n")]);
-        let err = read_environment(&root, &[]).unwrap_err().to_string();
+        let mut w = Vec::new();
+        let e = read_environment_warn(&root, &[], &mut w).unwrap();
+        assert_eq!(e.thp_enabled, None, "unknown, not refused (issue 13)");
         assert!(
-            err.contains("transparent_hugepage/enabled is malformed"),
-            "{err}"
+            w.len() == 1 && w[0].contains("transparent_hugepage/enabled is malformed"),
+            "{w:?}"
         );
     }
 }

@@ -25,6 +25,7 @@ pub mod compare;
 pub mod counters;
 pub mod counters_perf;
 pub mod environment;
+pub mod environment_platform;
 pub mod error;
 pub mod experiment;
 pub mod fleet;

@@ -67,6 +67,7 @@ pub fn this_machine_one_node() -> Topology {
         allowed_cpus: cpus,
         allowed_nodes: vec![0],
         environment: Environment::default(),
+        layout: Default::default(),
     }
 }
 

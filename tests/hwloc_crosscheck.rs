@@ -20,6 +20,11 @@
 //!   ("failed to find sysfs cpu topology directory"). Fixtures are therefore captured with
 //!   `numascope capture --for-hwloc`; one captured without it is skipped with a printed
 //!   reason (the running machine is always compared in `live_machine_agrees_with_hwloc`).
+//! - `degrade-buggy-numa` has two nodes listing the same CPUs, as hwloc's own
+//!   `8em64t-2s2ca2c-buggynuma`: hwloc ignores every node whose cpuset overlaps an earlier
+//!   one's, numascope keeps the node and warns. Skipped with a printed reason.
+//! - hwloc 2.9 hides NUMA nodes named as GPU memory by the NVIDIA driver unless
+//!   `HWLOC_KEEP_NVIDIA_GPU_NUMA_NODES=1`, which the comparison sets.
 //! - `corrupt-empty-online` has empty `cpu/online` and `node/online` lists while each CPU's own
 //!   flag says online: which CPUs are online is a guess there. hwloc takes only cpu0 (the CPU
 //!   without an `online` file); numascope follows the per-CPU flags and warns. The fixture is
@@ -37,12 +42,15 @@
 //! only the hex masks where a hand-edited snapshot changed the mask and not the list file,
 //! and keeps one of two conflicting L3 sharing maps.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use assert_cmd::Command;
 use serde_json::Value;
+
+#[path = "hwloc_xml/mod.rs"]
+mod hwloc_xml;
+use hwloc_xml::{parse_hwloc, Hwloc};
 
 fn have_lstopo() -> bool {
     Process::new("lstopo-no-graphics")
@@ -86,6 +94,9 @@ fn lstopo_xml(root: Option<&Path>) -> Result<String, String> {
     // The Linux backend only, live too: the x86 backend would read CPUID, which a virtual
     // machine may fill differently from the kernel's sysfs that numascope reads.
     cmd.env("HWLOC_COMPONENTS", "linux,stop");
+    // hwloc 2.9 hides NUMA nodes the NVIDIA driver names as GPU memory unless asked to keep
+    // them (later versions keep them except on POWER); numascope lists them.
+    cmd.env("HWLOC_KEEP_NVIDIA_GPU_NUMA_NODES", "1");
     if let Some(r) = root {
         cmd.env("HWLOC_FSROOT", r);
     }
@@ -94,127 +105,6 @@ fn lstopo_xml(root: Option<&Path>) -> Result<String, String> {
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-/// The value of `name="..."` in one XML tag.
-fn attr(tag: &str, name: &str) -> Option<String> {
-    let key = format!(" {name}=\"");
-    let start = tag.find(&key)? + key.len();
-    let end = tag[start..].find('"')? + start;
-    Some(tag[start..end].to_string())
-}
-
-/// Parses an hwloc bitmap (`0x000000ff`, `0x00000001,0xffffffff`, groups most significant
-/// first).
-fn bitmap(s: &str) -> Vec<u32> {
-    let groups: Vec<&str> = s.split(',').collect();
-    let n = groups.len();
-    let mut out = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        // hwloc writes all-zero groups as empty (`0x1,,0x0`) and infinite sets as `0xf...f`.
-        let g = g.trim_start_matches("0x");
-        if g == "f...f" {
-            continue;
-        }
-        let v = if g.is_empty() {
-            0
-        } else {
-            u32::from_str_radix(g, 16).unwrap()
-        };
-        for b in 0..32 {
-            if v & (1 << b) != 0 {
-                out.push(((n - 1 - i) * 32) as u32 + b);
-            }
-        }
-    }
-    out.sort_unstable();
-    out
-}
-
-/// The `<object ...>` and other opening tags of the document, in order.
-fn tags(xml: &str) -> Vec<&str> {
-    xml.split('<').filter(|t| !t.starts_with('/')).collect()
-}
-
-#[derive(Debug, Default)]
-struct Hwloc {
-    /// os_index -> (cpus, local memory bytes, gp_index)
-    nodes: BTreeMap<u32, (Vec<u32>, u64, String)>,
-    /// (level, instruction?, size, cpus)
-    caches: Vec<(u32, bool, u64, Vec<u32>)>,
-    /// node os indexes and row-major values of NUMALatency
-    distances: Option<(Vec<u32>, Vec<u64>)>,
-    /// memattr name -> target gp_index -> value
-    memattrs: BTreeMap<String, BTreeMap<String, u64>>,
-}
-
-fn parse_hwloc(xml: &str) -> Hwloc {
-    let mut h = Hwloc::default();
-    let mut current_memattr: Option<String> = None;
-    let all = tags(xml);
-    let mut i = 0;
-    while i < all.len() {
-        let t = all[i];
-        if t.starts_with("object ") {
-            let ty = attr(t, "type").unwrap_or_default();
-            if ty == "NUMANode" {
-                let os: u32 = attr(t, "os_index").unwrap().parse().unwrap();
-                let cpus = bitmap(&attr(t, "cpuset").unwrap());
-                let mem = attr(t, "local_memory")
-                    .map(|m| m.parse().unwrap())
-                    .unwrap_or(0);
-                h.nodes
-                    .insert(os, (cpus, mem, attr(t, "gp_index").unwrap()));
-            } else if let Some(rest) = ty.strip_prefix('L') {
-                if let Some(level) = rest
-                    .strip_suffix("iCache")
-                    .or_else(|| rest.strip_suffix("Cache"))
-                {
-                    let instr = rest.ends_with("iCache");
-                    h.caches.push((
-                        level.parse().unwrap(),
-                        instr,
-                        attr(t, "cache_size").unwrap().parse().unwrap(),
-                        bitmap(&attr(t, "cpuset").unwrap()),
-                    ));
-                }
-            }
-        } else if t.starts_with("distances2 ") && attr(t, "name").as_deref() == Some("NUMALatency")
-        {
-            // hwloc writes indexes and values in chunks of at most ten per element.
-            let text = |tag: &str| {
-                tag.split_once('>')
-                    .map(|(_, b)| b.to_string())
-                    .unwrap_or_default()
-            };
-            let mut idx: Vec<u32> = Vec::new();
-            let mut vals: Vec<u64> = Vec::new();
-            let mut j = i + 1;
-            while j < all.len()
-                && (all[j].starts_with("indexes") || all[j].starts_with("u64values"))
-            {
-                let words = text(all[j]);
-                if all[j].starts_with("indexes") {
-                    idx.extend(words.split_whitespace().map(|v| v.parse::<u32>().unwrap()));
-                } else {
-                    vals.extend(words.split_whitespace().map(|v| v.parse::<u64>().unwrap()));
-                }
-                j += 1;
-            }
-            h.distances = Some((idx, vals));
-        } else if t.starts_with("memattr ") {
-            current_memattr = attr(t, "name");
-        } else if t.starts_with("memattr_value ") {
-            if let Some(m) = &current_memattr {
-                h.memattrs.entry(m.clone()).or_default().insert(
-                    attr(t, "target_obj_gp_index").unwrap(),
-                    attr(t, "value").unwrap().parse().unwrap(),
-                );
-            }
-        }
-        i += 1;
-    }
-    h
 }
 
 fn ids(v: &Value) -> Vec<u32> {
@@ -375,6 +265,10 @@ fn fixtures_agree_with_hwloc() {
     let mut compared = 0;
     for dir in fixtures() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "degrade-buggy-numa" {
+            println!("{name}: not compared with hwloc: its nodes list the same CPUs on purpose; hwloc ignores all but the first, numascope keeps them and warns (see tests/hwloc_replay.rs)");
+            continue;
+        }
         if name == "corrupt-empty-online" {
             println!("{name}: not compared with hwloc: its online lists are empty on purpose (see the module text)");
             continue;

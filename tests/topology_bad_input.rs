@@ -1,7 +1,8 @@
 //! Bad `--sysfs-root` input: a root that does not exist or is not a snapshot, a snapshot
 //! missing required files, malformed cpulists, distance rows and meminfo lines, and a file
-//! that cannot be read. Each must give exit status 2 and one line naming the path, never a
-//! panic.
+//! that cannot be read. A bad root or a bad CPU/node structure must give exit status 2 and one
+//! line naming the path, never a panic; a bad optional file (meminfo, distances, caches, THP)
+//! must give the machine with that field unknown and a warning naming the file.
 
 use std::path::{Path, PathBuf};
 
@@ -89,11 +90,42 @@ fn snapshot_missing_a_node_cpulist() {
     fails(&d, "node0/cpulist is missing");
 }
 
+/// Runs `topo --json` on `root`, which must succeed with a warning naming `must_name` on
+/// stderr and in the JSON (issue 13: an optional file missing or malformed is an unknown field
+/// and a warning, never a refusal of the machine); returns the JSON.
+fn warns(root: &Path, must_name: &str) -> serde_json::Value {
+    let out = Command::cargo_bin("numascope")
+        .unwrap()
+        .arg("--sysfs-root")
+        .arg(root)
+        .args(["topo", "--json"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "refused: {err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("numascope: warning: /") && l.contains(must_name)),
+        "`{must_name}` not named in: {err}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let w = v["warnings"].as_array().unwrap();
+    assert!(
+        w.iter().any(|w| w.as_str().unwrap().contains(must_name)),
+        "{w:?}"
+    );
+    v
+}
+
 #[test]
 fn snapshot_missing_a_node_meminfo() {
+    // Was a refusal; now the node's memory is unknown (0) and the file is named (issue 13).
     let (_t, d) = copy_fixture();
     std::fs::remove_file(d.join(NODE0).join("meminfo")).unwrap();
-    fails(&d, "node0/meminfo is missing");
+    let v = warns(&d, "node0/meminfo is missing");
+    assert_eq!(v["nodes"][0]["memory_total_bytes"], 0);
+    assert_eq!(v["nodes"][0]["cpus"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(v["nodes"][1]["memory_total_bytes"], 8u64 << 30);
 }
 
 #[test]
@@ -107,11 +139,18 @@ fn malformed_cpulist() {
 #[test]
 fn malformed_distance_rows() {
     let (_t, d) = copy_fixture();
+    // Were refusals; now the distances are unknown (empty) and the file is named (issue 13).
     std::fs::write(d.join(NODE0).join("distance"), "10 twenty\n").unwrap();
-    fails(&d, "node0/distance is malformed");
+    let v = warns(&d, "node0/distance is malformed");
+    assert_eq!(v["distances"], serde_json::json!([]));
     std::fs::write(d.join(NODE0).join("distance"), "10 20 30\n").unwrap();
-    let err = fails(&d, "node0/distance is malformed");
-    assert!(err.contains("3 distances but there are 2"), "{err}");
+    let v = warns(&d, "node0/distance is malformed");
+    let w = v["warnings"][0].as_str().unwrap();
+    assert!(
+        w.contains("3 distances but there are 2") && w.contains("distances are unknown"),
+        "{w}"
+    );
+    assert_eq!(v["distances"], serde_json::json!([]));
 }
 
 #[test]
@@ -122,8 +161,11 @@ fn malformed_meminfo_line() {
         "Node 0 MemTotal:       8388608 kB\nNode 0 MemFree 7549747 kB\n",
     )
     .unwrap();
-    let err = fails(&d, "node0/meminfo is malformed");
-    assert!(err.contains("line 2"), "{err}");
+    // Was a refusal; now the node's memory is unknown and the file and line named (issue 13).
+    let v = warns(&d, "node0/meminfo is malformed");
+    assert!(v["warnings"][0].as_str().unwrap().contains("line 2"));
+    assert_eq!(v["nodes"][0]["memory_total_bytes"], 0);
+    assert_eq!(v["nodes"][0]["cpus"], serde_json::json!([0, 1, 2, 3]));
 }
 
 #[test]
@@ -134,25 +176,45 @@ fn malformed_cache_size_and_thp_choice() {
         "big\n",
     )
     .unwrap();
-    fails(&d, "cpu0/cache/index0/size is malformed");
+    // Were refusals; now that one cache instance, or the THP mode, is unknown and the file
+    // named (issue 13).
+    let v = warns(&d, "cpu0/cache/index0/size is malformed");
+    let l1_of_cpu0 = v["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["level"] == 1 && c["cpus"] == serde_json::json!([0]))
+        .count();
+    assert_eq!(l1_of_cpu0, 1, "the L1 instruction cache is still there");
+    assert!(v["caches"].as_array().unwrap().len() > 10);
     let (_t, d) = copy_fixture();
     std::fs::write(
         d.join("sys/kernel/mm/transparent_hugepage/enabled"),
         "always madvise never\n",
     )
     .unwrap();
-    fails(&d, "transparent_hugepage/enabled is malformed");
+    let v = warns(&d, "transparent_hugepage/enabled is malformed");
+    assert_eq!(v["environment"]["thp_enabled"], serde_json::Value::Null);
+    assert_eq!(v["environment"]["thp_defrag"], "madvise");
 }
 
 #[test]
 fn unreadable_file() {
     // A directory where a file belongs cannot be read, even by root (chmod would not stop it).
+    // A node's CPU list is the structure: unreadable, the machine cannot be read.
+    let (_t, d) = copy_fixture();
+    let f = d.join(NODE0).join("cpulist");
+    std::fs::remove_file(&f).unwrap();
+    std::fs::create_dir(&f).unwrap();
+    let err = fails(&d, "node0/cpulist");
+    assert!(err.contains("cannot read"), "{err}");
+    // An optional file unreadable is an unknown field and a warning (issue 13).
     let (_t, d) = copy_fixture();
     let f = d.join(NODE0).join("distance");
     std::fs::remove_file(&f).unwrap();
     std::fs::create_dir(&f).unwrap();
-    let err = fails(&d, "node0/distance");
-    assert!(err.contains("cannot read"), "{err}");
+    let v = warns(&d, "node0/distance cannot be read");
+    assert_eq!(v["distances"], serde_json::json!([]));
 }
 
 #[test]
@@ -276,4 +338,19 @@ fn corrupt_snapshots_are_named_not_shown_as_facts() {
         .count();
     assert_eq!(online, 2, "not `0 of 2 CPUs online`");
     assert_eq!(v["nodes"].as_array().unwrap().len(), 1);
+}
+
+// Issue 13: a CPU's package id and the kernel's node masks are optional facts too.
+#[test]
+fn malformed_cpu_topology_and_node_masks_degrade() {
+    let (_t, d) = copy_fixture();
+    let cpu1 = d.join("sys/devices/system/cpu/cpu1/topology");
+    std::fs::write(cpu1.join("physical_package_id"), "zero\n").unwrap();
+    let v = warns(&d, "cpu1/topology/physical_package_id is malformed");
+    assert_eq!(v["cpus"][1]["package"], serde_json::Value::Null);
+    assert_eq!(v["cpus"][0]["package"], 0);
+    let (_t, d) = copy_fixture();
+    std::fs::write(d.join("sys/devices/system/node/has_cpu"), "0-\n").unwrap();
+    let v = warns(&d, "node/has_cpu is malformed");
+    assert_eq!(v["nodes"][0]["has_cpu"], true, "from the node's cpulist");
 }

@@ -46,6 +46,17 @@ fn normalized(mut v: Value, drop_live_figures: bool) -> Value {
     v["source"] = Value::String("<snapshot>".into());
     if drop_live_figures {
         v["live"] = Value::Bool(false);
+        // The hypervisor's CPUID leaf is asked of the running machine only; a snapshot has
+        // its files, not its processor.
+        if let Some(p) = v["environment"]["platform"].as_object_mut() {
+            if p.get("hypervisor_source") == Some(&Value::from("CPUID leaf 0x40000000")) {
+                p.remove("hypervisor_source");
+                p.remove("hypervisor_vendor");
+            }
+            if p.is_empty() {
+                v["environment"].as_object_mut().unwrap().remove("platform");
+            }
+        }
         if let Some(nodes) = v["nodes"].as_array_mut() {
             for n in nodes {
                 n["memory_free_bytes"] = Value::from(0);
@@ -187,6 +198,79 @@ fn seed_machines_have_their_documented_shape() {
     assert_eq!(min["distances"], serde_json::json!([]));
 }
 
+/// The memory entry of node `id` in a topology's JSON.
+fn node_memory(t: &Value, id: u64) -> Value {
+    t["node_memory"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["node"] == id)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+// Issue 13: memory kinds and tiers, nodes per package and L3 domains, and hwloc's failure
+// classes, each on a hand-made machine.
+#[test]
+fn kinds_tiers_and_domains_have_their_documented_shape() {
+    let cxl = topo_json(&fixtures_dir().join("cxl-tiered-memory"));
+    let m = node_memory(&cxl, 2);
+    assert_eq!(
+        (&m["kind"], &m["known"], &m["tier"]),
+        (&"cxl".into(), &"declared".into(), &22.into())
+    );
+    assert!(m["evidence"].as_str().unwrap().contains("region0"), "{m}");
+    assert_eq!(node_memory(&cxl, 0)["tier"], 4);
+    assert_eq!(node_memory(&cxl, 0)["kind"], "dram");
+
+    let gpu = topo_json(&fixtures_dir().join("gpu-memory-node"));
+    let m = node_memory(&gpu, 1);
+    assert_eq!(
+        (&m["kind"], &m["known"]),
+        (&"gpu".into(), &"declared".into())
+    );
+    assert!(
+        m["evidence"].as_str().unwrap().contains("0000:01:00.0"),
+        "{m}"
+    );
+
+    let nps = topo_json(&fixtures_dir().join("nps4-2s-64cpu"));
+    assert_eq!(nps["nodes"].as_array().unwrap().len(), 8);
+    assert_eq!(nps["nodes_per_package"]["mode"], "NPS4");
+    assert_eq!(nps["nodes_per_package"]["nodes_per_package"], 4);
+    let domains = nps["l3_domains"].as_array().unwrap();
+    assert_eq!(domains.len(), 16);
+    for n in 0..8u64 {
+        let of_node = domains
+            .iter()
+            .filter(|d| d["nodes"] == serde_json::json!([n]))
+            .count();
+        assert_eq!(of_node, 2, "node {n}: two L3 domains");
+    }
+
+    let snc = topo_json(&fixtures_dir().join("snc2-2s"));
+    assert_eq!(snc["nodes_per_package"]["mode"], "SNC2");
+    assert!(snc["nodes_per_package"]["evidence"]
+        .as_str()
+        .unwrap()
+        .contains("distance 11 between nodes of one package"));
+    assert_eq!(snc["l3_domains"][0]["nodes"], serde_json::json!([0, 1]));
+    assert_eq!(
+        snc["l3_notes"][0],
+        "the L3 of CPUs 0-3,8-11 spans nodes 0-1"
+    );
+
+    // hwloc's buggy NUMA class: both nodes list both CPUs; the machine is read, each CPU is
+    // in node 0 only, and the contradiction is named.
+    let bug = topo_json(&fixtures_dir().join("degrade-buggy-numa"));
+    assert_eq!(bug["nodes"][0]["cpus"], serde_json::json!([0, 1]));
+    assert_eq!(bug["nodes"][1]["cpus"], serde_json::json!([]));
+    assert!(bug["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("node1/cpulist lists CPUs 0-1 that node 0 lists too"));
+}
+
 fn capture(root: Option<&Path>, out: &Path) {
     let mut cmd = Command::cargo_bin("numascope").unwrap();
     if let Some(r) = root {
@@ -206,6 +290,9 @@ fn capture_of_a_snapshot_replays_identically_as_dir_and_tar_gz() {
         // Damaged snapshots keep their damage, and so their warnings, through a capture.
         "corrupt-cpulist-beyond-present",
         "degrade-empty-cpu-online",
+        // The files behind memory kinds and tiers are kept by a capture.
+        "cxl-tiered-memory",
+        "gpu-memory-node",
     ] {
         let src = fixtures_dir().join(name);
         let want = normalized(topo_json(&src), false);

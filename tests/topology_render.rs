@@ -75,3 +75,46 @@ fn cgroup_graph_marks_disallowed() {
     );
     insta::assert_snapshot!(g);
 }
+
+// Issue 13: memory kinds and tiers, nodes per package and L3 domains in text and graph.
+#[test]
+fn kinds_and_domains_text_and_graph() {
+    let cxl = load("cxl-tiered-memory");
+    let t = text(&cxl);
+    assert!(t.contains("2     CXL   declared  22"), "{t}");
+    let g = graph(&cxl);
+    assert!(
+        g.contains("Memory-only node 2: 32 GiB (no CPUs), CXL (declared), tier 22"),
+        "{g}"
+    );
+    let gpu = graph(&load("gpu-memory-node"));
+    assert!(gpu.contains("GPU memory (declared)"), "{gpu}");
+    let nps = load("nps4-2s-64cpu");
+    assert!(graph(&nps).contains("Nodes per package: NPS4 (inferred)"));
+    insta::assert_snapshot!(text(&nps));
+    let snc = graph(&load("snc2-2s"));
+    assert!(
+        snc.contains("Note: the L3 of CPUs 0-3,8-11 spans nodes 0-1"),
+        "{snc}"
+    );
+}
+
+// The report's environment list carries the same facts (a results file from before them
+// shows none: see the HTML snapshots, unchanged).
+#[test]
+fn kinds_and_domains_in_the_html_report() {
+    let json = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/results/opteron-2node.json"),
+    )
+    .unwrap();
+    let mut r = numascope::results::RunResults::from_json(&json, "opteron-2node.json").unwrap();
+    assert!(!numascope::render::html::render(&r).contains("memory kinds"));
+    r.topology = load("cxl-tiered-memory");
+    let html = numascope::render::html::render(&r);
+    assert!(
+        html.contains("<dt>memory kinds</dt><dd>node 0: DRAM (inferred, tier 4); node 1: DRAM (inferred, tier 4); node 2: CXL (declared, tier 22)</dd>"),
+        "{html}"
+    );
+    assert!(html.contains("<dt>nodes per package</dt><dd>one node per package (inferred"));
+    assert!(html.contains("<dt>L3 domains</dt><dd>2</dd>"));
+}

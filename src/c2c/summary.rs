@@ -153,6 +153,7 @@ mod tests {
             hmat: vec![],
             memory_side_caches: vec![],
             environment: Environment::default(),
+            layout: Default::default(),
         }
     }
 

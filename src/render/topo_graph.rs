@@ -205,12 +205,38 @@ fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         } else {
             "*"
         };
+        let kind = match t.layout.node_memory.iter().find(|m| m.node == n.id) {
+            Some(m) => {
+                let tier = m.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
+                format!(", {} ({}){tier}", m.kind.word(), m.known.word())
+            }
+            None => String::new(),
+        };
         writeln!(
             out,
-            "Memory-only node {}{mark}: {} (no CPUs)",
+            "Memory-only node {}{mark}: {} (no CPUs){kind}",
             n.id,
             format_bytes(n.memory_total_bytes)
         )?;
+    }
+    // Memory of nodes with CPUs that is not plain DRAM (HBM in cache-less flat mode, say).
+    for m in t.layout.node_memory.iter().filter(|m| {
+        m.kind != crate::results::topology::MemoryKind::Dram
+            && t.node(m.node).is_some_and(|n| !n.cpus.is_empty())
+    }) {
+        writeln!(
+            out,
+            "Node {} memory: {} ({})",
+            m.node,
+            m.kind.word(),
+            m.known.word()
+        )?;
+    }
+    if let Some(n) = &t.layout.nodes_per_package {
+        writeln!(out, "Nodes per package: {} ({})", n.mode, n.known.word())?;
+    }
+    for note in &t.layout.l3_notes {
+        writeln!(out, "Note: {note}")?;
     }
     let any_disallowed = t.cpus.iter().any(|c| !c.allowed)
         || t.nodes.iter().any(|n| !t.allowed_nodes.contains(&n.id));

@@ -32,8 +32,10 @@ fn list_or_none(ids: &[u32]) -> String {
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     header(t, out)?;
     nodes(t, out)?;
+    memory_kinds(t, out)?;
     cpus(t, out)?;
     caches(t, out)?;
+    layout(t, out)?;
     distances(t, out)?;
     hmat(t, out)?;
     memory_side_caches(t, out)?;
@@ -118,6 +120,62 @@ fn nodes(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         )
         .as_bytes(),
     )?;
+    Ok(())
+}
+
+/// The kind and tier of each node's memory, with how it was known and why.
+fn memory_kinds(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
+    if t.layout.node_memory.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nMemory kinds (declared by the kernel or a driver, inferred by numascope, or unknown)"
+    )?;
+    let rows: Vec<Vec<String>> = t
+        .layout
+        .node_memory
+        .iter()
+        .map(|m| {
+            vec![
+                m.node.to_string(),
+                m.kind.word().to_string(),
+                m.known.word().to_string(),
+                opt(m.tier),
+                m.evidence.clone(),
+            ]
+        })
+        .collect();
+    out.write_all(columns(&["node", "kind", "known", "tier", "evidence"], &rows).as_bytes())
+}
+
+/// Nodes per package and the L3 domains, with where they cross node lines.
+fn layout(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
+    let l = &t.layout;
+    if l.nodes_per_package.is_none() && l.l3_domains.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nNodes per package and L3 domains")?;
+    if let Some(n) = &l.nodes_per_package {
+        writeln!(out, "{} ({}: {})", n.mode, n.known.word(), n.evidence)?;
+    }
+    if !l.l3_domains.is_empty() {
+        let rows: Vec<Vec<String>> = l
+            .l3_domains
+            .iter()
+            .map(|d| {
+                vec![
+                    format_list(&d.nodes),
+                    format_list(&d.cpus),
+                    format_bytes(d.size_bytes),
+                ]
+            })
+            .collect();
+        out.write_all(columns(&["L3 domain of node", "cpus", "L3 size"], &rows).as_bytes())?;
+    }
+    for note in &l.l3_notes {
+        writeln!(out, "note: {note}")?;
+    }
     Ok(())
 }
 
@@ -378,6 +436,65 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .iter()
             .map(|l| vec!["memory limit".into(), l.summary()]),
     );
+    rows.extend(platform_rows(&e.platform));
     out.write_all(super::width::fit_columns(&["setting", "value"], &rows).as_bytes())?;
     Ok(())
+}
+
+/// Environment rows for the platform facts that are known (none when nothing is).
+fn platform_rows(p: &crate::results::environment_platform::Platform) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    if let Some(v) = &p.hypervisor_vendor {
+        let from = p.hypervisor_source.as_deref().unwrap_or("unknown source");
+        rows.push(vec![
+            "hypervisor vendor".into(),
+            format!("{v} (from {from})"),
+        ]);
+    }
+    if p.dmi_vendor.is_some() || p.dmi_product.is_some() {
+        rows.push(vec![
+            "DMI system".into(),
+            format!(
+                "{} / {}",
+                p.dmi_vendor.as_deref().unwrap_or("-"),
+                p.dmi_product.as_deref().unwrap_or("-")
+            ),
+        ]);
+    }
+    if let Some(v) = &p.cgroup_version {
+        let path = p.cgroup_path.as_deref().unwrap_or("-");
+        rows.push(vec!["cgroup".into(), format!("v{v}, {path}")]);
+    }
+    if let Some(c) = &p.cpuset_cpus {
+        rows.push(vec!["cgroup cpuset cpus".into(), list_or_none(c)]);
+    }
+    if let Some(m) = &p.cpuset_mems {
+        rows.push(vec!["cgroup cpuset mems".into(), list_or_none(m)]);
+    }
+    if let Some(c) = &p.cpu_max {
+        let v = match c.cpus() {
+            Some(n) => format!(
+                "{n:.2} CPUs ({} of every {} us)",
+                c.quota_us.unwrap_or(0),
+                c.period_us
+            ),
+            None => "no limit".into(),
+        };
+        rows.push(vec!["cgroup cpu.max".into(), v]);
+    }
+    if let Some(a) = p.weighted_interleave_auto {
+        rows.push(vec![
+            "weighted interleave auto".into(),
+            if a { "on" } else { "off" }.into(),
+        ]);
+    }
+    if !p.weighted_interleave_weights.is_empty() {
+        let w: Vec<String> = p
+            .weighted_interleave_weights
+            .iter()
+            .map(|w| format!("node {}: {}", w.node, w.weight))
+            .collect();
+        rows.push(vec!["interleave weights".into(), w.join(", ")]);
+    }
+    rows
 }

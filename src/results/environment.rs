@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::results::environment_platform::Platform;
+
 /// Facts about the running system that change memory measurements. Each is `None` when the
 /// kernel does not expose it (or the snapshot lacks it).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -34,6 +36,9 @@ pub struct Environment {
     pub weighted_interleave_available: bool,
     /// Machine architecture (`x86_64`, `aarch64`).
     pub arch: String,
+    /// Hypervisor vendor, cgroup CPU limits, weighted-interleave mode (issue 13).
+    #[serde(default, skip_serializing_if = "Platform::is_empty")]
+    pub platform: Platform,
     /// Limits on this process's memory (cgroup memory.max / memory.high / v1
     /// memory.limit_in_bytes of its own cgroup and its ancestors, RLIMIT_AS), tightest first;
     /// absent from the JSON when there is none.

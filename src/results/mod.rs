@@ -13,6 +13,7 @@ mod cells;
 pub mod clock;
 pub mod compare;
 pub mod environment;
+pub mod environment_platform;
 pub mod findings;
 pub mod fleet;
 pub mod format;

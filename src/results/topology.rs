@@ -42,6 +42,118 @@ pub struct Topology {
     /// MemTotal). Absent from the JSON when there is none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What kind of memory each node holds, the kernel's memory tiers, nodes per package and
+    /// L3 domains: facts derived from the files above and a few more (issue 13). Written as
+    /// top-level fields of the JSON; absent from an older file, where they read as unknown.
+    #[serde(flatten, default)]
+    pub layout: Layout,
+}
+
+/// How a fact was known: written by the kernel or a driver, inferred by numascope from other
+/// facts (the evidence says which), or not known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Known {
+    Declared,
+    Inferred,
+    Unknown,
+}
+
+impl Known {
+    /// The word shown to a reader.
+    pub fn word(self) -> &'static str {
+        match self {
+            Known::Declared => "declared",
+            Known::Inferred => "inferred",
+            Known::Unknown => "unknown",
+        }
+    }
+}
+
+/// The kind of memory a node holds (hwloc's NUMA node subtypes name the same kinds: DRAM,
+/// CXL-DRAM, HBM, GPUMemory, SPM).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryKind {
+    /// Ordinary memory attached to the CPUs' memory controllers.
+    Dram,
+    /// Memory attached over CXL.
+    Cxl,
+    /// High-bandwidth memory.
+    Hbm,
+    /// Memory owned by a GPU or accelerator.
+    Gpu,
+    /// Specific-purpose memory the firmware set aside (EFI_MEMORY_SP) without saying more.
+    Spm,
+    Unknown,
+}
+
+impl MemoryKind {
+    /// The word shown to a reader.
+    pub fn word(self) -> &'static str {
+        match self {
+            MemoryKind::Dram => "DRAM",
+            MemoryKind::Cxl => "CXL",
+            MemoryKind::Hbm => "HBM",
+            MemoryKind::Gpu => "GPU memory",
+            MemoryKind::Spm => "specific-purpose",
+            MemoryKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// The memory kind and tier of one node with memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeMemory {
+    pub node: u32,
+    pub kind: MemoryKind,
+    /// How the kind was known.
+    pub known: Known,
+    /// One sentence: the file or the facts the kind comes from.
+    pub evidence: String,
+    /// The kernel's memory tier (`memory_tierN` of /sys/devices/virtual/memory_tiering), a
+    /// lower number being faster memory; `None` when the kernel has no tiers.
+    pub tier: Option<u32>,
+}
+
+/// Nodes per package, as AMD's NPS and Intel's SNC settings divide a socket.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodesPerPackage {
+    /// `NPS0` (one node for the whole machine), `one node per package`, `NPS2`/`SNC2`,
+    /// `NPS4`/`SNC4`, `SNC3`, or `N nodes per package`.
+    pub mode: String,
+    /// Nodes with CPUs per package (0 for NPS0, where one node spans packages).
+    pub nodes_per_package: u32,
+    pub packages: u32,
+    pub known: Known,
+    /// The facts it was inferred from: packages, nodes and distances.
+    pub evidence: String,
+}
+
+/// One L3 domain: the CPUs sharing one L3 instance (a CCX or CCD on AMD, a die on Intel).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct L3Domain {
+    /// The nodes its CPUs are in (more than one: the L3 spans nodes).
+    pub nodes: Vec<u32>,
+    pub cpus: Vec<u32>,
+    pub size_bytes: u64,
+}
+
+/// Derived layout facts of a [`Topology`]; every field empty or `None` when unknown.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// One entry per node with memory, in node order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_memory: Vec<NodeMemory>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes_per_package: Option<NodesPerPackage>,
+    /// L3 instances by first CPU.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub l3_domains: Vec<L3Domain>,
+    /// Sentences about how L3s and nodes line up when they do not nest simply (an L3 spanning
+    /// nodes, a node with several L3s).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub l3_notes: Vec<String>,
 }
 
 /// One NUMA node.

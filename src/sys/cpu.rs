@@ -42,6 +42,32 @@ pub fn cpuid(_leaf: u32, _sub: u32) -> Option<CpuidRegs> {
     None
 }
 
+/// The hypervisor's vendor signature: the 12 bytes of `CPUID` leaf `0x4000_0000` (EBX, ECX,
+/// EDX), read only when leaf 1 says a hypervisor is present (ECX bit 31), as hypervisors
+/// reserve that leaf range for themselves. `None` on bare metal and off x86_64.
+#[cfg(target_arch = "x86_64")]
+#[allow(unused_unsafe)] // `__cpuid_count` is a safe function on newer toolchains.
+pub fn hypervisor_signature() -> Option<[u8; 12]> {
+    let l1 = cpuid(1, 0)?;
+    if l1.ecx & (1 << 31) == 0 {
+        return None;
+    }
+    // SAFETY: CPUID exists on every x86_64 CPU; with the hypervisor bit set, leaf 0x4000_0000
+    // is the hypervisor's own information leaf, and reading any leaf has no side effect.
+    let r = unsafe { std::arch::x86_64::__cpuid_count(0x4000_0000, 0) };
+    let mut sig = [0u8; 12];
+    sig[..4].copy_from_slice(&r.ebx.to_le_bytes());
+    sig[4..8].copy_from_slice(&r.ecx.to_le_bytes());
+    sig[8..].copy_from_slice(&r.edx.to_le_bytes());
+    Some(sig)
+}
+
+/// There is no `CPUID` outside x86_64.
+#[cfg(not(target_arch = "x86_64"))]
+pub fn hypervisor_signature() -> Option<[u8; 12]> {
+    None
+}
+
 /// The time-stamp counter (`RDTSC`), in TSC ticks.
 #[cfg(target_arch = "x86_64")]
 pub fn rdtsc() -> u64 {

@@ -24,6 +24,7 @@ use std::sync::{Arc, Mutex};
 use crate::sys::safe_read::{excerpt, read_capped};
 
 mod resolve;
+pub mod warn;
 
 /// The largest file numascope reads from a snapshot, bytes. The biggest real ones
 /// (`/proc/cpuinfo` of a machine with hundreds of CPUs) are well under 1 MiB.

@@ -8,11 +8,16 @@ use std::collections::BTreeMap;
 use crate::parse::size::parse_sysfs_size;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, read_list_opt, read_mask_opt, CPU_DIR};
+use crate::topology::files::{degrade, malformed, read_list_opt, read_mask_opt, CPU_DIR};
 use crate::topology::model::{Cache, Cpu};
 
 /// Reads the cache instances seen by the online CPUs, sorted by level, type and first CPU.
-pub fn read_caches(root: &SysRoot, cpus: &[Cpu]) -> Result<Vec<Cache>, SysError> {
+/// A size that does not parse leaves that one instance out, with a warning in `warnings`.
+pub fn read_caches(
+    root: &SysRoot,
+    cpus: &[Cpu],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<Cache>, SysError> {
     let mut seen: BTreeMap<(u32, String, Vec<u32>), Cache> = BTreeMap::new();
     for cpu in cpus.iter().filter(|c| c.online) {
         let dir = format!("{CPU_DIR}/cpu{}/cache", cpu.id);
@@ -28,16 +33,23 @@ pub fn read_caches(root: &SysRoot, cpus: &[Cpu]) -> Result<Vec<Cache>, SysError>
             let Some(size_text) = root.read_trimmed_opt(&size_rel)? else {
                 continue;
             };
-            let size_bytes = parse_sysfs_size(&size_text).ok_or_else(|| {
-                malformed(
+            let Some(size_bytes) = parse_sysfs_size(&size_text) else {
+                let bad = malformed(
                     root,
                     &size_rel,
                     format!(
                         "expected a size like `32K`, found `{}`",
                         excerpt(&size_text)
                     ),
-                )
-            })?;
+                );
+                degrade(
+                    root,
+                    Err::<(), _>(bad),
+                    warnings,
+                    &format!("this level {level} cache of cpu{} is left out", cpu.id),
+                )?;
+                continue;
+            };
             let line_bytes = root
                 .read_u64_opt(format!("{d}/coherency_line_size"))?
                 .filter(|&l| l > 0);
@@ -119,7 +131,7 @@ mod tests {
             .map(|(a, b)| (a.as_str(), b.as_str()))
             .collect();
         let (_d, root) = test_root(&refs);
-        let caches = read_caches(&root, &[cpu(0), cpu(1)]).unwrap();
+        let caches = read_caches(&root, &[cpu(0), cpu(1)], &mut Vec::new()).unwrap();
         assert_eq!(caches.len(), 3);
         assert_eq!(caches[0].cpus, vec![0]);
         assert_eq!(caches[1].cpus, vec![1]);
@@ -133,6 +145,8 @@ mod tests {
         // An offline CPU contributes nothing; no cache dir is not an error.
         let mut off = cpu(5);
         off.online = false;
-        assert!(read_caches(&root, &[off, cpu(7)]).unwrap().is_empty());
+        assert!(read_caches(&root, &[off, cpu(7)], &mut Vec::new())
+            .unwrap()
+            .is_empty());
     }
 }

@@ -7,7 +7,9 @@
 use crate::parse::cpulist::format_list;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR};
+use crate::topology::files::{
+    degrade, missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR,
+};
 use crate::topology::model::{Cpu, Node};
 
 /// Present CPU ids: `cpu/present`, else the `cpuN` directories.
@@ -63,13 +65,32 @@ pub fn read_cpus(
         };
         let topo = format!("{CPU_DIR}/cpu{id}/topology");
         let (package, core, siblings) = if is_online {
-            let package = read_id_opt(root, format!("{topo}/physical_package_id"))?;
-            let core = read_id_opt(root, format!("{topo}/core_id"))?;
-            let siblings = match read_list_opt(root, format!("{topo}/thread_siblings_list"))? {
-                Some(s) => s,
-                None => read_mask_opt(root, format!("{topo}/thread_siblings"))?
-                    .unwrap_or_else(|| vec![id]),
+            // Package, core and siblings are optional facts: a malformed file leaves that one
+            // unknown with a warning (issue 13).
+            let package = read_id_opt(root, format!("{topo}/physical_package_id"));
+            let package = degrade(
+                root,
+                package,
+                warnings,
+                &format!("cpu{id}'s package is unknown"),
+            )?
+            .flatten();
+            let core = read_id_opt(root, format!("{topo}/core_id"));
+            let core =
+                degrade(root, core, warnings, &format!("cpu{id}'s core is unknown"))?.flatten();
+            let siblings = match read_list_opt(root, format!("{topo}/thread_siblings_list")) {
+                Ok(Some(s)) => Ok(Some(s)),
+                Ok(None) => read_mask_opt(root, format!("{topo}/thread_siblings")),
+                Err(e) => Err(e),
             };
+            let siblings = degrade(
+                root,
+                siblings,
+                warnings,
+                &format!("cpu{id}'s SMT siblings are unknown; it is taken as alone on its core"),
+            )?
+            .flatten()
+            .unwrap_or_else(|| vec![id]);
             (package, core, siblings)
         } else {
             (None, None, Vec::new())

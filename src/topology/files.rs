@@ -6,23 +6,13 @@ use std::path::Path;
 
 use crate::parse::cpulist::{parse_list, parse_mask};
 use crate::sys::safe_read::{excerpt, EXCERPT_CHARS};
+pub use crate::sysroot::warn::{degrade, shown};
 use crate::sysroot::{SysError, SysRoot};
 
 /// The sysfs directory of NUMA nodes.
 pub const NODE_DIR: &str = "sys/devices/system/node";
 /// The sysfs directory of CPUs.
 pub const CPU_DIR: &str = "sys/devices/system/cpu";
-
-/// How a warning names the file `rel`: as the machine's own path (`/sys/...`), the same for a
-/// live read, a snapshot directory and an unpacked archive, so warnings in JSON compare
-/// across copies of one snapshot (the topology's `source` says which root was read).
-pub fn shown(rel: impl AsRef<Path>) -> String {
-    let rel = rel.as_ref();
-    Path::new("/")
-        .join(rel.strip_prefix("/").unwrap_or(rel))
-        .display()
-        .to_string()
-}
 
 /// A [`SysError::Malformed`] for `rel` under `root`.
 pub fn malformed(root: &SysRoot, rel: impl AsRef<Path>, why: impl Into<String>) -> SysError {

@@ -12,7 +12,9 @@ use crate::parse::cpulist::format_list;
 use crate::parse::size::parse_meminfo_kb;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR};
+use crate::topology::files::{
+    degrade, malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR,
+};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -44,12 +46,18 @@ pub fn read_nodes(
             "it holds no nodeN directory and no online list",
         ));
     }
-    let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"))?;
-    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory"))? {
-        Some(m) => Some(m),
+    // The kernel's masks are optional: malformed, the node's own CPUs and MemTotal decide.
+    let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"));
+    let then = "which nodes have CPUs is taken from their cpulists";
+    let has_cpu = degrade(root, has_cpu, warnings, then)?.flatten();
+    let has_memory = match read_list_opt(root, format!("{NODE_DIR}/has_memory")) {
+        Ok(Some(m)) => Ok(Some(m)),
         // Kernels before 2.6.36 had only has_normal_memory (and has_high_memory on 32-bit).
-        None => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory"))?,
+        Ok(None) => read_list_opt(root, format!("{NODE_DIR}/has_normal_memory")),
+        Err(e) => Err(e),
     };
+    let then = "which nodes have memory is taken from their MemTotal";
+    let has_memory = degrade(root, has_memory, warnings, then)?.flatten();
     let mut nodes = Vec::with_capacity(ids.len());
     for id in ids {
         let dir = format!("{NODE_DIR}/node{id}");
@@ -75,9 +83,21 @@ pub fn read_nodes(
                 short_list(present)
             ));
         }
-        let (total, free, available) =
-            read_node_meminfo(root, id, &format!("{dir}/meminfo"), warnings)?;
-        let hugepages = read_hugepages(root, &format!("{dir}/hugepages"))?;
+        let meminfo = read_node_meminfo(root, id, &format!("{dir}/meminfo"), warnings);
+        let (total, free, available) = degrade(
+            root,
+            meminfo,
+            warnings,
+            "the node's memory size and free memory are unknown (shown as 0)",
+        )?
+        .unwrap_or((0, 0, 0));
+        let hugepages = degrade(
+            root,
+            read_hugepages(root, &format!("{dir}/hugepages")),
+            warnings,
+            "the node's huge page pools are unknown",
+        )?
+        .unwrap_or_default();
         nodes.push(Node {
             id,
             has_cpu: match &has_cpu {
@@ -95,7 +115,45 @@ pub fn read_nodes(
             hugepages,
         });
     }
+    drop_shared_cpus(&mut nodes, warnings);
     Ok(Some(nodes))
+}
+
+/// A CPU is local to one node. Firmware that lists a CPU in several nodes (hwloc's recorded
+/// `8em64t-2s2ca2c-buggynuma` has 8 nodes each listing every CPU) gives NUMA information
+/// that cannot be true. hwloc's Linux backend calls such cpusets a buggy BIOS and ignores
+/// every node whose cpuset intersects an earlier node's; numascope keeps the kernel's nodes
+/// (their memory is real and can be bound to) but counts each CPU in the first node that
+/// lists it, and says so, so no planner counts a CPU twice.
+fn drop_shared_cpus(nodes: &mut [Node], warnings: &mut Vec<String>) {
+    let mut seen: Vec<(u32, u32)> = Vec::new();
+    for node in nodes.iter_mut() {
+        let (dup, own): (Vec<u32>, Vec<u32>) = node
+            .cpus
+            .iter()
+            .partition(|c| seen.iter().any(|(s, _)| s == *c));
+        if !dup.is_empty() {
+            let mut first: Vec<u32> = seen
+                .iter()
+                .filter(|(c, _)| dup.contains(c))
+                .map(|(_, n)| *n)
+                .collect();
+            first.sort_unstable();
+            first.dedup();
+            let first: Vec<String> = first.iter().map(|n| n.to_string()).collect();
+            warnings.push(format!(
+                "{} lists CPUs {} that node {} lists too: a CPU is in more than one node, so the \
+                 firmware's NUMA information is contradictory (hwloc ignores such nodes); they \
+                 are counted in the first node only",
+                shown(format!("{NODE_DIR}/node{}/cpulist", node.id)),
+                short_list(&dup),
+                first.join(", ")
+            ));
+            node.has_cpu = !own.is_empty();
+        }
+        seen.extend(own.iter().map(|c| (*c, node.id)));
+        node.cpus = own;
+    }
 }
 
 /// The single node of a kernel without NUMA: every present CPU, `/proc/meminfo`'s memory and
@@ -108,7 +166,16 @@ pub fn single_node(
 ) -> Result<Node, SysError> {
     let rel = "proc/meminfo";
     let (total, free, available) = match root.read_opt(rel)? {
-        Some(text) => parse_meminfo(root, rel, &text, None, warnings)?,
+        Some(text) => {
+            let parsed = parse_meminfo(root, rel, &text, None, warnings);
+            degrade(
+                root,
+                parsed,
+                warnings,
+                "the memory size of this machine is unknown (shown as 0)",
+            )?
+            .unwrap_or((0, 0, 0))
+        }
         None => {
             warnings.push(format!(
                 "{} is missing, so the memory size of this machine (a kernel without NUMA nodes) is unknown and shown as 0",
@@ -125,7 +192,13 @@ pub fn single_node(
         memory_available_bytes: available,
         has_cpu: !cpus.is_empty(),
         has_memory: total > 0,
-        hugepages: read_hugepages(root, "sys/kernel/mm/hugepages")?,
+        hugepages: degrade(
+            root,
+            read_hugepages(root, "sys/kernel/mm/hugepages"),
+            warnings,
+            "the huge page pools are unknown",
+        )?
+        .unwrap_or_default(),
     })
 }
 
@@ -299,10 +372,19 @@ mod tests {
                 "Node 0 MemTotal:  lots kB\nNode 0 MemFree: 512 kB\n",
             ),
         ]);
-        let e = read_nodes(&r, &[0, 1], &mut Vec::new())
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("node0/meminfo") && e.contains("line 1"), "{e}");
+        // A malformed line leaves the node's memory unknown with a warning naming the file
+        // and the line; the node itself is still read (issue 13).
+        let mut w = Vec::new();
+        let n = read_nodes(&r, &[0, 1], &mut w).unwrap().unwrap();
+        assert_eq!(
+            (n[0].memory_total_bytes, n[0].cpus.clone()),
+            (0, vec![0, 1])
+        );
+        assert!(
+            w.iter()
+                .any(|e| e.contains("node0/meminfo is malformed") && e.contains("line 1")),
+            "{w:?}"
+        );
     }
 
     #[test]

@@ -3,14 +3,17 @@
 //! the command line and the planners call. Only the CPU and node structure is required; what
 //! an optional file would have added is left unknown with a warning in `Topology::warnings`.
 
-use crate::environment::read_environment;
+use crate::environment::read_environment_warn;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::allowed::read_allowed;
 use crate::topology::caches::read_caches;
 use crate::topology::cpus::{present_cpus, read_cpus};
 use crate::topology::distances::read_distances;
+use crate::topology::domains::{l3_domains, nodes_per_package};
+use crate::topology::files::degrade;
 use crate::topology::hmat::{read_hmat, read_memory_side_caches};
-use crate::topology::model::{Topology, TOPOLOGY_SCHEMA_VERSION};
+use crate::topology::kinds::read_node_memory;
+use crate::topology::model::{Layout, Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::topology::nodes::{read_nodes, single_node};
 
 /// Why a topology could not be read: always names the file and the problem.
@@ -43,11 +46,30 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
             }
         }
     }
-    let caches = read_caches(root, &cpus)?;
-    let distances = read_distances(root, &nodes)?;
-    let hmat = read_hmat(root, &nodes)?;
-    let memory_side_caches = read_memory_side_caches(root, &nodes)?;
-    let allowed = read_allowed(root)?;
+    let w = &mut warnings;
+    let caches = read_caches(root, &cpus, w);
+    let caches = degrade(root, caches, w, "the caches are unknown")?.unwrap_or_default();
+    let distances = read_distances(root, &nodes);
+    let distances =
+        degrade(root, distances, w, "the node distances are unknown")?.unwrap_or_default();
+    let hmat = read_hmat(root, &nodes);
+    let hmat = degrade(root, hmat, w, "the HMAT figures are unknown")?.unwrap_or_default();
+    let memory_side_caches = read_memory_side_caches(root, &nodes);
+    let memory_side_caches = degrade(
+        root,
+        memory_side_caches,
+        w,
+        "the memory-side caches are unknown",
+    )?
+    .unwrap_or_default();
+    let allowed = read_allowed(root);
+    let allowed = degrade(
+        root,
+        allowed,
+        w,
+        "every present CPU and every node is taken as allowed",
+    )?
+    .unwrap_or_default();
     let allowed_cpus: Vec<u32> = allowed
         .cpus
         .map(|a| a.into_iter().filter(|c| present.contains(c)).collect())
@@ -63,7 +85,11 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
     for c in &mut cpus {
         c.allowed = allowed_cpus.contains(&c.id);
     }
-    let environment = read_environment(root, &cpus)?;
+    let environment = read_environment_warn(root, &cpus, &mut warnings)?;
+    let node_memory = read_node_memory(root, &nodes, &hmat, &mut warnings)?;
+    let nodes_per_package =
+        nodes_per_package(&nodes, &cpus, &distances, environment.cpu_model.as_deref());
+    let (l3_domains, l3_notes) = l3_domains(&caches, &cpus);
     Ok(Topology {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         live: root.is_live(),
@@ -78,5 +104,11 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         allowed_nodes,
         environment,
         warnings,
+        layout: Layout {
+            node_memory,
+            nodes_per_package,
+            l3_domains,
+            l3_notes,
+        },
     })
 }

@@ -32,6 +32,9 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
+# The shapes and the judge are Python: say so before anything runs them.
+command -v python3 >/dev/null 2>&1 \
+    || die "python3 is not installed and the guest suite needs it for tests/vm/shapes.py and check.py; install it (apt-get install python3, or tests/install-deps.sh)"
 if [ ${#SHAPES[@]} -eq 0 ]; then
     mapfile -t SHAPES < <(python3 "$HERE/shapes.py" list | cut -f1)
 fi

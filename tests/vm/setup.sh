@@ -56,6 +56,11 @@ if [ -f "$ENV_FILE" ]; then
     fi
 fi
 
+# The kernels come from Debian bookworm's archive (linux-image-amd64/bookworm and
+# bookworm-backports); another release has other kernel package names and suites.
+release=$( (. /etc/os-release 2>/dev/null && echo "${ID:-unknown} ${VERSION_CODENAME:-unknown}") || echo "unknown unknown")
+[ "$release" = "debian bookworm" ] \
+    || die "this harness needs Debian 12 (bookworm) to download its guest kernels from linux-image-amd64/bookworm and bookworm-backports, but /etc/os-release says '$release'; run it on bookworm, or put vmlinuz files in $CACHE and name them in $CACHE/kernels.env (KERNEL_STOCK=..., KERNEL_BACKPORTS=...)"
 command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this harness expects Debian bookworm"
 command -v dpkg-deb >/dev/null 2>&1 || die "dpkg-deb not found: this harness expects Debian bookworm"
 

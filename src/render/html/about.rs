@@ -85,7 +85,57 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
             .iter()
             .map(|l| ("memory limit", l.summary())),
     );
+    facts.extend(layout_facts(r));
     facts
+}
+
+/// Memory kinds and tiers, nodes per package, L3 domains and platform limits (issue 13),
+/// each only when known.
+fn layout_facts(r: &RunResults) -> Vec<(&'static str, String)> {
+    let t = &r.topology;
+    let p = &t.environment.platform;
+    let mut kv = Vec::new();
+    if !t.layout.node_memory.is_empty() {
+        let kinds: Vec<String> = t
+            .layout
+            .node_memory
+            .iter()
+            .map(|m| {
+                let tier = m.tier.map(|x| format!(", tier {x}")).unwrap_or_default();
+                format!(
+                    "node {}: {} ({}{tier})",
+                    m.node,
+                    m.kind.word(),
+                    m.known.word()
+                )
+            })
+            .collect();
+        kv.push(("memory kinds", kinds.join("; ")));
+    }
+    if let Some(n) = &t.layout.nodes_per_package {
+        kv.push((
+            "nodes per package",
+            format!("{} ({}: {})", n.mode, n.known.word(), n.evidence),
+        ));
+    }
+    if !t.layout.l3_domains.is_empty() {
+        let mut v = format!("{}", t.layout.l3_domains.len());
+        for note in &t.layout.l3_notes {
+            let _ = write!(v, "; {note}");
+        }
+        kv.push(("L3 domains", v));
+    }
+    if let Some(v) = &p.hypervisor_vendor {
+        let from = p.hypervisor_source.as_deref().unwrap_or("unknown source");
+        kv.push(("hypervisor", format!("{v} (from {from})")));
+    }
+    if let Some(c) = &p.cpu_max {
+        kv.push((
+            "cgroup CPU limit",
+            c.cpus().map_or("none".into(), |n| format!("{n:.2} CPUs")),
+        ));
+    }
+    kv
 }
 
 /// The clock checks, when the run made them.

@@ -189,6 +189,19 @@ fn objects(d: &mut Doc) {
     for ch in top {
         object(d, &tree, ch, 2);
     }
+    // A memory-only node (CXL, HBM) has no CPUs of its own: hwloc's Linux backend puts it in
+    // a memory Group (kind 1001) with an empty cpuset, and so does the export, so hwloc tools
+    // count and place it as they do on the machine itself.
+    for n in tree.cpuless.clone() {
+        let gp = d.ids.take();
+        let _ = writeln!(
+            d.x,
+            "    <object type=\"Group\" {} gp_index=\"{gp}\" kind=\"1001\" subkind=\"0\">",
+            sets(&[], &[n])
+        );
+        numa_node(d, n, &[], 3);
+        d.x.push_str("    </object>\n");
+    }
     d.x.push_str("  </object>\n");
 }
 
@@ -359,7 +372,7 @@ mod tests {
         assert!(e.contains("nothing to export") && !e.contains('\n'));
     }
 
-    /// A memory-only node (CXL, HBM) hangs off the Machine and still gets its values.
+    /// A memory-only node (CXL, HBM) sits in a memory Group and still gets its values.
     #[test]
     fn memory_only_node_is_a_target() {
         let mut r = opteron_example();
@@ -374,12 +387,19 @@ mod tests {
         c.result.ns_per_load.median = 250.0;
         m.cells.push(c);
         let x = hwloc_xml(&r).unwrap();
-        let machine_child = x
-            .lines()
-            .find(|l| l.contains("type=\"NUMANode\" os_index=\"2\""))
+        // In a memory Group of its own under the Machine, with no CPUs, as hwloc puts it.
+        let lines: Vec<&str> = x.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.contains("type=\"NUMANode\" os_index=\"2\""))
             .unwrap();
-        assert!(machine_child.starts_with("    <object"), "{machine_child}");
-        assert!(machine_child.contains("cpuset=\"0x00000003\""));
+        assert!(lines[at].starts_with("      <object"), "{}", lines[at]);
+        assert!(lines[at].contains("cpuset=\"0x0\""), "{}", lines[at]);
+        assert!(
+            lines[at - 1].starts_with("    <object type=\"Group\" cpuset=\"0x0\""),
+            "{}",
+            lines[at - 1]
+        );
         assert!(x.contains("value=\"250\" initiator_cpuset=\"0x00000001\""));
     }
 

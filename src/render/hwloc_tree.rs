@@ -73,6 +73,9 @@ impl Obj {
 #[derive(Debug)]
 pub struct Tree {
     pub objs: Vec<Obj>,
+    /// Memory-only nodes with no locality at all (no CPUs, no HMAT initiators): hwloc puts
+    /// each in a memory Group with an empty cpuset.
+    pub cpuless: Vec<u32>,
 }
 
 fn contains(outer: &[u32], inner: &[u32]) -> bool {
@@ -137,13 +140,38 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
     }
     flat.retain(|o| !o.cpus.is_empty());
     // NUMA nodes with CPUs need an object with exactly their CPUs; make a Group if none has.
-    // (hwloc keeps a node with CPUs but no memory as a NUMANode of size 0; so does the export.)
+    // Each node's locality: its own online CPUs (hwloc keeps a node with CPUs but no memory
+    // as a NUMANode of size 0; so does the export), else, for a memory-only node, the CPUs
+    // of the initiator nodes the firmware's HMAT names for it (access class 1, else 0), as
+    // hwloc's Linux backend reads them; else none.
+    let hmat_initiators = |id: u32| -> Vec<u32> {
+        let class = |k: u32| -> Vec<u32> {
+            t.hmat
+                .iter()
+                .filter(|h| h.node == id && h.access_class == k)
+                .flat_map(|h| h.initiators.clone())
+                .collect()
+        };
+        let i = class(1);
+        let nodes = if i.is_empty() { class(0) } else { i };
+        t.nodes
+            .iter()
+            .filter(|n| nodes.contains(&n.id))
+            .flat_map(|n| on(&n.cpus))
+            .collect()
+    };
     let cpu_nodes: Vec<(u32, Vec<u32>)> = t
         .nodes
         .iter()
         .map(|n| {
-            let mut c = on(&n.cpus);
+            let own = on(&n.cpus);
+            let mut c = if own.is_empty() {
+                hmat_initiators(n.id)
+            } else {
+                own
+            };
             c.sort_unstable();
+            c.dedup();
             (n.id, c)
         })
         .filter(|(_, c)| !c.is_empty())
@@ -199,15 +227,16 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
     if mem.is_empty() {
         mem.push((0, online.to_vec()));
     }
+    let mut cpuless = Vec::new();
     for (id, cpus) in mem {
-        let at = if cpus.is_empty() {
-            0
-        } else {
-            (1..objs.len()).find(|&i| objs[i].cpus == cpus).unwrap_or(0)
-        };
+        if cpus.is_empty() {
+            cpuless.push(id);
+            continue;
+        }
+        let at = (1..objs.len()).find(|&i| objs[i].cpus == cpus).unwrap_or(0);
         objs[at].numa.push(id);
     }
-    Tree { objs }
+    Tree { objs, cpuless }
 }
 
 #[cfg(test)]
@@ -222,7 +251,7 @@ mod tests {
         let online: Vec<u32> = r.topology.cpus.iter().map(|c| c.id).collect();
         let t = build(&r.topology, &online);
         let machine = &t.objs[0];
-        assert!(machine.numa.is_empty());
+        assert!(machine.numa.is_empty() && t.cpuless.is_empty());
         for &ch in &machine.children {
             let o = &t.objs[ch];
             assert_eq!(o.cpus.len(), 1);

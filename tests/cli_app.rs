@@ -239,6 +239,19 @@ fn bad_input_gets_one_sentence_and_its_exit_status() {
             "node 999",
         ),
         (
+            // Weights measured here weigh memory nodes against each other: refused by this
+            // one-node machine (or, on more nodes, by a kernel without weighted interleave
+            // or a user who may not set the system-wide weights): the environment, 3.
+            vec![
+                "--candidates".into(),
+                "weighted:measured".into(),
+                "--".into(),
+                stream.clone(),
+            ],
+            3,
+            "`weighted:measured` is not possible here",
+        ),
+        (
             vec![
                 "--candidates".into(),
                 "fastest".into(),

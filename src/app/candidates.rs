@@ -63,7 +63,7 @@ impl Candidate {
 }
 
 /// The default candidates for this machine: the kernel default, each memory node bound (CPUs
-/// of that node when it has some), interleave over all memory nodes, weighted interleave, each memory node preferred, and each CPU node pinned with its memory
+/// of that node when it has some), interleave over all memory nodes, weighted interleave (the kernel's weights, and weights measured here where there are two memory nodes or more), each memory node preferred, and each CPU node pinned with its memory
 /// left to first touch.
 pub fn default_ids(topo: &Topology) -> Vec<String> {
     let mem = topo.memory_nodes();
@@ -72,6 +72,9 @@ pub fn default_ids(topo: &Topology) -> Vec<String> {
     ids.push("interleave".into());
     // Listed even where the kernel lacks it, so the report says why it was not run.
     ids.push("weighted".into());
+    if mem.len() >= 2 {
+        ids.push("weighted:measured".into());
+    }
     ids.extend(mem.iter().map(|n| format!("preferred:{n}")));
     ids.extend(
         topo.initiator_nodes()
@@ -214,9 +217,37 @@ pub fn resolve(
                     unavailable: None,
                 }
             }
+            ("weighted", Some("measured")) => {
+                if !topo.environment.weighted_interleave_available {
+                    return Err(AppError::environment(format!(
+                        "candidate `weighted:measured` is not possible here: weighted interleave needs Linux 6.9 or newer (this kernel is {}); use `interleave`",
+                        topo.environment.kernel_release.as_deref().unwrap_or("unknown")
+                    )));
+                }
+                if mem.len() < 2 {
+                    return Err(AppError::environment(format!(
+                        "candidate `weighted:measured` is not possible here: it weighs memory nodes against each other and this machine has {} ({}); use `default`",
+                        mem.len(),
+                        format_list(&mem)
+                    )));
+                }
+                if crate::sys::process::effective_uid() != 0 {
+                    return Err(AppError::environment(
+                        "candidate `weighted:measured` is not possible here: the weights are system-wide (/sys/kernel/mm/mempolicy/weighted_interleave) and setting them needs root; run as root, or use `weighted` with the kernel's weights",
+                    ));
+                }
+                // The weights are measured when the comparison starts (super::weights).
+                Candidate {
+                    id: id.clone(),
+                    label: "memory weighted-interleaved with weights measured here".into(),
+                    policy: Policy::WeightedInterleave(kernel_weights(root, &mem)),
+                    cpus: None,
+                    unavailable: None,
+                }
+            }
             _ => {
                 return Err(AppError::input(format!(
-                    "--candidates: `{raw}` is not a candidate; use default, bind:N, interleave[:LIST], weighted, preferred:N or pin:N"
+                    "--candidates: `{raw}` is not a candidate; use default, bind:N, interleave[:LIST], weighted, weighted:measured, preferred:N or pin:N"
                 )))
             }
         };
@@ -246,7 +277,7 @@ pub fn resolve_lenient(
             Err(e) if e.status == super::error::EXIT_ENVIRONMENT => out.push(Candidate {
                 id: id.clone(),
                 label: "not possible here".into(),
-                policy: if id == "weighted" {
+                policy: if id.starts_with("weighted") {
                     Policy::WeightedInterleave(kernel_weights(root, &topo.memory_nodes()))
                 } else {
                     Policy::FirstTouch

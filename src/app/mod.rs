@@ -12,6 +12,7 @@ pub mod error;
 mod launch;
 mod observe;
 pub mod rank;
+mod weights;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -77,10 +78,21 @@ pub fn run(
     root.require_live("run a program under a placement")
         .map_err(|e| AppError::environment(e.to_string()))?;
     candidates::probe(&cfg.candidates)?;
+    // `weighted:measured` gets its weights now, before identical placements are merged.
+    let mut cands = cfg.candidates.clone();
+    let mut held: Vec<Option<Vec<(u32, u8)>>> = vec![None; cands.len()];
+    for (k, c) in cands.iter_mut().enumerate() {
+        if c.id == "weighted:measured" && c.unavailable.is_none() {
+            let m = weights::measure(topo, root)?;
+            c.label = m.label();
+            c.policy = crate::placement::Policy::WeightedInterleave(m.weights.clone());
+            held[k] = Some(m.weights);
+        }
+    }
     let (merged, reason) = if cfg.no_merge {
-        (vec![None; cfg.candidates.len()], String::new())
+        (vec![None; cands.len()], String::new())
     } else {
-        candidates::merge_identical(topo, &cfg.candidates)
+        candidates::merge_identical(topo, &cands)
     };
     let program = shell_line(&cfg.command);
     let mut report = AppReport {
@@ -99,7 +111,7 @@ pub fn run(
                 label: c.label.clone(),
                 policy: c.policy.describe(),
                 cpus: c.cpus.clone(),
-                same_as: merged[k].map(|j| cfg.candidates[j].id.clone()),
+                same_as: merged[k].map(|j| cands[j].id.clone()),
                 same_reason: merged[k].map(|_| reason.clone()),
                 unavailable: c.unavailable.clone(),
                 how: cfg.numactl.how_to(&c.policy, c.cpus.as_deref(), &program),
@@ -116,8 +128,8 @@ pub fn run(
         partial: false,
         stopped: None,
     };
-    let measured: Vec<usize> = (0..cfg.candidates.len())
-        .filter(|&k| merged[k].is_none() && cfg.candidates[k].unavailable.is_none())
+    let measured: Vec<usize> = (0..cands.len())
+        .filter(|&k| merged[k].is_none() && cands[k].unavailable.is_none())
         .collect();
     let rounds = cfg.warmup + cfg.runs;
     let total = rounds * measured.len();
@@ -125,7 +137,7 @@ pub fn run(
         time_limit: cfg.time_limit,
         sample_every: cfg.sample_every,
     };
-    let mut samples: Vec<Vec<crate::inspect::Inspection>> = vec![vec![]; cfg.candidates.len()];
+    let mut samples: Vec<Vec<crate::inspect::Inspection>> = vec![vec![]; cands.len()];
     let mut failed: Option<anyhow::Error> = None;
     let mut done = 0;
     'rounds: for round in 0..rounds {
@@ -135,9 +147,16 @@ pub fn run(
                 report.stopped = Some(format!("stopped by {}", stop_reason()));
                 break 'rounds;
             }
-            let c = &cfg.candidates[k];
+            let c = &cands[k];
             let (output, files) = open_output(&cfg.output, &c.id, round)?;
+            // The measured weights are system-wide: in force only while this program runs.
+            let guard = match &held[k] {
+                Some(w) => crate::placement::WeightGuard::set(root, w)
+                    .map_err(|e| AppError::environment(e.to_string()))?,
+                None => None,
+            };
             let end = launch::run_once(topo, root, &cfg.command, &c.placement(), output, limits);
+            drop(guard);
             let end = match end {
                 Ok(e) => e,
                 // The program could not start: nothing to compare if it is the first run.
@@ -214,7 +233,7 @@ pub fn run(
             }
         }
     }
-    summarize(&mut report, &merged, &samples, &cfg.candidates);
+    summarize(&mut report, &merged, &samples, &cands);
     Ok(Outcome { report, failed })
 }
 

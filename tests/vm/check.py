@@ -612,6 +612,7 @@ def checks_A(c):
     check_bandwidth_matrix(c)
     check_bandwidth_scaling(c)
     check_app_stream(c)
+    check_app_weighted(c)
 
 
 # The candidates of the `app-stream` block and the nodes each must put the program's
@@ -667,6 +668,41 @@ def check_app_stream(c):
         if o.get("overriding"):
             bad.append(f"{cid} reported as overriding: {o['overriding']}")
     c.r.check("app-stream", not bad, "; ".join(bad) or "; ".join(seen))
+
+
+def check_app_weighted(c):
+    """`numascope app --candidates weighted:measured`: the weights come from the measured
+    per-node bandwidth (named in the label), the program ran and its anonymous memory is on
+    every memory node (every node gets a weight of at least 1), and the system-wide weights
+    are what they were before. No timing is checked."""
+    f = c.g.facts
+    if "app_weighted.before" not in f:
+        c.r.skip("app-weighted", "no weighted interleave in this guest kernel")
+        return
+    j = c.json_ok("app-weighted", "app-weighted")
+    if j is None:
+        return
+    bad = []
+    x = {y["id"]: y for y in j.get("candidates", [])}.get("weighted:measured")
+    if x is None:
+        c.r.check("app-weighted", False, "no candidate weighted:measured")
+        return
+    if "measured here" not in x.get("label", ""):
+        bad.append(f"label does not name measured weights: {x.get('label')}")
+    runs = x.get("runs", [])
+    if len(runs) != 1 or runs[0].get("exit_code") != 0:
+        bad.append(f"runs {runs}")
+    o = x.get("observed") or {}
+    anon = {}
+    for k in o.get("kinds", []):
+        if k["kind"] in ("anon", "heap", "stack"):
+            for n in k["nodes"]:
+                anon[int(n["node"])] = anon.get(int(n["node"]), 0) + int(n["bytes"])
+    if set(anon) != {0, 1, 2}:
+        bad.append(f"anonymous memory not on every memory node: {anon}")
+    if f.get("app_weighted.after") != f["app_weighted.before"]:
+        bad.append(f"weights before {f['app_weighted.before']!r}, after {f.get('app_weighted.after')!r}")
+    c.r.check("app-weighted", not bad, "; ".join(bad) or f"{x.get('label')}; pages {anon}")
 
 
 def check_weighted_sigterm(c):

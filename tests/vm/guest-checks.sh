@@ -207,6 +207,14 @@ checks_A() {
     # and stays alive 1 s so the sampler sees its pages. Only placement is checked.
     run app-stream "$NS" app --json --runs 1 --warmup 0 --sample-interval 5ms \
         --candidates bind:0,bind:1,interleave -- /bin/app_stream 8 1 1000
+    # weighted:measured: weights derived from measured per-node bandwidth, set only while the
+    # program runs; the system-wide weights must be back afterwards.
+    if [ -d /sys/kernel/mm/mempolicy/weighted_interleave ]; then
+        fact app_weighted.before "$(cat /sys/kernel/mm/mempolicy/weighted_interleave/node* | tr '\n' ' ')"
+        run app-weighted "$NS" app --json --runs 1 --warmup 0 --sample-interval 5ms \
+            --candidates weighted:measured -- /bin/app_stream 8 1 1000
+        fact app_weighted.after "$(cat /sys/kernel/mm/mempolicy/weighted_interleave/node* | tr '\n' ' ')"
+    fi
 }
 
 checks_B() {

@@ -6,6 +6,7 @@
 //! Mechanics only: no assertion depends on how fast anything ran.
 
 mod common;
+use common::DefaultStopSignals;
 
 use std::io::Read;
 use std::path::PathBuf;
@@ -341,6 +342,7 @@ fn sigterm_stops_the_program_and_keeps_what_was_measured() {
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .default_stop_signals()
         .spawn()
         .unwrap();
     let mut stdout = child.stdout.take().unwrap();

@@ -8,6 +8,7 @@ use std::io::BufRead as _;
 use std::path::Path;
 
 mod common;
+use common::DefaultStopSignals;
 
 use common::{fixture, numascope};
 use serde_json::Value;
@@ -171,6 +172,7 @@ fn statuses_129_130_143_when_stopped_by_a_signal() {
             .args(["inspect", "--system", "--watch", "100ms", "--json"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
+            .default_stop_signals()
             .spawn()
             .unwrap();
         // Wait for the first look, so the handlers are installed.
@@ -182,6 +184,12 @@ fn statuses_129_130_143_when_stopped_by_a_signal() {
         unsafe {
             libc::kill(child.id() as i32, sig);
         }
+        // Read its output to the end before waiting: a child blocked writing into a full pipe
+        // (a slow test thread on a busy machine) only sees the stop once the pipe drains.
+        // Every line printed before the stop is a whole JSON document.
+        for l in lines {
+            serde_json::from_str::<Value>(&l.unwrap()).unwrap();
+        }
         let status = child.wait().unwrap();
         assert_eq!(status.code(), Some(code), "signal {sig}");
         // With --json, the stop is said as a JSON object too.
@@ -190,9 +198,5 @@ fn statuses_129_130_143_when_stopped_by_a_signal() {
         let e: Value = serde_json::from_str(err.trim_end()).unwrap();
         assert_eq!(e["exit_code"], code);
         assert_eq!(e["kind"], "interrupted");
-        // Every line printed before the stop is a whole JSON document.
-        for l in lines {
-            serde_json::from_str::<Value>(&l.unwrap()).unwrap();
-        }
     }
 }

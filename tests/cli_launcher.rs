@@ -8,6 +8,7 @@
 //! output directory another run holds is refused even with --force.
 
 mod common;
+use common::DefaultStopSignals;
 
 use std::fs::File;
 use std::os::unix::io::AsRawFd;
@@ -220,6 +221,7 @@ fn a_waiting_command_stops_on_sigterm_naming_the_holder() {
         .args(["c2c", "--samples", "1", "--json"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
+        .default_stop_signals()
         .spawn()
         .unwrap();
     // Wait (bounded only to catch a hang) until it has the lock file open: it is waiting.

@@ -2,6 +2,7 @@
 //! exists everywhere), and of their refusals of bad input.
 
 mod common;
+use common::DefaultStopSignals;
 
 use common::{json_of as json, numascope};
 use predicates::prelude::*;
@@ -135,6 +136,7 @@ fn inspect_sees_a_bound_buffer_on_node_0() {
             "--json",
         ])
         .stdout(std::process::Stdio::piped())
+        .default_stop_signals()
         .spawn()
         .unwrap();
     // Wait for the JSON (printed after the buffer is faulted in).

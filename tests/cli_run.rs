@@ -2,6 +2,9 @@
 //! summary; bad input (unknown part, existing output directory) is one sentence and exit 2;
 //! `--dry-run` measures nothing; Ctrl-C writes what was measured, marked partial.
 
+mod common;
+use common::DefaultStopSignals;
+
 use std::process::Command;
 use std::time::Duration;
 
@@ -104,6 +107,7 @@ fn a_stop_signal_writes_a_partial_run_and_exits_128_plus_the_signal() {
             .arg(&out)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
+            .default_stop_signals()
             .spawn()
             .unwrap();
         // Wait until the first checkpoint is written (topology done), then interrupt.

@@ -4,6 +4,7 @@
 //! sample. The only time bound is a generous one that catches a hang, not slowness.
 
 mod common;
+use common::DefaultStopSignals;
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -23,6 +24,7 @@ fn stopped(args: &[&str]) -> (Option<i32>, String) {
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
+        .default_stop_signals()
         .spawn()
         .unwrap();
     let mut stdout = child.stdout.take().unwrap();

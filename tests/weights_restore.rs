@@ -8,6 +8,9 @@
 //! refuses to turn it back on, so the test would change the machine). The guard itself is
 //! tested without a kernel in src/placement/weights.rs.
 
+mod common;
+use common::DefaultStopSignals;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -75,6 +78,7 @@ fn sigterm_during_a_weighted_placement_restores_the_weights() {
         .args(["--size", "1GiB"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        .default_stop_signals()
         .spawn()
         .unwrap();
     // Wait (mechanics, not a timing assertion) until the weight is in force or the command

@@ -56,3 +56,27 @@ pub fn refused_in_one_sentence_with(cmd: &mut Command, needle: &str, code: i32) 
         )
         .stderr(predicate::function(|s: &str| s.lines().count() == 1));
 }
+
+/// For a child the test will stop with a signal: SIGINT, SIGTERM and SIGHUP back at their
+/// default disposition, whatever the test runner inherited. A background job in a script
+/// ignores SIGINT, `nohup` ignores SIGHUP, and numascope keeps a signal that was ignored at
+/// its start ignored (as a shell job expects), so without this the test would depend on how
+/// the suite was started.
+pub trait DefaultStopSignals {
+    fn default_stop_signals(&mut self) -> &mut Self;
+}
+
+impl DefaultStopSignals for std::process::Command {
+    fn default_stop_signals(&mut self) -> &mut Self {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: only signal(2), which is async-signal-safe, runs between fork and exec.
+        unsafe {
+            self.pre_exec(|| {
+                for s in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+                    libc::signal(s, libc::SIG_DFL);
+                }
+                Ok(())
+            })
+        }
+    }
+}

@@ -30,6 +30,11 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
         out,
         "? a figure without an interval (fewer than 6 repetitions), ~ one not comparable; MB = 10^6 B."
     )?;
+    writeln!(
+        out,
+        "! a figure marked disturbed, or from a noisy or unusable run: shown, not judged. Between runs a difference must also clear {}.",
+        crate::compare::FLOORS_TEXT
+    )?;
     for (name, why) in c.runs.iter().zip(&c.not_comparable) {
         if !why.is_empty() {
             writeln!(out, "{name} differs in conditions: {}", why.join(", "))?;
@@ -61,6 +66,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
                             (Some(true), _) => "*better",
                             (Some(false), _) => "*worse",
                             (None, Some(w)) if w.starts_with("not comparable") => "~",
+                            (None, Some(w)) if w != "no interval" => "!",
                             (None, Some(_)) => "?",
                             (None, None) => "",
                         }

@@ -41,6 +41,8 @@ pub struct Metric {
     pub ci_level: Option<f64>,
     /// Repetitions behind the figure (0 when unknown).
     pub samples: usize,
+    /// Its engine marked it disturbed (the retakes ran out): shown, never judged.
+    pub disturbed: bool,
 }
 
 impl Metric {
@@ -64,6 +66,7 @@ impl Metric {
             ci_high: s.ci_high,
             ci_level: s.ci_level,
             samples: s.samples,
+            disturbed: false,
         }
     }
 
@@ -130,6 +133,11 @@ pub struct RunMetrics {
     /// How the run is named in the comparison (host name, or file name when hosts repeat).
     pub name: String,
     pub metrics: Vec<Metric>,
+    /// The run's own verdict; a noisy or unusable run is shown, not judged. `None` for files
+    /// written before verdicts.
+    pub verdict: Option<super::verdict::Verdict>,
+    /// The run measured inside a virtual machine: the wider between-run floors apply.
+    pub virtual_machine: bool,
 }
 
 /// One run's value of a compared metric.
@@ -167,6 +175,9 @@ pub struct Row {
     pub label: String,
     pub unit: String,
     pub better: Better,
+    /// The smallest relative difference this metric may be called at: the larger of the
+    /// practical margin and its between-run floor (`crate::compare::between_run_floor`).
+    pub margin: f64,
     /// One per run, in run order; `None` where that run did not measure it.
     pub cells: Vec<Option<Cell>>,
 }

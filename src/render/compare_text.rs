@@ -104,6 +104,25 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             "{name}: {} difference(s) beyond noise from {}",
             n, c.runs[0]
         )?;
+        let cells: Vec<&str> = c
+            .rows
+            .iter()
+            .filter_map(|r| r.cells.get(i)?.as_ref())
+            .filter(|x| x.ratio_to_first.is_some())
+            .map(|x| x.not_judged.as_deref().unwrap_or(""))
+            .collect();
+        let unjudged = cells.iter().filter(|w| !w.is_empty()).count();
+        if unjudged > 0 {
+            writeln!(
+                out,
+                "  {unjudged} of {} figure(s) not judged, so they cannot show a difference either: {}",
+                cells.len(),
+                cells
+                    .iter()
+                    .find(|w| !w.is_empty())
+                    .map_or(String::new(), |w| format!("e.g. {w}"))
+            )?;
+        }
     }
     writeln!(
         out,

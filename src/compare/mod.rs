@@ -49,9 +49,6 @@ fn median(v: &[f64]) -> f64 {
     crate::stats::median(v)
 }
 
-/// The floors of [`between_run_floor`] in words, for the compare output and its help.
-pub const FLOORS_TEXT: &str = "its between-run floor (bare metal: latency and bandwidth 5 %, core to core 10 %; in a VM: latency 40 %, bandwidth 50 %, core to core not compared)";
-
 /// Why core-to-core figures of two runs in a virtual machine are not compared.
 pub const VM_C2C: &str =
     "core to core between virtual CPUs (the hypervisor may run them on other cores each run)";

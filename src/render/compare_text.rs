@@ -33,7 +33,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     writeln!(
         out,
         "! a figure marked disturbed, or from a noisy or unusable run: shown, not judged. Between runs a difference must also clear {}.",
-        crate::compare::FLOORS_TEXT
+        crate::results::compare::FLOORS_TEXT
     )?;
     for (name, why) in c.runs.iter().zip(&c.not_comparable) {
         if !why.is_empty() {

@@ -10,6 +10,9 @@ use crate::stats::Summary;
 /// Fewest runs for fleet outliers: with three, the MAD is one of two deviations.
 pub const MIN_FLEET: usize = 4;
 
+/// The floors of `crate::compare::between_run_floor` in words, for the compare output and its help.
+pub const FLOORS_TEXT: &str = "its between-run floor (bare metal: latency and bandwidth 5 %, core to core 10 %; in a VM: latency 40 %, bandwidth 50 %, core to core not compared)";
+
 /// Which direction is better for a metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

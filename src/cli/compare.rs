@@ -16,7 +16,7 @@ use crate::render::compare_text;
 /// Flags of `numascope compare`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 when no figure differs beyond noise, 1 when at least one does, 2 on error (as diff).\nA difference needs both runs' 95 % intervals for the median (6 or more repetitions): the ratio's interval must lie beyond 1 +- 3 % and its p-value, Holm-adjusted over every metric compared, be at most 5 %. Figures without an interval are shown, not judged; runs with a different budget, kernel, THP mode or host are marked not comparable for the affected figures."
+    after_help = "Exit status: 0 when no figure differs beyond noise, 1 when at least one does, 2 on error (as diff).\nA difference needs both runs' 95 % intervals for the median (6 or more repetitions): the ratio's interval must lie beyond 1 +- 3 % and its p-value, Holm-adjusted over every metric compared, be at most 5 %. Figures without an interval are shown, not judged; runs with a different budget, kernel, THP mode or host are marked not comparable for the affected figures.\nA figure marked disturbed, or any figure of a run whose verdict is noisy or unusable, is shown, not judged. The intervals see only the variation inside a run, so a difference between runs must also clear a between-run floor: latency and bandwidth 5 %, core to core 10 % on bare metal; latency 40 %, bandwidth 50 % in a VM, where core to core is not compared."
 )]
 pub struct CompareArgs {
     /// Two or more results.json files; the first is the reference.

@@ -30,6 +30,11 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
         out,
         "? a figure without an interval (fewer than 6 repetitions), ~ one not comparable; MB = 10^6 B."
     )?;
+    writeln!(
+        out,
+        "! a figure marked disturbed, or from a noisy or unusable run: shown, not judged. Between runs a difference must also clear {}.",
+        crate::results::compare::FLOORS_TEXT
+    )?;
     for (name, why) in c.runs.iter().zip(&c.not_comparable) {
         if !why.is_empty() {
             writeln!(out, "{name} differs in conditions: {}", why.join(", "))?;
@@ -61,6 +66,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
                             (Some(true), _) => "*better",
                             (Some(false), _) => "*worse",
                             (None, Some(w)) if w.starts_with("not comparable") => "~",
+                            (None, Some(w)) if w != "no interval" => "!",
                             (None, Some(_)) => "?",
                             (None, None) => "",
                         }
@@ -98,6 +104,25 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             "{name}: {} difference(s) beyond noise from {}",
             n, c.runs[0]
         )?;
+        let cells: Vec<&str> = c
+            .rows
+            .iter()
+            .filter_map(|r| r.cells.get(i)?.as_ref())
+            .filter(|x| x.ratio_to_first.is_some())
+            .map(|x| x.not_judged.as_deref().unwrap_or(""))
+            .collect();
+        let unjudged = cells.iter().filter(|w| !w.is_empty()).count();
+        if unjudged > 0 {
+            writeln!(
+                out,
+                "  {unjudged} of {} figure(s) not judged, so they cannot show a difference either: {}",
+                cells.len(),
+                cells
+                    .iter()
+                    .find(|w| !w.is_empty())
+                    .map_or(String::new(), |w| format!("e.g. {w}"))
+            )?;
+        }
     }
     writeln!(
         out,

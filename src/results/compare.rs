@@ -10,6 +10,9 @@ use crate::stats::Summary;
 /// Fewest runs for fleet outliers: with three, the MAD is one of two deviations.
 pub const MIN_FLEET: usize = 4;
 
+/// The floors of `crate::compare::between_run_floor` in words, for the compare output and its help.
+pub const FLOORS_TEXT: &str = "its between-run floor (bare metal: latency and bandwidth 5 %, core to core 10 %; in a VM: latency 40 %, bandwidth 50 %, core to core not compared)";
+
 /// Which direction is better for a metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -41,6 +44,8 @@ pub struct Metric {
     pub ci_level: Option<f64>,
     /// Repetitions behind the figure (0 when unknown).
     pub samples: usize,
+    /// Its engine marked it disturbed (the retakes ran out): shown, never judged.
+    pub disturbed: bool,
 }
 
 impl Metric {
@@ -64,6 +69,7 @@ impl Metric {
             ci_high: s.ci_high,
             ci_level: s.ci_level,
             samples: s.samples,
+            disturbed: false,
         }
     }
 
@@ -130,6 +136,11 @@ pub struct RunMetrics {
     /// How the run is named in the comparison (host name, or file name when hosts repeat).
     pub name: String,
     pub metrics: Vec<Metric>,
+    /// The run's own verdict; a noisy or unusable run is shown, not judged. `None` for files
+    /// written before verdicts.
+    pub verdict: Option<super::verdict::Verdict>,
+    /// The run measured inside a virtual machine: the wider between-run floors apply.
+    pub virtual_machine: bool,
 }
 
 /// One run's value of a compared metric.
@@ -167,6 +178,9 @@ pub struct Row {
     pub label: String,
     pub unit: String,
     pub better: Better,
+    /// The smallest relative difference this metric may be called at: the larger of the
+    /// practical margin and its between-run floor (`crate::compare::between_run_floor`).
+    pub margin: f64,
     /// One per run, in run order; `None` where that run did not measure it.
     pub cells: Vec<Option<Cell>>,
 }

@@ -20,8 +20,10 @@ fn mark(mut what: String, d: bool) -> String {
 }
 
 /// Idle DRAM latency: the local diagonal of the matrix (lowest), else the largest working set
-/// of the first random-walk curve. Returns (ns, where it comes from with its interval,
-/// whether the figure is disturbed).
+/// of the first random-walk curve. Returns (ns, which measurement it is and under which
+/// conditions (size, page size, walk, the one pinned CPU) with its interval, whether the
+/// figure is disturbed). The label names its source so it is never read as the same figure as
+/// another place's latency measured under other conditions (issue 19, one quantity one figure).
 pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
     let l = r.latency.as_ref()?;
     if let Some(m) = &l.matrix {
@@ -41,7 +43,7 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
                 c.result.ns_per_load.median,
                 mark(
                     format!(
-                        "node {} local, {} working set, {} pages, {} walk, CPU {}; {}",
+                        "latency matrix, node {} local, {} working set, {} pages, {} walk, CPU {}; {}",
                         c.memory_node,
                         crate::render::svg::bytes_short(m.working_set_bytes as f64),
                         m.page_size.label(),
@@ -66,7 +68,7 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
         p.ns_per_load.median,
         mark(
             format!(
-                "{} walk, {} working set, {} pages, CPU {}; {}",
+                "latency sweep's largest point, {} walk, {} working set, {} pages, CPU {}; {}",
                 c.mode.label(),
                 crate::render::svg::bytes_short(p.working_set_bytes as f64),
                 c.page_size.label(),

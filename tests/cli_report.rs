@@ -297,11 +297,11 @@ fn real_run_of_this_machine_renders() {
     assert!(!page.contains("its measurement engine is not part of this build"));
     assert_eq!(
         page.matches("<svg ").count(),
-        11,
+        12,
         "sweep, latency, SLIT, bandwidth, scaling, loaded latency, c2c, scenario bars; the \
-         three line charts twice (wide and phone layouts)"
+         three line charts and the bar chart twice (wide and phone layouts)"
     );
-    assert_eq!(page.matches("<div class=\"chart-narrow\">").count(), 3);
+    assert_eq!(page.matches("<div class=\"chart-narrow\">").count(), 4);
     // A single-node run has nothing to export for remote pairs, but its own cell still exports.
     let xml = dir.path().join("t.xml");
     numascope()

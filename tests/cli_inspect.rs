@@ -172,3 +172,101 @@ fn system_memory_agrees_with_numastat_m() {
         "ours: {ours}\nnumastat -m: {theirs}"
     );
 }
+
+/// Issue 15: `inspect --system --compact` is `numastat -m -c`: the same rows in whole MiB
+/// (rounded), the same columns.
+#[test]
+fn compact_system_memory_is_in_whole_mib() {
+    let root = fixture("guest-A");
+    let (code, out, err) = output(&["--sysfs-root", &root, "inspect", "--system", "--compact"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with("Per-node system memory (whole MiB"),
+        "{out}"
+    );
+    let kb = |n: u32| -> u64 {
+        let t = std::fs::read_to_string(format!("{root}/sys/devices/system/node/node{n}/meminfo"))
+            .unwrap();
+        let l = t.lines().find(|l| l.contains("MemTotal:")).unwrap();
+        l.split_whitespace().nth(3).unwrap().parse().unwrap()
+    };
+    let want: Vec<String> = [kb(0), kb(1), kb(2), kb(0) + kb(1) + kb(2)]
+        .iter()
+        .map(|k| format!("{:.0}", *k as f64 / 1024.0))
+        .collect();
+    let row: Vec<&str> = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("MemTotal "))
+        .unwrap()
+        .split_whitespace()
+        .skip(1)
+        .collect();
+    assert_eq!(row, want);
+    assert!(!out.contains('.'), "{out}");
+    // JSON is the same document with or without --compact.
+    let json = |extra: &[&str]| {
+        let mut a = vec!["--sysfs-root", &root, "inspect", "--system", "--json"];
+        a.extend_from_slice(extra);
+        output(&a).1
+    };
+    assert_eq!(json(&["--compact"]), json(&[]));
+}
+
+/// `inspect PID --compact`: this test process's resident memory per kind and node in whole
+/// MiB with a total column and row, and nothing about threads or policies.
+#[test]
+fn compact_process_view_has_totals_only() {
+    let pid = std::process::id().to_string();
+    let (code, out, err) = output(&["inspect", &pid, "--compact"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.starts_with(&format!("Process {pid} (")) && out.contains("whole MiB"),
+        "{out}"
+    );
+    let header = out.lines().nth(1).unwrap();
+    assert!(
+        header.contains("node 0") && header.trim_end().ends_with("total"),
+        "{header}"
+    );
+    let total = out.lines().last().unwrap();
+    assert!(total.trim_start().starts_with("total"), "{out}");
+    assert!(
+        total
+            .split_whitespace()
+            .skip(1)
+            .all(|v| v.parse::<u64>().is_ok()),
+        "{total}"
+    );
+    assert!(
+        !out.contains("Threads") && !out.contains("numa_hit"),
+        "{out}"
+    );
+}
+
+/// On the live machine, the compact MemTotal row agrees with `numastat -m -c` where it is
+/// installed (both round to whole MiB; numastat's "MB" are MiB).
+#[test]
+fn compact_system_memory_agrees_with_numastat_m_c() {
+    let Ok(ns) = Command::new("numastat").args(["-m", "-c"]).output() else {
+        eprintln!("skipped: numastat is not installed");
+        return;
+    };
+    let ns = String::from_utf8_lossy(&ns.stdout).into_owned();
+    let Some(theirs) = ns.lines().find(|l| l.starts_with("MemTotal")) else {
+        eprintln!("skipped: numastat -m -c printed no MemTotal: {ns}");
+        return;
+    };
+    let (code, out, err) = output(&["inspect", "--system", "--compact"]);
+    assert_eq!(code, Some(0), "{err}");
+    let ours = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("MemTotal "))
+        .unwrap();
+    let nums =
+        |l: &str| -> Vec<String> { l.split_whitespace().skip(1).map(str::to_string).collect() };
+    assert_eq!(
+        nums(ours),
+        nums(theirs),
+        "ours: {ours}\nnumastat -m -c: {theirs}"
+    );
+}

@@ -297,11 +297,11 @@ fn real_run_of_this_machine_renders() {
     assert!(!page.contains("its measurement engine is not part of this build"));
     assert_eq!(
         page.matches("<svg ").count(),
-        11,
+        12,
         "sweep, latency, SLIT, bandwidth, scaling, loaded latency, c2c, scenario bars; the \
-         three line charts twice (wide and phone layouts)"
+         three line charts and the bar chart twice (wide and phone layouts)"
     );
-    assert_eq!(page.matches("<div class=\"chart-narrow\">").count(), 3);
+    assert_eq!(page.matches("<div class=\"chart-narrow\">").count(), 4);
     // A single-node run has nothing to export for remote pairs, but its own cell still exports.
     let xml = dir.path().join("t.xml");
     numascope()
@@ -349,4 +349,34 @@ fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
     let top = &page[banner..first_section];
     assert!(top.contains("latency: latency figure disturbed: CPU 1 ran only 47% of its time"));
     assert!(top.contains("core to core: pair CPU 0 -&gt; CPU 1 ran only 49% of its time"));
+}
+
+/// Issue 15: on a one-node machine the weighted-interleave advice shows no table (it had a
+/// header and nothing to weigh) in the text report or the HTML page, and says why in one line.
+#[test]
+fn one_node_machine_has_no_weighted_interleave_table() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/results/this-machine-kvm-2cpu.json");
+    let p = p.display().to_string();
+    let text = stdout(&["report", &p]);
+    let line =
+        "one memory node: weighted interleave has nothing to spread pages over on this machine";
+    assert_eq!(text.matches(line).count(), 1, "{text}");
+    assert!(!text.contains("To apply:"));
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    numascope()
+        .args(["report", &p, "--html"])
+        .arg(&html)
+        .assert()
+        .success();
+    let page = std::fs::read_to_string(&html).unwrap();
+    let start = page.find("<section id=\"advisor\">").unwrap();
+    let section = &page[start..start + page[start..].find("</section>").unwrap()];
+    assert!(!section.contains("<table"), "{section}");
+    assert!(!section.contains("<pre>"), "{section}");
+    assert_eq!(
+        section.matches("One memory node: weighted interleave has nothing to spread pages over on this machine.").count(),
+        1
+    );
 }

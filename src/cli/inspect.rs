@@ -1,6 +1,7 @@
 //! `numascope inspect PID|NAME...`: where running processes' memory lives and where their
 //! threads run; `inspect --system`: the machine's memory per node (`numastat -m`). With
-//! `--watch INTERVAL` either repeats until Ctrl-C (exit status 130, as any stop signal).
+//! `--watch INTERVAL` either repeats until Ctrl-C (exit status 130, as any stop signal);
+//! `--compact` prints only per-node totals in whole MiB (`numastat -c`).
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +37,11 @@ pub struct InspectArgs {
     /// Look again every INTERVAL (e.g. 2s, 500ms; a bare number is milliseconds) until Ctrl-C.
     #[arg(long, value_name = "INTERVAL")]
     pub watch: Option<String>,
+    /// Print only the per-node totals in whole MiB, as `numastat -c` does: with --system the
+    /// meminfo table, with processes their resident memory per kind and node. JSON is the
+    /// same with or without it.
+    #[arg(long)]
+    pub compact: bool,
     /// Print JSON (schema in docs/schema/inspect.md).
     #[arg(long)]
     pub json: bool,
@@ -87,7 +93,11 @@ fn look(ctx: &Context, args: &InspectArgs, lines: bool) -> anyhow::Result<()> {
             );
         }
         return print(args.json, lines, &m, |out| {
-            inspect_text::render_system(&m, out)
+            if args.compact {
+                inspect_text::render_system_compact(&m, out)
+            } else {
+                inspect_text::render_system(&m, out)
+            }
         });
     }
     let topo = read_topology(&ctx.root)?;
@@ -101,7 +111,11 @@ fn look(ctx: &Context, args: &InspectArgs, lines: bool) -> anyhow::Result<()> {
             if k > 0 {
                 writeln!(out)?;
             }
-            inspect_text::render(i, out)?;
+            if args.compact {
+                inspect_text::render_compact(i, out)?;
+            } else {
+                inspect_text::render(i, out)?;
+            }
         }
         Ok(())
     };

@@ -110,12 +110,13 @@ fn numactl_name(r: &AppReport) -> String {
     }
 }
 
-/// The numactl line, or why there is none with the kernel way.
+/// The numactl line, or (as a shell comment, so it reads as prose) why there is none with
+/// the kernel way.
 fn how(c: &AppCandidate) -> String {
     match &c.how.command {
         Some(cmd) => cmd.clone(),
         None => format!(
-            "no numactl line: {}; kernel way: {}",
+            "# no numactl line: {}; kernel way: {}",
             c.how.why_not.as_deref().unwrap_or("numactl cannot"),
             c.how.kernel_way
         ),

@@ -161,3 +161,36 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::compare::{compare_with, metrics, Conditions};
+    use crate::render::fixture::opteron_example;
+    use crate::render::width::with_width;
+
+    /// Issue 15: `compare` of two copies of the Opteron results, rendered for an 80-column
+    /// terminal: every table line fits (columns two spaces apart are table lines; prose is
+    /// left to the terminal's word wrap).
+    #[test]
+    fn two_copies_at_80_columns() {
+        let r = opteron_example();
+        let runs = [metrics(&r, "a.json"), metrics(&r, "b.json")];
+        let conditions = [Conditions::of(&r), Conditions::of(&r)];
+        let c = compare_with(&runs, &conditions);
+        for all in [false, true] {
+            let mut out = Vec::new();
+            with_width(Some(80), || super::render(&c, all, &mut out)).unwrap();
+            let s = String::from_utf8(out).unwrap();
+            for l in s.lines() {
+                if l.trim().contains("  ") {
+                    assert!(l.trim_end().chars().count() <= 80, "wider than 80: {l:?}");
+                }
+            }
+            if all {
+                insta::assert_snapshot!("compare_two_copies_all_80", s);
+            } else {
+                insta::assert_snapshot!("compare_two_copies_80", s);
+            }
+        }
+    }
+}

@@ -18,6 +18,18 @@ pub fn render_system(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
         out,
         "Per-node system memory (MiB = 2^20 bytes; from /sys/devices/system/node/nodeN/meminfo)"
     )?;
+    writeln!(out, "{}", system_table(m, 2))
+}
+
+/// Renders `inspect --system --compact`: the same table in whole MiB (rounded), as
+/// `numastat -m -c` prints it, so a machine with many nodes fits a terminal.
+pub fn render_system_compact(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "Per-node system memory (whole MiB, MiB = 2^20 bytes)")?;
+    writeln!(out, "{}", system_table(m, 0))
+}
+
+/// The meminfo table with values in MiB to `decimals` decimals.
+fn system_table(m: &SystemMemory, decimals: usize) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     let mut header = vec!["".to_string()];
@@ -29,7 +41,7 @@ pub fn render_system(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
             c.set_cell_alignment(comfy_table::CellAlignment::Right);
         }
     }
-    let mib = |b: u64| format!("{:.2}", b as f64 / (1u64 << 20) as f64);
+    let mib = |b: u64| format!("{:.decimals$}", b as f64 / (1u64 << 20) as f64);
     for f in &m.fields {
         let show = |v: u64| match (f.unit, m.huge_page_bytes) {
             (MeminfoUnit::Bytes, _) => mib(v),
@@ -41,6 +53,49 @@ pub fn render_system(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
         row.push(show(f.total));
         t.add_row(row);
     }
+    t
+}
+
+/// Renders `inspect PID --compact`: resident memory per kind (rows) and node (columns) with a
+/// total column, in whole MiB, as `numastat -c -p PID` prints it; nothing else.
+pub fn render_compact(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "Process {} ({}): resident memory per node (whole MiB, MiB = 2^20 bytes)",
+        i.pid, i.name
+    )?;
+    let mib = |b: u64| format!("{:.0}", b as f64 / (1u64 << 20) as f64);
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    let mut header = vec!["".to_string()];
+    header.extend(i.nodes.iter().map(|n| format!("node {}", n.node)));
+    header.push("total".into());
+    t.set_header(header);
+    for col in 1..=i.nodes.len() + 1 {
+        if let Some(c) = t.column_mut(col) {
+            c.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    for k in &i.kinds {
+        let mut row = vec![format!("{:?}", k.kind).to_lowercase()];
+        let mut sum = 0;
+        for n in &i.nodes {
+            let b = k
+                .nodes
+                .iter()
+                .find(|m| m.node == n.node)
+                .map(|m| m.bytes)
+                .unwrap_or(0);
+            sum += b;
+            row.push(mib(b));
+        }
+        row.push(mib(sum));
+        t.add_row(row);
+    }
+    let mut row = vec!["total".to_string()];
+    row.extend(i.nodes.iter().map(|n| mib(n.bytes)));
+    row.push(mib(i.nodes.iter().map(|n| n.bytes).sum()));
+    t.add_row(row);
     writeln!(out, "{t}")
 }
 

@@ -103,3 +103,92 @@ pub(super) fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::results::RunResults;
+
+    /// numactl's long options (numactl 2.0.19's usage text, the newest with every option the
+    /// advice uses; `--weighted-interleave` included).
+    const NUMACTL_OPTIONS: [&str; 12] = [
+        "--interleave",
+        "--weighted-interleave",
+        "--preferred",
+        "--preferred-many",
+        "--membind",
+        "--cpunodebind",
+        "--physcpubind",
+        "--localalloc",
+        "--balancing",
+        "--all",
+        "--show",
+        "--huge",
+    ];
+
+    /// Every "how" string a run's tables and advice show: each scenario's line, each
+    /// recommendation's, each advisor check's and each line of the advisor's "to apply".
+    fn how_strings(r: &RunResults) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(s) = &r.scenarios {
+            out.extend(s.scenarios.iter().map(|x| x.numactl.clone()));
+            out.extend(s.recommendations.iter().map(|x| x.numactl.clone()));
+        }
+        if let Some(a) = &r.advisor {
+            out.extend(a.checks.iter().map(|c| c.numactl.clone()));
+            out.extend(a.apply.iter().cloned());
+        }
+        out.retain(|s| !s.is_empty());
+        out
+    }
+
+    /// Why `how` is neither a command nor plainly prose, or `None` when it is one of them: a
+    /// shell comment (`# ...`) is prose; otherwise, without a trailing `  # note`, it starts
+    /// with a known command, holds no prose in parentheses or after a comma, and every
+    /// numactl option in it is one numactl has.
+    fn not_command_nor_prose(how: &str) -> Option<String> {
+        if how.starts_with("# ") {
+            return None;
+        }
+        let cmd = how.split("  # ").next().unwrap_or(how).trim_end();
+        let first = cmd.split_whitespace().next().unwrap_or("");
+        if !["numactl", "echo", "for", "APP"].contains(&first) {
+            return Some(format!("starts with {first:?}, not a known command"));
+        }
+        if cmd.contains('(') || cmd.contains(", ") {
+            return Some("prose inside the command".into());
+        }
+        for tok in cmd.split_whitespace().filter(|t| t.starts_with("--")) {
+            let name = tok.split('=').next().unwrap_or(tok);
+            if !NUMACTL_OPTIONS.contains(&name) {
+                return Some(format!("numactl has no {name}"));
+            }
+        }
+        None
+    }
+
+    /// Issue 15: every "how" cell of the sample run and of the Opteron fixture is a command
+    /// (numactl with options numactl has, a shell loop, an echo into sysfs) or a shell
+    /// comment; `numactl --localalloc APP (threads pinned, ...)` was neither.
+    #[test]
+    fn every_how_cell_is_a_command_or_prose() {
+        let mut sample = crate::run::sample::results();
+        sample.advisor = Some(crate::run::sample::advice(0, &[(0, 6286.0), (1, 3116.0)]));
+        let fixture = crate::render::fixture::opteron_example();
+        for r in [sample, fixture] {
+            let hows = how_strings(&r);
+            assert!(hows.len() >= 7, "{hows:?}");
+            for h in &hows {
+                assert_eq!(not_command_nor_prose(h), None, "{h}");
+            }
+        }
+        // The checker itself refuses what issue 15 found.
+        for bad in [
+            "numactl --localalloc APP (threads pinned, each allocating its own data)",
+            "numactl --cpunodebind=N --membind=N APP, one copy per node N in 0",
+            "threads pinned by the application",
+            "numactl --weighted APP",
+        ] {
+            assert!(not_command_nor_prose(bad).is_some(), "{bad}");
+        }
+    }
+}

@@ -79,7 +79,7 @@ pub fn opteron_scenarios() -> Vec<ScenarioResult> {
             &[0, 1],
             Some(12572.0),
             None,
-            "numactl --cpunodebind=N --membind=N APP (one copy per node)",
+            "for N in 0 1; do numactl --cpunodebind=$N --membind=$N APP & done; wait",
         ),
         row(
             AllOneNode,
@@ -95,7 +95,7 @@ pub fn opteron_scenarios() -> Vec<ScenarioResult> {
             &[0, 1],
             Some(12572.0),
             None,
-            "numactl --localalloc APP (threads pinned by the application)",
+            "numactl --localalloc APP  # APP pins its threads",
         ),
         row(
             AllInterleave,

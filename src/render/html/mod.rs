@@ -280,12 +280,55 @@ mod tests {
             );
         }
         // Charts: sweep, 2 latency heatmaps, 1 bandwidth heatmap, scaling, loaded, c2c, bars;
-        // the three line charts come twice, laid out wide and for a phone.
-        assert_eq!(h.matches("<svg ").count(), 11);
-        assert_eq!(h.matches("<div class=\"chart-narrow\">").count(), 3);
+        // the three line charts and the bar chart come twice, laid out wide and for a phone,
+        // and the four heatmaps keep their drawn size on a phone (they scroll sideways).
+        assert_eq!(h.matches("<svg ").count(), 12);
+        assert_eq!(h.matches("<div class=\"chart-narrow\">").count(), 4);
+        assert_eq!(h.matches("<figure class=\"heatmap\">").count(), 4);
         assert!(!h.contains("Not measured in this run"));
         assert!(h.contains("MB = 10^6 bytes"));
         assert!(!h.contains("Partial run"));
+    }
+
+    /// Issue 15: at phone width (420 px, about 375 px of content) every chart's text stays at
+    /// 10 px or more: each phone variant, scaled from its drawn width to 375 px, has no font
+    /// under 10 px, and heatmaps (shown at their drawn size on a phone) none under 10 px.
+    #[test]
+    fn phone_charts_keep_text_readable() {
+        let h = render(&opteron_example());
+        let smallest_font = |svg: &str| {
+            svg.match_indices("font-size=\"")
+                .map(|(i, _)| {
+                    let rest = &svg[i + 11..];
+                    rest[..rest.find('"').unwrap()].parse::<f64>().unwrap()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let drawn_width = |svg: &str| {
+            let rest = &svg[svg.find("width=\"").unwrap() + 7..];
+            rest[..rest.find('"').unwrap()].parse::<f64>().unwrap()
+        };
+        let mut narrow = 0;
+        for part in h.split("<div class=\"chart-narrow\">").skip(1) {
+            let svg = &part[..part.find("</svg>").unwrap()];
+            let scale = (375.0 / drawn_width(svg)).min(1.0);
+            let px = smallest_font(svg) * scale;
+            assert!(
+                px >= 10.0,
+                "phone chart text at {px:.1} px: {}",
+                &svg[..200]
+            );
+            narrow += 1;
+        }
+        assert_eq!(narrow, 4);
+        assert!(h.contains("figure.heatmap svg{max-width:none}"));
+        let mut maps = 0;
+        for part in h.split("<figure class=\"heatmap\">").skip(1) {
+            let svg = &part[..part.find("</svg>").unwrap()];
+            assert!(smallest_font(svg) >= 10.0);
+            maps += 1;
+        }
+        assert_eq!(maps, 4);
     }
 
     /// Scenarios placed identically are one bar with merged letters, as in the table.

@@ -64,7 +64,7 @@ dl.kv dt{color:var(--muted)}
 dl.kv dd{margin:0}
 footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
 .chart-narrow{display:none}
-@media (max-width:640px){main{padding:12px 8px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}}
+@media (max-width:640px){main{padding:12px 8px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}figure.heatmap svg{max-width:none}}
 @media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
 "#;
 
@@ -102,9 +102,20 @@ impl Page {
     }
 
     pub(super) fn figure(&mut self, svg: Result<String, svg::ChartError>, caption: &str) {
+        self.figure_in("<figure>", svg, caption);
+    }
+
+    /// A heatmap: on a phone it keeps its drawn size (its smallest text is 10 px) and scrolls
+    /// sideways inside its figure, since a grid cannot be laid out again narrower the way a
+    /// line or bar chart can.
+    pub(super) fn heatmap_figure(&mut self, svg: Result<String, svg::ChartError>, caption: &str) {
+        self.figure_in("<figure class=\"heatmap\">", svg, caption);
+    }
+
+    fn figure_in(&mut self, open: &str, svg: Result<String, svg::ChartError>, caption: &str) {
         match svg {
             Ok(s) => {
-                self.push("<figure>");
+                self.push(open);
                 self.push(&s);
                 if !caption.is_empty() {
                     let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
@@ -121,6 +132,28 @@ impl Page {
     /// text stays readable scaled to ~400 px); CSS shows one of them.
     pub(super) fn line_chart(&mut self, c: &svg::LineChart, caption: &str) {
         match (svg::line_chart(c), svg::line_chart(&c.narrow())) {
+            (Ok(wide), Ok(narrow)) => {
+                self.push("<figure>");
+                let _ = write!(
+                    self.html,
+                    "<div class=\"chart-wide\">{wide}</div><div class=\"chart-narrow\">{narrow}</div>"
+                );
+                if !caption.is_empty() {
+                    let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
+                }
+                self.push("</figure>");
+            }
+            (Err(e), _) | (_, Err(e)) => self.figure(Err(e), caption),
+        }
+    }
+
+    /// A bar chart twice, laid out wide and for a phone (labels above the bars, larger text);
+    /// CSS shows one of them, as for [`Page::line_chart`].
+    pub(super) fn bar_chart(&mut self, b: &svg::BarChart, marks: &[svg::BarMark], caption: &str) {
+        match (
+            svg::bar_chart_marked(b, marks),
+            svg::bar_chart_narrow(b, marks),
+        ) {
             (Ok(wide), Ok(narrow)) => {
                 self.push("<figure>");
                 let _ = write!(
@@ -171,9 +204,9 @@ impl Page {
     ) -> bool {
         let Some((m, d)) = pair else { return false };
         self.push("<div class=\"pair\">");
-        self.figure(svg::heatmap(&m), "");
+        self.heatmap_figure(svg::heatmap(&m), "");
         match d {
-            Some(d) => self.figure(svg::heatmap(&d), ""),
+            Some(d) => self.heatmap_figure(svg::heatmap(&d), ""),
             None => {
                 let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(none_declared));
             }

@@ -156,7 +156,7 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
                 .as_ref()
                 .map(|c| format!("The bounced line's page is on node {}.", c.line_node))
                 .unwrap_or_default();
-            p.figure(svg::heatmap(&h), &line);
+            p.heatmap_figure(svg::heatmap(&h), &line);
             if !groups.rows.is_empty() {
                 let groups =
                     groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");

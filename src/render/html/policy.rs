@@ -39,17 +39,15 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
                 .map(|(i, _)| i);
             if !bars.is_empty() {
-                p.figure(
-                    svg::bar_chart_marked(
-                        &svg::BarChart {
-                            title: format!("Bandwidth by placement ({} kernel)", s.kernel),
-                            unit: "MB/s".into(),
-                            bars,
-                            highlight: best,
-                            width: 820,
-                        },
-                        &marks,
-                    ),
+                p.bar_chart(
+                    &svg::BarChart {
+                        title: format!("Bandwidth by placement ({} kernel)", s.kernel),
+                        unit: "MB/s".into(),
+                        bars,
+                        highlight: best,
+                        width: 820,
+                    },
+                    &marks,
                     "Bars are medians over the interleaved rounds; whiskers are 95 % intervals \
                      of the median; a hollow bar is disturbed (its retakes ran out).",
                 );

@@ -169,9 +169,11 @@ fn titles_and_labels(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap, cell: i
             .color(&MUTED)
             .pos(anchor(HPos::Left, VPos::Bottom)),
     ))?;
-    // Labels are thinned on big grids (c2c on many CPUs) so they never overlap.
-    let every = (14 / cell).max(1) as usize;
-    let label_size = if cell >= 18 { 13 } else { 10 };
+    // Labels are thinned on big grids (c2c on many CPUs) so they never overlap. They keep
+    // 13 px type (about 10.5 px as drawn) even then: on a phone a heatmap is shown at its
+    // drawn size, and smaller text was unreadable there (issue 15).
+    let every = (22 / cell).max(1) as usize;
+    let label_size = 13;
     for (c, l) in h.col_labels.iter().enumerate() {
         if c % every == 0 {
             area.draw(&Text::new(
@@ -228,7 +230,7 @@ fn draw_cells(
                     area.draw(&Rectangle::new(rect, ramp(t, h.higher_is_worse).filled()))?;
                     if show_values {
                         let ink = if t > 0.55 { WHITE } else { INK };
-                        let size = if cell >= 52 { 14 } else { 12 };
+                        let size = if cell >= 52 { 14 } else { 13 };
                         area.draw(&Text::new(
                             value_label(*v),
                             (x + cell / 2, y + cell / 2),
@@ -285,7 +287,7 @@ fn draw_legend(
             ramp(t, h.higher_is_worse).filled(),
         ))?;
     }
-    let style = (FONT, 12).into_font().color(&MUTED);
+    let style = (FONT, 13).into_font().color(&MUTED);
     area.draw(&Text::new(
         value_label(lo),
         (left - 6, ly + 5),
@@ -294,7 +296,7 @@ fn draw_legend(
     area.draw(&Text::new(
         format!("{} {}", value_label(vmax), h.unit),
         (left + steps * lw + 6, ly + 5),
-        (FONT, 12)
+        (FONT, 13)
             .into_font()
             .color(&MUTED)
             .pos(anchor(HPos::Left, VPos::Center)),

@@ -225,6 +225,7 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
         };
         (y0, y1)
     };
+    let y1 = marker_headroom(c, &pts, (x0, x1), (y0, y1), &to_x);
     let mut names: Vec<(Entry, String)> = c
         .series
         .iter()
@@ -255,6 +256,54 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
 }
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The top of the y range raised, when needed, so that no point or interval lies under a
+/// marker's label (drawn at the top of the plot, right of its line): the label band is
+/// estimated in pixels from the chart's size and text size and turned into axis units.
+/// Charts whose points stay clear of every label keep their range unchanged.
+fn marker_headroom(
+    c: &LineChart,
+    pts: &[(f64, f64)],
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    to_x: &dyn Fn(f64) -> f64,
+) -> f64 {
+    // The plot's size in pixels: the canvas less margins, caption and axis label areas.
+    let plot_w = c.width as f64 - 14.0 - 24.0 - c.px(62);
+    let plot_h = c.height as f64 - 28.0 - c.px(17) * 1.6 - c.px(44);
+    if plot_w <= 0.0 || plot_h <= 0.0 || x1 <= x0 {
+        return y1;
+    }
+    // The label's height and a little air, as a fraction of the plot's height.
+    let band = ((c.px(13) + 6.0) / plot_h).min(0.5);
+    let mut top = f64::MIN;
+    for m in &c.markers {
+        let mx = to_x(m.x);
+        if !(x0..=x1).contains(&mx) {
+            continue;
+        }
+        // About 0.6 em a character, the thin space included.
+        let label_w = (m.label.chars().count() + 1) as f64 * c.px(13) * 0.6;
+        let right = mx + label_w / plot_w * (x1 - x0);
+        let highs = pts.iter().map(|p| (p.0, p.1)).chain(
+            c.errors
+                .iter()
+                .filter(|e| e.high.is_finite())
+                .map(|e| (e.x, e.high)),
+        );
+        for (x, y) in highs {
+            let x = to_x(x);
+            if x >= mx - (x1 - x0) * 0.01 && x <= right && y.is_finite() {
+                top = top.max(to_y(c, y));
+            }
+        }
+    }
+    if top == f64::MIN || top <= y1 - band * (y1 - y0) {
+        return y1;
+    }
+    // Solve y1' - band * (y1' - y0) = top.
+    (top - band * y0) / (1.0 - band)
+}
 
 fn draw(
     root: &DrawingArea<SVGBackend, Shift>,
@@ -654,6 +703,45 @@ mod tests {
             "{}",
             smallest(&svg)
         );
+    }
+
+    /// Issue 15: a marker label at the top right of its line is never drawn over points (the
+    /// L3 label sat on the last DRAM points at the right edge of the phone chart): the y range
+    /// grows until the highest point under the label is below the label's band, and a chart
+    /// whose points stay clear keeps its range.
+    #[test]
+    fn marker_labels_get_headroom_over_points() {
+        let mut c = LineChart::new("t", "x", "y", XScale::Log2Bytes);
+        c.y_log = true;
+        c.series.push(Series {
+            name: "s".into(),
+            points: (12..=28)
+                .map(|k| {
+                    let x = 2f64.powi(k);
+                    (x, if k < 25 { 5.0 } else { 250.0 })
+                })
+                .collect(),
+            style: SeriesStyle::LinePoints,
+        });
+        c.markers.push(Marker {
+            x: 2f64.powi(25),
+            label: "L3 32M".into(),
+        });
+        let pts: Vec<(f64, f64)> = c.series[0].points.clone();
+        let to_x = |x: f64| x.log2();
+        for chart in [c.clone(), c.narrow()] {
+            let y1 = 250f64.log10() + 0.01;
+            let raised = marker_headroom(&chart, &pts, (12.0, 28.0), (0.0, y1), &to_x);
+            assert!(raised > y1 + 0.1, "{raised}");
+            // A marker over low points leaves the range alone.
+            let mut low = chart.clone();
+            low.markers[0].x = 2f64.powi(13);
+            assert_eq!(
+                marker_headroom(&low, &pts, (12.0, 28.0), (0.0, y1), &to_x),
+                y1
+            );
+        }
+        assert_well_formed(&line_chart(&c.narrow()).unwrap());
     }
 
     #[test]

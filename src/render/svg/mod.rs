@@ -12,7 +12,7 @@ pub mod heatmap;
 pub mod line;
 pub mod strip;
 
-pub use bar::{bar_chart, bar_chart_marked, BarChart, BarMark};
+pub use bar::{bar_chart, bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};
 pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 

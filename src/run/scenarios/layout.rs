@@ -43,6 +43,9 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
         .collect();
     let copy_cpus: Vec<u32> = copy_nodes.iter().map(|x| x.1).collect();
     let copy_nodes_text = format_list(&copy_nodes.iter().map(|x| x.0).collect::<Vec<_>>());
+    // The copy-per-node line as a shell loop that runs (issue 15: a "how" cell is a command
+    // or plainly prose, never a command with prose in it).
+    let copy_nodes_words: Vec<String> = copy_nodes.iter().map(|x| x.0.to_string()).collect();
 
     let mut rows = vec![
         row(
@@ -64,7 +67,10 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
             &copy_cpus,
             true,
             format!("each copy bound to its own node ({copy_nodes_text})"),
-            format!("numactl --cpunodebind=N --membind=N APP, one copy per node N in {copy_nodes_text}"),
+            format!(
+                "for N in {}; do numactl --cpunodebind=$N --membind=$N APP & done; wait",
+                copy_nodes_words.join(" ")
+            ),
         ),
         row(
             ScenarioId::AllOneNode,
@@ -78,7 +84,7 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
             &all,
             true,
             "first touch: each thread's memory on its own node".into(),
-            "numactl --localalloc APP (threads pinned, each allocating and first touching its own data)".into(),
+            "numactl --localalloc APP  # APP pins its threads".into(),
         ),
         row(
             ScenarioId::AllInterleave,

@@ -13,20 +13,28 @@
 //! timer cost was below the median) is clamped to 0 and counted, never negative. Ticks become
 //! ns through the counter's rate measured against the monotonic clock. The histogram has
 //! log-spaced bins ([`BINS_PER_OCTAVE`] per factor of two) and the percentiles are nearest-rank
-//! over all groups. Group times include whatever happened during them (an interrupt, a TLB
+//! over all groups. Groups are timed in batches of [`BATCH`]; a batch during which the thread
+//! got less than 90 % of its CPU is dropped and timed again, as the chase's samples are. Group
+//! times include whatever happened during them (an interrupt, a TLB
 //! miss's page walk), which is what the tail is for.
 
 use std::time::{Duration, Instant};
 
+use super::measure::Judge;
 use super::walk::{counter_now, timed_empty, Chain, LOADS_PER_ITERATION};
 use crate::results::latency::{HistogramBin, LoadPercentiles, TimerOverhead};
+use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::stats::percentile_sorted;
+use crate::threads::Probe;
 
 /// Groups timed by default (about 0.1 s at DRAM latency).
 pub const DEFAULT_GROUPS: usize = 50_000;
 
 /// Empty timer pairs of the overhead calibration.
 pub const OVERHEAD_READS: usize = 20_000;
+
+/// Groups per judged batch.
+pub const BATCH: usize = 2048;
 
 /// Histogram bins per factor of two.
 pub const BINS_PER_OCTAVE: u32 = 8;
@@ -113,6 +121,14 @@ pub fn per_load_ns(
     (v, clamped)
 }
 
+/// Nearest-rank percentile of sorted, non-empty `s`: the value of rank ceil(q/100 x n), the
+/// product rounded first so that 99.9 % of 1000 is rank 999, not 1000 by a rounding error.
+fn nearest_rank(s: &[f64], q: f64) -> f64 {
+    let exact = q / 100.0 * s.len() as f64;
+    let rank = ((exact * 1e9).round() / 1e9).ceil() as usize;
+    s[rank.clamp(1, s.len()) - 1]
+}
+
 /// Nearest-rank percentiles of `values` (any order); `None` when empty or any is not finite.
 pub fn percentiles(values: &[f64]) -> Option<LoadPercentiles> {
     if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
@@ -120,7 +136,7 @@ pub fn percentiles(values: &[f64]) -> Option<LoadPercentiles> {
     }
     let mut s = values.to_vec();
     s.sort_by(f64::total_cmp);
-    let p = |q: f64| percentile_sorted(&s, q);
+    let p = |q: f64| nearest_rank(&s, q);
     Some(LoadPercentiles {
         min: s[0],
         p1: p(1.0),
@@ -197,6 +213,8 @@ pub struct Measured {
     pub ns_per_load: LoadPercentiles,
     pub histogram: Vec<HistogramBin>,
     pub groups: usize,
+    /// The batches' quality when a judge was given.
+    pub quality: Option<RepetitionQuality>,
 }
 
 /// Why a distribution could not be measured; one sentence each.
@@ -210,11 +228,13 @@ pub enum DistributionError {
     CounterStopped,
 }
 
-/// Times `groups` groups of a built one-chain `chain` after one warm-up pass over its elements.
+/// Times `groups` groups of a built one-chain `chain` after one warm-up pass over its elements;
+/// with `judge`, disturbed batches are timed again (see the body).
 /// `None` inside `Ok` when a stop signal came first.
 pub fn measure(
     chain: &mut Chain<'_>,
     groups: usize,
+    judge: Option<Judge<'_>>,
 ) -> Result<Option<Measured>, DistributionError> {
     if chain.chains() != 1 {
         return Err(DistributionError::Chains(chain.chains()));
@@ -240,16 +260,30 @@ pub fn measure(
         return Err(DistributionError::NoCounter);
     }
     let over = overhead(&empty, ns_per_tick).ok_or(DistributionError::NoCounter)?;
-    let mut ticks = Vec::new();
-    // In chunks so Ctrl-C is heard within a few ms.
+    // In batches of BATCH groups (a few tens of ms at DRAM latency), so Ctrl-C is heard
+    // quickly and, with a judge, a batch during which the thread lost its CPU is dropped and
+    // timed again (METHODOLOGY point 21), up to as many retakes as batches planned.
     let groups = groups.max(1);
+    let batches = groups.div_ceil(BATCH);
+    let mut quality = judge.map(|_| RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, batches as u32));
+    let mut ticks = Vec::with_capacity(groups);
+    let mut batch = Vec::with_capacity(BATCH);
     while ticks.len() < groups {
         if crate::sys::signal::interrupted() {
             break;
         }
-        let n = (groups - ticks.len()).min(4096);
-        if !chain.timed_groups(n, &mut ticks) {
+        batch.clear();
+        let n = (groups - ticks.len()).min(BATCH);
+        let probe = judge.map(|j| Probe::start(j.root, j.cpu));
+        if !chain.timed_groups(n, &mut batch) {
             return Err(DistributionError::NoCounter);
+        }
+        let keep = match (probe, quality.as_mut()) {
+            (Some(p), Some(q)) => q.record(&p.finish()).kept(),
+            _ => true,
+        };
+        if keep {
+            ticks.extend_from_slice(&batch);
         }
     }
     let (ns, clamped) = per_load_ns(&ticks, ns_per_tick, over.median_ns, LOADS_PER_ITERATION);
@@ -263,6 +297,7 @@ pub fn measure(
         ns_per_load: p,
         histogram: histogram(&ns, BINS_PER_OCTAVE),
         groups: ns.len(),
+        quality,
     }))
 }
 

@@ -141,7 +141,7 @@ pub fn run_distribution_job(
             let words = ((size / 8) as usize).min(buf.len());
             let mut chain = super::walk::Chain::build(&mut buf[..words], &spec)?;
             let chase = super::measure::measure(&mut chain, plan, clock.resolution_ns, Some(judge));
-            let dist = super::distribution::measure(&mut chain, groups);
+            let dist = super::distribution::measure(&mut chain, groups, Some(judge));
             Ok((chase, dist))
         })?;
     let (chase, dist) = measured;
@@ -163,6 +163,14 @@ pub fn run_distribution_job(
         warnings.push(format!(
             "the TSC of this CPU is not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate may follow the core clock, so {where_} may be off by the frequency changes during it"
         ));
+    }
+    if let Some(reason) = d
+        .quality
+        .as_ref()
+        .filter(|q| q.disturbed)
+        .and_then(|q| q.reason())
+    {
+        warnings.push(format!("{where_}: {reason}"));
     }
     if d.clamped > 0 {
         warnings.push(format!(
@@ -189,6 +197,7 @@ pub fn run_distribution_job(
         histogram: d.histogram,
         bins_per_octave: super::distribution::BINS_PER_OCTAVE,
         chase_ns_per_load_median: chase.map(|m| m.ns_per_load.median),
+        quality: d.quality,
     };
     Ok(Some((dist, warnings)))
 }

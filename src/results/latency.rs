@@ -184,6 +184,10 @@ pub struct LoadDistribution {
     /// in the same run (the usual samples of elapsed time over many loads), for comparison
     /// with `ns_per_load.p50`.
     pub chase_ns_per_load_median: Option<f64>,
+    /// The batches of groups taken, discarded (the thread got less than 90 % of its CPU) and
+    /// kept, as for the chase's samples; absent when not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
 }
 
 /// The counter-read cost, ns per timed group (two reads with their fences).

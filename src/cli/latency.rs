@@ -94,6 +94,11 @@ pub struct LatencyArgs {
     /// Groups of 16 loads timed by --distribution.
     #[arg(long, requires = "distribution", value_name = "N")]
     pub groups: Option<usize>,
+    /// Also write the distribution and MLP tables as CSV files into this directory
+    /// (latency_distribution.csv, latency_histogram.csv, latency_mlp.csv; see docs/csv.md),
+    /// each only when the report holds its rows.
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<std::path::PathBuf>,
     /// Print the report as JSON (schema_version 1, see docs/schema/latency.md).
     #[arg(long)]
     pub json: bool,
@@ -483,5 +488,35 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
         );
     }
 
+    if let Some(dir) = &args.csv {
+        write_csv(dir, &report)?;
+    }
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
+}
+
+/// `--csv DIR`: the distribution and MLP tables with rows, one file each.
+fn write_csv(
+    dir: &std::path::Path,
+    report: &crate::results::latency::LatencyReport,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "--csv {}: cannot create the directory; give a writable path",
+            dir.display()
+        )
+    })?;
+    for t in crate::render::run_view::latency_extra_tables(Some(report)) {
+        if t.rows.is_empty() {
+            continue;
+        }
+        let path = dir.join(format!("{}.csv", t.name));
+        let text = crate::render::csv::table_csv(&t)?;
+        std::fs::write(&path, text).with_context(|| {
+            format!(
+                "--csv: cannot write {}; give a writable directory",
+                path.display()
+            )
+        })?;
+    }
+    Ok(())
 }

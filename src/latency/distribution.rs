@@ -63,7 +63,7 @@ pub fn counter_invariant() -> Option<bool> {
 }
 
 /// The counter's ticks per second, measured against the monotonic clock by spinning
-/// [`RATE_SPAN`]; `None` without a counter or when it did not move.
+/// `RATE_SPAN` (20 ms); `None` without a counter or when it did not move.
 pub fn counter_hz() -> Option<f64> {
     let c0 = counter_now()?;
     let t0 = Instant::now();

@@ -1,9 +1,10 @@
 //! The readable text form of `numascope latency`: the clock check first (what every figure
 //! rests on), then single-size results, each sweep curve with its plateaus and knees beside the
 //! sysfs cache sizes, and the node x node matrix beside the firmware's SLIT and HMAT figures
-//! (labelled firmware-declared). Latencies are ns per load (median headline, then min, p90,
-//! p99 and the sample count); cycles are core cycles from the core clock estimate. Sizes use
-//! binary units (KiB = 1024 bytes).
+//! (labelled firmware-declared), the memory-level-parallelism factors of `--chains 1,N` and
+//! the per-load distribution of `--distribution` with its histogram as bars. Latencies are ns
+//! per load (median headline, then min, p90, p99 and the sample count); cycles are core cycles
+//! from the core clock estimate. Sizes use binary units (KiB = 1024 bytes).
 
 use std::io::{self, Write};
 
@@ -259,8 +260,8 @@ fn histogram_text(d: &LoadDistribution) -> String {
     if rest > 0 {
         let from = shown.last().map_or(0.0, |b| b.high_ns);
         s.push_str(&format!(
-            "  {:>8.1} ns and more  |{:<BAR$}| {rest}\n",
-            from, ""
+            "  {:>8.1} - {:>8} ns |{:<BAR$}| {rest}\n",
+            from, "more", ""
         ));
     }
     s

@@ -189,3 +189,107 @@ fn the_matrix_covers_every_initiator_and_memory_node() {
         }
     }
 }
+
+/// `--distribution` on a tiny chain: the distribution's shape (counts sum to the groups,
+/// percentiles in order, overhead recorded), the chase beside it, and the MLP factors of
+/// `--chains 1,2`. No figure is checked against another: only mechanics.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn distribution_and_mlp_give_their_json_shape() {
+    let v = json(&[
+        "--size",
+        "64KiB",
+        "--chains",
+        "1,2",
+        "--samples",
+        "3",
+        "--sample-ms",
+        "0.2",
+        "--distribution",
+        "--groups",
+        "3000",
+        "--json",
+    ]);
+    let d = &v["distribution"];
+    assert_eq!(d["working_set_bytes"], 65536);
+    assert_eq!(d["loads_per_group"], 16);
+    let groups = d["groups"].as_u64().unwrap();
+    assert_eq!(groups, 3000);
+    let total: u64 = d["histogram"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, groups);
+    let p = &d["ns_per_load"];
+    let ps: Vec<f64> = ["min", "p1", "p10", "p50", "p90", "p99", "p99_9", "max"]
+        .iter()
+        .map(|k| p[k].as_f64().unwrap())
+        .collect();
+    assert!(ps.windows(2).all(|w| w[0] <= w[1]), "{ps:?}");
+    assert!(ps[0] >= 0.0);
+    assert_eq!(d["timer_overhead"]["reads"], 20000);
+    assert!(d["timer_overhead"]["median_ns"].as_f64().unwrap() >= 0.0);
+    assert!(d["chase_ns_per_load_median"].as_f64().is_some());
+    assert!(d["counter_hz"].as_f64().unwrap() > 0.0);
+    let mlp = v["mlp"].as_array().unwrap();
+    assert_eq!(mlp.len(), 1);
+    assert_eq!(mlp[0]["chains"], 2);
+    assert!(mlp[0]["factor"].as_f64().unwrap() > 0.0);
+    assert!(mlp[0].get("ci_low").is_none(), "3 samples give no interval");
+}
+
+#[test]
+fn distribution_text_shows_the_histogram() {
+    if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {
+        return;
+    }
+    latency(&[
+        "--size",
+        "64KiB",
+        "--samples",
+        "3",
+        "--sample-ms",
+        "0.2",
+        "--distribution",
+        "--groups",
+        "2000",
+    ])
+    .success()
+    .stdout(predicate::str::contains("Per-load latency distribution"))
+    .stdout(predicate::str::contains("timer cost"))
+    .stdout(predicate::str::contains(" ns |"));
+}
+
+#[test]
+fn one_chain_count_gives_no_mlp() {
+    let v = json(&[
+        "--size",
+        "64KiB",
+        "--samples",
+        "3",
+        "--sample-ms",
+        "0.2",
+        "--json",
+    ]);
+    assert!(
+        v.get("mlp").is_none(),
+        "absent, as in files before it existed"
+    );
+    assert!(v.get("distribution").is_none());
+}
+
+#[test]
+fn distribution_flags_are_checked() {
+    refused(
+        &["--distribution", "--groups", "0"],
+        "--groups 0 is out of range",
+    );
+    refused(
+        &["--distribution", "--sweep", "4KiB..64KiB"],
+        "cannot be used with",
+    );
+    refused(&["--distribution", "--matrix"], "cannot be used with");
+    refused(&["--groups", "100"], "--distribution");
+}

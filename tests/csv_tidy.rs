@@ -70,7 +70,7 @@ fn this_machine_fixture_csvs_are_tidy() {
 #[test]
 fn every_documented_file_has_columns() {
     let d = check::documented(&doc());
-    assert_eq!(d.len(), 10, "{:?}", d.keys());
+    assert_eq!(d.len(), 13, "{:?}", d.keys());
     assert!(d.values().all(|c| !c.is_empty()));
 }
 
@@ -96,4 +96,57 @@ fn the_checker_catches_untidy_files() {
     assert!(!check::snake_case("MB/s (median)"));
     assert!(!check::names_unit("load_asked"));
     assert!(check::names_unit("mb_per_s_ci_low") && check::names_unit("memory_node"));
+}
+
+/// `latency --csv DIR` writes the distribution, histogram and MLP tables, each holding to
+/// docs/csv.md; the histogram's counts sum to the distribution's groups. Mechanics only.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+#[test]
+fn latency_distribution_and_mlp_csvs_are_tidy() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("csv");
+    let run = numascope()
+        .args([
+            "latency",
+            "--size",
+            "64KiB",
+            "--chains",
+            "1,2",
+            "--samples",
+            "3",
+            "--sample-ms",
+            "0.2",
+            "--distribution",
+            "--groups",
+            "2000",
+            "--csv",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let documented = check::documented(&doc());
+    let mut problems = Vec::new();
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    for name in [
+        "latency_distribution.csv",
+        "latency_histogram.csv",
+        "latency_mlp.csv",
+    ] {
+        problems.extend(check::check_file(name, &read(name), &documented[name]));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let hist_text = read("latency_histogram.csv");
+    let mut hist = csv::Reader::from_reader(hist_text.as_bytes());
+    let total: u64 = hist
+        .records()
+        .map(|r| r.unwrap()[5].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 2000);
+    let mlp = read("latency_mlp.csv");
+    assert_eq!(mlp.lines().count(), 2, "header and the 2-chain row: {mlp}");
 }

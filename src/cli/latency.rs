@@ -85,6 +85,20 @@ pub struct LatencyArgs {
     /// chains); default 7959388181762371440. Seq mode shuffles nothing, so it refuses a seed.
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Also measure the per-load latency distribution at the first --size (default: the DRAM
+    /// size), first --page-size and --mode, one chain: groups of 16 dependent loads each timed
+    /// with the CPU's counter, its own cost subtracted; prints percentiles and a histogram
+    /// beside the chase's ns per load.
+    #[arg(long, conflicts_with_all = ["sweep", "matrix"])]
+    pub distribution: bool,
+    /// Groups of 16 loads timed by --distribution.
+    #[arg(long, requires = "distribution", value_name = "N")]
+    pub groups: Option<usize>,
+    /// Also write the distribution and MLP tables as CSV files into this directory
+    /// (latency_distribution.csv, latency_histogram.csv, latency_mlp.csv; see docs/csv.md),
+    /// each only when the report holds its rows.
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<std::path::PathBuf>,
     /// Print the report as JSON (schema_version 1, see docs/schema/latency.md).
     #[arg(long)]
     pub json: bool,
@@ -251,6 +265,7 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
         plan,
         clock: None,
         keep_going: false,
+        distribution: distribution_groups(args)?,
     })
 }
 
@@ -281,6 +296,23 @@ fn chain_geometry(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<(u64, u
         }
     }
     Ok((element_bytes, locality))
+}
+
+/// Most groups `--groups` may ask for (8 bytes each: 80 MB).
+const MAX_GROUPS: usize = 10_000_000;
+
+/// `--distribution` and `--groups`, checked: the groups to time, if any.
+fn distribution_groups(args: &LatencyArgs) -> anyhow::Result<Option<usize>> {
+    if !args.distribution {
+        return Ok(None);
+    }
+    let groups = args
+        .groups
+        .unwrap_or(crate::latency::distribution::DEFAULT_GROUPS);
+    if groups == 0 || groups > MAX_GROUPS {
+        bail!("--groups {groups} is out of range; give 1 to {MAX_GROUPS}, e.g. 50000");
+    }
+    Ok(Some(groups))
 }
 
 /// `--samples`, `--warmup` and `--sample-ms`, checked.
@@ -456,5 +488,35 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
         );
     }
 
+    if let Some(dir) = &args.csv {
+        write_csv(dir, &report)?;
+    }
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
+}
+
+/// `--csv DIR`: the distribution and MLP tables with rows, one file each.
+fn write_csv(
+    dir: &std::path::Path,
+    report: &crate::results::latency::LatencyReport,
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "--csv {}: cannot create the directory; give a writable path",
+            dir.display()
+        )
+    })?;
+    for t in crate::render::run_view::latency_extra_tables(Some(report)) {
+        if t.rows.is_empty() {
+            continue;
+        }
+        let path = dir.join(format!("{}.csv", t.name));
+        let text = crate::render::csv::table_csv(&t)?;
+        std::fs::write(&path, text).with_context(|| {
+            format!(
+                "--csv: cannot write {}; give a writable directory",
+                path.display()
+            )
+        })?;
+    }
+    Ok(())
 }

@@ -13,7 +13,7 @@ use crate::topology::Topology;
 use super::chase::ChainError;
 use super::chase::ChainSpec;
 use super::measure::{Judge, SamplePlan};
-use super::result::{LatencyResult, Placement};
+use super::result::{LatencyResult, LoadDistribution, Placement};
 use super::sweep;
 
 /// p90 / min above this marks a measurement as disturbed.
@@ -46,6 +46,8 @@ pub enum JobError {
     Placement(#[from] crate::placement::PlacementError),
     #[error(transparent)]
     Chain(#[from] super::chase::ChainError),
+    #[error(transparent)]
+    Distribution(#[from] super::distribution::DistributionError),
 }
 
 /// The buffer a job needs: the largest size, rounded up to the page granularity.
@@ -113,6 +115,91 @@ pub fn run_job(
         results,
         warnings,
     })
+}
+
+/// The per-load distribution at `size` with the one-chain `spec` on `target`: on one placed
+/// buffer and one chain, first the usual chase samples (the figure the histogram's median is
+/// checked against), then `groups` timed groups. `None` when a stop signal came first.
+#[allow(clippy::too_many_arguments)]
+pub fn run_distribution_job(
+    topo: &Topology,
+    root: &SysRoot,
+    target: Target,
+    size: u64,
+    spec: &ChainSpec,
+    plan: &SamplePlan,
+    clock: &ClockInfo,
+    groups: usize,
+) -> Result<Option<(LoadDistribution, Vec<String>)>, JobError> {
+    let mut spec = *spec;
+    if spec.group_bytes == 0 {
+        spec.group_bytes = target.page.tlb_page_bytes();
+    }
+    let bytes = buffer_bytes(&[size], target.page);
+    let (report, clock, measured) =
+        place_and_measure(topo, root, target, bytes, clock, |buf, clock, judge| {
+            let words = ((size / 8) as usize).min(buf.len());
+            let mut chain = super::walk::Chain::build(&mut buf[..words], &spec)?;
+            let chase = super::measure::measure(&mut chain, plan, clock.resolution_ns, Some(judge));
+            let dist = super::distribution::measure(&mut chain, groups, Some(judge));
+            Ok((chase, dist))
+        })?;
+    let (chase, dist) = measured;
+    let Some(d) = dist? else {
+        return Ok(None);
+    };
+    let memory_node = target
+        .memory_node
+        .or_else(|| report.intended_nodes.first().copied());
+    let where_ = format!(
+        "the per-load distribution ({} pages on CPU {}, memory node {})",
+        target.page.label(),
+        target.cpu,
+        memory_node.map_or("?".into(), |n| n.to_string())
+    );
+    let mut warnings = placement_warnings(&report, &clock, target.cpu, &where_);
+    let invariant = super::distribution::counter_invariant();
+    if invariant == Some(false) {
+        warnings.push(format!(
+            "the TSC of this CPU is not invariant (CPUID 0x80000007 EDX bit 8 clear): its rate may follow the core clock, so {where_} may be off by the frequency changes during it"
+        ));
+    }
+    if let Some(reason) = d
+        .quality
+        .as_ref()
+        .filter(|q| q.disturbed)
+        .and_then(|q| q.reason())
+    {
+        warnings.push(format!("{where_}: {reason}"));
+    }
+    if d.clamped > 0 {
+        warnings.push(format!(
+            "{} of {} timed groups took less than the timer's median cost and were counted as 0 ns in {where_}",
+            d.clamped, d.groups
+        ));
+    }
+    let dist = LoadDistribution {
+        mode: spec.mode,
+        working_set_bytes: size,
+        element_bytes: spec.element_bytes,
+        page_size: target.page,
+        cpu: target.cpu,
+        memory_node,
+        placement_fraction: Some(report.fraction_on_intended),
+        loads_per_group: super::walk::LOADS_PER_ITERATION,
+        groups: d.groups,
+        counter: super::distribution::counter_name().into(),
+        counter_hz: d.counter_hz,
+        counter_invariant: invariant,
+        timer_overhead: d.overhead,
+        clamped_groups: d.clamped,
+        ns_per_load: d.ns_per_load,
+        histogram: d.histogram,
+        bins_per_octave: super::distribution::BINS_PER_OCTAVE,
+        chase_ns_per_load_median: chase.map(|m| m.ns_per_load.median),
+        quality: d.quality,
+    };
+    Ok(Some((dist, warnings)))
 }
 
 /// On a thread pinned to the target CPU: place and verify a buffer of `bytes`, re-estimate

@@ -15,7 +15,7 @@ use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
 use super::chase::{self, ChainSpec, Mode};
-use super::engine::{run_job, Target};
+use super::engine::{run_distribution_job, run_job, Target};
 use super::matrix;
 use super::measure::SamplePlan;
 use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
@@ -71,6 +71,9 @@ pub struct Config {
     /// A curve that fails becomes a warning and the other curves still run (the full run
     /// keeps what it can); `false` stops at the first failure (the subcommand's rule).
     pub keep_going: bool,
+    /// `Some(groups)`: also time that many groups of loads for the per-load distribution, at
+    /// the first size of a `Sizes` variant with the first page size and mode, one chain.
+    pub distribution: Option<usize>,
 }
 
 impl Config {
@@ -120,6 +123,8 @@ pub fn run(
         knees: Vec::new(),
         matrix: None,
         warnings: Vec::new(),
+        distribution: None,
+        mlp: Vec::new(),
     };
     let failed = match &cfg.variant {
         Variant::Sizes { at, sizes } => run_curves(
@@ -167,6 +172,30 @@ pub fn run(
             None
         }
     };
+    report.mlp = super::mlp::factors(
+        report
+            .results
+            .iter()
+            .chain(report.sweep.iter().flat_map(|c| c.points.iter())),
+    );
+    if let (Some(groups), Variant::Sizes { at, sizes }) = (cfg.distribution, &cfg.variant) {
+        if let (Some(&size), Some(&page), false) = (sizes.first(), cfg.pages.first(), interrupted())
+        {
+            let target = Target {
+                cpu: at.cpu,
+                memory_node: at.mem_node,
+                page,
+            };
+            let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
+            let spec = cfg.spec(mode, 1);
+            if let Some((d, w)) =
+                run_distribution_job(topo, root, target, size, &spec, &cfg.plan, &clock, groups)?
+            {
+                report.distribution = Some(d);
+                report.warnings.extend(w);
+            }
+        }
+    }
     Ok(Outcome { report, failed })
 }
 

@@ -57,6 +57,12 @@ impl<'a> Chain<'a> {
         self.pos.len()
     }
 
+    /// Where chain `c` stands (an address inside the buffer), for tests of the kernels.
+    #[cfg(test)]
+    pub(crate) fn position(&self, c: usize) -> Option<usize> {
+        self.pos.get(c).copied()
+    }
+
     /// Runs `iterations` x 16 dependent loads (spread over the chains) and returns the
     /// number of loads. Positions carry over from one call to the next.
     pub fn walk(&mut self, iterations: u64) -> u64 {
@@ -80,6 +86,181 @@ impl<'a> Chain<'a> {
             other => unreachable!("chase::check admits only 1, 2, 4, 8, 16 chains, not {other}"),
         }
         iterations * LOADS_PER_ITERATION
+    }
+
+    /// Times `groups` consecutive groups of [`LOADS_PER_ITERATION`] dependent loads of a
+    /// single chain with the CPU's counter ([`super::distribution`] says which), appending each
+    /// group's counter ticks (loads plus the counter's own cost) to `out`. `false` (and nothing
+    /// timed) when this chain has more than one chain or the architecture has no counter
+    /// kernel.
+    pub fn timed_groups(&mut self, groups: usize, out: &mut Vec<u64>) -> bool {
+        if self.pos.len() != 1 || !timed::AVAILABLE {
+            return false;
+        }
+        out.reserve(groups);
+        let mut p = self.pos[0];
+        for _ in 0..groups {
+            // SAFETY: `p` came from `chase::link` over the buffer this Chain borrows
+            // exclusively (or from a previous load of it), and every element holds the
+            // address of another element of that buffer.
+            let (next, ticks) = unsafe { timed::group(p) };
+            p = next;
+            out.push(ticks);
+        }
+        self.pos[0] = black_box(p);
+        true
+    }
+}
+
+/// The counter-read cost alone: `reads` pairs of the same counter reads and fences that time
+/// a group in [`Chain::timed_groups`], with no load between them, appended to `out` in ticks.
+/// `false` when the architecture has no counter kernel.
+pub fn timed_empty(reads: usize, out: &mut Vec<u64>) -> bool {
+    if !timed::AVAILABLE {
+        return false;
+    }
+    out.reserve(reads);
+    for _ in 0..reads {
+        out.push(timed::empty());
+    }
+    true
+}
+
+/// The counter itself, for calibrating its rate; `None` off x86_64 and AArch64.
+pub fn counter_now() -> Option<u64> {
+    timed::AVAILABLE.then(timed::now)
+}
+
+/// The timed group kernels. x86_64: `lfence; rdtsc; lfence` starts (the fence after keeps the
+/// first load from starting early), `rdtscp; lfence` ends (RDTSCP waits until every earlier
+/// instruction, the last load included, has executed). AArch64: `isb; mrs cntvct_el0; isb`
+/// starts, `dsb ish; isb; mrs cntvct_el0` ends (DSB waits for the loads to complete). The
+/// loads are exactly 16 `p = *p` in assembly, as in [`walk_one`].
+#[cfg(target_arch = "x86_64")]
+mod timed {
+    pub const AVAILABLE: bool = true;
+
+    macro_rules! group_asm {
+        ($loads:literal, $p:expr) => {{
+            let mut p: usize = $p;
+            let ticks: u64;
+            // SAFETY: (of the expansion site's contract) the loads read only links; the rest is
+            // counter reads and fences on the declared registers.
+            unsafe {
+                std::arch::asm!(
+                    "lfence",
+                    "rdtsc",
+                    "lfence",
+                    "shl rdx, 32",
+                    "or rax, rdx",
+                    "mov {t0}, rax",
+                    concat!(".rept ", $loads),
+                    "mov {p}, qword ptr [{p}]",
+                    ".endr",
+                    "rdtscp",
+                    "lfence",
+                    "shl rdx, 32",
+                    "or rax, rdx",
+                    "sub rax, {t0}",
+                    p = inout(reg) p,
+                    t0 = out(reg) _,
+                    out("rax") ticks,
+                    out("rdx") _,
+                    out("rcx") _,
+                    options(nostack, readonly),
+                );
+            }
+            (p, ticks)
+        }};
+    }
+
+    /// # Safety
+    /// `p` points to a link of a chain as in [`super::walk_n`].
+    #[inline(never)]
+    pub unsafe fn group(p: usize) -> (usize, u64) {
+        group_asm!("16", p)
+    }
+
+    #[inline(never)]
+    pub fn empty() -> u64 {
+        group_asm!("0", 0).1
+    }
+
+    pub fn now() -> u64 {
+        crate::sys::cpu::rdtsc()
+    }
+}
+
+#[cfg(target_arch = "aarch64")]
+mod timed {
+    pub const AVAILABLE: bool = true;
+
+    macro_rules! group_asm {
+        ($loads:literal, $p:expr) => {{
+            let mut p: usize = $p;
+            let ticks: u64;
+            // SAFETY: (of the expansion site's contract) the loads read only links; the rest is
+            // counter reads and barriers on the declared registers.
+            unsafe {
+                std::arch::asm!(
+                    "isb",
+                    "mrs {t0}, cntvct_el0",
+                    "isb",
+                    concat!(".rept ", $loads),
+                    "ldr {p}, [{p}]",
+                    ".endr",
+                    "dsb ish",
+                    "isb",
+                    "mrs {t1}, cntvct_el0",
+                    "sub {t1}, {t1}, {t0}",
+                    p = inout(reg) p,
+                    t0 = out(reg) _,
+                    t1 = out(reg) ticks,
+                    options(nostack, readonly),
+                );
+            }
+            (p, ticks)
+        }};
+    }
+
+    /// # Safety
+    /// `p` points to a link of a chain as in [`super::walk_n`].
+    #[inline(never)]
+    pub unsafe fn group(p: usize) -> (usize, u64) {
+        group_asm!("16", p)
+    }
+
+    #[inline(never)]
+    pub fn empty() -> u64 {
+        group_asm!("0", 0).1
+    }
+
+    pub fn now() -> u64 {
+        let t: u64;
+        // SAFETY: reading the virtual counter is allowed at EL0 on Linux and has no effects.
+        unsafe {
+            std::arch::asm!("isb", "mrs {t}, cntvct_el0", t = out(reg) t, options(nostack, nomem));
+        }
+        t
+    }
+}
+
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod timed {
+    pub const AVAILABLE: bool = false;
+
+    /// # Safety
+    /// Never called: [`AVAILABLE`] is false.
+    pub unsafe fn group(p: usize) -> (usize, u64) {
+        (p, 0)
+    }
+
+    pub fn empty() -> u64 {
+        0
+    }
+
+    pub fn now() -> u64 {
+        0
     }
 }
 

@@ -1,14 +1,15 @@
 //! The readable text form of `numascope latency`: the clock check first (what every figure
 //! rests on), then single-size results, each sweep curve with its plateaus and knees beside the
 //! sysfs cache sizes, and the node x node matrix beside the firmware's SLIT and HMAT figures
-//! (labelled firmware-declared). Latencies are ns per load (median headline, then min, p90,
-//! p99 and the sample count); cycles are core cycles from the core clock estimate. Sizes use
-//! binary units (KiB = 1024 bytes).
+//! (labelled firmware-declared), the memory-level-parallelism factors of `--chains 1,N` and
+//! the per-load distribution of `--distribution` with its histogram as bars. Latencies are ns
+//! per load (median headline, then min, p90, p99 and the sample count); cycles are core cycles
+//! from the core clock estimate. Sizes use binary units (KiB = 1024 bytes).
 
 use std::io::{self, Write};
 
 use crate::results::format::format_bytes;
-use crate::results::latency::{LatencyReport, LatencyResult};
+use crate::results::latency::{HistogramBin, LatencyReport, LatencyResult, LoadDistribution};
 
 fn f1(v: f64) -> String {
     format!("{v:.1}")
@@ -71,6 +72,8 @@ const RESULT_HEADERS: [&str; 14] = [
 pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     clock(r, out)?;
     single_sizes(r, out)?;
+    mlp(r, out)?;
+    distribution(r, out)?;
     sweeps(r, out)?;
     matrix(r, out)?;
     warnings(r, out)
@@ -114,6 +117,154 @@ fn single_sizes(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The memory-level-parallelism factor of each multi-chain result (`--chains 1,...`).
+fn mlp(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
+    if r.mlp.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "\nMemory-level parallelism (factor = ns per load with 1 chain / with N: loads completed per second over one chain's)"
+    )?;
+    let rows: Vec<Vec<String>> = r
+        .mlp
+        .iter()
+        .map(|m| {
+            let factor = match (m.ci_low, m.ci_high) {
+                (Some(l), Some(h)) => format!("{} [{}, {}]", f2(m.factor), f2(l), f2(h)),
+                _ => format!("{}, no interval", f2(m.factor)),
+            };
+            vec![
+                format_bytes(m.working_set_bytes),
+                m.mode.label().into(),
+                m.page_size.label().into(),
+                m.chains.to_string(),
+                f2(m.one_chain_ns_per_load),
+                f2(m.ns_per_load),
+                f2(m.per_chain_ns_per_load),
+                factor,
+            ]
+        })
+        .collect();
+    write!(
+        out,
+        "{}",
+        indent(&super::width::fit_columns(
+            &[
+                "working set",
+                "mode",
+                "page",
+                "chains",
+                "ns 1 chain",
+                "ns per load",
+                "ns per chain's load",
+                "MLP factor [interval]",
+            ],
+            &rows
+        ))
+    )
+}
+
+/// Width of the longest histogram bar, characters.
+const BAR: usize = 40;
+
+/// The per-load distribution: counter, overhead, percentiles beside the chase, and the
+/// histogram from the first bin to the one holding p99 (the tail summed on one line).
+fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
+    let Some(d) = &r.distribution else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nPer-load latency distribution: {} mode, {} working set, {} pages, CPU {}, {} groups of {} dependent loads",
+        d.mode.label(),
+        format_bytes(d.working_set_bytes),
+        d.page_size.label(),
+        d.cpu,
+        d.groups,
+        d.loads_per_group
+    )?;
+    let inv = match d.counter_invariant {
+        Some(true) => "invariant",
+        Some(false) => "NOT invariant",
+        None => "invariance unknown",
+    };
+    writeln!(
+        out,
+        "  counter: {} at {} ({inv})",
+        d.counter,
+        ghz(Some(d.counter_hz))
+    )?;
+    let o = &d.timer_overhead;
+    writeln!(
+        out,
+        "  timer cost: {} ns per group subtracted (median of {} empty reads; min {}, p10 {}, p90 {}, p99 {}); {} groups clamped to 0",
+        f1(o.median_ns),
+        o.reads,
+        f1(o.min_ns),
+        f1(o.p10_ns),
+        f1(o.p90_ns),
+        f1(o.p99_ns),
+        d.clamped_groups
+    )?;
+    let p = &d.ns_per_load;
+    writeln!(
+        out,
+        "  ns per load: p1 {}  p10 {}  p50 {}  p90 {}  p99 {}  p99.9 {}  (min {}, max {}, mean {})",
+        f1(p.p1),
+        f1(p.p10),
+        f1(p.p50),
+        f1(p.p90),
+        f1(p.p99),
+        f1(p.p99_9),
+        f1(p.min),
+        f1(p.max),
+        f1(p.mean)
+    )?;
+    if let Some(c) = d.chase_ns_per_load_median {
+        writeln!(
+            out,
+            "  chase on the same chain: {} ns per load (median of samples); p50 / chase = {}",
+            f2(c),
+            f2(p.p50 / c)
+        )?;
+    }
+    write!(out, "{}", histogram_text(d))
+}
+
+/// The histogram as bars, one line per bin up to the bin holding p99; the tail (preemptions,
+/// interrupts: up to ms) would be tens of near-empty lines, so it is one line.9.
+fn histogram_text(d: &LoadDistribution) -> String {
+    let cut = d.ns_per_load.p99;
+    let shown: Vec<&HistogramBin> = d.histogram.iter().filter(|b| b.low_ns <= cut).collect();
+    let rest: u64 = d
+        .histogram
+        .iter()
+        .filter(|b| b.low_ns > cut)
+        .map(|b| b.count)
+        .sum();
+    let most = shown.iter().map(|b| b.count).max().unwrap_or(0).max(1);
+    let mut s = String::new();
+    for b in &shown {
+        let len = ((b.count as f64 / most as f64) * BAR as f64).round() as usize;
+        s.push_str(&format!(
+            "  {:>8.1} - {:>8.1} ns |{:<BAR$}| {}\n",
+            b.low_ns,
+            b.high_ns,
+            "#".repeat(len.max(usize::from(b.count > 0))),
+            b.count
+        ));
+    }
+    if rest > 0 {
+        let from = shown.last().map_or(0.0, |b| b.high_ns);
+        s.push_str(&format!(
+            "  {:>8.1} - {:>8} ns |{:<BAR$}| {rest}\n",
+            from, "more", ""
+        ));
+    }
+    s
 }
 
 /// Each working-set curve with its plateaus and knees.

@@ -133,6 +133,129 @@ pub struct LatencyReport {
     pub matrix: Option<Matrix>,
     /// Things the reader must know (placement below 100 %, THP not obtained, ...).
     pub warnings: Vec<String>,
+    /// The per-load latency distribution (`--distribution`); absent otherwise and in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<LoadDistribution>,
+    /// Memory-level parallelism: for each measurement with more than one chain, its
+    /// throughput gain over one chain at the same size, mode and page size (`--chains 1,...`);
+    /// empty when one chain count was measured, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mlp: Vec<MlpFactor>,
+}
+
+/// Timed groups of dependent loads (`latency --distribution`): each group of
+/// `loads_per_group` loads of one chain is timed with the CPU's counter, the counter's own
+/// cost (measured with no loads between the two reads) is subtracted, and the rest divided by
+/// the loads gives that group's ns per load.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadDistribution {
+    pub mode: Mode,
+    pub working_set_bytes: u64,
+    pub element_bytes: u64,
+    pub page_size: PageSize,
+    pub cpu: u32,
+    pub memory_node: Option<u32>,
+    pub placement_fraction: Option<f64>,
+    /// Dependent loads between the two counter reads of one group.
+    pub loads_per_group: u64,
+    /// Groups timed (after a warm-up pass over the whole chain).
+    pub groups: usize,
+    /// Which counter and fences time a group, in words.
+    pub counter: String,
+    /// Counter ticks per second, measured against the monotonic clock over ~20 ms.
+    pub counter_hz: f64,
+    /// Whether the counter runs at a constant rate whatever the core's frequency and sleep
+    /// states (CPUID invariant TSC on x86_64; the architected generic timer on AArch64);
+    /// `None` when it cannot be told.
+    pub counter_invariant: Option<bool>,
+    /// The cost of the two counter reads and their fences with no load between them.
+    pub timer_overhead: TimerOverhead,
+    /// Groups whose time was below the median overhead: clamped to 0 ns, counted here.
+    pub clamped_groups: usize,
+    /// Percentiles of the groups' ns per load (after subtracting the overhead).
+    pub ns_per_load: LoadPercentiles,
+    /// Log-spaced histogram of the groups' ns per load, lowest bin first; only bins from the
+    /// first to the last non-empty one.
+    pub histogram: Vec<HistogramBin>,
+    /// Bins per factor of two in `histogram`.
+    pub bins_per_octave: u32,
+    /// The chase's median ns per load at the same working set, mode and page size, measured
+    /// in the same run (the usual samples of elapsed time over many loads), for comparison
+    /// with `ns_per_load.p50`.
+    pub chase_ns_per_load_median: Option<f64>,
+    /// The batches of groups taken, discarded (the thread got less than 90 % of its CPU) and
+    /// kept, as for the chase's samples; absent when not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
+}
+
+/// The counter-read cost, ns per timed group (two reads with their fences).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimerOverhead {
+    /// Subtracted from every group.
+    pub median_ns: f64,
+    pub min_ns: f64,
+    pub p10_ns: f64,
+    pub p90_ns: f64,
+    pub p99_ns: f64,
+    /// Empty timed pairs measured.
+    pub reads: usize,
+}
+
+/// Nearest-rank percentiles of per-group ns per load.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadPercentiles {
+    pub min: f64,
+    pub p1: f64,
+    pub p10: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// One histogram bin: `low_ns <= x < high_ns` (the first bin starts at 0 when clamped groups
+/// exist).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HistogramBin {
+    pub low_ns: f64,
+    pub high_ns: f64,
+    pub count: u64,
+}
+
+/// The memory-level-parallelism factor of one multi-chain measurement: how many times more
+/// loads per second `chains` independent chains complete than one chain, at the same working
+/// set, mode and page size (multichase's and MLC's convention). ns per load counts the loads
+/// of all chains, so the factor is `one_chain_ns_per_load / ns_per_load`; it equals the
+/// average loads in flight when one load's latency stays that of one chain.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MlpFactor {
+    pub mode: Mode,
+    pub page_size: PageSize,
+    pub working_set_bytes: u64,
+    pub chains: usize,
+    /// Median ns per load with one chain.
+    pub one_chain_ns_per_load: f64,
+    /// Median ns per load (over all chains' loads) with `chains` chains.
+    pub ns_per_load: f64,
+    /// Median time between two loads of one chain with `chains` chains:
+    /// `chains x ns_per_load`.
+    pub per_chain_ns_per_load: f64,
+    /// `one_chain_ns_per_load / ns_per_load`.
+    pub factor: f64,
+    /// Conservative interval of the factor from the two medians' intervals (low: the
+    /// one-chain interval's low end over the multi-chain's high end; high the other way
+    /// round); `None` when either has fewer than six samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    /// Lower bound of the interval's coverage (product of the two coverages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_level: Option<f64>,
 }
 
 impl LatencyReport {

@@ -140,6 +140,7 @@ fn latency_config(
         plan: sample_plan(s),
         clock: Some(clock_of(r, root)),
         keep_going: true,
+        distribution: None,
     }
 }
 

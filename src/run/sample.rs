@@ -203,6 +203,8 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
             cells: cells.iter().map(cell).collect(),
         }),
         warnings: vec![],
+        distribution: None,
+        mlp: vec![],
     }
 }
 

@@ -9,6 +9,7 @@ mod bandwidth;
 mod c2c;
 mod headline;
 mod latency;
+mod latency_dist;
 mod loaded;
 mod policy;
 mod scaling;
@@ -17,6 +18,7 @@ pub use bandwidth::*;
 pub use c2c::*;
 pub use headline::*;
 pub use latency::*;
+pub use latency_dist::*;
 pub use loaded::*;
 pub use policy::*;
 pub use scaling::*;
@@ -301,7 +303,7 @@ pub fn absent_reason(r: &RunResults, part: Part) -> String {
 
 /// Every table, in report order.
 pub fn all_tables(r: &RunResults) -> Vec<Table> {
-    vec![
+    let mut v = vec![
         latency_sweep_table(r),
         latency_matrix_table(r),
         bandwidth_table(r),
@@ -312,7 +314,9 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
         c2c_groups_table(r),
         scenarios_table(r),
         recommendations_table(r),
-    ]
+    ];
+    v.extend(latency_extra_tables(r.latency.as_ref()));
+    v
 }
 
 /// A node x node grid from (initiator, memory, value) triples.

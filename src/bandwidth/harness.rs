@@ -286,6 +286,12 @@ fn summarize(
             .collect(),
         placements,
         quality: Some(outcome.quality),
+        cache_level: super::plan::cache_fit(
+            topo,
+            &spec.cpus,
+            spec.array_bytes * desc.stream_count() as u64,
+        )
+        .map(|f| f.label),
     }
 }
 

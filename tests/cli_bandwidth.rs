@@ -264,3 +264,19 @@ fn size_lists_and_sweeps_are_refused_where_they_do_nothing() {
         "--sweep does nothing there",
     );
 }
+
+#[test]
+fn sweep_conflicts_are_refused_by_the_parser() {
+    for args in [
+        ["bandwidth", "--sweep", "--size", "1MiB"],
+        ["bandwidth", "--sweep", "--matrix", "--json"],
+        ["bandwidth", "--sweep", "--scaling", "--json"],
+    ] {
+        numascope()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("cannot be used with"))
+            .stdout(predicate::str::is_empty());
+    }
+}

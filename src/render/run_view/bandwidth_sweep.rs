@@ -124,11 +124,6 @@ pub fn bandwidth_sweep_chart(r: &RunResults) -> Option<LineChart> {
     Some(c)
 }
 
-/// The checker of tests/csv_tidy.rs, so this file's test reads the same contract.
-#[cfg(test)]
-#[path = "../../../tests/csv_tidy/check.rs"]
-mod csv_check;
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,14 +193,14 @@ mod tests {
     /// The sweep's CSV holds to the columns docs/csv.md lists for it.
     #[test]
     fn the_csv_follows_docs_csv_md() {
-        let doc = super::csv_check::documented(include_str!("../../../docs/csv.md"));
+        let doc = crate::render::csv::csv_check::documented(include_str!("../../../docs/csv.md"));
         let files = crate::render::csv::run_csv(&with_sweep()).unwrap();
         let (name, text) = files
             .iter()
             .find(|f| f.0 == "bandwidth_sweep.csv")
             .expect("a run with a sweep writes bandwidth_sweep.csv");
         let cols = doc.get(name).expect("bandwidth_sweep.csv is documented");
-        let problems = super::csv_check::check_file(name, text, cols);
+        let problems = crate::render::csv::csv_check::check_file(name, text, cols);
         assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 

@@ -141,3 +141,142 @@ fn a_missing_isa_is_refused_when_forced() {
         }
     }
 }
+
+/// Issue 14: a list of sizes measures every kernel at each size, each labelled with the cache
+/// it fits in (whatever this machine declares), and a cache-resident run never shows a DRAM
+/// figure in the text.
+#[test]
+fn a_size_list_measures_every_kernel_at_each_size() {
+    let args = [
+        "bandwidth",
+        "--size",
+        "4MiB,16KiB",
+        "--kernel",
+        "read,copy",
+        "--duration",
+        "20ms",
+        "--repetitions",
+        "2",
+        "--json",
+    ];
+    let v = json(&args);
+    let sw = &v["sweep"];
+    assert_eq!(sw["mode"], "sizes");
+    assert_eq!(sw["threads"], 1);
+    let points = sw["points"].as_array().unwrap();
+    let got: Vec<(String, u64)> = points
+        .iter()
+        .map(|p| {
+            (
+                p["kernel"].as_str().unwrap().to_string(),
+                p["working_set_bytes_per_thread"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("read", 16384),
+        ("copy", 16384),
+        ("read", 4 << 20),
+        ("copy", 4 << 20),
+    ];
+    assert_eq!(got, want.map(|(k, s)| (k.to_string(), s as u64)).to_vec());
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 4);
+    for p in points {
+        let r = &results[p["result_index"].as_u64().unwrap() as usize];
+        assert_eq!(r["kernel"], p["kernel"]);
+        assert_eq!(r["mb_per_s"]["median"], p["mb_per_s"]);
+        let fits = p["fits_in"].as_str().unwrap();
+        match r["cache_level"].as_str() {
+            Some(level) => assert_eq!(fits, format!("fits in {level}")),
+            None => assert_eq!(fits, "DRAM"),
+        }
+        assert_eq!(p["cache_level"].is_null(), fits == "DRAM");
+    }
+}
+
+#[test]
+fn a_sweep_takes_two_points_per_octave_and_the_text_names_the_level() {
+    let args = [
+        "bandwidth",
+        "--sweep",
+        "16KiB..64KiB",
+        "--kernel",
+        "read",
+        "--duration",
+        "10ms",
+        "--repetitions",
+        "1",
+        "--warmup",
+        "0",
+        "--json",
+    ];
+    let v = json(&args);
+    assert_eq!(v["sweep"]["mode"], "sweep");
+    let sizes: Vec<u64> = v["sweep"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["working_set_bytes_per_thread"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, [16384, 22528, 32768, 46080, 65536]);
+    let text = numascope().args(&args[..args.len() - 1]).output().unwrap();
+    assert!(text.status.success());
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(out.contains("working set per thread"), "{out}");
+    assert!(out.contains("1 thread(s) on CPU"), "{out}");
+    assert!(out.contains("read MB/s median [95 % interval]"), "{out}");
+    assert!(out.contains("16 KiB"), "{out}");
+}
+
+#[test]
+fn size_lists_and_sweeps_are_refused_where_they_do_nothing() {
+    let sysfs = fixture("edge-sparse-hmat");
+    let with = |rest: &[&'static str]| -> Vec<String> {
+        ["--sysfs-root", sysfs.as_str(), "bandwidth"]
+            .iter()
+            .chain(rest)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let refuses = |a: &[String], needle: &str| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        refuses(&a, needle)
+    };
+    refuses(
+        &with(&["--sweep", "1MiB..16KiB"]),
+        "ends before it starts; give FROM below TO",
+    );
+    refuses(&with(&["--sweep", "16KiB"]), "is not a range");
+    refuses(
+        &with(&["--size", "16KiB,1MiB", "--matrix"]),
+        "--matrix measures one working set, so a list of sizes does nothing there",
+    );
+    refuses(
+        &with(&["--size", "16KiB,1MiB", "--scaling"]),
+        "--scaling measures one working set",
+    );
+    refuses(&with(&["--size", "16KiB,0"]), "--size 0 holds no data");
+    refuses(&with(&["--size", "16KiB,,1MiB"]), "--size");
+    refuses(&with(&["--sweep", "..900TiB"]), "smaller --size");
+    refuses(
+        &with(&["--list-kernels", "--sweep", "16KiB..1MiB"]),
+        "--sweep does nothing there",
+    );
+}
+
+#[test]
+fn sweep_conflicts_are_refused_by_the_parser() {
+    for args in [
+        ["bandwidth", "--sweep", "--size", "1MiB"],
+        ["bandwidth", "--sweep", "--matrix", "--json"],
+        ["bandwidth", "--sweep", "--scaling", "--json"],
+    ] {
+        numascope()
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("cannot be used with"))
+            .stdout(predicate::str::is_empty());
+    }
+}

@@ -14,9 +14,11 @@ use super::harness;
 use super::kernels::Kernel;
 use super::matrix;
 use super::plan::MemPlacement;
-use super::result::{BandwidthReport, BandwidthResult, BANDWIDTH_SCHEMA_VERSION};
+use super::result::{
+    BandwidthReport, BandwidthResult, Sweep, SweepPoint, BANDWIDTH_SCHEMA_VERSION,
+};
 use super::scaling;
-use super::RunSettings;
+use super::{RunSettings, WorkingSet};
 
 /// What to measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,6 +33,15 @@ pub enum Variant {
         cells: Option<Vec<(u32, u32)>>,
         /// Threads per initiator node (its CPUs one per core first); `None`: all of them.
         threads: Option<usize>,
+    },
+    /// Bandwidth against working-set size: every kernel at every size, one thread on each of
+    /// `cpus`.
+    Sizes {
+        cpus: Vec<u32>,
+        /// Working set per thread (all its streams together), bytes, ascending.
+        per_thread_bytes: Vec<u64>,
+        /// A geometric range (`--sweep`) rather than a list (`--size A,B`).
+        sweep: bool,
     },
     /// Bandwidth against thread count, packed within each of `nodes`.
     Scaling {
@@ -62,6 +73,7 @@ pub fn empty_report(topo: &Topology) -> BandwidthReport {
         results: vec![],
         matrix: vec![],
         scaling: vec![],
+        sweep: None,
         numa_balancing: topo.environment.numa_balancing,
         environment: topo.environment.clone(),
         warnings: vec![],
@@ -113,6 +125,23 @@ pub fn run(
                 progress(k + 1, n);
             }
         }
+        Variant::Sizes {
+            cpus,
+            per_thread_bytes,
+            sweep,
+        } => {
+            report.sweep = Some(run_sizes(
+                topo,
+                root,
+                cfg,
+                cpus,
+                per_thread_bytes,
+                *sweep,
+                &mut report.results,
+                &mut failed,
+                progress,
+            )?);
+        }
         Variant::Matrix { cells, threads } => {
             for &kernel in &cfg.kernels {
                 let m = matrix::run_matrix(
@@ -160,4 +189,76 @@ pub fn run(
         .filter_map(BandwidthResult::disturbed_warning)
         .collect();
     Ok(Outcome { report, failed })
+}
+
+/// Every kernel at every working-set size (per thread), through the same settings and harness
+/// as a single run: only the size changes from point to point. A small working set is swept
+/// over and over until the repetition's duration is up (the harness wraps around its arrays),
+/// so every point is timed for the same length.
+#[allow(clippy::too_many_arguments)]
+fn run_sizes(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    cpus: &[u32],
+    per_thread_bytes: &[u64],
+    sweep: bool,
+    results: &mut Vec<BandwidthResult>,
+    failed: &mut Option<anyhow::Error>,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Sweep> {
+    let total = per_thread_bytes.len() * cfg.kernels.len();
+    let mut points = Vec::with_capacity(total);
+    'sizes: for (i, &bytes) in per_thread_bytes.iter().enumerate() {
+        let settings = RunSettings {
+            size: WorkingSet::Total(bytes * cpus.len() as u64),
+            ..cfg.settings.clone()
+        };
+        for (k, &kernel) in cfg.kernels.iter().enumerate() {
+            if interrupted() {
+                break 'sizes;
+            }
+            let res = settings
+                .spec(topo, kernel, cpus.to_vec(), &cfg.placement)
+                .and_then(|sp| harness::run(topo, root, &sp));
+            match res {
+                Ok(r) => {
+                    points.push(sweep_point(topo, &r, results.len()));
+                    results.push(r);
+                }
+                Err(e) => keep_or_stop(cfg.keep_going, failed, e, || {
+                    format!(
+                        "kernel {} at {} per thread",
+                        kernel.descriptor().name,
+                        crate::results::format::format_bytes(bytes)
+                    )
+                })?,
+            }
+            progress(i * cfg.kernels.len() + k + 1, total);
+        }
+    }
+    Ok(Sweep {
+        threads: cpus.len(),
+        cpus: cpus.to_vec(),
+        mode: if sweep { "sweep" } else { "sizes" }.into(),
+        points,
+    })
+}
+
+/// The sweep's view of one result: its size per thread, the cache it fits in and its rate.
+pub fn sweep_point(topo: &Topology, r: &BandwidthResult, result_index: usize) -> SweepPoint {
+    let per_thread = r.working_set_bytes / r.threads.max(1) as u64;
+    let fit = super::plan::cache_fit(topo, &r.cpus, per_thread);
+    SweepPoint {
+        kernel: r.kernel.clone(),
+        working_set_bytes_per_thread: per_thread,
+        working_set_bytes: r.working_set_bytes,
+        cache_level: fit.as_ref().map(|f| f.level),
+        fits_in: fit.map_or_else(|| "DRAM".into(), |f| format!("fits in {}", f.label)),
+        mb_per_s: r.mb_per_s.median,
+        ci_low: r.mb_per_s.ci_low,
+        ci_high: r.mb_per_s.ci_high,
+        disturbed: r.quality.as_ref().is_some_and(|q| q.disturbed),
+        result_index,
+    }
 }

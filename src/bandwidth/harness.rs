@@ -146,23 +146,28 @@ fn sweep_until_stopped(spec: &RunSpec, index: usize, w: &mut Worker, stop: &Stop
         checksum: 0,
     };
     let sleep = spec.throttle.filter(|t| t.0 == index).map(|t| t.1);
+    // An array smaller than a chunk (a cache-resident working set) is swept whole several
+    // times between two polls, so the poll stays as rare as for a large array.
+    let passes = (CHUNK_ELEMENTS / w.len.max(1)).max(1);
     loop {
-        let from = if w.pos >= w.len { 0 } else { w.pos };
-        let to = (from + CHUNK_ELEMENTS).min(w.len);
-        let (starts, bufs) = (&w.starts, &mut w.bufs);
-        let mut it = bufs.iter_mut().zip(starts);
-        let mut slice = || -> &mut [f64] {
-            let (b, &s) = it.next().expect("one buffer per stream");
-            &mut b.as_f64_mut()[s + from..s + to]
-        };
-        let out = match streams {
-            1 => kernel.run(&mut [slice()], &params, &mut w.seed),
-            2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
-            _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
-        };
-        moved.elements += out.elements;
-        moved.checksum = moved.checksum.wrapping_add(out.checksum);
-        w.pos = to;
+        for _ in 0..passes {
+            let from = if w.pos >= w.len { 0 } else { w.pos };
+            let to = (from + CHUNK_ELEMENTS).min(w.len);
+            let (starts, bufs) = (&w.starts, &mut w.bufs);
+            let mut it = bufs.iter_mut().zip(starts);
+            let mut slice = || -> &mut [f64] {
+                let (b, &s) = it.next().expect("one buffer per stream");
+                &mut b.as_f64_mut()[s + from..s + to]
+            };
+            let out = match streams {
+                1 => kernel.run(&mut [slice()], &params, &mut w.seed),
+                2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
+                _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
+            };
+            moved.elements += out.elements;
+            moved.checksum = moved.checksum.wrapping_add(out.checksum);
+            w.pos = to;
+        }
         if let Some(d) = sleep {
             std::thread::sleep(d);
         }
@@ -286,6 +291,12 @@ fn summarize(
             .collect(),
         placements,
         quality: Some(outcome.quality),
+        cache_level: super::plan::cache_fit(
+            topo,
+            &spec.cpus,
+            spec.array_bytes * desc.stream_count() as u64,
+        )
+        .map(|f| f.label),
     }
 }
 

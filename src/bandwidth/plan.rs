@@ -309,6 +309,93 @@ pub fn check_fits(topo: &Topology, nodes: &[u32], working_set: u64) -> Result<()
     Ok(())
 }
 
+/// The cache level a working set fits in, from the topology's declared caches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheFit {
+    /// Cache level (1, 2, 3...).
+    pub level: u32,
+    /// `L1d (32 KiB per core)`, `L3 (32 MiB shared by 16 CPUs)`.
+    pub label: String,
+}
+
+/// The name of a cache level as people write it: `L1d` for a level-1 data cache, else `L<n>`.
+fn level_name(level: u32, kind: &str) -> String {
+    if level == 1 && kind == "Data" {
+        "L1d".into()
+    } else {
+        format!("L{level}")
+    }
+}
+
+/// The smallest cache level that holds the data of threads pinned to `cpus`, each touching
+/// `bytes_per_thread` (all its streams together): at that level every instance holds the sum
+/// over the threads whose CPU shares it (SMT siblings share L1 and L2; a package or CCX shares
+/// L3). `None` when no declared cache holds it (the working set is in DRAM) or the topology
+/// declares no caches for these CPUs.
+pub fn cache_fit(topo: &Topology, cpus: &[u32], bytes_per_thread: u64) -> Option<CacheFit> {
+    let data = |c: &&crate::results::topology::Cache| c.kind != "Instruction";
+    let mut levels: Vec<u32> = topo.caches.iter().filter(data).map(|c| c.level).collect();
+    levels.sort_unstable();
+    levels.dedup();
+    for level in levels {
+        let instances: Vec<_> = topo
+            .caches
+            .iter()
+            .filter(data)
+            .filter(|c| c.level == level)
+            .collect();
+        let mut all_fit = true;
+        let mut used = None;
+        for &cpu in cpus {
+            let Some(c) = instances.iter().find(|c| c.cpus.contains(&cpu)) else {
+                all_fit = false;
+                break;
+            };
+            let sharing = cpus.iter().filter(|x| c.cpus.contains(x)).count() as u64;
+            if sharing * bytes_per_thread > c.size_bytes {
+                all_fit = false;
+                break;
+            }
+            used.get_or_insert(*c);
+        }
+        if let (true, Some(c)) = (all_fit, used) {
+            let core = topo
+                .cpu(c.cpus[0])
+                .map(|x| x.siblings.clone())
+                .unwrap_or_default();
+            let scope = if c.cpus.len() <= 1 || c.cpus == core {
+                "per core".to_string()
+            } else {
+                format!("shared by {} CPUs", c.cpus.len())
+            };
+            return Some(CacheFit {
+                level,
+                label: format!(
+                    "{} ({} {scope})",
+                    level_name(level, &c.kind),
+                    format_bytes(c.size_bytes)
+                ),
+            });
+        }
+    }
+    None
+}
+
+/// The default sweep of working sets per thread: from half the first level's cache (the L1d,
+/// 16 KiB when no cache is declared) to 4x the last-level cache (256 MiB when unknown), two
+/// points per octave on the latency sweep's grid.
+pub fn default_sweep(topo: &Topology, cpu: u32) -> (u64, u64) {
+    let sizes = topo.cache_sizes_for_cpu(cpu);
+    let from = sizes.first().map_or(16 << 10, |&(_, s)| (s / 2).max(4096));
+    let llc = topo.llc_total_bytes();
+    let to = if llc == 0 { 256 << 20 } else { 4 * llc };
+    (from, to.max(from))
+}
+
+/// Points per octave of a bandwidth sweep: each point costs every kernel's repetitions, so half
+/// the latency sweep's density.
+pub const SWEEP_POINTS_PER_OCTAVE: u32 = 2;
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -405,5 +492,30 @@ pub(crate) mod tests {
         assert!(check_fits(&t, &[0], 1 << 30).is_ok());
         let e = check_fits(&t, &[0], 100 << 30).unwrap_err();
         assert!(e.contains("smaller --size"), "{e}");
+    }
+
+    #[test]
+    fn cache_fit_names_the_smallest_level_that_holds_every_thread() {
+        // xeon-x7560: L1d 32 KiB and L2 256 KiB per core (2 SMT siblings), L3 24 MiB per
+        // package of 16 CPUs.
+        let t = fixture("xeon-x7560-4s-smt");
+        let cpu = t.initiator_nodes()[0];
+        let cpu = node_cpus_cores_first(&t, cpu)[0];
+        let l = |b| cache_fit(&t, &[cpu], b).map(|f| f.label);
+        assert_eq!(l(16 << 10).as_deref(), Some("L1d (32 KiB per core)"));
+        assert_eq!(l(32 << 10).as_deref(), Some("L1d (32 KiB per core)"));
+        assert_eq!(l(200 << 10).as_deref(), Some("L2 (256 KiB per core)"));
+        assert_eq!(l(4 << 20).as_deref(), Some("L3 (24 MiB shared by 16 CPUs)"));
+        assert_eq!(l(64 << 20), None);
+        // Two SMT siblings share one L1d: 2 x 20 KiB does not fit, so L2.
+        let sib = t.cpu(cpu).unwrap().siblings.clone();
+        assert_eq!(sib.len(), 2);
+        assert_eq!(cache_fit(&t, &sib, 20 << 10).unwrap().level, 2);
+        // No caches declared: nothing is said to fit.
+        let mut bare = t.clone();
+        bare.caches.clear();
+        assert_eq!(cache_fit(&bare, &[cpu], 1024), None);
+        assert_eq!(default_sweep(&bare, cpu), (16 << 10, 256 << 20));
+        assert_eq!(default_sweep(&t, cpu), (16 << 10, 4 * t.llc_total_bytes()));
     }
 }

@@ -15,7 +15,7 @@ use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::excerpt;
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::selection;
-use crate::parse::size::parse_size;
+use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::{PageSize, Policy};
 use crate::render::bandwidth_text;
 use crate::topology::{read_topology, Topology};
@@ -67,8 +67,15 @@ pub struct BandwidthArgs {
     pub scaling: bool,
     /// Total working set of one run, all threads and streams (likwid-bench's convention),
     /// e.g. 1GiB. Default: each stream's arrays together 4x the last-level cache, >= 256 MiB.
+    /// A list (16KiB,256KiB,4MiB) measures every kernel at each size, as --sweep does.
     #[arg(long)]
     pub size: Option<String>,
+    /// Bandwidth against working-set size per thread, FROM..TO (FROM.., ..TO or nothing for
+    /// the default: half the L1d to 4x the last-level cache), 2 points per octave; each size
+    /// is labelled with the cache it fits in. Default kernels: read,write,copy.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "FROM..TO",
+          conflicts_with_all = ["size", "matrix", "scaling"])]
+    pub sweep: Option<String>,
     /// Length of one repetition: 200ms, 1s, or milliseconds.
     #[arg(long, default_value = "200ms")]
     pub duration: String,
@@ -136,6 +143,7 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
             ("--matrix", args.matrix),
             ("--scaling", args.scaling),
             ("--size", args.size.is_some()),
+            ("--sweep", args.sweep.is_some()),
             ("--isa", args.isa.is_some()),
         ];
         if let Some((f, _)) = given.iter().find(|g| g.1) {
@@ -198,14 +206,18 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     };
     let (cpus, cpu_nodes) = threads(topo, args, order)?;
     let placement = placement(topo, args)?;
-    let size = match &args.size {
-        Some(t) => {
-            let s = parse_size(t).context("--size")?;
-            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
-            Some(s)
-        }
-        None => None,
+    let sizes = match &args.size {
+        Some(t) => parse_sizes(t)?,
+        None => vec![],
     };
+    if sizes.len() > 1 && (args.matrix || args.scaling) {
+        anyhow::bail!(
+            "--{} measures one working set, so a list of sizes does nothing there; give one --size, or drop --{} to measure every kernel at each size",
+            if args.matrix { "matrix" } else { "scaling" },
+            if args.matrix { "matrix" } else { "scaling" }
+        );
+    }
+    let size = (sizes.len() == 1).then(|| sizes[0]);
     let settings = RunSettings {
         page,
         duration,
@@ -217,8 +229,33 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         },
         size: size.map_or(WorkingSet::Default, WorkingSet::Total),
     };
-    check_sizes(topo, args, &kernels, &cpus, &placement, &settings, size)?;
-    let variant = if args.matrix {
+    let per_thread = per_thread_sizes(topo, args, &cpus, &sizes)?;
+    if per_thread.is_empty() {
+        check_sizes(topo, args, &kernels, &cpus, &placement, &settings, size)?;
+    } else {
+        for &b in &per_thread {
+            let s = RunSettings {
+                size: WorkingSet::Total(b * cpus.len() as u64),
+                ..settings.clone()
+            };
+            check_sizes(
+                topo,
+                args,
+                &kernels,
+                &cpus,
+                &placement,
+                &s,
+                Some(b * cpus.len() as u64),
+            )?;
+        }
+    }
+    let variant = if !per_thread.is_empty() {
+        Variant::Sizes {
+            cpus,
+            per_thread_bytes: per_thread,
+            sweep: args.sweep.is_some(),
+        }
+    } else if args.matrix {
         Variant::Matrix {
             cells: None,
             threads: args.threads,
@@ -241,11 +278,60 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     })
 }
 
+/// `--size`: one size or a comma-separated list, each above zero.
+fn parse_sizes(text: &str) -> anyhow::Result<Vec<u64>> {
+    text.split(',')
+        .map(|t| {
+            let s = parse_size(t.trim()).context("--size")?;
+            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
+            Ok(s)
+        })
+        .collect()
+}
+
+/// The working sets per thread of a size run: `--sweep`'s grid, or a `--size` list (each
+/// size is all threads together, as a single --size is, so it is split over the threads),
+/// ascending without duplicates. Empty for a single size or none.
+fn per_thread_sizes(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    cpus: &[u32],
+    sizes: &[u64],
+) -> anyhow::Result<Vec<u64>> {
+    let threads = cpus.len().max(1) as u64;
+    let mut v = if let Some(r) = &args.sweep {
+        let (from, to) = super::latency::parse_range(r)?;
+        let (dfrom, dto) = crate::bandwidth::plan::default_sweep(topo, cpus[0]);
+        let (from, to) = (from.unwrap_or(dfrom), to.unwrap_or(dto));
+        anyhow::ensure!(
+            to >= from,
+            "--sweep {}..{} ends before it starts; give FROM below TO",
+            format_bytes(from),
+            format_bytes(to)
+        );
+        crate::latency::sweep::sizes(
+            from,
+            to,
+            crate::bandwidth::plan::SWEEP_POINTS_PER_OCTAVE,
+            1024.min(from),
+        )
+    } else if sizes.len() > 1 {
+        sizes.iter().map(|s| s / threads).collect()
+    } else {
+        return Ok(vec![]);
+    };
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
+}
+
 /// `--kernel` (or the variant's default kernels) built for `--isa`.
 fn kernels(args: &BandwidthArgs) -> anyhow::Result<Vec<Kernel>> {
     let isa = Isa::resolve(args.isa.as_deref())?;
     let default_kernels = if args.matrix || args.scaling {
         "triad"
+    } else if args.sweep.is_some() {
+        "read,write,copy"
     } else {
         "read,write,copy,triad"
     };

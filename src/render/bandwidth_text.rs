@@ -6,7 +6,9 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
-use crate::results::bandwidth::{BandwidthReport, BandwidthResult, KernelListing, Matrix, Scaling};
+use crate::results::bandwidth::{
+    BandwidthReport, BandwidthResult, KernelListing, Matrix, Scaling, Sweep,
+};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 
@@ -78,7 +80,9 @@ pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Res
 /// Writes the measured results: the per-run table (when no matrix or scaling was asked for),
 /// the matrices and scaling curves, then warnings.
 pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
-    if report.matrix.is_empty() && report.scaling.is_empty() {
+    if let Some(sw) = &report.sweep {
+        render_sweep(w, sw, &report.results)?;
+    } else if report.matrix.is_empty() && report.scaling.is_empty() {
         render_results(w, &report.results)?;
     }
     for m in &report.matrix {
@@ -145,7 +149,11 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
                 r.quality.as_ref(),
             ),
             mb(r.mb_per_s.max),
-            mb(r.dram_mb_per_s_estimate.median),
+            // A cache-resident working set never reaches DRAM: say where it is instead.
+            match &r.cache_level {
+                Some(level) => format!("- (fits in {level})"),
+                None => mb(r.dram_mb_per_s_estimate.median),
+            },
             per_thread,
         ]);
     }
@@ -161,6 +169,81 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
             "Median and max over {} repetitions of {} ms ({} dropped as warm-up). MB/s counts \
              application bytes as STREAM does; the DRAM estimate adds the write-allocate read of \
              normal stores. 1 MB = 10^6 B.",
+            r.repetitions, r.duration_ms, r.warmup_repetitions
+        )?;
+    }
+    Ok(())
+}
+
+/// Bandwidth against working-set size: one row per size (per thread, with the cache it fits
+/// in), one column per kernel (median MB/s of all threads with its interval).
+pub fn render_sweep(w: &mut dyn Write, sw: &Sweep, results: &[BandwidthResult]) -> io::Result<()> {
+    let mut kernels: Vec<&str> = Vec::new();
+    let mut sizes: Vec<u64> = Vec::new();
+    for p in &sw.points {
+        if !kernels.contains(&p.kernel.as_str()) {
+            kernels.push(&p.kernel);
+        }
+        if !sizes.contains(&p.working_set_bytes_per_thread) {
+            sizes.push(p.working_set_bytes_per_thread);
+        }
+    }
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    let mut header = vec!["working set per thread".to_string(), "fits in".to_string()];
+    header.extend(
+        kernels
+            .iter()
+            .map(|k| format!("{k} MB/s median [95 % interval]")),
+    );
+    t.set_header(header);
+    for &size in &sizes {
+        let at: Vec<_> = sw
+            .points
+            .iter()
+            .filter(|p| p.working_set_bytes_per_thread == size)
+            .collect();
+        let fits = at.first().map_or("-".into(), |p| {
+            p.fits_in
+                .strip_prefix("fits in ")
+                .unwrap_or(&p.fits_in)
+                .to_string()
+        });
+        let mut row = vec![format_bytes(size), fits];
+        for k in &kernels {
+            row.push(match at.iter().find(|p| p.kernel == *k) {
+                None => "-".into(),
+                Some(p) => match results.get(p.result_index) {
+                    Some(r) => super::run_view::fmt_ci(
+                        &super::run_view::rates_summary(&r.mb_per_s),
+                        r.quality.as_ref(),
+                    ),
+                    None => mb(p.mb_per_s),
+                },
+            });
+        }
+        t.add_row(row);
+    }
+    for c in 2..2 + kernels.len() {
+        if let Some(col) = t.column_mut(c) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    writeln!(
+        w,
+        "Bandwidth against working-set size, {} thread(s) on CPU {}; sizes are per thread (all \
+         its streams together), rates are all threads together.",
+        sw.threads,
+        format_list(&sw.cpus)
+    )?;
+    writeln!(w, "{}", super::width::fit(&t))?;
+    if let Some(r) = results.first() {
+        writeln!(
+            w,
+            "Median over {} repetitions of {} ms ({} dropped as warm-up); a small working set is \
+             swept over and over for the whole repetition. \"fits in\" is the smallest declared \
+             cache holding the threads' arrays. MB/s counts application bytes as STREAM does, \
+             1 MB = 10^6 B.",
             r.repetitions, r.duration_ms, r.warmup_repetitions
         )?;
     }

@@ -33,7 +33,7 @@ pub fn run_csv(r: &RunResults) -> Result<Vec<(String, String)>, csv::Error> {
 /// The checker of tests/csv_tidy.rs, so the library's test reads the same contract.
 #[cfg(test)]
 #[path = "../../tests/csv_tidy/check.rs"]
-mod csv_check;
+pub(crate) mod csv_check;
 
 #[cfg(test)]
 mod tests {

@@ -25,6 +25,10 @@ pub struct BandwidthReport {
     pub matrix: Vec<Matrix>,
     /// Thread-scaling curves, one per kernel (empty unless `--scaling`).
     pub scaling: Vec<Scaling>,
+    /// Bandwidth against working-set size (`--sweep` or a list of `--size`); absent otherwise
+    /// and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<Sweep>,
     /// `/proc/sys/kernel/numa_balancing` during the run (pages may migrate when on).
     pub numa_balancing: Option<u32>,
     /// The machine's environment (kernel, CPU, THP mode, governor, hypervisor...), recorded
@@ -158,6 +162,49 @@ pub struct BandwidthResult {
     /// existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<RepetitionQuality>,
+    /// The cache the working set fits in, from the topology's declared caches (each thread's
+    /// arrays, summed over the threads sharing one cache instance), e.g.
+    /// `L2 (1 MiB per core)`; absent when it fits in none (the rates are DRAM's) and in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_level: Option<String>,
+}
+
+/// Bandwidth against working-set size: every kernel at every size, one thread per CPU of
+/// `cpus`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    /// Threads that ran each point (one per CPU of `cpus`).
+    pub threads: usize,
+    pub cpus: Vec<u32>,
+    /// `sweep` (a geometric range, `--sweep`) or `sizes` (a list, `--size A,B`).
+    pub mode: String,
+    /// One point per size and kernel, in increasing size, kernels in the order run.
+    pub points: Vec<SweepPoint>,
+}
+
+/// One kernel at one working-set size.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    pub kernel: String,
+    /// One thread's arrays, all its streams together, bytes.
+    pub working_set_bytes_per_thread: u64,
+    /// All threads' arrays, bytes.
+    pub working_set_bytes: u64,
+    /// Cache level the working set fits in (1, 2, 3...); `None`: DRAM.
+    pub cache_level: Option<u32>,
+    /// `fits in L1d (32 KiB per core)`, ... or `DRAM`.
+    pub fits_in: String,
+    /// Application rate summed over the threads, MB/s, with its interval (the result's).
+    pub mb_per_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    /// Repetitions stayed disturbed after the retakes (see the result's `quality`).
+    pub disturbed: bool,
+    /// Index into `results`.
+    pub result_index: usize,
 }
 
 /// A kernel's bandwidth for each initiator node (its CPUs) and memory node.

@@ -227,6 +227,7 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
         schema_version: 1,
         results: vec![],
         matrix: vec![],
+        sweep: None,
         scaling: vec![Scaling {
             kernel: "read".into(),
             series: vec![ScalingSeries {

@@ -49,6 +49,18 @@ pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
         ),
         None => p.absent(r, Part::Latency),
     }
+    // Bandwidth against working set, beside latency's curve, when the run has one.
+    if let Some(c) = view::bandwidth_sweep_chart(r) {
+        p.line_chart(
+            &c,
+            &format!(
+                "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
+                 against the working set per thread; x axis in powers of two. Dashed lines: \
+                 cache sizes from sysfs. {}",
+                intervals_note(&c)
+            ),
+        );
+    }
 }
 
 pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {

@@ -6,6 +6,7 @@ use crate::render::svg::Heatmap;
 use crate::results::{Part, RunResults};
 
 mod bandwidth;
+mod bandwidth_sweep;
 mod c2c;
 mod headline;
 mod latency;
@@ -15,6 +16,7 @@ mod policy;
 mod scaling;
 
 pub use bandwidth::*;
+pub use bandwidth_sweep::*;
 pub use c2c::*;
 pub use headline::*;
 pub use latency::*;
@@ -308,6 +310,7 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
         latency_matrix_table(r),
         bandwidth_table(r),
         bandwidth_matrix_table(r),
+        bandwidth_sweep_table(r),
         scaling_table(r),
         loaded_table(r),
         c2c_table(r),

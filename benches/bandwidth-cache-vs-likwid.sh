@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# Compares numascope's read, write and copy kernels with likwid-bench's load_avx, store_avx
+# and copy_avx at cache-resident working sets (16 KiB, 256 KiB and 4 MiB for one thread by
+# default), run after run in alternation, and prints numascope/likwid ratios of medians
+# (issue 14, "Speed and exactness": target >= 1.00). A benchmark, not a test.
+#
+# Both tools get the same byte count: likwid-bench -w S0:<bytes>B:<threads> and numascope
+# --size <bytes> --threads <threads> both mean all streams of all threads together, and both
+# count application bytes (loads + stores, no write-allocate); likwid's MByte/s is compared
+# with numascope's mb_per_s.median. MB = 10^6 bytes.
+#
+# Environment (all optional):
+#   NUMASCOPE     numascope binary (default: target/release/numascope, then PATH)
+#   LIKWID_BENCH  likwid-bench binary (default: likwid-bench from PATH)
+#   RUNS          runs per configuration (default 5)
+#   SIZES         working sets in bytes (default "16384 262144 4194304")
+#   THREADS       threads, on socket S0 (default 1)
+#   BENCH_NICE=0  do not raise priority (own session at autogroup nice -20, nice -20)
+# Nothing here builds a reference tool; see benches/README.md.
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=benches/lib.sh
+. "$root/benches/lib.sh"
+boost_priority "$@"
+
+RUNS=${RUNS:-5}
+SIZES=${SIZES:-"16384 262144 4194304"}
+THREADS=${THREADS:-1}
+LIKWID_BENCH=${LIKWID_BENCH:-likwid-bench}
+nice=$(nice_prefix)
+
+# likwid-bench kernel -> numascope kernel.
+declare -A map=([load_avx]=read [store_avx]=write [copy_avx]=copy)
+kernels="load_avx store_avx copy_avx"
+
+ns_bin=$(find_numascope "$root")
+if ! is_runnable "$ns_bin"; then
+    echo "SKIP: numascope binary not found (cargo build --release, or set NUMASCOPE=/path)"
+    exit 1
+fi
+if ! is_runnable "$LIKWID_BENCH"; then
+    echo "SKIP: likwid-bench (apt-get install likwid, or set LIKWID_BENCH=/path)"
+    exit 1
+fi
+if ! command -v jq >/dev/null || ! command -v python3 >/dev/null; then
+    echo "SKIP: jq and python3 are needed to read numascope's JSON and summarize"
+    exit 1
+fi
+for s in $SIZES; do
+    [[ $s =~ ^[0-9]+$ ]] || {
+        echo "numascope bench: SIZES holds '$s'; give plain byte counts such as 16384"
+        exit 2
+    }
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tsv=${OUT_TSV:-$tmp/cache.tsv}
+: >"$tsv"
+
+print_context
+echo "# numascope: $ns_bin; ${nice:-normal priority}; $RUNS runs per configuration;" \
+    "$THREADS thread(s); sizes (bytes, all streams of all threads): $SIZES"
+echo "# Compared: likwid's MByte/s (its timed block, an average) with numascope's" \
+    "mb_per_s.median (median of 5 repetitions of 200 ms); both count loads + stores only."
+
+ran_ns=0
+ran_lk=0
+failed=0
+for run in $(seq 1 "$RUNS"); do
+    for s in $SIZES; do
+        for k in $kernels; do
+            case_name="${map[$k]}@$s"
+            if $nice "$LIKWID_BENCH" -t "$k" -w "S0:${s}B:$THREADS" >"$tmp/lk.out" 2>&1; then
+                v=$(awk -F: '/^MByte\/s/ { gsub(/[ \t]/, "", $2); print $2 }' "$tmp/lk.out")
+                if [[ -n $v ]]; then
+                    printf 'likwid\t%s\t%s\t%s\t%s\n' "$case_name" "$THREADS" "$run" "$v" >>"$tsv"
+                    ran_lk=1
+                fi
+            else
+                failed=1
+                echo "likwid-bench $k failed: $(tail -n 3 "$tmp/lk.out" | tr '\n' ' ')"
+            fi
+            if $nice "$ns_bin" bandwidth --kernel "${map[$k]}" --threads "$THREADS" --size "$s" \
+                --json >"$tmp/ns.json" 2>"$tmp/ns.err"; then
+                printf 'numascope\t%s\t%s\t%s\t%s\n' "$case_name" "$THREADS" "$run" \
+                    "$(jq -r '.results[0].mb_per_s.median' "$tmp/ns.json")" >>"$tsv"
+                if ((run == 1)); then
+                    echo "# numascope ${map[$k]} at $s B: fits in" \
+                        "$(jq -r '.results[0].cache_level // "DRAM"' "$tmp/ns.json")"
+                fi
+                ran_ns=1
+            else
+                failed=1
+                echo "numascope bandwidth failed (${map[$k]}, $s B): $(head -c 300 "$tmp/ns.err")"
+            fi
+        done
+    done
+done
+
+echo
+echo "Bandwidth at cache sizes, MB/s (10^6 B/s), median over runs, ±spread = (max-min)/median;" \
+    "ratio = numascope/likwid of medians; paired = median of per-run ratios:"
+python3 - "$root/benches" "$tsv" <<'EOF'
+import sys
+
+sys.path.insert(0, sys.argv[1])
+from summarize import cell, fmt_size, load, paired, ratio, stat, table
+
+values, _ = load(sys.argv[2])
+cases = sorted({(c, v) for (_t, c, v) in values}, key=lambda x: (int(x[0].split("@")[1]), x[0]))
+rows = []
+for case, threads in cases:
+    kernel, size = case.split("@")
+    lk = stat(values.get(("likwid", case, threads), []))
+    ns = stat(values.get(("numascope", case, threads), []))
+    rows.append(
+        [
+            kernel,
+            fmt_size(size),
+            threads,
+            cell(lk, "{:.0f}"),
+            cell(ns, "{:.0f}"),
+            ratio(ns, lk),
+            paired(("numascope", case, threads), ("likwid", case, threads)),
+            ">=1" if ns and lk and ns[0] >= lk[0] else ("<1" if ns and lk else "-"),
+        ]
+    )
+print(table(rows, ["kernel", "working set", "threads", "likwid MB/s", "numascope MB/s",
+                   "ratio", "paired", "target"]))
+EOF
+
+if ((!ran_ns || !ran_lk)); then
+    echo "numascope bench: nothing compared (numascope ran: $ran_ns, likwid ran: $ran_lk)"
+    exit 1
+fi
+exit $failed

@@ -129,7 +129,10 @@ fn mpirun_ranks_are_refused_while_the_lock_is_held_then_take_it_in_turn() {
         let dir = out.join(format!("{h}-{rank}"));
         let r = numascope::results_file::load(&dir.join("results.json")).unwrap();
         // A partial run names the part that failed; one stopped midway would not.
-        assert!(!r.partial || !r.failed.is_empty(), "rank {rank}: partial without a failed part");
+        assert!(
+            !r.partial || !r.failed.is_empty(),
+            "rank {rank}: partial without a failed part"
+        );
         assert!(
             stdout.lines().any(|l| l.starts_with("numascope: host=")
                 && l.ends_with(&format!("output={}", dir.display()))),

@@ -51,6 +51,9 @@ pub struct Limits {
     pub time_limit: Option<Duration>,
     /// Sampling interval; `None`: no sampling.
     pub sample_every: Option<Duration>,
+    /// Space the samples so they cost at most SAMPLE_BUDGET of one CPU (the default
+    /// interval); false keeps the interval as given.
+    pub budgeted: bool,
 }
 
 /// Runs `argv` once under `placement`.
@@ -104,7 +107,12 @@ pub fn run_once(
                         // for 256 MiB of 4 KiB pages on a busy VM): space the samples so
                         // they cost at most SAMPLE_BUDGET of one CPU.
                         let cost = now.elapsed();
-                        next_sample = Some(Instant::now() + every.max(cost.div_f64(SAMPLE_BUDGET)));
+                        let gap = if limits.budgeted {
+                            every.max(cost.div_f64(SAMPLE_BUDGET))
+                        } else {
+                            every
+                        };
+                        next_sample = Some(Instant::now() + gap);
                     }
                 }
                 std::thread::sleep(TICK);

@@ -50,6 +50,9 @@ pub struct Config {
     pub time_limit: Option<Duration>,
     /// `None`: no sampling of numa_maps and thread CPUs.
     pub sample_every: Option<Duration>,
+    /// True for the default interval: samples are spaced further so they cost at most 0.5 %
+    /// of one CPU. An interval the user gave is kept as given.
+    pub sample_budgeted: bool,
     pub output: ChildOutputTo,
     /// Keep going (and keep the figures) when the program exits non-zero.
     pub ignore_failure: bool,
@@ -136,6 +139,7 @@ pub fn run(
     let limits = launch::Limits {
         time_limit: cfg.time_limit,
         sample_every: cfg.sample_every,
+        budgeted: cfg.sample_budgeted,
     };
     let mut samples: Vec<Vec<crate::inspect::Inspection>> = vec![vec![]; cands.len()];
     let mut failed: Option<anyhow::Error> = None;

@@ -17,6 +17,8 @@ use super::error::AppError;
 
 /// Bytes each reading thread streams per node: well beyond any last-level cache of one core.
 const BYTES_PER_THREAD: u64 = 64 << 20;
+/// The smallest buffer per thread worth timing (beyond a core's L2).
+const MIN_BYTES_PER_THREAD: u64 = 4 << 20;
 /// One repetition per node, long enough to leave the ramp-up behind.
 const TIMED: TimedSettings = TimedSettings {
     duration_ms: 200,
@@ -52,12 +54,22 @@ pub fn measure(topo: &Topology, root: &SysRoot) -> Result<Measured, AppError> {
         if crate::sys::signal::interrupted() {
             break;
         }
+        // Bound to one node, the buffers must fit in what that node (and this process's
+        // memory limits) has available, with room to spare: at most half of it.
+        let available = topo.node(m).map_or(0, |n| topo.available_on(n));
+        let room = available / 2 / cpus.len().max(1) as u64;
+        let bytes_per_thread = BYTES_PER_THREAD.min(room).max(MIN_BYTES_PER_THREAD);
+        if bytes_per_thread > room {
+            return Err(AppError::environment(format!(
+                "`weighted:measured` cannot measure node {m}: it has too little memory available for a bandwidth test; use `interleave` or `weighted`"
+            )));
+        }
         let cfg = Config {
             job: Job::Team {
                 cpus: cpus.clone(),
                 policies: vec![Policy::Bind(vec![m]); cpus.len()],
             },
-            bytes_per_thread: BYTES_PER_THREAD,
+            bytes_per_thread,
             weights: None,
         };
         let t = measure_once(topo, root, &cfg, &TIMED).map_err(|e| {

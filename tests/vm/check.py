@@ -189,11 +189,22 @@ class Checker:
             return self.r.check(check, False, f"exited 0; expected a refusal ({b.out[:120]!r})")
         if b.out:
             return self.r.check(check, False, f"exit {b.rc} but stdout not empty: {b.out[:120]!r}")
-        if len(lines) != 1 or not lines[0].startswith("numascope: error:"):
+        # With --json an error is one JSON object {"error", "exit_code", "kind"} instead.
+        sentence = None
+        if len(lines) == 1 and lines[0].startswith("numascope: error:"):
+            sentence = lines[0]
+        elif len(lines) == 1 and lines[0].startswith("{"):
+            try:
+                e = json.loads(lines[0])
+                if isinstance(e, dict) and e.get("exit_code") == b.rc and e.get("error"):
+                    sentence = e["error"]
+            except ValueError:
+                pass
+        if sentence is None:
             return self.r.check(check, False, f"exit {b.rc}; stderr is not one "
-                                f"`numascope: error:` line: {lines[:3]!r}")
+                                f"`numascope: error:` line or JSON error object: {lines[:3]!r}")
         # Each keyword is a string or a tuple of acceptable spellings.
-        low = lines[0].lower()
+        low = sentence.lower()
         missing = [k for k in keywords
                    if not any(a.lower() in low for a in (k if isinstance(k, tuple) else (k,)))]
         return self.r.check(check, not missing,
@@ -384,6 +395,15 @@ def comparable(topo):
     t = dict(topo)
     t.pop("live", None)
     t.pop("source", None)
+    # The hypervisor vendor comes from CPUID on the running machine, which no snapshot file
+    # holds; a replay says what the snapshot's DMI files say.
+    env = dict(t.get("environment") or {})
+    plat = dict(env.get("platform") or {})
+    for k in ("hypervisor_vendor", "hypervisor_source"):
+        plat.pop(k, None)
+    if "platform" in env:
+        env["platform"] = plat
+        t["environment"] = env
     t["nodes"] = [{k: v for k, v in n.items() if k not in ("memory_free_bytes", "memory_available_bytes")}
                   for n in t.get("nodes", [])]
     return t

@@ -104,8 +104,7 @@ pub fn run(
         runs: cfg.runs,
         warmup: cfg.warmup,
         sample_interval_ms: cfg.sample_every.map_or(0, |d| d.as_millis() as u64),
-        candidates: cfg
-            .candidates
+        candidates: cands
             .iter()
             .enumerate()
             .map(|(k, c)| AppCandidate {

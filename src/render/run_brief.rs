@@ -40,7 +40,11 @@ pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
             ]
         })
         .collect();
-    write!(out, "{}", columns(&["part", "estimate", "what"], &rows))?;
+    write!(
+        out,
+        "{}",
+        super::width::fit_columns(&["part", "estimate", "what"], &rows)
+    )?;
     if !plan.skipped.is_empty() {
         writeln!(out, "skipped:")?;
         for s in &plan.skipped {

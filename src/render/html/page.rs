@@ -131,29 +131,28 @@ impl Page {
     /// A line chart twice: laid out for a wide screen and for a phone (480 px wide, so its
     /// text stays readable scaled to ~400 px); CSS shows one of them.
     pub(super) fn line_chart(&mut self, c: &svg::LineChart, caption: &str) {
-        match (svg::line_chart(c), svg::line_chart(&c.narrow())) {
-            (Ok(wide), Ok(narrow)) => {
-                self.push("<figure>");
-                let _ = write!(
-                    self.html,
-                    "<div class=\"chart-wide\">{wide}</div><div class=\"chart-narrow\">{narrow}</div>"
-                );
-                if !caption.is_empty() {
-                    let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
-                }
-                self.push("</figure>");
-            }
-            (Err(e), _) | (_, Err(e)) => self.figure(Err(e), caption),
-        }
+        self.wide_and_narrow(svg::line_chart(c), svg::line_chart(&c.narrow()), caption);
     }
 
     /// A bar chart twice, laid out wide and for a phone (labels above the bars, larger text);
     /// CSS shows one of them, as for [`Page::line_chart`].
     pub(super) fn bar_chart(&mut self, b: &svg::BarChart, marks: &[svg::BarMark], caption: &str) {
-        match (
+        self.wide_and_narrow(
             svg::bar_chart_marked(b, marks),
             svg::bar_chart_narrow(b, marks),
-        ) {
+            caption,
+        );
+    }
+
+    /// One figure holding both layouts of a chart (`chart-wide`, `chart-narrow`); a chart that
+    /// failed to draw becomes the figure's error, as [`Page::figure`] shows it.
+    fn wide_and_narrow(
+        &mut self,
+        wide: Result<String, svg::ChartError>,
+        narrow: Result<String, svg::ChartError>,
+        caption: &str,
+    ) {
+        match (wide, narrow) {
             (Ok(wide), Ok(narrow)) => {
                 self.push("<figure>");
                 let _ = write!(

@@ -221,7 +221,10 @@ fn cpus(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
 
 /// Cache instances grouped by level, type and size, with the CPUs sharing each.
 fn caches(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "\nCaches (sizes in binary units, KiB = 1024 bytes)")?;
+    writeln!(
+        out,
+        "\nCaches (sizes declared by the kernel, not measured; KiB = 1024 bytes)"
+    )?;
     if t.caches.is_empty() {
         writeln!(out, "none reported by the kernel")?;
     } else {

@@ -23,6 +23,7 @@ pub fn derive(r: &RunResults) -> Vec<Finding> {
     v.extend(saturation(r));
     v.extend(policy_winners(r));
     v.extend(hmat_disagreement(r));
+    v.extend(super::cache_check::declared_vs_measured(r));
     v.extend(placement_below_full(r));
     v.extend(environment_notes(r));
     v

@@ -5,6 +5,7 @@
 
 pub mod advisor;
 mod budget;
+pub mod cache_check;
 mod describe;
 pub mod execute;
 pub mod findings;

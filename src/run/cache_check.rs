@@ -1,0 +1,244 @@
+//! Declared against measured: the last-level cache size the kernel reports (from CPUID or
+//! firmware tables; in a virtual machine, whatever the hypervisor chose to declare) checked
+//! against the working-set curve the run measured. When the curve leaves the last-level
+//! cache's plateau at a quarter of the declared size or less, the run says so as a finding:
+//! the process gets only a slice of that cache at cache speed (a VM's share of a larger
+//! cache, a partitioned cache, other tenants' data), and working sets should be sized by the
+//! measured figure. Pure function over finished results; nothing measured here.
+//!
+//! The claim is only made from a curve that can carry it: a random walk with one chain whose
+//! points around the knee were not disturbed (another program on the CPU moves knees). A
+//! huge-page curve is preferred, because with 4 KiB pages the TLB's reach can end before the
+//! cache does and step the curve by itself; when only base pages were measured the sentence
+//! names that other cause and the command that tells them apart.
+
+use crate::results::latency::{CurveKnees, LatencyReport, LatencyResult, Mode, SweepCurve};
+use crate::results::placement::PageSize;
+use crate::results::{Finding, RunResults};
+
+/// A knee at or below this fraction of the declared size contradicts the declaration.
+pub const CONTRADICTION_FRACTION: f64 = 0.25;
+/// A curve counts as huge-paged where its points at and beyond 1 MiB got at least this
+/// fraction of huge pages.
+const HUGE_ENOUGH: f64 = 0.9;
+
+/// The finding, when the curve contradicts the declared last-level cache size.
+pub fn declared_vs_measured(r: &RunResults) -> Vec<Finding> {
+    let Some(l) = &r.latency else {
+        return Vec::new();
+    };
+    let Some((curve, knees, huge)) = best_curve(l) else {
+        return Vec::new();
+    };
+    let Some(llc) = knees.levels.iter().rfind(|k| k.sysfs_bytes.is_some()) else {
+        return Vec::new();
+    };
+    let (Some(declared), Some(knee)) = (llc.sysfs_bytes, llc.knee_bytes) else {
+        return Vec::new();
+    };
+    if declared == 0 || knee as f64 > CONTRADICTION_FRACTION * declared as f64 {
+        return Vec::new();
+    }
+    // The points from half the knee to the declared size must be undisturbed.
+    let around = curve
+        .points
+        .iter()
+        .filter(|p| p.working_set_bytes >= knee / 2 && p.working_set_bytes <= declared);
+    if around.clone().count() < 2 || around.clone().any(disturbed) {
+        return Vec::new();
+    }
+    let pages = if huge {
+        format!("{} pages", page_label(knees.page_size))
+    } else {
+        "4 KiB pages".to_string()
+    };
+    let mut text = format!(
+        "{}: the kernel declares {} but the measured latency curve (random walk, {pages}) leaves \
+         the {} plateau at {}, {:.0} % of it: this CPU gets about {} of {} at {} speed (a \
+         virtual machine's slice of a larger cache, a partitioned cache, or other tenants' \
+         data); size working sets by the measured figure, not the declared one",
+        llc.level,
+        bytes(declared),
+        llc.level,
+        bytes(knee),
+        100.0 * knee as f64 / declared as f64,
+        bytes(knee),
+        llc.level,
+        llc.level,
+    );
+    if !huge {
+        text.push_str(
+            "; with 4 KiB pages the TLB's reach can also end there: `numascope latency --sweep \
+             --page-size thp` tells the two apart",
+        );
+    }
+    vec![Finding::info("cache-declared-vs-measured", text)]
+}
+
+/// The random one-chain curve to judge: a huge-page one whose large points really got huge
+/// pages, else the base-page one. Returns the curve, its knees and whether it is huge-paged.
+fn best_curve(l: &LatencyReport) -> Option<(&SweepCurve, &CurveKnees, bool)> {
+    let pairs = l.sweep.iter().zip(&l.knees).filter(|(c, k)| {
+        c.mode == Mode::Random && c.chains == 1 && k.mode == c.mode && k.page_size == c.page_size
+    });
+    let mut base = None;
+    for (c, k) in pairs {
+        if c.page_size == PageSize::Base {
+            base = base.or(Some((c, k, false)));
+        } else if huge_paged(c) {
+            return Some((c, k, true));
+        }
+    }
+    base
+}
+
+fn huge_paged(c: &SweepCurve) -> bool {
+    let big: Vec<&LatencyResult> = c
+        .points
+        .iter()
+        .filter(|p| p.working_set_bytes >= 1 << 20)
+        .collect();
+    !big.is_empty()
+        && big
+            .iter()
+            .all(|p| p.huge_fraction.is_some_and(|f| f >= HUGE_ENOUGH))
+}
+
+fn disturbed(p: &LatencyResult) -> bool {
+    p.quality.as_ref().is_some_and(|q| q.disturbed)
+}
+
+fn page_label(p: PageSize) -> &'static str {
+    match p {
+        PageSize::Base => "4 KiB",
+        PageSize::Thp => "transparent huge",
+        PageSize::Huge2M => "2 MiB",
+        PageSize::Huge1G => "1 GiB",
+    }
+}
+
+/// Binary units, whole numbers where exact (`32 MiB`, `4.8 MiB`).
+fn bytes(b: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if (v - v.round()).abs() < 0.05 {
+        format!("{:.0} {}", v.round(), UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::latency::LevelKnee;
+    use crate::results::quality::RepetitionQuality;
+
+    const MIB: u64 = 1 << 20;
+
+    fn point(ws: u64, page: PageSize, huge: f64, dist: bool) -> LatencyResult {
+        let mut p = crate::run::sample::latency_matrix(&[(0, 0, 10.0, None)])
+            .matrix
+            .unwrap()
+            .cells[0]
+            .result
+            .clone();
+        p.mode = Mode::Random;
+        p.working_set_bytes = ws;
+        p.page_size = page;
+        p.huge_fraction = Some(huge);
+        p.quality = Some(RepetitionQuality {
+            disturbed: dist,
+            ..RepetitionQuality::default()
+        });
+        p
+    }
+
+    fn report(page: PageSize, huge: f64, knee: u64, dist: bool) -> LatencyReport {
+        let sizes = [MIB, 2 * MIB, 4 * MIB, 8 * MIB, 16 * MIB, 32 * MIB, 64 * MIB];
+        let mut l = crate::run::sample::latency_matrix(&[]);
+        l.matrix = None;
+        l.sweep = vec![SweepCurve {
+            mode: Mode::Random,
+            page_size: page,
+            chains: 1,
+            points: sizes.iter().map(|&s| point(s, page, huge, dist)).collect(),
+        }];
+        l.knees = vec![CurveKnees {
+            mode: Mode::Random,
+            page_size: page,
+            chains: 1,
+            plateaus: vec![],
+            levels: vec![
+                LevelKnee {
+                    level: "L2".into(),
+                    sysfs_bytes: Some(MIB),
+                    knee_bytes: Some(MIB / 2),
+                    plateau_ns: Some(4.0),
+                    plateau_cycles: None,
+                },
+                LevelKnee {
+                    level: "L3".into(),
+                    sysfs_bytes: Some(32 * MIB),
+                    knee_bytes: Some(knee),
+                    plateau_ns: Some(12.0),
+                    plateau_cycles: None,
+                },
+            ],
+        }];
+        l
+    }
+
+    fn run_with(l: LatencyReport) -> RunResults {
+        let mut r = crate::run::sample::results();
+        r.latency = Some(l);
+        r
+    }
+
+    #[test]
+    fn a_knee_at_an_eighth_of_the_declared_l3_is_a_finding_naming_both_sizes() {
+        let f = declared_vs_measured(&run_with(report(PageSize::Thp, 1.0, 4 * MIB, false)));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(f[0].id, "cache-declared-vs-measured");
+        assert!(f[0].text.contains("declares 32 MiB"), "{}", f[0].text);
+        assert!(f[0].text.contains("at 4 MiB, 12 %"), "{}", f[0].text);
+        assert!(!f[0].text.contains("TLB"), "{}", f[0].text);
+    }
+
+    #[test]
+    fn base_pages_name_the_tlb_as_the_other_cause() {
+        let f = declared_vs_measured(&run_with(report(PageSize::Base, 0.0, 4 * MIB, false)));
+        assert_eq!(f.len(), 1);
+        assert!(f[0].text.contains("4 KiB pages"), "{}", f[0].text);
+        assert!(f[0].text.contains("--page-size thp"), "{}", f[0].text);
+    }
+
+    #[test]
+    fn thp_curve_without_huge_pages_is_not_taken_as_huge() {
+        // THP asked but not obtained: no base curve either, so no claim at all.
+        let f = declared_vs_measured(&run_with(report(PageSize::Thp, 0.0, 4 * MIB, false)));
+        assert!(f.is_empty(), "{f:?}");
+    }
+
+    #[test]
+    fn a_knee_near_the_declared_size_or_a_disturbed_curve_says_nothing() {
+        assert!(
+            declared_vs_measured(&run_with(report(PageSize::Thp, 1.0, 16 * MIB, false))).is_empty()
+        );
+        assert!(
+            declared_vs_measured(&run_with(report(PageSize::Thp, 1.0, 4 * MIB, true))).is_empty()
+        );
+    }
+
+    #[test]
+    fn sizes_print_in_binary_units() {
+        assert_eq!(bytes(32 * MIB), "32 MiB");
+        assert_eq!(bytes(5 * MIB + MIB / 2), "5.5 MiB");
+        assert_eq!(bytes(13_722), "13.4 KiB");
+    }
+}

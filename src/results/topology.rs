@@ -85,6 +85,8 @@ pub enum MemoryKind {
     Gpu,
     /// Specific-purpose memory the firmware set aside (EFI_MEMORY_SP) without saying more.
     Spm,
+    /// Persistent memory (an NVDIMM region) onlined as system memory.
+    Nvm,
     Unknown,
 }
 
@@ -97,6 +99,7 @@ impl MemoryKind {
             MemoryKind::Hbm => "HBM",
             MemoryKind::Gpu => "GPU memory",
             MemoryKind::Spm => "specific-purpose",
+            MemoryKind::Nvm => "persistent (NVDIMM)",
             MemoryKind::Unknown => "unknown",
         }
     }

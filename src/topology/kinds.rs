@@ -8,7 +8,8 @@
 //! numa_status` (`Node: N`) is that GPU's memory; a DAX device onlined as system memory has a
 //! `target_node`, and where it sits says what it is (under a CXL region: CXL memory; under an
 //! `hmem` platform device: specific-purpose memory, which hwloc calls HBM when its HMAT
-//! bandwidth is above the CPU nodes'). Those are declared by the kernel. Otherwise a node with
+//! bandwidth is above the CPU nodes'); a libnvdimm region's `target_node` names persistent
+//! memory (hwloc's NVM). Those are declared by the kernel. Otherwise a node with
 //! CPUs is taken as DRAM, and a CPU-less node is inferred from its HMAT figures or its memory
 //! tier compared with the CPU nodes', or from CXL memory devices (`memN`) on the kernel's CXL
 //! bus, or left unknown.
@@ -62,9 +63,11 @@ pub fn read_node_memory(
     for n in nodes.iter().filter(|n| n.has_memory) {
         let tier = tier_of(n.id);
         let own = hmat_of(hmat, n.id);
+        // Persistent memory onlined into a node that has CPUs shares it with the DRAM there,
+        // so it does not name that node's kind.
         let (kind, known, evidence) = if let Some((kind, why)) = declared
             .iter()
-            .find(|(id, _, _)| *id == n.id)
+            .find(|(id, k, _)| *id == n.id && !(*k == MemoryKind::Nvm && n.has_cpu))
             .map(|(_, k, w)| (*k, w.clone()))
         {
             match (kind, own.and_then(|h| h.read_bandwidth_mb_s), cpu_bandwidth) {
@@ -230,6 +233,23 @@ fn read_declared(root: &SysRoot) -> Result<Vec<(u32, MemoryKind, String)>, SysEr
             }
         }
     }
+    // Persistent memory: a libnvdimm region whose target node is a node with memory (its
+    // DAX device onlined by kmem). A region that is not onlined names a node that has no
+    // memory, which the caller never asks about.
+    let nd = "sys/bus/nd/devices";
+    for region in root.list_prefixed(nd, "region")? {
+        let rel = format!("{nd}/{region}/target_node");
+        if let Some(node) = root.read_u64_opt(&rel)? {
+            if out.iter().any(|d| d.0 == node as u32) {
+                continue;
+            }
+            out.push((
+                node as u32,
+                MemoryKind::Nvm,
+                format!("{} (NVDIMM {region}) names it", shown(&rel)),
+            ));
+        }
+    }
     Ok(out)
 }
 
@@ -298,6 +318,24 @@ mod tests {
         );
         assert!(m[3].evidence.contains("numa_status"), "{}", m[3].evidence);
         assert!(m[4].evidence.contains("region0"), "{}", m[4].evidence);
+    }
+
+    #[test]
+    fn an_nvdimm_region_names_a_cpu_less_node_persistent_but_not_a_cpu_node() {
+        let (_d, root) = test_root(&[
+            ("sys/bus/nd/devices/region0/target_node", "2\n"),
+            ("sys/bus/nd/devices/region1/target_node", "0\n"),
+        ]);
+        let nodes = [node(0, true), node(1, false), node(2, false)];
+        let m = read_node_memory(&root, &nodes, &[], &mut Vec::new()).unwrap();
+        assert_eq!(m[0].kind, MemoryKind::Dram);
+        assert_eq!(m[1].kind, MemoryKind::Unknown);
+        assert_eq!((m[2].kind, m[2].known), (MemoryKind::Nvm, Known::Declared));
+        assert!(
+            m[2].evidence.contains("NVDIMM region0"),
+            "{}",
+            m[2].evidence
+        );
     }
 
     #[test]

@@ -87,6 +87,8 @@ pub enum MemoryKind {
     Spm,
     /// Persistent memory (an NVDIMM region) onlined as system memory.
     Nvm,
+    /// Not known; also what a kind written by a newer numascope reads as.
+    #[serde(other)]
     Unknown,
 }
 
@@ -392,5 +394,18 @@ impl Topology {
             .collect();
         m.sort_by_key(|h| h.access_class);
         m.into_iter().next()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemoryKind;
+
+    #[test]
+    fn a_memory_kind_from_a_newer_file_reads_as_unknown() {
+        let k: MemoryKind = serde_json::from_str("\"hbm3e-stacked\"").unwrap();
+        assert_eq!(k, MemoryKind::Unknown);
+        let k: MemoryKind = serde_json::from_str("\"nvm\"").unwrap();
+        assert_eq!(k, MemoryKind::Nvm);
     }
 }

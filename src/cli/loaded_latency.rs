@@ -489,3 +489,132 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     }
     super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        a: LoadedLatencyArgs,
+    }
+
+    fn fixture(name: &str) -> Topology {
+        let p = format!(
+            "{}/tests/fixtures/topology/{name}.expected.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
+    fn resolved(topo: &str, args: &[&str]) -> anyhow::Result<Config> {
+        let cmd = Cmd::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+        resolve(&fixture(topo), &cmd.a)
+    }
+
+    #[test]
+    fn a_mix_list_accepts_what_from_mix_accepts_plus_reads_only_and_kernel_names() {
+        let mix = |r, w| LoadKernel::Mix {
+            reads: r,
+            writes: w,
+        };
+        assert_eq!(
+            parse_mixes("all").unwrap(),
+            vec![LoadKernel::Read, mix(3, 1), mix(2, 1), mix(1, 1)]
+        );
+        assert_eq!(
+            parse_mixes(" 2:1 , 1:0,write").unwrap(),
+            vec![mix(2, 1), LoadKernel::Read, LoadKernel::Write]
+        );
+        // Every item from_mix accepts is accepted as it parses it.
+        for m in MIX_ALL {
+            if let Ok(k) = LoadKernel::from_mix(m) {
+                assert_eq!(parse_mixes(m).unwrap(), vec![k]);
+            }
+        }
+        let e = parse_mixes("1:0,read").unwrap_err().to_string();
+        assert!(e.contains("names read twice"), "{e}");
+        let e = parse_mixes("1:0,").unwrap_err().to_string();
+        assert!(e.contains("empty item"), "{e}");
+        let e = parse_mixes("7:3").unwrap_err().to_string();
+        assert!(e.contains("`7:3`") && e.contains("1:0 (reads only)"), "{e}");
+    }
+
+    #[test]
+    fn one_mix_is_a_curve_and_several_a_family() {
+        let Config::Curve(c) = resolved("guest-A", &["--mix", "2:1"]).unwrap() else {
+            panic!("one mix is one curve");
+        };
+        assert_eq!(c.kernel, LoadKernel::from_mix("2:1").unwrap());
+        let Config::Family { curve, kernels } =
+            resolved("guest-A", &["--mix", "1:1,1:0", "--cpu-nodes", "1"]).unwrap()
+        else {
+            panic!("two mixes are a family");
+        };
+        assert_eq!(kernels.len(), 2);
+        assert_eq!((curve.chaser_cpu, curve.load_cpus), (2, vec![3]));
+    }
+
+    /// Guest shape A: CPU nodes 0 (CPUs 0-1) and 1 (2-3), memory-only node 2.
+    #[test]
+    fn load_nodes_choose_the_load_cpus_of_a_curve_and_of_every_matrix_cell() {
+        let Config::Curve(c) = resolved("guest-A", &["--load-nodes", "1"]).unwrap() else {
+            panic!("a curve");
+        };
+        assert_eq!((c.chaser_cpu, c.load_cpus.clone()), (0, vec![2, 3]));
+        assert_eq!((c.mem_node, c.load_mem_node), (0, 0));
+        let Config::Curve(c) = resolved("guest-A", &["--load-nodes", "all"]).unwrap() else {
+            panic!("a curve");
+        };
+        assert_eq!(c.load_cpus, vec![1, 2, 3], "the chaser's CPU left out");
+        let Config::Matrix(t) = resolved(
+            "guest-A",
+            &[
+                "--matrix",
+                "--mix",
+                "all",
+                "--load-nodes",
+                "0-1",
+                "--load-mem-nodes",
+                "2",
+            ],
+        )
+        .unwrap() else {
+            panic!("a matrix");
+        };
+        assert_eq!(t.kernels.len(), MIX_ALL.len());
+        assert_eq!(t.load_nodes, Some(vec![0, 1]));
+        assert_eq!(t.load_mem_node, Some(2));
+        let Config::Matrix(t) = resolved("guest-A", &["--matrix"]).unwrap() else {
+            panic!("a matrix");
+        };
+        assert_eq!((t.load_nodes, t.load_mem_node), (None, None));
+        for (args, words) in [
+            (
+                &["--matrix", "--load-nodes", "2"][..],
+                "node 2 has no usable CPU",
+            ),
+            (
+                &["--load-nodes", "0", "--load-cpus", "3"][..],
+                "drop --load-cpus 3",
+            ),
+            (
+                &["--matrix", "--load-mem-nodes", "0-1"][..],
+                "--load-mem-nodes",
+            ),
+        ] {
+            let e = resolved("guest-A", args).unwrap_err().to_string();
+            assert!(e.contains(words), "{args:?}: {e}");
+        }
+        // One CPU per node: the chaser's node has no other CPU to load from.
+        let e = resolved("opteron250-2s", &["--load-nodes", "0"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the only usable CPU there is the chaser's"),
+            "{e}"
+        );
+    }
+}

@@ -134,6 +134,13 @@ pub fn render_loaded(r: &LoadedReport) -> String {
             p.heatmap_figure(svg::heatmap(&max), "");
             p.push("</div>");
         }
+        if m.initiators.len() == 1 && m.targets.len() == 1 {
+            let _ = write!(
+                p.html,
+                "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
+                m.initiators[0], m.targets[0]
+            );
+        }
         for c in m.cells.iter().filter(|c| c.result.is_none()) {
             let _ = write!(
                 p.html,

@@ -9,8 +9,8 @@
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
 };
-use crate::parse::cpulist::format_list;
 use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::results::format::format_list;
 use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedReport, LoadedResult};
 
 /// Every curve of a report, in measurement order (a matrix: cell by cell, the mixes of a cell

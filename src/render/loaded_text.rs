@@ -455,4 +455,50 @@ mod tests {
         sketch(&[], &mut empty).unwrap();
         assert!(empty.is_empty());
     }
+
+    #[test]
+    fn a_family_prints_one_headline_row_and_one_table_per_mix() {
+        use crate::results::loaded::{LoadedMatrixCell, LOADED_SCHEMA_VERSION};
+        let read = crate::render::fixture::opteron_example()
+            .loaded_latency
+            .unwrap();
+        let mut mix = read.clone();
+        mix.kernel_label = "read:write 2:1".into();
+        let f = LoadedFamily {
+            schema_version: LOADED_SCHEMA_VERSION,
+            order: "interleaved".into(),
+            curves: vec![read.clone(), mix.clone()],
+        };
+        let mut out = Vec::new();
+        render(&LoadedReport::Family(f), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("Loaded latency, 2 load mixes"), "{text}");
+        assert_eq!(text.matches("\nmix read").count(), 2, "{text}");
+        assert!(text.contains("a = read, b = read:write 2:1"), "{text}");
+        assert!(text.contains("order: interleaved"));
+        // A one-node matrix says it is a single cell.
+        let m = LoadedMatrix {
+            schema_version: LOADED_SCHEMA_VERSION,
+            initiators: vec![0],
+            targets: vec![0],
+            cells: vec![LoadedMatrixCell {
+                initiator: 0,
+                target: 0,
+                result: Some(read),
+                note: None,
+                further_mixes: vec![mix],
+            }],
+            load_nodes: None,
+            load_mem_node: None,
+        };
+        let mut out = Vec::new();
+        render(&LoadedReport::Matrix(m), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("load from the initiator's other CPUs onto the target"));
+        assert!(
+            text.contains("so the matrix is the single cell 0 -> 0"),
+            "{text}"
+        );
+        assert!(text.contains("read:write 2:1"));
+    }
 }

@@ -362,3 +362,112 @@ pub fn loaded_matrix_heatmaps(m: &LoadedMatrix) -> Vec<(Heatmap, Heatmap)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::loaded::{LoadedFamily, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
+
+    fn example() -> LoadedResult {
+        crate::render::fixture::opteron_example()
+            .loaded_latency
+            .unwrap()
+    }
+
+    /// A curve whose latency doubles at 1000 MB/s with `beyond` points at or past it.
+    fn doubling_with(beyond: usize) -> LoadedResult {
+        let mut r = example();
+        r.points.truncate(1);
+        let idle = r.points[0].clone();
+        for k in 0..(1 + beyond) {
+            let mut p = idle.clone();
+            p.total_mb_per_s = 500.0 + 500.0 * k as f64;
+            p.target_fraction = Some(0.5);
+            r.points.push(p);
+        }
+        r.curve.doubled_at_mb_per_s = Some(1000.0);
+        r
+    }
+
+    #[test]
+    fn the_doubling_needs_more_than_one_point_beyond_it() {
+        assert_eq!(supported_doubling(&doubling_with(2)), (Some(1000.0), 2));
+        assert_eq!(supported_doubling(&doubling_with(1)), (None, 1));
+        assert!(doubling_text(&doubling_with(1)).contains("not stated"));
+        assert!(doubling_text(&doubling_with(3)).starts_with("1000 MB/s (3 points beyond)"));
+        let mut never = example();
+        never.curve.doubled_at_mb_per_s = None;
+        assert_eq!(doubling_text(&never), "not reached");
+    }
+
+    #[test]
+    fn a_matrix_gives_one_row_per_cell_and_mix_and_a_heatmap_pair_per_mix() {
+        let read = example();
+        let mut mix = read.clone();
+        mix.kernel_label = "read:write 1:1".into();
+        let cell = |i, t| LoadedMatrixCell {
+            initiator: i,
+            target: t,
+            result: Some(LoadedResult {
+                chaser_node: Some(i),
+                mem_node: t,
+                load_mem_node: t,
+                ..read.clone()
+            }),
+            note: None,
+            further_mixes: vec![LoadedResult {
+                chaser_node: Some(i),
+                mem_node: t,
+                load_mem_node: t,
+                ..mix.clone()
+            }],
+        };
+        let m = LoadedMatrix {
+            schema_version: LOADED_SCHEMA_VERSION,
+            initiators: vec![0, 1],
+            targets: vec![0, 1],
+            cells: vec![
+                cell(0, 0),
+                cell(0, 1),
+                cell(1, 0),
+                LoadedMatrixCell {
+                    initiator: 1,
+                    target: 1,
+                    result: None,
+                    note: Some("no CPU".into()),
+                    further_mixes: vec![],
+                },
+            ],
+            load_nodes: Some(vec![0, 1]),
+            load_mem_node: None,
+        };
+        let r = LoadedReport::Matrix(m.clone());
+        let curves = report_curves(&r);
+        assert_eq!(curves.len(), 6);
+        let t = loaded_summary_table(&curves);
+        assert_eq!(t.rows.len(), 6);
+        assert_eq!(
+            t.rows[3][t.col("curve")],
+            Cell::Text("node 0->1, read:write 1:1".into())
+        );
+        let maps = loaded_matrix_heatmaps(&m);
+        assert_eq!(maps.len(), 2);
+        assert_eq!(maps[1].0.title, "Idle latency, load read:write 1:1");
+        assert_eq!(maps[0].1.values[1][1], None, "the unmeasured cell");
+        assert!(maps[0].0.values[0][1].is_some());
+        // A family of one placement names curves by their mix alone.
+        let f = LoadedReport::Family(LoadedFamily {
+            schema_version: LOADED_SCHEMA_VERSION,
+            order: String::new(),
+            curves: vec![read.clone(), mix.clone()],
+        });
+        let c = loaded_family_chart(&report_curves(&f)).unwrap();
+        let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["read", "read:write 1:1"]);
+        let p = loaded_summary_for_people(&report_curves(&f));
+        let Cell::Text(s) = &p.rows[0][p.col("ns_per_load_at_max_median")] else {
+            panic!("text for people");
+        };
+        assert!(s.contains("n="), "{s}");
+    }
+}

@@ -4,6 +4,9 @@
 
 mod common;
 
+#[path = "csv_tidy/check.rs"]
+mod check;
+
 use common::{
     fixture, json_of, numascope, refused_in_one_sentence, refused_in_one_sentence_with, two_cpus,
 };
@@ -151,6 +154,15 @@ fn bad_input_is_one_sentence_and_exit_2() {
         (vec!["--duration", "5"], "no unit"),
         (vec!["--points", "0"], "--points 0"),
         (vec!["--matrix", "--chaser-cpu", "0"], "drop --cpus"),
+        (vec!["--mix", "1:0,2:1,1:0"], "names read twice"),
+        (vec!["--mix", "1:0,,2:1"], "empty item"),
+        (vec!["--mix", "1:0,5:2"], "--mix `5:2`"),
+        (vec!["--mix", "all", "--kernel", "read"], "drop --kernel"),
+        (
+            vec!["--load-nodes", "0", "--load-cpus", "1"],
+            "drop --load-cpus 1 or --load-nodes",
+        ),
+        (vec!["--matrix", "--load-nodes", "9"], "--load-nodes"),
         (vec!["--initiator-node", "9"], "node 9 does not exist"),
         (
             vec!["--size", "3MiB", "--page-size", "2m"],
@@ -181,6 +193,22 @@ fn bad_input_is_one_sentence_and_exit_2() {
             vec!["--chaser-cpu", "4", "--load-cpus", "5"],
             "not this machine",
         ),
+        // A memory-only node cannot load; it can hold the load buffers.
+        (
+            "guest-A",
+            vec!["--matrix", "--load-nodes", "1-2"],
+            "node 2 has no usable CPU",
+        ),
+        (
+            "guest-A",
+            vec!["--matrix", "--load-nodes", "all", "--load-mem-nodes", "2"],
+            "not this machine",
+        ),
+        (
+            "guest-A",
+            vec!["--load-nodes", "1", "--mix", "all"],
+            "not this machine",
+        ),
     ];
     for (fx, args, needle) in replayed {
         // Valid flags on a snapshot: the environment refuses to pin (exit status 3).
@@ -195,4 +223,150 @@ fn bad_input_is_one_sentence_and_exit_2() {
             code,
         );
     }
+}
+
+/// `--mix` with a list: one curve per mix from one team, in the order given, all with the
+/// same chaser, placement and idle point (measured once); mechanics only.
+#[test]
+fn a_mix_list_gives_one_curve_per_mix_sharing_the_idle_point() {
+    let Some(v) = curve_json(&[
+        "--cpus",
+        "0",
+        "--load-cpus",
+        "1",
+        "--size",
+        "8MiB",
+        "--points",
+        "2",
+        "--duration",
+        "30ms",
+        "--mix",
+        "2:1,1:0",
+    ]) else {
+        return;
+    };
+    assert_eq!(v["mode"], "family");
+    assert!(
+        v["order"].as_str().unwrap().contains("interleav")
+            || v["order"].as_str().unwrap().contains("every mix")
+    );
+    let curves = v["curves"].as_array().unwrap();
+    let labels: Vec<&str> = curves
+        .iter()
+        .map(|c| c["kernel_label"].as_str().unwrap())
+        .collect();
+    assert_eq!(labels, ["read:write 2:1", "read"]);
+    for c in curves {
+        assert_eq!(c["chaser_cpu"], 0);
+        assert_eq!(c["load_cpus"], serde_json::json!([1]));
+        let points = c["points"].as_array().unwrap();
+        assert_eq!(points.len(), 3, "idle + 2 loads: {c}");
+        assert!(points[0]["target_fraction"].is_null());
+        assert_eq!(
+            points[0], curves[0]["points"][0],
+            "one idle point heads both"
+        );
+        assert_eq!(points[2]["target_fraction"], 1.0);
+    }
+    // The 2:1 curve's load threads wrote; the read curve's did not.
+    let written = |c: &serde_json::Value| {
+        c["points"][2]["threads"][1]["lines_written"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(written(&curves[0]) > 0);
+    assert_eq!(written(&curves[1]), 0);
+}
+
+/// The matrix with every mix, the load from every node onto a given node: on a one-node
+/// machine the single cell, its load set the one other CPU, and the text says so.
+#[test]
+fn the_matrix_takes_mixes_load_nodes_and_a_load_memory_node() {
+    if !two_cpus("loaded latency") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (csv_dir, html) = (dir.path().join("csv"), dir.path().join("m.html"));
+    let json_path = dir.path().join("m.json");
+    let args = [
+        "loaded-latency",
+        "--matrix",
+        "--mix",
+        "1:0,1:1",
+        "--load-nodes",
+        "all",
+        "--load-mem-nodes",
+        "0",
+        "--size",
+        "8MiB",
+        "--points",
+        "1",
+        "--duration",
+        "30ms",
+    ];
+    let out = numascope()
+        .args(args)
+        .arg("--json")
+        .arg("--csv")
+        .arg(&csv_dir)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::write(&json_path, &out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mode"], "matrix");
+    assert_eq!(v["load_mem_node"], 0);
+    let nodes = v["load_nodes"].as_array().unwrap();
+    assert!(!nodes.is_empty());
+    for c in v["cells"].as_array().unwrap() {
+        if !c["result"].is_object() {
+            assert!(c["note"].is_string(), "{c}");
+            continue;
+        }
+        let all: Vec<&serde_json::Value> = std::iter::once(&c["result"])
+            .chain(c["further_mixes"].as_array().unwrap())
+            .collect();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0]["kernel_label"], "read");
+        assert_eq!(all[1]["kernel_label"], "read:write 1:1");
+        for r in all {
+            assert_eq!(r["mem_node"], c["target"]);
+            assert_eq!(r["load_mem_node"], 0);
+            let chaser = r["chaser_cpu"].as_u64().unwrap();
+            assert!(!r["load_cpus"].as_array().unwrap().contains(&chaser.into()));
+        }
+    }
+    // CSV: both files, held to docs/csv.md; HTML: the family chart.
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/csv.md"),
+    )
+    .unwrap();
+    let documented = check::documented(&doc);
+    for name in ["loaded_curves.csv", "loaded_summary.csv"] {
+        let text = std::fs::read_to_string(csv_dir.join(name)).unwrap();
+        let problems = check::check_file(name, &text, &documented[name]);
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
+    }
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("one curve per load mix"), "no family chart");
+    assert!(page.contains("id=\"matrix\""));
+    // Text on a one-node machine names the single cell.
+    let one_node = v["initiators"].as_array().unwrap().len() == 1
+        && v["targets"].as_array().unwrap().len() == 1;
+    if one_node {
+        let text = numascope().args(args).output().unwrap();
+        let t = String::from_utf8_lossy(&text.stdout);
+        assert!(t.contains("so the matrix is the single cell 0 -> 0"), "{t}");
+    }
+    // An existing --html file is not overwritten.
+    refused_in_one_sentence(
+        numascope().args(args).arg("--html").arg(&html),
+        "already exists",
+    );
 }

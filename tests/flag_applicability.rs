@@ -97,9 +97,30 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["loaded-latency", "--matrix", "--mem-nodes", "0"],
         &["--matrix", "drop --mem-nodes"],
     ),
+    // --load-mem-nodes now applies to the matrix (every cell's load buffers); --load-nodes
+    // and --load-cpus both choose the load CPUs; a mix list names each mix once.
     (
-        &["loaded-latency", "--matrix", "--load-mem-nodes", "0"],
-        &["--matrix", "drop --load-mem-nodes"],
+        &["loaded-latency", "--load-nodes", "0", "--load-cpus", "1"],
+        &["--load-nodes", "drop --load-cpus 1"],
+    ),
+    (
+        &[
+            "loaded-latency",
+            "--matrix",
+            "--load-nodes",
+            "0",
+            "--load-cpus",
+            "1",
+        ],
+        &["--matrix", "drop --load-cpus", "--load-nodes"],
+    ),
+    (
+        &["loaded-latency", "--mix", "2:1,2:1"],
+        &["--mix `2:1,2:1`", "twice"],
+    ),
+    (
+        &["loaded-latency", "--mix", "all", "--kernel", "write"],
+        &["drop --kernel write or --mix"],
     ),
     (
         &["loaded-latency", "--cpus", "0-1"],

@@ -3,6 +3,7 @@
 //! function of the topology, so bad input is refused before any thread is pinned; then the
 //! engine runs and a renderer prints text or JSON.
 
+use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
@@ -48,15 +49,24 @@ pub struct LoadedLatencyArgs {
     /// Load kernel: read, write or write-nt (non-temporal stores). Default read.
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
-    /// Read:write mix of the load threads instead of --kernel (not with it): 2:1, 3:1 or 1:1.
-    #[arg(long, value_name = "R:W")]
+    /// Read:write mix of the load threads instead of --kernel (not with it): 2:1, 3:1 or 1:1
+    /// (1:0 is reads only). A comma list (`1:0,3:1,2:1,1:1`, which may also hold kernel names
+    /// such as write-nt) or `all` (1:0, 3:1, 2:1, 1:1) measures one curve per mix, the mixes
+    /// interleaved point by point so drift on the host hits every curve alike.
+    #[arg(long, value_name = "R:W[,R:W...]")]
     pub mix: Option<String>,
+    /// Nodes whose CPUs run the load threads (the chaser's CPU left out), e.g. `0,1` or
+    /// `all`; with --matrix, the same load set for every cell (default: each initiator's other
+    /// CPUs). Without --matrix, instead of --load-cpus.
+    #[arg(long, value_name = "NODES")]
+    pub load_nodes: Option<String>,
     /// Loaded points of the sweep: the load threads asked for 1/N, 2/N, ... N/N of their
     /// full-speed rate (each paces the spin between its lines from the clock); a no-load point
     /// is always measured first.
     #[arg(long, value_name = "N", default_value_t = 11)]
     pub points: usize,
-    /// Every initiator node x every memory node, load on the same target node.
+    /// Every initiator node x every memory node; the load from --load-nodes (default: the
+    /// initiator's other CPUs) onto --load-mem-nodes (default: the cell's target node).
     #[arg(long)]
     pub matrix: bool,
     /// Chased buffer size (default: max(256 MiB, 8 x LLC), capped by free memory).
@@ -76,6 +86,80 @@ pub struct LoadedLatencyArgs {
     /// Print JSON (schema in docs/schema/loaded-latency.md).
     #[arg(long)]
     pub json: bool,
+    /// Also write the curves' points (loaded_curves.csv) and, with --matrix, the cells'
+    /// headline figures (loaded_matrix.csv) into this directory (see docs/csv.md).
+    #[arg(long, value_name = "DIR")]
+    pub csv: Option<std::path::PathBuf>,
+    /// Also write a self-contained HTML page with the curves on one chart (and the matrix as
+    /// heat maps) to this file; an existing file is not overwritten.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<std::path::PathBuf>,
+}
+
+/// What `--mix all` measures: MLC's read:write mixes, all reads first.
+pub const MIX_ALL: &[&str] = &["1:0", "3:1", "2:1", "1:1"];
+
+/// One item of a `--mix` list: whatever [`LoadKernel::from_mix`] accepts, then `1:0` (reads
+/// only) and the `--kernel` names.
+fn mix_item(item: &str) -> anyhow::Result<LoadKernel> {
+    let item = item.trim();
+    match LoadKernel::from_mix(item) {
+        Ok(k) => Ok(k),
+        Err(_) if item == "1:0" => Ok(LoadKernel::Read),
+        Err(e) => LoadKernel::from_kernel_name(item).map_err(|_| {
+            anyhow::anyhow!(
+                "{e}; a list may also hold 1:0 (reads only) and the --kernel names read, write and write-nt, or be `all`"
+            )
+        }),
+    }
+}
+
+/// Parses `--mix`: one mix, a comma list, or `all`; each mix once.
+pub fn parse_mixes(text: &str) -> anyhow::Result<Vec<LoadKernel>> {
+    let items: Vec<&str> = if text.trim() == "all" {
+        MIX_ALL.to_vec()
+    } else {
+        text.split(',').collect()
+    };
+    let mut kernels: Vec<LoadKernel> = Vec::with_capacity(items.len());
+    for item in items {
+        if item.trim().is_empty() {
+            anyhow::bail!(
+                "--mix `{}` has an empty item; separate mixes with single commas, e.g. --mix 1:0,2:1",
+                crate::parse::cpulist::excerpt(text.trim())
+            );
+        }
+        let k = mix_item(item)?;
+        if kernels.contains(&k) {
+            anyhow::bail!(
+                "--mix `{}` names {} twice; give each mix once",
+                crate::parse::cpulist::excerpt(text.trim()),
+                k.label()
+            );
+        }
+        kernels.push(k);
+    }
+    Ok(kernels)
+}
+
+/// `--load-nodes`: nodes with usable CPUs, ascending.
+fn load_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {
+    let nodes = selection::nodes(topo, "--load-nodes", text, &topo.initiator_nodes())?;
+    if nodes.is_empty() {
+        anyhow::bail!(
+            "--load-nodes is empty; name the nodes whose CPUs load, e.g. --load-nodes 0,1 or all"
+        );
+    }
+    for &n in &nodes {
+        if topo.usable_cpus_of(n).is_empty() {
+            anyhow::bail!(
+                "--load-nodes {}: node {n} has no usable CPU (memory-only, offline or outside this process's CPUs); choose from {}",
+                crate::parse::cpulist::excerpt(text.trim()),
+                format_list(&topo.initiator_nodes())
+            );
+        }
+    }
+    Ok(nodes)
 }
 
 fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> {
@@ -113,16 +197,17 @@ fn one_memory_node(topo: &Topology, flag: &str, text: &str, what: &str) -> anyho
 
 /// Turns the flags into a validated request (pure: reads only `topo`).
 pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config> {
-    let kernel = match (&a.mix, &a.kernel) {
+    let kernels = match (&a.mix, &a.kernel) {
         // Any --kernel beside --mix would be ignored (even `read`): one of the two applies.
         (Some(_), Some(k)) => anyhow::bail!(
             "--mix sets a read:write mix of normal loads and stores, which replaces --kernel; drop --kernel {} or --mix",
             crate::parse::cpulist::excerpt(k.trim())
         ),
-        (Some(m), _) => LoadKernel::from_mix(m).map_err(anyhow::Error::msg)?,
-        (None, Some(k)) => LoadKernel::from_kernel_name(k).map_err(anyhow::Error::msg)?,
-        (None, None) => LoadKernel::Read,
+        (Some(m), _) => parse_mixes(m)?,
+        (None, Some(k)) => vec![LoadKernel::from_kernel_name(k).map_err(anyhow::Error::msg)?],
+        (None, None) => vec![LoadKernel::Read],
     };
+    let kernel = kernels[0];
     if a.points == 0 || a.points > 64 {
         anyhow::bail!("--points {} is out of range; give 1 to 64", a.points);
     }
@@ -146,22 +231,40 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
             ("--load-cpus", a.load_cpus.is_some()),
             ("--cpu-nodes", a.cpu_nodes.is_some()),
             ("--mem-nodes", a.mem_nodes.is_some()),
-            ("--load-mem-nodes", a.load_mem_nodes.is_some()),
         ]
         .iter()
         .filter(|x| x.1)
         .map(|x| x.0)
         .collect();
         if let Some(f) = given.first() {
-            anyhow::bail!("--matrix chooses CPUs and nodes for every initiator x target pair itself; drop {f}");
+            let hint = if *f == "--load-cpus" {
+                " (--load-nodes chooses the nodes whose CPUs load every cell)"
+            } else {
+                ""
+            };
+            anyhow::bail!("--matrix chooses the chaser and its node for every initiator x target pair itself; drop {f}{hint}");
         }
+        let load_mem_node = match &a.load_mem_nodes {
+            Some(t) => {
+                let n = one_memory_node(topo, "--load-mem-nodes", t, "the load buffers")?;
+                check_memory_node(topo, "--load-mem-nodes", n)?;
+                Some(n)
+            }
+            None => None,
+        };
         return Ok(Config::Matrix(MatrixTemplate {
-            kernel,
+            kernels,
             points: a.points,
             duration,
             chaser_bytes: size,
             page: a.page_size,
             seed: a.seed,
+            load_nodes: a
+                .load_nodes
+                .as_deref()
+                .map(|t| load_nodes(topo, t))
+                .transpose()?,
+            load_mem_node,
         }));
     }
 
@@ -180,7 +283,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     check_memory_node(topo, "--load-mem-nodes", load_mem_node)?;
     let (chaser_default, per_thread) =
         default_sizes(topo, mem_node, load_mem_node, load_cpus.len(), a.page_size);
-    Ok(Config::Curve(LoadedConfig {
+    let curve = LoadedConfig {
         chaser_cpu: chaser,
         load_cpus,
         mem_node,
@@ -192,7 +295,12 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
         page: a.page_size,
         duration,
         seed: a.seed,
-    }))
+    };
+    Ok(if kernels.len() > 1 {
+        Config::Family { curve, kernels }
+    } else {
+        Config::Curve(curve)
+    })
 }
 
 /// `--cpu-nodes`'s usable CPUs, checked (`None` without the flag).
@@ -247,8 +355,29 @@ fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec
             anyhow::anyhow!("this process may use no CPU at all; check taskset or the cgroup")
         })?,
     };
-    let load_cpus = match &a.load_cpus {
-        Some(text) => {
+    if let (Some(_), Some(l)) = (&a.load_nodes, &a.load_cpus) {
+        anyhow::bail!(
+            "--load-nodes and --load-cpus both choose the load threads' CPUs; drop --load-cpus {} or --load-nodes",
+            crate::parse::cpulist::excerpt(l.trim())
+        );
+    }
+    let load_cpus = match (&a.load_cpus, &a.load_nodes) {
+        (None, Some(text)) => {
+            let nodes = load_nodes(topo, text)?;
+            let l: Vec<u32> = nodes
+                .iter()
+                .flat_map(|&n| topo.usable_cpus_of(n))
+                .filter(|&c| c != chaser)
+                .collect();
+            if l.is_empty() {
+                anyhow::bail!(
+                    "--load-nodes {}: the only usable CPU there is the chaser's ({chaser}); name nodes with other CPUs",
+                    crate::parse::cpulist::excerpt(text.trim())
+                );
+            }
+            l
+        }
+        (Some(text), _) => {
             if text.trim().is_empty() {
                 anyhow::bail!(
                     "--load-cpus is empty; name the load threads' CPUs, e.g. --load-cpus 1-3"
@@ -263,7 +392,7 @@ fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec
             }
             l
         }
-        None => pool.iter().copied().filter(|&c| c != chaser).collect(),
+        (None, None) => pool.iter().copied().filter(|&c| c != chaser).collect(),
     };
     if load_cpus.is_empty() {
         anyhow::bail!(
@@ -287,7 +416,46 @@ fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec
     Ok((chaser, load_cpus))
 }
 
+/// `--csv DIR`: every point of every curve, and one headline row per curve.
+fn write_csv(dir: &std::path::Path, report: &loaded::LoadedReport) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "--csv {}: cannot create the directory; give a writable path",
+            dir.display()
+        )
+    })?;
+    let curves = crate::render::run_view::report_curves(report);
+    for t in [
+        crate::render::run_view::loaded_curves_table(&curves),
+        crate::render::run_view::loaded_summary_table(&curves),
+    ] {
+        let path = dir.join(format!("{}.csv", t.name));
+        let text = crate::render::csv::table_csv(&t)?;
+        std::fs::write(&path, text).with_context(|| {
+            format!(
+                "--csv: cannot write {}; give a writable directory",
+                path.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Refuses an `--html` path that exists (nothing is overwritten) before measuring.
+fn check_html_path(path: &std::path::Path) -> anyhow::Result<()> {
+    if path.exists() {
+        anyhow::bail!(
+            "--html {} already exists; remove it or choose another path",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
+    if let Some(p) = &args.html {
+        check_html_path(p)?;
+    }
     let topo = read_topology(&ctx.root)?;
     let resolved = resolve(&topo, args)?;
     ctx.root.require_live("pin threads for loaded latency")?;
@@ -304,5 +472,149 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     };
     let report = loaded::run(&topo, &ctx.root, &resolved, &progress)?.into_result()?;
     bar.finish_and_clear();
+    if let Some(dir) = &args.csv {
+        write_csv(dir, &report)?;
+    }
+    if let Some(path) = &args.html {
+        crate::run::output::write_atomic(
+            path,
+            crate::render::html::render_loaded(&report).as_bytes(),
+        )
+        .with_context(|| {
+            format!(
+                "--html {}: cannot write the page; give a writable path",
+                path.display()
+            )
+        })?;
+    }
     super::print_result(args.json, &report, |out| loaded_text::render(&report, out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        a: LoadedLatencyArgs,
+    }
+
+    fn fixture(name: &str) -> Topology {
+        let p = format!(
+            "{}/tests/fixtures/topology/{name}.expected.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
+    fn resolved(topo: &str, args: &[&str]) -> anyhow::Result<Config> {
+        let cmd = Cmd::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();
+        resolve(&fixture(topo), &cmd.a)
+    }
+
+    #[test]
+    fn a_mix_list_accepts_what_from_mix_accepts_plus_reads_only_and_kernel_names() {
+        let mix = |r, w| LoadKernel::Mix {
+            reads: r,
+            writes: w,
+        };
+        assert_eq!(
+            parse_mixes("all").unwrap(),
+            vec![LoadKernel::Read, mix(3, 1), mix(2, 1), mix(1, 1)]
+        );
+        assert_eq!(
+            parse_mixes(" 2:1 , 1:0,write").unwrap(),
+            vec![mix(2, 1), LoadKernel::Read, LoadKernel::Write]
+        );
+        // Every item from_mix accepts is accepted as it parses it.
+        for m in MIX_ALL {
+            if let Ok(k) = LoadKernel::from_mix(m) {
+                assert_eq!(parse_mixes(m).unwrap(), vec![k]);
+            }
+        }
+        let e = parse_mixes("1:0,read").unwrap_err().to_string();
+        assert!(e.contains("names read twice"), "{e}");
+        let e = parse_mixes("1:0,").unwrap_err().to_string();
+        assert!(e.contains("empty item"), "{e}");
+        let e = parse_mixes("7:3").unwrap_err().to_string();
+        assert!(e.contains("`7:3`") && e.contains("1:0 (reads only)"), "{e}");
+    }
+
+    #[test]
+    fn one_mix_is_a_curve_and_several_a_family() {
+        let Config::Curve(c) = resolved("guest-A", &["--mix", "2:1"]).unwrap() else {
+            panic!("one mix is one curve");
+        };
+        assert_eq!(c.kernel, LoadKernel::from_mix("2:1").unwrap());
+        let Config::Family { curve, kernels } =
+            resolved("guest-A", &["--mix", "1:1,1:0", "--cpu-nodes", "1"]).unwrap()
+        else {
+            panic!("two mixes are a family");
+        };
+        assert_eq!(kernels.len(), 2);
+        assert_eq!((curve.chaser_cpu, curve.load_cpus), (2, vec![3]));
+    }
+
+    /// Guest shape A: CPU nodes 0 (CPUs 0-1) and 1 (2-3), memory-only node 2.
+    #[test]
+    fn load_nodes_choose_the_load_cpus_of_a_curve_and_of_every_matrix_cell() {
+        let Config::Curve(c) = resolved("guest-A", &["--load-nodes", "1"]).unwrap() else {
+            panic!("a curve");
+        };
+        assert_eq!((c.chaser_cpu, c.load_cpus.clone()), (0, vec![2, 3]));
+        assert_eq!((c.mem_node, c.load_mem_node), (0, 0));
+        let Config::Curve(c) = resolved("guest-A", &["--load-nodes", "all"]).unwrap() else {
+            panic!("a curve");
+        };
+        assert_eq!(c.load_cpus, vec![1, 2, 3], "the chaser's CPU left out");
+        let Config::Matrix(t) = resolved(
+            "guest-A",
+            &[
+                "--matrix",
+                "--mix",
+                "all",
+                "--load-nodes",
+                "0-1",
+                "--load-mem-nodes",
+                "2",
+            ],
+        )
+        .unwrap() else {
+            panic!("a matrix");
+        };
+        assert_eq!(t.kernels.len(), MIX_ALL.len());
+        assert_eq!(t.load_nodes, Some(vec![0, 1]));
+        assert_eq!(t.load_mem_node, Some(2));
+        let Config::Matrix(t) = resolved("guest-A", &["--matrix"]).unwrap() else {
+            panic!("a matrix");
+        };
+        assert_eq!((t.load_nodes, t.load_mem_node), (None, None));
+        for (args, words) in [
+            (
+                &["--matrix", "--load-nodes", "2"][..],
+                "node 2 has no usable CPU",
+            ),
+            (
+                &["--load-nodes", "0", "--load-cpus", "3"][..],
+                "drop --load-cpus 3",
+            ),
+            (
+                &["--matrix", "--load-mem-nodes", "0-1"][..],
+                "--load-mem-nodes",
+            ),
+        ] {
+            let e = resolved("guest-A", args).unwrap_err().to_string();
+            assert!(e.contains(words), "{args:?}: {e}");
+        }
+        // One CPU per node: the chaser's node has no other CPU to load from.
+        let e = resolved("opteron250-2s", &["--load-nodes", "0"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("the only usable CPU there is the chaser's"),
+            "{e}"
+        );
+    }
 }

@@ -85,9 +85,36 @@ enum Role<'a> {
     },
 }
 
-/// Point index of the team's repetition `repetition` (0 is the warm-up).
-fn point_of_repetition(repetition: usize) -> usize {
-    repetition.saturating_sub(1)
+/// What one team repetition measures: a load kernel's full-speed warm-up (dropped), the
+/// no-load point, or one kernel at one load fraction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// Kernel `k` at full speed, timing a line (the warm-up, not kept).
+    Warmup(usize),
+    /// Load threads asleep.
+    Idle,
+    /// Kernel `kernel` paced to fraction number `fraction` of [`load_fractions`].
+    Point { kernel: usize, fraction: usize },
+}
+
+/// The repetitions of a sweep over `kernels` load kernels and `points` load fractions, in
+/// measurement order: one warm-up per kernel, the no-load point, then each load fraction in
+/// rising order with every kernel at it before the next (the kernels' order rotated by one
+/// at each fraction, so none is always measured first), so drift on the host spreads over
+/// every curve alike. With one kernel: warm-up, idle, then the fractions, as a single curve.
+pub fn schedule(kernels: usize, points: usize) -> Vec<Slot> {
+    let k = kernels.max(1);
+    let mut s: Vec<Slot> = (0..k).map(Slot::Warmup).collect();
+    s.push(Slot::Idle);
+    for fraction in 0..points.max(1) {
+        for i in 0..k {
+            s.push(Slot::Point {
+                kernel: (i + fraction) % k,
+                fraction,
+            });
+        }
+    }
+    s
 }
 
 /// The slowest load thread's full-speed time per line in the warm-up, in picoseconds
@@ -114,15 +141,40 @@ pub fn run_curve(
     root: &SysRoot,
     cfg: &LoadedConfig,
 ) -> anyhow::Result<LoadedResult> {
+    run_family(topo, root, cfg, &[cfg.kernel])?
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow::anyhow!("the sweep returned no curve"))
+}
+
+/// Runs one sweep per load kernel, interleaved in one team (see [`schedule`]), and builds a
+/// curve per kernel in the order given (`cfg.kernel` is ignored; an empty list means
+/// `cfg.kernel` alone). The chaser, its buffer and the load buffers are the same for every
+/// kernel; the no-load point is measured once and heads every curve.
+pub fn run_family(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &LoadedConfig,
+    kernels: &[LoadKernel],
+) -> anyhow::Result<Vec<LoadedResult>> {
+    let kernels: Vec<LoadKernel> = if kernels.is_empty() {
+        vec![cfg.kernel]
+    } else {
+        kernels.to_vec()
+    };
     let calibration = calibrate_on(topo, root, cfg.load_cpus[0])?;
-    // Point 0 is the no-load point; then the load fractions: each load thread paces itself
-    // to the share's time per line of the full-speed line time measured in the warm-up.
+    // Each load thread paces itself to the share's time per line of its kernel's full-speed
+    // line time measured in that kernel's warm-up.
     let fractions = load_fractions(cfg.points);
-    let line_time = LineTime(AtomicU64::new(0));
-    let pace_of_point = |point: usize| -> Option<Pace> {
-        let f = *fractions.get(point.checked_sub(1)?)?;
-        let line = line_time.ns();
-        Some(if f >= 1.0 || line <= 0.0 {
+    let slots = schedule(kernels.len(), cfg.points);
+    let line_times: Vec<LineTime> = kernels
+        .iter()
+        .map(|_| LineTime(AtomicU64::new(0)))
+        .collect();
+    let pace_of = |kernel: usize, fraction: usize| -> Pace {
+        let f = fractions[fraction];
+        let line = line_times[kernel].ns();
+        if f >= 1.0 || line <= 0.0 {
             Pace::Full
         } else {
             Pace::Target {
@@ -130,11 +182,12 @@ pub fn run_curve(
                 ns_per_iteration: calibration.ns_per_iteration,
                 start_iterations: delay_for(f, line) / calibration.ns_per_iteration,
             }
-        })
+        }
     };
 
     let mut chase_buf = place_chased(topo, root, cfg)?;
     let chaser_placement = chase_buf.verify()?;
+    let chaser_size_bytes = chase_buf.len() as u64;
     let spec = ChainSpec {
         mode: Mode::Random,
         chains: 1,
@@ -146,17 +199,22 @@ pub fn run_curve(
 
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
-    // Retakes as planned: the work picks each point from the repetition number, which a
+    // Retakes as planned: the work picks each slot from the repetition number, which a
     // retake keeps; only the chaser is judged (load threads sleep at the idle point).
-    // A stop signal ends the curve at once once the no-load point is kept (a curve needs
-    // it); the points measured so far are the curve.
+    // A stop signal ends the sweep at once once the no-load point is kept (a curve needs
+    // it); the points measured so far are the curves.
+    let warmups = kernels.len();
     let plan = TeamPlan {
         judged_threads: Some(vec![0]),
         stop_on_signal: Some(1),
-        ..TeamPlan::new(cfg.duration, fractions.len() + 1, 1)
+        ..TeamPlan::new(cfg.duration, slots.len() - warmups, warmups)
     };
-    let work =
-        |role: &mut Role<'_>, stop: &Stop| step_role(role, stop, cfg, &line_time, &pace_of_point);
+    let sweep = Sweep {
+        slots: &slots,
+        kernels: &kernels,
+        line_times: &line_times,
+        pace_of: &pace_of,
+    };
     let traffic = TrafficRecorder::start(root);
     let outcome = run_team(
         topo,
@@ -164,31 +222,44 @@ pub fn run_curve(
         &cpus,
         &plan,
         |index, _cpu| make_role(topo, root, cfg, index, &chain),
-        |_, role, stop| work(role, stop),
+        |_, role, stop| step_role(role, stop, &sweep),
     )?;
     let traffic = traffic.finish();
     let load_placement_fraction = load_placement(&outcome.states)?;
+    let (reps, rep_quality) = (outcome.reps, outcome.rep_quality);
     drop(outcome.states);
 
-    let points = points_of(
-        &outcome.reps,
-        &outcome.rep_quality,
-        &fractions,
-        &calibration,
-    )?;
-    Ok(result_of(
-        topo,
-        cfg,
-        Measured {
-            chaser_size_bytes: chase_buf.len() as u64,
-            chaser_placement,
-            load_placement_fraction,
-            calibration,
-            full_speed_ns_per_line: line_time.ns(),
-            points,
-            traffic,
-        },
-    ))
+    let measured = &slots[warmups..];
+    let mut curves = Vec::with_capacity(kernels.len());
+    for (k, &kernel) in kernels.iter().enumerate() {
+        let points = points_of(&reps, &rep_quality, measured, k, &fractions, &calibration)?;
+        let kcfg = LoadedConfig {
+            kernel,
+            ..cfg.clone()
+        };
+        curves.push(result_of(
+            topo,
+            &kcfg,
+            Measured {
+                chaser_size_bytes,
+                chaser_placement: chaser_placement.clone(),
+                load_placement_fraction,
+                calibration,
+                full_speed_ns_per_line: line_times[k].ns(),
+                points,
+                traffic: traffic.clone(),
+            },
+        ));
+    }
+    Ok(curves)
+}
+
+/// What the load threads look up at each repetition.
+struct Sweep<'a> {
+    slots: &'a [Slot],
+    kernels: &'a [LoadKernel],
+    line_times: &'a [LineTime],
+    pace_of: &'a (dyn Fn(usize, usize) -> Pace + Sync),
 }
 
 /// The chased buffer, bound to the memory node and faulted in from the chaser's CPU.
@@ -263,15 +334,9 @@ fn calibrate_on(topo: &Topology, root: &SysRoot, cpu: u32) -> anyhow::Result<Del
 }
 
 /// One call of a team thread: the chaser times samples until the stop flag; a load thread
-/// runs the kernel at full speed in the warm-up (timing a line), then at its point's pace, or
-/// idles through the no-load point.
-fn step_role(
-    role: &mut Role<'_>,
-    stop: &Stop,
-    cfg: &LoadedConfig,
-    line_time: &LineTime,
-    pace_of_point: &dyn Fn(usize) -> Option<Pace>,
-) -> Out {
+/// runs its slot's kernel at full speed in a warm-up (timing a line), then at its point's
+/// pace, or idles through the no-load point.
+fn step_role(role: &mut Role<'_>, stop: &Stop, sweep: &Sweep<'_>) -> Out {
     match role {
         Role::Chaser {
             chain,
@@ -286,25 +351,28 @@ fn step_role(
                 events: counting.and_then(|e| e.stop().ok()),
             }
         }
-        Role::Load { buf, pos } => {
-            let repetition = stop.repetition();
-            if repetition == 0 {
+        Role::Load { buf, pos } => match sweep.slots.get(stop.repetition()) {
+            Some(&Slot::Warmup(k)) => {
                 // Warm-up at full speed: faults in and warms the buffer, and times a line.
                 let t = Instant::now();
-                let c = kernel::run(buf.as_u64_mut(), cfg.kernel, Pace::Full, pos, stop);
-                line_time.record(t.elapsed(), &c);
-                return Out::Load(c);
+                let c = kernel::run(buf.as_u64_mut(), sweep.kernels[k], Pace::Full, pos, stop);
+                sweep.line_times[k].record(t.elapsed(), &c);
+                Out::Load(c)
             }
-            match pace_of_point(point_of_repetition(repetition)) {
-                None => {
-                    while !stop.stopped() {
-                        std::thread::sleep(Duration::from_micros(200));
-                    }
-                    Out::Load(LoadCount::default())
+            Some(&Slot::Point { kernel, fraction }) => Out::Load(kernel::run(
+                buf.as_u64_mut(),
+                sweep.kernels[kernel],
+                (sweep.pace_of)(kernel, fraction),
+                pos,
+                stop,
+            )),
+            Some(Slot::Idle) | None => {
+                while !stop.stopped() {
+                    std::thread::sleep(Duration::from_micros(200));
                 }
-                Some(pace) => Out::Load(kernel::run(buf.as_u64_mut(), cfg.kernel, pace, pos, stop)),
+                Out::Load(LoadCount::default())
             }
-        }
+        },
     }
 }
 
@@ -365,9 +433,52 @@ mod tests {
         assert_eq!(load_fractions(1), vec![1.0]);
         assert_eq!(load_fractions(4), vec![0.25, 0.5, 0.75, 1.0]);
         assert_eq!(load_fractions(0), vec![1.0]);
-        assert_eq!(point_of_repetition(0), 0);
-        assert_eq!(point_of_repetition(1), 0);
-        assert_eq!(point_of_repetition(5), 4);
+    }
+
+    #[test]
+    fn one_kernel_is_scheduled_as_a_single_curve() {
+        use Slot::*;
+        assert_eq!(
+            schedule(1, 3),
+            vec![
+                Warmup(0),
+                Idle,
+                Point {
+                    kernel: 0,
+                    fraction: 0
+                },
+                Point {
+                    kernel: 0,
+                    fraction: 1
+                },
+                Point {
+                    kernel: 0,
+                    fraction: 2
+                },
+            ]
+        );
+        assert_eq!(schedule(0, 0).len(), 3, "one kernel, one point at least");
+    }
+
+    #[test]
+    fn several_kernels_are_interleaved_level_by_level_in_rotated_order() {
+        use Slot::*;
+        let s = schedule(3, 2);
+        assert_eq!(&s[..4], &[Warmup(0), Warmup(1), Warmup(2), Idle]);
+        let order: Vec<(usize, usize)> = s[4..]
+            .iter()
+            .map(|x| match *x {
+                Point { kernel, fraction } => (fraction, kernel),
+                other => panic!("{other:?} after the idle point"),
+            })
+            .collect();
+        assert_eq!(order, vec![(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (1, 0)]);
+        // Every kernel gets every fraction once.
+        for k in 0..3 {
+            for f in 0..2 {
+                assert_eq!(order.iter().filter(|&&x| x == (f, k)).count(), 1);
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The one entry point of the loaded-latency experiment: [`run`] takes a validated [`Config`]
-//! (one curve, or the initiator x target matrix of curves) and returns the finished
+//! (one curve, one curve per load mix, or the initiator x target matrix of curves) and returns the finished
 //! [`LoadedReport`]. `numascope loaded-latency` and `numascope run` both call it and nothing
 //! else of the engine. Flags and budgets are resolved before this point; nothing here parses
 //! text or prints.
@@ -8,9 +8,10 @@ use crate::experiment::{Outcome, Progress};
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
-use super::engine::{run_curve, LoadedConfig};
+use super::engine::{run_curve, run_family, LoadedConfig};
+use super::kernel::LoadKernel;
 use super::matrix::{run_matrix, MatrixTemplate};
-use super::result::LoadedReport;
+use super::result::{LoadedFamily, LoadedReport, LOADED_SCHEMA_VERSION};
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +20,16 @@ pub enum Config {
     Curve(LoadedConfig),
     /// Every initiator node x memory node, each cell's curve built from the template.
     Matrix(MatrixTemplate),
+    /// One curve per load mix from the placement of `curve` (whose `kernel` is ignored),
+    /// measured interleaved by one team.
+    Family {
+        curve: LoadedConfig,
+        kernels: Vec<LoadKernel>,
+    },
 }
+
+/// The family's measurement order in words.
+pub const FAMILY_ORDER: &str = "one team; a full-speed warm-up per mix, the no-load point once (it heads every curve), then each load level in rising order with every mix at it before the next level, the mixes' order rotated by one per level";
 
 /// Runs the experiment; `progress(done, total)` after each curve. A curve that fails stops
 /// the experiment; Ctrl-C stops the matrix at the next cell.
@@ -36,6 +46,15 @@ pub fn run(
             LoadedReport::Curve(Box::new(r))
         }
         Config::Matrix(t) => LoadedReport::Matrix(run_matrix(topo, root, t, progress)?),
+        Config::Family { curve, kernels } => {
+            let curves = run_family(topo, root, curve, kernels)?;
+            progress(1, 1);
+            LoadedReport::Family(LoadedFamily {
+                schema_version: LOADED_SCHEMA_VERSION,
+                order: FAMILY_ORDER.into(),
+                curves,
+            })
+        }
     };
     Ok(Outcome::done(report))
 }

@@ -5,7 +5,7 @@
 
 use super::curve::{self, CurvePoint};
 use super::delay::DelayCalibration;
-use super::engine::LoadedConfig;
+use super::engine::{LoadedConfig, Slot};
 use super::kernel::{LoadCount, LINE_BYTES};
 use super::result::{LoadedPoint, LoadedResult, ThreadRate, LOADED_SCHEMA_VERSION};
 use crate::counters_perf::NodeEventCounts;
@@ -121,19 +121,30 @@ pub(super) fn point_from(
     })
 }
 
-/// The curve's points from the team's repetitions (the warm-up already dropped), each with
-/// its repetition's quality (`rep_quality`, in the same order).
+/// The points of kernel `kernel`'s curve from the team's repetitions (the warm-ups already
+/// dropped; `slots` are the kept repetitions' slots, in the same order as `reps` and
+/// `rep_quality`): the no-load point, then that kernel's points in rising load. Repetitions
+/// not taken (the sweep stopped early) are left out.
 pub(super) fn points_of(
     reps: &[Vec<Sample>],
     rep_quality: &[RepetitionQuality],
+    slots: &[Slot],
+    kernel: usize,
     fractions: &[f64],
     calibration: &DelayCalibration,
 ) -> anyhow::Result<Vec<LoadedPoint>> {
-    let mut points = Vec::with_capacity(reps.len());
-    for (p, rep) in reps.iter().enumerate() {
-        let target = (p > 0).then(|| fractions[p - 1]);
+    let mut points = Vec::new();
+    for (i, (rep, slot)) in reps.iter().zip(slots).enumerate() {
+        let target = match *slot {
+            Slot::Idle => None,
+            Slot::Point {
+                kernel: k,
+                fraction,
+            } if k == kernel => Some(fractions[fraction]),
+            _ => continue,
+        };
         let mut point = point_from(rep, target, calibration)?;
-        point.quality = rep_quality.get(p).cloned();
+        point.quality = rep_quality.get(i).cloned();
         points.push(point);
     }
     Ok(points)

@@ -1,23 +1,163 @@
 //! Terminal rendering of loaded latency: the placement of each role, the points of the curve
 //! (total bandwidth, the chaser's median and p99, per-thread rates), the curve's headline
-//! figures, a small ASCII sketch of latency against bandwidth, and the NUMA counters. The
-//! matrix form prints one line per initiator x target cell.
+//! figures, a small ASCII sketch of latency against bandwidth, and the NUMA counters. A
+//! family of load mixes prints one headline row per mix (idle latency and the latency at the
+//! maximum bandwidth with their intervals, the doubling point where more than one point
+//! supports it), each mix's points and one sketch of every curve. The matrix form prints one
+//! line per initiator x target cell and mix.
 
 use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
+use super::run_view::{doubling_text, fmt_interval, max_point};
 use super::traffic_text;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::loaded::CurvePoint;
-use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedFamily, LoadedMatrix, LoadedReport, LoadedResult};
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
         LoadedReport::Curve(c) => render_curve(c, out),
         LoadedReport::Matrix(m) => render_matrix(m, out),
+        LoadedReport::Family(f) => render_family(f, out),
     }
+}
+
+/// Symbols of the curves in a sketch of several, in order.
+const SYMBOLS: &[char] = &['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
+
+/// One headline row per curve: idle latency, doubling, maximum bandwidth and the latency
+/// there, with the intervals and the disturbed points.
+fn headline_table(curves: &[&LoadedResult], first: &[(&str, Vec<String>)]) -> Table {
+    let mut t = Table::new();
+    t.load_preset(NOTHING);
+    let mut header: Vec<&str> = first.iter().map(|c| c.0).collect();
+    header.extend([
+        "idle ns [95 % interval] n",
+        "latency doubled at",
+        "max MB/s",
+        "ns at max [95 % interval] n",
+        "disturbed points",
+    ]);
+    t.set_header(header);
+    for (i, r) in curves.iter().enumerate() {
+        let mut row: Vec<String> = first.iter().map(|c| c.1[i].clone()).collect();
+        let disturbed = r
+            .points
+            .iter()
+            .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
+            .count();
+        let mark = |p: &crate::results::loaded::LoadedPoint| {
+            let mut s = fmt_interval(&p.ns_per_load);
+            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
+                s.push_str(" (disturbed)");
+            }
+            s
+        };
+        row.push(r.points.first().map_or("-".into(), mark));
+        row.push(doubling_text(r));
+        row.push(max_point(r).map_or("-".into(), |p| format!("{:.0}", p.total_mb_per_s)));
+        row.push(max_point(r).map_or("-".into(), mark));
+        row.push(format!("{disturbed} of {}", r.points.len()));
+        t.add_row(row);
+    }
+    t
+}
+
+/// The figure checks of curves that share one idle point: every point of the first, the
+/// loaded points of the others (the idle point is one figure, counted once).
+fn shared_idle_checks<'a>(
+    curves: impl Iterator<Item = &'a LoadedResult>,
+) -> Vec<crate::results::verdict::FigureCheck> {
+    curves
+        .enumerate()
+        .flat_map(|(i, r)| {
+            crate::results::findings::loaded_checks(r)
+                .into_iter()
+                .skip(usize::from(i > 0))
+        })
+        .collect()
+}
+
+/// Several mixes from one placement: the placement once, one headline row per mix, then
+/// each mix's points and a sketch of every curve.
+pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
+    let Some(r) = f.curves.first() else {
+        return writeln!(out, "Loaded latency: no curve was measured");
+    };
+    writeln!(
+        out,
+        "Loaded latency, {} load mixes: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
+        f.curves.len(),
+        r.chaser_cpu,
+        r.chaser_node.map_or("?".into(), |n| n.to_string()),
+        format_bytes(r.chaser_size_bytes),
+        r.page_size.label(),
+        r.mem_node,
+        100.0 * r.chaser_placement.fraction_on_intended
+    )?;
+    writeln!(
+        out,
+        "load: {} thread(s) on CPUs {}, {} private per thread on node {} ({:.0}% verified); {} ms per point",
+        r.load_cpus.len(),
+        format_list(&r.load_cpus),
+        format_bytes(r.load_size_bytes_per_thread),
+        r.load_mem_node,
+        100.0 * r.load_placement_fraction,
+        r.duration_ms_per_point
+    )?;
+    writeln!(out, "order: {}", f.order)?;
+    writeln!(out)?;
+    let curves: Vec<&LoadedResult> = f.curves.iter().collect();
+    let labels = curves.iter().map(|c| c.kernel_label.clone()).collect();
+    writeln!(
+        out,
+        "{}",
+        super::width::fit(&headline_table(&curves, &[("mix", labels)]))
+    )?;
+    writeln!(
+        out,
+        "MB = 10^6 B. The idle point is measured once and heads every curve. A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval. The doubling is stated only with more than one point at or beyond it."
+    )?;
+    for c in &f.curves {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "mix {} (full speed {:.1} ns per line)",
+            c.kernel_label, c.full_speed_ns_per_line
+        )?;
+        writeln!(out, "{}", super::width::fit(&points_table(c)))?;
+        writeln!(out, "{}", trend_sentence(c))?;
+    }
+    writeln!(out)?;
+    let series: Vec<(char, Vec<CurvePoint>)> = f
+        .curves
+        .iter()
+        .zip(SYMBOLS.iter().cycle())
+        .map(|(c, &s)| (s, c.curve_points()))
+        .collect();
+    sketch_series(&series, out)?;
+    let legend: Vec<String> = series
+        .iter()
+        .zip(&f.curves)
+        .map(|((s, _), c)| format!("{s} = {}", c.kernel_label))
+        .collect();
+    writeln!(out, "{}", legend.join(", "))?;
+    traffic_text::render(&r.traffic, out)?;
+    let checks = shared_idle_checks(f.curves.iter());
+    let mut warnings: Vec<String> = Vec::new();
+    for c in &f.curves {
+        for w in &c.warnings {
+            let w = format!("{}: {w}", c.kernel_label);
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+    let q = super::verdict::of_checks(&checks);
+    super::verdict::write_text(out, Some(&q), &warnings, "")
 }
 
 /// The trend in words: the rise at the peak and the rank correlation, and what a flat curve
@@ -148,23 +288,31 @@ fn points_table(r: &LoadedResult) -> Table {
 
 /// Latency (rows, ns) against bandwidth (columns, MB/s), one `*` per point.
 fn sketch(points: &[CurvePoint], out: &mut dyn Write) -> io::Result<()> {
+    sketch_series(&[('*', points.to_vec())], out)
+}
+
+/// The same for several curves on common axes, each point drawn with its curve's symbol (a
+/// later curve's symbol covers an earlier one's in the same character cell).
+fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io::Result<()> {
     const W: usize = 50;
     const H: usize = 10;
-    let max_x = points.iter().map(|p| p.mb_per_s).fold(0.0, f64::max);
-    let min_y = points
-        .iter()
+    let points = || series.iter().flat_map(|s| s.1.iter());
+    let max_x = points().map(|p| p.mb_per_s).fold(0.0, f64::max);
+    let min_y = points()
         .map(|p| p.ns_per_load)
         .fold(f64::INFINITY, f64::min);
-    let max_y = points.iter().map(|p| p.ns_per_load).fold(0.0, f64::max);
-    if points.is_empty() || max_x <= 0.0 || !min_y.is_finite() {
+    let max_y = points().map(|p| p.ns_per_load).fold(0.0, f64::max);
+    if points().next().is_none() || max_x <= 0.0 || !min_y.is_finite() {
         return Ok(());
     }
     let span_y = (max_y - min_y).max(1e-9);
     let mut grid = vec![vec![' '; W]; H];
-    for p in points {
-        let x = ((p.mb_per_s / max_x) * (W - 1) as f64).round() as usize;
-        let y = (((p.ns_per_load - min_y) / span_y) * (H - 1) as f64).round() as usize;
-        grid[H - 1 - y.min(H - 1)][x.min(W - 1)] = '*';
+    for (symbol, pts) in series {
+        for p in pts {
+            let x = ((p.mb_per_s / max_x) * (W - 1) as f64).round() as usize;
+            let y = (((p.ns_per_load - min_y) / span_y) * (H - 1) as f64).round() as usize;
+            grid[H - 1 - y.min(H - 1)][x.min(W - 1)] = *symbol;
+        }
     }
     for (i, row) in grid.iter().enumerate() {
         let label = if i == 0 {
@@ -187,55 +335,92 @@ fn sketch(points: &[CurvePoint], out: &mut dyn Write) -> io::Result<()> {
 }
 
 fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
+    let from = match &m.load_nodes {
+        None => "the initiator's other CPUs".to_string(),
+        Some(n) => format!("the CPUs of node(s) {} but the chaser's", format_list(n)),
+    };
+    let onto = match m.load_mem_node {
+        None => "the target".to_string(),
+        Some(n) => format!("node {n}"),
+    };
     writeln!(
         out,
-        "Loaded latency, every initiator node x target node (chaser and load threads on the initiator, all buffers on the target)"
+        "Loaded latency, every initiator node x target node (chaser on the initiator's first CPU, chased buffer on the target; load from {from} onto {onto})"
     )?;
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(vec![
-        "initiator",
-        "target",
-        "idle ns",
-        "latency doubled at",
-        "peak MB/s",
-        "ns at peak",
-        "verified",
-    ]);
+    let (mut curves, mut init, mut target, mut mix, mut load) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut notes = Vec::new();
     for c in &m.cells {
-        match &c.result {
-            Some(r) => t.add_row(vec![
-                c.initiator.to_string(),
-                c.target.to_string(),
-                format!("{:.1}", r.curve.idle_ns_per_load),
-                fmt_opt_mb(r.curve.doubled_at_mb_per_s),
-                format!("{:.0}", r.curve.peak_mb_per_s),
-                format!("{:.1}", r.curve.ns_per_load_at_peak),
-                format!(
-                    "{:.0}%",
-                    100.0
-                        * r.chaser_placement
-                            .fraction_on_intended
-                            .min(r.load_placement_fraction)
-                ),
-            ]),
-            None => t.add_row(vec![
-                c.initiator.to_string(),
-                c.target.to_string(),
-                "-".into(),
-                c.note.clone().unwrap_or_default(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ]),
-        };
+        if c.result.is_none() {
+            notes.push(format!(
+                "{} -> {}: {}",
+                c.initiator,
+                c.target,
+                c.note.clone().unwrap_or_else(|| "not measured".into())
+            ));
+        }
+        for r in c.curves() {
+            curves.push(r);
+            init.push(c.initiator.to_string());
+            target.push(c.target.to_string());
+            mix.push(r.kernel_label.clone());
+            load.push(format!(
+                "{} -> {}",
+                format_list(&r.load_cpus),
+                r.load_mem_node
+            ));
+        }
     }
-    writeln!(out, "{}", super::width::fit(&t))?;
-    writeln!(out, "MB = 10^6 B")?;
+    if !curves.is_empty() {
+        let t = headline_table(
+            &curves,
+            &[
+                ("initiator", init),
+                ("target", target),
+                ("mix", mix),
+                ("load CPUs -> node", load),
+            ],
+        );
+        writeln!(out, "{}", super::width::fit(&t))?;
+    }
+    for n in &notes {
+        writeln!(out, "not measured: {n}")?;
+    }
+    if m.cells.len() == 1 && m.initiators.len() == 1 && m.targets.len() == 1 {
+        writeln!(
+            out,
+            "This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.",
+            m.initiators[0], m.targets[0]
+        )?;
+    }
+    writeln!(
+        out,
+        "MB = 10^6 B. Bandwidth is one repetition's count per point (no interval); the doubling is stated only with more than one point at or beyond it."
+    )?;
     if let Some(r) = m.cells.iter().find_map(|c| c.result.as_ref()) {
         traffic_text::render(&r.traffic, out)?;
     }
-    Ok(())
+    let mut warnings: Vec<String> = Vec::new();
+    for c in &m.cells {
+        for r in c.curves() {
+            for w in &r.warnings {
+                let w = format!("{} -> {} {}: {w}", c.initiator, c.target, r.kernel_label);
+                if !warnings.contains(&w) {
+                    warnings.push(w);
+                }
+            }
+        }
+    }
+    let checks: Vec<_> = m
+        .cells
+        .iter()
+        .flat_map(|c| shared_idle_checks(c.curves()))
+        .collect();
+    if checks.is_empty() && warnings.is_empty() {
+        return Ok(());
+    }
+    let q = super::verdict::of_checks(&checks);
+    super::verdict::write_text(out, Some(&q), &warnings, "")
 }
 
 #[cfg(test)]
@@ -269,5 +454,51 @@ mod tests {
         let mut empty = Vec::new();
         sketch(&[], &mut empty).unwrap();
         assert!(empty.is_empty());
+    }
+
+    #[test]
+    fn a_family_prints_one_headline_row_and_one_table_per_mix() {
+        use crate::results::loaded::{LoadedMatrixCell, LOADED_SCHEMA_VERSION};
+        let read = crate::render::fixture::opteron_example()
+            .loaded_latency
+            .unwrap();
+        let mut mix = read.clone();
+        mix.kernel_label = "read:write 2:1".into();
+        let f = LoadedFamily {
+            schema_version: LOADED_SCHEMA_VERSION,
+            order: "interleaved".into(),
+            curves: vec![read.clone(), mix.clone()],
+        };
+        let mut out = Vec::new();
+        render(&LoadedReport::Family(f), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.starts_with("Loaded latency, 2 load mixes"), "{text}");
+        assert_eq!(text.matches("\nmix read").count(), 2, "{text}");
+        assert!(text.contains("a = read, b = read:write 2:1"), "{text}");
+        assert!(text.contains("order: interleaved"));
+        // A one-node matrix says it is a single cell.
+        let m = LoadedMatrix {
+            schema_version: LOADED_SCHEMA_VERSION,
+            initiators: vec![0],
+            targets: vec![0],
+            cells: vec![LoadedMatrixCell {
+                initiator: 0,
+                target: 0,
+                result: Some(read),
+                note: None,
+                further_mixes: vec![mix],
+            }],
+            load_nodes: None,
+            load_mem_node: None,
+        };
+        let mut out = Vec::new();
+        render(&LoadedReport::Matrix(m), &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(text.contains("load from the initiator's other CPUs onto the target"));
+        assert!(
+            text.contains("so the matrix is the single cell 0 -> 0"),
+            "{text}"
+        );
+        assert!(text.contains("read:write 2:1"));
     }
 }

@@ -128,6 +128,18 @@ pub struct LoadedMatrixCell {
     /// The curve; null when the cell could not be measured (see `note`).
     pub result: Option<LoadedResult>,
     pub note: Option<String>,
+    /// With several mixes (`--mix 1:0,1:1`): the curves of the mixes after the first, in the
+    /// order given (`result` holds the first); measured interleaved with it point by point.
+    /// Absent with one mix and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub further_mixes: Vec<LoadedResult>,
+}
+
+impl LoadedMatrixCell {
+    /// Every curve of the cell, the first mix first (none when it was not measured).
+    pub fn curves(&self) -> impl Iterator<Item = &LoadedResult> {
+        self.result.iter().chain(self.further_mixes.iter())
+    }
 }
 
 /// Every initiator node x every target node, load on the same target.
@@ -137,6 +149,27 @@ pub struct LoadedMatrix {
     pub initiators: Vec<u32>,
     pub targets: Vec<u32>,
     pub cells: Vec<LoadedMatrixCell>,
+    /// Nodes whose CPUs ran the load threads of every cell (`--load-nodes`; the chaser's CPU
+    /// left out); absent: each cell's initiator node's other CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_nodes: Option<Vec<u32>>,
+    /// Node holding every cell's load buffers (`--load-mem-nodes`); absent: each cell's
+    /// target node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_mem_node: Option<u32>,
+}
+
+/// Several load mixes from one placement (`--mix 1:0,3:1,2:1,1:1`): one curve per mix, the
+/// points measured interleaved (every mix at one load level before the next level) by one
+/// team, so drift on the host hits every curve alike. The no-load point is measured once and
+/// heads every curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadedFamily {
+    pub schema_version: u32,
+    /// The measurement order, in words.
+    pub order: String,
+    /// One curve per mix, in the order given.
+    pub curves: Vec<LoadedResult>,
 }
 
 /// What `numascope loaded-latency --json` prints.
@@ -145,6 +178,8 @@ pub struct LoadedMatrix {
 pub enum LoadedReport {
     Curve(Box<LoadedResult>),
     Matrix(LoadedMatrix),
+    /// One curve per mix from one placement (`--mix` with more than one mix).
+    Family(LoadedFamily),
 }
 
 /// One point of a curve: total bandwidth and the chaser's median latency.

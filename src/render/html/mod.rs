@@ -9,9 +9,12 @@
 mod about;
 mod cards;
 pub mod fleet;
+mod loaded;
 mod page;
 mod parts;
 mod policy;
+
+pub use loaded::render_loaded;
 
 use std::fmt::Write as _;
 

@@ -12,6 +12,7 @@ mod headline;
 mod latency;
 mod latency_dist;
 mod loaded;
+mod loaded_family;
 mod policy;
 mod scaling;
 
@@ -22,6 +23,7 @@ pub use headline::*;
 pub use latency::*;
 pub use latency_dist::*;
 pub use loaded::*;
+pub use loaded_family::*;
 pub use policy::*;
 pub use scaling::*;
 

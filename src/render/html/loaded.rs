@@ -1,0 +1,211 @@
+//! The page `numascope loaded-latency --html OUT.html` writes: the same self-contained layout as
+//! the run report, holding what loaded latency measured on its own: every curve (one per load
+//! mix, or per matrix cell and mix) on one latency-against-bandwidth chart with the 95 %
+//! intervals as error bars, one headline row per curve, the matrix as heat maps, every point,
+//! and the warnings. A run's report shows its own loaded-latency curve in its section.
+
+use std::fmt::Write as _;
+
+use super::esc;
+use super::page::{Page, CSS};
+use crate::render::run_view::{
+    loaded_curves_table, loaded_family_chart, loaded_matrix_heatmaps, loaded_summary_for_people,
+    report_curves,
+};
+use crate::render::svg;
+use crate::results::loaded::LoadedReport;
+
+/// The chart's caption: what the bars and the hollow points are.
+fn chart_note(c: &svg::LineChart) -> String {
+    let mut s = String::from(
+        "ns per load (median of the chaser's samples) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; ",
+    );
+    s.push_str(if c.errors.is_empty() {
+        "no point has a 95 % interval (fewer than six samples each)."
+    } else {
+        "bars are 95 % intervals of the median."
+    });
+    if !c.disturbed.is_empty() {
+        let _ = write!(
+            s,
+            " {} hollow point(s) disturbed: the retakes ran out.",
+            c.disturbed.len()
+        );
+    }
+    s.push_str(" Each point's bandwidth is one repetition's count and has no interval.");
+    s
+}
+
+/// Renders the page.
+pub fn render_loaded(r: &LoadedReport) -> String {
+    let mut p = Page {
+        html: String::with_capacity(128 * 1024),
+    };
+    let curves = report_curves(r);
+    let _ = write!(
+        p.html,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>numascope loaded latency</title><style>{CSS}</style></head>\n<body><main>\n"
+    );
+    p.push("<header class=\"top\"><h1>Loaded latency</h1><div class=\"sub\">");
+    let what = match r {
+        LoadedReport::Curve(_) => "one curve".to_string(),
+        LoadedReport::Family(f) => format!("{} load mixes from one placement", f.curves.len()),
+        LoadedReport::Matrix(m) => format!(
+            "{} initiator node(s) x {} memory node(s)",
+            m.initiators.len(),
+            m.targets.len()
+        ),
+    };
+    let mut facts = vec![what];
+    if let Some(c) = curves.first() {
+        let env = &c.environment;
+        facts.push(
+            env.cpu_model
+                .clone()
+                .unwrap_or_else(|| "unknown CPU".into()),
+        );
+        facts.push(format!(
+            "Linux {}",
+            env.kernel_release.as_deref().unwrap_or("unknown")
+        ));
+        facts.push(format!("{} ms per point", c.duration_ms_per_point));
+    }
+    for f in facts {
+        let _ = write!(p.html, "<span>{}</span>", esc(&f));
+    }
+    p.push("</div></header>\n");
+
+    let mut warnings: Vec<String> = Vec::new();
+    for c in &curves {
+        let name = crate::render::run_view::curve_name(c, &curves);
+        for w in &c.warnings {
+            let w = format!("{name}: {w}");
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+    }
+    if !warnings.is_empty() {
+        p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
+        for w in &warnings {
+            let _ = write!(p.html, "<li>{}</li>", esc(w));
+        }
+        p.push("</ul></div>\n");
+    }
+
+    p.section_open(
+        "curves",
+        "Latency against bandwidth",
+        "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
+    );
+    match loaded_family_chart(&curves) {
+        Some(c) => {
+            let note = chart_note(&c);
+            p.line_chart(&c, &note);
+        }
+        None => p.push("<p class=\"absent\">No curve was measured.</p>"),
+    }
+    let t = loaded_summary_for_people(&curves);
+    let cols = t.cols(&[
+        "curve",
+        "load_cpus",
+        "idle_ns_per_load_median",
+        "doubled_at_mb_per_s",
+        "max_mb_per_s",
+        "ns_per_load_at_max_median",
+        "disturbed_points_count",
+        "on_intended_node_fraction",
+    ]);
+    p.table(&t, &cols, &|_| false);
+    p.push("<p class=\"lead\">The doubling is stated only when more than one point lies at or beyond it; the idle point is measured once per placement and heads every curve of that placement.</p>");
+    p.section_close();
+
+    if let LoadedReport::Matrix(m) = r {
+        p.section_open(
+            "matrix",
+            "Initiator x target",
+            "Idle latency and maximum bandwidth of every cell, one pair of heat maps per mix; the intervals are in the table above.",
+        );
+        for (idle, max) in loaded_matrix_heatmaps(m) {
+            p.push("<div class=\"pair\">");
+            p.heatmap_figure(svg::heatmap(&idle), "");
+            p.heatmap_figure(svg::heatmap(&max), "");
+            p.push("</div>");
+        }
+        if m.initiators.len() == 1 && m.targets.len() == 1 {
+            let _ = write!(
+                p.html,
+                "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
+                m.initiators[0], m.targets[0]
+            );
+        }
+        for c in m.cells.iter().filter(|c| c.result.is_none()) {
+            let _ = write!(
+                p.html,
+                "<p class=\"absent\">{} -> {} not measured: {}</p>",
+                c.initiator,
+                c.target,
+                esc(c.note.as_deref().unwrap_or("no reason recorded"))
+            );
+        }
+        p.section_close();
+    }
+
+    p.section_open("points", "Every point", "");
+    let t = loaded_curves_table(&curves).with_interval_text("ns_per_load", "ns per load");
+    let cols = t.cols(&[
+        "curve",
+        "load_label",
+        "total_mb_per_s",
+        "load_mb_per_s",
+        "ns_per_load_median",
+        "chaser_cpu_share_fraction",
+        "steal_fraction",
+        "repetitions_discarded_count",
+    ]);
+    p.table(&t, &cols, &|_| false);
+    p.section_close();
+    let _ = write!(
+        p.html,
+        "<footer>numascope {} \u{00b7} MB = 10^6 bytes</footer>\n</main></body></html>\n",
+        esc(env!("CARGO_PKG_VERSION"))
+    );
+    p.html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::loaded::{LoadedFamily, LOADED_SCHEMA_VERSION};
+
+    /// Two mixes from the example run's curve: one chart with two series, one headline row
+    /// each, every point listed.
+    #[test]
+    fn a_family_page_has_one_series_and_row_per_mix() {
+        let run = crate::render::fixture::opteron_example();
+        let read = run.loaded_latency.clone().unwrap();
+        let mut mix = read.clone();
+        mix.kernel = crate::results::loaded::LoadKernel::Mix {
+            reads: 2,
+            writes: 1,
+        };
+        mix.kernel_label = "read:write 2:1".into();
+        let r = LoadedReport::Family(LoadedFamily {
+            schema_version: LOADED_SCHEMA_VERSION,
+            order: "interleaved".into(),
+            curves: vec![read.clone(), mix],
+        });
+        let html = render_loaded(&r);
+        assert!(html.starts_with("<!DOCTYPE html>"));
+        assert!(html.contains("2 load mixes from one placement"));
+        assert!(html.contains("read:write 2:1"));
+        let c = loaded_family_chart(&report_curves(&r)).unwrap();
+        assert_eq!(c.series.len(), 2);
+        assert_eq!(c.series[1].name, "read:write 2:1");
+        let rows = 2 * read.points.len();
+        assert_eq!(loaded_curves_table(&report_curves(&r)).rows.len(), rows);
+        assert!(!html.contains("id=\"matrix\""));
+    }
+}

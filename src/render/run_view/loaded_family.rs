@@ -1,0 +1,473 @@
+//! The curves of `numascope loaded-latency` itself (one curve, a family of load mixes, or the
+//! initiator x target matrix), pulled out once for every output of that command: one tidy
+//! row per point (`loaded_curves`), one headline row per curve (`loaded_summary`: idle
+//! latency, the supported doubling point, the maximum bandwidth and the latency there), the
+//! family chart with every curve and its error bars, and the matrix as heat maps. The
+//! doubling point is stated only when more than one measured point lies at or beyond it, so a
+//! single noisy last point cannot make a knee.
+
+use super::{
+    fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
+};
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::results::format::format_list;
+use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedReport, LoadedResult};
+
+/// Every curve of a report, in measurement order (a matrix: cell by cell, the mixes of a cell
+/// together).
+pub fn report_curves(r: &LoadedReport) -> Vec<&LoadedResult> {
+    match r {
+        LoadedReport::Curve(c) => vec![c.as_ref()],
+        LoadedReport::Family(f) => f.curves.iter().collect(),
+        LoadedReport::Matrix(m) => m.cells.iter().flat_map(|c| c.curves()).collect(),
+    }
+}
+
+/// A curve's name among `all`: its mix alone when every curve has the same placement,
+/// else `node 0->1, read`.
+pub fn curve_name(r: &LoadedResult, all: &[&LoadedResult]) -> String {
+    let place = |c: &LoadedResult| (c.chaser_node, c.mem_node, c.load_mem_node);
+    if all.iter().all(|c| place(c) == place(r)) {
+        r.kernel_label.clone()
+    } else {
+        format!(
+            "node {}->{}, {}",
+            r.chaser_node.map_or("?".into(), |n| n.to_string()),
+            r.mem_node,
+            r.kernel_label
+        )
+    }
+}
+
+/// The bandwidth at which latency doubled, when more than one loaded point lies at or beyond
+/// it (else `None`), and how many do.
+pub fn supported_doubling(r: &LoadedResult) -> (Option<f64>, usize) {
+    let Some(x) = r.curve.doubled_at_mb_per_s else {
+        return (None, 0);
+    };
+    let beyond = r
+        .points
+        .iter()
+        .skip(1)
+        .filter(|p| p.total_mb_per_s >= x)
+        .count();
+    ((beyond > 1).then_some(x), beyond)
+}
+
+/// The point of highest total bandwidth.
+pub fn max_point(r: &LoadedResult) -> Option<&LoadedPoint> {
+    r.points
+        .iter()
+        .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))
+}
+
+/// The doubling in words: `4,120 MB/s (3 points beyond)`, or why none is stated.
+pub fn doubling_text(r: &LoadedResult) -> String {
+    match supported_doubling(r) {
+        (Some(x), n) => format!("{} MB/s ({n} points beyond)", fmt_num(x)),
+        (None, 1) => "only the last point is beyond double: not stated".into(),
+        _ => "not reached".into(),
+    }
+}
+
+/// One row per point of every curve.
+pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
+    let mut t = Table::new(
+        "loaded_curves",
+        "Loaded latency, every point of every curve",
+        &[
+            ("curve", "curve"),
+            ("mix", "load mix"),
+            ("cpu_node", "chaser's node"),
+            ("memory_node", "chased memory node"),
+            ("load_memory_node", "load buffers' node"),
+            ("chaser_cpu", "chaser CPU"),
+            ("load_cpus", "load CPUs"),
+            ("load_label", "load"),
+            ("load_asked_fraction", "load asked (share of full speed)"),
+            ("total_mb_per_s", "MB/s (total, MB = 10^6 B)"),
+            ("load_mb_per_s", "MB/s of the load threads"),
+        ],
+    );
+    t.extend(interval_columns("ns_per_load", "ns per load"));
+    t.extend(quality_columns());
+    t.extend(vec![
+        (
+            "chaser_cpu_share_fraction".into(),
+            "chaser's lowest CPU share (fraction)".into(),
+        ),
+        (
+            "steal_fraction".into(),
+            "highest steal over the point (fraction)".into(),
+        ),
+        ("ns_per_load_p90".into(), "ns p90".into()),
+    ]);
+    for r in curves {
+        let name = curve_name(r, curves);
+        for p in &r.points {
+            let label = match p.target_fraction {
+                None => "idle (load threads asleep)".to_string(),
+                Some(f) => format!("{:.0} % of full speed", 100.0 * f),
+            };
+            let q = p.quality.as_ref();
+            let mut row = vec![
+                Cell::Text(name.clone()),
+                Cell::Text(r.kernel_label.clone()),
+                r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
+                Cell::Int(r.mem_node.into()),
+                Cell::Int(r.load_mem_node.into()),
+                Cell::Int(r.chaser_cpu.into()),
+                Cell::Text(format_list(&r.load_cpus)),
+                Cell::Text(label),
+                Cell::opt(p.target_fraction),
+                Cell::Num(p.total_mb_per_s),
+                Cell::Num(p.load_mb_per_s),
+            ];
+            row.extend(interval_cells(Some(&p.ns_per_load)));
+            row.extend(quality_cells(q));
+            row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
+            row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
+            row.push(Cell::Num(p.ns_per_load.p90));
+            t.rows.push(row);
+        }
+    }
+    t
+}
+
+/// One row per curve: its headline figures, each latency with its interval.
+pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
+    let mut t = Table::new(
+        "loaded_summary",
+        "Loaded latency, one row per curve",
+        &[
+            ("curve", "curve"),
+            ("mix", "load mix"),
+            ("cpu_node", "chaser's node"),
+            ("memory_node", "chased memory node"),
+            ("load_memory_node", "load buffers' node"),
+            ("load_cpus", "load CPUs"),
+            ("points_count", "points (idle included)"),
+        ],
+    );
+    t.extend(interval_columns("idle_ns_per_load", "idle ns per load"));
+    t.extend(quality_columns());
+    t.extend(vec![
+        (
+            "doubled_at_mb_per_s".into(),
+            "latency doubled at (MB/s; stated with more than one point beyond)".into(),
+        ),
+        (
+            "points_beyond_doubling_count".into(),
+            "points at or beyond the doubling".into(),
+        ),
+        ("max_mb_per_s".into(), "max MB/s (one repetition)".into()),
+    ]);
+    let at_max: Vec<(String, String)> = interval_columns("ns_per_load_at_max", "ns at max")
+        .into_iter()
+        .map(|(k, l)| match k.as_str() {
+            "ci_level_fraction" => ("at_max_ci_level_fraction".into(), l),
+            "samples_count" => ("at_max_samples_count".into(), l),
+            _ => (k, l),
+        })
+        .collect();
+    t.extend(at_max);
+    t.extend(vec![
+        (
+            "at_max_disturbed".into(),
+            "max point disturbed (retakes ran out)".into(),
+        ),
+        (
+            "disturbed_points_count".into(),
+            "points disturbed (retakes ran out)".into(),
+        ),
+        (
+            "on_intended_node_fraction".into(),
+            "pages on the intended node (lowest of chased and load buffers)".into(),
+        ),
+    ]);
+    for r in curves {
+        let idle = r.points.first();
+        let max = max_point(r);
+        let (doubled, beyond) = supported_doubling(r);
+        let mut row = vec![
+            Cell::Text(curve_name(r, curves)),
+            Cell::Text(r.kernel_label.clone()),
+            r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
+            Cell::Int(r.mem_node.into()),
+            Cell::Int(r.load_mem_node.into()),
+            Cell::Text(format_list(&r.load_cpus)),
+            Cell::Int(r.points.len() as u64),
+        ];
+        row.extend(interval_cells(idle.map(|p| &p.ns_per_load)));
+        row.extend(quality_cells(idle.and_then(|p| p.quality.as_ref())));
+        row.push(Cell::opt(doubled));
+        row.push(Cell::Int(beyond as u64));
+        row.push(Cell::opt(max.map(|p| p.total_mb_per_s)));
+        row.extend(interval_cells(max.map(|p| &p.ns_per_load)));
+        row.push(
+            max.and_then(|p| p.quality.as_ref())
+                .map_or(Cell::Missing, |q| Cell::Bool(q.disturbed)),
+        );
+        row.push(Cell::Int(
+            r.points
+                .iter()
+                .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
+                .count() as u64,
+        ));
+        row.push(Cell::Num(
+            r.chaser_placement
+                .fraction_on_intended
+                .min(r.load_placement_fraction),
+        ));
+        t.rows.push(row);
+    }
+    t
+}
+
+/// [`loaded_summary_table`] for people: the idle latency and the latency at the maximum as
+/// `231 [226, 240] n=9` text (each with its own n), disturbed ones marked.
+pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
+    let mut t = loaded_summary_table(curves);
+    let [m, lo, hi, n, d] = [
+        "ns_per_load_at_max_median",
+        "ns_per_load_at_max_ci_low",
+        "ns_per_load_at_max_ci_high",
+        "at_max_samples_count",
+        "at_max_disturbed",
+    ]
+    .map(|k| t.col(k));
+    for row in &mut t.rows {
+        let (Cell::Num(median), Cell::Int(count)) = (&row[m], &row[n]) else {
+            continue;
+        };
+        let ci = match (&row[lo], &row[hi]) {
+            (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
+            _ => None,
+        };
+        let mut s = super::fmt_median_interval(*median, ci, *count as usize);
+        if row[d] == Cell::Bool(true) {
+            s.push_str(" (disturbed)");
+        }
+        row[m] = Cell::Text(s);
+    }
+    t.columns[m] = "ns at max median [95 % interval] n".into();
+    t.with_interval_text("idle_ns_per_load", "idle ns per load")
+}
+
+/// Latency against bandwidth, one series per curve, each point's 95 % interval as an error
+/// bar, disturbed points marked, each supported doubling point marked.
+pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
+    if curves.iter().all(|r| r.points.is_empty()) {
+        return None;
+    }
+    let mut c = LineChart::new(
+        "Latency under load, one curve per load mix",
+        "bandwidth of all threads (MB/s, MB = 10^6 B)",
+        "ns per load (median)",
+        XScale::Linear,
+    );
+    c.y_from_zero = true;
+    for (s, r) in curves.iter().enumerate() {
+        let mut points: Vec<(f64, f64)> = r
+            .points
+            .iter()
+            .map(|p| (p.total_mb_per_s, p.ns_per_load.median))
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for p in &r.points {
+            if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+                c.errors.push(ErrorBar {
+                    series: s,
+                    x: p.total_mb_per_s,
+                    low,
+                    high,
+                });
+            }
+            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
+                c.disturbed.push((s, p.total_mb_per_s));
+            }
+        }
+        let name = curve_name(r, curves);
+        if let (Some(x), _) = supported_doubling(r) {
+            c.markers.push(Marker {
+                x,
+                label: format!("{name}: x2 at {}", fmt_num(x)),
+            });
+        }
+        c.series.push(Series {
+            name,
+            points,
+            style: SeriesStyle::LinePoints,
+        });
+    }
+    Some(c)
+}
+
+/// The matrix as heat maps, one pair per mix: idle latency and maximum bandwidth per
+/// initiator x target cell (the cells' intervals are in the summary table).
+pub fn loaded_matrix_heatmaps(m: &LoadedMatrix) -> Vec<(Heatmap, Heatmap)> {
+    let mixes: Vec<String> = m
+        .cells
+        .iter()
+        .find(|c| c.result.is_some())
+        .map(|c| c.curves().map(|r| r.kernel_label.clone()).collect())
+        .unwrap_or_default();
+    let rows: Vec<String> = m.initiators.iter().map(|n| n.to_string()).collect();
+    let cols: Vec<String> = m.targets.iter().map(|n| n.to_string()).collect();
+    mixes
+        .iter()
+        .enumerate()
+        .map(|(k, mix)| {
+            let value = |f: &dyn Fn(&LoadedResult) -> Option<f64>| -> Vec<Vec<Option<f64>>> {
+                m.initiators
+                    .iter()
+                    .map(|&i| {
+                        m.targets
+                            .iter()
+                            .map(|&t| {
+                                m.cells
+                                    .iter()
+                                    .find(|c| c.initiator == i && c.target == t)
+                                    .and_then(|c| c.curves().nth(k))
+                                    .and_then(f)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            };
+            let map = |title: String, unit: &str, worse: bool, values| Heatmap {
+                title,
+                row_title: "CPU node".into(),
+                col_title: "memory node".into(),
+                row_labels: rows.clone(),
+                col_labels: cols.clone(),
+                values,
+                unit: unit.into(),
+                higher_is_worse: worse,
+            };
+            (
+                map(
+                    format!("Idle latency, load {mix}"),
+                    "ns",
+                    true,
+                    value(&|r| r.points.first().map(|p| p.ns_per_load.median)),
+                ),
+                map(
+                    format!("Max bandwidth, load {mix}"),
+                    "MB/s",
+                    false,
+                    value(&|r| max_point(r).map(|p| p.total_mb_per_s)),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::loaded::{LoadedFamily, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
+
+    fn example() -> LoadedResult {
+        crate::render::fixture::opteron_example()
+            .loaded_latency
+            .unwrap()
+    }
+
+    /// A curve whose latency doubles at 1000 MB/s with `beyond` points at or past it.
+    fn doubling_with(beyond: usize) -> LoadedResult {
+        let mut r = example();
+        r.points.truncate(1);
+        let idle = r.points[0].clone();
+        for k in 0..(1 + beyond) {
+            let mut p = idle.clone();
+            p.total_mb_per_s = 500.0 + 500.0 * k as f64;
+            p.target_fraction = Some(0.5);
+            r.points.push(p);
+        }
+        r.curve.doubled_at_mb_per_s = Some(1000.0);
+        r
+    }
+
+    #[test]
+    fn the_doubling_needs_more_than_one_point_beyond_it() {
+        assert_eq!(supported_doubling(&doubling_with(2)), (Some(1000.0), 2));
+        assert_eq!(supported_doubling(&doubling_with(1)), (None, 1));
+        assert!(doubling_text(&doubling_with(1)).contains("not stated"));
+        assert!(doubling_text(&doubling_with(3)).starts_with("1000 MB/s (3 points beyond)"));
+        let mut never = example();
+        never.curve.doubled_at_mb_per_s = None;
+        assert_eq!(doubling_text(&never), "not reached");
+    }
+
+    #[test]
+    fn a_matrix_gives_one_row_per_cell_and_mix_and_a_heatmap_pair_per_mix() {
+        let read = example();
+        let mut mix = read.clone();
+        mix.kernel_label = "read:write 1:1".into();
+        let cell = |i, t| LoadedMatrixCell {
+            initiator: i,
+            target: t,
+            result: Some(LoadedResult {
+                chaser_node: Some(i),
+                mem_node: t,
+                load_mem_node: t,
+                ..read.clone()
+            }),
+            note: None,
+            further_mixes: vec![LoadedResult {
+                chaser_node: Some(i),
+                mem_node: t,
+                load_mem_node: t,
+                ..mix.clone()
+            }],
+        };
+        let m = LoadedMatrix {
+            schema_version: LOADED_SCHEMA_VERSION,
+            initiators: vec![0, 1],
+            targets: vec![0, 1],
+            cells: vec![
+                cell(0, 0),
+                cell(0, 1),
+                cell(1, 0),
+                LoadedMatrixCell {
+                    initiator: 1,
+                    target: 1,
+                    result: None,
+                    note: Some("no CPU".into()),
+                    further_mixes: vec![],
+                },
+            ],
+            load_nodes: Some(vec![0, 1]),
+            load_mem_node: None,
+        };
+        let r = LoadedReport::Matrix(m.clone());
+        let curves = report_curves(&r);
+        assert_eq!(curves.len(), 6);
+        let t = loaded_summary_table(&curves);
+        assert_eq!(t.rows.len(), 6);
+        assert_eq!(
+            t.rows[3][t.col("curve")],
+            Cell::Text("node 0->1, read:write 1:1".into())
+        );
+        let maps = loaded_matrix_heatmaps(&m);
+        assert_eq!(maps.len(), 2);
+        assert_eq!(maps[1].0.title, "Idle latency, load read:write 1:1");
+        assert_eq!(maps[0].1.values[1][1], None, "the unmeasured cell");
+        assert!(maps[0].0.values[0][1].is_some());
+        // A family of one placement names curves by their mix alone.
+        let f = LoadedReport::Family(LoadedFamily {
+            schema_version: LOADED_SCHEMA_VERSION,
+            order: String::new(),
+            curves: vec![read.clone(), mix.clone()],
+        });
+        let c = loaded_family_chart(&report_curves(&f)).unwrap();
+        let names: Vec<&str> = c.series.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["read", "read:write 1:1"]);
+        let p = loaded_summary_for_people(&report_curves(&f));
+        let Cell::Text(s) = &p.rows[0][p.col("ns_per_load_at_max_median")] else {
+            panic!("text for people");
+        };
+        assert!(s.contains("n="), "{s}");
+    }
+}

@@ -25,6 +25,7 @@ pub mod placement;
 pub mod report;
 pub mod rightmark;
 pub mod run;
+pub mod stream_matrix;
 pub mod topo;
 pub mod ui;
 

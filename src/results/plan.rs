@@ -21,11 +21,12 @@ pub enum Part {
     C2c,
     Scenarios,
     Advisor,
+    Rightmark,
 }
 
 impl Part {
     /// Every part in execution order.
-    pub const ALL: [Part; 10] = [
+    pub const ALL: [Part; 11] = [
         Part::Topology,
         Part::Latency,
         Part::LatencyMatrix,
@@ -36,6 +37,7 @@ impl Part {
         Part::C2c,
         Part::Scenarios,
         Part::Advisor,
+        Part::Rightmark,
     ];
 
     /// The name used by `--only`/`--skip` and in `results.json`.
@@ -51,6 +53,7 @@ impl Part {
             Part::C2c => "c2c",
             Part::Scenarios => "scenarios",
             Part::Advisor => "advisor",
+            Part::Rightmark => "rightmark",
         }
     }
 

@@ -28,6 +28,7 @@ pub const BUILT: &[Part] = &[
     Part::C2c,
     Part::Scenarios,
     Part::Advisor,
+    Part::Rightmark,
 ];
 
 /// Where progress goes (a terminal bar, or nowhere).

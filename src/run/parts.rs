@@ -94,6 +94,7 @@ pub(super) fn run_part(
             r.advisor = Some(advice);
             Ok(())
         }
+        Part::Rightmark => super::rightmark::run_part(topo, root, s, r, step),
     }
 }
 

@@ -1,0 +1,181 @@
+//! The RightMark part of a run (seed 000/001): the table `numascope rightmark` measures, with
+//! settings drawn from the run's budget. It runs only where it adds something: on one node its
+//! one cell would repeat the latency and bandwidth parts' local figures, so the plan skips it
+//! there with that reason, and `--quick` leaves it out (its 15 s hold the other parts). On a
+//! machine of up to four cells (two nodes) every cell is measured; beyond that the home row
+//! (the home CPU node against every memory node), and the plan says so. Pure planning plus one
+//! call of [`crate::tables::rightmark::run`]; nothing here prints.
+
+use std::time::Duration;
+
+use crate::experiment::Progress;
+use crate::latency::measure::SamplePlan;
+use crate::placement::PageSize;
+use crate::results::plan::{Budget, Part};
+use crate::results::tables::RightmarkMetric;
+use crate::results::RunResults;
+use crate::sysroot::SysRoot;
+use crate::tables::rightmark::{self, cell_round_s, plan_cells, Config, BLOCK_BYTES};
+use crate::topology::Topology;
+
+use super::scenarios::home_node;
+use super::settings::Settings;
+
+/// Most cells measured whole; a bigger machine gets its home row.
+const ALL_CELLS_UPTO: usize = 4;
+
+/// Why the part does not run on this machine or budget, or `None` when it does.
+pub(super) fn skip_reason(part: Part, topo: &Topology, budget: Budget) -> Option<String> {
+    if part != Part::Rightmark {
+        return None;
+    }
+    let cells = topo.initiator_nodes().len() * topo.memory_nodes().len();
+    if cells < 2 {
+        return Some("one NUMA node: its one cell would repeat the local figures of the latency and bandwidth parts; `numascope rightmark` measures it alone".into());
+    }
+    (budget == Budget::Quick).then(|| {
+        "the quick budget leaves the RightMark table out to hold 15 s; run the default budget or `numascope rightmark`".into()
+    })
+}
+
+/// The part's configuration from the run's settings: nine rounds under `--thorough`, six
+/// otherwise (the fewest with an interval); repetitions a quarter of the bandwidth part's,
+/// three latency samples of half its sample length per round.
+pub fn config(topo: &Topology, s: &Settings) -> Config {
+    let inits = topo.initiator_nodes();
+    let mems = topo.memory_nodes();
+    let rows = if inits.len() * mems.len() <= ALL_CELLS_UPTO {
+        inits
+    } else {
+        let home = home_node(topo).filter(|h| inits.contains(h));
+        home.or_else(|| inits.first().copied())
+            .into_iter()
+            .collect()
+    };
+    let (cells, cpus) = plan_cells(topo, &rows, &mems);
+    Config {
+        cells,
+        cpus,
+        block_bytes: BLOCK_BYTES,
+        page: PageSize::Base,
+        rounds: if s.bandwidth.timed.repetitions > 9 {
+            9
+        } else {
+            6
+        },
+        bandwidth_repetition: Duration::from_millis((s.bandwidth.timed.duration_ms / 4).max(20)),
+        latency: SamplePlan {
+            samples: 3,
+            warmup: 1,
+            min_sample_ns: (s.latency.min_sample_ns / 2).max(500_000),
+        },
+        metrics: RightmarkMetric::ALL.to_vec(),
+        clock: None,
+    }
+}
+
+/// The estimate and detail line of the part, and what a big machine leaves out.
+pub(super) fn describe(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
+    let c = config(topo, s);
+    let all = topo.initiator_nodes().len() * topo.memory_nodes().len();
+    if c.cells.len() < all {
+        reduced.push(format!(
+            "the home row only ({} of {} CPU node x memory node cells); `numascope rightmark` measures every cell",
+            c.cells.len(),
+            all
+        ));
+    }
+    let per = cell_round_s(
+        &c.metrics,
+        c.block_bytes,
+        c.bandwidth_repetition,
+        &c.latency,
+    );
+    (
+        c.cells.len() as f64 * c.rounds as f64 * per,
+        format!(
+            "{} CPU node x memory node cells, one thread on a 16 MiB block: read, write, read-prefetch, write-nt, page-local and random chase; {} interleaved rounds of {} ms",
+            c.cells.len(),
+            c.rounds,
+            c.bandwidth_repetition.as_millis()
+        ),
+    )
+}
+
+/// Measures the part into `r.rightmark`; disturbed figures become the run's warnings.
+pub(super) fn run_part(
+    topo: &Topology,
+    root: &SysRoot,
+    s: &Settings,
+    r: &mut RunResults,
+    step: &Progress<'_>,
+) -> anyhow::Result<()> {
+    let mut cfg = config(topo, s);
+    cfg.clock = r.clock.clone();
+    let out = rightmark::run(topo, root, &cfg, step)?;
+    r.warnings.extend(
+        out.report
+            .warnings
+            .iter()
+            .filter(|w| w.contains("disturbed"))
+            .cloned(),
+    );
+    r.rightmark = Some(out.report);
+    out.failed.map_or(Ok(()), Err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::plan::{make_plan, PlanRequest};
+    use crate::run::sample::opteron_topology;
+
+    /// Two nodes: all four cells under the default budget, left out by --quick; one node:
+    /// skipped with the reason.
+    #[test]
+    fn two_nodes_measure_every_cell_one_node_skips() {
+        let t = opteron_topology();
+        let p = make_plan(&t, &PlanRequest::default(), &Part::ALL);
+        let planned = p
+            .plan
+            .planned(Part::Rightmark)
+            .expect("planned on two nodes");
+        assert!(
+            planned.detail.starts_with("4 CPU node x memory node cells"),
+            "{}",
+            planned.detail
+        );
+        assert!(
+            planned.estimate_s > 0.0 && planned.estimate_s < 15.0,
+            "{}",
+            planned.estimate_s
+        );
+        let c = config(&t, &p.settings);
+        assert_eq!(c.cells, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
+        assert_eq!(c.rounds, 6);
+        let q = make_plan(
+            &t,
+            &PlanRequest {
+                budget: Budget::Quick,
+                ..Default::default()
+            },
+            &Part::ALL,
+        );
+        let why = q
+            .plan
+            .skipped
+            .iter()
+            .find(|s| s.part == Part::Rightmark)
+            .unwrap();
+        assert!(why.reason.contains("quick"), "{}", why.reason);
+        let mut one = t.clone();
+        one.nodes.truncate(1);
+        let n0: Vec<u32> = one.nodes[0].cpus.clone();
+        one.cpus.retain(|c| n0.contains(&c.id));
+        one.allowed_cpus.retain(|c| n0.contains(c));
+        one.allowed_nodes = vec![0];
+        let why = skip_reason(Part::Rightmark, &one, Budget::Default).unwrap();
+        assert!(why.starts_with("one NUMA node"), "{why}");
+        assert_eq!(skip_reason(Part::Latency, &one, Budget::Default), None);
+    }
+}

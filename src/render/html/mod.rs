@@ -12,6 +12,7 @@ pub mod fleet;
 mod page;
 mod parts;
 mod policy;
+mod tables;
 
 use std::fmt::Write as _;
 
@@ -116,6 +117,13 @@ const SECTIONS: &[Section] = &[
         title: "Weighted interleave",
         lead: "Per-node weights from the measured bandwidths, checked by measurement against binding and plain interleave.",
         body: policy::advisor,
+    },
+    Section {
+        id: "rightmark",
+        toc: "RightMark table",
+        title: "RightMark table, CPU node \u{00d7} memory node",
+        lead: "The 2005 Opteron article's table measured here: one thread on the row's node, a 16 MiB block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
+        body: tables::rightmark,
     },
     Section {
         id: "environment",

@@ -141,6 +141,11 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         section(out, title)?;
         body(r, out)?;
     }
+    // Only runs that measured it (two or more nodes): older and one-node runs print as before.
+    if let Some(rm) = &r.rightmark {
+        section(out, "RightMark table, CPU node x memory node")?;
+        super::tables_text::render_rightmark(rm, out)?;
+    }
     not_measured(r, out)
 }
 

@@ -205,3 +205,47 @@ pub(crate) fn write_table_csv(
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn plan(fixture: &str, flags: &[&str]) -> anyhow::Result<Config> {
+        let dir = format!(
+            "{}/tests/fixtures/topology/{fixture}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let root = crate::sysroot::SysRoot::snapshot(std::path::Path::new(&dir)).unwrap();
+        let topo = crate::topology::read_topology(&root).unwrap();
+        let mut argv = vec!["numascope", "rightmark"];
+        argv.extend(flags);
+        let Some(Command::Rightmark(args)) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not a rightmark command");
+        };
+        resolve(&topo, &args)
+    }
+
+    /// The article's machine replayed: four rows, each node's first CPU; a memory-only node
+    /// is a column and never a row.
+    #[test]
+    fn plans_every_cpu_node_by_every_memory_node() {
+        let c = plan("opteron250-2s", &[]).unwrap();
+        assert_eq!(c.cells, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
+        assert_eq!(c.cpus.len(), 2);
+        assert_eq!(c.block_bytes, BLOCK_BYTES);
+        assert_eq!(c.metrics.len(), 6);
+        let c = plan("opteron250-2s", &["--cpu-nodes", "1", "--mem-nodes", "0"]).unwrap();
+        assert_eq!(c.cells, vec![(1, 0)]);
+        let c = plan("cxl-tiered-memory", &[]).unwrap();
+        let rows: Vec<u32> = c.cpus.iter().map(|x| x.0).collect();
+        let cols: std::collections::BTreeSet<u32> = c.cells.iter().map(|x| x.1).collect();
+        assert!(cols.len() > rows.len(), "{:?} {:?}", rows, cols);
+        assert!(plan("opteron250-2s", &["--cpu-nodes", "5"]).is_err());
+        let e = plan("opteron250-2s", &["--samples", "0"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--samples 0"), "{e}");
+    }
+}

@@ -157,3 +157,57 @@ pub fn run(ctx: &Context, args: &BandwidthArgs, topo: &Topology) -> anyhow::Resu
         tables_text::render_stream_matrix(&report, o)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    /// The replayed two-node Opteron 250 and the bandwidth flags as parsed.
+    fn plan(flags: &[&str]) -> anyhow::Result<Config> {
+        let dir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/topology/magnycours-2s-likwid"
+        );
+        let root = crate::sysroot::SysRoot::snapshot(std::path::Path::new(dir)).unwrap();
+        let topo = crate::topology::read_topology(&root).unwrap();
+        let mut argv = vec!["numascope", "bandwidth", "--stream-matrix"];
+        argv.extend(flags);
+        let Some(Command::Bandwidth(args)) = Cli::try_parse_from(argv).unwrap().command else {
+            panic!("not a bandwidth command");
+        };
+        resolve(&topo, &args)
+    }
+
+    /// LIKWID's own machine (seed 003: four domains): every source x destination, threads on
+    /// the first domain's CPUs (one per core first), one matrix per kernel and CPU node.
+    #[test]
+    fn plans_every_source_and_destination_on_a_replayed_machine() {
+        let c = plan(&["--size", "64MiB"]).unwrap();
+        assert_eq!(c.kernels.len(), 1);
+        assert_eq!(c.kernels[0].descriptor().name, "copy");
+        assert_eq!(c.sources, c.destinations);
+        assert!(c.sources.len() >= 2, "{:?}", c.sources);
+        assert_eq!(c.cpu_nodes.len(), 1);
+        let (node, cpus) = &c.cpu_nodes[0];
+        assert!(!cpus.is_empty());
+        let c2 = plan(&[
+            "--cpu-nodes",
+            "0,1",
+            "--threads",
+            "1",
+            "--kernel",
+            "copy,triad",
+        ])
+        .unwrap();
+        assert_eq!(c2.cpu_nodes.len(), 2);
+        assert!(c2.cpu_nodes.iter().all(|(_, c)| c.len() == 1));
+        assert_eq!(c2.cpu_nodes[0].0, *node);
+        assert_eq!(c2.rounds, crate::tables::DEFAULT_ROUNDS);
+        let e = plan(&["--threads", "999"]).unwrap_err().to_string();
+        assert!(e.contains("--threads 999"), "{e}");
+        let e = plan(&["--rounds", "0"]).unwrap_err().to_string();
+        assert!(e.contains("--rounds 0"), "{e}");
+    }
+}

@@ -25,6 +25,9 @@ pub fn table_csv(t: &Table) -> Result<String, csv::Error> {
 pub fn run_csv(r: &RunResults) -> Result<Vec<(String, String)>, csv::Error> {
     let mut tables = all_tables(r);
     tables.push(super::tables_view::rightmark_table(r.rightmark.as_ref()));
+    tables.push(super::tables_view::stream_matrix_table(
+        r.stream_matrix.as_ref(),
+    ));
     tables
         .iter()
         .filter(|t| !t.rows.is_empty())

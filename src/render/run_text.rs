@@ -146,6 +146,10 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         section(out, "RightMark table, CPU node x memory node")?;
         super::tables_text::render_rightmark(rm, out)?;
     }
+    if let Some(sm) = &r.stream_matrix {
+        section(out, "Copy bandwidth, source node x destination node")?;
+        super::tables_text::render_stream_matrix(sm, out)?;
+    }
     not_measured(r, out)
 }
 

@@ -338,6 +338,40 @@ pub(crate) mod fixture {
         }
     }
 
+    /// A 2 x 2 copy matrix on CPU node 0 from the table's read figures (local 3618, remote
+    /// 2369), for the renderers' tests.
+    pub(crate) fn stream_example() -> crate::results::tables::StreamMatrixReport {
+        use crate::results::tables::{StreamCell, StreamMatrix, StreamMatrixReport};
+        let r = rightmark_example();
+        let cells = r
+            .cells
+            .iter()
+            .map(|c| StreamCell {
+                source_node: c.cpu_node,
+                destination_node: c.memory_node,
+                mb_per_s: c.figures[0].figure.clone(),
+            })
+            .collect();
+        StreamMatrixReport {
+            rounds: 9,
+            repetition_ms: 100,
+            page_size: "4k".into(),
+            matrices: vec![StreamMatrix {
+                kernel: "copy".into(),
+                non_temporal: false,
+                cpu_node: 0,
+                cpus: vec![0, 1],
+                array_bytes_per_thread: 1 << 20,
+                source_nodes: vec![0, 1],
+                destination_nodes: vec![0, 1],
+                cells,
+            }],
+            numa_balancing: None,
+            environment: Environment::default(),
+            warnings: vec![],
+        }
+    }
+
     fn metric_index(m: RightmarkMetric) -> usize {
         RightmarkMetric::ALL.iter().position(|&x| x == m).unwrap()
     }

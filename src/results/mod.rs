@@ -112,6 +112,10 @@ pub struct RunResults {
     /// node (the part is skipped there) and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rightmark: Option<tables::RightmarkReport>,
+    /// LIKWID's per-stream copy matrix (threads on the home node, source x destination);
+    /// absent on one memory node, with `--quick`, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_matrix: Option<tables::StreamMatrixReport>,
 }
 
 /// How long one part took.
@@ -185,6 +189,7 @@ impl RunResults {
             warnings: vec![],
             quality: None,
             rightmark: None,
+            stream_matrix: None,
         }
     }
 

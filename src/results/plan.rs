@@ -22,11 +22,12 @@ pub enum Part {
     Scenarios,
     Advisor,
     Rightmark,
+    StreamMatrix,
 }
 
 impl Part {
     /// Every part in execution order.
-    pub const ALL: [Part; 11] = [
+    pub const ALL: [Part; 12] = [
         Part::Topology,
         Part::Latency,
         Part::LatencyMatrix,
@@ -38,6 +39,7 @@ impl Part {
         Part::Scenarios,
         Part::Advisor,
         Part::Rightmark,
+        Part::StreamMatrix,
     ];
 
     /// The name used by `--only`/`--skip` and in `results.json`.
@@ -54,6 +56,7 @@ impl Part {
             Part::Scenarios => "scenarios",
             Part::Advisor => "advisor",
             Part::Rightmark => "rightmark",
+            Part::StreamMatrix => "stream-matrix",
         }
     }
 

@@ -57,6 +57,7 @@ pub(super) fn describe(
         Part::Scenarios => scenarios(s, topo),
         Part::Advisor => advisor(s, topo, mem_nodes),
         Part::Rightmark => super::rightmark::describe(s, topo, &mut reduced),
+        Part::StreamMatrix => super::rightmark::describe_streams(s, topo, &mut reduced),
     };
     PlannedPart {
         part,

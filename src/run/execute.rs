@@ -29,6 +29,7 @@ pub const BUILT: &[Part] = &[
     Part::Scenarios,
     Part::Advisor,
     Part::Rightmark,
+    Part::StreamMatrix,
 ];
 
 /// Where progress goes (a terminal bar, or nowhere).

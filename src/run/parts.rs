@@ -95,6 +95,7 @@ pub(super) fn run_part(
             Ok(())
         }
         Part::Rightmark => super::rightmark::run_part(topo, root, s, r, step),
+        Part::StreamMatrix => super::rightmark::run_stream_part(topo, root, s, r, step),
     }
 }
 

@@ -5,6 +5,11 @@
 //! machine of up to four cells (two nodes) every cell is measured; beyond that the home row
 //! (the home CPU node against every memory node), and the plan says so. Pure planning plus one
 //! call of [`crate::tables::rightmark::run`]; nothing here prints.
+//!
+//! The stream-matrix part beside it is LIKWID's per-stream copy matrix (seed 002/003): the
+//! home node's threads, the read stream on each memory node and the written stream on each
+//! (up to four memory nodes; beyond, the home node, its nearest and its farthest). It needs two
+//! memory nodes and is left out by `--quick` for the same reasons.
 
 use std::time::Duration;
 
@@ -26,6 +31,14 @@ const ALL_CELLS_UPTO: usize = 4;
 
 /// Why the part does not run on this machine or budget, or `None` when it does.
 pub(super) fn skip_reason(part: Part, topo: &Topology, budget: Budget) -> Option<String> {
+    if part == Part::StreamMatrix {
+        if topo.memory_nodes().len() < 2 {
+            return Some("one memory node: the matrix would be one cell, the copy kernel with both streams local".into());
+        }
+        return (budget == Budget::Quick).then(|| {
+            "the quick budget leaves the per-stream matrix out to hold 15 s; run the default budget or `numascope bandwidth --stream-matrix`".into()
+        });
+    }
     if part != Part::Rightmark {
         return None;
     }
@@ -124,6 +137,117 @@ pub(super) fn run_part(
     out.failed.map_or(Ok(()), Err)
 }
 
+/// Most memory nodes whose every pair the stream matrix measures.
+const STREAM_NODES_UPTO: usize = 4;
+
+/// The stream-matrix part's configuration: copy, every usable CPU of the home node, each
+/// stream's arrays of the bandwidth part's size per thread (at most 32 MiB), six rounds (nine
+/// with `--thorough`) of a quarter of the bandwidth part's repetition.
+pub fn stream_config(
+    topo: &Topology,
+    s: &Settings,
+) -> anyhow::Result<crate::tables::streams::Config> {
+    use crate::bandwidth::kernels::{Kernel, Params};
+    use crate::bandwidth::{RunSettings, WorkingSet};
+    let home = home_node(topo)
+        .filter(|h| topo.initiator_nodes().contains(h))
+        .or_else(|| topo.initiator_nodes().first().copied())
+        .ok_or_else(|| anyhow::anyhow!("no node with usable CPUs"))?;
+    let cpus = crate::bandwidth::plan::node_cpus_cores_first(topo, home);
+    let mut nodes = topo.memory_nodes();
+    if nodes.len() > STREAM_NODES_UPTO {
+        let by_distance = |n: &u32| (topo.distance(home, *n).unwrap_or(u32::MAX), *n);
+        let mut remote: Vec<u32> = nodes.iter().copied().filter(|&n| n != home).collect();
+        remote.sort_by_key(by_distance);
+        let mut keep: Vec<u32> = nodes.iter().copied().filter(|&n| n == home).collect();
+        keep.extend(remote.first().copied());
+        keep.extend(remote.last().copied());
+        keep.sort_unstable();
+        keep.dedup();
+        nodes = keep;
+    }
+    let per_stream = s.bandwidth.bytes_per_thread.min(32 << 20) * cpus.len().max(1) as u64;
+    Ok(crate::tables::streams::Config {
+        kernels: vec![Kernel::new(
+            crate::bandwidth::descriptor::KernelId::Copy,
+            crate::bandwidth::isa::Isa::best(),
+        )?],
+        cpu_nodes: vec![(home, cpus)],
+        sources: nodes.clone(),
+        destinations: nodes,
+        settings: RunSettings {
+            page: PageSize::Base,
+            duration: Duration::from_millis((s.bandwidth.timed.duration_ms / 4).max(20)),
+            repetitions: 1,
+            warmup: 1,
+            params: Params::default(),
+            size: WorkingSet::PerStream(per_stream),
+        },
+        rounds: if s.bandwidth.timed.repetitions > 9 {
+            9
+        } else {
+            6
+        },
+    })
+}
+
+/// The estimate and detail line of the stream-matrix part.
+pub(super) fn describe_streams(
+    s: &Settings,
+    topo: &Topology,
+    reduced: &mut Vec<String>,
+) -> (f64, String) {
+    let Ok(c) = stream_config(topo, s) else {
+        return (0.0, "no node with usable CPUs".into());
+    };
+    let all = topo.memory_nodes().len();
+    if c.sources.len() < all {
+        reduced.push(format!(
+            "{} of {} memory nodes (the home node, its nearest and its farthest); `numascope bandwidth --stream-matrix` measures every pair",
+            c.sources.len(),
+            all
+        ));
+    }
+    let cells = c.sources.len() * c.destinations.len();
+    let bytes = match c.settings.size {
+        crate::bandwidth::WorkingSet::PerStream(b) => 2 * b,
+        _ => 0,
+    };
+    let per = 2.0 * c.settings.duration.as_secs_f64() + 0.02 + bytes as f64 / 2.0e9;
+    let (node, cpus) = &c.cpu_nodes[0];
+    (
+        (cells * c.rounds) as f64 * per,
+        format!(
+            "copy with the read stream on each of nodes {} and the written stream on each, {} thread(s) on node {node}; {} interleaved rounds of {} ms",
+            crate::results::format::format_list(&c.sources),
+            cpus.len(),
+            c.rounds,
+            c.settings.duration.as_millis()
+        ),
+    )
+}
+
+/// Measures the stream-matrix part into `r.stream_matrix`.
+pub(super) fn run_stream_part(
+    topo: &Topology,
+    root: &SysRoot,
+    s: &Settings,
+    r: &mut RunResults,
+    step: &Progress<'_>,
+) -> anyhow::Result<()> {
+    let cfg = stream_config(topo, s)?;
+    let out = crate::tables::streams::run(topo, root, &cfg, step)?;
+    r.warnings.extend(
+        out.report
+            .warnings
+            .iter()
+            .filter(|w| w.contains("disturbed"))
+            .cloned(),
+    );
+    r.stream_matrix = Some(out.report);
+    out.failed.map_or(Ok(()), Err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,5 +301,24 @@ mod tests {
         let why = skip_reason(Part::Rightmark, &one, Budget::Default).unwrap();
         assert!(why.starts_with("one NUMA node"), "{why}");
         assert_eq!(skip_reason(Part::Latency, &one, Budget::Default), None);
+        let why = skip_reason(Part::StreamMatrix, &one, Budget::Default).unwrap();
+        assert!(why.starts_with("one memory node"), "{why}");
+        // Two nodes: copy with each stream on each node, the home node's threads.
+        let sm = p
+            .plan
+            .planned(Part::StreamMatrix)
+            .expect("planned on two nodes");
+        assert!(
+            sm.estimate_s > 0.0 && sm.estimate_s < 10.0,
+            "{}",
+            sm.estimate_s
+        );
+        let c = stream_config(&t, &p.settings).unwrap();
+        assert_eq!(
+            (c.sources.clone(), c.destinations.clone()),
+            (vec![0, 1], vec![0, 1])
+        );
+        assert_eq!(c.kernels[0].descriptor().name, "copy");
+        assert!(q.plan.skipped.iter().any(|s| s.part == Part::StreamMatrix));
     }
 }

@@ -126,6 +126,13 @@ const SECTIONS: &[Section] = &[
         body: tables::rightmark,
     },
     Section {
+        id: "stream-matrix",
+        toc: "Per-stream matrix",
+        title: "Copy bandwidth, source node \u{00d7} destination node",
+        lead: "LIKWID's per-stream placement: the home node's threads copy from an array on the row's node into an array on the column's node.",
+        body: tables::stream_matrix,
+    },
+    Section {
         id: "environment",
         toc: "Environment",
         title: "Environment",

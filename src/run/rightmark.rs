@@ -3,7 +3,7 @@
 //! one cell would repeat the latency and bandwidth parts' local figures, so the plan skips it
 //! there with that reason, and `--quick` leaves it out (its 15 s hold the other parts). On a
 //! machine of up to four cells (two nodes) every cell is measured; beyond that the home row
-//! (the home CPU node against every memory node), and the plan says so. Pure planning plus one
+//! (the home CPU node against one memory node per SLIT distance), and the plan says so. Pure planning plus one
 //! call of [`crate::tables::rightmark::run`]; nothing here prints.
 //!
 //! The stream-matrix part beside it is LIKWID's per-stream copy matrix (seed 002/003): the
@@ -57,15 +57,29 @@ pub(super) fn skip_reason(part: Part, topo: &Topology, budget: Budget) -> Option
 pub fn config(topo: &Topology, s: &Settings) -> Config {
     let inits = topo.initiator_nodes();
     let mems = topo.memory_nodes();
-    let rows = if inits.len() * mems.len() <= ALL_CELLS_UPTO {
-        inits
+    let (cells, cpus) = if inits.len() * mems.len() <= ALL_CELLS_UPTO {
+        plan_cells(topo, &inits, &mems)
     } else {
+        // The home row, its local cell first, then one memory node per SLIT distance.
         let home = home_node(topo).filter(|h| inits.contains(h));
-        home.or_else(|| inits.first().copied())
+        let row: Vec<u32> = home
+            .or_else(|| inits.first().copied())
             .into_iter()
-            .collect()
+            .collect();
+        let mut cols: Vec<u32> = mems.clone();
+        if let Some(&h) = row.first() {
+            cols.sort_by_key(|&m| (m != h, m));
+            let mut seen = Vec::new();
+            cols.retain(|&m| {
+                let d = topo.distance(h, m);
+                let new = !seen.contains(&d);
+                seen.push(d);
+                new
+            });
+            cols.sort_unstable();
+        }
+        plan_cells(topo, &row, &cols)
     };
-    let (cells, cpus) = plan_cells(topo, &rows, &mems);
     Config {
         cells,
         cpus,
@@ -93,7 +107,7 @@ pub(super) fn describe(s: &Settings, topo: &Topology, reduced: &mut Vec<String>)
     let all = topo.initiator_nodes().len() * topo.memory_nodes().len();
     if c.cells.len() < all {
         reduced.push(format!(
-            "the home row only ({} of {} CPU node x memory node cells); `numascope rightmark` measures every cell",
+            "the home row, one memory node per SLIT distance ({} of {} CPU node x memory node cells); `numascope rightmark` measures every cell",
             c.cells.len(),
             all
         ));
@@ -143,7 +157,7 @@ pub(super) fn run_part(
 const STREAM_NODES_UPTO: usize = 4;
 
 /// The stream-matrix part's configuration: copy, every usable CPU of the home node, each
-/// stream's arrays of the bandwidth part's size per thread (at most 32 MiB), six rounds (nine
+/// stream's arrays of the bandwidth part's size (at most 128 MiB over the threads), six rounds (nine
 /// with `--thorough`) of a quarter of the bandwidth part's repetition.
 pub fn stream_config(
     topo: &Topology,
@@ -168,7 +182,9 @@ pub fn stream_config(
         keep.dedup();
         nodes = keep;
     }
-    let per_stream = s.bandwidth.bytes_per_thread.min(32 << 20) * cpus.len().max(1) as u64;
+    // The bandwidth part's arrays, at most 128 MiB per stream over all threads: a matrix of
+    // nine cells re-faults them in every round.
+    let per_stream = (s.bandwidth.bytes_per_thread * cpus.len().max(1) as u64).min(128 << 20);
     Ok(crate::tables::streams::Config {
         kernels: vec![Kernel::new(
             crate::bandwidth::descriptor::KernelId::Copy,

@@ -59,13 +59,12 @@ pub fn cpu_of_node(topo: &Topology, node: u32) -> Option<u32> {
     topo.usable_cpus_of(node).first().copied()
 }
 
+/// (CPU node, memory node) cells and (node, CPU) pairs.
+pub type Cells = (Vec<(u32, u32)>, Vec<(u32, u32)>);
+
 /// Every (CPU node, memory node) of the two lists, CPU node major, with each CPU node's CPU;
 /// a CPU node without a usable CPU is left out.
-pub fn plan_cells(
-    topo: &Topology,
-    cpu_nodes: &[u32],
-    mem_nodes: &[u32],
-) -> (Vec<(u32, u32)>, Vec<(u32, u32)>) {
+pub fn plan_cells(topo: &Topology, cpu_nodes: &[u32], mem_nodes: &[u32]) -> Cells {
     let mut cells = Vec::new();
     let mut cpus = Vec::new();
     for &i in cpu_nodes {

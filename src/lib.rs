@@ -43,6 +43,7 @@ pub mod run;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;
+pub mod tables;
 #[cfg(test)]
 pub(crate) mod testutil;
 pub mod threads;

@@ -236,6 +236,32 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["bandwidth", "--list-kernels", "--size", "1GiB"],
         &["--list-kernels", "--size"],
     ),
+    // bandwidth --stream-matrix: flags it has no use for, kernels without a source and a
+    // destination stream, a list of sizes (issue 14).
+    (
+        &["bandwidth", "--stream-matrix", "--cpus", "0"],
+        &["--cpus", "--stream-matrix", "--cpu-nodes"],
+    ),
+    (
+        &["bandwidth", "--stream-matrix", "--placement", "local"],
+        &["--placement", "--mem-nodes"],
+    ),
+    (
+        &["bandwidth", "--stream-matrix", "--spread"],
+        &["--spread", "--stream-matrix"],
+    ),
+    (
+        &["bandwidth", "--stream-matrix", "--repetitions", "3"],
+        &["--repetitions", "--rounds"],
+    ),
+    (
+        &["bandwidth", "--stream-matrix", "--kernel", "read"],
+        &["kernel read", "copy"],
+    ),
+    (
+        &["bandwidth", "--stream-matrix", "--size", "1MiB,2MiB"],
+        &["--stream-matrix", "one --size"],
+    ),
     // run: a knob whose parts the run leaves out, and output flags on a dry run.
     (
         &["run", "--dry-run", "--only", "c2c", "--kernel", "copy"],
@@ -277,6 +303,9 @@ const CONFLICTS: &[&[&str]] = &[
     &["bandwidth", "--cpus", "0", "--cpu-nodes", "0"],
     &["bandwidth", "--matrix", "--scaling"],
     &["bandwidth", "--packed", "--spread"],
+    &["bandwidth", "--stream-matrix", "--matrix"],
+    &["bandwidth", "--stream-matrix", "--scaling"],
+    &["bandwidth", "--stream-matrix", "--sweep"],
     &["run", "--quick", "--thorough"],
     &["topo", "--graph", "--json"],
 ];

@@ -98,6 +98,17 @@ pub struct BandwidthArgs {
     /// Print JSON (schema_version 1).
     #[arg(long)]
     pub json: bool,
+    /// LIKWID's per-stream placement as a matrix: threads on each --cpu-nodes node (default
+    /// the first), the read stream(s) on each --mem-nodes node (rows) and the written stream
+    /// on each (columns); kernel copy unless --kernel names copy-nt, scale, add or triad.
+    #[arg(long, conflicts_with_all = ["matrix", "scaling", "sweep", "list_kernels"])]
+    pub stream_matrix: bool,
+    /// Interleaved rounds of --stream-matrix (each cell once per round; default 9).
+    #[arg(long, requires = "stream_matrix", value_name = "N")]
+    pub rounds: Option<usize>,
+    /// With --stream-matrix, also write stream_matrix.csv into this directory (docs/csv.md).
+    #[arg(long, requires = "stream_matrix", value_name = "DIR")]
+    pub csv: Option<std::path::PathBuf>,
 }
 
 /// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges, `all`,
@@ -466,6 +477,9 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
         return super::print_result(args.json, &listing, |out| {
             bandwidth_text::render_kernel_list(out, &listing)
         });
+    }
+    if args.stream_matrix {
+        return super::stream_matrix::run(ctx, args, &topo);
     }
     let cfg = resolve(&topo, args)?;
     ctx.root.require_live("measure bandwidth")?;

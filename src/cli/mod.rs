@@ -23,7 +23,9 @@ pub mod latency;
 pub mod loaded_latency;
 pub mod placement;
 pub mod report;
+pub mod rightmark;
 pub mod run;
+pub mod stream_matrix;
 pub mod topo;
 pub mod ui;
 
@@ -114,6 +116,9 @@ pub enum Command {
     /// Run your own program under every distinct placement and compare, beyond noise:
     /// `numascope app -- CMD ARGS`.
     App(app::AppArgs),
+    /// The RightMark table: every CPU node x memory node, one thread on a 16 MiB block;
+    /// average and maximum read and write bandwidth, pseudo-random and random latency.
+    Rightmark(rightmark::RightmarkArgs),
 }
 
 /// What every subcommand receives: the root to read the machine from.
@@ -296,6 +301,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Command::Completions(a) => completions::run(&a),
                 Command::Man(a) => completions::man(&a),
                 Command::App(a) => app::run(&ctx, &a),
+                Command::Rightmark(a) => rightmark::run(&ctx, &a),
             }
         }
     }
@@ -360,6 +366,7 @@ impl Command {
                 | Command::LoadedLatency(_)
                 | Command::C2c(_)
                 | Command::App(_)
+                | Command::Rightmark(_)
         )
     }
 }

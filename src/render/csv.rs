@@ -23,7 +23,12 @@ pub fn table_csv(t: &Table) -> Result<String, csv::Error> {
 
 /// The CSV files of a run: (file name, contents), tables with rows only.
 pub fn run_csv(r: &RunResults) -> Result<Vec<(String, String)>, csv::Error> {
-    all_tables(r)
+    let mut tables = all_tables(r);
+    tables.push(super::tables_view::rightmark_table(r.rightmark.as_ref()));
+    tables.push(super::tables_view::stream_matrix_table(
+        r.stream_matrix.as_ref(),
+    ));
+    tables
         .iter()
         .filter(|t| !t.rows.is_empty())
         .map(|t| Ok((format!("{}.csv", t.name), table_csv(t)?)))

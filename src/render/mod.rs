@@ -24,6 +24,8 @@ pub mod run_policy_text;
 pub mod run_text;
 pub mod run_view;
 pub mod svg;
+pub mod tables_text;
+pub mod tables_view;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;

@@ -141,6 +141,15 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         section(out, title)?;
         body(r, out)?;
     }
+    // Only runs that measured it (two or more nodes): older and one-node runs print as before.
+    if let Some(rm) = &r.rightmark {
+        section(out, "RightMark table, CPU node x memory node")?;
+        super::tables_text::render_rightmark(rm, out)?;
+    }
+    if let Some(sm) = &r.stream_matrix {
+        section(out, "Copy bandwidth, source node x destination node")?;
+        super::tables_text::render_stream_matrix(sm, out)?;
+    }
     not_measured(r, out)
 }
 

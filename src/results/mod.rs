@@ -24,6 +24,7 @@ pub mod placement;
 pub mod plan;
 pub mod quality;
 pub mod scenarios;
+pub mod tables;
 pub mod time;
 pub mod topology;
 pub mod traffic;
@@ -107,6 +108,14 @@ pub struct RunResults {
     /// written before verdicts existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<RunQuality>,
+    /// The RightMark table (CPU node x memory node, one thread, six columns); absent on one
+    /// node (the part is skipped there) and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rightmark: Option<tables::RightmarkReport>,
+    /// LIKWID's per-stream copy matrix (threads on the home node, source x destination);
+    /// absent on one memory node, with `--quick`, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_matrix: Option<tables::StreamMatrixReport>,
 }
 
 /// How long one part took.
@@ -179,6 +188,8 @@ impl RunResults {
             findings: vec![],
             warnings: vec![],
             quality: None,
+            rightmark: None,
+            stream_matrix: None,
         }
     }
 

@@ -21,11 +21,13 @@ pub enum Part {
     C2c,
     Scenarios,
     Advisor,
+    Rightmark,
+    StreamMatrix,
 }
 
 impl Part {
     /// Every part in execution order.
-    pub const ALL: [Part; 10] = [
+    pub const ALL: [Part; 12] = [
         Part::Topology,
         Part::Latency,
         Part::LatencyMatrix,
@@ -36,6 +38,8 @@ impl Part {
         Part::C2c,
         Part::Scenarios,
         Part::Advisor,
+        Part::Rightmark,
+        Part::StreamMatrix,
     ];
 
     /// The name used by `--only`/`--skip` and in `results.json`.
@@ -51,6 +55,8 @@ impl Part {
             Part::C2c => "c2c",
             Part::Scenarios => "scenarios",
             Part::Advisor => "advisor",
+            Part::Rightmark => "rightmark",
+            Part::StreamMatrix => "stream-matrix",
         }
     }
 

@@ -56,6 +56,8 @@ pub(super) fn describe(
         Part::C2c => c2c(s, &mut reduced),
         Part::Scenarios => scenarios(s, topo),
         Part::Advisor => advisor(s, topo, mem_nodes),
+        Part::Rightmark => super::rightmark::describe(s, topo, &mut reduced),
+        Part::StreamMatrix => super::rightmark::describe_streams(s, topo, &mut reduced),
     };
     PlannedPart {
         part,

@@ -28,6 +28,8 @@ pub const BUILT: &[Part] = &[
     Part::C2c,
     Part::Scenarios,
     Part::Advisor,
+    Part::Rightmark,
+    Part::StreamMatrix,
 ];
 
 /// Where progress goes (a terminal bar, or nowhere).

@@ -94,6 +94,8 @@ pub(super) fn run_part(
             r.advisor = Some(advice);
             Ok(())
         }
+        Part::Rightmark => super::rightmark::run_part(topo, root, s, r, step),
+        Part::StreamMatrix => super::rightmark::run_stream_part(topo, root, s, r, step),
     }
 }
 

@@ -264,7 +264,9 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     let mut parts = Vec::new();
     let mut skipped = Vec::new();
     for part in Part::ALL {
-        match skip_reason(part, req, built, cpus) {
+        match skip_reason(part, req, built, cpus)
+            .or_else(|| super::rightmark::skip_reason(part, topo, req.budget))
+        {
             Some(reason) => skipped.push(SkippedPart { part, reason }),
             None => parts.push(describe(part, &settings, topo, &mem_nodes, threads)),
         }

@@ -13,6 +13,7 @@ mod loaded;
 mod page;
 mod parts;
 mod policy;
+mod tables;
 
 pub use loaded::render_loaded;
 
@@ -119,6 +120,20 @@ const SECTIONS: &[Section] = &[
         title: "Weighted interleave",
         lead: "Per-node weights from the measured bandwidths, checked by measurement against binding and plain interleave.",
         body: policy::advisor,
+    },
+    Section {
+        id: "rightmark",
+        toc: "RightMark table",
+        title: "RightMark table, CPU node \u{00d7} memory node",
+        lead: "The 2005 Opteron article's table measured here: one thread on the row's node, a 16 MiB block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
+        body: tables::rightmark,
+    },
+    Section {
+        id: "stream-matrix",
+        toc: "Per-stream matrix",
+        title: "Copy bandwidth, source node \u{00d7} destination node",
+        lead: "LIKWID's per-stream placement: the home node's threads copy from an array on the row's node into an array on the column's node.",
+        body: tables::stream_matrix,
     },
     Section {
         id: "environment",

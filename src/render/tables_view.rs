@@ -1,0 +1,453 @@
+//! The RightMark table and the per-stream matrix as tidy tables (for CSV and the HTML table)
+//! and as heatmaps (one grid per column, cells coloured by value), pulled out of their reports
+//! once so text, CSV and HTML show the same figures. One row per figure: bandwidth rows fill
+//! the `mb_per_s_*` columns, latency rows the `ns_per_load_*` columns, so every numeric column
+//! keeps one unit (docs/csv.md).
+
+use crate::render::run_view::{fmt_median_interval, fmt_num, Cell, Table};
+use crate::render::svg::Heatmap;
+use crate::results::tables::{
+    RatioToLocal, RightmarkMetric, RightmarkReport, RoundFigure, StreamMatrix, StreamMatrixReport,
+};
+
+fn num(v: Option<f64>) -> Cell {
+    v.filter(|v| v.is_finite()).map_or(Cell::Missing, Cell::Num)
+}
+
+fn keyed(cols: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
+    (
+        cols.iter().map(|c| c.0.to_string()).collect(),
+        cols.iter().map(|c| c.1.to_string()).collect(),
+    )
+}
+
+/// The columns every figure row ends with: its value (in the unit's columns), the interval,
+/// the ratio to local with its interval, placement and quality.
+const FIGURE_COLUMNS: &[(&str, &str)] = &[
+    ("mb_per_s_median", "MB/s (median of the rounds)"),
+    ("mb_per_s_ci_low", "MB/s 95 % interval low"),
+    ("mb_per_s_ci_high", "MB/s 95 % interval high"),
+    ("ns_per_load_median", "ns per load (median of the rounds)"),
+    ("ns_per_load_ci_low", "ns per load 95 % interval low"),
+    ("ns_per_load_ci_high", "ns per load 95 % interval high"),
+    ("ci_level_fraction", "interval coverage (fraction)"),
+    ("samples_count", "rounds (n)"),
+    (
+        "relative_to_local_ratio",
+        "this / local (median of paired rounds)",
+    ),
+    (
+        "relative_to_local_ci_low_ratio",
+        "this / local 95 % interval low",
+    ),
+    (
+        "relative_to_local_ci_high_ratio",
+        "this / local 95 % interval high",
+    ),
+    (
+        "on_intended_node_fraction",
+        "on intended node (lowest round, fraction)",
+    ),
+    (
+        "repetitions_discarded_count",
+        "repetitions discarded (disturbed, taken again)",
+    ),
+    ("disturbed", "disturbed (retakes ran out)"),
+    ("error", "error"),
+];
+
+fn figure_cells(f: &RoundFigure, latency: bool) -> Vec<Cell> {
+    let s = f.summary.as_ref();
+    let three = [
+        num(s.map(|s| s.median)),
+        num(s.and_then(|s| s.ci_low)),
+        num(s.and_then(|s| s.ci_high)),
+    ];
+    let none = [Cell::Missing, Cell::Missing, Cell::Missing];
+    let (bw, ns) = if latency {
+        (none, three)
+    } else {
+        (three, none)
+    };
+    let mut row: Vec<Cell> = bw.into_iter().chain(ns).collect();
+    let r = f.ratio_to_local.as_ref();
+    row.extend([
+        num(s.and_then(|s| s.ci_level)),
+        s.map_or(Cell::Missing, |s| Cell::Int(s.samples as u64)),
+        num(r.map(|r| r.ratio)),
+        num(r.and_then(|r| r.ci_low)),
+        num(r.and_then(|r| r.ci_high)),
+        num(f.placement_fraction),
+        f.quality
+            .as_ref()
+            .map_or(Cell::Missing, |q| Cell::Int(q.repetitions_discarded as u64)),
+        f.quality
+            .as_ref()
+            .map_or(Cell::Missing, |q| Cell::Bool(q.disturbed)),
+        f.error.clone().map_or(Cell::Missing, Cell::Text),
+    ]);
+    row
+}
+
+/// `rightmark.csv`: one row per (CPU node, memory node, column).
+pub fn rightmark_table(r: Option<&RightmarkReport>) -> Table {
+    let head: &[(&str, &str)] = &[
+        ("cpu_node", "CPU node"),
+        ("memory_node", "memory node"),
+        ("cpu", "CPU"),
+        ("local", "local"),
+        ("slit_distance", "SLIT distance"),
+        ("metric", "column"),
+        ("block_bytes", "block (bytes)"),
+    ];
+    let (mut keys, mut columns) = keyed(head);
+    let (k2, c2) = keyed(FIGURE_COLUMNS);
+    keys.extend(k2);
+    columns.extend(c2);
+    let mut t = Table {
+        name: "rightmark",
+        title: "RightMark table: one thread, CPU node x memory node".into(),
+        columns,
+        keys,
+        rows: vec![],
+    };
+    for rep in r.iter() {
+        for c in &rep.cells {
+            for f in &c.figures {
+                let mut row = vec![
+                    Cell::Int(c.cpu_node as u64),
+                    Cell::Int(c.memory_node as u64),
+                    Cell::Int(c.cpu as u64),
+                    Cell::Bool(c.local),
+                    c.slit_distance
+                        .map_or(Cell::Missing, |d| Cell::Int(d as u64)),
+                    Cell::Text(f.metric.name().into()),
+                    Cell::Int(rep.block_bytes),
+                ];
+                row.extend(figure_cells(&f.figure, f.metric.is_latency()));
+                t.rows.push(row);
+            }
+        }
+    }
+    t
+}
+
+/// `stream_matrix.csv`: one row per (kernel, CPU node, source node, destination node).
+pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
+    let head: &[(&str, &str)] = &[
+        ("kernel", "kernel"),
+        ("cpu_node", "CPU node"),
+        ("threads_count", "threads"),
+        ("source_node", "source node"),
+        ("destination_node", "destination node"),
+        ("array_bytes", "array per thread and stream (bytes)"),
+    ];
+    let (mut keys, mut columns) = keyed(head);
+    let (k2, c2) = keyed(FIGURE_COLUMNS);
+    // Bandwidth only: the latency columns would always be empty.
+    for (k, c) in k2.into_iter().zip(c2) {
+        if !k.starts_with("ns_per_load") {
+            keys.push(k);
+            columns.push(c);
+        }
+    }
+    let mut t = Table {
+        name: "stream_matrix",
+        title: "Per-stream placement: source node x destination node".into(),
+        columns,
+        keys,
+        rows: vec![],
+    };
+    for m in r.iter().flat_map(|r| &r.matrices) {
+        for c in &m.cells {
+            let mut row = vec![
+                Cell::Text(m.kernel.clone()),
+                Cell::Int(m.cpu_node as u64),
+                Cell::Int(m.cpus.len() as u64),
+                Cell::Int(c.source_node as u64),
+                Cell::Int(c.destination_node as u64),
+                Cell::Int(m.array_bytes_per_thread),
+            ];
+            let cells = figure_cells(&c.mb_per_s, false);
+            row.extend(
+                cells
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| !(3..6).contains(i))
+                    .map(|(_, c)| c),
+            );
+            t.rows.push(row);
+        }
+    }
+    t
+}
+
+/// `231 [226, 240] n=9`, ` (disturbed)` when marked, the error when it failed, `-` when
+/// nothing was measured.
+pub fn figure_text(f: &RoundFigure) -> String {
+    match &f.summary {
+        Some(s) => {
+            let mut t = fmt_median_interval(s.median, s.ci_low.zip(s.ci_high), s.samples);
+            if f.disturbed() {
+                t.push_str(" (disturbed)");
+            }
+            t
+        }
+        None => match &f.error {
+            Some(e) => format!("- ({})", e.split(':').next().unwrap_or("failed")),
+            None => "-".into(),
+        },
+    }
+}
+
+/// `x0.50 [0.49, 0.51]`, or `x0.50, no interval` below six pairs.
+pub fn ratio_text(r: &RatioToLocal) -> String {
+    match (r.ci_low, r.ci_high) {
+        (Some(l), Some(h)) => format!("x{} [{}, {}]", fmt_num(r.ratio), fmt_num(l), fmt_num(h)),
+        _ => format!("x{}, no interval ({} pairs)", fmt_num(r.ratio), r.pairs),
+    }
+}
+
+/// One heatmap per column of the RightMark table: CPU node x memory node, the median.
+pub fn rightmark_heatmaps(r: &RightmarkReport) -> Vec<Heatmap> {
+    let mut rows: Vec<u32> = r.cells.iter().map(|c| c.cpu_node).collect();
+    let mut cols: Vec<u32> = r.cells.iter().map(|c| c.memory_node).collect();
+    rows.sort_unstable();
+    rows.dedup();
+    cols.sort_unstable();
+    cols.dedup();
+    r.metrics
+        .iter()
+        .map(|&m| Heatmap {
+            title: format!("{}, {}", m.label(), m.unit()),
+            row_title: "CPU node".into(),
+            col_title: "memory node".into(),
+            row_labels: rows.iter().map(|n| n.to_string()).collect(),
+            col_labels: cols.iter().map(|n| n.to_string()).collect(),
+            values: rows
+                .iter()
+                .map(|&a| {
+                    cols.iter()
+                        .map(|&b| {
+                            r.cells
+                                .iter()
+                                .find(|c| c.cpu_node == a && c.memory_node == b)
+                                .and_then(|c| c.figure(m))
+                                .and_then(RoundFigure::median)
+                        })
+                        .collect()
+                })
+                .collect(),
+            unit: m.unit().into(),
+            higher_is_worse: m == RightmarkMetric::PseudoRandom || m == RightmarkMetric::Random,
+        })
+        .collect()
+}
+
+/// The heatmap of one per-stream matrix: source node x destination node, MB/s.
+pub fn stream_heatmap(m: &StreamMatrix) -> Heatmap {
+    Heatmap {
+        title: format!("{} on CPU node {}, MB/s", m.kernel, m.cpu_node),
+        row_title: "source node".into(),
+        col_title: "destination node".into(),
+        row_labels: m.source_nodes.iter().map(|n| n.to_string()).collect(),
+        col_labels: m.destination_nodes.iter().map(|n| n.to_string()).collect(),
+        values: m
+            .source_nodes
+            .iter()
+            .map(|&s| {
+                m.destination_nodes
+                    .iter()
+                    .map(|&d| {
+                        m.cells
+                            .iter()
+                            .find(|c| c.source_node == s && c.destination_node == d)
+                            .and_then(|c| c.mb_per_s.median())
+                    })
+                    .collect()
+            })
+            .collect(),
+        unit: "MB/s".into(),
+        higher_is_worse: false,
+    }
+}
+
+/// The Opteron article's table (seed 001, no bank interleave) as a 2 x 2 report measured in
+/// nine rounds, for the renderers' tests.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use crate::results::environment::Environment;
+    use crate::results::tables::{
+        RightmarkCell, RightmarkFigure, RightmarkMetric, RightmarkReport, RoundFigure,
+    };
+    use crate::stats::Summary;
+
+    const LOCAL: [f64; 6] = [3618.0, 1616.0, 6286.0, 5924.0, 45.6, 74.7];
+    const REMOTE: [f64; 6] = [2369.0, 1415.0, 3116.0, 3032.0, 70.9, 112.3];
+
+    pub(crate) fn rightmark_example() -> RightmarkReport {
+        let fig = |v: f64| {
+            let rounds: Vec<f64> = (0..9)
+                .map(|i| v * (1.0 + (i as f64 - 4.0) * 0.001))
+                .collect();
+            RoundFigure {
+                summary: Summary::of(&rounds),
+                rounds,
+                placement_fraction: Some(1.0),
+                ..RoundFigure::empty()
+            }
+        };
+        let mut cells = Vec::new();
+        for (i, m) in [(0u32, 0u32), (0, 1), (1, 0), (1, 1)] {
+            let vals = if i == m { LOCAL } else { REMOTE };
+            let figures = RightmarkMetric::ALL
+                .iter()
+                .zip(vals)
+                .map(|(&metric, v)| {
+                    let mut figure = fig(v);
+                    if i != m {
+                        figure.ratio_to_local = crate::tables::ratio_to_local(
+                            &fig(LOCAL[metric_index(metric)]),
+                            &figure,
+                        );
+                    }
+                    RightmarkFigure { metric, figure }
+                })
+                .collect();
+            cells.push(RightmarkCell {
+                cpu_node: i,
+                memory_node: m,
+                cpu: i,
+                local: i == m,
+                slit_distance: Some(if i == m { 10 } else { 20 }),
+                figures,
+            });
+        }
+        RightmarkReport {
+            block_bytes: 16 << 20,
+            page_size: "4k".into(),
+            rounds: 9,
+            bandwidth_repetition_ms: 100,
+            latency_samples_per_round: 5,
+            latency_min_sample_ns: 2_000_000,
+            metrics: RightmarkMetric::ALL.to_vec(),
+            cells,
+            numa_balancing: Some(0),
+            environment: Environment::default(),
+            warnings: vec![],
+        }
+    }
+
+    /// A 2 x 2 copy matrix on CPU node 0 from the table's read figures (local 3618, remote
+    /// 2369), for the renderers' tests.
+    pub(crate) fn stream_example() -> crate::results::tables::StreamMatrixReport {
+        use crate::results::tables::{StreamCell, StreamMatrix, StreamMatrixReport};
+        let r = rightmark_example();
+        let cells = r
+            .cells
+            .iter()
+            .map(|c| StreamCell {
+                source_node: c.cpu_node,
+                destination_node: c.memory_node,
+                mb_per_s: c.figures[0].figure.clone(),
+            })
+            .collect();
+        StreamMatrixReport {
+            rounds: 9,
+            repetition_ms: 100,
+            page_size: "4k".into(),
+            matrices: vec![StreamMatrix {
+                kernel: "copy".into(),
+                non_temporal: false,
+                cpu_node: 0,
+                cpus: vec![0, 1],
+                array_bytes_per_thread: 1 << 20,
+                source_nodes: vec![0, 1],
+                destination_nodes: vec![0, 1],
+                cells,
+            }],
+            numa_balancing: None,
+            environment: Environment::default(),
+            warnings: vec![],
+        }
+    }
+
+    fn metric_index(m: RightmarkMetric) -> usize {
+        RightmarkMetric::ALL.iter().position(|&x| x == m).unwrap()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::rightmark_example;
+    use super::*;
+
+    #[test]
+    fn one_row_per_figure_with_the_unit_columns_filled() {
+        let r = rightmark_example();
+        let t = rightmark_table(Some(&r));
+        assert_eq!(t.rows.len(), 24);
+        assert_eq!(t.keys.len(), t.columns.len());
+        let (bw, ns, ratio) = (
+            t.col("mb_per_s_median"),
+            t.col("ns_per_load_median"),
+            t.col("relative_to_local_ratio"),
+        );
+        // Row 6 is (0, 1) average read: MB/s filled, ns empty, ratio 2369 / 3618.
+        let row = &t.rows[6];
+        assert!(matches!(row[bw], Cell::Num(v) if v == 2369.0));
+        assert_eq!(row[ns], Cell::Missing);
+        assert!(matches!(row[ratio], Cell::Num(v) if (v - 2369.0 / 3618.0).abs() < 1e-9));
+        // Row 5 is (0, 0) random latency: local, no ratio.
+        assert!(matches!(t.rows[5][ns], Cell::Num(v) if v == 74.7));
+        assert_eq!(t.rows[5][ratio], Cell::Missing);
+        assert!(rightmark_table(None).rows.is_empty());
+        let h = rightmark_heatmaps(&r);
+        assert_eq!(h.len(), 6);
+        assert_eq!(h[0].values[0][1], Some(2369.0));
+        assert!(h[5].higher_is_worse && !h[0].higher_is_worse);
+    }
+
+    /// Both CSV files hold to docs/csv.md: names, order, units, one type per column.
+    #[test]
+    fn csv_files_follow_the_documented_columns() {
+        use crate::render::csv::{csv_check, table_csv};
+        use crate::results::tables::{StreamCell, StreamMatrix};
+        let doc =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/csv.md")).unwrap();
+        let d = csv_check::documented(&doc);
+        let rm = table_csv(&rightmark_table(Some(&rightmark_example()))).unwrap();
+        let p = csv_check::check_file("rightmark.csv", &rm, &d["rightmark.csv"]);
+        assert!(p.is_empty(), "{p:?}");
+        let fig = rightmark_example().cells[1].figures[0].figure.clone();
+        let sm = StreamMatrixReport {
+            rounds: 9,
+            repetition_ms: 100,
+            page_size: "thp".into(),
+            matrices: vec![StreamMatrix {
+                kernel: "copy".into(),
+                non_temporal: false,
+                cpu_node: 0,
+                cpus: vec![0, 1],
+                array_bytes_per_thread: 1 << 20,
+                source_nodes: vec![0],
+                destination_nodes: vec![1],
+                cells: vec![StreamCell {
+                    source_node: 0,
+                    destination_node: 1,
+                    mb_per_s: fig,
+                }],
+            }],
+            numa_balancing: None,
+            environment: Default::default(),
+            warnings: vec![],
+        };
+        let t = stream_matrix_table(Some(&sm));
+        assert_eq!(t.rows.len(), 1);
+        let text = table_csv(&t).unwrap();
+        let p = csv_check::check_file("stream_matrix.csv", &text, &d["stream_matrix.csv"]);
+        assert!(p.is_empty(), "{p:?}");
+        let h = stream_heatmap(&sm.matrices[0]);
+        assert_eq!(h.values, vec![vec![Some(2369.0)]]);
+    }
+}

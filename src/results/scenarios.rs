@@ -104,6 +104,11 @@ pub struct ScenarioResult {
     /// unpinned thread and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+    /// Its interval's half-width against the run's target and the rounds added to reach it
+    /// (issue 19); absent for rows not measured in rounds and in files written before it
+    /// existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::results::quality::Precision>,
 }
 
 impl ScenarioResult {

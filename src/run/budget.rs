@@ -85,7 +85,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 duration_ms: 100,
                 repetitions: 2,
             },
-            target_half_width: 0.05,
+            target_half_width: Budget::Quick.target_half_width(),
         },
         Budget::Default => Knobs {
             target_s: Some(60.0),
@@ -122,7 +122,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 duration_ms: 250,
                 repetitions: 5,
             },
-            target_half_width: 0.03,
+            target_half_width: Budget::Default.target_half_width(),
         },
         Budget::Thorough => Knobs {
             target_s: None,
@@ -158,7 +158,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
                 duration_ms: 500,
                 repetitions: 10,
             },
-            target_half_width: 0.02,
+            target_half_width: Budget::Thorough.target_half_width(),
         },
     }
 }

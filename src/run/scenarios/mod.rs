@@ -295,6 +295,7 @@ pub fn run_scenarios(
         scenarios: rows,
         recommendations,
         weights,
+        latency_working_set_bytes: Some(chase_bytes(topo, s.total_bytes)),
     })
 }
 

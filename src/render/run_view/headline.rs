@@ -101,7 +101,10 @@ pub fn width_clause(median: f64, low: f64, high: f64) -> String {
     if median == 0.0 || !median.is_finite() {
         return String::new();
     }
-    format!(" (\u{b1}{:.1} %)", (high - low) / 2.0 / median.abs() * 100.0)
+    format!(
+        " (\u{b1}{:.1} %)",
+        (high - low) / 2.0 / median.abs() * 100.0
+    )
 }
 
 /// " (a cache figure: its working set fits the last-level cache)" when `bytes` fits the

@@ -299,14 +299,12 @@ pub fn measure(
         };
         if keep {
             ticks.extend_from_slice(&batch);
-            // The chase in the same window: as many loads, one span, the same counter.
-            let probe = judge.map(|j| Probe::start(j.root, j.cpu));
+            // The chase in the same window: as many loads, one span, the same counter; kept
+            // with its batch (a span is judged as its batch was: the median over the spans
+            // shrugs off the odd preempted one as the chase's median does).
             let (c0, loads) = (counter_now(), chain.walk(n as u64));
             let c1 = counter_now();
-            let kept = probe.is_none_or(|p| {
-                !crate::results::quality::judge(&p.finish(), DEFAULT_MIN_CPU_SHARE).any()
-            });
-            if let (Some(a), Some(b), true) = (c0, c1, kept) {
+            if let (Some(a), Some(b)) = (c0, c1) {
                 spans.push(b.wrapping_sub(a) as f64 * ns_per_tick / loads.max(1) as f64);
             }
         }

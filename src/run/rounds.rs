@@ -460,7 +460,7 @@ mod tests {
         let wide = outcome(&[100.0, 80.0, 120.0, 90.0, 110.0, 85.0, 115.0, 95.0, 105.0]);
         assert!(tight.half_width().unwrap() <= 0.03);
         assert!(wide.half_width().unwrap() > 0.03);
-        assert!(!wants_more(&[tight.clone()], 0.03));
+        assert!(!wants_more(std::slice::from_ref(&tight), 0.03));
         assert!(wants_more(&[tight.clone(), wide.clone()], 0.03));
         assert!(
             !wants_more(&[tight.clone(), wide.clone()], 0.5),

@@ -34,7 +34,12 @@ def advice(run):
     out = []
     for r in recs:
         # What a user acts on: which configuration, how it was decided, which command line.
-        out.append(f"{r.get('app_kind')}: {r.get('verdict')} {r.get('best')} {r.get('numactl') or ''}".strip())
+        # Without a winner (indistinguishable, same placement) nothing is advised, and which
+        # of the tied rows `best` names is noise: compare the verdict alone.
+        if r.get("verdict") in ("winner", "only-one") or r.get("verdict") is None:
+            out.append(f"{r.get('app_kind')}: {r.get('verdict')} {r.get('best')} {r.get('numactl') or ''}".strip())
+        else:
+            out.append(f"{r.get('app_kind')}: {r.get('verdict')}")
     return out
 
 
@@ -85,6 +90,8 @@ def main(argv):
         assert len(rows) == 1 and rows[0]["others_inside"] == "2/2", rows
         assert abs(rows[0]["spread_of_medians"] - 1 / 100.5) < 1e-9
         assert same
+        b["scenarios"]["recommendations"][0]["best"] = "other"
+        assert analyse([a, b])[1], "a tie names no configuration to act on"
         b["scenarios"]["recommendations"][0]["verdict"] = "winner"
         assert not analyse([a, b])[1]
         print("selftest ok")

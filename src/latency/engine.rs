@@ -197,6 +197,7 @@ pub fn run_distribution_job(
         histogram: d.histogram,
         bins_per_octave: super::distribution::BINS_PER_OCTAVE,
         chase_ns_per_load_median: chase.map(|m| m.ns_per_load.median),
+        interleaved_chase_ns_per_load_median: d.interleaved_chase_ns,
         quality: d.quality,
     };
     Ok(Some((dist, warnings)))

@@ -231,6 +231,15 @@ fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             f2(p.p50 / c)
         )?;
     }
+    if let Some(c) = d.interleaved_chase_ns_per_load_median {
+        writeln!(
+            out,
+            "  chase between the timed batches (same window): {} ns per load (median of spans); p50 / chase = {}, mean / chase = {}",
+            f2(c),
+            f2(p.p50 / c),
+            f2(p.mean / c)
+        )?;
+    }
     write!(out, "{}", histogram_text(d))
 }
 

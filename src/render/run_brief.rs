@@ -82,12 +82,13 @@ fn headline(r: &RunResults) -> Vec<String> {
         for c in &l.sweep {
             if let Some(p) = c.points.last() {
                 v.push(format!(
-                    "latency ({} walk, {} pages, CPU {}) at {}: {} ns per load",
+                    "latency sweep's largest point ({} walk, {} pages, 1 thread pinned to CPU {}) at {}: {}{} ns per load",
                     c.mode.label(),
                     c.page_size.label(),
                     p.cpu,
                     format_bytes(p.working_set_bytes),
-                    view::fmt_interval(&p.ns_per_load)
+                    view::fmt_interval(&p.ns_per_load),
+                    width(&p.ns_per_load)
                 ));
             }
         }
@@ -95,14 +96,15 @@ fn headline(r: &RunResults) -> Vec<String> {
     if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
         for c in &m.cells {
             v.push(format!(
-                "latency node {} -> memory node {} ({} walk, {} pages, {}, CPU {}): {} ns",
+                "latency matrix node {} -> memory node {} ({} walk, {} pages, {}, 1 thread pinned to CPU {}): {}{} ns",
                 c.initiator_node,
                 c.memory_node,
                 m.mode.label(),
                 m.page_size.label(),
                 format_bytes(m.working_set_bytes),
                 c.result.cpu,
-                view::fmt_interval(&c.result.ns_per_load)
+                view::fmt_interval(&c.result.ns_per_load),
+                width(&c.result.ns_per_load)
             ));
         }
     }
@@ -111,36 +113,66 @@ fn headline(r: &RunResults) -> Vec<String> {
             if x.placement == "local" {
                 let m = &x.mb_per_s;
                 v.push(format!(
-                    "bandwidth {} on {} thread(s), {} per thread, {}: {} MB/s",
+                    "bandwidth {} on {} pinned thread(s), {} per thread, {} pages, {}: {}{} MB/s",
                     x.kernel,
                     x.threads,
                     format_bytes(x.array_bytes_per_thread),
+                    x.page_size.label(),
                     if view::cache_note(r, x.working_set_bytes).is_empty() {
                         "local memory"
                     } else {
                         "fits the last-level cache (a cache figure, not DRAM)"
                     },
-                    view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples)
+                    view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples),
+                    rate_width(m)
                 ));
             }
         }
     }
-    if r.bandwidth.as_ref().is_some_and(|b| !b.matrix.is_empty()) {
-        for (i, m, mb) in r.bandwidth_cells() {
-            v.push(format!(
-                "read bandwidth node {i} -> memory node {m}: {mb:.0} MB/s"
-            ));
+    if let Some(b) = r.bandwidth.as_ref().filter(|b| !b.matrix.is_empty()) {
+        let m = b
+            .matrix
+            .iter()
+            .find(|m| m.kernel == "read")
+            .unwrap_or(&b.matrix[0]);
+        for c in &m.cells {
+            // The cell's own result gives its conditions and interval (issue 19: a figure
+            // measured under other conditions than the headline says which).
+            match b.results.get(c.result_index) {
+                Some(x) => v.push(format!(
+                    "{} bandwidth matrix node {} -> memory node {} ({} pinned thread(s), {} per thread, {} pages): {}{} MB/s",
+                    m.kernel,
+                    c.initiator,
+                    c.target,
+                    x.threads,
+                    format_bytes(x.array_bytes_per_thread),
+                    x.page_size.label(),
+                    view::fmt_median_interval(
+                        x.mb_per_s.median,
+                        x.mb_per_s.ci_low.zip(x.mb_per_s.ci_high),
+                        x.mb_per_s.samples
+                    ),
+                    rate_width(&x.mb_per_s)
+                )),
+                None => v.push(format!(
+                    "{} bandwidth matrix node {} -> memory node {} ({} thread(s)): {:.0} MB/s",
+                    m.kernel, c.initiator, c.target, c.threads, c.mb_per_s
+                )),
+            }
         }
     }
     if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
-                "loaded latency ({} pages, {} chased, CPU {}): {} ns idle, {} ns at {:.0} MB/s of load",
+                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point, {}{} ns at {:.0} MB/s of load",
                 l.page_size.label(),
                 format_bytes(l.chaser_size_bytes),
                 l.chaser_cpu,
+                l.load_cpus.len(),
                 view::fmt_interval(&first.ns_per_load),
+                width(&first.ns_per_load),
                 view::fmt_interval(&last.ns_per_load),
+                width(&last.ns_per_load),
                 last.total_mb_per_s
             ));
         }
@@ -149,6 +181,63 @@ fn headline(r: &RunResults) -> Vec<String> {
         v.push(format!("core to core: {}", c.summary));
     }
     v
+}
+
+/// " (\u{b1}3.1 %)" after a figure with an interval: its half-width relative to its median,
+/// so the gap to the run's precision target shows (issue 19); "" without an interval.
+fn width(s: &crate::stats::Summary) -> String {
+    s.relative_half_width()
+        .map(|h| format!(" (\u{b1}{:.1} %)", h * 100.0))
+        .unwrap_or_default()
+}
+
+/// [`width`] of a bandwidth figure's rates.
+fn rate_width(m: &crate::results::bandwidth::Rates) -> String {
+    match (m.ci_low, m.ci_high) {
+        (Some(l), Some(h)) if m.median != 0.0 => {
+            format!(" (\u{b1}{:.1} %)", (h - l) / 2.0 / m.median.abs() * 100.0)
+        }
+        _ => String::new(),
+    }
+}
+
+/// The precision line: the run's target and, for the scenario rows measured in rounds, the
+/// width each reached and the extra rounds it got (issue 19: the budget goes where the
+/// intervals are widest). `None` when no row carries a precision record.
+pub(super) fn precision_line(r: &RunResults) -> Option<String> {
+    let t = r.scenarios.as_ref()?;
+    let rows: Vec<String> = t
+        .scenarios
+        .iter()
+        .filter(|s| s.same_as.is_none())
+        .filter_map(|s| Some(format!("({}) {}", s.letter, s.precision?.clause())))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "interval half-widths against the {} budget's target of \u{b1}{:.0} %: {}",
+        r.plan.budget.name(),
+        r.plan.budget.target_half_width() * 100.0,
+        rows.join("; ")
+    ))
+}
+
+/// What the scenario table's ns column is: one thread's latency under which conditions
+/// (issue 19: a latency measured apart from the headline's says its conditions); `None` when
+/// no row has a latency.
+pub(super) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -> Option<String> {
+    if t.scenarios.iter().all(|s| s.latency_ns.is_none()) {
+        return None;
+    }
+    let size = t
+        .latency_working_set_bytes
+        .map(|b| format!(" on {}", format_bytes(b)))
+        .unwrap_or_default();
+    Some(format!(
+        "ns: one thread's median dependent-load latency, random walk, 4k pages{size} on node {}; (a) pinned to its CPU, (b) left to the scheduler",
+        t.home_node
+    ))
 }
 
 /// The end-of-run summary; `dir` is where the files went.
@@ -221,6 +310,12 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
         )?;
         for n in notes {
             writeln!(out, "  {n}")?;
+        }
+        if let Some(l) = latency_conditions(t) {
+            writeln!(out, "  {l}")?;
+        }
+        if let Some(p) = precision_line(r) {
+            writeln!(out, "  {p}")?;
         }
         for rec in &t.recommendations {
             // The sentence already says "indistinguishable" or "same placement"; a winner

@@ -130,9 +130,24 @@ const SECTIONS: &[(&str, SectionBody)] = &[
     ("Bandwidth scaling with threads", scaling),
     ("Loaded latency", loaded),
     ("Core to core", core_to_core),
-    ("Policy scenarios", scenarios),
+    ("Policy scenarios", scenarios_and_precision),
     ("Weighted interleave", advisor),
 ];
+
+/// The scenario table, then what its latency column measured and how precise each row came
+/// out against the run's target (issue 19).
+fn scenarios_and_precision(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    scenarios(r, out)?;
+    if let Some(t) = &r.scenarios {
+        if let Some(l) = super::run_brief::latency_conditions(t) {
+            writeln!(out, "{l}")?;
+        }
+    }
+    if let Some(p) = super::run_brief::precision_line(r) {
+        writeln!(out, "{p}")?;
+    }
+    Ok(())
+}
 
 /// Renders the summary.
 pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {

@@ -184,6 +184,12 @@ pub struct LoadDistribution {
     /// in the same run (the usual samples of elapsed time over many loads), for comparison
     /// with `ns_per_load.p50`.
     pub chase_ns_per_load_median: Option<f64>,
+    /// The chase walked between the timed batches on the same chain, in the same time window,
+    /// timed as one span per batch with the same counter: the median of the spans' ns per
+    /// load. The reference `ns_per_load.p50` is checked against (issue 14); absent in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interleaved_chase_ns_per_load_median: Option<f64>,
     /// The batches of groups taken, discarded (the thread got less than 90 % of its CPU) and
     /// kept, as for the chase's samples; absent when not judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -103,6 +103,18 @@ impl Budget {
             Budget::Thorough => "thorough",
         }
     }
+
+    /// The interval half-width every headline figure of a run with this budget aims for,
+    /// fraction of the median (issue 19: +-5 % in `--quick`, +-3 % by default, +-2 % in
+    /// `--thorough`); interleaved rounds get extra rounds toward it while their part's budget
+    /// lasts.
+    pub fn target_half_width(self) -> f64 {
+        match self {
+            Budget::Quick => 0.05,
+            Budget::Default => 0.03,
+            Budget::Thorough => 0.02,
+        }
+    }
 }
 
 /// A part the run will execute, with its settings in words and its time estimate.

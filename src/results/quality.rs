@@ -134,6 +134,47 @@ pub struct RepetitionQuality {
     pub disturbed: bool,
 }
 
+/// How precise a figure measured in interleaved rounds came out against its target (issue 19:
+/// the budget is spent where the intervals are widest). Absent in files written before it
+/// existed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Precision {
+    /// The interval half-width aimed for, fraction of the median (0.03 = +-3 %).
+    pub target_half_width_fraction: f64,
+    /// The half-width reached, fraction of the median; `None` without an interval.
+    pub half_width_fraction: Option<f64>,
+    /// Rounds the plan gave every configuration, count.
+    pub planned_rounds: usize,
+    /// Rounds added after the plan because an interval of the comparison was wider than the
+    /// target and the part's budget had time left, count (0: none were added).
+    pub extra_rounds: usize,
+}
+
+impl Precision {
+    /// Whether the interval is within the target.
+    pub fn met(&self) -> bool {
+        self.half_width_fraction
+            .is_some_and(|h| h <= self.target_half_width_fraction)
+    }
+
+    /// "+-2.1 % (target +-3 %, 4 extra rounds)" for labels.
+    pub fn clause(&self) -> String {
+        let w = match self.half_width_fraction {
+            Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
+            None => "no interval".to_string(),
+        };
+        let extra = match self.extra_rounds {
+            0 => "no extra rounds".to_string(),
+            1 => "1 extra round".to_string(),
+            n => format!("{n} extra rounds"),
+        };
+        format!(
+            "{w} (target \u{b1}{:.0} %, {extra})",
+            self.target_half_width_fraction * 100.0
+        )
+    }
+}
+
 impl Default for RepetitionQuality {
     fn default() -> Self {
         RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 0)

@@ -104,6 +104,11 @@ pub struct ScenarioResult {
     /// unpinned thread and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+    /// Its interval's half-width against the run's target and the rounds added to reach it
+    /// (issue 19); absent for rows not measured in rounds and in files written before it
+    /// existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::results::quality::Precision>,
 }
 
 impl ScenarioResult {
@@ -273,6 +278,12 @@ pub struct ScenarioTable {
     pub recommendations: Vec<Recommendation>,
     /// Weights used for (g), (node, weight), when derived.
     pub weights: Vec<(u32, u8)>,
+    /// Working set of the single-thread latency of (a) and (b), bytes (random walk, 4 KiB
+    /// pages, memory on the home node; (a) pinned, (b) left to the scheduler), so its label
+    /// can say under which conditions it was measured (issue 19); absent in files written
+    /// before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_working_set_bytes: Option<u64>,
 }
 
 impl ScenarioTable {

@@ -75,7 +75,7 @@ pub fn run_advisor(
         topo,
         &vec![team(Policy::Interleave(mem.clone()), None); checks_n],
     );
-    let plan = plan_rounds(
+    let mut plan = plan_rounds(
         budget_s(mem.len() + 2, &s.timed, s.total_bytes),
         checks_n,
         mem.len(),
@@ -83,6 +83,7 @@ pub fn run_advisor(
         s.timed.duration_ms,
         keep,
     );
+    plan.target_half_width = s.target_half_width;
     let total = mem.len() + plan.rounds * checks_n;
     let mut done = 0;
     let mut tick = || {

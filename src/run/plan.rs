@@ -398,6 +398,7 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         scenarios: ScenarioSettings {
             timed: k.scen.clone(),
             total_bytes: bw_total,
+            target_half_width: k.target_half_width,
         },
     }
 }

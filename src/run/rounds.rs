@@ -5,10 +5,22 @@
 //! round rotates (A B C, B C A, C A B) so no configuration always runs first. The round plan
 //! spends the time the run plan gave the part: at least six rounds (the fewest with a 95 %
 //! interval for the median), nine when the budget allows, shorter repetitions before fewer
-//! rounds. Nothing here prints.
+//! rounds.
+//!
+//! Spending the budget where the intervals are widest (issue 19): unless the budget is
+//! generous enough for [`MAX_ROUNDS`] full-length rounds, the planned rounds take about
+//! [`PLANNED_SHARE`] of it and the rest is held back. After the planned rounds, while the widest
+//! 95 % interval of the configurations is above the target half-width (+-3 % in a default run,
+//! +-5 % in `--quick`) and the clock says another round fits in the part's budget, one more
+//! round is run. An extra round measures every configuration still measuring, not only the
+//! widest: the rows are compared with each other in pairs, round by round, and a row measured
+//! alone would leave its partner without a pair. Each outcome records its planned and extra
+//! rounds, and the target it was measured against. Nothing here prints.
+
+use std::time::{Duration, Instant};
 
 use crate::placement::{Policy, WeightGuard};
-use crate::results::quality::RepetitionQuality;
+use crate::results::quality::{Precision, RepetitionQuality};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -24,6 +36,13 @@ pub const TARGET_ROUNDS: usize = 9;
 pub const MAX_ROUNDS: usize = 15;
 /// Shortest repetition worth timing, milliseconds.
 pub const MIN_REPETITION_MS: u64 = 30;
+/// Share of a tight budget the planned rounds take; the rest pays for extra rounds while an
+/// interval is wider than its target.
+pub const PLANNED_SHARE: f64 = 0.7;
+/// Most rounds a configuration gets, extra rounds included.
+pub const MAX_TOTAL_ROUNDS: usize = 30;
+/// Target interval half-width of a `--thorough`-free default run, relative to the median.
+pub const DEFAULT_TARGET_HALF_WIDTH: f64 = 0.03;
 /// Page-fault rate of a new buffer, bytes per second (the run plan's cost model).
 const FAULT_BYTES_PER_S: f64 = 2.0e9;
 /// Fixed cost of one measurement (threads, pinning, placement check), seconds.
@@ -63,9 +82,27 @@ pub struct Outcome {
     pub error: Option<String>,
     /// The repetition quality of its rounds together (pinned teams only).
     pub quality: Option<RepetitionQuality>,
+    /// Rounds run beyond the plan because an interval was wider than the target.
+    pub extra_rounds: usize,
 }
 
 impl Outcome {
+    /// The interval half-width of the rounds' median relative to the median, when the rounds
+    /// give an interval.
+    pub fn half_width(&self) -> Option<f64> {
+        crate::stats::Summary::of(&self.rounds)?.relative_half_width()
+    }
+
+    /// What the precision pass did for this configuration, against `plan`'s target.
+    pub fn precision(&self, plan: &RoundPlan) -> Precision {
+        Precision {
+            target_half_width_fraction: plan.target_half_width,
+            half_width_fraction: self.half_width(),
+            planned_rounds: plan.rounds,
+            extra_rounds: self.extra_rounds,
+        }
+    }
+
     /// Median MB/s of each thread over the rounds.
     pub fn per_thread_medians(&self) -> Vec<f64> {
         let n = self.per_thread.first().map_or(0, |v| v.len());
@@ -86,9 +123,16 @@ impl Outcome {
 /// How many rounds and how long each repetition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RoundPlan {
+    /// Planned rounds.
     pub rounds: usize,
     /// One repetition per round (after its warm-up), `duration_ms` each.
     pub timed: TimedSettings,
+    /// Seconds all rounds together may take, extra rounds included (the part's budget less
+    /// its single measurements).
+    pub budget_s: f64,
+    /// Interval half-width (fraction of the median) the extra rounds aim for; the caller sets
+    /// it from the run's budget ([`DEFAULT_TARGET_HALF_WIDTH`] unless told).
+    pub target_half_width: f64,
 }
 
 /// Seconds a part measuring `rows` configurations `timed` would take one after the other,
@@ -122,12 +166,30 @@ pub fn plan_rounds(
         (per - per_fault - OVERHEAD_S) / 2.0 * 1000.0
     };
     let longest = longest_ms.max(MIN_REPETITION_MS);
-    let (rounds, ms) = if fit(TARGET_ROUNDS) >= longest as f64 {
-        let per = 2.0 * longest as f64 / 1000.0 + per_fault + OVERHEAD_S;
-        let r = ((avail / per - extra as f64) / d).floor() as usize;
+    // Cost of `rounds` rounds of `ms` milliseconds.
+    let cost = |rounds: usize, ms: f64| {
+        (rounds as f64 * d + extra as f64) * (2.0 * ms / 1000.0 + per_fault + OVERHEAD_S)
+    };
+    let per = 2.0 * longest as f64 / 1000.0 + per_fault + OVERHEAD_S;
+    let full = ((avail / per - extra as f64) / d).floor() as usize;
+    let (rounds, ms) = if full >= MAX_ROUNDS {
+        // Generous: the most rounds at full length; no extra rounds are needed.
+        (MAX_ROUNDS, longest)
+    } else if fit(TARGET_ROUNDS) >= longest as f64 / PLANNED_SHARE {
+        // Nine full-length rounds in the planned share; the rest pays for extra rounds.
+        let r = ((PLANNED_SHARE * avail / per - extra as f64) / d).floor() as usize;
         (r.clamp(TARGET_ROUNDS, MAX_ROUNDS), longest)
-    } else if fit(TARGET_ROUNDS) >= MIN_REPETITION_MS as f64 {
-        (TARGET_ROUNDS, fit(TARGET_ROUNDS) as u64)
+    } else if fit(TARGET_ROUNDS) * PLANNED_SHARE >= MIN_REPETITION_MS as f64 {
+        // Nine shorter rounds in the planned share (rounds narrow an interval more than
+        // longer repetitions do: the noise is between repetitions).
+        let ms = ((PLANNED_SHARE * avail / (TARGET_ROUNDS as f64 * d + extra as f64)
+            - per_fault
+            - OVERHEAD_S)
+            / 2.0
+            * 1000.0) as u64;
+        (TARGET_ROUNDS, ms.clamp(MIN_REPETITION_MS, longest))
+    } else if cost(TARGET_ROUNDS, MIN_REPETITION_MS as f64) <= avail {
+        (TARGET_ROUNDS, MIN_REPETITION_MS)
     } else {
         let ms = fit(MIN_ROUNDS).max(MIN_REPETITION_MS as f64) as u64;
         (MIN_ROUNDS, ms.min(longest))
@@ -138,7 +200,26 @@ pub fn plan_rounds(
             duration_ms: ms,
             repetitions: 1,
         },
+        budget_s: (budget_s - extra as f64 * fault).max(0.0),
+        target_half_width: DEFAULT_TARGET_HALF_WIDTH,
     }
+}
+
+/// Whether another round over `n` configurations fits: `elapsed` of `budget` spent, one
+/// measurement estimated at `per`.
+fn round_fits(elapsed: Duration, budget_s: f64, per: Duration, n: usize) -> bool {
+    elapsed.as_secs_f64() + per.as_secs_f64() * n as f64 <= budget_s
+}
+
+/// Whether the extra rounds should go on: some configuration still measuring has an interval
+/// wider than `target` (or none yet) and fewer than [`MAX_TOTAL_ROUNDS`] rounds.
+pub fn wants_more(out: &[Outcome], target: f64) -> bool {
+    out.iter().any(|o| {
+        o.error.is_none()
+            && !o.rounds.is_empty()
+            && o.rounds.len() < MAX_TOTAL_ROUNDS
+            && o.half_width().is_none_or(|h| h > target)
+    })
 }
 
 /// One measurement of one configuration.
@@ -221,10 +302,33 @@ pub fn run_rounds(
     // and not a fresh allocation and fault-in of every buffer.
     let keep = keep_buffers(topo, configs);
     let mut kept: Vec<Kept> = (0..n).map(|_| None).collect();
-    'rounds: for round in 0..plan.rounds {
+    let t0 = Instant::now();
+    // Time of each measurement after the first round (the first faults the buffers in).
+    let mut times: Vec<Duration> = Vec::new();
+    let mut round = 0;
+    loop {
+        let extra = round >= plan.rounds;
+        if extra {
+            let per = if times.is_empty() {
+                Duration::from_millis(2 * plan.timed.duration_ms)
+                    + Duration::from_secs_f64(OVERHEAD_S)
+            } else {
+                let mut t = times.clone();
+                t.sort();
+                t[t.len() / 2]
+            };
+            let live = out.iter().filter(|o| o.error.is_none()).count();
+            if plan.rounds == 0
+                || interrupted()
+                || !wants_more(&out, plan.target_half_width)
+                || !round_fits(t0.elapsed(), plan.budget_s, per, live)
+            {
+                break;
+            }
+        }
         for k in 0..n {
             if interrupted() {
-                break 'rounds;
+                return out;
             }
             let i = (k + round) % n;
             if out[i].error.is_some() {
@@ -232,6 +336,7 @@ pub fn run_rounds(
             }
             let mut none = None;
             let slot = if keep { &mut kept[i] } else { &mut none };
+            let started = Instant::now();
             match measure_kept(topo, root, &configs[i], &plan.timed, slot) {
                 Ok(t) => {
                     let o = &mut out[i];
@@ -244,6 +349,9 @@ pub fn run_rounds(
                         o.placement_fraction
                             .map_or(t.placement_fraction, |f| f.min(t.placement_fraction)),
                     );
+                    if extra {
+                        o.extra_rounds += 1;
+                    }
                 }
                 Err(e) if interrupted() => {
                     out[i].error = Some(format!(
@@ -256,8 +364,12 @@ pub fn run_rounds(
                     out[i].error = Some(format!("failed: {}", crate::error::one_sentence(&e)))
                 }
             }
+            if round > 0 || !keep {
+                times.push(started.elapsed());
+            }
             tick();
         }
+        round += 1;
     }
     out
 }
@@ -313,11 +425,78 @@ mod tests {
         );
         assert_eq!(p.timed.repetitions, 1);
         assert_eq!(plan_rounds(1.0, 0, 0, 0, 100, true).rounds, 0);
+        // A tight budget holds back a share for extra rounds: the planned rounds cost at most
+        // about PLANNED_SHARE of it (at the shortest repetition, a little more).
+        let p = plan_rounds(b, 3, 0, bytes, 100, true);
+        assert_eq!(p.rounds, TARGET_ROUNDS);
+        let planned = 3.0 * fault
+            + (p.rounds * 3) as f64 * (2.0 * p.timed.duration_ms as f64 / 1000.0 + 0.02);
+        assert!(planned < b, "{planned} {b}");
+        assert!(
+            (p.budget_s - b).abs() < 1e-9,
+            "no single measurements: the whole budget"
+        );
+        assert_eq!(p.target_half_width, DEFAULT_TARGET_HALF_WIDTH);
+        let p = plan_rounds(b, 3, 2, bytes, 100, true);
+        assert!((p.budget_s - (b - 2.0 * fault)).abs() < 1e-9, "{p:?}");
         // Too little time: six rounds of the shortest repetition, never fewer.
         let p = plan_rounds(0.1, 5, 0, 1 << 30, 100, false);
         assert_eq!(
             (p.rounds, p.timed.duration_ms),
             (MIN_ROUNDS, MIN_REPETITION_MS)
         );
+    }
+
+    fn outcome(rounds: &[f64]) -> Outcome {
+        Outcome {
+            rounds: rounds.to_vec(),
+            ..Outcome::default()
+        }
+    }
+
+    #[test]
+    fn extra_rounds_go_on_while_an_interval_is_wider_than_the_target() {
+        let tight = outcome(&[100.0, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3]);
+        let wide = outcome(&[100.0, 80.0, 120.0, 90.0, 110.0, 85.0, 115.0, 95.0, 105.0]);
+        assert!(tight.half_width().unwrap() <= 0.03);
+        assert!(wide.half_width().unwrap() > 0.03);
+        assert!(!wants_more(std::slice::from_ref(&tight), 0.03));
+        assert!(wants_more(&[tight.clone(), wide.clone()], 0.03));
+        assert!(
+            !wants_more(&[tight.clone(), wide.clone()], 0.5),
+            "both within +-50 %"
+        );
+        // Too few rounds for an interval: more are wanted.
+        assert!(wants_more(&[outcome(&[1.0, 2.0])], 0.5));
+        // A failed configuration or one at the cap wants nothing more.
+        let mut failed = wide.clone();
+        failed.error = Some("failed".into());
+        assert!(!wants_more(&[failed, tight.clone()], 0.03));
+        let capped = outcome(
+            &vec![100.0; MAX_TOTAL_ROUNDS]
+                .iter()
+                .enumerate()
+                .map(|(i, v)| v + (i % 3) as f64 * 10.0)
+                .collect::<Vec<_>>(),
+        );
+        assert!(capped.half_width().unwrap() > 0.03);
+        assert!(!wants_more(&[capped], 0.03));
+        // Nothing measured yet (interrupted before the first round): nothing to add to.
+        assert!(!wants_more(&[Outcome::default()], 0.03));
+        // Time: a round of three measurements of 0.1 s fits 0.3 s of 1 s left, not of 0.2 s.
+        let per = Duration::from_millis(100);
+        assert!(round_fits(Duration::from_millis(700), 1.0, per, 3));
+        assert!(!round_fits(Duration::from_millis(800), 1.0, per, 3));
+        // The record.
+        let plan = plan_rounds(10.0, 2, 0, 1 << 20, 100, true);
+        let mut o = wide.clone();
+        o.extra_rounds = 4;
+        let p = o.precision(&plan);
+        assert_eq!((p.planned_rounds, p.extra_rounds), (plan.rounds, 4));
+        assert_eq!(p.target_half_width_fraction, DEFAULT_TARGET_HALF_WIDTH);
+        assert!(!p.met());
+        assert!(p.clause().contains("4 extra rounds"), "{}", p.clause());
+        assert!(tight.precision(&plan).met());
+        assert!(tight.precision(&plan).clause().contains("no extra rounds"));
     }
 }

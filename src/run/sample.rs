@@ -146,6 +146,7 @@ pub fn results() -> RunResults {
         scenarios,
         recommendations,
         weights: vec![],
+        latency_working_set_bytes: None,
     });
     r
 }

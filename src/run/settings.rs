@@ -88,6 +88,9 @@ pub struct ScenarioSettings {
     pub timed: TimedSettings,
     /// Total bytes over all threads of one row (each thread gets its share).
     pub total_bytes: u64,
+    /// Interval half-width the rounds aim for, fraction of the median (issue 19): extra
+    /// rounds are run while a row is wider and the part's budget has time left.
+    pub target_half_width: f64,
 }
 
 /// Every part's settings; the plan says which parts run.

@@ -92,6 +92,14 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             for n in &notes {
                 let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
             }
+            // What the latency column measured and each row's precision (issue 19).
+            let extra = [
+                super::super::run_brief::latency_conditions(s),
+                super::super::run_brief::precision_line(r),
+            ];
+            for n in extra.iter().flatten() {
+                let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
+            }
             let _ = write!(
                 p.html,
                 "<p class=\"lead\">{} per thread, {} repetitions of {} ms, kernel {}; highlighted rows win for at least one kind of application.</p>",

@@ -85,13 +85,26 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
 pub fn interval_clause(s: &crate::stats::Summary) -> String {
     match (s.ci_low, s.ci_high) {
         (Some(l), Some(h)) => format!(
-            "95 % interval [{}, {}], n={}",
+            "95 % interval [{}, {}]{}, n={}",
             super::fmt_num(l),
             super::fmt_num(h),
+            width_clause(s.median, l, h),
             s.samples
         ),
         _ => format!("{} (n={})", super::no_interval(s.samples), s.samples),
     }
+}
+
+/// " (\u{b1}3.1 %)": the interval's half-width relative to the median, so the gap to the run's
+/// precision target is visible beside every headline (issue 19); "" for a zero median.
+pub fn width_clause(median: f64, low: f64, high: f64) -> String {
+    if median == 0.0 || !median.is_finite() {
+        return String::new();
+    }
+    format!(
+        " (\u{b1}{:.1} %)",
+        (high - low) / 2.0 / median.abs() * 100.0
+    )
 }
 
 /// " (a cache figure: its working set fits the last-level cache)" when `bytes` fits the
@@ -121,9 +134,10 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String, bool)> {
     {
         let ci = match (b.mb_per_s.ci_low, b.mb_per_s.ci_high) {
             (Some(l), Some(h)) => format!(
-                "95 % interval [{}, {}], n={}",
+                "95 % interval [{}, {}]{}, n={}",
                 super::fmt_num(l),
                 super::fmt_num(h),
+                width_clause(b.mb_per_s.median, l, h),
                 b.mb_per_s.samples
             ),
             _ => format!(

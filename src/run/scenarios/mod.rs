@@ -110,6 +110,7 @@ pub(crate) fn row(
         rounds_mb_per_s: vec![],
         same_as: None,
         same_reason: None,
+        precision: None,
     }
 }
 
@@ -153,7 +154,7 @@ pub fn run_scenarios(
         .count()
         + usize::from(weighted_why.is_none());
     let known: Vec<Config> = configs.iter().flatten().cloned().collect();
-    let plan = plan_rounds(
+    let mut plan = plan_rounds(
         budget_s(rows.len(), &s.timed, s.total_bytes),
         distinct,
         extra,
@@ -161,6 +162,7 @@ pub fn run_scenarios(
         s.timed.duration_ms,
         keep_buffers(topo, &known),
     );
+    plan.target_half_width = s.target_half_width;
     let total = extra + plan.rounds * distinct + 2;
     let mut done = 0;
     let mut tick = || {
@@ -246,6 +248,7 @@ pub fn run_scenarios(
         let r = &mut rows[i];
         r.placement_fraction = o.placement_fraction;
         r.per_thread_mb_per_s = o.per_thread_medians();
+        r.precision = Some(o.precision(&plan));
         r.mb_per_s = Summary::of(&o.rounds);
         r.rounds_mb_per_s = o.rounds;
         r.quality = o.quality;
@@ -292,6 +295,7 @@ pub fn run_scenarios(
         scenarios: rows,
         recommendations,
         weights,
+        latency_working_set_bytes: Some(chase_bytes(topo, s.total_bytes)),
     })
 }
 
@@ -309,6 +313,7 @@ mod tests {
                 repetitions: 2,
             },
             total_bytes: 64 << 20,
+            target_half_width: 0.05,
         }
     }
 

@@ -8,6 +8,7 @@
 //! rounds. Nothing here prints.
 
 use crate::placement::{Policy, WeightGuard};
+use crate::results::placement::NodePages;
 use crate::results::quality::RepetitionQuality;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
@@ -63,6 +64,8 @@ pub struct Outcome {
     pub error: Option<String>,
     /// The repetition quality of its rounds together (pinned teams only).
     pub quality: Option<RepetitionQuality>,
+    /// Pages of its buffers per node when they were last placed.
+    pub pages_per_node: Vec<NodePages>,
 }
 
 impl Outcome {
@@ -240,6 +243,7 @@ pub fn run_rounds(
                         RepetitionQuality::merge_into(&mut o.quality, q);
                     }
                     o.per_thread.push(t.per_thread_mb_per_s);
+                    o.pages_per_node = t.pages_per_node;
                     o.placement_fraction = Some(
                         o.placement_fraction
                             .map_or(t.placement_fraction, |f| f.min(t.placement_fraction)),

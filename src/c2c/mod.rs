@@ -141,7 +141,7 @@ fn measure_pairs(
             ns_one_way: ns,
             cpu_share: bounce.cpu_share,
             quality: Some(bounce.quality),
-            patience: (used != *plan).then(|| result::Patience {
+            patience: (used != *plan).then_some(result::Patience {
                 round_trips_per_sample: used.round_trips_per_sample,
                 repetition_ms: used.repetition.as_millis() as u64,
             }),

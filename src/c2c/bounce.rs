@@ -100,9 +100,12 @@ pub struct Bounce {
     pub quality: RepetitionQuality,
 }
 
-/// [`bounce_pair`], retried with 4x longer repetitions (up to `attempts` tries) while it
-/// yields no sample: on a busy shared machine a short repetition can end before the two
-/// threads ever ran at the same time. Returns the samples and the plan that produced them.
+/// [`bounce_pair`], retried with 4x longer repetitions and 16x smaller batches (down to one
+/// round trip a sample; up to `attempts` tries) while it yields no sample: on a busy shared
+/// machine, or a software-emulated guest whose virtual CPUs wait for host CPUs, a short
+/// repetition can end before the two threads ever ran at the same time, and a round trip can
+/// take so long that no whole batch fits in a repetition. Returns the samples and the plan
+/// that produced them.
 pub fn bounce_pair_patient(
     topo: &Topology,
     root: &SysRoot,
@@ -113,7 +116,7 @@ pub fn bounce_pair_patient(
     let mut p = *plan;
     for k in 0..attempts.max(1) {
         if k > 0 {
-            p.repetition *= 4;
+            p = more_patient(p);
         }
         let b = bounce_pair(topo, root, pair, &p)?;
         if !b.samples_ns.is_empty() || k + 1 == attempts.max(1) {
@@ -121,6 +124,16 @@ pub fn bounce_pair_patient(
         }
     }
     unreachable!("the last attempt returns")
+}
+
+/// The plan of the next attempt: 4x longer repetitions, 16x fewer round trips a sample
+/// (at least one).
+fn more_patient(p: BouncePlan) -> BouncePlan {
+    BouncePlan {
+        repetition: p.repetition * 4,
+        round_trips_per_sample: (p.round_trips_per_sample / 16).max(1),
+        ..p
+    }
 }
 
 /// The timing side: batches of round trips until stopped; returns ns one way per batch.
@@ -192,6 +205,20 @@ mod tests {
     use super::*;
     use crate::testutil::this_machine_one_node;
 
+    /// A guest whose round trips take milliseconds: 200 round trips in 10 ms become one
+    /// round trip a sample in 640 ms by the fourth attempt.
+    #[test]
+    fn each_attempt_waits_longer_for_fewer_round_trips() {
+        let mut p = BouncePlan::default();
+        let mut seen = vec![];
+        for _ in 0..3 {
+            p = more_patient(p);
+            seen.push((p.round_trips_per_sample, p.repetition.as_millis()));
+        }
+        assert_eq!(seen, vec![(12, 40), (1, 160), (1, 640)]);
+        assert_eq!(p.repetitions, BouncePlan::default().repetitions);
+    }
+
     #[test]
     fn bouncing_counts_whole_batches_and_records_the_quality() {
         let _serial = crate::testutil::timing_lock();
@@ -213,7 +240,7 @@ mod tests {
             from: a,
             to: b,
         };
-        let (bounce, _) = bounce_pair_patient(&topo, &SysRoot::live(), pair, &plan, 4).unwrap();
+        let (bounce, used) = bounce_pair_patient(&topo, &SysRoot::live(), pair, &plan, 4).unwrap();
         let s = bounce.samples_ns;
         let share = bounce.cpu_share.unwrap();
         assert!(share > 0.0 && share <= 1.0, "{share}");
@@ -232,7 +259,7 @@ mod tests {
         assert!(s.iter().all(|&ns| ns.is_finite() && ns > 0.0), "{s:?}");
         let moved = line.load(Ordering::SeqCst);
         assert!(
-            moved >= s.len() as u64 * 50 * 2,
+            moved >= s.len() as u64 * used.round_trips_per_sample * 2,
             "{moved} for {} samples",
             s.len()
         );

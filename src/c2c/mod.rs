@@ -23,8 +23,9 @@ use crate::traffic::TrafficRecorder;
 
 pub use bounce::BouncePlan;
 
-/// Attempts per pair, each with 4x longer repetitions than the last.
-const ATTEMPTS: usize = 3;
+/// Attempts per pair, each with 4x longer repetitions and 16x smaller batches than the last
+/// (10 ms and 200 round trips a sample become 640 ms and one).
+const ATTEMPTS: usize = 4;
 pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
 
 /// A validated c2c request.
@@ -140,6 +141,10 @@ fn measure_pairs(
             ns_one_way: ns,
             cpu_share: bounce.cpu_share,
             quality: Some(bounce.quality),
+            patience: (used != *plan).then_some(result::Patience {
+                round_trips_per_sample: used.round_trips_per_sample,
+                repetition_ms: used.repetition.as_millis() as u64,
+            }),
         });
         progress(k + 1, selected.len());
     }

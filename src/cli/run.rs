@@ -96,6 +96,12 @@ pub struct RunArgs {
     /// Memory nodes of the latency and bandwidth matrices.
     #[arg(long, value_name = "LIST")]
     pub mem_nodes: Option<String>,
+    /// Working set of the DRAM-sized parts instead of the one derived from the last-level
+    /// cache: each latency-matrix cell, and the arrays of all threads together in bandwidth,
+    /// its matrix, the scenarios and the advisor (still at least 16 MiB a thread). For small
+    /// machines and test guests; below the caches it measures them, not memory.
+    #[arg(long, value_name = "SIZE")]
+    pub size: Option<String>,
 }
 
 /// Flags resolved into a plan request.
@@ -183,6 +189,19 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
     }
     if let Some(t) = &args.mem_nodes {
         given("--mem-nodes", t, &[P::LatencyMatrix, P::BandwidthMatrix]);
+    }
+    if let Some(t) = &args.size {
+        given(
+            "--size",
+            t,
+            &[
+                P::LatencyMatrix,
+                P::Bandwidth,
+                P::BandwidthMatrix,
+                P::Scenarios,
+                P::Advisor,
+            ],
+        );
     }
     if let Some(t) = &args.kernel {
         let ids = t
@@ -275,7 +294,36 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
             &topo.memory_nodes(),
         )?);
     }
+    if let Some(t) = &args.size {
+        let bytes =
+            crate::parse::size::parse_size(t).map_err(|e| anyhow::anyhow!("--size: {e}"))?;
+        let free = free_over_memory_nodes(topo);
+        if bytes < 1 << 20 {
+            bail!(
+                "--size {} is below 1 MiB, too small for a working set of memory; give 1MiB or more, e.g. --size 16MiB",
+                excerpt(t.trim())
+            );
+        }
+        if free > 0 && bytes > free / 2 {
+            bail!(
+                "--size {}: more than half the {} free; give a smaller size, e.g. --size {}MiB",
+                excerpt(t.trim()),
+                format_bytes(free),
+                (free / 4) >> 20
+            );
+        }
+        o.size_bytes = Some(bytes);
+    }
     Ok(o)
+}
+
+/// Memory available on the memory nodes, bytes (0 when the kernel reports none).
+fn free_over_memory_nodes(topo: &Topology) -> u64 {
+    topo.memory_nodes()
+        .iter()
+        .filter_map(|n| topo.node(*n))
+        .map(|n| n.memory_available_bytes)
+        .sum()
 }
 
 /// Progress bars on stderr, one per part.
@@ -510,5 +558,62 @@ mod tests {
             },
             "too large (max 0)",
         );
+        bad(
+            RunArgs {
+                size: Some("64KiB".into()),
+                ..Default::default()
+            },
+            "--size 64KiB is below 1 MiB",
+        );
+        bad(
+            RunArgs {
+                size: Some("1TiB".into()),
+                ..Default::default()
+            },
+            "more than half the",
+        );
+        bad(
+            RunArgs {
+                size: Some("lots".into()),
+                ..Default::default()
+            },
+            "--size",
+        );
+    }
+
+    /// `--size` sets the DRAM working sets of the parts it names (guest-sized runs), keeping
+    /// at least 16 MiB a thread, and the plan records it.
+    #[test]
+    fn size_sets_the_dram_working_sets() {
+        let topo = crate::testutil::this_machine_one_node();
+        let args = RunArgs {
+            size: Some("24MiB".into()),
+            ..Default::default()
+        };
+        let knobs = overrides(&topo, &args).unwrap();
+        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
+        knobs.apply(&mut planned, &topo).unwrap();
+        let s = &planned.settings;
+        let threads = topo.usable_cpus().len().max(1) as u64;
+        assert_eq!(s.latency_matrix.size_bytes, 24 << 20);
+        assert_eq!(s.scenarios.total_bytes, 24 << 20);
+        assert_eq!(
+            s.bandwidth.bytes_per_thread,
+            ((24u64 << 20) / threads).max(16 << 20)
+        );
+        assert_eq!(s.bandwidth_matrix.size_bytes, s.bandwidth.bytes_per_thread);
+        for part in [Part::LatencyMatrix, Part::Scenarios, Part::Advisor] {
+            let d = &planned.plan.planned(part).unwrap().detail;
+            assert!(d.ends_with("(set by --size 24MiB)"), "{d}");
+        }
+        let args = RunArgs {
+            only: Some("c2c".into()),
+            size: Some("24MiB".into()),
+            ..Default::default()
+        };
+        let knobs = overrides(&topo, &args).unwrap();
+        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
+        let e = knobs.apply(&mut planned, &topo).unwrap_err();
+        assert!(e.contains("--size 24MiB applies to"), "{e}");
     }
 }

@@ -110,6 +110,7 @@ mod tests {
                 relation: Relation::SharedCache { level: 3 },
                 ns_one_way: Summary::of(&[ns, ns + 1.0, ns + 30.0]).unwrap(),
                 cpu_share: Some(1.0),
+                patience: None,
             })
             .collect();
         let groups = vec![Group {

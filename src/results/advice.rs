@@ -27,6 +27,10 @@ pub struct PolicyCheck {
     /// unpinned thread and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+    /// Base pages of the threads' buffers per node, as move_pages found them when they were
+    /// last placed (ascending node id); empty when not measured and in older files.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_per_node: Vec<crate::results::placement::NodePages>,
 }
 
 impl PolicyCheck {

@@ -42,6 +42,18 @@ pub struct PairResult {
     /// its CPU, or steal) and kept; absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+    /// Set when this pair gave no sample with the plan's batches and repetitions (a busy
+    /// machine, an emulated guest) and was measured with smaller batches in longer
+    /// repetitions: the batch and repetition that gave its samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patience: Option<Patience>,
+}
+
+/// The batch and repetition a pair needed instead of the plan's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Patience {
+    pub round_trips_per_sample: u64,
+    pub repetition_ms: u64,
 }
 
 /// The whole c2c result.

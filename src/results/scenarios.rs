@@ -109,6 +109,11 @@ pub struct ScenarioResult {
     /// existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::results::quality::Precision>,
+    /// Base pages of all the row's buffers per node, as move_pages found them when they were
+    /// last placed (ascending node id, nodes without pages omitted); empty when not measured
+    /// and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages_per_node: Vec<crate::results::placement::NodePages>,
 }
 
 impl ScenarioResult {

@@ -135,6 +135,7 @@ pub fn run_advisor(
             rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
             mb_per_s_summary: summary,
             quality: o.and_then(|o| o.quality.clone()),
+            pages_per_node: o.map(|o| o.pages_per_node.clone()).unwrap_or_default(),
         }
     };
     // Lines the installed numactl accepts, or a comment with the kernel-interface way.
@@ -258,6 +259,7 @@ mod tests {
             unavailable: None,
             rounds_mb_per_s: rounds,
             mb_per_s_summary: Some(s),
+            pages_per_node: vec![],
         }
     }
 

@@ -16,6 +16,7 @@ use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::measure::{measure, Judge, SamplePlan};
 use crate::latency::walk::Chain;
 use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::results::placement::{NodePages, PlacementReport};
 use crate::results::quality::RepetitionQuality;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
@@ -43,6 +44,21 @@ pub struct TeamBandwidth {
     pub placement_fraction: f64,
     /// The team's repetition quality; `None` for the unpinned thread (no CPU to judge).
     pub quality: Option<RepetitionQuality>,
+    /// Base pages of all the buffers per node, as verified when they were placed.
+    pub pages_per_node: Vec<NodePages>,
+}
+
+/// Pages per node of several verified buffers together, ascending node id.
+fn pages_per_node<'a>(reports: impl Iterator<Item = &'a PlacementReport>) -> Vec<NodePages> {
+    let mut per: std::collections::BTreeMap<u32, u64> = std::collections::BTreeMap::new();
+    for r in reports {
+        for h in &r.histogram {
+            *per.entry(h.node).or_default() += h.pages;
+        }
+    }
+    per.into_iter()
+        .map(|(node, pages)| NodePages { node, pages })
+        .collect()
 }
 
 fn read_kernel() -> anyhow::Result<Kernel> {
@@ -76,8 +92,8 @@ fn mb_per_s(bytes: u64, ns: u64) -> f64 {
 }
 
 /// Placed buffers kept from one measurement to the next (interleaved rounds), each with the
-/// fraction of its pages found on the intended nodes when it was made.
-pub type Kept = Option<Vec<(PlacedBuffer, f64)>>;
+/// placement verified when it was made.
+pub type Kept = Option<Vec<(PlacedBuffer, PlacementReport)>>;
 
 /// Read bandwidth of one pinned thread per CPU of `cpus`, thread `i` with buffer policy
 /// `policies[i]`, each buffer `bytes_per_thread`, first touched on its thread. Reuses the
@@ -93,12 +109,13 @@ pub fn team_read_kept(
     timed: &TimedSettings,
     kept: &mut Kept,
 ) -> anyhow::Result<TeamBandwidth> {
-    let reuse: std::sync::Mutex<Vec<Option<(PlacedBuffer, f64)>>> = std::sync::Mutex::new(
-        kept.take()
-            .filter(|v| v.len() == cpus.len())
-            .map(|v| v.into_iter().map(Some).collect())
-            .unwrap_or_default(),
-    );
+    let reuse: std::sync::Mutex<Vec<Option<(PlacedBuffer, PlacementReport)>>> =
+        std::sync::Mutex::new(
+            kept.take()
+                .filter(|v| v.len() == cpus.len())
+                .map(|v| v.into_iter().map(Some).collect())
+                .unwrap_or_default(),
+        );
     let kernel = read_kernel()?;
     let plan = TeamPlan::new(
         Duration::from_millis(timed.duration_ms),
@@ -121,7 +138,7 @@ pub fn team_read_kept(
             let buf =
                 PlacedBuffer::new(topo, root, bytes_per_thread, &policies[i], PageSize::Base)?;
             let report = buf.verify()?;
-            Ok((buf, report.fraction_on_intended))
+            Ok((buf, report))
         },
         |_, state, stop| read_until(&kernel, state.0.as_f64_mut(), || stop.stopped()),
     )?;
@@ -141,9 +158,15 @@ pub fn team_read_kept(
         .iter()
         .map(|v| Summary::of(v).map_or(0.0, |s| s.median))
         .collect();
-    let placement_fraction = out.states.iter().map(|s| s.1).fold(1.0, f64::min);
+    let placement_fraction = out
+        .states
+        .iter()
+        .map(|s| s.1.fraction_on_intended)
+        .fold(1.0, f64::min);
+    let pages = pages_per_node(out.states.iter().map(|s| &s.1));
     *kept = Some(out.states);
     Ok(TeamBandwidth {
+        pages_per_node: pages,
         quality: Some(out.quality),
         total_mb_per_s,
         per_thread_mb_per_s,
@@ -176,41 +199,46 @@ pub fn unpinned_read_kept(
     let kernel = read_kernel()?;
     let old = kept.take().and_then(|mut v| v.pop());
     let r = std::thread::scope(|s| {
-        s.spawn(|| -> anyhow::Result<(Vec<f64>, f64, PlacedBuffer)> {
-            let (mut buf, frac) = match old {
-                Some(b) => b,
-                None => {
-                    let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
-                    let frac = buf.verify()?.fraction_on_intended;
-                    (buf, frac)
+        s.spawn(
+            || -> anyhow::Result<(Vec<f64>, PlacementReport, PlacedBuffer)> {
+                let (mut buf, report) = match old {
+                    Some(b) => b,
+                    None => {
+                        let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+                        let report = buf.verify()?;
+                        (buf, report)
+                    }
+                };
+                let dur = Duration::from_millis(timed.duration_ms);
+                let mut v = Vec::new();
+                for rep in 0..timed.repetitions.max(1) + 1 {
+                    let t0 = Instant::now();
+                    let (b, _) = read_until(&kernel, buf.as_f64_mut(), || t0.elapsed() >= dur);
+                    let ns = t0.elapsed().as_nanos() as u64;
+                    if rep > 0 {
+                        v.push(mb_per_s(b, ns));
+                    }
+                    if interrupted() {
+                        break;
+                    }
                 }
-            };
-            let dur = Duration::from_millis(timed.duration_ms);
-            let mut v = Vec::new();
-            for rep in 0..timed.repetitions.max(1) + 1 {
-                let t0 = Instant::now();
-                let (b, _) = read_until(&kernel, buf.as_f64_mut(), || t0.elapsed() >= dur);
-                let ns = t0.elapsed().as_nanos() as u64;
-                if rep > 0 {
-                    v.push(mb_per_s(b, ns));
-                }
-                if interrupted() {
-                    break;
-                }
-            }
-            Ok((v, frac, buf))
-        })
+                Ok((v, report, buf))
+            },
+        )
         .join()
         .map_err(|_| anyhow::anyhow!("the unpinned bandwidth thread panicked"))?
     })?;
+    let placement_fraction = r.1.fraction_on_intended;
+    let pages = pages_per_node(std::iter::once(&r.1));
     *kept = Some(vec![(r.2, r.1)]);
     let total = Summary::of(&r.0)
         .context("the bandwidth run was interrupted before a repetition finished")?;
     Ok(TeamBandwidth {
+        pages_per_node: pages,
         quality: None,
         per_thread_mb_per_s: vec![total.median],
         total_mb_per_s: total,
-        placement_fraction: r.1,
+        placement_fraction,
     })
 }
 
@@ -290,6 +318,14 @@ mod tests {
         assert_eq!(q.repetitions_kept, 2);
         assert_eq!(q.repetitions_taken, 2 + q.repetitions_discarded);
         assert_eq!(t.placement_fraction, 1.0);
+        // Every page of the one 8 MiB buffer, counted on its node.
+        assert_eq!(
+            t.pages_per_node,
+            vec![NodePages {
+                node: 0,
+                pages: (8 << 20) / topo.environment.page_size_bytes.max(4096)
+            }]
+        );
         let u = unpinned_read(&topo, &root, &Policy::Bind(vec![0]), 8 << 20, &timed).unwrap();
         assert!(
             u.total_mb_per_s.median.is_finite() && u.total_mb_per_s.median > 0.0,

@@ -20,6 +20,7 @@
 use std::time::{Duration, Instant};
 
 use crate::placement::{Policy, WeightGuard};
+use crate::results::placement::NodePages;
 use crate::results::quality::{Precision, RepetitionQuality};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
@@ -84,6 +85,8 @@ pub struct Outcome {
     pub quality: Option<RepetitionQuality>,
     /// Rounds run beyond the plan because an interval was wider than the target.
     pub extra_rounds: usize,
+    /// Pages of its buffers per node when they were last placed.
+    pub pages_per_node: Vec<NodePages>,
 }
 
 impl Outcome {
@@ -345,6 +348,7 @@ pub fn run_rounds(
                         RepetitionQuality::merge_into(&mut o.quality, q);
                     }
                     o.per_thread.push(t.per_thread_mb_per_s);
+                    o.pages_per_node = t.pages_per_node;
                     o.placement_fraction = Some(
                         o.placement_fraction
                             .map_or(t.placement_fraction, |f| f.min(t.placement_fraction)),

@@ -136,6 +136,9 @@ pub struct Overrides {
     pub cpu_nodes: Option<Vec<u32>>,
     /// Memory nodes of the matrices.
     pub mem_nodes: Option<Vec<u32>>,
+    /// `--size`: the DRAM working set (latency-matrix cell; all threads' bandwidth arrays
+    /// of bandwidth, its matrix, the scenarios and the advisor).
+    pub size_bytes: Option<u64>,
     /// Each given flag with its value as typed (`--kernel copy`) and the parts it applies to,
     /// for the plan's record and for refusing a flag none of whose parts runs.
     pub given: Vec<(String, Vec<crate::results::plan::Part>)>,
@@ -186,6 +189,15 @@ impl Overrides {
         }
         if let Some(c) = &self.c2c_cpus {
             s.c2c.cpus = c.clone();
+        }
+        if let Some(b) = self.size_bytes {
+            // As the plan sizes them from the LLC (plan::settings_for): one thread's cell,
+            // and all threads' arrays together, at least 16 MiB a thread.
+            let threads = topo.usable_cpus().len().max(1) as u64;
+            s.latency_matrix.size_bytes = b;
+            s.bandwidth.bytes_per_thread = (b / threads).max(16 << 20);
+            s.bandwidth_matrix.size_bytes = s.bandwidth.bytes_per_thread;
+            s.scenarios.total_bytes = b;
         }
         if let Some(n) = &self.cpu_nodes {
             s.scaling.nodes.retain(|x| n.contains(x));

@@ -327,6 +327,9 @@ class Checker:
             self.r.fail(check, f"capture archive unreadable: {e}")
             return
         want = [f"sys/devices/system/node/node{n.id}/distance" for n in self.s.nodes]
+        # The kernel's memory tiers, when it has them, so a replay shows each node's tier.
+        want += [f"sys/devices/virtual/memory_tiering/{k[:-len('.nodelist')]}/nodelist"
+                 for k in sorted(self.g.facts) if k.startswith("memory_tier") and k.endswith(".nodelist")]
         missing = [w for w in want if not any(x.lstrip("./").endswith(w) for x in names)]
         self.r.check(check, not missing, f"{len(names)} entries" +
                      (f"; missing {missing}" if missing else "; every node's distance file present"))
@@ -538,6 +541,7 @@ def check_topo(c):
                            f"want {kb * 1024} (sysfs MemTotal)")
         r.check("topo-nodes", not bad, "; ".join(bad) or
                 "cpus, has_cpu, has_memory, memory_total_bytes of every node as configured")
+        check_topo_tiers(c, t)
         r.check("topo-distances", t["distances"] == s.distances,
                 f"{t['distances']}; want {s.distances}")
         cpus = {cpu["id"]: cpu for cpu in t["cpus"]}
@@ -564,6 +568,21 @@ def check_topo(c):
         check_topo_hmat(c, t)
     except (KeyError, TypeError, ValueError) as e:
         r.fail("topo-contract", f"topo JSON lacks or mistypes {e!r}")
+
+
+def check_topo_tiers(c, t):
+    """Each memory node's tier in `topo --json` is the memory_tierN whose nodelist holds it
+    (sysfs, printed by the guest); no tiers in sysfs: none in topo."""
+    f, r = c.g.facts, c.r
+    want = {}
+    for k, v in f.items():
+        if k.startswith("memory_tier") and k.endswith(".nodelist"):
+            for n in parse_list(v):
+                want[n] = int(k[len("memory_tier"):-len(".nodelist")])
+    got = {m["node"]: m.get("tier") for m in t.get("node_memory") or []}
+    expect = {n: want.get(n) for n in c.s.memory_nodes()}
+    r.check("topo-memory-tiers", got == expect,
+            f"tiers {got}; want {expect} (sysfs memory_tiering)")
 
 
 def check_topo_hmat(c, t):
@@ -633,6 +652,7 @@ def checks_A(c):
     check_bandwidth_scaling(c)
     check_app_stream(c)
     check_app_weighted(c)
+    check_run(c)
 
 
 # The candidates of the `app-stream` block and the nodes each must put the program's
@@ -908,6 +928,327 @@ def check_preferred_spill(c):
     ok = on2 >= 0.9 * free_kb * 1024 and others > 0
     c.r.check(check, ok, f"{fmt_hist(hist)}; node2 got {on2 / MIB:.1f} MiB of its "
                          f"{free_kb / 1024:.1f} MiB free (want >= 90%), {others} pages spilled")
+
+
+# ---- numascope run, end to end with a guest-sized budget (issue 14) -----------------------------
+
+# The CSV tables each part writes into the output directory (render::run_files).
+RUN_CSVS = {"latency": ["latency_sweep.csv"], "latency-matrix": ["latency_matrix.csv"],
+            "bandwidth": ["bandwidth.csv"], "bandwidth-matrix": ["bandwidth_matrix.csv"],
+            "scaling": ["scaling.csv"], "loaded-latency": ["loaded_latency.csv"],
+            "scenarios": ["scenarios.csv", "recommendations.csv"]}
+
+
+def run_output(c):
+    """(results.json as a dict, {file name: bytes}) of the `run` block's output directory,
+    or (None, None) after a FAIL."""
+    check = "run-exit"
+    b = c.block(check, "run")
+    if b is None:
+        return None, None
+    data = c.g.files.get("run-output")
+    if not data:
+        c.r.fail(check, f"`run` exited {b.rc} and left no output directory: {b.first_error()}")
+        return None, None
+    try:
+        tar = tarfile.open(fileobj=io.BytesIO(base64.b64decode(data)), mode="r:gz")
+        files = {os.path.basename(m.name): tar.extractfile(m).read()
+                 for m in tar.getmembers() if m.isfile()}
+    except (ValueError, tarfile.TarError, OSError) as e:
+        c.r.fail(check, f"the run's output archive is unreadable: {e}")
+        return None, None
+    try:
+        res = json.loads(files["results.json"])
+    except (KeyError, ValueError) as e:
+        c.r.fail(check, f"no readable results.json in the output directory ({e!r}); "
+                        f"files: {sorted(files)}")
+        return None, None
+    planned = [p["part"] for p in res["plan"]["parts"]]
+    ok = b.rc == 0 and res["partial"] is False and not res["failed"] and \
+        res["completed"] == planned
+    c.r.check(check, ok, f"exit {b.rc}, partial={res['partial']}, failed={res['failed']}, "
+                         f"completed {len(res['completed'])} of the {len(planned)} planned parts"
+              + ("" if ok else f": {b.first_error()}"))
+    return res, files
+
+
+def check_run_files(c, res, files, stdout):
+    """summary.txt is what `run` printed, report.html is a page that names the host, and each
+    part that ran left its CSV table (a header and at least one row)."""
+    bad = []
+    summary = files.get("summary.txt", b"").decode("utf-8", "replace")
+    if not summary.strip():
+        bad.append("summary.txt missing or empty")
+    elif summary.strip() != stdout.strip():
+        bad.append("summary.txt differs from what `run` printed")
+    html = files.get("report.html", b"").decode("utf-8", "replace")
+    if "<html" not in html.lower() or "</html>" not in html.lower():
+        bad.append(f"report.html is not a whole HTML page ({len(html)} bytes)")
+    for part in res["completed"]:
+        for name in RUN_CSVS.get(part, []):
+            lines = files.get(name, b"").decode("utf-8", "replace").strip().splitlines()
+            if len(lines) < 2:
+                bad.append(f"{name} ({part}) has {len(lines)} lines")
+    c.r.check("run-files", not bad, "; ".join(bad) or
+              f"summary.txt (as printed), report.html ({len(html)} bytes) and "
+              f"{sum(1 for n in files if n.endswith('.csv'))} CSV tables written")
+
+
+def cells_want(s):
+    inits = sorted(n.id for n in s.nodes if n.cpus)
+    return sorted((i, m) for i in inits for m in s.memory_nodes())
+
+
+def check_run_latency_matrix(c, res):
+    m = res["latency"]["matrix"]
+    want = cells_want(c.s)
+    got = sorted((x["initiator_node"], x["memory_node"]) for x in m["cells"])
+    bad = [] if got == want else [f"cells {got} want {want}"]
+    for x in m["cells"]:
+        r, i, t = x["result"], x["initiator_node"], x["memory_node"]
+        if r["placement_fraction"] != 1.0 or r["memory_node"] != t:
+            bad.append(f"{i}->{t} placement {r['placement_fraction']} on node {r['memory_node']}")
+        if r["cpu"] not in c.s.node(i).cpus:
+            bad.append(f"{i}->{t} measured from CPU {r['cpu']}")
+        if not r["ns_per_load"]["median"] > 0:
+            bad.append(f"{i}->{t} no latency")
+    c.r.check("run-latency-matrix", not bad, "; ".join(bad) or
+              f"all {len(want)} initiator x memory cells, each buffer 100% on its node")
+
+
+def check_run_bandwidth(c, res):
+    bw = res["bandwidth"]
+    bad = [f"result {k} ({r.get('kernel')}) placement {r.get('placement_fraction')}"
+           for k, r in enumerate(bw["results"]) if r.get("placement_fraction") != 1.0]
+    cells = bw["matrix"][0]["cells"] if bw["matrix"] else []
+    want = cells_want(c.s)
+    got = sorted((x["initiator"], x["target"]) for x in cells)
+    if got != want:
+        bad.append(f"matrix cells {got} want {want}")
+    for x in cells:
+        if x["placement_fraction"] != 1.0 or not x["mb_per_s"] > 0:
+            bad.append(f"{x['initiator']}->{x['target']} placement {x['placement_fraction']} "
+                       f"{x['mb_per_s']} MB/s")
+    c.r.check("run-bandwidth-matrix", not bad, "; ".join(bad) or
+              f"all {len(want)} cells and {len(bw['results'])} runs, every buffer 100% on its node")
+
+
+def check_run_scaling(c, res):
+    sc = res["scaling"]
+    series = sc["scaling"][0]["series"]
+    bad = []
+    for n in (n for n in c.s.nodes if n.cpus):
+        curve = [x for x in series if x["mode"] == "packed" and x.get("node") == n.id]
+        if not curve:
+            bad.append(f"no packed curve for node {n.id}")
+            continue
+        pts = curve[0]["points"]
+        if [p["threads"] for p in pts] != list(range(1, len(n.cpus) + 1)) or \
+                any(not set(p["cpus"]) <= set(n.cpus) for p in pts):
+            bad.append(f"node {n.id} points {[(p['threads'], p['cpus']) for p in pts]}")
+    fr = [r["placement_fraction"] for r in sc["results"]]
+    if any(f != 1.0 for f in fr):
+        bad.append(f"placement fractions {fr}")
+    c.r.check("run-scaling", not bad, "; ".join(bad) or
+              f"a packed curve per CPU node, {len(fr)} runs 100% placed")
+
+
+def check_run_loaded(c, res):
+    import re
+    l = res["loaded_latency"]
+    home = res["scenarios"]["home_node"] if res.get("scenarios") else 0
+    detail = next(p["detail"] for p in res["plan"]["parts"] if p["part"] == "loaded-latency")
+    steps = re.search(r"(\d+) load-delay steps", detail)
+    bad = []
+    cp = l["chaser_placement"]
+    if cp["intended_nodes"] != [home] or cp["fraction_on_intended"] != 1.0 or \
+            l["load_placement_fraction"] != 1.0:
+        bad.append(f"chased buffer {cp['fraction_on_intended']} on {cp['intended_nodes']}, "
+                   f"load buffers {l['load_placement_fraction']}; want all on node {home}")
+    others = [x for x in c.s.allowed_cpus() if x != l["chaser_cpu"]]
+    if l["chaser_cpu"] not in c.s.node(home).cpus or sorted(l["load_cpus"]) != others:
+        bad.append(f"chaser on CPU {l['chaser_cpu']}, load on {l['load_cpus']}")
+    if steps is None or len(l["points"]) != int(steps.group(1)) + 1:
+        bad.append(f"{len(l['points'])} points for the plan's {detail!r}")
+    c.r.check("run-loaded-latency", not bad, "; ".join(bad) or
+              f"chaser CPU {l['chaser_cpu']}, load CPUs {l['load_cpus']}, buffers 100% on node "
+              f"{home}, {len(l['points'])} points (idle + {steps.group(1)} delay steps)")
+
+
+def check_run_c2c(c, res):
+    j = res["c2c"]
+    pairs = sorted((p["from"], p["to"]) for p in j["pairs"])
+    bad = [] if pairs == [(0, 2), (2, 0)] else [f"pairs {pairs}, want (0,2) and (2,0)"]
+    if j["placement_fraction"] != 1.0:
+        bad.append(f"line placement {j['placement_fraction']}")
+    if any(not p["ns_one_way"]["median"] > 0 for p in j["pairs"]):
+        bad.append("a pair has no round trip")
+    patient = [f"{p['from']}->{p['to']}: {p['patience']}" for p in j["pairs"] if p.get("patience")]
+    c.r.check("run-c2c", not bad, "; ".join(bad) or
+              f"2 ordered pairs across the nodes, line on node {j['line_node']} 100%"
+              + (f" (smaller batches needed: {'; '.join(patient)})" if patient else ""))
+
+
+def pages_of(x):
+    return {int(h["node"]): int(h["pages"]) for h in x.get("pages_per_node") or []}
+
+
+def expected_pages(total, weights):
+    """{node: pages} that weights {node: w} give `total` pages, before rounding."""
+    w = sum(weights.values())
+    return {n: total * k / w for n, k in weights.items()}
+
+
+def pages_match(pages, weights, buffers):
+    """True when the histogram is what the weights give its pages: each buffer's last partial
+    round of the (weighted) interleave can leave node n up to its weight off, so `buffers`
+    buffers allow buffers x weight pages either way; no page elsewhere."""
+    if set(pages) - set(weights):
+        return False
+    total = sum(pages.values())
+    want = expected_pages(total, weights)
+    return total > 0 and all(abs(pages.get(n, 0) - want[n]) <= buffers * weights[n] for n in weights)
+
+
+def weighted_expected(c):
+    """True when this guest's kernel has weighted interleave (6.9+)."""
+    return not (c.opts.no_weighted or c.opts.expect_weighted_refused)
+
+
+def node_of_cpu(s, cpu):
+    return next((n.id for n in s.nodes if cpu in n.cpus), None)
+
+
+def check_run_scenarios(c, res):
+    """The policy scenarios on 2 CPU nodes and a memory-only node: every row measured (or the
+    same placement as a measured one), 100 % on the intended nodes, (c)-(g) with threads on
+    both CPU nodes, and each row's pages where its policy puts them."""
+    s = c.s
+    t = res["scenarios"]
+    home = t["home_node"]
+    cpu_nodes = sorted(n.id for n in s.nodes if n.cpus)
+    mem = s.memory_nodes()
+    rows = {r["letter"]: r for r in t["scenarios"]}
+    weights = {int(n): int(w) for n, w in t.get("weights") or []}
+    bad, seen = [], []
+    for letter in "abcdefg":
+        r = rows.get(letter)
+        if r is None:
+            bad.append(f"({letter}) missing")
+            continue
+        if letter == "g" and not weighted_expected(c):
+            # No weighted interleave in this kernel: (g) must say so instead of measuring.
+            if r.get("mb_per_s") is not None or "6.9" not in (r.get("unavailable") or ""):
+                bad.append(f"(g) measured or without the kernel reason: {r.get('unavailable')!r}")
+            seen.append("(g) unavailable (kernel)")
+            continue
+        if r.get("unavailable") or r.get("mb_per_s") is None:
+            bad.append(f"({letter}) not measured: {r.get('unavailable')}")
+            continue
+        if r.get("placement_fraction") != 1.0:
+            bad.append(f"({letter}) placement {r.get('placement_fraction')}")
+        pages = pages_of(r)
+        threads = r["cpus"]
+        nodes = sorted({node_of_cpu(s, x) for x in threads})
+        # Where each row's threads run and its pages go.
+        if letter == "a":
+            ok = len(threads) == 1 and nodes == [home] and set(pages) == {home}
+        elif letter == "b":
+            ok = not r["pinned"] and set(pages) == {home}
+        elif letter == "c":
+            # One copy per CPU node, each on its own node: equal buffers, one per node.
+            ok = nodes == cpu_nodes and len(threads) == len(cpu_nodes) and \
+                pages_match(pages, {n: 1 for n in cpu_nodes}, 0)
+        elif letter == "d":
+            ok = nodes == cpu_nodes and set(pages) == {home}
+        elif letter == "e":
+            per = {n: sum(1 for x in threads if node_of_cpu(s, x) == n) for n in cpu_nodes}
+            ok = nodes == cpu_nodes and pages_match(pages, per, 0)
+        elif letter == "f":
+            ok = nodes == cpu_nodes and pages_match(pages, {n: 1 for n in mem}, len(threads))
+        else:
+            ok = nodes == cpu_nodes and sorted(weights) == mem and \
+                pages_match(pages, weights, len(threads))
+        if not ok:
+            bad.append(f"({letter}) threads on CPUs {threads} (nodes {nodes}), pages {pages}")
+        seen.append(f"({letter}) " + " ".join(f"n{n}={p}" for n, p in sorted(pages.items())))
+    c.r.check("run-scenarios", not bad, "; ".join(bad) or
+              f"(a)-(g) measured 100% placed, (c)-(g) on CPU nodes {cpu_nodes}; weights "
+              f"{weights}; pages " + ", ".join(seen))
+
+
+def check_run_advisor(c, res):
+    """The advisor: a bandwidth per memory node from the home node's threads, weights for
+    every memory node, and its three checks placed as they say: bind all on the best node,
+    interleave even, weighted interleave in the weights' proportions."""
+    import re
+    s = c.s
+    a = res["advisor"]
+    mem = s.memory_nodes()
+    threads = len(s.node(a["initiator_node"]).cpus)
+    weights = {int(n): int(w) for n, w in a["weights"]}
+    measured = sorted(int(n) for n, _ in a["measured_mb_per_s"])
+    bad = []
+    if measured != mem or (weighted_expected(c) or weights) and \
+            (sorted(weights) != mem or min(weights.values(), default=0) < 1):
+        bad.append(f"measured nodes {measured}, weights {weights}; want every memory node {mem}")
+    checks = a["checks"]
+    if len(checks) != 3:
+        bad.append(f"{len(checks)} checks, want 3")
+    seen = []
+    for ch in checks:
+        pages = pages_of(ch)
+        pol = ch["policy"]
+        seen.append(f"{pol}: " + " ".join(f"n{n}={p}" for n, p in sorted(pages.items())))
+        if pol.startswith("weighted interleave") and not weighted_expected(c):
+            if ch.get("mb_per_s") is not None or not ch.get("unavailable"):
+                bad.append(f"{pol} measured on a kernel without weighted interleave")
+            continue
+        if ch.get("mb_per_s") is None or ch.get("unavailable"):
+            bad.append(f"{pol} not measured: {ch.get('unavailable')}")
+            continue
+        m = re.match(r"bind to node (\d+)$", pol)
+        if m:
+            ok = set(pages) == {int(m.group(1))}
+        elif pol.startswith("interleave"):
+            ok = pages_match(pages, {n: 1 for n in mem}, threads)
+        elif pol.startswith("weighted interleave"):
+            ok = pages_match(pages, weights, threads)
+        else:
+            ok = False
+        if not ok:
+            bad.append(f"{pol}: pages {pages}")
+    c.r.check("run-advisor", not bad, "; ".join(bad) or
+              f"node {a['initiator_node']}'s {threads} threads, weights {weights}; " + "; ".join(seen))
+
+
+def check_run(c):
+    res, files = run_output(c)
+    if res is None:
+        return
+    f = c.g.facts
+    try:
+        check_run_files(c, res, files, c.g.blocks["run"].out)
+        for part, fn in (("latency-matrix", check_run_latency_matrix),
+                         ("bandwidth-matrix", check_run_bandwidth),
+                         ("scaling", check_run_scaling),
+                         ("loaded-latency", check_run_loaded),
+                         ("c2c", check_run_c2c),
+                         ("scenarios", check_run_scenarios),
+                         ("advisor", check_run_advisor)):
+            if part not in res["completed"]:
+                c.r.fail(f"run-{part}", f"the part did not complete: {res['failed']}")
+                continue
+            try:
+                fn(c, res)
+            except (KeyError, TypeError, ValueError, IndexError, StopIteration) as e:
+                c.r.fail(f"run-{part}", f"results.json lacks or mistypes {e!r}")
+    except (KeyError, TypeError, ValueError) as e:
+        c.r.fail("run-contract", f"results.json lacks or mistypes {e!r}")
+    if "run.weights_before" in f:
+        c.r.check("run-weights-restored", f.get("run.weights_after") == f["run.weights_before"],
+                  f"system-wide weights {f['run.weights_before']!r} before, "
+                  f"{f.get('run.weights_after')!r} after")
 
 
 CHECKS = {"A": checks_A, "B": checks_B, "C": checks_C}

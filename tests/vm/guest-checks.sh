@@ -21,7 +21,7 @@ SHAPE=$1
 TASKSET=${2:-}    # numascope runs under `taskset -c $TASKSET` when set
 OFFLINE=${3:-}    # comma-separated CPUs taken offline before anything runs
 NS=/bin/numascope
-CMD_TIMEOUT=90    # seconds for one command: a hang fails that check, not the whole shape
+CMD_TIMEOUT=240   # seconds for one command: a hang fails that check, not the whole shape
 
 fact() { echo "NSFACT $SHAPE $*"; }
 
@@ -91,6 +91,10 @@ facts() {
     else
         fact weighted_interleave absent
     fi
+    # The kernel's memory tiers (6.1+ with HMAT): which nodes each tier holds.
+    for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+        [ -f "$t/nodelist" ] && fact "${t##*/}.nodelist" "$(cat "$t/nodelist")"
+    done
     fact numa_balancing "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null)"
     fact transparent_hugepage "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
     fact mems_allowed "$(awk '/^Mems_allowed_list/ { print $2 }' /proc/self/status)"
@@ -161,12 +165,34 @@ weighted_sigterm() {
     fact weighted_sigterm.after "$(cat "$w")"
 }
 
+# `numascope run` end to end with a guest-sized budget: the default budget (every matrix
+# cell on a 3-node machine) with 16 MiB working sets, 20 ms repetitions, 0.5 ms latency
+# samples, a sweep to 4 MiB, one bandwidth kernel and c2c on one CPU of each node. Its
+# output directory comes back as base64 of a tar.gz; check.py reads results.json from it.
+# The system-wide weighted-interleave weights are printed before and after (the scenarios
+# and the advisor set them while measuring and must put them back).
+RUN_TIMEOUT=${RUN_TIMEOUT:-900}
+run_guest_sized() {
+    wi=/sys/kernel/mm/mempolicy/weighted_interleave
+    [ -d $wi ] && fact run.weights_before "$(cat $wi/node* | tr '\n' ' ')"
+    rm -rf /tmp/run
+    saved=$CMD_TIMEOUT; CMD_TIMEOUT=$RUN_TIMEOUT
+    run run "$NS" run --output /tmp/run --size 16MiB --duration 20ms --sample-ms 0.5 \
+        --sweep 4KiB..4MiB --kernel read --mode random --page-size 4k --cpus 0,2
+    CMD_TIMEOUT=$saved
+    [ -d $wi ] && fact run.weights_after "$(cat $wi/node* | tr '\n' ' ')"
+    if [ -d /tmp/run ]; then
+        echo "NSFILE-BEGIN $SHAPE run-output"
+        tar -C /tmp/run -cf - . | gzip -c | base64
+        echo "NSFILE-END $SHAPE run-output"
+    fi
+    rm -rf /tmp/run
+}
+
 # ---- checks per shape ----------------------------------------------------------------------
 # Each function lists the commands of one shape; check.py has the matching assertions
 # (checks_A/B/C there). Later issues add their commands HERE, next to the matching assertion
-# in check.py, and only once the command exists on main:
-#   A: latency --matrix and bandwidth --matrix (memory-only node 2 a target)
-#   B: c2c and loaded-latency with memory on node 1
+# in check.py, and only once the command exists on main.
 
 checks_A() {
     run topo "$NS" topo --json
@@ -215,6 +241,7 @@ checks_A() {
             --candidates weighted:measured -- /bin/app_stream 8 1 1000
         fact app_weighted.after "$(cat /sys/kernel/mm/mempolicy/weighted_interleave/node* | tr '\n' ' ')"
     fi
+    run_guest_sized
 }
 
 checks_B() {

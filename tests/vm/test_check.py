@@ -41,6 +41,10 @@ def facts(shape):
         f[f"cpu{c}.online"] = "0" if c in s.offline_cpus else "1"
     if s.kernel == "backports":
         f["weighted_interleave"] = " ".join(f"node{n.id}" for n in s.nodes)
+        if shape == "A":
+            f["run.weights_before"] = f["run.weights_after"] = "1 1 1 "
+            f["memory_tier4.nodelist"] = "0-1"
+            f["memory_tier45.nodelist"] = "2"
     else:
         f["weighted_interleave"] = "absent"
     if s.taskset:
@@ -75,6 +79,8 @@ def topo(shape):
         "allowed_cpus": allowed,
         "allowed_nodes": s.memory_nodes(),
         "environment": {},
+        "node_memory": [{"node": n, "tier": {"A": {0: 4, 1: 4, 2: 45}}.get(shape, {}).get(n)}
+                        for n in s.memory_nodes()],
     }
 
 
@@ -93,9 +99,13 @@ def placement(hist, intended, cpu=None, size=8 * MIB):
 def capture_tar(shape):
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w:gz") as t:
-        for n in SHAPES[shape].nodes:
-            data = b"10\n"
-            info = tarfile.TarInfo(f"./sys/devices/system/node/node{n.id}/distance")
+        files = [(f"./sys/devices/system/node/node{n.id}/distance", b"10\n")
+                 for n in SHAPES[shape].nodes]
+        if shape == "A":
+            files += [("./sys/devices/virtual/memory_tiering/memory_tier4/nodelist", b"0-1\n"),
+                      ("./sys/devices/virtual/memory_tiering/memory_tier45/nodelist", b"2\n")]
+        for name, data in files:
+            info = tarfile.TarInfo(name)
             info.size = len(data)
             t.addfile(info, io.BytesIO(data))
         for name, target in (("./sys/devices/system/cpu/cpu1/node0", "../../node/node0"),
@@ -115,6 +125,11 @@ class Log:
         self.shape = shape
         self.lines = [f"NSGUEST-BEGIN {shape}"]
         self.blocks = {}
+        self.files = {}  # NSFILE name -> base64 text, besides the capture
+
+    def file(self, name, b64):
+        self.files[name] = b64
+        return self
 
     def block(self, name, out="", err="", rc=0):
         self.blocks[name] = (out if isinstance(out, str) else json.dumps(out, indent=2), err, rc)
@@ -131,6 +146,9 @@ class Log:
                       "NSSTDERR", err, "", f"NSBLOCK-END {self.shape} {name} rc={rc} secs=0.25"]
         lines += [f"NSFILE-BEGIN {self.shape} capture", capture_tar(self.shape),
                   f"NSFILE-END {self.shape} capture"]
+        for name, b64 in self.files.items():
+            if name not in drop:
+                lines += [f"NSFILE-BEGIN {self.shape} {name}", b64, f"NSFILE-END {self.shape} {name}"]
         if end:
             lines.append(f"NSCHECK-END {self.shape}")
         return "\r\n".join(lines) + "\r\n"
@@ -210,6 +228,81 @@ def app_stream(leak=False):
         cand("interleave", {0: 3 * MIB, 1: 3 * MIB, 2: 3 * MIB}, [1])]}
 
 
+RUN_PARTS = ["topology", "latency", "latency-matrix", "bandwidth", "bandwidth-matrix", "scaling",
+             "loaded-latency", "c2c", "scenarios", "advisor"]
+RUN_SUMMARY = "(none) | QEMU | 3 NUMA node(s)\n  latency ... ns\n"
+
+
+def pages(hist):
+    return [{"node": n, "pages": p} for n, p in sorted(hist.items())]
+
+
+def run_results(weighted=True):
+    """The results.json a correct `numascope run` writes in shape A with the guest-sized
+    budget: 16 MiB over all threads (at least 16 MiB = 4096 pages a thread)."""
+    def row(letter, cpus, hist, pinned=True, same_as=None, unavailable=None):
+        return {"letter": letter, "cpus": cpus, "pinned": pinned, "threads": max(1, len(cpus)),
+                "mb_per_s": None if unavailable else {"median": 900.0},
+                "placement_fraction": None if unavailable else 1.0,
+                "unavailable": unavailable, "same_as": same_as,
+                "pages_per_node": [] if unavailable else pages(hist)}
+    every = [0, 1, 2, 3]
+    g = row("g", every, {0: 3277, 1: 5898, 2: 7209}) if weighted else \
+        row("g", every, {}, unavailable="weighted interleave needs Linux 6.9 or newer")
+    adv_checks = [
+        {"policy": "bind to node 1", "mb_per_s": 2000.0, "unavailable": None,
+         "pages_per_node": pages({1: 8192})},
+        {"policy": "interleave 0-2", "mb_per_s": 1100.0, "unavailable": None,
+         "pages_per_node": pages({0: 2731, 1: 2731, 2: 2730})},
+        {"policy": "weighted interleave 0:3,1:10,2:8", "mb_per_s": 1200.0 if weighted else None,
+         "unavailable": None if weighted else "weighted interleave needs Linux 6.9 or newer",
+         "pages_per_node": pages({0: 1170, 1: 3901, 2: 3121}) if weighted else []},
+    ]
+    return {
+        "partial": False, "failed": [], "completed": list(RUN_PARTS),
+        "plan": {"parts": [{"part": p, "detail": "8 load-delay steps, one chasing thread"
+                            if p == "loaded-latency" else "x"} for p in RUN_PARTS]},
+        "latency": {"matrix": latency_matrix("A")["matrix"]},
+        "bandwidth": {"results": [{"kernel": "read", "placement_fraction": 1.0}],
+                      "matrix": bandwidth_matrix("A")["matrix"]},
+        "scaling": bandwidth_scaling("A"),
+        "loaded_latency": {"chaser_cpu": 0, "load_cpus": [1, 2, 3], "load_placement_fraction": 1.0,
+                           "chaser_placement": {"intended_nodes": [0], "fraction_on_intended": 1.0},
+                           "points": [{}] * 9},
+        "c2c": c2c_result(0),
+        "scenarios": {"home_node": 0, "weights": [[0, 5], [1, 9], [2, 11]] if weighted else [],
+                      "scenarios": [row("a", [0], {0: 4096}), row("b", [], {0: 4096}, pinned=False),
+                                    row("c", [0, 2], {0: 4096, 1: 4096}),
+                                    row("d", every, {0: 16384}), row("e", every, {0: 8192, 1: 8192}),
+                                    row("f", every, {0: 5461, 1: 5461, 2: 5462}), g]},
+        "advisor": {"initiator_node": 0, "measured_mb_per_s": [[0, 500.0], [1, 1600.0], [2, 1300.0]],
+                    "weights": [[0, 3], [1, 10], [2, 8]], "checks": adv_checks},
+    }
+
+
+def run_tar(res, summary=RUN_SUMMARY, leave_out=()):
+    """base64 of the tar.gz of a run's output directory holding `res` as results.json."""
+    files = {"results.json": json.dumps(res).encode(), "summary.txt": summary.encode(),
+             "report.html": b"<!DOCTYPE html><html><body>report</body></html>"}
+    for name in ("latency_sweep.csv", "latency_matrix.csv", "bandwidth.csv", "bandwidth_matrix.csv",
+                 "scaling.csv", "loaded_latency.csv", "scenarios.csv", "recommendations.csv"):
+        files[name] = b"a,b\n1,2\n"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        for name, data in files.items():
+            if name in leave_out:
+                continue
+            info = tarfile.TarInfo(f"./{name}")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def with_run(L, res=None, rc=0, summary=RUN_SUMMARY, leave_out=()):
+    res = run_results() if res is None else res
+    return L.block("run", summary, "", rc).file("run-output", run_tar(res, summary, leave_out))
+
+
 def good_a():
     L = Log("A").block("topo", topo("A")).block("capture")
     for n in (0, 1, 2):
@@ -234,7 +327,7 @@ def good_a():
     L.block("bandwidth-matrix", bandwidth_matrix("A"))
     L.block("bandwidth-scaling", bandwidth_scaling("A"))
     L.block("app-stream", app_stream())
-    return L
+    return with_run(L)
 
 
 def good_b():
@@ -338,9 +431,76 @@ class GoodLogs(unittest.TestCase):
     def test_fallback_kernel_skips_weighted(self):
         f = facts("A")
         f["weighted_interleave"] = "absent"
-        r = judge("A", good_a().text(f), "--no-weighted", "no 6.12 kernel")
+        L = with_run(good_a(), run_results(weighted=False))
+        r = judge("A", L.text(f), "--no-weighted", "no 6.12 kernel")
         self.assertEqual(fails(r), {})
         self.assertEqual(r.results["weighted-3:1"][0], "SKIP")
+        # A kernel with weighted interleave must measure (g) and the advisor's check.
+        self.assertIn("run-scenarios", fails(judge("A", L.text())))
+
+
+class BadRuns(unittest.TestCase):
+    """`numascope run` in shape A: each kind of wrong run fails the check that guards it."""
+
+    def bad(self, mutate, check_name, **kw):
+        res = run_results()
+        mutate(res)
+        self.assertIn(check_name, fails(judge("A", with_run(good_a(), res, **kw).text())))
+
+    def test_partial_run_fails(self):
+        def m(res):
+            res["partial"] = True
+            res["failed"] = [{"part": "c2c", "error": "no round trip"}]
+            res["completed"].remove("c2c")
+        self.bad(m, "run-exit", rc=4)
+        self.bad(m, "run-c2c", rc=4)
+
+    def test_missing_output_fails(self):
+        L = good_a()
+        self.assertIn("run-exit", fails(judge("A", L.text(drop=("run-output",)))))
+
+    def test_missing_csv_or_other_summary_fails(self):
+        L = with_run(good_a(), leave_out=("scaling.csv",))
+        self.assertIn("run-files", fails(judge("A", L.text())))
+        L = with_run(good_a())
+        L.block("run", "another summary\n")
+        self.assertIn("run-files", fails(judge("A", L.text())))
+
+    def test_matrix_cell_missing_or_off_node_fails(self):
+        self.bad(lambda r: r["latency"]["matrix"]["cells"].pop(), "run-latency-matrix")
+        self.bad(lambda r: r["bandwidth"]["matrix"][0]["cells"][5].update(placement_fraction=0.99),
+                 "run-bandwidth-matrix")
+
+    def rows(self, res):
+        return {r["letter"]: r for r in res["scenarios"]["scenarios"]}
+
+    def test_weighted_pages_not_in_the_weights_proportion_fail(self):
+        # Off by more than one weight per buffer (4 buffers x weight 5 = 20 pages).
+        self.bad(lambda r: self.rows(r)["g"].update(pages_per_node=pages({0: 3300, 1: 5875, 2: 7209})),
+                 "run-scenarios")
+        # Plain interleave where weighted was asked.
+        self.bad(lambda r: r["advisor"]["checks"][2].update(
+            pages_per_node=pages({0: 2731, 1: 2731, 2: 2730})), "run-advisor")
+
+    def test_weighted_pages_within_rounding_pass(self):
+        res = run_results()
+        self.rows(res)["g"]["pages_per_node"] = pages({0: 3290, 1: 5885, 2: 7209})
+        self.assertNotIn("run-scenarios", fails(judge("A", with_run(good_a(), res).text())))
+
+    def test_scenario_threads_on_one_node_or_pages_elsewhere_fail(self):
+        self.bad(lambda r: self.rows(r)["e"].update(cpus=[0, 1]), "run-scenarios")
+        self.bad(lambda r: self.rows(r)["c"].update(pages_per_node=pages({0: 8192})), "run-scenarios")
+        self.bad(lambda r: self.rows(r)["d"].update(pages_per_node=pages({0: 16000, 2: 384})),
+                 "run-scenarios")
+        self.bad(lambda r: self.rows(r)["f"].update(placement_fraction=0.98), "run-scenarios")
+
+    def test_loaded_latency_off_node_fails(self):
+        self.bad(lambda r: r["loaded_latency"].update(load_placement_fraction=0.5), "run-loaded-latency")
+
+    def test_weights_not_restored_fails(self):
+        f = facts("A")
+        f["run.weights_after"] = "5 9 11 "
+        self.assertIn("run-weights-restored", fails(judge("A", good_a().text(f))))
 
 
 class BadLogs(unittest.TestCase):
@@ -426,6 +586,11 @@ class BadLogs(unittest.TestCase):
     def test_inspect_on_wrong_node_fails(self):
         L = good_a().block("inspect-bound-node2", {"pid": 1, "nodes": [{"node": 0, "bytes": 16 * MIB}]})
         self.assertIn("inspect-node2", fails(judge("A", L.text())))
+
+    def test_topo_without_the_memory_tier_fails(self):
+        t = topo("A")
+        t["node_memory"][2]["tier"] = None  # a snapshot or reading that lost the tiers
+        self.assertIn("topo-memory-tiers", fails(judge("A", good_a().block("topo", t).text())))
 
     def test_topo_wrong_distance_fails(self):
         t = topo("B")

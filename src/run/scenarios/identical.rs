@@ -148,6 +148,7 @@ pub(super) fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>]
             r.mb_per_s = src.mb_per_s;
             r.per_thread_mb_per_s = src.per_thread_mb_per_s;
             r.placement_fraction = src.placement_fraction;
+            r.pages_per_node = src.pages_per_node;
             r.rounds_mb_per_s = src.rounds_mb_per_s;
             r.quality = src.quality.clone();
             r.latency_ns = r.latency_ns.or(src.latency_ns);

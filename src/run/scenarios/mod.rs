@@ -111,6 +111,7 @@ pub(crate) fn row(
         same_as: None,
         same_reason: None,
         precision: None,
+        pages_per_node: vec![],
     }
 }
 
@@ -247,6 +248,7 @@ pub fn run_scenarios(
     for (&i, o) in measured.iter().zip(outcomes) {
         let r = &mut rows[i];
         r.placement_fraction = o.placement_fraction;
+        r.pages_per_node = o.pages_per_node.clone();
         r.per_thread_mb_per_s = o.per_thread_medians();
         r.precision = Some(o.precision(&plan));
         r.mb_per_s = Summary::of(&o.rounds);

@@ -440,4 +440,32 @@ mod tests {
         assert!(s.contains("64-byte line"));
         assert!(s.contains("for read-stride and read-random"), "{s}");
     }
+
+    /// A strided result names its stride in the kernel column and the note says what its
+    /// MB/s and DRAM estimate count; contiguous results print neither.
+    #[test]
+    fn a_strided_result_names_its_stride_and_its_accounting() {
+        let mut results = crate::render::fixture::opteron_example()
+            .bandwidth
+            .expect("the fixture has a bandwidth part")
+            .results;
+        results.truncate(2);
+        let mut plain = Vec::new();
+        render_results(&mut plain, &results).unwrap();
+        let plain = String::from_utf8(plain).unwrap();
+        assert!(!plain.contains("stride"), "{plain}");
+        results[0].stride_elements = Some(8);
+        assert_eq!(
+            kernel_label(&results[0]),
+            format!("{}, stride 8 (64 B)", results[0].kernel)
+        );
+        let mut out = Vec::new();
+        render_results(&mut out, &results).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("stride 8 (64 B)"), "{s}");
+        assert!(
+            s.contains("useful bytes") && s.contains("lines they"),
+            "{s}"
+        );
+    }
 }

@@ -5,6 +5,7 @@
 //! processed, so the harness can poll its stop flag between calls.
 
 pub mod scalar;
+#[cfg(target_arch = "x86_64")]
 mod simd;
 
 #[cfg(target_arch = "x86_64")]

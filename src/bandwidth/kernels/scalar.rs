@@ -331,7 +331,7 @@ mod tests {
         let b: Vec<f64> = (0..n).map(|i| i as f64).collect();
         let c: Vec<f64> = (0..n).map(|i| 2.0 * i as f64).collect();
         for stride in [1usize, 2, 3, 8, 16, 102, 103, 200] {
-            let hit = |i: usize| i % stride == 0;
+            let hit = |i: usize| i.is_multiple_of(stride);
             let want = n.div_ceil(stride) as u64;
             let check = |a: &[f64], f: &dyn Fn(usize) -> f64, what: &str| {
                 for (i, &x) in a.iter().enumerate() {

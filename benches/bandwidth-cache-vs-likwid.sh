@@ -7,7 +7,14 @@
 # Both tools get the same byte count: likwid-bench -w S0:<bytes>B:<threads> and numascope
 # --size <bytes> --threads <threads> both mean all streams of all threads together, and both
 # count application bytes (loads + stores, no write-allocate); likwid's MByte/s is compared
-# with numascope's mb_per_s.median. MB = 10^6 bytes.
+# with numascope's mb_per_s.median. MB = 10^6 bytes. Checked kernel by kernel: likwid's
+# store_avx counts the 8 B it stores per element and nothing for the read-for-ownership, as
+# numascope's write does (its write_allocate bytes go only into the DRAM estimate); load_avx
+# and read count 8 B loaded, copy_avx and copy 16 B (8 loaded + 8 stored).
+#
+# At these sizes one pass over an array is a few hundred cycles, so what a tool does between
+# passes shows: numascope sweeps a cache-resident array many times inside one kernel call
+# (harness.rs, SMALL_ELEMENTS_PER_POLL), polling its stop flag once per 8 MiB per stream.
 #
 # Environment (all optional):
 #   NUMASCOPE     numascope binary (default: target/release/numascope, then PATH)

@@ -262,6 +262,96 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["bandwidth", "--stream-matrix", "--size", "1MiB,2MiB"],
         &["--stream-matrix", "one --size"],
     ),
+    // bandwidth --stride: only the sequential kernels with normal stores, never 0, never
+    // longer than one array (NUMA-STREAM's strided kernels, issue 14).
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "random-read",
+            "--stride",
+            "8",
+            "--size",
+            "1MiB",
+        ],
+        &["--stride", "random-read", "drop --stride"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "copy-nt",
+            "--stride",
+            "8",
+            "--size",
+            "1MiB",
+        ],
+        &["--stride", "copy-nt", "drop --stride"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "read-prefetch",
+            "--stride",
+            "8",
+            "--size",
+            "1MiB",
+        ],
+        &["--stride", "read-prefetch", "drop --stride"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "read-strided",
+            "--stride",
+            "16",
+            "--size",
+            "1MiB",
+        ],
+        &["--stride", "read-strided", "read --stride"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "triad",
+            "--stride",
+            "0",
+            "--size",
+            "1MiB",
+        ],
+        &["--stride 0", "at least 1"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "triad",
+            "--stride",
+            "every",
+            "--size",
+            "1MiB",
+        ],
+        &["--stride `every`", "`line`"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--kernel",
+            "copy",
+            "--stride",
+            "100000",
+            "--size",
+            "64KiB",
+        ],
+        &["--stride 100000", "at most 4096", "larger --size"],
+    ),
+    (
+        &["bandwidth", "--list-kernels", "--stride", "8"],
+        &["--list-kernels", "--stride"],
+    ),
     // run: a knob whose parts the run leaves out, and output flags on a dry run.
     (
         &["run", "--dry-run", "--only", "c2c", "--kernel", "copy"],

@@ -8,6 +8,13 @@
 //! read of a normal store is *not* counted there. The DRAM estimate adds that read-for-ownership
 //! for normal stores (none for non-temporal stores), and counts a whole cache line for kernels
 //! that touch one word per line (strided and random reads). MB = 10^6 B everywhere.
+//!
+//! `--stride N` (NUMA-STREAM's strided kernels) makes a sequential kernel process every N-th
+//! element (N in 8 B elements). The application figure still counts what the kernel reads and
+//! writes, 8 B per stream per element processed ("useful bytes"); the DRAM estimate counts the
+//! lines moved: each stream costs min(N x 8 B, one line) per element, so with N x 8 B >= the
+//! line size every element costs a whole line per stream (two for a normal store: the
+//! read-for-ownership and the write-back). See [`KernelDescriptor::strided_dram_bytes_per_element`].
 
 use serde::{Deserialize, Serialize};
 
@@ -229,6 +236,49 @@ impl KernelDescriptor {
     }
 }
 
+impl KernelDescriptor {
+    /// Why `--stride` does not apply to this kernel, or `None` when it does: the sequential
+    /// kernels with normal stores take one (read, write, copy, scale, add, triad, update).
+    pub fn stride_refusal(&self) -> Option<&'static str> {
+        match (self.access, self.id) {
+            (Strided, _) => Some("it already reads one word per cache line; use `read --stride N` for another stride"),
+            (Random, _) => Some("it reads random lines, with no walk order to stride"),
+            (Sequential, KernelId::ReadPrefetch) => {
+                Some("its prefetch distance assumes a contiguous walk")
+            }
+            (Sequential, _) if self.non_temporal => Some(
+                "streaming stores of single words leave partial lines, which is not maximum write",
+            ),
+            (Sequential, _) => None,
+        }
+    }
+
+    /// Estimated DRAM bytes per element processed with a stride of `stride` elements: each
+    /// stream's 8 B access costs min(stride x 8 B, `line_bytes`) (below a line every line is
+    /// still fetched whole, shared by the elements in it; at or above it each element has
+    /// its own line), times the descriptor's words per element including the write-allocate
+    /// read. Hardware prefetchers (e.g. an adjacent-line prefetcher) may move more; this is an
+    /// estimate, labelled so. A stride of 1 gives [`KernelDescriptor::dram_bytes_per_element`].
+    pub fn strided_dram_bytes_per_element(&self, line_bytes: u64, stride: u64) -> u64 {
+        let per_word = (stride.max(1) * ELEMENT_BYTES).min(line_bytes.max(ELEMENT_BYTES));
+        let words = self.dram_bytes_per_element(line_bytes) / ELEMENT_BYTES;
+        match self.access {
+            Sequential => words * per_word,
+            Strided | Random => self.dram_bytes_per_element(line_bytes),
+        }
+    }
+}
+
+/// Names of the kernels that take `--stride`, comma separated, for error messages.
+pub fn strided_names() -> String {
+    KERNELS
+        .iter()
+        .filter(|d| d.stride_refusal().is_none())
+        .map(|d| d.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Converts bytes moved in `ns` nanoseconds to MB/s (1 MB = 10^6 B); 0 when `ns` is 0.
 pub fn mb_per_s(bytes: u64, ns: u64) -> f64 {
     if ns == 0 {
@@ -334,6 +384,45 @@ mod tests {
         // 1e9 bytes in one second is 1000 MB/s.
         assert_eq!(mb_per_s(1_000_000_000, 1_000_000_000), 1000.0);
         assert_eq!(mb_per_s(5, 0), 0.0);
+    }
+
+    #[test]
+    fn strided_accounting_counts_useful_bytes_and_lines_moved() {
+        // One element per 64 B line: triad reads two lines and, with a normal store, reads
+        // and writes back a third (4 lines); copy-like 3 lines; read one; update two.
+        assert_eq!(d("triad").strided_dram_bytes_per_element(64, 8), 4 * 64);
+        assert_eq!(d("add").strided_dram_bytes_per_element(64, 8), 4 * 64);
+        assert_eq!(d("copy").strided_dram_bytes_per_element(64, 8), 3 * 64);
+        assert_eq!(d("scale").strided_dram_bytes_per_element(64, 16), 3 * 64);
+        assert_eq!(d("read").strided_dram_bytes_per_element(64, 1000), 64);
+        assert_eq!(d("write").strided_dram_bytes_per_element(64, 8), 2 * 64);
+        assert_eq!(d("update").strided_dram_bytes_per_element(64, 8), 2 * 64);
+        // Below a line, each element's share of the lines it shares: stride 2 moves 16 B.
+        assert_eq!(d("triad").strided_dram_bytes_per_element(64, 2), 4 * 16);
+        assert_eq!(d("read").strided_dram_bytes_per_element(128, 8), 64);
+        // Stride 1 is the contiguous figure.
+        for k in KERNELS.iter().filter(|k| k.stride_refusal().is_none()) {
+            assert_eq!(
+                k.strided_dram_bytes_per_element(64, 1),
+                k.dram_bytes_per_element(64),
+                "{}",
+                k.name
+            );
+        }
+    }
+
+    #[test]
+    fn stride_applies_to_the_sequential_kernels_with_normal_stores() {
+        let takes: Vec<&str> = KERNELS
+            .iter()
+            .filter(|k| k.stride_refusal().is_none())
+            .map(|k| k.name)
+            .collect();
+        assert_eq!(
+            takes,
+            ["read", "write", "copy", "scale", "add", "triad", "update"]
+        );
+        assert_eq!(strided_names(), takes.join(", "));
     }
 
     #[test]

@@ -19,9 +19,14 @@ use crate::sysroot::SysRoot;
 use crate::threads::{run_team, Stop, TeamOutcome, TeamPlan, ThreadSample};
 use crate::topology::Topology;
 
-/// Elements per stream handed to the kernel between two polls of the stop flag (128 KiB per
-/// stream: tens of microseconds of work, so polling costs nothing and overshoot is tiny).
-pub const CHUNK_ELEMENTS: usize = 16 * 1024;
+/// Elements per stream handed to the kernel between two polls of the stop flag (512 KiB per
+/// stream: tens of microseconds of work at DRAM speed, so polling costs nothing and overshoot
+/// is tiny; an L2-sized array is one chunk, swept in passes inside one call).
+pub const CHUNK_ELEMENTS: usize = 64 * 1024;
+
+/// Elements per stream processed between two polls when the array is no larger than a chunk
+/// and is swept whole, several passes per call (8 MiB: some 100 microseconds even in L1).
+const SMALL_ELEMENTS_PER_POLL: usize = 1 << 20;
 
 /// Byte offset between consecutive streams' start (and, smaller, between threads): an odd
 /// number of cache lines, so arrays never start on the same power-of-two boundary.
@@ -86,6 +91,12 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
         len > 0,
         "the array size is below one element; use a larger --size"
     );
+    if let Some(stride) = spec.kernel.stride() {
+        anyhow::ensure!(
+            stride <= len,
+            "--stride {stride} is more than the {len} elements of each array, so every pass would touch one element; use a stride of at most {len} or a larger --size"
+        );
+    }
     let plan = TeamPlan::new(spec.duration, spec.repetitions, spec.warmup);
     let setup = |index: usize, _cpu: u32| make_worker(topo, root, spec, index, len);
     let work =
@@ -146,28 +157,37 @@ fn sweep_until_stopped(spec: &RunSpec, index: usize, w: &mut Worker, stop: &Stop
         checksum: 0,
     };
     let sleep = spec.throttle.filter(|t| t.0 == index).map(|t| t.1);
-    // An array smaller than a chunk (a cache-resident working set) is swept whole several
-    // times between two polls, so the poll stays as rare as for a large array.
-    let passes = (CHUNK_ELEMENTS / w.len.max(1)).max(1);
+    let chunk = chunk_elements(kernel.stride());
+    // An array no larger than a chunk (a cache-resident working set) is swept whole several
+    // times between two polls, inside one kernel call, so the poll and the call's own costs
+    // (dispatch, slicing, folding a read's accumulators) are paid once per
+    // SMALL_ELEMENTS_PER_POLL elements: at 16 KiB one pass is a few hundred cycles, and paying
+    // them every pass cost 5-8 % against likwid-bench.
+    let params = Params {
+        passes: if w.len <= chunk {
+            (SMALL_ELEMENTS_PER_POLL / w.len.max(1)).max(1)
+        } else {
+            1
+        },
+        ..params
+    };
     loop {
-        for _ in 0..passes {
-            let from = if w.pos >= w.len { 0 } else { w.pos };
-            let to = (from + CHUNK_ELEMENTS).min(w.len);
-            let (starts, bufs) = (&w.starts, &mut w.bufs);
-            let mut it = bufs.iter_mut().zip(starts);
-            let mut slice = || -> &mut [f64] {
-                let (b, &s) = it.next().expect("one buffer per stream");
-                &mut b.as_f64_mut()[s + from..s + to]
-            };
-            let out = match streams {
-                1 => kernel.run(&mut [slice()], &params, &mut w.seed),
-                2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
-                _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
-            };
-            moved.elements += out.elements;
-            moved.checksum = moved.checksum.wrapping_add(out.checksum);
-            w.pos = to;
-        }
+        let from = if w.pos >= w.len { 0 } else { w.pos };
+        let to = (from + chunk).min(w.len);
+        let (starts, bufs) = (&w.starts, &mut w.bufs);
+        let mut it = bufs.iter_mut().zip(starts);
+        let mut slice = || -> &mut [f64] {
+            let (b, &s) = it.next().expect("one buffer per stream");
+            &mut b.as_f64_mut()[s + from..s + to]
+        };
+        let out = match streams {
+            1 => kernel.run(&mut [slice()], &params, &mut w.seed),
+            2 => kernel.run(&mut [slice(), slice()], &params, &mut w.seed),
+            _ => kernel.run(&mut [slice(), slice(), slice()], &params, &mut w.seed),
+        };
+        moved.elements += out.elements;
+        moved.checksum = moved.checksum.wrapping_add(out.checksum);
+        w.pos = to;
         if let Some(d) = sleep {
             std::thread::sleep(d);
         }
@@ -177,6 +197,16 @@ fn sweep_until_stopped(spec: &RunSpec, index: usize, w: &mut Worker, stop: &Stop
     }
     std::hint::black_box(moved.checksum);
     moved
+}
+
+/// Elements per stream between two polls of the stop flag: [`CHUNK_ELEMENTS`], or for a
+/// stride at least 1024 strided accesses, a whole number of strides either way so every chunk
+/// starts on an element the walk visits (the walk's phase never drifts between chunks).
+fn chunk_elements(stride: Option<usize>) -> usize {
+    match stride {
+        Some(s) if s > 1 => CHUNK_ELEMENTS.max(s.saturating_mul(1024)) / s * s,
+        _ => CHUNK_ELEMENTS,
+    }
 }
 
 /// Per-thread rates of each kept repetition, MB/s, at `bytes_per_element`: `[rep][thread]`.
@@ -246,7 +276,7 @@ fn summarize(
 ) -> BandwidthResult {
     let desc = spec.kernel.descriptor();
     let app = desc.app_bytes_per_element();
-    let dram = desc.dram_bytes_per_element(topo.line_bytes());
+    let dram = spec.kernel.dram_bytes_per_element(topo.line_bytes());
     let mb = rates(&rates_per_rep(&outcome.reps, app), &spec.cpus);
     let dram_mb = rates(&rates_per_rep(&outcome.reps, dram), &spec.cpus);
     let (placements, placement_fraction, huge_fraction, memory_nodes) =
@@ -297,6 +327,7 @@ fn summarize(
             spec.array_bytes * desc.stream_count() as u64,
         )
         .map(|f| f.label),
+        stride_elements: spec.kernel.stride().map(|s| s as u64),
     }
 }
 
@@ -345,6 +376,42 @@ mod tests {
             assert_eq!(r.placement_fraction, 1.0, "{}", d.name);
             assert_eq!(r.working_set_bytes, (4 << 20) * d.stream_count() as u64);
         }
+    }
+
+    /// A strided triad processes every 8th element: its rates count 24 useful bytes per
+    /// element processed and its DRAM estimate four lines; the result carries the stride.
+    #[test]
+    fn a_strided_run_counts_the_elements_it_visits() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpu = topo.usable_cpus()[0];
+        let mut s = spec(KernelId::Triad, vec![cpu], 20);
+        s.kernel = s.kernel.with_stride(8).unwrap();
+        let r = run(&topo, &root, &s).unwrap();
+        assert_eq!(r.stride_elements, Some(8));
+        assert_eq!(r.isa, Isa::Scalar);
+        let line = topo.line_bytes();
+        assert_eq!(r.bytes_per_element.dram_estimate, 4 * line.min(64));
+        let ratio = r.dram_mb_per_s_estimate.median / r.mb_per_s.median;
+        assert!(
+            (ratio - (4 * line.min(64)) as f64 / 24.0).abs() < 1e-9,
+            "{ratio}"
+        );
+        // A stride longer than the arrays is refused before anything runs.
+        let mut s = spec(KernelId::Copy, vec![cpu], 20);
+        s.kernel = s.kernel.with_stride((4 << 20) / 8 + 1).unwrap();
+        let e = run(&topo, &root, &s).unwrap_err().to_string();
+        assert!(e.contains("--stride 524289"), "{e}");
+    }
+
+    #[test]
+    fn strided_chunks_are_whole_strides() {
+        assert_eq!(chunk_elements(None), CHUNK_ELEMENTS);
+        assert_eq!(chunk_elements(Some(1)), CHUNK_ELEMENTS);
+        assert_eq!(chunk_elements(Some(8)), CHUNK_ELEMENTS);
+        assert_eq!(chunk_elements(Some(3)) % 3, 0);
+        assert_eq!(chunk_elements(Some(4096)), 4096 * 1024);
     }
 
     /// Rates are each thread's own bytes over its own time, summed per repetition; the

@@ -109,6 +109,49 @@ pub struct BandwidthArgs {
     /// With --stream-matrix, also write stream_matrix.csv into this directory (docs/csv.md).
     #[arg(long, requires = "stream_matrix", value_name = "DIR")]
     pub csv: Option<std::path::PathBuf>,
+    // --- --stride (NUMA-STREAM's strided kernels) ---
+    /// Process every N-th element (N in 8 B elements), or `line` for one element per cache
+    /// line, on read, write, copy, scale, add, triad and update. MB/s then counts the useful
+    /// bytes of the elements processed; the DRAM estimate counts the lines they move.
+    #[arg(long, value_name = "N|line")]
+    pub stride: Option<String>,
+}
+
+/// `--stride`: a whole number of 8 B elements above zero, or `line` (the cache line in
+/// elements).
+fn parse_stride(topo: &Topology, text: &str) -> anyhow::Result<usize> {
+    let t = text.trim();
+    if t.eq_ignore_ascii_case("line") {
+        return Ok((topo.line_bytes() / 8).max(1) as usize);
+    }
+    let n: usize = t.parse().map_err(|_| {
+        anyhow::anyhow!(
+            "--stride `{}` is not a number of elements; give a whole number of 8 B elements such as 8, or `line` for one element per cache line",
+            excerpt(t)
+        )
+    })?;
+    anyhow::ensure!(
+        n > 0,
+        "--stride 0 never advances; give a stride of at least 1 element (8, or `line`, for one element per 64 B cache line)"
+    );
+    Ok(n)
+}
+
+/// `--stride` against one array size: a stride longer than the array touches one element
+/// per pass, which measures nothing of a strided walk.
+fn check_stride(kernels: &[Kernel], array_bytes: u64) -> anyhow::Result<()> {
+    let len = array_bytes / 8;
+    for k in kernels {
+        if let Some(s) = k.stride() {
+            anyhow::ensure!(
+                s as u64 <= len,
+                "--stride {s} is more than the {len} elements ({}) of each {} array; give a stride of at most {len} or a larger --size",
+                format_bytes(array_bytes),
+                k.descriptor().name
+            );
+        }
+    }
+    Ok(())
 }
 
 /// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges, `all`,
@@ -156,6 +199,7 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
             ("--size", args.size.is_some()),
             ("--sweep", args.sweep.is_some()),
             ("--isa", args.isa.is_some()),
+            ("--stride", args.stride.is_some()),
         ];
         if let Some((f, _)) = given.iter().find(|g| g.1) {
             anyhow::bail!("--list-kernels prints the kernel table and measures nothing, so {f} does nothing there; drop {f} or --list-kernels");
@@ -199,7 +243,7 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
 /// and checked here, once, before anything is allocated or pinned.
 fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     check_applicability(args)?;
-    let kernels = kernels(args)?;
+    let kernels = kernels(topo, args)?;
     let duration =
         parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
@@ -337,7 +381,7 @@ fn per_thread_sizes(
 }
 
 /// `--kernel` (or the variant's default kernels) built for `--isa`.
-fn kernels(args: &BandwidthArgs) -> anyhow::Result<Vec<Kernel>> {
+fn kernels(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Vec<Kernel>> {
     let isa = Isa::resolve(args.isa.as_deref())?;
     let default_kernels = if args.matrix || args.scaling {
         "triad"
@@ -346,10 +390,18 @@ fn kernels(args: &BandwidthArgs) -> anyhow::Result<Vec<Kernel>> {
     } else {
         "read,write,copy,triad"
     };
+    let stride = match &args.stride {
+        Some(t) => Some(parse_stride(topo, t)?),
+        None => None,
+    };
     let mut kernels = Vec::new();
     for name in args.kernel.as_deref().unwrap_or(default_kernels).split(',') {
         let d = by_name(name)?;
-        kernels.push(Kernel::new(d.id, isa)?);
+        let k = Kernel::new(d.id, isa)?;
+        kernels.push(match stride {
+            Some(s) => k.with_stride(s)?,
+            None => k,
+        });
     }
     Ok(kernels)
 }
@@ -456,6 +508,7 @@ fn check_sizes(
                 cpus.len(),
                 d.stream_count()
             );
+            check_stride(std::slice::from_ref(k), a)?;
             check_fits(
                 topo,
                 &placement.nodes(),

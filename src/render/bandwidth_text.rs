@@ -91,6 +91,10 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
     for s in &report.scaling {
         render_scaling(w, s)?;
     }
+    if report.sweep.is_none() && !(report.matrix.is_empty() && report.scaling.is_empty()) {
+        // The matrix and scaling tables name no kernel row: say what the stride was here.
+        stride_note(w, &report.results)?;
+    }
     let q = super::verdict::of_checks(&crate::results::findings::bandwidth_checks(
         "bandwidth",
         report,
@@ -137,7 +141,7 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
             .collect::<Vec<_>>()
             .join(", ");
         t.add_row(vec![
-            r.kernel.clone(),
+            kernel_label(r),
             r.isa.label().to_string(),
             format!("{} ({})", r.threads, format_list(&r.cpus)),
             memory,
@@ -170,6 +174,37 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
              application bytes as STREAM does; the DRAM estimate adds the write-allocate read of \
              normal stores. 1 MB = 10^6 B.",
             r.repetitions, r.duration_ms, r.warmup_repetitions
+        )?;
+    }
+    stride_note(w, results)?;
+    Ok(())
+}
+
+/// The kernel's name, with its stride when it has one: `triad, stride 8 (64 B)`.
+pub fn kernel_label(r: &BandwidthResult) -> String {
+    match r.stride_elements {
+        Some(s) => format!("{}, stride {s} ({} B)", r.kernel, s * 8),
+        None => r.kernel.clone(),
+    }
+}
+
+/// One sentence on what a strided figure counts, when any result has a stride.
+fn stride_note(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Result<()> {
+    let mut strides: Vec<u64> = results.iter().filter_map(|r| r.stride_elements).collect();
+    strides.sort_unstable();
+    strides.dedup();
+    if !strides.is_empty() {
+        let list = strides
+            .iter()
+            .map(|s| format!("{s} ({} B)", s * 8))
+            .collect::<Vec<_>>()
+            .join(", ");
+        writeln!(
+            w,
+            "Stride {list}: every N-th 8 B element is processed; MB/s counts the useful bytes \
+             of the elements processed (8 B per stream each), the DRAM estimate the lines they \
+             move (a whole line per stream and element once the stride reaches a line, two for \
+             a normal store)."
         )?;
     }
     Ok(())
@@ -247,6 +282,7 @@ pub fn render_sweep(w: &mut dyn Write, sw: &Sweep, results: &[BandwidthResult]) 
             r.repetitions, r.duration_ms, r.warmup_repetitions
         )?;
     }
+    stride_note(w, results)?;
     Ok(())
 }
 
@@ -403,5 +439,33 @@ mod tests {
         assert!(s.contains("DRAM B/elem (est.)"));
         assert!(s.contains("64-byte line"));
         assert!(s.contains("for read-stride and read-random"), "{s}");
+    }
+
+    /// A strided result names its stride in the kernel column and the note says what its
+    /// MB/s and DRAM estimate count; contiguous results print neither.
+    #[test]
+    fn a_strided_result_names_its_stride_and_its_accounting() {
+        let mut results = crate::render::fixture::opteron_example()
+            .bandwidth
+            .expect("the fixture has a bandwidth part")
+            .results;
+        results.truncate(2);
+        let mut plain = Vec::new();
+        render_results(&mut plain, &results).unwrap();
+        let plain = String::from_utf8(plain).unwrap();
+        assert!(!plain.contains("stride"), "{plain}");
+        results[0].stride_elements = Some(8);
+        assert_eq!(
+            kernel_label(&results[0]),
+            format!("{}, stride 8 (64 B)", results[0].kernel)
+        );
+        let mut out = Vec::new();
+        render_results(&mut out, &results).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("stride 8 (64 B)"), "{s}");
+        assert!(
+            s.contains("useful bytes") && s.contains("lines they"),
+            "{s}"
+        );
     }
 }

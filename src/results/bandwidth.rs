@@ -168,6 +168,12 @@ pub struct BandwidthResult {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_level: Option<String>,
+    /// `--stride`: elements (8 B words) from one element processed to the next (8 = one per
+    /// 64 B line); `mb_per_s` then counts the useful bytes of the elements processed and
+    /// `dram_mb_per_s_estimate` the lines moved. Absent for contiguous runs and in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_elements: Option<u64>,
 }
 
 /// Bandwidth against working-set size: every kernel at every size, one thread per CPU of

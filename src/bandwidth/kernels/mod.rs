@@ -5,6 +5,7 @@
 //! processed, so the harness can poll its stop flag between calls.
 
 pub mod scalar;
+#[cfg(target_arch = "x86_64")]
 mod simd;
 
 #[cfg(target_arch = "x86_64")]
@@ -24,6 +25,9 @@ pub struct Params {
     pub line_words: usize,
     /// Random lines read per call by `random-read`.
     pub random_accesses: usize,
+    /// Times one call sweeps its arrays (at least once): the harness gives a cache-resident
+    /// array several passes per call, so the call's fixed costs are paid once per poll.
+    pub passes: usize,
 }
 
 impl Default for Params {
@@ -32,6 +36,7 @@ impl Default for Params {
             scalar: 3.0,
             line_words: 8,
             random_accesses: 4096,
+            passes: 1,
         }
     }
 }
@@ -56,13 +61,21 @@ pub enum KernelError {
          use the kernel without `-nt`"
     )]
     NoNonTemporal(&'static str),
+    #[error("--stride does not apply to kernel `{0}` ({1}); drop --stride or use one of {list}", list = super::descriptor::strided_names())]
+    NoStride(&'static str, &'static str),
+    #[error("--stride 0 never advances; give a stride of at least 1 element (8 for one element per 64 B cache line)")]
+    ZeroStride,
 }
 
-/// A runnable kernel: a descriptor and the ISA of the code that runs it.
+/// A runnable kernel: a descriptor, the ISA of the code that runs it and, for the strided
+/// variants of the sequential kernels, the stride.
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
     desc: &'static KernelDescriptor,
     isa: Isa,
+    /// Elements (8 B words) between two consecutive elements processed; `None`: contiguous,
+    /// no `--stride` given. `Some(1)` runs the contiguous code but is reported as a stride.
+    stride: Option<usize>,
 }
 
 impl Kernel {
@@ -75,7 +88,46 @@ impl Kernel {
             return Err(KernelError::NoNonTemporal(desc.name));
         }
         let isa = if desc.simd { isa } else { Isa::Scalar };
-        Ok(Kernel { desc, isa })
+        Ok(Kernel {
+            desc,
+            isa,
+            stride: None,
+        })
+    }
+
+    /// This kernel walking every `stride`-th element (NUMA-STREAM's strided kernels): refused
+    /// for kernels whose descriptor takes no stride and for 0. A stride above 1 runs the
+    /// portable code (one scalar access per element: a vector would load words the kernel
+    /// skips), so [`Kernel::isa`] becomes scalar; a stride of 1 keeps the SIMD code.
+    pub fn with_stride(self, stride: usize) -> Result<Kernel, KernelError> {
+        if let Some(why) = self.desc.stride_refusal() {
+            return Err(KernelError::NoStride(self.desc.name, why));
+        }
+        if stride == 0 {
+            return Err(KernelError::ZeroStride);
+        }
+        Ok(Kernel {
+            isa: if stride > 1 { Isa::Scalar } else { self.isa },
+            stride: Some(stride),
+            ..self
+        })
+    }
+
+    /// The stride given with [`Kernel::with_stride`], elements; `None` when contiguous.
+    pub fn stride(&self) -> Option<usize> {
+        self.stride
+    }
+
+    /// Estimated DRAM bytes per element processed on a machine with `line_bytes` lines: the
+    /// descriptor's figure, scaled for a stride (see
+    /// [`KernelDescriptor::strided_dram_bytes_per_element`]).
+    pub fn dram_bytes_per_element(&self, line_bytes: u64) -> u64 {
+        match self.stride {
+            Some(s) => self
+                .desc
+                .strided_dram_bytes_per_element(line_bytes, s as u64),
+            None => self.desc.dram_bytes_per_element(line_bytes),
+        }
     }
 
     pub fn descriptor(&self) -> &'static KernelDescriptor {
@@ -101,9 +153,29 @@ impl Kernel {
             self.desc.name,
             self.desc.stream_count()
         );
+        let passes = p.passes.max(1);
+        if let Some(stride) = self.stride.filter(|&s| s > 1) {
+            return repeat(passes, || strided(self.desc.id, streams, p, stride));
+        }
+        if self.isa == Isa::Scalar {
+            // The portable code sweeps once per call: repeat it.
+            return repeat(passes, || self.run_once(streams, p, seed, 1));
+        }
+        self.run_once(streams, p, seed, passes)
+    }
+
+    /// One call of the kernel's code: `passes` sweeps inside the SIMD functions; the portable
+    /// functions (and the strided and random reads) take one.
+    fn run_once(
+        &self,
+        streams: &mut [&mut [f64]],
+        p: &Params,
+        seed: &mut u64,
+        passes: usize,
+    ) -> Outcome {
         let n = streams.iter().map(|s| s.len()).min().unwrap_or(0) as u64;
         let mut checksum = 0;
-        let mut elements = n;
+        let mut elements = n * passes as u64;
         let isa = self.isa;
         macro_rules! go {
             ($f:ident($($arg:expr),*)) => {
@@ -111,10 +183,10 @@ impl Kernel {
                     Isa::Scalar => scalar::$f($($arg),*),
                     // SAFETY: Kernel::new checked that the CPU supports this ISA.
                     #[cfg(target_arch = "x86_64")]
-                    Isa::Avx2 => unsafe { avx2::$f($($arg),*) },
+                    Isa::Avx2 => unsafe { avx2::$f($($arg,)* passes) },
                     // SAFETY: Kernel::new checked that the CPU supports this ISA.
                     #[cfg(target_arch = "x86_64")]
-                    Isa::Avx512 => unsafe { avx512::$f($($arg),*) },
+                    Isa::Avx512 => unsafe { avx512::$f($($arg,)* passes) },
                     #[cfg(not(target_arch = "x86_64"))]
                     Isa::Avx2 | Isa::Avx512 => unreachable!("Kernel::new refuses x86 ISAs here"),
                 }
@@ -149,11 +221,45 @@ impl Kernel {
             (id, _) => unreachable!("{id:?}: stream count checked above; NT refused off x86-64"),
         }
         debug_assert!(
-            self.desc.access != Access::Sequential || elements == n,
+            self.desc.access != Access::Sequential || elements == n * passes as u64,
             "sequential kernels process every element"
         );
         Outcome { elements, checksum }
     }
+}
+
+/// `passes` calls of `f`, their elements and checksums summed (wrapping, as every read's).
+fn repeat(passes: usize, mut f: impl FnMut() -> Outcome) -> Outcome {
+    let mut total = Outcome {
+        elements: 0,
+        checksum: 0,
+    };
+    for _ in 0..passes {
+        let o = f();
+        total.elements += o.elements;
+        total.checksum = total.checksum.wrapping_add(o.checksum);
+    }
+    total
+}
+
+/// The strided variants: every `stride`-th element from the first, in portable code.
+fn strided(id: KernelId, streams: &mut [&mut [f64]], p: &Params, stride: usize) -> Outcome {
+    let mut checksum = 0;
+    let elements = match (id, streams) {
+        (KernelId::Read, [a]) => {
+            let (count, sum) = scalar::read_strided(a, stride);
+            checksum = sum;
+            count
+        }
+        (KernelId::Write, [a]) => scalar::write_strided(a, p.scalar, stride),
+        (KernelId::Copy, [a, b]) => scalar::copy_strided(a, b, stride),
+        (KernelId::Scale, [a, b]) => scalar::scale_strided(a, b, p.scalar, stride),
+        (KernelId::Add, [a, b, c]) => scalar::add_strided(a, b, c, stride),
+        (KernelId::Triad, [a, b, c]) => scalar::triad_strided(a, b, c, p.scalar, stride),
+        (KernelId::Update, [a]) => scalar::update_strided(a, p.scalar, stride),
+        (id, _) => unreachable!("{id:?}: Kernel::with_stride refuses kernels without a stride"),
+    };
+    Outcome { elements, checksum }
 }
 
 #[cfg(test)]
@@ -172,7 +278,11 @@ mod tests {
     /// Runs `id` with `isa` on buffers of `n` elements, each starting `offset` elements into
     /// its allocation (to exercise unaligned heads), and returns (outcome, stream contents).
     fn run_on(id: KernelId, isa: Isa, n: usize, offset: usize) -> (Outcome, Vec<Vec<f64>>) {
-        let k = Kernel::new(id, isa).unwrap();
+        run_passes(Kernel::new(id, isa).unwrap(), n, offset, 1)
+    }
+
+    /// [`run_on`] for a built kernel (a stride, say) and `passes` sweeps in one call.
+    fn run_passes(k: Kernel, n: usize, offset: usize, passes: usize) -> (Outcome, Vec<Vec<f64>>) {
         let mut bufs: Vec<Vec<f64>> = (0..k.descriptor().stream_count())
             .map(|s| data(n + offset, s as u64 * 77 + 1))
             .collect();
@@ -181,6 +291,7 @@ mod tests {
             scalar: 1.5,
             line_words: 8,
             random_accesses: 333,
+            passes,
         };
         let mut seed = 12345;
         let out = k.run(&mut slices, &p, &mut seed);
@@ -209,6 +320,81 @@ mod tests {
                 check_against_scalar(n, offset);
             }
         }
+    }
+
+    /// Several passes in one call are that many calls: the same elements, the same wrapping
+    /// checksum, the same contents (update adds s once per pass) in every ISA.
+    #[test]
+    fn passes_in_one_call_equal_repeated_calls() {
+        for isa in Isa::available() {
+            for d in KERNELS {
+                if d.non_temporal && !cfg!(target_arch = "x86_64") {
+                    continue;
+                }
+                for (n, offset) in [(0, 0), (7, 1), (200, 3), (1027, 0)] {
+                    let k = Kernel::new(d.id, isa).unwrap();
+                    let (once, _) = run_passes(k, n, offset, 1);
+                    let (got, bufs) = run_passes(k, n, offset, 3);
+                    let want = run_passes(Kernel::new(d.id, Isa::Scalar).unwrap(), n, offset, 3);
+                    assert_eq!((got, &bufs), (want.0, &want.1), "{} {isa} n={n}", d.name);
+                    if d.id != KernelId::RandomRead {
+                        assert_eq!(got.elements, 3 * once.elements, "{} {isa}", d.name);
+                        assert_eq!(got.checksum, once.checksum.wrapping_mul(3), "{}", d.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A stride runs the portable strided code whatever ISA was asked for; stride 1 keeps the
+    /// SIMD code and its results; the kernels without a stride refuse one, and 0 is refused.
+    #[test]
+    fn strides_dispatch_to_the_strided_code_and_refuse_what_does_not_apply() {
+        let best = Isa::best();
+        let k = Kernel::new(KernelId::Triad, best).unwrap();
+        assert_eq!(k.stride(), None);
+        let s8 = k.with_stride(8).unwrap();
+        assert_eq!((s8.stride(), s8.isa()), (Some(8), Isa::Scalar));
+        assert_eq!(k.with_stride(1).unwrap().isa(), best);
+        assert_eq!(
+            run_passes(k.with_stride(1).unwrap(), 301, 1, 2),
+            run_passes(k, 301, 1, 2)
+        );
+        let (out, bufs) = run_passes(s8, 301, 1, 2);
+        assert_eq!(out.elements, 2 * 38);
+        let (b, c) = (&bufs[1][1..], &bufs[2][1..]);
+        for (i, x) in bufs[0][1..].iter().enumerate() {
+            if i % 8 == 0 {
+                assert_eq!(*x, b[i] + 1.5 * c[i], "element {i}");
+            }
+        }
+        let (out, _) = run_passes(
+            Kernel::new(KernelId::Read, best)
+                .unwrap()
+                .with_stride(8)
+                .unwrap(),
+            64,
+            0,
+            1,
+        );
+        assert_eq!(out.elements, 8);
+        assert_eq!(k.with_stride(0).unwrap_err(), KernelError::ZeroStride);
+        for id in [
+            KernelId::RandomRead,
+            KernelId::ReadStrided,
+            KernelId::ReadPrefetch,
+        ] {
+            let e = Kernel::new(id, best).unwrap().with_stride(8).unwrap_err();
+            assert!(e.to_string().contains("drop --stride"), "{e}");
+        }
+        #[cfg(target_arch = "x86_64")]
+        assert!(matches!(
+            Kernel::new(KernelId::WriteNt, best).unwrap().with_stride(8),
+            Err(KernelError::NoStride("write-nt", _))
+        ));
+        // The DRAM estimate follows the stride: four lines per triad element.
+        assert_eq!(s8.dram_bytes_per_element(64), 256);
+        assert_eq!(k.dram_bytes_per_element(64), 32);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Portable kernels: the reference every SIMD and non-temporal variant is tested against, the
 //! fallback on CPUs (and architectures such as aarch64) without AVX2, and the only
-//! implementation of the strided and random reads, which are bound by memory-level
-//! parallelism rather than vector width. Plain Rust loops; the compiler may use the baseline
+//! implementation of the strided and random reads and of the `--stride` variants of the
+//! sequential kernels, which are bound by memory-level parallelism rather than vector width. Plain Rust loops; the compiler may use the baseline
 //! SIMD of the target. Read kernels fold every element into a wrapping `u64` sum of its bits,
 //! which is order-independent, so every variant must return exactly the same checksum.
 
@@ -148,6 +148,87 @@ pub fn read_strided(a: &[f64], stride: usize) -> (u64, u64) {
     (count, sum)
 }
 
+/// Elements a strided walk over `n` elements visits: indices 0, stride, 2 stride, ... < n.
+pub fn strided_count(n: usize, stride: usize) -> u64 {
+    n.div_ceil(stride.max(1)) as u64
+}
+
+/// `a[i] = v` for every `stride`-th element; returns the elements written.
+pub fn write_strided(a: &mut [f64], v: f64, stride: usize) -> u64 {
+    let stride = stride.max(1);
+    for x in a.iter_mut().step_by(stride) {
+        *x = v;
+    }
+    strided_count(a.len(), stride)
+}
+
+/// `a[i] = b[i]` for every `stride`-th element; returns the elements copied. Each access is
+/// independent of the others, so the core keeps as many lines in flight as it can.
+pub fn copy_strided(a: &mut [f64], b: &[f64], stride: usize) -> u64 {
+    let stride = stride.max(1);
+    let n = a.len().min(b.len());
+    for (x, y) in a[..n]
+        .iter_mut()
+        .step_by(stride)
+        .zip(b[..n].iter().step_by(stride))
+    {
+        *x = *y;
+    }
+    strided_count(n, stride)
+}
+
+/// `a[i] = s * b[i]` for every `stride`-th element; returns the elements processed.
+pub fn scale_strided(a: &mut [f64], b: &[f64], s: f64, stride: usize) -> u64 {
+    let stride = stride.max(1);
+    let n = a.len().min(b.len());
+    for (x, y) in a[..n]
+        .iter_mut()
+        .step_by(stride)
+        .zip(b[..n].iter().step_by(stride))
+    {
+        *x = s * y;
+    }
+    strided_count(n, stride)
+}
+
+/// `a[i] = b[i] + c[i]` for every `stride`-th element; returns the elements processed.
+pub fn add_strided(a: &mut [f64], b: &[f64], c: &[f64], stride: usize) -> u64 {
+    let stride = stride.max(1);
+    let n = a.len().min(b.len()).min(c.len());
+    let bc = b[..n]
+        .iter()
+        .step_by(stride)
+        .zip(c[..n].iter().step_by(stride));
+    for (x, (y, z)) in a[..n].iter_mut().step_by(stride).zip(bc) {
+        *x = y + z;
+    }
+    strided_count(n, stride)
+}
+
+/// `a[i] = b[i] + s * c[i]` (not fused, as [`triad`]) for every `stride`-th element; returns
+/// the elements processed.
+pub fn triad_strided(a: &mut [f64], b: &[f64], c: &[f64], s: f64, stride: usize) -> u64 {
+    let stride = stride.max(1);
+    let n = a.len().min(b.len()).min(c.len());
+    let bc = b[..n]
+        .iter()
+        .step_by(stride)
+        .zip(c[..n].iter().step_by(stride));
+    for (x, (y, z)) in a[..n].iter_mut().step_by(stride).zip(bc) {
+        *x = y + s * z;
+    }
+    strided_count(n, stride)
+}
+
+/// `a[i] = a[i] + s` for every `stride`-th element; returns the elements processed.
+pub fn update_strided(a: &mut [f64], s: f64, stride: usize) -> u64 {
+    let stride = stride.max(1);
+    for x in a.iter_mut().step_by(stride) {
+        *x += s;
+    }
+    strided_count(a.len(), stride)
+}
+
 /// The line a random-read generator visits next: four interleaved 64-bit LCGs (Knuth's
 /// MMIX constants) so the addresses of consecutive reads are independent of each other and of
 /// the loaded values, letting the core keep many misses in flight; the line is the high half
@@ -240,6 +321,52 @@ mod tests {
         // Every word read is in 1..=101 and 1003 were read.
         assert!((1003..=1003 * 101).contains(&x));
         assert_eq!(random_read(&a[..7], 8, 10, &mut s1), 0);
+    }
+
+    /// Every strided kernel touches exactly the elements 0, stride, 2 stride, ... of each
+    /// stream and leaves the others as they were; a stride of 1 is the contiguous kernel.
+    #[test]
+    fn strided_kernels_touch_every_stride_th_element_only() {
+        let n: usize = 103;
+        let b: Vec<f64> = (0..n).map(|i| i as f64).collect();
+        let c: Vec<f64> = (0..n).map(|i| 2.0 * i as f64).collect();
+        for stride in [1usize, 2, 3, 8, 16, 102, 103, 200] {
+            let hit = |i: usize| i.is_multiple_of(stride);
+            let want = n.div_ceil(stride) as u64;
+            let check = |a: &[f64], f: &dyn Fn(usize) -> f64, what: &str| {
+                for (i, &x) in a.iter().enumerate() {
+                    let expect = if hit(i) { f(i) } else { -1.0 };
+                    assert_eq!(x, expect, "{what} stride {stride} element {i}");
+                }
+            };
+            let mut a = vec![-1.0; n];
+            assert_eq!(copy_strided(&mut a, &b, stride), want);
+            check(&a, &|i| b[i], "copy");
+            let mut a = vec![-1.0; n];
+            assert_eq!(scale_strided(&mut a, &b, 0.5, stride), want);
+            check(&a, &|i| 0.5 * b[i], "scale");
+            let mut a = vec![-1.0; n];
+            assert_eq!(add_strided(&mut a, &b, &c, stride), want);
+            check(&a, &|i| b[i] + c[i], "add");
+            let mut a = vec![-1.0; n];
+            assert_eq!(triad_strided(&mut a, &b, &c, 3.0, stride), want);
+            check(&a, &|i| b[i] + 3.0 * c[i], "triad");
+            let mut a = vec![-1.0; n];
+            assert_eq!(write_strided(&mut a, 7.0, stride), want);
+            check(&a, &|_| 7.0, "write");
+            let mut a = vec![-1.0; n];
+            for i in (0..n).step_by(stride) {
+                a[i] = b[i];
+            }
+            assert_eq!(update_strided(&mut a, 1.0, stride), want);
+            check(&a, &|i| b[i] + 1.0, "update");
+            let (count, _) = read_strided(&b, stride);
+            assert_eq!(count, want, "read stride {stride}");
+        }
+        // The shortest stream bounds the walk.
+        let mut a = vec![0.0; 10];
+        assert_eq!(copy_strided(&mut a, &b[..5], 2), 3);
+        assert_eq!(strided_count(0, 8), 0);
     }
 
     #[cfg(target_arch = "x86_64")]

@@ -4,7 +4,10 @@
 //! then single vectors, then a scalar tail; non-temporal kernels first store scalars until the
 //! destination is vector aligned (streaming stores need it) and end with `sfence`.
 //! Loads and normal stores are unaligned-tolerant (`loadu`/`storeu`), which costs nothing on
-//! aligned data. All functions are `unsafe` only because they require the CPU feature: the
+//! aligned data. Every kernel takes a number of passes and sweeps its arrays that many times
+//! in one call, so a cache-resident array pays the call, the dispatch and the fold of the
+//! read accumulators once per poll of the stop flag rather than once per pass (at 16 KiB one
+//! pass is a few hundred cycles, and those costs were 5-8 % of it). All functions are `unsafe` only because they require the CPU feature: the
 //! caller must have checked it (see `kernels::Kernel::new`).
 
 macro_rules! simd_kernels {
@@ -39,6 +42,16 @@ macro_rules! simd_kernels {
             head.min(n)
         }
 
+        /// Ends one pass of a multi-pass call: a compiler barrier with a memory clobber, so
+        /// the stores of one pass are never merged with the next (they are not dead: the
+        /// barrier may read them) and the loads of the next pass are not reused from this one.
+        #[inline(always)]
+        fn end_of_pass() {
+            // SAFETY: an empty template; it executes nothing, it only stops the compiler from
+            // moving memory accesses across it.
+            unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
+        }
+
         /// Folds vector accumulators into one wrapping sum.
         #[target_feature(enable = $feat)]
         unsafe fn fold(acc: &[$vi; UNROLL]) -> u64 {
@@ -59,9 +72,9 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn read(a: &[f64]) -> u64 {
+        pub unsafe fn read(a: &[f64], passes: usize) -> u64 {
             // SAFETY: same feature as this function.
-            unsafe { read_lines::<false>(a) }
+            unsafe { read_lines::<false>(a, passes) }
         }
 
         /// [`read`] with a software prefetch of the line `PREFETCH_BYTES` ahead of each one.
@@ -69,9 +82,9 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn read_prefetch(a: &[f64]) -> u64 {
+        pub unsafe fn read_prefetch(a: &[f64], passes: usize) -> u64 {
             // SAFETY: same feature as this function.
-            unsafe { read_lines::<true>(a) }
+            unsafe { read_lines::<true>(a, passes) }
         }
 
         /// The read loop of [`read`] and [`read_prefetch`]: `PREFETCH` is a constant, so each
@@ -81,11 +94,13 @@ macro_rules! simd_kernels {
         /// The CPU must support the target feature.
         #[inline]
         #[target_feature(enable = $feat)]
-        unsafe fn read_lines<const PREFETCH: bool>(a: &[f64]) -> u64 {
+        unsafe fn read_lines<const PREFETCH: bool>(a: &[f64], passes: usize) -> u64 {
             use core::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
             let n = a.len();
             let p = a.as_ptr();
             let mut acc = [$zero(); UNROLL];
+            let mut tail = 0u64;
+            for _ in 0..passes.max(1) {
             let mut i = 0;
             while i + BLOCK <= n {
                 let mut off = 0;
@@ -105,12 +120,13 @@ macro_rules! simd_kernels {
                 }
                 i += BLOCK;
             }
-            // SAFETY: same feature as this function.
-            let mut sum = unsafe { fold(&acc) };
             for x in &a[i..] {
-                sum = sum.wrapping_add(x.to_bits());
+                tail = tail.wrapping_add(x.to_bits());
             }
-            sum
+            end_of_pass();
+            }
+            // SAFETY: same feature as this function.
+            unsafe { fold(&acc) }.wrapping_add(tail)
         }
 
         /// `a[i] = v` with normal stores.
@@ -118,10 +134,11 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn write(a: &mut [f64], v: f64) {
+        pub unsafe fn write(a: &mut [f64], v: f64, passes: usize) {
             let n = a.len();
-            let p = a.as_mut_ptr();
             let vv = $set1(v);
+            for _ in 0..passes.max(1) {
+            let p = a.as_mut_ptr();
             let mut i = 0;
             while i + BLOCK <= n {
                 for u in 0..UNROLL {
@@ -133,6 +150,8 @@ macro_rules! simd_kernels {
             for x in &mut a[i..] {
                 *x = v;
             }
+            end_of_pass();
+            }
         }
 
         /// `a[i] = v` with streaming stores and a closing `sfence`.
@@ -140,8 +159,9 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn write_nt(a: &mut [f64], v: f64) {
+        pub unsafe fn write_nt(a: &mut [f64], v: f64, passes: usize) {
             let n = a.len();
+            for _ in 0..passes.max(1) {
             let head = head_to_align(a.as_ptr(), n);
             for x in &mut a[..head] {
                 *x = v;
@@ -166,12 +186,15 @@ macro_rules! simd_kernels {
             for x in &mut a[i..] {
                 *x = v;
             }
+            end_of_pass();
+            }
         }
 
         /// Shared body of the two-operand kernels: `a[i] = f(b[i])`, normal or streaming stores.
         macro_rules! unary_body {
-            ($a:ident, $b:ident, $nt:expr, |$x:ident| $vop:expr, |$s:ident| $sop:expr) => {{
+            ($a:ident, $b:ident, $passes:expr, $nt:expr, |$x:ident| $vop:expr, |$s:ident| $sop:expr) => {{
                 let n = $a.len().min($b.len());
+                for _ in 0..$passes.max(1) {
                 let head = if $nt {
                     head_to_align($a.as_ptr(), n)
                 } else {
@@ -206,6 +229,8 @@ macro_rules! simd_kernels {
                     let $s = $b[j];
                     $a[j] = $sop;
                 }
+                end_of_pass();
+                }
             }};
         }
 
@@ -214,7 +239,7 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn copy(a: &mut [f64], b: &[f64]) {
+        pub unsafe fn copy(a: &mut [f64], b: &[f64], passes: usize) {
             // A plain load-store loop is recognised by LLVM as a memcpy idiom and replaced by
             // a call to glibc's memcpy (seen in the disassembly: 20 % below likwid's copy_avx
             // here), which is not the kernel this claims to be. An empty asm that "uses" each
@@ -222,6 +247,7 @@ macro_rules! simd_kernels {
             unary_body!(
                 a,
                 b,
+                passes,
                 false,
                 |x| {
                     let mut v = x;
@@ -238,8 +264,8 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn copy_nt(a: &mut [f64], b: &[f64]) {
-            unary_body!(a, b, true, |x| x, |s| s)
+        pub unsafe fn copy_nt(a: &mut [f64], b: &[f64], passes: usize) {
+            unary_body!(a, b, passes, true, |x| x, |s| s)
         }
 
         /// `a[i] = s * b[i]`.
@@ -247,9 +273,9 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn scale(a: &mut [f64], b: &[f64], s: f64) {
+        pub unsafe fn scale(a: &mut [f64], b: &[f64], s: f64, passes: usize) {
             let vs = $set1(s);
-            unary_body!(a, b, false, |x| $mulpd(vs, x), |y| s * y)
+            unary_body!(a, b, passes, false, |x| $mulpd(vs, x), |y| s * y)
         }
 
         /// `a[i] = a[i] + s` (read-modify-write).
@@ -257,10 +283,11 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn update(a: &mut [f64], s: f64) {
+        pub unsafe fn update(a: &mut [f64], s: f64, passes: usize) {
             let n = a.len();
-            let p = a.as_mut_ptr();
             let vs = $set1(s);
+            for _ in 0..passes.max(1) {
+            let p = a.as_mut_ptr();
             let mut i = 0;
             while i + BLOCK <= n {
                 for u in 0..UNROLL {
@@ -275,13 +302,16 @@ macro_rules! simd_kernels {
             for x in &mut a[i..] {
                 *x += s;
             }
+            end_of_pass();
+            }
         }
 
         /// Shared body of the three-operand kernels: `a[i] = f(b[i], c[i])`.
         macro_rules! binary_body {
-            ($a:ident, $b:ident, $c:ident, |$x:ident, $y:ident| $vop:expr,
+            ($a:ident, $b:ident, $c:ident, $passes:expr, |$x:ident, $y:ident| $vop:expr,
                                                              |$s:ident, $t:ident| $sop:expr) => {{
                 let n = $a.len().min($b.len()).min($c.len());
+                for _ in 0..$passes.max(1) {
                 let pa = $a.as_mut_ptr();
                 let pb = $b.as_ptr();
                 let pc = $c.as_ptr();
@@ -301,6 +331,8 @@ macro_rules! simd_kernels {
                     let ($s, $t) = ($b[j], $c[j]);
                     $a[j] = $sop;
                 }
+                end_of_pass();
+                }
             }};
         }
 
@@ -309,8 +341,8 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn add(a: &mut [f64], b: &[f64], c: &[f64]) {
-            binary_body!(a, b, c, |x, y| $addpd(x, y), |s, t| s + t)
+        pub unsafe fn add(a: &mut [f64], b: &[f64], c: &[f64], passes: usize) {
+            binary_body!(a, b, c, passes, |x, y| $addpd(x, y), |s, t| s + t)
         }
 
         /// `a[i] = b[i] + s * c[i]`, multiply then add (not fused), like the scalar reference.
@@ -318,9 +350,9 @@ macro_rules! simd_kernels {
         /// # Safety
         /// The CPU must support the target feature.
         #[target_feature(enable = $feat)]
-        pub unsafe fn triad(a: &mut [f64], b: &[f64], c: &[f64], s: f64) {
+        pub unsafe fn triad(a: &mut [f64], b: &[f64], c: &[f64], s: f64, passes: usize) {
             let vs = $set1(s);
-            binary_body!(a, b, c, |x, y| $addpd(x, $mulpd(vs, y)), |p, q| p + s * q)
+            binary_body!(a, b, c, passes, |x, y| $addpd(x, $mulpd(vs, y)), |p, q| p + s * q)
         }
     };
 }

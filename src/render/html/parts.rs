@@ -96,7 +96,7 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
         p.absent(r, Part::Bandwidth);
     } else {
         let bt = bt.with_interval_text("mb_per_s", "MB/s");
-        let cols = bt.cols(&[
+        let mut names = vec![
             "kernel",
             "isa",
             "threads_count",
@@ -108,7 +108,16 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
             "mb_per_s_max",
             "dram_mb_per_s_estimate_median",
             "on_intended_node_fraction",
-        ]);
+        ];
+        // `--stride` runs (NUMA-STREAM's strided kernels) name their stride; others have none.
+        if r.bandwidth
+            .iter()
+            .flat_map(|b| &b.results)
+            .any(|x| x.stride_elements.is_some())
+        {
+            names.insert(1, "stride_bytes");
+        }
+        let cols = bt.cols(&names);
         p.table(&bt, &cols, &|_| false);
     }
 }

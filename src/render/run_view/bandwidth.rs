@@ -36,6 +36,7 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             ("dram_mb_per_s_estimate_median", "DRAM MB/s (estimate)"),
             ("on_intended_node_fraction", "on intended node (fraction)"),
             ("huge_page_backed_fraction", "huge-page backed (fraction)"),
+            ("stride_bytes", "stride (bytes)"),
         ]
         .map(|(k, l)| (k.to_string(), l.to_string()))
         .to_vec(),
@@ -60,6 +61,8 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             Cell::Num(b.dram_mb_per_s_estimate.median),
             Cell::Num(b.placement_fraction),
             Cell::Num(b.huge_fraction),
+            b.stride_elements
+                .map_or(Cell::Missing, |e| Cell::Int(e * 8)),
         ]);
         t.rows.push(row);
     }

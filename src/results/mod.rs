@@ -20,6 +20,7 @@ pub mod format;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;
+pub mod peak;
 pub mod placement;
 pub mod plan;
 pub mod quality;

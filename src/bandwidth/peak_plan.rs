@@ -454,16 +454,19 @@ mod tests {
         assert_eq!(cpus, vec![&[8, 9, 10, 11][..], &[12, 13, 14, 15][..]]);
         for x in &d.domains {
             let r = &p.runs[x.alone.unwrap()];
-            assert_eq!(
-                (r.level, r.id, r.mix),
-                (Level::L3Domain, x.first_cpu, PeakMix::Read)
-            );
-            assert_eq!(r.cpus, x.cpus);
+            assert_eq!((r.mix, &r.cpus), (PeakMix::Read, &x.cpus));
         }
+        // The first domain alone is node 1's half (CPUs 8-11): the same run, planned once;
+        // the second is a run of its own.
+        assert_eq!(d.domains[0].alone, Some(p.scopes[1].runs[0][1]));
+        let second = &p.runs[d.domains[1].alone.unwrap()];
+        assert_eq!((second.level, second.id), (Level::L3Domain, 12));
         // Both domains at once is node 1's all-CPU read run: planned once.
         assert_eq!(d.all, Some(p.scopes[1].runs[0][2]));
-        // Runs: 8 nodes x 3 counts + 2 packages x 3 counts + 16 domains alone.
-        assert_eq!(p.runs.len(), 8 * 3 + 2 * 3 + 16);
+        // Runs: 8 nodes x 3 counts + 2 packages x 2 counts (a package's one thread is its
+        // first node's one-thread run) + the 8 second domains alone.
+        assert_eq!(p.scopes[8].runs[0][0], p.scopes[0].runs[0][0]);
+        assert_eq!(p.runs.len(), 8 * 3 + 2 * 2 + 8);
         assert!(p.notes.is_empty(), "{:?}", p.notes);
     }
 

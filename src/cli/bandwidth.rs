@@ -84,7 +84,7 @@ pub struct BandwidthArgs {
     pub peak: bool,
     /// Mixes for --peak: all (default) or a list of read, 3:1, 2:1, 1:1, write-nt, 2:1-nt,
     /// triad-like (also write, 3:1-nt, 1:1-nt); reads:writes in cache lines.
-    #[arg(long, value_name = "LIST", requires = "peak")]
+    #[arg(long, value_name = "LIST")]
     pub mix: Option<String>,
     /// Length of one repetition: 200ms, 1s, or milliseconds.
     #[arg(long, default_value = "200ms")]
@@ -160,6 +160,11 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
         if let Some((f, _)) = given.iter().find(|g| g.1) {
             anyhow::bail!("--list-kernels prints the kernel table and measures nothing, so {f} does nothing there; drop {f} or --list-kernels");
         }
+    }
+    if args.mix.is_some() && !args.peak {
+        anyhow::bail!(
+            "--mix chooses the read/write mixes of --peak, so it does nothing without it; add --peak or drop --mix"
+        );
     }
     if args.peak {
         let given = [

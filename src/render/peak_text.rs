@@ -162,7 +162,7 @@ fn pct(f: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::bandwidth::Rates;
     use crate::results::peak::*;

@@ -21,11 +21,13 @@ pub enum Part {
     C2c,
     Scenarios,
     Advisor,
+    /// Peak injection bandwidth per read/write mix and the L3 domains (`bandwidth --peak`).
+    Peak,
 }
 
 impl Part {
     /// Every part in execution order.
-    pub const ALL: [Part; 10] = [
+    pub const ALL: [Part; 11] = [
         Part::Topology,
         Part::Latency,
         Part::LatencyMatrix,
@@ -36,6 +38,7 @@ impl Part {
         Part::C2c,
         Part::Scenarios,
         Part::Advisor,
+        Part::Peak,
     ];
 
     /// The name used by `--only`/`--skip` and in `results.json`.
@@ -51,6 +54,7 @@ impl Part {
             Part::C2c => "c2c",
             Part::Scenarios => "scenarios",
             Part::Advisor => "advisor",
+            Part::Peak => "peak",
         }
     }
 

@@ -56,6 +56,7 @@ pub(super) fn describe(
         Part::C2c => c2c(s, &mut reduced),
         Part::Scenarios => scenarios(s, topo),
         Part::Advisor => advisor(s, topo, mem_nodes),
+        Part::Peak => super::plan::describe_peak(topo),
     };
     PlannedPart {
         part,

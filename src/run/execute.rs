@@ -28,6 +28,7 @@ pub const BUILT: &[Part] = &[
     Part::C2c,
     Part::Scenarios,
     Part::Advisor,
+    Part::Peak,
 ];
 
 /// Where progress goes (a terminal bar, or nowhere).

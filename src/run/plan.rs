@@ -305,7 +305,50 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
     if !built.contains(&part) {
         return Some("its measurement engine is not part of this build of numascope".into());
     }
+    if part == Part::Peak && req.budget == Budget::Quick {
+        return Some(
+            "peak injection per mix takes about 8 s here (7 mixes at 1, half and all CPUs), more than --quick leaves; run `numascope bandwidth --peak`, or the default budget"
+                .into(),
+        );
+    }
     None
+}
+
+/// Repetitions of each run of the peak part (6: the fewest with an interval).
+pub(super) const PEAK_REPETITIONS: usize = 6;
+/// Length of one repetition of the peak part, ms: short, since 7 mixes x 3 thread counts run.
+pub(super) const PEAK_DURATION_MS: u64 = 60;
+
+/// The peak part's request: every mix on the home node (its CPUs and, when it holds more
+/// than this node, its package) and the node's L3 domains; `None` without a node with CPUs.
+pub(super) fn peak_request(topo: &Topology) -> Option<crate::bandwidth::peak::PeakRequest> {
+    let node = home_node(topo).filter(|n| !topo.usable_cpus_of(*n).is_empty())?;
+    Some(crate::bandwidth::peak::PeakRequest {
+        mixes: crate::bandwidth::peak_plan::PeakMix::parse_list("all").ok()?,
+        nodes: vec![node],
+        domains: true,
+    })
+}
+
+/// The peak part's estimate and detail line: its planned runs at the fixed timing, plus a
+/// tenth of a second each to map and place the buffers.
+pub(super) fn describe_peak(topo: &Topology) -> (f64, String) {
+    let Some(req) = peak_request(topo) else {
+        return (0.0, "no node with usable CPUs: nothing to measure".into());
+    };
+    let p = crate::bandwidth::peak_plan::plan(topo, &req.mixes, &req.nodes, req.domains);
+    let per_run = (PEAK_REPETITIONS + 1) as f64 * PEAK_DURATION_MS as f64 / 1000.0 + 0.1;
+    (
+        p.runs.len() as f64 * per_run,
+        format!(
+            "peak injection per mix ({}) on node {} at 1, half and all CPUs, its package and L3 domains; {} runs of {} x {} ms",
+            crate::bandwidth::peak_plan::ALL_MIXES.join(", "),
+            req.nodes[0],
+            p.runs.len(),
+            PEAK_REPETITIONS,
+            PEAK_DURATION_MS
+        ),
+    )
 }
 
 /// Memory available on the memory nodes, bytes (0 when the kernel reports none).

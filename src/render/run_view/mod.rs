@@ -12,6 +12,7 @@ mod headline;
 mod latency;
 mod latency_dist;
 mod loaded;
+mod peak;
 mod policy;
 mod scaling;
 
@@ -22,6 +23,7 @@ pub use headline::*;
 pub use latency::*;
 pub use latency_dist::*;
 pub use loaded::*;
+pub use peak::*;
 pub use policy::*;
 pub use scaling::*;
 
@@ -319,6 +321,8 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
         recommendations_table(r),
     ];
     v.extend(latency_extra_tables(r.latency.as_ref()));
+    v.push(peak_table(r));
+    v.push(peak_domains_table(r));
     v
 }
 

@@ -2,7 +2,8 @@
 //! by one pinned team (METHODOLOGY points 6, 7, 12, 21): each thread maps its private buffer
 //! bound to its own CPU's node and checks where the pages went before any timing; every
 //! repetition starts on one barrier and ends on the shared stop flag; rates are each thread's
-//! bytes over its own time, summed, with the median, its 95 % interval and n, and the
+//! bytes over its own time (never less than the repetition's length), summed, with the
+//! median, its 95 % interval and n, and the
 //! repetition quality of the team. The read mix runs the bandwidth engine's read kernel; the
 //! other mixes run the load kernels of `loaded::kernel` at full speed. From the runs come the
 //! best thread count per scope and mix, and the per-L3-domain table: each domain's threads'
@@ -365,13 +366,17 @@ fn measure(
         !outcome.reps.is_empty(),
         "no repetition completed; this is a numascope bug"
     );
+    // A thread's time is at least the repetition's: one descheduled at the barrier that woke
+    // after the stop flag did a single chunk in a few microseconds, and that chunk over its
+    // own time would add a rate it never sustained to the node's peak.
+    let floor_ns = settings.duration.as_nanos() as u64;
     let rate = |f: fn(&Moved) -> u64| -> Vec<Vec<f64>> {
         outcome
             .reps
             .iter()
             .map(|rep| {
                 rep.iter()
-                    .map(|s| mb_per_s(f(&s.value), s.elapsed_ns))
+                    .map(|s| mb_per_s(f(&s.value), s.elapsed_ns.max(floor_ns)))
                     .collect()
             })
             .collect()

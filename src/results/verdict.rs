@@ -229,7 +229,11 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(l) = &r.latency {
         v.extend(latency_checks(l));
     }
-    for (what, b) in [("bandwidth", &r.bandwidth), ("scaling", &r.scaling)] {
+    for (what, b) in [
+        ("bandwidth", &r.bandwidth),
+        ("scaling", &r.scaling),
+        ("peak", &r.peak),
+    ] {
         if let Some(b) = b {
             v.extend(bandwidth_checks(what, b));
         }

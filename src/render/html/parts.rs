@@ -150,8 +150,18 @@ fn peak(p: &mut Page, r: &RunResults) {
     }
     let dt = view::peak_domains_table(r);
     if !dt.rows.is_empty() {
-        let all: Vec<usize> = (0..dt.keys.len()).collect();
-        p.table(&dt, &all, &|_| false);
+        let dt = dt.with_interval_text("alone_mb_per_s", "alone MB/s");
+        let cols = dt.cols(&[
+            "node",
+            "domain_cpus",
+            "l3_bytes",
+            "alone_mb_per_s_median",
+            "in_all_mb_per_s_median",
+            "all_mb_per_s_median",
+            "share_fraction",
+            "alone_fraction_of_all",
+        ]);
+        p.table(&dt, &cols, &|_| false);
     }
     for d in &rep.domains {
         let _ = write!(p.html, "<p>{}.</p>", esc(&d.finding));

@@ -232,7 +232,7 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     for (what, b) in [
         ("bandwidth", &r.bandwidth),
         ("scaling", &r.scaling),
-        ("peak", &r.peak),
+        ("bandwidth", &r.peak),
     ] {
         if let Some(b) = b {
             v.extend(bandwidth_checks(what, b));

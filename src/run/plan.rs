@@ -305,11 +305,12 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
     if !built.contains(&part) {
         return Some("its measurement engine is not part of this build of numascope".into());
     }
-    if part == Part::Peak && req.budget == Budget::Quick {
-        return Some(
-            "peak injection per mix takes about 8 s here (7 mixes at 1, half and all CPUs), more than --quick leaves; run `numascope bandwidth --peak`, or the default budget"
-                .into(),
-        );
+    let named = req.only.as_ref().is_some_and(|o| o.contains(&Part::Peak));
+    if part == Part::Peak && req.budget != Budget::Thorough && !named {
+        return Some(format!(
+            "peak injection per mix takes about 20 s on a 2-CPU machine (7 mixes at 1, half and all CPUs, each run's buffers placed and verified), more than the {} budget leaves; add --thorough or --only peak, or run `numascope bandwidth --peak`",
+            req.budget.name()
+        ));
     }
     None
 }
@@ -330,14 +331,15 @@ pub(super) fn peak_request(topo: &Topology) -> Option<crate::bandwidth::peak::Pe
     })
 }
 
-/// The peak part's estimate and detail line: its planned runs at the fixed timing, plus a
-/// tenth of a second each to map and place the buffers.
+/// The peak part's estimate and detail line: its planned runs at the fixed timing, plus
+/// 0.9 s each to map, place and verify the buffers and retake disturbed repetitions (14 runs
+/// took 21 s on the 2-CPU development machine, busy).
 pub(super) fn describe_peak(topo: &Topology) -> (f64, String) {
     let Some(req) = peak_request(topo) else {
         return (0.0, "no node with usable CPUs: nothing to measure".into());
     };
     let p = crate::bandwidth::peak_plan::plan(topo, &req.mixes, &req.nodes, req.domains);
-    let per_run = (PEAK_REPETITIONS + 1) as f64 * PEAK_DURATION_MS as f64 / 1000.0 + 0.1;
+    let per_run = (PEAK_REPETITIONS + 1) as f64 * PEAK_DURATION_MS as f64 / 1000.0 + 0.9;
     (
         p.runs.len() as f64 * per_run,
         format!(

@@ -70,7 +70,7 @@ fn this_machine_fixture_csvs_are_tidy() {
 #[test]
 fn every_documented_file_has_columns() {
     let d = check::documented(&doc());
-    assert_eq!(d.len(), 18, "{:?}", d.keys());
+    assert_eq!(d.len(), 20, "{:?}", d.keys());
     assert!(d.values().all(|c| !c.is_empty()));
 }
 
@@ -149,4 +149,13 @@ fn latency_distribution_and_mlp_csvs_are_tidy() {
     assert_eq!(total, 2000);
     let mlp = read("latency_mlp.csv");
     assert_eq!(mlp.lines().count(), 2, "header and the 2-chain row: {mlp}");
+}
+
+/// Issue 14: a run with the peak part (this machine, `run --only peak`) writes peak.csv and
+/// peak_domains.csv, and both hold to docs/csv.md.
+#[test]
+fn peak_fixture_csvs_are_tidy() {
+    let names = render_and_check("this-machine-peak.json");
+    assert!(names.iter().any(|n| n == "peak.csv"), "{names:?}");
+    assert!(names.iter().any(|n| n == "peak_domains.csv"), "{names:?}");
 }

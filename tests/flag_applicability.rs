@@ -352,6 +352,46 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["bandwidth", "--list-kernels", "--stride", "8"],
         &["--list-kernels", "--stride"],
     ),
+    // bandwidth --peak chooses the kernel, the CPUs, their order and the memory itself.
+    (
+        &["bandwidth", "--peak", "--kernel", "copy"],
+        &["--kernel", "--mix"],
+    ),
+    (
+        &["bandwidth", "--peak", "--threads", "1"],
+        &["--threads", "1, half and all"],
+    ),
+    (
+        &["bandwidth", "--peak", "--cpus", "0"],
+        &["--cpus", "--cpu-nodes"],
+    ),
+    (&["bandwidth", "--peak", "--spread"], &["--spread", "drop"]),
+    (&["bandwidth", "--peak", "--packed"], &["--packed", "drop"]),
+    (
+        &["bandwidth", "--peak", "--placement", "interleave"],
+        &["--placement", "its own node"],
+    ),
+    (
+        &["bandwidth", "--peak", "--mem-nodes", "0"],
+        &["--mem-nodes", "its own node"],
+    ),
+    (
+        &["bandwidth", "--peak", "--weights", "0:3"],
+        &["--weights", "its own node"],
+    ),
+    (
+        &["bandwidth", "--peak", "--size", "1GiB,2GiB"],
+        &["--peak", "one --size"],
+    ),
+    (
+        &["bandwidth", "--peak", "--mix", "read,copy"],
+        &["--mix", "triad-like"],
+    ),
+    (&["bandwidth", "--mix", "2:1"], &["--mix", "add --peak"]),
+    (
+        &["bandwidth", "--list-kernels", "--peak"],
+        &["--list-kernels", "--peak"],
+    ),
     // run: a knob whose parts the run leaves out, and output flags on a dry run.
     (
         &["run", "--dry-run", "--only", "c2c", "--kernel", "copy"],
@@ -396,6 +436,12 @@ const CONFLICTS: &[&[&str]] = &[
     &["bandwidth", "--stream-matrix", "--matrix"],
     &["bandwidth", "--stream-matrix", "--scaling"],
     &["bandwidth", "--stream-matrix", "--sweep"],
+    &["bandwidth", "--peak", "--matrix"],
+    &["bandwidth", "--peak", "--scaling"],
+    &["bandwidth", "--peak", "--sweep"],
+    &["bandwidth", "--peak", "--stream-matrix"],
+    &["bandwidth", "--peak", "--stride", "8"],
+    &["bandwidth", "--stream-matrix", "--stride", "8"],
     &["run", "--quick", "--thorough"],
     &["topo", "--graph", "--json"],
 ];

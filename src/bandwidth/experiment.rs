@@ -52,6 +52,11 @@ pub enum Variant {
         /// Also the curves over all of `nodes`, packed and spread (with more than one node).
         machine_wide: bool,
     },
+    /// Peak injection bandwidth per read/write mix per node and package at 1, half and all
+    /// CPUs, and the L3 domain table (`--peak`); the read mix runs `Config::kernels[0]` (the
+    /// read kernel), and each thread's memory is bound to its own node (the config's
+    /// placement is not used).
+    Peak(super::peak::PeakRequest),
 }
 
 /// A validated bandwidth request.
@@ -74,6 +79,7 @@ pub fn empty_report(topo: &Topology) -> BandwidthReport {
         matrix: vec![],
         scaling: vec![],
         sweep: None,
+        peak: None,
         numa_balancing: topo.environment.numa_balancing,
         environment: topo.environment.clone(),
         warnings: vec![],
@@ -182,12 +188,32 @@ pub fn run(
                 report.scaling.push(s);
             }
         }
+        Variant::Peak(req) => {
+            let read = *cfg.kernels.first().ok_or_else(|| {
+                anyhow::anyhow!("--peak needs the read kernel; this is a numascope bug")
+            })?;
+            report.peak = Some(super::peak::run_peak(
+                topo,
+                root,
+                read,
+                &cfg.settings,
+                req,
+                cfg.keep_going,
+                &mut failed,
+                progress,
+            )?);
+        }
     }
     report.warnings = report
         .results
         .iter()
         .filter_map(BandwidthResult::disturbed_warning)
         .collect();
+    if let Some(p) = &report.peak {
+        report
+            .warnings
+            .extend(p.runs.iter().filter_map(|r| r.disturbed_warning()));
+    }
     Ok(Outcome { report, failed })
 }
 

@@ -11,6 +11,8 @@ pub mod harness;
 pub mod isa;
 pub mod kernels;
 pub mod matrix;
+pub mod peak;
+pub mod peak_plan;
 pub mod plan;
 pub mod result;
 pub mod scaling;

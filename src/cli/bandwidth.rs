@@ -76,6 +76,16 @@ pub struct BandwidthArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "", value_name = "FROM..TO",
           conflicts_with_all = ["size", "matrix", "scaling"])]
     pub sweep: Option<String>,
+    /// Peak injection bandwidth per read/write mix (MLC's --peak_injection_bandwidth with
+    /// -W): every node of --cpu-nodes and every package with 1, half and all its usable CPUs,
+    /// each thread's memory bound to its own node, and each node's L3 domains alone and all
+    /// at once.
+    #[arg(long, conflicts_with_all = ["matrix", "scaling", "sweep", "stream_matrix"])]
+    pub peak: bool,
+    /// Mixes for --peak: all (default) or a list of read, 3:1, 2:1, 1:1, write-nt, 2:1-nt,
+    /// triad-like (also write, 3:1-nt, 1:1-nt); reads:writes in cache lines.
+    #[arg(long, value_name = "LIST")]
+    pub mix: Option<String>,
     /// Length of one repetition: 200ms, 1s, or milliseconds.
     #[arg(long, default_value = "200ms")]
     pub duration: String,
@@ -113,7 +123,7 @@ pub struct BandwidthArgs {
     /// Process every N-th element (N in 8 B elements), or `line` for one element per cache
     /// line, on read, write, copy, scale, add, triad and update. MB/s then counts the useful
     /// bytes of the elements processed; the DRAM estimate counts the lines they move.
-    #[arg(long, value_name = "N|line")]
+    #[arg(long, value_name = "N|line", conflicts_with_all = ["peak", "stream_matrix"])]
     pub stride: Option<String>,
 }
 
@@ -200,9 +210,67 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
             ("--sweep", args.sweep.is_some()),
             ("--isa", args.isa.is_some()),
             ("--stride", args.stride.is_some()),
+            ("--peak", args.peak),
         ];
         if let Some((f, _)) = given.iter().find(|g| g.1) {
             anyhow::bail!("--list-kernels prints the kernel table and measures nothing, so {f} does nothing there; drop {f} or --list-kernels");
+        }
+    }
+    if args.mix.is_some() && !args.peak {
+        anyhow::bail!(
+            "--mix chooses the read/write mixes of --peak, so it does nothing without it; add --peak or drop --mix"
+        );
+    }
+    if args.peak {
+        let given = [
+            (
+                "--kernel",
+                args.kernel.is_some(),
+                "the read mix runs the read kernel; choose mixes with --mix",
+            ),
+            (
+                "--threads",
+                args.threads.is_some(),
+                "it measures 1, half and all of each node's and package's CPUs",
+            ),
+            (
+                "--cpus",
+                args.cpus.is_some(),
+                "it takes every usable CPU of each node; choose the nodes with --cpu-nodes",
+            ),
+            (
+                "--packed",
+                args.packed,
+                "it adds threads one per core first (a package's round robin over its nodes)",
+            ),
+            (
+                "--spread",
+                args.spread,
+                "it adds threads one per core first (a package's round robin over its nodes)",
+            ),
+            (
+                "--placement",
+                args.placement.is_some(),
+                "each thread's memory is bound to its own node",
+            ),
+            (
+                "--mem-nodes",
+                args.mem_nodes.is_some(),
+                "each thread's memory is bound to its own node",
+            ),
+            (
+                "--weights",
+                args.weights.is_some(),
+                "each thread's memory is bound to its own node",
+            ),
+        ];
+        if let Some((f, _, why)) = given.iter().find(|g| g.1) {
+            anyhow::bail!(
+                "--peak chooses this itself ({why}), so {f} does nothing there; drop {f}"
+            );
+        }
+        if args.size.as_deref().is_some_and(|s| s.contains(',')) {
+            anyhow::bail!("--peak measures one working set per run, so a list of sizes does nothing there; give one --size (all threads together) or none");
         }
     }
     let order = if args.packed {
@@ -259,6 +327,9 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     } else {
         Order::Packed
     };
+    if args.peak {
+        return resolve_peak(topo, args, duration, page);
+    }
     let (cpus, cpu_nodes) = threads(topo, args, order)?;
     let placement = placement(topo, args)?;
     let sizes = match &args.size {
@@ -328,6 +399,67 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         kernels,
         variant,
         placement,
+        settings,
+        keep_going: false,
+    })
+}
+
+/// `--peak`: the mixes, the nodes, the read kernel for `--isa`, and the largest run's working
+/// set checked against each node's free memory.
+fn resolve_peak(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    duration: std::time::Duration,
+    page: PageSize,
+) -> anyhow::Result<Config> {
+    use crate::bandwidth::peak::{buffer_bytes, PeakRequest};
+    use crate::bandwidth::peak_plan::PeakMix;
+    let mixes =
+        PeakMix::parse_list(args.mix.as_deref().unwrap_or("all")).map_err(anyhow::Error::msg)?;
+    let nodes = match &args.cpu_nodes {
+        Some(t) => selection::nodes(topo, "--cpu-nodes", t, &topo.initiator_nodes())?,
+        None => topo.initiator_nodes(),
+    };
+    anyhow::ensure!(
+        !nodes.is_empty(),
+        "no node has usable CPUs, so --peak has nothing to run; check the process's allowed CPUs (taskset, cgroup cpuset)"
+    );
+    let size = match &args.size {
+        Some(t) => Some(parse_sizes(t)?[0]),
+        None => None,
+    };
+    let isa = Isa::resolve(args.isa.as_deref())?;
+    let read = Kernel::new(by_name("read")?.id, isa)?;
+    let settings = RunSettings {
+        page,
+        duration,
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+        params: Params {
+            line_words: (topo.line_bytes() / 8) as usize,
+            ..Params::default()
+        },
+        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
+    };
+    for &n in &nodes {
+        let threads = topo.usable_cpus_of(n).len();
+        let most = mixes
+            .iter()
+            .map(|&m| buffer_bytes(topo, &settings, m, threads))
+            .max()
+            .unwrap_or(0);
+        if topo.node(n).is_some_and(|x| x.has_memory) {
+            check_fits(topo, &[n], most * threads as u64).map_err(anyhow::Error::msg)?;
+        }
+    }
+    Ok(Config {
+        kernels: vec![read],
+        variant: Variant::Peak(PeakRequest {
+            mixes,
+            nodes,
+            domains: true,
+        }),
+        placement: MemPlacement::Local,
         settings,
         keep_going: false,
     })

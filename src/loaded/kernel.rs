@@ -10,8 +10,11 @@
 //! what it costs alone, because the core overlaps it with the line's memory traffic, so a
 //! spin count calibrated in isolation overshoots the delay it is meant to add.
 //!
-//! Byte counting: 64 B per line touched (the application figure). Normal stores also cost a
-//! read-for-ownership of the line, which the DRAM estimate adds; non-temporal stores do not.
+//! Byte counting: 64 B per line touched (the application figure: reads + writes, as MLC counts
+//! its mixes). Normal stores also cost a read-for-ownership of the line, which the DRAM
+//! estimate adds; non-temporal stores do not. The triad-like kernel touches three lines per
+//! step (two read, one written) and is counted the same way: 192 B of application bytes per
+//! step, 256 B with the write's read-for-ownership.
 
 use std::time::Instant;
 
@@ -68,12 +71,69 @@ impl LoadKernel {
         }
     }
 
+    /// Parses every load kernel by name: the `--kernel` names, the `--mix` ratios (2:1, 3:1,
+    /// 1:1), the same ratios with non-temporal writes (`2:1-nt`, `3:1-nt`, `1:1-nt`) and
+    /// `triad-like`. [`LoadKernel::from_mix`] keeps accepting only its three ratios.
+    pub fn from_mix_name(s: &str) -> Result<LoadKernel, String> {
+        let t = s.trim();
+        if t == "triad-like" {
+            return Ok(LoadKernel::Triad);
+        }
+        if let Some(ratio) = t.strip_suffix("-nt").filter(|r| r.contains(':')) {
+            if !cfg!(target_arch = "x86_64") {
+                return Err(format!(
+                    "mix `{t}` needs x86-64 streaming stores; use {ratio} on this machine"
+                ));
+            }
+            return match LoadKernel::from_mix(ratio) {
+                Ok(LoadKernel::Mix { reads, writes }) => Ok(LoadKernel::MixNt { reads, writes }),
+                _ => Err(format!(
+                    "mix `{t}` is not a known read:write mix; use 2:1-nt, 3:1-nt or 1:1-nt"
+                )),
+            };
+        }
+        if t.contains(':') {
+            return LoadKernel::from_mix(t);
+        }
+        LoadKernel::from_kernel_name(t).map_err(|_| {
+            format!("mix `{t}` is not a load kernel; use read, write, write-nt, 3:1, 2:1, 1:1, 2:1-nt (any of the three ratios with -nt) or triad-like")
+        })
+    }
+
     pub fn label(&self) -> String {
         match self {
             LoadKernel::Read => "read".into(),
             LoadKernel::Write => "write".into(),
             LoadKernel::WriteNt => "write-nt".into(),
             LoadKernel::Mix { reads, writes } => format!("read:write {reads}:{writes}"),
+            LoadKernel::MixNt { reads, writes } => format!("read:write-nt {reads}:{writes}"),
+            LoadKernel::Triad => "triad-like 2:1".into(),
+        }
+    }
+
+    /// Its writes are non-temporal stores (no read-for-ownership, a store fence at the end).
+    pub fn non_temporal(&self) -> bool {
+        matches!(self, LoadKernel::WriteNt | LoadKernel::MixNt { .. })
+    }
+
+    /// Lines read and written per `reads + writes` lines: (reads, writes).
+    pub fn ratio(&self) -> (u32, u32) {
+        match *self {
+            LoadKernel::Read => (1, 0),
+            LoadKernel::Write | LoadKernel::WriteNt => (0, 1),
+            LoadKernel::Mix { reads, writes } | LoadKernel::MixNt { reads, writes } => {
+                (reads, writes)
+            }
+            LoadKernel::Triad => (2, 1),
+        }
+    }
+
+    /// Lines one step of the walk touches (three for the triad-like kernel, else one).
+    pub fn lines_per_step(&self) -> usize {
+        if *self == LoadKernel::Triad {
+            3
+        } else {
+            1
         }
     }
 
@@ -83,7 +143,11 @@ impl LoadKernel {
         match *self {
             LoadKernel::Read => false,
             LoadKernel::Write | LoadKernel::WriteNt => true,
-            LoadKernel::Mix { reads, writes } => i % (reads + writes) as usize >= reads as usize,
+            LoadKernel::Mix { reads, writes } | LoadKernel::MixNt { reads, writes } => {
+                i % (reads + writes) as usize >= reads as usize
+            }
+            // Its writes are chosen by position in the three arrays, not here.
+            LoadKernel::Triad => false,
         }
     }
 }
@@ -148,7 +212,9 @@ pub fn next_iterations(
 }
 
 /// Walks `buf` line by line (wrapping around, continuing at `*pos`) at `pace`, until `stop`.
-/// The buffer must hold at least one line.
+/// The buffer must hold at least one line (three for the triad-like kernel, whose `*pos` is
+/// the step within each of its three arrays and whose pace is per line: a step of three lines
+/// is followed by three lines' spin).
 pub fn run(
     buf: &mut [u64],
     kernel: LoadKernel,
@@ -156,8 +222,10 @@ pub fn run(
     pos: &mut usize,
     stop: &Stop,
 ) -> LoadCount {
-    let lines = buf.len() / WORDS;
-    assert!(lines > 0, "a load buffer holds at least one line");
+    let per_step = kernel.lines_per_step();
+    // The triad-like kernel walks three arrays of `lines` lines each, one after the other.
+    let lines = buf.len() / WORDS / per_step;
+    assert!(lines > 0, "a load buffer holds at least one line per array");
     let mut c = LoadCount::default();
     let mut acc = 0u64;
     let mut i = *pos % lines;
@@ -174,11 +242,15 @@ pub fn run(
         ),
     };
     loop {
-        let spins = iters.round() as u64;
+        let spins = iters.round() as u64 * per_step as u64;
         for _ in 0..POLL_LINES {
-            let line = &mut buf[i * WORDS..(i + 1) * WORDS];
-            if kernel.writes_line(i) {
-                if kernel == LoadKernel::WriteNt {
+            if per_step == 3 {
+                triad_step(buf, lines, i);
+                c.lines_read += 2;
+                c.lines_written += 1;
+            } else if kernel.writes_line(i) {
+                let line = &mut buf[i * WORDS..(i + 1) * WORDS];
+                if kernel.non_temporal() {
                     write_line_nt(line, STAMP);
                     c.lines_written_nt += 1;
                 } else {
@@ -186,7 +258,7 @@ pub fn run(
                 }
                 c.lines_written += 1;
             } else {
-                acc = acc.wrapping_add(read_line(line));
+                acc = acc.wrapping_add(read_line(&buf[i * WORDS..(i + 1) * WORDS]));
                 c.lines_read += 1;
             }
             i += 1;
@@ -203,17 +275,35 @@ pub fn run(
         }
         if let Some((ns_per_line, ns_per_iteration, group_start)) = pacer.as_mut() {
             let now = Instant::now();
-            let last = now.duration_since(*group_start).as_nanos() as f64 / POLL_LINES as f64;
+            let last =
+                now.duration_since(*group_start).as_nanos() as f64 / (POLL_LINES * per_step) as f64;
             *group_start = now;
             iters = next_iterations(iters, *ns_per_line, last, *ns_per_iteration);
         }
     }
-    if kernel == LoadKernel::WriteNt {
+    if kernel.non_temporal() {
         fence_nt();
     }
     std::hint::black_box(acc);
     *pos = i;
     c
+}
+
+/// One step of the triad-like kernel at line `i` of each of its three arrays (a, b, c of
+/// `lines` lines each, in that order in `buf`): a[i] = b[i] + c[i], word by word.
+#[inline(always)]
+fn triad_step(buf: &mut [u64], lines: usize, i: usize) {
+    let (a, bc) = buf.split_at_mut(lines * WORDS);
+    let (b, c) = bc.split_at(lines * WORDS);
+    let at = i * WORDS..(i + 1) * WORDS;
+    for ((x, y), z) in a[at.clone()].iter_mut().zip(&b[at.clone()]).zip(&c[at]) {
+        // SAFETY: `y` and `z` are valid, aligned references into the buffer and `x` a valid,
+        // aligned, exclusive one; volatile keeps the compiler from skipping or merging them.
+        unsafe {
+            let v = std::ptr::read_volatile(y).wrapping_add(std::ptr::read_volatile(z));
+            std::ptr::write_volatile(x, v);
+        }
+    }
 }
 
 /// What the write kernels store.
@@ -314,6 +404,91 @@ mod tests {
         };
         assert_eq!(c.dram_bytes_estimate(), 64 * 5 + 64 * 2);
         assert_eq!(c.lines(), 5);
+    }
+
+    #[test]
+    fn nt_mixes_and_the_triad_like_kernel_touch_the_lines_they_claim() {
+        // Reads + non-temporal writes, 2:1: of lines 0..64, those with i % 3 == 2 are written.
+        let k = LoadKernel::from_mix_name("2:1-nt").unwrap();
+        assert_eq!(
+            k,
+            LoadKernel::MixNt {
+                reads: 2,
+                writes: 1
+            }
+        );
+        assert!(
+            k.non_temporal()
+                && !LoadKernel::Mix {
+                    reads: 2,
+                    writes: 1
+                }
+                .non_temporal()
+        );
+        let mut buf = vec![0u64; 128 * WORDS];
+        let mut pos = 0;
+        let c = run(&mut buf, k, Pace::Full, &mut pos, &stop_after_first_poll());
+        assert_eq!(
+            (c.lines_read, c.lines_written, c.lines_written_nt),
+            (43, 21, 21)
+        );
+        assert_eq!(c.dram_bytes_estimate(), c.bytes(), "NT writes need no RFO");
+        let written: Vec<usize> = (0..128).filter(|&l| buf[l * WORDS] != 0).collect();
+        assert_eq!(written, (0..64).filter(|i| i % 3 == 2).collect::<Vec<_>>());
+
+        // Triad-like: three arrays of 100 lines; one poll group is 64 steps, each reading a
+        // line of b and c and writing a[i] = b[i] + c[i] (normal stores, RFO counted).
+        let lines = 100;
+        let mut buf = vec![0u64; 3 * lines * WORDS];
+        buf[lines * WORDS..2 * lines * WORDS].fill(1);
+        buf[2 * lines * WORDS..].fill(2);
+        let mut pos = 90;
+        let c = run(
+            &mut buf,
+            LoadKernel::Triad,
+            Pace::Full,
+            &mut pos,
+            &stop_after_first_poll(),
+        );
+        assert_eq!(
+            (c.lines_read, c.lines_written, c.lines_written_nt),
+            (128, 64, 0)
+        );
+        assert_eq!(pos, (90 + 64) % lines);
+        assert_eq!(c.bytes(), 192 * 64);
+        assert_eq!(c.dram_bytes_estimate(), 256 * 64);
+        let a_written: Vec<usize> = (0..lines).filter(|&l| buf[l * WORDS] == 3).collect();
+        let expect: Vec<usize> = (90..lines)
+            .chain(0..54)
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(a_written, expect);
+        assert!(buf[..lines * WORDS].iter().all(|&w| w == 0 || w == 3));
+        assert_eq!(LoadKernel::Triad.ratio(), (2, 1));
+        assert_eq!(LoadKernel::Triad.lines_per_step(), 3);
+    }
+
+    #[test]
+    fn mix_names_cover_every_kernel_and_keep_from_mix_as_it_was() {
+        for (name, label) in [
+            ("read", "read"),
+            ("write-nt", "write-nt"),
+            ("3:1", "read:write 3:1"),
+            ("1:1-nt", "read:write-nt 1:1"),
+            ("triad-like", "triad-like 2:1"),
+        ] {
+            assert_eq!(LoadKernel::from_mix_name(name).unwrap().label(), label);
+        }
+        assert!(
+            LoadKernel::from_mix("2:1-nt").is_err(),
+            "from_mix keeps its three ratios"
+        );
+        assert!(LoadKernel::from_mix("triad-like").is_err());
+        let e = LoadKernel::from_mix_name("5:1-nt").unwrap_err();
+        assert!(e.contains("2:1-nt"), "{e}");
+        let e = LoadKernel::from_mix_name("copy").unwrap_err();
+        assert!(e.contains("triad-like"), "{e}");
     }
 
     #[test]

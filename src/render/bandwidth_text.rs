@@ -80,7 +80,9 @@ pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Res
 /// Writes the measured results: the per-run table (when no matrix or scaling was asked for),
 /// the matrices and scaling curves, then warnings.
 pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
-    if let Some(sw) = &report.sweep {
+    if let Some(p) = &report.peak {
+        super::peak_text::render_peak(w, p)?;
+    } else if let Some(sw) = &report.sweep {
         render_sweep(w, sw, &report.results)?;
     } else if report.matrix.is_empty() && report.scaling.is_empty() {
         render_results(w, &report.results)?;

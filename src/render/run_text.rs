@@ -329,6 +329,11 @@ fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             ],
         )?;
     }
+    // The peak part has no section of its own: it follows the kernels when it ran.
+    if let Some(p) = view::peak_report(r) {
+        writeln!(out)?;
+        super::peak_text::render_peak(out, p)?;
+    }
     Ok(())
 }
 

@@ -29,6 +29,10 @@ pub struct BandwidthReport {
     /// and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<Sweep>,
+    /// Peak injection bandwidth per read/write mix and the L3 domain table (`--peak`);
+    /// absent otherwise and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak: Option<crate::results::peak::PeakReport>,
     /// `/proc/sys/kernel/numa_balancing` during the run (pages may migrate when on).
     pub numa_balancing: Option<u32>,
     /// The machine's environment (kernel, CPU, THP mode, governor, hypervisor...), recorded

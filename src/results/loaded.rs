@@ -235,4 +235,14 @@ pub enum LoadKernel {
         reads: u32,
         writes: u32,
     },
+    /// Of every `reads + writes` consecutive lines, the first `reads` are read and the rest
+    /// written with non-temporal stores (MLC's reads + NT writes mixes).
+    MixNt {
+        reads: u32,
+        writes: u32,
+    },
+    /// STREAM-triad-like: the buffer is three equal arrays a, b, c; each step reads one line
+    /// of b and one of c and writes their sum to the line of a at the same offset with normal
+    /// stores: two reads per write, over three streams.
+    Triad,
 }

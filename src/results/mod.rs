@@ -20,6 +20,7 @@ pub mod format;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;
+pub mod peak;
 pub mod placement;
 pub mod plan;
 pub mod quality;
@@ -90,6 +91,11 @@ pub struct RunResults {
     /// Bandwidth versus thread count per node (the bandwidth engine's report holding only
     /// `scaling` and the results its points index).
     pub scaling: Option<BandwidthReport>,
+    /// Peak injection bandwidth per read/write mix on the home node (and its package) and
+    /// its L3 domains: the bandwidth engine's report holding only `peak`; absent when the
+    /// part did not run and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak: Option<BandwidthReport>,
     /// Latency under bandwidth load: one curve, the chaser on the home node's first CPU and
     /// the load threads on the other usable CPUs, all memory on the home node (the
     /// loaded-latency engine's result).
@@ -181,6 +187,7 @@ impl RunResults {
             latency: None,
             bandwidth: None,
             scaling: None,
+            peak: None,
             loaded_latency: None,
             c2c: None,
             scenarios: None,

@@ -23,11 +23,13 @@ pub enum Part {
     Advisor,
     Rightmark,
     StreamMatrix,
+    /// Peak injection bandwidth per read/write mix and the L3 domains (`bandwidth --peak`).
+    Peak,
 }
 
 impl Part {
     /// Every part in execution order.
-    pub const ALL: [Part; 12] = [
+    pub const ALL: [Part; 13] = [
         Part::Topology,
         Part::Latency,
         Part::LatencyMatrix,
@@ -40,6 +42,7 @@ impl Part {
         Part::Advisor,
         Part::Rightmark,
         Part::StreamMatrix,
+        Part::Peak,
     ];
 
     /// The name used by `--only`/`--skip` and in `results.json`.
@@ -57,6 +60,7 @@ impl Part {
             Part::Advisor => "advisor",
             Part::Rightmark => "rightmark",
             Part::StreamMatrix => "stream-matrix",
+            Part::Peak => "peak",
         }
     }
 

@@ -229,7 +229,11 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(l) = &r.latency {
         v.extend(latency_checks(l));
     }
-    for (what, b) in [("bandwidth", &r.bandwidth), ("scaling", &r.scaling)] {
+    for (what, b) in [
+        ("bandwidth", &r.bandwidth),
+        ("scaling", &r.scaling),
+        ("bandwidth", &r.peak),
+    ] {
         if let Some(b) = b {
             v.extend(bandwidth_checks(what, b));
         }
@@ -282,6 +286,15 @@ pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
             let name = format!("{what} {} {} threads", res.kernel, res.threads);
             FigureCheck::of(name, half, &res.quality)
         })
+        .chain(b.peak.iter().flat_map(|p| &p.runs).map(|r| {
+            let m = &r.mb_per_s;
+            let half = match (m.ci_low, m.ci_high) {
+                (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
+                _ => None,
+            };
+            let name = format!("{what} {}", r.label());
+            FigureCheck::of(name, half, &Some(r.quality.clone()))
+        }))
         .collect()
 }
 

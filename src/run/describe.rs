@@ -58,6 +58,7 @@ pub(super) fn describe(
         Part::Advisor => advisor(s, topo, mem_nodes),
         Part::Rightmark => super::rightmark::describe(s, topo, &mut reduced),
         Part::StreamMatrix => super::rightmark::describe_streams(s, topo, &mut reduced),
+        Part::Peak => super::plan::describe_peak(topo),
     };
     PlannedPart {
         part,

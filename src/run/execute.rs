@@ -30,6 +30,7 @@ pub const BUILT: &[Part] = &[
     Part::Advisor,
     Part::Rightmark,
     Part::StreamMatrix,
+    Part::Peak,
 ];
 
 /// Where progress goes (a terminal bar, or nowhere).

@@ -96,6 +96,7 @@ pub(super) fn run_part(
         }
         Part::Rightmark => super::rightmark::run_part(topo, root, s, r, step),
         Part::StreamMatrix => super::rightmark::run_stream_part(topo, root, s, r, step),
+        Part::Peak => peak(&c, r),
     }
 }
 
@@ -247,6 +248,9 @@ fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
     into.results.append(&mut more.results);
     into.matrix.append(&mut more.matrix);
     into.scaling.append(&mut more.scaling);
+    if more.peak.is_some() {
+        into.peak = more.peak;
+    }
     into.warnings.append(&mut more.warnings);
 }
 
@@ -286,6 +290,21 @@ fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
     let measured = bw_part(topo, root, &cfg, &mut r.bandwidth, step);
     unbuilt.map_or(measured, Err)
+}
+
+/// Peak injection bandwidth per mix on the home node, its package and its L3 domains, at the
+/// plan's fixed timing, into the run's `peak` slot.
+fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let req = super::plan::peak_request(topo)
+        .context("no node has usable CPUs, so the peak part has nothing to run")?;
+    let timed = TimedSettings {
+        duration_ms: super::plan::PEAK_DURATION_MS,
+        repetitions: super::plan::PEAK_REPETITIONS,
+    };
+    let kernels = vec![kernel(KernelId::Read)?];
+    let cfg = bw_config(topo, s, kernels, bandwidth::Variant::Peak(req), &timed);
+    bw_part(topo, root, &cfg, &mut r.peak, step)
 }
 
 fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {

@@ -307,7 +307,52 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
     if !built.contains(&part) {
         return Some("its measurement engine is not part of this build of numascope".into());
     }
+    let named = req.only.as_ref().is_some_and(|o| o.contains(&Part::Peak));
+    if part == Part::Peak && req.budget != Budget::Thorough && !named {
+        return Some(format!(
+            "peak injection per mix takes about 20 s on a 2-CPU machine (7 mixes at 1, half and all CPUs, each run's buffers placed and verified), more than the {} budget leaves; add --thorough or --only peak, or run `numascope bandwidth --peak`",
+            req.budget.name()
+        ));
+    }
     None
+}
+
+/// Repetitions of each run of the peak part (6: the fewest with an interval).
+pub(super) const PEAK_REPETITIONS: usize = 6;
+/// Length of one repetition of the peak part, ms: short, since 7 mixes x 3 thread counts run.
+pub(super) const PEAK_DURATION_MS: u64 = 60;
+
+/// The peak part's request: every mix on the home node (its CPUs and, when it holds more
+/// than this node, its package) and the node's L3 domains; `None` without a node with CPUs.
+pub(super) fn peak_request(topo: &Topology) -> Option<crate::bandwidth::peak::PeakRequest> {
+    let node = home_node(topo).filter(|n| !topo.usable_cpus_of(*n).is_empty())?;
+    Some(crate::bandwidth::peak::PeakRequest {
+        mixes: crate::bandwidth::peak_plan::PeakMix::parse_list("all").ok()?,
+        nodes: vec![node],
+        domains: true,
+    })
+}
+
+/// The peak part's estimate and detail line: its planned runs at the fixed timing, plus
+/// 0.9 s each to map, place and verify the buffers and retake disturbed repetitions (14 runs
+/// took 21 s on the 2-CPU development machine, busy).
+pub(super) fn describe_peak(topo: &Topology) -> (f64, String) {
+    let Some(req) = peak_request(topo) else {
+        return (0.0, "no node with usable CPUs: nothing to measure".into());
+    };
+    let p = crate::bandwidth::peak_plan::plan(topo, &req.mixes, &req.nodes, req.domains);
+    let per_run = (PEAK_REPETITIONS + 1) as f64 * PEAK_DURATION_MS as f64 / 1000.0 + 0.9;
+    (
+        p.runs.len() as f64 * per_run,
+        format!(
+            "peak injection per mix ({}) on node {} at 1, half and all CPUs, its package and L3 domains; {} runs of {} x {} ms",
+            crate::bandwidth::peak_plan::ALL_MIXES.join(", "),
+            req.nodes[0],
+            p.runs.len(),
+            PEAK_REPETITIONS,
+            PEAK_DURATION_MS
+        ),
+    )
 }
 
 /// Memory available on the memory nodes, bytes (0 when the kernel reports none).

@@ -229,6 +229,7 @@ pub fn scaling(node: u32, points: &[(usize, f64)]) -> BandwidthReport {
         results: vec![],
         matrix: vec![],
         sweep: None,
+        peak: None,
         scaling: vec![Scaling {
             kernel: "read".into(),
             series: vec![ScalingSeries {

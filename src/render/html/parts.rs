@@ -120,6 +120,64 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
         let cols = bt.cols(&names);
         p.table(&bt, &cols, &|_| false);
     }
+    peak(p, r);
+}
+
+/// The peak part, when it ran: the mixes as grouped bars with their intervals, the L3
+/// domains alone beside their shares, both tables and the domain finding.
+fn peak(p: &mut Page, r: &RunResults) {
+    let Some(rep) = view::peak_report(r) else {
+        return;
+    };
+    p.push("<h3>Peak injection bandwidth per read/write mix</h3>");
+    if let Some((c, marks)) = view::peak_chart(r) {
+        p.bar_chart(
+            &c,
+            &marks,
+            "Median MB/s (MB = 10^6 bytes) of each mix at each thread count, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest. Reads + writes are counted; the read-for-ownership of normal stores is not (see the DRAM estimate column).",
+        );
+    }
+    let t = view::peak_table(r).with_interval_text("mb_per_s", "MB/s");
+    let cols = t.cols(&[
+        "scope",
+        "mix",
+        "threads_count",
+        "mb_per_s_median",
+        "dram_mb_per_s_estimate_median",
+        "peak",
+        "peak_clear",
+    ]);
+    p.table(&t, &cols, &|i| {
+        t.rows[i][t.col("peak")] == view::Cell::Bool(true)
+    });
+    if let Some((c, marks)) = view::domains_chart(r) {
+        p.bar_chart(
+            &c,
+            &marks,
+            "Read MB/s of each L3 domain alone and its threads' share while every domain runs, with the 95 % intervals.",
+        );
+    }
+    let dt = view::peak_domains_table(r);
+    if !dt.rows.is_empty() {
+        let dt = dt.with_interval_text("alone_mb_per_s", "alone MB/s");
+        let cols = dt.cols(&[
+            "node",
+            "domain_cpus",
+            "l3_bytes",
+            "alone_mb_per_s_median",
+            "in_all_mb_per_s_median",
+            "all_mb_per_s_median",
+            "share_fraction",
+            "alone_fraction_of_all",
+        ]);
+        p.table(&dt, &cols, &|_| false);
+    }
+    for d in &rep.domains {
+        let _ = write!(p.html, "<p>{}.</p>", esc(&d.finding));
+    }
+    for n in &rep.notes {
+        let _ = write!(p.html, "<p>Note: {}.</p>", esc(n));
+    }
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {

@@ -13,6 +13,7 @@ mod latency;
 mod latency_dist;
 mod loaded;
 mod loaded_family;
+mod peak;
 mod policy;
 mod scaling;
 
@@ -24,6 +25,7 @@ pub use latency::*;
 pub use latency_dist::*;
 pub use loaded::*;
 pub use loaded_family::*;
+pub use peak::*;
 pub use policy::*;
 pub use scaling::*;
 
@@ -321,6 +323,8 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
         recommendations_table(r),
     ];
     v.extend(latency_extra_tables(r.latency.as_ref()));
+    v.push(peak_table(r));
+    v.push(peak_domains_table(r));
     v
 }
 

@@ -1,0 +1,611 @@
+//! Peak injection bandwidth (`bandwidth --peak`): every planned run of [`peak_plan`] measured
+//! by one pinned team (METHODOLOGY points 6, 7, 12, 21): each thread maps its private buffer
+//! bound to its own CPU's node and checks where the pages went before any timing; every
+//! repetition starts on one barrier and ends on the shared stop flag; rates are each thread's
+//! bytes over its own time (never less than the repetition's length), summed, with the
+//! median, its 95 % interval and n, and the
+//! repetition quality of the team. The read mix runs the bandwidth engine's read kernel; the
+//! other mixes run the load kernels of `loaded::kernel` at full speed. From the runs come the
+//! best thread count per scope and mix, and the per-L3-domain table: each domain's threads'
+//! share of the all-domain run is summed per repetition, so it has its own interval.
+//! Nothing here prints.
+//!
+//! [`peak_plan`]: super::peak_plan
+
+use std::collections::BTreeSet;
+
+use anyhow::Context as _;
+
+use super::descriptor::{mb_per_s, ELEMENT_BYTES};
+use super::experiment::keep_or_stop;
+use super::harness::CHUNK_ELEMENTS;
+use super::kernels::{Kernel, Params};
+use super::peak_plan::{plan, PeakMix, PeakPlan, PlannedRun};
+use super::RunSettings;
+use crate::experiment::Progress;
+use crate::loaded::kernel::{self as load, Pace};
+use crate::placement::{PlacedBuffer, PlacementReport, Policy};
+use crate::results::bandwidth::{Rates, ThreadRate};
+use crate::results::peak::{
+    DomainNode, DomainRow, PeakBest, PeakReport, PeakRun, PeakScope, RateInterval,
+};
+use crate::stats::Summary;
+use crate::sys::signal::interrupted;
+use crate::sysroot::SysRoot;
+use crate::threads::{run_team, Stop, TeamPlan};
+use crate::topology::Topology;
+
+/// One alone-domain rate at or above this share of the all-domain rate "saturates" the node.
+pub const SATURATES_FRACTION: f64 = 0.9;
+
+/// What a peak request names; the CLI and the full run build it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeakRequest {
+    pub mixes: Vec<PeakMix>,
+    /// Initiator nodes whose CPUs run (and whose packages are measured).
+    pub nodes: Vec<u32>,
+    /// Also the per-L3-domain table.
+    pub domains: bool,
+}
+
+/// A thread's buffer and where it is in it.
+struct Worker {
+    buf: PlacedBuffer,
+    pos: usize,
+    seed: u64,
+    report: PlacementReport,
+}
+
+/// Bytes one thread moved in one repetition: application and DRAM estimate.
+#[derive(Clone, Copy, Debug, Default)]
+struct Moved {
+    app: u64,
+    dram: u64,
+}
+
+/// A measured run and its per-repetition, per-thread rates (MB/s, `[rep][thread]`).
+struct Measured {
+    run: PeakRun,
+    per_rep: Vec<Vec<f64>>,
+}
+
+/// Runs the plan of `req`; `progress(done, total)` after each run. Ctrl-C stops before the
+/// next run; a failed run is recorded (with `keep_going`) or ends the measurement.
+#[allow(clippy::too_many_arguments)]
+pub fn run_peak(
+    topo: &Topology,
+    root: &SysRoot,
+    read: Kernel,
+    settings: &RunSettings,
+    req: &PeakRequest,
+    keep_going: bool,
+    failed: &mut Option<anyhow::Error>,
+    progress: &Progress<'_>,
+) -> anyhow::Result<PeakReport> {
+    let p = plan(topo, &req.mixes, &req.nodes, req.domains);
+    let mut measured: Vec<Option<Measured>> = Vec::with_capacity(p.runs.len());
+    for (i, r) in p.runs.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
+        match measure(topo, root, read, settings, r) {
+            Ok(m) => measured.push(Some(m)),
+            Err(e) => {
+                measured.push(None);
+                keep_or_stop(keep_going, failed, e, || {
+                    format!(
+                        "peak {} on {} CPU(s) of {} {}",
+                        r.mix.name(),
+                        r.cpus.len(),
+                        r.level.word(),
+                        r.id
+                    )
+                })?;
+            }
+        }
+        progress(i + 1, p.runs.len());
+    }
+    Ok(assemble(topo, &p, measured))
+}
+
+/// The runs kept (in plan order, failed or unmeasured ones left out) and every table that
+/// refers to them. Pure.
+fn assemble(topo: &Topology, p: &PeakPlan, measured: Vec<Option<Measured>>) -> PeakReport {
+    // Planned index -> index in `runs`.
+    let mut index = vec![None; p.runs.len()];
+    let mut runs = Vec::new();
+    let mut raw = Vec::new();
+    for (i, m) in measured.into_iter().enumerate() {
+        if let Some(m) = m {
+            index[i] = Some(runs.len());
+            runs.push(m.run);
+            raw.push(m.per_rep);
+        }
+    }
+    let at = |planned: usize| index.get(planned).copied().flatten();
+    let mut scopes = Vec::new();
+    let mut best = Vec::new();
+    for s in &p.scopes {
+        let memory_nodes: BTreeSet<u32> =
+            s.cpus.iter().filter_map(|&c| topo.node_of_cpu(c)).collect();
+        scopes.push(PeakScope {
+            level: s.level.word().into(),
+            id: s.id,
+            cpus: s.cpus.clone(),
+            thread_counts: s.thread_counts.clone(),
+            memory_nodes: memory_nodes.into_iter().collect(),
+            runs: s
+                .runs
+                .iter()
+                .map(|row| row.iter().map(|&r| at(r)).collect())
+                .collect(),
+        });
+        for (m, row) in p.mixes.iter().zip(&s.runs) {
+            let cands: Vec<(usize, usize)> = s
+                .thread_counts
+                .iter()
+                .zip(row)
+                .filter_map(|(&t, &r)| at(r).map(|i| (t, i)))
+                .collect();
+            if let Some(b) = best_of(&runs, &cands) {
+                best.push(PeakBest {
+                    level: s.level.word().into(),
+                    id: s.id,
+                    mix: m.name(),
+                    ..b
+                });
+            }
+        }
+    }
+    let domains = p
+        .domains
+        .iter()
+        .map(|d| {
+            let all = d.all.and_then(at);
+            let all_rate = all.map(|i| &runs[i].mb_per_s);
+            let rows: Vec<DomainRow> = d
+                .domains
+                .iter()
+                .map(|x| {
+                    let alone = x.alone.and_then(at);
+                    let in_all = all.and_then(|i| domain_share(&runs[i].cpus, &raw[i], &x.cpus));
+                    let frac = |v: f64| all_rate.filter(|r| r.median > 0.0).map(|r| v / r.median);
+                    DomainRow {
+                        first_cpu: x.first_cpu,
+                        cpus: x.cpus.clone(),
+                        l3_bytes: x.l3_bytes,
+                        alone_run: alone,
+                        in_all_mb_per_s: in_all,
+                        share_fraction: in_all.and_then(|s| frac(s.median)),
+                        alone_fraction_of_all: alone.and_then(|i| frac(runs[i].mb_per_s.median)),
+                    }
+                })
+                .collect();
+            let finding = domain_finding(d.node, &rows, all.map(|i| &runs[i]), &runs);
+            DomainNode {
+                node: d.node,
+                domains: rows,
+                all_run: all,
+                finding,
+            }
+        })
+        .collect();
+    PeakReport {
+        mixes: p.mixes.iter().map(PeakMix::info).collect(),
+        scopes,
+        runs,
+        best,
+        domains,
+        notes: p.notes.clone(),
+    }
+}
+
+/// The thread count with the highest median among `(threads, run index)`, and whether its
+/// interval clears every other one's. Pure.
+fn best_of(runs: &[PeakRun], cands: &[(usize, usize)]) -> Option<PeakBest> {
+    let &(threads, run) = cands.iter().max_by(|a, b| {
+        runs[a.1]
+            .mb_per_s
+            .median
+            .total_cmp(&runs[b.1].mb_per_s.median)
+    })?;
+    let r = &runs[run].mb_per_s;
+    let indistinguishable_from: Vec<usize> = cands
+        .iter()
+        .filter(|&&(t, _)| t != threads)
+        .filter(|&&(_, i)| {
+            let o = &runs[i].mb_per_s;
+            match (r.ci_low, o.ci_high) {
+                (Some(lo), Some(hi)) => lo <= hi,
+                _ => true,
+            }
+        })
+        .map(|&(t, _)| t)
+        .collect();
+    Some(PeakBest {
+        level: String::new(),
+        id: 0,
+        mix: String::new(),
+        threads,
+        run,
+        mb_per_s: r.median,
+        ci_low: r.ci_low,
+        ci_high: r.ci_high,
+        clear: indistinguishable_from.is_empty() && r.ci_low.is_some(),
+        indistinguishable_from,
+    })
+}
+
+/// The summed rate of `domain`'s CPUs in each repetition of a run on `cpus`. Pure.
+fn domain_share(cpus: &[u32], per_rep: &[Vec<f64>], domain: &[u32]) -> Option<RateInterval> {
+    let idx: Vec<usize> = cpus
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| domain.contains(c))
+        .map(|(i, _)| i)
+        .collect();
+    if idx.is_empty() {
+        return None;
+    }
+    let sums: Vec<f64> = per_rep
+        .iter()
+        .map(|rep| idx.iter().filter_map(|&i| rep.get(i)).sum())
+        .collect();
+    let s = Summary::of(&sums)?;
+    Some(RateInterval {
+        median: s.median,
+        ci_low: s.ci_low,
+        ci_high: s.ci_high,
+        samples: s.samples,
+    })
+}
+
+/// What the domain table says, in one sentence. Pure.
+fn domain_finding(
+    node: u32,
+    rows: &[DomainRow],
+    all: Option<&PeakRun>,
+    runs: &[PeakRun],
+) -> String {
+    let list = |c: &[u32]| crate::results::format::format_list(c);
+    if rows.len() == 1 {
+        return format!(
+            "node {node} has one L3 domain (CPUs {}): its bandwidth alone is the node's (the all-CPU read figure), so there is nothing to compare",
+            list(&rows[0].cpus)
+        );
+    }
+    let Some(all) = all else {
+        return format!(
+            "node {node}: the all-domain run failed, so the domains cannot be compared"
+        );
+    };
+    let best = rows
+        .iter()
+        .filter_map(|r| Some((r, runs[r.alone_run?].mb_per_s.clone())))
+        .max_by(|a, b| a.1.median.total_cmp(&b.1.median));
+    let Some((row, alone)) = best else {
+        return format!(
+            "node {node}: no domain-alone run finished, so the domains cannot be compared"
+        );
+    };
+    let frac = if all.mb_per_s.median > 0.0 {
+        alone.median / all.mb_per_s.median
+    } else {
+        0.0
+    };
+    let separated = matches!((alone.ci_high, all.mb_per_s.ci_low), (Some(h), Some(l)) if h < l);
+    let pct = format!("{:.0} %", frac * 100.0);
+    if frac < SATURATES_FRACTION {
+        format!(
+            "node {node}: the best L3 domain alone (CPUs {}) draws {pct} of what its {} domains draw together ({:.0} of {:.0} MB/s){}: one domain cannot saturate this node's memory",
+            list(&row.cpus),
+            rows.len(),
+            alone.median,
+            all.mb_per_s.median,
+            if separated { "" } else { "; the intervals overlap, so this is not established here" }
+        )
+    } else {
+        format!(
+            "node {node}: one L3 domain alone (CPUs {}) draws {pct} of what its {} domains draw together ({:.0} of {:.0} MB/s): one domain nearly saturates this node",
+            list(&row.cpus),
+            rows.len(),
+            alone.median,
+            all.mb_per_s.median
+        )
+    }
+}
+
+/// Bytes of one thread's buffer for `mix` run by `threads` threads (all arrays together).
+pub fn buffer_bytes(topo: &Topology, settings: &RunSettings, mix: PeakMix, threads: usize) -> u64 {
+    let arrays = mix.arrays();
+    let per_array = settings.array_bytes(topo, arrays, threads).max(64 * 64);
+    per_array * arrays as u64
+}
+
+/// Measures one planned run.
+fn measure(
+    topo: &Topology,
+    root: &SysRoot,
+    read: Kernel,
+    settings: &RunSettings,
+    r: &PlannedRun,
+) -> anyhow::Result<Measured> {
+    let bytes = buffer_bytes(topo, settings, r.mix, r.cpus.len());
+    let plan = TeamPlan::new(settings.duration, settings.repetitions, settings.warmup);
+    let params = settings.params;
+    let setup = |index: usize, cpu: u32| -> anyhow::Result<Worker> {
+        let policy = match topo.node_of_cpu(cpu) {
+            Some(n) if topo.node(n).is_some_and(|x| x.has_memory) => Policy::Bind(vec![n]),
+            _ => Policy::FirstTouch,
+        };
+        let buf = PlacedBuffer::new(topo, root, bytes, &policy, settings.page)
+            .with_context(|| format!("the buffer of CPU {cpu} ({})", policy.describe()))?;
+        let report = buf.verify()?;
+        Ok(Worker {
+            buf,
+            pos: 0,
+            seed: 0x2545_F491_4F6C_DD1D ^ (index as u64).wrapping_mul(0x9E37_79B9),
+            report,
+        })
+    };
+    let mix = r.mix;
+    let work = |_: usize, w: &mut Worker, stop: &Stop| -> Moved {
+        match mix {
+            PeakMix::Read => read_until_stopped(read, &params, w, stop),
+            PeakMix::Load(k) => {
+                let c = load::run(w.buf.as_u64_mut(), k, Pace::Full, &mut w.pos, stop);
+                Moved {
+                    app: c.bytes(),
+                    dram: c.dram_bytes_estimate(),
+                }
+            }
+        }
+    };
+    let outcome = run_team(topo, root, &r.cpus, &plan, setup, work)?;
+    anyhow::ensure!(
+        !outcome.reps.is_empty(),
+        "no repetition completed; this is a numascope bug"
+    );
+    // A thread's time is at least the repetition's: one descheduled at the barrier that woke
+    // after the stop flag did a single chunk in a few microseconds, and that chunk over its
+    // own time would add a rate it never sustained to the node's peak.
+    let floor_ns = settings.duration.as_nanos() as u64;
+    let rate = |f: fn(&Moved) -> u64| -> Vec<Vec<f64>> {
+        outcome
+            .reps
+            .iter()
+            .map(|rep| {
+                rep.iter()
+                    .map(|s| mb_per_s(f(&s.value), s.elapsed_ns.max(floor_ns)))
+                    .collect()
+            })
+            .collect()
+    };
+    let per_rep = rate(|m| m.app);
+    let dram = rate(|m| m.dram);
+    let (mut total, mut on, mut huge) = (0f64, 0f64, 0f64);
+    let mut memory_nodes = BTreeSet::new();
+    for w in &outcome.states {
+        let b = w.report.size_bytes as f64;
+        total += b;
+        on += w.report.fraction_on_intended * b;
+        huge += w.report.huge_fraction * b;
+        memory_nodes.extend(w.report.intended_nodes.iter().copied());
+    }
+    let frac = |x: f64| if total > 0.0 { x / total } else { 0.0 };
+    let code = match mix {
+        PeakMix::Read => format!("read kernel ({})", read.isa().label()),
+        PeakMix::Load(_) => "line walk".into(),
+    };
+    Ok(Measured {
+        run: PeakRun {
+            level: r.level.word().into(),
+            id: r.id,
+            mix: mix.name(),
+            threads: r.cpus.len(),
+            cpus: r.cpus.clone(),
+            memory_nodes: memory_nodes.into_iter().collect(),
+            code,
+            mb_per_s: rates(&per_rep, &r.cpus),
+            dram_mb_per_s_estimate: rates(&dram, &r.cpus),
+            bytes_per_thread: bytes,
+            placement_fraction: frac(on),
+            huge_fraction: frac(huge),
+            duration_ms: settings.duration.as_millis() as u64,
+            warmup_repetitions: settings.warmup,
+            quality: outcome.quality,
+        },
+        per_rep,
+    })
+}
+
+/// The read kernel over the thread's buffer, chunk by chunk, until the stop flag.
+fn read_until_stopped(read: Kernel, params: &Params, w: &mut Worker, stop: &Stop) -> Moved {
+    let len = w.buf.len() / ELEMENT_BYTES as usize;
+    let mut elements = 0u64;
+    let mut checksum = 0u64;
+    loop {
+        let from = if w.pos >= len { 0 } else { w.pos };
+        let to = (from + CHUNK_ELEMENTS).min(len);
+        let out = read.run(
+            &mut [&mut w.buf.as_f64_mut()[from..to]],
+            params,
+            &mut w.seed,
+        );
+        elements += out.elements;
+        checksum = checksum.wrapping_add(out.checksum);
+        w.pos = to;
+        if stop.stopped() {
+            break;
+        }
+    }
+    std::hint::black_box(checksum);
+    let bytes = elements * ELEMENT_BYTES;
+    Moved {
+        app: bytes,
+        dram: bytes,
+    }
+}
+
+/// The summed rate over repetitions and each thread's own. Pure.
+fn rates(per_rep: &[Vec<f64>], cpus: &[u32]) -> Rates {
+    const ZERO: Summary = Summary::point(0.0, 0);
+    let totals: Vec<f64> = per_rep.iter().map(|r| r.iter().sum()).collect();
+    let t = Summary::of(&totals).unwrap_or(ZERO);
+    let per_thread = cpus
+        .iter()
+        .enumerate()
+        .map(|(i, &cpu)| {
+            let v: Vec<f64> = per_rep.iter().filter_map(|r| r.get(i).copied()).collect();
+            let s = Summary::of(&v).unwrap_or(ZERO);
+            ThreadRate {
+                cpu,
+                median: s.median,
+                min: s.min,
+                max: s.max,
+            }
+        })
+        .collect();
+    Rates::from_summary(&t, per_thread)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bandwidth::isa::Isa;
+    use crate::bandwidth::WorkingSet;
+    use crate::placement::PageSize;
+    use crate::results::quality::RepetitionQuality;
+    use std::time::Duration;
+
+    fn fake_run(cpus: &[u32], per_rep: &[Vec<f64>]) -> PeakRun {
+        PeakRun {
+            level: "node".into(),
+            id: 0,
+            mix: "read".into(),
+            threads: cpus.len(),
+            cpus: cpus.to_vec(),
+            memory_nodes: vec![0],
+            code: "line walk".into(),
+            mb_per_s: rates(per_rep, cpus),
+            dram_mb_per_s_estimate: rates(per_rep, cpus),
+            bytes_per_thread: 1 << 20,
+            placement_fraction: 1.0,
+            huge_fraction: 0.0,
+            duration_ms: 100,
+            warmup_repetitions: 1,
+            quality: RepetitionQuality::default(),
+        }
+    }
+
+    /// The best count's interval clears the others' only when it lies above all of them.
+    #[test]
+    fn best_thread_count_says_whether_its_interval_clears_the_others() {
+        let reps = |base: f64| -> Vec<Vec<f64>> { (0..9).map(|k| vec![base + k as f64]).collect() };
+        let runs = vec![
+            fake_run(&[0], &reps(100.0)),
+            fake_run(&[0], &reps(200.0)),
+            fake_run(&[0], &reps(204.0)),
+        ];
+        let b = best_of(&runs, &[(1, 0), (2, 1)]).unwrap();
+        assert_eq!((b.threads, b.run, b.clear), (2, 1, true));
+        assert!(b.indistinguishable_from.is_empty());
+        let b = best_of(&runs, &[(1, 0), (2, 1), (4, 2)]).unwrap();
+        assert_eq!((b.threads, b.clear), (4, false));
+        assert_eq!(b.indistinguishable_from, vec![2]);
+        // Five repetitions: no interval, so never clear.
+        let short: Vec<Vec<f64>> = (0..5).map(|k| vec![500.0 + k as f64]).collect();
+        let runs = vec![fake_run(&[0], &reps(100.0)), fake_run(&[0], &short)];
+        let b = best_of(&runs, &[(1, 0), (2, 1)]).unwrap();
+        assert_eq!((b.threads, b.clear), (2, false));
+        assert!(best_of(&runs, &[]).is_none());
+    }
+
+    /// A domain's share sums its own CPUs' rates repetition by repetition.
+    #[test]
+    fn domain_share_sums_its_cpus_per_repetition() {
+        let per_rep: Vec<Vec<f64>> = (0..6)
+            .map(|k| vec![10.0 + k as f64, 20.0, 30.0, 40.0])
+            .collect();
+        let s = domain_share(&[4, 5, 6, 7], &per_rep, &[4, 6]).unwrap();
+        assert_eq!(s.samples, 6);
+        assert_eq!(s.median, 42.5);
+        assert_eq!((s.ci_low, s.ci_high), (Some(40.0), Some(45.0)));
+        assert!(domain_share(&[4, 5], &per_rep, &[9]).is_none());
+    }
+
+    /// Two domains: one alone at 62 % (medians 64 and 104) of both together is a node one domain cannot saturate;
+    /// one domain is said plainly.
+    #[test]
+    fn findings_name_a_node_one_domain_cannot_saturate() {
+        let reps = |base: f64| -> Vec<Vec<f64>> { (0..9).map(|k| vec![base + k as f64]).collect() };
+        let runs = vec![fake_run(&[0], &reps(60.0)), fake_run(&[0, 1], &reps(100.0))];
+        let row = |c: u32, alone| DomainRow {
+            first_cpu: c,
+            cpus: vec![c],
+            l3_bytes: 1 << 25,
+            alone_run: alone,
+            in_all_mb_per_s: None,
+            share_fraction: None,
+            alone_fraction_of_all: None,
+        };
+        let f = domain_finding(3, &[row(0, Some(0)), row(1, None)], Some(&runs[1]), &runs);
+        assert!(
+            f.contains("cannot saturate") && f.contains("62 %") && !f.contains("overlap"),
+            "{f}"
+        );
+        let f = domain_finding(3, &[row(0, None)], Some(&runs[1]), &runs);
+        assert!(f.contains("one L3 domain"), "{f}");
+    }
+
+    /// On this machine: two mixes at 1 and all CPUs, every run with its placement checked and
+    /// its repetitions judged. Mechanics only.
+    #[test]
+    fn peak_runs_every_mix_with_placement_and_quality() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = crate::testutil::this_machine_one_node();
+        let root = SysRoot::live();
+        let settings = RunSettings {
+            page: PageSize::Base,
+            duration: Duration::from_millis(20),
+            repetitions: 2,
+            warmup: 0,
+            params: Params::default(),
+            size: WorkingSet::Total(8 << 20),
+        };
+        let req = PeakRequest {
+            mixes: PeakMix::parse_list("read,triad-like").unwrap(),
+            nodes: vec![0],
+            domains: true,
+        };
+        let read = Kernel::new(crate::bandwidth::descriptor::KernelId::Read, Isa::Scalar).unwrap();
+        let mut failed = None;
+        let rep = run_peak(
+            &topo,
+            &root,
+            read,
+            &settings,
+            &req,
+            false,
+            &mut failed,
+            &|_, _| {},
+        )
+        .unwrap();
+        assert!(failed.is_none());
+        let counts = super::super::peak_plan::thread_counts(topo.usable_cpus().len());
+        assert_eq!(rep.runs.len(), 2 * counts.len());
+        for r in &rep.runs {
+            assert!(r.mb_per_s.median > 0.0, "{}", r.mix);
+            assert_eq!(r.mb_per_s.samples, 2);
+            assert_eq!(r.placement_fraction, 1.0);
+            assert_eq!(r.quality.repetitions_kept, 2);
+            assert!(r.dram_mb_per_s_estimate.median >= r.mb_per_s.median * 0.999);
+        }
+        let triad = rep.runs.iter().find(|r| r.mix == "triad-like").unwrap();
+        assert!(triad.dram_mb_per_s_estimate.median > triad.mb_per_s.median);
+        assert_eq!(rep.best.len(), 2);
+        // No L3 in the synthetic topology: said, no table.
+        assert!(rep.domains.is_empty());
+        assert!(rep.notes.iter().any(|n| n.contains("no L3")));
+    }
+}

@@ -1,0 +1,288 @@
+//! The run's peak injection part as tables (CSV `peak.csv` and `peak_domains.csv`, the HTML
+//! report) and as the bar charts of the HTML report: the mixes as groups of bars (one per
+//! thread count) with their intervals, and each L3 domain alone beside its share when all
+//! run. Read from the run's `peak` report only.
+
+use super::{
+    interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
+};
+use crate::render::svg::{BarChart, BarMark};
+use crate::results::format::format_list;
+use crate::results::peak::PeakReport;
+use crate::results::RunResults;
+use crate::stats::Summary;
+
+/// The run's peak report, when the part ran.
+pub fn peak_report(r: &RunResults) -> Option<&PeakReport> {
+    r.peak.as_ref().and_then(|b| b.peak.as_ref())
+}
+
+/// One row per scope, mix and thread count.
+pub fn peak_table(r: &RunResults) -> Table {
+    let mut t = Table::new(
+        "peak",
+        "Peak injection bandwidth per read/write mix",
+        &[
+            ("scope", "scope"),
+            ("mix", "mix (reads:writes, lines)"),
+            ("threads_count", "threads"),
+            ("cpus", "CPUs"),
+        ],
+    );
+    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
+    t.extend(quality_columns());
+    t.extend(
+        [
+            (
+                "dram_mb_per_s_estimate_median",
+                "DRAM MB/s est. (median, with RFO)",
+            ),
+            ("on_intended_node_fraction", "on intended node (fraction)"),
+            ("peak", "highest median of its scope and mix"),
+            ("peak_clear", "its interval lies above the other counts'"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
+    );
+    let Some(p) = peak_report(r) else { return t };
+    for s in &p.scopes {
+        for (m, row) in p.mixes.iter().zip(&s.runs) {
+            for (&n, idx) in s.thread_counts.iter().zip(row) {
+                let Some(run) = idx.and_then(|i| p.runs.get(i)) else {
+                    continue;
+                };
+                let best = p.best.iter().find(|b| {
+                    b.level == s.level && b.id == s.id && b.mix == m.name && Some(b.run) == *idx
+                });
+                let mut cells = vec![
+                    Cell::Text(format!("{} {}", s.level, s.id)),
+                    Cell::Text(m.name.clone()),
+                    Cell::Int(n as u64),
+                    Cell::Text(format_list(&run.cpus)),
+                ];
+                cells.extend(interval_cells(Some(&rates_summary(&run.mb_per_s))));
+                cells.extend(quality_cells(Some(&run.quality)));
+                cells.extend([
+                    Cell::Num(run.dram_mb_per_s_estimate.median),
+                    Cell::Num(run.placement_fraction),
+                    Cell::Bool(best.is_some()),
+                    Cell::Bool(best.is_some_and(|b| b.clear)),
+                ]);
+                t.rows.push(cells);
+            }
+        }
+    }
+    t
+}
+
+/// One row per L3 domain of each measured node.
+pub fn peak_domains_table(r: &RunResults) -> Table {
+    let mut t = Table::new(
+        "peak_domains",
+        "Read bandwidth per L3 domain: alone, and its share with every domain running",
+        &[
+            ("node", "node"),
+            ("domain_cpus", "L3 domain (CPUs)"),
+            ("l3_bytes", "L3 size (bytes)"),
+            ("domains_count", "L3 domains on the node"),
+        ],
+    );
+    t.extend(interval_columns("alone_mb_per_s", "alone MB/s"));
+    t.extend(
+        [
+            (
+                "in_all_mb_per_s_median",
+                "with every domain running, MB/s (median)",
+            ),
+            (
+                "in_all_mb_per_s_ci_low",
+                "with every domain, 95 % interval low",
+            ),
+            (
+                "in_all_mb_per_s_ci_high",
+                "with every domain, 95 % interval high",
+            ),
+            (
+                "all_mb_per_s_median",
+                "every domain together, MB/s (median)",
+            ),
+            ("share_fraction", "share of every domain together"),
+            ("alone_fraction_of_all", "alone / every domain together"),
+        ]
+        .map(|(k, l)| (k.to_string(), l.to_string()))
+        .to_vec(),
+    );
+    let Some(p) = peak_report(r) else { return t };
+    for d in &p.domains {
+        let all = d.all_run.and_then(|i| p.runs.get(i));
+        for x in &d.domains {
+            let alone = x.alone_run.and_then(|i| p.runs.get(i));
+            let mut cells = vec![
+                Cell::Int(d.node as u64),
+                Cell::Text(format_list(&x.cpus)),
+                Cell::Int(x.l3_bytes),
+                Cell::Int(d.domains.len() as u64),
+            ];
+            cells.extend(interval_cells(
+                alone.map(|a| rates_summary(&a.mb_per_s)).as_ref(),
+            ));
+            let opt = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Num);
+            cells.extend([
+                opt(x.in_all_mb_per_s.map(|s| s.median)),
+                opt(x.in_all_mb_per_s.and_then(|s| s.ci_low)),
+                opt(x.in_all_mb_per_s.and_then(|s| s.ci_high)),
+                opt(all.map(|a| a.mb_per_s.median)),
+                opt(x.share_fraction),
+                opt(x.alone_fraction_of_all),
+            ]);
+            t.rows.push(cells);
+        }
+    }
+    t
+}
+
+fn mark(s: &Summary, disturbed: bool) -> BarMark {
+    BarMark {
+        interval: s.ci_low.zip(s.ci_high),
+        disturbed,
+    }
+}
+
+/// The mixes of the first scope (the home node) as grouped bars: each mix's thread counts in
+/// a row, with their intervals.
+pub fn peak_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
+    let p = peak_report(r)?;
+    let s = p.scopes.first()?;
+    let mut bars = Vec::new();
+    let mut marks = Vec::new();
+    let mut highlight = None;
+    let mut top = f64::MIN;
+    for (m, row) in p.mixes.iter().zip(&s.runs) {
+        for (&n, idx) in s.thread_counts.iter().zip(row) {
+            let Some(run) = idx.and_then(|i| p.runs.get(i)) else {
+                continue;
+            };
+            if run.mb_per_s.median > top {
+                top = run.mb_per_s.median;
+                highlight = Some(bars.len());
+            }
+            bars.push((format!("{}, {n} thread(s)", m.name), run.mb_per_s.median));
+            marks.push(mark(&rates_summary(&run.mb_per_s), run.quality.disturbed));
+        }
+    }
+    if bars.is_empty() {
+        return None;
+    }
+    Some((
+        BarChart {
+            title: format!(
+                "Peak injection per mix, {} {} (CPUs {})",
+                s.level,
+                s.id,
+                format_list(&s.cpus)
+            ),
+            unit: "MB/s".into(),
+            bars,
+            highlight,
+            width: 900,
+        },
+        marks,
+    ))
+}
+
+/// Each L3 domain of the first node alone beside its share with every domain running, and
+/// every domain together; `None` when no node has more than one domain.
+pub fn domains_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
+    let p = peak_report(r)?;
+    let d = p.domains.iter().find(|d| d.domains.len() > 1)?;
+    let mut bars = Vec::new();
+    let mut marks = Vec::new();
+    for x in &d.domains {
+        if let Some(a) = x.alone_run.and_then(|i| p.runs.get(i)) {
+            bars.push((
+                format!("CPUs {} alone", format_list(&x.cpus)),
+                a.mb_per_s.median,
+            ));
+            marks.push(mark(&rates_summary(&a.mb_per_s), a.quality.disturbed));
+        }
+        if let Some(s) = x.in_all_mb_per_s {
+            bars.push((format!("CPUs {} with all", format_list(&x.cpus)), s.median));
+            marks.push(BarMark {
+                interval: s.ci_low.zip(s.ci_high),
+                disturbed: false,
+            });
+        }
+    }
+    let all = d.all_run.and_then(|i| p.runs.get(i))?;
+    bars.push(("every domain together".into(), all.mb_per_s.median));
+    marks.push(mark(&rates_summary(&all.mb_per_s), all.quality.disturbed));
+    Some((
+        BarChart {
+            title: format!("Read bandwidth per L3 domain, node {}", d.node),
+            unit: "MB/s".into(),
+            highlight: Some(bars.len() - 1),
+            bars,
+            width: 900,
+        },
+        marks,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::csv::{csv_check as check, run_csv};
+
+    fn with_peak() -> RunResults {
+        let mut r = crate::run::sample::results();
+        let mut b = crate::run::sample::scaling(0, &[]);
+        b.scaling.clear();
+        b.peak = Some(crate::render::peak_text::tests::sample());
+        r.peak = Some(b);
+        r
+    }
+
+    /// The peak tables hold one row per scope, mix and count and one per domain, and their
+    /// CSVs follow docs/csv.md.
+    #[test]
+    fn peak_csvs_follow_the_documented_columns() {
+        let r = with_peak();
+        assert_eq!(peak_table(&r).rows.len(), 4);
+        assert_eq!(peak_domains_table(&r).rows.len(), 1);
+        let doc = check::documented(include_str!("../../../docs/csv.md"));
+        let files = run_csv(&r).unwrap();
+        for name in ["peak.csv", "peak_domains.csv"] {
+            let (_, text) = files.iter().find(|f| f.0 == name).expect(name);
+            let problems = check::check_file(name, text, &doc[name]);
+            assert!(problems.is_empty(), "{}", problems.join("\n"));
+        }
+        let peak = &files.iter().find(|f| f.0 == "peak.csv").unwrap().1;
+        assert!(
+            peak.contains("node 0,read,2,0-1,12000,11999,12001,0.96,9,0,false,12000,1,true,true"),
+            "{peak}"
+        );
+        // Without the part: no rows, so no file.
+        let names: Vec<String> = run_csv(&crate::run::sample::results())
+            .unwrap()
+            .into_iter()
+            .map(|f| f.0)
+            .collect();
+        assert!(!names.iter().any(|n| n.starts_with("peak")));
+    }
+
+    /// The charts: every mix and count of the first scope with its interval; one domain
+    /// draws no domain chart (nothing to compare).
+    #[test]
+    fn charts_group_the_mixes_and_skip_a_single_domain() {
+        let r = with_peak();
+        let (c, marks) = peak_chart(&r).unwrap();
+        assert_eq!(c.bars.len(), 4);
+        assert_eq!(c.bars[1].0, "read, 2 thread(s)");
+        assert_eq!(c.highlight, Some(1));
+        assert_eq!(marks[1].interval, Some((11999.0, 12001.0)));
+        assert!(domains_chart(&r).is_none());
+        let html = crate::render::html::render(&r);
+        assert!(html.contains("Peak injection bandwidth per read/write mix"));
+        assert!(html.contains("one L3 domain"));
+    }
+}

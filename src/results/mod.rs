@@ -48,7 +48,10 @@ use topology::Topology;
 /// Version of the results.json contract. Bump on any change a reader must know about.
 /// Version 2 added intervals (`ci_low`/`ci_high`/`ci_level`) on every summary and rate, the
 /// repetition quality of every figure, merged scenarios and verdicts, and the run's verdict.
-pub const RESULTS_SCHEMA_VERSION: u32 = 2;
+/// Version 3 added the parts `peak`, `rightmark` and `stream-matrix` (a version 2 reader
+/// refuses their names in the plan), the memory kind `nvm`, scenario precision and pages per
+/// node, loaded-latency families and c2c patience; every new field is optional.
+pub const RESULTS_SCHEMA_VERSION: u32 = 3;
 
 /// The oldest results.json this build reads. Version 1 files load: every field added since
 /// has a default, and the renderers show their figures with "no interval".
@@ -280,18 +283,25 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.starts_with("cut.json is truncated"), "{e}");
-        let v1 = full.replacen("\"schema_version\": 2,", "\"schema_version\": 1,", 1);
-        assert!(
-            RunResults::from_json(&v1, "old.json").is_ok(),
-            "version 1 files still load"
-        );
-        let v3 = full.replacen("\"schema_version\": 2,", "\"schema_version\": 3,", 1);
-        let e = RunResults::from_json(&v3, "new.json")
+        for old in [1, 2] {
+            let v = full.replacen(
+                "\"schema_version\": 3,",
+                &format!("\"schema_version\": {old},"),
+                1,
+            );
+            assert_ne!(v, full);
+            assert!(
+                RunResults::from_json(&v, "old.json").is_ok(),
+                "version {old} files still load"
+            );
+        }
+        let v4 = full.replacen("\"schema_version\": 3,", "\"schema_version\": 4,", 1);
+        let e = RunResults::from_json(&v4, "new.json")
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("new.json has results schema version 3")
-                && e.contains("reads versions 1 to 2"),
+            e.contains("new.json has results schema version 4")
+                && e.contains("reads versions 1 to 3"),
             "{e}"
         );
         let e = RunResults::from_json("{\"a\": 1}", "o.json")

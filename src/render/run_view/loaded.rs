@@ -125,8 +125,12 @@ pub fn loaded_summary(r: &RunResults) -> Option<String> {
         None => "latency never doubles".into(),
     };
     Some(format!(
-        "Idle {} ns; {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
+        "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
+         threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
         fmt_num(c.idle_ns_per_load),
+        l.page_size.label(),
+        crate::results::format::format_bytes(l.chaser_size_bytes),
+        l.chaser_cpu,
         fmt_num(c.peak_mb_per_s),
         fmt_num(c.ns_per_load_at_peak),
         upper_first(&crate::render::loaded_text::trend_sentence(l))

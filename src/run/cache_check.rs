@@ -30,20 +30,36 @@ pub fn declared_vs_measured(r: &RunResults) -> Vec<Finding> {
     let Some((curve, knees, huge)) = best_curve(l) else {
         return Vec::new();
     };
-    let Some(llc) = knees.levels.iter().rfind(|k| k.sysfs_bytes.is_some()) else {
+    let Some(at) = knees.levels.iter().rposition(|k| k.sysfs_bytes.is_some()) else {
         return Vec::new();
     };
-    let (Some(declared), Some(knee)) = (llc.sysfs_bytes, llc.knee_bytes) else {
+    let llc = &knees.levels[at];
+    let Some(declared) = llc.sysfs_bytes.filter(|&d| d > 0) else {
         return Vec::new();
     };
-    if declared == 0 || knee as f64 > CONTRADICTION_FRACTION * declared as f64 {
+    // Where the curve leaves the level: its plateau's knee, else (no plateau: the level's
+    // latency rises within it) the last point before halfway to memory's latency.
+    let lower = at
+        .checked_sub(1)
+        .and_then(|i| knees.levels[i].sysfs_bytes)
+        .unwrap_or(0);
+    let (edge, next) = match llc.knee_bytes {
+        Some(k) => (k, None),
+        None => match midpoint_edge(curve, lower, declared) {
+            Some((e, n)) => (e, Some(n)),
+            None => return Vec::new(),
+        },
+    };
+    if edge as f64 > CONTRADICTION_FRACTION * declared as f64 {
         return Vec::new();
     }
-    // The points from half the knee to the declared size must be undisturbed.
+    // The points from half the edge to twice it (and up to the declared size for a knee)
+    // must be undisturbed.
+    let top = next.map_or(declared, |n| n.max(2 * edge).min(declared));
     let around = curve
         .points
         .iter()
-        .filter(|p| p.working_set_bytes >= knee / 2 && p.working_set_bytes <= declared);
+        .filter(|p| p.working_set_bytes >= edge / 2 && p.working_set_bytes <= top);
     if around.clone().count() < 2 || around.clone().any(disturbed) {
         return Vec::new();
     }
@@ -52,17 +68,25 @@ pub fn declared_vs_measured(r: &RunResults) -> Vec<Finding> {
     } else {
         "4 KiB pages".to_string()
     };
+    let leaves = match next {
+        None => format!("leaves the {} plateau at {}", llc.level, bytes(edge)),
+        Some(n) => format!(
+            "leaves the {} level between {} and {} (halfway to memory's latency by {})",
+            llc.level,
+            bytes(edge),
+            bytes(n),
+            bytes(n)
+        ),
+    };
     let mut text = format!(
-        "{}: the kernel declares {} but the measured latency curve (random walk, {pages}) leaves \
-         the {} plateau at {}, {:.0} % of it: this CPU gets about {} of {} at {} speed (a \
+        "{}: the kernel declares {} but the measured latency curve (random walk, {pages}) \
+         {leaves}, {:.0} % of the declared size: this CPU gets about {} of {} at {} speed (a \
          virtual machine's slice of a larger cache, a partitioned cache, or other tenants' \
          data); size working sets by the measured figure, not the declared one",
         llc.level,
         bytes(declared),
-        llc.level,
-        bytes(knee),
-        100.0 * knee as f64 / declared as f64,
-        bytes(knee),
+        100.0 * edge as f64 / declared as f64,
+        bytes(edge),
         llc.level,
         llc.level,
     );
@@ -73,6 +97,42 @@ pub fn declared_vs_measured(r: &RunResults) -> Vec<Finding> {
         );
     }
     vec![Finding::info("cache-declared-vs-measured", text)]
+}
+
+/// Where a level without a plateau ends: the level's latency is the median of the points in
+/// (`lower`, 2 x `lower`] (`lower`: the previous level's size), memory's is the curve's largest
+/// point, which must lie at twice the declared size or beyond and be at least twice as slow;
+/// returns the last point below the geometric midpoint of the two and the first at or above
+/// it.
+fn midpoint_edge(curve: &SweepCurve, lower: u64, declared: u64) -> Option<(u64, u64)> {
+    let pts = &curve.points;
+    let last = pts.last()?;
+    if last.working_set_bytes < 2 * declared {
+        return None;
+    }
+    let mut near: Vec<f64> = pts
+        .iter()
+        .filter(|p| p.working_set_bytes > lower && p.working_set_bytes <= 2 * lower.max(1))
+        .map(|p| p.ns_per_load.median)
+        .collect();
+    if near.len() < 2 {
+        return None;
+    }
+    near.sort_by(f64::total_cmp);
+    let level = near[near.len() / 2];
+    let memory = last.ns_per_load.median;
+    if !(level > 0.0 && memory >= 2.0 * level) {
+        return None;
+    }
+    let mid = (level * memory).sqrt();
+    let mut prev = None;
+    for p in pts.iter().filter(|p| p.working_set_bytes > lower) {
+        if p.ns_per_load.median >= mid {
+            return prev.map(|e| (e, p.working_set_bytes));
+        }
+        prev = Some(p.working_set_bytes);
+    }
+    None
 }
 
 /// The random one-chain curve to judge: a huge-page one whose large points really got huge
@@ -233,6 +293,52 @@ mod tests {
         assert!(
             declared_vs_measured(&run_with(report(PageSize::Thp, 1.0, 4 * MIB, true))).is_empty()
         );
+    }
+
+    /// This VM's THP random walk (2026-11-24): L3 speed to 2.8 MiB, a step at 4 MiB, no
+    /// plateau long enough for a knee.
+    fn measured_here(knee: Option<u64>, memory_ns: f64) -> LatencyReport {
+        let curve: [(u64, f64); 9] = [
+            (1024, 16.7),
+            (1448, 18.6),
+            (2048, 19.7),
+            (2896, 22.7),
+            (4096, 98.0),
+            (8192, 150.7),
+            (32768, 175.6),
+            (131072, 196.0),
+            (262144, memory_ns),
+        ];
+        let mut l = report(PageSize::Thp, 1.0, 0, false);
+        l.sweep[0].points = curve
+            .iter()
+            .map(|&(kib, ns)| {
+                let mut p = point(kib << 10, PageSize::Thp, 1.0, false);
+                p.ns_per_load = crate::stats::Summary::of(&[ns]).unwrap();
+                p
+            })
+            .collect();
+        l.knees[0].levels[1].knee_bytes = knee;
+        l
+    }
+
+    #[test]
+    fn without_a_plateau_the_step_halfway_to_memory_bounds_the_level() {
+        let f = declared_vs_measured(&run_with(measured_here(None, 190.9)));
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert!(
+            f[0].text
+                .contains("leaves the L3 level between 2.8 MiB and 4 MiB"),
+            "{}",
+            f[0].text
+        );
+        assert!(
+            f[0].text.contains("9 % of the declared size"),
+            "{}",
+            f[0].text
+        );
+        // Memory not clearly slower than the level: no claim.
+        assert!(declared_vs_measured(&run_with(measured_here(None, 30.0))).is_empty());
     }
 
     #[test]

@@ -221,7 +221,7 @@ fn rates_per_rep(reps: &[Vec<ThreadSample<Moved>>], bytes_per_element: u64) -> V
 }
 
 /// The summed rate over repetitions (median, range, interval) and each thread's own. Pure.
-fn rates(per_rep: &[Vec<f64>], cpus: &[u32]) -> Rates {
+pub(super) fn rates(per_rep: &[Vec<f64>], cpus: &[u32]) -> Rates {
     let totals: Vec<f64> = per_rep.iter().map(|r| r.iter().sum()).collect();
     let t = Summary::of(&totals).unwrap_or(ZERO);
     let per_thread = cpus

@@ -18,14 +18,13 @@ use anyhow::Context as _;
 
 use super::descriptor::{mb_per_s, ELEMENT_BYTES};
 use super::experiment::keep_or_stop;
-use super::harness::CHUNK_ELEMENTS;
+use super::harness::{rates, CHUNK_ELEMENTS};
 use super::kernels::{Kernel, Params};
 use super::peak_plan::{plan, PeakMix, PeakPlan, PlannedRun};
 use super::RunSettings;
 use crate::experiment::Progress;
 use crate::loaded::kernel::{self as load, Pace};
 use crate::placement::{PlacedBuffer, PlacementReport, Policy};
-use crate::results::bandwidth::{Rates, ThreadRate};
 use crate::results::peak::{
     DomainNode, DomainRow, PeakBest, PeakReport, PeakRun, PeakScope, RateInterval,
 };
@@ -445,28 +444,6 @@ fn read_until_stopped(read: Kernel, params: &Params, w: &mut Worker, stop: &Stop
         app: bytes,
         dram: bytes,
     }
-}
-
-/// The summed rate over repetitions and each thread's own. Pure.
-fn rates(per_rep: &[Vec<f64>], cpus: &[u32]) -> Rates {
-    const ZERO: Summary = Summary::point(0.0, 0);
-    let totals: Vec<f64> = per_rep.iter().map(|r| r.iter().sum()).collect();
-    let t = Summary::of(&totals).unwrap_or(ZERO);
-    let per_thread = cpus
-        .iter()
-        .enumerate()
-        .map(|(i, &cpu)| {
-            let v: Vec<f64> = per_rep.iter().filter_map(|r| r.get(i).copied()).collect();
-            let s = Summary::of(&v).unwrap_or(ZERO);
-            ThreadRate {
-                cpu,
-                median: s.median,
-                min: s.min,
-                max: s.max,
-            }
-        })
-        .collect();
-    Rates::from_summary(&t, per_thread)
 }
 
 #[cfg(test)]

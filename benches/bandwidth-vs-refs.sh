@@ -38,10 +38,7 @@ declare -A map=([load_avx]=read [store_avx]=write [store_mem_avx]=write-nt [copy
     [copy_mem_avx]=copy-nt [triad_avx]=triad)
 
 ns_bin=$(find_numascope "$root")
-if ! is_runnable "$ns_bin"; then
-    echo "SKIP: numascope binary not found (cargo build --release, or set NUMASCOPE=/path)"
-    exit 1
-fi
+require_numascope "$ns_bin"
 have_lk=0
 have_st=0
 if is_runnable "$LIKWID_BENCH"; then have_lk=1; else
@@ -50,10 +47,7 @@ fi
 if is_runnable "${STREAM_BIN:-}"; then have_st=1; else
     echo "SKIP: STREAM (set STREAM_BIN=/path/to/stream built with -fopenmp; build it yourself)"
 fi
-if ! command -v jq >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: jq and python3 are needed to read numascope's JSON and summarize"
-    exit 1
-fi
+require_jq_python
 for k in $KERNELS; do
     [[ -n ${map[$k]:-} ]] || {
         echo "numascope bench: unknown likwid kernel '$k'; known: ${!map[*]}"

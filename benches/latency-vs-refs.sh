@@ -30,10 +30,7 @@ cpu=$(pick_cpu)
 nice=$(nice_prefix)
 
 ns_bin=$(find_numascope "$root")
-if ! is_runnable "$ns_bin"; then
-    echo "SKIP: numascope binary not found (cargo build --release, or set NUMASCOPE=/path)"
-    exit 1
-fi
+require_numascope "$ns_bin"
 have_mc=0
 have_lm=0
 if is_runnable "${MULTICHASE:-}"; then have_mc=1; else
@@ -42,10 +39,7 @@ fi
 if is_runnable "${LAT_MEM_RD:-}"; then have_lm=1; else
     echo "SKIP: lat_mem_rd (set LAT_MEM_RD=/path/to/lat_mem_rd; build lmbench yourself)"
 fi
-if ! command -v jq >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: jq and python3 are needed to read numascope's JSON and summarize"
-    exit 1
-fi
+require_jq_python
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -21,6 +21,22 @@ is_runnable() {
     [[ -n ${1:-} ]] && { [[ -x $1 && -f $1 ]] || command -v "$1" >/dev/null 2>&1; }
 }
 
+# Exits 1 with a SKIP line when $1 is not a runnable numascope binary.
+require_numascope() {
+    if ! is_runnable "$1"; then
+        echo "SKIP: numascope binary not found (cargo build --release, or set NUMASCOPE=/path)"
+        exit 1
+    fi
+}
+
+# Exits 1 with a SKIP line when jq or python3 (reading the JSON, summarizing) is missing.
+require_jq_python() {
+    if ! command -v jq >/dev/null || ! command -v python3 >/dev/null; then
+        echo "SKIP: jq and python3 are needed to read numascope's JSON and summarize"
+        exit 1
+    fi
+}
+
 # Runs every measurement at nice -20 when allowed (root or CAP_SYS_NICE): on a shared machine
 # this keeps other runnable work from taking the measuring CPU. Prints the prefix to use.
 nice_prefix() {

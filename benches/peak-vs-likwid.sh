@@ -30,18 +30,12 @@ LIKWID_BENCH=${LIKWID_BENCH:-likwid-bench}
 nice=$(nice_prefix)
 
 ns_bin=$(find_numascope "$root")
-if ! is_runnable "$ns_bin"; then
-    echo "SKIP: numascope binary not found (cargo build --release, or set NUMASCOPE=/path)"
-    exit 1
-fi
+require_numascope "$ns_bin"
 if ! is_runnable "$LIKWID_BENCH"; then
     echo "SKIP: likwid-bench (apt-get install likwid, or set LIKWID_BENCH=/path)"
     exit 1
 fi
-if ! command -v jq >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: jq and python3 are needed to read numascope's JSON and summarize"
-    exit 1
-fi
+require_jq_python
 [[ $SIZE =~ ^[0-9]+$ ]] || {
     echo "numascope bench: SIZE holds '$SIZE'; give a plain byte count such as 1073741824"
     exit 2

@@ -43,19 +43,13 @@ PAGE=${PAGE:-thp}
 nice=$(nice_prefix)
 
 ns_bin=$(find_numascope "$root")
-if ! is_runnable "$ns_bin"; then
-    echo "SKIP: numascope binary not found (cargo build --release, or set NUMASCOPE=/path)"
-    exit 1
-fi
+require_numascope "$ns_bin"
 if ! is_runnable "${STREAM_STRIDED_BIN:-}"; then
     echo "SKIP: no strided STREAM (build STREAM with a stride yourself, outside this" \
         "repository, and set STREAM_STRIDED_BIN=/path and STREAM_STRIDE=N)"
     exit 1
 fi
-if ! command -v jq >/dev/null || ! command -v python3 >/dev/null; then
-    echo "SKIP: jq and python3 are needed to read numascope's JSON and summarize"
-    exit 1
-fi
+require_jq_python
 [[ $STRIDE =~ ^[1-9][0-9]*$ ]] || {
     echo "numascope bench: STREAM_STRIDE is '$STRIDE'; give the stride in elements, e.g. 8"
     exit 2

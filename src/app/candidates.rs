@@ -344,7 +344,7 @@ pub fn merge_identical(topo: &Topology, cands: &[Candidate]) -> (Vec<Option<usiz
             (0..i).find(|&j| keys[j].as_ref() == Some(k))
         })
         .collect();
-    (merged, same_placement_reason(topo))
+    (merged, same_placement_reason(topo, false))
 }
 
 /// Checks that the kernel takes each candidate's policy, by setting it on a short-lived thread

@@ -282,8 +282,19 @@ pub(super) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -
         .latency_working_set_bytes
         .map(|b| format!(" on {}", format_bytes(b)))
         .unwrap_or_default();
+    // Row (a) pinned its thread to one CPU in files before issue 19's fix; since, it binds the
+    // thread to its node's CPUs (its numactl line). Say which this file holds.
+    let a = match t.scenarios.first().map(|s| s.cpus.as_slice()) {
+        Some([one]) => format!("pinned to CPU {one}"),
+        Some(cpus) if !cpus.is_empty() => format!(
+            "on node {}'s CPUs ({})",
+            t.home_node,
+            crate::results::format::format_list(cpus)
+        ),
+        _ => "pinned to its CPU".to_string(),
+    };
     Some(format!(
-        "ns: one thread's median dependent-load latency, random walk, 4k pages{size} on node {}; (a) pinned to its CPU, (b) left to the scheduler",
+        "ns: one thread's median dependent-load latency, random walk, 4k pages{size} on node {}; (a) {a}, (b) left to the scheduler",
         t.home_node
     ))
 }

@@ -47,7 +47,7 @@ impl ScenarioId {
     /// A short label for tables.
     pub fn label(self) -> &'static str {
         match self {
-            ScenarioId::PinnedLocal => "1 thread, pinned, local memory",
+            ScenarioId::PinnedLocal => "1 thread, bound to its node, local memory",
             ScenarioId::UnpinnedOneNode => "1 thread, unpinned, memory on one node",
             ScenarioId::CopyPerNode => "1 single-threaded copy per node, each local",
             ScenarioId::AllOneNode => "all threads, memory on one node",
@@ -64,11 +64,13 @@ pub struct ScenarioResult {
     pub id: ScenarioId,
     /// `a` to `g`.
     pub letter: String,
-    /// What was run, in words (`1 thread, pinned, local memory`).
+    /// What was run, in words (`1 thread, bound to its node, local memory`).
     pub label: String,
     /// Threads that ran.
     pub threads: usize,
-    /// CPUs the threads were pinned to; empty when left to the scheduler.
+    /// CPUs the threads were pinned to, one per thread; for row (a)'s one thread bound to its
+    /// node, that node's CPUs (the scheduler picks among them); empty when left to the
+    /// scheduler.
     pub cpus: Vec<u32>,
     pub pinned: bool,
     /// The memory policy in words (`bind to node 0`, `interleave over 0,1`, `weights 0:3,1:1`).

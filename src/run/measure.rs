@@ -17,11 +17,12 @@ use crate::latency::measure::{measure, Judge, SamplePlan};
 use crate::latency::walk::Chain;
 use crate::placement::{PageSize, PlacedBuffer, Policy};
 use crate::results::placement::{NodePages, PlacementReport};
-use crate::results::quality::RepetitionQuality;
+use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::threads::{run_team, TeamPlan};
+use crate::threads::quality::rep_sample;
+use crate::threads::{run_team, StealProbe, TeamPlan, ThreadProbe};
 use crate::topology::Topology;
 
 use super::plan::TimedSettings;
@@ -42,7 +43,7 @@ pub struct TeamBandwidth {
     pub per_thread_mb_per_s: Vec<f64>,
     /// Smallest fraction of a buffer's pages on the policy's intended nodes.
     pub placement_fraction: f64,
-    /// The team's repetition quality; `None` for the unpinned thread (no CPU to judge).
+    /// The repetitions' quality (the unpinned thread is judged wherever it ran).
     pub quality: Option<RepetitionQuality>,
     /// Base pages of all the buffers per node, as verified when they were placed.
     pub pages_per_node: Vec<NodePages>,
@@ -174,57 +175,84 @@ pub fn team_read_kept(
     })
 }
 
-/// Read bandwidth of one thread left to the scheduler (not pinned), its buffer under `policy`.
+/// Read bandwidth of one thread left to the scheduler among `cpus` (empty: every CPU this
+/// process may use), its buffer under `policy`.
 pub fn unpinned_read(
     topo: &Topology,
     root: &SysRoot,
     policy: &Policy,
+    cpus: &[u32],
     bytes: u64,
     timed: &TimedSettings,
 ) -> anyhow::Result<TeamBandwidth> {
-    unpinned_read_kept(topo, root, policy, bytes, timed, &mut None)
+    unpinned_read_kept(topo, root, policy, cpus, bytes, timed, &mut None)
 }
 
 /// [`unpinned_read`] that reuses the buffer in `kept` when there is one and leaves this run's
-/// buffer there.
+/// buffer there. Each repetition is judged like a pinned team's (METHODOLOGY point 21): the
+/// thread's CPU time against wall time wherever the scheduler ran it, and the steal time of
+/// the CPUs it may run on; a disturbed repetition is taken again while the allowance (as many
+/// retakes as repetitions planned) lasts, then kept and the figure marked disturbed.
 pub fn unpinned_read_kept(
     topo: &Topology,
     root: &SysRoot,
     policy: &Policy,
+    cpus: &[u32],
     bytes: u64,
     timed: &TimedSettings,
     kept: &mut Kept,
 ) -> anyhow::Result<TeamBandwidth> {
     root.require_live("measure bandwidth")?;
+    if !cpus.is_empty() {
+        crate::threads::check_cpus(topo, root, cpus)?;
+    }
     let kernel = read_kernel()?;
     let old = kept.take().and_then(|mut v| v.pop());
+    let watched = if cpus.is_empty() {
+        topo.usable_cpus()
+    } else {
+        cpus.to_vec()
+    };
+    let planned = timed.repetitions.max(1);
+    type Out = (Vec<f64>, PlacementReport, PlacedBuffer, RepetitionQuality);
     let r = std::thread::scope(|s| {
-        s.spawn(
-            || -> anyhow::Result<(Vec<f64>, PlacementReport, PlacedBuffer)> {
-                let (mut buf, report) = match old {
-                    Some(b) => b,
-                    None => {
-                        let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
-                        let report = buf.verify()?;
-                        (buf, report)
-                    }
-                };
-                let dur = Duration::from_millis(timed.duration_ms);
-                let mut v = Vec::new();
-                for rep in 0..timed.repetitions.max(1) + 1 {
-                    let t0 = Instant::now();
-                    let (b, _) = read_until(&kernel, buf.as_f64_mut(), || t0.elapsed() >= dur);
-                    let ns = t0.elapsed().as_nanos() as u64;
-                    if rep > 0 {
-                        v.push(mb_per_s(b, ns));
-                    }
-                    if interrupted() {
-                        break;
-                    }
+        s.spawn(|| -> anyhow::Result<Out> {
+            if !cpus.is_empty() {
+                crate::sys::affinity::set_current(cpus)?;
+            }
+            let (mut buf, report) = match old {
+                Some(b) => b,
+                None => {
+                    let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+                    let report = buf.verify()?;
+                    (buf, report)
                 }
-                Ok((v, report, buf))
-            },
-        )
+            };
+            let dur = Duration::from_millis(timed.duration_ms);
+            let mut quality = RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, planned as u32);
+            // One untimed repetition first (caches, TLB, frequency), as the team does.
+            let t0 = Instant::now();
+            read_until(&kernel, buf.as_f64_mut(), || t0.elapsed() >= dur);
+            let mut v = Vec::new();
+            while v.len() < planned && !interrupted() {
+                let steal = StealProbe::start(root, &watched);
+                let probe = ThreadProbe::start();
+                let t0 = Instant::now();
+                let (b, _) = read_until(&kernel, buf.as_f64_mut(), || t0.elapsed() >= dur);
+                let ns = t0.elapsed().as_nanos() as u64;
+                let usage = probe.finish();
+                let cpu = crate::sys::affinity::current_cpu_and_node()
+                    .map(|c| c.0)
+                    .unwrap_or(watched[0]);
+                if quality
+                    .record(&rep_sample(&[(cpu, usage)], steal.finish()))
+                    .kept()
+                {
+                    v.push(mb_per_s(b, ns));
+                }
+            }
+            Ok((v, report, buf, quality))
+        })
         .join()
         .map_err(|_| anyhow::anyhow!("the unpinned bandwidth thread panicked"))?
     })?;
@@ -235,7 +263,7 @@ pub fn unpinned_read_kept(
         .context("the bandwidth run was interrupted before a repetition finished")?;
     Ok(TeamBandwidth {
         pages_per_node: pages,
-        quality: None,
+        quality: Some(r.3),
         per_thread_mb_per_s: vec![total.median],
         total_mb_per_s: total,
         placement_fraction,
@@ -243,18 +271,23 @@ pub fn unpinned_read_kept(
 }
 
 /// Median dependent-load latency (random walk) of one thread over `bytes` placed with
-/// `policy`; pinned to `cpu` when given, else left to the scheduler. Returns (ns, placement
-/// fraction).
+/// `policy`: pinned to the CPU when `cpus` names one (and its samples judged), left to the
+/// scheduler among `cpus` when it names several, anywhere when it is empty. Returns (ns,
+/// placement fraction).
 pub fn chase_latency(
     topo: &Topology,
     root: &SysRoot,
-    cpu: Option<u32>,
+    cpus: &[u32],
     policy: &Policy,
     bytes: u64,
     plan: &SamplePlan,
     timer_resolution_ns: f64,
 ) -> anyhow::Result<(f64, f64)> {
     root.require_live("measure latency")?;
+    let pinned = match cpus {
+        [one] => Some(*one),
+        _ => None,
+    };
     let job = || -> anyhow::Result<(f64, f64)> {
         let mut buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
         let frac = buf.verify()?.fraction_on_intended;
@@ -266,18 +299,28 @@ pub fn chase_latency(
             seed: 0x5eed,
         };
         let mut chain = Chain::build(buf.as_u64_mut(), &spec)?;
-        let judge = cpu.map(|cpu| Judge { root, cpu });
+        let judge = pinned.map(|cpu| Judge { root, cpu });
         let m = measure(&mut chain, plan, timer_resolution_ns, judge)
             .context("the latency measurement was interrupted before a sample finished")?;
         Ok((m.ns_per_load.median, frac))
     };
-    match cpu {
+    match pinned {
         Some(c) => crate::threads::on_cpu(topo, root, c, job)?,
-        None => std::thread::scope(|s| {
-            s.spawn(job)
+        None => {
+            if !cpus.is_empty() {
+                crate::threads::check_cpus(topo, root, cpus)?;
+            }
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    if !cpus.is_empty() {
+                        crate::sys::affinity::set_current(cpus)?;
+                    }
+                    job()
+                })
                 .join()
                 .map_err(|_| anyhow::anyhow!("the unpinned latency thread panicked"))?
-        }),
+            })
+        }
     }
 }
 
@@ -326,12 +369,23 @@ mod tests {
                 pages: (8 << 20) / topo.environment.page_size_bytes.max(4096)
             }]
         );
-        let u = unpinned_read(&topo, &root, &Policy::Bind(vec![0]), 8 << 20, &timed).unwrap();
-        assert!(
-            u.total_mb_per_s.median.is_finite() && u.total_mb_per_s.median > 0.0,
-            "{u:?}"
-        );
-        assert_eq!(u.quality, None, "an unpinned thread has no CPU to judge");
+        // Left to the scheduler among all usable CPUs, then bound to the first one's set: the
+        // thread is judged wherever it ran, and keeps the planned repetitions.
+        for set in [vec![], cpus.clone()] {
+            let u =
+                unpinned_read(&topo, &root, &Policy::Bind(vec![0]), &set, 8 << 20, &timed).unwrap();
+            assert!(
+                u.total_mb_per_s.median.is_finite() && u.total_mb_per_s.median > 0.0,
+                "{u:?}"
+            );
+            assert_eq!(u.total_mb_per_s.samples, 2);
+            let q = u
+                .quality
+                .as_ref()
+                .expect("the unpinned thread is judged too");
+            assert_eq!(q.repetitions_kept, 2);
+            assert_eq!(q.repetitions_taken, 2 + q.repetitions_discarded);
+        }
         let plan = SamplePlan {
             samples: 3,
             warmup: 1,
@@ -340,7 +394,7 @@ mod tests {
         let (ns, frac) = chase_latency(
             &topo,
             &root,
-            None,
+            &[],
             &Policy::Bind(vec![0]),
             4 << 20,
             &plan,

@@ -57,8 +57,10 @@ pub enum Job {
         cpus: Vec<u32>,
         policies: Vec<Policy>,
     },
-    /// One thread left to the scheduler.
-    Unpinned { policy: Policy },
+    /// One thread left to the scheduler among `cpus` (empty: every CPU this process may use).
+    /// Row (a) binds its thread to the home node's CPUs, as `numactl --cpunodebind` does;
+    /// row (b) leaves it free.
+    Unpinned { policy: Policy, cpus: Vec<u32> },
 }
 
 /// One configuration of the comparison.
@@ -81,7 +83,7 @@ pub struct Outcome {
     pub placement_fraction: Option<f64>,
     /// The first failure; the configuration sits out the remaining rounds.
     pub error: Option<String>,
-    /// The repetition quality of its rounds together (pinned teams only).
+    /// The repetition quality of its rounds together.
     pub quality: Option<RepetitionQuality>,
     /// Rounds run beyond the plan because an interval was wider than the target.
     pub extra_rounds: usize,
@@ -260,8 +262,8 @@ fn measure_kept(
             timed,
             kept,
         ),
-        Job::Unpinned { policy } => {
-            unpinned_read_kept(topo, root, policy, cfg.bytes_per_thread, timed, kept)
+        Job::Unpinned { policy, cpus } => {
+            unpinned_read_kept(topo, root, policy, cpus, cfg.bytes_per_thread, timed, kept)
         }
     };
     drop(guard);

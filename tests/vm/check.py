@@ -1152,7 +1152,11 @@ def check_run_scenarios(c, res):
         nodes = sorted({node_of_cpu(s, x) for x in threads})
         # Where each row's threads run and its pages go.
         if letter == "a":
-            ok = len(threads) == 1 and nodes == [home] and set(pages) == {home}
+            # One thread bound to the home node: its CPUs are that node's, as with
+            # numactl --cpunodebind.
+            ok = r["threads"] == 1 and nodes == [home] and \
+                sorted(threads) == sorted(x for x in s.node(home).cpus if x not in s.offline_cpus) \
+                and set(pages) == {home}
         elif letter == "b":
             ok = not r["pinned"] and set(pages) == {home}
         elif letter == "c":

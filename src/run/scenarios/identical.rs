@@ -80,11 +80,21 @@ fn placement_key(topo: &Topology, cfg: &Config) -> Option<PlacementKey> {
             .zip(policies)
             .map(|(&c, p)| Some((Where::Cpu(c), pages(topo, &mem, p, Some(c))?)))
             .collect::<Option<Vec<_>>>()?,
-        Job::Unpinned { policy } => {
-            // With one usable CPU the scheduler has nowhere else to put the thread.
-            let w = match usable.as_slice() {
+        Job::Unpinned { policy, cpus } => {
+            // The scheduler's choice: the set it was given (all usable CPUs when none); with
+            // one CPU it has nowhere else to put the thread.
+            let mut set: Vec<u32> = if cpus.is_empty() {
+                usable.clone()
+            } else {
+                cpus.iter()
+                    .copied()
+                    .filter(|c| usable.contains(c))
+                    .collect()
+            };
+            set.sort_unstable();
+            let w = match set.as_slice() {
                 [only] => Where::Cpu(*only),
-                _ => Where::Scheduler(usable.clone()),
+                _ => Where::Scheduler(set),
             };
             let cpu = match w {
                 Where::Cpu(c) => Some(c),
@@ -97,8 +107,9 @@ fn placement_key(topo: &Topology, cfg: &Config) -> Option<PlacementKey> {
     Some((threads, cfg.bytes_per_thread))
 }
 
-/// Why configurations place identically here, from the machine's shape.
-pub(crate) fn same_reason(topo: &Topology) -> String {
+/// Why configurations place identically here, from the machine's shape; `one_thread` for rows
+/// of one thread, where a thread bound to its node and one left free can also be the same.
+pub(crate) fn same_reason(topo: &Topology, one_thread: bool) -> String {
     let mem = topo.memory_nodes();
     let usable = topo.usable_cpus();
     let mut facts = Vec::new();
@@ -108,8 +119,17 @@ pub(crate) fn same_reason(topo: &Topology) -> String {
             mem[0]
         ));
     }
+    let cpu_nodes: Vec<u32> = topo
+        .initiator_nodes()
+        .into_iter()
+        .filter(|n| !topo.usable_cpus_of(*n).is_empty())
+        .collect();
     if usable.len() == 1 {
         facts.push("one usable CPU, so the scheduler has nowhere else to run the thread".into());
+    } else if let ([only], true) = (cpu_nodes.as_slice(), one_thread) {
+        facts.push(format!(
+            "every usable CPU is on node {only}, so binding a thread to its node leaves the scheduler the same CPUs"
+        ));
     } else if topo
         .initiator_nodes()
         .iter()
@@ -140,7 +160,7 @@ pub(super) fn merge_identical(topo: &Topology, configs: &[Option<Config>]) -> Ve
 
 /// Gives each merged row (`merged[i]` = the row measured for it) that row's figures, and
 /// says why.
-pub(super) fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>], reason: &str) {
+pub(super) fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>], topo: &Topology) {
     for i in 0..rows.len() {
         if let Some(j) = merged[i] {
             let src = rows[j].clone();
@@ -154,7 +174,7 @@ pub(super) fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>]
             r.latency_ns = r.latency_ns.or(src.latency_ns);
             r.unavailable = src.unavailable;
             r.same_as = Some(src.id);
-            r.same_reason = Some(reason.to_string());
+            r.same_reason = Some(same_reason(topo, r.threads == 1));
         }
     }
 }

@@ -21,12 +21,14 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
     let home = home_node(topo)
         .ok_or_else(|| anyhow::anyhow!("no memory node is allowed to this process, so no scenario can place memory; check the cpuset (Mems_allowed_list)"))?;
     let all = topo.usable_cpus();
-    let home_cpu = topo
-        .usable_cpus_of(home)
-        .first()
-        .copied()
-        .or_else(|| all.first().copied())
-        .ok_or_else(|| anyhow::anyhow!("no usable CPU"))?;
+    // The home node's usable CPUs; a memory node without CPUs of its own lends all of them.
+    let home_cpus = match topo.usable_cpus_of(home) {
+        v if v.is_empty() => all.clone(),
+        v => v,
+    };
+    if home_cpus.is_empty() {
+        anyhow::bail!("no usable CPU");
+    }
     let mem = topo.memory_nodes();
     let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
     let interleave_arg = if mem.len() == topo.nodes.iter().filter(|n| n.has_memory).count() {
@@ -48,16 +50,25 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
     let copy_nodes_words: Vec<String> = copy_nodes.iter().map(|x| x.0.to_string()).collect();
 
     let mut rows = vec![
-        row(
-            ScenarioId::PinnedLocal,
-            &[home_cpu],
-            true,
-            format!("bind to node {home}, thread on CPU {home_cpu}"),
-            format!("numactl --cpunodebind={home} --membind={home} APP"),
-        ),
+        // (a) binds its one thread to the home node's CPUs, as its numactl line does (and as
+        // the article's "tied to the processor with memory" means); the scheduler picks among
+        // them. On a machine whose usable CPUs are all on one node, that is (b).
+        ScenarioResult {
+            threads: 1,
+            ..row(
+                ScenarioId::PinnedLocal,
+                &home_cpus,
+                true,
+                format!(
+                    "bind to node {home}, thread on node {home}'s CPUs ({})",
+                    format_list(&home_cpus)
+                ),
+                format!("numactl --cpunodebind={home} --membind={home} APP"),
+            )
+        },
         row(
             ScenarioId::UnpinnedOneNode,
-            &[home_cpu],
+            &home_cpus[..1],
             false,
             format!("bind to node {home}, thread placed by the scheduler"),
             format!("numactl --membind={home} APP"),
@@ -113,17 +124,39 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
     let copy = if copy_cpus.is_empty() {
         rows[2].unavailable = Some("no node has both usable CPUs and memory".into());
         None
+    } else if let [(node, _)] = copy_nodes.as_slice() {
+        // One node with CPUs and memory: its one copy is bound to the node as its numactl line
+        // says, which is (a) when that node is home.
+        let cpus = topo.usable_cpus_of(*node);
+        rows[2].cpus = cpus.clone();
+        Some(Config {
+            job: Job::Unpinned {
+                policy: Policy::Bind(vec![*node]),
+                cpus,
+            },
+            bytes_per_thread: per_thread(1),
+            weights: None,
+        })
     } else {
+        // Several nodes: each copy pinned to its node's first CPU, all running at once.
         Some(team(
             &copy_cpus,
             copy_nodes.iter().map(|x| Policy::Bind(vec![x.0])).collect(),
         ))
     };
     let configs = vec![
-        Some(team(&[home_cpu], vec![Policy::Bind(vec![home])])),
         Some(Config {
             job: Job::Unpinned {
                 policy: Policy::Bind(vec![home]),
+                cpus: home_cpus.clone(),
+            },
+            bytes_per_thread: per_thread(1),
+            weights: None,
+        }),
+        Some(Config {
+            job: Job::Unpinned {
+                policy: Policy::Bind(vec![home]),
+                cpus: vec![],
             },
             bytes_per_thread: per_thread(1),
             weights: None,

@@ -62,3 +62,71 @@ fn one(t: Table) -> Result<Vec<(String, String)>, csv::Error> {
         super::csv::table_csv(&t)?,
     )])
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::render::csv::csv_check as check;
+    use crate::run::sample;
+
+    /// A `bandwidth --peak` report as the command returns it: the peak and nothing else.
+    pub(crate) fn peak_report() -> BandwidthReport {
+        let mut b = sample::scaling(0, &[]);
+        b.scaling.clear();
+        b.peak = Some(crate::render::peak_text::tests::sample());
+        b
+    }
+
+    fn names(files: &[(String, String)]) -> Vec<&str> {
+        files.iter().map(|f| f.0.as_str()).collect()
+    }
+
+    /// Issue 14: each standalone variant writes the files `run` writes for its part, holding
+    /// to docs/csv.md, and no file for what it did not measure.
+    #[test]
+    fn each_variant_writes_the_run_files_of_its_part() {
+        let topo = sample::opteron_topology();
+        let doc = check::documented(include_str!("../../docs/csv.md"));
+        let peak = bandwidth_csv(&peak_report(), &topo).unwrap();
+        assert_eq!(names(&peak), ["peak.csv", "peak_domains.csv"]);
+        let scaling =
+            bandwidth_csv(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo).unwrap();
+        assert_eq!(names(&scaling), ["scaling.csv"]);
+        let opteron = crate::render::fixture::opteron_example();
+        let kernels = bandwidth_csv(opteron.bandwidth.as_ref().unwrap(), &topo).unwrap();
+        assert!(
+            names(&kernels).contains(&"bandwidth.csv"),
+            "{:?}",
+            names(&kernels)
+        );
+        assert!(!names(&kernels).iter().any(|n| n.starts_with("peak")));
+        let rm = rightmark_csv(&crate::render::tables_view::fixture::rightmark_example()).unwrap();
+        assert_eq!(names(&rm), ["rightmark.csv"]);
+        let sm = stream_matrix_csv(&crate::render::tables_view::fixture::stream_example()).unwrap();
+        assert_eq!(names(&sm), ["stream_matrix.csv"]);
+        for (name, text) in peak
+            .iter()
+            .chain(&scaling)
+            .chain(&kernels)
+            .chain(&rm)
+            .chain(&sm)
+        {
+            let problems = check::check_file(name, text, &doc[name.as_str()]);
+            assert!(problems.is_empty(), "{}", problems.join("\n"));
+        }
+        // One row per scope, mix and thread count: the sample has two mixes at 1 and 2 threads.
+        assert_eq!(peak[0].1.lines().count(), 1 + 4);
+    }
+
+    /// The report lands in the one field a run keeps it in, and nothing else is claimed.
+    #[test]
+    fn the_run_holds_only_the_report() {
+        let topo = sample::opteron_topology();
+        let r = bandwidth_run(&peak_report(), &topo);
+        assert!(r.peak.is_some() && r.bandwidth.is_none() && r.scaling.is_none());
+        assert!(r.plan.parts.is_empty() && r.plan.skipped.is_empty());
+        assert!(r.latency.is_none() && r.rightmark.is_none());
+        let r = bandwidth_run(&sample::scaling(0, &[(1, 1.0)]), &topo);
+        assert!(r.scaling.is_some() && r.peak.is_none() && r.bandwidth.is_none());
+    }
+}

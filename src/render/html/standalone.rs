@@ -181,3 +181,78 @@ fn close(mut p: Page) -> String {
     );
     p.html
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::tables_standalone::tests::peak_report;
+    use crate::render::tables_view::fixture::{rightmark_example, stream_example};
+    use crate::run::sample;
+
+    fn section<'a>(html: &'a str, id: &str) -> &'a str {
+        let start = html
+            .find(&format!("<section id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no section {id}"));
+        let s = &html[start..];
+        &s[..s.find("</section>").unwrap()]
+    }
+
+    /// Issue 14: `bandwidth --peak --html` draws the run report's per-mix bars (wide and for
+    /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
+    #[test]
+    fn the_peak_page_has_the_run_reports_bars_and_domain_table() {
+        let html = render_bandwidth(&peak_report(), &sample::opteron_topology());
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        let s = section(&html, "peak");
+        assert_eq!(s.matches("<svg ").count(), 2, "{s}");
+        assert!(s.contains("Peak injection per mix, node 0"));
+        assert!(s.contains("whiskers the 95 % interval"));
+        assert!(s.contains("L3 domain (CPUs)"), "{s}");
+        assert!(s.contains("one L3 domain"));
+        for absent in [
+            "id=\"bandwidth\"",
+            "id=\"scaling\"",
+            "Not measured",
+            "<script",
+        ] {
+            assert!(!html.contains(absent), "{absent}");
+        }
+    }
+
+    /// The other variants: the kernels table and the matrix's heat maps (the Opteron run),
+    /// the scaling curve.
+    #[test]
+    fn kernel_matrix_and_scaling_pages_reuse_the_run_sections() {
+        let topo = sample::opteron_topology();
+        let opteron = crate::render::fixture::opteron_example();
+        let html = render_bandwidth(opteron.bandwidth.as_ref().unwrap(), &topo);
+        assert!(section(&html, "bandwidth").contains("<table"));
+        assert!(!opteron.bandwidth.as_ref().unwrap().matrix.is_empty());
+        assert!(section(&html, "bandwidth-matrix").contains("<figure class=\"heatmap\">"));
+        let html = render_bandwidth(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo);
+        assert_eq!(section(&html, "scaling").matches("<svg ").count(), 2);
+        assert!(!html.contains("id=\"peak\""));
+    }
+
+    /// The node tables' pages: six heat maps and the article's layout; one heat map per
+    /// per-stream matrix; warnings escaped.
+    #[test]
+    fn node_table_pages_have_their_heat_maps() {
+        let mut rm = rightmark_example();
+        rm.warnings = vec!["<b>disturbed</b> & retaken".into()];
+        let html = render_rightmark(&rm);
+        let s = section(&html, "rightmark");
+        assert_eq!(s.matches("<figure class=\"heatmap\">").count(), 6);
+        assert!(s.contains("average read, MB/s") && s.contains("x0.655"));
+        assert!(html.contains("&lt;b&gt;disturbed&lt;/b&gt; &amp; retaken"));
+        assert!(!html.contains("<b>disturbed"));
+        let sm = stream_example();
+        let html = render_stream_matrix(&sm);
+        let s = section(&html, "stream-matrix");
+        assert_eq!(
+            s.matches("<figure class=\"heatmap\">").count(),
+            sm.matrices.len()
+        );
+        assert!(s.contains("source \\ destination"));
+    }
+}

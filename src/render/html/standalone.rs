@@ -17,7 +17,7 @@ use crate::render::tables_standalone::bandwidth_run;
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::environment::Environment;
 use crate::results::tables::{RightmarkReport, StreamMatrixReport};
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 /// The page of `numascope bandwidth --html`: one section per table the variant filled.
 pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {

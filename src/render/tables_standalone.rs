@@ -9,8 +9,8 @@ use super::run_view::Table;
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::plan::{Budget, Plan};
 use crate::results::tables::{RightmarkReport, StreamMatrixReport};
-use crate::results::RunResults;
 use crate::results::topology::Topology;
+use crate::results::RunResults;
 
 /// A run holding only `report`, in the field a run keeps that kind of bandwidth report in:
 /// `peak` for `--peak`, `scaling` for `--scaling`, `bandwidth` for everything else (kernels,

@@ -13,6 +13,7 @@ use super::esc;
 use super::page::{Page, CSS};
 use super::{parts, tables};
 use crate::render::run_view as view;
+use crate::render::svg;
 use crate::render::tables_standalone::bandwidth_run;
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::environment::Environment;
@@ -40,6 +41,13 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
             "Bandwidth kernels",
             "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
         );
+        if let Some((c, marks)) = kernels_chart(report) {
+            p.bar_chart(
+                &c,
+                &marks,
+                "Median MB/s (MB = 10^6 bytes, application bytes: with a stride, the bytes of the elements processed) of each kernel run, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest.",
+            );
+        }
         parts::bandwidth_kernels(&mut p, &r);
         p.section_close();
     }
@@ -88,6 +96,53 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         p.section_close();
     }
     close(p)
+}
+
+/// The kernel runs of a plain `bandwidth` (or `--stride`) invocation as bars with their
+/// intervals, since a table of a few medians is read faster as lengths. The run report shows
+/// the same runs as a table only, beside its other charts; the matrix, sweep, scaling and
+/// peak variants have their own charts, so they get none here.
+fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark>)> {
+    if b.results.is_empty()
+        || !b.matrix.is_empty()
+        || !b.scaling.is_empty()
+        || b.sweep.is_some()
+        || b.peak.is_some()
+    {
+        return None;
+    }
+    let mut bars = Vec::new();
+    let mut marks = Vec::new();
+    let mut highlight = None;
+    let mut top = f64::MIN;
+    for x in &b.results {
+        let s = view::rates_summary(&x.mb_per_s);
+        if s.median > top {
+            top = s.median;
+            highlight = Some(bars.len());
+        }
+        let stride = x
+            .stride_elements
+            .map_or(String::new(), |e| format!(", stride {} B", e * 8));
+        bars.push((
+            format!("{}{stride}, {} thread(s)", x.kernel, x.threads),
+            s.median,
+        ));
+        marks.push(svg::BarMark {
+            interval: s.ci_low.zip(s.ci_high),
+            disturbed: x.quality.as_ref().is_some_and(|q| q.disturbed),
+        });
+    }
+    Some((
+        svg::BarChart {
+            title: "Bandwidth per kernel".into(),
+            unit: "MB/s".into(),
+            bars,
+            highlight,
+            width: 900,
+        },
+        marks,
+    ))
 }
 
 /// The page of `numascope rightmark --html`: the run report's RightMark section.
@@ -227,8 +282,25 @@ mod tests {
         let opteron = crate::render::fixture::opteron_example();
         let html = render_bandwidth(opteron.bandwidth.as_ref().unwrap(), &topo);
         assert!(section(&html, "bandwidth").contains("<table"));
+        // The Opteron run has a matrix: its heat maps, not a bar per cell.
         assert!(!opteron.bandwidth.as_ref().unwrap().matrix.is_empty());
         assert!(section(&html, "bandwidth-matrix").contains("<figure class=\"heatmap\">"));
+        assert!(!html.contains("Bandwidth per kernel"));
+        let mut kernels = opteron.bandwidth.clone().unwrap();
+        kernels.matrix.clear();
+        kernels.results.truncate(2);
+        kernels.results[1].stride_elements = Some(8);
+        let html = render_bandwidth(&kernels, &topo);
+        let s = section(&html, "bandwidth");
+        assert_eq!(
+            s.matches("<svg ").count(),
+            2,
+            "the bars, wide and for a phone"
+        );
+        assert!(
+            s.contains("Bandwidth per kernel") && s.contains("stride 64 B"),
+            "{s}"
+        );
         let html = render_bandwidth(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo);
         assert_eq!(section(&html, "scaling").matches("<svg ").count(), 2);
         assert!(!html.contains("id=\"peak\""));

@@ -197,3 +197,55 @@ fn an_existing_page_is_refused_before_measuring() {
     }
     assert_eq!(std::fs::read_to_string(&html).unwrap(), "keep me");
 }
+
+/// The other variants write the run's files for their part and a page with its chart: the
+/// sweep's curve and table, the matrix's heat map, the scaling curve.
+#[test]
+fn sweep_matrix_and_scaling_write_their_files_and_charts() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = ["--duration", "10ms", "--repetitions", "1", "--warmup", "0"];
+    for (variant, files, section) in [
+        (
+            &["--sweep", "16KiB..32KiB", "--kernel", "read"][..],
+            &["bandwidth.csv", "bandwidth_sweep.csv"][..],
+            "bandwidth-sweep",
+        ),
+        (
+            &["--matrix", "--size", "8MiB"],
+            &["bandwidth.csv", "bandwidth_matrix.csv"],
+            "bandwidth-matrix",
+        ),
+        (
+            &["--scaling", "--size", "8MiB"],
+            &["scaling.csv"],
+            "scaling",
+        ),
+    ] {
+        let csv = dir.path().join(section);
+        let html = dir.path().join(format!("{section}.html"));
+        let out = numascope()
+            .arg("bandwidth")
+            .args(variant)
+            .args(quick)
+            .arg("--csv")
+            .arg(&csv)
+            .arg("--html")
+            .arg(&html)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{variant:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let got = checked_csvs(&csv);
+        let names: Vec<&str> = got.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(names, files, "{variant:?}");
+        assert!(got.iter().all(|f| f.1 >= 1), "{got:?}");
+        let page = std::fs::read_to_string(&html).unwrap();
+        let start = page
+            .find(&format!("<section id=\"{section}\">"))
+            .unwrap_or_else(|| panic!("{variant:?}: no section {section}"));
+        assert!(page[start..].contains("<svg "), "{variant:?}");
+    }
+}

@@ -35,22 +35,6 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         "kernels"
     };
     let mut p = open("Bandwidth", what, &report.environment, &report.warnings);
-    if !view::bandwidth_table(&r).rows.is_empty() {
-        p.section_open(
-            "bandwidth",
-            "Bandwidth kernels",
-            "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
-        );
-        if let Some((c, marks)) = kernels_chart(report) {
-            p.bar_chart(
-                &c,
-                &marks,
-                "Median MB/s (MB = 10^6 bytes, application bytes: with a stride, the bytes of the elements processed) of each kernel run, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest.",
-            );
-        }
-        parts::bandwidth_kernels(&mut p, &r);
-        p.section_close();
-    }
     if let Some(c) = view::bandwidth_sweep_chart(&r) {
         p.section_open(
             "bandwidth-sweep",
@@ -66,6 +50,33 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
                 parts::intervals_note(&c)
             ),
         );
+        // The sizes are this variant's rows, so its table replaces the kernels table (whose
+        // rows would repeat each kernel once per size without naming the size).
+        let t = view::bandwidth_sweep_table(&r).with_interval_text("mb_per_s", "MB/s");
+        let cols = t.cols(&[
+            "kernel",
+            "threads_count",
+            "working_set_per_thread_bytes",
+            "fits_in",
+            "mb_per_s_median",
+        ]);
+        p.table(&t, &cols, &|_| false);
+        p.section_close();
+    }
+    if report.sweep.is_none() && !view::bandwidth_table(&r).rows.is_empty() {
+        p.section_open(
+            "bandwidth",
+            "Bandwidth kernels",
+            "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
+        );
+        if let Some((c, marks)) = kernels_chart(report) {
+            p.bar_chart(
+                &c,
+                &marks,
+                "Median MB/s (MB = 10^6 bytes, application bytes: with a stride, the bytes of the elements processed) of each kernel run, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest.",
+            );
+        }
+        parts::bandwidth_kernels(&mut p, &r);
         p.section_close();
     }
     if view::bandwidth_heatmaps(&r).is_some() {

@@ -180,7 +180,8 @@ fn stride_writes_bandwidth_csv_and_page() {
     assert!(page[start..].contains("stride (bytes)"));
 }
 
-/// An existing page is never overwritten, and the refusal comes before anything runs.
+/// An existing page is never overwritten, a page with no directory to go to is refused, and
+/// both refusals come before anything runs.
 #[test]
 fn an_existing_page_is_refused_before_measuring() {
     let dir = tempfile::tempdir().unwrap();
@@ -196,6 +197,13 @@ fn an_existing_page_is_refused_before_measuring() {
         refused_in_one_sentence(numascope().args(args), "--html");
     }
     assert_eq!(std::fs::read_to_string(&html).unwrap(), "keep me");
+    let nowhere = dir.path().join("missing/page.html");
+    refused_in_one_sentence(
+        numascope()
+            .args(["bandwidth", "--peak", "--html"])
+            .arg(&nowhere),
+        "does not exist",
+    );
 }
 
 /// The other variants write the run's files for their part and a page with its chart: the

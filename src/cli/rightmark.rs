@@ -187,13 +187,24 @@ pub fn run(ctx: &Context, args: &RightmarkArgs) -> anyhow::Result<()> {
     })
 }
 
-/// Refuses an `--html` path that exists (nothing is overwritten), before anything is
-/// measured; `bandwidth` and `bandwidth --stream-matrix` use it too.
+/// Refuses an `--html` path that exists (nothing is overwritten) or whose directory does not,
+/// before anything is measured; `bandwidth` and `bandwidth --stream-matrix` use it too.
 pub(super) fn check_html_path(path: Option<&std::path::Path>) -> anyhow::Result<()> {
-    if let Some(p) = path.filter(|p| p.exists()) {
+    let Some(p) = path else { return Ok(()) };
+    if p.exists() {
         bail!(
             "--html {} already exists; remove it or choose another path",
             p.display()
+        );
+    }
+    if let Some(dir) = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        bail!(
+            "--html {}: the directory {} does not exist; create it or choose another path",
+            p.display(),
+            dir.display()
         );
     }
     Ok(())

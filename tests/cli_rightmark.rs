@@ -7,6 +7,9 @@
 
 mod common;
 
+#[path = "csv_tidy/check.rs"]
+mod check;
+
 use common::{fixture, json_of, numascope, refused_in_one_sentence, refused_in_one_sentence_with};
 
 /// The machine's memory nodes, from `topo --json`.
@@ -196,4 +199,95 @@ fn snapshots_are_refused_after_the_flags_are_checked() {
         "snapshot",
         3,
     );
+}
+
+/// Issue 14: the node tables on their own in every format: `--csv DIR` writes the run's file
+/// (documented columns, one row per cell and column) and `--html OUT.html` a page with the
+/// run report's heat maps, in the same invocation as the text.
+#[test]
+fn node_tables_write_their_csv_and_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = check::documented(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/csv.md")).unwrap(),
+    );
+    let run = |args: &[&str], csv: &str, html: &str| {
+        let out = numascope()
+            .args(args)
+            .arg("--csv")
+            .arg(dir.path().join(csv))
+            .arg("--html")
+            .arg(dir.path().join(html))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!out.stdout.is_empty(), "the text still goes to stdout");
+        let files: Vec<String> = std::fs::read_dir(dir.path().join(csv))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .collect();
+        (
+            files,
+            std::fs::read_to_string(dir.path().join(html)).unwrap(),
+        )
+    };
+    let n = memory_nodes();
+    let (files, page) = run(
+        &[
+            "rightmark",
+            "--cpu-nodes",
+            "0",
+            "--rounds",
+            "1",
+            "--size",
+            "1MiB",
+            "--duration",
+            "5ms",
+            "--samples",
+            "1",
+            "--sample-ms",
+            "0.2",
+        ],
+        "rm",
+        "rm.html",
+    );
+    assert_eq!(files, ["rightmark.csv"]);
+    let text = std::fs::read_to_string(dir.path().join("rm/rightmark.csv")).unwrap();
+    let problems = check::check_file("rightmark.csv", &text, &doc["rightmark.csv"]);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(text.lines().count(), 1 + 6 * n);
+    let sec = &page[page
+        .find("<section id=\"rightmark\">")
+        .expect("the section")..];
+    assert_eq!(sec.matches("<figure class=\"heatmap\">").count(), 6);
+
+    let (files, page) = run(
+        &[
+            "bandwidth",
+            "--stream-matrix",
+            "--threads",
+            "1",
+            "--size",
+            "2MiB",
+            "--duration",
+            "5ms",
+            "--rounds",
+            "1",
+        ],
+        "sm",
+        "sm.html",
+    );
+    assert_eq!(files, ["stream_matrix.csv"]);
+    let text = std::fs::read_to_string(dir.path().join("sm/stream_matrix.csv")).unwrap();
+    let problems = check::check_file("stream_matrix.csv", &text, &doc["stream_matrix.csv"]);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(text.lines().count(), 1 + n * n);
+    let sec = &page[page
+        .find("<section id=\"stream-matrix\">")
+        .expect("the section")..];
+    assert_eq!(sec.matches("<figure class=\"heatmap\">").count(), 1);
+    assert!(sec.contains("copy on CPU node 0"));
 }

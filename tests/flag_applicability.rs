@@ -236,6 +236,20 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["bandwidth", "--list-kernels", "--size", "1GiB"],
         &["--list-kernels", "--size"],
     ),
+    // --csv and --html write the measured tables; the kernel listing measures none (issue 14).
+    (
+        &["bandwidth", "--list-kernels", "--csv", "/nonexistent/dir"],
+        &["--list-kernels", "drop --csv"],
+    ),
+    (
+        &[
+            "bandwidth",
+            "--list-kernels",
+            "--html",
+            "/nonexistent/x.html",
+        ],
+        &["--list-kernels", "drop --html"],
+    ),
     // bandwidth --stream-matrix: flags it has no use for, kernels without a source and a
     // destination stream, a list of sizes (issue 14).
     (

@@ -1,5 +1,6 @@
 //! `numascope bandwidth`: the raw flags, resolved into validated runs (kernels, CPUs, memory
-//! placement, sizes), measured by `crate::bandwidth`, and rendered as text or JSON. Validation
+//! placement, sizes), measured by `crate::bandwidth`, and rendered as text or JSON, with the
+//! run's CSV tables (`--csv DIR`) and an HTML page of its charts (`--html OUT.html`). Validation
 //! happens before anything is allocated or pinned, so bad input (even against a replayed
 //! snapshot) costs one sentence and exit status 2.
 
@@ -116,9 +117,17 @@ pub struct BandwidthArgs {
     /// Interleaved rounds of --stream-matrix (each cell once per round; default 9).
     #[arg(long, requires = "stream_matrix", value_name = "N")]
     pub rounds: Option<usize>,
-    /// With --stream-matrix, also write stream_matrix.csv into this directory (docs/csv.md).
-    #[arg(long, requires = "stream_matrix", value_name = "DIR")]
+    /// Also write the tables as CSV into this directory, the files `run` writes for the same
+    /// part (docs/csv.md): bandwidth.csv, with --sweep or a --size list bandwidth_sweep.csv,
+    /// with --matrix bandwidth_matrix.csv, with --scaling scaling.csv, with --peak peak.csv
+    /// and peak_domains.csv, with --stream-matrix stream_matrix.csv.
+    #[arg(long, value_name = "DIR")]
     pub csv: Option<std::path::PathBuf>,
+    /// Also write a page with the run report's charts for what was measured (the peak's
+    /// per-mix bars and L3-domain table, the matrices' heat maps, the curves) to this file;
+    /// an existing file is refused.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<std::path::PathBuf>,
     // --- --stride (NUMA-STREAM's strided kernels) ---
     /// Process every N-th element (N in 8 B elements), or `line` for one element per cache
     /// line, on read, write, copy, scale, add, triad and update. MB/s then counts the useful
@@ -211,6 +220,8 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
             ("--isa", args.isa.is_some()),
             ("--stride", args.stride.is_some()),
             ("--peak", args.peak),
+            ("--csv", args.csv.is_some()),
+            ("--html", args.html.is_some()),
         ];
         if let Some((f, _)) = given.iter().find(|g| g.1) {
             anyhow::bail!("--list-kernels prints the kernel table and measures nothing, so {f} does nothing there; drop {f} or --list-kernels");
@@ -667,9 +678,18 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
         return super::stream_matrix::run(ctx, args, &topo);
     }
     let cfg = resolve(&topo, args)?;
+    super::rightmark::check_html_path(args.html.as_deref())?;
     ctx.root.require_live("measure bandwidth")?;
     let _host_lock = super::measuring_lock(ctx)?;
     let report = crate::bandwidth::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
+    if let Some(dir) = &args.csv {
+        let files = crate::render::tables_standalone::bandwidth_csv(&report, &topo)?;
+        super::rightmark::write_csv_files(dir, &files)?;
+    }
+    if let Some(path) = &args.html {
+        let page = crate::render::html::render_bandwidth(&report, &topo);
+        super::rightmark::write_html(path, &page)?;
+    }
     super::print_result(args.json, &report, |out| {
         bandwidth_text::render_report(out, &report)
     })

@@ -4,7 +4,7 @@
 //! write (non-temporal), pseudo-random (page-local) and random latency, in interleaved rounds,
 //! with each remote figure's ratio to its row's local one. Flags are resolved into a
 //! [`crate::tables::rightmark::Config`] here (one sentence per mistake, exit 2), then
-//! [`crate::tables::rightmark::run`] measures and the report goes to text, JSON or CSV.
+//! [`crate::tables::rightmark::run`] measures and the report goes to text, JSON, CSV or an HTML page.
 
 use std::time::Duration;
 
@@ -18,8 +18,8 @@ use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::selection;
 use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::PageSize;
-use crate::render::tables_text;
-use crate::results::tables::{RightmarkMetric, RightmarkReport};
+use crate::render::{tables_standalone, tables_text};
+use crate::results::tables::RightmarkMetric;
 use crate::tables::rightmark::{self, Config, BLOCK_BYTES};
 use crate::topology::{read_topology, Topology};
 
@@ -59,6 +59,10 @@ pub struct RightmarkArgs {
     /// Also write the table as rightmark.csv into this directory (docs/csv.md).
     #[arg(long, value_name = "DIR")]
     pub csv: Option<std::path::PathBuf>,
+    /// Also write the page with the table's heat maps (the run report's RightMark section)
+    /// to this file; an existing file is refused.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<std::path::PathBuf>,
     /// Print the report as JSON (see docs/schema/rightmark.md).
     #[arg(long)]
     pub json: bool,
@@ -159,6 +163,7 @@ pub fn run(ctx: &Context, args: &RightmarkArgs) -> anyhow::Result<()> {
         }
     };
     let cfg = resolve(&topo, args)?;
+    check_html_path(args.html.as_deref())?;
     root.require_live("measure the RightMark table")?;
     let cpus: Vec<u32> = cfg.cpus.iter().map(|c| c.1).collect();
     crate::threads::check_cpus(&topo, root, &cpus)?;
@@ -172,23 +177,55 @@ pub fn run(ctx: &Context, args: &RightmarkArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let report = out.into_result()?;
     if let Some(dir) = &args.csv {
-        write_csv(dir, &report)?;
+        write_csv_files(dir, &tables_standalone::rightmark_csv(&report)?)?;
+    }
+    if let Some(path) = &args.html {
+        write_html(path, &crate::render::html::render_rightmark(&report))?;
     }
     super::print_result(args.json, &report, |o| {
         tables_text::render_rightmark(&report, o)
     })
 }
 
-/// `--csv DIR`: rightmark.csv.
-fn write_csv(dir: &std::path::Path, report: &RightmarkReport) -> anyhow::Result<()> {
-    let t = crate::render::tables_view::rightmark_table(Some(report));
-    write_table_csv(dir, &t)
+/// Refuses an `--html` path that exists (nothing is overwritten) or whose directory does not,
+/// before anything is measured; `bandwidth` and `bandwidth --stream-matrix` use it too.
+pub(super) fn check_html_path(path: Option<&std::path::Path>) -> anyhow::Result<()> {
+    let Some(p) = path else { return Ok(()) };
+    if p.exists() {
+        bail!(
+            "--html {} already exists; remove it or choose another path",
+            p.display()
+        );
+    }
+    if let Some(dir) = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+    {
+        bail!(
+            "--html {}: the directory {} does not exist; create it or choose another path",
+            p.display(),
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
-/// Writes one table as `{name}.csv` into `dir` (created when missing).
-pub(crate) fn write_table_csv(
+/// Writes the page atomically (a temporary file renamed over the path), so no reader sees
+/// half a page.
+pub(super) fn write_html(path: &std::path::Path, html: &str) -> anyhow::Result<()> {
+    crate::run::output::write_atomic(path, html.as_bytes()).with_context(|| {
+        format!(
+            "--html {}: cannot write the page; give a writable path",
+            path.display()
+        )
+    })
+}
+
+/// Writes (file name, contents) pairs into `dir` (created when missing), each atomically as
+/// the run's output directory does, so a reader never sees half a table.
+pub(super) fn write_csv_files(
     dir: &std::path::Path,
-    t: &crate::render::run_view::Table,
+    files: &[(String, String)],
 ) -> anyhow::Result<()> {
     std::fs::create_dir_all(dir).with_context(|| {
         format!(
@@ -196,14 +233,16 @@ pub(crate) fn write_table_csv(
             dir.display()
         )
     })?;
-    let path = dir.join(format!("{}.csv", t.name));
-    let text = crate::render::csv::table_csv(t)?;
-    std::fs::write(&path, text).with_context(|| {
-        format!(
-            "--csv: cannot write {}; give a writable directory",
-            path.display()
-        )
-    })
+    for (name, text) in files {
+        let path = dir.join(name);
+        crate::run::output::write_atomic(&path, text.as_bytes()).with_context(|| {
+            format!(
+                "--csv: cannot write {}; give a writable directory",
+                path.display()
+            )
+        })?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -139,6 +139,7 @@ pub fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> 
 /// Runs `bandwidth --stream-matrix`.
 pub fn run(ctx: &Context, args: &BandwidthArgs, topo: &Topology) -> anyhow::Result<()> {
     let cfg = resolve(topo, args)?;
+    super::rightmark::check_html_path(args.html.as_deref())?;
     ctx.root.require_live("measure bandwidth")?;
     let _host_lock = super::measuring_lock(ctx)?;
     let bar = indicatif::ProgressBar::with_draw_target(None, super::ui::progress_target());
@@ -150,8 +151,12 @@ pub fn run(ctx: &Context, args: &BandwidthArgs, topo: &Topology) -> anyhow::Resu
     bar.finish_and_clear();
     let report = out.into_result()?;
     if let Some(dir) = &args.csv {
-        let t = crate::render::tables_view::stream_matrix_table(Some(&report));
-        super::rightmark::write_table_csv(dir, &t)?;
+        let files = crate::render::tables_standalone::stream_matrix_csv(&report)?;
+        super::rightmark::write_csv_files(dir, &files)?;
+    }
+    if let Some(path) = &args.html {
+        let page = crate::render::html::render_stream_matrix(&report);
+        super::rightmark::write_html(path, &page)?;
     }
     super::print_result(args.json, &report, |o| {
         tables_text::render_stream_matrix(&report, o)

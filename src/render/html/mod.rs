@@ -13,9 +13,11 @@ mod loaded;
 mod page;
 mod parts;
 mod policy;
+mod standalone;
 mod tables;
 
 pub use loaded::render_loaded;
+pub use standalone::{render_bandwidth, render_rightmark, render_stream_matrix};
 
 use std::fmt::Write as _;
 

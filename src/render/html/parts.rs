@@ -125,7 +125,7 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
 
 /// The peak part, when it ran: the mixes as grouped bars with their intervals, the L3
 /// domains alone beside their shares, both tables and the domain finding.
-fn peak(p: &mut Page, r: &RunResults) {
+pub(super) fn peak(p: &mut Page, r: &RunResults) {
     let Some(rep) = view::peak_report(r) else {
         return;
     };
@@ -254,7 +254,7 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
 }
 
 /// What the chart's bars and hollow points mean, or why there are no bars.
-fn intervals_note(c: &svg::LineChart) -> String {
+pub(super) fn intervals_note(c: &svg::LineChart) -> String {
     let mut s = if c.errors.is_empty() {
         "No point has a 95 % interval (fewer than six samples each, or a results file written \
          before intervals existed)."

@@ -1,7 +1,9 @@
 //! The RightMark section of the HTML report: one heatmap per column of the table (CPU node x
 //! memory node, cells coloured by the median), two side by side, then the table itself in the
 //! article's layout with every figure's interval and every remote figure's ratio to its row's
-//! local one.
+//! local one; and the per-stream matrix's section, one heatmap per kernel and CPU node. The
+//! bodies are shared with the pages `rightmark --html` and `bandwidth --stream-matrix --html`
+//! write on their own (`super::standalone`).
 
 use std::fmt::Write as _;
 
@@ -10,7 +12,7 @@ use super::page::Page;
 use crate::render::run_view::{Cell, Table};
 use crate::render::svg;
 use crate::render::tables_view::{figure_text, ratio_text, rightmark_heatmaps, stream_heatmap};
-use crate::results::tables::{RightmarkReport, StreamMatrix};
+use crate::results::tables::{RightmarkReport, StreamMatrix, StreamMatrixReport};
 use crate::results::{Part, RunResults};
 
 pub(super) fn rightmark(p: &mut Page, r: &RunResults) {
@@ -25,6 +27,12 @@ pub(super) fn rightmark(p: &mut Page, r: &RunResults) {
         }
         return;
     };
+    rightmark_body(p, rm);
+}
+
+/// The RightMark heatmaps, the sentence on how they were measured and the table: the run
+/// report's section and the page `numascope rightmark --html` writes.
+pub(super) fn rightmark_body(p: &mut Page, rm: &RightmarkReport) {
     let maps = rightmark_heatmaps(rm);
     for pair in maps.chunks(2) {
         p.push("<div class=\"pair\">");
@@ -59,6 +67,12 @@ pub(super) fn stream_matrix(p: &mut Page, r: &RunResults) {
         }
         return;
     };
+    stream_matrix_body(p, sm);
+}
+
+/// One heatmap, sentence and table per kernel and CPU node: the run report's section and the
+/// page `numascope bandwidth --stream-matrix --html` writes.
+pub(super) fn stream_matrix_body(p: &mut Page, sm: &StreamMatrixReport) {
     for m in &sm.matrices {
         p.heatmap_figure(svg::heatmap(&stream_heatmap(m)), "");
         let _ = write!(

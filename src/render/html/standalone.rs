@@ -1,0 +1,341 @@
+//! The pages the measuring commands write with `--html OUT.html` when they run on their own:
+//! `bandwidth` (kernels, `--stride`, `--sweep`, `--matrix`, `--scaling`, `--peak`),
+//! `bandwidth --stream-matrix` and `rightmark`. Each page is the run report's layout (the same
+//! stylesheet, self-contained, no scripts) holding only what the command measured, drawn by
+//! the run report's own section bodies: a peak page shows the per-mix bars with their
+//! intervals and the L3-domain table exactly as `report.html` does, the node tables their
+//! heat maps. A bandwidth report is first put where a run keeps it
+//! ([`crate::render::tables_standalone::bandwidth_run`]), so no chart is drawn twice in code.
+
+use std::fmt::Write as _;
+
+use super::esc;
+use super::page::{Page, CSS};
+use super::{parts, tables};
+use crate::render::run_view as view;
+use crate::render::svg;
+use crate::render::tables_standalone::bandwidth_run;
+use crate::results::bandwidth::BandwidthReport;
+use crate::results::environment::Environment;
+use crate::results::tables::{RightmarkReport, StreamMatrixReport};
+use crate::results::topology::Topology;
+
+/// The page of `numascope bandwidth --html`: one section per table the variant filled.
+pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
+    let r = bandwidth_run(report, topo);
+    let what = if report.peak.is_some() {
+        "peak injection per read/write mix"
+    } else if !report.scaling.is_empty() {
+        "scaling with threads"
+    } else if !report.matrix.is_empty() {
+        "CPU node x memory node"
+    } else if report.sweep.is_some() {
+        "against working-set size"
+    } else {
+        "kernels"
+    };
+    let mut p = open("Bandwidth", what, &report.environment, &report.warnings);
+    if let Some(c) = view::bandwidth_sweep_chart(&r) {
+        p.section_open(
+            "bandwidth-sweep",
+            "Bandwidth vs working set",
+            "Each size is labelled with the cache it fits in.",
+        );
+        p.line_chart(
+            &c,
+            &format!(
+                "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
+                 against the working set per thread; x axis in powers of two. Dashed lines: \
+                 cache sizes from sysfs. {}",
+                parts::intervals_note(&c)
+            ),
+        );
+        // The sizes are this variant's rows, so its table replaces the kernels table (whose
+        // rows would repeat each kernel once per size without naming the size).
+        let t = view::bandwidth_sweep_table(&r).with_interval_text("mb_per_s", "MB/s");
+        let cols = t.cols(&[
+            "kernel",
+            "threads_count",
+            "working_set_per_thread_bytes",
+            "fits_in",
+            "mb_per_s_median",
+        ]);
+        p.table(&t, &cols, &|_| false);
+        p.section_close();
+    }
+    if report.sweep.is_none() && !view::bandwidth_table(&r).rows.is_empty() {
+        p.section_open(
+            "bandwidth",
+            "Bandwidth kernels",
+            "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
+        );
+        if let Some((c, marks)) = kernels_chart(report) {
+            p.bar_chart(
+                &c,
+                &marks,
+                "Median MB/s (MB = 10^6 bytes, application bytes: with a stride, the bytes of the elements processed) of each kernel run, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest.",
+            );
+        }
+        parts::bandwidth_kernels(&mut p, &r);
+        p.section_close();
+    }
+    if view::bandwidth_heatmaps(&r).is_some() {
+        p.section_open(
+            "bandwidth-matrix",
+            "Bandwidth, CPU node \u{00d7} memory node",
+            "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
+        );
+        parts::bandwidth_matrix(&mut p, &r);
+        p.section_close();
+    }
+    if view::scaling_chart(&r).is_some() {
+        p.section_open(
+            "scaling",
+            "Bandwidth scaling with threads",
+            "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
+        );
+        parts::scaling(&mut p, &r);
+        p.section_close();
+    }
+    if view::peak_report(&r).is_some() {
+        p.section_open(
+            "peak",
+            "Peak injection bandwidth",
+            "Every node and package with 1, half and all of its usable CPUs, each thread's memory bound to its own node, for each read/write mix; then each node's L3 domains alone and all at once.",
+        );
+        parts::peak(&mut p, &r);
+        p.section_close();
+    }
+    close(p)
+}
+
+/// The kernel runs of a plain `bandwidth` (or `--stride`) invocation as bars with their
+/// intervals, since a table of a few medians is read faster as lengths. The run report shows
+/// the same runs as a table only, beside its other charts; the matrix, sweep, scaling and
+/// peak variants have their own charts, so they get none here.
+fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark>)> {
+    if b.results.is_empty()
+        || !b.matrix.is_empty()
+        || !b.scaling.is_empty()
+        || b.sweep.is_some()
+        || b.peak.is_some()
+    {
+        return None;
+    }
+    let mut bars = Vec::new();
+    let mut marks = Vec::new();
+    let mut highlight = None;
+    let mut top = f64::MIN;
+    for x in &b.results {
+        let s = view::rates_summary(&x.mb_per_s);
+        if s.median > top {
+            top = s.median;
+            highlight = Some(bars.len());
+        }
+        let stride = x
+            .stride_elements
+            .map_or(String::new(), |e| format!(", stride {} B", e * 8));
+        bars.push((
+            format!("{}{stride}, {} thread(s)", x.kernel, x.threads),
+            s.median,
+        ));
+        marks.push(svg::BarMark {
+            interval: s.ci_low.zip(s.ci_high),
+            disturbed: x.quality.as_ref().is_some_and(|q| q.disturbed),
+        });
+    }
+    Some((
+        svg::BarChart {
+            title: "Bandwidth per kernel".into(),
+            unit: "MB/s".into(),
+            bars,
+            highlight,
+            width: 900,
+        },
+        marks,
+    ))
+}
+
+/// The page of `numascope rightmark --html`: the run report's RightMark section.
+pub fn render_rightmark(r: &RightmarkReport) -> String {
+    let what = format!(
+        "{} CPU node x memory node cell(s), {} rounds",
+        r.cells.len(),
+        r.rounds
+    );
+    let mut p = open("RightMark table", &what, &r.environment, &r.warnings);
+    p.section_open(
+        "rightmark",
+        "RightMark table, CPU node \u{00d7} memory node",
+        "The 2005 Opteron article's table measured here: one thread on the row's node, a block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
+    );
+    tables::rightmark_body(&mut p, r);
+    p.section_close();
+    close(p)
+}
+
+/// The page of `numascope bandwidth --stream-matrix --html`: the run report's per-stream
+/// section, one heat map per kernel and CPU node.
+pub fn render_stream_matrix(r: &StreamMatrixReport) -> String {
+    let what = format!("{} matrix(es), {} rounds", r.matrices.len(), r.rounds);
+    let mut p = open("Per-stream placement", &what, &r.environment, &r.warnings);
+    p.section_open(
+        "stream-matrix",
+        "Bandwidth, source node \u{00d7} destination node",
+        "LIKWID's per-stream placement: the CPU node's threads read from arrays on the row's node and write into an array on the column's node.",
+    );
+    tables::stream_matrix_body(&mut p, r);
+    p.section_close();
+    close(p)
+}
+
+/// The document head, the header (title, what was measured, the machine) and the warnings.
+fn open(title: &str, what: &str, env: &Environment, warnings: &[String]) -> Page {
+    let mut p = Page {
+        html: String::with_capacity(128 * 1024),
+    };
+    let _ = write!(
+        p.html,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>numascope {}</title><style>{CSS}</style></head>\n<body><main>\n",
+        esc(&title.to_lowercase())
+    );
+    let _ = write!(
+        p.html,
+        "<header class=\"top\"><h1>{}</h1><div class=\"sub\">",
+        esc(title)
+    );
+    let mut facts = vec![
+        what.to_string(),
+        env.cpu_model
+            .clone()
+            .unwrap_or_else(|| "unknown CPU".into()),
+        format!(
+            "Linux {}",
+            env.kernel_release.as_deref().unwrap_or("unknown")
+        ),
+    ];
+    if env.hypervisor {
+        facts.push(format!(
+            "virtual machine{}",
+            env.hypervisor_type
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default()
+        ));
+    }
+    for f in facts {
+        let _ = write!(p.html, "<span>{}</span>", esc(&f));
+    }
+    p.push("</div></header>\n");
+    if !warnings.is_empty() {
+        p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
+        for w in warnings {
+            let _ = write!(p.html, "<li>{}</li>", esc(w));
+        }
+        p.push("</ul></div>\n");
+    }
+    p
+}
+
+fn close(mut p: Page) -> String {
+    let _ = write!(
+        p.html,
+        "<footer>numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes</footer>\n</main></body></html>\n",
+        esc(env!("CARGO_PKG_VERSION"))
+    );
+    p.html
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::tables_standalone::tests::peak_report;
+    use crate::render::tables_view::fixture::{rightmark_example, stream_example};
+    use crate::run::sample;
+
+    fn section<'a>(html: &'a str, id: &str) -> &'a str {
+        let start = html
+            .find(&format!("<section id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("no section {id}"));
+        let s = &html[start..];
+        &s[..s.find("</section>").unwrap()]
+    }
+
+    /// Issue 14: `bandwidth --peak --html` draws the run report's per-mix bars (wide and for
+    /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
+    #[test]
+    fn the_peak_page_has_the_run_reports_bars_and_domain_table() {
+        let html = render_bandwidth(&peak_report(), &sample::opteron_topology());
+        assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
+        let s = section(&html, "peak");
+        assert_eq!(s.matches("<svg ").count(), 2, "{s}");
+        assert!(s.contains("Peak injection per mix, node 0"));
+        assert!(s.contains("whiskers the 95 % interval"));
+        assert!(s.contains("L3 domain (CPUs)"), "{s}");
+        assert!(s.contains("one L3 domain"));
+        for absent in [
+            "id=\"bandwidth\"",
+            "id=\"scaling\"",
+            "Not measured",
+            "<script",
+        ] {
+            assert!(!html.contains(absent), "{absent}");
+        }
+    }
+
+    /// The other variants: the kernels table and the matrix's heat maps (the Opteron run),
+    /// the scaling curve.
+    #[test]
+    fn kernel_matrix_and_scaling_pages_reuse_the_run_sections() {
+        let topo = sample::opteron_topology();
+        let opteron = crate::render::fixture::opteron_example();
+        let html = render_bandwidth(opteron.bandwidth.as_ref().unwrap(), &topo);
+        assert!(section(&html, "bandwidth").contains("<table"));
+        // The Opteron run has a matrix: its heat maps, not a bar per cell.
+        assert!(!opteron.bandwidth.as_ref().unwrap().matrix.is_empty());
+        assert!(section(&html, "bandwidth-matrix").contains("<figure class=\"heatmap\">"));
+        assert!(!html.contains("Bandwidth per kernel"));
+        let mut kernels = opteron.bandwidth.clone().unwrap();
+        kernels.matrix.clear();
+        kernels.results.truncate(2);
+        kernels.results[1].stride_elements = Some(8);
+        let html = render_bandwidth(&kernels, &topo);
+        let s = section(&html, "bandwidth");
+        assert_eq!(
+            s.matches("<svg ").count(),
+            2,
+            "the bars, wide and for a phone"
+        );
+        assert!(
+            s.contains("Bandwidth per kernel") && s.contains("stride 64 B"),
+            "{s}"
+        );
+        let html = render_bandwidth(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo);
+        assert_eq!(section(&html, "scaling").matches("<svg ").count(), 2);
+        assert!(!html.contains("id=\"peak\""));
+    }
+
+    /// The node tables' pages: six heat maps and the article's layout; one heat map per
+    /// per-stream matrix; warnings escaped.
+    #[test]
+    fn node_table_pages_have_their_heat_maps() {
+        let mut rm = rightmark_example();
+        rm.warnings = vec!["<b>disturbed</b> & retaken".into()];
+        let html = render_rightmark(&rm);
+        let s = section(&html, "rightmark");
+        assert_eq!(s.matches("<figure class=\"heatmap\">").count(), 6);
+        assert!(s.contains("average read, MB/s") && s.contains("x0.655"));
+        assert!(html.contains("&lt;b&gt;disturbed&lt;/b&gt; &amp; retaken"));
+        assert!(!html.contains("<b>disturbed"));
+        let sm = stream_example();
+        let html = render_stream_matrix(&sm);
+        let s = section(&html, "stream-matrix");
+        assert_eq!(
+            s.matches("<figure class=\"heatmap\">").count(),
+            sm.matrices.len()
+        );
+        assert!(s.contains("source \\ destination"));
+    }
+}

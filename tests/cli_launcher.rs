@@ -102,7 +102,10 @@ fn mpirun_ranks_are_refused_while_the_lock_is_held_then_take_it_in_turn() {
             .lines()
             .filter(|l| l.starts_with("numascope: error: another numascope measurement"))
             .collect();
-        assert_eq!(refusals.len(), 3, "{err}");
+        // mpirun ends the job when the first rank exits non-zero: on a busy machine the
+        // other ranks can be stopped before they print their own refusal, so at least one
+        // refusal, and none of them measured (the output directory stays empty, below).
+        assert!((1..=3).contains(&refusals.len()), "{err}");
         for r in refusals {
             assert!(r.contains(&format!("(PID {})", std::process::id())), "{r}");
         }

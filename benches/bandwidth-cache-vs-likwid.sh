@@ -107,7 +107,7 @@ python3 - "$root/benches" "$tsv" <<'EOF'
 import sys
 
 sys.path.insert(0, sys.argv[1])
-from summarize import cell, fmt_size, load, paired, ratio, stat, table
+from summarize import cell, fmt_size, load, paired, ratio, stat, table, verdict
 
 values, _ = load(sys.argv[2])
 cases = sorted({(c, v) for (_t, c, v) in values}, key=lambda x: (int(x[0].split("@")[1]), x[0]))
@@ -125,7 +125,7 @@ for case, threads in cases:
             cell(ns, "{:.0f}"),
             ratio(ns, lk),
             paired(("numascope", case, threads), ("likwid", case, threads)),
-            ">=1" if ns and lk and ns[0] >= lk[0] else ("<1" if ns and lk else "-"),
+            verdict(("numascope", case, threads), ("likwid", case, threads)),
         ]
     )
 print(table(rows, ["kernel", "working set", "threads", "likwid MB/s", "numascope MB/s",

@@ -69,6 +69,23 @@ def paired(key_a, key_b):
     return f"{statistics.median(rs):.3f}" if rs else "-"
 
 
+def verdict(key_a, key_b):
+    """The target column from the per-run paired ratios (a sign test, not the medians alone):
+    ">=1" when every run's ratio is at least 1, "<1" when every run's is below, else
+    "undecided" with the count of runs at or above 1: the machine's noise is larger than the
+    difference, and the medians' ratio alone would name a side by chance."""
+    a, b = RUNS.get(key_a, {}), RUNS.get(key_b, {})
+    rs = [a[r] / b[r] for r in a if r in b and b[r]]
+    if not rs:
+        return "-"
+    up = sum(1 for x in rs if x >= 1.0)
+    if up == len(rs):
+        return f">=1 ({up}/{len(rs)} runs)"
+    if up == 0:
+        return f"<1 (0/{len(rs)} runs)"
+    return f"undecided ({up}/{len(rs)} runs >=1)"
+
+
 def ratio(a, b):
     if a is None or b is None or b[0] == 0:
         return "-"
@@ -174,7 +191,7 @@ def bandwidth(path):
                     ratio(ns, ref),
                     paired(("numascope", nk, str(t)), ("likwid", lk, str(t))),
                     field,
-                    ">=1" if ns and ref and ns[0] >= ref[0] else ("<1" if ns and ref else "-"),
+                    verdict(("numascope", nk, str(t)), ("likwid", lk, str(t))),
                 ]
             )
     for sk in STREAM_KERNELS:
@@ -196,7 +213,7 @@ def bandwidth(path):
                     ratio(ns, ref),
                     paired(("numascope-max", sk, str(t)), ("stream", sk, str(t))),
                     "mb_per_s.max",
-                    ">=1" if ns and ref and ns[0] >= ref[0] else ("<1" if ns and ref else "-"),
+                    verdict(("numascope-max", sk, str(t)), ("stream", sk, str(t))),
                 ]
             )
     header = [
@@ -234,6 +251,10 @@ def selftest():
         "stream\ttriad\t2\t1\t9000\t",
         "numascope\ttriad\t2\t1\t8100\t",
         "numascope-max\ttriad\t2\t1\t9900\t",
+        "numascope\t1024\t4k\t1\t100\t",
+        "multichase\t1024\t4k\t1\t90\t0",
+        "numascope\t1024\t4k\t2\t100\t",
+        "multichase\t1024\t4k\t2\t110\t0",
         "# a comment\n",
         "garbage line",
     ]
@@ -245,6 +266,13 @@ def selftest():
     assert ratio((100, 0, 1), (101, 0, 1)) == "0.990"
     assert paired(("numascope", "268435456", "4k"), ("multichase", "268435456", "4k")) == "0.990"
     assert paired(("numascope", "read", "1"), ("likwid", "load_avx", "1")) == "1.050"
+    assert verdict(("numascope", "read", "1"), ("likwid", "load_avx", "1")) == ">=1 (1/1 runs)"
+    assert verdict(("numascope", "268435456", "4k"), ("multichase", "268435456", "4k")) == (
+        "<1 (0/1 runs)"
+    )
+    assert verdict(("numascope", "1024", "4k"), ("multichase", "1024", "4k")) == (
+        "undecided (1/2 runs >=1)"
+    )
     assert fmt_size(1 << 30) == "1 GiB" and fmt_size(256 << 20) == "256 MiB"
     assert stat(v[("numascope-max", "triad", "2")]) == (9900, 0.0, 1)
     latency(path)

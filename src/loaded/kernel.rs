@@ -108,6 +108,21 @@ impl LoadKernel {
         })
     }
 
+    /// Every load mix, in the order a run adds them as its budget allows: MLC's read:write
+    /// family first (all reads, 3:1, 2:1, 1:1: the curves BSC's Mess plots), then
+    /// non-temporal writes alone and with reads, the triad-like kernel, and normal writes
+    /// alone. The non-temporal ones only on x86-64 (streaming stores).
+    pub fn all_mixes() -> Vec<LoadKernel> {
+        let mix = |reads, writes| LoadKernel::Mix { reads, writes };
+        let nt = |reads, writes| LoadKernel::MixNt { reads, writes };
+        let mut v = vec![LoadKernel::Read, mix(3, 1), mix(2, 1), mix(1, 1)];
+        if cfg!(target_arch = "x86_64") {
+            v.extend([LoadKernel::WriteNt, nt(3, 1), nt(2, 1), nt(1, 1)]);
+        }
+        v.extend([LoadKernel::Triad, LoadKernel::Write]);
+        v
+    }
+
     pub fn label(&self) -> String {
         match self {
             LoadKernel::Read => "read".into(),
@@ -664,6 +679,18 @@ mod tests {
             &stop_after_first_poll(),
         );
         assert_eq!((c.lines(), c.spin_iterations), (64, 128));
+    }
+
+    #[test]
+    fn every_mix_is_listed_once_reads_first() {
+        let all = LoadKernel::all_mixes();
+        assert_eq!(all[0], LoadKernel::Read);
+        assert_eq!(all[3].label(), "read:write 1:1");
+        for (i, k) in all.iter().enumerate() {
+            assert!(!all[..i].contains(k), "{k:?} twice");
+        }
+        let expect = if cfg!(target_arch = "x86_64") { 10 } else { 6 };
+        assert_eq!(all.len(), expect);
     }
 
     #[test]

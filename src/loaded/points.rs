@@ -275,3 +275,138 @@ pub(super) fn result_of(topo: &Topology, cfg: &LoadedConfig, m: Measured) -> Loa
         warnings,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(cpu: u32, value: Out) -> Sample {
+        Sample {
+            cpu,
+            elapsed_ns: 10_000_000,
+            cpu_ns: Some(10_000_000),
+            involuntary_switches: Some(0),
+            value,
+        }
+    }
+
+    fn calibration() -> DelayCalibration {
+        DelayCalibration {
+            ns_per_iteration: 1.0,
+            overhead_ns: 0.0,
+            r_squared: 1.0,
+            cpu: Some(1),
+        }
+    }
+
+    /// Issue 14: eight chaser windows of 1 ms each; one load thread reading 1000 lines per
+    /// window and one writing 500 (normal stores: one read for ownership each). Each window
+    /// is one bandwidth sample: n = 8 slices, an interval, and the DRAM estimate per slice
+    /// adds the writer's read for ownership.
+    #[test]
+    fn each_chaser_window_is_one_bandwidth_slice() {
+        let windows: Vec<Window> = (10..18)
+            .map(|id| Window {
+                id,
+                ns: 1e6,
+                loads: 100,
+            })
+            .collect();
+        let marks = |per: u64| -> Vec<SliceMark> {
+            // Started in window 9 (dropped by the chaser), 10 lines before window 10 began.
+            std::iter::once(SliceMark {
+                window: 9,
+                lines_before: 0,
+            })
+            .chain((10..=18).map(|w| SliceMark {
+                window: w,
+                lines_before: 10 + (w - 10) * per,
+            }))
+            .collect()
+        };
+        let reader = LoadCount {
+            lines_read: 10 + 8 * 1000 + 7,
+            ..LoadCount::default()
+        };
+        let writer = LoadCount {
+            lines_written: 10 + 8 * 500 + 3,
+            ..LoadCount::default()
+        };
+        let rep = vec![
+            sample(
+                0,
+                Out::Chaser {
+                    samples_ns: vec![100.0; 8],
+                    loads: 800,
+                    windows: windows.clone(),
+                    events: None,
+                },
+            ),
+            sample(
+                1,
+                Out::Load {
+                    count: reader,
+                    marks: marks(1000),
+                },
+            ),
+            sample(
+                2,
+                Out::Load {
+                    count: writer,
+                    marks: marks(500),
+                },
+            ),
+        ];
+        let p = point_from(&rep, Some(1.0), &calibration()).unwrap();
+        let total = p.total_mb_per_s_summary.unwrap();
+        assert_eq!(total.samples, 8, "n = slices");
+        assert!(total.interval().is_some());
+        // (100 + 1000 + 500) lines of 64 B per ms: 102.4 MB/s.
+        assert!((total.median - 102.4).abs() < 1e-9, "{total:?}");
+        let load = p.load_mb_per_s_summary.unwrap();
+        assert!((load.median - 96.0).abs() < 1e-9);
+        let dram = p.dram_mb_per_s_estimate_summary.unwrap();
+        assert!((dram.median - 102.4 - 32.0).abs() < 1e-9, "{dram:?}");
+        assert_eq!(p.mb_per_s(), total.median);
+
+        // Too few windows for an interval: summarized all the same, n says how many.
+        let rep = vec![sample(
+            0,
+            Out::Chaser {
+                samples_ns: vec![100.0; 3],
+                loads: 300,
+                windows: windows[..3].to_vec(),
+                events: None,
+            },
+        )];
+        let p = point_from(&rep, None, &calibration()).unwrap();
+        let total = p.total_mb_per_s_summary.unwrap();
+        assert_eq!((total.samples, total.interval()), (3, None));
+        // The chaser alone: 100 lines per ms.
+        assert!((total.median - 6.4).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_window_a_thread_never_saw_holds_none_of_its_lines() {
+        let w = [Window {
+            id: 5,
+            ns: 1e6,
+            loads: 0,
+        }];
+        let c = LoadCount {
+            lines_read: 100,
+            ..LoadCount::default()
+        };
+        let marks = [SliceMark {
+            window: 7,
+            lines_before: 0,
+        }];
+        assert_eq!(window_rates(&w, &[(&c, &marks)]), vec![[0.0, 0.0, 0.0]]);
+        let empty = [Window {
+            id: 5,
+            ns: 0.0,
+            loads: 9,
+        }];
+        assert!(window_rates(&empty, &[]).is_empty(), "no length, no rate");
+    }
+}

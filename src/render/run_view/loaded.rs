@@ -422,6 +422,27 @@ mod tests {
         assert!(bar.low <= p.mb_per_s() && p.mb_per_s() <= bar.high);
     }
 
+    /// The run's verdict judges every mix's loaded points, the shared idle point once.
+    #[test]
+    fn the_verdict_counts_every_mix_and_the_idle_point_once() {
+        let r = with_mix();
+        let points = r.loaded_latency.as_ref().unwrap().points.len();
+        let checks = crate::results::verdict::figure_checks(&r);
+        let loaded: Vec<&str> = checks
+            .iter()
+            .map(|c| c.name.as_str())
+            .filter(|n| n.starts_with("loaded latency"))
+            .collect();
+        assert_eq!(loaded.len(), 2 * points - 1, "{loaded:?}");
+        assert_eq!(
+            loaded
+                .iter()
+                .filter(|n| n.ends_with("(read:write 2:1)"))
+                .count(),
+            points - 1
+        );
+    }
+
     /// Issue 14: a file written before slices were counted renders as it did.
     #[test]
     fn an_older_file_shows_its_one_count_as_before() {

@@ -17,9 +17,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::delay::{self, DelayCalibration};
-use super::kernel::{self, LoadCount, LoadKernel, Pace};
+use super::kernel::{self, LoadCount, LoadKernel, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
-use super::points::{points_of, result_of, Measured, Out};
+use super::points::{points_of, result_of, Measured, Out, Window};
 use super::result::LoadedResult;
 use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
@@ -209,11 +209,13 @@ pub fn run_family(
         stop_on_signal: Some(1),
         ..TeamPlan::new(cfg.duration, slots.len() - warmups, warmups)
     };
+    let window = AtomicU64::new(0);
     let sweep = Sweep {
         slots: &slots,
         kernels: &kernels,
         line_times: &line_times,
         pace_of: &pace_of,
+        window: &window,
     };
     let traffic = TrafficRecorder::start(root);
     let outcome = run_team(
@@ -260,6 +262,9 @@ struct Sweep<'a> {
     kernels: &'a [LoadKernel],
     line_times: &'a [LineTime],
     pace_of: &'a (dyn Fn(usize, usize) -> Pace + Sync),
+    /// The number of the chaser's current sample window, raised by the chaser at the start of
+    /// each sample; the load threads note it to count their lines per window.
+    window: &'a AtomicU64,
 }
 
 /// The chased buffer, bound to the memory node and faulted in from the chaser's CPU.
@@ -344,10 +349,11 @@ fn step_role(role: &mut Role<'_>, stop: &Stop, sweep: &Sweep<'_>) -> Out {
             events,
         } => {
             let counting = events.as_ref().filter(|e| e.start().is_ok());
-            let (samples_ns, loads) = chase_until(chain, *iterations, stop);
+            let (samples_ns, loads, windows) = chase_until(chain, *iterations, stop, sweep.window);
             Out::Chaser {
                 samples_ns,
                 loads,
+                windows,
                 events: counting.and_then(|e| e.stop().ok()),
             }
         }
@@ -357,20 +363,34 @@ fn step_role(role: &mut Role<'_>, stop: &Stop, sweep: &Sweep<'_>) -> Out {
                 let t = Instant::now();
                 let c = kernel::run(buf.as_u64_mut(), sweep.kernels[k], Pace::Full, pos, stop);
                 sweep.line_times[k].record(t.elapsed(), &c);
-                Out::Load(c)
+                Out::Load {
+                    count: c,
+                    marks: Vec::new(),
+                }
             }
-            Some(&Slot::Point { kernel, fraction }) => Out::Load(kernel::run(
-                buf.as_u64_mut(),
-                sweep.kernels[kernel],
-                (sweep.pace_of)(kernel, fraction),
-                pos,
-                stop,
-            )),
+            Some(&Slot::Point { kernel, fraction }) => {
+                let mut slices = SliceLog::following(sweep.window);
+                let count = kernel::run_sliced(
+                    buf.as_u64_mut(),
+                    sweep.kernels[kernel],
+                    (sweep.pace_of)(kernel, fraction),
+                    pos,
+                    stop,
+                    &mut slices,
+                );
+                Out::Load {
+                    count,
+                    marks: slices.marks,
+                }
+            }
             Some(Slot::Idle) | None => {
                 while !stop.stopped() {
                     std::thread::sleep(Duration::from_micros(200));
                 }
-                Out::Load(LoadCount::default())
+                Out::Load {
+                    count: LoadCount::default(),
+                    marks: Vec::new(),
+                }
             }
         },
     }
@@ -403,22 +423,42 @@ fn size_chaser_sample(chain: &mut Chain<'_>) -> u64 {
 }
 
 /// Chaser samples until the flag; the first and the last are dropped (the load threads may
-/// not have started yet, or may have stopped already).
-fn chase_until(chain: &mut Chain<'_>, iterations: u64, stop: &Stop) -> (Vec<f64>, u64) {
+/// not have started yet, or may have stopped already). Each sample is a window: its number
+/// is published in `window` right before it starts, and it lasts until the next one starts
+/// (the last until the flag), so the load threads' lines can be counted per window.
+fn chase_until(
+    chain: &mut Chain<'_>,
+    iterations: u64,
+    stop: &Stop,
+    window: &AtomicU64,
+) -> (Vec<f64>, u64, Vec<Window>) {
     let mut samples_ns = Vec::new();
+    let mut windows = Vec::new();
     let mut loads = 0u64;
+    // The window under way: its number, start and chased loads.
+    let mut open: Option<(u64, Instant, u64)> = None;
     while !stop.stopped() {
+        let id = window.fetch_add(1, Ordering::Relaxed) + 1;
         let t = Instant::now();
+        if let Some((prev, start, n)) = open.take() {
+            windows.push(Window::new(prev, t.duration_since(start), n));
+        }
         let n = chain.walk(iterations);
         let e = t.elapsed().as_nanos() as f64;
         loads += n;
         samples_ns.push(e / n as f64);
+        open = Some((id, t, n));
+    }
+    if let Some((prev, start, n)) = open {
+        windows.push(Window::new(prev, start.elapsed(), n));
     }
     if samples_ns.len() > 2 {
         samples_ns.pop();
         samples_ns.remove(0);
+        windows.pop();
+        windows.remove(0);
     }
-    (samples_ns, loads)
+    (samples_ns, loads, windows)
 }
 
 #[cfg(test)]
@@ -525,6 +565,9 @@ mod tests {
             chaser_node_events: None,
             threads: vec![],
             quality,
+            total_mb_per_s_summary: None,
+            load_mb_per_s_summary: None,
+            dram_mb_per_s_estimate_summary: None,
         }
     }
 

@@ -15,7 +15,15 @@
 //! estimate adds; non-temporal stores do not. The triad-like kernel touches three lines per
 //! step (two read, one written) and is counted the same way: 192 B of application bytes per
 //! step, 256 B with the write's read-for-ownership.
+//!
+//! Slices: so that a point's bandwidth has an interval, each load thread notes, at every poll,
+//! whether the chaser has begun a new sample window (a shared counter it raises at the start
+//! of each 2 ms sample); when it has, the thread records the window's number and the lines it
+//! had touched so far ([`SliceLog`]). The lines between two marks are the thread's share of
+//! that window. One relaxed load per [`POLL_LINES`] lines, from a cache line written once per
+//! window: nothing the memory system notices.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::delay::spin;
@@ -100,6 +108,21 @@ impl LoadKernel {
         })
     }
 
+    /// Every load mix, in the order a run adds them as its budget allows: MLC's read:write
+    /// family first (all reads, 3:1, 2:1, 1:1: the curves BSC's Mess plots), then
+    /// non-temporal writes alone and with reads, the triad-like kernel, and normal writes
+    /// alone. The non-temporal ones only on x86-64 (streaming stores).
+    pub fn all_mixes() -> Vec<LoadKernel> {
+        let mix = |reads, writes| LoadKernel::Mix { reads, writes };
+        let nt = |reads, writes| LoadKernel::MixNt { reads, writes };
+        let mut v = vec![LoadKernel::Read, mix(3, 1), mix(2, 1), mix(1, 1)];
+        if cfg!(target_arch = "x86_64") {
+            v.extend([LoadKernel::WriteNt, nt(3, 1), nt(2, 1), nt(1, 1)]);
+        }
+        v.extend([LoadKernel::Triad, LoadKernel::Write]);
+        v
+    }
+
     pub fn label(&self) -> String {
         match self {
             LoadKernel::Read => "read".into(),
@@ -180,6 +203,60 @@ impl LoadCount {
     }
 }
 
+/// Where the chaser's sample window begins: its number and the lines this thread had touched
+/// when it first saw it (at most one poll late).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SliceMark {
+    pub window: u64,
+    pub lines_before: u64,
+}
+
+/// A load thread's record of the chaser's windows over one run: see the module text.
+#[derive(Debug, Default)]
+pub struct SliceLog<'a> {
+    window: Option<&'a AtomicU64>,
+    pub marks: Vec<SliceMark>,
+}
+
+impl<'a> SliceLog<'a> {
+    /// A log following `window` (the number of the chaser's current sample window).
+    pub fn following(window: &'a AtomicU64) -> SliceLog<'a> {
+        SliceLog {
+            window: Some(window),
+            marks: Vec::new(),
+        }
+    }
+
+    /// A log that records nothing (no chaser to follow).
+    pub fn none() -> SliceLog<'static> {
+        SliceLog::default()
+    }
+
+    /// Notes the current window when it differs from the last one noted.
+    #[inline(always)]
+    fn note(&mut self, lines: u64) {
+        let Some(w) = self.window else { return };
+        let now = w.load(Ordering::Relaxed);
+        if self.marks.last().is_none_or(|m| m.window != now) {
+            self.marks.push(SliceMark {
+                window: now,
+                lines_before: lines,
+            });
+        }
+    }
+}
+
+/// The lines a thread touched in window `window`, from its marks and the `total` lines of its
+/// run: from the mark of that window to the next mark (or the end). A window the thread never
+/// saw (it was descheduled through it, or the window fell outside its run) holds none.
+pub fn lines_in_window(marks: &[SliceMark], total: u64, window: u64) -> u64 {
+    let Some(i) = marks.iter().position(|m| m.window == window) else {
+        return 0;
+    };
+    let end = marks.get(i + 1).map_or(total, |m| m.lines_before);
+    end.saturating_sub(marks[i].lines_before)
+}
+
 /// How fast a load thread goes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Pace {
@@ -222,6 +299,18 @@ pub fn run(
     pos: &mut usize,
     stop: &Stop,
 ) -> LoadCount {
+    run_sliced(buf, kernel, pace, pos, stop, &mut SliceLog::none())
+}
+
+/// [`run`], noting the chaser's windows in `slices` once per [`POLL_LINES`] lines.
+pub fn run_sliced(
+    buf: &mut [u64],
+    kernel: LoadKernel,
+    pace: Pace,
+    pos: &mut usize,
+    stop: &Stop,
+    slices: &mut SliceLog<'_>,
+) -> LoadCount {
     let per_step = kernel.lines_per_step();
     // The triad-like kernel walks three arrays of `lines` lines each, one after the other.
     let lines = buf.len() / WORDS / per_step;
@@ -241,6 +330,7 @@ pub fn run(
             Some((ns_per_line, ns_per_iteration, Instant::now())),
         ),
     };
+    slices.note(0);
     loop {
         let spins = iters.round() as u64 * per_step as u64;
         for _ in 0..POLL_LINES {
@@ -270,6 +360,7 @@ pub fn run(
             }
         }
         c.spin_iterations += spins * POLL_LINES as u64;
+        slices.note(c.lines());
         if stop.stopped() {
             break;
         }
@@ -491,6 +582,43 @@ mod tests {
         assert!(e.contains("triad-like"), "{e}");
     }
 
+    /// A load thread notes the window it starts in, and each later one once; the lines
+    /// between two marks are that window's.
+    #[test]
+    fn slices_follow_the_chasers_window_number() {
+        let window = AtomicU64::new(5);
+        let mut log = SliceLog::following(&window);
+        let mut buf = vec![0u64; 16 * WORDS];
+        let mut pos = 0;
+        let stop = stop_after_first_poll();
+        let c = run_sliced(
+            &mut buf,
+            LoadKernel::Read,
+            Pace::Full,
+            &mut pos,
+            &stop,
+            &mut log,
+        );
+        assert_eq!(
+            log.marks,
+            vec![SliceMark {
+                window: 5,
+                lines_before: 0
+            }]
+        );
+        assert_eq!(lines_in_window(&log.marks, c.lines(), 5), 64);
+        window.store(6, Ordering::Relaxed);
+        log.note(64);
+        log.note(70);
+        assert_eq!(log.marks.len(), 2, "one mark per window");
+        assert_eq!(lines_in_window(&log.marks, 100, 5), 64);
+        assert_eq!(lines_in_window(&log.marks, 100, 6), 36);
+        assert_eq!(lines_in_window(&log.marks, 100, 7), 0, "never seen");
+        let mut quiet = SliceLog::none();
+        quiet.note(3);
+        assert!(quiet.marks.is_empty());
+    }
+
     #[test]
     fn walking_wraps_around_a_small_buffer() {
         let mut buf = vec![0u64; 10 * WORDS];
@@ -551,6 +679,18 @@ mod tests {
             &stop_after_first_poll(),
         );
         assert_eq!((c.lines(), c.spin_iterations), (64, 128));
+    }
+
+    #[test]
+    fn every_mix_is_listed_once_reads_first() {
+        let all = LoadKernel::all_mixes();
+        assert_eq!(all[0], LoadKernel::Read);
+        assert_eq!(all[3].label(), "read:write 1:1");
+        for (i, k) in all.iter().enumerate() {
+            assert!(!all[..i].contains(k), "{k:?} twice");
+        }
+        let expect = if cfg!(target_arch = "x86_64") { 10 } else { 6 };
+        assert_eq!(all.len(), expect);
     }
 
     #[test]

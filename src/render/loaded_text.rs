@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
-use super::run_view::{doubling_text, fmt_interval, max_point};
+use super::run_view::{doubling_text, fmt_interval, has_slices, loaded_mb_text, max_point};
 use super::traffic_text;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
@@ -58,7 +58,7 @@ fn headline_table(curves: &[&LoadedResult], first: &[(&str, Vec<String>)]) -> Ta
         };
         row.push(r.points.first().map_or("-".into(), mark));
         row.push(doubling_text(r));
-        row.push(max_point(r).map_or("-".into(), |p| format!("{:.0}", p.total_mb_per_s)));
+        row.push(max_point(r).map_or("-".into(), loaded_mb_text));
         row.push(max_point(r).map_or("-".into(), mark));
         row.push(format!("{disturbed} of {}", r.points.len()));
         t.add_row(row);
@@ -119,7 +119,8 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "MB = 10^6 B. The idle point is measured once and heads every curve. A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval. The doubling is stated only with more than one point at or beyond it."
+        "MB = 10^6 B. The idle point is measured once and heads every curve. {} The doubling is stated only with more than one point at or beyond it.",
+        bandwidth_note(f.curves.iter())
     )?;
     for c in &f.curves {
         writeln!(out)?;
@@ -158,6 +159,17 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     }
     let q = super::verdict::of_checks(&checks);
     super::verdict::write_text(out, Some(&q), &warnings, "")
+}
+
+/// How a point's bandwidth and latency are summarized, in one or two sentences: the median
+/// of its slices with their interval, or (files written before slices were counted) one
+/// repetition's count.
+fn bandwidth_note<'a>(curves: impl Iterator<Item = &'a LoadedResult>) -> &'static str {
+    if has_slices(curves) {
+        "A point's bandwidth is the median over its slices (the chaser's 2 ms sample windows) with their 95 % interval; its latency is the median of the chaser's samples in the same windows with their 95 % interval."
+    } else {
+        "A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval."
+    }
 }
 
 /// The trend in words: the rise at the peak and the rank correlation, and what a flat curve
@@ -226,12 +238,15 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "{}", super::width::fit(&points_table(r)))?;
     writeln!(out, "{}", r.counting)?;
     writeln!(out)?;
+    let peak = match max_point(r).filter(|p| p.total_mb_per_s_summary.is_some()) {
+        Some(p) => loaded_mb_text(p),
+        None => format!("{:.0}", r.curve.peak_mb_per_s),
+    };
     writeln!(
         out,
-        "idle latency {:.1} ns; latency doubled at {}; peak {:.0} MB/s (latency there {:.1} ns)",
+        "idle latency {:.1} ns; latency doubled at {}; peak {peak} MB/s (latency there {:.1} ns)",
         r.curve.idle_ns_per_load,
         fmt_opt_mb(r.curve.doubled_at_mb_per_s),
-        r.curve.peak_mb_per_s,
         r.curve.ns_per_load_at_peak
     )?;
     writeln!(out, "{}", trend_sentence(r))?;
@@ -246,11 +261,20 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
 fn points_table(r: &LoadedResult) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
+    let sliced = has_slices([r]);
     t.set_header(vec![
         "load asked",
         "delay ns",
-        "total MB/s",
-        "load MB/s",
+        if sliced {
+            "total MB/s [95 % interval]"
+        } else {
+            "total MB/s"
+        },
+        if sliced {
+            "load MB/s [95 % interval]"
+        } else {
+            "load MB/s"
+        },
         "chaser MB/s",
         "median ns [95 % interval]",
         "p99 ns",
@@ -271,8 +295,8 @@ fn points_table(r: &LoadedResult) -> Table {
                 None => "no load".into(),
                 Some(d) => format!("{d:.0}"),
             },
-            format!("{:.0}", p.total_mb_per_s),
-            format!("{:.0}", p.load_mb_per_s),
+            mb_text(p.total_mb_per_s_summary.as_ref(), p.total_mb_per_s),
+            mb_text(p.load_mb_per_s_summary.as_ref(), p.load_mb_per_s),
             format!("{:.0}", p.chaser_mb_per_s),
             super::run_view::fmt_ci(&p.ns_per_load, p.quality.as_ref()),
             format!("{:.1}", p.ns_per_load.p99),
@@ -284,6 +308,15 @@ fn points_table(r: &LoadedResult) -> Table {
         c.set_cell_alignment(CellAlignment::Right);
     }
     t
+}
+
+/// A bandwidth in a points table, whose samples column gives n: `246 [221, 273]` with its
+/// slices' interval, `246, no interval` with too few, the bare count in older files.
+fn mb_text(summary: Option<&crate::stats::Summary>, bare: f64) -> String {
+    match summary {
+        Some(s) => super::run_view::fmt_ci(s, None),
+        None => format!("{bare:.0}"),
+    }
 }
 
 /// Latency (rows, ns) against bandwidth (columns, MB/s), one `*` per point.
@@ -393,10 +426,18 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
             m.initiators[0], m.targets[0]
         )?;
     }
-    writeln!(
-        out,
-        "MB = 10^6 B. Bandwidth is one repetition's count per point (no interval); the doubling is stated only with more than one point at or beyond it."
-    )?;
+    if has_slices(m.cells.iter().flat_map(|c| c.curves())) {
+        writeln!(
+            out,
+            "MB = 10^6 B. {} The doubling is stated only with more than one point at or beyond it.",
+            bandwidth_note(m.cells.iter().flat_map(|c| c.curves()))
+        )?;
+    } else {
+        writeln!(
+            out,
+            "MB = 10^6 B. Bandwidth is one repetition's count per point (no interval); the doubling is stated only with more than one point at or beyond it."
+        )?;
+    }
     if let Some(r) = m.cells.iter().find_map(|c| c.result.as_ref()) {
         traffic_text::render(&r.traffic, out)?;
     }

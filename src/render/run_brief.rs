@@ -164,7 +164,7 @@ fn headline(r: &RunResults) -> Vec<String> {
     if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
-                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point, {}{} ns at {:.0} MB/s of load",
+                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point, {}{} ns at {} MB/s of load",
                 l.page_size.label(),
                 format_bytes(l.chaser_size_bytes),
                 l.chaser_cpu,
@@ -173,7 +173,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                 width(&first.ns_per_load),
                 view::fmt_interval(&last.ns_per_load),
                 width(&last.ns_per_load),
-                last.total_mb_per_s
+                view::loaded_mb_text(last)
             ));
         }
     }

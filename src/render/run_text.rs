@@ -368,11 +368,10 @@ fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if lt.rows.is_empty() {
         absent(out, r, Part::LoadedLatency)?;
     } else {
-        if let Some(l) = &r.loaded_latency {
-            writeln!(out, "{}", view::loaded_name(l))?;
+        if let Some(h) = view::loaded_heading(r) {
+            writeln!(out, "{h}")?;
         }
-        let lt = lt.with_interval_text("ns_per_load", "ns per load");
-        table(out, &lt, LOADED_KEYS)?;
+        table(out, &view::loaded_table_for_people(r), LOADED_KEYS)?;
         if let Some(s) = view::loaded_summary(r) {
             writeln!(out, "{s}")?;
         }

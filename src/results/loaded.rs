@@ -59,15 +59,35 @@ pub struct LoadedPoint {
     /// its CPU, or steal) and kept; absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+    /// The total bandwidth of each chaser sample window (a slice of about 2 ms; the first and
+    /// last of the point dropped, as for `ns_per_load`), MB/s: median, 95 % interval and
+    /// `samples` = slices. Absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_mb_per_s_summary: Option<Summary>,
+    /// The load threads' bandwidth per slice, MB/s, as `total_mb_per_s_summary`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_mb_per_s_summary: Option<Summary>,
+    /// The DRAM estimate per slice, MB/s, as `total_mb_per_s_summary`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dram_mb_per_s_estimate_summary: Option<Summary>,
 }
 
 impl LoadedPoint {
     /// The point on the curve: total bandwidth and the chaser's median latency.
     pub fn curve_point(&self) -> CurvePoint {
         CurvePoint {
-            mb_per_s: self.total_mb_per_s,
+            mb_per_s: self.mb_per_s(),
             ns_per_load: self.ns_per_load.median,
         }
+    }
+
+    /// The point's total bandwidth on the curve, MB/s: the median of its slices (as its
+    /// latency is the median of the chaser's samples, over the same windows), or
+    /// `total_mb_per_s` in files written before slices were counted.
+    pub fn mb_per_s(&self) -> f64 {
+        self.total_mb_per_s_summary
+            .as_ref()
+            .map_or(self.total_mb_per_s, |s| s.median)
     }
 }
 

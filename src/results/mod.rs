@@ -125,6 +125,12 @@ pub struct RunResults {
     /// absent on one memory node, with `--quick`, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_matrix: Option<tables::StreamMatrixReport>,
+    /// The loaded-latency curves of the load mixes after `loaded_latency`'s read curve
+    /// (`read:write 3:1`, ...), measured interleaved with it by one team, point by point; each
+    /// curve's first point is the same no-load point. Empty (absent) when only the read curve
+    /// was measured, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_latency_mixes: Vec<LoadedResult>,
 }
 
 /// How long one part took.
@@ -200,6 +206,7 @@ impl RunResults {
             quality: None,
             rightmark: None,
             stream_matrix: None,
+            loaded_latency_mixes: vec![],
         }
     }
 

@@ -241,6 +241,14 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(l) = &r.loaded_latency {
         v.extend(loaded_checks(l));
     }
+    // The further load mixes' points, named by their mix; their idle point is the read
+    // curve's, counted once above.
+    for m in &r.loaded_latency_mixes {
+        v.extend(loaded_checks(m).into_iter().skip(1).map(|mut c| {
+            c.name = format!("{} ({})", c.name, m.kernel_label);
+            c
+        }));
+    }
     if let Some(c) = &r.c2c {
         v.extend(c2c_checks(c));
     }
@@ -357,6 +365,9 @@ pub fn gathered_warnings(r: &RunResults) -> Vec<String> {
     }
     if let Some(l) = &r.loaded_latency {
         add("loaded latency", &l.warnings);
+    }
+    for m in &r.loaded_latency_mixes {
+        add(&format!("loaded latency {}", m.kernel_label), &m.warnings);
     }
     if let Some(c) = &r.c2c {
         add("core to core", &c.warnings);

@@ -42,6 +42,9 @@ pub(super) struct Knobs {
     /// Initiator nodes the thread scaling runs on (the home node first, then an even spread).
     pub(super) scaling_nodes_cap: usize,
     pub(super) loaded_delays: usize,
+    /// Load mixes of loaded latency: the first this many of `LoadKernel::all_mixes` (read
+    /// first), measured interleaved by one team.
+    pub(super) loaded_mixes: usize,
     pub(super) c2c_cap: usize,
     pub(super) c2c_reps: usize,
     pub(super) scen: TimedSettings,
@@ -79,6 +82,9 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             // Three delay steps besides the idle point: the knee of the curve, and room for the
             // quick run of a 2-CPU machine with a 36 MiB L3 to stay within its 15 s.
             loaded_delays: 3,
+            // The read curve alone: each further mix costs a warm-up and three points
+            // (0.4 s), and the quick run has no room for a family.
+            loaded_mixes: 1,
             c2c_cap: 4,
             c2c_reps: 3,
             scen: TimedSettings {
@@ -116,6 +122,10 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             scaling_cap: 6,
             scaling_nodes_cap: 4,
             loaded_delays: 8,
+            // Read, 3:1, 2:1 and 1:1 (MLC's read:write family): each further mix costs a
+            // warm-up and eight points of 120 ms (about 1.1 s), 3.2 s for the three, which the
+            // 60 s target of a 2-CPU machine still holds.
+            loaded_mixes: 4,
             c2c_cap: 64,
             c2c_reps: 5,
             scen: TimedSettings {
@@ -152,6 +162,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             scaling_cap: usize::MAX,
             scaling_nodes_cap: usize::MAX,
             loaded_delays: 16,
+            loaded_mixes: usize::MAX,
             c2c_cap: 4096,
             c2c_reps: 9,
             scen: TimedSettings {

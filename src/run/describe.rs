@@ -52,7 +52,7 @@ pub(super) fn describe(
         Part::Bandwidth => bandwidth(s, threads),
         Part::BandwidthMatrix => bandwidth_matrix(s, topo, &mut reduced),
         Part::Scaling => scaling(s, topo, &mut reduced),
-        Part::LoadedLatency => loaded_latency(s),
+        Part::LoadedLatency => loaded_latency(s, &mut reduced),
         Part::C2c => c2c(s, &mut reduced),
         Part::Scenarios => scenarios(s, topo),
         Part::Advisor => advisor(s, topo, mem_nodes),
@@ -257,17 +257,57 @@ fn scaling(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, St
     )
 }
 
-/// The estimate and detail line of the LoadedLatency part.
-fn loaded_latency(s: &Settings) -> (f64, String) {
+/// The estimate and detail line of the LoadedLatency part: one team runs a warm-up per mix,
+/// the no-load point once and every mix at every delay step, each `duration_ms`; the chased
+/// buffer (the latency matrix size) is built once; the delay loop is calibrated first. The
+/// mixes left out are named in `reduced`, with what each more would cost.
+fn loaded_latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     let l = &s.loaded;
-    // No-load point, the delays and a warm-up, each `duration_ms`; the chased buffer
-    // (the latency matrix size) is built once; the delay loop is calibrated first.
     let chain = (s.latency.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
         + s.latency.to_bytes as f64 / FAULT_BYTES_PER_S;
+    let per_mix_s = (l.delays + 1) as f64 * l.timed.duration_ms as f64 / 1000.0;
+    let mixes = l.mixes.len().max(1);
+    let mix_list = || {
+        l.mixes
+            .iter()
+            .map(|k| k.label())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let left: Vec<String> = crate::loaded::LoadKernel::all_mixes()
+        .into_iter()
+        .filter(|k| !l.mixes.contains(k))
+        .map(|k| k.label())
+        .collect();
+    if !left.is_empty() {
+        // `--mix all` of the loaded-latency command is the read:write family (the first
+        // four of `all_mixes`): worth naming only when some of it is left out.
+        let family_left = l.mixes.len() < 4;
+        reduced.push(format!(
+            "loaded latency measures {} of {} load mixes ({}); left out: {} (about {:.1} s more); --thorough measures every mix{}",
+            mixes,
+            mixes + left.len(),
+            mix_list(),
+            left.join(", "),
+            left.len() as f64 * per_mix_s,
+            if family_left {
+                ", and `numascope loaded-latency --mix all` the read:write family (read, 3:1, 2:1, 1:1) on its own"
+            } else {
+                ""
+            }
+        ));
+    }
+    let what = if mixes == 1 {
+        String::new()
+    } else {
+        format!(", {mixes} load mixes ({}) measured interleaved", mix_list())
+    };
+    // Repetitions: a warm-up and every delay step per mix, and the one no-load point.
+    let reps = mixes * (l.delays + 1) + 1;
     (
-        (l.delays + 2) as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
+        reps as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
         format!(
-            "{} load-delay steps, one chasing thread plus load threads on the other CPUs",
+            "{} load-delay steps, one chasing thread plus load threads on the other CPUs{what}",
             l.delays
         ),
     )
@@ -341,5 +381,82 @@ fn advisor(s: &Settings, topo: &Topology, mem_nodes: &[u32]) -> (f64, String) {
                 mem_nodes.len()
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod loaded_mix_tests {
+    use crate::loaded::LoadKernel;
+    use crate::results::plan::{Budget, Part};
+    use crate::run::plan::{make_plan, PlanRequest};
+
+    /// Issue 14: the run's loaded-latency part measures the read curve with `--quick`, the
+    /// read:write family (read, 3:1, 2:1, 1:1) by default and every mix with `--thorough`;
+    /// the plan names the mixes measured, those left out and how to get them.
+    #[test]
+    fn the_plan_lists_the_loaded_mixes_and_those_left_out() {
+        let t = crate::run::sample::opteron_topology();
+        let plan = |budget| {
+            make_plan(
+                &t,
+                &PlanRequest {
+                    budget,
+                    ..Default::default()
+                },
+                &Part::ALL,
+            )
+        };
+        let part = |p: &crate::run::plan::Planned| {
+            p.plan
+                .parts
+                .iter()
+                .find(|x| x.part == Part::LoadedLatency)
+                .cloned()
+                .unwrap()
+        };
+        let all = LoadKernel::all_mixes();
+
+        let quick = plan(Budget::Quick);
+        assert_eq!(quick.settings.loaded.mixes, vec![LoadKernel::Read]);
+        let q = part(&quick);
+        let note = q.reduced.join(" ");
+        assert!(note.contains("measures 1 of"), "{note}");
+        assert!(
+            note.contains("read:write 3:1") && note.contains("--thorough"),
+            "{note}"
+        );
+        assert!(note.contains("--mix all"), "{note}");
+
+        let default = plan(Budget::Default);
+        assert_eq!(default.settings.loaded.mixes, all[..4].to_vec());
+        let d = part(&default);
+        assert!(
+            d.detail
+                .contains("4 load mixes (read, read:write 3:1, read:write 2:1, read:write 1:1)"),
+            "{}",
+            d.detail
+        );
+        let note = d.reduced.join(" ");
+        for k in &all[4..] {
+            assert!(note.contains(&k.label()), "{note} lacks {}", k.label());
+        }
+        assert!(
+            !note.contains("--mix all"),
+            "the family is measured: {note}"
+        );
+        // Each further mix costs a warm-up and every delay step.
+        let l = &default.settings.loaded;
+        let per_mix = (l.delays + 1) as f64 * l.timed.duration_ms as f64 / 1000.0;
+        let mut one = default.settings.clone();
+        one.loaded.mixes.truncate(1);
+        let single = super::loaded_latency(&one, &mut Vec::new()).0;
+        assert!((d.estimate_s - single - 3.0 * per_mix).abs() < 1e-9);
+
+        let thorough = plan(Budget::Thorough);
+        assert_eq!(thorough.settings.loaded.mixes, all);
+        assert!(part(&thorough)
+            .reduced
+            .iter()
+            .all(|r| !r.contains("load mixes")));
     }
 }

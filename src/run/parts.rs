@@ -353,7 +353,7 @@ fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         load_cpus,
         mem_node: home,
         load_mem_node: home,
-        kernel: LoadKernel::Read,
+        kernel: s.loaded.mixes.first().copied().unwrap_or(LoadKernel::Read),
         points: s.loaded.delays,
         chaser_bytes: chaser_bytes.min(s.latency.to_bytes.max(1 << 20)),
         load_bytes_per_thread,
@@ -361,11 +361,23 @@ fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         duration: Duration::from_millis(s.loaded.timed.duration_ms),
         seed: SEED,
     };
-    let cfg = loaded::Config::Curve(cfg);
-    let LoadedReport::Curve(curve) = loaded::run(topo, root, &cfg, step)?.report else {
-        anyhow::bail!("loaded latency returned a matrix for one curve");
+    // Several mixes: one team measures them interleaved, the read curve (the first) kept
+    // where a single curve always was, the others beside it.
+    let cfg = match s.loaded.mixes.as_slice() {
+        [] | [_] => loaded::Config::Curve(cfg),
+        mixes => loaded::Config::Family {
+            curve: cfg,
+            kernels: mixes.to_vec(),
+        },
     };
-    r.loaded_latency = Some(*curve);
+    let mut curves = match loaded::run(topo, root, &cfg, step)?.report {
+        LoadedReport::Curve(curve) => vec![*curve],
+        LoadedReport::Family(f) => f.curves,
+        LoadedReport::Matrix(_) => anyhow::bail!("loaded latency returned a matrix for one curve"),
+    }
+    .into_iter();
+    r.loaded_latency = curves.next();
+    r.loaded_latency_mixes = curves.collect();
     Ok(())
 }
 

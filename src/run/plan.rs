@@ -433,6 +433,10 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
                 duration_ms: k.bw.duration_ms,
                 repetitions: 1,
             },
+            mixes: crate::loaded::LoadKernel::all_mixes()
+                .into_iter()
+                .take(k.loaded_mixes.max(1))
+                .collect(),
         },
         c2c: C2cSettings {
             cpus: c2c_cpu_list,

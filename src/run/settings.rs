@@ -62,6 +62,8 @@ pub struct LoadedSettings {
     /// Delay steps of the load threads, from none to large.
     pub delays: usize,
     pub timed: TimedSettings,
+    /// The load mixes, read first; more than one: one curve each, measured interleaved.
+    pub mixes: Vec<crate::loaded::LoadKernel>,
 }
 
 /// Core to core: the CPUs whose ordered pairs are all measured.

@@ -9,14 +9,15 @@ use std::fmt::Write as _;
 use super::esc;
 use super::page::{Page, CSS};
 use crate::render::run_view::{
-    loaded_curves_table, loaded_family_chart, loaded_matrix_heatmaps, loaded_summary_for_people,
-    report_curves,
+    has_slices, loaded_curves_for_people, loaded_family_chart, loaded_matrix_heatmaps,
+    loaded_summary_for_people, report_curves,
 };
 use crate::render::svg;
 use crate::results::loaded::LoadedReport;
 
-/// The chart's caption: what the bars and the hollow points are.
-fn chart_note(c: &svg::LineChart) -> String {
+/// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
+/// bandwidths have intervals (horizontal bars).
+fn chart_note(c: &svg::LineChart, sliced: bool) -> String {
     let mut s = String::from(
         "ns per load (median of the chaser's samples) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; ",
     );
@@ -32,7 +33,11 @@ fn chart_note(c: &svg::LineChart) -> String {
             c.disturbed.len()
         );
     }
-    s.push_str(" Each point's bandwidth is one repetition's count and has no interval.");
+    s.push_str(if sliced {
+        " Each point's bandwidth is the median over its slices (the chaser's 2 ms sample windows); horizontal bars are its 95 % interval."
+    } else {
+        " Each point's bandwidth is one repetition's count and has no interval."
+    });
     s
 }
 
@@ -102,7 +107,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     );
     match loaded_family_chart(&curves) {
         Some(c) => {
-            let note = chart_note(&c);
+            let note = chart_note(&c, has_slices(curves.iter().copied()));
             p.line_chart(&c, &note);
         }
         None => p.push("<p class=\"absent\">No curve was measured.</p>"),
@@ -154,7 +159,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     }
 
     p.section_open("points", "Every point", "");
-    let t = loaded_curves_table(&curves).with_interval_text("ns_per_load", "ns per load");
+    let t = loaded_curves_for_people(&curves);
     let cols = t.cols(&[
         "curve",
         "load_label",
@@ -178,6 +183,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::run_view::loaded_curves_table;
     use crate::results::loaded::{LoadedFamily, LOADED_SCHEMA_VERSION};
 
     /// Two mixes from the example run's curve: one chart with two series, one headline row

@@ -210,11 +210,12 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
                 &c,
                 &format!(
                     "ns per load (median) against the total bandwidth of all threads (load \
-                     threads plus the chaser's own 64 B per load). {}",
-                    intervals_note(&c)
+                     threads plus the chaser's own 64 B per load). {}{}",
+                    intervals_note(&c),
+                    view::loaded_bandwidth_note(r)
                 ),
             );
-            let t = view::loaded_table(r).with_interval_text("ns_per_load", "ns per load");
+            let t = view::loaded_table_for_people(r);
             p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {
                 false
             });

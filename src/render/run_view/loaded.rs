@@ -1,9 +1,16 @@
-//! The loaded-latency curve as a table, a chart with its doubling point, and two sentences.
+//! The loaded-latency curves of a run as a table, a chart with the doubling point, and two
+//! sentences. The run measures the read curve and, as its budget allows, further load mixes
+//! interleaved with it; with several mixes the table holds every mix's points and the chart
+//! is the family (one curve per mix). Each point's bandwidth is the median of its slices
+//! (the chaser's sample windows) with its 95 % interval, drawn as a horizontal bar; files
+//! written before slices were counted show the one count they have, as before.
 
 use super::{
-    fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
+    fmt_ci, fmt_interval, fmt_num, interval_cells, interval_columns, quality_cells,
+    quality_columns, Cell, Table,
 };
-use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XErrorBar, XScale};
+use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
 
 /// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
@@ -19,7 +26,124 @@ pub fn loaded_name(l: &crate::results::loaded::LoadedResult) -> String {
     )
 }
 
-/// Latency under bandwidth load, one row per delay setting. The idle point (load threads
+/// Every loaded-latency curve of a run: the read curve, then the further mixes.
+pub fn run_loaded_curves(r: &RunResults) -> Vec<&LoadedResult> {
+    r.loaded_latency
+        .iter()
+        .chain(r.loaded_latency_mixes.iter())
+        .collect()
+}
+
+/// The heading of the run's loaded-latency part: the curve's name, or with several mixes the
+/// placement once and every mix (`... 1 load thread (read, read:write 3:1) on node 0`).
+pub fn loaded_heading(r: &RunResults) -> Option<String> {
+    let l = r.loaded_latency.as_ref()?;
+    if r.loaded_latency_mixes.is_empty() {
+        return Some(loaded_name(l));
+    }
+    let mixes: Vec<&str> = run_loaded_curves(r)
+        .iter()
+        .map(|c| c.kernel_label.as_str())
+        .collect();
+    Some(loaded_name(&LoadedResult {
+        kernel_label: format!("load mixes {}, measured interleaved", mixes.join(", ")),
+        ..l.clone()
+    }))
+}
+
+/// A point's total bandwidth for people: `6679 [6500, 6800] n=58` with its slices'
+/// interval, `6679, no interval (n=3)` with too few slices, or the bare count (`6679`) of a
+/// file written before slices were counted.
+pub fn loaded_mb_text(p: &LoadedPoint) -> String {
+    match &p.total_mb_per_s_summary {
+        Some(s) => fmt_interval(s),
+        None => format!("{:.0}", p.total_mb_per_s),
+    }
+}
+
+/// The same in a table cell whose row shows n elsewhere (`6679 [6500, 6800]`), for a figure
+/// with its per-slice summary, or the bare figure as before.
+fn mb_cell(summary: Option<&crate::stats::Summary>, bare: f64) -> Cell {
+    match summary {
+        Some(s) => Cell::Text(fmt_ci(s, None)),
+        None => Cell::Num(bare),
+    }
+}
+
+/// True when any point of these curves has its bandwidth per slice.
+pub fn has_slices<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
+    curves
+        .into_iter()
+        .any(|c| c.points.iter().any(|p| p.total_mb_per_s_summary.is_some()))
+}
+
+/// The (key, label) pairs of [`bandwidth_cells`]: the per-slice bandwidth summaries, added
+/// at the end of the loaded-latency tables so older readers of their CSVs keep their columns.
+pub(crate) fn bandwidth_columns() -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    for (base, label) in [
+        ("total_mb_per_s", "MB/s (total) per slice"),
+        ("load_mb_per_s", "MB/s of the load threads per slice"),
+        ("dram_mb_per_s_estimate", "DRAM MB/s (estimate) per slice"),
+    ] {
+        v.push((format!("{base}_median"), format!("{label} (median)")));
+        v.push((
+            format!("{base}_ci_low"),
+            format!("{label}, median 95 % interval low"),
+        ));
+        v.push((
+            format!("{base}_ci_high"),
+            format!("{label}, median 95 % interval high"),
+        ));
+        if base == "total_mb_per_s" {
+            v.push((
+                "mb_per_s_ci_level_fraction".into(),
+                "bandwidth interval coverage (fraction)".into(),
+            ));
+            v.push((
+                "slices_count".into(),
+                "slices (chaser sample windows, n)".into(),
+            ));
+        }
+    }
+    v
+}
+
+/// The cells of [`bandwidth_columns`] for one point; empty for a file written before
+/// slices were counted.
+pub(crate) fn bandwidth_cells(p: &LoadedPoint) -> Vec<Cell> {
+    let mut v = Vec::with_capacity(11);
+    for (k, s) in [
+        &p.total_mb_per_s_summary,
+        &p.load_mb_per_s_summary,
+        &p.dram_mb_per_s_estimate_summary,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let s = s.as_ref();
+        v.push(Cell::opt(s.map(|s| s.median)));
+        v.push(Cell::opt(s.and_then(|s| s.ci_low)));
+        v.push(Cell::opt(s.and_then(|s| s.ci_high)));
+        if k == 0 {
+            v.push(Cell::opt(s.and_then(|s| s.ci_level)));
+            v.push(Cell::int(s.map(|s| s.samples as u64)));
+        }
+    }
+    v
+}
+
+/// The load level of a point in words.
+fn load_label(p: &LoadedPoint) -> String {
+    match (p.delay_ns, p.target_fraction) {
+        (None, _) => "idle (load threads asleep)".to_string(),
+        (Some(_), Some(f)) => format!("{:.0} % of full speed", 100.0 * f),
+        (Some(_), None) => "load at the given delay".to_string(),
+    }
+}
+
+/// Latency under bandwidth load, one row per delay setting of every curve (the read curve
+/// first, then each further mix; the idle point heads each). The idle point (load threads
 /// asleep) has empty load columns and says so in `load_label`.
 pub fn loaded_table(r: &RunResults) -> Table {
     let mut t = Table::new(
@@ -38,17 +162,13 @@ pub fn loaded_table(r: &RunResults) -> Table {
     t.extend(quality_columns());
     t.columns.push("ns p90".into());
     t.keys.push("ns_per_load_p90".into());
-    if let Some(l) = &r.loaded_latency {
+    t.extend(bandwidth_columns());
+    for l in run_loaded_curves(r) {
         let name = loaded_name(l);
         for p in &l.points {
-            let label = match (p.delay_ns, p.target_fraction) {
-                (None, _) => "idle (load threads asleep)".to_string(),
-                (Some(_), Some(f)) => format!("{:.0} % of full speed", 100.0 * f),
-                (Some(_), None) => "load at the given delay".to_string(),
-            };
             let mut row = vec![
                 Cell::Text(name.clone()),
-                Cell::Text(label),
+                Cell::Text(load_label(p)),
                 Cell::opt(p.delay_ns.and(p.target_fraction)),
                 Cell::opt(p.delay_ns),
                 Cell::Num(p.total_mb_per_s),
@@ -57,17 +177,66 @@ pub fn loaded_table(r: &RunResults) -> Table {
             row.extend(interval_cells(Some(&p.ns_per_load)));
             row.extend(quality_cells(p.quality.as_ref()));
             row.push(Cell::Num(p.ns_per_load.p90));
+            row.extend(bandwidth_cells(p));
             t.rows.push(row);
         }
     }
     t
 }
 
-/// The loaded-latency chart (bandwidth on x, latency on y), the doubling point marked.
+/// [`loaded_table`] for people (terminal and HTML): latency as `231 [226, 240] n=9`, the
+/// bandwidths as the median of their slices with the interval where the file has them; with
+/// several mixes each row's load names its mix and the repeated idle point is shown once.
+pub fn loaded_table_for_people(r: &RunResults) -> Table {
+    let mut t = loaded_table(r);
+    let curves = run_loaded_curves(r);
+    let several = curves.len() > 1;
+    let points: Vec<(&LoadedResult, &LoadedPoint, bool)> = curves
+        .iter()
+        .enumerate()
+        .flat_map(|(k, c)| c.points.iter().map(move |p| (*c, p, k > 0)))
+        .collect();
+    let [label, total, load] = ["load_label", "total_mb_per_s", "load_mb_per_s"].map(|k| t.col(k));
+    let mut rows = Vec::with_capacity(t.rows.len());
+    for (mut row, (c, p, later)) in std::mem::take(&mut t.rows).into_iter().zip(points) {
+        if several && later && p.target_fraction.is_none() {
+            continue;
+        }
+        if several && p.target_fraction.is_some() {
+            row[label] = Cell::Text(format!("{}, {}", c.kernel_label, load_label(p)));
+        }
+        row[total] = mb_cell(p.total_mb_per_s_summary.as_ref(), p.total_mb_per_s);
+        row[load] = mb_cell(p.load_mb_per_s_summary.as_ref(), p.load_mb_per_s);
+        rows.push(row);
+    }
+    t.rows = rows;
+    if has_slices(curves.iter().copied()) {
+        t.columns[total] = "MB/s (total, MB = 10^6 B) median of slices [95 % interval]".into();
+        t.columns[load] = "MB/s of the load threads [95 % interval]".into();
+    }
+    t.with_interval_text("ns_per_load", "ns per load")
+}
+
+/// The horizontal bar of a point's bandwidth interval, where it has one.
+pub(crate) fn x_error(series: usize, p: &LoadedPoint) -> Option<XErrorBar> {
+    let s = p.total_mb_per_s_summary.as_ref()?;
+    Some(XErrorBar {
+        series,
+        y: p.ns_per_load.median,
+        low: s.ci_low?,
+        high: s.ci_high?,
+    })
+}
+
+/// The loaded-latency chart (bandwidth on x, latency on y), the doubling point marked; with
+/// several mixes, the family chart (one curve per mix).
 pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
     let l = r.loaded_latency.as_ref()?;
     if l.points.is_empty() {
         return None;
+    }
+    if !r.loaded_latency_mixes.is_empty() {
+        return super::loaded_family_chart(&run_loaded_curves(r));
     }
     let mut c = LineChart::new(
         "Latency under load",
@@ -79,20 +248,21 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
     let mut points: Vec<(f64, f64)> = l
         .points
         .iter()
-        .map(|p| (p.total_mb_per_s, p.ns_per_load.median))
+        .map(|p| (p.mb_per_s(), p.ns_per_load.median))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     for p in &l.points {
         if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
             c.errors.push(ErrorBar {
                 series: 0,
-                x: p.total_mb_per_s,
+                x: p.mb_per_s(),
                 low,
                 high,
             });
         }
+        c.x_errors.extend(x_error(0, p));
         if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-            c.disturbed.push((0, p.total_mb_per_s));
+            c.disturbed.push((0, p.mb_per_s()));
         }
     }
     c.series.push(Series {
@@ -109,6 +279,16 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
     Some(c)
 }
 
+/// What the chart's bandwidth intervals are, for its caption: one sentence after a space,
+/// empty for a file written before slices were counted.
+pub fn loaded_bandwidth_note(r: &RunResults) -> String {
+    if has_slices(run_loaded_curves(r)) {
+        " Horizontal bars: 95 % interval of the median bandwidth over the point's slices (the chaser's 2 ms sample windows).".into()
+    } else {
+        String::new()
+    }
+}
+
 fn upper_first(s: &str) -> String {
     let mut c = s.chars();
     c.next()
@@ -116,7 +296,8 @@ fn upper_first(s: &str) -> String {
         .unwrap_or_default()
 }
 
-/// The curve in two sentences: idle, doubling point, peak; then the trend.
+/// The curve in two sentences: idle, doubling point, peak; then the trend; with several
+/// mixes a third: each further mix's peak and the latency there.
 pub fn loaded_summary(r: &RunResults) -> Option<String> {
     let l = r.loaded_latency.as_ref()?;
     let c = &l.curve;
@@ -124,7 +305,7 @@ pub fn loaded_summary(r: &RunResults) -> Option<String> {
         Some(x) => format!("latency doubles at {} MB/s", fmt_num(x)),
         None => "latency never doubles".into(),
     };
-    Some(format!(
+    let mut s = format!(
         "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
          threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
         fmt_num(c.idle_ns_per_load),
@@ -134,5 +315,149 @@ pub fn loaded_summary(r: &RunResults) -> Option<String> {
         fmt_num(c.peak_mb_per_s),
         fmt_num(c.ns_per_load_at_peak),
         upper_first(&crate::render::loaded_text::trend_sentence(l))
-    ))
+    );
+    let others: Vec<String> = r
+        .loaded_latency_mixes
+        .iter()
+        .map(|m| {
+            format!(
+                "{} peaks at {} MB/s, where a load takes {} ns",
+                m.kernel_label,
+                fmt_num(m.curve.peak_mb_per_s),
+                fmt_num(m.curve.ns_per_load_at_peak)
+            )
+        })
+        .collect();
+    if !others.is_empty() {
+        s.push_str(&format!(
+            " Under the other load mixes (measured interleaved with the read curve): {}.",
+            others.join("; ")
+        ));
+    }
+    Some(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Summary;
+
+    /// The example run with its read curve's points given slices, and a 2:1 mix beside it.
+    fn with_mix() -> RunResults {
+        let mut r = crate::render::fixture::opteron_example();
+        let read = r.loaded_latency.as_mut().unwrap();
+        for (k, p) in read.points.iter_mut().enumerate() {
+            let v: Vec<f64> = (0..7)
+                .map(|i| p.total_mb_per_s + f64::from(i) - 3.0)
+                .collect();
+            // The last point has too few slices for an interval.
+            let v = if k + 1 == 6 { v[..3].to_vec() } else { v };
+            p.total_mb_per_s_summary = Summary::of(&v);
+            p.load_mb_per_s_summary = Summary::of(&v);
+            p.dram_mb_per_s_estimate_summary = Summary::of(&v);
+        }
+        let mut mix = read.clone();
+        mix.kernel_label = "read:write 2:1".into();
+        r.loaded_latency_mixes = vec![mix];
+        r
+    }
+
+    #[test]
+    fn every_mix_gets_its_rows_and_the_slices_their_columns() {
+        let r = with_mix();
+        let points = r.loaded_latency.as_ref().unwrap().points.len();
+        let t = loaded_table(&r);
+        assert_eq!(t.rows.len(), 2 * points);
+        let n = t.col("slices_count");
+        assert_eq!(t.rows[1][n], Cell::Int(7), "n = slices");
+        assert_eq!(t.rows[points - 1][n], Cell::Int(3));
+        let lo = t.col("total_mb_per_s_ci_low");
+        assert!(matches!(t.rows[1][lo], Cell::Num(_)));
+        assert_eq!(t.rows[points - 1][lo], Cell::Missing, "no interval");
+        assert_eq!(*t.keys.last().unwrap(), "dram_mb_per_s_estimate_ci_high");
+        assert_eq!(t.keys.len(), 14 + 11, "the old columns, then eleven new");
+        // For people: the idle point once, each loaded row named by its mix.
+        let p = loaded_table_for_people(&r);
+        assert_eq!(p.rows.len(), 2 * points - 1);
+        let label = p.col("load_label");
+        let (read, mixed) = (p.rows[1][label].display(), p.rows[points][label].display());
+        assert!(read.starts_with("read, "), "{read}");
+        assert_eq!(
+            mixed.strip_prefix("read:write 2:1, "),
+            read.strip_prefix("read, ")
+        );
+        let total = p.col("total_mb_per_s");
+        let last = p.rows[points - 1][total].display();
+        assert!(last.contains("no interval"), "{last}");
+        assert!(p.rows[1][total].display().contains(" ["));
+        assert!(loaded_heading(&r).unwrap().contains("read, read:write 2:1"));
+        assert!(loaded_summary(&r)
+            .unwrap()
+            .contains("read:write 2:1 peaks at"));
+    }
+
+    #[test]
+    fn the_chart_is_the_family_with_horizontal_bars() {
+        let r = with_mix();
+        let c = loaded_chart(&r).unwrap();
+        assert_eq!(c.series.len(), 2);
+        let points = r.loaded_latency.as_ref().unwrap().points.len();
+        assert_eq!(
+            c.x_errors.len(),
+            2 * (points - 1),
+            "one bar per point with an interval"
+        );
+        assert!(!loaded_bandwidth_note(&r).is_empty());
+        let mut one = with_mix();
+        one.loaded_latency_mixes.clear();
+        let c = loaded_chart(&one).unwrap();
+        assert_eq!((c.series.len(), c.x_errors.len()), (1, points - 1));
+        // The point sits at its slices' median, the bar around it.
+        let p = &one.loaded_latency.as_ref().unwrap().points[1];
+        let bar = c
+            .x_errors
+            .iter()
+            .find(|e| e.y == p.ns_per_load.median)
+            .unwrap();
+        assert!(bar.low <= p.mb_per_s() && p.mb_per_s() <= bar.high);
+    }
+
+    /// The run's verdict judges every mix's loaded points, the shared idle point once.
+    #[test]
+    fn the_verdict_counts_every_mix_and_the_idle_point_once() {
+        let r = with_mix();
+        let points = r.loaded_latency.as_ref().unwrap().points.len();
+        let checks = crate::results::verdict::figure_checks(&r);
+        let loaded: Vec<&str> = checks
+            .iter()
+            .map(|c| c.name.as_str())
+            .filter(|n| n.starts_with("loaded latency"))
+            .collect();
+        assert_eq!(loaded.len(), 2 * points - 1, "{loaded:?}");
+        assert_eq!(
+            loaded
+                .iter()
+                .filter(|n| n.ends_with("(read:write 2:1)"))
+                .count(),
+            points - 1
+        );
+    }
+
+    /// Issue 14: a file written before slices were counted renders as it did.
+    #[test]
+    fn an_older_file_shows_its_one_count_as_before() {
+        let r = crate::render::fixture::opteron_example();
+        let p = loaded_table_for_people(&r);
+        let total = p.col("total_mb_per_s");
+        assert!(matches!(p.rows[1][total], Cell::Num(_)));
+        assert_eq!(p.columns[total], "MB/s (total, MB = 10^6 B)");
+        assert!(loaded_chart(&r).unwrap().x_errors.is_empty());
+        assert_eq!(loaded_bandwidth_note(&r), "");
+        let l = r.loaded_latency.as_ref().unwrap();
+        assert_eq!(
+            loaded_mb_text(&l.points[1]),
+            format!("{:.0}", l.points[1].total_mb_per_s)
+        );
+        assert_eq!(loaded_heading(&r).unwrap(), loaded_name(l));
+    }
 }

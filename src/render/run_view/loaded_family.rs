@@ -6,6 +6,7 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
+use super::{bandwidth_cells, bandwidth_columns, x_error};
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
 };
@@ -49,16 +50,16 @@ pub fn supported_doubling(r: &LoadedResult) -> (Option<f64>, usize) {
         .points
         .iter()
         .skip(1)
-        .filter(|p| p.total_mb_per_s >= x)
+        .filter(|p| p.mb_per_s() >= x)
         .count();
     ((beyond > 1).then_some(x), beyond)
 }
 
-/// The point of highest total bandwidth.
+/// The point of highest total bandwidth (the median of its slices where counted).
 pub fn max_point(r: &LoadedResult) -> Option<&LoadedPoint> {
     r.points
         .iter()
-        .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))
+        .max_by(|a, b| a.mb_per_s().total_cmp(&b.mb_per_s()))
 }
 
 /// The doubling in words: `4,120 MB/s (3 points beyond)`, or why none is stated.
@@ -102,6 +103,7 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
         ),
         ("ns_per_load_p90".into(), "ns p90".into()),
     ]);
+    t.extend(bandwidth_columns());
     for r in curves {
         let name = curve_name(r, curves);
         for p in &r.points {
@@ -128,10 +130,35 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
             row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
             row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
             row.push(Cell::Num(p.ns_per_load.p90));
+            row.extend(bandwidth_cells(p));
             t.rows.push(row);
         }
     }
     t
+}
+
+/// [`loaded_curves_table`] for people: latency as `231 [226, 240] n=9`, the bandwidths as
+/// the median of their slices with the interval where the file has them (the bare count of
+/// older files as before).
+pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
+    let mut t = loaded_curves_table(curves);
+    let [total, load] = ["total_mb_per_s", "load_mb_per_s"].map(|k| t.col(k));
+    let points = curves.iter().flat_map(|c| c.points.iter());
+    for (row, p) in t.rows.iter_mut().zip(points) {
+        for (col, s) in [
+            (total, &p.total_mb_per_s_summary),
+            (load, &p.load_mb_per_s_summary),
+        ] {
+            if let Some(s) = s {
+                row[col] = Cell::Text(super::fmt_ci(s, None));
+            }
+        }
+    }
+    if super::has_slices(curves.iter().copied()) {
+        t.columns[total] = "MB/s (total, MB = 10^6 B) median of slices [95 % interval]".into();
+        t.columns[load] = "MB/s of the load threads [95 % interval]".into();
+    }
+    t.with_interval_text("ns_per_load", "ns per load")
 }
 
 /// One row per curve: its headline figures, each latency with its interval.
@@ -184,6 +211,18 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
             "on_intended_node_fraction".into(),
             "pages on the intended node (lowest of chased and load buffers)".into(),
         ),
+        (
+            "max_mb_per_s_ci_low".into(),
+            "max MB/s, median 95 % interval low".into(),
+        ),
+        (
+            "max_mb_per_s_ci_high".into(),
+            "max MB/s, median 95 % interval high".into(),
+        ),
+        (
+            "max_slices_count".into(),
+            "slices behind the max MB/s (n)".into(),
+        ),
     ]);
     for r in curves {
         let idle = r.points.first();
@@ -202,7 +241,7 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
         row.extend(quality_cells(idle.and_then(|p| p.quality.as_ref())));
         row.push(Cell::opt(doubled));
         row.push(Cell::Int(beyond as u64));
-        row.push(Cell::opt(max.map(|p| p.total_mb_per_s)));
+        row.push(Cell::opt(max.map(LoadedPoint::mb_per_s)));
         row.extend(interval_cells(max.map(|p| &p.ns_per_load)));
         row.push(
             max.and_then(|p| p.quality.as_ref())
@@ -219,6 +258,10 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
                 .fraction_on_intended
                 .min(r.load_placement_fraction),
         ));
+        let bw = max.and_then(|p| p.total_mb_per_s_summary.as_ref());
+        row.push(Cell::opt(bw.and_then(|s| s.ci_low)));
+        row.push(Cell::opt(bw.and_then(|s| s.ci_high)));
+        row.push(Cell::int(bw.map(|s| s.samples as u64)));
         t.rows.push(row);
     }
     t
@@ -251,6 +294,28 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
         row[m] = Cell::Text(s);
     }
     t.columns[m] = "ns at max median [95 % interval] n".into();
+    let [x, lo, hi, n] = [
+        "max_mb_per_s",
+        "max_mb_per_s_ci_low",
+        "max_mb_per_s_ci_high",
+        "max_slices_count",
+    ]
+    .map(|k| t.col(k));
+    for row in &mut t.rows {
+        if let (Cell::Num(median), Cell::Int(count)) = (&row[x], &row[n]) {
+            let ci = match (&row[lo], &row[hi]) {
+                (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
+                _ => None,
+            };
+            row[x] = Cell::Text(super::fmt_median_interval(*median, ci, *count as usize));
+        }
+    }
+    if curves
+        .iter()
+        .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))
+    {
+        t.columns[x] = "max MB/s median of slices [95 % interval] n".into();
+    }
     t.with_interval_text("idle_ns_per_load", "idle ns per load")
 }
 
@@ -271,20 +336,21 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
         let mut points: Vec<(f64, f64)> = r
             .points
             .iter()
-            .map(|p| (p.total_mb_per_s, p.ns_per_load.median))
+            .map(|p| (p.mb_per_s(), p.ns_per_load.median))
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         for p in &r.points {
             if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
                 c.errors.push(ErrorBar {
                     series: s,
-                    x: p.total_mb_per_s,
+                    x: p.mb_per_s(),
                     low,
                     high,
                 });
             }
+            c.x_errors.extend(x_error(s, p));
             if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-                c.disturbed.push((s, p.total_mb_per_s));
+                c.disturbed.push((s, p.mb_per_s()));
             }
         }
         let name = curve_name(r, curves);
@@ -356,7 +422,7 @@ pub fn loaded_matrix_heatmaps(m: &LoadedMatrix) -> Vec<(Heatmap, Heatmap)> {
                     format!("Max bandwidth, load {mix}"),
                     "MB/s",
                     false,
-                    value(&|r| max_point(r).map(|p| p.total_mb_per_s)),
+                    value(&|r| max_point(r).map(LoadedPoint::mb_per_s)),
                 ),
             )
         })

@@ -51,6 +51,16 @@ pub struct ErrorBar {
     pub high: f64,
 }
 
+/// The 95 % interval of a point's x value (bandwidth under load: each point's x is itself a
+/// median) at height `y` of series `series`, drawn as a horizontal whisker.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct XErrorBar {
+    pub series: usize,
+    pub y: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
 /// The opacity of error bars and bands: the one attribute value nothing else in a line chart
 /// uses, so tests can count them.
 pub const ERROR_BAR_OPACITY: f64 = 0.55;
@@ -74,6 +84,8 @@ pub struct LineChart {
     pub y_log: bool,
     /// 95 % intervals, drawn as error bars (and a band along a line series).
     pub errors: Vec<ErrorBar>,
+    /// 95 % intervals of x values, drawn as horizontal error bars (no band).
+    pub x_errors: Vec<XErrorBar>,
     /// Points (series index, x) whose figure is disturbed: drawn hollow, with a legend entry.
     pub disturbed: Vec<(usize, f64)>,
     /// Text size relative to the default (1.0); the phone layout draws larger text.
@@ -95,6 +107,7 @@ impl LineChart {
             height: 420,
             y_log: false,
             errors: Vec::new(),
+            x_errors: Vec::new(),
             disturbed: Vec::new(),
             text_scale: 1.0,
         }
@@ -176,9 +189,14 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
     if pts.is_empty() {
         return Err(ChartError::new(&c.title, "no data points"));
     }
-    let (mut x0, mut x1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| {
-        (a.min(to_x(p.0)), b.max(to_x(p.0)))
-    });
+    let (mut x0, mut x1) = pts
+        .iter()
+        .map(|p| p.0)
+        .chain(c.x_errors.iter().flat_map(|e| [e.low, e.high]))
+        .filter(|x| x.is_finite())
+        .fold((f64::MAX, f64::MIN), |(a, b), x| {
+            (a.min(to_x(x)), b.max(to_x(x)))
+        });
     let (ymin, ymax) = pts
         .iter()
         .map(|p| p.1)
@@ -232,7 +250,7 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
         .enumerate()
         .map(|(i, s)| (Entry::Series(i), s.name.clone()))
         .collect();
-    if !c.errors.is_empty() {
+    if !c.errors.is_empty() || !c.x_errors.is_empty() {
         names.push((Entry::Interval, "95 % interval of the median".into()));
     }
     if !c.disturbed.is_empty() {
@@ -455,6 +473,32 @@ fn draw_intervals(
             ])?;
         }
     }
+    draw_x_intervals(chart, c, to_x)
+}
+
+/// Each x interval as a horizontal whisker with caps, in its series' colour.
+fn draw_x_intervals(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64) -> DrawResult {
+    let (y0, y1) = {
+        let r = chart.y_range();
+        (r.start, r.end)
+    };
+    // Caps as tall as the vertical bars' caps are wide, in the plot's proportions.
+    let cap = (y1 - y0) * 0.006 * c.width as f64 / c.height.max(1) as f64;
+    for e in c
+        .x_errors
+        .iter()
+        .filter(|e| e.low.is_finite() && e.high.is_finite() && e.y.is_finite())
+    {
+        let style = series_color(e.series)
+            .mix(ERROR_BAR_OPACITY)
+            .stroke_width(1);
+        let (lo, hi, y) = (to_x(e.low), to_x(e.high), to_y(c, e.y));
+        chart.draw_series([
+            PathElement::new(vec![(lo, y), (hi, y)], style),
+            PathElement::new(vec![(lo, y - cap), (lo, y + cap)], style),
+            PathElement::new(vec![(hi, y - cap), (hi, y + cap)], style),
+        ])?;
+    }
     Ok(())
 }
 
@@ -671,6 +715,31 @@ mod tests {
         assert!(svg.contains("hollow: disturbed (retakes ran out)"));
         assert!(svg.contains("95 % interval of the median"));
         assert_eq!(count(&svg, "<circle"), 10 - 1 + 2 + 1);
+    }
+
+    /// Issue 14: a point whose x is itself a median (bandwidth under load) gets a horizontal
+    /// whisker with two caps; the x range widens to hold it, and no band is drawn for it.
+    #[test]
+    fn x_intervals_are_horizontal_whiskers() {
+        let mut c = LineChart::new("t", "MB/s", "ns", XScale::Linear);
+        c.series.push(Series {
+            name: "read".into(),
+            points: vec![(100.0, 80.0), (5000.0, 120.0)],
+            style: SeriesStyle::LinePoints,
+        });
+        c.x_errors.push(XErrorBar {
+            series: 0,
+            y: 120.0,
+            low: 4000.0,
+            high: 9000.0,
+        });
+        let svg = line_chart(&c).unwrap();
+        assert_well_formed(&svg);
+        assert_eq!(count(&svg, &format!("opacity=\"{ERROR_BAR_OPACITY}\"")), 3);
+        assert_eq!(count(&svg, "<polygon"), 0);
+        assert!(svg.contains("95 % interval of the median"));
+        // 9000 lies beyond the last point, so the axis reaches it.
+        assert!(has_text(&svg, "9000"), "{svg}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod strip;
 
 pub use bar::{bar_chart, bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};
+pub use line::XErrorBar;
 pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 
 use plotters::style::RGBColor;

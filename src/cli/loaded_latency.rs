@@ -50,9 +50,10 @@ pub struct LoadedLatencyArgs {
     #[arg(long, value_name = "NAME")]
     pub kernel: Option<String>,
     /// Read:write mix of the load threads instead of --kernel (not with it): 2:1, 3:1 or 1:1
-    /// (1:0 is reads only). A comma list (`1:0,3:1,2:1,1:1`, which may also hold kernel names
-    /// such as write-nt) or `all` (1:0, 3:1, 2:1, 1:1) measures one curve per mix, the mixes
-    /// interleaved point by point so drift on the host hits every curve alike.
+    /// (1:0 is reads only), the same with non-temporal writes (2:1-nt, 3:1-nt, 1:1-nt) or
+    /// triad-like (two reads per write). A comma list (`1:0,3:1,2:1,1:1`, which may also hold
+    /// kernel names such as write-nt) or `all` (1:0, 3:1, 2:1, 1:1) measures one curve per
+    /// mix, the mixes interleaved point by point so drift on the host hits every curve alike.
     #[arg(long, value_name = "R:W[,R:W...]")]
     pub mix: Option<String>,
     /// Nodes whose CPUs run the load threads (the chaser's CPU left out), e.g. `0,1` or
@@ -106,9 +107,9 @@ fn mix_item(item: &str) -> anyhow::Result<LoadKernel> {
     match LoadKernel::from_mix(item) {
         Ok(k) => Ok(k),
         Err(_) if item == "1:0" => Ok(LoadKernel::Read),
-        Err(e) => LoadKernel::from_kernel_name(item).map_err(|_| {
+        Err(e) => LoadKernel::from_mix_name(item).map_err(|_| {
             anyhow::anyhow!(
-                "{e}; a list may also hold 1:0 (reads only) and the --kernel names read, write and write-nt, or be `all`"
+                "{e}; a list may also hold 1:0 (reads only), the ratios with non-temporal writes (2:1-nt, 3:1-nt, 1:1-nt), triad-like, and the --kernel names read, write and write-nt, or be `all`"
             )
         }),
     }
@@ -200,7 +201,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     let kernels = match (&a.mix, &a.kernel) {
         // Any --kernel beside --mix would be ignored (even `read`): one of the two applies.
         (Some(_), Some(k)) => anyhow::bail!(
-            "--mix sets a read:write mix of normal loads and stores, which replaces --kernel; drop --kernel {} or --mix",
+            "--mix sets the load threads' read:write mix, which replaces --kernel; drop --kernel {} or --mix",
             crate::parse::cpulist::excerpt(k.trim())
         ),
         (Some(m), _) => parse_mixes(m)?,
@@ -538,6 +539,19 @@ mod tests {
         assert!(e.contains("names read twice"), "{e}");
         let e = parse_mixes("1:0,").unwrap_err().to_string();
         assert!(e.contains("empty item"), "{e}");
+        // The non-temporal ratios and triad-like, as run --thorough measures them.
+        if cfg!(target_arch = "x86_64") {
+            assert_eq!(
+                parse_mixes("2:1-nt,triad-like").unwrap(),
+                vec![
+                    LoadKernel::MixNt {
+                        reads: 2,
+                        writes: 1
+                    },
+                    LoadKernel::Triad
+                ]
+            );
+        }
         let e = parse_mixes("7:3").unwrap_err().to_string();
         assert!(e.contains("`7:3`") && e.contains("1:0 (reads only)"), "{e}");
     }

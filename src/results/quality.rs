@@ -175,6 +175,159 @@ impl Precision {
     }
 }
 
+impl Precision {
+    /// [`clause`](Self::clause) for a figure measured alone, counting its extra repetitions as
+    /// `one` / `many` ("sample"/"samples" for a latency, "repetition"/"repetitions" for a
+    /// bandwidth): "+-2.1 % (target +-3 %, 3 extra samples)".
+    pub fn clause_in(&self, one: &str, many: &str) -> String {
+        let w = match self.half_width_fraction {
+            Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
+            None => "no interval".to_string(),
+        };
+        let extra = match self.extra_rounds {
+            0 => format!("no extra {many}"),
+            1 => format!("1 extra {one}"),
+            n => format!("{n} extra {many}"),
+        };
+        format!(
+            "{w} (target \u{b1}{:.0} %, {extra})",
+            self.target_half_width_fraction * 100.0
+        )
+    }
+}
+
+/// What a figure measured a planned number of times alone (a latency, a bandwidth) may add
+/// toward its precision target (issue 19: the budget goes where the intervals are widest).
+/// Runtime only, never stored: the figure records what came of it as a [`Precision`].
+///
+/// Extra repetitions are taken while the median's 95 % interval is wider than the target,
+/// never more than the planned count, and, when the goal has a time pool, only while the
+/// pool has time for them. Clones share one pool: a run gives each of its parts one goal,
+/// and the part's figures draw on it in turn, so the extras of a part never take more than
+/// its pool whatever the number of figures.
+#[derive(Clone, Debug)]
+pub struct PrecisionGoal {
+    /// The interval half-width aimed for, fraction of the median (0.03 = +-3 %).
+    pub target_half_width_fraction: f64,
+    /// Nanoseconds the extras may still take together; `None`: only the count bounds them.
+    pool_ns: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+}
+
+impl PrecisionGoal {
+    /// The goal of a standalone `latency` or `bandwidth`: the default run's target (+-3 %),
+    /// bounded by the count alone.
+    pub fn standalone() -> PrecisionGoal {
+        PrecisionGoal::count_bounded(crate::results::plan::Budget::Default.target_half_width())
+    }
+
+    /// A goal bounded by the count alone (a standalone command: at most the planned count
+    /// again, so a figure's timed part at most doubles).
+    pub fn count_bounded(target_half_width_fraction: f64) -> PrecisionGoal {
+        PrecisionGoal {
+            target_half_width_fraction,
+            pool_ns: None,
+        }
+    }
+
+    /// A goal whose extras, over every figure drawing on it, take at most `pool`.
+    pub fn within(target_half_width_fraction: f64, pool: std::time::Duration) -> PrecisionGoal {
+        let ns = u64::try_from(pool.as_nanos()).unwrap_or(u64::MAX);
+        PrecisionGoal {
+            target_half_width_fraction,
+            pool_ns: Some(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(ns))),
+        }
+    }
+
+    /// Time the extras may still take; `None` when only the count bounds them.
+    pub fn time_left(&self) -> Option<std::time::Duration> {
+        self.pool_ns.as_ref().map(|p| {
+            std::time::Duration::from_nanos(p.load(std::sync::atomic::Ordering::SeqCst))
+        })
+    }
+
+    /// Takes `spent` out of the pool (down to zero).
+    pub fn spend(&self, spent: std::time::Duration) {
+        if let Some(p) = &self.pool_ns {
+            let ns = u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX);
+            let _ = p.fetch_update(
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+                |left| Some(left.saturating_sub(ns)),
+            );
+        }
+    }
+
+    /// The record of a figure of `samples` measured toward this goal: `planned` repetitions
+    /// and `extra` more.
+    pub fn record(&self, samples: &[f64], planned: usize, extra: usize) -> Precision {
+        Precision {
+            target_half_width_fraction: self.target_half_width_fraction,
+            half_width_fraction: crate::stats::Summary::of(samples)
+                .and_then(|s| s.relative_half_width()),
+            planned_rounds: planned,
+            extra_rounds: extra,
+        }
+    }
+}
+
+/// What one more repetition costs: `per_repetition` each, plus `per_batch` once for a batch
+/// (a bandwidth team's threads and pinning).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ExtraCost {
+    pub per_repetition: std::time::Duration,
+    pub per_batch: std::time::Duration,
+}
+
+/// How many extra repetitions to take now toward `target` (a half-width, fraction of the
+/// median) for a figure whose kept repetitions are `samples`, `planned` of them planned and
+/// `extra` taken already; 0 to stop. Pure.
+///
+/// The batch is the fewest repetitions that can narrow the interval: the order-statistic
+/// interval of n samples is the k-th smallest to the k-th largest, and while k stays the same
+/// one more sample can only widen it or leave it (the new value either lies inside, leaving
+/// both ends, or pushes an end out), so the batch runs to the next n with a larger k (from 9
+/// samples to 12, from 6 to 9). It is 0 when the interval is within the target, when the
+/// batch would take the extras past the planned count, or when it does not fit `time_left`
+/// (`None`: no time limit).
+pub fn next_batch(
+    samples: &[f64],
+    planned: usize,
+    extra: usize,
+    target: f64,
+    cost: ExtraCost,
+    time_left: Option<std::time::Duration>,
+) -> usize {
+    use crate::stats::interval::median_ranks;
+    use crate::stats::CONFIDENCE;
+    let n = samples.len();
+    if n == 0 {
+        return 0;
+    }
+    let wide = crate::stats::Summary::of(samples)
+        .and_then(|s| s.relative_half_width())
+        .is_none_or(|h| h > target);
+    if !wide {
+        return 0;
+    }
+    let rank = median_ranks(n, CONFIDENCE).map_or(0, |r| r.0);
+    let room = planned.saturating_sub(extra);
+    let Some(batch) = (1..=room).find(|k| median_ranks(n + k, CONFIDENCE).map_or(0, |r| r.0) > rank)
+    else {
+        return 0;
+    };
+    let fits = time_left.is_none_or(|left| {
+        cost.per_repetition
+            .checked_mul(batch as u32)
+            .and_then(|t| t.checked_add(cost.per_batch))
+            .is_some_and(|t| t <= left)
+    });
+    if fits {
+        batch
+    } else {
+        0
+    }
+}
+
 impl Default for RepetitionQuality {
     fn default() -> Self {
         RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 0)

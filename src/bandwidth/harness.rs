@@ -582,4 +582,39 @@ mod tests {
             .expect("the team judges every repetition");
         assert_eq!(q.repetitions_kept, 3);
     }
+
+    /// Toward a target no interval meets (0 %), the extras come in batches to the next
+    /// narrower interval (6 -> 9 -> 12) until they reach the planned count, each a team over
+    /// the same arrays; an empty pool takes none; a target every interval meets (+-1000 %)
+    /// takes none. Counts only: nothing here depends on the machine's speed.
+    #[test]
+    fn extra_repetitions_follow_the_goal() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpu = topo.usable_cpus()[0];
+        let mut s = spec(KernelId::Read, vec![cpu], 10);
+        s.repetitions = 6;
+        let never = PrecisionGoal::count_bounded(0.0);
+        let r = run_toward(&topo, &root, &s, Some(&never)).unwrap();
+        let p = r.precision.expect("measured toward a goal");
+        assert_eq!((p.planned_rounds, p.extra_rounds), (6, 6));
+        assert_eq!(r.repetitions, 12);
+        assert_eq!(r.elapsed_ns.len(), 12);
+        assert_eq!(r.mb_per_s.samples, 12);
+        assert_eq!(r.quality.as_ref().unwrap().repetitions_kept, 12);
+        assert_eq!(
+            r.placements.len(),
+            1,
+            "the arrays came back from the batches"
+        );
+        let empty = PrecisionGoal::within(0.0, Duration::ZERO);
+        let r = run_toward(&topo, &root, &s, Some(&empty)).unwrap();
+        assert_eq!((r.repetitions, r.precision.unwrap().extra_rounds), (6, 0));
+        let loose = PrecisionGoal::count_bounded(10.0);
+        let r = run_toward(&topo, &root, &s, Some(&loose)).unwrap();
+        assert_eq!(r.repetitions, 6);
+        assert!(r.precision.unwrap().met());
+        assert_eq!(run(&topo, &root, &s).unwrap().precision, None);
+    }
 }

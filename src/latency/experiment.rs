@@ -18,8 +18,8 @@ use super::chase::{self, ChainSpec, Mode};
 use super::engine::{run_distribution_job, run_job, Target};
 use super::matrix;
 use super::measure::{Aim, SamplePlan};
-use crate::results::quality::PrecisionGoal;
 use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
+use crate::results::quality::PrecisionGoal;
 
 /// Where a single-CPU variant chases from and where its buffer lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -283,9 +283,15 @@ fn run_curves(
         // A sweep's headline is its largest point; a list's sizes were each asked for.
         let aim = goal.map(|goal| Aim {
             goal,
-            from: if sweep { sizes.len().saturating_sub(1) } else { 0 },
+            from: if sweep {
+                sizes.len().saturating_sub(1)
+            } else {
+                0
+            },
         });
-        let out = match run_job(topo, root, target, sizes, &spec, &cfg.plan, clock, aim, &step) {
+        let out = match run_job(
+            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, &step,
+        ) {
             Ok(o) => o,
             Err(e) if cfg.keep_going => {
                 // One curve failing (e.g. THP unavailable) must not lose the others.

@@ -13,8 +13,8 @@ use crate::topology::Topology;
 use super::chase::ChainSpec;
 use super::engine::{run_job, JobError, Target};
 use super::measure::{Aim, SamplePlan};
-use crate::results::quality::PrecisionGoal;
 use super::result::{LatencyResult, Matrix, MatrixCell};
+use crate::results::quality::PrecisionGoal;
 
 /// The default matrix working set: max(8 x LLC, 256 MiB), capped by half of the smallest free
 /// memory among the target nodes, rounded down to the page granularity.
@@ -75,7 +75,17 @@ pub fn run_cells(
             page,
         };
         let aim = goal.map(|goal| Aim { goal, from: 0 });
-        let out = run_job(topo, root, target, &[size], spec, plan, clock, aim, &|_, _| {})?;
+        let out = run_job(
+            topo,
+            root,
+            target,
+            &[size],
+            spec,
+            plan,
+            clock,
+            aim,
+            &|_, _| {},
+        )?;
         warnings.extend(out.warnings);
         measured.extend(out.results.into_iter().map(|r| (node, t, r)));
         progress(k + 1, placed.len());

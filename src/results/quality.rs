@@ -176,23 +176,33 @@ impl Precision {
 }
 
 impl Precision {
-    /// [`clause`](Self::clause) for a figure measured alone, counting its extra repetitions as
-    /// `one` / `many` ("sample"/"samples" for a latency, "repetition"/"repetitions" for a
-    /// bandwidth): "+-2.1 % (target +-3 %, 3 extra samples)".
-    pub fn clause_in(&self, one: &str, many: &str) -> String {
-        let w = match self.half_width_fraction {
+    /// The half-width reached, "+-2.1 %" ("no interval" without one).
+    pub fn width_text(&self) -> String {
+        match self.half_width_fraction {
             Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
             None => "no interval".to_string(),
-        };
+        }
+    }
+
+    /// The target and the extras of a figure measured alone, counting its extra repetitions
+    /// as `one` / `many` ("sample"/"samples" for a latency, "repetition"/"repetitions" for a
+    /// bandwidth): "target +-3 %, 3 extra samples".
+    pub fn target_text(&self, one: &str, many: &str) -> String {
         let extra = match self.extra_rounds {
             0 => format!("no extra {many}"),
             1 => format!("1 extra {one}"),
             n => format!("{n} extra {many}"),
         };
         format!(
-            "{w} (target \u{b1}{:.0} %, {extra})",
+            "target \u{b1}{:.0} %, {extra}",
             self.target_half_width_fraction * 100.0
         )
+    }
+
+    /// [`clause`](Self::clause) for a figure measured alone: "+-2.1 % (target +-3 %, 3 extra
+    /// samples)".
+    pub fn clause_in(&self, one: &str, many: &str) -> String {
+        format!("{} ({})", self.width_text(), self.target_text(one, many))
     }
 }
 
@@ -240,9 +250,9 @@ impl PrecisionGoal {
 
     /// Time the extras may still take; `None` when only the count bounds them.
     pub fn time_left(&self) -> Option<std::time::Duration> {
-        self.pool_ns.as_ref().map(|p| {
-            std::time::Duration::from_nanos(p.load(std::sync::atomic::Ordering::SeqCst))
-        })
+        self.pool_ns
+            .as_ref()
+            .map(|p| std::time::Duration::from_nanos(p.load(std::sync::atomic::Ordering::SeqCst)))
     }
 
     /// Takes `spent` out of the pool (down to zero).
@@ -287,8 +297,9 @@ pub struct ExtraCost {
 /// one more sample can only widen it or leave it (the new value either lies inside, leaving
 /// both ends, or pushes an end out), so the batch runs to the next n with a larger k (from 9
 /// samples to 12, from 6 to 9). It is 0 when the interval is within the target, when the
-/// batch would take the extras past the planned count, or when it does not fit `time_left`
-/// (`None`: no time limit).
+/// batch would take the extras past the planned count, when it does not fit `time_left`
+/// (`None`: no time limit), or when the planned count gives no interval (fewer than six: a
+/// quick look asked for, which keeps its count).
 pub fn next_batch(
     samples: &[f64],
     planned: usize,
@@ -300,7 +311,9 @@ pub fn next_batch(
     use crate::stats::interval::median_ranks;
     use crate::stats::CONFIDENCE;
     let n = samples.len();
-    if n == 0 {
+    // A figure planned without an interval (fewer than six) was asked for a quick look
+    // (`--samples 3`): it keeps its count.
+    if n == 0 || median_ranks(planned, CONFIDENCE).is_none() {
         return 0;
     }
     let wide = crate::stats::Summary::of(samples)
@@ -311,7 +324,8 @@ pub fn next_batch(
     }
     let rank = median_ranks(n, CONFIDENCE).map_or(0, |r| r.0);
     let room = planned.saturating_sub(extra);
-    let Some(batch) = (1..=room).find(|k| median_ranks(n + k, CONFIDENCE).map_or(0, |r| r.0) > rank)
+    let Some(batch) =
+        (1..=room).find(|k| median_ranks(n + k, CONFIDENCE).map_or(0, |r| r.0) > rank)
     else {
         return 0;
     };
@@ -644,6 +658,81 @@ mod tests {
         assert_eq!(
             q.reason().unwrap(),
             "the hypervisor took up to 40 % of the CPUs' time (steal) in 1 of 2 repetitions: another guest shared the host; 1 of the 2 kept repetitions are disturbed, so the figure is marked disturbed; rerun on an idle machine"
+        );
+    }
+
+    fn wide(n: usize) -> Vec<f64> {
+        (0..n).map(|i| 80.0 + (i * 37 % 41) as f64).collect()
+    }
+
+    /// The batch runs to the next count whose interval ranks move (6 -> 9 -> 12 -> 15), within
+    /// the planned count and the time left; nothing when the interval is met.
+    #[test]
+    fn next_batch_reaches_the_next_narrower_interval_within_the_allowance() {
+        let free = ExtraCost::default();
+        let tight = [100.0, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3];
+        assert_eq!(next_batch(&tight, 9, 0, 0.03, free, None), 0, "met");
+        assert_eq!(next_batch(&wide(6), 6, 0, 0.03, free, None), 3);
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.03, free, None), 3);
+        assert_eq!(next_batch(&wide(15), 9, 6, 0.03, free, None), 2);
+        // Planned without an interval (a quick look): no extras; planned with one but short of
+        // it (stopped early): up to the first one (six).
+        assert_eq!(next_batch(&wide(3), 3, 0, 0.03, free, None), 0);
+        assert_eq!(next_batch(&wide(3), 6, 0, 0.03, free, None), 3);
+        assert_eq!(next_batch(&[], 3, 0, 0.03, free, None), 0);
+        // The extras stop at the planned count: 9 planned, 8 taken, the next move (17 to 20
+        // samples) needs 3; with 7 taken, 16 samples move at 17.
+        assert_eq!(next_batch(&wide(17), 9, 8, 0.03, free, None), 0);
+        assert_eq!(next_batch(&wide(16), 9, 7, 0.03, free, None), 1);
+        assert_eq!(next_batch(&wide(9), 2, 0, 0.03, free, None), 0);
+        // Time: three 100 ms repetitions and 20 ms for the batch need 0.32 s.
+        let cost = ExtraCost {
+            per_repetition: std::time::Duration::from_millis(100),
+            per_batch: std::time::Duration::from_millis(20),
+        };
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.03, cost, Some(ms(319))), 0);
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.03, cost, Some(ms(320))), 3);
+        // A wide target is met by the same samples.
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.5, free, None), 0);
+    }
+
+    #[test]
+    fn goals_share_their_pool_and_record_the_precision() {
+        let ms = std::time::Duration::from_millis;
+        let g = PrecisionGoal::within(0.05, ms(300));
+        let part = g.clone();
+        part.spend(ms(100));
+        assert_eq!(g.time_left(), Some(ms(200)), "clones draw on one pool");
+        g.spend(ms(500));
+        assert_eq!(part.time_left(), Some(std::time::Duration::ZERO));
+        let s = PrecisionGoal::standalone();
+        assert_eq!(s.time_left(), None);
+        assert_eq!(s.target_half_width_fraction, 0.03);
+        s.spend(ms(10));
+        let p = g.record(&wide(12), 9, 3);
+        assert_eq!((p.planned_rounds, p.extra_rounds), (9, 3));
+        assert_eq!(p.target_half_width_fraction, 0.05);
+        assert!(!p.met());
+        assert_eq!(g.record(&[1.0, 2.0], 2, 0).half_width_fraction, None);
+        let p = Precision {
+            target_half_width_fraction: 0.03,
+            half_width_fraction: Some(0.021),
+            planned_rounds: 9,
+            extra_rounds: 1,
+        };
+        assert_eq!(
+            p.clause_in("sample", "samples"),
+            "\u{b1}2.1 % (target \u{b1}3 %, 1 extra sample)"
+        );
+        let p = Precision {
+            extra_rounds: 0,
+            half_width_fraction: None,
+            ..p
+        };
+        assert_eq!(
+            p.clause_in("repetition", "repetitions"),
+            "no interval (target \u{b1}3 %, no extra repetitions)"
         );
     }
 

@@ -138,7 +138,11 @@ pub fn run_toward(
                 let res = cfg
                     .settings
                     .spec(topo, kernel, cpus.clone(), &cfg.placement)
-                    .and_then(|sp| harness::run_toward(topo, root, &sp, goal));
+                    .and_then(|sp| {
+                        // An even share of the pool left for each kernel still to measure.
+                        let mine = goal.map(|g| g.for_figure(n - k));
+                        harness::run_toward(topo, root, &sp, mine.as_ref())
+                    });
                 match res {
                     Ok(x) => report.results.push(x),
                     Err(e) => keep_or_stop(cfg.keep_going, &mut failed, e, || {

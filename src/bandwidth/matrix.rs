@@ -101,7 +101,8 @@ pub fn run_matrix(
             break;
         }
         let cpus = initiator_cpus(topo, i, threads)?;
-        match measure_cell(topo, root, kernel, &cpus, t, cfg, goal) {
+        let mine = goal.map(|g| g.for_figure(cells.len() - k));
+        match measure_cell(topo, root, kernel, &cpus, t, cfg, mine.as_ref()) {
             Ok(r) => {
                 let hmat = topo.hmat_for(i, t);
                 out.push(MatrixCell {

@@ -126,7 +126,10 @@ pub fn run_scaling(
                 cfg.settings
                     .spec(topo, kernel, cpus.clone(), &cfg.placement)
             })
-            .and_then(|sp| harness::run_toward(topo, root, &sp, goal));
+            .and_then(|sp| {
+                let mine = goal.map(|g| g.for_figure(total - done));
+                harness::run_toward(topo, root, &sp, mine.as_ref())
+            });
             match measured {
                 Ok(r) => {
                     points.push(ScalingPoint {

@@ -280,8 +280,10 @@ fn run_curves(
         let base = k * sizes.len();
         let spec = cfg.spec(mode, chains);
         let step = |d: usize, _: usize| progress(base + d, total);
-        // A sweep's headline is its largest point; a list's sizes were each asked for.
-        let aim = goal.map(|goal| Aim {
+        // A sweep's headline is its largest point; a list's sizes were each asked for. Each
+        // curve gets an even share of the pool left for the curves still to measure.
+        let mine = goal.map(|g| g.for_figure(curves.len() - k));
+        let aim = mine.as_ref().map(|goal| Aim {
             goal,
             from: if sweep {
                 sizes.len().saturating_sub(1)

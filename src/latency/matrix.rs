@@ -74,7 +74,8 @@ pub fn run_cells(
             memory_node: Some(t),
             page,
         };
-        let aim = goal.map(|goal| Aim { goal, from: 0 });
+        let mine = goal.map(|g| g.for_figure(placed.len() - k));
+        let aim = mine.as_ref().map(|goal| Aim { goal, from: 0 });
         let out = run_job(
             topo,
             root,

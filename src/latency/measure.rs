@@ -246,7 +246,7 @@ pub(crate) fn take_samples(
         }
         let want = out.len() + batch;
         while out.len() < want && !interrupted() {
-            if goal.time_left().is_some_and(|left| left < per) {
+            if goal.pool_left().is_some_and(|left| left < per) {
                 break;
             }
             let t = take();

@@ -214,13 +214,19 @@ impl Precision {
 /// never more than the planned count, and, when the goal has a time pool, only while the
 /// pool has time for them. Clones share one pool: a run gives each of its parts one goal,
 /// and the part's figures draw on it in turn, so the extras of a part never take more than
-/// its pool whatever the number of figures.
+/// its pool whatever the number of figures. So that the first wide figure does not take the
+/// pool from the later ones, each figure measures toward [`for_figure`](Self::for_figure):
+/// after its first batch it goes on only while it has spent less than an even share of what
+/// the pool held when it started.
 #[derive(Clone, Debug)]
 pub struct PrecisionGoal {
     /// The interval half-width aimed for, fraction of the median (0.03 = +-3 %).
     pub target_half_width_fraction: f64,
     /// Nanoseconds the extras may still take together; `None`: only the count bounds them.
     pool_ns: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// One figure's share of the pool and what it spent of it, nanoseconds; `None`: the goal
+    /// of a part, not of one figure.
+    figure: Option<(u64, std::sync::Arc<std::sync::atomic::AtomicU64>)>,
 }
 
 impl PrecisionGoal {
@@ -236,6 +242,7 @@ impl PrecisionGoal {
         PrecisionGoal {
             target_half_width_fraction,
             pool_ns: None,
+            figure: None,
         }
     }
 
@@ -245,25 +252,64 @@ impl PrecisionGoal {
         PrecisionGoal {
             target_half_width_fraction,
             pool_ns: Some(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(ns))),
+            figure: None,
         }
     }
 
-    /// Time the extras may still take; `None` when only the count bounds them.
-    pub fn time_left(&self) -> Option<std::time::Duration> {
+    /// The goal of one figure of a part that has `figures_left` figures still to measure
+    /// (this one included): the same pool, and an even share of what it holds now. The
+    /// figure's first batch needs only the pool's time; later batches also need the figure
+    /// to have spent less than its share. A count-bounded goal is returned as it is.
+    pub fn for_figure(&self, figures_left: usize) -> PrecisionGoal {
+        let Some(left) = self.time_left() else {
+            return self.clone();
+        };
+        let share = u64::try_from(left.as_nanos()).unwrap_or(u64::MAX) / figures_left.max(1) as u64;
+        PrecisionGoal {
+            target_half_width_fraction: self.target_half_width_fraction,
+            pool_ns: self.pool_ns.clone(),
+            figure: Some((
+                share,
+                std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            )),
+        }
+    }
+
+    /// What the pool holds, whatever the figure's share (a batch under way goes on while the
+    /// pool lasts); `None` when only the count bounds the extras.
+    pub fn pool_left(&self) -> Option<std::time::Duration> {
         self.pool_ns
             .as_ref()
             .map(|p| std::time::Duration::from_nanos(p.load(std::sync::atomic::Ordering::SeqCst)))
     }
 
-    /// Takes `spent` out of the pool (down to zero).
+    /// Time a new batch of extras may take: what the pool holds, or nothing once a figure has
+    /// spent its share; `None` when only the count bounds them.
+    pub fn time_left(&self) -> Option<std::time::Duration> {
+        let pool = self.pool_left()?;
+        match &self.figure {
+            Some((share, spent))
+                if spent.load(std::sync::atomic::Ordering::SeqCst) >= *share
+                    && spent.load(std::sync::atomic::Ordering::SeqCst) > 0 =>
+            {
+                Some(std::time::Duration::ZERO)
+            }
+            _ => Some(pool),
+        }
+    }
+
+    /// Takes `spent` out of the pool (down to zero) and counts it against the figure's share.
     pub fn spend(&self, spent: std::time::Duration) {
+        let ns = u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX);
         if let Some(p) = &self.pool_ns {
-            let ns = u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX);
             let _ = p.fetch_update(
                 std::sync::atomic::Ordering::SeqCst,
                 std::sync::atomic::Ordering::SeqCst,
                 |left| Some(left.saturating_sub(ns)),
             );
+        }
+        if let Some((_, s)) = &self.figure {
+            s.fetch_add(ns, std::sync::atomic::Ordering::SeqCst);
         }
     }
 
@@ -710,6 +756,29 @@ mod tests {
         assert_eq!(s.time_left(), None);
         assert_eq!(s.target_half_width_fraction, 0.03);
         s.spend(ms(10));
+        // A figure's share: its first batch needs only the pool, later ones the share too.
+        let part = PrecisionGoal::within(0.05, ms(1000));
+        let first = part.for_figure(4);
+        assert_eq!(
+            first.time_left(),
+            Some(ms(1000)),
+            "nothing spent yet: the pool"
+        );
+        first.spend(ms(300));
+        assert_eq!(
+            first.time_left(),
+            Some(ms(0)),
+            "300 ms spent of a 250 ms share"
+        );
+        assert_eq!(part.time_left(), Some(ms(700)));
+        let second = part.for_figure(3);
+        second.spend(ms(100));
+        assert_eq!(
+            second.time_left(),
+            Some(ms(600)),
+            "100 ms of a 233 ms share"
+        );
+        assert_eq!(s.for_figure(3).time_left(), None, "count-bounded stays so");
         let p = g.record(&wide(12), 9, 3);
         assert_eq!((p.planned_rounds, p.extra_rounds), (9, 3));
         assert_eq!(p.target_half_width_fraction, 0.05);

@@ -6,6 +6,7 @@
 //! parses text or prints.
 
 use crate::experiment::{Outcome, Progress};
+use crate::results::quality::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -102,11 +103,27 @@ pub(crate) fn keep_or_stop(
 }
 
 /// Runs the experiment; `progress(done, total)` after each kernel, cell or point. Ctrl-C stops
-/// at the next one and returns what was measured.
+/// at the next one and returns what was measured. Every figure takes the planned repetitions
+/// only; [`run_toward`] adds extras to the headline ones.
 pub fn run(
     topo: &Topology,
     root: &SysRoot,
     cfg: &Config,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Outcome<BandwidthReport>> {
+    run_toward(topo, root, cfg, None, progress)
+}
+
+/// [`run`], the headline figures measured toward `goal` (issue 19): each kernel's result, each
+/// matrix cell and each scaling point takes extra repetitions while its interval is wider
+/// than the goal's target, within the goal's pool. A size sweep's points (tens of them) and
+/// the peak runs keep the planned count. `numascope bandwidth` passes a count-bounded goal at
+/// +-3 %, `run` one at its budget's target with the part's pool.
+pub fn run_toward(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    goal: Option<&PrecisionGoal>,
     progress: &Progress<'_>,
 ) -> anyhow::Result<Outcome<BandwidthReport>> {
     let mut report = empty_report(topo);
@@ -121,7 +138,11 @@ pub fn run(
                 let res = cfg
                     .settings
                     .spec(topo, kernel, cpus.clone(), &cfg.placement)
-                    .and_then(|sp| harness::run(topo, root, &sp));
+                    .and_then(|sp| {
+                        // An even share of the pool left for each kernel still to measure.
+                        let mine = goal.map(|g| g.for_figure(n - k));
+                        harness::run_toward(topo, root, &sp, mine.as_ref())
+                    });
                 match res {
                     Ok(x) => report.results.push(x),
                     Err(e) => keep_or_stop(cfg.keep_going, &mut failed, e, || {
@@ -157,6 +178,7 @@ pub fn run(
                     cells.as_deref(),
                     *threads,
                     cfg,
+                    goal,
                     &mut report.results,
                     &mut failed,
                     progress,
@@ -181,6 +203,7 @@ pub fn run(
                     kernel,
                     &curves,
                     cfg,
+                    goal,
                     &mut report.results,
                     &mut failed,
                     progress,

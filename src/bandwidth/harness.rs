@@ -5,8 +5,11 @@
 //! private arrays chunk by chunk until the shared stop flag is raised after a fixed duration,
 //! and each reports the elements it processed and its own elapsed time. Rates are computed per
 //! thread (bytes over the thread's own time) and summed; the first repetitions are dropped.
+//! Toward a precision goal ([`run_toward`]), batches of extra repetitions follow while the
+//! interval of the summed rate is wider than the target (issue 19).
 
-use std::time::Duration;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
@@ -14,7 +17,9 @@ use super::descriptor::{mb_per_s, ELEMENT_BYTES};
 use super::kernels::{Kernel, Params};
 use super::result::{BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::results::quality::{next_batch, ExtraCost, Precision, PrecisionGoal};
 use crate::stats::Summary;
+use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{run_team, Stop, TeamOutcome, TeamPlan, ThreadSample};
 use crate::topology::Topology;
@@ -78,6 +83,21 @@ struct Moved {
 
 /// Runs the kernel as `spec` says and summarizes the repetitions.
 pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<BandwidthResult> {
+    run_toward(topo, root, spec, None)
+}
+
+/// [`run`], then, with a `goal`, batches of extra repetitions while the interval of the total
+/// rate's median is wider than the goal's target (issue 19; [`next_batch`] sizes each batch
+/// and says when to stop: the interval is met, the extras reached the planned count, or the
+/// goal's pool has no time for the next batch). A batch is a new team over the same arrays:
+/// each thread takes back its placed, faulted and swept buffers on the same CPU, so a batch
+/// pays no allocation and no warm-up. The result records its [`Precision`].
+pub fn run_toward(
+    topo: &Topology,
+    root: &SysRoot,
+    spec: &RunSpec,
+    goal: Option<&PrecisionGoal>,
+) -> anyhow::Result<BandwidthResult> {
     let desc = spec.kernel.descriptor();
     let streams = desc.stream_count();
     anyhow::ensure!(
@@ -101,12 +121,96 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
     let setup = |index: usize, _cpu: u32| make_worker(topo, root, spec, index, len);
     let work =
         |index: usize, w: &mut Worker, stop: &Stop| sweep_until_stopped(spec, index, w, stop);
-    let outcome = run_team(topo, root, &spec.cpus, &plan, setup, work)?;
+    let mut outcome = run_team(topo, root, &spec.cpus, &plan, setup, work)?;
     anyhow::ensure!(
         !outcome.reps.is_empty(),
         "no repetition completed; this is a numascope bug"
     );
-    Ok(summarize(topo, spec, outcome))
+    let precision = match goal {
+        Some(g) => Some(extra_repetitions(topo, root, spec, g, &mut outcome)?),
+        None => None,
+    };
+    let mut result = summarize(topo, spec, outcome);
+    result.precision = precision;
+    Ok(result)
+}
+
+/// Fixed cost of one batch of extra repetitions: spawning and pinning the team, reading
+/// `/proc/stat` around each repetition (a few milliseconds on a busy 2-CPU machine).
+const BATCH_OVERHEAD: Duration = Duration::from_millis(20);
+
+/// Takes batches of extra repetitions toward `goal` into `outcome` (see [`run_toward`]) and
+/// returns the figure's precision record.
+fn extra_repetitions(
+    topo: &Topology,
+    root: &SysRoot,
+    spec: &RunSpec,
+    goal: &PrecisionGoal,
+    outcome: &mut TeamOutcome<Worker, Moved>,
+) -> anyhow::Result<Precision> {
+    let app = spec.kernel.descriptor().app_bytes_per_element();
+    let totals = |o: &TeamOutcome<Worker, Moved>| -> Vec<f64> {
+        rates_per_rep(&o.reps, app)
+            .iter()
+            .map(|r| r.iter().sum())
+            .collect()
+    };
+    let planned = spec.repetitions;
+    let mut extra = 0;
+    // The overshoot of a repetition past its duration (the stop flag's poll) is small; the
+    // cost counts the duration and the batch's fixed cost.
+    let cost = ExtraCost {
+        per_repetition: spec.duration,
+        per_batch: BATCH_OVERHEAD,
+    };
+    loop {
+        let batch = next_batch(
+            &totals(outcome),
+            planned,
+            extra,
+            goal.target_half_width_fraction,
+            cost,
+            goal.time_left(),
+        );
+        if batch == 0 || interrupted() || outcome.states.len() != spec.cpus.len() {
+            break;
+        }
+        let started = Instant::now();
+        // Each thread takes back its own worker (index i ran on cpus[i] and still does).
+        let stash: Vec<Mutex<Option<Worker>>> = std::mem::take(&mut outcome.states)
+            .into_iter()
+            .map(|w| Mutex::new(Some(w)))
+            .collect();
+        let setup = |index: usize, _cpu: u32| {
+            stash[index]
+                .lock()
+                .map_err(|_| anyhow::anyhow!("a worker's lock was poisoned"))?
+                .take()
+                .context("a worker's arrays were taken twice; this is a numascope bug")
+        };
+        let work =
+            |index: usize, w: &mut Worker, stop: &Stop| sweep_until_stopped(spec, index, w, stop);
+        let more = run_team(
+            topo,
+            root,
+            &spec.cpus,
+            &TeamPlan::new(spec.duration, batch, 0),
+            setup,
+            work,
+        );
+        goal.spend(started.elapsed());
+        let more = more?;
+        let got = more.reps.len();
+        extra += got;
+        outcome.reps.extend(more.reps);
+        outcome.rep_quality.extend(more.rep_quality);
+        outcome.quality.merge(&more.quality);
+        outcome.states = more.states;
+        if got < batch {
+            break;
+        }
+    }
+    Ok(goal.record(&totals(outcome), planned, extra))
 }
 
 /// Allocates, fills and verifies one thread's arrays, on its pinned CPU, before any timing.
@@ -328,6 +432,7 @@ fn summarize(
         )
         .map(|f| f.label),
         stride_elements: spec.kernel.stride().map(|s| s as u64),
+        precision: None,
     }
 }
 
@@ -476,5 +581,40 @@ mod tests {
             .as_ref()
             .expect("the team judges every repetition");
         assert_eq!(q.repetitions_kept, 3);
+    }
+
+    /// Toward a target no interval meets (0 %), the extras come in batches to the next
+    /// narrower interval (6 -> 9 -> 12) until they reach the planned count, each a team over
+    /// the same arrays; an empty pool takes none; a target every interval meets (+-1000 %)
+    /// takes none. Counts only: nothing here depends on the machine's speed.
+    #[test]
+    fn extra_repetitions_follow_the_goal() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = this_machine_one_node();
+        let root = SysRoot::live();
+        let cpu = topo.usable_cpus()[0];
+        let mut s = spec(KernelId::Read, vec![cpu], 10);
+        s.repetitions = 6;
+        let never = PrecisionGoal::count_bounded(0.0);
+        let r = run_toward(&topo, &root, &s, Some(&never)).unwrap();
+        let p = r.precision.expect("measured toward a goal");
+        assert_eq!((p.planned_rounds, p.extra_rounds), (6, 6));
+        assert_eq!(r.repetitions, 12);
+        assert_eq!(r.elapsed_ns.len(), 12);
+        assert_eq!(r.mb_per_s.samples, 12);
+        assert_eq!(r.quality.as_ref().unwrap().repetitions_kept, 12);
+        assert_eq!(
+            r.placements.len(),
+            1,
+            "the arrays came back from the batches"
+        );
+        let empty = PrecisionGoal::within(0.0, Duration::ZERO);
+        let r = run_toward(&topo, &root, &s, Some(&empty)).unwrap();
+        assert_eq!((r.repetitions, r.precision.unwrap().extra_rounds), (6, 0));
+        let loose = PrecisionGoal::count_bounded(10.0);
+        let r = run_toward(&topo, &root, &s, Some(&loose)).unwrap();
+        assert_eq!(r.repetitions, 6);
+        assert!(r.precision.unwrap().met());
+        assert_eq!(run(&topo, &root, &s).unwrap().precision, None);
     }
 }

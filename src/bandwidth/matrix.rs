@@ -10,6 +10,7 @@ use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, MemPlacement};
 use super::result::{BandwidthResult, Matrix, MatrixCell};
 use crate::experiment::Progress;
+use crate::results::quality::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -53,7 +54,7 @@ fn initiator_cpus(topo: &Topology, i: u32, threads: Option<usize>) -> anyhow::Re
     Ok(cpus)
 }
 
-/// Measures one cell: `kernel` on `cpus` with every stream bound to node `t`.
+/// Measures one cell: `kernel` on `cpus` with every stream bound to node `t`, toward `goal`.
 fn measure_cell(
     topo: &Topology,
     root: &SysRoot,
@@ -61,6 +62,7 @@ fn measure_cell(
     cpus: &[u32],
     t: u32,
     cfg: &Config,
+    goal: Option<&PrecisionGoal>,
 ) -> anyhow::Result<BandwidthResult> {
     let streams = kernel.descriptor().stream_count();
     let array_bytes = cfg.settings.array_bytes(topo, streams, cpus.len());
@@ -69,11 +71,12 @@ fn measure_cell(
     let spec = cfg
         .settings
         .spec(topo, kernel, cpus.to_vec(), &MemPlacement::Node(vec![t]))?;
-    harness::run(topo, root, &spec)
+    harness::run_toward(topo, root, &spec, goal)
 }
 
-/// Measures the matrix of one kernel; each cell's full result is appended to `results`, a
-/// failing cell goes to `failed` when the config keeps going. `progress` after each cell.
+/// Measures the matrix of one kernel, each cell toward `goal` when there is one; each cell's
+/// full result is appended to `results`, a failing cell goes to `failed` when the config keeps
+/// going. `progress` after each cell.
 #[allow(clippy::too_many_arguments)]
 pub fn run_matrix(
     topo: &Topology,
@@ -82,6 +85,7 @@ pub fn run_matrix(
     cells: Option<&[(u32, u32)]>,
     threads: Option<usize>,
     cfg: &Config,
+    goal: Option<&PrecisionGoal>,
     results: &mut Vec<BandwidthResult>,
     failed: &mut Option<anyhow::Error>,
     progress: &Progress<'_>,
@@ -97,7 +101,8 @@ pub fn run_matrix(
             break;
         }
         let cpus = initiator_cpus(topo, i, threads)?;
-        match measure_cell(topo, root, kernel, &cpus, t, cfg) {
+        let mine = goal.map(|g| g.for_figure(cells.len() - k));
+        match measure_cell(topo, root, kernel, &cpus, t, cfg, mine.as_ref()) {
             Ok(r) => {
                 let hmat = topo.hmat_for(i, t);
                 out.push(MatrixCell {

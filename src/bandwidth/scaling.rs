@@ -8,6 +8,7 @@ use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, Order};
 use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
 use crate::experiment::Progress;
+use crate::results::quality::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -86,8 +87,9 @@ impl Curves<'_> {
     }
 }
 
-/// Measures the curves of one kernel; every point's full result is appended to `results`, a
-/// failing point goes to `failed` when the config keeps going. `progress` after each point.
+/// Measures the curves of one kernel, each point toward `goal` when there is one; every
+/// point's full result is appended to `results`, a failing point goes to `failed` when the
+/// config keeps going. `progress` after each point.
 #[allow(clippy::too_many_arguments)]
 pub fn run_scaling(
     topo: &Topology,
@@ -95,6 +97,7 @@ pub fn run_scaling(
     kernel: Kernel,
     curves: &Curves<'_>,
     cfg: &Config,
+    goal: Option<&PrecisionGoal>,
     results: &mut Vec<BandwidthResult>,
     failed: &mut Option<anyhow::Error>,
     progress: &Progress<'_>,
@@ -123,7 +126,10 @@ pub fn run_scaling(
                 cfg.settings
                     .spec(topo, kernel, cpus.clone(), &cfg.placement)
             })
-            .and_then(|sp| harness::run(topo, root, &sp));
+            .and_then(|sp| {
+                let mine = goal.map(|g| g.for_figure(total - done));
+                harness::run_toward(topo, root, &sp, mine.as_ref())
+            });
             match measured {
                 Ok(r) => {
                     points.push(ScalingPoint {

@@ -681,7 +681,11 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
     super::rightmark::check_html_path(args.html.as_deref())?;
     ctx.root.require_live("measure bandwidth")?;
     let _host_lock = super::measuring_lock(ctx)?;
-    let report = crate::bandwidth::run(&topo, &ctx.root, &cfg, &|_, _| {})?.into_result()?;
+    // The headline figures take extras toward +-3 % (issue 19), at most the planned count.
+    let goal = crate::results::quality::PrecisionGoal::standalone();
+    let report =
+        crate::bandwidth::experiment::run_toward(&topo, &ctx.root, &cfg, Some(&goal), &|_, _| {})?
+            .into_result()?;
     if let Some(dir) = &args.csv {
         let files = crate::render::tables_standalone::bandwidth_csv(&report, &topo)?;
         super::rightmark::write_csv_files(dir, &files)?;

@@ -12,7 +12,7 @@ use crate::topology::Topology;
 
 use super::chase::ChainError;
 use super::chase::ChainSpec;
-use super::measure::{Judge, SamplePlan};
+use super::measure::{Aim, Judge, SamplePlan};
 use super::result::{LatencyResult, LoadDistribution, Placement};
 use super::sweep;
 
@@ -57,8 +57,9 @@ pub fn buffer_bytes(sizes: &[u64], page: PageSize) -> u64 {
     max.div_ceil(g) * g
 }
 
-/// Measures every size of `sizes` with `spec` on `target`. `spec.group_bytes` is replaced by
-/// the page size's TLB page when it is 0. `progress(done, total)` is called after each size.
+/// Measures every size of `sizes` with `spec` on `target`, the sizes `aim` names toward its
+/// precision goal. `spec.group_bytes` is replaced by the page size's TLB page when it is 0.
+/// `progress(done, total)` is called after each size.
 #[allow(clippy::too_many_arguments)]
 pub fn run_job(
     topo: &Topology,
@@ -68,6 +69,7 @@ pub fn run_job(
     spec: &ChainSpec,
     plan: &SamplePlan,
     clock: &ClockInfo,
+    aim: Option<Aim<'_>>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<JobOutcome, JobError> {
     let mut spec = *spec;
@@ -84,6 +86,7 @@ pub fn run_job(
                 plan,
                 clock.resolution_ns,
                 Some(judge),
+                aim,
                 progress,
             )
         })?;

@@ -17,8 +17,9 @@ use crate::topology::Topology;
 use super::chase::{self, ChainSpec, Mode};
 use super::engine::{run_distribution_job, run_job, Target};
 use super::matrix;
-use super::measure::SamplePlan;
+use super::measure::{Aim, SamplePlan};
 use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
+use crate::results::quality::PrecisionGoal;
 
 /// Where a single-CPU variant chases from and where its buffer lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,11 +104,28 @@ impl Config {
 
 /// Runs the experiment; `progress(done, total)` after each measured size or cell. Ctrl-C stops
 /// at the next curve or cell and returns what was measured. With `keep_going`, a failing curve
-/// is a warning of the report and the first such failure is the outcome's `failed`.
+/// is a warning of the report and the first such failure is the outcome's `failed`. Every
+/// figure takes the planned samples only; [`run_toward`] adds extras to the headline ones.
 pub fn run(
     topo: &Topology,
     root: &SysRoot,
     cfg: &Config,
+    progress: &Progress<'_>,
+) -> anyhow::Result<Outcome<LatencyReport>> {
+    run_toward(topo, root, cfg, None, progress)
+}
+
+/// [`run`], the headline figures measured toward `goal` (issue 19): each curve's largest point
+/// of a sweep, every size of a list (the sizes asked for by name) and every matrix cell take
+/// extra samples while their interval is wider than the goal's target, within its pool. The
+/// other points of a sweep keep the planned count (tens of points: the budget goes to the
+/// figures people quote). `numascope latency` passes a count-bounded goal at +-3 %, `run` one
+/// at its budget's target with the part's pool.
+pub fn run_toward(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    goal: Option<&PrecisionGoal>,
     progress: &Progress<'_>,
 ) -> anyhow::Result<Outcome<LatencyReport>> {
     let clock = match &cfg.clock {
@@ -135,6 +153,7 @@ pub fn run(
             *at,
             sizes,
             false,
+            goal,
             &mut report,
             progress,
         )?,
@@ -146,6 +165,7 @@ pub fn run(
             *at,
             sizes,
             true,
+            goal,
             &mut report,
             progress,
         )?,
@@ -164,7 +184,7 @@ pub fn run(
                 chase::check(&spec, size)?;
                 let placed = place_cells(topo, cpus, &cells)?;
                 let (m, w) = matrix::run_cells(
-                    topo, root, &placed, size, page, &spec, &cfg.plan, &clock, progress,
+                    topo, root, &placed, size, page, &spec, &cfg.plan, &clock, goal, progress,
                 )?;
                 report.warnings.extend(w);
                 report.matrix = Some(m);
@@ -241,6 +261,7 @@ fn run_curves(
     at: Chaser,
     sizes: &[u64],
     sweep: bool,
+    goal: Option<&PrecisionGoal>,
     report: &mut LatencyReport,
     progress: &Progress<'_>,
 ) -> anyhow::Result<Option<anyhow::Error>> {
@@ -259,7 +280,20 @@ fn run_curves(
         let base = k * sizes.len();
         let spec = cfg.spec(mode, chains);
         let step = |d: usize, _: usize| progress(base + d, total);
-        let out = match run_job(topo, root, target, sizes, &spec, &cfg.plan, clock, &step) {
+        // A sweep's headline is its largest point; a list's sizes were each asked for. Each
+        // curve gets an even share of the pool left for the curves still to measure.
+        let mine = goal.map(|g| g.for_figure(curves.len() - k));
+        let aim = mine.as_ref().map(|goal| Aim {
+            goal,
+            from: if sweep {
+                sizes.len().saturating_sub(1)
+            } else {
+                0
+            },
+        });
+        let out = match run_job(
+            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, &step,
+        ) {
             Ok(o) => o,
             Err(e) if cfg.keep_going => {
                 // One curve failing (e.g. THP unavailable) must not lose the others.

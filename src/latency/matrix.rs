@@ -12,8 +12,9 @@ use crate::topology::Topology;
 
 use super::chase::ChainSpec;
 use super::engine::{run_job, JobError, Target};
-use super::measure::SamplePlan;
+use super::measure::{Aim, SamplePlan};
 use super::result::{LatencyResult, Matrix, MatrixCell};
+use crate::results::quality::PrecisionGoal;
 
 /// The default matrix working set: max(8 x LLC, 256 MiB), capped by half of the smallest free
 /// memory among the target nodes, rounded down to the page granularity.
@@ -46,8 +47,9 @@ pub fn initiators(topo: &Topology, cpus: &[u32]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Measures the given (initiator node, measuring CPU, memory node) cells in order;
-/// `progress(done, total)` after each cell. Ctrl-C stops at the next cell.
+/// Measures the given (initiator node, measuring CPU, memory node) cells in order, each toward
+/// `goal` when there is one (every cell is a headline figure); `progress(done, total)` after
+/// each cell. Ctrl-C stops at the next cell.
 #[allow(clippy::too_many_arguments)]
 pub fn run_cells(
     topo: &Topology,
@@ -58,6 +60,7 @@ pub fn run_cells(
     spec: &ChainSpec,
     plan: &SamplePlan,
     clock: &ClockInfo,
+    goal: Option<&PrecisionGoal>,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(Matrix, Vec<String>), JobError> {
     let mut measured: Vec<(u32, u32, LatencyResult)> = Vec::new();
@@ -71,7 +74,19 @@ pub fn run_cells(
             memory_node: Some(t),
             page,
         };
-        let out = run_job(topo, root, target, &[size], spec, plan, clock, &|_, _| {})?;
+        let mine = goal.map(|g| g.for_figure(placed.len() - k));
+        let aim = mine.as_ref().map(|goal| Aim { goal, from: 0 });
+        let out = run_job(
+            topo,
+            root,
+            target,
+            &[size],
+            spec,
+            plan,
+            clock,
+            aim,
+            &|_, _| {},
+        )?;
         warnings.extend(out.warnings);
         measured.extend(out.results.into_iter().map(|r| (node, t, r)));
         progress(k + 1, placed.len());
@@ -149,6 +164,7 @@ mod tests {
             ns_per_load: Summary::of(&[ns]).unwrap(),
             loads_per_sample: 16,
             quality: None,
+            precision: None,
         };
         let spec = ChainSpec {
             mode: Mode::Random,

@@ -12,6 +12,14 @@
 //! samples planned; after that it is kept and the measurement is marked disturbed. An idle
 //! machine takes exactly the planned samples.
 //!
+//! With a [`PrecisionGoal`] (the headline figures only: a sweep's largest point, a matrix
+//! cell, a size asked by name), the planned samples are followed by batches of extra samples
+//! while the median's 95 % interval is wider than the goal's target (issue 19), at most as
+//! many as planned and within the goal's time pool; each batch is the fewest samples that can
+//! narrow the interval ([`next_batch`]). The measurement records its [`Precision`]. Every
+//! other sweep point keeps the planned count: a sweep has tens of points, and the budget is
+//! spent on the figures people quote.
+//!
 //! A stop signal ([`interrupted`]) ends the measurement at the next sample: the samples kept
 //! so far are the figure (with their count, so two samples show no interval), and a
 //! measurement that kept none is `None`, never a zero.
@@ -19,7 +27,10 @@
 use std::time::{Duration, Instant};
 
 use super::walk::{Chain, LOADS_PER_ITERATION};
-use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::results::quality::{
+    next_batch, ExtraCost, Precision, PrecisionGoal, RepSample, RepetitionQuality,
+    DEFAULT_MIN_CPU_SHARE,
+};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
@@ -58,6 +69,17 @@ pub struct Measurement {
     pub loads_per_sample: u64,
     /// The samples' quality when a [`Judge`] was given.
     pub quality: Option<RepetitionQuality>,
+    /// How precise the median came out against the goal it was measured toward, with the
+    /// extra samples taken; `None` without a goal.
+    pub precision: Option<Precision>,
+}
+
+/// Which sizes of a job are measured toward a precision goal: those from index `from` on (a
+/// sweep's largest point, every size of a list, a matrix cell).
+#[derive(Clone, Copy, Debug)]
+pub struct Aim<'a> {
+    pub goal: &'a PrecisionGoal,
+    pub from: usize,
 }
 
 /// Iterations of the first pass walked between two looks at the stop flag (a few MiB of
@@ -71,6 +93,18 @@ pub fn measure(
     plan: &SamplePlan,
     timer_resolution_ns: f64,
     judge: Option<Judge<'_>>,
+) -> Option<Measurement> {
+    measure_toward(chain, plan, timer_resolution_ns, judge, None)
+}
+
+/// [`measure`], then, with a `goal`, extra samples while the median's interval is wider than
+/// the goal's target (module docs); the measurement records its [`Precision`].
+pub fn measure_toward(
+    chain: &mut Chain<'_>,
+    plan: &SamplePlan,
+    timer_resolution_ns: f64,
+    judge: Option<Judge<'_>>,
+    goal: Option<&PrecisionGoal>,
 ) -> Option<Measurement> {
     let samples = plan.samples.max(1);
     // Touch every element once (all chains together hold `elements`).
@@ -110,29 +144,129 @@ pub fn measure(
     for _ in 0..plan.warmup {
         chain.walk(iterations);
     }
-    let mut quality = judge.map(|_| RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, samples as u32));
-    let mut out = Vec::with_capacity(samples);
-    while out.len() < samples && !interrupted() {
+    let taken = take_samples(samples, judge.is_some(), goal, || {
         let probe = judge.map(|j| Probe::start(j.root, j.cpu));
         let t = Instant::now();
         let loads = chain.walk(iterations);
         let e = t.elapsed();
-        let keep = match (probe, quality.as_mut()) {
-            (Some(p), Some(q)) => q.record(&p.finish()).kept(),
-            _ => true,
-        };
-        if keep {
-            out.push(ns_per(e, loads));
+        Taken {
+            ns_per_load: ns_per(e, loads),
+            elapsed: e,
+            judged: probe.map(|p| p.finish()),
         }
-    }
+    });
     // Empty only when the stop signal came before the first kept sample.
-    let ns_per_load = Summary::of(&out)?;
+    let ns_per_load = Summary::of(&taken.samples_ns)?;
     Some(Measurement {
-        samples_ns: out,
+        samples_ns: taken.samples_ns,
         ns_per_load,
         loads_per_sample: iterations * LOADS_PER_ITERATION,
-        quality,
+        quality: taken.quality,
+        precision: taken.precision,
     })
+}
+
+/// One timed sample as the sampler sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Taken {
+    pub ns_per_load: f64,
+    /// How long the sample took (what an extra one costs the goal's pool).
+    pub elapsed: Duration,
+    /// What the probe saw over the sample, when judged.
+    pub judged: Option<RepSample>,
+}
+
+/// The samples a figure kept, with their quality and precision records.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Samples {
+    pub samples_ns: Vec<f64>,
+    pub quality: Option<RepetitionQuality>,
+    pub precision: Option<Precision>,
+}
+
+/// Takes `planned` kept samples from `take` (a disturbed one is discarded and taken again
+/// while the quality record's allowance lasts, when `judged`), then, toward `goal`, batches of
+/// extra samples while [`next_batch`] asks for them; every extra sample taken, kept or not, is
+/// spent from the goal's pool. The sample source is a parameter so the policy is tested with
+/// synthetic samples. A stop signal ends it at the next sample.
+pub(crate) fn take_samples(
+    planned: usize,
+    judged: bool,
+    goal: Option<&PrecisionGoal>,
+    mut take: impl FnMut() -> Taken,
+) -> Samples {
+    let mut quality = judged.then(|| RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, planned as u32));
+    let mut out = Vec::with_capacity(planned);
+    let mut elapsed: Vec<Duration> = Vec::with_capacity(planned);
+    let keep_one = |quality: &mut Option<RepetitionQuality>, t: Taken| -> bool {
+        match (t.judged, quality.as_mut()) {
+            (Some(s), Some(q)) => q.record(&s).kept(),
+            _ => true,
+        }
+    };
+    while out.len() < planned && !interrupted() {
+        let t = take();
+        if keep_one(&mut quality, t) {
+            out.push(t.ns_per_load);
+            elapsed.push(t.elapsed);
+        }
+    }
+    let Some(goal) = goal else {
+        return Samples {
+            samples_ns: out,
+            quality,
+            precision: None,
+        };
+    };
+    let mut extra = 0;
+    loop {
+        let per = {
+            let mut e = elapsed.clone();
+            e.sort();
+            e.get(e.len() / 2).copied().unwrap_or_default()
+        };
+        let cost = ExtraCost {
+            per_repetition: per,
+            per_batch: Duration::ZERO,
+        };
+        let batch = next_batch(
+            &out,
+            planned,
+            extra,
+            goal.target_half_width_fraction,
+            cost,
+            goal.time_left(),
+        );
+        if batch == 0 || interrupted() {
+            break;
+        }
+        // The extras bring their own retakes, as many as they are.
+        if let Some(q) = quality.as_mut() {
+            q.retake_allowance = q.retake_allowance.saturating_add(batch as u32);
+        }
+        let want = out.len() + batch;
+        while out.len() < want && !interrupted() {
+            if goal.pool_left().is_some_and(|left| left < per) {
+                break;
+            }
+            let t = take();
+            goal.spend(t.elapsed);
+            if keep_one(&mut quality, t) {
+                out.push(t.ns_per_load);
+                elapsed.push(t.elapsed);
+                extra += 1;
+            }
+        }
+        if out.len() < want {
+            break;
+        }
+    }
+    let precision = Some(goal.record(&out, planned, extra));
+    Samples {
+        samples_ns: out,
+        quality,
+        precision,
+    }
 }
 
 fn ns_per(e: Duration, loads: u64) -> f64 {
@@ -177,6 +311,84 @@ mod tests {
         );
         assert_eq!(m.quality, None, "no judge, no quality record");
         assert!(m.loads_per_sample >= 64 * LOADS_PER_ITERATION);
+    }
+
+    /// A synthetic sample source: `values` in turn (cycling), each "taking" 1 ms, judged
+    /// undisturbed unless its index is in `disturbed`.
+    fn source<'a>(
+        values: &'a [f64],
+        taken: &'a mut usize,
+        disturbed: &'a [usize],
+    ) -> impl FnMut() -> Taken + 'a {
+        move || {
+            let i = *taken;
+            *taken += 1;
+            Taken {
+                ns_per_load: values[i % values.len()],
+                elapsed: Duration::from_millis(1),
+                judged: Some(RepSample {
+                    cpu_share_fraction: Some(if disturbed.contains(&i) { 0.4 } else { 0.99 }),
+                    cpu: Some(0),
+                    ..RepSample::default()
+                }),
+            }
+        }
+    }
+
+    /// Nine samples spread +-15 %, then a quiet source: batches of extra samples (to 12, 15
+    /// and 17 samples, where the interval's ranks move) until the interval is within +-3 %,
+    /// then no more.
+    #[test]
+    fn extra_samples_stop_when_the_interval_is_met() {
+        let mut values = vec![80.0, 120.0, 90.0, 110.0, 100.0, 85.0, 115.0, 95.0, 105.0];
+        values.extend([100.0; 40]);
+        let mut taken = 0;
+        let goal = PrecisionGoal::count_bounded(0.03);
+        let s = take_samples(9, true, Some(&goal), source(&values, &mut taken, &[]));
+        let p = s.precision.expect("measured toward a goal");
+        assert_eq!((p.planned_rounds, p.extra_rounds), (9, 8));
+        assert!(p.met(), "{p:?}");
+        assert_eq!(p.half_width_fraction, Some(0.0));
+        assert_eq!(s.samples_ns.len(), 17);
+        assert_eq!(taken, 17, "nothing taken after the interval was met");
+        let q = s.quality.unwrap();
+        assert_eq!((q.repetitions_taken, q.repetitions_kept), (17, 17));
+        // The same samples without a goal: the planned nine, no record.
+        let mut taken = 0;
+        let s = take_samples(9, false, None, source(&values, &mut taken, &[]));
+        assert_eq!((s.samples_ns.len(), taken), (9, 9));
+        assert_eq!((s.precision, s.quality), (None, None));
+    }
+
+    /// A source that stays noisy: extras up to the planned count (8 of 9: the next batch,
+    /// to 20 samples, would pass it), the figure kept with its width; a time pool stops them
+    /// sooner and is spent by what was taken, discarded samples included.
+    #[test]
+    fn extra_samples_stay_within_the_count_and_the_time_pool() {
+        let values = [80.0, 120.0, 90.0, 110.0, 100.0, 85.0, 115.0, 95.0, 105.0];
+        let mut taken = 0;
+        let goal = PrecisionGoal::count_bounded(0.03);
+        let s = take_samples(9, true, Some(&goal), source(&values, &mut taken, &[]));
+        let p = s.precision.unwrap();
+        assert_eq!(p.extra_rounds, 8);
+        assert!(!p.met() && p.half_width_fraction.unwrap() > 0.03, "{p:?}");
+        assert_eq!(taken, 17);
+        // 5 ms of pool at 1 ms a sample: one batch of three (2 ms left, less than the next
+        // batch of three).
+        let mut taken = 0;
+        let goal = PrecisionGoal::within(0.03, Duration::from_millis(5));
+        let s = take_samples(9, true, Some(&goal), source(&values, &mut taken, &[]));
+        assert_eq!(s.precision.unwrap().extra_rounds, 3);
+        assert_eq!(goal.time_left(), Some(Duration::from_millis(2)));
+        assert_eq!(taken, 12);
+        // A disturbed extra sample is discarded, taken again and paid for: 4 ms for 3 kept.
+        let mut taken = 0;
+        let goal = PrecisionGoal::within(0.03, Duration::from_millis(5));
+        let s = take_samples(9, true, Some(&goal), source(&values, &mut taken, &[10]));
+        let q = s.quality.unwrap();
+        assert_eq!(s.precision.unwrap().extra_rounds, 3);
+        assert_eq!((q.repetitions_discarded, q.repetitions_kept), (1, 12));
+        assert_eq!(goal.time_left(), Some(Duration::from_millis(1)));
     }
 
     /// With a judge each kept sample is one the quality record kept: the planned count,

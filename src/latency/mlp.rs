@@ -76,6 +76,7 @@ mod tests {
             loads_per_sample: 1000,
             warmup_samples: 2,
             quality: None,
+            precision: None,
         }
     }
 

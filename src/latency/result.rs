@@ -46,6 +46,7 @@ impl LatencyResult {
             loads_per_sample: m.loads_per_sample,
             warmup_samples: plan.warmup,
             quality: m.quality.clone(),
+            precision: m.precision,
         }
     }
 }

@@ -4,7 +4,7 @@
 //! not pay a fresh allocation per point. Nothing here prints; progress goes to a callback.
 
 use super::chase::{ChainError, ChainSpec};
-use super::measure::{measure, Judge, Measurement, SamplePlan};
+use super::measure::{measure_toward, Aim, Judge, Measurement, SamplePlan};
 use super::walk::Chain;
 use crate::sys::signal::interrupted;
 
@@ -51,9 +51,10 @@ pub fn default_upper(llc_bytes: u64, free_bytes: u64) -> u64 {
     up.min(free_bytes / 2)
 }
 
-/// Measures every size over prefixes of `buf`; `progress(done, total)` after each point. A
-/// stop signal ends the sweep at the next point or sample: the sizes measured are returned,
-/// and a size that kept no sample is left out.
+/// Measures every size over prefixes of `buf`, the sizes `aim` names toward its goal;
+/// `progress(done, total)` after each point. A stop signal ends the sweep at the next point or
+/// sample: the sizes measured are returned, and a size that kept no sample is left out.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     buf: &mut [u64],
     sizes: &[u64],
@@ -61,6 +62,7 @@ pub fn run(
     plan: &SamplePlan,
     timer_resolution_ns: f64,
     judge: Option<Judge<'_>>,
+    aim: Option<Aim<'_>>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
     let mut out = Vec::with_capacity(sizes.len());
@@ -70,7 +72,8 @@ pub fn run(
         }
         let words = ((s / 8) as usize).min(buf.len());
         let mut chain = Chain::build(&mut buf[..words], spec)?;
-        match measure(&mut chain, plan, timer_resolution_ns, judge) {
+        let goal = aim.filter(|a| k >= a.from).map(|a| a.goal);
+        match measure_toward(&mut chain, plan, timer_resolution_ns, judge, goal) {
             Some(m) => out.push((s, m)),
             None => break,
         }

@@ -97,11 +97,53 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
         // The matrix and scaling tables name no kernel row: say what the stride was here.
         stride_note(w, &report.results)?;
     }
+    precision(w, report)?;
     let q = super::verdict::of_checks(&crate::results::findings::bandwidth_checks(
         "bandwidth",
         report,
     ));
     super::verdict::write_text(w, Some(&q), &warnings(report), "")
+}
+
+/// The headline figures measured toward a precision target (issue 19: each kernel's result,
+/// each matrix cell, each scaling point), each with the interval half-width it reached and the
+/// extra repetitions it took; nothing when no figure has a target.
+fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
+    let mut lines = Vec::new();
+    for (i, x) in report.results.iter().enumerate() {
+        let Some(p) = &x.precision else { continue };
+        let cell = report
+            .matrix
+            .iter()
+            .flat_map(|m| &m.cells)
+            .find(|c| c.result_index == i);
+        let what = match cell {
+            Some(c) => format!(
+                "{} node {} -> memory node {}",
+                x.kernel, c.initiator, c.target
+            ),
+            None => format!(
+                "{} on {} thread(s) (CPUs {})",
+                x.kernel,
+                x.threads,
+                format_list(&x.cpus)
+            ),
+        };
+        lines.push(format!(
+            "{what}: {}",
+            p.clause_in("repetition", "repetitions")
+        ));
+    }
+    if !lines.is_empty() {
+        writeln!(
+            w,
+            "Interval half-widths of the headline figures against their target (extra repetitions are taken while an interval is wider, at most as many as planned):"
+        )?;
+        for l in lines {
+            writeln!(w, "  {l}")?;
+        }
+    }
+    Ok(())
 }
 
 fn mb(v: f64) -> String {
@@ -468,6 +510,56 @@ mod tests {
         assert!(
             s.contains("useful bytes") && s.contains("lines they"),
             "{s}"
+        );
+    }
+
+    /// A figure measured toward a target shows the width it reached and its extra
+    /// repetitions in the standalone text, the run's headline and the run's precision line;
+    /// without one the outputs are unchanged.
+    #[test]
+    fn figures_measured_toward_a_target_show_their_width_and_extras() {
+        let mut r = crate::render::fixture::opteron_example();
+        let plain_line = crate::render::run_brief::bandwidth_precision_line(&r);
+        assert_eq!(plain_line, None, "no figure of the fixture has a target");
+        let mut before = Vec::new();
+        render_report(&mut before, r.bandwidth.as_ref().unwrap()).unwrap();
+        assert!(!String::from_utf8(before)
+            .unwrap()
+            .contains("against their target"));
+        let b = r.bandwidth.as_mut().unwrap();
+        let k = b
+            .results
+            .iter()
+            .position(|x| x.placement == "local")
+            .expect("a local kernel result");
+        b.results[k].precision = Some(crate::results::quality::Precision {
+            target_half_width_fraction: 0.03,
+            half_width_fraction: Some(0.012),
+            planned_rounds: 9,
+            extra_rounds: 3,
+        });
+        let mut out = Vec::new();
+        render_report(&mut out, b).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("against their target"), "{s}");
+        assert!(
+            s.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
+            "{s}"
+        );
+        let line = crate::render::run_brief::bandwidth_precision_line(&r).unwrap();
+        assert!(
+            line.starts_with(
+                "bandwidth interval half-widths against the default budget's target of \u{b1}3 %: "
+            ),
+            "{line}"
+        );
+        assert!(line.contains("3 extra repetitions"), "{line}");
+        let mut brief = Vec::new();
+        crate::render::run_brief::render(&mut brief, &r, None).unwrap();
+        let brief = String::from_utf8(brief).unwrap();
+        assert!(
+            brief.contains("(\u{b1}1.2 %; target \u{b1}3 %, 3 extra repetitions) MB/s"),
+            "{brief}"
         );
     }
 }

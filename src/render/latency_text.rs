@@ -76,7 +76,58 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     distribution(r, out)?;
     sweeps(r, out)?;
     matrix(r, out)?;
+    precision(r, out)?;
     warnings(r, out)
+}
+
+/// The headline figures measured toward a precision target (issue 19: each size asked for,
+/// each sweep's largest point, each matrix cell), each with the interval half-width it
+/// reached and the extra samples it took; nothing when no figure has a target.
+fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut lines = Vec::new();
+    let clause = |p: &crate::results::quality::Precision| p.clause_in("sample", "samples");
+    for x in &r.results {
+        if let Some(p) = &x.precision {
+            lines.push(format!(
+                "{} walk, {} pages, {}: {}",
+                x.mode.label(),
+                x.page_size.label(),
+                format_bytes(x.working_set_bytes),
+                clause(p)
+            ));
+        }
+    }
+    for c in &r.sweep {
+        if let Some((x, p)) = c.points.last().and_then(|x| Some((x, x.precision?))) {
+            lines.push(format!(
+                "sweep {} walk, {} pages, at {}: {}",
+                c.mode.label(),
+                c.page_size.label(),
+                format_bytes(x.working_set_bytes),
+                clause(&p)
+            ));
+        }
+    }
+    for c in r.matrix.iter().flat_map(|m| &m.cells) {
+        if let Some(p) = &c.result.precision {
+            lines.push(format!(
+                "node {} -> memory node {}: {}",
+                c.initiator_node,
+                c.memory_node,
+                clause(p)
+            ));
+        }
+    }
+    if !lines.is_empty() {
+        writeln!(
+            out,
+            "\nInterval half-widths of the headline figures against their target (extra samples are taken while an interval is wider, at most as many as planned)"
+        )?;
+        for l in lines {
+            writeln!(out, "  {l}")?;
+        }
+    }
+    Ok(())
 }
 
 /// The clock checks and the sample plan.
@@ -397,4 +448,77 @@ fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 
 fn indent(s: &str) -> String {
     s.lines().map(|l| format!("  {l}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::quality::Precision;
+
+    /// The headline latencies measured toward a target (a sweep's largest point, a matrix
+    /// cell) show the width they reached and their extra samples in the standalone text, the
+    /// run's headline lines and the run's precision line; the fixture, measured without a
+    /// target, shows none of it.
+    #[test]
+    fn figures_measured_toward_a_target_show_their_width_and_extras() {
+        let mut r = crate::render::fixture::opteron_example();
+        assert_eq!(crate::render::run_brief::latency_precision_line(&r), None);
+        let l = r.latency.as_mut().expect("the fixture has a latency part");
+        let mut before = Vec::new();
+        render(l, &mut before).unwrap();
+        assert!(!String::from_utf8(before)
+            .unwrap()
+            .contains("against their target"));
+        let p = Precision {
+            target_half_width_fraction: 0.03,
+            half_width_fraction: Some(0.041),
+            planned_rounds: 9,
+            extra_rounds: 8,
+        };
+        l.sweep[0].points.last_mut().unwrap().precision = Some(p);
+        let cell = l
+            .matrix
+            .as_mut()
+            .and_then(|m| m.cells.first_mut())
+            .expect("the fixture has a matrix");
+        cell.result.precision = Some(Precision {
+            half_width_fraction: Some(0.01),
+            extra_rounds: 0,
+            ..p
+        });
+        let mut out = Vec::new();
+        render(l, &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(s.contains("against their target"), "{s}");
+        assert!(
+            s.contains(": \u{b1}4.1 % (target \u{b1}3 %, 8 extra samples)"),
+            "{s}"
+        );
+        assert!(
+            s.contains(": \u{b1}1.0 % (target \u{b1}3 %, no extra samples)"),
+            "{s}"
+        );
+        let line = crate::render::run_brief::latency_precision_line(&r).unwrap();
+        assert!(
+            line.starts_with("latency interval half-widths against the default budget's target of \u{b1}3 %: sweep "),
+            "{line}"
+        );
+        assert!(line.contains("matrix node"), "{line}");
+        let mut brief = Vec::new();
+        crate::render::run_brief::render(&mut brief, &r, None).unwrap();
+        let brief = String::from_utf8(brief).unwrap();
+        assert!(
+            brief.contains("(\u{b1}4.1 %; target \u{b1}3 %, 8 extra samples) ns per load"),
+            "{brief}"
+        );
+        assert!(
+            brief.contains("(\u{b1}1.0 %; target \u{b1}3 %, no extra samples) ns"),
+            "{brief}"
+        );
+        let html = crate::render::html::render(&r);
+        assert!(
+            html.contains("latency interval half-widths against"),
+            "html"
+        );
+    }
 }

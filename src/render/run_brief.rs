@@ -88,7 +88,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     p.cpu,
                     format_bytes(p.working_set_bytes),
                     view::fmt_interval(&p.ns_per_load),
-                    width(&p.ns_per_load)
+                    toward(&p.ns_per_load, p.precision.as_ref(), SAMPLES)
                 ));
             }
         }
@@ -104,7 +104,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                 format_bytes(m.working_set_bytes),
                 c.result.cpu,
                 view::fmt_interval(&c.result.ns_per_load),
-                width(&c.result.ns_per_load)
+                toward(&c.result.ns_per_load, c.result.precision.as_ref(), SAMPLES)
             ));
         }
     }
@@ -124,7 +124,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                         "fits the last-level cache (a cache figure, not DRAM)"
                     },
                     view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples),
-                    rate_width(m)
+                    rate_toward(m, x.precision.as_ref())
                 ));
             }
         }
@@ -152,7 +152,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                         x.mb_per_s.ci_low.zip(x.mb_per_s.ci_high),
                         x.mb_per_s.samples
                     ),
-                    rate_width(&x.mb_per_s)
+                    rate_toward(&x.mb_per_s, x.precision.as_ref())
                 )),
                 None => v.push(format!(
                     "{} bandwidth matrix node {} -> memory node {} ({} thread(s)): {:.0} MB/s",
@@ -247,6 +247,112 @@ fn rate_width(m: &crate::results::bandwidth::Rates) -> String {
         }
         _ => String::new(),
     }
+}
+
+/// How a latency and a bandwidth count their extra repetitions.
+const SAMPLES: (&str, &str) = ("sample", "samples");
+const REPETITIONS: (&str, &str) = ("repetition", "repetitions");
+
+/// [`width`], with the target and the extra repetitions of a figure measured toward one
+/// (issue 19): " (\u{b1}2.1 %; target \u{b1}3 %, 3 extra samples)".
+fn toward(
+    s: &crate::stats::Summary,
+    p: Option<&crate::results::quality::Precision>,
+    unit: (&str, &str),
+) -> String {
+    match p {
+        Some(p) => format!(" ({}; {})", p.width_text(), p.target_text(unit.0, unit.1)),
+        None => width(s),
+    }
+}
+
+/// [`toward`] of a bandwidth figure's rates.
+fn rate_toward(
+    m: &crate::results::bandwidth::Rates,
+    p: Option<&crate::results::quality::Precision>,
+) -> String {
+    match p {
+        Some(p) => format!(
+            " ({}; {})",
+            p.width_text(),
+            p.target_text(REPETITIONS.0, REPETITIONS.1)
+        ),
+        None => rate_width(m),
+    }
+}
+
+/// "interval half-widths against the default budget's target of \u{b1}3 %: " and `items`, or
+/// `None` without items.
+fn against_target(r: &RunResults, what: &str, items: Vec<String>) -> Option<String> {
+    (!items.is_empty()).then(|| {
+        format!(
+            "{what} interval half-widths against the {} budget's target of \u{b1}{:.0} %: {}",
+            r.plan.budget.name(),
+            r.plan.budget.target_half_width() * 100.0,
+            items.join("; ")
+        )
+    })
+}
+
+/// The latency headline figures measured toward the run's target (each sweep curve's largest
+/// point, each matrix cell), each with the width it reached and the extra samples it took
+/// (issue 19); `None` when no figure carries a precision record.
+pub(super) fn latency_precision_line(r: &RunResults) -> Option<String> {
+    let l = r.latency.as_ref()?;
+    let mut items = Vec::new();
+    for c in &l.sweep {
+        if let Some((p, pr)) = c.points.last().and_then(|p| Some((p, p.precision?))) {
+            items.push(format!(
+                "sweep {} walk, {} pages, at {} {}",
+                c.mode.label(),
+                c.page_size.label(),
+                format_bytes(p.working_set_bytes),
+                pr.clause_in(SAMPLES.0, SAMPLES.1)
+            ));
+        }
+    }
+    for c in l.matrix.iter().flat_map(|m| &m.cells) {
+        if let Some(pr) = c.result.precision {
+            items.push(format!(
+                "matrix node {} -> memory node {} {}",
+                c.initiator_node,
+                c.memory_node,
+                pr.clause_in(SAMPLES.0, SAMPLES.1)
+            ));
+        }
+    }
+    against_target(r, "latency", items)
+}
+
+/// The bandwidth headline figures measured toward the run's target (each kernel's result,
+/// each matrix cell, each scaling point), each with the width it reached and the extra
+/// repetitions it took (issue 19); `None` when no figure carries a precision record.
+pub(super) fn bandwidth_precision_line(r: &RunResults) -> Option<String> {
+    let mut items = Vec::new();
+    for (b, scaling) in [(r.bandwidth.as_ref(), false), (r.scaling.as_ref(), true)] {
+        let Some(b) = b else { continue };
+        for (i, x) in b.results.iter().enumerate() {
+            let Some(pr) = x.precision else { continue };
+            let cell = b
+                .matrix
+                .iter()
+                .flat_map(|m| &m.cells)
+                .find(|c| c.result_index == i);
+            let what = match (cell, scaling) {
+                (Some(c), _) => format!(
+                    "{} matrix node {} -> memory node {}",
+                    x.kernel, c.initiator, c.target
+                ),
+                (None, true) => format!("{} scaling at {} thread(s)", x.kernel, x.threads),
+                (None, false) => format!("{} on {} thread(s)", x.kernel, x.threads),
+            };
+            items.push(format!(
+                "{what} {}",
+                pr.clause_in(REPETITIONS.0, REPETITIONS.1)
+            ));
+        }
+    }
+    against_target(r, "bandwidth", items)
 }
 
 /// The precision line: the run's target and, for the scenario rows measured in rounds, the

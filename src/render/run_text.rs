@@ -298,6 +298,10 @@ fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")?;
         }
     }
+    // The headline latencies' widths against the run's target (issue 19).
+    if let Some(l) = super::run_brief::latency_precision_line(r) {
+        writeln!(out, "{l}")?;
+    }
     Ok(())
 }
 
@@ -359,6 +363,10 @@ fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             &st,
             &["curve", "threads_count", "mb_per_s_median", "mb_per_s_max"],
         )?;
+    }
+    // The headline bandwidths' widths against the run's target (issue 19).
+    if let Some(l) = super::run_brief::bandwidth_precision_line(r) {
+        writeln!(out, "{l}")?;
     }
     Ok(())
 }

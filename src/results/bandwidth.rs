@@ -178,6 +178,13 @@ pub struct BandwidthResult {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_elements: Option<u64>,
+    /// How precise the median total rate came out against the target it was measured toward
+    /// (issue 19): a kernel's result, a matrix cell and a scaling point take extra
+    /// repetitions while their interval is wider than the target; `planned_rounds` and
+    /// `extra_rounds` count repetitions here (`repetitions` includes the extras). Absent when
+    /// measured without a target (sizes, peak) and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::results::quality::Precision>,
 }
 
 /// Bandwidth against working-set size: every kernel at every size, one thread per CPU of

@@ -66,6 +66,13 @@ pub struct LatencyResult {
     /// did not judge (and in files written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
+    /// How precise the median came out against the target it was measured toward (issue 19):
+    /// the headline figures (a sweep's largest point per curve, a matrix cell, a size asked
+    /// for) take extra samples while their interval is wider than the target; `planned_rounds`
+    /// and `extra_rounds` count samples here. Absent for the other sweep points and in files
+    /// written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision: Option<crate::results::quality::Precision>,
 }
 
 /// One working-set curve (one mode, page size and chain count).

@@ -175,6 +175,219 @@ impl Precision {
     }
 }
 
+impl Precision {
+    /// The half-width reached, "+-2.1 %" ("no interval" without one).
+    pub fn width_text(&self) -> String {
+        match self.half_width_fraction {
+            Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
+            None => "no interval".to_string(),
+        }
+    }
+
+    /// The target and the extras of a figure measured alone, counting its extra repetitions
+    /// as `one` / `many` ("sample"/"samples" for a latency, "repetition"/"repetitions" for a
+    /// bandwidth): "target +-3 %, 3 extra samples".
+    pub fn target_text(&self, one: &str, many: &str) -> String {
+        let extra = match self.extra_rounds {
+            0 => format!("no extra {many}"),
+            1 => format!("1 extra {one}"),
+            n => format!("{n} extra {many}"),
+        };
+        format!(
+            "target \u{b1}{:.0} %, {extra}",
+            self.target_half_width_fraction * 100.0
+        )
+    }
+
+    /// [`clause`](Self::clause) for a figure measured alone: "+-2.1 % (target +-3 %, 3 extra
+    /// samples)".
+    pub fn clause_in(&self, one: &str, many: &str) -> String {
+        format!("{} ({})", self.width_text(), self.target_text(one, many))
+    }
+}
+
+/// What a figure measured a planned number of times alone (a latency, a bandwidth) may add
+/// toward its precision target (issue 19: the budget goes where the intervals are widest).
+/// Runtime only, never stored: the figure records what came of it as a [`Precision`].
+///
+/// Extra repetitions are taken while the median's 95 % interval is wider than the target,
+/// never more than the planned count, and, when the goal has a time pool, only while the
+/// pool has time for them. Clones share one pool: a run gives each of its parts one goal,
+/// and the part's figures draw on it in turn, so the extras of a part never take more than
+/// its pool whatever the number of figures. So that the first wide figure does not take the
+/// pool from the later ones, each figure measures toward [`for_figure`](Self::for_figure):
+/// after its first batch it goes on only while it has spent less than an even share of what
+/// the pool held when it started.
+#[derive(Clone, Debug)]
+pub struct PrecisionGoal {
+    /// The interval half-width aimed for, fraction of the median (0.03 = +-3 %).
+    pub target_half_width_fraction: f64,
+    /// Nanoseconds the extras may still take together; `None`: only the count bounds them.
+    pool_ns: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// One figure's share of the pool and what it spent of it, nanoseconds; `None`: the goal
+    /// of a part, not of one figure.
+    figure: Option<(u64, std::sync::Arc<std::sync::atomic::AtomicU64>)>,
+}
+
+impl PrecisionGoal {
+    /// The goal of a standalone `latency` or `bandwidth`: the default run's target (+-3 %),
+    /// bounded by the count alone.
+    pub fn standalone() -> PrecisionGoal {
+        PrecisionGoal::count_bounded(crate::results::plan::Budget::Default.target_half_width())
+    }
+
+    /// A goal bounded by the count alone (a standalone command: at most the planned count
+    /// again, so a figure's timed part at most doubles).
+    pub fn count_bounded(target_half_width_fraction: f64) -> PrecisionGoal {
+        PrecisionGoal {
+            target_half_width_fraction,
+            pool_ns: None,
+            figure: None,
+        }
+    }
+
+    /// A goal whose extras, over every figure drawing on it, take at most `pool`.
+    pub fn within(target_half_width_fraction: f64, pool: std::time::Duration) -> PrecisionGoal {
+        let ns = u64::try_from(pool.as_nanos()).unwrap_or(u64::MAX);
+        PrecisionGoal {
+            target_half_width_fraction,
+            pool_ns: Some(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(ns))),
+            figure: None,
+        }
+    }
+
+    /// The goal of one figure of a part that has `figures_left` figures still to measure
+    /// (this one included): the same pool, and an even share of what it holds now. The
+    /// figure's first batch needs only the pool's time; later batches also need the figure
+    /// to have spent less than its share. A count-bounded goal is returned as it is.
+    pub fn for_figure(&self, figures_left: usize) -> PrecisionGoal {
+        let Some(left) = self.time_left() else {
+            return self.clone();
+        };
+        let share = u64::try_from(left.as_nanos()).unwrap_or(u64::MAX) / figures_left.max(1) as u64;
+        PrecisionGoal {
+            target_half_width_fraction: self.target_half_width_fraction,
+            pool_ns: self.pool_ns.clone(),
+            figure: Some((
+                share,
+                std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            )),
+        }
+    }
+
+    /// What the pool holds, whatever the figure's share (a batch under way goes on while the
+    /// pool lasts); `None` when only the count bounds the extras.
+    pub fn pool_left(&self) -> Option<std::time::Duration> {
+        self.pool_ns
+            .as_ref()
+            .map(|p| std::time::Duration::from_nanos(p.load(std::sync::atomic::Ordering::SeqCst)))
+    }
+
+    /// Time a new batch of extras may take: what the pool holds, or nothing once a figure has
+    /// spent its share; `None` when only the count bounds them.
+    pub fn time_left(&self) -> Option<std::time::Duration> {
+        let pool = self.pool_left()?;
+        match &self.figure {
+            Some((share, spent))
+                if spent.load(std::sync::atomic::Ordering::SeqCst) >= *share
+                    && spent.load(std::sync::atomic::Ordering::SeqCst) > 0 =>
+            {
+                Some(std::time::Duration::ZERO)
+            }
+            _ => Some(pool),
+        }
+    }
+
+    /// Takes `spent` out of the pool (down to zero) and counts it against the figure's share.
+    pub fn spend(&self, spent: std::time::Duration) {
+        let ns = u64::try_from(spent.as_nanos()).unwrap_or(u64::MAX);
+        if let Some(p) = &self.pool_ns {
+            let _ = p.fetch_update(
+                std::sync::atomic::Ordering::SeqCst,
+                std::sync::atomic::Ordering::SeqCst,
+                |left| Some(left.saturating_sub(ns)),
+            );
+        }
+        if let Some((_, s)) = &self.figure {
+            s.fetch_add(ns, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// The record of a figure of `samples` measured toward this goal: `planned` repetitions
+    /// and `extra` more.
+    pub fn record(&self, samples: &[f64], planned: usize, extra: usize) -> Precision {
+        Precision {
+            target_half_width_fraction: self.target_half_width_fraction,
+            half_width_fraction: crate::stats::Summary::of(samples)
+                .and_then(|s| s.relative_half_width()),
+            planned_rounds: planned,
+            extra_rounds: extra,
+        }
+    }
+}
+
+/// What one more repetition costs: `per_repetition` each, plus `per_batch` once for a batch
+/// (a bandwidth team's threads and pinning).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ExtraCost {
+    pub per_repetition: std::time::Duration,
+    pub per_batch: std::time::Duration,
+}
+
+/// How many extra repetitions to take now toward `target` (a half-width, fraction of the
+/// median) for a figure whose kept repetitions are `samples`, `planned` of them planned and
+/// `extra` taken already; 0 to stop. Pure.
+///
+/// The batch is the fewest repetitions that can narrow the interval: the order-statistic
+/// interval of n samples is the k-th smallest to the k-th largest, and while k stays the same
+/// one more sample can only widen it or leave it (the new value either lies inside, leaving
+/// both ends, or pushes an end out), so the batch runs to the next n with a larger k (from 9
+/// samples to 12, from 6 to 9). It is 0 when the interval is within the target, when the
+/// batch would take the extras past the planned count, when it does not fit `time_left`
+/// (`None`: no time limit), or when the planned count gives no interval (fewer than six: a
+/// quick look asked for, which keeps its count).
+pub fn next_batch(
+    samples: &[f64],
+    planned: usize,
+    extra: usize,
+    target: f64,
+    cost: ExtraCost,
+    time_left: Option<std::time::Duration>,
+) -> usize {
+    use crate::stats::interval::median_ranks;
+    use crate::stats::CONFIDENCE;
+    let n = samples.len();
+    // A figure planned without an interval (fewer than six) was asked for a quick look
+    // (`--samples 3`): it keeps its count.
+    if n == 0 || median_ranks(planned, CONFIDENCE).is_none() {
+        return 0;
+    }
+    let wide = crate::stats::Summary::of(samples)
+        .and_then(|s| s.relative_half_width())
+        .is_none_or(|h| h > target);
+    if !wide {
+        return 0;
+    }
+    let rank = median_ranks(n, CONFIDENCE).map_or(0, |r| r.0);
+    let room = planned.saturating_sub(extra);
+    let Some(batch) =
+        (1..=room).find(|k| median_ranks(n + k, CONFIDENCE).map_or(0, |r| r.0) > rank)
+    else {
+        return 0;
+    };
+    let fits = time_left.is_none_or(|left| {
+        cost.per_repetition
+            .checked_mul(batch as u32)
+            .and_then(|t| t.checked_add(cost.per_batch))
+            .is_some_and(|t| t <= left)
+    });
+    if fits {
+        batch
+    } else {
+        0
+    }
+}
+
 impl Default for RepetitionQuality {
     fn default() -> Self {
         RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 0)
@@ -491,6 +704,104 @@ mod tests {
         assert_eq!(
             q.reason().unwrap(),
             "the hypervisor took up to 40 % of the CPUs' time (steal) in 1 of 2 repetitions: another guest shared the host; 1 of the 2 kept repetitions are disturbed, so the figure is marked disturbed; rerun on an idle machine"
+        );
+    }
+
+    fn wide(n: usize) -> Vec<f64> {
+        (0..n).map(|i| 80.0 + (i * 37 % 41) as f64).collect()
+    }
+
+    /// The batch runs to the next count whose interval ranks move (6 -> 9 -> 12 -> 15), within
+    /// the planned count and the time left; nothing when the interval is met.
+    #[test]
+    fn next_batch_reaches_the_next_narrower_interval_within_the_allowance() {
+        let free = ExtraCost::default();
+        let tight = [100.0, 100.5, 99.5, 100.2, 99.8, 100.1, 99.9, 100.0, 100.3];
+        assert_eq!(next_batch(&tight, 9, 0, 0.03, free, None), 0, "met");
+        assert_eq!(next_batch(&wide(6), 6, 0, 0.03, free, None), 3);
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.03, free, None), 3);
+        assert_eq!(next_batch(&wide(15), 9, 6, 0.03, free, None), 2);
+        // Planned without an interval (a quick look): no extras; planned with one but short of
+        // it (stopped early): up to the first one (six).
+        assert_eq!(next_batch(&wide(3), 3, 0, 0.03, free, None), 0);
+        assert_eq!(next_batch(&wide(3), 6, 0, 0.03, free, None), 3);
+        assert_eq!(next_batch(&[], 3, 0, 0.03, free, None), 0);
+        // The extras stop at the planned count: 9 planned, 8 taken, the next move (17 to 20
+        // samples) needs 3; with 7 taken, 16 samples move at 17.
+        assert_eq!(next_batch(&wide(17), 9, 8, 0.03, free, None), 0);
+        assert_eq!(next_batch(&wide(16), 9, 7, 0.03, free, None), 1);
+        assert_eq!(next_batch(&wide(9), 2, 0, 0.03, free, None), 0);
+        // Time: three 100 ms repetitions and 20 ms for the batch need 0.32 s.
+        let cost = ExtraCost {
+            per_repetition: std::time::Duration::from_millis(100),
+            per_batch: std::time::Duration::from_millis(20),
+        };
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.03, cost, Some(ms(319))), 0);
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.03, cost, Some(ms(320))), 3);
+        // A wide target is met by the same samples.
+        assert_eq!(next_batch(&wide(9), 9, 0, 0.5, free, None), 0);
+    }
+
+    #[test]
+    fn goals_share_their_pool_and_record_the_precision() {
+        let ms = std::time::Duration::from_millis;
+        let g = PrecisionGoal::within(0.05, ms(300));
+        let part = g.clone();
+        part.spend(ms(100));
+        assert_eq!(g.time_left(), Some(ms(200)), "clones draw on one pool");
+        g.spend(ms(500));
+        assert_eq!(part.time_left(), Some(std::time::Duration::ZERO));
+        let s = PrecisionGoal::standalone();
+        assert_eq!(s.time_left(), None);
+        assert_eq!(s.target_half_width_fraction, 0.03);
+        s.spend(ms(10));
+        // A figure's share: its first batch needs only the pool, later ones the share too.
+        let part = PrecisionGoal::within(0.05, ms(1000));
+        let first = part.for_figure(4);
+        assert_eq!(
+            first.time_left(),
+            Some(ms(1000)),
+            "nothing spent yet: the pool"
+        );
+        first.spend(ms(300));
+        assert_eq!(
+            first.time_left(),
+            Some(ms(0)),
+            "300 ms spent of a 250 ms share"
+        );
+        assert_eq!(part.time_left(), Some(ms(700)));
+        let second = part.for_figure(3);
+        second.spend(ms(100));
+        assert_eq!(
+            second.time_left(),
+            Some(ms(600)),
+            "100 ms of a 233 ms share"
+        );
+        assert_eq!(s.for_figure(3).time_left(), None, "count-bounded stays so");
+        let p = g.record(&wide(12), 9, 3);
+        assert_eq!((p.planned_rounds, p.extra_rounds), (9, 3));
+        assert_eq!(p.target_half_width_fraction, 0.05);
+        assert!(!p.met());
+        assert_eq!(g.record(&[1.0, 2.0], 2, 0).half_width_fraction, None);
+        let p = Precision {
+            target_half_width_fraction: 0.03,
+            half_width_fraction: Some(0.021),
+            planned_rounds: 9,
+            extra_rounds: 1,
+        };
+        assert_eq!(
+            p.clause_in("sample", "samples"),
+            "\u{b1}2.1 % (target \u{b1}3 %, 1 extra sample)"
+        );
+        let p = Precision {
+            extra_rounds: 0,
+            half_width_fraction: None,
+            ..p
+        };
+        assert_eq!(
+            p.clause_in("repetition", "repetitions"),
+            "no interval (target \u{b1}3 %, no extra repetitions)"
         );
     }
 

@@ -161,7 +161,8 @@ fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         topo.line_bytes(),
     );
     let cfg = latency_config(topo, root, s, r, latency::Variant::Sweep { at, sizes });
-    let out = latency::run(topo, root, &cfg, step)?;
+    let goal = super::budget::precision_goal(&r.plan, Part::Latency);
+    let out = latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?;
     let mut report = out.report;
     if let Some(earlier) = r.latency.take() {
         report.matrix = earlier.matrix;
@@ -188,7 +189,8 @@ fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let mut cfg = latency_config(topo, root, s, r, variant);
     cfg.modes = vec![Mode::Random];
     cfg.pages = vec![PageSize::Base];
-    let measured = latency::run(topo, root, &cfg, step)?.report;
+    let goal = super::budget::precision_goal(&r.plan, Part::LatencyMatrix);
+    let measured = latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?.report;
     let mut report = r.latency.take().unwrap_or_else(|| LatencyReport {
         matrix: None,
         warnings: vec![],
@@ -254,16 +256,17 @@ fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
     into.warnings.append(&mut more.warnings);
 }
 
-/// Runs a bandwidth part and adds its report to `slot`; the part fails with the first cell
-/// that failed, keeping the others.
+/// Runs a bandwidth part and adds its report to `slot`, its headline figures toward `goal`;
+/// the part fails with the first cell that failed, keeping the others.
 fn bw_part(
     topo: &Topology,
     root: &SysRoot,
     cfg: &bandwidth::Config,
+    goal: Option<&crate::results::quality::PrecisionGoal>,
     slot: &mut Option<BandwidthReport>,
     step: &Step<'_>,
 ) -> anyhow::Result<()> {
-    let out = bandwidth::run(topo, root, cfg, step)?;
+    let out = bandwidth::experiment::run_toward(topo, root, cfg, goal, step)?;
     match slot {
         Some(r) => append(r, out.report),
         None => *slot = Some(out.report),
@@ -288,7 +291,8 @@ fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         cpus: topo.usable_cpus(),
     };
     let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
-    let measured = bw_part(topo, root, &cfg, &mut r.bandwidth, step);
+    let goal = super::budget::precision_goal(&r.plan, Part::Bandwidth);
+    let measured = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
     unbuilt.map_or(measured, Err)
 }
 
@@ -304,7 +308,7 @@ fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     };
     let kernels = vec![kernel(KernelId::Read)?];
     let cfg = bw_config(topo, s, kernels, bandwidth::Variant::Peak(req), &timed);
-    bw_part(topo, root, &cfg, &mut r.peak, step)
+    bw_part(topo, root, &cfg, None, &mut r.peak, step)
 }
 
 fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
@@ -315,7 +319,8 @@ fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     };
     let kernels = vec![kernel(KernelId::Read)?];
     let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
-    bw_part(topo, root, &cfg, &mut r.bandwidth, step)
+    let goal = super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
+    bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step)
 }
 
 fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
@@ -328,7 +333,8 @@ fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let kernels = vec![kernel(KernelId::Read)?];
     let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
     r.scaling = None;
-    bw_part(topo, root, &cfg, &mut r.scaling, step)
+    let goal = super::budget::precision_goal(&r.plan, Part::Scaling);
+    bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step)
 }
 
 /// Loaded latency: the chaser on the measuring CPU, every other usable CPU loading, both

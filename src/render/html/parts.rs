@@ -88,6 +88,10 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
     ) {
         p.absent(r, Part::LatencyMatrix);
     }
+    // The headline latencies' widths against the run's target (issue 19).
+    if let Some(l) = crate::render::run_brief::latency_precision_line(r) {
+        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
+    }
 }
 
 pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
@@ -200,6 +204,11 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
             ),
         ),
         None => p.absent(r, Part::Scaling),
+    }
+    // The headline bandwidths' (kernels, matrix cells, scaling points) widths against the
+    // run's target (issue 19), after the last bandwidth section.
+    if let Some(l) = crate::render::run_brief::bandwidth_precision_line(r) {
+        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }
 }
 

@@ -64,7 +64,7 @@ print_context
 echo "# numascope: $ns_bin; ${nice:-normal priority}; $RUNS runs per configuration;" \
     "$THREADS thread(s); sizes (bytes, all streams of all threads): $SIZES"
 echo "# Compared: likwid's MByte/s (its timed block, an average) with numascope's" \
-    "mb_per_s.median (median of 5 repetitions of 200 ms); both count loads + stores only."
+    "mb_per_s.median (median of 6 or more repetitions of 200 ms); both count loads + stores only."
 
 ran_ns=0
 ran_lk=0

@@ -58,7 +58,7 @@ print_context
 echo "# numascope: $ns_bin; ${nice:-normal priority}; $RUNS runs per tool; $threads thread(s)" \
     "(all of node 0 / S0); working set $SIZE B, all threads together"
 echo "# Compared: likwid's MByte/s (load_avx, its timed block, an average) with numascope's" \
-    "peak read mb_per_s.median at $threads threads (median of 5 repetitions of 200 ms)."
+    "peak read mb_per_s.median at $threads threads (median of 6 or more repetitions of 200 ms)."
 
 ran_ns=0
 ran_lk=0

@@ -30,7 +30,7 @@ fn refuse_flags(args: &BandwidthArgs) -> anyhow::Result<()> {
         ("--spread", args.spread, "the threads are one node's CPUs, one per core first"),
         ("--placement", args.placement.is_some(), "it binds each stream to its row's or column's node itself; use --mem-nodes to choose the nodes"),
         ("--weights", args.weights.is_some(), "it binds each stream to one node"),
-        ("--repetitions", args.repetitions != 5, "each round is one warm-up and one timed repetition; use --rounds"),
+        ("--repetitions", args.repetitions != super::bandwidth::DEFAULT_REPETITIONS, "each round is one warm-up and one timed repetition; use --rounds"),
         ("--warmup", args.warmup != 1, "each round is one warm-up and one timed repetition; use --rounds"),
     ];
     if let Some((flag, _, why)) = given.iter().find(|g| g.1) {

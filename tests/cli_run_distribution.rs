@@ -80,7 +80,7 @@ fn a_default_run_measures_and_shows_the_distribution() {
 
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     let at = html
-        .find("<h3>Per-load latency distribution</h3>")
+        .find("<h3>Per-load latency distribution (random walk, 4k pages, 1 thread pinned to CPU")
         .expect("the histogram's heading");
     let section = &html[at..html[at..].find("</section>").unwrap() + at];
     assert_eq!(section.matches("<svg").count(), 2, "wide and phone layouts");

@@ -107,9 +107,8 @@ fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     // Chain construction over the geometric series of sizes is about twice the largest.
     let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
     let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
-    let mut est = curves as f64 * (points as f64 * per_point + build + fault);
-    let dist = distribution(l, per_point);
-    est += dist;
+    let est =
+        curves as f64 * (points as f64 * per_point + build + fault) + distribution(l, per_point);
     if l.to_bytes < s.latency_matrix.size_bytes {
         reduced.push(format!(
             "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",

@@ -3,6 +3,9 @@
 //! percentiles, timer cost and chase figures. Only results that hold a distribution (a
 //! default or thorough `run`) show it; others show nothing here, the plan says why.
 
+use std::fmt::Write as _;
+
+use super::esc;
 use super::page::Page;
 use crate::render::run_view as view;
 use crate::render::svg;
@@ -31,7 +34,11 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
     let Some(h) = view::latency_histogram_chart(l) else {
         return;
     };
-    p.push("<h3>Per-load latency distribution</h3>");
+    let _ = write!(
+        p.html,
+        "<h3>{}</h3>",
+        esc(&view::latency_histogram_heading(l))
+    );
     p.wide_and_narrow(
         svg::histogram(&h),
         svg::histogram(&h.narrow()),
@@ -55,7 +62,9 @@ mod tests {
         assert!(!without.contains("Per-load latency distribution"));
         r.latency.as_mut().unwrap().distribution = Some(distribution());
         let html = super::super::render(&r);
-        let at = html.find("<h3>Per-load latency distribution</h3>").unwrap();
+        let at = html
+            .find("<h3>Per-load latency distribution (random walk, 4k pages, 1 thread pinned to CPU 0, 256 MiB)</h3>")
+            .unwrap();
         let section = &html[at..];
         let fig = &section[..section.find("</figure>").unwrap()];
         // The wide and the phone layout, each an svg with the legend's entries.

@@ -209,13 +209,11 @@ pub fn latency_distribution_line(l: Option<&LatencyReport>) -> Option<String> {
 /// report holds no distribution.
 pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
     let d = l?.distribution.as_ref()?;
+    // A short title and axis label, so the phone layout keeps them whole; the conditions
+    // are in the heading above the chart (latency_histogram_heading).
     let mut h = Histogram::new(
-        &format!(
-            "Per-load latency, {} at {}",
-            conditions(d),
-            format_bytes(d.working_set_bytes)
-        ),
-        "ns per load (group time less the timer cost, / loads per group), log scale",
+        &format!("Per-load latency at {}", format_bytes(d.working_set_bytes)),
+        "ns per load, log scale",
         "groups per bin, log scale",
         &format!(
             "groups per bin ({} bins per factor of two)",
@@ -263,13 +261,25 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
     Some(h)
 }
 
+/// The heading of the chart: what was measured and under which conditions.
+pub fn latency_histogram_heading(l: Option<&LatencyReport>) -> String {
+    match l.and_then(|l| l.distribution.as_ref()) {
+        Some(d) => format!(
+            "Per-load latency distribution ({}, {})",
+            conditions(d),
+            format_bytes(d.working_set_bytes)
+        ),
+        None => "Per-load latency distribution".into(),
+    }
+}
+
 /// The chart's caption: how the figures were made and what is not drawn.
 pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
     let Some(d) = l.and_then(|l| l.distribution.as_ref()) else {
         return String::new();
     };
     let mut s = format!(
-        "{} groups of {} dependent loads, each timed with the CPU's counter ({}); the counter's own cost, {} ns per group (median of {} empty timed pairs), is subtracted before dividing by {}. Percentiles are nearest-rank over the groups, so they are percentiles of 16-load means, narrower than single loads' would be. The chase between the batches walked the same chain in the same time window and is the figure the median is compared with.",
+        "{} groups of {} dependent loads, each timed with the CPU's counter ({}); the counter's own cost, {} ns per group (median of {} empty timed pairs), is subtracted before dividing by {}. Both axes are logarithmic: the bins are equally wide in ratio, and a bin of one group still shows beside thousands. Percentiles are nearest-rank over the groups, so they are percentiles of 16-load means, narrower than single loads' would be. The chase between the batches walked the same chain in the same time window and is the figure the median is compared with.",
         d.groups,
         d.loads_per_group,
         d.counter,

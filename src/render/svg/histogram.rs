@@ -177,14 +177,25 @@ pub fn histogram(h: &Histogram) -> Result<String, ChartError> {
 
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
-/// The x ticks (log10 units, value): 1, 2 and 5 of each decade within the range, or every
-/// whole multiple 1..9 when that gives fewer than three.
-fn ticks(x0: f64, x1: f64) -> Vec<(f64, f64)> {
+/// The x ticks (log10 units, value) for a plot `decade_px` pixels per decade whose labels
+/// take `char_px` pixels a character: 1, 2 and 5 of each decade when their labels fit apart,
+/// else the decades alone; every whole multiple 1..9 when 1, 2 and 5 give fewer than three.
+fn ticks(x0: f64, x1: f64, decade_px: f64, char_px: f64) -> Vec<(f64, f64)> {
     let v = ticks_of(x0, x1, &[1.0, 2.0, 5.0]);
-    if v.len() >= 3 {
-        return v;
+    if v.len() < 3 {
+        return ticks_of(x0, x1, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
     }
-    ticks_of(x0, x1, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0])
+    // The closest pair (1 and 2, 5 and 10) is log10(2) of a decade apart.
+    let widest = v
+        .iter()
+        .map(|t| tick_label(t.1).chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    if 2f64.log10() * decade_px >= widest * char_px + 8.0 {
+        v
+    } else {
+        ticks_of(x0, x1, &[1.0])
+    }
 }
 
 fn ticks_of(x0: f64, x1: f64, multiples: &[f64]) -> Vec<(f64, f64)> {
@@ -247,7 +258,10 @@ fn draw(
         .into_font()
         .color(&MUTED)
         .pos(Pos::new(HPos::Center, VPos::Top));
-    for (x, value) in ticks(x0, x1) {
+    // The plot's width: the canvas less the margins and the y label area, as built above.
+    let plot_px = h.width as f64 - 14.0 - 24.0 - h.px(62).round();
+    let decade_px = plot_px / (x1 - x0);
+    for (x, value) in ticks(x0, x1, decade_px, h.px(13) * 0.6) {
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(x, y0), (x, y1)],
             GRID.stroke_width(1),
@@ -432,19 +446,18 @@ mod tests {
 
     #[test]
     fn ticks_are_one_two_five_per_decade() {
-        let t: Vec<f64> = ticks(2.0f64.log10(), 3000f64.log10())
-            .into_iter()
-            .map(|t| t.1)
-            .collect();
+        let values = |t: Vec<(f64, f64)>| t.into_iter().map(|t| t.1).collect::<Vec<f64>>();
+        let (lo, hi) = (2.0f64.log10(), 3000f64.log10());
         assert_eq!(
-            t,
+            values(ticks(lo, hi, 220.0, 8.0)),
             vec![2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0]
         );
+        // A phone's narrow plot: labels of four characters do not fit 1, 2, 5 apart.
+        assert_eq!(values(ticks(lo, hi, 70.0, 10.0)), vec![10.0, 100.0, 1000.0]);
         // Less than a decade: every whole multiple.
-        let t: Vec<f64> = ticks(250f64.log10(), 600f64.log10())
-            .into_iter()
-            .map(|t| t.1)
-            .collect();
-        assert_eq!(t, vec![300.0, 400.0, 500.0, 600.0]);
+        assert_eq!(
+            values(ticks(250f64.log10(), 600f64.log10(), 900.0, 8.0)),
+            vec![300.0, 400.0, 500.0, 600.0]
+        );
     }
 }

@@ -147,6 +147,16 @@ fn latency_distribution_and_mlp_csvs_are_tidy() {
         .map(|r| r.unwrap()[5].parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 2000);
+    // Issue 14: the chase walked between the batches is the last column, and filled.
+    let dist_text = read("latency_distribution.csv");
+    let mut dist = csv::Reader::from_reader(dist_text.as_bytes());
+    let last = dist.headers().unwrap().len() - 1;
+    assert_eq!(
+        &dist.headers().unwrap()[last],
+        "interleaved_chase_ns_per_load_median"
+    );
+    let row = dist.records().next().unwrap().unwrap();
+    assert!(row[last].parse::<f64>().unwrap() > 0.0, "{dist_text}");
     let mlp = read("latency_mlp.csv");
     assert_eq!(mlp.lines().count(), 2, "header and the 2-chain row: {mlp}");
 }

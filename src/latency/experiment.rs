@@ -73,7 +73,8 @@ pub struct Config {
     /// keeps what it can); `false` stops at the first failure (the subcommand's rule).
     pub keep_going: bool,
     /// `Some(groups)`: also time that many groups of loads for the per-load distribution, at
-    /// the first size of a `Sizes` variant with the first page size and mode, one chain.
+    /// the first size of a `Sizes` variant or the largest of a `Sweep`, with the first page
+    /// size and mode, one chain (a `Matrix` has none).
     pub distribution: Option<usize>,
 }
 
@@ -144,7 +145,7 @@ pub fn run_toward(
         distribution: None,
         mlp: Vec::new(),
     };
-    let failed = match &cfg.variant {
+    let mut failed = match &cfg.variant {
         Variant::Sizes { at, sizes } => run_curves(
             topo,
             root,
@@ -198,9 +199,15 @@ pub fn run_toward(
             .iter()
             .chain(report.sweep.iter().flat_map(|c| c.points.iter())),
     );
-    if let (Some(groups), Variant::Sizes { at, sizes }) = (cfg.distribution, &cfg.variant) {
-        if let (Some(&size), Some(&page), false) = (sizes.first(), cfg.pages.first(), interrupted())
-        {
+    // The distribution's chain: the first size of chosen sizes; the largest point of a sweep
+    // (its DRAM end, where `run` measures it: issue 14).
+    let dist_at = match &cfg.variant {
+        Variant::Sizes { at, sizes } => sizes.first().map(|&s| (*at, s)),
+        Variant::Sweep { at, sizes } => sizes.iter().max().map(|&s| (*at, s)),
+        Variant::Matrix { .. } => None,
+    };
+    if let (Some(groups), Some((at, size))) = (cfg.distribution, dist_at) {
+        if let (Some(&page), false) = (cfg.pages.first(), interrupted()) {
             let target = Target {
                 cpu: at.cpu,
                 memory_node: at.mem_node,
@@ -208,11 +215,22 @@ pub fn run_toward(
             };
             let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
             let spec = cfg.spec(mode, 1);
-            if let Some((d, w)) =
-                run_distribution_job(topo, root, target, size, &spec, &cfg.plan, &clock, groups)?
-            {
-                report.distribution = Some(d);
-                report.warnings.extend(w);
+            match run_distribution_job(topo, root, target, size, &spec, &cfg.plan, &clock, groups) {
+                Ok(Some((d, w))) => {
+                    report.distribution = Some(d);
+                    report.warnings.extend(w);
+                }
+                Ok(None) => {}
+                // As a failing curve: the run keeps the sweep and says why.
+                Err(e) if cfg.keep_going => {
+                    report.warnings.push(format!(
+                        "the per-load distribution ({} pages, {} walk) failed: {e}",
+                        page.label(),
+                        mode.label()
+                    ));
+                    failed.get_or_insert(anyhow::Error::new(e));
+                }
+                Err(e) => return Err(e.into()),
             }
         }
     }

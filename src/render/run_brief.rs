@@ -93,6 +93,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             }
         }
     }
+    v.extend(view::latency_distribution_line(r.latency.as_ref()));
     if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
         for c in &m.cells {
             v.push(format!(

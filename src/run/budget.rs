@@ -35,6 +35,9 @@ pub(super) struct Knobs {
     pub(super) lat_pages: &'static [PageSize],
     /// Which node pairs the latency matrix measures.
     pub(super) lat_cells: CellChoice,
+    /// Groups timed for the per-load distribution at the sweep's largest point; `None`:
+    /// not measured (issue 14).
+    pub(super) lat_dist_groups: Option<usize>,
     /// Which node pairs the bandwidth matrix measures.
     pub(super) bw_cells: CellChoice,
     pub(super) bw_kernels: &'static [KernelId],
@@ -71,6 +74,10 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             // per distance class (local, near, far), 8x the LLC each: about 2 s a cell on a
             // 32 MiB-L3 machine, so the matrix stays a few seconds at any node count.
             lat_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
+            // Not in the quick budget: its own buffer and chain at the sweep's largest point
+            // cost about 2 s on the 2-CPU machine (128 MiB), and the quick plan already
+            // takes about 14 of its 15 s.
+            lat_dist_groups: None,
             bw_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
             bw_kernels: &[KernelId::Read, KernelId::Triad],
             // Six repetitions: the fewest with a 95 % interval for the median (the extremes).
@@ -106,6 +113,8 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             // 256 MiB a cell); the bandwidth matrix, about 1.2 s a cell whatever the size,
             // keeps every local cell and a sample of each distance class beyond 24.
             lat_cells: CellChoice::Upto(64),
+            // The CLI's default count: about 0.5 s of groups at DRAM latency.
+            lat_dist_groups: Some(crate::latency::distribution::DEFAULT_GROUPS),
             bw_cells: CellChoice::Upto(24),
             bw_kernels: &[
                 KernelId::Read,
@@ -144,6 +153,8 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             lat_modes: &[Mode::Random, Mode::Page, Mode::Seq],
             lat_pages: &[PageSize::Base, PageSize::Thp],
             lat_cells: CellChoice::Upto(usize::MAX),
+            // Four times the default: a p99.9 from 200 groups rather than 50.
+            lat_dist_groups: Some(4 * crate::latency::distribution::DEFAULT_GROUPS),
             bw_cells: CellChoice::Upto(usize::MAX),
             bw_kernels: &[
                 KernelId::Read,

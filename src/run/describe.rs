@@ -15,6 +15,9 @@ use super::settings::{MatrixSettings, Settings, TimedSettings};
 const FAULT_BYTES_PER_S: f64 = 2.0e9;
 /// Constructing a random chain and walking it once, seconds per element (one cache line).
 const CHAIN_S_PER_ELEMENT: f64 = 400e-9;
+/// One dependent load of a 4 KiB-page random walk at DRAM sizes, seconds: about 350 ns on the
+/// shared 2-CPU development VM (TLB misses included), 100-150 ns on bare metal.
+const DRAM_LOAD_S: f64 = 350e-9;
 
 /// The grid of sizes from `from` to `to`, `per_octave` per doubling (the count only).
 pub(super) fn grid_points(from: u64, to: u64, per_octave: u32) -> usize {
@@ -104,7 +107,8 @@ fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     // Chain construction over the geometric series of sizes is about twice the largest.
     let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
     let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
-    let est = curves as f64 * (points as f64 * per_point + build + fault);
+    let est =
+        curves as f64 * (points as f64 * per_point + build + fault) + distribution(l, per_point);
     if l.to_bytes < s.latency_matrix.size_bytes {
         reduced.push(format!(
             "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",
@@ -113,19 +117,52 @@ fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
             mib(s.latency_matrix.size_bytes)
         ));
     }
-    (
-        est,
-        format!(
-            "sweep {} to {} ({} per octave, {} points), modes {}, pages {}, {} samples",
-            mib(l.from_bytes),
+    let mut detail = format!(
+        "sweep {} to {} ({} per octave, {} points), modes {}, pages {}, {} samples",
+        mib(l.from_bytes),
+        mib(l.to_bytes),
+        l.points_per_octave,
+        points,
+        labels(l.modes.iter().map(Mode::label), "/"),
+        labels(l.pages.iter().map(PageSize::label), "/"),
+        l.samples
+    );
+    match l.distribution_groups {
+        Some(g) => detail.push_str(&format!(
+            "; per-load distribution at {} ({} walk, {} pages): {g} timed groups of 16 loads",
             mib(l.to_bytes),
-            l.points_per_octave,
-            points,
-            labels(l.modes.iter().map(Mode::label), "/"),
-            labels(l.pages.iter().map(PageSize::label), "/"),
-            l.samples
-        ),
-    )
+            l.modes.first().map_or("random", Mode::label),
+            l.pages.first().map_or("4k", PageSize::label),
+        )),
+        None => reduced.push(format!(
+            "the per-load latency distribution is not measured (about {:.0} s more at {} on a 2-CPU machine: a buffer and chain of its own, the chase and {} timed groups); run without --quick, or `numascope latency --distribution`",
+            distribution(
+                &super::settings::LatencySettings {
+                    distribution_groups: Some(crate::latency::distribution::DEFAULT_GROUPS),
+                    ..l.clone()
+                },
+                per_point
+            ),
+            mib(l.to_bytes),
+            crate::latency::distribution::DEFAULT_GROUPS
+        )),
+    }
+    (est, detail)
+}
+
+/// Seconds the per-load distribution adds (0 when not measured): its own buffer at the
+/// sweep's largest size (fault-in, chain construction and first walk), one point's chase
+/// samples, the distribution's warm-up pass, then each group of 16 loads walked twice (timed,
+/// and again as the interleaved chase).
+fn distribution(l: &super::settings::LatencySettings, per_point: f64) -> f64 {
+    let Some(groups) = l.distribution_groups else {
+        return 0.0;
+    };
+    let elements = (l.to_bytes / 64) as f64;
+    l.to_bytes as f64 / FAULT_BYTES_PER_S
+        + elements * (CHAIN_S_PER_ELEMENT + DRAM_LOAD_S)
+        + per_point
+        + groups as f64 * 32.0 * DRAM_LOAD_S
 }
 
 /// What a matrix left out, by class of cell: local pairs, then each SLIT distance of the

@@ -143,7 +143,8 @@ fn latency_config(
         plan: sample_plan(s),
         clock: Some(clock_of(r, root)),
         keep_going: true,
-        distribution: None,
+        // Only the sweep measures it (at its largest point); the matrix variant has none.
+        distribution: s.latency.distribution_groups,
     }
 }
 

@@ -388,6 +388,7 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         min_sample_ns: k.lat_min_sample_ns,
         modes: k.lat_modes.to_vec(),
         pages: k.lat_pages.to_vec(),
+        distribution_groups: k.lat_dist_groups,
     };
     let (lcells, lall) = matrix_cells(topo, k.lat_cells);
     let latency_matrix = MatrixSettings {

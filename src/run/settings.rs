@@ -20,6 +20,9 @@ pub struct LatencySettings {
     pub modes: Vec<Mode>,
     /// Page backings.
     pub pages: Vec<PageSize>,
+    /// Groups of 16 loads timed for the per-load distribution at the sweep's largest point
+    /// (first mode and page size, same CPU); `None`: not measured.
+    pub distribution_groups: Option<usize>,
 }
 
 /// Node x node matrix settings (latency or bandwidth).

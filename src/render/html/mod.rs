@@ -9,6 +9,7 @@
 mod about;
 mod cards;
 pub mod fleet;
+mod latency_dist;
 mod loaded;
 mod page;
 mod parts;

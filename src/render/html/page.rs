@@ -146,7 +146,7 @@ impl Page {
 
     /// One figure holding both layouts of a chart (`chart-wide`, `chart-narrow`); a chart that
     /// failed to draw becomes the figure's error, as [`Page::figure`] shows it.
-    fn wide_and_narrow(
+    pub(super) fn wide_and_narrow(
         &mut self,
         wide: Result<String, svg::ChartError>,
         narrow: Result<String, svg::ChartError>,

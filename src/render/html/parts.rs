@@ -1,5 +1,6 @@
-//! The measurement sections of the HTML report: findings, latency (sweep and matrix),
-//! bandwidth (kernels and matrix), scaling, loaded latency and core to core.
+//! The measurement sections of the HTML report: findings, latency (sweep, the per-load
+//! distribution's histogram from [`super::latency_dist`], and matrix), bandwidth (kernels and
+//! matrix), scaling, loaded latency and core to core.
 
 use std::fmt::Write as _;
 
@@ -61,6 +62,7 @@ pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
             ),
         );
     }
+    super::latency_dist::latency_distribution(p, r);
 }
 
 pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {

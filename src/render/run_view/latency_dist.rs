@@ -1,10 +1,14 @@
 //! The per-load latency distribution and the memory-level-parallelism factors as tables
-//! (`latency --distribution`, `latency --chains 1,N,...`): one row of percentiles and timer
+//! (`latency --distribution`, `latency --chains 1,N,...`, and `run`, whose latency part
+//! measures the distribution at the sweep's largest point): one row of percentiles and timer
 //! cost, one row per histogram bin, one row per multi-chain result. They feed the CSV files of
-//! docs/csv.md (`latency --csv`, and `report --csv` for a results file that holds them).
+//! docs/csv.md (`latency --csv`, `run`, and `report --csv` for a results file that holds them).
+//! Also the distribution's one summary line and its histogram chart for `run`'s outputs.
 
-use super::{Cell, Table};
-use crate::results::latency::LatencyReport;
+use super::{fmt_num, Cell, Table};
+use crate::render::svg::{HistBin, HistMark, Histogram, MarkStyle};
+use crate::results::format::format_bytes;
+use crate::results::latency::{LatencyReport, LoadDistribution};
 
 /// The distribution's percentiles, timer cost and the chase beside it: one row.
 pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
@@ -37,6 +41,10 @@ pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
             ("clamped_groups_count", "groups clamped to 0"),
             ("chase_ns_per_load_median", "chase ns per load (median)"),
             ("counter_invariant", "counter invariant"),
+            (
+                "interleaved_chase_ns_per_load_median",
+                "chase ns per load between the batches (median)",
+            ),
         ],
     );
     if let Some(d) = l.and_then(|l| l.distribution.as_ref()) {
@@ -65,6 +73,7 @@ pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
             Cell::Int(d.clamped_groups as u64),
             Cell::opt(d.chase_ns_per_load_median),
             d.counter_invariant.map_or(Cell::Missing, Cell::Bool),
+            Cell::opt(d.interleaved_chase_ns_per_load_median),
         ]);
     }
     t
@@ -143,4 +152,327 @@ pub fn latency_extra_tables(l: Option<&LatencyReport>) -> [Table; 3] {
         latency_histogram_table(l),
         latency_mlp_table(l),
     ]
+}
+
+/// The conditions of a distribution in words, as the other headline lines give theirs:
+/// `random walk, 4k pages, 1 thread pinned to CPU 0`.
+fn conditions(d: &LoadDistribution) -> String {
+    format!(
+        "{} walk, {} pages, 1 thread pinned to CPU {}",
+        d.mode.label(),
+        d.page_size.label(),
+        d.cpu
+    )
+}
+
+/// The chase figure the distribution is compared with: the one walked between the batches
+/// (same time window) when the file has it, else the one measured just before the groups;
+/// with its words.
+fn reference_chase(d: &LoadDistribution) -> Option<(f64, &'static str)> {
+    d.interleaved_chase_ns_per_load_median
+        .map(|c| (c, "chase between the batches (same window)"))
+        .or_else(|| {
+            d.chase_ns_per_load_median
+                .map(|c| (c, "chase just before the groups"))
+        })
+}
+
+/// The distribution's summary line for `run`'s terminal summary and summary.txt: its
+/// conditions, the median, p90 and p99 of the groups with the timer cost subtracted, and the
+/// chase beside them. `None` when the report holds no distribution.
+pub fn latency_distribution_line(l: Option<&LatencyReport>) -> Option<String> {
+    let d = l?.distribution.as_ref()?;
+    let p = &d.ns_per_load;
+    let chase = reference_chase(d)
+        .map(|(c, what)| format!("; {what} {} ns per load", fmt_num(c)))
+        .unwrap_or_default();
+    let disturbed = if d.quality.as_ref().is_some_and(|q| q.disturbed) {
+        " (disturbed)"
+    } else {
+        ""
+    };
+    Some(format!(
+        "per-load latency distribution ({}) at {}: median {}, p90 {}, p99 {} ns per load{disturbed} over n={} groups of {} loads, timer cost {} ns per group subtracted{chase}",
+        conditions(d),
+        format_bytes(d.working_set_bytes),
+        fmt_num(p.p50),
+        fmt_num(p.p90),
+        fmt_num(p.p99),
+        d.groups,
+        d.loads_per_group,
+        fmt_num(d.timer_overhead.median_ns),
+    ))
+}
+
+/// The distribution's histogram as a chart: its log-spaced bins on a log axis, the median,
+/// p90, p99 and p99.9 as dashed marks and the chase figures as solid ones. `None` when the
+/// report holds no distribution.
+pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
+    let d = l?.distribution.as_ref()?;
+    // A short title and axis label, so the phone layout keeps them whole; the conditions
+    // are in the heading above the chart (latency_histogram_heading).
+    let mut h = Histogram::new(
+        &format!("Per-load latency at {}", format_bytes(d.working_set_bytes)),
+        "ns per load, log scale",
+        "groups per bin, log scale",
+        &format!(
+            "groups per bin ({} bins per factor of two)",
+            d.bins_per_octave
+        ),
+    );
+    h.bins = d
+        .histogram
+        .iter()
+        .map(|b| HistBin {
+            low: b.low_ns,
+            high: b.high_ns,
+            count: b.count,
+        })
+        .collect();
+    let p = &d.ns_per_load;
+    for (name, v) in [
+        ("median", p.p50),
+        ("p90", p.p90),
+        ("p99", p.p99),
+        ("p99.9", p.p99_9),
+    ] {
+        h.marks.push(HistMark {
+            x: v,
+            label: format!("{name} {} ns", fmt_num(v)),
+            style: MarkStyle::Dashed,
+        });
+    }
+    let chases = [
+        (
+            d.interleaved_chase_ns_per_load_median,
+            "chase between the batches",
+        ),
+        (d.chase_ns_per_load_median, "chase before the groups"),
+    ];
+    for (v, name) in chases {
+        if let Some(v) = v {
+            h.marks.push(HistMark {
+                x: v,
+                label: format!("{name} {} ns", fmt_num(v)),
+                style: MarkStyle::Solid,
+            });
+        }
+    }
+    Some(h)
+}
+
+/// The heading of the chart: what was measured and under which conditions.
+pub fn latency_histogram_heading(l: Option<&LatencyReport>) -> String {
+    match l.and_then(|l| l.distribution.as_ref()) {
+        Some(d) => format!(
+            "Per-load latency distribution ({}, {})",
+            conditions(d),
+            format_bytes(d.working_set_bytes)
+        ),
+        None => "Per-load latency distribution".into(),
+    }
+}
+
+/// The chart's caption: how the figures were made and what is not drawn.
+pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
+    let Some(d) = l.and_then(|l| l.distribution.as_ref()) else {
+        return String::new();
+    };
+    let mut s = format!(
+        "{} groups of {} dependent loads, each timed with the CPU's counter ({}); the counter's own cost, {} ns per group (median of {} empty timed pairs), is subtracted before dividing by {}. Both axes are logarithmic: the bins are equally wide in ratio, and a bin of one group still shows beside thousands. Percentiles are nearest-rank over the groups, so they are percentiles of 16-load means, narrower than single loads' would be. The chase between the batches walked the same chain in the same time window and is the figure the median is compared with.",
+        d.groups,
+        d.loads_per_group,
+        d.counter,
+        fmt_num(d.timer_overhead.median_ns),
+        d.timer_overhead.reads,
+        d.loads_per_group
+    );
+    if d.clamped_groups > 0 {
+        s.push_str(&format!(
+            " {} group(s) took less than the timer's cost and were counted as 0 ns; a log axis has no place for them, so they are not drawn.",
+            d.clamped_groups
+        ));
+    }
+    if let Some(q) = d.quality.as_ref() {
+        s.push_str(&format!(
+            " Batches of groups: {} taken, {} discarded (the thread lost its CPU to another program or the hypervisor), {} kept{}.",
+            q.repetitions_taken,
+            q.repetitions_discarded,
+            q.repetitions_kept,
+            if q.disturbed {
+                "; disturbed: the retakes ran out"
+            } else {
+                ""
+            }
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use super::tests_support::distribution;
+
+    fn report_with(d: Option<LoadDistribution>) -> LatencyReport {
+        let mut l = crate::render::fixture::opteron_example()
+            .latency
+            .expect("the Opteron fixture has a latency report");
+        l.distribution = d;
+        l
+    }
+
+    #[test]
+    fn the_csv_row_ends_with_the_interleaved_chase() {
+        let l = report_with(Some(distribution()));
+        let t = latency_distribution_table(Some(&l));
+        assert_eq!(
+            t.keys.last().map(String::as_str),
+            Some("interleaved_chase_ns_per_load_median")
+        );
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!(t.rows[0].last(), Some(&Cell::Num(103.5)));
+        let mut older = distribution();
+        older.interleaved_chase_ns_per_load_median = None;
+        let l = report_with(Some(older));
+        let t = latency_distribution_table(Some(&l));
+        assert_eq!(t.rows[0].last(), Some(&Cell::Missing));
+    }
+
+    #[test]
+    fn summary_line_names_conditions_percentiles_and_the_chase() {
+        let l = report_with(Some(distribution()));
+        assert_eq!(
+            latency_distribution_line(Some(&l)).unwrap(),
+            "per-load latency distribution (random walk, 4k pages, 1 thread pinned to CPU 0) at 256 MiB: median 101, p90 118, p99 140 ns per load over n=1000 groups of 16 loads, timer cost 30 ns per group subtracted; chase between the batches (same window) 104 ns per load"
+        );
+        // An older file without the interleaved chase names the one before the groups.
+        let mut d = distribution();
+        d.interleaved_chase_ns_per_load_median = None;
+        let mut q = crate::results::quality::RepetitionQuality::new(0.9, 1);
+        q.disturbed = true;
+        d.quality = Some(q);
+        let line = latency_distribution_line(Some(&report_with(Some(d)))).unwrap();
+        assert!(
+            line.contains("ns per load (disturbed) over n=1000"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with("; chase just before the groups 106 ns per load"),
+            "{line}"
+        );
+        assert!(latency_distribution_line(Some(&report_with(None))).is_none());
+        assert!(latency_distribution_line(None).is_none());
+    }
+
+    #[test]
+    fn chart_has_every_bin_percentile_and_chase() {
+        let l = report_with(Some(distribution()));
+        let h = latency_histogram_chart(Some(&l)).unwrap();
+        assert_eq!(h.bins.len(), 5);
+        assert_eq!(h.bins.iter().map(|b| b.count).sum::<u64>(), 1000);
+        let dashed: Vec<f64> = h
+            .marks
+            .iter()
+            .filter(|m| m.style == MarkStyle::Dashed)
+            .map(|m| m.x)
+            .collect();
+        assert_eq!(dashed, vec![101.0, 118.0, 140.0, 900.0]);
+        let solid: Vec<f64> = h
+            .marks
+            .iter()
+            .filter(|m| m.style == MarkStyle::Solid)
+            .map(|m| m.x)
+            .collect();
+        assert_eq!(solid, vec![103.5, 106.0]);
+        let svg = crate::render::svg::histogram(&h).unwrap();
+        assert!(svg.starts_with("<svg"));
+        let caption = latency_histogram_caption(Some(&l));
+        assert!(
+            caption.contains("2 group(s) took less than the timer's cost"),
+            "{caption}"
+        );
+        assert!(latency_histogram_chart(Some(&report_with(None))).is_none());
+        assert_eq!(latency_histogram_caption(None), "");
+    }
+}
+
+/// Test data other renderers' tests share.
+#[cfg(test)]
+pub(crate) mod tests_support {
+    use crate::results::latency::{
+        HistogramBin, LoadDistribution, LoadPercentiles, Mode, TimerOverhead,
+    };
+    use crate::results::placement::PageSize;
+
+    /// A distribution of 1000 groups at 256 MiB: a peak near 100 ns, two clamped groups and
+    /// one slow group.
+    pub(crate) fn distribution() -> LoadDistribution {
+        LoadDistribution {
+            mode: Mode::Random,
+            working_set_bytes: 256 << 20,
+            element_bytes: 64,
+            page_size: PageSize::Base,
+            cpu: 0,
+            memory_node: Some(0),
+            placement_fraction: Some(1.0),
+            loads_per_group: 16,
+            groups: 1000,
+            counter: "TSC".into(),
+            counter_hz: 2.6e9,
+            counter_invariant: Some(true),
+            timer_overhead: TimerOverhead {
+                median_ns: 30.0,
+                min_ns: 20.0,
+                p10_ns: 30.0,
+                p90_ns: 30.0,
+                p99_ns: 40.0,
+                reads: 20000,
+            },
+            clamped_groups: 2,
+            ns_per_load: LoadPercentiles {
+                min: 80.0,
+                p1: 85.0,
+                p10: 90.0,
+                p50: 101.0,
+                p90: 118.0,
+                p99: 140.0,
+                p99_9: 900.0,
+                max: 900.0,
+                mean: 104.0,
+            },
+            histogram: vec![
+                HistogramBin {
+                    low_ns: 0.0,
+                    high_ns: 76.1,
+                    count: 2,
+                },
+                HistogramBin {
+                    low_ns: 76.1,
+                    high_ns: 90.5,
+                    count: 97,
+                },
+                HistogramBin {
+                    low_ns: 90.5,
+                    high_ns: 107.6,
+                    count: 700,
+                },
+                HistogramBin {
+                    low_ns: 107.6,
+                    high_ns: 128.0,
+                    count: 200,
+                },
+                HistogramBin {
+                    low_ns: 861.0,
+                    high_ns: 1024.0,
+                    count: 1,
+                },
+            ],
+            bins_per_octave: 8,
+            chase_ns_per_load_median: Some(106.0),
+            interleaved_chase_ns_per_load_median: Some(103.5),
+            quality: None,
+        }
+    }
 }

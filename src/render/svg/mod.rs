@@ -1,19 +1,22 @@
 //! SVG charts for the HTML report: a line chart (log-2 working-set axis or linear, named series,
 //! vertical markers), a heatmap (node x node or CPU x CPU with the value printed in each cell,
-//! optionally beside a second one such as SLIT/HMAT) and a horizontal bar chart. Each takes a
-//! small plain description of what to draw and returns an SVG string; none knows about
-//! numascope's result types (the HTML report maps results onto these descriptions).
+//! optionally beside a second one such as SLIT/HMAT), a horizontal bar chart and a log-x
+//! histogram. Each takes a small plain description of what to draw and returns an SVG string;
+//! none knows about numascope's result types (the HTML report maps results onto these
+//! descriptions).
 //!
 //! Output is deterministic: fixed pixel sizes, generic font families, numbers formatted by the
 //! helpers below, so snapshot tests are stable. Drawing uses plotters' SVG backend.
 
 pub mod bar;
 pub mod heatmap;
+pub mod histogram;
 pub mod line;
 pub mod strip;
 
 pub use bar::{bar_chart, bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
 pub use heatmap::{heatmap, heatmap_pair, Heatmap};
+pub use histogram::{histogram, HistBin, HistMark, Histogram, MarkStyle};
 pub use line::XErrorBar;
 pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 

@@ -1,0 +1,463 @@
+//! A histogram of log-spaced bins (the per-load latency distribution): bars on a log-10 x axis
+//! labelled at 1, 2 and 5 of every decade, so bins that are equally wide in ratio are drawn
+//! equally wide, and a log-10 count axis, so the tail's single groups stay visible beside a
+//! peak of thousands. Vertical marks (percentiles dashed, reference figures solid) are named
+//! in a legend row below the plot rather than at their lines: the marks of a narrow
+//! distribution sit a few pixels apart and their labels would overlap. Like the other charts
+//! it knows nothing of numascope's result types and its output is deterministic.
+
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{series_color, tick_label, ChartError, FONT, GRID, INK, MUTED, PALETTE};
+
+/// One bin: `low <= x < high`, `count` values in it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HistBin {
+    pub low: f64,
+    pub high: f64,
+    pub count: u64,
+}
+
+/// How a mark's line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkStyle {
+    /// A dashed line (a percentile of the drawn values).
+    Dashed,
+    /// A solid, thicker line (a figure measured another way, to compare with).
+    Solid,
+}
+
+/// A vertical line at `x` with its legend text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistMark {
+    pub x: f64,
+    pub label: String,
+    pub style: MarkStyle,
+}
+
+/// What to draw. Bins whose low edge is not positive (a bin of values clamped to 0) have no
+/// place on a log axis and are left out: the caller says how many values they held.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Histogram {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    /// Legend text of the bars.
+    pub bins_label: String,
+    pub bins: Vec<HistBin>,
+    /// Drawn in order; mark `i` takes colour [`mark_color`]`(i)`.
+    pub marks: Vec<HistMark>,
+    pub width: u32,
+    pub height: u32,
+    /// Text size relative to the default (1.0); the phone layout draws larger text.
+    pub text_scale: f64,
+}
+
+impl Histogram {
+    /// A histogram with the report's default size (1000 x 420) and no bins yet.
+    pub fn new(title: &str, x_label: &str, y_label: &str, bins_label: &str) -> Histogram {
+        Histogram {
+            title: title.to_string(),
+            x_label: x_label.to_string(),
+            y_label: y_label.to_string(),
+            bins_label: bins_label.to_string(),
+            bins: Vec::new(),
+            marks: Vec::new(),
+            width: 1000,
+            height: 420,
+            text_scale: 1.0,
+        }
+    }
+
+    /// The same chart laid out for a phone, as [`super::LineChart::narrow`] does.
+    pub fn narrow(&self) -> Histogram {
+        Histogram {
+            width: 420,
+            height: 360,
+            text_scale: 1.3,
+            ..self.clone()
+        }
+    }
+
+    fn px(&self, size: u32) -> f64 {
+        size as f64 * self.text_scale
+    }
+}
+
+/// The palette entries of the marks, in order: every colour but the bars' blue and the light
+/// blue beside it, so no mark is taken for a bar.
+const MARK_COLORS: [usize; 6] = [1, 2, 3, 5, 7, 6];
+
+/// The colour of mark `i`.
+pub fn mark_color(i: usize) -> RGBColor {
+    PALETTE[MARK_COLORS[i % MARK_COLORS.len()]]
+}
+
+/// Height of one legend row at text scale 1.
+const LEGEND_ROW: f64 = 20.0;
+/// Width of one legend character at text scale 1, pixels (a generous estimate, so entries
+/// never run into each other).
+const LEGEND_CHAR_PX: f64 = 6.5;
+/// Length of a legend swatch.
+const SWATCH: i32 = 22;
+
+/// One legend entry: the bars (`None`) or mark `Some(i)`, its text and its x offset.
+type Entry = (Option<usize>, String, i32);
+
+/// Legend entries wrapped into rows that fit the chart's width.
+fn legend_rows(h: &Histogram) -> Vec<Vec<Entry>> {
+    let left = if h.width < 600 { 10 } else { 60 };
+    let char_px = LEGEND_CHAR_PX * h.text_scale;
+    let items = std::iter::once((None, h.bins_label.clone())).chain(
+        h.marks
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (Some(i), m.label.clone())),
+    );
+    let mut rows: Vec<Vec<Entry>> = vec![Vec::new()];
+    let mut x = left;
+    for (what, text) in items {
+        let w = SWATCH + 8 + (char_px * text.chars().count() as f64).ceil() as i32 + 16;
+        if x + w > h.width as i32 - 10 && !rows.last().is_some_and(|r| r.is_empty()) {
+            rows.push(Vec::new());
+            x = left;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push((what, text, x));
+        }
+        x += w;
+    }
+    rows
+}
+
+/// Renders the histogram to an SVG string.
+pub fn histogram(h: &Histogram) -> Result<String, ChartError> {
+    let bins: Vec<HistBin> = h
+        .bins
+        .iter()
+        .copied()
+        .filter(|b| b.low > 0.0 && b.high > b.low && b.high.is_finite())
+        .collect();
+    let max = bins.iter().map(|b| b.count).max().unwrap_or(0);
+    if max == 0 {
+        return Err(ChartError::new(
+            &h.title,
+            "no bin with a positive edge holds a value",
+        ));
+    }
+    let lows = bins.iter().map(|b| b.low);
+    let highs = bins.iter().map(|b| b.high);
+    let marks = h
+        .marks
+        .iter()
+        .map(|m| m.x)
+        .filter(|x| x.is_finite() && *x > 0.0);
+    let lo = lows.chain(marks.clone()).fold(f64::MAX, f64::min).log10();
+    let hi = highs.chain(marks).fold(f64::MIN, f64::max).log10();
+    let pad = ((hi - lo) * 0.03).max(0.02);
+    let (x0, x1) = (lo - pad, hi + pad);
+    // Counts from half a value (so a bin of one shows) to a little above the peak.
+    let (y0, y1) = (0.5f64.log10(), (max as f64 * 1.6).log10().max(1.0));
+    let rows = legend_rows(h);
+    let row_h = (LEGEND_ROW * h.text_scale).round() as u32;
+    let legend_h = row_h * rows.len() as u32 + 8;
+    let mut buf = String::new();
+    {
+        let root =
+            SVGBackend::with_string(&mut buf, (h.width, h.height + legend_h)).into_drawing_area();
+        draw(&root, h, &bins, (x0, x1), (y0, y1), &rows)
+            .map_err(|e| ChartError::new(&h.title, e))?;
+        root.present().map_err(|e| ChartError::new(&h.title, e))?;
+    }
+    Ok(buf)
+}
+
+type DrawResult = Result<(), Box<dyn std::error::Error>>;
+
+/// The x ticks (log10 units, value) for a plot `decade_px` pixels per decade whose labels
+/// take `char_px` pixels a character: 1, 2 and 5 of each decade when their labels fit apart,
+/// else the decades alone; every whole multiple 1..9 when 1, 2 and 5 give fewer than three.
+fn ticks(x0: f64, x1: f64, decade_px: f64, char_px: f64) -> Vec<(f64, f64)> {
+    let v = ticks_of(x0, x1, &[1.0, 2.0, 5.0]);
+    if v.len() < 3 {
+        return ticks_of(x0, x1, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    }
+    // The closest pair (1 and 2, 5 and 10) is log10(2) of a decade apart.
+    let widest = v
+        .iter()
+        .map(|t| tick_label(t.1).chars().count())
+        .max()
+        .unwrap_or(0) as f64;
+    if 2f64.log10() * decade_px >= widest * char_px + 8.0 {
+        v
+    } else {
+        ticks_of(x0, x1, &[1.0])
+    }
+}
+
+fn ticks_of(x0: f64, x1: f64, multiples: &[f64]) -> Vec<(f64, f64)> {
+    let mut v = Vec::new();
+    let mut d = x0.floor() as i32;
+    while (d as f64) <= x1.ceil() {
+        for &m in multiples {
+            let value = m * 10f64.powi(d);
+            let x = value.log10();
+            if x >= x0 && x <= x1 {
+                v.push((x, value));
+            }
+        }
+        d += 1;
+    }
+    v
+}
+
+fn draw(
+    root: &DrawingArea<SVGBackend, Shift>,
+    h: &Histogram,
+    bins: &[HistBin],
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+    rows: &[Vec<Entry>],
+) -> DrawResult {
+    root.fill(&WHITE)?;
+    let (plot_area, legend_area) = root.split_vertically(h.height);
+    let x_area = h.px(44).round() as u32;
+    let mut chart = ChartBuilder::on(&plot_area)
+        .caption(&h.title, (FONT, h.px(17)).into_font().color(&INK))
+        .margin(14)
+        .margin_right(24)
+        .x_label_area_size(x_area)
+        .y_label_area_size(h.px(62).round() as u32)
+        .build_cartesian_2d(x0..x1, y0..y1)?;
+    let y_fmt = |v: &f64| {
+        if (v - v.round()).abs() < 1e-9 && *v >= 0.0 {
+            tick_label(10f64.powf(v.round()))
+        } else {
+            String::new()
+        }
+    };
+    // One label per whole decade of counts (see line.rs); the x ticks are drawn below.
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .bold_line_style(GRID.stroke_width(1))
+        .light_line_style(WHITE.mix(0.0))
+        .axis_style(MUTED.stroke_width(1))
+        .x_labels(0)
+        .y_labels(((y1.floor() - y0.ceil()) as usize + 1).max(2))
+        .y_label_formatter(&y_fmt)
+        .label_style((FONT, h.px(13)).into_font().color(&MUTED))
+        .axis_desc_style((FONT, h.px(14)).into_font().color(&INK))
+        .x_desc(&h.x_label)
+        .y_desc(&h.y_label)
+        .draw()?;
+    let label_font = (FONT, h.px(13))
+        .into_font()
+        .color(&MUTED)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    // The plot's width: the canvas less the margins and the y label area, as built above.
+    let plot_px = h.width as f64 - 14.0 - 24.0 - h.px(62).round();
+    let decade_px = plot_px / (x1 - x0);
+    for (x, value) in ticks(x0, x1, decade_px, h.px(13) * 0.6) {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x, y0), (x, y1)],
+            GRID.stroke_width(1),
+        )))?;
+        let (px, py) = chart.backend_coord(&(x, y0));
+        plot_area.draw(&PathElement::new(
+            vec![(px, py), (px, py + 5)],
+            MUTED.stroke_width(1),
+        ))?;
+        plot_area.draw(&Text::new(
+            tick_label(value),
+            (px, py + 8),
+            label_font.clone(),
+        ))?;
+    }
+    let bar = series_color(0);
+    for b in bins.iter().filter(|b| b.count > 0) {
+        let corners = [
+            (b.low.log10(), y0),
+            (b.high.log10(), (b.count as f64).log10()),
+        ];
+        chart.draw_series([
+            Rectangle::new(corners, bar.mix(0.8).filled()),
+            Rectangle::new(corners, WHITE.stroke_width(1)),
+        ])?;
+    }
+    for (i, m) in h.marks.iter().enumerate() {
+        if !(m.x.is_finite() && m.x > 0.0) {
+            continue;
+        }
+        let x = m.x.log10();
+        let color = mark_color(i);
+        match m.style {
+            MarkStyle::Dashed => chart.draw_series(std::iter::once(DashedPathElement::new(
+                vec![(x, y0), (x, y1)],
+                6,
+                4,
+                color.stroke_width(2),
+            )))?,
+            MarkStyle::Solid => chart.draw_series(std::iter::once(PathElement::new(
+                vec![(x, y0), (x, y1)],
+                color.stroke_width(2),
+            )))?,
+        };
+    }
+    draw_legend(&legend_area, h, rows)
+}
+
+/// The legend rows: a swatch (a bar's square or a mark's line) and the entry's text.
+fn draw_legend(
+    area: &DrawingArea<SVGBackend, Shift>,
+    h: &Histogram,
+    rows: &[Vec<Entry>],
+) -> DrawResult {
+    let row_h = (LEGEND_ROW * h.text_scale).round() as i32;
+    let font = (FONT, h.px(13))
+        .into_font()
+        .color(&INK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    for (r, row) in rows.iter().enumerate() {
+        let y = 4 + row_h * r as i32 + row_h / 2;
+        for (what, text, x) in row {
+            match what {
+                None => area.draw(&Rectangle::new(
+                    [(*x + 4, y - 6), (*x + SWATCH - 4, y + 6)],
+                    series_color(0).mix(0.8).filled(),
+                ))?,
+                Some(i) => {
+                    let color = mark_color(*i);
+                    let path = vec![(*x, y), (*x + SWATCH, y)];
+                    match h.marks[*i].style {
+                        MarkStyle::Dashed => {
+                            area.draw(&DashedPathElement::new(path, 6, 4, color.stroke_width(2)))?
+                        }
+                        MarkStyle::Solid => {
+                            area.draw(&PathElement::new(path, color.stroke_width(2)))?
+                        }
+                    }
+                }
+            }
+            area.draw(&Text::new(text.clone(), (*x + SWATCH + 8, y), font.clone()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{assert_well_formed, count, has_text};
+    use super::*;
+
+    fn example() -> Histogram {
+        let mut h = Histogram::new(
+            "Per-load latency",
+            "ns per load (log scale)",
+            "groups (log scale)",
+            "groups per bin",
+        );
+        let edge = |i: i32| 2f64.powf(i as f64 / 8.0);
+        // A zero bin (clamped), then bins 2^(64/8) = 256 ns and up.
+        h.bins.push(HistBin {
+            low: 0.0,
+            high: edge(64),
+            count: 3,
+        });
+        for (k, c) in [10u64, 400, 2000, 900, 50, 0, 0, 1].iter().enumerate() {
+            h.bins.push(HistBin {
+                low: edge(64 + k as i32),
+                high: edge(65 + k as i32),
+                count: *c,
+            });
+        }
+        // One slow group far out in the tail.
+        h.bins.push(HistBin {
+            low: edge(88),
+            high: edge(89),
+            count: 1,
+        });
+        h.marks = vec![
+            HistMark {
+                x: 300.0,
+                label: "p50 300 ns".into(),
+                style: MarkStyle::Dashed,
+            },
+            HistMark {
+                x: 340.0,
+                label: "p99 340 ns".into(),
+                style: MarkStyle::Dashed,
+            },
+            HistMark {
+                x: 310.0,
+                label: "chase 310 ns".into(),
+                style: MarkStyle::Solid,
+            },
+        ];
+        h
+    }
+
+    #[test]
+    fn bars_marks_ticks_and_legend() {
+        let h = example();
+        let svg = histogram(&h).unwrap();
+        assert_well_formed(&svg);
+        // Seven non-empty bins with a positive edge (the clamped one has no place on a log
+        // axis), each filled, and the bars' legend swatch.
+        let fills = count(&svg, "opacity=\"0.8\" fill=\"#0072B2\"");
+        assert_eq!(fills, 7 + 1);
+        for t in [
+            "p50 300 ns",
+            "p99 340 ns",
+            "chase 310 ns",
+            "groups per bin",
+            "500",
+            "1000",
+            "2000",
+        ] {
+            assert!(has_text(&svg, t), "missing text {t}");
+        }
+        // Count axis: decades 1, 10, 100, 1000.
+        for t in ["1", "10", "100", "1000"] {
+            assert!(has_text(&svg, t), "missing count tick {t}");
+        }
+        assert_eq!(histogram(&h).unwrap(), svg, "deterministic");
+        insta::assert_snapshot!(svg);
+    }
+
+    #[test]
+    fn narrow_layout_and_empty_input() {
+        let h = example();
+        let n = histogram(&h.narrow()).unwrap();
+        assert_well_formed(&n);
+        assert!(n.starts_with("<svg width=\"420\""));
+        let mut empty = example();
+        empty.bins.retain(|b| b.low == 0.0);
+        assert!(
+            histogram(&empty).is_err(),
+            "only a clamped bin: nothing to draw"
+        );
+        empty.bins.clear();
+        assert!(histogram(&empty).is_err());
+    }
+
+    #[test]
+    fn ticks_are_one_two_five_per_decade() {
+        let values = |t: Vec<(f64, f64)>| t.into_iter().map(|t| t.1).collect::<Vec<f64>>();
+        let (lo, hi) = (2.0f64.log10(), 3000f64.log10());
+        assert_eq!(
+            values(ticks(lo, hi, 220.0, 8.0)),
+            vec![2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0]
+        );
+        // A phone's narrow plot: labels of four characters do not fit 1, 2, 5 apart.
+        assert_eq!(values(ticks(lo, hi, 70.0, 10.0)), vec![10.0, 100.0, 1000.0]);
+        // Less than a decade: every whole multiple.
+        assert_eq!(
+            values(ticks(250f64.log10(), 600f64.log10(), 900.0, 8.0)),
+            vec![300.0, 400.0, 500.0, 600.0]
+        );
+    }
+}

@@ -381,7 +381,8 @@ fn c2c(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
 /// Retakes of disturbed repetitions add time only on a busy machine.
 fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     let sc = &s.scenarios;
-    let rounds = super::rounds::budget_s(7, &sc.timed, sc.total_bytes);
+    let distinct = super::scenarios::distinct_configurations(topo, sc);
+    let rounds = super::rounds::budget_s(distinct, &sc.timed, sc.total_bytes);
     let l = &s.latency;
     let chase_bytes = super::scenarios::chase_bytes(topo, sc.total_bytes);
     let chase = chase_bytes as f64 / FAULT_BYTES_PER_S
@@ -390,7 +391,7 @@ fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     (
         rounds + 2.0 * chase,
         format!(
-            "7 policy scenarios (a)-(g), read kernel, {} over all threads; identical placements measured once, the distinct ones in interleaved rounds (at least {}) within the time of {} x {} ms each; single-thread latency of (a) and (b) over {}",
+            "7 policy scenarios (a)-(g), read kernel, {} over all threads; identical placements measured once: {distinct} distinct configuration(s) here, in interleaved rounds (at least {}) within the time of {} x {} ms each; single-thread latency of (a) and (b) over {}",
             mib(sc.total_bytes),
             super::rounds::MIN_ROUNDS,
             sc.timed.repetitions,

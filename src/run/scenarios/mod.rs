@@ -79,6 +79,27 @@ pub fn weighted_unavailable(topo: &Topology, is_root: bool) -> Option<String> {
     None
 }
 
+/// Configurations measured apart: the rows' configurations less those that place identically
+/// to an earlier one here, plus (g) when weighted interleave can run.
+fn distinct_of(topo: &Topology, configs: &[Option<Config>], weighted: bool) -> usize {
+    configs
+        .iter()
+        .zip(merge_identical(topo, configs))
+        .filter(|(c, m)| c.is_some() && m.is_none())
+        .count()
+        + usize::from(weighted)
+}
+
+/// How many configurations the scenarios part measures apart on this machine (the run plan's
+/// estimate is their time): (g) is counted when the machine has two memory nodes or more,
+/// whether or not the kernel and privileges then allow it (an estimate errs long).
+pub fn distinct_configurations(topo: &Topology, s: &ScenarioSettings) -> usize {
+    match layout(topo, s) {
+        Ok(l) => distinct_of(topo, &l.configs, l.mem.len() >= 2),
+        Err(_) => 0,
+    }
+}
+
 /// True when the process runs as root.
 pub fn running_as_root() -> bool {
     crate::sys::process::effective_uid() == 0
@@ -146,17 +167,13 @@ pub fn run_scenarios(
     } = layout(topo, s)?;
     let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
     let weighted_why = weighted_unavailable(topo, inp.is_root);
-    // The budget the run plan gave seven rows one after the other, spent on rounds instead.
+    // The budget the run plan gave the distinct configurations one after the other, spent on
+    // rounds instead.
     let extra = if weighted_why.is_none() { mem.len() } else { 0 };
-    let distinct = configs
-        .iter()
-        .zip(merge_identical(topo, &configs))
-        .filter(|(c, m)| c.is_some() && m.is_none())
-        .count()
-        + usize::from(weighted_why.is_none());
+    let distinct = distinct_of(topo, &configs, weighted_why.is_none());
     let known: Vec<Config> = configs.iter().flatten().cloned().collect();
     let mut plan = plan_rounds(
-        budget_s(rows.len(), &s.timed, s.total_bytes),
+        budget_s(distinct, &s.timed, s.total_bytes),
         distinct,
         extra,
         s.total_bytes,

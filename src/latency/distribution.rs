@@ -242,13 +242,16 @@ pub enum DistributionError {
     CounterStopped,
 }
 
-/// Times `groups` groups of a built one-chain `chain` after one warm-up pass over its elements;
+/// Times `groups` groups of a built one-chain `chain` after one warm-up pass over its elements
+/// (skipped when `warm`: the caller has just walked the whole chain, as the chase measured
+/// beside it does, and a second pass would cost a second or more at DRAM sizes for nothing);
 /// with `judge`, disturbed batches are timed again (see the body).
 /// `None` inside `Ok` when a stop signal came first.
 pub fn measure(
     chain: &mut Chain<'_>,
     groups: usize,
     judge: Option<Judge<'_>>,
+    warm: bool,
 ) -> Result<Option<Measured>, DistributionError> {
     if chain.chains() != 1 {
         return Err(DistributionError::Chains(chain.chains()));
@@ -260,7 +263,11 @@ pub fn measure(
     })?;
     let ns_per_tick = 1e9 / hz;
     // Warm-up: touch every element once (faults, cold TLB) in stop-checked chunks.
-    let mut pass = (chain.elements() as u64).div_ceil(LOADS_PER_ITERATION);
+    let mut pass = if warm {
+        0
+    } else {
+        (chain.elements() as u64).div_ceil(LOADS_PER_ITERATION)
+    };
     while pass > 0 {
         if crate::sys::signal::interrupted() {
             return Ok(None);

@@ -144,7 +144,10 @@ pub fn run_distribution_job(
             let words = ((size / 8) as usize).min(buf.len());
             let mut chain = super::walk::Chain::build(&mut buf[..words], &spec)?;
             let chase = super::measure::measure(&mut chain, plan, clock.resolution_ns, Some(judge));
-            let dist = super::distribution::measure(&mut chain, groups, Some(judge));
+            // The chase walked the whole chain (and then some) just before: it is warm,
+            // unless a stop signal cut the chase short.
+            let warm = chase.is_some();
+            let dist = super::distribution::measure(&mut chain, groups, Some(judge), warm);
             Ok((chase, dist))
         })?;
     let (chase, dist) = measured;

@@ -152,8 +152,8 @@ fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
 
 /// Seconds the per-load distribution adds (0 when not measured): its own buffer at the
 /// sweep's largest size (fault-in, chain construction and first walk), one point's chase
-/// samples, the distribution's warm-up pass, then each group of 16 loads walked twice (timed,
-/// and again as the interleaved chase).
+/// samples (which leave the chain warm for the distribution), then each group of 16 loads
+/// walked twice (timed, and again as the interleaved chase).
 fn distribution(l: &super::settings::LatencySettings, per_point: f64) -> f64 {
     let Some(groups) = l.distribution_groups else {
         return 0.0;

@@ -1,14 +1,18 @@
 //! Core-to-core latency: how long one cache line takes to travel between two CPUs
 //! (METHODOLOGY point 18). [`run`] places the line on its home node, measures the selected
-//! ordered pairs with [`bounce`], and summarizes the matrix by the cache topology
-//! ([`summary`]). It never prints; `cli/c2c.rs` and `render/c2c_text.rs` do.
+//! ordered pairs with [`bounce`] in short blocks spread over the experiment ([`blocks`]: rounds
+//! over all pairs, each pair's figure and interval from its block medians), and summarizes the
+//! matrix by the cache topology ([`summary`]). It never prints; `cli/c2c.rs` and
+//! `render/c2c_text.rs` do.
 
+pub mod blocks;
 pub mod bounce;
 pub mod pairs;
 pub mod result;
 pub mod summary;
 
 use std::sync::atomic::AtomicU64;
+use std::time::Instant;
 
 use anyhow::Context as _;
 
@@ -23,10 +27,10 @@ use crate::traffic::TrafficRecorder;
 
 pub use bounce::BouncePlan;
 
-/// Attempts per pair, each with 4x longer repetitions and 16x smaller batches than the last
+/// Attempts at a pair's first block, each with 4x longer repetitions and 16x smaller batches than the last
 /// (10 ms and 200 round trips a sample become 640 ms and one).
 const ATTEMPTS: usize = 4;
-pub use result::{C2cPlan, C2cResult, PairResult, C2C_SCHEMA_VERSION};
+pub use result::{BlockMedian, C2cPlan, C2cResult, PairResult, Unstable, C2C_SCHEMA_VERSION};
 
 /// A validated c2c request.
 #[derive(Clone, Debug)]
@@ -57,8 +61,9 @@ pub fn check_config_cpus(
 }
 
 /// Measures every selected pair and builds the result; `progress(done, total)` after each
-/// pair. A pair that fails stops the experiment (its error names the pair); Ctrl-C stops at
-/// the next pair and the pairs not measured are empty cells of the matrix.
+/// block. A pair that fails stops the experiment (its error names the pair); Ctrl-C stops at
+/// the next block: a pair keeps the blocks it got, and the pairs not measured at all are
+/// empty cells of the matrix.
 pub fn run(
     topo: &Topology,
     root: &SysRoot,
@@ -81,7 +86,15 @@ pub fn run(
         .map(|p| (p.from, p.to, p.ns_one_way.median))
         .collect();
     let groups = summary::group(topo, &medians);
-    let warnings = disturbed_warning(&results).into_iter().collect();
+    let unstable: Vec<(u32, u32, Unstable)> = results
+        .iter()
+        .filter_map(|p| Some((p.from, p.to, p.unstable?)))
+        .collect();
+    let warnings = disturbed_warning(&results)
+        .into_iter()
+        .chain(blocks::unstable_warning(&unstable))
+        .collect();
+    let layout = blocks::layout(&cfg.plan);
     Ok(Outcome::done(C2cResult {
         schema_version: C2C_SCHEMA_VERSION,
         matrix: result::matrix_of(&cpus, &results),
@@ -94,10 +107,11 @@ pub fn run(
         line_placement: report,
         plan: C2cPlan {
             round_trips_per_sample: cfg.plan.round_trips_per_sample,
-            repetitions: cfg.plan.repetitions,
-            warmup_repetitions: 1,
-            repetition_ms: cfg.plan.repetition.as_millis() as u64,
-            method: "compare-and-swap handshake on one 64-byte-aligned line; ns one way = round trip / 2".into(),
+            repetitions: layout.blocks,
+            warmup_repetitions: 0,
+            repetition_ms: layout.block_ms,
+            method: "compare-and-swap handshake on one 64-byte-aligned line; ns one way = round trip / 2; each pair in blocks spread over the experiment (rounds over all pairs, order rotated), the first fifth of each block dropped; figure and 95 % interval from the block medians".into(),
+            blocks_per_pair: Some(layout.blocks),
         },
         sampling,
         pairs: results,
@@ -107,7 +121,23 @@ pub fn run(
     }))
 }
 
-/// Bounces the line for every selected pair, in order; Ctrl-C stops before the next pair.
+/// What one pair gathered over its blocks.
+#[derive(Default)]
+struct PairBlocks {
+    blocks: Vec<BlockMedian>,
+    samples_ns: Vec<f64>,
+    quality: Option<crate::results::quality::RepetitionQuality>,
+    /// The block plan that gave the first block samples (patience included); `None` until
+    /// the pair's first block.
+    used: Option<BouncePlan>,
+}
+
+/// Bounces the line for every selected pair in rounds: each round measures one block of
+/// every pair, the start of the order rotating by one pair a round, so whatever changes on
+/// the host during the experiment (a vCPU moved to another host core, another tenant) shows
+/// up between the blocks of every pair. A pair's first block is patient (longer blocks with
+/// smaller batches while none completes); its later blocks use the plan that worked. Ctrl-C
+/// stops before the next block.
 fn measure_pairs(
     topo: &Topology,
     root: &SysRoot,
@@ -116,37 +146,84 @@ fn measure_pairs(
     plan: &BouncePlan,
     progress: &Progress<'_>,
 ) -> anyhow::Result<Vec<PairResult>> {
-    let mut results = Vec::with_capacity(selected.len());
-    for (k, &(a, b)) in selected.iter().enumerate() {
-        if interrupted() {
-            break;
-        }
-        let pair = bounce::Pair {
-            line,
-            from: a,
-            to: b,
-        };
-        let (bounce, used) = bounce::bounce_pair_patient(topo, root, pair, plan, ATTEMPTS)
+    let layout = blocks::layout(plan);
+    let first_plan = layout.block_plan(plan.round_trips_per_sample);
+    let mut acc: Vec<PairBlocks> = selected.iter().map(|_| PairBlocks::default()).collect();
+    let total = selected.len() * layout.blocks;
+    let start = Instant::now();
+    let mut done = 0;
+    'rounds: for round in 0..layout.blocks {
+        for k in blocks::round_order(selected.len(), round) {
+            if interrupted() {
+                break 'rounds;
+            }
+            let (a, b) = selected[k];
+            let pair = bounce::Pair {
+                line,
+                from: a,
+                to: b,
+            };
+            let offset_ms = start.elapsed().as_secs_f64() * 1e3;
+            let p = &mut acc[k];
+            let bounce = match p.used {
+                Some(used) => bounce::bounce_pair(topo, root, pair, &used),
+                None => bounce::bounce_pair_patient(topo, root, pair, &first_plan, ATTEMPTS).map(
+                    |(bounce, used)| {
+                        p.used = Some(used);
+                        bounce
+                    },
+                ),
+            }
             .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
-        let ns = Summary::of(&bounce.samples_ns).ok_or_else(|| {
-            anyhow::anyhow!(
-                "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
-                used.repetition.as_millis()
-            )
-        })?;
+            if p.blocks.is_empty() && bounce.samples_ns.is_empty() {
+                anyhow::bail!(
+                    "CPU {a} and CPU {b} completed no round trip even in {} ms repetitions; the CPUs are too busy with other work, try again when they are idle",
+                    p.used.map_or(0, |u| u.repetition.as_millis())
+                );
+            }
+            p.blocks.push(BlockMedian {
+                start_offset_ms: offset_ms,
+                ns_one_way_median: (!bounce.samples_ns.is_empty())
+                    .then(|| crate::stats::median(&bounce.samples_ns)),
+                samples: bounce.samples_ns.len(),
+            });
+            p.samples_ns.extend_from_slice(&bounce.samples_ns);
+            crate::results::quality::RepetitionQuality::merge_into(&mut p.quality, &bounce.quality);
+            done += 1;
+            progress(done, total);
+        }
+    }
+    let mut results = Vec::with_capacity(selected.len());
+    for (&(a, b), p) in selected.iter().zip(acc) {
+        let Some(ns) = blocks::pair_summary(&p.blocks) else {
+            continue;
+        };
+        let medians: Vec<f64> = p
+            .blocks
+            .iter()
+            .filter_map(|b| b.ns_one_way_median)
+            .collect();
         results.push(PairResult {
             from: a,
             to: b,
             relation: summary::relation(topo, a, b),
             ns_one_way: ns,
-            cpu_share: bounce.cpu_share,
-            quality: Some(bounce.quality),
-            patience: (used != *plan).then_some(result::Patience {
-                round_trips_per_sample: used.round_trips_per_sample,
-                repetition_ms: used.repetition.as_millis() as u64,
-            }),
+            ns_one_way_all_samples: Summary::of(&p.samples_ns),
+            unstable: blocks::two_groups(&medians),
+            blocks: p.blocks,
+            cpu_share: p
+                .quality
+                .as_ref()
+                .and_then(|q| q.lowest_kept_cpu_share_fraction),
+            quality: p.quality,
+            patience: p
+                .used
+                .filter(|u| *u != first_plan)
+                .map(|u| result::Patience {
+                    round_trips_per_sample: u.round_trips_per_sample,
+                    repetition_ms: u.repetition.as_millis() as u64,
+                }),
         });
-        progress(k + 1, selected.len());
     }
     Ok(results)
 }

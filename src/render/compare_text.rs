@@ -124,6 +124,9 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             )?;
         }
     }
+    for l in crate::compare::vm_c2c_differences(c) {
+        writeln!(out, "{l}")?;
+    }
     writeln!(
         out,
         "{}",

@@ -167,12 +167,10 @@ fn measure_pairs(
             let p = &mut acc[k];
             let bounce = match p.used {
                 Some(used) => bounce::bounce_pair(topo, root, pair, &used),
-                None => bounce::bounce_pair_patient(topo, root, pair, &first_plan, ATTEMPTS).map(
-                    |(bounce, used)| {
-                        p.used = Some(used);
-                        bounce
-                    },
-                ),
+                None => first_block(topo, root, pair, &first_plan).map(|(bounce, used)| {
+                    p.used = Some(used);
+                    bounce
+                }),
             }
             .with_context(|| format!("measuring CPU {a} -> CPU {b}"))?;
             if p.blocks.is_empty() && bounce.samples_ns.is_empty() {
@@ -226,6 +224,24 @@ fn measure_pairs(
         });
     }
     Ok(results)
+}
+
+/// A pair's first block and the plan its later blocks use. A block is one short repetition,
+/// so one without a sample may be bad luck (the two threads never ran at the same time on a
+/// busy host): the plan is tried once more before the patient retries lengthen every block of
+/// the pair. As in the patient retries, the record of a try without a sample is dropped
+/// with it.
+fn first_block(
+    topo: &Topology,
+    root: &SysRoot,
+    pair: bounce::Pair<'_>,
+    plan: &BouncePlan,
+) -> Result<(bounce::Bounce, BouncePlan), crate::threads::ThreadError> {
+    let b = bounce::bounce_pair(topo, root, pair, plan)?;
+    if !b.samples_ns.is_empty() {
+        return Ok((b, *plan));
+    }
+    bounce::bounce_pair_patient(topo, root, pair, plan, ATTEMPTS)
 }
 
 /// One warning for the pair whose threads got the least of their CPUs, when its repetitions

@@ -281,3 +281,80 @@ fn place_line(
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::this_machine_one_node;
+    use std::sync::Mutex;
+    use std::time::Duration;
+
+    /// Issue 19, mechanics only: every pair is measured in the layout's blocks, one per round,
+    /// the order rotating each round; its figure's n is its blocks with a median, and the
+    /// plan states the blocks.
+    #[test]
+    fn pairs_are_measured_in_rotating_rounds_of_blocks() {
+        let _serial = crate::testutil::timing_lock();
+        let topo = this_machine_one_node();
+        let cpus = topo.usable_cpus();
+        if cpus.len() < 2 {
+            eprintln!("skipped: c2c needs two usable CPUs, this process has one");
+            return;
+        }
+        let cfg = Config {
+            cpus: cpus[..2].to_vec(),
+            line_node: topo.cpu(cpus[0]).and_then(|c| c.node).unwrap_or(0),
+            plan: BouncePlan {
+                round_trips_per_sample: 20,
+                repetitions: 2,
+                repetition: Duration::from_millis(2),
+            },
+        };
+        let steps = Mutex::new(Vec::new());
+        let progress = |done: usize, total: usize| steps.lock().unwrap().push((done, total));
+        let r = run(&topo, &SysRoot::live(), &cfg, &progress)
+            .unwrap()
+            .into_result()
+            .unwrap();
+        let layout = blocks::layout(&cfg.plan);
+        assert_eq!(layout.blocks, blocks::MIN_BLOCKS);
+        assert_eq!(r.plan.blocks_per_pair, Some(layout.blocks));
+        assert_eq!(
+            (
+                r.plan.repetitions,
+                r.plan.warmup_repetitions,
+                r.plan.repetition_ms
+            ),
+            (layout.blocks, 0, layout.block_ms)
+        );
+        assert_eq!(r.pairs.len(), 2);
+        for p in &r.pairs {
+            assert_eq!(p.blocks.len(), layout.blocks, "one block per round");
+            let medians = p.blocks.iter().filter(|b| b.ns_one_way_median.is_some());
+            assert_eq!(p.ns_one_way.samples, medians.count(), "n = blocks");
+            let all = p.ns_one_way_all_samples.expect("samples of every block");
+            let samples: usize = p.blocks.iter().map(|b| b.samples).sum();
+            assert_eq!(all.samples, samples);
+            assert!(p.quality.is_some());
+        }
+        // Round k of every pair ends before round k + 1 of any starts, and each round starts
+        // one pair later than the last.
+        let (a, b) = (&r.pairs[0].blocks, &r.pairs[1].blocks);
+        for k in 0..layout.blocks {
+            let (first, second) = if k % 2 == 0 { (a, b) } else { (b, a) };
+            assert!(
+                first[k].start_offset_ms < second[k].start_offset_ms,
+                "round {k}"
+            );
+            if k + 1 < layout.blocks {
+                assert!(
+                    second[k].start_offset_ms
+                        < a[k + 1].start_offset_ms.min(b[k + 1].start_offset_ms)
+                );
+            }
+        }
+        let steps = steps.into_inner().unwrap();
+        assert_eq!(steps.len(), 2 * layout.blocks);
+        assert_eq!(steps.last(), Some(&(2 * layout.blocks, 2 * layout.blocks)));
+    }
+}

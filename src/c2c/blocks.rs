@@ -157,6 +157,7 @@ mod tests {
             start_offset_ms: ms,
             ns_one_way_median: Some(ns),
             samples: 50,
+            disturbed: false,
         }
     }
 
@@ -226,6 +227,7 @@ mod tests {
             start_offset_ms: 70.0,
             ns_one_way_median: None,
             samples: 0,
+            disturbed: false,
         });
         assert_eq!(pair_summary(&with_empty).unwrap().samples, 6);
         // Five blocks: a figure without an interval.

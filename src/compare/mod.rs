@@ -19,7 +19,7 @@
 //!   run only; between runs buffers, vCPU placement and other tenants change too. A difference
 //!   must clear the larger of the margin and the metric's floor (wider in a virtual machine,
 //!   where core to core is not compared at all; a difference beyond both intervals is still
-//!   said, with the vCPU placement as its likely cause: [`vm_c2c_differences`]).
+//!   said, with the vCPU placement as its likely cause: [`Comparison::vm_c2c_differences`]).
 //! - **Not comparable**: runs planned with different budgets measure the latency sweep to
 //!   different sizes; runs under a different kernel, transparent-huge-page mode or on another
 //!   host differ in more than the memory system. The affected metrics are shown, marked and
@@ -54,10 +54,6 @@ fn median(v: &[f64]) -> f64 {
 pub const VM_C2C: &str =
     "core to core between virtual CPUs (the hypervisor may run them on other cores each run)";
 
-/// The likely cause of a core-to-core difference between two runs in a virtual machine.
-pub const VM_C2C_CAUSE: &str =
-    "likely cause: the host placed the vCPUs on other host cores in each run (not a property of the machine, so not counted)";
-
 /// Why a core-to-core cell of runs in a virtual machine is not judged (issue 19). The
 /// difference is not silenced: when the ratio's interval lies beyond the bare-metal floor the
 /// reason says it differs, by how much, and the likely cause; otherwise it says why such
@@ -69,30 +65,6 @@ fn vm_c2c_reason(key: &str, r: Option<crate::stats::RatioInterval>, ratio: f64) 
         ),
         _ => format!("not comparable: {VM_C2C}"),
     }
-}
-
-/// One line per core-to-core figure of runs in a virtual machine that differs beyond both
-/// intervals ("b: core to core, CPUs sharing an L2: x3.10; likely cause: ..."), for the
-/// comparison's text: these cells are not judged, and the renderer otherwise shows only
-/// the first reason of a run.
-pub fn vm_c2c_differences(c: &Comparison) -> Vec<String> {
-    let mut out = Vec::new();
-    for row in &c.rows {
-        for (i, cell) in row.cells.iter().enumerate() {
-            let Some(cell) = cell else { continue };
-            let differs = cell
-                .not_judged
-                .as_deref()
-                .is_some_and(|w| w.ends_with(VM_C2C_CAUSE));
-            if let (true, Some(ratio)) = (differs, cell.ratio_to_first) {
-                out.push(format!(
-                    "{}: {}: x{ratio:.2} beyond both runs' intervals; {VM_C2C_CAUSE}",
-                    c.runs[i], row.label
-                ));
-            }
-        }
-    }
-    out
 }
 
 /// The between-run floor of a metric: the smallest relative difference between two *runs*
@@ -832,7 +804,7 @@ mod tests {
             c.rows[0].cells[1].as_ref().unwrap().not_judged,
             Some(format!("not comparable: {VM_C2C}"))
         );
-        assert!(vm_c2c_differences(&c).is_empty());
+        assert!(c.vm_c2c_differences().is_empty());
         // Issue 19: a VM's c2c difference is not silenced: it is said with its likely cause,
         // and stays out of the exit status.
         let c = pair(true, 3.0, "c2c/SMT siblings");
@@ -844,7 +816,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            vm_c2c_differences(&c),
+            c.vm_c2c_differences(),
             vec![format!(
                 "b: c2c/SMT siblings: x3.00 beyond both runs' intervals; {VM_C2C_CAUSE}"
             )]

@@ -310,6 +310,7 @@ mod tests {
                     start_offset_ms: i as f64 * 20.0,
                     ns_one_way_median: Some(ns),
                     samples: 40,
+                    disturbed: false,
                 })
                 .collect();
             p.ns_one_way = crate::c2c::blocks::pair_summary(&p.blocks).unwrap();

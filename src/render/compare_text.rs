@@ -124,7 +124,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             )?;
         }
     }
-    for l in crate::compare::vm_c2c_differences(c) {
+    for l in c.vm_c2c_differences() {
         writeln!(out, "{l}")?;
     }
     writeln!(

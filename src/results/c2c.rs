@@ -77,6 +77,10 @@ pub struct BlockMedian {
     pub ns_one_way_median: Option<f64>,
     /// Samples (timed batches) in the block after its warm-up.
     pub samples: usize,
+    /// Its repetition stayed disturbed after its retake (a thread short of CPU, or steal);
+    /// such blocks count in the figure but not in the two-group test of `unstable`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
 }
 
 /// Two separated groups of a pair's block medians (see `c2c::blocks::two_groups`).

@@ -168,7 +168,7 @@ fn measure_pairs(
             let offset_ms = start.elapsed().as_secs_f64() * 1e3;
             let p = &mut acc[k];
             let bounce = match p.used {
-                Some(used) => bounce::bounce_pair(topo, root, pair, &used),
+                Some(used) => later_block(topo, root, pair, &used),
                 None => first_block(topo, root, pair, &first_plan).map(|(bounce, used)| {
                     p.used = Some(used);
                     bounce
@@ -254,6 +254,23 @@ fn first_block(
         return Ok((b, *plan));
     }
     bounce::bounce_pair_patient(topo, root, pair, plan, ATTEMPTS)
+}
+
+/// A later block of a pair, tried once more when it completed no batch (the two threads did
+/// not run at the same time during its few milliseconds): a block without a median would
+/// leave the pair short of the six that give an interval. The empty try's record is dropped,
+/// as in [`first_block`].
+fn later_block(
+    topo: &Topology,
+    root: &SysRoot,
+    pair: bounce::Pair<'_>,
+    plan: &BouncePlan,
+) -> Result<bounce::Bounce, crate::threads::ThreadError> {
+    let b = bounce::bounce_pair(topo, root, pair, plan)?;
+    if !b.samples_ns.is_empty() {
+        return Ok(b);
+    }
+    bounce::bounce_pair(topo, root, pair, plan)
 }
 
 /// One warning for the pair whose threads got the least of their CPUs, when its repetitions

@@ -36,16 +36,17 @@ fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     };
     let line = |p: &PairResult| {
         format!(
-            "CPU {} -> CPU {}: {}",
+            "CPU {} -> CPU {}: {} n={}",
             p.from,
             p.to,
-            super::run_view::fmt_ci(&p.ns_one_way, p.quality.as_ref())
+            super::run_view::fmt_ci(&p.ns_one_way, p.quality.as_ref()),
+            p.ns_one_way.samples
         )
     };
     if r.pairs.len() <= PAIR_LINES {
         writeln!(
             out,
-            "per pair, ns one way [95 % interval of its {blocks} block medians]:"
+            "per pair, ns one way [95 % interval of its block medians], n = its blocks with a median (of {blocks}):"
         )?;
         for p in &r.pairs {
             writeln!(out, "  {}", line(p))?;
@@ -56,7 +57,7 @@ fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     }) {
         writeln!(
             out,
-            "widest pair interval, ns one way [95 % interval of its {blocks} block medians]: {}",
+            "widest pair interval, ns one way [95 % interval of its block medians], n = its blocks with a median (of {blocks}): {}",
             line(w)
         )?;
     }
@@ -330,10 +331,15 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("per pair, ns one way [95 % interval of its 6 block medians]:"),
+            text.contains(
+                "per pair, ns one way [95 % interval of its block medians], n = its blocks with a median (of 6):"
+            ),
             "{text}"
         );
-        assert!(text.contains("  CPU 0 -> CPU 1: 41.2 [40, 43]\n"), "{text}");
+        assert!(
+            text.contains("  CPU 0 -> CPU 1: 41.2 [40, 43] n=6\n"),
+            "{text}"
+        );
         let row1 = text
             .lines()
             .find(|l| l.trim_start().starts_with("CPU 1") && l.contains(" - "))

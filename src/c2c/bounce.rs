@@ -4,8 +4,10 @@
 //! two transfers of the line's ownership, so the one-way time is half of it.
 //!
 //! Round trips are timed in batches; each batch is one sample (ns one way = batch time /
-//! round trips / 2). A team repetition runs batches until the shared stop flag; the first
-//! repetition is a warm-up and is dropped. Both threads poll the stop flag while spinning, and
+//! round trips / 2). A team repetition runs batches until the shared stop flag; the batches
+//! of its first fifth are a warm-up and are dropped (the threads have just been pinned; a
+//! whole warm-up repetition per block would double the cost of the short blocks `c2c::run`
+//! spreads over the part). Both threads poll the stop flag while spinning, and
 //! the handshake heals itself across repetitions: a request left unanswered when the flag rose
 //! is answered at the start of the next one, and the ping side waits for an even value before
 //! it starts timing. Nothing here prints.
@@ -39,6 +41,9 @@ impl Default for BouncePlan {
     }
 }
 
+/// The first 1/WARMUP_DIVISOR of each repetition is a warm-up.
+pub const WARMUP_DIVISOR: u32 = 5;
+
 /// Spins between two polls of the stop flag while waiting for the other side.
 const POLL_EVERY: u32 = 1024;
 
@@ -50,8 +55,8 @@ pub struct Pair<'a> {
     pub to: u32,
 }
 
-/// Measures one ordered pair. Returns the one-way ns of every kept sample (warm-up
-/// repetition dropped).
+/// Measures one ordered pair. Returns the one-way ns of every kept sample (the warm-up fifth
+/// of each repetition dropped).
 pub fn bounce_pair(
     topo: &Topology,
     root: &SysRoot,
@@ -59,8 +64,9 @@ pub fn bounce_pair(
     plan: &BouncePlan,
 ) -> Result<Bounce, ThreadError> {
     let Pair { line, from, to } = pair;
-    let team = TeamPlan::new(plan.repetition, plan.repetitions.max(1), 1);
+    let team = TeamPlan::new(plan.repetition, plan.repetitions.max(1), 0);
     let batch = plan.round_trips_per_sample.max(1);
+    let warmup = plan.repetition / WARMUP_DIVISOR;
     let out = run_team(
         topo,
         root,
@@ -69,7 +75,7 @@ pub fn bounce_pair(
         |_, _| Ok(()),
         |index, _, stop| {
             if index == 0 {
-                ping(line, batch, stop)
+                ping(line, batch, warmup, stop)
             } else {
                 pong(line, stop);
                 Vec::new()
@@ -137,9 +143,11 @@ fn more_patient(p: BouncePlan) -> BouncePlan {
 }
 
 /// The timing side: batches of round trips until stopped; returns ns one way per batch.
-/// A batch cut short by the stop flag is discarded.
-fn ping(line: &AtomicU64, batch: u64, stop: &Stop) -> Vec<f64> {
+/// A batch cut short by the stop flag is discarded, and so is every batch that ended within
+/// `warmup` of the start.
+fn ping(line: &AtomicU64, batch: u64, warmup: Duration, stop: &Stop) -> Vec<f64> {
     let mut samples = Vec::new();
+    let warm_until = Instant::now() + warmup;
     // An unanswered request from the previous repetition is answered first.
     let Some(mut v) = wait_until(line, stop, |x| x % 2 == 0) else {
         return samples;
@@ -158,8 +166,11 @@ fn ping(line: &AtomicU64, batch: u64, stop: &Stop) -> Vec<f64> {
                 None => break 'outer,
             }
         }
-        let ns = t0.elapsed().as_nanos() as f64;
-        samples.push(ns / batch as f64 / 2.0);
+        let end = Instant::now();
+        if end >= warm_until {
+            let ns = (end - t0).as_nanos() as f64;
+            samples.push(ns / batch as f64 / 2.0);
+        }
     }
     samples
 }

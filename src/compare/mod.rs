@@ -18,7 +18,8 @@
 //! - **Between-run floor** ([`between_run_floor`]): the intervals cover the variation inside a
 //!   run only; between runs buffers, vCPU placement and other tenants change too. A difference
 //!   must clear the larger of the margin and the metric's floor (wider in a virtual machine,
-//!   where core to core is not compared at all).
+//!   where core to core is not compared at all; a difference beyond both intervals is still
+//!   said, with the vCPU placement as its likely cause: [`Comparison::vm_c2c_differences`]).
 //! - **Not comparable**: runs planned with different budgets measure the latency sweep to
 //!   different sizes; runs under a different kernel, transparent-huge-page mode or on another
 //!   host differ in more than the memory system. The affected metrics are shown, marked and
@@ -52,6 +53,19 @@ fn median(v: &[f64]) -> f64 {
 /// Why core-to-core figures of two runs in a virtual machine are not compared.
 pub const VM_C2C: &str =
     "core to core between virtual CPUs (the hypervisor may run them on other cores each run)";
+
+/// Why a core-to-core cell of runs in a virtual machine is not judged (issue 19). The
+/// difference is not silenced: when the ratio's interval lies beyond the bare-metal floor the
+/// reason says it differs, by how much, and the likely cause; otherwise it says why such
+/// figures are not compared. Either way the cell stays out of the exit status, as documented.
+fn vm_c2c_reason(key: &str, r: Option<crate::stats::RatioInterval>, ratio: f64) -> String {
+    match r.map(|r| r.decide(margin_for(key, false))) {
+        Some(Decision::Higher | Decision::Lower) => format!(
+            "not comparable: core to core differs x{ratio:.2} beyond both runs' intervals; {VM_C2C_CAUSE}"
+        ),
+        _ => format!("not comparable: {VM_C2C}"),
+    }
+}
 
 /// The between-run floor of a metric: the smallest relative difference between two *runs*
 /// that is not already explained by what changes from one run to the next, which the
@@ -172,7 +186,7 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
                 } else if let Some(why) = untrusted(&runs[0], &runs[i], f, &m) {
                     cell.not_judged = Some(why);
                 } else if between_run_floor(key, vm).is_none() {
-                    cell.not_judged = Some(format!("not comparable: {VM_C2C}"));
+                    cell.not_judged = Some(vm_c2c_reason(key, r, m.value / f.value));
                 } else {
                     match r.map(|r| r.decide(margin_for(key, vm))) {
                         Some(d @ (Decision::Higher | Decision::Lower)) => {
@@ -784,11 +798,28 @@ mod tests {
         // c2c: 10 % floor on bare metal, not compared in a VM whatever the ratio.
         assert!(!pair(false, 1.08, "c2c/SMT siblings").differs);
         assert!(pair(false, 1.2, "c2c/SMT siblings").differs);
-        let c = pair(true, 3.0, "c2c/SMT siblings");
+        let c = pair(true, 1.02, "c2c/SMT siblings");
         assert!(!c.differs && c.judged == 0);
         assert_eq!(
             c.rows[0].cells[1].as_ref().unwrap().not_judged,
             Some(format!("not comparable: {VM_C2C}"))
+        );
+        assert!(c.vm_c2c_differences().is_empty());
+        // Issue 19: a VM's c2c difference is not silenced: it is said with its likely cause,
+        // and stays out of the exit status.
+        let c = pair(true, 3.0, "c2c/SMT siblings");
+        assert!(!c.differs && c.judged == 0);
+        assert_eq!(
+            c.rows[0].cells[1].as_ref().unwrap().not_judged,
+            Some(format!(
+                "not comparable: core to core differs x3.00 beyond both runs' intervals; {VM_C2C_CAUSE}"
+            ))
+        );
+        assert_eq!(
+            c.vm_c2c_differences(),
+            vec![format!(
+                "b: c2c/SMT siblings: x3.00 beyond both runs' intervals; {VM_C2C_CAUSE}"
+            )]
         );
         assert_eq!(margin_for("scenario/a", false), 0.05);
         assert_eq!(between_run_floor("c2c/x", true), None);

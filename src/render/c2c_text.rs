@@ -1,13 +1,68 @@
 //! Terminal rendering of a c2c result: the home node of the line and its verified placement,
-//! the matrix of median one-way ns (rows: the ping CPU, columns: the pong CPU), the groups,
-//! and the NUMA counters.
+//! the matrix of median one-way ns (rows: the ping CPU, columns: the pong CPU), each pair's
+//! interval over its blocks, the groups, what the figures mean in a virtual machine, and the
+//! NUMA counters.
 
 use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::traffic_text;
-use crate::results::c2c::C2cResult;
+use crate::results::c2c::{C2cResult, PairResult};
+
+/// Up to this many pairs, each pair's interval gets its own line; beyond, only the widest.
+const PAIR_LINES: usize = 12;
+
+/// The sentence a c2c result measured in a virtual machine carries once wherever its figures
+/// are shown (issue 19): the hypervisor decides which host cores run the vCPUs, and may decide
+/// otherwise next time. `None` on bare metal.
+pub fn vm_note(r: &C2cResult) -> Option<&'static str> {
+    r.environment.hypervisor.then_some(
+        "In a virtual machine these figures describe where the host placed the vCPUs during this run; the next run may place them elsewhere and differ.",
+    )
+}
+
+fn unstable(r: &C2cResult, a: u32, b: u32) -> bool {
+    r.pairs
+        .iter()
+        .any(|p| p.from == a && p.to == b && p.unstable.is_some())
+}
+
+/// Each pair's median with its 95 % interval over its blocks (results with blocks only:
+/// older files had intervals over back-to-back samples, shown in the groups as before).
+fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
+    let Some(blocks) = r.plan.blocks_per_pair else {
+        return Ok(());
+    };
+    let line = |p: &PairResult| {
+        format!(
+            "CPU {} -> CPU {}: {} n={}",
+            p.from,
+            p.to,
+            super::run_view::fmt_ci(&p.ns_one_way, p.quality.as_ref()),
+            p.ns_one_way.samples
+        )
+    };
+    if r.pairs.len() <= PAIR_LINES {
+        writeln!(
+            out,
+            "per pair, ns one way [95 % interval of its block medians], n = its blocks with a median (of {blocks}):"
+        )?;
+        for p in &r.pairs {
+            writeln!(out, "  {}", line(p))?;
+        }
+    } else if let Some(w) = r.pairs.iter().max_by(|a, b| {
+        let h = |p: &PairResult| p.ns_one_way.relative_half_width().unwrap_or(0.0);
+        h(a).total_cmp(&h(b))
+    }) {
+        writeln!(
+            out,
+            "widest pair interval, ns one way [95 % interval of its block medians], n = its blocks with a median (of {blocks}): {}",
+            line(w)
+        )?;
+    }
+    Ok(())
+}
 
 pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
@@ -25,16 +80,27 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
         100.0 * r.placement_fraction,
         r.line_node
     )?;
-    writeln!(
-        out,
-        "pairs: {} ({}, of {} ordered pairs); {} kept repetitions of {} ms per pair, first dropped; sample = {} round trips",
-        r.sampling.pairs,
-        r.sampling.strategy,
-        r.sampling.possible_pairs,
-        r.plan.repetitions,
-        r.plan.repetition_ms,
-        r.plan.round_trips_per_sample
-    )?;
+    match r.plan.blocks_per_pair {
+        Some(blocks) => writeln!(
+            out,
+            "pairs: {} ({}, of {} ordered pairs); each in {blocks} blocks of {} ms spread over the experiment (rounds over all pairs), the first fifth of each dropped; sample = {} round trips; figure and 95 % interval from the block medians",
+            r.sampling.pairs,
+            r.sampling.strategy,
+            r.sampling.possible_pairs,
+            r.plan.repetition_ms,
+            r.plan.round_trips_per_sample
+        )?,
+        None => writeln!(
+            out,
+            "pairs: {} ({}, of {} ordered pairs); {} kept repetitions of {} ms per pair, first dropped; sample = {} round trips",
+            r.sampling.pairs,
+            r.sampling.strategy,
+            r.sampling.possible_pairs,
+            r.plan.repetitions,
+            r.plan.repetition_ms,
+            r.plan.round_trips_per_sample
+        )?,
+    }
     writeln!(out)?;
     let mut t = Table::new();
     t.load_preset(NOTHING);
@@ -43,7 +109,8 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     t.set_header(header);
     for (i, &a) in r.cpus.iter().enumerate() {
         let mut row = vec![format!("CPU {a}")];
-        row.extend(r.matrix[i].iter().map(|v| match v {
+        row.extend(r.matrix[i].iter().zip(&r.cpus).map(|(v, &b)| match v {
+            Some(ns) if unstable(r, a, b) => format!("{ns:.1} ~"),
             Some(ns) => format!("{ns:.1}"),
             None => "-".into(),
         }));
@@ -53,6 +120,13 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
         c.set_cell_alignment(CellAlignment::Right);
     }
     writeln!(out, "{}", super::width::fit(&t))?;
+    if r.pairs.iter().any(|p| p.unstable.is_some()) {
+        writeln!(
+            out,
+            "~ unstable: the pair's blocks fell into two separated groups (see the warning)"
+        )?;
+    }
+    pair_intervals(r, out)?;
     writeln!(out)?;
     let mut g = Table::new();
     g.load_preset(NOTHING);
@@ -74,15 +148,22 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(out, "{}", super::width::fit(&g))?;
     writeln!(out, "{}", r.summary)?;
+    if let Some(note) = vm_note(r) {
+        writeln!(out, "{note}")?;
+    }
+    let tail = |p: &PairResult| p.ns_one_way_all_samples.unwrap_or(p.ns_one_way);
     let worst = r
         .pairs
         .iter()
-        .max_by(|a, b| a.ns_one_way.p99.total_cmp(&b.ns_one_way.p99));
+        .max_by(|a, b| tail(a).p99.total_cmp(&tail(b).p99));
     if let Some(w) = worst {
         writeln!(
             out,
             "highest p99: CPU {} -> CPU {}: {:.1} ns (median {:.1})",
-            w.from, w.to, w.ns_one_way.p99, w.ns_one_way.median
+            w.from,
+            w.to,
+            tail(w).p99,
+            w.ns_one_way.median
         )?;
     }
     traffic_text::render(&r.traffic, out)?;
@@ -98,8 +179,8 @@ mod tests {
     use crate::results::traffic::{NodeNumaStat, NumaTraffic, PerfAvailability};
     use crate::stats::Summary;
 
-    #[test]
-    fn renders_matrix_groups_placement_and_counters() {
+    /// Two pairs with sample intervals, written before blocks existed.
+    fn two_pairs() -> C2cResult {
         let cpus = vec![0, 1];
         let pairs: Vec<PairResult> = [(0, 1, 40.0), (1, 0, 42.0)]
             .iter()
@@ -109,6 +190,9 @@ mod tests {
                 to,
                 relation: Relation::SharedCache { level: 3 },
                 ns_one_way: Summary::of(&[ns, ns + 1.0, ns + 30.0]).unwrap(),
+                ns_one_way_all_samples: None,
+                blocks: vec![],
+                unstable: None,
                 cpu_share: Some(1.0),
                 patience: None,
             })
@@ -119,7 +203,7 @@ mod tests {
             pairs: 2,
             ns_one_way: Summary::of(&[41.0, 43.0]).unwrap(),
         }];
-        let r = C2cResult {
+        C2cResult {
             schema_version: 1,
             matrix: matrix_of(&cpus, &pairs),
             cpus: cpus.clone(),
@@ -143,6 +227,7 @@ mod tests {
                 warmup_repetitions: 1,
                 repetition_ms: 10,
                 method: "m".into(),
+                blocks_per_pair: None,
             },
             sampling: Sampling {
                 strategy: "all-pairs".into(),
@@ -168,7 +253,18 @@ mod tests {
             },
             environment: Default::default(),
             warnings: vec!["threads were descheduled".into()],
-        };
+        }
+    }
+
+    fn text_of(r: &C2cResult) -> String {
+        let mut out = Vec::new();
+        render(r, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn renders_matrix_groups_placement_and_counters() {
+        let r = two_pairs();
         let mut out = Vec::new();
         render(&r, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
@@ -189,6 +285,73 @@ mod tests {
         assert!(text.contains("warning: threads were descheduled"));
         assert!(
             text.contains("highest p99: CPU 1 -> CPU 0: 72.0 ns"),
+            "{text}"
+        );
+    }
+
+    /// Issue 19: with blocks, each pair's interval over its blocks is shown, an unstable pair
+    /// is marked in the matrix, and in a virtual machine the text says once what the figures
+    /// describe; the tail comes from every sample.
+    #[test]
+    fn blocks_unstable_pairs_and_the_vm_note() {
+        use crate::results::c2c::{BlockMedian, Unstable};
+        let mut r = two_pairs();
+        let text = text_of(&r);
+        assert!(!text.contains("block medians"), "{text}");
+        assert!(!text.contains("virtual machine"), "{text}");
+
+        r.plan.blocks_per_pair = Some(6);
+        r.environment.hypervisor = true;
+        for p in &mut r.pairs {
+            let medians = [40.0, 41.0, 42.0, 40.5, 41.5, 43.0];
+            p.blocks = medians
+                .iter()
+                .enumerate()
+                .map(|(i, &ns)| BlockMedian {
+                    start_offset_ms: i as f64 * 20.0,
+                    ns_one_way_median: Some(ns),
+                    samples: 40,
+                    disturbed: false,
+                })
+                .collect();
+            p.ns_one_way = crate::c2c::blocks::pair_summary(&p.blocks).unwrap();
+            p.ns_one_way_all_samples = Some(Summary::of(&[39.0, 41.0, 250.0]).unwrap());
+        }
+        r.pairs[1].ns_one_way_all_samples = Some(Summary::of(&[39.0, 41.0, 90.0]).unwrap());
+        r.pairs[1].unstable = Some(Unstable {
+            low_ns_one_way: 41.0,
+            high_ns_one_way: 180.0,
+            low_blocks: 3,
+            high_blocks: 3,
+        });
+        r.matrix = matrix_of(&r.cpus, &r.pairs);
+        let text = text_of(&r);
+        assert!(
+            text.contains("each in 6 blocks of 10 ms spread over the experiment"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "per pair, ns one way [95 % interval of its block medians], n = its blocks with a median (of 6):"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  CPU 0 -> CPU 1: 41.2 [40, 43] n=6\n"),
+            "{text}"
+        );
+        let row1 = text
+            .lines()
+            .find(|l| l.trim_start().starts_with("CPU 1") && l.contains(" - "))
+            .unwrap();
+        assert!(row1.contains("41.2 ~"), "{row1}");
+        assert!(text.contains("~ unstable: "), "{text}");
+        assert_eq!(
+            text.matches("In a virtual machine these figures").count(),
+            1
+        );
+        assert!(
+            text.contains("highest p99: CPU 0 -> CPU 1: 250.0 ns"),
             "{text}"
         );
     }

@@ -124,6 +124,9 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             )?;
         }
     }
+    for l in c.vm_c2c_differences() {
+        writeln!(out, "{l}")?;
+    }
     writeln!(
         out,
         "{}",

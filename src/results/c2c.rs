@@ -23,6 +23,12 @@ pub struct C2cPlan {
     pub repetition_ms: u64,
     /// How one-way times are derived.
     pub method: String,
+    /// Blocks each pair was measured in, in rounds over all pairs (issue 19): each block is one
+    /// kept repetition of `repetition_ms` (so `repetitions` equals it), its first fifth a
+    /// warm-up whose batches are dropped. Absent in files written before blocks, whose pairs
+    /// were measured once, back to back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_per_pair: Option<usize>,
 }
 
 /// One ordered pair.
@@ -33,8 +39,21 @@ pub struct PairResult {
     /// CPU of the pong thread.
     pub to: u32,
     pub relation: Relation,
-    /// One-way ns over all kept samples (median is the headline).
+    /// One-way ns, the headline is its median. With `blocks`: the summary of the block
+    /// medians (`samples` = blocks with a median), so the interval is the variation between
+    /// blocks spread over the part; in older files: over all kept samples.
     pub ns_one_way: Summary,
+    /// One-way ns over every kept sample of every block (the tail: p90, p99); absent in files
+    /// written before blocks, where `ns_one_way` is that.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_one_way_all_samples: Option<Summary>,
+    /// Each block of this pair in the order measured: when it started and its median.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<BlockMedian>,
+    /// Set when the block medians fall into two separated groups: the vCPUs (or threads) moved
+    /// between host cores while the pair was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unstable: Option<Unstable>,
     /// Lowest CPU time / wall time of either thread in a kept repetition (1 = ran all along);
     /// the same as `quality.lowest_kept_cpu_share_fraction`, kept for older readers.
     pub cpu_share: Option<f64>,
@@ -47,6 +66,34 @@ pub struct PairResult {
     /// repetitions: the batch and repetition that gave its samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patience: Option<Patience>,
+}
+
+/// One block of a pair: one team repetition, measured in its round.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlockMedian {
+    /// When the block started, milliseconds after the first block of the experiment.
+    pub start_offset_ms: f64,
+    /// Median one-way ns of the block's samples; null when the block completed no batch.
+    pub ns_one_way_median: Option<f64>,
+    /// Samples (timed batches) in the block after its warm-up.
+    pub samples: usize,
+    /// Its repetition stayed disturbed after its retake (a thread short of CPU, or steal);
+    /// such blocks count in the figure but not in the two-group test of `unstable`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub disturbed: bool,
+}
+
+/// Two separated groups of a pair's block medians (see `c2c::blocks::two_groups`).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Unstable {
+    /// Median of the faster group's block medians, ns one way.
+    pub low_ns_one_way: f64,
+    /// Median of the slower group's block medians, ns one way.
+    pub high_ns_one_way: f64,
+    /// Blocks in the faster group.
+    pub low_blocks: usize,
+    /// Blocks in the slower group.
+    pub high_blocks: usize,
 }
 
 /// The batch and repetition a pair needed instead of the plan's.

@@ -1,11 +1,13 @@
 //! Core-to-core transfer latencies as tables (pairs and relation groups), a heatmap and the
-//! engine's sentence.
+//! engine's sentence (with, in a virtual machine, what the figures describe).
 
 use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::RunResults;
 
-/// Core-to-core pairs, one row per measured ordered pair.
+/// Core-to-core pairs, one row per measured ordered pair. The interval is the pair's own:
+/// over its block medians in results with blocks (n = blocks); min and p90 are over every
+/// sample when recorded.
 pub fn c2c_table(r: &RunResults) -> Table {
     let mut t = Table::new(
         "c2c",
@@ -29,6 +31,7 @@ pub fn c2c_table(r: &RunResults) -> Table {
     );
     for p in r.c2c.iter().flat_map(|c| &c.pairs) {
         let s = &p.ns_one_way;
+        let all = p.ns_one_way_all_samples.as_ref().unwrap_or(s);
         let mut row = vec![
             Cell::Int(p.from as u64),
             Cell::Int(p.to as u64),
@@ -36,7 +39,11 @@ pub fn c2c_table(r: &RunResults) -> Table {
         ];
         row.extend(interval_cells(Some(s)));
         row.extend(quality_cells(p.quality.as_ref()));
-        row.extend([Cell::Num(s.min), Cell::Num(s.p90), Cell::opt(p.cpu_share)]);
+        row.extend([
+            Cell::Num(all.min),
+            Cell::Num(all.p90),
+            Cell::opt(p.cpu_share),
+        ]);
         t.rows.push(row);
     }
     t
@@ -90,10 +97,14 @@ pub fn c2c_heatmap(r: &RunResults) -> Option<Heatmap> {
     })
 }
 
-/// The c2c sentence, when recorded.
+/// The c2c sentence, when recorded, followed in a virtual machine by what the figures
+/// describe (`c2c_text::vm_note`).
 pub fn c2c_summary(r: &RunResults) -> Option<String> {
-    r.c2c
-        .as_ref()
-        .map(|c| c.summary.clone())
-        .filter(|s| !s.is_empty())
+    let c = r.c2c.as_ref()?;
+    let s = match crate::render::c2c_text::vm_note(c) {
+        Some(note) if c.summary.is_empty() => note.to_string(),
+        Some(note) => format!("{}. {note}", c.summary),
+        None => c.summary.clone(),
+    };
+    (!s.is_empty()).then_some(s)
 }

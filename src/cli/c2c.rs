@@ -23,7 +23,8 @@ pub struct C2cArgs {
     /// Home node of the bounced line, one node (default: the node of the first CPU).
     #[arg(long, alias = "line-node", alias = "mem-node", value_name = "NODE")]
     pub mem_nodes: Option<String>,
-    /// Repetitions kept per pair (each 10 ms of samples; one more is run first and dropped).
+    /// Time per pair, as N+1 repetitions of 10 ms: measured in max(N, 6) blocks spread over
+    /// the run (rounds over all pairs), each block's median one sample of the pair's interval.
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub samples: usize,
     /// Print JSON (schema in docs/schema/c2c.md).

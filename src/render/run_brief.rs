@@ -188,6 +188,17 @@ fn headline(r: &RunResults) -> Vec<String> {
 /// 45 ns (2 pairs, intervals within [41, 52] ns)"); a pair marked disturbed is said. Files
 /// without groups keep their stored sentence.
 fn c2c_groups(c: &crate::results::c2c::C2cResult) -> String {
+    let mut line = c2c_group_figures(c);
+    // In a VM the host may place the vCPUs elsewhere in the next run (issue 19): said once,
+    // on the line a reader compares between runs.
+    if let Some(note) = super::c2c_text::vm_note(c) {
+        line.push_str(". ");
+        line.push_str(note);
+    }
+    line
+}
+
+fn c2c_group_figures(c: &crate::results::c2c::C2cResult) -> String {
     if c.groups.is_empty() {
         return c.summary.clone();
     }

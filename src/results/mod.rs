@@ -24,6 +24,7 @@ pub mod peak;
 pub mod placement;
 pub mod plan;
 pub mod quality;
+pub mod reference;
 pub mod scenarios;
 pub mod tables;
 pub mod time;
@@ -125,6 +126,11 @@ pub struct RunResults {
     /// absent on one memory node, with `--quick`, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_matrix: Option<tables::StreamMatrixReport>,
+    /// The run-wide reference figures (local idle latency, local read bandwidth) measured in
+    /// repetitions spread over the run, and the places that show them; absent when no part
+    /// that shows them ran, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<reference::ReferenceFigures>,
 }
 
 /// How long one part took.
@@ -200,6 +206,7 @@ impl RunResults {
             quality: None,
             rightmark: None,
             stream_matrix: None,
+            reference: None,
         }
     }
 

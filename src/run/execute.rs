@@ -4,6 +4,12 @@
 //! recorded with its error and the run goes on; Ctrl-C (the SIGINT flag of `sys::signal`)
 //! stops at the next check (between sweep curves, matrix cells, scenario rows, kernel calls)
 //! and the run ends marked `partial`. Progress goes to a [`Progress`] sink; nothing here prints.
+//!
+//! When a part that shows them is planned, the run's reference figures (local idle latency,
+//! local read bandwidth: `run::reference`) are measured in repetitions spread over the run:
+//! before each part and after the last one, so their interval covers the run's drift; the
+//! parts under the same conditions show them instead of measuring their own. A stop keeps
+//! the repetitions taken so far, marked partial.
 
 use std::time::Instant;
 
@@ -15,6 +21,7 @@ use crate::topology::Topology;
 use super::findings;
 use super::parts;
 use super::plan::Planned;
+use super::reference::{self, Reference};
 
 /// The parts this build can execute.
 pub const BUILT: &[Part] = &[
@@ -82,7 +89,23 @@ pub fn execute(
         .iter()
         .map(|p| (p.part, p.estimate_s))
         .collect();
+    let per_slot = reference::per_slot(parts.len());
+    let mut told = 0;
+    let mut refm = match reference::conditions(topo, s) {
+        Some(cond) if reference::wanted(&planned.plan) => {
+            r.reference = Some(crate::results::reference::ReferenceFigures::empty());
+            let m = Reference::start(topo, root, cond, per_slot * (parts.len() + 1), t0);
+            r.warnings.extend(m.warnings.iter().cloned());
+            told = m.warnings.len();
+            Some(m)
+        }
+        _ => None,
+    };
     for (k, &(part, est)) in parts.iter().enumerate() {
+        if let Some(m) = refm.as_mut() {
+            m.take(topo, root, Some(part), per_slot);
+            m.store(topo, &mut r);
+        }
         if interrupted() {
             let rest: Vec<&str> = parts[k..].iter().map(|p| p.0.name()).collect();
             r.warnings.push(format!(
@@ -101,6 +124,9 @@ pub fn execute(
             seconds: started.elapsed().as_secs_f64(),
         });
         progress.finish();
+        if let Some(m) = refm.as_ref() {
+            m.store(topo, &mut r);
+        }
         match outcome {
             Ok(()) if interrupted() => {
                 r.partial = true;
@@ -126,6 +152,15 @@ pub fn execute(
         r.findings = findings::derive(&r);
         r.quality = Some(findings::quality(&r));
         checkpoint(&r)?;
+    }
+    if let Some(mut m) = refm.take() {
+        if interrupted() {
+            m.stopped();
+        } else {
+            m.take(topo, root, None, per_slot);
+        }
+        m.store(topo, &mut r);
+        r.warnings.extend(m.warnings.iter().skip(told).cloned());
     }
     if interrupted() && !r.partial {
         r.partial = true;

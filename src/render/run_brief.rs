@@ -25,7 +25,7 @@ pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
         plan.budget.name(),
         plan.estimate_s
     )?;
-    let rows: Vec<Vec<String>> = plan
+    let mut rows: Vec<Vec<String>> = plan
         .parts
         .iter()
         .map(|p| {
@@ -40,6 +40,14 @@ pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
             ]
         })
         .collect();
+    // The run's reference figures, measured between the parts (not a part of its own).
+    if let Some(x) = &plan.reference {
+        rows.push(vec![
+            "(reference)".to_string(),
+            format!("{:.1} s", x.estimate_s),
+            x.detail.clone(),
+        ]);
+    }
     write!(
         out,
         "{}",

@@ -133,6 +133,15 @@ pub struct FilledPlace {
     pub result_index: Option<usize>,
 }
 
+/// The reference's entry in the plan: its estimate and conditions in words.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlannedReference {
+    /// Estimated wall time of the setup and every repetition, seconds.
+    pub estimate_s: f64,
+    /// What it measures under which conditions, and how often, in one line.
+    pub detail: String,
+}
+
 impl ReferenceFigures {
     /// An empty record (nothing measured yet).
     pub fn empty() -> ReferenceFigures {

@@ -91,10 +91,11 @@ pub fn execute(
         .collect();
     let per_slot = reference::per_slot(parts.len());
     let mut told = 0;
+    let sides = reference::wanted(&planned.plan);
     let mut refm = match reference::conditions(topo, s) {
-        Some(cond) if reference::wanted(&planned.plan) => {
+        Some(cond) if sides.0 || sides.1 => {
             r.reference = Some(crate::results::reference::ReferenceFigures::empty());
-            let m = Reference::start(topo, root, cond, per_slot * (parts.len() + 1), t0);
+            let m = Reference::start(topo, root, cond, sides, per_slot * (parts.len() + 1), t0);
             r.warnings.extend(m.warnings.iter().cloned());
             told = m.warnings.len();
             Some(m)

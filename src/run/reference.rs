@@ -47,17 +47,14 @@ use crate::topology::Topology;
 use super::scenarios::home_node;
 use super::settings::Settings;
 
-/// The parts that show a reference figure: the reference runs when any of them runs (and
-/// not for `--only topology` or `--only c2c`, which show neither).
-pub const SHOWN_BY: &[Part] = &[
-    Part::Latency,
-    Part::LatencyMatrix,
-    Part::LoadedLatency,
-    Part::Bandwidth,
-    Part::BandwidthMatrix,
-    Part::Scaling,
-    Part::Scenarios,
-];
+/// The parts that show the reference latency (the sweep's point, the matrix's home cell, the
+/// loaded idle point beside its own): the latency side runs when any of them runs.
+pub const SHOWN_BY_LATENCY: &[Part] = &[Part::Latency, Part::LatencyMatrix, Part::LoadedLatency];
+
+/// The parts that show the reference bandwidth (the local read, the matrix's home cell,
+/// scaling's full point): the bandwidth side runs when any of them runs. Neither side runs
+/// for `--only topology`, `c2c` or `scenarios`, which show neither.
+pub const SHOWN_BY_BANDWIDTH: &[Part] = &[Part::Bandwidth, Part::BandwidthMatrix, Part::Scaling];
 
 /// Kept repetitions a run aims for at least: six, the fewest with a 95 % interval for the
 /// median. A run of few parts takes several repetitions per slot to reach it.
@@ -69,9 +66,6 @@ const LATENCY_REP_NS: f64 = 20e6;
 
 /// Length of one bandwidth repetition, ms: every thread streams several MiB.
 pub const BANDWIDTH_REP_MS: u64 = 80;
-
-/// Iterations of the first pass over the chain between two looks at the stop flag.
-const PASS_CHUNK: u64 = (4 << 20) / 64 / LOADS_PER_ITERATION;
 
 /// Words per read-kernel call: 4 MiB, so the stop flag is polled every millisecond or so.
 const CHUNK_WORDS: usize = 1 << 19;
@@ -109,9 +103,10 @@ pub fn bytes_per_thread(topo: &Topology, s: &Settings, threads: usize) -> u64 {
     s.bandwidth.bytes_per_thread * topo.usable_cpus().len().max(1) as u64 / threads.max(1) as u64
 }
 
-/// Whether the plan runs a part that shows a reference figure.
-pub fn wanted(plan: &Plan) -> bool {
-    plan.parts.iter().any(|p| SHOWN_BY.contains(&p.part))
+/// Which sides the plan needs: (latency, bandwidth), each when a part that shows it runs.
+pub fn wanted(plan: &Plan) -> (bool, bool) {
+    let any = |list: &[Part]| plan.parts.iter().any(|p| list.contains(&p.part));
+    (any(SHOWN_BY_LATENCY), any(SHOWN_BY_BANDWIDTH))
 }
 
 /// Repetitions per slot for `parts` planned parts (one slot before each, one after the last):
@@ -120,16 +115,107 @@ pub fn per_slot(parts: usize) -> usize {
     MIN_REPETITIONS.div_ceil(parts + 1).max(1)
 }
 
-/// Seconds the reference adds to a run of `parts` parts: placing, linking and walking the
-/// chased buffer once (as the plan's cost model counts a latency-matrix cell), placing the
-/// read buffers, and every slot's repetitions with a retake now and then.
-pub fn estimate_s(s: &Settings, threads: usize, parts: usize) -> f64 {
-    let lat = s.latency_matrix.size_bytes as f64;
-    // Fault-in at 2 GB/s, linking at 400 ns a line, the first walk at ~250 ns a line.
-    let setup = lat / 2.0e9 + (lat / 64.0) * 650e-9;
-    let bw = (s.bandwidth.bytes_per_thread * threads as u64) as f64 / 2.0e9;
+/// Seconds the reference adds to a run of `parts` parts with the sides `(latency,
+/// bandwidth)`: placing, linking and walking the chased buffer once, placing the read
+/// buffers, and every slot's repetitions with a retake now and then.
+pub fn estimate_s(s: &Settings, threads: usize, parts: usize, sides: (bool, bool)) -> f64 {
     let reps = (per_slot(parts) * (parts + 1)) as f64 * 1.15;
-    setup + bw + reps * (LATENCY_REP_NS / 1e9 + BANDWIDTH_REP_MS as f64 / 1e3 + 0.01)
+    let mut t: f64 = 0.0;
+    if sides.0 {
+        let lat = s.latency_matrix.size_bytes as f64;
+        // Fault-in at 2 GB/s and linking at 400 ns a line (the plan's cost model), then
+        // each repetition and its round trip to the chasing thread.
+        t += lat / 2.0e9 + (lat / 64.0) * 400e-9 + reps * (LATENCY_REP_NS / 1e9 + 0.005);
+    }
+    if sides.1 {
+        let bytes = (s.bandwidth.bytes_per_thread * threads as u64) as f64;
+        t += bytes / 2.0e9 + reps * (BANDWIDTH_REP_MS as f64 / 1e3 + 0.01);
+    }
+    t
+}
+
+/// Which places of the run the reference covers under the plan's settings (pure: the plan's
+/// estimates leave those measurements out, and the part runners skip them when the reference
+/// is measuring).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// The random 4k curve's point at the reference size.
+    pub sweep_point: bool,
+    /// The latency matrix's home cell.
+    pub latency_cell: bool,
+    /// The bandwidth part's read kernel (every usable CPU is the home node's).
+    pub bandwidth_read: bool,
+    /// The bandwidth matrix's home cell.
+    pub bandwidth_cell: bool,
+    /// Scaling's full point on the home node.
+    pub scaling_point: bool,
+}
+
+/// The places the reference covers on `topo` under `s` (see [`Coverage`]).
+pub fn coverage(topo: &Topology, s: &Settings) -> Coverage {
+    let Some(c) = conditions(topo, s) else {
+        return Coverage::default();
+    };
+    let l = &s.latency;
+    let sizes = crate::latency::sweep::sizes(
+        l.from_bytes,
+        l.to_bytes,
+        l.points_per_octave,
+        topo.line_bytes(),
+    );
+    let home = (c.node, c.node);
+    let all = topo.usable_cpus();
+    Coverage {
+        sweep_point: sizes.contains(&c.latency_bytes)
+            && l.modes.contains(&Mode::Random)
+            && l.pages.contains(&PageSize::Base),
+        latency_cell: s.latency_matrix.cells.contains(&home),
+        bandwidth_read: c.cpus == all && s.bandwidth.kernels.contains(&KernelId::Read),
+        bandwidth_cell: s.bandwidth_matrix.cells.contains(&home),
+        scaling_point: s.scaling.nodes.contains(&c.node)
+            && s.scaling.thread_counts.contains(&c.cpus.len()),
+    }
+}
+
+/// The plan's entry for the reference: `None` when no planned part shows it.
+pub fn planned(
+    topo: &Topology,
+    s: &Settings,
+    plan: &Plan,
+) -> Option<crate::results::reference::PlannedReference> {
+    let sides = wanted(plan);
+    if !(sides.0 || sides.1) {
+        return None;
+    }
+    let c = conditions(topo, s)?;
+    let parts = plan.parts.len();
+    let reps = per_slot(parts) * (parts + 1);
+    let mut what = Vec::new();
+    if sides.0 {
+        what.push(format!(
+            "local idle latency (random walk, 4k pages, {} bound to node {}, CPU {})",
+            crate::parse::size::format_bytes(c.latency_bytes),
+            c.node,
+            c.cpu
+        ));
+    }
+    if sides.1 {
+        what.push(format!(
+            "local read bandwidth (read kernel on CPUs {} of node {}, {} per thread, 4k pages)",
+            crate::parse::cpulist::format_list(&c.cpus),
+            c.node,
+            crate::parse::size::format_bytes(c.bytes_per_thread)
+        ));
+    }
+    Some(crate::results::reference::PlannedReference {
+        estimate_s: estimate_s(s, c.cpus.len(), parts, sides),
+        detail: format!(
+            "{}: {reps} repetitions spread across the run ({} before each part, {} after the last); the places under the same conditions show it instead of measuring their own",
+            what.join(" and "),
+            per_slot(parts),
+            per_slot(parts)
+        ),
+    })
 }
 
 /// Whether the latency part runners may take the reference's latency instead of measuring:
@@ -226,15 +312,9 @@ fn spawn_latency(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Res
                 return;
             }
         };
-        // One full pass, so no repetition pays for faults or cold caches of the linking.
-        let mut pass = (chain.elements() as u64)
-            .div_ceil(LOADS_PER_ITERATION)
-            .max(1);
-        while pass > 0 && !interrupted() {
-            let step = pass.min(PASS_CHUNK);
-            chain.walk(step);
-            pass -= step;
-        }
+        // No full first pass (unlike a one-off measurement): every page was faulted in and
+        // every element written by the linking, and a random walk over 8x the last-level
+        // cache finds no warm cache to wait for; the calibration walk below warms the TLB.
         let mut iterations: u64 = 1024;
         loop {
             let t = Instant::now();
@@ -348,19 +428,22 @@ pub struct Reference {
 }
 
 impl Reference {
-    /// Places the buffers and links the chase; `planned` repetitions in all. A side that
-    /// cannot be set up is left out with a warning; `None` when neither can.
+    /// Places the buffers and links the chase of the `sides` (latency, bandwidth) asked for;
+    /// `planned` repetitions in all. A side that cannot be set up is left out with a warning
+    /// (the parts then measure their own).
     pub fn start(
         topo: &Topology,
         root: &SysRoot,
         cond: Conditions,
+        sides: (bool, bool),
         planned: usize,
         t0: Instant,
     ) -> Reference {
         let mut warnings = Vec::new();
-        let lat = match spawn_latency(topo, root, &cond) {
-            Ok(w) => Some(w),
-            Err(e) => {
+        let lat = match sides.0.then(|| spawn_latency(topo, root, &cond)) {
+            None => None,
+            Some(Ok(w)) => Some(w),
+            Some(Err(e)) => {
                 warnings.push(format!(
                     "the run's reference latency could not be set up ({}); each part measures its own",
                     crate::error::one_sentence(&e)
@@ -368,12 +451,13 @@ impl Reference {
                 None
             }
         };
-        let bw = match Kernel::new(KernelId::Read, Isa::best()) {
-            Ok(kernel) => Some(BwState {
+        let bw = match sides.1.then(|| Kernel::new(KernelId::Read, Isa::best())) {
+            None => None,
+            Some(Ok(kernel)) => Some(BwState {
                 kernel,
                 kept: Vec::new(),
             }),
-            Err(e) => {
+            Some(Err(e)) => {
                 warnings.push(format!(
                     "the run's reference bandwidth could not be set up ({e}); each part measures its own"
                 ));

@@ -112,7 +112,8 @@ fn latency(s: &Settings, reduced: &mut Vec<String>, covered: bool) -> (f64, Stri
     };
     let full = curve(l.to_bytes, points);
     let est = if covered && points > 1 {
-        let before = (l.to_bytes as f64 / 2f64.powf(1.0 / l.points_per_octave.max(1) as f64)) as u64;
+        let before =
+            (l.to_bytes as f64 / 2f64.powf(1.0 / l.points_per_octave.max(1) as f64)) as u64;
         (curves - 1) as f64 * full + curve(before, points - 1)
     } else {
         curves as f64 * full

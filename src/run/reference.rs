@@ -974,3 +974,169 @@ fn fill_latency(topo: &Topology, r: &mut RunResults) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::reference::FilledPlace;
+    use crate::run::plan::{make_plan, PlanRequest};
+    use crate::run::sample;
+
+    fn figures(median: f64, n: usize) -> ReferenceFigures {
+        let samples: Vec<f64> = (0..n).map(|k| median - 2.0 + (k % 5) as f64).collect();
+        let mut f = ReferenceFigures::empty();
+        f.latency = Some(ReferenceLatency {
+            cpu: 0,
+            memory_node: 0,
+            working_set_bytes: 16 << 20,
+            page_size: PageSize::Base,
+            mode: Mode::Random,
+            element_bytes: 64,
+            placement_fraction: 1.0,
+            huge_fraction: 0.0,
+            loads_per_repetition: 1000,
+            ns_per_load: Summary::of(&samples).unwrap(),
+            quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
+        });
+        f
+    }
+
+    fn place(part: Part, figure: ReferenceFigure, place: &str) -> FilledPlace {
+        FilledPlace {
+            part,
+            figure,
+            place: place.into(),
+            source: "reference".into(),
+            result_index: None,
+        }
+    }
+
+    #[test]
+    fn slots_reach_six_repetitions_whatever_the_part_count() {
+        assert_eq!(per_slot(1), 3);
+        assert_eq!(per_slot(2), 2);
+        assert_eq!(per_slot(5), 1);
+        assert_eq!(per_slot(12), 1);
+        for parts in 1..20 {
+            assert!(per_slot(parts) * (parts + 1) >= MIN_REPETITIONS, "{parts}");
+        }
+    }
+
+    /// The matrix's home cell becomes the reference figure, and the remote cell's ratio is
+    /// taken against it; a place the parts did not leave to the reference is not touched.
+    #[test]
+    fn the_matrix_home_cell_shows_the_reference_and_ratios_follow_it() {
+        let topo = sample::opteron_topology();
+        let mut r = sample::results();
+        r.latency = Some(sample::latency_matrix(&[
+            (0, 0, 100.0, None),
+            (0, 1, 150.0, None),
+        ]));
+        let mut f = figures(90.0, 9);
+        r.reference = Some(f.clone());
+        fill_latency(&topo, &mut r);
+        let m = r.latency.as_ref().unwrap().matrix.as_ref().unwrap();
+        assert_eq!(
+            m.cells[0].result.ns_per_load.median, 100.0,
+            "not a filled place"
+        );
+        f.filled
+            .push(place(Part::LatencyMatrix, ReferenceFigure::Latency, "cell"));
+        r.reference = Some(f.clone());
+        fill_latency(&topo, &mut r);
+        let m = r.latency.as_ref().unwrap().matrix.as_ref().unwrap();
+        assert_eq!(m.cells.len(), 2);
+        let home = &m.cells[0];
+        assert_eq!((home.initiator_node, home.memory_node), (0, 0));
+        assert_eq!(home.result.ns_per_load, f.latency.unwrap().ns_per_load);
+        assert_eq!(home.result.ns_per_load.samples, 9);
+        let remote = &m.cells[1];
+        assert_eq!(remote.measured_ratio, Some(150.0 / 90.0));
+    }
+
+    /// The random 4k curve gets the reference point at its size, in size order, and its
+    /// knees are found again; other curves keep their points.
+    #[test]
+    fn the_sweep_point_at_the_reference_size_is_the_reference() {
+        let topo = sample::opteron_topology();
+        let mut r = sample::results();
+        let mut rep = sample::latency_matrix(&[]);
+        rep.matrix = None;
+        let point = |bytes: u64, ns: f64| {
+            let mut p = sample::latency_matrix(&[(0, 0, ns, None)])
+                .matrix
+                .unwrap()
+                .cells[0]
+                .result
+                .clone();
+            p.working_set_bytes = bytes;
+            p.mode = Mode::Random;
+            p.group_bytes = None;
+            p
+        };
+        for page in [PageSize::Base, PageSize::Thp] {
+            rep.sweep.push(crate::results::latency::SweepCurve {
+                mode: Mode::Random,
+                page_size: page,
+                chains: 1,
+                points: vec![point(4 << 20, 40.0), point(32 << 20, 120.0)],
+            });
+        }
+        r.latency = Some(rep);
+        let mut f = figures(200.0, 7);
+        f.filled
+            .push(place(Part::Latency, ReferenceFigure::Latency, "point"));
+        let want = f.latency.as_ref().unwrap().ns_per_load.clone();
+        r.reference = Some(f);
+        fill_latency(&topo, &mut r);
+        fill_latency(&topo, &mut r);
+        let l = r.latency.as_ref().unwrap();
+        let sizes: Vec<u64> = l.sweep[0]
+            .points
+            .iter()
+            .map(|p| p.working_set_bytes)
+            .collect();
+        assert_eq!(
+            sizes,
+            vec![4 << 20, 16 << 20, 32 << 20],
+            "filled once, in order"
+        );
+        assert_eq!(l.sweep[0].points[1].ns_per_load, want);
+        assert_eq!(l.sweep[0].points[1].ns_per_load.samples, 7);
+        assert_eq!(
+            l.sweep[1].points.len(),
+            2,
+            "the THP curve is not the reference's"
+        );
+        assert_eq!(l.knees.len(), 1);
+    }
+
+    /// On this one-node machine every covered place is covered in the default plan, and the
+    /// plan's total holds the reference's estimate; `--only topology` and `--only c2c` plan
+    /// no reference, `--only latency` only its latency side.
+    #[test]
+    fn coverage_and_plan_on_this_machine() {
+        let topo = crate::testutil::this_machine_one_node();
+        let p = make_plan(&topo, &PlanRequest::default(), &Part::ALL);
+        let c = coverage(&topo, &p.settings);
+        assert!(c.latency_cell && c.bandwidth_cell && c.bandwidth_read && c.sweep_point);
+        let x = p.plan.reference.as_ref().expect("planned");
+        let sum: f64 = p.plan.parts.iter().map(|q| q.estimate_s).sum();
+        assert!((p.plan.estimate_s - (sum + x.estimate_s)).abs() < 1e-9);
+        assert!(x.detail.contains("local idle latency") && x.detail.contains("read kernel"));
+        for (only, sides) in [
+            (vec![Part::Topology], (false, false)),
+            (vec![Part::C2c], (false, false)),
+            (vec![Part::Latency], (true, false)),
+            (vec![Part::Scaling], (false, true)),
+        ] {
+            let req = PlanRequest {
+                only: Some(only.clone()),
+                ..Default::default()
+            };
+            let q = make_plan(&topo, &req, &Part::ALL);
+            assert_eq!(wanted(&q.plan), sides, "{only:?}");
+            assert_eq!(q.plan.reference.is_some(), sides.0 || sides.1);
+        }
+    }
+}

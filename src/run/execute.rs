@@ -89,13 +89,14 @@ pub fn execute(
         .iter()
         .map(|p| (p.part, p.estimate_s))
         .collect();
-    let per_slot = reference::per_slot(parts.len());
+    let slots = reference::slots(&parts.iter().map(|p| p.0).collect::<Vec<_>>());
+    let per_slot = reference::per_slot(slots);
     let mut told = 0;
     let sides = reference::wanted(&planned.plan);
     let mut refm = match reference::conditions(topo, s) {
         Some(cond) if sides.0 || sides.1 => {
             r.reference = Some(crate::results::reference::ReferenceFigures::empty());
-            let m = Reference::start(topo, root, cond, sides, per_slot * (parts.len() + 1), t0);
+            let m = Reference::start(topo, root, cond, sides, per_slot * slots, t0);
             r.warnings.extend(m.warnings.iter().cloned());
             told = m.warnings.len();
             Some(m)
@@ -103,7 +104,7 @@ pub fn execute(
         _ => None,
     };
     for (k, &(part, est)) in parts.iter().enumerate() {
-        if let Some(m) = refm.as_mut() {
+        if let Some(m) = refm.as_mut().filter(|_| reference::slot_before(part)) {
             m.take(topo, root, Some(part), per_slot);
             m.store(topo, &mut r);
         }
@@ -162,6 +163,23 @@ pub fn execute(
         }
         m.store(topo, &mut r);
         r.warnings.extend(m.warnings.iter().skip(told).cloned());
+        // A reference figure whose repetitions stayed disturbed is the run's warning, as a
+        // part's figure is.
+        if let Some(f) = &r.reference {
+            let why = [
+                ("local idle latency", f.latency.as_ref().map(|l| &l.quality)),
+                (
+                    "local read bandwidth",
+                    f.bandwidth.as_ref().map(|b| &b.quality),
+                ),
+            ];
+            for (what, q) in why {
+                if let Some(reason) = q.filter(|q| q.disturbed).and_then(|q| q.reason()) {
+                    r.warnings
+                        .push(format!("the run's reference {what}: {reason}"));
+                }
+            }
+        }
     }
     if interrupted() && !r.partial {
         r.partial = true;

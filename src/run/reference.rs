@@ -65,7 +65,7 @@ pub const MIN_REPETITIONS: usize = 6;
 const LATENCY_REP_NS: f64 = 20e6;
 
 /// Length of one bandwidth repetition, ms: every thread streams several MiB.
-pub const BANDWIDTH_REP_MS: u64 = 80;
+pub const BANDWIDTH_REP_MS: u64 = 60;
 
 /// Words per read-kernel call: 4 MiB, so the stop flag is polled every millisecond or so.
 const CHUNK_WORDS: usize = 1 << 19;
@@ -109,17 +109,31 @@ pub fn wanted(plan: &Plan) -> (bool, bool) {
     (any(SHOWN_BY_LATENCY), any(SHOWN_BY_BANDWIDTH))
 }
 
-/// Repetitions per slot for `parts` planned parts (one slot before each, one after the last):
-/// enough that the run keeps at least [`MIN_REPETITIONS`].
-pub fn per_slot(parts: usize) -> usize {
-    MIN_REPETITIONS.div_ceil(parts + 1).max(1)
+/// Whether a repetition slot comes before `part`: before every part but the topology, which
+/// is first and takes a fraction of a second (a slot there would sit next to the one before
+/// the second part).
+pub fn slot_before(part: Part) -> bool {
+    part != Part::Topology
+}
+
+/// Repetition slots of a run of `parts`: one before each part (see [`slot_before`]) and one
+/// after the last.
+pub fn slots(parts: &[Part]) -> usize {
+    parts.iter().filter(|p| slot_before(**p)).count() + 1
+}
+
+/// Repetitions per slot for `slots` slots: enough that the run keeps at least
+/// [`MIN_REPETITIONS`].
+pub fn per_slot(slots: usize) -> usize {
+    MIN_REPETITIONS.div_ceil(slots.max(1)).max(1)
 }
 
 /// Seconds the reference adds to a run of `parts` parts with the sides `(latency,
-/// bandwidth)`: placing, linking and walking the chased buffer once, placing the read
-/// buffers, and every slot's repetitions with a retake now and then.
-pub fn estimate_s(s: &Settings, threads: usize, parts: usize, sides: (bool, bool)) -> f64 {
-    let reps = (per_slot(parts) * (parts + 1)) as f64 * 1.15;
+/// bandwidth)` in `slots` slots: placing and linking the chased buffer once, placing the
+/// read buffers, and every slot's repetitions (retakes of disturbed ones add time only on a
+/// busy machine, as for the parts).
+pub fn estimate_s(s: &Settings, threads: usize, slots: usize, sides: (bool, bool)) -> f64 {
+    let reps = (per_slot(slots) * slots) as f64;
     let mut t: f64 = 0.0;
     if sides.0 {
         let lat = s.latency_matrix.size_bytes as f64;
@@ -188,8 +202,9 @@ pub fn planned(
         return None;
     }
     let c = conditions(topo, s)?;
-    let parts = plan.parts.len();
-    let reps = per_slot(parts) * (parts + 1);
+    let parts: Vec<Part> = plan.parts.iter().map(|p| p.part).collect();
+    let slots = slots(&parts);
+    let reps = per_slot(slots) * slots;
     let mut what = Vec::new();
     if sides.0 {
         what.push(format!(
@@ -208,12 +223,12 @@ pub fn planned(
         ));
     }
     Some(crate::results::reference::PlannedReference {
-        estimate_s: estimate_s(s, c.cpus.len(), parts, sides),
+        estimate_s: estimate_s(s, c.cpus.len(), slots, sides),
         detail: format!(
-            "{}: {reps} repetitions spread across the run ({} before each part, {} after the last); the places under the same conditions show it instead of measuring their own",
+            "{}: {reps} repetitions spread across the run ({} before each part after the topology, {} after the last); the places under the same conditions show it instead of measuring their own",
             what.join(" and "),
-            per_slot(parts),
-            per_slot(parts)
+            per_slot(slots),
+            per_slot(slots)
         ),
     })
 }
@@ -1013,12 +1028,14 @@ mod tests {
 
     #[test]
     fn slots_reach_six_repetitions_whatever_the_part_count() {
-        assert_eq!(per_slot(1), 3);
-        assert_eq!(per_slot(2), 2);
-        assert_eq!(per_slot(5), 1);
+        assert_eq!(slots(&[Part::Topology, Part::Latency]), 2);
+        assert_eq!(slots(&[Part::Latency]), 2);
+        assert_eq!(per_slot(2), 3);
+        assert_eq!(per_slot(3), 2);
+        assert_eq!(per_slot(6), 1);
         assert_eq!(per_slot(12), 1);
-        for parts in 1..20 {
-            assert!(per_slot(parts) * (parts + 1) >= MIN_REPETITIONS, "{parts}");
+        for n in 1..20 {
+            assert!(per_slot(n) * n >= MIN_REPETITIONS, "{n}");
         }
     }
 

@@ -928,7 +928,7 @@ pub fn latency_result(l: &ReferenceLatency) -> LatencyResult {
         placement_fraction: Some(l.placement_fraction),
         huge_fraction: Some(l.huge_fraction),
         chains: 1,
-        ns_per_load: l.ns_per_load.clone(),
+        ns_per_load: l.ns_per_load,
         cycles_per_load: None,
         loads_per_sample: l.loads_per_repetition,
         warmup_samples: 0,
@@ -1112,7 +1112,7 @@ mod tests {
         let mut f = figures(200.0, 7);
         f.filled
             .push(place(Part::Latency, ReferenceFigure::Latency, "point"));
-        let want = f.latency.as_ref().unwrap().ns_per_load.clone();
+        let want = f.latency.as_ref().unwrap().ns_per_load;
         r.reference = Some(f);
         fill_latency(&topo, &mut r);
         fill_latency(&topo, &mut r);

@@ -1,6 +1,7 @@
 //! The run-wide reference figures (issue 19, "one quantity, one figure"): local idle DRAM
 //! latency and local read bandwidth, each measured under one stated set of conditions in
-//! short repetitions spread over the whole run (one before each part, one after the last), so
+//! short repetitions spread over the whole run (before each part after the topology and after
+//! the last), so
 //! their interval covers the run's drift. Every place of the run whose conditions are the
 //! same (the sweep's point at that size, the matrices' home cell, scaling's full point, the
 //! bandwidth part's local read) shows these figures instead of measuring its own, and is

@@ -7,7 +7,7 @@
 //!
 //! When a part that shows them is planned, the run's reference figures (local idle latency,
 //! local read bandwidth: `run::reference`) are measured in repetitions spread over the run:
-//! before each part and after the last one, so their interval covers the run's drift; the
+//! before each part after the topology and after the last one, so their interval covers the run's drift; the
 //! parts under the same conditions show them instead of measuring their own. A stop keeps
 //! the repetitions taken so far, marked partial.
 

@@ -1,7 +1,7 @@
 //! The run-wide reference measurement (issue 19, "one quantity, one figure"): local idle DRAM
 //! latency and local read bandwidth measured once per run under one stated set of conditions,
-//! in short repetitions interleaved across the whole run (one before each part, one after the
-//! last), so the figure's interval covers the run's drift instead of one moment of it.
+//! in short repetitions interleaved across the whole run (before each part after the topology
+//! and after the last, at least six in all), so the figure's interval covers the run's drift instead of one moment of it.
 //!
 //! Conditions: latency is one thread pinned to the home node's first usable CPU chasing a
 //! random walk (cache-line elements, the run's seed) over the latency matrix's working set

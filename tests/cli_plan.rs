@@ -29,7 +29,8 @@ fn plan(name: &str, quick: bool) -> Value {
 }
 
 /// Every part is in the plan exactly once, either to run (with a positive estimate unless it
-/// measures nothing) or skipped with a reason; the total is the parts' sum.
+/// measures nothing) or skipped with a reason; the total is the parts' sum plus the run's
+/// reference measurement when one is planned.
 fn check_parts(name: &str, p: &Value) {
     let parts = p["parts"].as_array().unwrap();
     let skipped = p["skipped"].as_array().unwrap();
@@ -45,7 +46,8 @@ fn check_parts(name: &str, p: &Value) {
     let sum: f64 = parts
         .iter()
         .map(|x| x["estimate_s"].as_f64().unwrap())
-        .sum();
+        .sum::<f64>()
+        + p["reference"]["estimate_s"].as_f64().unwrap_or(0.0);
     let total = p["estimate_s"].as_f64().unwrap();
     assert!((sum - total).abs() < 1e-6, "{name}: {sum} vs {total}");
     for x in parts {

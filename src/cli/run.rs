@@ -519,7 +519,14 @@ mod tests {
             "{}",
             bw.detail
         );
-        let sum: f64 = planned.plan.parts.iter().map(|p| p.estimate_s).sum();
+        // The total is the parts' estimates plus the run's reference measurement.
+        let sum: f64 = planned.plan.parts.iter().map(|p| p.estimate_s).sum::<f64>()
+            + planned
+                .plan
+                .reference
+                .as_ref()
+                .map_or(0.0, |r| r.estimate_s);
+        assert!(planned.plan.reference.is_some());
         assert_eq!(planned.plan.estimate_s, sum);
     }
 

@@ -25,7 +25,7 @@ pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
         plan.budget.name(),
         plan.estimate_s
     )?;
-    let rows: Vec<Vec<String>> = plan
+    let mut rows: Vec<Vec<String>> = plan
         .parts
         .iter()
         .map(|p| {
@@ -40,6 +40,14 @@ pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
             ]
         })
         .collect();
+    // The run's reference figures, measured between the parts (not a part of its own).
+    if let Some(x) = &plan.reference {
+        rows.push(vec![
+            "(reference)".to_string(),
+            format!("{:.1} s", x.estimate_s),
+            x.detail.clone(),
+        ]);
+    }
     write!(
         out,
         "{}",
@@ -76,19 +84,109 @@ fn topology_line(r: &RunResults) -> String {
     )
 }
 
-fn headline(r: &RunResults) -> Vec<String> {
+/// The run's reference figures, first in the headline: each with its interval, n and
+/// conditions (issue 19: one quantity, one figure).
+fn reference_lines(r: &RunResults) -> Vec<String> {
     let mut v = Vec::new();
+    let Some(f) = r.reference.as_ref() else {
+        return v;
+    };
+    let taken = f.repetitions.len();
+    let partial = if f.partial {
+        "; the run stopped early, so fewer repetitions than planned"
+    } else {
+        ""
+    };
+    if let Some(l) = &f.latency {
+        v.push(format!(
+            "local idle latency ({} walk, {} pages, {} bound to node {}, 1 thread pinned to CPU {}; {} repetitions spread across the run{partial}): {}{} ns per load{}",
+            l.mode.label(),
+            l.page_size.label(),
+            format_bytes(l.working_set_bytes),
+            l.memory_node,
+            l.cpu,
+            l.quality.repetitions_taken.max(taken as u32),
+            view::fmt_interval(&l.ns_per_load),
+            width(&l.ns_per_load),
+            disturbed(l.quality.disturbed)
+        ));
+    }
+    if let Some(b) = &f.bandwidth {
+        v.push(format!(
+            "local read bandwidth ({} kernel, {} pinned thread(s) on CPUs {} of node {}, {} per thread, {} pages, local memory; {} repetitions spread across the run{partial}): {}{} MB/s{}",
+            b.kernel,
+            b.threads,
+            format_list(&b.cpus),
+            b.memory_node,
+            format_bytes(b.bytes_per_thread),
+            b.page_size.label(),
+            b.quality.repetitions_taken,
+            view::fmt_interval(&b.mb_per_s),
+            width(&b.mb_per_s),
+            disturbed(b.quality.disturbed)
+        ));
+    }
+    v
+}
+
+/// "; DISTURBED" after a reference figure whose repetitions stayed disturbed.
+fn disturbed(d: bool) -> &'static str {
+    if d {
+        "; DISTURBED: its repetitions stayed disturbed after the retakes ran out"
+    } else {
+        ""
+    }
+}
+
+/// " (the run's local idle latency, n=9, measured across the run)" after a place that shows
+/// the reference latency instead of its own measurement; "" elsewhere.
+fn from_reference(r: &RunResults, part: crate::results::Part, latency: bool) -> String {
+    use crate::results::reference::ReferenceFigure;
+    let Some(f) = r.reference.as_ref() else {
+        return String::new();
+    };
+    let figure = if latency {
+        ReferenceFigure::Latency
+    } else {
+        ReferenceFigure::Bandwidth
+    };
+    if !f.fills(part, figure) {
+        return String::new();
+    }
+    let note = if latency {
+        f.latency_note()
+    } else {
+        f.bandwidth_note()
+    };
+    note.map(|n| format!(" ({n})")).unwrap_or_default()
+}
+
+fn headline(r: &RunResults) -> Vec<String> {
+    use crate::results::Part;
+    let mut v = reference_lines(r);
+    let ref_lat = r.reference.as_ref().and_then(|f| f.latency.as_ref());
     if let Some(l) = &r.latency {
         for c in &l.sweep {
             if let Some(p) = c.points.last() {
+                let shown = ref_lat.is_some_and(|x| {
+                    c.mode == x.mode
+                        && c.page_size == x.page_size
+                        && p.working_set_bytes == x.working_set_bytes
+                        && p.cpu == x.cpu
+                });
                 v.push(format!(
-                    "latency sweep's largest point ({} walk, {} pages, 1 thread pinned to CPU {}) at {}: {}{} ns per load",
+                    "latency sweep's largest point ({} walk, {} pages, 1 thread pinned to CPU {}) at {}: {}{} ns per load{}",
                     c.mode.label(),
                     c.page_size.label(),
                     p.cpu,
                     format_bytes(p.working_set_bytes),
                     view::fmt_interval(&p.ns_per_load),
-                    toward(&p.ns_per_load, p.precision.as_ref(), SAMPLES)
+                    toward(&p.ns_per_load, p.precision.as_ref(), SAMPLES),
+                    if shown {
+                        from_reference(r, Part::Latency, true)
+                    } else {
+                        String::new()
+                    }
                 ));
             }
         }
@@ -96,8 +194,11 @@ fn headline(r: &RunResults) -> Vec<String> {
     v.extend(view::latency_distribution_line(r.latency.as_ref()));
     if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
         for c in &m.cells {
+            let shown = ref_lat.is_some_and(|x| {
+                c.initiator_node == x.memory_node && c.memory_node == x.memory_node
+            });
             v.push(format!(
-                "latency matrix node {} -> memory node {} ({} walk, {} pages, {}, 1 thread pinned to CPU {}): {}{} ns",
+                "latency matrix node {} -> memory node {} ({} walk, {} pages, {}, 1 thread pinned to CPU {}): {}{} ns{}",
                 c.initiator_node,
                 c.memory_node,
                 m.mode.label(),
@@ -105,16 +206,28 @@ fn headline(r: &RunResults) -> Vec<String> {
                 format_bytes(m.working_set_bytes),
                 c.result.cpu,
                 view::fmt_interval(&c.result.ns_per_load),
-                toward(&c.result.ns_per_load, c.result.precision.as_ref(), SAMPLES)
+                toward(&c.result.ns_per_load, c.result.precision.as_ref(), SAMPLES),
+                if shown {
+                    from_reference(r, Part::LatencyMatrix, true)
+                } else {
+                    String::new()
+                }
             ));
         }
     }
+    let bw_filled = |part: Part, k: usize| {
+        r.reference.as_ref().is_some_and(|f| {
+            f.filled
+                .iter()
+                .any(|p| p.part == part && p.result_index == Some(k))
+        })
+    };
     if let Some(b) = &r.bandwidth {
-        for x in &b.results {
+        for (k, x) in b.results.iter().enumerate() {
             if x.placement == "local" {
                 let m = &x.mb_per_s;
                 v.push(format!(
-                    "bandwidth {} on {} pinned thread(s), {} per thread, {} pages, {}: {}{} MB/s",
+                    "bandwidth {} on {} pinned thread(s), {} per thread, {} pages, {}: {}{} MB/s{}",
                     x.kernel,
                     x.threads,
                     format_bytes(x.array_bytes_per_thread),
@@ -125,7 +238,12 @@ fn headline(r: &RunResults) -> Vec<String> {
                         "fits the last-level cache (a cache figure, not DRAM)"
                     },
                     view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples),
-                    rate_toward(m, x.precision.as_ref())
+                    rate_toward(m, x.precision.as_ref()),
+                    if bw_filled(Part::Bandwidth, k) {
+                        from_reference(r, Part::Bandwidth, false)
+                    } else {
+                        String::new()
+                    }
                 ));
             }
         }
@@ -141,7 +259,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             // measured under other conditions than the headline says which).
             match b.results.get(c.result_index) {
                 Some(x) => v.push(format!(
-                    "{} bandwidth matrix node {} -> memory node {} ({} pinned thread(s), {} per thread, {} pages): {}{} MB/s",
+                    "{} bandwidth matrix node {} -> memory node {} ({} pinned thread(s), {} per thread, {} pages): {}{} MB/s{}",
                     m.kernel,
                     c.initiator,
                     c.target,
@@ -153,7 +271,12 @@ fn headline(r: &RunResults) -> Vec<String> {
                         x.mb_per_s.ci_low.zip(x.mb_per_s.ci_high),
                         x.mb_per_s.samples
                     ),
-                    rate_toward(&x.mb_per_s, x.precision.as_ref())
+                    rate_toward(&x.mb_per_s, x.precision.as_ref()),
+                    if bw_filled(Part::BandwidthMatrix, c.result_index) {
+                        from_reference(r, Part::BandwidthMatrix, false)
+                    } else {
+                        String::new()
+                    }
                 )),
                 None => v.push(format!(
                     "{} bandwidth matrix node {} -> memory node {} ({} thread(s)): {:.0} MB/s",
@@ -165,13 +288,14 @@ fn headline(r: &RunResults) -> Vec<String> {
     if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
-                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point, {}{} ns at {} MB/s of load",
+                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point{}, {}{} ns at {} MB/s of load",
                 l.page_size.label(),
                 format_bytes(l.chaser_size_bytes),
                 l.chaser_cpu,
                 l.load_cpus.len(),
                 view::fmt_interval(&first.ns_per_load),
                 width(&first.ns_per_load),
+                loaded_beside(l, ref_lat),
                 view::fmt_interval(&last.ns_per_load),
                 width(&last.ns_per_load),
                 view::loaded_mb_text(last)
@@ -182,6 +306,35 @@ fn headline(r: &RunResults) -> Vec<String> {
         v.push(format!("core to core: {}", c2c_groups(c)));
     }
     v
+}
+
+/// Beside loaded latency's idle point, the run's reference latency: " (the run's local idle
+/// latency under the same conditions: 240 [235, 246] n=11 ns)", or with the reference's size
+/// when it chased another; "" without a reference.
+fn loaded_beside(
+    l: &crate::results::loaded::LoadedResult,
+    x: Option<&crate::results::reference::ReferenceLatency>,
+) -> String {
+    let Some(x) = x else {
+        return String::new();
+    };
+    let same = l.chaser_size_bytes == x.working_set_bytes
+        && l.page_size == x.page_size
+        && l.chaser_cpu == x.cpu;
+    let what = if same {
+        "under the same conditions".to_string()
+    } else {
+        format!(
+            "at {}, {} pages, CPU {}",
+            format_bytes(x.working_set_bytes),
+            x.page_size.label(),
+            x.cpu
+        )
+    };
+    format!(
+        " (the run's local idle latency {what}, measured across the run: {} ns)",
+        view::fmt_interval(&x.ns_per_load)
+    )
 }
 
 /// Each c2c group's median with the span of its pairs' 95 % intervals ("CPUs sharing an L3:

@@ -23,6 +23,7 @@ pub fn bandwidth_run(report: &BandwidthReport, topo: &Topology) -> RunResults {
         estimate_s: 0.0,
         parts: vec![],
         skipped: vec![],
+        reference: None,
     };
     let mut r = RunResults::begin(String::new(), String::new(), plan, topo.clone());
     let slot = if report.peak.is_some() {

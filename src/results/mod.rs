@@ -24,6 +24,7 @@ pub mod peak;
 pub mod placement;
 pub mod plan;
 pub mod quality;
+pub mod reference;
 pub mod scenarios;
 pub mod tables;
 pub mod time;
@@ -131,6 +132,11 @@ pub struct RunResults {
     /// was measured, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loaded_latency_mixes: Vec<LoadedResult>,
+    /// The run-wide reference figures (local idle latency, local read bandwidth) measured in
+    /// repetitions spread over the run, and the places that show them; absent when no part
+    /// that shows them ran, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<reference::ReferenceFigures>,
 }
 
 /// How long one part took.
@@ -207,6 +213,7 @@ impl RunResults {
             rightmark: None,
             stream_matrix: None,
             loaded_latency_mixes: vec![],
+            reference: None,
         }
     }
 

@@ -151,6 +151,11 @@ pub struct Plan {
     pub estimate_s: f64,
     pub parts: Vec<PlannedPart>,
     pub skipped: Vec<SkippedPart>,
+    /// The run's reference measurement (local idle latency and local read bandwidth in
+    /// repetitions spread over the run), included in `estimate_s`; absent when no planned
+    /// part shows it, and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<crate::results::reference::PlannedReference>,
 }
 
 impl Plan {

@@ -45,16 +45,18 @@ pub(super) fn describe(
     threads: usize,
 ) -> PlannedPart {
     let mut reduced = Vec::new();
+    // What the run's reference measures is not measured again by the parts (issue 19).
+    let cov = super::reference::coverage(topo, s);
     let (estimate_s, detail) = match part {
         Part::Topology => {
             reduced.extend(limit_note(topo));
             (0.2, "topology, environment and clock checks".to_string())
         }
-        Part::Latency => latency(s, &mut reduced),
-        Part::LatencyMatrix => latency_matrix(s, topo, &mut reduced),
-        Part::Bandwidth => bandwidth(s, threads),
-        Part::BandwidthMatrix => bandwidth_matrix(s, topo, &mut reduced),
-        Part::Scaling => scaling(s, topo, &mut reduced),
+        Part::Latency => latency(s, &mut reduced, cov.sweep_point),
+        Part::LatencyMatrix => latency_matrix(s, topo, &mut reduced, cov.latency_cell),
+        Part::Bandwidth => bandwidth(s, threads, cov.bandwidth_read),
+        Part::BandwidthMatrix => bandwidth_matrix(s, topo, &mut reduced, cov.bandwidth_cell),
+        Part::Scaling => scaling(s, topo, &mut reduced, cov.scaling_point),
         Part::LoadedLatency => loaded_latency(s, &mut reduced),
         Part::C2c => c2c(s, &mut reduced),
         Part::Scenarios => scenarios(s, topo),
@@ -98,17 +100,27 @@ fn timed_s(t: &TimedSettings) -> f64 {
     (t.repetitions + 1) as f64 * t.duration_ms as f64 / 1000.0 + 0.02
 }
 
-/// The estimate and detail line of the Latency part.
-fn latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
+/// The estimate and detail line of the Latency part; with `covered`, the random 4k curve's
+/// largest point is the run's reference latency and that curve ends one point earlier.
+fn latency(s: &Settings, reduced: &mut Vec<String>, covered: bool) -> (f64, String) {
     let l = &s.latency;
     let points = grid_points(l.from_bytes, l.to_bytes, l.points_per_octave);
     let curves = l.modes.len() * l.pages.len();
     let per_point = (l.samples + l.warmup + 3) as f64 * l.min_sample_ns as f64 / 1e9;
     // Chain construction over the geometric series of sizes is about twice the largest.
-    let build = 2.0 * (l.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
-    let fault = l.to_bytes as f64 / FAULT_BYTES_PER_S;
-    let est =
-        curves as f64 * (points as f64 * per_point + build + fault) + distribution(l, per_point);
+    let curve = |to: u64, points: usize| {
+        points as f64 * per_point
+            + 2.0 * (to / 64) as f64 * CHAIN_S_PER_ELEMENT
+            + to as f64 / FAULT_BYTES_PER_S
+    };
+    let full = curve(l.to_bytes, points);
+    let est = if covered && points > 1 {
+        let before =
+            (l.to_bytes as f64 / 2f64.powf(1.0 / l.points_per_octave.max(1) as f64)) as u64;
+        (curves - 1) as f64 * full + curve(before, points - 1)
+    } else {
+        curves as f64 * full
+    } + distribution(l, per_point);
     if l.to_bytes < s.latency_matrix.size_bytes {
         reduced.push(format!(
             "the sweep ends at {} (4x the last-level cache) instead of {}; the DRAM figure comes from the latency matrix at {}",
@@ -204,15 +216,21 @@ fn matrix_reduced(m: &MatrixSettings, topo: &Topology) -> Option<String> {
     ))
 }
 
-/// The estimate and detail line of the LatencyMatrix part.
-fn latency_matrix(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
+/// The estimate and detail line of the LatencyMatrix part; with `covered`, the home cell is
+/// the run's reference latency and is not measured.
+fn latency_matrix(
+    s: &Settings,
+    topo: &Topology,
+    reduced: &mut Vec<String>,
+    covered: bool,
+) -> (f64, String) {
     let m = &s.latency_matrix;
     reduced.extend(matrix_reduced(m, topo));
     let per = m.size_bytes as f64 / FAULT_BYTES_PER_S
         + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
         + 12.0 * s.latency.min_sample_ns as f64 / 1e9;
     (
-        m.cells.len() as f64 * per,
+        (m.cells.len() - usize::from(covered && !m.cells.is_empty())) as f64 * per,
         format!(
             "{} initiator x memory cells at {} (random walk)",
             m.cells.len(),
@@ -221,13 +239,15 @@ fn latency_matrix(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (
     )
 }
 
-/// The estimate and detail line of the Bandwidth part.
-fn bandwidth(s: &Settings, threads: usize) -> (f64, String) {
+/// The estimate and detail line of the Bandwidth part; with `covered`, the read kernel is the
+/// run's reference bandwidth and is not measured.
+fn bandwidth(s: &Settings, threads: usize, covered: bool) -> (f64, String) {
     let b = &s.bandwidth;
     let run = timed_s(&b.timed);
     let fault = (b.bytes_per_thread * 3) as f64 / FAULT_BYTES_PER_S;
+    let kernels = b.kernels.len() - usize::from(covered && !b.kernels.is_empty());
     (
-        b.kernels.len() as f64 * run + fault,
+        kernels as f64 * run + if kernels > 0 { fault } else { 0.0 },
         format!(
             "kernels {} on {} threads, {} per thread, {} x {} ms",
             labels(b.kernels.iter().map(|k| k.descriptor().name), ", "),
@@ -239,13 +259,19 @@ fn bandwidth(s: &Settings, threads: usize) -> (f64, String) {
     )
 }
 
-/// The estimate and detail line of the BandwidthMatrix part.
-fn bandwidth_matrix(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
+/// The estimate and detail line of the BandwidthMatrix part; with `covered`, the home cell
+/// is the run's reference bandwidth and is not measured.
+fn bandwidth_matrix(
+    s: &Settings,
+    topo: &Topology,
+    reduced: &mut Vec<String>,
+    covered: bool,
+) -> (f64, String) {
     let m = &s.bandwidth_matrix;
     reduced.extend(matrix_reduced(m, topo));
     let per = timed_s(&s.bandwidth.timed) + m.size_bytes as f64 / FAULT_BYTES_PER_S;
     (
-        m.cells.len() as f64 * per,
+        (m.cells.len() - usize::from(covered && !m.cells.is_empty())) as f64 * per,
         format!(
             "{} initiator x memory cells, read kernel, all CPUs of the initiator",
             m.cells.len()
@@ -253,8 +279,14 @@ fn bandwidth_matrix(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) ->
     )
 }
 
-/// The estimate and detail line of the Scaling part.
-fn scaling(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
+/// The estimate and detail line of the Scaling part; with `covered`, the home node's full
+/// point is the run's reference bandwidth and is not measured.
+fn scaling(
+    s: &Settings,
+    topo: &Topology,
+    reduced: &mut Vec<String>,
+    covered: bool,
+) -> (f64, String) {
     let sc = &s.scaling;
     let nodes = topo.initiator_nodes().len();
     if sc.nodes.len() < nodes {
@@ -279,7 +311,7 @@ fn scaling(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, St
             all
         ));
     }
-    let n = (sc.thread_counts.len() * sc.nodes.len()) as f64;
+    let n = (sc.thread_counts.len() * sc.nodes.len()) as f64 - f64::from(u8::from(covered));
     (
         n * (timed_s(&sc.timed) + 0.05),
         format!(

@@ -4,6 +4,12 @@
 //! recorded with its error and the run goes on; Ctrl-C (the SIGINT flag of `sys::signal`)
 //! stops at the next check (between sweep curves, matrix cells, scenario rows, kernel calls)
 //! and the run ends marked `partial`. Progress goes to a [`Progress`] sink; nothing here prints.
+//!
+//! When a part that shows them is planned, the run's reference figures (local idle latency,
+//! local read bandwidth: `run::reference`) are measured in repetitions spread over the run:
+//! before each part after the topology and after the last one, so their interval covers the run's drift; the
+//! parts under the same conditions show them instead of measuring their own. A stop keeps
+//! the repetitions taken so far, marked partial.
 
 use std::time::Instant;
 
@@ -15,6 +21,7 @@ use crate::topology::Topology;
 use super::findings;
 use super::parts;
 use super::plan::Planned;
+use super::reference::{self, Reference};
 
 /// The parts this build can execute.
 pub const BUILT: &[Part] = &[
@@ -82,7 +89,25 @@ pub fn execute(
         .iter()
         .map(|p| (p.part, p.estimate_s))
         .collect();
+    let slots = reference::slots(&parts.iter().map(|p| p.0).collect::<Vec<_>>());
+    let per_slot = reference::per_slot(slots);
+    let mut told = 0;
+    let sides = reference::wanted(&planned.plan);
+    let mut refm = match reference::conditions(topo, s) {
+        Some(cond) if sides.0 || sides.1 => {
+            r.reference = Some(crate::results::reference::ReferenceFigures::empty());
+            let m = Reference::start(topo, root, cond, sides, per_slot * slots, t0);
+            r.warnings.extend(m.warnings.iter().cloned());
+            told = m.warnings.len();
+            Some(m)
+        }
+        _ => None,
+    };
     for (k, &(part, est)) in parts.iter().enumerate() {
+        if let Some(m) = refm.as_mut().filter(|_| reference::slot_before(part)) {
+            m.take(topo, root, Some(part), per_slot);
+            m.store(topo, &mut r);
+        }
         if interrupted() {
             let rest: Vec<&str> = parts[k..].iter().map(|p| p.0.name()).collect();
             r.warnings.push(format!(
@@ -101,6 +126,9 @@ pub fn execute(
             seconds: started.elapsed().as_secs_f64(),
         });
         progress.finish();
+        if let Some(m) = refm.as_ref() {
+            m.store(topo, &mut r);
+        }
         match outcome {
             Ok(()) if interrupted() => {
                 r.partial = true;
@@ -126,6 +154,32 @@ pub fn execute(
         r.findings = findings::derive(&r);
         r.quality = Some(findings::quality(&r));
         checkpoint(&r)?;
+    }
+    if let Some(mut m) = refm.take() {
+        if interrupted() {
+            m.stopped();
+        } else {
+            m.take(topo, root, None, per_slot);
+        }
+        m.store(topo, &mut r);
+        r.warnings.extend(m.warnings.iter().skip(told).cloned());
+        // A reference figure whose repetitions stayed disturbed is the run's warning, as a
+        // part's figure is.
+        if let Some(f) = &r.reference {
+            let why = [
+                ("local idle latency", f.latency.as_ref().map(|l| &l.quality)),
+                (
+                    "local read bandwidth",
+                    f.bandwidth.as_ref().map(|b| &b.quality),
+                ),
+            ];
+            for (what, q) in why {
+                if let Some(reason) = q.filter(|q| q.disturbed).and_then(|q| q.reason()) {
+                    r.warnings
+                        .push(format!("the run's reference {what}: {reason}"));
+                }
+            }
+        }
     }
     if interrupted() && !r.partial {
         r.partial = true;

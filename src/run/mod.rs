@@ -14,6 +14,7 @@ pub mod output;
 mod parts;
 pub mod plan;
 pub mod ranking;
+pub mod reference;
 pub mod rightmark;
 pub mod rounds;
 #[cfg(test)]

@@ -27,10 +27,11 @@ use crate::topology::Topology;
 
 use super::advisor::run_advisor;
 use super::plan::{Settings, TimedSettings};
+use super::reference;
 use super::scenarios::{home_node, run_scenarios, running_as_root, ScenarioInputs};
 
 /// Seed of every chase of a run, so runs compare.
-const SEED: u64 = 0x6e75_6d61_7363_6f70;
+pub(super) const SEED: u64 = 0x6e75_6d61_7363_6f70;
 
 /// What every part runner reads: the machine, the plan's settings and the progress sink.
 #[derive(Clone, Copy)]
@@ -161,9 +162,29 @@ fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         l.points_per_octave,
         topo.line_bytes(),
     );
-    let cfg = latency_config(topo, root, s, r, latency::Variant::Sweep { at, sizes });
+    // The random 4k curve's point at the reference's size is the run's reference latency
+    // (same CPU, local memory, size, page size and walk): it is not measured again.
+    let ref_bytes = s.latency_matrix.size_bytes;
+    let from_ref = reference::latency_ready(r, topo, s, at.cpu, ref_bytes)
+        && sizes.contains(&ref_bytes)
+        && l.modes.contains(&Mode::Random)
+        && l.pages.contains(&PageSize::Base);
+    let cfg = latency_config(
+        topo,
+        root,
+        s,
+        r,
+        latency::Variant::Sweep {
+            at,
+            sizes: sizes.clone(),
+        },
+    );
     let goal = super::budget::precision_goal(&r.plan, Part::Latency);
-    let out = latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?;
+    let out = if from_ref {
+        sweep_without(topo, root, &cfg, at, &sizes, ref_bytes, &goal, step)?
+    } else {
+        latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?
+    };
     let mut report = out.report;
     if let Some(earlier) = r.latency.take() {
         report.matrix = earlier.matrix;
@@ -173,25 +194,183 @@ fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     // curve was measured.
     let none = report.sweep.is_empty();
     r.latency = Some(report);
+    if from_ref && !none {
+        note_filled(
+            r,
+            Part::Latency,
+            reference_latency(),
+            format!(
+                "random 4k curve, {} point",
+                crate::parse::size::format_bytes(ref_bytes)
+            ),
+            None,
+        );
+    }
     match out.failed {
         Some(e) if none => Err(e),
         _ => Ok(()),
     }
 }
 
+fn reference_latency() -> crate::results::reference::ReferenceFigure {
+    crate::results::reference::ReferenceFigure::Latency
+}
+
+fn reference_bandwidth() -> crate::results::reference::ReferenceFigure {
+    crate::results::reference::ReferenceFigure::Bandwidth
+}
+
+/// Records that `part` shows a reference figure at `place` (once).
+fn note_filled(
+    r: &mut RunResults,
+    part: Part,
+    figure: crate::results::reference::ReferenceFigure,
+    place: String,
+    result_index: Option<usize>,
+) {
+    if let Some(f) = r.reference.as_mut() {
+        if !f.filled.iter().any(|p| p.part == part && p.place == place) {
+            f.filled.push(crate::results::reference::FilledPlace {
+                part,
+                figure,
+                place,
+                source: "reference".into(),
+                result_index,
+            });
+        }
+    }
+}
+
+/// The sweep of `cfg` with the random 4k curve measured at every size but `skip` (the
+/// reference measures that one): the random 4k curve, the other modes on 4k pages and the
+/// other page sizes run as separate jobs, and their curves come back in the order one sweep
+/// gives them (pages, then modes).
+fn sweep_without(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &latency::Config,
+    at: latency::Chaser,
+    sizes: &[u64],
+    skip: u64,
+    goal: &crate::results::quality::PrecisionGoal,
+    step: &Step<'_>,
+) -> anyhow::Result<crate::experiment::Outcome<LatencyReport>> {
+    let fewer: Vec<u64> = sizes.iter().copied().filter(|&x| x != skip).collect();
+    let other_modes: Vec<Mode> = cfg
+        .modes
+        .iter()
+        .copied()
+        .filter(|m| *m != Mode::Random)
+        .collect();
+    let other_pages: Vec<PageSize> = cfg
+        .pages
+        .iter()
+        .copied()
+        .filter(|p| *p != PageSize::Base)
+        .collect();
+    let mut jobs: Vec<(Vec<Mode>, Vec<PageSize>, Vec<u64>)> =
+        vec![(vec![Mode::Random], vec![PageSize::Base], fewer)];
+    if !other_modes.is_empty() {
+        jobs.push((other_modes, vec![PageSize::Base], sizes.to_vec()));
+    }
+    if !other_pages.is_empty() {
+        jobs.push((cfg.modes.clone(), other_pages, sizes.to_vec()));
+    }
+    let total: usize = jobs.iter().map(|j| j.0.len() * j.1.len() * j.2.len()).sum();
+    let mut base = 0;
+    let mut merged: Option<crate::experiment::Outcome<LatencyReport>> = None;
+    for (modes, pages, sz) in jobs {
+        if crate::sys::signal::interrupted() {
+            break;
+        }
+        let n = modes.len() * pages.len() * sz.len();
+        let job = latency::Config {
+            modes,
+            pages,
+            variant: latency::Variant::Sweep { at, sizes: sz },
+            ..cfg.clone()
+        };
+        let st = |d: usize, _t: usize| step(base + d, total);
+        let out = latency::experiment::run_toward(topo, root, &job, Some(goal), &st)?;
+        base += n;
+        match merged.as_mut() {
+            None => merged = Some(out),
+            Some(m) => {
+                m.report.sweep.extend(out.report.sweep);
+                m.report.knees.extend(out.report.knees);
+                m.report.results.extend(out.report.results);
+                m.report.warnings.extend(out.report.warnings);
+                m.report.mlp.extend(out.report.mlp);
+                if m.failed.is_none() {
+                    m.failed = out.failed;
+                }
+            }
+        }
+    }
+    let mut out = merged.context("the sweep was interrupted before it began")?;
+    let order = |mode: Mode, page: PageSize| {
+        (
+            cfg.pages.iter().position(|p| *p == page),
+            cfg.modes.iter().position(|m| *m == mode),
+        )
+    };
+    out.report
+        .sweep
+        .sort_by_key(|c| (order(c.mode, c.page_size), c.chains));
+    out.report
+        .knees
+        .sort_by_key(|k| (order(k.mode, k.page_size), k.chains));
+    Ok(out)
+}
+
 fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let m = &s.latency_matrix;
-    let variant = latency::Variant::Matrix {
-        cells: Some(m.cells.clone()),
-        cpus: vec![],
-        size: Some(m.size_bytes),
+    // The home node's local cell is the run's reference latency (same CPU, size, 4k pages,
+    // random walk): it is not measured again.
+    let home = home_node(topo);
+    let from_ref = match (home, measuring_cpu(topo)) {
+        (Some(h), Ok(cpu)) => {
+            m.cells.contains(&(h, h)) && reference::latency_ready(r, topo, s, cpu, m.size_bytes)
+        }
+        _ => false,
     };
-    let mut cfg = latency_config(topo, root, s, r, variant);
-    cfg.modes = vec![Mode::Random];
-    cfg.pages = vec![PageSize::Base];
-    let goal = super::budget::precision_goal(&r.plan, Part::LatencyMatrix);
-    let measured = latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?.report;
+    let cells: Vec<(u32, u32)> = m
+        .cells
+        .iter()
+        .copied()
+        .filter(|&cell| !(from_ref && Some(cell) == home.map(|h| (h, h))))
+        .collect();
+    let measured = if cells.is_empty() {
+        LatencyReport {
+            schema_version: crate::results::latency::LATENCY_SCHEMA_VERSION,
+            clock: clock_of(r, root),
+            plan: sample_plan(s),
+            results: vec![],
+            sweep: vec![],
+            knees: vec![],
+            matrix: Some(crate::results::latency::Matrix {
+                working_set_bytes: m.size_bytes,
+                mode: Mode::Random,
+                page_size: PageSize::Base,
+                cells: vec![],
+            }),
+            warnings: vec![],
+            distribution: None,
+            mlp: vec![],
+        }
+    } else {
+        let variant = latency::Variant::Matrix {
+            cells: Some(cells),
+            cpus: vec![],
+            size: Some(m.size_bytes),
+        };
+        let mut cfg = latency_config(topo, root, s, r, variant);
+        cfg.modes = vec![Mode::Random];
+        cfg.pages = vec![PageSize::Base];
+        let goal = super::budget::precision_goal(&r.plan, Part::LatencyMatrix);
+        latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?.report
+    };
     let mut report = r.latency.take().unwrap_or_else(|| LatencyReport {
         matrix: None,
         warnings: vec![],
@@ -200,6 +379,15 @@ fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     report.warnings.extend(measured.warnings);
     report.matrix = measured.matrix;
     r.latency = Some(report);
+    if let (true, Some(h)) = (from_ref, home) {
+        note_filled(
+            r,
+            Part::LatencyMatrix,
+            reference_latency(),
+            format!("matrix cell {h} -> {h}"),
+            None,
+        );
+    }
     Ok(())
 }
 
@@ -277,10 +465,25 @@ fn bw_part(
 
 fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    // When every usable CPU is the home node's, the read kernel here is the run's reference
+    // bandwidth (same CPUs, local memory, size per thread): it is not measured again.
+    let all = topo.usable_cpus();
+    let from_ref = home_node(topo).is_some_and(|h| topo.usable_cpus_of(h) == all)
+        && s.bandwidth.kernels.contains(&KernelId::Read)
+        && reference::bandwidth_ready(
+            r,
+            topo,
+            s,
+            &all,
+            reference::bytes_per_thread(topo, s, all.len()),
+        );
     // A kernel this CPU cannot run (non-temporal stores off x86) fails alone.
     let mut kernels = Vec::new();
     let mut unbuilt = None;
     for &id in &s.bandwidth.kernels {
+        if from_ref && id == KernelId::Read {
+            continue;
+        }
         match kernel(id) {
             Ok(k) => kernels.push(k),
             Err(e) => {
@@ -288,13 +491,65 @@ fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
             }
         }
     }
-    let variant = bandwidth::Variant::Kernels {
-        cpus: topo.usable_cpus(),
+    let was_empty = r.bandwidth.is_none();
+    let measured = if kernels.is_empty() {
+        Ok(())
+    } else {
+        let variant = bandwidth::Variant::Kernels { cpus: all };
+        let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+        let goal = super::budget::precision_goal(&r.plan, Part::Bandwidth);
+        bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step)
     };
-    let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
-    let goal = super::budget::precision_goal(&r.plan, Part::Bandwidth);
-    let measured = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
-    unbuilt.map_or(measured, Err)
+    if from_ref {
+        if let Some(placeholder) = reference::Reference::placeholder(r) {
+            let report = r.bandwidth.get_or_insert_with(|| empty_bw_report(topo));
+            // First, where the read kernel's result stands in a bandwidth part of its own.
+            let at = if was_empty { 0 } else { report.results.len() };
+            report.results.insert(at, placeholder);
+            if was_empty {
+                shift_indices(report, 1);
+            }
+            note_filled(
+                r,
+                Part::Bandwidth,
+                reference_bandwidth(),
+                "kernel read on every usable CPU".into(),
+                Some(at),
+            );
+        }
+    }
+    measured.and(unbuilt.map_or(Ok(()), Err))
+}
+
+/// A bandwidth report holding nothing yet, for a part whose only figure is the reference's.
+fn empty_bw_report(topo: &Topology) -> BandwidthReport {
+    BandwidthReport {
+        schema_version: crate::results::bandwidth::BANDWIDTH_SCHEMA_VERSION,
+        results: vec![],
+        matrix: vec![],
+        scaling: vec![],
+        sweep: None,
+        peak: None,
+        numa_balancing: topo.environment.numa_balancing,
+        environment: topo.environment.clone(),
+        warnings: vec![],
+    }
+}
+
+/// Moves every matrix cell's and scaling point's result index by `by` (a result was put in
+/// front of them).
+fn shift_indices(report: &mut BandwidthReport, by: usize) {
+    for c in report.matrix.iter_mut().flat_map(|m| m.cells.iter_mut()) {
+        c.result_index += by;
+    }
+    for p in report
+        .scaling
+        .iter_mut()
+        .flat_map(|s| s.series.iter_mut())
+        .flat_map(|x| x.points.iter_mut())
+    {
+        p.result_index += by;
+    }
 }
 
 /// Peak injection bandwidth per mix on the home node, its package and its L3 domains, at the
@@ -314,28 +569,225 @@ fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
 
 fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let variant = bandwidth::Variant::Matrix {
-        cells: Some(s.bandwidth_matrix.cells.clone()),
-        threads: None,
+    // The home node's local cell (all its CPUs reading local memory, the read kernel) is the
+    // run's reference bandwidth: it is not measured again.
+    let home = home_node(topo);
+    let from_ref = home.is_some_and(|h| {
+        s.bandwidth_matrix.cells.contains(&(h, h))
+            && reference::bandwidth_ready(
+                r,
+                topo,
+                s,
+                &topo.usable_cpus_of(h),
+                reference::bytes_per_thread(topo, s, topo.usable_cpus_of(h).len()),
+            )
+    });
+    let cells: Vec<(u32, u32)> = s
+        .bandwidth_matrix
+        .cells
+        .iter()
+        .copied()
+        .filter(|&cell| !(from_ref && Some(cell) == home.map(|h| (h, h))))
+        .collect();
+    let measured = if cells.is_empty() {
+        Ok(())
+    } else {
+        let variant = bandwidth::Variant::Matrix {
+            cells: Some(cells),
+            threads: None,
+        };
+        let kernels = vec![kernel(KernelId::Read)?];
+        let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+        let before = r.bandwidth.as_ref().map_or(0, |b| b.matrix.len());
+        let goal = super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
+        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
+        // The engine's matrix is the last one now; the reference cell goes into it.
+        if r.bandwidth.as_ref().map_or(0, |b| b.matrix.len()) == before && from_ref {
+            push_read_matrix(topo, r);
+        }
+        out
     };
-    let kernels = vec![kernel(KernelId::Read)?];
-    let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
-    let goal = super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
-    bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step)
+    if let (true, Some(h)) = (from_ref, home) {
+        if cells_is_empty_matrix(r) {
+            push_read_matrix(topo, r);
+        }
+        if let Some(placeholder) = reference::Reference::placeholder(r) {
+            // The bandwidth part's local read, when it shows the reference, is this cell's
+            // figure too: one result for both places.
+            let shared = r.reference.as_ref().and_then(|f| {
+                f.filled
+                    .iter()
+                    .find(|p| p.part == Part::Bandwidth)
+                    .and_then(|p| p.result_index)
+            });
+            let report = r.bandwidth.get_or_insert_with(|| empty_bw_report(topo));
+            let shared = shared.filter(|&i| i < report.results.len());
+            let at = shared.unwrap_or(report.results.len());
+            let hmat = topo.hmat_for(h, h);
+            let cell = crate::results::bandwidth::MatrixCell {
+                initiator: h,
+                target: h,
+                threads: placeholder.threads,
+                mb_per_s: placeholder.mb_per_s.median,
+                dram_mb_per_s_estimate: placeholder.dram_mb_per_s_estimate.median,
+                placement_fraction: placeholder.placement_fraction,
+                hmat_read_mb_per_s: hmat.and_then(|x| x.read_bandwidth_mb_s),
+                hmat_write_mb_per_s: hmat.and_then(|x| x.write_bandwidth_mb_s),
+                result_index: at,
+            };
+            if shared.is_none() {
+                report.results.push(placeholder);
+            }
+            if let Some(m) = report.matrix.last_mut() {
+                let pos = m
+                    .cells
+                    .iter()
+                    .position(|c| (c.initiator, c.target) > (h, h))
+                    .unwrap_or(m.cells.len());
+                m.cells.insert(pos, cell);
+            }
+            note_filled(
+                r,
+                Part::BandwidthMatrix,
+                reference_bandwidth(),
+                format!("matrix cell {h} -> {h}"),
+                Some(at),
+            );
+        }
+    }
+    measured
+}
+
+/// Whether the bandwidth report has no matrix yet (the part measured no cell itself).
+fn cells_is_empty_matrix(r: &RunResults) -> bool {
+    r.bandwidth.as_ref().is_none_or(|b| b.matrix.is_empty())
+}
+
+/// Adds an empty read matrix over the machine's nodes to the run's bandwidth report.
+fn push_read_matrix(topo: &Topology, r: &mut RunResults) {
+    let report = r.bandwidth.get_or_insert_with(|| empty_bw_report(topo));
+    report.matrix.push(crate::results::bandwidth::Matrix {
+        kernel: KernelId::Read.descriptor().name.to_string(),
+        initiators: topo.initiator_nodes(),
+        targets: topo.memory_nodes(),
+        cells: vec![],
+    });
 }
 
 fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let variant = bandwidth::Variant::Scaling {
-        nodes: s.scaling.nodes.clone(),
-        thread_counts: Some(s.scaling.thread_counts.clone()),
-        machine_wide: false,
-    };
     let kernels = vec![kernel(KernelId::Read)?];
-    let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
     r.scaling = None;
+    // The home node's full point (all its CPUs) is the run's reference bandwidth: it is not
+    // measured again; the home node's other points and the other nodes run as two jobs.
+    let home = home_node(topo).filter(|h| s.scaling.nodes.contains(h));
+    let full = home.map(|h| topo.usable_cpus_of(h));
+    let from_ref = match (&home, &full) {
+        (Some(_), Some(cpus)) => {
+            s.scaling.thread_counts.contains(&cpus.len())
+                && reference::bandwidth_ready(
+                    r,
+                    topo,
+                    s,
+                    cpus,
+                    reference::bytes_per_thread(topo, s, cpus.len()),
+                )
+        }
+        _ => false,
+    };
+    let Some(h) = home.filter(|_| from_ref) else {
+        let variant = bandwidth::Variant::Scaling {
+            nodes: s.scaling.nodes.clone(),
+            thread_counts: Some(s.scaling.thread_counts.clone()),
+            machine_wide: false,
+        };
+        let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
+        let goal = super::budget::precision_goal(&r.plan, Part::Scaling);
+        return bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
+    };
+    let full = full.unwrap_or_default();
+    let counts: Vec<usize> = s
+        .scaling
+        .thread_counts
+        .iter()
+        .copied()
+        .filter(|&t| t != full.len())
+        .collect();
+    let others: Vec<u32> = s
+        .scaling
+        .nodes
+        .iter()
+        .copied()
+        .filter(|&n| n != h)
+        .collect();
+    let mut result = Ok(());
     let goal = super::budget::precision_goal(&r.plan, Part::Scaling);
-    bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step)
+    for (nodes, counts) in [(vec![h], counts), (others, s.scaling.thread_counts.clone())] {
+        if nodes.is_empty() || counts.is_empty() || crate::sys::signal::interrupted() {
+            continue;
+        }
+        let variant = bandwidth::Variant::Scaling {
+            nodes,
+            thread_counts: Some(counts),
+            machine_wide: false,
+        };
+        let cfg = bw_config(topo, s, kernels.clone(), variant, &s.scaling.timed);
+        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
+        if result.is_ok() {
+            result = out;
+        }
+    }
+    let Some(placeholder) = reference::Reference::placeholder(r) else {
+        return result;
+    };
+    let report = r.scaling.get_or_insert_with(|| empty_bw_report(topo));
+    // One scaling entry for the read kernel: the second job's series join the first's.
+    if report.scaling.len() > 1 {
+        let rest: Vec<_> = report.scaling.drain(1..).collect();
+        for sc in rest {
+            report.scaling[0].series.extend(sc.series);
+        }
+    }
+    if report.scaling.is_empty() {
+        report.scaling.push(crate::results::bandwidth::Scaling {
+            kernel: KernelId::Read.descriptor().name.to_string(),
+            series: vec![],
+        });
+    }
+    let at = report.results.len();
+    let sc = &mut report.scaling[0];
+    let series = match sc.series.iter().position(|x| x.node == Some(h)) {
+        Some(i) => &mut sc.series[i],
+        None => {
+            sc.series.insert(
+                0,
+                crate::results::bandwidth::ScalingSeries {
+                    mode: "packed".into(),
+                    node: Some(h),
+                    points: vec![],
+                    knee_threads: None,
+                },
+            );
+            &mut sc.series[0]
+        }
+    };
+    series.points.push(crate::results::bandwidth::ScalingPoint {
+        threads: placeholder.threads,
+        cpus: placeholder.cpus.clone(),
+        mb_per_s: placeholder.mb_per_s.median,
+        mb_per_s_max: placeholder.mb_per_s.max,
+        result_index: at,
+    });
+    series.points.sort_by_key(|p| p.threads);
+    report.results.push(placeholder);
+    note_filled(
+        r,
+        Part::Scaling,
+        reference_bandwidth(),
+        format!("node {h}, {} threads", full.len()),
+        Some(at),
+    );
+    result
 }
 
 /// Loaded latency: the chaser on the measuring CPU, every other usable CPU loading, both

@@ -271,17 +271,32 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
             None => parts.push(describe(part, &settings, topo, &mem_nodes, threads)),
         }
     }
-    let estimate_s = parts.iter().map(|p| p.estimate_s).sum();
-    Planned {
+    let mut planned = Planned {
         plan: Plan {
             budget: req.budget,
             target_s: k.target_s,
-            estimate_s,
+            estimate_s: 0.0,
             parts,
             skipped,
+            reference: None,
         },
         settings,
-    }
+    };
+    plan_reference(&mut planned, topo);
+    planned
+}
+
+/// Describes the run's reference measurement in the plan (it runs when a part that shows it
+/// is planned) and makes the total the parts' estimates plus its own. Called again after
+/// the command line's overrides changed the settings.
+pub fn plan_reference(planned: &mut Planned, topo: &Topology) {
+    planned.plan.reference = super::reference::planned(topo, &planned.settings, &planned.plan);
+    planned.plan.estimate_s = planned.plan.parts.iter().map(|p| p.estimate_s).sum::<f64>()
+        + planned
+            .plan
+            .reference
+            .as_ref()
+            .map_or(0.0, |r| r.estimate_s);
 }
 
 /// Why `part` does not run, or `None` when it does.

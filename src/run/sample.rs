@@ -126,6 +126,7 @@ pub fn results() -> RunResults {
         estimate_s: 40.0,
         parts: vec![],
         skipped: vec![],
+        reference: None,
     };
     let mut r = RunResults::begin(
         "2005-08-09T12:00:00Z".into(),

@@ -252,7 +252,7 @@ impl Overrides {
             }
             *p = again;
         }
-        planned.plan.estimate_s = planned.plan.parts.iter().map(|p| p.estimate_s).sum();
+        super::plan::plan_reference(planned, topo);
         Ok(())
     }
 }

@@ -1,5 +1,6 @@
-//! The headline cards under the page header: idle memory latency, peak bandwidth, NUMA nodes
-//! and the remote latency penalty.
+//! The headline cards under the page header: idle memory latency (the run's reference figure
+//! when it has one), the run's local read bandwidth, peak bandwidth, NUMA nodes and the remote
+//! latency penalty.
 
 use super::page::card;
 use super::page::Page;
@@ -18,6 +19,9 @@ pub(super) fn write(p: &mut Page, r: &RunResults) {
             "",
             "not measured in this run",
         ),
+    }
+    if let Some((mb, w, d)) = view::reference_bandwidth(r) {
+        card(p, "Local read bandwidth", &marked(mb, d), "MB/s", &w);
     }
     match view::peak_bandwidth(r) {
         Some((mb, w, d)) => card(p, "Peak bandwidth", &marked(mb, d), "MB/s", &w),

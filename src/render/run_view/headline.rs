@@ -1,5 +1,7 @@
 //! The headline figures of a run picked out of its results: the idle DRAM latency and the
-//! peak bandwidth, each with where it comes from.
+//! peak bandwidth, each with where it comes from. When the run measured its reference figures
+//! (local idle latency and local read bandwidth in repetitions spread over the run), those
+//! come first: they are the run's one figure for each quantity (issue 19).
 
 use super::nodes_text;
 use crate::results::RunResults;
@@ -19,12 +21,65 @@ fn mark(mut what: String, d: bool) -> String {
     what
 }
 
-/// Idle DRAM latency: the local diagonal of the matrix (lowest), else the largest working set
-/// of the first random-walk curve. Returns (ns, which measurement it is and under which
+/// The run's reference latency: (ns, its conditions with interval, n and how it was measured,
+/// disturbed); `None` when the run has none.
+pub fn reference_latency(r: &RunResults) -> Option<(f64, String, bool)> {
+    let l = r.reference.as_ref()?.latency.as_ref()?;
+    let d = l.quality.disturbed;
+    Some((
+        l.ns_per_load.median,
+        mark(
+            format!(
+                "the run's local idle latency: {} walk, {} working set, {} pages bound to node {}, 1 thread pinned to CPU {}, measured in repetitions spread across the run; {}",
+                l.mode.label(),
+                crate::render::svg::bytes_short(l.working_set_bytes as f64),
+                l.page_size.label(),
+                l.memory_node,
+                l.cpu,
+                interval_clause(&l.ns_per_load)
+            ),
+            d,
+        ),
+        d,
+    ))
+}
+
+/// The run's reference read bandwidth: (MB/s, its conditions with interval and n, disturbed);
+/// `None` when the run has none.
+pub fn reference_bandwidth(r: &RunResults) -> Option<(f64, String, bool)> {
+    let b = r.reference.as_ref()?.bandwidth.as_ref()?;
+    let d = b.quality.disturbed;
+    Some((
+        b.mb_per_s.median,
+        mark(
+            format!(
+                "the run's local read bandwidth: {} kernel, {} pinned thread{} on CPUs {} of node {}, {} per thread, {} pages bound to node {}, measured in repetitions spread across the run; {}{}",
+                b.kernel,
+                b.threads,
+                if b.threads == 1 { "" } else { "s" },
+                crate::results::format::format_list(&b.cpus),
+                b.memory_node,
+                crate::render::svg::bytes_short(b.bytes_per_thread as f64),
+                b.page_size.label(),
+                b.memory_node,
+                interval_clause(&b.mb_per_s),
+                cache_note(r, b.bytes_per_thread * b.threads as u64)
+            ),
+            d,
+        ),
+        d,
+    ))
+}
+
+/// Idle DRAM latency: the run's reference latency when it has one; else the local diagonal of
+/// the matrix (lowest), else the largest working set of the first random-walk curve. Returns (ns, which measurement it is and under which
 /// conditions (size, page size, walk, the one pinned CPU) with its interval, whether the
 /// figure is disturbed). The label names its source so it is never read as the same figure as
 /// another place's latency measured under other conditions (issue 19, one quantity one figure).
 pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
+    if let Some(x) = reference_latency(r) {
+        return Some(x);
+    }
     let l = r.latency.as_ref()?;
     if let Some(m) = &l.matrix {
         let best = m

@@ -266,6 +266,7 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
         clock: None,
         keep_going: false,
         distribution: distribution_groups(args)?,
+        distribution_bytes: None,
     })
 }
 

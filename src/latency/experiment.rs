@@ -76,6 +76,10 @@ pub struct Config {
     /// the first size of a `Sizes` variant or the largest of a `Sweep`, with the first page
     /// size and mode, one chain (a `Matrix` has none).
     pub distribution: Option<usize>,
+    /// The working set of the distribution instead of that default: `run` sweeps without the
+    /// size its reference measures (the sweep's largest) and still wants the distribution
+    /// there.
+    pub distribution_bytes: Option<u64>,
 }
 
 impl Config {
@@ -202,8 +206,14 @@ pub fn run_toward(
     // The distribution's chain: the first size of chosen sizes; the largest point of a sweep
     // (its DRAM end, where `run` measures it: issue 14).
     let dist_at = match &cfg.variant {
-        Variant::Sizes { at, sizes } => sizes.first().map(|&s| (*at, s)),
-        Variant::Sweep { at, sizes } => sizes.iter().max().map(|&s| (*at, s)),
+        Variant::Sizes { at, sizes } => cfg
+            .distribution_bytes
+            .or(sizes.first().copied())
+            .map(|s| (*at, s)),
+        Variant::Sweep { at, sizes } => cfg
+            .distribution_bytes
+            .or(sizes.iter().max().copied())
+            .map(|s| (*at, s)),
         Variant::Matrix { .. } => None,
     };
     if let (Some(groups), Some((at, size))) = (cfg.distribution, dist_at) {

@@ -146,6 +146,7 @@ fn latency_config(
         keep_going: true,
         // Only the sweep measures it (at its largest point); the matrix variant has none.
         distribution: s.latency.distribution_groups,
+        distribution_bytes: None,
     }
 }
 
@@ -284,10 +285,15 @@ fn sweep_without(
             break;
         }
         let n = modes.len() * pages.len() * sz.len();
+        // The distribution belongs to the random 4k curve's largest point, which is the
+        // skipped size: the first job measures it there, the others not at all.
+        let first = base == 0;
         let job = latency::Config {
             modes,
             pages,
             variant: latency::Variant::Sweep { at, sizes: sz },
+            distribution: cfg.distribution.filter(|_| first),
+            distribution_bytes: Some(skip),
             ..cfg.clone()
         };
         let st = |d: usize, _t: usize| step(base + d, total);

@@ -297,6 +297,7 @@ fn latency_round(
         clock: Some(clock.clone()),
         keep_going: true,
         distribution: None,
+        distribution_bytes: None,
     };
     match latency::run(topo, root, &lat, &|_, _| {}) {
         Ok(out) => {

@@ -182,7 +182,7 @@ fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     );
     let goal = super::budget::precision_goal(&r.plan, Part::Latency);
     let out = if from_ref {
-        sweep_without(topo, root, &cfg, at, &sizes, ref_bytes, &goal, step)?
+        sweep_without(topo, root, &cfg, ref_bytes, &goal, step)?
     } else {
         latency::experiment::run_toward(topo, root, &cfg, Some(&goal), step)?
     };
@@ -250,12 +250,14 @@ fn sweep_without(
     topo: &Topology,
     root: &SysRoot,
     cfg: &latency::Config,
-    at: latency::Chaser,
-    sizes: &[u64],
     skip: u64,
     goal: &crate::results::quality::PrecisionGoal,
     step: &Step<'_>,
 ) -> anyhow::Result<crate::experiment::Outcome<LatencyReport>> {
+    let latency::Variant::Sweep { at, sizes } = &cfg.variant else {
+        anyhow::bail!("sweep_without needs a sweep");
+    };
+    let (at, sizes) = (*at, sizes.as_slice());
     let fewer: Vec<u64> = sizes.iter().copied().filter(|&x| x != skip).collect();
     let other_modes: Vec<Mode> = cfg
         .modes

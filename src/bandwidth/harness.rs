@@ -333,13 +333,7 @@ pub(super) fn rates(per_rep: &[Vec<f64>], cpus: &[u32]) -> Rates {
         .enumerate()
         .map(|(i, &cpu)| {
             let v: Vec<f64> = per_rep.iter().filter_map(|r| r.get(i).copied()).collect();
-            let s = Summary::of(&v).unwrap_or(ZERO);
-            ThreadRate {
-                cpu,
-                median: s.median,
-                min: s.min,
-                max: s.max,
-            }
+            ThreadRate::of(cpu, &Summary::of(&v).unwrap_or(ZERO))
         })
         .collect();
     Rates::from_summary(&t, per_thread)

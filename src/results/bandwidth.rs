@@ -107,6 +107,18 @@ pub struct ThreadRate {
     pub max: f64,
 }
 
+impl ThreadRate {
+    /// The thread on `cpu` with its repetitions' summary.
+    pub fn of(cpu: u32, s: &Summary) -> ThreadRate {
+        ThreadRate {
+            cpu,
+            median: s.median,
+            min: s.min,
+            max: s.max,
+        }
+    }
+}
+
 /// Where one stream of one thread was placed and where it really is.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StreamPlacement {

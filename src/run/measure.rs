@@ -67,7 +67,7 @@ fn read_kernel() -> anyhow::Result<Kernel> {
 }
 
 /// Reads `buf` in chunks until `stop()`; returns bytes read and a checksum.
-fn read_until(kernel: &Kernel, buf: &mut [f64], stop: impl Fn() -> bool) -> (u64, u64) {
+pub(super) fn read_until(kernel: &Kernel, buf: &mut [f64], stop: impl Fn() -> bool) -> (u64, u64) {
     let p = Params::default();
     let mut seed = 1u64;
     let mut bytes = 0u64;

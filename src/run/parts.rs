@@ -510,7 +510,9 @@ fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     };
     if from_ref {
         if let Some(placeholder) = reference::Reference::placeholder(r) {
-            let report = r.bandwidth.get_or_insert_with(|| empty_bw_report(topo));
+            let report = r
+                .bandwidth
+                .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
             // First, where the read kernel's result stands in a bandwidth part of its own.
             let at = if was_empty { 0 } else { report.results.len() };
             report.results.insert(at, placeholder);
@@ -527,21 +529,6 @@ fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         }
     }
     measured.and(unbuilt.map_or(Ok(()), Err))
-}
-
-/// A bandwidth report holding nothing yet, for a part whose only figure is the reference's.
-fn empty_bw_report(topo: &Topology) -> BandwidthReport {
-    BandwidthReport {
-        schema_version: crate::results::bandwidth::BANDWIDTH_SCHEMA_VERSION,
-        results: vec![],
-        matrix: vec![],
-        scaling: vec![],
-        sweep: None,
-        peak: None,
-        numa_balancing: topo.environment.numa_balancing,
-        environment: topo.environment.clone(),
-        warnings: vec![],
-    }
 }
 
 /// Moves every matrix cell's and scaling point's result index by `by` (a result was put in
@@ -628,7 +615,9 @@ fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
                     .find(|p| p.part == Part::Bandwidth)
                     .and_then(|p| p.result_index)
             });
-            let report = r.bandwidth.get_or_insert_with(|| empty_bw_report(topo));
+            let report = r
+                .bandwidth
+                .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
             let shared = shared.filter(|&i| i < report.results.len());
             let at = shared.unwrap_or(report.results.len());
             let hmat = topo.hmat_for(h, h);
@@ -673,7 +662,9 @@ fn cells_is_empty_matrix(r: &RunResults) -> bool {
 
 /// Adds an empty read matrix over the machine's nodes to the run's bandwidth report.
 fn push_read_matrix(topo: &Topology, r: &mut RunResults) {
-    let report = r.bandwidth.get_or_insert_with(|| empty_bw_report(topo));
+    let report = r
+        .bandwidth
+        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
     report.matrix.push(crate::results::bandwidth::Matrix {
         kernel: KernelId::Read.descriptor().name.to_string(),
         initiators: topo.initiator_nodes(),
@@ -748,7 +739,9 @@ fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let Some(placeholder) = reference::Reference::placeholder(r) else {
         return result;
     };
-    let report = r.scaling.get_or_insert_with(|| empty_bw_report(topo));
+    let report = r
+        .scaling
+        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
     // One scaling entry for the read kernel: the second job's series join the first's.
     if report.scaling.len() > 1 {
         let rest: Vec<_> = report.scaling.drain(1..).collect();

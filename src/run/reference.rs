@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::isa::Isa;
-use crate::bandwidth::kernels::{Kernel, Params};
+use crate::bandwidth::kernels::Kernel;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
@@ -44,6 +44,7 @@ use crate::sysroot::SysRoot;
 use crate::threads::{pin_current, run_team, Probe, TeamPlan};
 use crate::topology::Topology;
 
+use super::measure::read_until;
 use super::scenarios::home_node;
 use super::settings::Settings;
 
@@ -66,9 +67,6 @@ const LATENCY_REP_NS: f64 = 20e6;
 
 /// Length of one bandwidth repetition, ms: every thread streams several MiB.
 pub const BANDWIDTH_REP_MS: u64 = 60;
-
-/// Words per read-kernel call: 4 MiB, so the stop flag is polled every millisecond or so.
-const CHUNK_WORDS: usize = 1 << 19;
 
 /// The reference's conditions on this machine under the plan's settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -403,25 +401,6 @@ struct BwState {
     kept: Vec<(PlacedBuffer, PlacementReport)>,
 }
 
-/// Reads `buf` in chunks until `stop()`; returns bytes read.
-fn read_until(kernel: &Kernel, buf: &mut [f64], stop: impl Fn() -> bool) -> u64 {
-    let p = Params::default();
-    let mut seed = 1u64;
-    let mut bytes = 0u64;
-    let mut sum = 0u64;
-    loop {
-        for chunk in buf.chunks_mut(CHUNK_WORDS) {
-            let o = kernel.run(&mut [chunk], &p, &mut seed);
-            bytes += kernel.descriptor().app_bytes(o.elements);
-            sum = sum.wrapping_add(o.checksum);
-            if stop() || interrupted() {
-                std::hint::black_box(sum);
-                return bytes;
-            }
-        }
-    }
-}
-
 fn mb_per_s(bytes: u64, ns: u64) -> f64 {
     if ns == 0 {
         0.0
@@ -615,7 +594,7 @@ impl Reference {
                 let report = buf.verify()?;
                 Ok((buf, report))
             },
-            |_, state, stop| read_until(&kernel, state.0.as_f64_mut(), || stop.stopped()),
+            |_, state, stop| read_until(&kernel, state.0.as_f64_mut(), || stop.stopped()).0,
         );
         let out = match out {
             Ok(o) => o,
@@ -752,15 +731,7 @@ impl Reference {
             .cpus
             .iter()
             .zip(&self.bw_per_thread)
-            .map(|(&cpu, v)| {
-                let s = Summary::of(v).unwrap_or(Summary::point(0.0, 0));
-                ThreadRate {
-                    cpu,
-                    median: s.median,
-                    min: s.min,
-                    max: s.max,
-                }
-            })
+            .map(|(&cpu, v)| ThreadRate::of(cpu, &Summary::of(v).unwrap_or(Summary::point(0.0, 0))))
             .collect();
         let rates = Rates::from_summary(&b.mb_per_s, per_thread);
         let line = self.cond.line_bytes;

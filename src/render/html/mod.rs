@@ -175,29 +175,13 @@ pub fn render(r: &RunResults) -> String {
         "<h1>Memory on {}</h1><div class=\"sub\">",
         esc(&r.host)
     );
-    let mut facts = vec![
-        env.cpu_model
-            .clone()
-            .unwrap_or_else(|| "unknown CPU".into()),
-        format!(
-            "Linux {}",
-            env.kernel_release.as_deref().unwrap_or("unknown")
-        ),
-        format!("started {}", r.started_at),
-        format!("{:.1} s, {} budget", r.duration_s, r.plan.budget.name()),
-    ];
-    if env.hypervisor {
-        facts.insert(
-            2,
-            format!(
-                "virtual machine{}",
-                env.hypervisor_type
-                    .as_deref()
-                    .map(|t| format!(" ({t})"))
-                    .unwrap_or_default()
-            ),
-        );
-    }
+    let mut facts = machine_facts(env);
+    facts.push(format!("started {}", r.started_at));
+    facts.push(format!(
+        "{:.1} s, {} budget",
+        r.duration_s,
+        r.plan.budget.name()
+    ));
     for f in facts {
         let _ = write!(p.html, "<span>{}</span>", esc(&f));
     }
@@ -251,6 +235,30 @@ fn verdict_banner(p: &mut Page, r: &RunResults) {
         p.push("</ul>");
     }
     p.push("</div>\n");
+}
+
+/// The machine in the header of every page: CPU model, kernel, and "virtual machine (type)"
+/// when the hypervisor flag is set.
+pub(super) fn machine_facts(env: &crate::results::environment::Environment) -> Vec<String> {
+    let mut facts = vec![
+        env.cpu_model
+            .clone()
+            .unwrap_or_else(|| "unknown CPU".into()),
+        format!(
+            "Linux {}",
+            env.kernel_release.as_deref().unwrap_or("unknown")
+        ),
+    ];
+    if env.hypervisor {
+        facts.push(format!(
+            "virtual machine{}",
+            env.hypervisor_type
+                .as_deref()
+                .map(|t| format!(" ({t})"))
+                .unwrap_or_default()
+        ));
+    }
+    facts
 }
 
 #[cfg(test)]

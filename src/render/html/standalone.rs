@@ -206,25 +206,8 @@ fn open(title: &str, what: &str, env: &Environment, warnings: &[String]) -> Page
         "<header class=\"top\"><h1>{}</h1><div class=\"sub\">",
         esc(title)
     );
-    let mut facts = vec![
-        what.to_string(),
-        env.cpu_model
-            .clone()
-            .unwrap_or_else(|| "unknown CPU".into()),
-        format!(
-            "Linux {}",
-            env.kernel_release.as_deref().unwrap_or("unknown")
-        ),
-    ];
-    if env.hypervisor {
-        facts.push(format!(
-            "virtual machine{}",
-            env.hypervisor_type
-                .as_deref()
-                .map(|t| format!(" ({t})"))
-                .unwrap_or_default()
-        ));
-    }
+    let mut facts = vec![what.to_string()];
+    facts.extend(super::machine_facts(env));
     for f in facts {
         let _ = write!(p.html, "<span>{}</span>", esc(&f));
     }

@@ -84,19 +84,7 @@ fn peak_text_csv_and_html_in_one_run() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("csv");
     let html = dir.path().join("peak.html");
-    let out = numascope()
-        .args(PEAK)
-        .arg("--csv")
-        .arg(&csv)
-        .arg("--html")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = with_outputs(numascope().args(PEAK), &csv, &html, "--peak");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Peak injection bandwidth"), "{text}");
     let files = checked_csvs(&csv);
@@ -137,33 +125,23 @@ fn stride_writes_bandwidth_csv_and_page() {
     let dir = tempfile::tempdir().unwrap();
     let csv = dir.path().join("csv");
     let html = dir.path().join("stride.html");
-    let out = numascope()
-        .args([
-            "bandwidth",
-            "--stride",
-            "8",
-            "--kernel",
-            "copy",
-            "--size",
-            "4MiB",
-            "--duration",
-            "10ms",
-            "--repetitions",
-            "1",
-            "--warmup",
-            "0",
-            "--csv",
-        ])
-        .arg(&csv)
-        .arg("--html")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let mut cmd = numascope();
+    cmd.args([
+        "bandwidth",
+        "--stride",
+        "8",
+        "--kernel",
+        "copy",
+        "--size",
+        "4MiB",
+        "--duration",
+        "10ms",
+        "--repetitions",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    with_outputs(&mut cmd, &csv, &html, "--stride");
     let files = checked_csvs(&csv);
     assert_eq!(files, [("bandwidth.csv".to_string(), 1)]);
     let text = std::fs::read_to_string(csv.join("bandwidth.csv")).unwrap();
@@ -231,20 +209,11 @@ fn sweep_matrix_and_scaling_write_their_files_and_charts() {
     ] {
         let csv = dir.path().join(section);
         let html = dir.path().join(format!("{section}.html"));
-        let out = numascope()
-            .arg("bandwidth")
-            .args(variant)
-            .args(quick)
-            .arg("--csv")
-            .arg(&csv)
-            .arg("--html")
-            .arg(&html)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{variant:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
+        with_outputs(
+            numascope().arg("bandwidth").args(variant).args(quick),
+            &csv,
+            &html,
+            &format!("{variant:?}"),
         );
         let got = checked_csvs(&csv);
         let names: Vec<&str> = got.iter().map(|f| f.0.as_str()).collect();
@@ -256,4 +225,27 @@ fn sweep_matrix_and_scaling_write_their_files_and_charts() {
             .unwrap_or_else(|| panic!("{variant:?}: no section {section}"));
         assert!(page[start..].contains("<svg "), "{variant:?}");
     }
+}
+
+/// Runs `cmd` with `--csv csv --html html` and checks it succeeded (`what` names the run in
+/// the failure message); returns its output.
+fn with_outputs(
+    cmd: &mut assert_cmd::Command,
+    csv: &Path,
+    html: &Path,
+    what: &str,
+) -> std::process::Output {
+    let out = cmd
+        .arg("--csv")
+        .arg(csv)
+        .arg("--html")
+        .arg(html)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

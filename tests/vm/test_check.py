@@ -271,7 +271,8 @@ def run_results(weighted=True):
                            "points": [{}] * 9},
         "c2c": c2c_result(0),
         "scenarios": {"home_node": 0, "weights": [[0, 5], [1, 9], [2, 11]] if weighted else [],
-                      "scenarios": [row("a", [0], {0: 4096}), row("b", [], {0: 4096}, pinned=False),
+                      "scenarios": [dict(row("a", [0, 1], {0: 4096}), threads=1),
+                                    row("b", [], {0: 4096}, pinned=False),
                                     row("c", [0, 2], {0: 4096, 1: 4096}),
                                     row("d", every, {0: 16384}), row("e", every, {0: 8192, 1: 8192}),
                                     row("f", every, {0: 5461, 1: 5461, 2: 5462}), g]},
@@ -489,6 +490,9 @@ class BadRuns(unittest.TestCase):
 
     def test_scenario_threads_on_one_node_or_pages_elsewhere_fail(self):
         self.bad(lambda r: self.rows(r)["e"].update(cpus=[0, 1]), "run-scenarios")
+        # (a)'s one thread bound to only part of its node, or to another node's CPUs.
+        self.bad(lambda r: self.rows(r)["a"].update(cpus=[0]), "run-scenarios")
+        self.bad(lambda r: self.rows(r)["a"].update(cpus=[2, 3]), "run-scenarios")
         self.bad(lambda r: self.rows(r)["c"].update(pages_per_node=pages({0: 8192})), "run-scenarios")
         self.bad(lambda r: self.rows(r)["d"].update(pages_per_node=pages({0: 16000, 2: 384})),
                  "run-scenarios")

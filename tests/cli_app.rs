@@ -13,8 +13,15 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::numascope;
 use serde_json::Value;
+
+/// The binary under test with $TMPDIR in cargo's scratch directory for tests: runs that fail
+/// keep their output directory there, not in the machine's /tmp.
+fn numascope() -> assert_cmd::Command {
+    let mut c = common::numascope();
+    c.env("TMPDIR", env!("CARGO_TARGET_TMPDIR"));
+    c
+}
 
 /// A test program of the suite's own (`examples/NAME.rs`), built as a plain binary next to
 /// the binary under test. `cargo test --all-targets` compiles examples as test harnesses, so
@@ -219,6 +226,34 @@ fn the_chasing_program_runs_and_output_files_are_written() {
     assert!(html.starts_with("<!DOCTYPE html>") && !html.contains("<script"));
 }
 
+/// Without --output the program's output goes to $TMPDIR/numascope-app-PID: removed when every
+/// run succeeded (the report then names no file), kept and named when a run failed.
+#[test]
+fn the_scratch_output_directory_is_removed_unless_a_run_failed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let out = numascope()
+            .env("TMPDIR", tmp.path())
+            .args(["app", "--json", "--candidates", "default", "--warmup", "0"])
+            .args(args)
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), json)
+    };
+    let (code, r) = run(&["--runs", "1", "--", "true"]);
+    assert_eq!(code, Some(0));
+    assert_eq!(r["candidates"][0]["runs"][0]["stdout_file"], Value::Null);
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    let (code, r) = run(&["--runs", "1", "--", "false"]);
+    assert_eq!(code, Some(1));
+    let kept = r["candidates"][0]["runs"][0]["stderr_file"]
+        .as_str()
+        .unwrap();
+    assert!(std::path::Path::new(kept).starts_with(tmp.path()), "{kept}");
+    assert!(std::path::Path::new(kept).exists(), "{kept}");
+}
+
 #[test]
 fn bad_input_gets_one_sentence_and_its_exit_status() {
     let stream = example("app_stream");
@@ -329,6 +364,7 @@ fn a_failing_or_overlong_program_stops_the_comparison_with_status_1() {
 #[test]
 fn sigterm_stops_the_program_and_keeps_what_was_measured() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_numascope"))
+        .env("TMPDIR", env!("CARGO_TARGET_TMPDIR"))
         .args([
             "app",
             "--json",

@@ -142,12 +142,19 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
         .map(|p| OutputDir::prepare(p, args.force))
         .transpose()
         .map_err(|e| AppError::input(e.to_string()))?;
+    // Without --output the program's output goes to a directory of our own under $TMPDIR,
+    // removed again when every run succeeded (kept, and named, when one failed).
+    let mut scratch: Option<std::path::PathBuf> = None;
     let output = if args.show_output {
         ChildOutputTo::Terminal
     } else {
         let runs_dir = match &dir {
             Some(d) => d.path().join("runs"),
-            None => std::env::temp_dir().join(format!("numascope-app-{}", std::process::id())),
+            None => {
+                let p = std::env::temp_dir().join(format!("numascope-app-{}", std::process::id()));
+                scratch = Some(p.clone());
+                p
+            }
         };
         std::fs::create_dir_all(&runs_dir).map_err(|e| {
             AppError::environment(format!(
@@ -170,7 +177,21 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
         no_merge: args.no_merge,
         numactl: Installed::find(),
     };
-    let outcome = app::run(&topo, &ctx.root, &cfg, &|_, _| {})?;
+    let outcome = app::run(&topo, &ctx.root, &cfg, &|_, _| {});
+    let outcome = match (outcome, &scratch) {
+        (Ok(o), Some(p)) if o.failed.is_none() && all_succeeded(&o.report) => {
+            let mut o = o;
+            discard_scratch(p, &mut o.report);
+            o
+        }
+        (Ok(o), _) => o,
+        (Err(e), Some(p)) => {
+            // Nothing ran to completion that a user would read: leave no directory behind.
+            let _ = std::fs::remove_dir_all(p);
+            return Err(e);
+        }
+        (Err(e), None) => return Err(e),
+    };
     let report = outcome.report;
     if let Some(d) = &dir {
         d.write(
@@ -184,5 +205,27 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
     match outcome.failed {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// True when every run of the program exited with status 0 (nothing in its output a user
+/// would need to read about a failure).
+fn all_succeeded(report: &crate::results::app::AppReport) -> bool {
+    report
+        .candidates
+        .iter()
+        .flat_map(|c| &c.runs)
+        .all(|r| r.exit_code == Some(0) && !r.stopped)
+}
+
+/// Removes the scratch directory of a run whose every program run succeeded, and the file
+/// names of it from the report, so no report names files that are gone. A directory that
+/// cannot be removed is kept and stays named.
+fn discard_scratch(dir: &std::path::Path, report: &mut crate::results::app::AppReport) {
+    if std::fs::remove_dir_all(dir).is_ok() {
+        for run in report.candidates.iter_mut().flat_map(|c| c.runs.iter_mut()) {
+            run.stdout_file = None;
+            run.stderr_file = None;
+        }
     }
 }

@@ -115,7 +115,8 @@ pub struct AppRun {
     pub stopped: bool,
     /// procfs samples taken during the run.
     pub samples: usize,
-    /// Files holding its standard output and error (with `--output`).
+    /// Files holding its standard output and error (with `--output`; without it, only when
+    /// a run failed: the scratch directory is removed otherwise).
     pub stdout_file: Option<String>,
     pub stderr_file: Option<String>,
 }

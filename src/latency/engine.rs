@@ -298,8 +298,29 @@ fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
         .map(|r| r.working_set_bytes)
         .collect();
     let at = sizes_phrase(&noisy, results.len())?;
+    // When every noisy size was judged and its thread kept its CPU, the spread came from
+    // elsewhere: other work on the memory system (other processes, or other tenants of the
+    // host), which no CPU-share probe sees.
+    let kept_cpu = results
+        .iter()
+        .filter(|r| noisy.contains(&r.working_set_bytes))
+        .map(|r| r.quality.as_ref())
+        .collect::<Option<Vec<_>>>()
+        .filter(|q| q.iter().all(|q| !q.disturbed))
+        .and_then(|q| {
+            q.iter()
+                .filter_map(|q| q.lowest_kept_cpu_share_fraction)
+                .reduce(f64::min)
+        });
+    let cause = match kept_cpu {
+        Some(share) => format!(
+            "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) slowed some samples; the median's interval counts them",
+            share * 100.0
+        ),
+        None => "something else ran on this CPU".into(),
+    };
     Some(format!(
-        "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: something else ran on this CPU; rerun on an idle machine or with more --samples",
+        "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}; rerun on an idle machine or with more --samples",
         100.0 * (NOISY - 1.0),
     ))
 }
@@ -321,4 +342,51 @@ fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> 
             s(a).total_cmp(&s(b))
         })?;
     Some(format!("latency at {at} for {where_}: {}", worst.reason()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::latency::Mode;
+    use crate::results::placement::PageSize;
+    use crate::results::quality::RepetitionQuality;
+    use crate::stats::Summary;
+
+    /// A 64 MiB result whose samples spread 40 % (p90 over min), judged or not.
+    fn spread(quality: Option<RepetitionQuality>) -> LatencyResult {
+        let samples: Vec<f64> = (0..10).map(|i| 100.0 + 5.0 * i as f64).collect();
+        LatencyResult {
+            mode: Mode::Random,
+            working_set_bytes: 64 << 20,
+            element_bytes: 64,
+            group_bytes: None,
+            page_size: PageSize::Base,
+            cpu: 0,
+            memory_node: Some(0),
+            placement_fraction: Some(1.0),
+            huge_fraction: Some(0.0),
+            chains: 1,
+            ns_per_load: Summary::of(&samples).unwrap(),
+            cycles_per_load: None,
+            loads_per_sample: 1000,
+            warmup_samples: 2,
+            quality,
+            precision: None,
+        }
+    }
+
+    /// Issue 19: a spread while the thread kept its CPU is not blamed on the CPU.
+    #[test]
+    fn a_spread_names_the_memory_system_when_the_thread_kept_its_cpu() {
+        let mut q = RepetitionQuality::new(0.9, 25);
+        q.lowest_kept_cpu_share_fraction = Some(0.98);
+        let w = noise_warning(&[spread(Some(q.clone()))], "CPU 0").unwrap();
+        assert!(w.contains("kept its CPU (lowest share 98 %)"), "{w}");
+        assert!(!w.contains("something else ran on this CPU"), "{w}");
+        q.disturbed = true;
+        let w = noise_warning(&[spread(Some(q))], "CPU 0").unwrap();
+        assert!(w.contains("something else ran on this CPU"), "{w}");
+        let w = noise_warning(&[spread(None)], "CPU 0").unwrap();
+        assert!(w.contains("something else ran on this CPU"), "{w}");
+    }
 }

@@ -11,11 +11,13 @@ use serde::{Deserialize, Serialize};
 pub mod decide;
 pub mod interval;
 pub mod multiple;
+pub mod quantile;
 #[cfg(test)]
 pub(crate) mod sim;
 
 pub use decide::{paired_ratio, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
 pub use interval::{median_interval, MedianInterval, NoInterval, CONFIDENCE};
+pub use quantile::{quantile_interval, QuantileInterval};
 
 /// A summary of samples of one quantity; the unit is given by the field that holds it
 /// (e.g. `ns_per_load`, `mb_per_s`).

@@ -80,12 +80,23 @@ pub fn between_run_floor(key: &str, virtual_machine: bool) -> Option<f64> {
     match (kind, virtual_machine) {
         ("c2c", false) => Some(0.10),
         ("c2c", true) => None,
-        ("latency-matrix" | "latency-sweep" | "loaded", false) => Some(0.05),
-        ("latency-matrix" | "latency-sweep" | "loaded", true) => Some(0.40),
+        (k, false) if LATENCY_KINDS.contains(&k) => Some(0.05),
+        (k, true) if LATENCY_KINDS.contains(&k) => Some(0.40),
         (_, false) => Some(0.05),
         (_, true) => Some(0.50),
     }
 }
+
+/// The first key segments of latency metrics (the rest are bandwidths, and core to core).
+const LATENCY_KINDS: [&str; 7] = [
+    "latency-matrix",
+    "latency-sweep",
+    "loaded",
+    "loaded-mix",
+    "reference-latency",
+    "latency-distribution",
+    "rightmark-latency",
+];
 
 /// The margin a difference of `key` must clear: the practical margin or the between-run
 /// floor, whichever is larger.
@@ -170,11 +181,17 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
                     return Some(cell);
                 };
                 cell.ratio_to_first = Some(m.value / f.value);
-                let blocking: Vec<&str> = diffs[i]
+                let mut blocking: Vec<String> = diffs[i]
                     .iter()
                     .filter(|(_, all)| *all || key.starts_with("latency-sweep/"))
-                    .map(|(d, _)| d.as_str())
+                    .map(|(d, _)| d.clone())
                     .collect();
+                // The metric's own conditions (size, page, threads, mix): measured differently.
+                if let (Some(a), Some(b)) = (&f.condition, &m.condition) {
+                    if a != b {
+                        blocking.push(format!("{b} vs {a}"));
+                    }
+                }
                 let r = unpaired_ratio(&f.summary(), &m.summary());
                 if let Some(r) = r {
                     cell.ratio_ci_low = r.low;
@@ -399,6 +416,7 @@ mod tests {
             ci_level: Some(0.96),
             samples: 9,
             disturbed: false,
+            condition: None,
         }
     }
 

@@ -44,7 +44,19 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
         svg::histogram(&h.narrow()),
         &view::latency_histogram_caption(l),
     );
-    let t = view::latency_distribution_table(l);
+    let mut t = view::latency_distribution_table(l);
+    // Each percentile with its interval in one cell, as every other table shows its figures.
+    if let (Some(d), Some(row)) = (l.and_then(|l| l.distribution.as_ref()), t.rows.first()) {
+        let mut row = row.clone();
+        for (name, v, ci) in d.ns_per_load.named() {
+            if ci.is_some() {
+                let c = t.col(&format!("ns_per_load_{}", name.replace('.', "_")));
+                row[c] = view::Cell::Text(view::fmt_percentile(v, ci));
+                t.columns[c].push_str(" [95 % interval]");
+            }
+        }
+        t.rows[0] = row;
+    }
     p.table(&t, &t.cols(KEYS), &|_| false);
 }
 

@@ -2,7 +2,12 @@
 //! (lower or higher is better), pulled from a finished `RunResults`. Keys and labels use the
 //! report's own wording (node lists, short byte sizes, the bandwidth matrix cells as the report
 //! shows them) so a comparison names a figure as the report does; that is why this compute
-//! step reads `crate::render` helpers (render never reads back).
+//! step reads `crate::render` helpers (render never reads back). Every headline figure of a
+//! run is a metric (issue 19 item 7): besides the matrices, sweeps, scenarios, loaded curve
+//! and c2c, the reference figures, scaling points, peak injection runs, every loaded-latency
+//! mix, the RightMark and per-stream cells and the per-load distribution's percentiles; each
+//! of those carries the conditions it was measured under, so `compare` can say "not
+//! comparable" when two runs measured it differently.
 
 use crate::render::run_view::{bw_matrix, nodes_text};
 use crate::results::bandwidth::Rates;

@@ -23,7 +23,9 @@
 //! - **Not comparable**: runs planned with different budgets measure the latency sweep to
 //!   different sizes; runs under a different kernel, transparent-huge-page mode or on another
 //!   host differ in more than the memory system. The affected metrics are shown, marked and
-//!   not judged.
+//!   not judged. A metric that records its own conditions ([`Metric::condition`]: working set
+//!   or block size, page size, threads, the load's size) is not comparable when the two runs'
+//!   conditions differ.
 //! - **Fleet outlier** (4+ runs): a run's median is further from the fleet median than
 //!   3 scaled median absolute deviations (MAD x 1.4826, the usual robust z of 3) and by more
 //!   than 5 %, and, when the run recorded an interval, that interval lies beyond the fleet

@@ -198,7 +198,7 @@ fn one_scaling_point_beyond_both_intervals_exits_1() {
     let (code, text) = compare(&pa, &pb);
     assert_eq!(code, 0, "{text}");
     assert!(
-        text.contains("scaling, read, 2 threads packed, node 0"),
+        text.contains("scaling, read, node 0, packed, 2 threads"),
         "{text}"
     );
     rates_with_interval(&mut b["scaling"]["results"][1]["mb_per_s"], 0.03, 0.4);
@@ -208,7 +208,7 @@ fn one_scaling_point_beyond_both_intervals_exits_1() {
     let worse: Vec<&str> = text.lines().filter(|l| l.contains("*worse")).collect();
     assert_eq!(worse.len(), 1, "{text}");
     assert!(
-        worse[0].contains("scaling, read, 2 threads packed, node 0"),
+        worse[0].contains("scaling, read, node 0, packed, 2 threads"),
         "{text}"
     );
     let out = numascope()

@@ -319,27 +319,26 @@ fn scaling_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     let Some(b) = &r.scaling else { return };
     for sc in &b.scaling {
         for series in &sc.series {
-            let on = series
-                .node
-                .map_or("the whole machine".to_string(), |n| format!("node {n}"));
+            // The curve as the report's scaling table names it (`read, node 0, packed`).
+            let curve = match series.node {
+                Some(n) => format!("{}, node {n}, {}", sc.kernel, series.mode),
+                None => format!("{}, all nodes, {}", sc.kernel, series.mode),
+            };
             let node_key = series.node.map_or("all".to_string(), |n| n.to_string());
             for p in &series.points {
                 let result = b.results.get(p.result_index);
-                let s = result.map_or(Summary::point(p.mb_per_s, 0), |k| {
+                // The point's median with its run's interval, as the report shows it.
+                let mut s = result.map_or(Summary::point(p.mb_per_s, 0), |k| {
                     rates_summary(&k.mb_per_s)
                 });
+                s.median = p.mb_per_s;
                 let mut m = marked(
                     metric(
                         format!(
                             "scaling/{}/{}/{node_key}/{}t",
                             sc.kernel, series.mode, p.threads
                         ),
-                        format!(
-                            "scaling, {}, {} {}, {on}",
-                            sc.kernel,
-                            threads(p.threads),
-                            series.mode
-                        ),
+                        format!("scaling, {curve}, {}", threads(p.threads)),
                         "MB/s",
                         Better::Higher,
                         &s,
@@ -690,7 +689,7 @@ mod tests {
         );
         // Scaling: one metric per point.
         let s = find(&m, "scaling/read/packed/0/2t");
-        assert_eq!(s.label, "scaling, read, 2 threads packed, node 0");
+        assert_eq!(s.label, "scaling, read, node 0, packed, 2 threads");
         assert_eq!(s.value, 9000.0);
         assert!(keys(&m).contains(&"scaling/read/packed/0/1t"));
         // Peak injection: every mix at every count, labelled as the report labels them.

@@ -81,7 +81,11 @@ mod tests {
         let fig = &section[..section.find("</figure>").unwrap()];
         // The wide and the phone layout, each an svg with the legend's entries.
         assert_eq!(fig.matches("<svg").count(), 2);
-        assert_eq!(fig.matches("median 101 ns").count(), 2);
+        // The median's legend gives its interval (issue 19), drawn as a band in both layouts.
+        assert_eq!(fig.matches("median 101 [100, 102] ns").count(), 2);
+        // The table shows each percentile with its interval where it has one.
+        assert!(section.contains("101 [100, 102]"));
+        assert!(section.contains("ns p50 [95 % interval]"));
         assert!(fig.contains("chase between the batches 104 ns"));
         assert!(section.contains("chase ns per load between the batches (median)"));
         // In the latency section, before the matrix's.

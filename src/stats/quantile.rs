@@ -26,6 +26,11 @@ pub struct QuantileInterval {
     pub samples: usize,
 }
 
+/// True when `x` lies strictly between 0 and 1 (a quantile or a level); false for NaN.
+fn inside_unit(x: f64) -> bool {
+    x > 0.0 && x < 1.0
+}
+
 /// ln P(B = k) for B ~ Binomial(n, p), k = 0..=n, by the ratio of successive terms in log
 /// space (no underflow at n = 10^5 or p near 0 or 1).
 fn log_pmf(n: usize, p: f64) -> Vec<f64> {
@@ -44,7 +49,7 @@ fn log_pmf(n: usize, p: f64) -> Vec<f64> {
 /// samples that covers the p-quantile with at least `level`; `None` when even [x(1), x(n)]
 /// falls short, or p or the level is not strictly between 0 and 1.
 pub fn quantile_ranks(n: usize, p: f64, level: f64) -> Option<(usize, usize, f64)> {
-    if n < 2 || !(p > 0.0 && p < 1.0) || !(level > 0.0 && level < 1.0) {
+    if n < 2 || !inside_unit(p) || !inside_unit(level) {
         return None;
     }
     let lp = log_pmf(n, p);
@@ -82,7 +87,7 @@ pub fn quantile_ranks(n: usize, p: f64, level: f64) -> Option<(usize, usize, f64
 /// median, about 300 for p99 and 3000 for p99.9); `None` above a million or for a bad p.
 pub fn quantile_min_samples(p: f64, level: f64) -> Option<usize> {
     // Coverage of [x(1), x(n)] is 1 - p^n - (1-p)^n: solve for the smaller tail.
-    if !(p > 0.0 && p < 1.0) || !(level > 0.0 && level < 1.0) {
+    if !inside_unit(p) || !inside_unit(level) {
         return None;
     }
     let tail = p.max(1.0 - p);
@@ -97,7 +102,7 @@ pub fn quantile_interval(
     p: f64,
     level: f64,
 ) -> Result<QuantileInterval, NoInterval> {
-    if !(level > 0.0 && level < 1.0) || !(p > 0.0 && p < 1.0) {
+    if !inside_unit(level) || !inside_unit(p) {
         return Err(NoInterval::BadLevel);
     }
     if samples.iter().any(|v| !v.is_finite()) {

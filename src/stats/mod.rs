@@ -3,8 +3,9 @@
 //! distribution-free 95 % interval for the median (METHODOLOGY points 19 and 22). Comparisons
 //! between figures are decided here too: paired ratios of interleaved rounds and unpaired ratios
 //! of two summaries, each against a practical margin ([`decide`]), and p-value adjustment over
-//! many comparisons ([`multiple`]). Nothing here measures or prints, and nothing here depends on
-//! the rest of numascope.
+//! many comparisons ([`multiple`]). Any other quantile (a distribution's p99) gets the same
+//! kind of order-statistic interval from [`quantile`]. Nothing here measures or prints, and
+//! nothing here depends on the rest of numascope.
 
 use serde::{Deserialize, Serialize};
 

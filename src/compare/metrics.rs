@@ -809,6 +809,58 @@ mod tests {
         let c = compare(&[a.clone(), metrics(&full(), "b")]);
         assert!(!c.differs);
         assert!(c.judged > 40, "{}", c.judged);
+        // The distribution's p99.9, ten times slower: shown, never judged (its tail is set by
+        // rare events that change from run to run); its p50 beyond both intervals is judged.
+        let mut r = full();
+        let p = &mut r
+            .latency
+            .as_mut()
+            .unwrap()
+            .distribution
+            .as_mut()
+            .unwrap()
+            .ns_per_load;
+        p.p99_9 *= 10.0;
+        let c = compare(&[a.clone(), metrics(&r, "b")]);
+        assert!(!c.differs);
+        let tail = c
+            .rows
+            .iter()
+            .find(|x| x.key == "latency-distribution/p99.9")
+            .unwrap();
+        assert_eq!(
+            tail.cells[1].as_ref().unwrap().not_judged,
+            Some(format!(
+                "not comparable: {}",
+                crate::compare::DISTRIBUTION_TAIL
+            ))
+        );
+        let p = &mut r
+            .latency
+            .as_mut()
+            .unwrap()
+            .distribution
+            .as_mut()
+            .unwrap()
+            .ns_per_load;
+        p.p50 = 130.0;
+        p.intervals.as_mut().unwrap().p50 = Some(crate::results::latency::PercentileInterval {
+            ci_low: 129.0,
+            ci_high: 131.0,
+            ci_level: 0.95,
+        });
+        let c = compare(&[a.clone(), metrics(&r, "b")]);
+        assert!(c.differs);
+        assert_eq!(c.significant_per_run, vec![0, 1]);
+        let p50 = c
+            .rows
+            .iter()
+            .find(|x| x.key == "latency-distribution/p50")
+            .unwrap();
+        assert_eq!(
+            p50.cells[1].as_ref().unwrap().better_than_first,
+            Some(false)
+        );
         let mut r = full();
         let f = &mut r.rightmark.as_mut().unwrap().cells[0].figures[0].figure;
         f.summary = Some(summary(1800.0));

@@ -26,6 +26,9 @@
 //!   not judged. A metric that records its own conditions ([`Metric::condition`]: working set
 //!   or block size, page size, threads, the load's size) is not comparable when the two runs'
 //!   conditions differ.
+//! - **Distribution tail**: the per-load distribution's p99.9 is shown and never judged: it is
+//!   set by rare events that change from run to run (one VM: 2.0, 2.4 and 20.5 us in three runs
+//!   of one configuration), so no within-run interval or floor describes it.
 //! - **Fleet outlier** (4+ runs): a run's median is further from the fleet median than
 //!   3 scaled median absolute deviations (MAD x 1.4826, the usual robust z of 3) and by more
 //!   than 5 %, and, when the run recorded an interval, that interval lies beyond the fleet
@@ -88,6 +91,12 @@ pub fn between_run_floor(key: &str, virtual_machine: bool) -> Option<f64> {
         (_, true) => Some(0.50),
     }
 }
+
+/// The per-load distribution's 99.9th percentile: shown, never judged ([`DISTRIBUTION_TAIL`]).
+pub const DISTRIBUTION_TAIL_KEY: &str = "latency-distribution/p99.9";
+
+/// Why the distribution's p99.9 is not judged between runs, whatever its intervals say.
+pub const DISTRIBUTION_TAIL: &str = "a distribution's 99.9th percentile is set by rare events (interrupts, preemption, other tenants) that change from run to run; three runs of one configuration on this project's VM gave 2.0, 2.4 and 20.5 us, each run's interval excluding the others";
 
 /// The first key segments of latency metrics (the rest are bandwidths, and core to core).
 const LATENCY_KINDS: [&str; 7] = [
@@ -204,6 +213,8 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
                     cell.not_judged = Some(format!("not comparable: {}", blocking.join(", ")));
                 } else if let Some(why) = untrusted(&runs[0], &runs[i], f, &m) {
                     cell.not_judged = Some(why);
+                } else if key == DISTRIBUTION_TAIL_KEY {
+                    cell.not_judged = Some(format!("not comparable: {DISTRIBUTION_TAIL}"));
                 } else if between_run_floor(key, vm).is_none() {
                     cell.not_judged = Some(vm_c2c_reason(key, r, m.value / f.value));
                 } else {

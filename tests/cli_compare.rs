@@ -165,3 +165,67 @@ fn errors_exit_2_and_help_documents_the_exit_status() {
         "{help}"
     );
 }
+
+/// Gives a bandwidth `Rates` object nine repetitions and an interval of +-`half` around its
+/// median, scaled by `f` (rates have no p90, so [`with_intervals`] leaves them alone).
+fn rates_with_interval(r: &mut Value, half: f64, f: f64) {
+    let m = r["median"].as_f64().unwrap() * f;
+    for key in ["median", "min", "max"] {
+        let x = r[key].as_f64().unwrap() * f;
+        r[key] = x.into();
+    }
+    r["samples"] = 9.into();
+    r["ci_low"] = (m * (1.0 - half)).into();
+    r["ci_high"] = (m * (1.0 + half)).into();
+    r["ci_level"] = 0.961.into();
+}
+
+/// Issue 19 item 7: the scaling curve's points are compared too. The same run with its
+/// two-thread point at 40 % exits 1 and names that point only; unchanged, it exits 0.
+#[test]
+fn one_scaling_point_beyond_both_intervals_exits_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = load();
+    with_intervals(&mut a, 0.03, &|_| 1.0);
+    for r in a["scaling"]["results"].as_array_mut().unwrap() {
+        rates_with_interval(&mut r["mb_per_s"], 0.03, 1.0);
+    }
+    let mut b = a.clone();
+    let (pa, pb) = (
+        write(dir.path(), "a.json", &a),
+        write(dir.path(), "b.json", &b),
+    );
+    let (code, text) = compare(&pa, &pb);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("scaling, read, node 0, packed, 2 threads"),
+        "{text}"
+    );
+    rates_with_interval(&mut b["scaling"]["results"][1]["mb_per_s"], 0.03, 0.4);
+    // The curve's point holds the median the report shows; it moves with its run.
+    let point = &mut b["scaling"]["scaling"][0]["series"][0]["points"][1]["mb_per_s"];
+    *point = (point.as_f64().unwrap() * 0.4).into();
+    let pb = write(dir.path(), "b.json", &b);
+    let (code, text) = compare(&pa, &pb);
+    assert_eq!(code, 1, "{text}");
+    let worse: Vec<&str> = text.lines().filter(|l| l.contains("*worse")).collect();
+    assert_eq!(worse.len(), 1, "{text}");
+    assert!(
+        worse[0].contains("scaling, read, node 0, packed, 2 threads"),
+        "{text}"
+    );
+    let out = numascope()
+        .args(["compare", &pa, &pb, "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sig: Vec<&str> = v["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["cells"][1]["significant"] == true)
+        .map(|r| r["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(sig, vec!["scaling/read/packed/0/2t"]);
+}

@@ -72,7 +72,13 @@ fn a_default_run_measures_and_shows_the_distribution() {
         .iter()
         .position(|h| h == "interleaved_chase_ns_per_load_median")
         .expect("the interleaved chase column");
-    assert_eq!(col, headers.len() - 1, "added at the end");
+    // Added at the end, followed only by each percentile's interval (issue 19): low, high
+    // and coverage for p1, p10, p50, p90, p99 and p99.9.
+    assert_eq!(col, headers.len() - 1 - 3 * 6, "added at the end");
+    assert_eq!(
+        headers.get(headers.len() - 1),
+        Some("ns_per_load_p99_9_ci_level_fraction")
+    );
     let row = csv.records().next().unwrap().unwrap();
     assert!(row[col].parse::<f64>().unwrap() > 0.0);
     let hist = std::fs::read_to_string(out.join("latency_histogram.csv")).unwrap();

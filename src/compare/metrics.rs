@@ -2,11 +2,19 @@
 //! (lower or higher is better), pulled from a finished `RunResults`. Keys and labels use the
 //! report's own wording (node lists, short byte sizes, the bandwidth matrix cells as the report
 //! shows them) so a comparison names a figure as the report does; that is why this compute
-//! step reads `crate::render` helpers (render never reads back).
+//! step reads `crate::render` helpers (render never reads back). Every headline figure of a
+//! run is a metric (issue 19 item 7): besides the matrices, sweeps, scenarios, loaded curve
+//! and c2c, the reference figures, scaling points, peak injection runs, every loaded-latency
+//! mix, the RightMark and per-stream cells and the per-load distribution's percentiles; each
+//! of those carries the conditions it was measured under, so `compare` can say "not
+//! comparable" when two runs measured it differently.
 
 use crate::render::run_view::{bw_matrix, nodes_text};
+use crate::results::bandwidth::Rates;
 use crate::results::compare::{Better, Metric, RunMetrics};
+use crate::results::format::format_bytes;
 use crate::results::quality::RepetitionQuality;
+use crate::results::tables::RoundFigure;
 use crate::results::RunResults;
 use crate::stats::Summary;
 
@@ -20,6 +28,27 @@ fn marked(mut m: Metric, q: Option<&RepetitionQuality>) -> Metric {
     m
 }
 
+/// A bandwidth `Rates` as a summary: median, min..max and the interval (no p90 or p99 is
+/// recorded for rates; the max stands in, as the compare cells show min..max only).
+fn rates_summary(r: &Rates) -> Summary {
+    Summary {
+        median: r.median,
+        min: r.min,
+        max: r.max,
+        p90: r.max,
+        p99: r.max,
+        samples: r.samples,
+        ci_low: r.ci_low,
+        ci_high: r.ci_high,
+        ci_level: r.ci_level,
+    }
+}
+
+/// "1 thread" / "2 threads".
+fn threads(n: usize) -> String {
+    format!("{n} thread{}", if n == 1 { "" } else { "s" })
+}
+
 /// The figures `compare` sets side by side, each with the spread the run recorded.
 pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
     let mut out = Vec::new();
@@ -29,6 +58,13 @@ pub fn metrics(r: &RunResults, name: &str) -> RunMetrics {
     scenarios_metrics(r, &mut out);
     loaded_metrics(r, &mut out);
     c2c_metrics(r, &mut out);
+    reference_metrics(r, &mut out);
+    scaling_metrics(r, &mut out);
+    peak_metrics(r, &mut out);
+    loaded_mix_metrics(r, &mut out);
+    rightmark_metrics(r, &mut out);
+    stream_matrix_metrics(r, &mut out);
+    distribution_metrics(r, &mut out);
     RunMetrics {
         name: name.into(),
         metrics: out,
@@ -111,17 +147,7 @@ fn bandwidth_metrics(r: &RunResults, out: &mut Vec<Metric>) {
                 continue;
             }
             let _ = i;
-            let s = Summary {
-                median: k.mb_per_s.median,
-                min: k.mb_per_s.min,
-                max: k.mb_per_s.max,
-                p90: k.mb_per_s.max,
-                p99: k.mb_per_s.max,
-                samples: k.mb_per_s.samples,
-                ci_low: k.mb_per_s.ci_low,
-                ci_high: k.mb_per_s.ci_high,
-                ci_level: k.mb_per_s.ci_level,
-            };
+            let s = rates_summary(&k.mb_per_s);
             out.push(marked(
                 metric(
                     key,
@@ -236,6 +262,661 @@ fn c2c_metrics(r: &RunResults, out: &mut Vec<Metric>) {
                 p.relation == g.relation && p.quality.as_ref().is_some_and(|q| q.disturbed)
             });
             out.push(m);
+        }
+    }
+}
+
+/// The run's reference figures (issue 19 item 5): local idle latency and local read
+/// bandwidth, measured once per run in interleaved repetitions. Their conditions (working
+/// set, page size, walk, threads) are the metric's condition.
+fn reference_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let Some(f) = &r.reference else { return };
+    if let Some(l) = &f.latency {
+        out.push(
+            marked(
+                metric(
+                    "reference-latency/local-idle".into(),
+                    "local idle latency (the run's reference figure)".into(),
+                    "ns",
+                    Better::Lower,
+                    &l.ns_per_load,
+                ),
+                Some(&l.quality),
+            )
+            .under(format!(
+                "{}, {} pages, {} walk",
+                format_bytes(l.working_set_bytes),
+                l.page_size.label(),
+                l.mode.label()
+            )),
+        );
+    }
+    if let Some(b) = &f.bandwidth {
+        out.push(
+            marked(
+                metric(
+                    "reference-bandwidth/local-read".into(),
+                    "local read bandwidth (the run's reference figure)".into(),
+                    "MB/s",
+                    Better::Higher,
+                    &b.mb_per_s,
+                ),
+                Some(&b.quality),
+            )
+            .under(format!(
+                "{} {}, {} per thread, {} pages",
+                b.kernel,
+                threads(b.threads),
+                format_bytes(b.bytes_per_thread),
+                b.page_size.label()
+            )),
+        );
+    }
+}
+
+/// Every point of every scaling curve: a thread count of one kernel, packed or spread.
+fn scaling_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let Some(b) = &r.scaling else { return };
+    for sc in &b.scaling {
+        for series in &sc.series {
+            // The curve as the report's scaling table names it (`read, node 0, packed`).
+            let curve = match series.node {
+                Some(n) => format!("{}, node {n}, {}", sc.kernel, series.mode),
+                None => format!("{}, all nodes, {}", sc.kernel, series.mode),
+            };
+            let node_key = series.node.map_or("all".to_string(), |n| n.to_string());
+            for p in &series.points {
+                let result = b.results.get(p.result_index);
+                // The point's median with its run's interval, as the report shows it.
+                let mut s = result.map_or(Summary::point(p.mb_per_s, 0), |k| {
+                    rates_summary(&k.mb_per_s)
+                });
+                s.median = p.mb_per_s;
+                let mut m = marked(
+                    metric(
+                        format!(
+                            "scaling/{}/{}/{node_key}/{}t",
+                            sc.kernel, series.mode, p.threads
+                        ),
+                        format!("scaling, {curve}, {}", threads(p.threads)),
+                        "MB/s",
+                        Better::Higher,
+                        &s,
+                    ),
+                    result.and_then(|k| k.quality.as_ref()),
+                );
+                if let Some(k) = result {
+                    m = m.under(format!(
+                        "{} per thread, {} pages",
+                        format_bytes(k.array_bytes_per_thread),
+                        k.page_size.label()
+                    ));
+                }
+                out.push(m);
+            }
+        }
+    }
+}
+
+/// Peak injection bandwidth: every mix at every thread count of every scope.
+fn peak_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let Some(p) = r.peak.as_ref().and_then(|b| b.peak.as_ref()) else {
+        return;
+    };
+    for run in &p.runs {
+        out.push(
+            marked(
+                metric(
+                    format!("peak/{}{}/{}/{}t", run.level, run.id, run.mix, run.threads),
+                    run.label(),
+                    "MB/s",
+                    Better::Higher,
+                    &rates_summary(&run.mb_per_s),
+                ),
+                Some(&run.quality),
+            )
+            .under(format!(
+                "{} per thread, memory nodes {}",
+                format_bytes(run.bytes_per_thread),
+                nodes_text(&run.memory_nodes)
+            )),
+        );
+    }
+}
+
+/// Every loaded-latency mix curve beside the first one: its idle latency, its latency at
+/// peak load and the bandwidth at that peak; and the first curve's bandwidth at peak (its two
+/// latencies are `loaded/idle` and `loaded/peak-latency` above).
+fn loaded_mix_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let peak_of = |l: &crate::results::loaded::LoadedResult| {
+        l.points
+            .iter()
+            .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))
+            .cloned()
+    };
+    let condition = |l: &crate::results::loaded::LoadedResult| {
+        format!(
+            "chaser {}, {} pages, {} loading {} each",
+            format_bytes(l.chaser_size_bytes),
+            l.page_size.label(),
+            threads(l.load_cpus.len()),
+            format_bytes(l.load_size_bytes_per_thread)
+        )
+    };
+    let bandwidth = |p: &crate::results::loaded::LoadedPoint| {
+        p.total_mb_per_s_summary
+            .unwrap_or(Summary::point(p.total_mb_per_s, 0))
+    };
+    if let Some(l) = &r.loaded_latency {
+        if let Some(peak) = peak_of(l) {
+            out.push(
+                marked(
+                    metric(
+                        "loaded-bandwidth/peak".into(),
+                        "loaded-latency curve, bandwidth at peak load".into(),
+                        "MB/s",
+                        Better::Higher,
+                        &bandwidth(&peak),
+                    ),
+                    peak.quality.as_ref(),
+                )
+                .under(condition(l)),
+            );
+        }
+    }
+    for l in &r.loaded_latency_mixes {
+        let mix = &l.kernel_label;
+        if let Some(idle) = l.points.iter().find(|p| p.delay_ns.is_none()) {
+            out.push(
+                marked(
+                    metric(
+                        format!("loaded-mix/{mix}/idle"),
+                        format!("loaded-latency curve ({mix}), idle latency"),
+                        "ns",
+                        Better::Lower,
+                        &idle.ns_per_load,
+                    ),
+                    idle.quality.as_ref(),
+                )
+                .under(condition(l)),
+            );
+        }
+        if let Some(peak) = peak_of(l) {
+            out.push(
+                marked(
+                    metric(
+                        format!("loaded-mix/{mix}/peak-latency"),
+                        format!("loaded-latency curve ({mix}), latency at peak load"),
+                        "ns",
+                        Better::Lower,
+                        &peak.ns_per_load,
+                    ),
+                    peak.quality.as_ref(),
+                )
+                .under(condition(l)),
+            );
+            out.push(
+                marked(
+                    metric(
+                        format!("loaded-bandwidth/{mix}/peak"),
+                        format!("loaded-latency curve ({mix}), bandwidth at peak load"),
+                        "MB/s",
+                        Better::Higher,
+                        &bandwidth(&peak),
+                    ),
+                    peak.quality.as_ref(),
+                )
+                .under(condition(l)),
+            );
+        }
+    }
+}
+
+/// A table cell's metric from its rounds' summary; `None` for a failed cell (no summary).
+fn round_metric(
+    key: String,
+    label: String,
+    unit: &str,
+    better: Better,
+    f: &RoundFigure,
+    condition: String,
+) -> Option<Metric> {
+    let s = f.summary?;
+    Some(marked(metric(key, label, unit, better, &s), f.quality.as_ref()).under(condition))
+}
+
+/// Every cell of the RightMark table: each figure of each CPU node x memory node.
+fn rightmark_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let Some(t) = &r.rightmark else { return };
+    let condition = format!(
+        "{} block, {} pages",
+        format_bytes(t.block_bytes),
+        t.page_size
+    );
+    for c in &t.cells {
+        for f in &c.figures {
+            let (kind, better) = if f.metric.is_latency() {
+                ("rightmark-latency", Better::Lower)
+            } else {
+                ("rightmark", Better::Higher)
+            };
+            out.extend(round_metric(
+                format!(
+                    "{kind}/{}/{}->{}",
+                    f.metric.name(),
+                    c.cpu_node,
+                    c.memory_node
+                ),
+                format!(
+                    "RightMark {}, CPU node {} -> memory node {}",
+                    f.metric.label(),
+                    c.cpu_node,
+                    c.memory_node
+                ),
+                f.metric.unit(),
+                better,
+                &f.figure,
+                condition.clone(),
+            ));
+        }
+    }
+}
+
+/// Every cell of the per-stream matrices: source node x destination node, per kernel and
+/// CPU node.
+fn stream_matrix_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let Some(t) = &r.stream_matrix else { return };
+    for m in &t.matrices {
+        let kernel = if m.non_temporal {
+            format!("{} (non-temporal)", m.kernel)
+        } else {
+            m.kernel.clone()
+        };
+        let nt = if m.non_temporal { "-nt" } else { "" };
+        let condition = format!(
+            "{}, {} per stream per thread, {} pages",
+            threads(m.cpus.len()),
+            format_bytes(m.array_bytes_per_thread),
+            t.page_size
+        );
+        for c in &m.cells {
+            out.extend(round_metric(
+                format!(
+                    "stream-matrix/{}{nt}/{}/{}->{}",
+                    m.kernel, m.cpu_node, c.source_node, c.destination_node
+                ),
+                format!(
+                    "per-stream {kernel} on CPU node {}, source node {} -> destination node {}",
+                    m.cpu_node, c.source_node, c.destination_node
+                ),
+                "MB/s",
+                Better::Higher,
+                &c.mb_per_s,
+                condition.clone(),
+            ));
+        }
+    }
+}
+
+/// The per-load latency distribution's percentiles, each with its order-statistic interval
+/// over the groups (`latency::distribution`); a file written before the intervals compares
+/// its percentiles as "no interval".
+fn distribution_metrics(r: &RunResults, out: &mut Vec<Metric>) {
+    let Some(d) = r.latency.as_ref().and_then(|l| l.distribution.as_ref()) else {
+        return;
+    };
+    let condition = format!(
+        "{} walk, {} pages, {}",
+        d.mode.label(),
+        d.page_size.label(),
+        format_bytes(d.working_set_bytes)
+    );
+    for (name, v, ci) in d.ns_per_load.named() {
+        let s = Summary {
+            ci_low: ci.map(|c| c.ci_low),
+            ci_high: ci.map(|c| c.ci_high),
+            ci_level: ci.map(|c| c.ci_level),
+            ..Summary::point(v, d.groups)
+        };
+        let mut m = metric(
+            format!("latency-distribution/{name}"),
+            format!("per-load latency {name}"),
+            "ns",
+            Better::Lower,
+            &s,
+        );
+        m.low = ci.map_or(v, |c| c.ci_low);
+        m.high = ci.map_or(v, |c| c.ci_high);
+        out.push(marked(m, d.quality.as_ref()).under(condition.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::{compare, Conditions};
+    use crate::results::latency::Mode;
+    use crate::results::placement::PageSize;
+    use crate::results::reference::{ReferenceBandwidth, ReferenceFigures, ReferenceLatency};
+
+    fn summary(v: f64) -> Summary {
+        let s: Vec<f64> = (0..9)
+            .map(|i| v * (1.0 + (i as f64 - 4.0) * 0.002))
+            .collect();
+        Summary::of(&s).unwrap()
+    }
+
+    /// The example run with every figure group this module added: reference figures, a
+    /// scaling curve, peak injection, a second loaded-latency mix, the RightMark and
+    /// per-stream tables and the per-load distribution.
+    fn full() -> RunResults {
+        let mut r = crate::render::fixture::opteron_example();
+        let mut f = ReferenceFigures::empty();
+        f.latency = Some(ReferenceLatency {
+            cpu: 0,
+            memory_node: 0,
+            working_set_bytes: 256 << 20,
+            page_size: PageSize::Base,
+            mode: Mode::Random,
+            element_bytes: 64,
+            placement_fraction: 1.0,
+            huge_fraction: 0.0,
+            loads_per_repetition: 1_000_000,
+            ns_per_load: summary(110.0),
+            quality: RepetitionQuality::default(),
+        });
+        f.bandwidth = Some(ReferenceBandwidth {
+            kernel: "read".into(),
+            cpus: vec![0, 1],
+            threads: 2,
+            memory_node: 0,
+            bytes_per_thread: 64 << 20,
+            page_size: PageSize::Base,
+            duration_ms: 100,
+            placement_fraction: 1.0,
+            mb_per_s: summary(9000.0),
+            per_thread_mb_per_s: vec![],
+            elapsed_ns: vec![],
+            quality: RepetitionQuality::default(),
+        });
+        r.reference = Some(f);
+        r.scaling = Some(crate::run::sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]));
+        let mut b = crate::run::sample::scaling(0, &[]);
+        b.scaling.clear();
+        b.peak = Some(crate::render::peak_text::tests::sample());
+        r.peak = Some(b);
+        let mut mix = r.loaded_latency.clone().unwrap();
+        mix.kernel_label = "read:write 2:1".into();
+        for p in mix.points.iter_mut() {
+            p.total_mb_per_s_summary = Some(summary(p.total_mb_per_s));
+        }
+        r.loaded_latency_mixes = vec![mix];
+        r.rightmark = Some(crate::render::tables_view::fixture::rightmark_example());
+        r.stream_matrix = Some(crate::render::tables_view::fixture::stream_example());
+        r.latency.as_mut().unwrap().distribution =
+            Some(crate::render::run_view::tests_support::distribution());
+        r
+    }
+
+    fn find<'a>(m: &'a RunMetrics, key: &str) -> &'a Metric {
+        m.metrics
+            .iter()
+            .find(|x| x.key == key)
+            .unwrap_or_else(|| panic!("no metric {key} in {:?}", keys(m)))
+    }
+
+    fn keys(m: &RunMetrics) -> Vec<&str> {
+        m.metrics.iter().map(|x| x.key.as_str()).collect()
+    }
+
+    #[test]
+    fn every_new_figure_group_becomes_metrics_in_the_reports_wording() {
+        let m = metrics(&full(), "a");
+        let l = find(&m, "reference-latency/local-idle");
+        assert_eq!(l.label, "local idle latency (the run's reference figure)");
+        assert_eq!((l.unit.as_str(), l.better), ("ns", Better::Lower));
+        assert_eq!(l.value, 110.0);
+        assert!(l.ci_low.is_some());
+        assert_eq!(
+            l.condition.as_deref(),
+            Some("256 MiB, 4k pages, random walk")
+        );
+        let b = find(&m, "reference-bandwidth/local-read");
+        assert_eq!((b.value, b.better), (9000.0, Better::Higher));
+        assert_eq!(
+            b.condition.as_deref(),
+            Some("read 2 threads, 64 MiB per thread, 4k pages")
+        );
+        // Scaling: one metric per point.
+        let s = find(&m, "scaling/read/packed/0/2t");
+        assert_eq!(s.label, "scaling, read, node 0, packed, 2 threads");
+        assert_eq!(s.value, 9000.0);
+        assert!(keys(&m).contains(&"scaling/read/packed/0/1t"));
+        // Peak injection: every mix at every count, labelled as the report labels them.
+        let p = find(&m, "peak/node0/1:1/2t");
+        assert_eq!(p.label, "peak 1:1 with 2 thread(s) on node 0");
+        assert_eq!(p.value, 7000.5);
+        assert_eq!(p.ci_low, Some(6999.5));
+        assert_eq!(
+            keys(&m).iter().filter(|k| k.starts_with("peak/")).count(),
+            4
+        );
+        // Loaded latency: the mix's idle, peak latency and bandwidth at peak; the first
+        // curve's bandwidth at peak.
+        for k in [
+            "loaded-mix/read:write 2:1/idle",
+            "loaded-mix/read:write 2:1/peak-latency",
+            "loaded-bandwidth/read:write 2:1/peak",
+            "loaded-bandwidth/peak",
+        ] {
+            find(&m, k);
+        }
+        let mix_bw = find(&m, "loaded-bandwidth/read:write 2:1/peak");
+        assert!(mix_bw.ci_low.is_some() && mix_bw.unit == "MB/s");
+        // RightMark: 4 cells x 6 figures, latencies lower-is-better under their own kind.
+        let rm = keys(&m)
+            .iter()
+            .filter(|k| k.starts_with("rightmark"))
+            .count();
+        assert_eq!(rm, 24);
+        let rl = find(&m, "rightmark-latency/random/0->1");
+        assert_eq!(
+            rl.label,
+            "RightMark random latency, CPU node 0 -> memory node 1"
+        );
+        assert_eq!((rl.value, rl.better), (112.3, Better::Lower));
+        assert_eq!(rl.condition.as_deref(), Some("16 MiB block, 4k pages"));
+        let rb = find(&m, "rightmark/read-prefetch/0->0");
+        assert_eq!((rb.value, rb.better), (6286.0, Better::Higher));
+        // Per-stream matrix: 2 x 2 cells.
+        let st = find(&m, "stream-matrix/copy/0/1->0");
+        assert_eq!(
+            st.label,
+            "per-stream copy on CPU node 0, source node 1 -> destination node 0"
+        );
+        assert_eq!(st.value, 2369.0);
+        // The distribution: every percentile, with its interval where it has one.
+        let p50 = find(&m, "latency-distribution/p50");
+        assert_eq!(
+            (p50.value, p50.ci_low, p50.ci_high),
+            (101.0, Some(100.0), Some(102.0))
+        );
+        assert_eq!(p50.samples, 1000);
+        assert_eq!(
+            p50.condition.as_deref(),
+            Some("random walk, 4k pages, 256 MiB")
+        );
+        assert_eq!(find(&m, "latency-distribution/p90").ci_low, None);
+        assert_eq!(
+            keys(&m)
+                .iter()
+                .filter(|k| k.starts_with("latency-distribution/"))
+                .count(),
+            6
+        );
+        // Keys are unique: a comparison matches each figure once.
+        let mut k = keys(&m);
+        let n = k.len();
+        k.sort();
+        k.dedup();
+        assert_eq!(k.len(), n);
+    }
+
+    #[test]
+    fn disturbed_figures_of_the_new_groups_are_marked() {
+        let mut r = full();
+        let disturbed = RepetitionQuality {
+            disturbed: true,
+            ..RepetitionQuality::default()
+        };
+        r.reference
+            .as_mut()
+            .unwrap()
+            .latency
+            .as_mut()
+            .unwrap()
+            .quality = disturbed.clone();
+        r.rightmark.as_mut().unwrap().cells[1].figures[5]
+            .figure
+            .quality = Some(disturbed.clone());
+        r.peak.as_mut().unwrap().peak.as_mut().unwrap().runs[0].quality = disturbed.clone();
+        r.latency
+            .as_mut()
+            .unwrap()
+            .distribution
+            .as_mut()
+            .unwrap()
+            .quality = Some(disturbed);
+        let m = metrics(&r, "a");
+        for k in [
+            "reference-latency/local-idle",
+            "rightmark-latency/random/0->1",
+            "peak/node0/read/1t",
+            "latency-distribution/p99",
+        ] {
+            assert!(find(&m, k).disturbed, "{k}");
+        }
+        assert!(!find(&m, "reference-bandwidth/local-read").disturbed);
+        assert!(!find(&m, "rightmark-latency/random/0->0").disturbed);
+    }
+
+    /// A/A over every group: the same run twice differs nowhere; one new figure halved
+    /// beyond both intervals differs, and only that one; the same figure measured under
+    /// another condition (the RightMark block size) is not comparable, not judged.
+    #[test]
+    fn new_metrics_are_judged_and_conditions_make_them_not_comparable() {
+        let a = metrics(&full(), "a");
+        let c = compare(&[a.clone(), metrics(&full(), "b")]);
+        assert!(!c.differs);
+        assert!(c.judged > 40, "{}", c.judged);
+        // The distribution's p99.9, ten times slower: shown, never judged (its tail is set by
+        // rare events that change from run to run); its p50 beyond both intervals is judged.
+        let mut r = full();
+        let p = &mut r
+            .latency
+            .as_mut()
+            .unwrap()
+            .distribution
+            .as_mut()
+            .unwrap()
+            .ns_per_load;
+        p.p99_9 *= 10.0;
+        let c = compare(&[a.clone(), metrics(&r, "b")]);
+        assert!(!c.differs);
+        let tail = c
+            .rows
+            .iter()
+            .find(|x| x.key == "latency-distribution/p99.9")
+            .unwrap();
+        assert_eq!(
+            tail.cells[1].as_ref().unwrap().not_judged,
+            Some(format!(
+                "not comparable: {}",
+                crate::compare::DISTRIBUTION_TAIL
+            ))
+        );
+        let p = &mut r
+            .latency
+            .as_mut()
+            .unwrap()
+            .distribution
+            .as_mut()
+            .unwrap()
+            .ns_per_load;
+        p.p50 = 130.0;
+        p.intervals.as_mut().unwrap().p50 = Some(crate::results::latency::PercentileInterval {
+            ci_low: 129.0,
+            ci_high: 131.0,
+            ci_level: 0.95,
+        });
+        let c = compare(&[a.clone(), metrics(&r, "b")]);
+        assert!(c.differs);
+        assert_eq!(c.significant_per_run, vec![0, 1]);
+        let p50 = c
+            .rows
+            .iter()
+            .find(|x| x.key == "latency-distribution/p50")
+            .unwrap();
+        assert_eq!(
+            p50.cells[1].as_ref().unwrap().better_than_first,
+            Some(false)
+        );
+        let mut r = full();
+        let f = &mut r.rightmark.as_mut().unwrap().cells[0].figures[0].figure;
+        f.summary = Some(summary(1800.0));
+        let c = compare(&[a.clone(), metrics(&r, "b")]);
+        assert!(c.differs);
+        let sig: Vec<&str> = c
+            .rows
+            .iter()
+            .filter(|row| row.cells[1].as_ref().is_some_and(|x| x.significant))
+            .map(|row| row.key.as_str())
+            .collect();
+        assert_eq!(sig, vec!["rightmark/read/0->0"]);
+        r.rightmark.as_mut().unwrap().block_bytes = 64 << 20;
+        let c = compare(&[a, metrics(&r, "b")]);
+        assert!(!c.differs);
+        let row = c
+            .rows
+            .iter()
+            .find(|x| x.key == "rightmark/read/0->0")
+            .unwrap();
+        assert_eq!(
+            row.cells[1].as_ref().unwrap().not_judged.as_deref(),
+            Some("not comparable: 64 MiB block, 4k pages vs 16 MiB block, 4k pages")
+        );
+        // Run-level conditions still apply to the new metrics (a kernel change: none judged).
+        let cond = |k: &str| Conditions {
+            kernel: Some(k.into()),
+            ..Conditions::default()
+        };
+        let c = crate::compare::compare_with(
+            &[metrics(&full(), "a"), metrics(&full(), "b")],
+            &[cond("6.1"), cond("6.9")],
+        );
+        assert_eq!(c.judged, 0);
+    }
+
+    #[test]
+    fn latency_kinds_get_the_latency_floor() {
+        use crate::compare::between_run_floor;
+        for k in [
+            "reference-latency/local-idle",
+            "latency-distribution/p50",
+            "loaded-mix/x/idle",
+            "rightmark-latency/random/0->0",
+        ] {
+            assert_eq!(between_run_floor(k, true), Some(0.40), "{k}");
+        }
+        for k in [
+            "reference-bandwidth/local-read",
+            "scaling/read/packed/0/1t",
+            "peak/node0/read/1t",
+            "loaded-bandwidth/peak",
+            "rightmark/read/0->0",
+            "stream-matrix/copy/0/0->1",
+        ] {
+            assert_eq!(between_run_floor(k, true), Some(0.50), "{k}");
         }
     }
 }

@@ -23,7 +23,12 @@
 //! - **Not comparable**: runs planned with different budgets measure the latency sweep to
 //!   different sizes; runs under a different kernel, transparent-huge-page mode or on another
 //!   host differ in more than the memory system. The affected metrics are shown, marked and
-//!   not judged.
+//!   not judged. A metric that records its own conditions ([`Metric::condition`]: working set
+//!   or block size, page size, threads, the load's size) is not comparable when the two runs'
+//!   conditions differ.
+//! - **Distribution tail**: the per-load distribution's p99.9 is shown and never judged: it is
+//!   set by rare events that change from run to run (one VM: 2.0, 2.4 and 20.5 us in three runs
+//!   of one configuration), so no within-run interval or floor describes it.
 //! - **Fleet outlier** (4+ runs): a run's median is further from the fleet median than
 //!   3 scaled median absolute deviations (MAD x 1.4826, the usual robust z of 3) and by more
 //!   than 5 %, and, when the run recorded an interval, that interval lies beyond the fleet
@@ -80,12 +85,29 @@ pub fn between_run_floor(key: &str, virtual_machine: bool) -> Option<f64> {
     match (kind, virtual_machine) {
         ("c2c", false) => Some(0.10),
         ("c2c", true) => None,
-        ("latency-matrix" | "latency-sweep" | "loaded", false) => Some(0.05),
-        ("latency-matrix" | "latency-sweep" | "loaded", true) => Some(0.40),
+        (k, false) if LATENCY_KINDS.contains(&k) => Some(0.05),
+        (k, true) if LATENCY_KINDS.contains(&k) => Some(0.40),
         (_, false) => Some(0.05),
         (_, true) => Some(0.50),
     }
 }
+
+/// The per-load distribution's 99.9th percentile: shown, never judged ([`DISTRIBUTION_TAIL`]).
+pub const DISTRIBUTION_TAIL_KEY: &str = "latency-distribution/p99.9";
+
+/// Why the distribution's p99.9 is not judged between runs, whatever its intervals say.
+pub const DISTRIBUTION_TAIL: &str = "a distribution's 99.9th percentile is set by rare events (interrupts, preemption, other tenants) that change from run to run; three runs of one configuration on this project's VM gave 2.0, 2.4 and 20.5 us, each run's interval excluding the others";
+
+/// The first key segments of latency metrics (the rest are bandwidths, and core to core).
+const LATENCY_KINDS: [&str; 7] = [
+    "latency-matrix",
+    "latency-sweep",
+    "loaded",
+    "loaded-mix",
+    "reference-latency",
+    "latency-distribution",
+    "rightmark-latency",
+];
 
 /// The margin a difference of `key` must clear: the practical margin or the between-run
 /// floor, whichever is larger.
@@ -170,11 +192,17 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
                     return Some(cell);
                 };
                 cell.ratio_to_first = Some(m.value / f.value);
-                let blocking: Vec<&str> = diffs[i]
+                let mut blocking: Vec<String> = diffs[i]
                     .iter()
                     .filter(|(_, all)| *all || key.starts_with("latency-sweep/"))
-                    .map(|(d, _)| d.as_str())
+                    .map(|(d, _)| d.clone())
                     .collect();
+                // The metric's own conditions (size, page, threads, mix): measured differently.
+                if let (Some(a), Some(b)) = (&f.condition, &m.condition) {
+                    if a != b {
+                        blocking.push(format!("{b} vs {a}"));
+                    }
+                }
                 let r = unpaired_ratio(&f.summary(), &m.summary());
                 if let Some(r) = r {
                     cell.ratio_ci_low = r.low;
@@ -185,6 +213,8 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
                     cell.not_judged = Some(format!("not comparable: {}", blocking.join(", ")));
                 } else if let Some(why) = untrusted(&runs[0], &runs[i], f, &m) {
                     cell.not_judged = Some(why);
+                } else if key == DISTRIBUTION_TAIL_KEY {
+                    cell.not_judged = Some(format!("not comparable: {DISTRIBUTION_TAIL}"));
                 } else if between_run_floor(key, vm).is_none() {
                     cell.not_judged = Some(vm_c2c_reason(key, r, m.value / f.value));
                 } else {
@@ -399,6 +429,7 @@ mod tests {
             ci_level: Some(0.96),
             samples: 9,
             disturbed: false,
+            condition: None,
         }
     }
 

@@ -274,6 +274,21 @@ fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         f1(p.max),
         f1(p.mean)
     )?;
+    if p.intervals.is_some() {
+        let cis: Vec<String> = p
+            .named()
+            .iter()
+            .map(|(name, _, ci)| match ci {
+                Some(c) => format!("{name} [{}, {}]", f1(c.ci_low), f1(c.ci_high)),
+                None => format!("{name} none (too few groups)"),
+            })
+            .collect();
+        writeln!(
+            out,
+            "  95 % intervals (order statistics over the groups): {}",
+            cis.join("  ")
+        )?;
+    }
     if let Some(c) = d.chase_ns_per_load_median {
         writeln!(
             out,

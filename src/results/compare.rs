@@ -46,6 +46,11 @@ pub struct Metric {
     pub samples: usize,
     /// Its engine marked it disturbed (the retakes ran out): shown, never judged.
     pub disturbed: bool,
+    /// The conditions it was measured under, in words (`256 MiB, 4k pages, 2 threads`), when
+    /// they may differ between runs of one key: two runs whose conditions differ are "not
+    /// comparable" for this metric. `None`: nothing beyond the key and the run's conditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
 }
 
 impl Metric {
@@ -70,7 +75,14 @@ impl Metric {
             ci_level: s.ci_level,
             samples: s.samples,
             disturbed: false,
+            condition: None,
         }
+    }
+
+    /// The same metric measured under `condition` (see the field).
+    pub fn under(mut self, condition: String) -> Metric {
+        self.condition = Some(condition);
+        self
     }
 
     pub fn summary(&self) -> Summary {

@@ -228,6 +228,55 @@ pub struct LoadPercentiles {
     pub p99_9: f64,
     pub max: f64,
     pub mean: f64,
+    /// A 95 % distribution-free interval for each percentile from order statistics over all
+    /// groups (`stats::quantile_interval`); absent in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<PercentileIntervals>,
+}
+
+/// The interval of each percentile of [`LoadPercentiles`]; `None` where the groups were too
+/// few for one (p99.9 needs about 3000 groups at 95 %).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PercentileIntervals {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p1: Option<PercentileInterval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p10: Option<PercentileInterval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p50: Option<PercentileInterval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p90: Option<PercentileInterval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99: Option<PercentileInterval>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_9: Option<PercentileInterval>,
+}
+
+/// One percentile's interval, ns per load.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PercentileInterval {
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Exact coverage for continuous data, 0..=1 (at least 0.95).
+    pub ci_level: f64,
+}
+
+impl LoadPercentiles {
+    /// The names of the percentiles of [`LoadPercentiles::named`], in order.
+    pub const NAMES: [&'static str; 6] = ["p1", "p10", "p50", "p90", "p99", "p99.9"];
+
+    /// The percentiles with their names and intervals, in order: (`p50`, value, interval).
+    pub fn named(&self) -> [(&'static str, f64, Option<PercentileInterval>); 6] {
+        let i = self.intervals.unwrap_or_default();
+        [
+            ("p1", self.p1, i.p1),
+            ("p10", self.p10, i.p10),
+            ("p50", self.p50, i.p50),
+            ("p90", self.p90, i.p90),
+            ("p99", self.p99, i.p99),
+            ("p99.9", self.p99_9, i.p99_9),
+        ]
+    }
 }
 
 /// One histogram bin: `low_ns <= x < high_ns` (the first bin starts at 0 when clamped groups

@@ -3,19 +3,22 @@
 //! distribution-free 95 % interval for the median (METHODOLOGY points 19 and 22). Comparisons
 //! between figures are decided here too: paired ratios of interleaved rounds and unpaired ratios
 //! of two summaries, each against a practical margin ([`decide`]), and p-value adjustment over
-//! many comparisons ([`multiple`]). Nothing here measures or prints, and nothing here depends on
-//! the rest of numascope.
+//! many comparisons ([`multiple`]). Any other quantile (a distribution's p99) gets the same
+//! kind of order-statistic interval from [`quantile`]. Nothing here measures or prints, and
+//! nothing here depends on the rest of numascope.
 
 use serde::{Deserialize, Serialize};
 
 pub mod decide;
 pub mod interval;
 pub mod multiple;
+pub mod quantile;
 #[cfg(test)]
 pub(crate) mod sim;
 
 pub use decide::{paired_ratio, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
 pub use interval::{median_interval, MedianInterval, NoInterval, CONFIDENCE};
+pub use quantile::{quantile_interval, QuantileInterval};
 
 /// A summary of samples of one quantity; the unit is given by the field that holds it
 /// (e.g. `ns_per_load`, `mb_per_s`).

@@ -44,7 +44,19 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
         svg::histogram(&h.narrow()),
         &view::latency_histogram_caption(l),
     );
-    let t = view::latency_distribution_table(l);
+    let mut t = view::latency_distribution_table(l);
+    // Each percentile with its interval in one cell, as every other table shows its figures.
+    if let (Some(d), Some(row)) = (l.and_then(|l| l.distribution.as_ref()), t.rows.first()) {
+        let mut row = row.clone();
+        for (name, v, ci) in d.ns_per_load.named() {
+            if ci.is_some() {
+                let c = t.col(&format!("ns_per_load_{}", name.replace('.', "_")));
+                row[c] = view::Cell::Text(view::fmt_percentile(v, ci));
+                t.columns[c].push_str(" [95 % interval]");
+            }
+        }
+        t.rows[0] = row;
+    }
     p.table(&t, &t.cols(KEYS), &|_| false);
 }
 
@@ -69,7 +81,11 @@ mod tests {
         let fig = &section[..section.find("</figure>").unwrap()];
         // The wide and the phone layout, each an svg with the legend's entries.
         assert_eq!(fig.matches("<svg").count(), 2);
-        assert_eq!(fig.matches("median 101 ns").count(), 2);
+        // The median's legend gives its interval (issue 19), drawn as a band in both layouts.
+        assert_eq!(fig.matches("median 101 [100, 102] ns").count(), 2);
+        // The table shows each percentile with its interval where it has one.
+        assert!(section.contains("101 [100, 102]"));
+        assert!(section.contains("ns p50 [95 % interval]"));
         assert!(fig.contains("chase between the batches 104 ns"));
         assert!(section.contains("chase ns per load between the batches (median)"));
         // In the latency section, before the matrix's.

@@ -47,6 +47,8 @@ pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
             ),
         ],
     );
+    // Each percentile's 95 % interval, at the end so older readers keep their columns.
+    t.extend(interval_columns());
     if let Some(d) = l.and_then(|l| l.distribution.as_ref()) {
         let p = &d.ns_per_load;
         let o = &d.timer_overhead;
@@ -75,8 +77,52 @@ pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
             d.counter_invariant.map_or(Cell::Missing, Cell::Bool),
             Cell::opt(d.interleaved_chase_ns_per_load_median),
         ]);
+        let row = t.rows.last_mut().expect("pushed above");
+        for (_, _, ci) in p.named() {
+            row.push(Cell::opt(ci.map(|c| c.ci_low)));
+            row.push(Cell::opt(ci.map(|c| c.ci_high)));
+            row.push(Cell::opt(ci.map(|c| c.ci_level)));
+        }
     }
     t
+}
+
+/// The CSV key stem of a percentile's name (`p99.9` -> `ns_per_load_p99_9`).
+fn percentile_key(name: &str) -> String {
+    format!("ns_per_load_{}", name.replace('.', "_"))
+}
+
+/// The interval columns of the distribution's table: low, high and coverage per percentile.
+fn interval_columns() -> Vec<(String, String)> {
+    let names = crate::results::latency::LoadPercentiles::NAMES;
+    names
+        .iter()
+        .flat_map(|n| {
+            let k = percentile_key(n);
+            [
+                (format!("{k}_ci_low"), format!("ns {n} 95 % interval low")),
+                (format!("{k}_ci_high"), format!("ns {n} 95 % interval high")),
+                (
+                    format!("{k}_ci_level_fraction"),
+                    format!("ns {n} interval coverage (at least)"),
+                ),
+            ]
+        })
+        .collect()
+}
+
+/// A percentile with its interval for people, `101 [100, 102]`; the bare figure without one
+/// (files written before intervals, or too few groups for this percentile).
+pub fn fmt_percentile(v: f64, ci: Option<crate::results::latency::PercentileInterval>) -> String {
+    match ci {
+        Some(c) => format!(
+            "{} [{}, {}]",
+            fmt_num(v),
+            fmt_num(c.ci_low),
+            fmt_num(c.ci_high)
+        ),
+        None => fmt_num(v),
+    }
 }
 
 /// The distribution's histogram, one row per bin.
@@ -183,6 +229,7 @@ fn reference_chase(d: &LoadDistribution) -> Option<(f64, &'static str)> {
 pub fn latency_distribution_line(l: Option<&LatencyReport>) -> Option<String> {
     let d = l?.distribution.as_ref()?;
     let p = &d.ns_per_load;
+    let i = p.intervals.unwrap_or_default();
     let chase = reference_chase(d)
         .map(|(c, what)| format!("; {what} {} ns per load", fmt_num(c)))
         .unwrap_or_default();
@@ -195,9 +242,9 @@ pub fn latency_distribution_line(l: Option<&LatencyReport>) -> Option<String> {
         "per-load latency distribution ({}) at {}: median {}, p90 {}, p99 {} ns per load{disturbed} over n={} groups of {} loads, timer cost {} ns per group subtracted{chase}",
         conditions(d),
         format_bytes(d.working_set_bytes),
-        fmt_num(p.p50),
-        fmt_num(p.p90),
-        fmt_num(p.p99),
+        fmt_percentile(p.p50, i.p50),
+        fmt_percentile(p.p90, i.p90),
+        fmt_percentile(p.p99, i.p99),
         d.groups,
         d.loads_per_group,
         fmt_num(d.timer_overhead.median_ns),
@@ -230,16 +277,23 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
         })
         .collect();
     let p = &d.ns_per_load;
-    for (name, v) in [
-        ("median", p.p50),
-        ("p90", p.p90),
-        ("p99", p.p99),
-        ("p99.9", p.p99_9),
+    let i = p.intervals.unwrap_or_default();
+    for (name, v, ci) in [
+        ("median", p.p50, i.p50),
+        ("p90", p.p90, i.p90),
+        ("p99", p.p99, i.p99),
+        ("p99.9", p.p99_9, i.p99_9),
     ] {
+        // With an interval the legend gives it and the chart draws it as a band.
+        let label = match ci {
+            Some(_) => format!("{name} {} ns", fmt_percentile(v, ci)),
+            None => format!("{name} {} ns", fmt_num(v)),
+        };
         h.marks.push(HistMark {
             x: v,
-            label: format!("{name} {} ns", fmt_num(v)),
+            label,
             style: MarkStyle::Dashed,
+            band: ci.map(|c| (c.ci_low, c.ci_high)),
         });
     }
     let chases = [
@@ -255,6 +309,7 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
                 x: v,
                 label: format!("{name} {} ns", fmt_num(v)),
                 style: MarkStyle::Solid,
+                band: None,
             });
         }
     }
@@ -287,6 +342,9 @@ pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
         d.timer_overhead.reads,
         d.loads_per_group
     );
+    if p_has_intervals(d) {
+        s.push_str(" The light band around each percentile's dashed line is its 95 % interval: order statistics over all groups, the ranks around n x p that the binomial count of groups below the true percentile falls between with 95 % probability.");
+    }
     if d.clamped_groups > 0 {
         s.push_str(&format!(
             " {} group(s) took less than the timer's cost and were counted as 0 ns; a log axis has no place for them, so they are not drawn.",
@@ -309,6 +367,11 @@ pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
     s
 }
 
+/// Whether the distribution's percentiles carry intervals (files written before them do not).
+fn p_has_intervals(d: &LoadDistribution) -> bool {
+    d.ns_per_load.named().iter().any(|(_, _, ci)| ci.is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,20 +387,41 @@ mod tests {
     }
 
     #[test]
-    fn the_csv_row_ends_with_the_interleaved_chase() {
+    fn the_csv_row_ends_with_the_interleaved_chase_then_the_intervals() {
         let l = report_with(Some(distribution()));
         let t = latency_distribution_table(Some(&l));
+        // The interleaved chase, then three interval columns per percentile (issue 19).
+        let chase = t.keys.len() - 1 - 3 * 6;
+        assert_eq!(t.keys[chase], "interleaved_chase_ns_per_load_median");
+        assert_eq!(
+            t.keys[chase + 1..].iter().take(3).collect::<Vec<_>>(),
+            [
+                "ns_per_load_p1_ci_low",
+                "ns_per_load_p1_ci_high",
+                "ns_per_load_p1_ci_level_fraction"
+            ]
+        );
         assert_eq!(
             t.keys.last().map(String::as_str),
-            Some("interleaved_chase_ns_per_load_median")
+            Some("ns_per_load_p99_9_ci_level_fraction")
         );
         assert_eq!(t.rows.len(), 1);
-        assert_eq!(t.rows[0].last(), Some(&Cell::Num(103.5)));
+        assert_eq!(t.rows[0].len(), t.keys.len());
+        assert_eq!(t.rows[0][chase], Cell::Num(103.5));
+        let p50 = t.col("ns_per_load_p50_ci_low");
+        assert_eq!(
+            t.rows[0][p50..p50 + 3],
+            [Cell::Num(100.0), Cell::Num(102.0), Cell::Num(0.951)]
+        );
+        // p90 has none in the example: empty cells.
+        assert_eq!(t.rows[0][t.col("ns_per_load_p90_ci_low")], Cell::Missing);
         let mut older = distribution();
         older.interleaved_chase_ns_per_load_median = None;
+        older.ns_per_load.intervals = None;
         let l = report_with(Some(older));
         let t = latency_distribution_table(Some(&l));
-        assert_eq!(t.rows[0].last(), Some(&Cell::Missing));
+        assert_eq!(t.rows[0][chase], Cell::Missing);
+        assert!(t.rows[0][chase + 1..].iter().all(|c| *c == Cell::Missing));
     }
 
     #[test]
@@ -345,8 +429,14 @@ mod tests {
         let l = report_with(Some(distribution()));
         assert_eq!(
             latency_distribution_line(Some(&l)).unwrap(),
-            "per-load latency distribution (random walk, 4k pages, 1 thread pinned to CPU 0) at 256 MiB: median 101, p90 118, p99 140 ns per load over n=1000 groups of 16 loads, timer cost 30 ns per group subtracted; chase between the batches (same window) 104 ns per load"
+            "per-load latency distribution (random walk, 4k pages, 1 thread pinned to CPU 0) at 256 MiB: median 101 [100, 102], p90 118, p99 140 [130, 160] ns per load over n=1000 groups of 16 loads, timer cost 30 ns per group subtracted; chase between the batches (same window) 104 ns per load"
         );
+        // A file written before the intervals reads as it did.
+        let mut older = distribution();
+        older.ns_per_load.intervals = None;
+        assert!(latency_distribution_line(Some(&report_with(Some(older))))
+            .unwrap()
+            .contains("median 101, p90 118, p99 140 ns per load over"));
         // An older file without the interleaved chase names the one before the groups.
         let mut d = distribution();
         d.interleaved_chase_ns_per_load_median = None;
@@ -379,6 +469,20 @@ mod tests {
             .map(|m| m.x)
             .collect();
         assert_eq!(dashed, vec![101.0, 118.0, 140.0, 900.0]);
+        // The percentiles with an interval get a band and say it in the legend.
+        let bands: Vec<Option<(f64, f64)>> = h.marks.iter().map(|m| m.band).collect();
+        assert_eq!(
+            bands,
+            vec![
+                Some((100.0, 102.0)),
+                None,
+                Some((130.0, 160.0)),
+                None,
+                None,
+                None
+            ]
+        );
+        assert_eq!(h.marks[0].label, "median 101 [100, 102] ns");
         let solid: Vec<f64> = h
             .marks
             .iter()
@@ -388,6 +492,14 @@ mod tests {
         assert_eq!(solid, vec![103.5, 106.0]);
         let svg = crate::render::svg::histogram(&h).unwrap();
         assert!(svg.starts_with("<svg"));
+        let mut bare = h.clone();
+        bare.marks.iter_mut().for_each(|m| m.band = None);
+        let bare = crate::render::svg::histogram(&bare).unwrap();
+        assert_eq!(
+            svg.matches("<rect").count(),
+            bare.matches("<rect").count() + 2,
+            "one band per percentile with an interval"
+        );
         let caption = latency_histogram_caption(Some(&l));
         assert!(
             caption.contains("2 group(s) took less than the timer's cost"),
@@ -402,7 +514,8 @@ mod tests {
 #[cfg(test)]
 pub(crate) mod tests_support {
     use crate::results::latency::{
-        HistogramBin, LoadDistribution, LoadPercentiles, Mode, TimerOverhead,
+        HistogramBin, LoadDistribution, LoadPercentiles, Mode, PercentileInterval,
+        PercentileIntervals, TimerOverhead,
     };
     use crate::results::placement::PageSize;
 
@@ -441,6 +554,19 @@ pub(crate) mod tests_support {
                 p99_9: 900.0,
                 max: 900.0,
                 mean: 104.0,
+                intervals: Some(PercentileIntervals {
+                    p50: Some(PercentileInterval {
+                        ci_low: 100.0,
+                        ci_high: 102.0,
+                        ci_level: 0.951,
+                    }),
+                    p99: Some(PercentileInterval {
+                        ci_low: 130.0,
+                        ci_high: 160.0,
+                        ci_level: 0.952,
+                    }),
+                    ..PercentileIntervals::default()
+                }),
             },
             histogram: vec![
                 HistogramBin {

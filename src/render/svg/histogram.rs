@@ -30,12 +30,14 @@ pub enum MarkStyle {
     Solid,
 }
 
-/// A vertical line at `x` with its legend text.
+/// A vertical line at `x` with its legend text, and, when `band` is given, a light band of
+/// the mark's colour from its low to its high end (the figure's 95 % interval).
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistMark {
     pub x: f64,
     pub label: String,
     pub style: MarkStyle,
+    pub band: Option<(f64, f64)>,
 }
 
 /// What to draw. Bins whose low edge is not positive (a bin of values clamped to 0) have no
@@ -288,6 +290,17 @@ fn draw(
             Rectangle::new(corners, WHITE.stroke_width(1)),
         ])?;
     }
+    // The marks' bands first, light, so every line stays visible on top of them.
+    for (i, m) in h.marks.iter().enumerate() {
+        let Some((lo, hi)) = m.band.filter(|(l, h)| l.is_finite() && *l > 0.0 && h >= l) else {
+            continue;
+        };
+        let (a, b) = (lo.log10().clamp(x0, x1), hi.log10().clamp(x0, x1));
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(a, y0), (b, y1)],
+            mark_color(i).mix(0.2).filled(),
+        )))?;
+    }
     for (i, m) in h.marks.iter().enumerate() {
         if !(m.x.is_finite() && m.x > 0.0) {
             continue;
@@ -385,16 +398,19 @@ mod tests {
                 x: 300.0,
                 label: "p50 300 ns".into(),
                 style: MarkStyle::Dashed,
+                band: None,
             },
             HistMark {
                 x: 340.0,
                 label: "p99 340 ns".into(),
                 style: MarkStyle::Dashed,
+                band: None,
             },
             HistMark {
                 x: 310.0,
                 label: "chase 310 ns".into(),
                 style: MarkStyle::Solid,
+                band: None,
             },
         ];
         h

@@ -7,6 +7,8 @@
 use crate::results::findings::{figure_checks, judge_figures};
 use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
 use crate::results::{Finding, RunQuality, RunResults};
+use crate::stats::decide::unpaired_ratio;
+use crate::stats::Summary;
 
 /// HMAT and measurement disagree when they differ by more than this fraction.
 pub const HMAT_TOLERANCE: f64 = 0.25;
@@ -80,18 +82,57 @@ pub fn scaling_curves(r: &RunResults) -> Vec<(u32, Vec<(usize, f64)>)> {
         .collect()
 }
 
+/// The summary of the scaling point of `node`'s curve with `threads` threads (its result's
+/// rates), else a point figure without an interval.
+fn scaling_summary(r: &RunResults, node: u32, threads: usize, mb: f64) -> Summary {
+    let Some(b) = r.scaling.as_ref() else {
+        return Summary::point(mb, 1);
+    };
+    b.scaling
+        .first()
+        .and_then(|s| s.series.iter().find(|c| c.node == Some(node)))
+        .and_then(|c| c.points.iter().find(|p| p.threads == threads))
+        .and_then(|p| b.results.get(p.result_index))
+        .map_or(Summary::point(mb, 1), |x| {
+            super::penalty::rates_summary(&x.mb_per_s)
+        })
+}
+
+/// "bandwidth saturates at 6 threads on node 1: 6 of 12 threads reach 96 % [93, 99 %] of its
+/// 37500 MB/s": the point is found on the medians ([`saturation_point`]); the share it
+/// reaches carries the interval of the two figures' ratio (unpaired: the points were measured
+/// one after the other), or says there is none.
 fn saturation(r: &RunResults) -> Vec<Finding> {
     scaling_curves(r)
         .into_iter()
         .filter_map(|(node, pts)| {
             let all = pts.iter().map(|p| p.0).max()?;
             let (t, max) = saturation_point(&pts)?;
+            let at_t = pts.iter().find(|p| p.0 == t)?.1;
+            let top = pts.iter().find(|p| p.1 == max)?.0;
+            let a = scaling_summary(r, node, top, max);
+            let b = scaling_summary(r, node, t, at_t);
+            let ratio = unpaired_ratio(&a, &b)?;
+            let share = match (ratio.low, ratio.high) {
+                (Some(lo), Some(hi)) => format!(
+                    "{:.0} % [{:.0}, {:.0} %] (unpaired medians, n={} and {})",
+                    ratio.ratio * 100.0,
+                    lo * 100.0,
+                    hi * 100.0,
+                    b.samples,
+                    a.samples
+                ),
+                _ => format!(
+                    "{:.0} % (no interval, n={})",
+                    ratio.ratio * 100.0,
+                    ratio.samples
+                ),
+            };
             Some(Finding::info(
                 "bandwidth-saturation",
                 format!(
-                    "bandwidth saturates at {t} thread{} on node {node}: {t} of {all} threads reach {:.0}% of its {max:.0} MB/s",
+                    "bandwidth saturates at {t} thread{} on node {node}: {t} of {all} threads reach {share} of its {max:.0} MB/s",
                     if t == 1 { "" } else { "s" },
-                    SATURATION_FRACTION * 100.0
                 ),
             ))
         })
@@ -117,8 +158,10 @@ fn policy_winners(r: &RunResults) -> Vec<Finding> {
         .collect()
 }
 
-/// "measured latency disagrees with HMAT by 40% for node 5 (from node 0: 140 ns measured,
-/// 100 ns declared)", for every matrix cell off by more than [`HMAT_TOLERANCE`].
+/// "measured latency disagrees with HMAT by 40% for node 5 (from node 0: 140 ns measured, 95 %
+/// interval [130, 150] n=9; 100 ns firmware-declared)", for every matrix cell off by more than
+/// [`HMAT_TOLERANCE`]. With an interval, the whole interval must lie beyond the tolerance (noise
+/// is no disagreement); without one the finding says so.
 pub fn hmat_disagreement(r: &RunResults) -> Vec<Finding> {
     let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) else {
         return vec![];
@@ -130,19 +173,35 @@ pub fn hmat_disagreement(r: &RunResults) -> Vec<Finding> {
             if h <= 0.0 {
                 return None;
             }
-            let v = c.result.ns_per_load.median;
+            let s = &c.result.ns_per_load;
+            let v = s.median;
             let off = v / h - 1.0;
-            (off.abs() > HMAT_TOLERANCE).then(|| {
-                Finding::warning(
-                    "hmat-disagreement",
-                    format!(
-                        "measured latency disagrees with HMAT by {:.0}% for node {} (from node {}: {v:.0} ns measured, {h:.0} ns firmware-declared)",
-                        off.abs() * 100.0,
-                        c.memory_node,
-                        c.initiator_node
-                    ),
-                )
-            })
+            if off.abs() <= HMAT_TOLERANCE {
+                return None;
+            }
+            let spread = match s.interval() {
+                Some((lo, hi, _)) => {
+                    let clear = if off > 0.0 {
+                        lo / h - 1.0 > HMAT_TOLERANCE
+                    } else {
+                        hi / h - 1.0 < -HMAT_TOLERANCE
+                    };
+                    if !clear {
+                        return None;
+                    }
+                    format!("95 % interval [{lo:.0}, {hi:.0}] n={}", s.samples)
+                }
+                None => format!("no interval (n={})", s.samples),
+            };
+            Some(Finding::warning(
+                "hmat-disagreement",
+                format!(
+                    "measured latency disagrees with HMAT by {:.0}% for node {} (from node {}: {v:.0} ns measured, {spread}; {h:.0} ns firmware-declared)",
+                    off.abs() * 100.0,
+                    c.memory_node,
+                    c.initiator_node
+                ),
+            ))
         })
         .collect()
 }
@@ -274,7 +333,15 @@ mod tests {
                 "remote memory latency from node 1 has no interval (n=1), so no penalty is stated (node 0: 71 vs 46 ns local)",
             ]
         );
-        assert!(f.iter().all(|x| x.id == "remote-penalty"));
+        let ids: Vec<&str> = f.iter().map(|x| x.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "remote-latency-penalty",
+                "remote-bandwidth-penalty",
+                "remote-latency-penalty"
+            ]
+        );
     }
 
     #[test]
@@ -288,7 +355,31 @@ mod tests {
         assert_eq!(f.len(), 1);
         assert_eq!(
             f[0].text,
-            "measured latency disagrees with HMAT by 40% for node 5 (from node 0: 140 ns measured, 100 ns firmware-declared)"
+            "measured latency disagrees with HMAT by 40% for node 5 (from node 0: 140 ns measured, no interval (n=1); 100 ns firmware-declared)"
+        );
+        // With an interval: a cell whose interval reaches into the tolerance is no
+        // disagreement; one wholly beyond it is, with its interval.
+        let spread = |v: f64, w: f64| -> Summary {
+            Summary::of(
+                &(0..9)
+                    .map(|k| v * (1.0 + w * (k as f64 - 4.0) / 4.0))
+                    .collect::<Vec<_>>(),
+            )
+            .unwrap()
+        };
+        let set = |r: &mut RunResults, s: Summary| {
+            r.latency.as_mut().unwrap().matrix.as_mut().unwrap().cells[1]
+                .result
+                .ns_per_load = s;
+        };
+        set(&mut r, spread(140.0, 0.2));
+        assert!(hmat_disagreement(&r).is_empty(), "interval down to 112 ns");
+        set(&mut r, spread(140.0, 0.05));
+        let f = hmat_disagreement(&r);
+        assert!(
+            f[0].text.contains("140 ns measured, 95 % interval ["),
+            "{}",
+            f[0].text
         );
     }
 
@@ -312,7 +403,28 @@ mod tests {
             &[(1, 10000.0), (6, 36000.0), (12, 37500.0)],
         ));
         let f = saturation(&r);
-        assert_eq!(f[0].text, "bandwidth saturates at 6 threads on node 1: 6 of 12 threads reach 90% of its 37500 MB/s");
+        // The sample has one figure per point: no interval.
+        assert_eq!(f[0].text, "bandwidth saturates at 6 threads on node 1: 6 of 12 threads reach 96 % (no interval, n=1) of its 37500 MB/s");
+    }
+
+    /// Scaling points with intervals: the share the saturation point reaches carries the
+    /// interval of its ratio to the top point.
+    #[test]
+    fn saturation_share_carries_its_interval() {
+        let mut r = crate::render::fixture::opteron_example();
+        let rates = |v: f64| {
+            let xs: Vec<f64> = (0..9).map(|k| v * (1.0 + 0.002 * k as f64)).collect();
+            crate::results::bandwidth::Rates::from_summary(&Summary::of(&xs).unwrap(), vec![])
+        };
+        let b = r.scaling.as_mut().unwrap();
+        b.results[0].mb_per_s = rates(6286.0);
+        b.results[2].mb_per_s = rates(6330.0);
+        let f = saturation(&r);
+        assert_eq!(f.len(), 1, "{f:?}");
+        assert_eq!(
+            f[0].text,
+            "bandwidth saturates at 1 thread on node 0: 1 of 2 threads reach 99 % [98, 100 %] (unpaired medians, n=9 and 9) of its 6330 MB/s"
+        );
     }
 
     #[test]

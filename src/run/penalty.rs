@@ -44,6 +44,14 @@ impl Quantity {
         }
     }
 
+    /// The finding's id (docs/schema/results.md).
+    pub fn finding_id(self) -> &'static str {
+        match self {
+            Quantity::Latency => "remote-latency-penalty",
+            Quantity::Bandwidth => "remote-bandwidth-penalty",
+        }
+    }
+
     fn lower_is_better(self) -> bool {
         self == Quantity::Latency
     }
@@ -193,7 +201,7 @@ fn disturbed(q: Option<&RepetitionQuality>) -> bool {
 
 /// A bandwidth figure's rates as a summary (percentiles are not kept for rates: the maximum
 /// stands for them; only the median and the interval are used here).
-fn rates_summary(r: &Rates) -> Summary {
+pub(crate) fn rates_summary(r: &Rates) -> Summary {
     Summary {
         median: r.median,
         min: r.min,
@@ -388,11 +396,12 @@ pub fn penalties(r: &RunResults) -> Vec<RemotePenalty> {
     out
 }
 
-/// The `remote-penalty` findings, one per initiator and quantity with a remote figure.
+/// The `remote-latency-penalty` and `remote-bandwidth-penalty` findings, one per initiator and
+/// quantity with a remote figure.
 pub fn findings(r: &RunResults) -> Vec<Finding> {
     penalties(r)
         .iter()
-        .map(|p| Finding::info("remote-penalty", p.sentence()))
+        .map(|p| Finding::info(p.quantity.finding_id(), p.sentence()))
         .collect()
 }
 

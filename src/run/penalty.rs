@@ -325,14 +325,16 @@ fn interval_of(r: &RatioToLocal) -> RatioInterval {
     }
 }
 
-/// The worst remote cell of `init`'s RightMark row by its paired ratio to the local cell.
+/// The worst remote cell of `init`'s RightMark row by its paired ratio to the local cell;
+/// `None` when its block fits in a cache (the bandwidth column is then the cache's, and the
+/// matrices, sized beyond the caches, speak for memory).
 fn from_rightmark(t: &RightmarkReport, init: u32, q: Quantity) -> Option<RemotePenalty> {
     let col = q.column();
-    let local = t
-        .cells
-        .iter()
-        .find(|c| c.cpu_node == init && c.local)?
-        .figure(col)?;
+    let row = || t.cells.iter().filter(|c| c.cpu_node == init);
+    if row().any(|c| c.figure(col).is_some_and(|f| f.cache_level.is_some())) {
+        return None;
+    }
+    let local = row().find(|c| c.local)?.figure(col)?;
     let local_median = local.median()?;
     let worst = t
         .cells
@@ -506,7 +508,19 @@ mod tests {
             (0, 0, 45.6, None),
             (0, 1, 70.9, None),
         ]));
+        r.advisor = Some(sample::advice(0, &[(0, 6286.0), (1, 3116.0)]));
         assert!(findings(&r)[0].text.contains("paired, 9 rounds"));
+        // A block that fits in a cache: its read column is the cache's, so bandwidth comes
+        // from the run's other figures (here the advisor's, which have no interval).
+        for c in &mut r.rightmark.as_mut().unwrap().cells {
+            c.figures[0].figure.cache_level = Some("L3".into());
+        }
+        let f = findings(&r);
+        assert!(f[0].text.contains("paired, 9 rounds"), "{}", f[0].text);
+        assert_eq!(
+            f[1].text,
+            "remote memory bandwidth from node 0 has no interval (n=1), so no penalty is stated (node 1: 3116 vs 6286 MB/s local)"
+        );
     }
 
     /// A VM's fake nodes: remote and local are one host memory, the rounds differ by their

@@ -111,9 +111,15 @@ fn the_reference_is_measured_across_the_run_and_shown_where_conditions_match() {
     let head: Vec<&str> = stdout.lines().skip(2).take(2).collect();
     assert!(head[0].contains("local idle latency"), "{stdout}");
     assert!(head[1].contains("local read bandwidth"), "{stdout}");
+    // A disturbed reference's filled places repeat its DISTURBED mark.
     let note = format!(
-        "(the run's local idle latency, n={}, measured across the run)",
-        l.ns_per_load.samples
+        "(the run's local idle latency, n={}, measured across the run{})",
+        l.ns_per_load.samples,
+        if l.quality.disturbed {
+            "; DISTURBED: its repetitions stayed disturbed after the retakes ran out"
+        } else {
+            ""
+        }
     );
     assert!(stdout.contains(&note), "{stdout}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();

@@ -19,7 +19,7 @@ pub enum Severity {
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable identifier of the kind of finding (`remote-penalty`, `thp-always`, ...), for
+    /// Stable identifier of the kind of finding (`remote-latency-penalty`, `thp-always`, ...), for
     /// tools that filter findings; the list is in docs/schema/results.md.
     pub id: String,
     pub severity: Severity,

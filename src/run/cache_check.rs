@@ -15,6 +15,7 @@
 use crate::results::latency::{CurveKnees, LatencyReport, LatencyResult, Mode, SweepCurve};
 use crate::results::placement::PageSize;
 use crate::results::{Finding, RunResults};
+use crate::stats::decide::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
 
 /// A knee at or below this fraction of the declared size contradicts the declaration.
 pub const CONTRADICTION_FRACTION: f64 = 0.25;
@@ -101,9 +102,10 @@ pub fn declared_vs_measured(r: &RunResults) -> Vec<Finding> {
 
 /// Where a level without a plateau ends: the level's latency is the median of the points in
 /// (`lower`, 2 x `lower`] (`lower`: the previous level's size), memory's is the curve's largest
-/// point, which must lie at twice the declared size or beyond and be at least twice as slow;
-/// returns the last point below the geometric midpoint of the two and the first at or above
-/// it.
+/// point, which must lie at twice the declared size or beyond and be at least twice as slow
+/// (the low end of its interval, when it has one); returns the last point below the geometric
+/// midpoint of the two and the first at or above it, when that step is beyond noise (issue 19:
+/// with intervals on both points, their ratio must clear the practical margin).
 fn midpoint_edge(curve: &SweepCurve, lower: u64, declared: u64) -> Option<(u64, u64)> {
     let pts = &curve.points;
     let last = pts.last()?;
@@ -121,16 +123,29 @@ fn midpoint_edge(curve: &SweepCurve, lower: u64, declared: u64) -> Option<(u64, 
     near.sort_by(f64::total_cmp);
     let level = near[near.len() / 2];
     let memory = last.ns_per_load.median;
-    if !(level > 0.0 && memory >= 2.0 * level) {
+    // "At least twice as slow" is a difference: with an interval its low end must say so.
+    let memory_low = last.ns_per_load.ci_low.unwrap_or(memory).min(memory);
+    if !(level > 0.0 && memory_low >= 2.0 * level) {
         return None;
     }
     let mid = (level * memory).sqrt();
-    let mut prev = None;
+    let mut prev: Option<&LatencyResult> = None;
     for p in pts.iter().filter(|p| p.working_set_bytes > lower) {
         if p.ns_per_load.median >= mid {
-            return prev.map(|e| (e, p.working_set_bytes));
+            let e = prev?;
+            // The step must be more than noise: when both points have an interval, the
+            // later one must clear the earlier one by the practical margin.
+            let step =
+                unpaired_ratio(&e.ns_per_load, &p.ns_per_load).map(|r| r.decide(PRACTICAL_MARGIN));
+            if matches!(
+                step,
+                Some(Decision::Indistinguishable { .. } | Decision::Lower)
+            ) {
+                return None;
+            }
+            return Some((e.working_set_bytes, p.working_set_bytes));
         }
-        prev = Some(p.working_set_bytes);
+        prev = Some(p);
     }
     None
 }
@@ -339,6 +354,33 @@ mod tests {
         );
         // Memory not clearly slower than the level: no claim.
         assert!(declared_vs_measured(&run_with(measured_here(None, 30.0))).is_empty());
+    }
+
+    /// Issue 19: with intervals, a step between two points whose intervals say they may be
+    /// the same is noise, not the level's end; a clear step still is.
+    #[test]
+    fn a_step_within_noise_is_no_edge() {
+        let with_spread = |mut l: LatencyReport, kib: u64, ns: f64, w: f64| {
+            let p = l.sweep[0]
+                .points
+                .iter_mut()
+                .find(|p| p.working_set_bytes == kib << 10)
+                .unwrap();
+            let xs: Vec<f64> = (0..9)
+                .map(|k| ns * (1.0 + w * (k as f64 - 4.0) / 4.0))
+                .collect();
+            p.ns_per_load = crate::stats::Summary::of(&xs).unwrap();
+            l
+        };
+        // 22.7 ns and 98 ns, each within +-1 %: a step.
+        let l = with_spread(measured_here(None, 190.9), 2896, 22.7, 0.01);
+        let l = with_spread(l, 4096, 98.0, 0.01);
+        assert_eq!(declared_vs_measured(&run_with(l)).len(), 1);
+        // 2.8 MiB at 50 ns within [16, 84] and 4 MiB at 98 ns within [78, 118]: the two may
+        // be one latency, so no step is claimed.
+        let l = with_spread(measured_here(None, 190.9), 2896, 50.0, 0.9);
+        let l = with_spread(l, 4096, 98.0, 0.2);
+        assert!(declared_vs_measured(&run_with(l)).is_empty());
     }
 
     #[test]

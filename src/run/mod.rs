@@ -12,6 +12,7 @@ pub mod findings;
 pub mod measure;
 pub mod output;
 mod parts;
+pub mod penalty;
 pub mod plan;
 pub mod ranking;
 pub mod reference;

@@ -1,0 +1,643 @@
+//! Remote-memory penalties decided by statistics (issue 19, item 3). For each initiator node the
+//! worst remote memory node is set against the local one, for latency and for bandwidth, and
+//! a penalty is stated only when the ratio's 95 % interval lies beyond 1 +- the practical
+//! margin ([`PRACTICAL_MARGIN`]); otherwise the finding says the two are indistinguishable here
+//! (within +-x %), or that there is no interval (too few samples), and states no percentage as
+//! if it were settled.
+//!
+//! The ratio comes from the best evidence the run holds: the RightMark table's paired ratios
+//! (its cells are measured in interleaved rotated rounds, so the host's drift hits local and
+//! remote alike; random-latency column for latency, read column for bandwidth), else the
+//! matrices' summaries through [`unpaired_ratio`], whose interval is conservative because the
+//! cells were measured one after the other. A virtual machine's fake nodes (one host memory
+//! behind all of them) then read as indistinguishable instead of a confident few-percent
+//! "penalty". Pure functions over finished results; nothing here measures or prints.
+
+use crate::results::bandwidth::Rates;
+use crate::results::quality::RepetitionQuality;
+use crate::results::tables::{RatioToLocal, RightmarkMetric, RightmarkReport};
+use crate::results::{Finding, RunResults};
+use crate::stats::decide::{percent, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
+use crate::stats::Summary;
+
+/// What a penalty is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// Idle load latency, ns (lower is better).
+    Latency,
+    /// Read bandwidth, MB/s (higher is better).
+    Bandwidth,
+}
+
+impl Quantity {
+    fn name(self) -> &'static str {
+        match self {
+            Quantity::Latency => "latency",
+            Quantity::Bandwidth => "bandwidth",
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            Quantity::Latency => "ns",
+            Quantity::Bandwidth => "MB/s",
+        }
+    }
+
+    /// The finding's id (docs/schema/results.md).
+    pub fn finding_id(self) -> &'static str {
+        match self {
+            Quantity::Latency => "remote-latency-penalty",
+            Quantity::Bandwidth => "remote-bandwidth-penalty",
+        }
+    }
+
+    fn lower_is_better(self) -> bool {
+        self == Quantity::Latency
+    }
+
+    /// The RightMark column measuring it.
+    fn column(self) -> RightmarkMetric {
+        match self {
+            Quantity::Latency => RightmarkMetric::Random,
+            Quantity::Bandwidth => RightmarkMetric::Read,
+        }
+    }
+
+    /// True when remote over local `ratio` is a cost (slower or less bandwidth).
+    fn is_cost(self, ratio: f64) -> bool {
+        if self.lower_is_better() {
+            ratio > 1.0
+        } else {
+            ratio < 1.0
+        }
+    }
+}
+
+/// Where the ratio comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// The median of per-round ratios of interleaved rounds (the RightMark table).
+    Paired { rounds: usize },
+    /// The ratio of two independent medians with the conservative interval (the matrices).
+    Unpaired { local_n: usize, remote_n: usize },
+}
+
+impl Method {
+    fn phrase(self) -> String {
+        match self {
+            Method::Paired { rounds } => format!("paired, {rounds} rounds"),
+            Method::Unpaired { local_n, remote_n } => {
+                format!("unpaired medians, n={local_n} and {remote_n}")
+            }
+        }
+    }
+}
+
+/// One initiator's worst remote memory node against its local figure, for one quantity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemotePenalty {
+    pub quantity: Quantity,
+    pub initiator: u32,
+    pub memory_node: u32,
+    /// Median of the remote figure and of the local one (ns or MB/s).
+    pub remote: f64,
+    pub local: f64,
+    /// Remote over local, with its interval when there is one.
+    pub ratio: RatioInterval,
+    pub method: Method,
+    /// Either figure's repetitions stayed disturbed after the retakes ran out.
+    pub disturbed: bool,
+}
+
+impl RemotePenalty {
+    /// The decision with the practical margin.
+    pub fn decision(&self) -> Decision {
+        self.ratio.decide(PRACTICAL_MARGIN)
+    }
+
+    /// The finding's sentence (see the module docs for the three cases).
+    pub fn sentence(&self) -> String {
+        let q = self.quantity;
+        let i = self.initiator;
+        let figures = format!(
+            "node {}: {} vs {} {} local",
+            self.memory_node,
+            value(self.remote),
+            value(self.local),
+            q.unit()
+        );
+        let mark = if self.disturbed {
+            "; disturbed: a measuring thread did not have its CPU to itself"
+        } else {
+            ""
+        };
+        let how = self.method.phrase();
+        match self.decision() {
+            Decision::Higher | Decision::Lower => {
+                let (lo, hi) = (
+                    self.ratio.low.unwrap_or(self.ratio.ratio),
+                    self.ratio.high.unwrap_or(self.ratio.ratio),
+                );
+                let change = format!(
+                    "{} % {} [{}, {} %]",
+                    signed(self.ratio.ratio - 1.0),
+                    q.name(),
+                    signed(lo - 1.0),
+                    signed(hi - 1.0)
+                );
+                if q.is_cost(self.ratio.ratio) {
+                    format!("remote memory costs {change} from node {i} ({figures}; {how}{mark})")
+                } else {
+                    format!(
+                        "remote memory beats local from node {i}: {change} ({figures}; {how}{mark})"
+                    )
+                }
+            }
+            Decision::Indistinguishable { within } => format!(
+                "from node {i}, remote and local memory are indistinguishable here in {} (within +-{}; {figures}; {how}{mark})",
+                q.name(),
+                percent(within)
+            ),
+            Decision::NoInterval { samples } => format!(
+                "remote memory {} from node {i} has no interval (n={samples}), so no penalty is stated ({figures}{mark})",
+                q.name()
+            ),
+        }
+    }
+}
+
+/// A fraction as a signed percentage: whole numbers from 10 % up, one decimal below.
+fn signed(f: f64) -> String {
+    let p = f * 100.0;
+    if p.abs() >= 9.95 {
+        format!("{p:+.0}")
+    } else {
+        format!("{p:+.1}")
+    }
+}
+
+/// A figure with the digits it deserves: one decimal below 10, whole numbers above.
+fn value(v: f64) -> String {
+    if v.abs() < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// One matrix cell as the comparison sees it.
+#[derive(Clone, Debug, PartialEq)]
+struct Cell {
+    initiator: u32,
+    memory: u32,
+    summary: Summary,
+    disturbed: bool,
+}
+
+fn disturbed(q: Option<&RepetitionQuality>) -> bool {
+    q.is_some_and(|q| q.disturbed)
+}
+
+/// A bandwidth figure's rates as a summary (percentiles are not kept for rates: the maximum
+/// stands for them; only the median and the interval are used here).
+pub(crate) fn rates_summary(r: &Rates) -> Summary {
+    Summary {
+        median: r.median,
+        min: r.min,
+        max: r.max,
+        p90: r.max,
+        p99: r.max,
+        samples: r.samples,
+        ci_low: r.ci_low,
+        ci_high: r.ci_high,
+        ci_level: r.ci_level,
+    }
+}
+
+fn latency_cells(r: &RunResults) -> Vec<Cell> {
+    r.latency
+        .as_ref()
+        .and_then(|l| l.matrix.as_ref())
+        .map(|m| {
+            m.cells
+                .iter()
+                .map(|c| Cell {
+                    initiator: c.initiator_node,
+                    memory: c.memory_node,
+                    summary: c.result.ns_per_load,
+                    disturbed: disturbed(c.result.quality.as_ref()),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The bandwidth matrix (its `read` kernel when measured, else its first) with each cell's
+/// result summary; else the advisor's bind measurements, which are medians without an
+/// interval.
+fn bandwidth_cells(r: &RunResults) -> Vec<Cell> {
+    if let Some((b, m)) = r.bandwidth.as_ref().and_then(|b| {
+        b.matrix
+            .iter()
+            .find(|m| m.kernel == "read")
+            .or_else(|| b.matrix.first())
+            .map(|m| (b, m))
+    }) {
+        return m
+            .cells
+            .iter()
+            .map(|c| {
+                let res = b.results.get(c.result_index);
+                Cell {
+                    initiator: c.initiator,
+                    memory: c.target,
+                    summary: res.map_or(Summary::point(c.mb_per_s, 1), |x| {
+                        rates_summary(&x.mb_per_s)
+                    }),
+                    disturbed: res.is_some_and(|x| disturbed(x.quality.as_ref())),
+                }
+            })
+            .collect();
+    }
+    r.advisor
+        .as_ref()
+        .map(|a| {
+            a.measured_mb_per_s
+                .iter()
+                .map(|&(n, mb)| Cell {
+                    initiator: a.initiator_node,
+                    memory: n,
+                    summary: Summary::point(mb, 1),
+                    disturbed: false,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The worst remote cell of `init` against its local cell (its own node's, else its best),
+/// by unpaired ratio of the medians.
+fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> {
+    let row: Vec<&Cell> = cells.iter().filter(|c| c.initiator == init).collect();
+    let better = |a: &&&Cell, b: &&&Cell| {
+        let o = a.summary.median.total_cmp(&b.summary.median);
+        if q.lower_is_better() {
+            o.reverse()
+        } else {
+            o
+        }
+    };
+    let local = row
+        .iter()
+        .find(|c| c.memory == init)
+        .or_else(|| row.iter().max_by(better))
+        .copied()?;
+    let worst = row
+        .iter()
+        .filter(|c| c.memory != init && c.memory != local.memory)
+        .min_by(better)
+        .copied()?;
+    let ratio = unpaired_ratio(&local.summary, &worst.summary)?;
+    Some(RemotePenalty {
+        quantity: q,
+        initiator: init,
+        memory_node: worst.memory,
+        remote: worst.summary.median,
+        local: local.summary.median,
+        ratio,
+        method: Method::Unpaired {
+            local_n: local.summary.samples,
+            remote_n: worst.summary.samples,
+        },
+        disturbed: local.disturbed || worst.disturbed,
+    })
+}
+
+fn interval_of(r: &RatioToLocal) -> RatioInterval {
+    RatioInterval {
+        ratio: r.ratio,
+        low: r.ci_low,
+        high: r.ci_high,
+        level: r.ci_level,
+        samples: r.pairs,
+        p_value: None,
+    }
+}
+
+/// The worst remote cell of `init`'s RightMark row by its paired ratio to the local cell;
+/// `None` when its block fits in a cache (the bandwidth column is then the cache's, and the
+/// matrices, sized beyond the caches, speak for memory).
+fn from_rightmark(t: &RightmarkReport, init: u32, q: Quantity) -> Option<RemotePenalty> {
+    let col = q.column();
+    let row = || t.cells.iter().filter(|c| c.cpu_node == init);
+    if row().any(|c| c.figure(col).is_some_and(|f| f.cache_level.is_some())) {
+        return None;
+    }
+    let local = row().find(|c| c.local)?.figure(col)?;
+    let local_median = local.median()?;
+    let worst = t
+        .cells
+        .iter()
+        .filter(|c| c.cpu_node == init && !c.local)
+        .filter_map(|c| {
+            let f = c.figure(col)?;
+            Some((c.memory_node, f, f.ratio_to_local?, f.median()?))
+        })
+        .max_by(|a, b| {
+            let o = a.2.ratio.total_cmp(&b.2.ratio);
+            if q.lower_is_better() {
+                o
+            } else {
+                o.reverse()
+            }
+        })?;
+    let (node, fig, ratio, median) = worst;
+    Some(RemotePenalty {
+        quantity: q,
+        initiator: init,
+        memory_node: node,
+        remote: median,
+        local: local_median,
+        ratio: interval_of(&ratio),
+        method: Method::Paired {
+            rounds: ratio.pairs,
+        },
+        disturbed: local.disturbed() || fig.disturbed(),
+    })
+}
+
+/// Every initiator's worst remote penalty, latency then bandwidth, initiators ascending: from
+/// the RightMark table when it has the pair, else from the matrices.
+pub fn penalties(r: &RunResults) -> Vec<RemotePenalty> {
+    let lat = latency_cells(r);
+    let bw = bandwidth_cells(r);
+    let mut inits: Vec<u32> = lat
+        .iter()
+        .chain(bw.iter())
+        .map(|c| c.initiator)
+        .chain(
+            r.rightmark
+                .iter()
+                .flat_map(|t| t.cells.iter().map(|c| c.cpu_node)),
+        )
+        .collect();
+    inits.sort_unstable();
+    inits.dedup();
+    let mut out = Vec::new();
+    for i in inits {
+        for (q, cells) in [(Quantity::Latency, &lat), (Quantity::Bandwidth, &bw)] {
+            let p = r
+                .rightmark
+                .as_ref()
+                .and_then(|t| from_rightmark(t, i, q))
+                .or_else(|| from_matrix(cells, i, q));
+            out.extend(p);
+        }
+    }
+    out
+}
+
+/// The `remote-latency-penalty` and `remote-bandwidth-penalty` findings, one per initiator and
+/// quantity with a remote figure.
+pub fn findings(r: &RunResults) -> Vec<Finding> {
+    penalties(r)
+        .iter()
+        .map(|p| Finding::info(p.quantity.finding_id(), p.sentence()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::quality::RepetitionQuality;
+    use crate::results::tables::{RightmarkCell, RightmarkFigure, RoundFigure};
+    use crate::run::sample;
+
+    /// Nine rounds around `v`, drifting with the host (the same drift for every cell of a
+    /// round) and with a noise of their own: +-`own` in turn for a positive `own`, and the
+    /// other way round for a negative one (a remote cell against its local cell).
+    fn rounds(v: f64, own: f64) -> Vec<f64> {
+        let drift = [1.0, 0.9, 1.1, 0.95, 1.15, 0.92, 1.05, 0.97, 1.02];
+        let noise = [1.0, -1.0, 0.5, -0.5, 0.0, 0.8, -0.8, 0.3, -0.3];
+        drift
+            .iter()
+            .zip(noise)
+            .map(|(d, n)| v * d * (1.0 + own * n))
+            .collect()
+    }
+
+    fn figure(rounds: Vec<f64>) -> RoundFigure {
+        RoundFigure {
+            summary: Summary::of(&rounds),
+            rounds,
+            ..RoundFigure::empty()
+        }
+    }
+
+    /// A two-node RightMark table, read column and random-latency column, rows measured in the
+    /// same rounds: `(cpu node, memory node, MB/s rounds, ns rounds)`.
+    fn rightmark(cells: &[(u32, u32, Vec<f64>, Vec<f64>)]) -> RightmarkReport {
+        let mut rows: Vec<RightmarkCell> = cells
+            .iter()
+            .map(|(i, m, bw, ns)| RightmarkCell {
+                cpu_node: *i,
+                memory_node: *m,
+                cpu: *i,
+                local: i == m,
+                slit_distance: None,
+                figures: vec![
+                    RightmarkFigure {
+                        metric: RightmarkMetric::Read,
+                        figure: figure(bw.clone()),
+                    },
+                    RightmarkFigure {
+                        metric: RightmarkMetric::Random,
+                        figure: figure(ns.clone()),
+                    },
+                ],
+            })
+            .collect();
+        let copy = rows.clone();
+        for row in rows.iter_mut().filter(|c| !c.local) {
+            let local = copy
+                .iter()
+                .find(|c| c.cpu_node == row.cpu_node && c.local)
+                .unwrap();
+            for f in &mut row.figures {
+                let l = local.figure(f.metric).unwrap();
+                f.figure.ratio_to_local = crate::tables::ratio_to_local(l, &f.figure);
+            }
+        }
+        RightmarkReport {
+            block_bytes: 16 << 20,
+            page_size: "4k".into(),
+            rounds: 9,
+            bandwidth_repetition_ms: 50,
+            latency_samples_per_round: 3,
+            latency_min_sample_ns: 1_000_000,
+            metrics: vec![RightmarkMetric::Read, RightmarkMetric::Random],
+            cells: rows,
+            numa_balancing: None,
+            environment: sample::opteron_topology().environment,
+            warnings: vec![],
+        }
+    }
+
+    /// The Opteron article's machine measured by RightMark: remote clearly slower (+55 %
+    /// latency, -50 % bandwidth) from node 0, the paired interval said with it.
+    #[test]
+    fn paired_rightmark_ratios_clear_the_margin() {
+        let mut r = sample::results();
+        r.rightmark = Some(rightmark(&[
+            (0, 0, rounds(6286.0, 0.01), rounds(45.6, 0.01)),
+            (0, 1, rounds(3116.0, -0.01), rounds(70.9, -0.01)),
+        ]));
+        let f = findings(&r);
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(
+            f[0].text,
+            "remote memory costs +55 % latency [+53, +58 %] from node 0 (node 1: 70 vs 46 ns local; paired, 9 rounds)"
+        );
+        assert_eq!(
+            f[1].text,
+            "remote memory costs -50 % bandwidth [-51, -50 %] from node 0 (node 1: 3085 vs 6349 MB/s local; paired, 9 rounds)"
+        );
+        // The RightMark table wins over a matrix in the same run.
+        r.latency = Some(sample::latency_matrix(&[
+            (0, 0, 45.6, None),
+            (0, 1, 70.9, None),
+        ]));
+        r.advisor = Some(sample::advice(0, &[(0, 6286.0), (1, 3116.0)]));
+        assert!(findings(&r)[0].text.contains("paired, 9 rounds"));
+        // A block that fits in a cache: its read column is the cache's, so bandwidth comes
+        // from the run's other figures (here the advisor's, which have no interval).
+        for c in &mut r.rightmark.as_mut().unwrap().cells {
+            c.figures[0].figure.cache_level = Some("L3".into());
+        }
+        let f = findings(&r);
+        assert!(f[0].text.contains("paired, 9 rounds"), "{}", f[0].text);
+        assert_eq!(
+            f[1].text,
+            "remote memory bandwidth from node 0 has no interval (n=1), so no penalty is stated (node 1: 3116 vs 6286 MB/s local)"
+        );
+    }
+
+    /// A VM's fake nodes: remote and local are one host memory, the rounds differ by their
+    /// own noise only. No penalty is claimed.
+    #[test]
+    fn paired_noise_is_indistinguishable() {
+        let mut r = sample::results();
+        let mut remote_ns = rounds(100.0, 0.0);
+        for (k, v) in remote_ns.iter_mut().enumerate() {
+            *v *= if k % 2 == 0 { 1.02 } else { 0.99 };
+        }
+        r.rightmark = Some(rightmark(&[
+            (0, 0, rounds(10_000.0, 0.0), rounds(100.0, 0.0)),
+            (0, 1, rounds(10_000.0, 0.015), remote_ns),
+        ]));
+        let f = findings(&r);
+        assert_eq!(
+            f[0].text,
+            "from node 0, remote and local memory are indistinguishable here in latency (within +-2 %; node 1: 102 vs 100 ns local; paired, 9 rounds)"
+        );
+        assert!(
+            f[1].text.starts_with(
+                "from node 0, remote and local memory are indistinguishable here in bandwidth (within +-"
+            ),
+            "{}",
+            f[1].text
+        );
+        assert!(!f.iter().any(|x| x.text.contains("costs")));
+    }
+
+    /// Too few rounds for an interval: the medians are given, no penalty.
+    #[test]
+    fn paired_without_interval_states_no_penalty() {
+        let mut r = sample::results();
+        let short = |v: f64| rounds(v, 0.0)[..4].to_vec();
+        r.rightmark = Some(rightmark(&[
+            (0, 0, short(6286.0), short(45.6)),
+            (0, 1, short(3116.0), short(70.9)),
+        ]));
+        let f = findings(&r);
+        assert_eq!(
+            f[0].text,
+            "remote memory latency from node 0 has no interval (n=4), so no penalty is stated (node 1: 69 vs 44 ns local)"
+        );
+        assert!(!f[0].text.contains('%'));
+    }
+
+    fn matrix_with(cells: &[(u32, u32, Vec<f64>)]) -> crate::results::latency::LatencyReport {
+        let mut l = sample::latency_matrix(
+            &cells
+                .iter()
+                .map(|(i, m, v)| (*i, *m, v[0], None))
+                .collect::<Vec<_>>(),
+        );
+        for (c, (_, _, v)) in l.matrix.as_mut().unwrap().cells.iter_mut().zip(cells) {
+            c.result.ns_per_load = Summary::of(v).unwrap();
+        }
+        l
+    }
+
+    /// Matrix cells only (measured one after the other): the conservative unpaired interval
+    /// decides, in all three cases.
+    #[test]
+    fn matrix_only_uses_the_unpaired_interval() {
+        let tight = |v: f64| -> Vec<f64> { (0..9).map(|k| v * (1.0 + 0.002 * k as f64)).collect() };
+        let mut r = sample::results();
+        r.latency = Some(matrix_with(&[
+            (0, 0, tight(45.6)),
+            (0, 1, tight(70.9)),
+            (1, 1, tight(45.6)),
+            (1, 0, tight(46.0)),
+        ]));
+        let f = findings(&r);
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert!(
+            f[0].text.starts_with("remote memory costs +55 % latency [+54, +57 %] from node 0 (node 1: 71 vs 46 ns local; unpaired medians, n=9 and 9)"),
+            "{}",
+            f[0].text
+        );
+        assert!(
+            f[1].text.starts_with(
+                "from node 1, remote and local memory are indistinguishable here in latency (within +-"
+            ),
+            "{}",
+            f[1].text
+        );
+        // Two samples a cell: no interval.
+        r.latency = Some(matrix_with(&[
+            (0, 0, vec![45.0, 46.0]),
+            (0, 1, vec![70.0, 72.0]),
+        ]));
+        assert_eq!(
+            findings(&r)[0].text,
+            "remote memory latency from node 0 has no interval (n=2), so no penalty is stated (node 1: 71 vs 46 ns local)"
+        );
+    }
+
+    /// A disturbed cell keeps its sentence and says so.
+    #[test]
+    fn a_disturbed_figure_is_marked() {
+        let mut r = sample::results();
+        let mut t = rightmark(&[
+            (0, 0, rounds(6286.0, 0.01), rounds(45.6, 0.01)),
+            (0, 1, rounds(3116.0, -0.01), rounds(70.9, -0.01)),
+        ]);
+        t.cells[1].figures[1].figure.quality = Some(RepetitionQuality {
+            disturbed: true,
+            ..RepetitionQuality::default()
+        });
+        r.rightmark = Some(t);
+        let f = findings(&r);
+        assert!(
+            f[0].text
+                .ends_with("; disturbed: a measuring thread did not have its CPU to itself)"),
+            "{}",
+            f[0].text
+        );
+        assert!(!f[1].text.contains("disturbed"));
+    }
+}

@@ -21,6 +21,7 @@ pub mod inspect;
 pub mod latency;
 pub mod loaded;
 pub mod peak;
+pub mod penalty;
 pub mod placement;
 pub mod plan;
 pub mod quality;

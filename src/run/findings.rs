@@ -46,7 +46,7 @@ fn single_node(r: &RunResults) -> Vec<Finding> {
 /// (...; paired, 9 rounds)"), one per initiator and quantity, each decided by its ratio's
 /// interval against the practical margin (see `run::penalty`).
 pub fn remote_penalties(r: &RunResults) -> Vec<Finding> {
-    super::penalty::findings(r)
+    crate::results::penalty::findings(r)
 }
 
 /// The smallest thread count whose bandwidth reaches [`SATURATION_FRACTION`] of the largest,
@@ -94,7 +94,7 @@ fn scaling_summary(r: &RunResults, node: u32, threads: usize, mb: f64) -> Summar
         .and_then(|c| c.points.iter().find(|p| p.threads == threads))
         .and_then(|p| b.results.get(p.result_index))
         .map_or(Summary::point(mb, 1), |x| {
-            super::penalty::rates_summary(&x.mb_per_s)
+            crate::results::penalty::rates_summary(&x.mb_per_s)
         })
 }
 

@@ -12,7 +12,6 @@ pub mod findings;
 pub mod measure;
 pub mod output;
 mod parts;
-pub mod penalty;
 pub mod plan;
 pub mod ranking;
 pub mod reference;

@@ -5,7 +5,9 @@
 use super::page::card;
 use super::page::Page;
 use crate::render::run_view::{self as view};
+use crate::results::penalty::{penalties, signed, Quantity};
 use crate::results::RunResults;
+use crate::stats::decide::{percent, Decision};
 
 /// Writes the row of cards.
 pub(super) fn write(p: &mut Page, r: &RunResults) {
@@ -46,8 +48,8 @@ pub(super) fn write(p: &mut Page, r: &RunResults) {
             t.usable_cpus().len()
         ),
     );
-    if let Some((pct, w)) = remote_penalty(r) {
-        card(p, "Remote latency penalty", &format!("{pct:+.0}"), "%", &w);
+    if let Some((value, unit, w)) = remote_penalty(r) {
+        card(p, "Remote latency penalty", &value, unit, &w);
     }
     p.push("</div>\n");
 }
@@ -61,36 +63,52 @@ fn marked(v: f64, disturbed: bool) -> String {
     }
 }
 
-/// The remote/local latency ratio of the matrix: worst remote over best local.
-fn remote_penalty(r: &RunResults) -> Option<(f64, String)> {
-    let m = r.latency.as_ref()?.matrix.as_ref()?;
-    let local = m
-        .cells
-        .iter()
-        .filter(|c| c.initiator_node == c.memory_node)
-        .map(|c| c.result.ns_per_load.median)
-        .fold(f64::INFINITY, f64::min);
-    let remote = m
-        .cells
-        .iter()
-        .filter(|c| c.initiator_node != c.memory_node)
-        .max_by(|a, b| {
-            a.result
-                .ns_per_load
-                .median
-                .total_cmp(&b.result.ns_per_load.median)
-        })?;
-    if !local.is_finite() {
-        return None;
-    }
-    Some((
-        (remote.result.ns_per_load.median / local - 1.0) * 100.0,
-        format!(
-            "worst remote pair {} \u{2192} {}: {} ns vs {} ns local",
-            remote.initiator_node,
-            remote.memory_node,
-            view::fmt_num(remote.result.ns_per_load.median),
-            view::fmt_num(local)
+/// The worst remote latency penalty as the run's findings decided it (results/penalty.rs):
+/// the percentage with its interval when it clears the practical margin, "within +-x %" when
+/// remote and local are indistinguishable here, the bare percentage labelled "no interval"
+/// when too few samples. The value, its unit and the line under it.
+fn remote_penalty(r: &RunResults) -> Option<(String, &'static str, String)> {
+    let worst = penalties(r)
+        .into_iter()
+        .filter(|p| p.quantity == Quantity::Latency)
+        .max_by(|a, b| a.ratio.ratio.total_cmp(&b.ratio.ratio))?;
+    let pair = format!(
+        "worst remote pair {} \u{2192} {}: {} ns vs {} ns local",
+        worst.initiator,
+        worst.memory_node,
+        view::fmt_num(worst.remote),
+        view::fmt_num(worst.local)
+    );
+    let how = worst.method.phrase();
+    let (value, detail) = match worst.decision() {
+        Decision::Higher | Decision::Lower => {
+            let (lo, hi) = (
+                worst.ratio.low.unwrap_or(worst.ratio.ratio),
+                worst.ratio.high.unwrap_or(worst.ratio.ratio),
+            );
+            (
+                signed(worst.ratio.ratio - 1.0),
+                format!("[{}, {} %]; {pair}; {how}", signed(lo - 1.0), signed(hi - 1.0)),
+            )
+        }
+        Decision::Indistinguishable { within } => (
+            format!("\u{b1}{}", percent(within).trim_end_matches(" %")),
+            format!("remote and local indistinguishable here; {pair}; {how}"),
         ),
-    ))
+        Decision::NoInterval { samples } => (
+            signed(worst.ratio.ratio - 1.0),
+            format!("no interval (n={samples}): the median ratio, not decided; {pair}"),
+        ),
+    };
+    let value = marked_text(value, worst.disturbed);
+    Some((value, "%", detail))
+}
+
+/// A headline text with a warning sign when the figure is disturbed.
+fn marked_text(v: String, disturbed: bool) -> String {
+    if disturbed {
+        format!("\u{26a0} {v}")
+    } else {
+        v
+    }
 }

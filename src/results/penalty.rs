@@ -11,12 +11,14 @@
 //! matrices' summaries through [`unpaired_ratio`], whose interval is conservative because the
 //! cells were measured one after the other. A virtual machine's fake nodes (one host memory
 //! behind all of them) then read as indistinguishable instead of a confident few-percent
-//! "penalty". Pure functions over finished results; nothing here measures or prints.
+//! "penalty". Pure functions over finished results (here on the floor, like the verdict, so
+//! `run` states the findings and the report's headline card shows the same decision); nothing
+//! here measures or prints.
 
-use crate::results::bandwidth::Rates;
-use crate::results::quality::RepetitionQuality;
-use crate::results::tables::{RatioToLocal, RightmarkMetric, RightmarkReport};
-use crate::results::{Finding, RunResults};
+use super::bandwidth::Rates;
+use super::quality::RepetitionQuality;
+use super::tables::{RatioToLocal, RightmarkMetric, RightmarkReport};
+use super::{Finding, RunResults};
 use crate::stats::decide::{percent, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
 use crate::stats::Summary;
 
@@ -84,7 +86,8 @@ pub enum Method {
 }
 
 impl Method {
-    fn phrase(self) -> String {
+    /// "paired, 9 rounds" or "unpaired medians, n=9 and 9".
+    pub fn phrase(self) -> String {
         match self {
             Method::Paired { rounds } => format!("paired, {rounds} rounds"),
             Method::Unpaired { local_n, remote_n } => {
@@ -168,7 +171,7 @@ impl RemotePenalty {
 }
 
 /// A fraction as a signed percentage: whole numbers from 10 % up, one decimal below.
-fn signed(f: f64) -> String {
+pub fn signed(f: f64) -> String {
     let p = f * 100.0;
     if p.abs() >= 9.95 {
         format!("{p:+.0}")

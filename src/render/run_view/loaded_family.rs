@@ -6,7 +6,7 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
-use super::{bandwidth_cells, bandwidth_columns, x_error};
+use super::{bandwidth_cells, bandwidth_columns, blocks_cell, blocks_column, x_error};
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
 };
@@ -104,6 +104,7 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
         ("ns_per_load_p90".into(), "ns p90".into()),
     ]);
     t.extend(bandwidth_columns());
+    t.extend(vec![blocks_column()]);
     for r in curves {
         let name = curve_name(r, curves);
         for p in &r.points {
@@ -129,8 +130,9 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
             row.extend(quality_cells(q));
             row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
             row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
-            row.push(Cell::Num(p.ns_per_load.p90));
+            row.push(Cell::Num(p.sample_p90_p99().0));
             row.extend(bandwidth_cells(p));
+            row.push(blocks_cell(p));
             t.rows.push(row);
         }
     }
@@ -155,7 +157,7 @@ pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
         }
     }
     if super::has_slices(curves.iter().copied()) {
-        t.columns[total] = "MB/s (total, MB = 10^6 B) median of slices [95 % interval]".into();
+        t.columns[total] = super::total_mb_label(curves.iter().copied());
         t.columns[load] = "MB/s of the load threads [95 % interval]".into();
     }
     t.with_interval_text("ns_per_load", "ns per load")
@@ -314,7 +316,12 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
         .iter()
         .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))
     {
-        t.columns[x] = "max MB/s median of slices [95 % interval] n".into();
+        let of = if super::has_blocks(curves.iter().copied()) {
+            "blocks"
+        } else {
+            "slices"
+        };
+        t.columns[x] = format!("max MB/s median of {of} [95 % interval] n");
     }
     t.with_interval_text("idle_ns_per_load", "idle ns per load")
 }

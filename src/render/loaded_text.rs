@@ -210,13 +210,6 @@ pub fn trend_sentence(r: &LoadedResult) -> String {
     s
 }
 
-fn fmt_opt_mb(v: Option<f64>) -> String {
-    match v {
-        Some(x) => format!("{x:.0} MB/s"),
-        None => "not reached".into(),
-    }
-}
-
 pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
@@ -259,9 +252,9 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(
         out,
-        "idle latency {:.1} ns; latency doubled at {}; peak {peak} MB/s (latency there {:.1} ns)",
+        "idle latency {:.1} ns; {}; peak {peak} MB/s (latency there {:.1} ns)",
         r.curve.idle_ns_per_load,
-        fmt_opt_mb(r.curve.doubled_at_mb_per_s),
+        super::run_view::doubling_clause(r),
         r.curve.ns_per_load_at_peak
     )?;
     writeln!(out, "{}", trend_sentence(r))?;
@@ -506,8 +499,6 @@ mod tests {
         );
         assert!(lines[9].starts_with("    100 ns |*"), "{text}");
         assert!(lines[11].contains("1000 MB/s total"));
-        assert_eq!(fmt_opt_mb(None), "not reached");
-        assert_eq!(fmt_opt_mb(Some(1234.4)), "1234 MB/s");
         let mut empty = Vec::new();
         sketch(&[], &mut empty).unwrap();
         assert!(empty.is_empty());

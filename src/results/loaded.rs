@@ -153,6 +153,16 @@ impl LoadedPoint {
             .map_or(self.total_mb_per_s, |s| s.median)
     }
 
+    /// Whether this point's latency is at least `factor` times `idle`'s beyond the noise of
+    /// both (issue 19: decided with the intervals, since blocks the between-block ones): the
+    /// low end of its 95 % interval at or above `factor` times the high end of the idle
+    /// point's. `None` when either has no interval.
+    pub fn latency_beyond(&self, idle: &LoadedPoint, factor: f64) -> Option<bool> {
+        let (low, _, _) = self.ns_per_load.interval()?;
+        let (_, idle_high, _) = idle.ns_per_load.interval()?;
+        Some(low >= factor * idle_high)
+    }
+
     /// The chaser's p90 and p99 latency over its 2 ms samples: from the pooled samples where
     /// the point was measured in blocks, else from `ns_per_load` (which then summarizes them).
     pub fn sample_p90_p99(&self) -> (f64, f64) {

@@ -307,7 +307,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         points,
         style: SeriesStyle::LinePoints,
     });
-    if let Some(x) = l.curve.doubled_at_mb_per_s {
+    if let (Some(x), _) = super::supported_doubling(l) {
         c.markers.push(Marker {
             x,
             label: format!("latency x2 at {} MB/s", fmt_num(x)),
@@ -340,10 +340,9 @@ fn upper_first(s: &str) -> String {
 pub fn loaded_summary(r: &RunResults) -> Option<String> {
     let l = r.loaded_latency.as_ref()?;
     let c = &l.curve;
-    let doubled = match c.doubled_at_mb_per_s {
-        Some(x) => format!("latency doubles at {} MB/s", fmt_num(x)),
-        None => "latency never doubles".into(),
-    };
+    // Stated only where more than one point supports it (by their intervals where the points
+    // were measured in blocks), as in every other place the doubling is shown.
+    let doubled = super::doubling_clause(l);
     let mut s = format!(
         "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
          threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",

@@ -126,12 +126,14 @@ pub(super) struct Block {
 }
 
 /// Turns one repetition's samples into a block; `target_fraction` is `None` for the no-load
-/// point. The block's delay is the load threads' mean spin per line.
+/// point. The block's delay is the load threads' mean spin per line. `None` when the chaser
+/// completed no sample (it was kept off its CPU for the whole block): the block has no
+/// median and is left out of the point.
 pub(super) fn block_from(
     rep: &[Sample],
     target_fraction: Option<f64>,
     calibration: &DelayCalibration,
-) -> anyhow::Result<Block> {
+) -> Option<Block> {
     let mut threads = Vec::with_capacity(rep.len());
     let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
     let mut ns = None;
@@ -189,9 +191,7 @@ pub(super) fn block_from(
             }
         }
     }
-    let ns_per_load = ns.ok_or_else(|| {
-        anyhow::anyhow!("the chaser completed no sample in a point; lengthen --duration")
-    })?;
+    let ns_per_load = ns?;
     let mean_spins = spins as f64 / lines.max(1) as f64;
     let rates = window_rates(chaser_windows, &load_slices);
     let summary = |k: usize| Summary::of(&rates.iter().map(|r| r[k]).collect::<Vec<_>>());
@@ -213,7 +213,7 @@ pub(super) fn block_from(
         blocks: Vec::new(),
         ns_per_load_per_sample: None,
     };
-    Ok(Block {
+    Some(Block {
         point,
         samples_ns: chaser_samples.to_vec(),
         started,
@@ -285,20 +285,21 @@ fn threads_over(blocks: &[Block]) -> Vec<ThreadRate> {
         .collect()
 }
 
-/// The point from its blocks (each with its quality record), in measurement order; `t0` is
-/// the start of the curve's first kept block. Its latency is the median of the block medians
-/// with their 95 % interval (n = blocks: none below [`MIN_BLOCKS`]), its bandwidth summaries
-/// the same over the blocks' bandwidths; the whole counts, threads and delay are over all
-/// blocks, and the quality record is the blocks' merged (disturbed when a kept block is).
-/// `None` without a block.
+/// The point from its blocks (each with its quality record; `None` for a block whose chaser
+/// completed no sample), in measurement order; `t0` is the start of the curve's first kept
+/// block. Its latency is the median of the block medians with their 95 % interval (n =
+/// blocks with a median: none below [`MIN_BLOCKS`]), its bandwidth summaries the same over
+/// the blocks' bandwidths; the whole counts, threads and delay are over those blocks, and the
+/// quality record is every kept block's merged (disturbed when a kept block is). `None`
+/// without a block with a median.
 pub(super) fn point_from_blocks(
-    blocks: Vec<(Block, Option<RepetitionQuality>)>,
+    blocks: Vec<(Option<Block>, Option<RepetitionQuality>)>,
     t0: Option<std::time::Instant>,
     calibration: &DelayCalibration,
 ) -> Option<LoadedPoint> {
     let records: Vec<LoadedBlock> = blocks
         .iter()
-        .map(|(b, q)| block_record(b, q.as_ref(), t0))
+        .filter_map(|(b, q)| Some(block_record(b.as_ref()?, q.as_ref(), t0)))
         .collect();
     let quality =
         blocks
@@ -315,7 +316,7 @@ pub(super) fn point_from_blocks(
                     Some(m)
                 }
             });
-    let blocks: Vec<Block> = blocks.into_iter().map(|(b, _)| b).collect();
+    let blocks: Vec<Block> = blocks.into_iter().filter_map(|(b, _)| b).collect();
     let first = blocks.first()?;
     let of = |f: fn(&LoadedBlock) -> f64| Summary::of(&records.iter().map(f).collect::<Vec<_>>());
     let ns_per_load = of(|b| b.ns_per_load_median)?;
@@ -390,7 +391,7 @@ pub(super) fn points_of(
         })
         .min();
     // Index 0: the no-load point; 1 + f: fraction f.
-    let mut per_point: Vec<Vec<(Block, Option<RepetitionQuality>)>> =
+    let mut per_point: Vec<Vec<(Option<Block>, Option<RepetitionQuality>)>> =
         (0..=fractions.len()).map(|_| Vec::new()).collect();
     for (i, (rep, slot)) in reps.iter().zip(slots).enumerate() {
         let (at, target) = match *slot {
@@ -401,13 +402,20 @@ pub(super) fn points_of(
             } if k == kernel => (1 + fraction, Some(fractions[fraction])),
             _ => continue,
         };
-        let block = block_from(rep, target, calibration)?;
+        let block = block_from(rep, target, calibration);
         per_point[at].push((block, rep_quality.get(i).cloned()));
     }
-    Ok(per_point
+    let mut points = per_point
         .into_iter()
-        .filter_map(|blocks| point_from_blocks(blocks, t0, calibration))
-        .collect())
+        .map(|blocks| point_from_blocks(blocks, t0, calibration));
+    // The curve needs its no-load point; a loaded point without a block is left out, as one
+    // the sweep did not reach.
+    let idle = points.next().flatten().ok_or_else(|| {
+        anyhow::anyhow!(
+            "the chaser completed no sample at the no-load point (its CPU was busy with other work throughout); rerun on an idle machine or give a longer --duration"
+        )
+    })?;
+    Ok(std::iter::once(idle).chain(points.flatten()).collect())
 }
 
 /// How a curve's points were cut into blocks.
@@ -788,6 +796,56 @@ mod tests {
             None
         );
         assert!(point_from_blocks(Vec::new(), None, &calibration()).is_none());
+    }
+
+    /// A block whose chaser completed no sample (kept off its CPU throughout) has no median:
+    /// it is left out of the point (n counts the blocks with a median) but its take stays in
+    /// the quality record; without a no-load block the curve cannot be built.
+    #[test]
+    fn a_block_without_a_chaser_sample_is_left_out() {
+        use crate::results::quality::{RepSample, RepetitionQuality};
+        let slots = super::super::engine::schedule(1, 1, 6);
+        let measured = &slots[1..];
+        let empty = |rep: &mut Vec<Sample>| {
+            if let Out::Chaser { samples_ns, .. } = &mut rep[0].value {
+                samples_ns.clear();
+            }
+        };
+        let mut reps: Vec<Vec<Sample>> =
+            measured.iter().map(|_| block_rep(100.0, 10, 1.0)).collect();
+        assert_eq!(
+            measured[1],
+            Slot::Point {
+                kernel: 0,
+                fraction: 0
+            }
+        );
+        empty(&mut reps[1]);
+        let quality: Vec<RepetitionQuality> = measured
+            .iter()
+            .map(|_| {
+                let mut q = RepetitionQuality::new(0.9, 0);
+                q.record(&RepSample::default());
+                q
+            })
+            .collect();
+        let points = points_of(&reps, &quality, measured, 0, &[1.0], &calibration()).unwrap();
+        assert_eq!(points.len(), 2);
+        assert_eq!(points[1].blocks.len(), 5);
+        assert_eq!(points[1].ns_per_load.samples, 5);
+        assert_eq!(points[1].ns_per_load.interval(), None);
+        assert_eq!(points[1].quality.as_ref().unwrap().repetitions_kept, 6);
+        assert_eq!(points[0].ns_per_load.samples, 6);
+        for (i, s) in measured.iter().enumerate() {
+            if *s == Slot::Idle {
+                empty(&mut reps[i]);
+            }
+        }
+        let e = points_of(&reps, &quality, measured, 0, &[1.0], &calibration()).unwrap_err();
+        assert!(
+            e.to_string().contains("no sample at the no-load point"),
+            "{e}"
+        );
     }
 
     #[test]

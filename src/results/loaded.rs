@@ -1,5 +1,6 @@
 //! The results of `numascope loaded-latency`: versioned serde types (schema_version 1) with
-//! units in every field name. A single curve or a node x node matrix of curves.
+//! units in every field name. A single curve, a family of curves (one per load mix) or a
+//! node x node matrix of curves; each point with the blocks it was measured in (issue 19).
 
 use serde::{Deserialize, Serialize};
 
@@ -49,7 +50,9 @@ pub struct LoadedPoint {
     pub chaser_mb_per_s: f64,
     /// `total_mb_per_s` plus the read-for-ownership of normally written lines, MB/s.
     pub dram_mb_per_s_estimate: f64,
-    /// The chaser's ns per load over its samples (first and last of the point dropped).
+    /// The chaser's ns per load: since blocks (issue 19), the summary of the point's block
+    /// medians (`samples` = blocks with a median, the 95 % interval over them); in files
+    /// written before blocks, over the samples of its one repetition (first and last dropped).
     pub ns_per_load: Summary,
     /// The chaser thread's hardware node-read counts over the point; null where the machine
     /// offers no such events (see `traffic.perf`).
@@ -59,9 +62,10 @@ pub struct LoadedPoint {
     /// its CPU, or steal) and kept; absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
-    /// The total bandwidth of each chaser sample window (a slice of about 2 ms; the first and
-    /// last of the point dropped, as for `ns_per_load`), MB/s: median, 95 % interval and
-    /// `samples` = slices. Absent in files written before it existed.
+    /// The point's total bandwidth, MB/s: since blocks, the summary of its blocks' bandwidths
+    /// (each the median of the block's slices; `samples` = blocks); before, of each chaser
+    /// sample window (a slice of about 2 ms; the first and last of the point dropped, as for
+    /// `ns_per_load`; `samples` = slices). Absent in files written before slices existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_mb_per_s_summary: Option<Summary>,
     /// The load threads' bandwidth per slice, MB/s, as `total_mb_per_s_summary`.

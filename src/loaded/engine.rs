@@ -2,13 +2,21 @@
 //! load threads run in one pinned team. Thread 0 chases a random cycle over a buffer bound to
 //! the memory node and times samples of 2 ms (as `latency` does) until the stop flag; the
 //! others walk private buffers bound to the load memory node with a spin between lines.
-//! Each team repetition is one point of the curve. The first is a warm-up, dropped, in which
-//! the load threads run at full speed and time a line; in each loaded point they then pace
-//! themselves to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over
-//! the bandwidth axis instead of crowding at low load. Every thread finds its point from the
-//! team's repetition number ([`Stop::repetition`]), so one team, with its buffers set up once,
-//! serves the whole sweep, and a point whose chaser was disturbed (less than 90 % of its CPU,
-//! or steal) is taken again at the same load while the allowance lasts. Nothing here prints.
+//! The first team repetitions, one per load kernel, are warm-ups, dropped, in which the load
+//! threads run at full speed and time a line; in each loaded point they then pace themselves
+//! to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over the
+//! bandwidth axis instead of crowding at low load.
+//!
+//! Blocks (issue 19): a point measured in one stretch of time describes that moment, not the
+//! run; on a shared host the same point moved 20-35 % from run to run while its interval,
+//! from 2 ms samples back to back, was +-3-8 %. So each point's time is cut into
+//! [`blocks_for`] blocks, each one team repetition, and the schedule visits every point once
+//! per round (the order rotated from round to round): a point's blocks are spread over the
+//! curve's whole time, its figure is the median of its block medians and its interval is
+//! the between-block one (`points`). Every thread finds its slot from the team's repetition
+//! number ([`Stop::repetition`]), so one team, with its buffers set up once, serves the
+//! whole sweep, and a block whose chaser was disturbed (less than 90 % of its CPU, or
+//! steal) is taken again at the same load while the allowance lasts. Nothing here prints.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -19,7 +27,7 @@ use anyhow::Context as _;
 use super::delay::{self, DelayCalibration};
 use super::kernel::{self, LoadCount, LoadKernel, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
-use super::points::{points_of, result_of, Measured, Out, Window};
+use super::points::{points_of, result_of, Layout, Measured, Out, Window};
 use super::result::LoadedResult;
 use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
@@ -33,6 +41,38 @@ use crate::traffic::TrafficRecorder;
 /// Target length of one chaser sample: the latency engine's default, so the no-load point
 /// and `numascope latency` time the same walk the same way.
 const CHASER_SAMPLE: Duration = Duration::from_nanos(crate::latency::measure::SAMPLE_NS_DEFAULT);
+
+/// Fewest blocks per point for an interval: six block medians give the first 95 % interval
+/// for the median (their extremes); fewer blocks give a figure without one.
+pub const MIN_BLOCKS: usize = 6;
+/// Most blocks per point: each block costs about one chaser sample more (the one the stop
+/// flag cuts) and the team's start and stop, so beyond twelve a longer point gets longer
+/// blocks instead of more of them.
+pub const MAX_BLOCKS: usize = 12;
+/// Chaser samples in the shortest block: eight of 2 ms, six kept once the first and the last
+/// are dropped, so each block's median stands on several samples. A point of 100 ms (`run
+/// --quick`) then gets six blocks of about 17 ms; a point shorter than six of these (96 ms)
+/// gets fewer blocks and no interval.
+pub const MIN_BLOCK_SAMPLES: u32 = 8;
+
+/// Blocks a point of `duration` is cut into: as many blocks of at least
+/// [`MIN_BLOCK_SAMPLES`] chaser samples as fit, at least one, at most [`MAX_BLOCKS`].
+pub fn blocks_for(duration: Duration) -> usize {
+    let shortest = (CHASER_SAMPLE * MIN_BLOCK_SAMPLES).as_nanos().max(1);
+    usize::try_from(duration.as_nanos() / shortest)
+        .unwrap_or(MAX_BLOCKS)
+        .clamp(1, MAX_BLOCKS)
+}
+
+/// The shortest point duration cut into [`MIN_BLOCKS`] blocks (so with an interval).
+pub fn min_duration_for_interval() -> Duration {
+    CHASER_SAMPLE * MIN_BLOCK_SAMPLES * MIN_BLOCKS as u32
+}
+
+/// The length of one block of a point of `duration` cut into `blocks`.
+pub fn block_duration(duration: Duration, blocks: usize) -> Duration {
+    duration / u32::try_from(blocks.max(1)).unwrap_or(u32::MAX)
+}
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]
@@ -87,7 +127,7 @@ enum Role<'a> {
 
 /// What one team repetition measures: a load kernel's full-speed warm-up (dropped), the
 /// no-load point, or one kernel at one load fraction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Slot {
     /// Kernel `k` at full speed, timing a line (the warm-up, not kept).
     Warmup(usize),
@@ -97,15 +137,12 @@ pub enum Slot {
     Point { kernel: usize, fraction: usize },
 }
 
-/// The repetitions of a sweep over `kernels` load kernels and `points` load fractions, in
-/// measurement order: one warm-up per kernel, the no-load point, then each load fraction in
-/// rising order with every kernel at it before the next (the kernels' order rotated by one
-/// at each fraction, so none is always measured first), so drift on the host spreads over
-/// every curve alike. With one kernel: warm-up, idle, then the fractions, as a single curve.
-pub fn schedule(kernels: usize, points: usize) -> Vec<Slot> {
+/// The points of one round in their base order: the no-load point, then each load fraction
+/// in rising order with every kernel at it before the next (the kernels' order rotated by one
+/// at each fraction, so none is always measured first at a level).
+pub fn round_points(kernels: usize, points: usize) -> Vec<Slot> {
     let k = kernels.max(1);
-    let mut s: Vec<Slot> = (0..k).map(Slot::Warmup).collect();
-    s.push(Slot::Idle);
+    let mut s = vec![Slot::Idle];
     for fraction in 0..points.max(1) {
         for i in 0..k {
             s.push(Slot::Point {
@@ -113,6 +150,24 @@ pub fn schedule(kernels: usize, points: usize) -> Vec<Slot> {
                 fraction,
             });
         }
+    }
+    s
+}
+
+/// The repetitions of a sweep over `kernels` load kernels and `points` load fractions, each
+/// point in `blocks` blocks, in measurement order: one warm-up per kernel first, then
+/// `blocks` rounds, each visiting every point of [`round_points`] once. Round r starts r
+/// steps of `max(1, points per round / blocks)` into the base order (wrapping around), so no
+/// point is always first or last and each point's blocks are spread over the sweep: drift on
+/// the host reaches every point and every curve alike. One block: warm-ups, then the base
+/// order, as a single repetition per point.
+pub fn schedule(kernels: usize, points: usize, blocks: usize) -> Vec<Slot> {
+    let mut s: Vec<Slot> = (0..kernels.max(1)).map(Slot::Warmup).collect();
+    let round = round_points(kernels, points);
+    let step = (round.len() / blocks.max(1)).max(1);
+    for r in 0..blocks.max(1) {
+        let start = (r * step) % round.len();
+        s.extend(round[start..].iter().chain(&round[..start]).copied());
     }
     s
 }
@@ -166,7 +221,8 @@ pub fn run_family(
     // Each load thread paces itself to the share's time per line of its kernel's full-speed
     // line time measured in that kernel's warm-up.
     let fractions = load_fractions(cfg.points);
-    let slots = schedule(kernels.len(), cfg.points);
+    let blocks = blocks_for(cfg.duration);
+    let slots = schedule(kernels.len(), cfg.points, blocks);
     let line_times: Vec<LineTime> = kernels
         .iter()
         .map(|_| LineTime(AtomicU64::new(0)))
@@ -200,14 +256,19 @@ pub fn run_family(
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
     // Retakes as planned: the work picks each slot from the repetition number, which a
-    // retake keeps; only the chaser is judged (load threads sleep at the idle point).
-    // A stop signal ends the sweep at once once the no-load point is kept (a curve needs
-    // it); the points measured so far are the curves.
+    // retake keeps; only the chaser is judged (load threads sleep at the idle point). The
+    // allowance is one retake per block, as it was one per point: the same time at most.
+    // A stop signal ends the sweep at once once the first block (the no-load point's: a
+    // curve needs it) is kept; the blocks measured so far are the curves.
     let warmups = kernels.len();
     let plan = TeamPlan {
         judged_threads: Some(vec![0]),
         stop_on_signal: Some(1),
-        ..TeamPlan::new(cfg.duration, slots.len() - warmups, warmups)
+        ..TeamPlan::new(
+            block_duration(cfg.duration, blocks),
+            slots.len() - warmups,
+            warmups,
+        )
     };
     let window = AtomicU64::new(0);
     let sweep = Sweep {
@@ -233,6 +294,10 @@ pub fn run_family(
 
     let measured = &slots[warmups..];
     let mut curves = Vec::with_capacity(kernels.len());
+    let layout = Layout {
+        blocks,
+        block_ms: block_duration(cfg.duration, blocks).as_secs_f64() * 1e3,
+    };
     for (k, &kernel) in kernels.iter().enumerate() {
         let points = points_of(&reps, &rep_quality, measured, k, &fractions, &calibration)?;
         let kcfg = LoadedConfig {
@@ -250,6 +315,7 @@ pub fn run_family(
                 full_speed_ns_per_line: line_times[k].ns(),
                 points,
                 traffic: traffic.clone(),
+                layout,
             },
         ));
     }
@@ -349,8 +415,10 @@ fn step_role(role: &mut Role<'_>, stop: &Stop, sweep: &Sweep<'_>) -> Out {
             events,
         } => {
             let counting = events.as_ref().filter(|e| e.start().is_ok());
+            let started = Instant::now();
             let (samples_ns, loads, windows) = chase_until(chain, *iterations, stop, sweep.window);
             Out::Chaser {
+                started,
                 samples_ns,
                 loads,
                 windows,
@@ -476,10 +544,10 @@ mod tests {
     }
 
     #[test]
-    fn one_kernel_is_scheduled_as_a_single_curve() {
+    fn one_kernel_in_one_block_is_scheduled_as_a_single_curve() {
         use Slot::*;
         assert_eq!(
-            schedule(1, 3),
+            schedule(1, 3, 1),
             vec![
                 Warmup(0),
                 Idle,
@@ -497,13 +565,17 @@ mod tests {
                 },
             ]
         );
-        assert_eq!(schedule(0, 0).len(), 3, "one kernel, one point at least");
+        assert_eq!(
+            schedule(0, 0, 0).len(),
+            3,
+            "one kernel, one point, one block at least"
+        );
     }
 
     #[test]
     fn several_kernels_are_interleaved_level_by_level_in_rotated_order() {
         use Slot::*;
-        let s = schedule(3, 2);
+        let s = schedule(3, 2, 1);
         assert_eq!(&s[..4], &[Warmup(0), Warmup(1), Warmup(2), Idle]);
         let order: Vec<(usize, usize)> = s[4..]
             .iter()
@@ -518,6 +590,91 @@ mod tests {
             for f in 0..2 {
                 assert_eq!(order.iter().filter(|&&x| x == (f, k)).count(), 1);
             }
+        }
+    }
+
+    /// Issue 19: after the warm-ups (one per kernel, first), every round of blocks visits
+    /// every point once; the rounds start at different points, so no point is always first
+    /// or last, and each point's blocks are spread over the sweep.
+    #[test]
+    fn every_round_visits_every_point_once_in_rotated_order() {
+        use Slot::*;
+        for (kernels, points, blocks) in [(1, 3, 6), (1, 8, 7), (4, 8, 12), (2, 1, 6), (3, 2, 9)] {
+            let s = schedule(kernels, points, blocks);
+            let round = round_points(kernels, points);
+            assert_eq!(round.len(), 1 + kernels * points);
+            assert_eq!(s.len(), kernels + blocks * round.len());
+            assert_eq!(
+                &s[..kernels],
+                &(0..kernels).map(Warmup).collect::<Vec<_>>()[..],
+                "warm-ups first"
+            );
+            assert!(!s[kernels..].iter().any(|x| matches!(x, Warmup(_))));
+            let rounds: Vec<&[Slot]> = s[kernels..].chunks(round.len()).collect();
+            assert_eq!(rounds.len(), blocks);
+            for r in &rounds {
+                for p in &round {
+                    assert_eq!(
+                        r.iter().filter(|x| *x == p).count(),
+                        1,
+                        "{p:?} once a round"
+                    );
+                }
+            }
+            // Each round starts where the last one did, moved on (wrapping around).
+            let step = (round.len() / blocks).max(1);
+            for (i, r) in rounds.iter().enumerate() {
+                assert_eq!(r[0], round[(i * step) % round.len()]);
+            }
+            for p in &round {
+                let firsts = rounds.iter().filter(|r| r[0] == *p).count();
+                let lasts = rounds.iter().filter(|r| r[r.len() - 1] == *p).count();
+                assert!(firsts < blocks && lasts < blocks, "{p:?} always at one end");
+            }
+        }
+        // Quick's curve: four points in six rounds, each starting one point later.
+        let s = schedule(1, 3, 6);
+        let starts: Vec<Slot> = s[1..].chunks(4).map(|r| r[0]).collect();
+        let at = |f| Point {
+            kernel: 0,
+            fraction: f,
+        };
+        assert_eq!(starts, vec![Idle, at(0), at(1), at(2), Idle, at(0)]);
+        assert_eq!(&s[5..9], &[at(0), at(1), at(2), Idle]);
+    }
+
+    /// Issue 19: a point's duration becomes blocks of at least eight chaser samples, six to
+    /// twelve of them when it is long enough, and the blocks add up to the point's time.
+    #[test]
+    fn the_block_count_follows_the_duration() {
+        let ms = Duration::from_millis;
+        assert_eq!(
+            CHASER_SAMPLE,
+            Duration::from_millis(2),
+            "the latency engine's sample"
+        );
+        assert_eq!(blocks_for(ms(100)), 6, "run --quick: six blocks of 16.7 ms");
+        assert_eq!(blocks_for(ms(120)), 7, "default run");
+        assert_eq!(
+            blocks_for(ms(1000)),
+            MAX_BLOCKS,
+            "loaded-latency's default 1 s"
+        );
+        assert_eq!(blocks_for(ms(60_000)), MAX_BLOCKS);
+        assert_eq!(blocks_for(ms(95)), 5, "too short for six: no interval");
+        assert_eq!(blocks_for(ms(96)), MIN_BLOCKS);
+        assert_eq!(min_duration_for_interval(), ms(96));
+        assert_eq!(blocks_for(ms(20)), 1, "the shortest --duration: one block");
+        assert_eq!(blocks_for(Duration::ZERO), 1);
+        for d in [20, 50, 96, 100, 120, 250, 1000, 5000] {
+            let b = blocks_for(ms(d));
+            let block = block_duration(ms(d), b);
+            assert!(
+                block >= CHASER_SAMPLE * MIN_BLOCK_SAMPLES || b == 1,
+                "{d} ms"
+            );
+            let n = b as u32;
+            assert!(ms(d) - block * n < Duration::from_micros(1) * n);
         }
     }
 
@@ -568,6 +725,8 @@ mod tests {
             total_mb_per_s_summary: None,
             load_mb_per_s_summary: None,
             dram_mb_per_s_estimate_summary: None,
+            blocks: Vec::new(),
+            ns_per_load_per_sample: None,
         }
     }
 

@@ -29,7 +29,7 @@ pub enum Config {
 }
 
 /// The family's measurement order in words.
-pub const FAMILY_ORDER: &str = "one team; a full-speed warm-up per mix, the no-load point once (it heads every curve), then each load level in rising order with every mix at it before the next level, the mixes' order rotated by one per level";
+pub const FAMILY_ORDER: &str = "one team; a full-speed warm-up per mix, then rounds of blocks: each round visits the no-load point once (it heads every curve) and each load level in rising order with every mix at it before the next level (the mixes' order rotated by one per level), the round's starting point moved on from round to round, so each point's blocks are spread over the whole sweep";
 
 /// Runs the experiment; `progress(done, total)` after each curve. A curve that fails stops
 /// the experiment; Ctrl-C stops the matrix at the next cell.

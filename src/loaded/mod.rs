@@ -19,6 +19,6 @@ pub use engine::{delay_for, load_fractions, LoadedConfig};
 pub use experiment::{run, Config};
 pub use kernel::LoadKernel;
 pub use result::{
-    LoadedFamily, LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport, LoadedResult,
-    ThreadRate, LOADED_SCHEMA_VERSION,
+    LoadedBlock, LoadedFamily, LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport,
+    LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
 };

@@ -10,7 +10,9 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
-use super::run_view::{doubling_text, fmt_interval, has_slices, loaded_mb_text, max_point};
+use super::run_view::{
+    doubling_text, fmt_interval, has_blocks, has_slices, loaded_mb_text, max_point,
+};
 use super::traffic_text;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
@@ -100,13 +102,14 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "load: {} thread(s) on CPUs {}, {} private per thread on node {} ({:.0}% verified); {} ms per point",
+        "load: {} thread(s) on CPUs {}, {} private per thread on node {} ({:.0}% verified); {} ms per point{}",
         r.load_cpus.len(),
         format_list(&r.load_cpus),
         format_bytes(r.load_size_bytes_per_thread),
         r.load_mem_node,
         100.0 * r.load_placement_fraction,
-        r.duration_ms_per_point
+        r.duration_ms_per_point,
+        blocks_clause(r)
     )?;
     writeln!(out, "order: {}", f.order)?;
     writeln!(out)?;
@@ -120,7 +123,7 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "MB = 10^6 B. The idle point is measured once and heads every curve. {} The doubling is stated only with more than one point at or beyond it.",
-        bandwidth_note(f.curves.iter())
+        bandwidth_note(&f.curves.iter().collect::<Vec<_>>())
     )?;
     for c in &f.curves {
         writeln!(out)?;
@@ -161,11 +164,22 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     super::verdict::write_text(out, Some(&q), &warnings, "")
 }
 
+/// How the points were cut into blocks, after "ms per point": `, in 6 blocks of 17 ms
+/// spread over the sweep`; empty for a file written before blocks.
+fn blocks_clause(r: &LoadedResult) -> String {
+    match (r.blocks_per_point, r.block_ms) {
+        (Some(n), Some(ms)) => format!(", in {n} blocks of {ms:.0} ms spread over the sweep"),
+        _ => String::new(),
+    }
+}
+
 /// How a point's bandwidth and latency are summarized, in one or two sentences: the median
-/// of its slices with their interval, or (files written before slices were counted) one
-/// repetition's count.
-fn bandwidth_note<'a>(curves: impl Iterator<Item = &'a LoadedResult>) -> &'static str {
-    if has_slices(curves) {
+/// of its blocks with their interval, of its slices (files written before blocks), or
+/// (files written before slices were counted) one repetition's count.
+fn bandwidth_note(curves: &[&LoadedResult]) -> &'static str {
+    if has_blocks(curves.iter().copied()) {
+        "Each point is measured in blocks spread over the sweep (rounds over every point, the order moved on each round): its latency is the median of its blocks' median latencies and its bandwidth the median of its blocks' bandwidths (each the median of the block's 2 ms slices), each with the 95 % interval over the blocks (n = blocks)."
+    } else if has_slices(curves.iter().copied()) {
         "A point's bandwidth is the median over its slices (the chaser's 2 ms sample windows) with their 95 % interval; its latency is the median of the chaser's samples in the same windows with their 95 % interval."
     } else {
         "A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval."
@@ -196,13 +210,6 @@ pub fn trend_sentence(r: &LoadedResult) -> String {
     s
 }
 
-fn fmt_opt_mb(v: Option<f64>) -> String {
-    match v {
-        Some(x) => format!("{x:.0} MB/s"),
-        None => "not reached".into(),
-    }
-}
-
 pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
@@ -216,14 +223,15 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "load: {} thread(s) on CPUs {}, kernel {}, {} private per thread on node {} ({:.0}% verified); {} ms per point",
+        "load: {} thread(s) on CPUs {}, kernel {}, {} private per thread on node {} ({:.0}% verified); {} ms per point{}",
         r.load_cpus.len(),
         format_list(&r.load_cpus),
         r.kernel_label,
         format_bytes(r.load_size_bytes_per_thread),
         r.load_mem_node,
         100.0 * r.load_placement_fraction,
-        r.duration_ms_per_point
+        r.duration_ms_per_point,
+        blocks_clause(r)
     )?;
     writeln!(
         out,
@@ -244,9 +252,9 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     };
     writeln!(
         out,
-        "idle latency {:.1} ns; latency doubled at {}; peak {peak} MB/s (latency there {:.1} ns)",
+        "idle latency {:.1} ns; {}; peak {peak} MB/s (latency there {:.1} ns)",
         r.curve.idle_ns_per_load,
-        fmt_opt_mb(r.curve.doubled_at_mb_per_s),
+        super::run_view::doubling_clause(r),
         r.curve.ns_per_load_at_peak
     )?;
     writeln!(out, "{}", trend_sentence(r))?;
@@ -262,6 +270,7 @@ fn points_table(r: &LoadedResult) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     let sliced = has_slices([r]);
+    let blocked = has_blocks([r]);
     t.set_header(vec![
         "load asked",
         "delay ns",
@@ -278,7 +287,7 @@ fn points_table(r: &LoadedResult) -> Table {
         "chaser MB/s",
         "median ns [95 % interval]",
         "p99 ns",
-        "samples",
+        if blocked { "blocks" } else { "samples" },
         "per load thread MB/s",
     ]);
     for p in &r.points {
@@ -299,7 +308,7 @@ fn points_table(r: &LoadedResult) -> Table {
             mb_text(p.load_mb_per_s_summary.as_ref(), p.load_mb_per_s),
             format!("{:.0}", p.chaser_mb_per_s),
             super::run_view::fmt_ci(&p.ns_per_load, p.quality.as_ref()),
-            format!("{:.1}", p.ns_per_load.p99),
+            format!("{:.1}", p.sample_p90_p99().1),
             p.ns_per_load.samples.to_string(),
             per.join(" "),
         ]);
@@ -430,7 +439,7 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "MB = 10^6 B. {} The doubling is stated only with more than one point at or beyond it.",
-            bandwidth_note(m.cells.iter().flat_map(|c| c.curves()))
+            bandwidth_note(&m.cells.iter().flat_map(|c| c.curves()).collect::<Vec<_>>())
         )?;
     } else {
         writeln!(
@@ -490,8 +499,6 @@ mod tests {
         );
         assert!(lines[9].starts_with("    100 ns |*"), "{text}");
         assert!(lines[11].contains("1000 MB/s total"));
-        assert_eq!(fmt_opt_mb(None), "not reached");
-        assert_eq!(fmt_opt_mb(Some(1234.4)), "1234 MB/s");
         let mut empty = Vec::new();
         sketch(&[], &mut empty).unwrap();
         assert!(empty.is_empty());

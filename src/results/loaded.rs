@@ -1,5 +1,6 @@
 //! The results of `numascope loaded-latency`: versioned serde types (schema_version 1) with
-//! units in every field name. A single curve or a node x node matrix of curves.
+//! units in every field name. A single curve, a family of curves (one per load mix) or a
+//! node x node matrix of curves; each point with the blocks it was measured in (issue 19).
 
 use serde::{Deserialize, Serialize};
 
@@ -49,7 +50,9 @@ pub struct LoadedPoint {
     pub chaser_mb_per_s: f64,
     /// `total_mb_per_s` plus the read-for-ownership of normally written lines, MB/s.
     pub dram_mb_per_s_estimate: f64,
-    /// The chaser's ns per load over its samples (first and last of the point dropped).
+    /// The chaser's ns per load: since blocks (issue 19), the summary of the point's block
+    /// medians (`samples` = blocks with a median, the 95 % interval over them); in files
+    /// written before blocks, over the samples of its one repetition (first and last dropped).
     pub ns_per_load: Summary,
     /// The chaser thread's hardware node-read counts over the point; null where the machine
     /// offers no such events (see `traffic.perf`).
@@ -59,9 +62,10 @@ pub struct LoadedPoint {
     /// its CPU, or steal) and kept; absent in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
-    /// The total bandwidth of each chaser sample window (a slice of about 2 ms; the first and
-    /// last of the point dropped, as for `ns_per_load`), MB/s: median, 95 % interval and
-    /// `samples` = slices. Absent in files written before it existed.
+    /// The point's total bandwidth, MB/s: since blocks, the summary of its blocks' bandwidths
+    /// (each the median of the block's slices; `samples` = blocks); before, of each chaser
+    /// sample window (a slice of about 2 ms; the first and last of the point dropped, as for
+    /// `ns_per_load`; `samples` = slices). Absent in files written before slices existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_mb_per_s_summary: Option<Summary>,
     /// The load threads' bandwidth per slice, MB/s, as `total_mb_per_s_summary`.
@@ -70,6 +74,69 @@ pub struct LoadedPoint {
     /// The DRAM estimate per slice, MB/s, as `total_mb_per_s_summary`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_mb_per_s_estimate_summary: Option<Summary>,
+    /// The blocks the point was measured in (issue 19), in measurement order: each a team
+    /// repetition of `duration_ms_per_point / blocks`, spread over the curve's time in rounds
+    /// over every point. `ns_per_load` and the `*_summary` bandwidths then summarize the block
+    /// medians (n = blocks). Absent in files written before blocks existed (one repetition).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<LoadedBlock>,
+    /// The chaser's 2 ms samples of every kept block pooled: their spread (p90, p99), with
+    /// no interval on purpose (samples of one block are one moment of the host, not
+    /// independent draws). Absent in files written before blocks existed, where
+    /// `ns_per_load` itself summarizes the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns_per_load_per_sample: Option<SampleSpread>,
+}
+
+/// One block of a loaded-latency point: one team repetition at the point's load.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LoadedBlock {
+    /// When the block's chaser started, from the start of the curve's first kept block, ms.
+    pub start_offset_ms: f64,
+    /// The median of the chaser's samples in the block, ns per load.
+    pub ns_per_load_median: f64,
+    /// The chaser's samples in the block (first and last dropped), count.
+    pub samples: usize,
+    /// The block's total bandwidth, MB/s: the median of its slices (chaser sample windows),
+    /// or its whole count when no slice was counted.
+    pub total_mb_per_s: f64,
+    /// The load threads' bandwidth, MB/s, as `total_mb_per_s`.
+    pub load_mb_per_s: f64,
+    /// The DRAM estimate, MB/s, as `total_mb_per_s`.
+    pub dram_mb_per_s_estimate: f64,
+    /// The chaser's CPU time over its wall time in the block, fraction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chaser_cpu_share: Option<f64>,
+    /// Kept although disturbed (the retakes ran out).
+    #[serde(default)]
+    pub disturbed: bool,
+}
+
+/// The spread of a set of samples without an interval for their median (see
+/// [`LoadedPoint::ns_per_load_per_sample`]); nearest-rank percentiles.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SampleSpread {
+    pub samples: usize,
+    pub min: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl SampleSpread {
+    /// The spread of `samples`; `None` when there are none or any is not finite.
+    pub fn of(samples: &[f64]) -> Option<SampleSpread> {
+        let s = Summary::of(samples)?;
+        Some(SampleSpread {
+            samples: s.samples,
+            min: s.min,
+            p50: s.median,
+            p90: s.p90,
+            p99: s.p99,
+            max: s.max,
+        })
+    }
 }
 
 impl LoadedPoint {
@@ -81,13 +148,32 @@ impl LoadedPoint {
         }
     }
 
-    /// The point's total bandwidth on the curve, MB/s: the median of its slices (as its
-    /// latency is the median of the chaser's samples, over the same windows), or
-    /// `total_mb_per_s` in files written before slices were counted.
+    /// The point's total bandwidth on the curve, MB/s: the median of its blocks' bandwidths
+    /// (older files: of its slices), as its latency is the median of the blocks' latencies,
+    /// or `total_mb_per_s` in files written before slices were counted.
     pub fn mb_per_s(&self) -> f64 {
         self.total_mb_per_s_summary
             .as_ref()
             .map_or(self.total_mb_per_s, |s| s.median)
+    }
+
+    /// Whether this point's latency is at least `factor` times `idle`'s beyond the noise of
+    /// both (issue 19: decided with the intervals, since blocks the between-block ones): the
+    /// low end of its 95 % interval at or above `factor` times the high end of the idle
+    /// point's. `None` when either has no interval.
+    pub fn latency_beyond(&self, idle: &LoadedPoint, factor: f64) -> Option<bool> {
+        let (low, _, _) = self.ns_per_load.interval()?;
+        let (_, idle_high, _) = idle.ns_per_load.interval()?;
+        Some(low >= factor * idle_high)
+    }
+
+    /// The chaser's p90 and p99 latency over its 2 ms samples: from the pooled samples where
+    /// the point was measured in blocks, else from `ns_per_load` (which then summarizes them).
+    pub fn sample_p90_p99(&self) -> (f64, f64) {
+        match &self.ns_per_load_per_sample {
+            Some(s) => (s.p90, s.p99),
+            None => (self.ns_per_load.p90, self.ns_per_load.p99),
+        }
     }
 }
 
@@ -113,6 +199,14 @@ pub struct LoadedResult {
     /// Private buffer of each load thread, bytes.
     pub load_size_bytes_per_thread: u64,
     pub duration_ms_per_point: u64,
+    /// Blocks each point was planned in (issue 19): `duration_ms_per_point` cut into this
+    /// many team repetitions spread over the curve's time; fewer than 6 give no interval.
+    /// Absent in files written before blocks existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks_per_point: Option<usize>,
+    /// Length of one block, ms. Absent in files written before blocks existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_ms: Option<f64>,
     /// Verified placement of the chased buffer.
     pub chaser_placement: PlacementReport,
     /// Lowest fraction of any load buffer's pages on `load_mem_node`.

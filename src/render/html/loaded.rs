@@ -9,20 +9,27 @@ use std::fmt::Write as _;
 use super::esc;
 use super::page::{Page, CSS};
 use crate::render::run_view::{
-    has_slices, loaded_curves_for_people, loaded_family_chart, loaded_matrix_heatmaps,
+    has_blocks, has_slices, loaded_curves_for_people, loaded_family_chart, loaded_matrix_heatmaps,
     loaded_summary_for_people, report_curves,
 };
 use crate::render::svg;
 use crate::results::loaded::LoadedReport;
 
 /// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
-/// bandwidths have intervals (horizontal bars).
-fn chart_note(c: &svg::LineChart, sliced: bool) -> String {
-    let mut s = String::from(
-        "ns per load (median of the chaser's samples) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; ",
-    );
+/// bandwidths have intervals (horizontal bars), `blocked` when the points were measured in
+/// blocks (issue 19: medians and intervals over the blocks).
+fn chart_note(c: &svg::LineChart, sliced: bool, blocked: bool) -> String {
+    let mut s = String::from(if blocked {
+        "ns per load (median of the chaser's block medians) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "
+    } else {
+        "ns per load (median of the chaser's samples) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "
+    });
     s.push_str(if c.errors.is_empty() {
-        "no point has a 95 % interval (fewer than six samples each)."
+        if blocked {
+            "no point has a 95 % interval (fewer than six blocks each)."
+        } else {
+            "no point has a 95 % interval (fewer than six samples each)."
+        }
     } else {
         "bars are 95 % intervals of the median."
     });
@@ -33,7 +40,9 @@ fn chart_note(c: &svg::LineChart, sliced: bool) -> String {
             c.disturbed.len()
         );
     }
-    s.push_str(if sliced {
+    s.push_str(if blocked {
+        " Each point is measured in blocks spread over the curve's time; its bandwidth is the median over its blocks (each block's the median of its 2 ms slices); horizontal bars are its 95 % interval."
+    } else if sliced {
         " Each point's bandwidth is the median over its slices (the chaser's 2 ms sample windows); horizontal bars are its 95 % interval."
     } else {
         " Each point's bandwidth is one repetition's count and has no interval."
@@ -107,7 +116,11 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     );
     match loaded_family_chart(&curves) {
         Some(c) => {
-            let note = chart_note(&c, has_slices(curves.iter().copied()));
+            let note = chart_note(
+                &c,
+                has_slices(curves.iter().copied()),
+                has_blocks(curves.iter().copied()),
+            );
             p.line_chart(&c, &note);
         }
         None => p.push("<p class=\"absent\">No curve was measured.</p>"),

@@ -1,9 +1,11 @@
 //! The loaded-latency curves of a run as a table, a chart with the doubling point, and two
 //! sentences. The run measures the read curve and, as its budget allows, further load mixes
 //! interleaved with it; with several mixes the table holds every mix's points and the chart
-//! is the family (one curve per mix). Each point's bandwidth is the median of its slices
-//! (the chaser's sample windows) with its 95 % interval, drawn as a horizontal bar; files
-//! written before slices were counted show the one count they have, as before.
+//! is the family (one curve per mix). Each point is measured in blocks spread over the curve
+//! (issue 19): its latency and bandwidth are the medians of its blocks' with their 95 %
+//! intervals (n = blocks), the bandwidth's drawn as a horizontal bar. Files written before
+//! blocks existed show the median of their slices (the chaser's sample windows), and files
+//! written before slices were counted the one count they have, as before.
 
 use super::{
     fmt_ci, fmt_interval, fmt_num, interval_cells, interval_columns, quality_cells,
@@ -68,6 +70,39 @@ fn mb_cell(summary: Option<&crate::stats::Summary>, bare: f64) -> Cell {
         Some(s) => Cell::Text(fmt_ci(s, None)),
         None => Cell::Num(bare),
     }
+}
+
+/// True when any point of these curves was measured in blocks (issue 19).
+pub fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
+    curves
+        .into_iter()
+        .any(|c| c.points.iter().any(|p| !p.blocks.is_empty()))
+}
+
+/// The blocks behind a point's figures as the CSV's last cell (empty for an older file).
+pub(crate) fn blocks_cell(p: &LoadedPoint) -> Cell {
+    Cell::int((!p.blocks.is_empty()).then_some(p.blocks.len() as u64))
+}
+
+/// The key and label of [`blocks_cell`]'s column, the last of the loaded-latency tables.
+pub(crate) fn blocks_column() -> (String, String) {
+    (
+        "blocks_count".into(),
+        "blocks behind the point's figures (n; empty: a file written before blocks)".into(),
+    )
+}
+
+/// The people's label of the total bandwidth column: the median of the points' blocks,
+/// or of their slices in files written before blocks.
+pub(crate) fn total_mb_label<'a>(
+    curves: impl IntoIterator<Item = &'a LoadedResult> + Clone,
+) -> String {
+    let of = if has_blocks(curves) {
+        "blocks"
+    } else {
+        "slices"
+    };
+    format!("MB/s (total, MB = 10^6 B) median of {of} [95 % interval]")
 }
 
 /// True when any point of these curves has its bandwidth per slice.
@@ -163,6 +198,7 @@ pub fn loaded_table(r: &RunResults) -> Table {
     t.columns.push("ns p90".into());
     t.keys.push("ns_per_load_p90".into());
     t.extend(bandwidth_columns());
+    t.extend(vec![blocks_column()]);
     for l in run_loaded_curves(r) {
         let name = loaded_name(l);
         for p in &l.points {
@@ -176,8 +212,9 @@ pub fn loaded_table(r: &RunResults) -> Table {
             ];
             row.extend(interval_cells(Some(&p.ns_per_load)));
             row.extend(quality_cells(p.quality.as_ref()));
-            row.push(Cell::Num(p.ns_per_load.p90));
+            row.push(Cell::Num(p.sample_p90_p99().0));
             row.extend(bandwidth_cells(p));
+            row.push(blocks_cell(p));
             t.rows.push(row);
         }
     }
@@ -211,7 +248,7 @@ pub fn loaded_table_for_people(r: &RunResults) -> Table {
     }
     t.rows = rows;
     if has_slices(curves.iter().copied()) {
-        t.columns[total] = "MB/s (total, MB = 10^6 B) median of slices [95 % interval]".into();
+        t.columns[total] = total_mb_label(curves.iter().copied());
         t.columns[load] = "MB/s of the load threads [95 % interval]".into();
     }
     t.with_interval_text("ns_per_load", "ns per load")
@@ -270,7 +307,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         points,
         style: SeriesStyle::LinePoints,
     });
-    if let Some(x) = l.curve.doubled_at_mb_per_s {
+    if let (Some(x), _) = super::supported_doubling(l) {
         c.markers.push(Marker {
             x,
             label: format!("latency x2 at {} MB/s", fmt_num(x)),
@@ -282,7 +319,9 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
 /// What the chart's bandwidth intervals are, for its caption: one sentence after a space,
 /// empty for a file written before slices were counted.
 pub fn loaded_bandwidth_note(r: &RunResults) -> String {
-    if has_slices(run_loaded_curves(r)) {
+    if has_blocks(run_loaded_curves(r)) {
+        " Each point is measured in blocks spread over the curve's time; its latency and bandwidth are the medians of its blocks'. Vertical and horizontal bars: their 95 % intervals over the blocks.".into()
+    } else if has_slices(run_loaded_curves(r)) {
         " Horizontal bars: 95 % interval of the median bandwidth over the point's slices (the chaser's 2 ms sample windows).".into()
     } else {
         String::new()
@@ -301,10 +340,9 @@ fn upper_first(s: &str) -> String {
 pub fn loaded_summary(r: &RunResults) -> Option<String> {
     let l = r.loaded_latency.as_ref()?;
     let c = &l.curve;
-    let doubled = match c.doubled_at_mb_per_s {
-        Some(x) => format!("latency doubles at {} MB/s", fmt_num(x)),
-        None => "latency never doubles".into(),
-    };
+    // Stated only where more than one point supports it (by their intervals where the points
+    // were measured in blocks), as in every other place the doubling is shown.
+    let doubled = super::doubling_clause(l);
     let mut s = format!(
         "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
          threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
@@ -374,8 +412,19 @@ mod tests {
         let lo = t.col("total_mb_per_s_ci_low");
         assert!(matches!(t.rows[1][lo], Cell::Num(_)));
         assert_eq!(t.rows[points - 1][lo], Cell::Missing, "no interval");
-        assert_eq!(*t.keys.last().unwrap(), "dram_mb_per_s_estimate_ci_high");
-        assert_eq!(t.keys.len(), 14 + 11, "the old columns, then eleven new");
+        assert_eq!(t.keys[t.keys.len() - 2], "dram_mb_per_s_estimate_ci_high");
+        assert_eq!(
+            *t.keys.last().unwrap(),
+            "blocks_count",
+            "issue 19: at the end"
+        );
+        assert_eq!(
+            t.keys.len(),
+            14 + 11 + 1,
+            "the old columns, eleven new, then blocks"
+        );
+        let b = t.col("blocks_count");
+        assert_eq!(t.rows[1][b], Cell::Missing, "an older file has no blocks");
         // For people: the idle point once, each loaded row named by its mix.
         let p = loaded_table_for_people(&r);
         assert_eq!(p.rows.len(), 2 * points - 1);

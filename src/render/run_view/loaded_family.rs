@@ -6,7 +6,7 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
-use super::{bandwidth_cells, bandwidth_columns, x_error};
+use super::{bandwidth_cells, bandwidth_columns, blocks_cell, blocks_column, x_error};
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
 };
@@ -41,9 +41,16 @@ pub fn curve_name(r: &LoadedResult, all: &[&LoadedResult]) -> String {
 }
 
 /// The bandwidth at which latency doubled, when more than one loaded point lies at or beyond
-/// it (else `None`), and how many do.
+/// it (else `None`), and how many do. A point measured in blocks counts only when its
+/// latency is twice the idle one's beyond both intervals (issue 19: decided with the
+/// intervals, not the medians alone); one without an interval (fewer than six blocks)
+/// cannot say so. Points of files written before blocks count by their bandwidth alone, as
+/// before.
 pub fn supported_doubling(r: &LoadedResult) -> (Option<f64>, usize) {
     let Some(x) = r.curve.doubled_at_mb_per_s else {
+        return (None, 0);
+    };
+    let Some(idle) = r.points.first() else {
         return (None, 0);
     };
     let beyond = r
@@ -51,6 +58,7 @@ pub fn supported_doubling(r: &LoadedResult) -> (Option<f64>, usize) {
         .iter()
         .skip(1)
         .filter(|p| p.mb_per_s() >= x)
+        .filter(|p| p.blocks.is_empty() || p.latency_beyond(idle, 2.0) == Some(true))
         .count();
     ((beyond > 1).then_some(x), beyond)
 }
@@ -67,7 +75,24 @@ pub fn doubling_text(r: &LoadedResult) -> String {
     match supported_doubling(r) {
         (Some(x), n) => format!("{} MB/s ({n} points beyond)", fmt_num(x)),
         (None, 1) => "only the last point is beyond double: not stated".into(),
+        (None, _) if r.curve.doubled_at_mb_per_s.is_some() => {
+            "not beyond double by the 95 % intervals: not stated".into()
+        }
         _ => "not reached".into(),
+    }
+}
+
+/// The doubling as a clause of a sentence: `latency doubles at 4,120 MB/s (3 points
+/// beyond)`, or why it is not stated, or `latency never doubles`.
+pub fn doubling_clause(r: &LoadedResult) -> String {
+    match supported_doubling(r) {
+        (Some(x), n) => format!("latency doubles at {} MB/s ({n} points beyond)", fmt_num(x)),
+        (None, 1) => "the doubling is not stated (only the last point is beyond double)".into(),
+        (None, _) if r.curve.doubled_at_mb_per_s.is_some() => {
+            "the doubling is not stated (no two points beyond double by their 95 % intervals)"
+                .into()
+        }
+        _ => "latency never doubles".into(),
     }
 }
 
@@ -104,6 +129,7 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
         ("ns_per_load_p90".into(), "ns p90".into()),
     ]);
     t.extend(bandwidth_columns());
+    t.extend(vec![blocks_column()]);
     for r in curves {
         let name = curve_name(r, curves);
         for p in &r.points {
@@ -129,8 +155,9 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
             row.extend(quality_cells(q));
             row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
             row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
-            row.push(Cell::Num(p.ns_per_load.p90));
+            row.push(Cell::Num(p.sample_p90_p99().0));
             row.extend(bandwidth_cells(p));
+            row.push(blocks_cell(p));
             t.rows.push(row);
         }
     }
@@ -155,7 +182,7 @@ pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
         }
     }
     if super::has_slices(curves.iter().copied()) {
-        t.columns[total] = "MB/s (total, MB = 10^6 B) median of slices [95 % interval]".into();
+        t.columns[total] = super::total_mb_label(curves.iter().copied());
         t.columns[load] = "MB/s of the load threads [95 % interval]".into();
     }
     t.with_interval_text("ns_per_load", "ns per load")
@@ -314,7 +341,12 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
         .iter()
         .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))
     {
-        t.columns[x] = "max MB/s median of slices [95 % interval] n".into();
+        let of = if super::has_blocks(curves.iter().copied()) {
+            "blocks"
+        } else {
+            "slices"
+        };
+        t.columns[x] = format!("max MB/s median of {of} [95 % interval] n");
     }
     t.with_interval_text("idle_ns_per_load", "idle ns per load")
 }
@@ -453,6 +485,58 @@ mod tests {
         }
         r.curve.doubled_at_mb_per_s = Some(1000.0);
         r
+    }
+
+    /// Issue 19: with blocks, a point supports the doubling only when its interval lies at or
+    /// above twice the idle interval's high end; one without an interval cannot.
+    #[test]
+    fn with_blocks_the_doubling_is_decided_by_the_intervals() {
+        use crate::results::loaded::LoadedBlock;
+        use crate::stats::Summary;
+        let block = LoadedBlock {
+            start_offset_ms: 0.0,
+            ns_per_load_median: 0.0,
+            samples: 6,
+            total_mb_per_s: 0.0,
+            load_mb_per_s: 0.0,
+            dram_mb_per_s_estimate: 0.0,
+            chaser_cpu_share: Some(1.0),
+            disturbed: false,
+        };
+        let mut r = doubling_with(3);
+        // Idle 100 ns [95, 105]; the three points beyond 1000 MB/s at 240 ns with intervals
+        // from 215 (clear of 210), 200 (not clear) and none (five blocks).
+        let six = |lo: f64, mid: f64, hi: f64| Summary::of(&[lo, mid, mid, mid, mid, hi]).unwrap();
+        for p in r.points.iter_mut() {
+            p.blocks = vec![block.clone(); 6];
+        }
+        r.points[0].ns_per_load = six(95.0, 100.0, 105.0);
+        r.points[2].ns_per_load = six(215.0, 240.0, 260.0);
+        r.points[3].ns_per_load = six(200.0, 240.0, 260.0);
+        r.points[4].ns_per_load = Summary::of(&[230.0, 240.0, 240.0, 240.0, 250.0]).unwrap();
+        assert_eq!(r.points[2].latency_beyond(&r.points[0], 2.0), Some(true));
+        assert_eq!(r.points[3].latency_beyond(&r.points[0], 2.0), Some(false));
+        assert_eq!(r.points[4].latency_beyond(&r.points[0], 2.0), None);
+        assert_eq!(
+            supported_doubling(&r),
+            (None, 1),
+            "one point clear of noise"
+        );
+        r.points[3].ns_per_load = six(211.0, 240.0, 260.0);
+        assert_eq!(supported_doubling(&r), (Some(1000.0), 2));
+        for p in r.points.iter_mut().skip(2) {
+            p.ns_per_load = six(150.0, 240.0, 260.0);
+        }
+        assert_eq!(supported_doubling(&r), (None, 0));
+        assert_eq!(
+            doubling_text(&r),
+            "not beyond double by the 95 % intervals: not stated"
+        );
+        // Without blocks (an older file) the points count by their bandwidth, as before.
+        for p in r.points.iter_mut() {
+            p.blocks.clear();
+        }
+        assert_eq!(supported_doubling(&r), (Some(1000.0), 3));
     }
 
     #[test]

@@ -63,7 +63,10 @@ def analyse(runs):
             if lo is None or hi is None:
                 continue
             have_ci += 1
-            widths.append((hi - lo) / 2 / abs(d[p]["median"]))
+            # A run whose own median is 0 (a load thread that got no CPU at all) has no
+            # relative width; its interval still counts for holding the others' medians.
+            if d[p]["median"] != 0:
+                widths.append((hi - lo) / 2 / abs(d[p]["median"]))
             others = [m for j, m in enumerate(meds) if j != i]
             holds += sum(lo <= m <= hi for m in others)
         pairs = have_ci * (len(runs) - 1)
@@ -94,6 +97,10 @@ def main(argv):
         assert analyse([a, b])[1], "a tie names no configuration to act on"
         b["scenarios"]["recommendations"][0]["verdict"] = "winner"
         assert not analyse([a, b])[1]
+        # One run's median of 0 (a load thread that never ran) neither crashes nor counts.
+        z = {"x": {"median": 0.0, "samples": 9, "ci_low": 0.0, "ci_high": 0.0}}
+        rows, _, _ = analyse([a, b, z])
+        assert rows[0]["others_inside"] == "2/6" and rows[0]["max_half_width"] > 0, rows
         print("selftest ok")
         return 0
     runs = [json.load(open(f)) for f in argv[1:]]

@@ -78,7 +78,9 @@ pub struct LoadedLatencyArgs {
     /// the chase, so the curve shows the memory system alone.
     #[arg(long, default_value = "4k", value_name = "PAGE")]
     pub page_size: PageSize,
-    /// Length of each point, 20ms to 60s, e.g. 500ms or 2s (a bare number is milliseconds).
+    /// Length of each point, 20ms to 60s, e.g. 500ms or 2s (a bare number is milliseconds);
+    /// each point is measured in blocks of at least 16 ms spread over the curve (up to 12),
+    /// and 96ms or more gives the six blocks an interval needs.
     #[arg(long, value_name = "TIME", default_value = "1s")]
     pub duration: String,
     /// Seed of the chase shuffle.

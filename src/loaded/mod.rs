@@ -15,7 +15,7 @@ mod points;
 pub mod result;
 pub mod sizes;
 
-pub use engine::{delay_for, load_fractions, LoadedConfig};
+pub use engine::{blocks_for, delay_for, load_fractions, LoadedConfig};
 pub use experiment::{run, Config};
 pub use kernel::LoadKernel;
 pub use result::{

@@ -371,13 +371,16 @@ fn loaded_latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     } else {
         format!(", {mixes} load mixes ({}) measured interleaved", mix_list())
     };
-    // Repetitions: a warm-up and every delay step per mix, and the one no-load point.
+    // Repetitions: a warm-up and every delay step per mix, and the one no-load point; each
+    // point is cut into blocks spread over the curve (the warm-up is one block long).
     let reps = mixes * (l.delays + 1) + 1;
+    let blocks = crate::loaded::blocks_for(std::time::Duration::from_millis(l.timed.duration_ms));
     (
         reps as f64 * l.timed.duration_ms as f64 / 1000.0 + chain + 0.3,
         format!(
-            "{} load-delay steps, one chasing thread plus load threads on the other CPUs{what}",
-            l.delays
+            "{} load-delay steps, one chasing thread plus load threads on the other CPUs{what}; each point in {blocks} blocks of {:.0} ms spread over the curve",
+            l.delays,
+            l.timed.duration_ms as f64 / blocks as f64
         ),
     )
 }

@@ -88,7 +88,11 @@ fn remote_penalty(r: &RunResults) -> Option<(String, &'static str, String)> {
             );
             (
                 signed(worst.ratio.ratio - 1.0),
-                format!("[{}, {} %]; {pair}; {how}", signed(lo - 1.0), signed(hi - 1.0)),
+                format!(
+                    "[{}, {} %]; {pair}; {how}",
+                    signed(lo - 1.0),
+                    signed(hi - 1.0)
+                ),
             )
         }
         Decision::Indistinguishable { within } => (

@@ -2,7 +2,8 @@
 //! buffer on the chosen memory node (bind, or first touch from that CPU), verifies where its
 //! pages went, re-estimates the core clock, and only then builds the chains and measures
 //! (METHODOLOGY points 3, 5 and 12-13). One buffer serves every size of a job (sizes are
-//! prefixes of it), so the points of a sweep share one verified placement.
+//! prefixes of it, or for a sweep in passes each its own region of it), so the points of a
+//! sweep share one verified placement.
 
 use crate::clock::{estimate_core_hz, ClockInfo};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
@@ -10,6 +11,7 @@ use crate::results::quality::RepetitionQuality;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
+use super::blocks::{self, Regions};
 use super::chase::ChainError;
 use super::chase::ChainSpec;
 use super::measure::{Aim, Judge, SamplePlan};
@@ -57,9 +59,40 @@ pub fn buffer_bytes(sizes: &[u64], page: PageSize) -> u64 {
     max.div_ceil(g) * g
 }
 
+/// Where the chains of a blocked sweep live: its own region for each size while the total
+/// stays within [`blocks::MAX_REGION_FACTOR`] times the largest size and half the free memory
+/// of the target's nodes; one shared region for everything with hugetlb pages (their pool may
+/// hold the largest size only). Regions start on the TLB page or the size's power of two,
+/// whichever is smaller, so a small size does not straddle a huge page.
+pub fn sweep_regions(
+    topo: &Topology,
+    target: Target,
+    sizes: &[u64],
+    element_bytes: u64,
+) -> Regions {
+    if matches!(target.page, PageSize::Huge2M | PageSize::Huge1G) {
+        return blocks::shared(sizes);
+    }
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let nodes = match target.memory_node {
+        Some(n) => vec![n],
+        None => topo.memory_nodes(),
+    };
+    let free = topo.available_over(&nodes);
+    let mut cap = blocks::MAX_REGION_FACTOR.saturating_mul(largest);
+    if free > 0 {
+        cap = cap.min(free / 2);
+    }
+    let tlb = target.page.tlb_page_bytes();
+    blocks::regions(sizes, cap, |s| {
+        s.next_power_of_two().min(tlb).max(element_bytes).max(8)
+    })
+}
+
 /// Measures every size of `sizes` with `spec` on `target`, the sizes `aim` names toward its
-/// precision goal. `spec.group_bytes` is replaced by the page size's TLB page when it is 0.
-/// `progress(done, total)` is called after each size.
+/// precision goal; `blocked`: in passes over the sizes ([`sweep::run_blocked`], the sweep),
+/// else each size's samples back to back. `spec.group_bytes` is replaced by the page size's
+/// TLB page when it is 0. `progress(done, total)` is called as sizes are done.
 #[allow(clippy::too_many_arguments)]
 pub fn run_job(
     topo: &Topology,
@@ -70,16 +103,44 @@ pub fn run_job(
     plan: &SamplePlan,
     clock: &ClockInfo,
     aim: Option<Aim<'_>>,
+    blocked: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<JobOutcome, JobError> {
     let mut spec = *spec;
     if spec.group_bytes == 0 {
         spec.group_bytes = target.page.tlb_page_bytes();
     }
-    let bytes = buffer_bytes(sizes, target.page);
-    let (report, clock, measured) =
-        place_and_measure(topo, root, target, bytes, clock, |buf, clock, judge| {
-            sweep::run(
+    let regions = blocked.then(|| sweep_regions(topo, target, sizes, spec.element_bytes));
+    let bytes = match &regions {
+        Some(r) => buffer_bytes(&[r.total_bytes], target.page),
+        None => buffer_bytes(sizes, target.page),
+    };
+    let resident_bytes = topo
+        .cache_sizes_for_cpu(target.cpu)
+        .iter()
+        .map(|c| c.1)
+        .max()
+        .unwrap_or(0);
+    let (report, clock, measured) = place_and_measure(
+        topo,
+        root,
+        target,
+        bytes,
+        clock,
+        |buf, clock, judge| match &regions {
+            Some(r) => sweep::run_blocked(
+                buf,
+                sizes,
+                r,
+                &spec,
+                plan,
+                clock.resolution_ns,
+                Some(judge),
+                aim,
+                resident_bytes,
+                progress,
+            ),
+            None => sweep::run(
                 buf,
                 sizes,
                 &spec,
@@ -88,8 +149,9 @@ pub fn run_job(
                 Some(judge),
                 aim,
                 progress,
-            )
-        })?;
+            ),
+        },
+    )?;
     let memory_node = target
         .memory_node
         .or_else(|| report.intended_nodes.first().copied());

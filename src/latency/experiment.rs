@@ -320,7 +320,7 @@ fn run_curves(
             },
         });
         let out = match run_job(
-            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, &step,
+            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, sweep, &step,
         ) {
             Ok(o) => o,
             Err(e) if cfg.keep_going => {

@@ -1,0 +1,282 @@
+//! Passes: why a sweep measures each working set in several blocks spread over the sweep
+//! instead of once (issue 19). On a virtual machine the hypervisor moves virtual CPUs between
+//! host cores and other tenants come and go, so 25 samples taken back to back describe one
+//! moment: five quick runs on this project's VM gave the same sweep point 10-300 % apart while
+//! each run's interval was narrow. So the sweep walks its sizes in passes (at least
+//! [`MIN_PASSES`], each size once per pass, the start of the order rotated from pass to pass so
+//! no size is always first), each pass taking a short block of samples per size, and a size's
+//! figure and 95 % interval come from its per-pass medians, as `c2c::blocks` does for pairs: a
+//! drift within the sweep widens the interval instead of hiding behind many samples of one
+//! moment.
+//!
+//! The chains of different sizes would be prefixes of one buffer; a pass must not rebuild
+//! the large ones (building and first-touching a DRAM-sized chain costs more than its
+//! samples). [`regions`] gives each size its own region of the placed buffer while the total
+//! stays within a memory cap, largest sizes first; the sizes left over share one region and
+//! are rebuilt in each pass (they are the small, cheap ones).
+//!
+//! Pure functions: the pass plan, the pass order, the regions and a size's summary from its
+//! blocks. Measuring is `sweep::run`; nothing prints.
+
+use crate::results::latency::SamplePlan;
+use crate::stats::Summary;
+
+/// Fewest passes: six block medians give the first 95 % interval for the median.
+pub const MIN_PASSES: usize = 6;
+/// Fewest samples a block keeps, so its median is not one sample.
+pub const MIN_PER_PASS: usize = 3;
+/// Shortest sample of a block, ns: thousands of DRAM loads.
+pub const MIN_BLOCK_SAMPLE_NS: u64 = 250_000;
+/// The regions of all sizes may take at most this many times the largest size (a sweep of
+/// four points per octave needs 6.3 times; two, 3.4 times; one, 2 times).
+pub const MAX_REGION_FACTOR: u64 = 8;
+
+/// How a sweep's samples are cut into passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassPlan {
+    /// Passes over every size.
+    pub passes: usize,
+    /// Samples each block keeps (after its warm-up samples).
+    pub per_pass: usize,
+    /// Minimum length of one sample of a block, ns.
+    pub sample_ns: u64,
+}
+
+/// The passes of `plan`: [`MIN_PASSES`] passes of `samples / passes` samples each (at least
+/// [`MIN_PER_PASS`]), the plan's sampling time per size (`samples` x `min_sample_ns`) spread
+/// over them, so each sample is at most the plan's length and at least
+/// [`MIN_BLOCK_SAMPLE_NS`]. So `run --quick` (7 x 1 ms) becomes 6 passes of 3 samples of
+/// 0.39 ms, the default run (9 x 2 ms) 6 of 3 x 1 ms, `latency --sweep` (25 x 2 ms) 6 of 4 x
+/// 2 ms.
+pub fn pass_plan(plan: &SamplePlan) -> PassPlan {
+    let passes = MIN_PASSES;
+    let per_pass = (plan.samples / passes).max(MIN_PER_PASS);
+    let total = plan.samples.max(1) as u64 * plan.min_sample_ns;
+    let sample_ns = (total / (passes * per_pass) as u64)
+        .min(plan.min_sample_ns)
+        .max(MIN_BLOCK_SAMPLE_NS.min(plan.min_sample_ns));
+    PassPlan {
+        passes,
+        per_pass,
+        sample_ns,
+    }
+}
+
+/// The order of `n` sizes (indices) in pass `pass`: the start moves by a sixth of the sizes
+/// each pass (0 1 2 3 4 5, 1 2 3 4 5 0, ...), so each size is measured once per pass and at a
+/// different place in each pass.
+pub fn pass_order(n: usize, pass: usize) -> Vec<usize> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let start = (pass * n.div_ceil(MIN_PASSES)) % n;
+    (0..n).map(|k| (k + start) % n).collect()
+}
+
+/// Where each size's chain lives in the placed buffer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Regions {
+    /// Per size (in the order given): byte offset of its region, and whether the region is
+    /// its own (built once) or the shared one (rebuilt for each block).
+    pub at: Vec<(u64, bool)>,
+    /// Bytes the buffer needs.
+    pub total_bytes: u64,
+}
+
+/// Regions for `sizes` within `cap` bytes: each region starts at a multiple of `align(size)`;
+/// the largest sizes get their own while the own regions plus one shared region for the
+/// rest (as large as the largest of them) fit in `cap`; the rest share that region. Never
+/// less than one region of the largest size, whatever `cap`.
+pub fn regions(sizes: &[u64], cap: u64, align: impl Fn(u64) -> u64) -> Regions {
+    let mut by_size: Vec<usize> = (0..sizes.len()).collect();
+    by_size.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+    let up = |at: u64, s: u64| {
+        let a = align(s).max(1);
+        at.div_ceil(a) * a
+    };
+    // Greedy, largest first: keep a size's own region while the rest still fits beside it.
+    let mut own = vec![false; sizes.len()];
+    let mut end = 0u64;
+    for (k, &i) in by_size.iter().enumerate() {
+        let with = up(end, sizes[i]) + sizes[i];
+        let rest = by_size
+            .get(k + 1)
+            .map_or(0, |&j| up(with, sizes[j]) + sizes[j] - with);
+        if k > 0 && with + rest > cap {
+            break;
+        }
+        own[i] = true;
+        end = with;
+    }
+    let mut at = vec![(0u64, false); sizes.len()];
+    let mut end = 0u64;
+    for &i in &by_size {
+        if own[i] {
+            let start = up(end, sizes[i]);
+            at[i] = (start, true);
+            end = start + sizes[i];
+        }
+    }
+    let shared = by_size.iter().copied().find(|&i| !own[i]);
+    if let Some(first) = shared {
+        let start = up(end, sizes[first]);
+        for &i in &by_size {
+            if !own[i] {
+                at[i] = (start, false);
+            }
+        }
+        end = start + sizes[first];
+    }
+    Regions {
+        at,
+        total_bytes: end,
+    }
+}
+
+/// Every size in one shared region at the start of the buffer, rebuilt for each block: for
+/// hugetlb pages, whose pool may hold no more than the largest size.
+pub fn shared(sizes: &[u64]) -> Regions {
+    Regions {
+        at: vec![(0, false); sizes.len()],
+        total_bytes: sizes.iter().copied().max().unwrap_or(0),
+    }
+}
+
+/// A size's figure from its blocks (each block's kept samples): the summary of the block
+/// medians (n = blocks with a sample), so its interval is the variation between passes.
+/// `None` when no block kept a sample.
+pub fn summary(blocks: &[Vec<f64>]) -> Option<Summary> {
+    Summary::of(&medians(blocks))
+}
+
+/// The median of every block that kept a sample, in block order.
+pub fn medians(blocks: &[Vec<f64>]) -> Vec<f64> {
+    blocks
+        .iter()
+        .filter(|b| !b.is_empty())
+        .map(|b| crate::stats::median(b))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(samples: usize, ms: f64) -> SamplePlan {
+        SamplePlan {
+            samples,
+            warmup: 2,
+            min_sample_ns: (ms * 1e6) as u64,
+        }
+    }
+
+    #[test]
+    fn the_samples_are_cut_into_six_passes_of_three_or_more() {
+        let quick = pass_plan(&plan(7, 1.0));
+        assert_eq!((quick.passes, quick.per_pass), (6, 3));
+        assert_eq!(quick.sample_ns, 7_000_000 / 18);
+        let default = pass_plan(&plan(9, 2.0));
+        assert_eq!((default.passes, default.per_pass), (6, 3));
+        assert_eq!(default.sample_ns, 1_000_000);
+        let standalone = pass_plan(&plan(25, 2.0));
+        assert_eq!((standalone.passes, standalone.per_pass), (6, 4));
+        assert_eq!(
+            standalone.sample_ns, 2_000_000,
+            "never longer than the plan's"
+        );
+        let one = pass_plan(&plan(1, 1.0));
+        assert_eq!((one.passes, one.per_pass), (6, 3));
+        assert_eq!(one.sample_ns, MIN_BLOCK_SAMPLE_NS);
+        // A plan of samples shorter than the floor keeps its own length.
+        assert_eq!(pass_plan(&plan(9, 0.1)).sample_ns, 100_000);
+    }
+
+    #[test]
+    fn every_pass_measures_every_size_once_from_a_different_start() {
+        for n in [1, 2, 5, 6, 16, 33] {
+            let mut firsts = Vec::new();
+            for pass in 0..MIN_PASSES {
+                let o = pass_order(n, pass);
+                let mut sorted = o.clone();
+                sorted.sort();
+                assert_eq!(sorted, (0..n).collect::<Vec<_>>(), "n {n} pass {pass}");
+                // Rotated: consecutive indices, wrapping.
+                assert!(o.windows(2).all(|w| w[1] == (w[0] + 1) % n));
+                firsts.push(o[0]);
+            }
+            let mut distinct = firsts.clone();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), n.min(MIN_PASSES), "n {n}: {firsts:?}");
+        }
+        assert_eq!(pass_order(6, 1), vec![1, 2, 3, 4, 5, 0]);
+        assert_eq!(
+            pass_order(12, 1),
+            vec![2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1]
+        );
+        assert!(pass_order(0, 2).is_empty());
+    }
+
+    #[test]
+    fn large_sizes_get_their_own_regions_within_the_cap() {
+        let sizes = [4096u64, 8192, 16384, 32768];
+        let page = |_: u64| 4096;
+        // Room for all: largest first, disjoint.
+        let r = regions(&sizes, 1 << 20, page);
+        assert_eq!(
+            r.at,
+            vec![(57344, true), (49152, true), (32768, true), (0, true)]
+        );
+        assert_eq!(r.total_bytes, 61440);
+        // Room for the largest two and one shared region the size of the next.
+        let r = regions(&sizes, 32768 + 16384 + 8192, page);
+        assert_eq!(
+            r.at,
+            vec![(49152, false), (49152, false), (32768, true), (0, true)]
+        );
+        assert_eq!(r.total_bytes, 57344);
+        // No room: the largest region alone, shared by all but the largest.
+        let r = regions(&sizes, 0, page);
+        assert_eq!(r.at[3], (0, true));
+        assert!(r.at[..3].iter().all(|&a| a == (32768, false)));
+        assert_eq!(r.total_bytes, 32768 + 16384);
+        // Regions start on their alignment.
+        let r = regions(&[4096, 3 << 20], 1 << 30, |s| {
+            s.next_power_of_two().min(2 << 20)
+        });
+        assert_eq!(r.at, vec![(3 << 20, true), (0, true)]);
+        let r = regions(&[3 << 20, 4096, 1 << 20], 1 << 30, |s| {
+            s.next_power_of_two().min(2 << 20)
+        });
+        assert_eq!(r.at, vec![(0, true), (4 << 20, true), (3 << 20, true)]);
+        assert_eq!(r.total_bytes, (4 << 20) + 4096);
+    }
+
+    /// Issue 19: the figure is the median of the block medians, n = blocks, the interval over
+    /// them; a block that kept nothing is not a median; five blocks give no interval.
+    #[test]
+    fn a_size_is_summarised_from_its_block_medians() {
+        let blocks: Vec<Vec<f64>> = vec![
+            vec![10.0, 11.0, 30.0],
+            vec![12.0, 12.5, 12.2],
+            vec![9.0, 9.5, 50.0],
+            vec![14.0, 13.0, 15.0],
+            vec![11.0, 11.5, 11.2],
+            vec![10.5, 10.4, 10.6],
+        ];
+        assert_eq!(medians(&blocks), vec![11.0, 12.2, 9.5, 14.0, 11.2, 10.5]);
+        let s = summary(&blocks).unwrap();
+        assert_eq!(s.samples, 6, "n = blocks");
+        assert_eq!(s.median, (11.0 + 11.2) / 2.0);
+        // Six medians: the interval is their extremes; the outlying samples (30, 50) are not.
+        assert_eq!((s.ci_low, s.ci_high), (Some(9.5), Some(14.0)));
+        assert_eq!(s.max, 14.0);
+        let mut with_empty = blocks.clone();
+        with_empty.push(Vec::new());
+        assert_eq!(summary(&with_empty).unwrap().samples, 6);
+        let five = summary(&blocks[..5]).unwrap();
+        assert_eq!((five.samples, five.ci_low, five.ci_high), (5, None, None));
+        assert!(summary(&[]).is_none());
+        assert!(summary(&[Vec::new()]).is_none());
+    }
+}

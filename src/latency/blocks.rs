@@ -10,10 +10,14 @@
 //! moment.
 //!
 //! The chains of different sizes would be prefixes of one buffer; a pass must not rebuild
-//! the large ones (building and first-touching a DRAM-sized chain costs more than its
-//! samples). [`regions`] gives each size its own region of the placed buffer while the total
-//! stays within a memory cap, largest sizes first; the sizes left over share one region and
-//! are rebuilt in each pass (they are the small, cheap ones).
+//! the large ones (building and walking a DRAM-sized chain once costs more than its samples),
+//! and disjoint regions for every size cost memory (6.3 times the largest size at four points
+//! per octave) whose first touch alone, on this project's VM, costs about 2 s a GiB.
+//! [`interleaved`] keeps every chain alive in little more than the largest size: a chain links
+//! one word of each cache-line element, so eight chains share the same lines in different
+//! words. With elements of one word, [`regions`] gives each size its own region while the
+//! total stays within a memory cap, largest sizes first; the sizes left over share one region
+//! and are rebuilt in each pass (they are the small, cheap ones).
 //!
 //! Pure functions: the pass plan, the pass order, the regions and a size's summary from its
 //! blocks. Measuring is `sweep::run`; nothing prints.
@@ -73,14 +77,71 @@ pub fn pass_order(n: usize, pass: usize) -> Vec<usize> {
     (0..n).map(|k| (k + start) % n).collect()
 }
 
+/// Where one size's chain lives in the placed buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Byte offset of its region.
+    pub offset: u64,
+    /// Which word of each element holds its links (0 unless interleaved).
+    pub slot: usize,
+    /// Its own (built once and kept) or the shared one (rebuilt for each block).
+    pub own: bool,
+}
+
 /// Where each size's chain lives in the placed buffer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Regions {
-    /// Per size (in the order given): byte offset of its region, and whether the region is
-    /// its own (built once) or the shared one (rebuilt for each block).
-    pub at: Vec<(u64, bool)>,
+    /// Per size, in the order given.
+    pub at: Vec<Place>,
     /// Bytes the buffer needs.
     pub total_bytes: u64,
+}
+
+/// Every size its own chain, interleaved: an element of `element_bytes` has `slots` words
+/// (`element_bytes / 8`), and a chain links only one word of each element it visits, so
+/// chains in different words of the same lines never touch each other's links while each
+/// still loads exactly its own lines. Sizes take the slots in turn, largest first; the sizes
+/// of one slot lie one after the other (each at a multiple of `align(size)`). Four points per
+/// octave and eight slots need 1.33 times the largest size, fewer points less; nothing is
+/// rebuilt. One element of slack at the end keeps the last slot's last link inside.
+pub fn interleaved(
+    sizes: &[u64],
+    slots: usize,
+    element_bytes: u64,
+    align: impl Fn(u64) -> u64,
+) -> Regions {
+    let slots = slots.max(1);
+    let mut by_size: Vec<usize> = (0..sizes.len()).collect();
+    by_size.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]).then(a.cmp(&b)));
+    let mut end = vec![0u64; slots];
+    let mut at = vec![
+        Place {
+            offset: 0,
+            slot: 0,
+            own: true
+        };
+        sizes.len()
+    ];
+    for (k, &i) in by_size.iter().enumerate() {
+        let slot = k % slots;
+        let a = align(sizes[i]).max(1);
+        let start = end[slot].div_ceil(a) * a;
+        at[i] = Place {
+            offset: start,
+            slot,
+            own: true,
+        };
+        end[slot] = start + sizes[i];
+    }
+    let used = end.iter().copied().max().unwrap_or(0);
+    Regions {
+        at,
+        total_bytes: if sizes.is_empty() {
+            0
+        } else {
+            used + element_bytes
+        },
+    }
 }
 
 /// Regions for `sizes` within `cap` bytes: each region starts at a multiple of `align(size)`;
@@ -108,12 +169,17 @@ pub fn regions(sizes: &[u64], cap: u64, align: impl Fn(u64) -> u64) -> Regions {
         own[i] = true;
         end = with;
     }
-    let mut at = vec![(0u64, false); sizes.len()];
+    let place = |offset: u64, own: bool| Place {
+        offset,
+        slot: 0,
+        own,
+    };
+    let mut at = vec![place(0, false); sizes.len()];
     let mut end = 0u64;
     for &i in &by_size {
         if own[i] {
             let start = up(end, sizes[i]);
-            at[i] = (start, true);
+            at[i] = place(start, true);
             end = start + sizes[i];
         }
     }
@@ -122,7 +188,7 @@ pub fn regions(sizes: &[u64], cap: u64, align: impl Fn(u64) -> u64) -> Regions {
         let start = up(end, sizes[first]);
         for &i in &by_size {
             if !own[i] {
-                at[i] = (start, false);
+                at[i] = place(start, false);
             }
         }
         end = start + sizes[first];
@@ -137,7 +203,14 @@ pub fn regions(sizes: &[u64], cap: u64, align: impl Fn(u64) -> u64) -> Regions {
 /// hugetlb pages, whose pool may hold no more than the largest size.
 pub fn shared(sizes: &[u64]) -> Regions {
     Regions {
-        at: vec![(0, false); sizes.len()],
+        at: vec![
+            Place {
+                offset: 0,
+                slot: 0,
+                own: false
+            };
+            sizes.len()
+        ],
         total_bytes: sizes.iter().copied().max().unwrap_or(0),
     }
 }
@@ -217,6 +290,56 @@ mod tests {
         assert!(pass_order(0, 2).is_empty());
     }
 
+    fn at(r: &Regions) -> Vec<(u64, bool)> {
+        r.at.iter().map(|p| (p.offset, p.own)).collect()
+    }
+
+    /// Eight slots: the largest eight sizes share their lines at offset 0, the next eight
+    /// follow; every chain is its own; the slot is the word of each element it links.
+    #[test]
+    fn interleaved_chains_share_lines_in_different_words() {
+        let sizes: Vec<u64> = (0..10).map(|k| 4096u64 << k).collect();
+        let r = interleaved(&sizes, 8, 64, |_| 4096);
+        let largest = 4096u64 << 9;
+        for (k, p) in r.at.iter().enumerate() {
+            assert!(p.own);
+            // Descending order: size 9 takes slot 0, size 8 slot 1, ... size 2 slot 7.
+            let rank = 9 - k;
+            assert_eq!(p.slot, rank % 8, "size {k}");
+            let expect = match rank {
+                8 => largest,
+                9 => 4096u64 << 8,
+                _ => 0,
+            };
+            assert_eq!(p.offset, expect, "size {k}");
+        }
+        assert_eq!(
+            r.total_bytes,
+            largest + 8192 + 64,
+            "slot 0 holds the largest and size 1"
+        );
+        // No two chains of one slot overlap.
+        for a in 0..sizes.len() {
+            for b in 0..a {
+                let (x, y) = (r.at[a], r.at[b]);
+                if x.slot == y.slot {
+                    let disjoint =
+                        x.offset + sizes[a] <= y.offset || y.offset + sizes[b] <= x.offset;
+                    assert!(disjoint, "{a} {b}");
+                }
+            }
+        }
+        // Four points per octave over 16 octaves: within 1.34 times the largest.
+        let grid = super::super::sweep::sizes(4096, 256 << 20, 4, 64);
+        let r = interleaved(&grid, 8, 64, |s| s.next_power_of_two().min(4096));
+        assert!(
+            r.total_bytes <= (256u64 << 20) * 134 / 100,
+            "{}",
+            r.total_bytes
+        );
+        assert_eq!(interleaved(&[], 8, 64, |_| 4096).total_bytes, 0);
+    }
+
     #[test]
     fn large_sizes_get_their_own_regions_within_the_cap() {
         let sizes = [4096u64, 8192, 16384, 32768];
@@ -224,31 +347,31 @@ mod tests {
         // Room for all: largest first, disjoint.
         let r = regions(&sizes, 1 << 20, page);
         assert_eq!(
-            r.at,
+            at(&r),
             vec![(57344, true), (49152, true), (32768, true), (0, true)]
         );
         assert_eq!(r.total_bytes, 61440);
         // Room for the largest two and one shared region the size of the next.
         let r = regions(&sizes, 32768 + 16384 + 8192, page);
         assert_eq!(
-            r.at,
+            at(&r),
             vec![(49152, false), (49152, false), (32768, true), (0, true)]
         );
         assert_eq!(r.total_bytes, 57344);
         // No room: the largest region alone, shared by all but the largest.
         let r = regions(&sizes, 0, page);
-        assert_eq!(r.at[3], (0, true));
-        assert!(r.at[..3].iter().all(|&a| a == (32768, false)));
+        assert_eq!(at(&r)[3], (0, true));
+        assert!(at(&r)[..3].iter().all(|&a| a == (32768, false)));
         assert_eq!(r.total_bytes, 32768 + 16384);
         // Regions start on their alignment.
         let r = regions(&[4096, 3 << 20], 1 << 30, |s| {
             s.next_power_of_two().min(2 << 20)
         });
-        assert_eq!(r.at, vec![(3 << 20, true), (0, true)]);
+        assert_eq!(at(&r), vec![(3 << 20, true), (0, true)]);
         let r = regions(&[3 << 20, 4096, 1 << 20], 1 << 30, |s| {
             s.next_power_of_two().min(2 << 20)
         });
-        assert_eq!(r.at, vec![(0, true), (4 << 20, true), (3 << 20, true)]);
+        assert_eq!(at(&r), vec![(0, true), (4 << 20, true), (3 << 20, true)]);
         assert_eq!(r.total_bytes, (4 << 20) + 4096);
     }
 

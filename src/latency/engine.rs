@@ -59,10 +59,12 @@ pub fn buffer_bytes(sizes: &[u64], page: PageSize) -> u64 {
     max.div_ceil(g) * g
 }
 
-/// Where the chains of a blocked sweep live: its own region for each size while the total
-/// stays within [`blocks::MAX_REGION_FACTOR`] times the largest size and half the free memory
-/// of the target's nodes; one shared region for everything with hugetlb pages (their pool may
-/// hold the largest size only). Regions start on the TLB page or the size's power of two,
+/// Where the chains of a blocked sweep live: every size its own chain, interleaved in the
+/// words of the elements ([`blocks::interleaved`], 1.33 times the largest size at most) when
+/// an element has more than one word; else its own region for each size while the total stays
+/// within [`blocks::MAX_REGION_FACTOR`] times the largest size and half the free memory of the
+/// target's nodes; one shared region for everything with hugetlb pages (their pool may hold
+/// the largest size only). Regions start on the TLB page or the size's power of two,
 /// whichever is smaller, so a small size does not straddle a huge page.
 pub fn sweep_regions(
     topo: &Topology,
@@ -72,6 +74,12 @@ pub fn sweep_regions(
 ) -> Regions {
     if matches!(target.page, PageSize::Huge2M | PageSize::Huge1G) {
         return blocks::shared(sizes);
+    }
+    let tlb = target.page.tlb_page_bytes();
+    let align = |s: u64| s.next_power_of_two().min(tlb).max(element_bytes).max(8);
+    let slots = (element_bytes / 8) as usize;
+    if slots > 1 {
+        return blocks::interleaved(sizes, slots, element_bytes, align);
     }
     let largest = sizes.iter().copied().max().unwrap_or(0);
     let nodes = match target.memory_node {
@@ -83,10 +91,7 @@ pub fn sweep_regions(
     if free > 0 {
         cap = cap.min(free / 2);
     }
-    let tlb = target.page.tlb_page_bytes();
-    blocks::regions(sizes, cap, |s| {
-        s.next_power_of_two().min(tlb).max(element_bytes).max(8)
-    })
+    blocks::regions(sizes, cap, align)
 }
 
 /// Measures every size of `sizes` with `spec` on `target`, the sizes `aim` names toward its

@@ -6,9 +6,10 @@
 //! ([`super::blocks`] says why); [`run`] measures each size once, back to back, over a prefix
 //! of the buffer. Nothing here prints; progress goes to a callback.
 
+use std::marker::PhantomData;
 use std::time::Duration;
 
-use super::blocks::{self, Regions};
+use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
 use super::measure::{measure_block, measure_toward, Aim, Judge, Measurement, SamplePlan, Samples};
 use super::walk::{Chain, LOADS_PER_ITERATION};
@@ -115,51 +116,45 @@ pub(crate) struct Point {
     pub extra: usize,
 }
 
-/// The chains of the sweep: sizes with a region of their own keep their chain (built in their
-/// first block); the others are rebuilt in the shared region for each block.
+/// The chains of the sweep: a size with a place of its own keeps its chain (built in its
+/// first block); the others are rebuilt in the shared region for each block. Holds the
+/// buffer's exclusive borrow for as long as any chain exists.
 struct Chains<'a> {
-    own: Vec<Option<&'a mut [u64]>>,
+    base: *mut u64,
+    words: usize,
     built: Vec<Option<Chain<'a>>>,
-    shared: Option<&'a mut [u64]>,
+    _buf: PhantomData<&'a mut [u64]>,
 }
 
 impl<'a> Chains<'a> {
-    /// Cuts `buf` into the regions of `regions` (`sizes` in bytes).
-    fn carve(buf: &'a mut [u64], sizes: &[u64], regions: &Regions) -> Chains<'a> {
-        let n = sizes.len();
-        let shared_bytes = (0..n).filter(|&i| !regions.at[i].1).map(|i| sizes[i]).max();
-        // (offset, bytes, Some(size) for an own region, None for the shared one)
-        let mut cuts: Vec<(u64, u64, Option<usize>)> = (0..n)
-            .filter(|&i| regions.at[i].1)
-            .map(|i| (regions.at[i].0, sizes[i], Some(i)))
-            .collect();
-        if let (Some(b), Some(i)) = (shared_bytes, (0..n).find(|&i| !regions.at[i].1)) {
-            cuts.push((regions.at[i].0, b, None));
-        }
-        cuts.sort_by_key(|c| c.0);
-        let mut own: Vec<Option<&'a mut [u64]>> = (0..n).map(|_| None).collect();
-        let mut shared = None;
-        let mut rest = buf;
-        let mut at_word = 0usize;
-        for (offset, bytes, who) in cuts {
-            let skip = ((offset / 8) as usize)
-                .saturating_sub(at_word)
-                .min(rest.len());
-            let tail = std::mem::take(&mut rest).split_at_mut(skip).1;
-            let len = ((bytes / 8) as usize).min(tail.len());
-            let (mine, after) = tail.split_at_mut(len);
-            rest = after;
-            at_word += skip + len;
-            match who {
-                Some(i) => own[i] = Some(mine),
-                None => shared = Some(mine),
-            }
-        }
+    fn new(buf: &'a mut [u64], n: usize) -> Chains<'a> {
         Chains {
-            own,
+            base: buf.as_mut_ptr(),
+            words: buf.len(),
             built: (0..n).map(|_| None).collect(),
-            shared,
+            _buf: PhantomData,
         }
+    }
+
+    /// Builds `spec` over `bytes` at `place`: from the region's start plus the slot's word,
+    /// within the buffer.
+    fn build(
+        &mut self,
+        place: Place,
+        bytes: u64,
+        spec: &ChainSpec,
+    ) -> Result<Chain<'a>, ChainError> {
+        let start = ((place.offset / 8) as usize + place.slot).min(self.words);
+        let len = ((bytes / 8) as usize).min(self.words - start);
+        // SAFETY: `start + len` is within the buffer this value borrows exclusively for 'a.
+        // The slice lives only for this call: linking writes one word (the place's slot) of
+        // each element of the place's region, and `blocks::interleaved` / `blocks::regions`
+        // give every size with a place of its own a set of such words no other size's chain
+        // reads or writes (another slot of the same lines, or a disjoint region), and the
+        // shared region is disjoint from all of them; a chain afterwards only reads its own
+        // links. No other reference to the buffer exists while `Chains` does.
+        let words = unsafe { std::slice::from_raw_parts_mut(self.base.add(start), len) };
+        Chain::build(words, spec)
     }
 }
 
@@ -187,19 +182,18 @@ pub fn run_blocked(
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
     let n = sizes.len();
     let pp = blocks::pass_plan(plan);
-    let mut chains = Chains::carve(buf, sizes, regions);
+    let mut chains = Chains::new(buf, n);
     let mut iterations: Vec<Option<u64>> = vec![None; n];
     // One block of size `i`: its chain (built in its first block, or rebuilt in the shared
     // region), warmed up and sampled; `None` when a stop signal came.
     let block = |i: usize| -> Result<Option<Block>, ChainError> {
         let s = sizes[i];
         let resident = resident_bytes == 0 || s <= resident_bytes;
-        let done = if regions.at[i].1 {
+        let place = regions.at[i];
+        let done = if place.own {
             let fresh = chains.built[i].is_none();
             if fresh {
-                if let Some(region) = chains.own[i].take() {
-                    chains.built[i] = Some(Chain::build(region, spec)?);
-                }
+                chains.built[i] = Some(chains.build(place, s, spec)?);
             }
             let Some(chain) = chains.built[i].as_mut() else {
                 return Ok(None);
@@ -215,11 +209,7 @@ pub fn run_blocked(
                 judge,
             )
         } else {
-            let Some(region) = chains.shared.as_deref_mut() else {
-                return Ok(None);
-            };
-            let words = ((s / 8) as usize).min(region.len());
-            let mut chain = Chain::build(&mut region[..words], spec)?;
+            let mut chain = chains.build(place, s, spec)?;
             measure_block(
                 &mut chain,
                 true,
@@ -590,8 +580,12 @@ mod tests {
             group_bytes: 4096,
             seed: 3,
         };
-        for cap in [1 << 20, 0] {
-            let regions = blocks::regions(&sizes, cap, |_| 4096);
+        let layouts = [
+            blocks::interleaved(&sizes, 8, 64, |_| 4096),
+            blocks::regions(&sizes, 1 << 20, |_| 4096),
+            blocks::regions(&sizes, 0, |_| 4096),
+        ];
+        for regions in layouts {
             let mut buf = vec![0u64; (regions.total_bytes / 8) as usize];
             let out = run_blocked(
                 &mut buf,

@@ -199,6 +199,31 @@ pub fn regions(sizes: &[u64], cap: u64, align: impl Fn(u64) -> u64) -> Regions {
     }
 }
 
+/// A size's first block below this fraction of the largest size's first block behaved as
+/// cache-resident.
+pub const RESIDENT_RATIO: f64 = 0.5;
+
+/// Whether a block of a size whose chain was built earlier starts with a full walk of it (the
+/// other sizes evicted it since its last block): when the size fits in `resident_bytes` (the
+/// largest cache; 0: unknown, every size) and its first block was faster than
+/// [`RESIDENT_RATIO`] times the largest size's first block (`memory_ns`; unknown: yes). A
+/// size that ran at memory speed although the cache is larger (a last-level cache other
+/// tenants keep full) gains nothing from a walk of millions of loads, which would cost more
+/// than its samples.
+pub fn walk_again(
+    bytes: u64,
+    resident_bytes: u64,
+    first_ns: Option<f64>,
+    memory_ns: Option<f64>,
+) -> bool {
+    let fits = resident_bytes == 0 || bytes <= resident_bytes;
+    let cached = match (first_ns, memory_ns) {
+        (Some(f), Some(m)) if m > 0.0 => f < RESIDENT_RATIO * m,
+        _ => true,
+    };
+    fits && cached
+}
+
 /// Every size in one shared region at the start of the buffer, rebuilt for each block: for
 /// hugetlb pages, whose pool may hold no more than the largest size.
 pub fn shared(sizes: &[u64]) -> Regions {
@@ -288,6 +313,22 @@ mod tests {
             vec![2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0, 1]
         );
         assert!(pass_order(0, 2).is_empty());
+    }
+
+    #[test]
+    fn only_sizes_that_behaved_as_cached_are_walked_again() {
+        let mib = 1u64 << 20;
+        // An L2 size at 5 ns against 100 ns memory: walked.
+        assert!(walk_again(mib, 32 * mib, Some(5.0), Some(100.0)));
+        // An L3-sized chain that ran at 80 ns: not walked; at 30 ns: walked.
+        assert!(!walk_again(16 * mib, 32 * mib, Some(80.0), Some(100.0)));
+        assert!(walk_again(16 * mib, 32 * mib, Some(30.0), Some(100.0)));
+        // Beyond the largest cache: never.
+        assert!(!walk_again(64 * mib, 32 * mib, Some(10.0), Some(100.0)));
+        // Unknown cache or figures: walked.
+        assert!(walk_again(64 * mib, 0, None, None));
+        assert!(walk_again(16 * mib, 32 * mib, None, Some(100.0)));
+        assert!(walk_again(16 * mib, 32 * mib, Some(80.0), None));
     }
 
     fn at(r: &Regions) -> Vec<(u64, bool)> {

@@ -160,8 +160,10 @@ impl<'a> Chains<'a> {
 
 /// The sweep in passes (issue 19; `blocks` says why): [`blocks::pass_plan`] of `plan`, every
 /// size once per pass in [`blocks::pass_order`], each block keeping its samples after its
-/// warm-up (a full walk of the chain when it was just built or fits in `resident_bytes`, the
-/// largest cache, or always when that is 0; then `plan.warmup` samples dropped). Each size's
+/// warm-up (a full walk of the chain when it was just built, or when [`blocks::walk_again`]
+/// says it was cache-resident: within `resident_bytes`, the largest cache, or always when that
+/// is 0, and its first block faster than half the largest size's; then `plan.warmup` samples
+/// dropped). Each size's
 /// chain lives where `regions` puts it in `buf`. A size's figure is the summary of its block
 /// medians; toward `aim`'s goal the aimed sizes get extra blocks, in further passes over them
 /// alone, while their interval is wider than the target and the goal's pool lasts (at most as
@@ -184,11 +186,16 @@ pub fn run_blocked(
     let pp = blocks::pass_plan(plan);
     let mut chains = Chains::new(buf, n);
     let mut iterations: Vec<Option<u64>> = vec![None; n];
+    // Each size's first block median, and which size is the largest (its first block is the
+    // memory latency the others are judged against: `blocks::walk_again`).
+    let mut first_ns: Vec<Option<f64>> = vec![None; n];
+    let largest = (0..n).max_by_key(|&i| (sizes[i], i));
     // One block of size `i`: its chain (built in its first block, or rebuilt in the shared
     // region), warmed up and sampled; `None` when a stop signal came.
     let block = |i: usize| -> Result<Option<Block>, ChainError> {
         let s = sizes[i];
-        let resident = resident_bytes == 0 || s <= resident_bytes;
+        let memory_ns = largest.and_then(|l| first_ns[l]);
+        let resident = blocks::walk_again(s, resident_bytes, first_ns[i], memory_ns);
         let place = regions.at[i];
         let done = if place.own {
             let fresh = chains.built[i].is_none();
@@ -223,6 +230,9 @@ pub fn run_blocked(
         };
         Ok(done.map(|(samples, it, elapsed)| {
             iterations[i] = Some(it);
+            if first_ns[i].is_none() && !samples.samples_ns.is_empty() {
+                first_ns[i] = Some(crate::stats::median(&samples.samples_ns));
+            }
             Block {
                 samples,
                 iterations: it,

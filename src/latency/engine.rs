@@ -357,7 +357,8 @@ fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
     })
 }
 
-/// One warning when samples spread more than [`NOISY`] (p90 over min) at some sizes.
+/// One warning when samples (a sweep's block medians) spread more than [`NOISY`] (p90 over
+/// min) at some sizes.
 fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
     let noisy: Vec<u64> = results
         .iter()
@@ -365,6 +366,13 @@ fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
         .map(|r| r.working_set_bytes)
         .collect();
     let at = sizes_phrase(&noisy, results.len())?;
+    // A sweep in passes: its figures are block medians, spread over the sweep's time.
+    if results.iter().any(|r| r.blocks.is_some()) {
+        return Some(format!(
+            "block medians vary by more than {:.0} % (p90 over min) at {at} for {where_}: conditions changed between the sweep's passes (other work on this CPU, or the hypervisor), and the intervals show it; rerun on an idle machine",
+            100.0 * (NOISY - 1.0),
+        ));
+    }
     Some(format!(
         "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: something else ran on this CPU; rerun on an idle machine or with more --samples",
         100.0 * (NOISY - 1.0),
@@ -388,4 +396,46 @@ fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> 
             s(a).total_cmp(&s(b))
         })?;
     Some(format!("latency at {at} for {where_}: {}", worst.reason()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::latency::PointBlocks;
+
+    fn point(bytes: u64, min: f64, p90: f64, blocks: bool) -> LatencyResult {
+        let mut r = crate::run::sample::latency_matrix(&[(0, 0, 10.0, None)])
+            .matrix
+            .unwrap()
+            .cells[0]
+            .result
+            .clone();
+        r.working_set_bytes = bytes;
+        r.ns_per_load.min = min;
+        r.ns_per_load.p90 = p90;
+        r.blocks = blocks.then(|| PointBlocks {
+            blocks: 6,
+            samples_per_block: 3,
+            min_sample_ns: 1_000_000,
+            block_medians_ns: vec![min, p90, min, min, min, min],
+            all_samples: r.ns_per_load,
+        });
+        r
+    }
+
+    /// A sweep in passes spreads its block medians over the sweep's time: its warning names
+    /// the blocks and the changing conditions; samples back to back keep theirs.
+    #[test]
+    fn the_noise_warning_names_what_varied() {
+        let quiet = point(4096, 10.0, 11.0, true);
+        let noisy = point(8192, 10.0, 14.0, true);
+        assert_eq!(noise_warning(&[quiet.clone()], "here"), None);
+        let w = noise_warning(&[quiet, noisy], "here").unwrap();
+        assert!(
+            w.starts_with("block medians vary by more than 25 % (p90 over min) at 8 KiB for here: conditions changed between the sweep's passes"),
+            "{w}"
+        );
+        let w = noise_warning(&[point(8192, 10.0, 14.0, false)], "here").unwrap();
+        assert!(w.starts_with("samples vary by more than 25 %"), "{w}");
+    }
 }

@@ -6,13 +6,12 @@
 //! ([`super::blocks`] says why); [`run`] measures each size once, back to back, over a prefix
 //! of the buffer. Nothing here prints; progress goes to a callback.
 
-use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
 use super::measure::{measure_block, measure_toward, Aim, Judge, Measurement, SamplePlan, Samples};
-use super::walk::{Chain, LOADS_PER_ITERATION};
+use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
 use crate::results::quality::{next_batch, ExtraCost, RepetitionQuality};
 use crate::stats::Summary;
@@ -117,44 +116,57 @@ pub(crate) struct Point {
 }
 
 /// The chains of the sweep: a size with a place of its own keeps its chain (built in its
-/// first block); the others are rebuilt in the shared region for each block. Holds the
-/// buffer's exclusive borrow for as long as any chain exists.
+/// first block, in the arena); the others are rebuilt in the shared region for each block.
 struct Chains<'a> {
-    base: *mut u64,
-    words: usize,
+    arena: ChainArena<'a>,
+    /// The shared region, after every own place.
+    shared: &'a mut [u64],
+    /// Word where `shared` starts.
+    shared_at: usize,
     built: Vec<Option<Chain<'a>>>,
-    _buf: PhantomData<&'a mut [u64]>,
 }
 
 impl<'a> Chains<'a> {
-    fn new(buf: &'a mut [u64], n: usize) -> Chains<'a> {
+    fn new(buf: &'a mut [u64], regions: &Regions, sizes: &[u64]) -> Chains<'a> {
+        let shared_at = regions
+            .at
+            .iter()
+            .find(|p| !p.own)
+            .map_or(buf.len(), |p| (p.offset / 8) as usize)
+            .min(buf.len());
+        let (own, shared) = buf.split_at_mut(shared_at);
         Chains {
-            base: buf.as_mut_ptr(),
-            words: buf.len(),
-            built: (0..n).map(|_| None).collect(),
-            _buf: PhantomData,
+            arena: ChainArena::new(own),
+            shared,
+            shared_at,
+            built: (0..sizes.len()).map(|_| None).collect(),
         }
     }
 
-    /// Builds `spec` over `bytes` at `place`: from the region's start plus the slot's word,
-    /// within the buffer.
-    fn build(
+    /// A chain of `bytes` at `place`: in the arena for an own place, else over the shared
+    /// region (rebuilt each time).
+    fn build_own(
         &mut self,
         place: Place,
         bytes: u64,
         spec: &ChainSpec,
     ) -> Result<Chain<'a>, ChainError> {
-        let start = ((place.offset / 8) as usize + place.slot).min(self.words);
-        let len = ((bytes / 8) as usize).min(self.words - start);
-        // SAFETY: `start + len` is within the buffer this value borrows exclusively for 'a.
-        // The slice lives only for this call: linking writes one word (the place's slot) of
-        // each element of the place's region, and `blocks::interleaved` / `blocks::regions`
-        // give every size with a place of its own a set of such words no other size's chain
-        // reads or writes (another slot of the same lines, or a disjoint region), and the
-        // shared region is disjoint from all of them; a chain afterwards only reads its own
-        // links. No other reference to the buffer exists while `Chains` does.
-        let words = unsafe { std::slice::from_raw_parts_mut(self.base.add(start), len) };
-        Chain::build(words, spec)
+        self.arena
+            .build((place.offset / 8) as usize + place.slot, bytes, spec)
+    }
+
+    fn build_shared<'s>(
+        &'s mut self,
+        place: Place,
+        bytes: u64,
+        spec: &ChainSpec,
+    ) -> Result<Chain<'s>, ChainError> {
+        let start = ((place.offset / 8) as usize)
+            .saturating_sub(self.shared_at)
+            .min(self.shared.len());
+        let region = &mut self.shared[start..];
+        let words = ((bytes / 8) as usize).min(region.len());
+        Chain::build(&mut region[..words], spec)
     }
 }
 
@@ -184,7 +196,7 @@ pub fn run_blocked(
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
     let n = sizes.len();
     let pp = blocks::pass_plan(plan);
-    let mut chains = Chains::new(buf, n);
+    let mut chains = Chains::new(buf, regions, sizes);
     let mut iterations: Vec<Option<u64>> = vec![None; n];
     // Each size's first block median, and which size is the largest (its first block is the
     // memory latency the others are judged against: `blocks::walk_again`).
@@ -200,7 +212,7 @@ pub fn run_blocked(
         let done = if place.own {
             let fresh = chains.built[i].is_none();
             if fresh {
-                chains.built[i] = Some(chains.build(place, s, spec)?);
+                chains.built[i] = Some(chains.build_own(place, s, spec)?);
             }
             let Some(chain) = chains.built[i].as_mut() else {
                 return Ok(None);
@@ -216,7 +228,7 @@ pub fn run_blocked(
                 judge,
             )
         } else {
-            let mut chain = chains.build(place, s, spec)?;
+            let mut chain = chains.build_shared(place, s, spec)?;
             measure_block(
                 &mut chain,
                 true,

@@ -429,7 +429,7 @@ mod tests {
     fn the_noise_warning_names_what_varied() {
         let quiet = point(4096, 10.0, 11.0, true);
         let noisy = point(8192, 10.0, 14.0, true);
-        assert_eq!(noise_warning(&[quiet.clone()], "here"), None);
+        assert_eq!(noise_warning(std::slice::from_ref(&quiet), "here"), None);
         let w = noise_warning(&[quiet, noisy], "here").unwrap();
         assert!(
             w.starts_with("block medians vary by more than 25 % (p90 over min) at 8 KiB for here: conditions changed between the sweep's passes"),

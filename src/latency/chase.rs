@@ -72,6 +72,8 @@ pub enum ChainError {
     Element(u64),
     #[error("a working set of {0} elements is more than numascope indexes (2^32); use a smaller --size or a larger --stride")]
     TooMany(u64),
+    #[error("a chain at word {0} of the sweep's buffer would link words another chain links; this is a bug in the sweep's layout, please report it")]
+    Overlap(usize),
 }
 
 /// splitmix64: a tiny, fast, well-mixed PRNG; seeded, so chains are reproducible.

@@ -2,7 +2,8 @@
 //! buffer on the chosen memory node (bind, or first touch from that CPU), verifies where its
 //! pages went, re-estimates the core clock, and only then builds the chains and measures
 //! (METHODOLOGY points 3, 5 and 12-13). One buffer serves every size of a job (sizes are
-//! prefixes of it), so the points of a sweep share one verified placement.
+//! prefixes of it, or for a sweep in passes each its own region of it), so the points of a
+//! sweep share one verified placement.
 
 use crate::clock::{estimate_core_hz, ClockInfo};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
@@ -10,6 +11,7 @@ use crate::results::quality::RepetitionQuality;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
+use super::blocks::{self, Regions};
 use super::chase::ChainError;
 use super::chase::ChainSpec;
 use super::measure::{Aim, Judge, SamplePlan};
@@ -57,9 +59,45 @@ pub fn buffer_bytes(sizes: &[u64], page: PageSize) -> u64 {
     max.div_ceil(g) * g
 }
 
+/// Where the chains of a blocked sweep live: every size its own chain, interleaved in the
+/// words of the elements ([`blocks::interleaved`], 1.33 times the largest size at most) when
+/// an element has more than one word; else its own region for each size while the total stays
+/// within [`blocks::MAX_REGION_FACTOR`] times the largest size and half the free memory of the
+/// target's nodes; one shared region for everything with hugetlb pages (their pool may hold
+/// the largest size only). Regions start on the TLB page or the size's power of two,
+/// whichever is smaller, so a small size does not straddle a huge page.
+pub fn sweep_regions(
+    topo: &Topology,
+    target: Target,
+    sizes: &[u64],
+    element_bytes: u64,
+) -> Regions {
+    if matches!(target.page, PageSize::Huge2M | PageSize::Huge1G) {
+        return blocks::shared(sizes);
+    }
+    let tlb = target.page.tlb_page_bytes();
+    let align = |s: u64| s.next_power_of_two().min(tlb).max(element_bytes).max(8);
+    let slots = (element_bytes / 8) as usize;
+    if slots > 1 {
+        return blocks::interleaved(sizes, slots, element_bytes, align);
+    }
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let nodes = match target.memory_node {
+        Some(n) => vec![n],
+        None => topo.memory_nodes(),
+    };
+    let free = topo.available_over(&nodes);
+    let mut cap = blocks::MAX_REGION_FACTOR.saturating_mul(largest);
+    if free > 0 {
+        cap = cap.min(free / 2);
+    }
+    blocks::regions(sizes, cap, align)
+}
+
 /// Measures every size of `sizes` with `spec` on `target`, the sizes `aim` names toward its
-/// precision goal. `spec.group_bytes` is replaced by the page size's TLB page when it is 0.
-/// `progress(done, total)` is called after each size.
+/// precision goal; `blocked`: in passes over the sizes ([`sweep::run_blocked`], the sweep),
+/// else each size's samples back to back. `spec.group_bytes` is replaced by the page size's
+/// TLB page when it is 0. `progress(done, total)` is called as sizes are done.
 #[allow(clippy::too_many_arguments)]
 pub fn run_job(
     topo: &Topology,
@@ -70,16 +108,44 @@ pub fn run_job(
     plan: &SamplePlan,
     clock: &ClockInfo,
     aim: Option<Aim<'_>>,
+    blocked: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<JobOutcome, JobError> {
     let mut spec = *spec;
     if spec.group_bytes == 0 {
         spec.group_bytes = target.page.tlb_page_bytes();
     }
-    let bytes = buffer_bytes(sizes, target.page);
-    let (report, clock, measured) =
-        place_and_measure(topo, root, target, bytes, clock, |buf, clock, judge| {
-            sweep::run(
+    let regions = blocked.then(|| sweep_regions(topo, target, sizes, spec.element_bytes));
+    let bytes = match &regions {
+        Some(r) => buffer_bytes(&[r.total_bytes], target.page),
+        None => buffer_bytes(sizes, target.page),
+    };
+    let resident_bytes = topo
+        .cache_sizes_for_cpu(target.cpu)
+        .iter()
+        .map(|c| c.1)
+        .max()
+        .unwrap_or(0);
+    let (report, clock, measured) = place_and_measure(
+        topo,
+        root,
+        target,
+        bytes,
+        clock,
+        |buf, clock, judge| match &regions {
+            Some(r) => sweep::run_blocked(
+                buf,
+                sizes,
+                r,
+                &spec,
+                plan,
+                clock.resolution_ns,
+                Some(judge),
+                aim,
+                resident_bytes,
+                progress,
+            ),
+            None => sweep::run(
                 buf,
                 sizes,
                 &spec,
@@ -88,8 +154,9 @@ pub fn run_job(
                 Some(judge),
                 aim,
                 progress,
-            )
-        })?;
+            ),
+        },
+    )?;
     let memory_node = target
         .memory_node
         .or_else(|| report.intended_nodes.first().copied());
@@ -290,7 +357,8 @@ fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
     })
 }
 
-/// One warning when samples spread more than [`NOISY`] (p90 over min) at some sizes.
+/// One warning when samples (a sweep's block medians) spread more than [`NOISY`] (p90 over
+/// min) at some sizes.
 fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
     let noisy: Vec<u64> = results
         .iter()
@@ -312,6 +380,20 @@ fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
                 .filter_map(|q| q.lowest_kept_cpu_share_fraction)
                 .reduce(f64::min)
         });
+    // A sweep in passes: its figures are block medians, spread over the sweep's time.
+    if results.iter().any(|r| r.blocks.is_some()) {
+        let cause = match kept_cpu {
+            Some(share) => format!(
+                "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) changed between the sweep's passes",
+                share * 100.0
+            ),
+            None => "conditions changed between the sweep's passes (other work on this CPU, or the hypervisor)".into(),
+        };
+        return Some(format!(
+            "block medians vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}, and the intervals show it; rerun on an idle machine",
+            100.0 * (NOISY - 1.0),
+        ));
+    }
     let cause = match kept_cpu {
         Some(share) => format!(
             "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) slowed some samples; the median's interval counts them",
@@ -347,7 +429,7 @@ fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::latency::Mode;
+    use crate::results::latency::{Mode, PointBlocks};
     use crate::results::placement::PageSize;
     use crate::results::quality::RepetitionQuality;
     use crate::stats::Summary;
@@ -372,6 +454,7 @@ mod tests {
             warmup_samples: 2,
             quality,
             precision: None,
+            blocks: None,
         }
     }
 
@@ -388,5 +471,41 @@ mod tests {
         assert!(w.contains("something else ran on this CPU"), "{w}");
         let w = noise_warning(&[spread(None)], "CPU 0").unwrap();
         assert!(w.contains("something else ran on this CPU"), "{w}");
+    }
+
+    fn point(bytes: u64, min: f64, p90: f64, blocks: bool) -> LatencyResult {
+        let mut r = crate::run::sample::latency_matrix(&[(0, 0, 10.0, None)])
+            .matrix
+            .unwrap()
+            .cells[0]
+            .result
+            .clone();
+        r.working_set_bytes = bytes;
+        r.ns_per_load.min = min;
+        r.ns_per_load.p90 = p90;
+        r.blocks = blocks.then(|| PointBlocks {
+            blocks: 6,
+            samples_per_block: 3,
+            min_sample_ns: 1_000_000,
+            block_medians_ns: vec![min, p90, min, min, min, min],
+            all_samples: r.ns_per_load,
+        });
+        r
+    }
+
+    /// A sweep in passes spreads its block medians over the sweep's time: its warning names
+    /// the blocks and the changing conditions; samples back to back keep theirs.
+    #[test]
+    fn the_noise_warning_names_what_varied() {
+        let quiet = point(4096, 10.0, 11.0, true);
+        let noisy = point(8192, 10.0, 14.0, true);
+        assert_eq!(noise_warning(std::slice::from_ref(&quiet), "here"), None);
+        let w = noise_warning(&[quiet, noisy], "here").unwrap();
+        assert!(
+            w.starts_with("block medians vary by more than 25 % (p90 over min) at 8 KiB for here: conditions changed between the sweep's passes"),
+            "{w}"
+        );
+        let w = noise_warning(&[point(8192, 10.0, 14.0, false)], "here").unwrap();
+        assert!(w.starts_with("samples vary by more than 25 %"), "{w}");
     }
 }

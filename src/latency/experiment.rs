@@ -122,8 +122,9 @@ pub fn run(
 
 /// [`run`], the headline figures measured toward `goal` (issue 19): each curve's largest point
 /// of a sweep, every size of a list (the sizes asked for by name) and every matrix cell take
-/// extra samples while their interval is wider than the goal's target, within its pool. The
-/// other points of a sweep keep the planned count (tens of points: the budget goes to the
+/// extra samples while their interval is wider than the goal's target, within its pool (a
+/// sweep, measured in passes over its sizes, takes extra blocks instead: `latency::blocks`).
+/// The other points of a sweep keep the planned count (tens of points: the budget goes to the
 /// figures people quote). `numascope latency` passes a count-bounded goal at +-3 %, `run` one
 /// at its budget's target with the part's pool.
 pub fn run_toward(
@@ -320,7 +321,7 @@ fn run_curves(
             },
         });
         let out = match run_job(
-            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, &step,
+            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, sweep, &step,
         ) {
             Ok(o) => o,
             Err(e) if cfg.keep_going => {

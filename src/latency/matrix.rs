@@ -85,6 +85,7 @@ pub fn run_cells(
             plan,
             clock,
             aim,
+            false,
             &|_, _| {},
         )?;
         warnings.extend(out.warnings);
@@ -165,6 +166,7 @@ mod tests {
             loads_per_sample: 16,
             quality: None,
             precision: None,
+            blocks: None,
         };
         let spec = ChainSpec {
             mode: Mode::Random,

@@ -72,6 +72,9 @@ pub struct Measurement {
     /// How precise the median came out against the goal it was measured toward, with the
     /// extra samples taken; `None` without a goal.
     pub precision: Option<Precision>,
+    /// The blocks a sweep point was measured in (issue 19): `ns_per_load` is then the summary
+    /// of the block medians; `None` for a measurement of samples back to back.
+    pub blocks: Option<crate::results::latency::PointBlocks>,
 }
 
 /// Which sizes of a job are measured toward a precision goal: those from index `from` on (a
@@ -107,40 +110,8 @@ pub fn measure_toward(
     goal: Option<&PrecisionGoal>,
 ) -> Option<Measurement> {
     let samples = plan.samples.max(1);
-    // Touch every element once (all chains together hold `elements`).
-    let mut pass = (chain.elements() as u64)
-        .div_ceil(LOADS_PER_ITERATION)
-        .max(1);
-    while pass > 0 {
-        if interrupted() {
-            return None;
-        }
-        let step = pass.min(PASS_CHUNK.max(1));
-        chain.walk(step);
-        pass -= step;
-    }
-
-    let target_ns = (plan.min_sample_ns as f64).max(1000.0 * timer_resolution_ns);
-    let mut iterations: u64 = 64;
-    loop {
-        if interrupted() {
-            return None;
-        }
-        let t = Instant::now();
-        chain.walk(iterations);
-        let e = t.elapsed().as_nanos() as f64;
-        if e >= target_ns {
-            break;
-        }
-        // Aim 10 % above the target; at least double so tiny first runs converge fast.
-        let scale = if e > 0.0 {
-            (1.1 * target_ns / e).max(2.0)
-        } else {
-            16.0
-        };
-        iterations = ((iterations as f64 * scale) as u64).max(iterations + 1);
-    }
-
+    first_pass(chain)?;
+    let iterations = calibrate(chain, plan.min_sample_ns, timer_resolution_ns)?;
     for _ in 0..plan.warmup {
         chain.walk(iterations);
     }
@@ -163,7 +134,96 @@ pub fn measure_toward(
         loads_per_sample: iterations * LOADS_PER_ITERATION,
         quality: taken.quality,
         precision: taken.precision,
+        blocks: None,
     })
+}
+
+/// Touches every element of `chain` once (all chains together hold `elements`), in chunks
+/// between looks at the stop flag; `None` when a stop signal came.
+pub(crate) fn first_pass(chain: &mut Chain<'_>) -> Option<()> {
+    let mut pass = (chain.elements() as u64)
+        .div_ceil(LOADS_PER_ITERATION)
+        .max(1);
+    while pass > 0 {
+        if interrupted() {
+            return None;
+        }
+        let step = pass.min(PASS_CHUNK.max(1));
+        chain.walk(step);
+        pass -= step;
+    }
+    Some(())
+}
+
+/// The iterations one sample of at least `min_sample_ns` (and 1000 timer resolutions) walks
+/// on `chain`, found by walking; `None` when a stop signal came.
+pub(crate) fn calibrate(
+    chain: &mut Chain<'_>,
+    min_sample_ns: u64,
+    timer_resolution_ns: f64,
+) -> Option<u64> {
+    let target_ns = (min_sample_ns as f64).max(1000.0 * timer_resolution_ns);
+    let mut iterations: u64 = 64;
+    loop {
+        if interrupted() {
+            return None;
+        }
+        let t = Instant::now();
+        chain.walk(iterations);
+        let e = t.elapsed().as_nanos() as f64;
+        if e >= target_ns {
+            return Some(iterations);
+        }
+        // Aim 10 % above the target; at least double so tiny first runs converge fast.
+        let scale = if e > 0.0 {
+            (1.1 * target_ns / e).max(2.0)
+        } else {
+            16.0
+        };
+        iterations = ((iterations as f64 * scale) as u64).max(iterations + 1);
+    }
+}
+
+/// One block of a sweep's pass on a built chain (`sweep`, issue 19): with `full_walk` one
+/// pass over every element first (a chain just built, or one that fits a cache and was
+/// evicted by the other sizes since its last block), `warmup` samples of `iterations`
+/// (calibrated here when `None`) dropped, then `keep` kept samples, disturbed ones taken
+/// again as in [`take_samples`]. Returns the samples with their quality, the iterations of a
+/// sample, and how long the block took. `None` when a stop signal came before it sampled.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn measure_block(
+    chain: &mut Chain<'_>,
+    full_walk: bool,
+    iterations: Option<u64>,
+    sample_ns: u64,
+    warmup: usize,
+    keep: usize,
+    timer_resolution_ns: f64,
+    judge: Option<Judge<'_>>,
+) -> Option<(Samples, u64, Duration)> {
+    let t0 = Instant::now();
+    if full_walk {
+        first_pass(chain)?;
+    }
+    let iterations = match iterations {
+        Some(i) => i,
+        None => calibrate(chain, sample_ns, timer_resolution_ns)?,
+    };
+    for _ in 0..warmup {
+        chain.walk(iterations);
+    }
+    let taken = take_samples(keep.max(1), judge.is_some(), None, || {
+        let probe = judge.map(|j| Probe::start(j.root, j.cpu));
+        let t = Instant::now();
+        let loads = chain.walk(iterations);
+        let e = t.elapsed();
+        Taken {
+            ns_per_load: ns_per(e, loads),
+            elapsed: e,
+            judged: probe.map(|p| p.finish()),
+        }
+    });
+    Some((taken, iterations, t0.elapsed()))
 }
 
 /// One timed sample as the sampler sees it.

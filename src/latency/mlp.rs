@@ -77,6 +77,7 @@ mod tests {
             warmup_samples: 2,
             quality: None,
             precision: None,
+            blocks: None,
         }
     }
 

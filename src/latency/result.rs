@@ -47,6 +47,7 @@ impl LatencyResult {
             warmup_samples: plan.warmup,
             quality: m.quality.clone(),
             precision: m.precision,
+            blocks: m.blocks.clone(),
         }
     }
 }

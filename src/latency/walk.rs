@@ -112,6 +112,64 @@ impl<'a> Chain<'a> {
     }
 }
 
+/// One buffer holding several chains that live at once, each linking its own words (a sweep
+/// in passes keeps every size's chain: `super::blocks::interleaved`). Chains in the same
+/// cache lines are allowed when they link different words of the elements; the arena checks
+/// every new chain against the chains built before it and refuses one that would link a word
+/// another links, so a chain's links never change while it exists. Holds the buffer's
+/// exclusive borrow for 'a.
+pub struct ChainArena<'a> {
+    base: *mut u64,
+    words: usize,
+    /// (first word, words spanned, words per element) of every chain built.
+    taken: Vec<(usize, usize, usize)>,
+    _buf: PhantomData<&'a mut [u64]>,
+}
+
+impl<'a> ChainArena<'a> {
+    pub fn new(buf: &'a mut [u64]) -> ChainArena<'a> {
+        ChainArena {
+            base: buf.as_mut_ptr(),
+            words: buf.len(),
+            taken: Vec::new(),
+            _buf: PhantomData,
+        }
+    }
+
+    /// Builds `spec` over `bytes` starting at word `start` of the buffer (cut to the buffer's
+    /// end); its elements are `spec.element_bytes` apart, so it links the words `start`,
+    /// `start + element words`, ... [`ChainError::Overlap`] when a chain built before links
+    /// one of them.
+    pub fn build(
+        &mut self,
+        start: usize,
+        bytes: u64,
+        spec: &ChainSpec,
+    ) -> Result<Chain<'a>, ChainError> {
+        let start = start.min(self.words);
+        let len = ((bytes / 8) as usize).min(self.words - start);
+        let step = ((spec.element_bytes / 8) as usize).max(1);
+        let clash = self.taken.iter().any(|&(s, l, e)| {
+            let overlap = start < s + l && s < start + len;
+            // Two strides of the same length link the same words only in the same phase.
+            overlap && (e != step || start.abs_diff(s) % step == 0)
+        });
+        if clash {
+            return Err(ChainError::Overlap(start));
+        }
+        // SAFETY: `start + len` is within the buffer this arena borrows exclusively for 'a,
+        // so the slice is valid memory; it lives only for this call. Linking writes only the
+        // words `start + k * step`, which no chain built before links (checked just above:
+        // a chain whose span overlaps either has the same stride and another phase, or is
+        // refused), and a built chain only reads its own links, so no chain's links change
+        // while it exists; no other reference to the buffer exists while the arena does.
+        let words = unsafe { std::slice::from_raw_parts_mut(self.base.add(start), len) };
+        let chain = Chain::build(words, spec)?;
+        self.taken.push((start, len, step));
+        Ok(chain)
+    }
+}
+
 /// The counter-read cost alone: `reads` pairs of the same counter reads and fences that time
 /// a group in [`Chain::timed_groups`], with no load between them, appended to `out` in ticks.
 /// `false` when the architecture has no counter kernel.
@@ -350,6 +408,43 @@ unsafe fn walk_one(mut p: usize, iterations: u64) -> usize {
 mod tests {
     use super::*;
     use crate::latency::chase::Mode;
+
+    /// Chains in different words of the same lines live side by side and each walks its own
+    /// cycle; a chain that would link a word another links is refused.
+    #[test]
+    fn an_arena_keeps_chains_in_different_words_apart() {
+        let mut buf = vec![0u64; 8 * 64 + 8];
+        let base = buf.as_ptr() as usize;
+        let spec = ChainSpec {
+            mode: Mode::Seq,
+            chains: 1,
+            element_bytes: 64,
+            group_bytes: 4096,
+            seed: 1,
+        };
+        let mut arena = ChainArena::new(&mut buf);
+        let mut a = arena.build(0, 64 * 64, &spec).unwrap();
+        let mut b = arena.build(1, 32 * 64, &spec).unwrap();
+        assert_eq!((a.elements(), b.elements()), (64, 32));
+        assert!(matches!(
+            arena.build(0, 64, &spec),
+            Err(ChainError::Overlap(0))
+        ));
+        assert!(matches!(
+            arena.build(8 * 20 + 1, 64, &spec),
+            Err(ChainError::Overlap(161))
+        ));
+        // Beyond b's span, word 1 of a line is free again.
+        let c = arena.build(8 * 32 + 1, 64 * 8, &spec).unwrap();
+        assert_eq!(c.elements(), 8);
+        // Each walks its own cycle: a over 64 lines in word 0, b over 32 lines in word 1.
+        a.walk(4);
+        b.walk(4);
+        assert_eq!((a.pos[0] - base) % 64, 0);
+        assert_eq!((b.pos[0] - base) % 64, 8);
+        assert_eq!((a.pos[0] - base) / 64, 64 % 64);
+        assert_eq!((b.pos[0] - base) / 64, 64 % 32);
+    }
 
     #[test]
     fn walk_follows_the_chain_and_counts_loads() {

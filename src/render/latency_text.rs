@@ -33,17 +33,23 @@ fn ghz(hz: Option<f64>) -> String {
 
 fn result_row(r: &LatencyResult) -> Vec<String> {
     let s = &r.ns_per_load;
+    // A point measured in blocks: the median and interval over the block medians (n =
+    // blocks), the spread columns over every kept sample.
+    let (spread, n) = match &r.blocks {
+        Some(b) => (&b.all_samples, format!("{} blocks", s.samples)),
+        None => (s, s.samples.to_string()),
+    };
     vec![
         format_bytes(r.working_set_bytes),
         r.mode.label().into(),
         r.page_size.label().into(),
         r.chains.to_string(),
         super::run_view::fmt_ci(s, r.quality.as_ref()),
-        f2(s.min),
-        f2(s.p90),
-        f2(s.p99),
+        f2(spread.min),
+        f2(spread.p90),
+        f2(spread.p99),
         opt(r.cycles_per_load.as_ref().map(|c| f1(c.median))),
-        s.samples.to_string(),
+        n,
         r.cpu.to_string(),
         opt(r.memory_node.map(|n| n.to_string())),
         pct(r.placement_fraction),
@@ -86,6 +92,8 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let mut lines = Vec::new();
     let clause = |p: &crate::results::quality::Precision| p.clause_in("sample", "samples");
+    let blocks = |p: &crate::results::quality::Precision| p.clause_in("block", "blocks");
+    let mut any_blocks = false;
     for x in &r.results {
         if let Some(p) = &x.precision {
             lines.push(format!(
@@ -99,12 +107,17 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     }
     for c in &r.sweep {
         if let Some((x, p)) = c.points.last().and_then(|x| Some((x, x.precision?))) {
+            any_blocks |= x.blocks.is_some();
             lines.push(format!(
                 "sweep {} walk, {} pages, at {}: {}",
                 c.mode.label(),
                 c.page_size.label(),
                 format_bytes(x.working_set_bytes),
-                clause(&p)
+                if x.blocks.is_some() {
+                    blocks(&p)
+                } else {
+                    clause(&p)
+                }
             ));
         }
     }
@@ -121,7 +134,12 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     if !lines.is_empty() {
         writeln!(
             out,
-            "\nInterval half-widths of the headline figures against their target (extra samples are taken while an interval is wider, at most as many as planned)"
+            "\nInterval half-widths of the headline figures against their target (extra samples{} are taken while an interval is wider, at most as many as planned)",
+            if any_blocks {
+                ", or extra blocks of a sweep,"
+            } else {
+                ""
+            }
         )?;
         for l in lines {
             writeln!(out, "  {l}")?;
@@ -153,6 +171,20 @@ fn clock(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         r.plan.warmup,
         r.plan.min_sample_ns as f64 / 1e6
     )?;
+    if let Some(b) = r
+        .sweep
+        .iter()
+        .flat_map(|c| &c.points)
+        .find_map(|p| p.blocks.as_ref())
+    {
+        writeln!(
+            out,
+            "  sweep: in passes over its sizes, one block per point and pass ({} samples kept after {} dropped, each >= {:.2} ms); a point's figure and interval are over its block medians (n = blocks)",
+            b.samples_per_block,
+            r.plan.warmup,
+            b.min_sample_ns as f64 / 1e6
+        )?;
+    }
     Ok(())
 }
 

@@ -181,7 +181,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     p.cpu,
                     format_bytes(p.working_set_bytes),
                     view::fmt_interval(&p.ns_per_load),
-                    toward(&p.ns_per_load, p.precision.as_ref(), SAMPLES),
+                    toward(&p.ns_per_load, p.precision.as_ref(), latency_unit(p)),
                     if shown {
                         from_reference(r, Part::Latency, true)
                     } else {
@@ -418,6 +418,15 @@ fn rate_width(m: &crate::results::bandwidth::Rates) -> String {
 const SAMPLES: (&str, &str) = ("sample", "samples");
 const REPETITIONS: (&str, &str) = ("repetition", "repetitions");
 
+/// A sweep point measured in passes counts its extras in blocks, others in samples.
+fn latency_unit(p: &crate::results::latency::LatencyResult) -> (&'static str, &'static str) {
+    if p.blocks.is_some() {
+        ("block", "blocks")
+    } else {
+        SAMPLES
+    }
+}
+
 /// [`width`], with the target and the extra repetitions of a figure measured toward one
 /// (issue 19): " (\u{b1}2.1 %; target \u{b1}3 %, 3 extra samples)".
 fn toward(
@@ -472,7 +481,7 @@ pub(super) fn latency_precision_line(r: &RunResults) -> Option<String> {
                 c.mode.label(),
                 c.page_size.label(),
                 format_bytes(p.working_set_bytes),
-                pr.clause_in(SAMPLES.0, SAMPLES.1)
+                pr.clause_in(latency_unit(p).0, latency_unit(p).1)
             ));
         }
     }

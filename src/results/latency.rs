@@ -73,6 +73,29 @@ pub struct LatencyResult {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::results::quality::Precision>,
+    /// The blocks a sweep point was measured in (issue 19): the sweep walks its sizes in
+    /// passes spread over its time, and `ns_per_load` is then the summary of the block
+    /// medians (`samples` = blocks), so its interval is the variation between passes;
+    /// `precision` then counts blocks. Absent for measurements of samples taken back to back
+    /// (a size asked by name, a matrix cell) and in files written before blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<PointBlocks>,
+}
+
+/// How a sweep point was measured in blocks, one per pass over the sweep's sizes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointBlocks {
+    /// Blocks with a kept sample: the passes, plus extra blocks toward the precision goal.
+    pub blocks: usize,
+    /// Samples each block kept, after its warm-up samples.
+    pub samples_per_block: usize,
+    /// Minimum length of one sample of a block, ns (the plan's sampling time per size spread
+    /// over the blocks' samples).
+    pub min_sample_ns: u64,
+    /// Median ns per load of each block, in the order measured.
+    pub block_medians_ns: Vec<f64>,
+    /// ns per load over every kept sample of every block (its tail: p90, p99).
+    pub all_samples: Summary,
 }
 
 /// One working-set curve (one mode, page size and chain count).

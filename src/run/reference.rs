@@ -893,6 +893,7 @@ pub fn latency_result(l: &ReferenceLatency) -> LatencyResult {
     LatencyResult {
         // Its repetitions are the run's slots, not a count extras could add to.
         precision: None,
+        blocks: None,
         mode: l.mode,
         working_set_bytes: l.working_set_bytes,
         element_bytes: l.element_bytes,

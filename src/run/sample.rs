@@ -163,6 +163,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         result: LatencyResult {
             quality: None,
             precision: None,
+            blocks: None,
             mode: Mode::Page,
             working_set_bytes: 16 << 20,
             element_bytes: 64,

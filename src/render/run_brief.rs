@@ -129,6 +129,22 @@ fn reference_lines(r: &RunResults) -> Vec<String> {
     v
 }
 
+/// "; DISTURBED" after a figure (a part's own, or the reference) whose repetitions stayed
+/// disturbed after the retakes ran out (issue 19: the mark travels with the figure to every
+/// place a user reads it).
+fn marked(q: Option<&crate::results::quality::RepetitionQuality>) -> &'static str {
+    disturbed(q.is_some_and(|q| q.disturbed))
+}
+
+/// " (DISTURBED)" inside a sentence that goes on.
+fn short_mark(q: Option<&crate::results::quality::RepetitionQuality>) -> &'static str {
+    if q.is_some_and(|q| q.disturbed) {
+        " (DISTURBED)"
+    } else {
+        ""
+    }
+}
+
 /// "; DISTURBED" after a reference figure whose repetitions stayed disturbed.
 fn disturbed(d: bool) -> &'static str {
     if d {
@@ -185,7 +201,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     if shown {
                         from_reference(r, Part::Latency, true)
                     } else {
-                        String::new()
+                        marked(p.quality.as_ref()).to_string()
                     }
                 ));
             }
@@ -210,7 +226,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                 if shown {
                     from_reference(r, Part::LatencyMatrix, true)
                 } else {
-                    String::new()
+                    marked(c.result.quality.as_ref()).to_string()
                 }
             ));
         }
@@ -242,7 +258,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     if bw_filled(Part::Bandwidth, k) {
                         from_reference(r, Part::Bandwidth, false)
                     } else {
-                        String::new()
+                        marked(x.quality.as_ref()).to_string()
                     }
                 ));
             }
@@ -275,7 +291,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     if bw_filled(Part::BandwidthMatrix, c.result_index) {
                         from_reference(r, Part::BandwidthMatrix, false)
                     } else {
-                        String::new()
+                        marked(x.quality.as_ref()).to_string()
                     }
                 )),
                 None => v.push(format!(
@@ -288,17 +304,19 @@ fn headline(r: &RunResults) -> Vec<String> {
     if let Some(l) = r.loaded_latency.as_ref() {
         if let (Some(first), Some(last)) = (l.points.first(), l.points.last()) {
             v.push(format!(
-                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point{}, {}{} ns at {} MB/s of load",
+                "loaded latency (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, {} load thread(s)): {}{} ns at its idle point{}{}, {}{} ns at {} MB/s of load{}",
                 l.page_size.label(),
                 format_bytes(l.chaser_size_bytes),
                 l.chaser_cpu,
                 l.load_cpus.len(),
                 view::fmt_interval(&first.ns_per_load),
                 width(&first.ns_per_load),
+                short_mark(first.quality.as_ref()),
                 loaded_beside(l, ref_lat),
                 view::fmt_interval(&last.ns_per_load),
                 width(&last.ns_per_load),
-                view::loaded_mb_text(last)
+                view::loaded_mb_text(last),
+                short_mark(last.quality.as_ref())
             ));
         }
     }
@@ -332,8 +350,13 @@ fn loaded_beside(
         )
     };
     format!(
-        " (the run's local idle latency {what}, measured across the run: {} ns)",
-        view::fmt_interval(&x.ns_per_load)
+        " (the run's local idle latency {what}, measured across the run: {} ns{})",
+        view::fmt_interval(&x.ns_per_load),
+        if x.quality.disturbed {
+            ", DISTURBED"
+        } else {
+            ""
+        }
     )
 }
 
@@ -742,7 +765,48 @@ fn notes_and_timings(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::quality::RepetitionQuality;
     use crate::run::sample;
+
+    /// Issue 19 item 6: a part's own disturbed figure is marked on its summary line (sweep
+    /// point, latency matrix cell, bandwidth, bandwidth matrix cell, loaded points), and an
+    /// undisturbed run's lines carry no mark.
+    #[test]
+    fn disturbed_figures_are_marked_on_their_summary_lines() {
+        let mut r = RunResults::from_json(
+            include_str!("../../tests/fixtures/results/this-machine-kvm-2cpu.json"),
+            "fixture",
+        )
+        .unwrap();
+        assert!(headline(&r).iter().all(|l| !l.contains("DISTURBED")));
+        let mut q = RepetitionQuality::new(0.9, 3);
+        q.disturbed = true;
+        let l = r.latency.as_mut().unwrap();
+        for c in &mut l.sweep {
+            c.points.last_mut().unwrap().quality = Some(q.clone());
+        }
+        for c in &mut l.matrix.as_mut().unwrap().cells {
+            c.result.quality = Some(q.clone());
+        }
+        for x in &mut r.bandwidth.as_mut().unwrap().results {
+            x.quality = Some(q.clone());
+        }
+        for p in &mut r.loaded_latency.as_mut().unwrap().points {
+            p.quality = Some(q.clone());
+        }
+        let lines = headline(&r);
+        for start in [
+            "latency sweep's largest point",
+            "latency matrix node",
+            "bandwidth read",
+            "read bandwidth matrix node",
+            "loaded latency",
+        ] {
+            let of: Vec<&String> = lines.iter().filter(|l| l.starts_with(start)).collect();
+            assert!(!of.is_empty(), "no line starts with {start}: {lines:#?}");
+            assert!(of.iter().all(|l| l.contains("DISTURBED")), "{of:#?}");
+        }
+    }
 
     #[test]
     fn summary_of_the_opteron_results() {

@@ -39,15 +39,29 @@ pub(super) fn findings(p: &mut Page, r: &RunResults) {
 
 pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
     match view::latency_sweep_chart(r) {
-        Some(c) => p.line_chart(
-            &c,
-            &format!(
-                "ns per load (median of the samples) against working set; x axis in powers of \
-                 two, y axis logarithmic so cache and DRAM levels both show. {} {}",
-                intervals_note(&c),
-                view::latency_knee_note(r)
-            ),
-        ),
+        Some(c) => {
+            // A sweep in passes (issue 19) summarises each size by its block medians.
+            let blocked = r.latency.as_ref().is_some_and(|l| {
+                l.sweep
+                    .iter()
+                    .flat_map(|s| &s.points)
+                    .any(|x| x.blocks.is_some())
+            });
+            let what = if blocked {
+                "median of the block medians, the blocks spread over the sweep in passes"
+            } else {
+                "median of the samples"
+            };
+            p.line_chart(
+                &c,
+                &format!(
+                    "ns per load ({what}) against working set; x axis in powers of two, y axis \
+                     logarithmic so cache and DRAM levels both show. {} {}",
+                    intervals_note(&c),
+                    view::latency_knee_note(r)
+                ),
+            )
+        }
         None => p.absent(r, Part::Latency),
     }
     // Bandwidth against working set, beside latency's curve, when the run has one.

@@ -653,9 +653,16 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
                 vec![
                     letters,
                     s.label.clone(),
-                    s.mb_per_s
-                        .as_ref()
-                        .map_or_else(|| "-".into(), super::run_view::fmt_interval),
+                    s.mb_per_s.as_ref().map_or_else(
+                        || "-".into(),
+                        |m| {
+                            format!(
+                                "{}{}",
+                                super::run_view::fmt_interval(m),
+                                short_mark(s.quality.as_ref())
+                            )
+                        },
+                    ),
                     s.latency_ns
                         .map_or_else(|| "-".into(), |l| format!("{l:.1}")),
                     match &s.unavailable {

@@ -128,12 +128,16 @@ fn saturation(r: &RunResults) -> Vec<Finding> {
                     ratio.samples
                 ),
             };
-            let threads = if t == 1 { "thread" } else { "threads" };
+            let (threads, verb) = if t == 1 {
+                ("thread", "saturates")
+            } else {
+                ("threads", "saturate")
+            };
             // Saturation is stated only when the share's whole interval reaches the fraction:
             // an interval reaching below it leaves the question to the noise.
             let text = if ratio.low.is_some_and(|lo| lo < SATURATION_FRACTION) {
                 format!(
-                    "bandwidth on node {node}: {t} of {all} threads reach {share} of its {max:.0} MB/s; whether {t} {threads} already saturate it is within noise here (the interval reaches below {:.0} %)",
+                    "bandwidth on node {node}: {t} of {all} threads reach {share} of its {max:.0} MB/s; whether {t} {threads} already {verb} it is within noise here (the interval reaches below {:.0} %)",
                     SATURATION_FRACTION * 100.0
                 )
             } else {
@@ -456,7 +460,7 @@ mod tests {
             "{}",
             f[0].text
         );
-        assert!(f[0].text.ends_with("whether 1 thread already saturate it is within noise here (the interval reaches below 90 %)"), "{}", f[0].text);
+        assert!(f[0].text.ends_with("whether 1 thread already saturates it is within noise here (the interval reaches below 90 %)"), "{}", f[0].text);
     }
 
     #[test]

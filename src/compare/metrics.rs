@@ -10,7 +10,6 @@
 //! comparable" when two runs measured it differently.
 
 use crate::render::run_view::{bw_matrix, nodes_text};
-use crate::results::bandwidth::Rates;
 use crate::results::compare::{Better, Metric, RunMetrics};
 use crate::results::format::format_bytes;
 use crate::results::quality::RepetitionQuality;
@@ -26,22 +25,6 @@ fn metric(key: String, label: String, unit: &str, better: Better, s: &Summary) -
 fn marked(mut m: Metric, q: Option<&RepetitionQuality>) -> Metric {
     m.disturbed = q.is_some_and(|q| q.disturbed);
     m
-}
-
-/// A bandwidth `Rates` as a summary: median, min..max and the interval (no p90 or p99 is
-/// recorded for rates; the max stands in, as the compare cells show min..max only).
-fn rates_summary(r: &Rates) -> Summary {
-    Summary {
-        median: r.median,
-        min: r.min,
-        max: r.max,
-        p90: r.max,
-        p99: r.max,
-        samples: r.samples,
-        ci_low: r.ci_low,
-        ci_high: r.ci_high,
-        ci_level: r.ci_level,
-    }
 }
 
 /// "1 thread" / "2 threads".
@@ -147,7 +130,7 @@ fn bandwidth_metrics(r: &RunResults, out: &mut Vec<Metric>) {
                 continue;
             }
             let _ = i;
-            let s = rates_summary(&k.mb_per_s);
+            let s = k.mb_per_s.summary();
             out.push(marked(
                 metric(
                     key,
@@ -328,9 +311,7 @@ fn scaling_metrics(r: &RunResults, out: &mut Vec<Metric>) {
             for p in &series.points {
                 let result = b.results.get(p.result_index);
                 // The point's median with its run's interval, as the report shows it.
-                let mut s = result.map_or(Summary::point(p.mb_per_s, 0), |k| {
-                    rates_summary(&k.mb_per_s)
-                });
+                let mut s = result.map_or(Summary::point(p.mb_per_s, 0), |k| k.mb_per_s.summary());
                 s.median = p.mb_per_s;
                 let mut m = marked(
                     metric(
@@ -371,7 +352,7 @@ fn peak_metrics(r: &RunResults, out: &mut Vec<Metric>) {
                     run.label(),
                     "MB/s",
                     Better::Higher,
-                    &rates_summary(&run.mb_per_s),
+                    &run.mb_per_s.summary(),
                 ),
                 Some(&run.quality),
             )
@@ -407,67 +388,61 @@ fn loaded_mix_metrics(r: &RunResults, out: &mut Vec<Metric>) {
         p.total_mb_per_s_summary
             .unwrap_or(Summary::point(p.total_mb_per_s, 0))
     };
+    // One loaded point's figure, marked by the point's quality, under its curve's conditions.
+    let point = |key: String,
+                 label: String,
+                 unit: &str,
+                 better: Better,
+                 s: &Summary,
+                 p: &crate::results::loaded::LoadedPoint,
+                 l: &crate::results::loaded::LoadedResult| {
+        marked(metric(key, label, unit, better, s), p.quality.as_ref()).under(condition(l))
+    };
     if let Some(l) = &r.loaded_latency {
         if let Some(peak) = peak_of(l) {
-            out.push(
-                marked(
-                    metric(
-                        "loaded-bandwidth/peak".into(),
-                        "loaded-latency curve, bandwidth at peak load".into(),
-                        "MB/s",
-                        Better::Higher,
-                        &bandwidth(&peak),
-                    ),
-                    peak.quality.as_ref(),
-                )
-                .under(condition(l)),
-            );
+            out.push(point(
+                "loaded-bandwidth/peak".into(),
+                "loaded-latency curve, bandwidth at peak load".into(),
+                "MB/s",
+                Better::Higher,
+                &bandwidth(&peak),
+                &peak,
+                l,
+            ));
         }
     }
     for l in &r.loaded_latency_mixes {
         let mix = &l.kernel_label;
         if let Some(idle) = l.points.iter().find(|p| p.delay_ns.is_none()) {
-            out.push(
-                marked(
-                    metric(
-                        format!("loaded-mix/{mix}/idle"),
-                        format!("loaded-latency curve ({mix}), idle latency"),
-                        "ns",
-                        Better::Lower,
-                        &idle.ns_per_load,
-                    ),
-                    idle.quality.as_ref(),
-                )
-                .under(condition(l)),
-            );
+            out.push(point(
+                format!("loaded-mix/{mix}/idle"),
+                format!("loaded-latency curve ({mix}), idle latency"),
+                "ns",
+                Better::Lower,
+                &idle.ns_per_load,
+                idle,
+                l,
+            ));
         }
         if let Some(peak) = peak_of(l) {
-            out.push(
-                marked(
-                    metric(
-                        format!("loaded-mix/{mix}/peak-latency"),
-                        format!("loaded-latency curve ({mix}), latency at peak load"),
-                        "ns",
-                        Better::Lower,
-                        &peak.ns_per_load,
-                    ),
-                    peak.quality.as_ref(),
-                )
-                .under(condition(l)),
-            );
-            out.push(
-                marked(
-                    metric(
-                        format!("loaded-bandwidth/{mix}/peak"),
-                        format!("loaded-latency curve ({mix}), bandwidth at peak load"),
-                        "MB/s",
-                        Better::Higher,
-                        &bandwidth(&peak),
-                    ),
-                    peak.quality.as_ref(),
-                )
-                .under(condition(l)),
-            );
+            out.push(point(
+                format!("loaded-mix/{mix}/peak-latency"),
+                format!("loaded-latency curve ({mix}), latency at peak load"),
+                "ns",
+                Better::Lower,
+                &peak.ns_per_load,
+                &peak,
+                l,
+            ));
+            out.push(point(
+                format!("loaded-bandwidth/{mix}/peak"),
+                format!("loaded-latency curve ({mix}), bandwidth at peak load"),
+                "MB/s",
+                Better::Higher,
+                &bandwidth(&peak),
+                &peak,
+                l,
+            ));
         }
     }
 }

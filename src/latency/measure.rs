@@ -116,15 +116,7 @@ pub fn measure_toward(
         chain.walk(iterations);
     }
     let taken = take_samples(samples, judge.is_some(), goal, || {
-        let probe = judge.map(|j| Probe::start(j.root, j.cpu));
-        let t = Instant::now();
-        let loads = chain.walk(iterations);
-        let e = t.elapsed();
-        Taken {
-            ns_per_load: ns_per(e, loads),
-            elapsed: e,
-            judged: probe.map(|p| p.finish()),
-        }
+        timed_sample(chain, iterations, judge)
     });
     // Empty only when the stop signal came before the first kept sample.
     let ns_per_load = Summary::of(&taken.samples_ns)?;
@@ -213,17 +205,22 @@ pub(crate) fn measure_block(
         chain.walk(iterations);
     }
     let taken = take_samples(keep.max(1), judge.is_some(), None, || {
-        let probe = judge.map(|j| Probe::start(j.root, j.cpu));
-        let t = Instant::now();
-        let loads = chain.walk(iterations);
-        let e = t.elapsed();
-        Taken {
-            ns_per_load: ns_per(e, loads),
-            elapsed: e,
-            judged: probe.map(|p| p.finish()),
-        }
+        timed_sample(chain, iterations, judge)
     });
     Some((taken, iterations, t0.elapsed()))
+}
+
+/// One timed walk of `iterations` over `chain`, probed when judged.
+fn timed_sample(chain: &mut Chain<'_>, iterations: u64, judge: Option<Judge<'_>>) -> Taken {
+    let probe = judge.map(|j| Probe::start(j.root, j.cpu));
+    let t = Instant::now();
+    let loads = chain.walk(iterations);
+    let e = t.elapsed();
+    Taken {
+        ns_per_load: ns_per(e, loads),
+        elapsed: e,
+        judged: probe.map(|p| p.finish()),
+    }
 }
 
 /// One timed sample as the sampler sees it.

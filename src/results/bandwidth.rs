@@ -82,6 +82,22 @@ pub struct Rates {
 }
 
 impl Rates {
+    /// The figure as a [`Summary`]: median, range and interval (rates keep no percentiles, so
+    /// the maximum stands for p90 and p99; only the median and the interval are judged).
+    pub fn summary(&self) -> Summary {
+        Summary {
+            median: self.median,
+            min: self.min,
+            max: self.max,
+            p90: self.max,
+            p99: self.max,
+            samples: self.samples,
+            ci_low: self.ci_low,
+            ci_high: self.ci_high,
+            ci_level: self.ci_level,
+        }
+    }
+
     /// The rates of one figure from the summary of its per-repetition totals (median, range
     /// and interval) and each thread's own rates.
     pub fn from_summary(total: &Summary, per_thread: Vec<ThreadRate>) -> Rates {

@@ -15,7 +15,6 @@
 //! `run` states the findings and the report's headline card shows the same decision); nothing
 //! here measures or prints.
 
-use super::bandwidth::Rates;
 use super::quality::RepetitionQuality;
 use super::tables::{RatioToLocal, RightmarkMetric, RightmarkReport};
 use super::{Finding, RunResults};
@@ -202,22 +201,6 @@ fn disturbed(q: Option<&RepetitionQuality>) -> bool {
     q.is_some_and(|q| q.disturbed)
 }
 
-/// A bandwidth figure's rates as a summary (percentiles are not kept for rates: the maximum
-/// stands for them; only the median and the interval are used here).
-pub(crate) fn rates_summary(r: &Rates) -> Summary {
-    Summary {
-        median: r.median,
-        min: r.min,
-        max: r.max,
-        p90: r.max,
-        p99: r.max,
-        samples: r.samples,
-        ci_low: r.ci_low,
-        ci_high: r.ci_high,
-        ci_level: r.ci_level,
-    }
-}
-
 fn latency_cells(r: &RunResults) -> Vec<Cell> {
     r.latency
         .as_ref()
@@ -255,9 +238,7 @@ fn bandwidth_cells(r: &RunResults) -> Vec<Cell> {
                 Cell {
                     initiator: c.initiator,
                     memory: c.target,
-                    summary: res.map_or(Summary::point(c.mb_per_s, 1), |x| {
-                        rates_summary(&x.mb_per_s)
-                    }),
+                    summary: res.map_or(Summary::point(c.mb_per_s, 1), |x| x.mb_per_s.summary()),
                     disturbed: res.is_some_and(|x| disturbed(x.quality.as_ref())),
                 }
             })

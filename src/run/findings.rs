@@ -93,9 +93,7 @@ fn scaling_summary(r: &RunResults, node: u32, threads: usize, mb: f64) -> Summar
         .and_then(|s| s.series.iter().find(|c| c.node == Some(node)))
         .and_then(|c| c.points.iter().find(|p| p.threads == threads))
         .and_then(|p| b.results.get(p.result_index))
-        .map_or(Summary::point(mb, 1), |x| {
-            crate::results::penalty::rates_summary(&x.mb_per_s)
-        })
+        .map_or(Summary::point(mb, 1), |x| x.mb_per_s.summary())
 }
 
 /// "bandwidth saturates at 6 threads on node 1: 6 of 12 threads reach 96 % [93, 99 %] of its

@@ -72,17 +72,7 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
 /// A bandwidth rate as a [`Summary`] (median, range, interval, count; no percentiles are
 /// recorded for rates, so p90 and p99 are the maximum).
 pub fn rates_summary(x: &Rates) -> Summary {
-    Summary {
-        median: x.median,
-        min: x.min,
-        max: x.max,
-        p90: x.max,
-        p99: x.max,
-        samples: x.samples,
-        ci_low: x.ci_low,
-        ci_high: x.ci_high,
-        ci_level: x.ci_level,
-    }
+    x.summary()
 }
 
 /// One cell of the first bandwidth matrix: the nodes, the cell's figure (with the interval

@@ -9,7 +9,9 @@
 //! plateaus whose latencies differ by less than `merge_ratio` are one level that drifts (DRAM
 //! with a growing page-walk share) and are merged. A plateau's latency is the median of its
 //! measured points; its *knee* is the largest working set on it whose latency is within half
-//! the tolerance of that median: the capacity beyond which latency starts to rise.
+//! the tolerance of that median: the capacity beyond which latency starts to rise. Where the
+//! points carry 95 % intervals, a step between adjacent plateaus must also clear the noise
+//! ([`merge_within_noise`]): levels whose typical intervals overlap are one level.
 //!
 //! Matching: cache level k owns the working sets from `slack` x the size of level k-1 up to
 //! `slack` x its own sysfs size (`slack` absorbs one grid step and the extra capacity of a
@@ -128,6 +130,54 @@ pub fn plateaus(points: &[(u64, f64)], p: &KneeParams) -> Vec<Plateau> {
         .collect()
 }
 
+/// A curve point with its interval: (bytes, median ns, 95 % interval when it has one).
+pub type BandedPoint = (u64, f64, Option<(f64, f64)>);
+
+/// Merges adjacent plateaus whose step lies within the noise (issue 19: a knee is a decision
+/// like any other): `points` are (bytes, median ns, 95 % interval) of the curve. Plateau B
+/// above plateau A is a level of its own only when the typical low end of B's points'
+/// intervals (their median) lies above the typical high end of A's; otherwise the two are one
+/// level whose step this run cannot tell from its drift. Plateaus with points lacking an
+/// interval (older files, too few samples) are left as they are.
+pub fn merge_within_noise(found: Vec<Plateau>, points: &[BandedPoint]) -> Vec<Plateau> {
+    let on = |pl: &Plateau| -> Vec<&BandedPoint> {
+        points
+            .iter()
+            .filter(|x| x.0 >= pl.from_bytes && x.0 <= pl.end_bytes)
+            .collect()
+    };
+    let band = |pl: &Plateau, high: bool| -> Option<f64> {
+        let ends: Option<Vec<f64>> = on(pl)
+            .iter()
+            .map(|x| x.2.map(|(lo, hi)| if high { hi } else { lo }))
+            .collect();
+        ends.filter(|e| !e.is_empty())
+            .map(|e| crate::stats::median(&e))
+    };
+    let mut out: Vec<Plateau> = Vec::with_capacity(found.len());
+    for b in found {
+        let merge = out.last().is_some_and(|a| {
+            let (lower, upper) = if a.ns_per_load <= b.ns_per_load {
+                (a, &b)
+            } else {
+                (&b, a)
+            };
+            matches!((band(lower, true), band(upper, false)), (Some(hi), Some(lo)) if lo <= hi)
+        });
+        match out.last_mut() {
+            Some(a) if merge => {
+                let vals: Vec<f64> = on(a).iter().chain(on(&b).iter()).map(|x| x.1).collect();
+                a.ns_per_load = crate::stats::median(&vals);
+                a.to_bytes = b.to_bytes;
+                a.end_bytes = b.end_bytes;
+                a.points += b.points;
+            }
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
 /// Matches plateaus with cache levels `(level, sysfs bytes)` (ascending level); see the
 /// module documentation for the rule. `cycles` converts ns to core cycles when the core
 /// clock is known.
@@ -181,6 +231,40 @@ pub fn match_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19: two plateaus whose points' intervals overlap are one level; apart, two; no
+    /// intervals, left as found.
+    #[test]
+    fn plateaus_within_noise_are_one_level() {
+        let curve = |lo_ci: f64| -> Vec<BandedPoint> {
+            (0..8u64)
+                .map(|k| {
+                    let ns = if k < 4 { 10.0 } else { 13.0 };
+                    (
+                        4096 << k,
+                        ns,
+                        Some((ns * (1.0 - lo_ci), ns * (1.0 + lo_ci))),
+                    )
+                })
+                .collect()
+        };
+        let found = |pts: &[BandedPoint]| {
+            let p = KneeParams {
+                merge_ratio: 1.1,
+                ..KneeParams::default()
+            };
+            plateaus(&pts.iter().map(|x| (x.0, x.1)).collect::<Vec<_>>(), &p)
+        };
+        let tight = curve(0.02);
+        assert_eq!(found(&tight).len(), 2);
+        assert_eq!(merge_within_noise(found(&tight), &tight).len(), 2);
+        let wide = curve(0.2);
+        let merged = merge_within_noise(found(&wide), &wide);
+        assert_eq!(merged.len(), 1, "{merged:?}");
+        assert_eq!((merged[0].points, merged[0].end_bytes), (8, 4096 << 7));
+        let bare: Vec<_> = wide.iter().map(|x| (x.0, x.1, None)).collect();
+        assert_eq!(merge_within_noise(found(&bare), &bare).len(), 2);
+    }
 
     const KIB: u64 = 1024;
     const MIB: u64 = 1024 * 1024;

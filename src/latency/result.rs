@@ -67,7 +67,14 @@ impl CurveKnees {
             .map(|r| (r.working_set_bytes, r.ns_per_load.median))
             .collect();
         let p = super::knees::KneeParams::default();
-        let plateaus = super::knees::plateaus(&pts, &p);
+        let with_ci: Vec<super::knees::BandedPoint> = results
+            .iter()
+            .map(|r| {
+                let s = &r.ns_per_load;
+                (r.working_set_bytes, s.median, s.ci_low.zip(s.ci_high))
+            })
+            .collect();
+        let plateaus = super::knees::merge_within_noise(super::knees::plateaus(&pts, &p), &with_ci);
         let hz = results
             .first()
             .and_then(|r| r.cycles_per_load.as_ref())

@@ -12,6 +12,11 @@
 # numascope's write does (its write_allocate bytes go only into the DRAM estimate); load_avx
 # and read count 8 B loaded, copy_avx and copy 16 B (8 loaded + 8 stored).
 #
+# Each run also asks numascope for its core-clock estimate (a timed chain of dependent adds,
+# `numascope latency --size 16KiB --json`, field core_hz_estimate), and the table prints both
+# tools' bytes per core cycle per thread: two tools that land on the same figure are at the
+# same ceiling of the core (at 16 KiB, its L1 load or store ports), whatever their ratio says.
+#
 # At these sizes one pass over an array is a few hundred cycles, so what a tool does between
 # passes shows: numascope sweeps a cache-resident array many times inside one kernel call
 # (harness.rs, SMALL_ELEMENTS_PER_POLL), polling its stop flag once per 8 MiB per stream.
@@ -70,6 +75,9 @@ ran_ns=0
 ran_lk=0
 failed=0
 for run in $(seq 1 "$RUNS"); do
+    hz=$($nice "$ns_bin" latency --size 16KiB --cpu "$(pick_cpu)" --json 2>/dev/null |
+        jq -r '[.. | objects | select(has("core_hz_estimate")) | .core_hz_estimate][0] // empty')
+    [[ -n $hz && $hz != null ]] && printf 'clock\thz\t1\t%s\t%s\n' "$run" "$hz" >>"$tsv"
     for s in $SIZES; do
         for k in $kernels; do
             case_name="${map[$k]}@$s"
@@ -107,10 +115,25 @@ python3 - "$root/benches" "$tsv" <<'EOF'
 import sys
 
 sys.path.insert(0, sys.argv[1])
+import statistics
+
 from summarize import cell, fmt_size, load, paired, ratio, stat, table, verdict
 
 values, _ = load(sys.argv[2])
-cases = sorted({(c, v) for (_t, c, v) in values}, key=lambda x: (int(x[0].split("@")[1]), x[0]))
+cases = sorted({(c, v) for (t, c, v) in values if t != "clock"},
+               key=lambda x: (int(x[0].split("@")[1]), x[0]))
+hz = values.get(("clock", "hz", "1"), [])
+hz_med = statistics.median(hz) if hz else None
+if hz_med:
+    print(f"core clock (numascope's timed add chain, once per run): median {hz_med / 1e9:.2f} GHz,"
+          f" {min(hz) / 1e9:.2f}-{max(hz) / 1e9:.2f} over {len(hz)} runs; B/cycle = MB/s x 10^6"
+          " / threads / that median")
+
+
+def per_cycle(s, threads):
+    return "-" if s is None or not hz_med else f"{s[0] * 1e6 / int(threads) / hz_med:.1f}"
+
+
 rows = []
 for case, threads in cases:
     kernel, size = case.split("@")
@@ -123,13 +146,14 @@ for case, threads in cases:
             threads,
             cell(lk, "{:.0f}"),
             cell(ns, "{:.0f}"),
+            f"{per_cycle(lk, threads)} / {per_cycle(ns, threads)}",
             ratio(ns, lk),
             paired(("numascope", case, threads), ("likwid", case, threads)),
             verdict(("numascope", case, threads), ("likwid", case, threads)),
         ]
     )
 print(table(rows, ["kernel", "working set", "threads", "likwid MB/s", "numascope MB/s",
-                   "ratio", "paired", "target"]))
+                   "B/cycle lk / ns", "ratio", "paired", "target"]))
 EOF
 
 if ((!ran_ns || !ran_lk)); then

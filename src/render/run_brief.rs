@@ -222,7 +222,11 @@ fn headline(r: &RunResults) -> Vec<String> {
                 format_bytes(m.working_set_bytes),
                 c.result.cpu,
                 view::fmt_interval(&c.result.ns_per_load),
-                toward(&c.result.ns_per_load, c.result.precision.as_ref(), SAMPLES),
+                toward(
+                    &c.result.ns_per_load,
+                    c.result.precision.as_ref(),
+                    matrix_unit(&c.result)
+                ),
                 if shown {
                     from_reference(r, Part::LatencyMatrix, true)
                 } else {
@@ -450,6 +454,15 @@ fn latency_unit(p: &crate::results::latency::LatencyResult) -> (&'static str, &'
     }
 }
 
+/// What a matrix cell's extras count: rounds when it was measured in rounds.
+fn matrix_unit(p: &crate::results::latency::LatencyResult) -> (&'static str, &'static str) {
+    if p.blocks.is_some() {
+        ("round", "rounds")
+    } else {
+        SAMPLES
+    }
+}
+
 /// [`width`], with the target and the extra repetitions of a figure measured toward one
 /// (issue 19): " (\u{b1}2.1 %; target \u{b1}3 %, 3 extra samples)".
 fn toward(
@@ -514,7 +527,7 @@ pub(super) fn latency_precision_line(r: &RunResults) -> Option<String> {
                 "matrix node {} -> memory node {} {}",
                 c.initiator_node,
                 c.memory_node,
-                pr.clause_in(SAMPLES.0, SAMPLES.1)
+                pr.clause_in(matrix_unit(&c.result).0, matrix_unit(&c.result).1)
             ));
         }
     }

@@ -210,6 +210,14 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
             ("slit_distance", "SLIT distance (firmware)"),
             ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
             ("on_intended_node_fraction", "on intended node (fraction)"),
+            ("relative_to_local_ci_low", "relative to local, 95 % low"),
+            ("relative_to_local_ci_high", "relative to local, 95 % high"),
+            (
+                "relative_to_local_ci_level_fraction",
+                "relative to local, coverage",
+            ),
+            ("relative_to_local_pairs_count", "rounds paired"),
+            ("differs_from_local", "differs from local beyond noise"),
         ]
         .map(|(k, l)| (k.to_string(), l.to_string()))
         .to_vec(),
@@ -231,10 +239,84 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
                 Cell::int(c.hmat_read_latency_ns),
                 Cell::opt(c.result.placement_fraction),
             ]);
+            let p = c.measured_ratio_interval.as_ref();
+            row.extend([
+                Cell::opt(p.and_then(|p| p.ci_low)),
+                Cell::opt(p.and_then(|p| p.ci_high)),
+                Cell::opt(p.and_then(|p| p.ci_level)),
+                Cell::int(p.map(|p| p.pairs as u64)),
+                match c.differs_from_reference() {
+                    Some(d) if c.initiator_node != c.memory_node => Cell::Bool(d),
+                    _ => Cell::Missing,
+                },
+            ]);
             t.rows.push(row);
         }
     }
     t
+}
+
+/// "x1.55 [1.50, 1.60]" for a paired ratio with its interval, "x1.55, no interval (3 pairs)"
+/// without one, "x1.55" for a quotient of medians (cells measured one after the other).
+pub fn matrix_ratio_text(c: &crate::results::latency::MatrixCell) -> Option<String> {
+    Some(match &c.measured_ratio_interval {
+        Some(p) => crate::render::tables_view::ratio_text(p),
+        None => format!("x{}", super::fmt_num(c.measured_ratio?)),
+    })
+}
+
+/// The line under the matrix on its ratios (issue 19): each cell other than its row's
+/// reference with its paired ratio and interval, and whether it differs from the reference
+/// beyond noise (only when the interval excludes 1: "slower" or "faster than local"; else
+/// "indistinguishable here (within +-x %)"; "no interval" below six rounds), a disturbed cell
+/// marked. `None` when no cell was measured in rounds (cells measured one after the other
+/// carry bare quotients, shown in the table alone).
+pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> {
+    let rounds = m
+        .cells
+        .iter()
+        .filter_map(|c| c.measured_ratio_interval.as_ref().map(|p| p.pairs))
+        .max()?;
+    let items: Vec<String> = m
+        .cells
+        .iter()
+        .filter(|c| c.memory_node != c.initiator_node)
+        .filter_map(|c| {
+            let p = c.measured_ratio_interval.as_ref()?;
+            // The row's reference itself (a row without local memory): every pair is 1.
+            if p.ratio == 1.0 && p.ci_low == Some(1.0) && p.ci_high == Some(1.0) {
+                return None;
+            }
+            let verdict = match (c.differs_from_reference(), p.ci_low, p.ci_high) {
+                (Some(true), _, _) if p.ratio > 1.0 => "slower than local".to_string(),
+                (Some(true), _, _) => "faster than local".to_string(),
+                (Some(false), Some(l), Some(h)) => format!(
+                    "indistinguishable from local here (within \u{b1}{})",
+                    crate::stats::decide::percent((1.0 - l).abs().max((h - 1.0).abs()))
+                ),
+                _ => format!("no interval ({} rounds)", p.pairs),
+            };
+            let mark = if c.result.quality.as_ref().is_some_and(|q| q.disturbed) {
+                " (DISTURBED)"
+            } else {
+                ""
+            };
+            Some(format!(
+                "{}->{} {} {verdict}{mark}",
+                c.initiator_node,
+                c.memory_node,
+                crate::render::tables_view::ratio_text(p)
+            ))
+        })
+        .collect();
+    let what = if items.is_empty() {
+        "every cell is its row's reference".to_string()
+    } else {
+        items.join("; ")
+    };
+    Some(format!(
+        "Relative to local (CPU node->memory node), paired over {rounds} interleaved rounds with 95 % intervals; a cell differs from local only when its interval excludes 1: {what}"
+    ))
 }
 
 /// The measured latency heatmap and the firmware's view beside it (HMAT if declared, else

@@ -210,8 +210,14 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
             ("slit_distance", "SLIT distance (firmware)"),
             ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
             ("on_intended_node_fraction", "on intended node (fraction)"),
-            ("relative_to_local_ci_low", "relative to local, 95 % low"),
-            ("relative_to_local_ci_high", "relative to local, 95 % high"),
+            (
+                "relative_to_local_ci_low_ratio",
+                "relative to local, 95 % low",
+            ),
+            (
+                "relative_to_local_ci_high_ratio",
+                "relative to local, 95 % high",
+            ),
             (
                 "relative_to_local_ci_level_fraction",
                 "relative to local, coverage",

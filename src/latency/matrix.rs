@@ -46,7 +46,12 @@ use super::sweep::{Block, Point};
 use super::walk::{Chain, LOADS_PER_ITERATION};
 use crate::results::quality::PrecisionGoal;
 
-pub use crate::tables::round_order;
+/// The cells of round `round` in measuring order: every index of `0..n` once, starting one
+/// further each round so no cell always runs first (the RightMark table's rotation; `tables`
+/// sits above `latency`, so it is not imported from there).
+pub fn round_order(n: usize, round: usize) -> Vec<usize> {
+    (0..n).map(|k| (k + round) % n.max(1)).collect()
+}
 
 /// Fewest rounds: six give the first 95 % interval for the median.
 pub const MIN_ROUNDS: usize = 6;

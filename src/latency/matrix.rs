@@ -519,8 +519,7 @@ fn run_rounds(
                     }
                 }))
             };
-            let (points, sched) =
-                in_rounds(placed.len(), rp.rounds, goal, block, |d, n| progress(d, n))?;
+            let (points, sched) = in_rounds(placed.len(), rp.rounds, goal, block, progress)?;
             let ms = points
                 .into_iter()
                 .map(|pt| measurement_of(pt, &rp, rp.rounds, goal))
@@ -629,7 +628,7 @@ pub fn with_result(topo: &Topology, m: &mut Matrix, init: u32, mem: u32, res: La
         let kept = old
             .iter()
             .find(|o| o.initiator_node == c.initiator_node && o.memory_node == c.memory_node)
-            .and_then(|o| o.measured_ratio_interval.clone());
+            .and_then(|o| o.measured_ratio_interval);
         if let Some(p) = kept {
             c.measured_ratio = Some(p.ratio);
             c.measured_over_slit = c.slit_ratio.filter(|s| *s > 0.0).map(|s| p.ratio / s);
@@ -915,7 +914,7 @@ mod tests {
             |i| {
                 let v = if i == 1 {
                     k += 1;
-                    if k % 2 == 0 {
+                    if k.is_multiple_of(2) {
                         140.0
                     } else {
                         100.0
@@ -945,7 +944,7 @@ mod tests {
             Some(&small),
             |_| {
                 k += 1;
-                Ok(Some(block(if k % 2 == 0 { 140.0 } else { 100.0 })))
+                Ok(Some(block(if k.is_multiple_of(2) { 140.0 } else { 100.0 })))
             },
             |_, _| {},
         )

@@ -459,6 +459,14 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                     f2(s.p99),
                     pct(cell.result.placement_fraction),
                     match &cell.measured_ratio_interval {
+                        // The row's reference itself: every pair is 1.
+                        Some(p)
+                            if p.ratio == 1.0
+                                && p.ci_low == Some(1.0)
+                                && p.ci_high == Some(1.0) =>
+                        {
+                            f2(1.0)
+                        }
                         Some(_) => opt(crate::render::run_view::matrix_ratio_text(cell)),
                         None => opt(cell.measured_ratio.map(f2)),
                     },

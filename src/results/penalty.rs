@@ -216,7 +216,7 @@ fn latency_cells(r: &RunResults) -> Vec<Cell> {
                     memory: c.memory_node,
                     summary: c.result.ns_per_load,
                     disturbed: disturbed(c.result.quality.as_ref()),
-                    paired: c.measured_ratio_interval.clone(),
+                    paired: c.measured_ratio_interval,
                 })
                 .collect()
         })

@@ -187,6 +187,23 @@ fn the_matrix_covers_every_initiator_and_memory_node() {
         if c["initiator_node"] == c["memory_node"] {
             assert_eq!(c["measured_ratio"], 1.0);
         }
+        // Measured in interleaved rounds: n = rounds (at least six), one block each, and the
+        // ratio to local paired over them.
+        let n = c["result"]["ns_per_load"]["samples"].as_u64().unwrap();
+        assert!(n >= 6, "{c}");
+        assert_eq!(c["result"]["blocks"]["blocks"].as_u64(), Some(n), "{c}");
+        assert_eq!(
+            c["result"]["blocks"]["block_medians_ns"]
+                .as_array()
+                .map(|a| a.len() as u64),
+            Some(n)
+        );
+        assert_eq!(
+            c["measured_ratio_interval"]["pairs"].as_u64(),
+            Some(n),
+            "{c}"
+        );
+        assert_eq!(c["measured_ratio_interval"]["ratio"], c["measured_ratio"]);
     }
 }
 

@@ -314,7 +314,7 @@ where
 }
 
 /// Warnings about where the pages went and about a core clock far below the TSC.
-fn placement_warnings(
+pub(crate) fn placement_warnings(
     report: &PlacementReport,
     clock: &ClockInfo,
     cpu: u32,
@@ -328,17 +328,21 @@ fn placement_warnings(
         ));
     }
     warnings.extend(report.backing_warning(&format!("the buffer for {where_}")));
-    if let (Some(core), Some(tsc)) = (clock.core_hz_estimate, clock.tsc_hz) {
-        if core < 0.75 * tsc {
-            warnings.push(format!(
-                "the core clock on CPU {} measured {:.2} GHz, far below the {:.2} GHz TSC: the CPU is shared or throttled, so these latencies are inflated; rerun on an idle machine",
-                cpu,
-                core / 1e9,
-                tsc / 1e9
-            ));
-        }
-    }
+    warnings.extend(clock_warning(clock, cpu));
     warnings
+}
+
+/// A warning when the core clock re-estimated on `cpu` is far below the TSC.
+pub(crate) fn clock_warning(clock: &ClockInfo, cpu: u32) -> Option<String> {
+    let (core, tsc) = (clock.core_hz_estimate?, clock.tsc_hz?);
+    (core < 0.75 * tsc).then(|| {
+        format!(
+            "the core clock on CPU {} measured {:.2} GHz, far below the {:.2} GHz TSC: the CPU is shared or throttled, so these latencies are inflated; rerun on an idle machine",
+            cpu,
+            core / 1e9,
+            tsc / 1e9
+        )
+    })
 }
 
 /// "at 64 MiB" or "3 of 20 sizes between 1 MiB and 64 MiB", for the sizes picked out.
@@ -360,6 +364,16 @@ fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
 /// One warning when samples (a sweep's block medians) spread more than [`NOISY`] (p90 over
 /// min) at some sizes.
 fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
+    noise_warning_between(results, where_, "the sweep's passes")
+}
+
+/// [`noise_warning`] for figures whose blocks were taken in `between` ("the sweep's passes",
+/// "the matrix's rounds").
+pub(crate) fn noise_warning_between(
+    results: &[LatencyResult],
+    where_: &str,
+    between: &str,
+) -> Option<String> {
     let noisy: Vec<u64> = results
         .iter()
         .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
@@ -384,10 +398,10 @@ fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
     if results.iter().any(|r| r.blocks.is_some()) {
         let cause = match kept_cpu {
             Some(share) => format!(
-                "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) changed between the sweep's passes",
+                "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) changed between {between}",
                 share * 100.0
             ),
-            None => "conditions changed between the sweep's passes (other work on this CPU, or the hypervisor)".into(),
+            None => format!("conditions changed between {between} (other work on this CPU, or the hypervisor)"),
         };
         return Some(format!(
             "block medians vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}, and the intervals show it; rerun on an idle machine",
@@ -409,7 +423,7 @@ fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
 
 /// One warning naming the sizes whose samples stayed disturbed after the retakes ran out,
 /// with the reason of the worst of them.
-fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
+pub(crate) fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
     let disturbed: Vec<&LatencyResult> = results
         .iter()
         .filter(|r| r.quality.as_ref().is_some_and(|q| q.disturbed))

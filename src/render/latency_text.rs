@@ -121,13 +121,19 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             ));
         }
     }
+    let mut any_rounds = false;
     for c in r.matrix.iter().flat_map(|m| &m.cells) {
         if let Some(p) = &c.result.precision {
+            any_rounds |= c.result.blocks.is_some();
             lines.push(format!(
                 "node {} -> memory node {}: {}",
                 c.initiator_node,
                 c.memory_node,
-                clause(p)
+                if c.result.blocks.is_some() {
+                    p.clause_in("round", "rounds")
+                } else {
+                    clause(p)
+                }
             ));
         }
     }
@@ -135,10 +141,11 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "\nInterval half-widths of the headline figures against their target (extra samples{} are taken while an interval is wider, at most as many as planned)",
-            if any_blocks {
-                ", or extra blocks of a sweep,"
-            } else {
-                ""
+            match (any_blocks, any_rounds) {
+                (true, true) => ", or extra blocks of a sweep or rounds of the matrix,",
+                (true, false) => ", or extra blocks of a sweep,",
+                (false, true) => ", or extra rounds of the matrix,",
+                (false, false) => "",
             }
         )?;
         for l in lines {
@@ -451,7 +458,18 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                     f2(s.min),
                     f2(s.p99),
                     pct(cell.result.placement_fraction),
-                    opt(cell.measured_ratio.map(f2)),
+                    match &cell.measured_ratio_interval {
+                        // The row's reference itself: every pair is 1.
+                        Some(p)
+                            if p.ratio == 1.0
+                                && p.ci_low == Some(1.0)
+                                && p.ci_high == Some(1.0) =>
+                        {
+                            f2(1.0)
+                        }
+                        Some(_) => opt(crate::render::run_view::matrix_ratio_text(cell)),
+                        None => opt(cell.measured_ratio.map(f2)),
+                    },
                     opt(cell.slit_distance.map(|d| d.to_string())),
                     opt(cell.slit_ratio.map(f2)),
                     opt(cell.measured_over_slit.map(f2)),
@@ -482,6 +500,19 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 &rows
             ))
         )?;
+        if let Some(b) = m.cells.iter().find_map(|c| c.result.blocks.as_ref()) {
+            writeln!(
+                out,
+                "  in {} interleaved rounds, every cell once per round in rotating order over one kept chain per memory node ({} samples kept per block after {} dropped, each >= {:.2} ms); a cell's figure and interval are over its round medians (n = rounds)",
+                b.blocks,
+                b.samples_per_block,
+                r.plan.warmup.min(1),
+                b.min_sample_ns as f64 / 1e6
+            )?;
+        }
+        if let Some(l) = crate::render::run_view::matrix_ratio_line(m) {
+            writeln!(out, "  {l}")?;
+        }
     }
     Ok(())
 }

@@ -213,8 +213,23 @@ fn headline(r: &RunResults) -> Vec<String> {
             let shown = ref_lat.is_some_and(|x| {
                 c.initiator_node == x.memory_node && c.memory_node == x.memory_node
             });
+            // A remote cell's ratio to local, paired over the matrix's rounds (issue 19).
+            let ratio = match (&c.measured_ratio_interval, c.differs_from_reference()) {
+                (Some(p), d) if c.initiator_node != c.memory_node => format!(
+                    "; {} local, paired over {} rounds{}",
+                    crate::render::tables_view::ratio_text(p),
+                    p.pairs,
+                    match d {
+                        Some(true) if p.ratio > 1.0 => ", slower than local",
+                        Some(true) => ", faster than local",
+                        Some(false) => ", indistinguishable from local here",
+                        None => "",
+                    }
+                ),
+                _ => String::new(),
+            };
             v.push(format!(
-                "latency matrix node {} -> memory node {} ({} walk, {} pages, {}, 1 thread pinned to CPU {}): {}{} ns{}",
+                "latency matrix node {} -> memory node {} ({} walk, {} pages, {}, 1 thread pinned to CPU {}): {}{} ns{}{ratio}",
                 c.initiator_node,
                 c.memory_node,
                 m.mode.label(),
@@ -222,7 +237,11 @@ fn headline(r: &RunResults) -> Vec<String> {
                 format_bytes(m.working_set_bytes),
                 c.result.cpu,
                 view::fmt_interval(&c.result.ns_per_load),
-                toward(&c.result.ns_per_load, c.result.precision.as_ref(), SAMPLES),
+                toward(
+                    &c.result.ns_per_load,
+                    c.result.precision.as_ref(),
+                    matrix_unit(&c.result)
+                ),
                 if shown {
                     from_reference(r, Part::LatencyMatrix, true)
                 } else {
@@ -450,6 +469,15 @@ fn latency_unit(p: &crate::results::latency::LatencyResult) -> (&'static str, &'
     }
 }
 
+/// What a matrix cell's extras count: rounds when it was measured in rounds.
+fn matrix_unit(p: &crate::results::latency::LatencyResult) -> (&'static str, &'static str) {
+    if p.blocks.is_some() {
+        ("round", "rounds")
+    } else {
+        SAMPLES
+    }
+}
+
 /// [`width`], with the target and the extra repetitions of a figure measured toward one
 /// (issue 19): " (\u{b1}2.1 %; target \u{b1}3 %, 3 extra samples)".
 fn toward(
@@ -514,7 +542,7 @@ pub(super) fn latency_precision_line(r: &RunResults) -> Option<String> {
                 "matrix node {} -> memory node {} {}",
                 c.initiator_node,
                 c.memory_node,
-                pr.clause_in(SAMPLES.0, SAMPLES.1)
+                pr.clause_in(matrix_unit(&c.result).0, matrix_unit(&c.result).1)
             ));
         }
     }
@@ -774,6 +802,51 @@ mod tests {
     use super::*;
     use crate::results::quality::RepetitionQuality;
     use crate::run::sample;
+
+    /// Issue 19: a remote matrix cell's summary line carries its ratio to local paired over
+    /// the rounds, called different only when the interval excludes 1; a local cell and a
+    /// cell without rounds carry none.
+    #[test]
+    fn remote_matrix_cells_carry_their_paired_ratio() {
+        use crate::results::tables::RatioToLocal;
+        let mut r = sample::results();
+        let mut l =
+            sample::latency_matrix(&[(0, 0, 45.0, None), (0, 1, 70.0, None), (1, 0, 46.0, None)]);
+        let ratio = |x: f64, lo: f64, hi: f64| RatioToLocal {
+            ratio: x,
+            ci_low: Some(lo),
+            ci_high: Some(hi),
+            ci_level: Some(0.961),
+            pairs: 9,
+        };
+        let cells = &mut l.matrix.as_mut().unwrap().cells;
+        cells[0].measured_ratio_interval = Some(ratio(1.0, 1.0, 1.0));
+        cells[1].measured_ratio_interval = Some(ratio(1.55, 1.53, 1.6));
+        r.latency = Some(l);
+        let h = headline(&r);
+        let line = |from: &str| {
+            h.iter()
+                .find(|x| x.starts_with(from))
+                .unwrap_or_else(|| panic!("{from}: {h:#?}"))
+                .clone()
+        };
+        assert!(
+            line("latency matrix node 0 -> memory node 1")
+                .ends_with("; x1.55 [1.53, 1.60] local, paired over 9 rounds, slower than local"),
+            "{h:#?}"
+        );
+        assert!(!line("latency matrix node 0 -> memory node 0").contains("local,"));
+        assert!(!line("latency matrix node 1 -> memory node 0").contains("paired"));
+        let cells = &mut r.latency.as_mut().unwrap().matrix.as_mut().unwrap().cells;
+        cells[1].measured_ratio_interval = Some(ratio(1.01, 0.99, 1.03));
+        let h = headline(&r);
+        assert!(
+            h.iter().any(|x| x.ends_with(
+                "; x1.01 [0.990, 1.03] local, paired over 9 rounds, indistinguishable from local here"
+            )),
+            "{h:#?}"
+        );
+    }
 
     /// Issue 19 item 6: a part's own disturbed figure is marked on its summary line (sweep
     /// point, latency matrix cell, bandwidth, bandwidth matrix cell, loaded points), and an

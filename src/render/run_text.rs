@@ -296,6 +296,14 @@ fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         Some((m, d)) => {
             grid(out, &m, d.as_ref(), "ns per load, median")?;
             cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")?;
+            if let Some(l) = r
+                .latency
+                .as_ref()
+                .and_then(|l| l.matrix.as_ref())
+                .and_then(view::matrix_ratio_line)
+            {
+                writeln!(out, "{l}")?;
+            }
         }
     }
     // The headline latencies' widths against the run's target (issue 19).

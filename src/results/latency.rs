@@ -77,7 +77,8 @@ pub struct LatencyResult {
     /// passes spread over its time, and `ns_per_load` is then the summary of the block
     /// medians (`samples` = blocks), so its interval is the variation between passes;
     /// `precision` then counts blocks. Absent for measurements of samples taken back to back
-    /// (a size asked by name, a matrix cell) and in files written before blocks.
+    /// (a size asked by name) and in files written before blocks. A matrix cell measured in
+    /// rounds carries its rounds here (one block per round).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<PointBlocks>,
 }
@@ -136,6 +137,22 @@ pub struct MatrixCell {
     pub measured_over_slit: Option<f64>,
     /// Measured median ns / HMAT read latency ns.
     pub measured_over_hmat: Option<f64>,
+    /// The ratio to the row's reference cell from the paired rounds of the matrix (issue 19):
+    /// round i of this cell over round i of the reference cell, the median of those ratios
+    /// (then also `measured_ratio`) with its 95 % order-statistic interval (none below six
+    /// pairs). Absent for cells measured one after the other (the fallback when the buffers
+    /// do not fit together) and in files written before rounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measured_ratio_interval: Option<crate::results::tables::RatioToLocal>,
+}
+
+impl MatrixCell {
+    /// Whether this cell differs from its row's reference beyond noise: the paired ratio's
+    /// interval excludes 1. `None` without an interval (unpaired, or fewer than six rounds).
+    pub fn differs_from_reference(&self) -> Option<bool> {
+        let r = self.measured_ratio_interval.as_ref()?;
+        Some(r.ci_low? > 1.0 || r.ci_high? < 1.0)
+    }
 }
 
 /// Initiator x memory node latencies.

@@ -8,8 +8,9 @@
 //! The ratio comes from the best evidence the run holds: the RightMark table's paired ratios
 //! (its cells are measured in interleaved rotated rounds, so the host's drift hits local and
 //! remote alike; random-latency column for latency, read column for bandwidth), else the
-//! matrices' summaries through [`unpaired_ratio`], whose interval is conservative because the
-//! cells were measured one after the other. A virtual machine's fake nodes (one host memory
+//! latency matrix's paired ratio when its cells were measured in rounds (the same design), else
+//! the matrices' summaries through [`unpaired_ratio`], whose interval is conservative because
+//! the cells were measured one after the other. A virtual machine's fake nodes (one host memory
 //! behind all of them) then read as indistinguishable instead of a confident few-percent
 //! "penalty". Pure functions over finished results (here on the floor, like the verdict, so
 //! `run` states the findings and the report's headline card shows the same decision); nothing
@@ -195,6 +196,8 @@ struct Cell {
     memory: u32,
     summary: Summary,
     disturbed: bool,
+    /// The ratio to the row's reference cell from paired rounds (the latency matrix in rounds).
+    paired: Option<RatioToLocal>,
 }
 
 fn disturbed(q: Option<&RepetitionQuality>) -> bool {
@@ -213,6 +216,7 @@ fn latency_cells(r: &RunResults) -> Vec<Cell> {
                     memory: c.memory_node,
                     summary: c.result.ns_per_load,
                     disturbed: disturbed(c.result.quality.as_ref()),
+                    paired: c.measured_ratio_interval,
                 })
                 .collect()
         })
@@ -240,6 +244,7 @@ fn bandwidth_cells(r: &RunResults) -> Vec<Cell> {
                     memory: c.target,
                     summary: res.map_or(Summary::point(c.mb_per_s, 1), |x| x.mb_per_s.summary()),
                     disturbed: res.is_some_and(|x| disturbed(x.quality.as_ref())),
+                    paired: None,
                 }
             })
             .collect();
@@ -254,14 +259,16 @@ fn bandwidth_cells(r: &RunResults) -> Vec<Cell> {
                     memory: n,
                     summary: Summary::point(mb, 1),
                     disturbed: false,
+                    paired: None,
                 })
                 .collect()
         })
         .unwrap_or_default()
 }
 
-/// The worst remote cell of `init` against its local cell (its own node's, else its best),
-/// by unpaired ratio of the medians.
+/// The worst remote cell of `init` against its local cell (its own node's, else its best):
+/// by the paired ratio of the rounds when the cell carries one (the latency matrix in rounds,
+/// whose row reference is the same cell), else by the unpaired ratio of the medians.
 fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> {
     let row: Vec<&Cell> = cells.iter().filter(|c| c.initiator == init).collect();
     let better = |a: &&&Cell, b: &&&Cell| {
@@ -282,7 +289,16 @@ fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> 
         .filter(|c| c.memory != init && c.memory != local.memory)
         .min_by(better)
         .copied()?;
-    let ratio = unpaired_ratio(&local.summary, &worst.summary)?;
+    let (ratio, method) = match &worst.paired {
+        Some(p) => (interval_of(p), Method::Paired { rounds: p.pairs }),
+        None => (
+            unpaired_ratio(&local.summary, &worst.summary)?,
+            Method::Unpaired {
+                local_n: local.summary.samples,
+                remote_n: worst.summary.samples,
+            },
+        ),
+    };
     Some(RemotePenalty {
         quantity: q,
         initiator: init,
@@ -290,10 +306,7 @@ fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> 
         remote: worst.summary.median,
         local: local.summary.median,
         ratio,
-        method: Method::Unpaired {
-            local_n: local.summary.samples,
-            remote_n: worst.summary.samples,
-        },
+        method,
         disturbed: local.disturbed || worst.disturbed,
     })
 }
@@ -600,6 +613,48 @@ mod tests {
             findings(&r)[0].text,
             "remote memory latency from node 0 has no interval (n=2), so no penalty is stated (node 1: 71 vs 46 ns local)"
         );
+    }
+
+    /// Matrix cells measured in rounds: the paired ratio decides, and the sentence says so.
+    #[test]
+    fn matrix_in_rounds_uses_the_paired_ratio() {
+        let mut r = sample::results();
+        let mut l = matrix_with(&[
+            (0, 0, vec![45.0, 46.0, 44.0, 45.5, 47.0, 45.2]),
+            (0, 1, vec![70.0, 72.0, 69.0, 71.0, 73.0, 70.5]),
+        ]);
+        let cells = &mut l.matrix.as_mut().unwrap().cells;
+        cells[1].measured_ratio_interval = Some(RatioToLocal {
+            ratio: 1.56,
+            ci_low: Some(1.53),
+            ci_high: Some(1.6),
+            ci_level: Some(0.969),
+            pairs: 6,
+        });
+        r.latency = Some(l.clone());
+        let f = findings(&r);
+        assert!(
+            f[0].text.starts_with("remote memory costs +56 % latency [+53, +60 %] from node 0 (node 1: 71 vs 45 ns local; paired, 6 rounds)"),
+            "{}",
+            f[0].text
+        );
+        // A paired interval that holds 1: indistinguishable, whatever the medians say.
+        let cells = &mut l.matrix.as_mut().unwrap().cells;
+        cells[1].measured_ratio_interval = Some(RatioToLocal {
+            ratio: 1.01,
+            ci_low: Some(0.99),
+            ci_high: Some(1.02),
+            ci_level: Some(0.969),
+            pairs: 6,
+        });
+        r.latency = Some(l);
+        let f = findings(&r);
+        assert!(
+            f[0].text.starts_with("from node 0, remote and local memory are indistinguishable here in latency (within +-"),
+            "{}",
+            f[0].text
+        );
+        assert!(f[0].text.contains("paired, 6 rounds"), "{}", f[0].text);
     }
 
     /// A disturbed cell keeps its sentence and says so.

@@ -343,11 +343,14 @@ fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         }
         _ => false,
     };
+    // It is still measured in the matrix's rounds when its row has other cells: their ratios
+    // to it come from the paired rounds (the cell then shows the reference figure).
+    let home_row_has_others = home.is_some_and(|h| m.cells.iter().any(|&(i, t)| i == h && t != h));
     let cells: Vec<(u32, u32)> = m
         .cells
         .iter()
         .copied()
-        .filter(|&cell| !(from_ref && Some(cell) == home.map(|h| (h, h))))
+        .filter(|&cell| !(from_ref && !home_row_has_others && Some(cell) == home.map(|h| (h, h))))
         .collect();
     let measured = if cells.is_empty() {
         LatencyReport {

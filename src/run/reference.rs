@@ -962,15 +962,8 @@ fn fill_latency(topo: &Topology, r: &mut RunResults) {
     if matrix {
         if let Some(m) = rep.matrix.as_mut() {
             let node = l.memory_node;
-            let mut measured: Vec<(u32, u32, LatencyResult)> = m
-                .cells
-                .iter()
-                .filter(|c| !(c.initiator_node == node && c.memory_node == node))
-                .map(|c| (c.initiator_node, c.memory_node, c.result.clone()))
-                .collect();
-            measured.push((node, node, res));
-            measured.sort_by_key(|c| (c.0, c.1));
-            m.cells = crate::latency::matrix::cells(topo, measured);
+            // The row's paired ratios from the matrix's rounds are kept.
+            crate::latency::matrix::with_result(topo, m, node, node, res);
         }
     }
 }

@@ -185,6 +185,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         slit_ratio: None,
         measured_over_slit: None,
         measured_over_hmat: h.map(|h| ns / h as f64),
+        measured_ratio_interval: None,
     };
     LatencyReport {
         schema_version: 1,

@@ -760,7 +760,9 @@ def check_weighted_sigterm(c):
 def check_latency_matrix(c):
     """`latency --matrix`: one cell per (initiator node with CPUs) x (memory node), the
     memory-only node included as a target and never as an initiator; every cell's buffer
-    entirely on its memory node; SLIT and HMAT beside it as sysfs declares. No timing checks."""
+    entirely on its memory node; SLIT and HMAT beside it as sysfs declares; measured in interleaved rounds (at least six,
+    n = rounds, one block each) with every cell's ratio to its row's local cell paired over
+    those rounds (the local cell's own: exactly 1). No timing checks."""
     j = c.json_ok("latency-matrix", "latency-matrix")
     if j is None:
         return
@@ -784,8 +786,16 @@ def check_latency_matrix(c):
             bad.append(f"{pair} measured from CPU {r['cpu']}, not a CPU of node {i}")
         if x["slit_distance"] != s.distances[i][m]:
             bad.append(f"{pair} SLIT {x['slit_distance']} want {s.distances[i][m]}")
-        if not (r["ns_per_load"]["samples"] == 3 and r["ns_per_load"]["median"] > 0):
+        n = r["ns_per_load"]["samples"]
+        if not (n >= 6 and r["ns_per_load"]["median"] > 0):
             bad.append(f"{pair} ns_per_load {r['ns_per_load']}")
+        if (r.get("blocks") or {}).get("blocks") != n:
+            bad.append(f"{pair} rounds {(r.get('blocks') or {}).get('blocks')} want n={n}")
+        p = x.get("measured_ratio_interval")
+        if p is None or p["pairs"] != n or p["ratio"] != x["measured_ratio"]:
+            bad.append(f"{pair} paired ratio {p} (measured_ratio {x['measured_ratio']}, n={n})")
+        elif i == m and (p.get("ci_low"), p.get("ci_high")) != (1.0, 1.0):
+            bad.append(f"{pair} local paired ratio {p}")
         if i == m and x["measured_ratio"] != 1.0:
             bad.append(f"{pair} local ratio {x['measured_ratio']}")
         want_hmat = s.hmat_lb[(i, m)][0] if s.hmat_lb and i in best.get(m, []) else None
@@ -793,7 +803,7 @@ def check_latency_matrix(c):
             bad.append(f"{pair} HMAT read latency {x['hmat_read_latency_ns']} want {want_hmat}")
     c.r.check("latency-matrix", not bad, "; ".join(bad) or
               f"{len(cells)} cells ({len(inits)} initiators x {len(mems)} memory nodes, memory-only included), "
-              "every buffer 100% on its node, SLIT/HMAT as in sysfs")
+              "every buffer 100% on its node, SLIT/HMAT as in sysfs, ratios paired over the rounds")
 
 
 def check_bandwidth_matrix(c):
@@ -1012,8 +1022,13 @@ def check_run_latency_matrix(c, res):
             bad.append(f"{i}->{t} measured from CPU {r['cpu']}")
         if not r["ns_per_load"]["median"] > 0:
             bad.append(f"{i}->{t} no latency")
+        # Remote cells carry their ratio to local paired over the matrix's rounds, unless the
+        # run said it measured the matrix cell after cell (its buffers did not fit together).
+        after = any("measured cell after cell" in w for w in res["latency"].get("warnings", []))
+        if i != t and not after and x.get("measured_ratio_interval") is None:
+            bad.append(f"{i}->{t} no paired ratio to local")
     c.r.check("run-latency-matrix", not bad, "; ".join(bad) or
-              f"all {len(want)} initiator x memory cells, each buffer 100% on its node")
+              f"all {len(want)} initiator x memory cells, each buffer 100% on its node, remote ratios paired")
 
 
 def check_run_bandwidth(c, res):

@@ -168,10 +168,13 @@ def latency_matrix(shape, leak=None, skip=None):
                 "result": {"cpu": s.node(i).cpus[0], "memory_node": m,
                            "placement_fraction": 0.99 if (i, m) == leak else 1.0,
                            "ns_per_load": {"median": 90.0, "min": 80.0, "max": 99.0,
-                                           "p90": 95.0, "p99": 99.0, "samples": 3}},
+                                           "p90": 95.0, "p99": 99.0, "samples": 6},
+                           "blocks": {"blocks": 6, "samples_per_block": 3}},
                 "slit_distance": s.distances[i][m],
                 "hmat_read_latency_ns": s.hmat_lb[(i, m)][0] if i in best.get(m, []) else None,
                 "measured_ratio": 1.0 if i == m else 1.3,
+                "measured_ratio_interval": {"ratio": 1.0, "ci_low": 1.0, "ci_high": 1.0, "pairs": 6}
+                if i == m else {"ratio": 1.3, "ci_low": 1.25, "ci_high": 1.35, "pairs": 6},
             })
     return {"schema_version": 1, "matrix": {"working_set_bytes": 8 * MIB, "cells": cells}}
 
@@ -469,6 +472,9 @@ class BadRuns(unittest.TestCase):
 
     def test_matrix_cell_missing_or_off_node_fails(self):
         self.bad(lambda r: r["latency"]["matrix"]["cells"].pop(), "run-latency-matrix")
+        # A remote cell without its paired ratio to local.
+        self.bad(lambda r: r["latency"]["matrix"]["cells"][1].pop("measured_ratio_interval"),
+                 "run-latency-matrix")
         self.bad(lambda r: r["bandwidth"]["matrix"][0]["cells"][5].update(placement_fraction=0.99),
                  "run-bandwidth-matrix")
 
@@ -535,6 +541,16 @@ class BadLogs(unittest.TestCase):
         L = good_b().block("loaded-latency", loaded_result(fraction=0.5))
         self.assertIn("loaded-latency", fails(judge("B", L.text())))
         L = good_a().block("latency-matrix", latency_matrix("A", skip=(1, 2)))
+        self.assertIn("latency-matrix", fails(judge("A", L.text())))
+
+    def test_latency_matrix_without_paired_ratio_fails(self):
+        j = latency_matrix("A")
+        del j["matrix"]["cells"][1]["measured_ratio_interval"]
+        L = good_a().block("latency-matrix", j)
+        self.assertIn("latency-matrix", fails(judge("A", L.text())))
+        j = latency_matrix("A")
+        j["matrix"]["cells"][0]["result"]["blocks"]["blocks"] = 5
+        L = good_a().block("latency-matrix", j)
         self.assertIn("latency-matrix", fails(judge("A", L.text())))
 
     def test_latency_matrix_cell_off_node_fails(self):

@@ -104,6 +104,15 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
     ) {
         p.absent(r, Part::LatencyMatrix);
     }
+    // The paired ratios to local with their intervals (issue 19).
+    if let Some(l) = r
+        .latency
+        .as_ref()
+        .and_then(|l| l.matrix.as_ref())
+        .and_then(view::matrix_ratio_line)
+    {
+        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
+    }
     // The headline latencies' widths against the run's target (issue 19).
     if let Some(l) = crate::render::run_brief::latency_precision_line(r) {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));

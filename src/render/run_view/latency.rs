@@ -210,6 +210,20 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
             ("slit_distance", "SLIT distance (firmware)"),
             ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
             ("on_intended_node_fraction", "on intended node (fraction)"),
+            (
+                "relative_to_local_ci_low_ratio",
+                "relative to local, 95 % low",
+            ),
+            (
+                "relative_to_local_ci_high_ratio",
+                "relative to local, 95 % high",
+            ),
+            (
+                "relative_to_local_ci_level_fraction",
+                "relative to local, coverage",
+            ),
+            ("relative_to_local_pairs_count", "rounds paired"),
+            ("differs_from_local", "differs from local beyond noise"),
         ]
         .map(|(k, l)| (k.to_string(), l.to_string()))
         .to_vec(),
@@ -231,10 +245,84 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
                 Cell::int(c.hmat_read_latency_ns),
                 Cell::opt(c.result.placement_fraction),
             ]);
+            let p = c.measured_ratio_interval.as_ref();
+            row.extend([
+                Cell::opt(p.and_then(|p| p.ci_low)),
+                Cell::opt(p.and_then(|p| p.ci_high)),
+                Cell::opt(p.and_then(|p| p.ci_level)),
+                Cell::int(p.map(|p| p.pairs as u64)),
+                match c.differs_from_reference() {
+                    Some(d) if c.initiator_node != c.memory_node => Cell::Bool(d),
+                    _ => Cell::Missing,
+                },
+            ]);
             t.rows.push(row);
         }
     }
     t
+}
+
+/// "x1.55 [1.50, 1.60]" for a paired ratio with its interval, "x1.55, no interval (3 pairs)"
+/// without one, "x1.55" for a quotient of medians (cells measured one after the other).
+pub fn matrix_ratio_text(c: &crate::results::latency::MatrixCell) -> Option<String> {
+    Some(match &c.measured_ratio_interval {
+        Some(p) => crate::render::tables_view::ratio_text(p),
+        None => format!("x{}", super::fmt_num(c.measured_ratio?)),
+    })
+}
+
+/// The line under the matrix on its ratios (issue 19): each cell other than its row's
+/// reference with its paired ratio and interval, and whether it differs from the reference
+/// beyond noise (only when the interval excludes 1: "slower" or "faster than local"; else
+/// "indistinguishable here (within +-x %)"; "no interval" below six rounds), a disturbed cell
+/// marked. `None` when no cell was measured in rounds (cells measured one after the other
+/// carry bare quotients, shown in the table alone) or no cell has a reference to compare with.
+pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> {
+    let rounds = m
+        .cells
+        .iter()
+        .filter_map(|c| c.measured_ratio_interval.as_ref().map(|p| p.pairs))
+        .max()?;
+    let items: Vec<String> = m
+        .cells
+        .iter()
+        .filter(|c| c.memory_node != c.initiator_node)
+        .filter_map(|c| {
+            let p = c.measured_ratio_interval.as_ref()?;
+            // The row's reference itself (a row without local memory): every pair is 1.
+            if p.ratio == 1.0 && p.ci_low == Some(1.0) && p.ci_high == Some(1.0) {
+                return None;
+            }
+            let verdict = match (c.differs_from_reference(), p.ci_low, p.ci_high) {
+                (Some(true), _, _) if p.ratio > 1.0 => " slower than local".to_string(),
+                (Some(true), _, _) => " faster than local".to_string(),
+                (Some(false), Some(l), Some(h)) => format!(
+                    " indistinguishable from local here (within \u{b1}{})",
+                    crate::stats::decide::percent((1.0 - l).abs().max((h - 1.0).abs()))
+                ),
+                // The ratio's text already says it has no interval: no call either way.
+                _ => String::new(),
+            };
+            let mark = if c.result.quality.as_ref().is_some_and(|q| q.disturbed) {
+                " (DISTURBED)"
+            } else {
+                ""
+            };
+            Some(format!(
+                "{}->{} {}{verdict}{mark}",
+                c.initiator_node,
+                c.memory_node,
+                crate::render::tables_view::ratio_text(p)
+            ))
+        })
+        .collect();
+    // A matrix of local cells only (one node) has nothing to compare.
+    (!items.is_empty()).then(|| {
+        format!(
+            "Relative to local (CPU node->memory node), paired over {rounds} interleaved rounds with 95 % intervals; a cell differs from local only when its interval excludes 1: {}",
+            items.join("; ")
+        )
+    })
 }
 
 /// The measured latency heatmap and the firmware's view beside it (HMAT if declared, else
@@ -335,5 +423,86 @@ mod tests {
         assert!(note.contains("no knee found for L2"), "{note}");
         let c = latency_sweep_chart(&r).unwrap();
         assert!(c.markers.iter().any(|m| m.label == "L1 knee"));
+    }
+
+    /// Issue 19: the matrix's ratio line gives each remote cell's paired ratio with its
+    /// interval and calls it different from local only when the interval excludes 1; a
+    /// disturbed cell keeps its mark; cells measured one after the other give no line.
+    #[test]
+    fn matrix_ratio_line_calls_a_difference_only_beyond_noise() {
+        use crate::results::quality::RepetitionQuality;
+        use crate::results::tables::RatioToLocal;
+        let mut l = crate::run::sample::latency_matrix(&[
+            (0, 0, 45.0, None),
+            (0, 1, 70.0, None),
+            (1, 0, 46.0, None),
+            (1, 1, 45.0, None),
+        ]);
+        let m = l.matrix.as_mut().unwrap();
+        assert_eq!(matrix_ratio_line(m), None);
+        let ratio = |r: f64, lo: f64, hi: f64| RatioToLocal {
+            ratio: r,
+            ci_low: Some(lo),
+            ci_high: Some(hi),
+            ci_level: Some(0.961),
+            pairs: 9,
+        };
+        m.cells[0].measured_ratio_interval = Some(ratio(1.0, 1.0, 1.0));
+        m.cells[1].measured_ratio_interval = Some(ratio(1.55, 1.53, 1.6));
+        m.cells[2].measured_ratio_interval = Some(ratio(1.02, 0.99, 1.04));
+        m.cells[3].measured_ratio_interval = Some(ratio(1.0, 1.0, 1.0));
+        let local_only = crate::results::latency::Matrix {
+            cells: vec![m.cells[0].clone()],
+            ..m.clone()
+        };
+        assert_eq!(matrix_ratio_line(&local_only), None, "nothing to compare");
+        m.cells[2].result.quality = Some(RepetitionQuality {
+            disturbed: true,
+            ..RepetitionQuality::default()
+        });
+        let line = matrix_ratio_line(m).unwrap();
+        assert!(line.contains("paired over 9 interleaved rounds"), "{line}");
+        assert!(
+            line.contains("0->1 x1.55 [1.53, 1.60] slower than local;"),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(
+                "1->0 x1.02 [0.990, 1.04] indistinguishable from local here (within \u{b1}4 %) (DISTURBED)"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains("0->0") && !line.contains("1->1"), "{line}");
+        // Below six rounds: no call either way.
+        m.cells[1].measured_ratio_interval = Some(RatioToLocal {
+            ci_low: None,
+            ci_high: None,
+            ci_level: None,
+            pairs: 4,
+            ..ratio(1.55, 0.0, 0.0)
+        });
+        let line = matrix_ratio_line(m).unwrap();
+        assert!(
+            line.contains("0->1 x1.55, no interval (4 pairs); 1->0"),
+            "{line}"
+        );
+        // The table's CSV columns follow.
+        let mut r = crate::run::sample::results();
+        r.latency = Some(l);
+        let t = latency_matrix_table(&r);
+        let k = t
+            .keys
+            .iter()
+            .position(|k| k == "differs_from_local")
+            .unwrap();
+        let p = t
+            .keys
+            .iter()
+            .position(|k| k == "relative_to_local_pairs_count")
+            .unwrap();
+        assert_eq!(t.rows[0][k], Cell::Missing, "a local cell is not judged");
+        assert_eq!(t.rows[2][k], Cell::Bool(false));
+        assert_eq!(t.rows[1][k], Cell::Missing, "no interval: not judged");
+        assert_eq!(t.rows[2][p], Cell::Int(9));
     }
 }

@@ -216,8 +216,11 @@ fn matrix_reduced(m: &MatrixSettings, topo: &Topology) -> Option<String> {
     ))
 }
 
-/// The estimate and detail line of the LatencyMatrix part; with `covered`, the home cell is
-/// the run's reference latency and is not measured.
+/// The estimate and detail line of the LatencyMatrix part, as `latency::matrix::run_cells`
+/// measures it: one buffer and chain per memory node (fault-in and construction), then the
+/// cells in interleaved rounds whose sampling time adds up to 12 samples per cell. With
+/// `covered`, the home cell is the run's reference latency: it is measured only when its row
+/// has other cells (their ratios to it are paired over the rounds).
 fn latency_matrix(
     s: &Settings,
     topo: &Topology,
@@ -226,13 +229,24 @@ fn latency_matrix(
 ) -> (f64, String) {
     let m = &s.latency_matrix;
     reduced.extend(matrix_reduced(m, topo));
-    let per = m.size_bytes as f64 / FAULT_BYTES_PER_S
-        + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
-        + 12.0 * s.latency.min_sample_ns as f64 / 1e9;
+    let home = super::scenarios::home_node(topo);
+    let home_row_has_others = home.is_some_and(|h| m.cells.iter().any(|&(i, t)| i == h && t != h));
+    let measured: Vec<(u32, u32)> = m
+        .cells
+        .iter()
+        .copied()
+        .filter(|&(i, t)| !(covered && i == t && Some(i) == home && !home_row_has_others))
+        .collect();
+    let mut mem_nodes: Vec<u32> = measured.iter().map(|&(_, t)| t).collect();
+    mem_nodes.sort_unstable();
+    mem_nodes.dedup();
+    let chain =
+        m.size_bytes as f64 / FAULT_BYTES_PER_S + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
+    let sampling = 12.0 * s.latency.min_sample_ns as f64 / 1e9;
     (
-        (m.cells.len() - usize::from(covered && !m.cells.is_empty())) as f64 * per,
+        mem_nodes.len() as f64 * chain + measured.len() as f64 * sampling,
         format!(
-            "{} initiator x memory cells at {} (random walk)",
+            "{} initiator x memory cells at {} (random walk), in interleaved rounds over one chain per memory node",
             m.cells.len(),
             mib(m.size_bytes)
         ),
@@ -531,5 +545,52 @@ mod loaded_mix_tests {
             .reduced
             .iter()
             .all(|r| !r.contains("load mixes")));
+    }
+}
+
+#[cfg(test)]
+mod latency_matrix_tests {
+    use super::{CHAIN_S_PER_ELEMENT, FAULT_BYTES_PER_S};
+    use crate::results::plan::{Budget, Part};
+    use crate::run::plan::{make_plan, PlanRequest};
+
+    /// The matrix keeps one chain per memory node for all its rounds: the estimate pays the
+    /// fault-in and construction once per memory node, not once per cell, and the detail line
+    /// says how the cells are measured.
+    #[test]
+    fn the_matrix_estimate_builds_one_chain_per_memory_node() {
+        let t = crate::run::sample::opteron_topology();
+        let planned = make_plan(
+            &t,
+            &PlanRequest {
+                budget: Budget::Default,
+                ..Default::default()
+            },
+            &Part::ALL,
+        );
+        let m = &planned.settings.latency_matrix;
+        let mut mem: Vec<u32> = m.cells.iter().map(|&(_, n)| n).collect();
+        mem.sort_unstable();
+        mem.dedup();
+        assert!(m.cells.len() > mem.len(), "{:?}", m.cells);
+        let part = planned.plan.planned(Part::LatencyMatrix).unwrap();
+        assert!(
+            part.detail.contains("interleaved rounds"),
+            "{}",
+            part.detail
+        );
+        let chain = m.size_bytes as f64 / FAULT_BYTES_PER_S
+            + (m.size_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT;
+        // Every cell is sampled (the home row has remote cells, so its local cell stays in
+        // the rounds even though the reference covers it): 12 samples' time per cell.
+        let sampling =
+            m.cells.len() as f64 * 12.0 * planned.settings.latency.min_sample_ns as f64 / 1e9;
+        let want = mem.len() as f64 * chain + sampling;
+        assert!(
+            (part.estimate_s - want).abs() < 1e-9,
+            "{} vs {want}",
+            part.estimate_s
+        );
+        assert!(part.estimate_s < m.cells.len() as f64 * chain + sampling);
     }
 }

@@ -410,3 +410,151 @@ impl ScenarioTable {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tables::RatioToLocal;
+
+    fn table_with(ratio: Option<RatioToLocal>, disturbed: bool) -> ScenarioTable {
+        let mut a = crate::run::scenarios::row(
+            ScenarioId::PinnedLocal,
+            &[0, 1],
+            true,
+            String::new(),
+            String::new(),
+        );
+        let mut b = crate::run::scenarios::row(
+            ScenarioId::UnpinnedOneNode,
+            &[],
+            false,
+            String::new(),
+            String::new(),
+        );
+        for r in [&mut a, &mut b] {
+            let s = Summary::of(&[100.0; 9]).unwrap();
+            r.latency_ns = Some(100.0);
+            r.latency = Some(ScenarioLatency {
+                ns_per_load: s,
+                blocks: crate::results::latency::PointBlocks {
+                    blocks: 9,
+                    samples_per_block: 3,
+                    min_sample_ns: 1_000_000,
+                    block_medians_ns: vec![100.0; 9],
+                    all_samples: s,
+                },
+                interleaved: true,
+                quality: None,
+            });
+        }
+        if disturbed {
+            let mut q = crate::results::quality::RepetitionQuality::new(0.9, 1);
+            q.disturbed = true;
+            q.repetitions_taken = 27;
+            q.repetitions_short_of_cpu = 12;
+            q.lowest_taken_cpu_share_fraction = Some(0.48);
+            q.lowest_taken_cpu = Some(1);
+            b.latency.as_mut().unwrap().quality = Some(q);
+        }
+        b.latency_ratio_to_a = ratio;
+        ScenarioTable {
+            kernel: "read".into(),
+            buffer_bytes_per_thread: 1 << 26,
+            duration_ms: 100,
+            repetitions: 9,
+            interleaved_rounds: true,
+            home_node: 0,
+            scenarios: vec![a, b],
+            recommendations: vec![],
+            weights: vec![],
+            latency_working_set_bytes: Some(1 << 26),
+        }
+    }
+
+    fn ratio(r: f64, lo: f64, hi: f64, pairs: usize) -> Option<RatioToLocal> {
+        Some(RatioToLocal {
+            ratio: r,
+            ci_low: Some(lo),
+            ci_high: Some(hi),
+            ci_level: Some(0.96),
+            pairs,
+        })
+    }
+
+    /// Issue 19: (b) vs (a) is stated only when the paired interval clears the 3 % margin,
+    /// in the house wording; otherwise "indistinguishable here (within +-x %)"; nothing from
+    /// too few rounds or from disturbed blocks; nothing when (b) is (a) here.
+    #[test]
+    fn the_latency_difference_is_stated_only_beyond_noise() {
+        let t = table_with(ratio(1.12, 1.08, 1.15, 9), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: +12 % [+8.0, +15 %], paired, 9 rounds"
+        );
+        let t = table_with(ratio(0.80, 0.75, 0.85, 9), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: -20 % [-25, -15 %], paired, 9 rounds"
+        );
+        // The interval reaches into 1 + 3 %: no difference, the reach said.
+        let t = table_with(ratio(1.05, 1.02, 1.09, 9), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: indistinguishable here (within \u{b1}9 %; paired, 9 rounds)"
+        );
+        let mut few = ratio(1.3, 1.2, 1.4, 4).unwrap();
+        few.ci_low = None;
+        few.ci_high = None;
+        let t = table_with(Some(few), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: no interval (n=4), so no difference is stated"
+        );
+        let t = table_with(ratio(1.5, 1.4, 1.6, 9), true);
+        let s = t.latency_difference().unwrap();
+        assert!(s.contains("not stated") && s.contains("DISTURBED"), "{s}");
+        assert!(!s.contains("+50"), "{s}");
+        let mut t = table_with(ratio(1.5, 1.4, 1.6, 9), false);
+        t.scenarios[1].same_as = Some(ScenarioId::PinnedLocal);
+        assert_eq!(t.latency_difference(), None);
+        assert_eq!(table_with(None, false).latency_difference(), None);
+    }
+
+    /// Files written before the blocks hold `latency_ns` only: they load, without an interval
+    /// or a ratio, and serialize back without the new fields.
+    #[test]
+    fn rows_without_the_latency_blocks_load_and_round_trip() {
+        let t = table_with(ratio(1.12, 1.08, 1.15, 9), false);
+        let mut j = serde_json::to_value(&t.scenarios[1]).unwrap();
+        assert!(j.get("latency").is_some() && j.get("latency_ratio_to_a").is_some());
+        let back: ScenarioResult = serde_json::from_value(j.clone()).unwrap();
+        assert_eq!(back, t.scenarios[1]);
+        let o = j.as_object_mut().unwrap();
+        o.remove("latency");
+        o.remove("latency_ratio_to_a");
+        let old: ScenarioResult = serde_json::from_value(j.clone()).unwrap();
+        assert_eq!(old.latency_ns, Some(100.0));
+        assert_eq!((&old.latency, old.latency_ratio_to_a), (&None, None));
+        assert_eq!(serde_json::to_value(&old).unwrap(), j);
+        // A table of such rows states no difference.
+        let mut t = t;
+        for r in &mut t.scenarios {
+            r.latency = None;
+            r.latency_ratio_to_a = None;
+        }
+        assert_eq!(t.latency_difference(), None);
+    }
+
+    #[test]
+    fn a_disturbed_latency_is_the_row_s_warning() {
+        let t = table_with(None, true);
+        let w = t.scenarios[1].disturbed_warning();
+        assert!(
+            w.as_deref().is_some_and(
+                |w| w.starts_with("policy scenario (b)") && w.contains("its latency blocks")
+            ),
+            "{w:?}"
+        );
+        assert_eq!(t.scenarios[0].disturbed_warning(), None);
+    }
+}

@@ -102,6 +102,21 @@ pub fn distinct_configurations(topo: &Topology, s: &ScenarioSettings) -> usize {
     }
 }
 
+/// Which of (a) and (b) measure their own single-thread latency on this machine: (a), and (b)
+/// unless it places its thread and pages as (a) here (then it shows (a)'s). The run plan's
+/// estimate and detail line read it.
+pub fn latency_rows(topo: &Topology, s: &ScenarioSettings) -> Vec<ScenarioId> {
+    let Ok(l) = layout(topo, s) else {
+        return vec![];
+    };
+    let merged = merge_identical(topo, &l.configs);
+    [0, 1]
+        .into_iter()
+        .filter(|&i| l.configs[i].is_some() && merged[i].is_none())
+        .map(|i| l.rows[i].id)
+        .collect()
+}
+
 /// True when the process runs as root.
 pub fn running_as_root() -> bool {
     crate::sys::process::effective_uid() == 0

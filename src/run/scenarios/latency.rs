@@ -1,6 +1,8 @@
 //! The single-thread latencies of scenarios (a) and (b), measured side by side (issue 19).
 //! Both rows keep one buffer on the home node, of the same size, and each its own thread: (a)'s
-//! bound to the home node's CPUs, (b)'s left to the scheduler. Each chain is built once; then
+//! bound to the home node's CPUs, (b)'s left to the scheduler. Each chain is built and walked
+//! once, all rows before the first block (a row measured right after its own walk, alone on
+//! an idle memory system, ran faster on this project's VM than in every later block); then
 //! rounds alternate one short block of each ((a) (b), then (b) (a), as the node tables rotate
 //! their cells), so whatever drifts on the host during the part hits both rows alike. A row's
 //! figure is the median of its block medians with the order-statistic 95 % interval over the
@@ -172,8 +174,10 @@ pub struct Thread<'a> {
 }
 
 /// Measures the rows' latencies over `bytes` bound by `policy`, one thread per row placed as
-/// its [`Thread`] says, in interleaved blocks (module docs). Returns each row's blocks in
-/// the order given; a row whose thread could not start holds the error.
+/// its [`Thread`] says, in interleaved blocks (module docs). Every row's chain is built and
+/// walked once before the first block of any row, so the first round does not find one row
+/// alone on an idle memory system with its own lines still cached. Returns each row's blocks
+/// in the order given; a row whose thread or chain could not be set up holds the error.
 #[allow(clippy::too_many_arguments)]
 pub fn measure_rows(
     topo: &Topology,
@@ -193,27 +197,44 @@ pub fn measure_rows(
     std::thread::scope(|s| {
         let mut ask = Vec::new();
         let mut answers = Vec::new();
+        let mut ready = Vec::new();
         for t in threads {
             let (tx_cmd, rx_cmd) = mpsc::channel::<()>();
             let (tx_out, rx_out) = mpsc::channel::<Block>();
+            let (tx_ready, rx_ready) = mpsc::channel::<Result<(), Block>>();
             ask.push(tx_cmd);
             answers.push(rx_out);
+            ready.push(rx_ready);
             let cpus = t.cpus;
             s.spawn(move || {
-                worker(
-                    topo,
-                    root,
-                    cpus,
-                    policy,
-                    bytes,
-                    plan,
-                    timer_resolution_ns,
-                    &rx_cmd,
-                    &tx_out,
-                )
+                let Some(mut buf) = place(topo, root, cpus, policy, bytes, &tx_ready) else {
+                    return;
+                };
+                let Some(mut row) =
+                    prepare(&mut buf, topo, cpus, plan, timer_resolution_ns, &tx_ready)
+                else {
+                    return;
+                };
+                while rx_cmd.recv().is_ok() {
+                    if tx_out.send(row.block(plan, root)).is_err() {
+                        return;
+                    }
+                }
             });
         }
+        // Every chain built and walked (the rows prepare at once), before any block.
+        let setup: Vec<Option<Block>> = ready
+            .iter()
+            .map(|r| match r.recv() {
+                Ok(Ok(())) => None,
+                Ok(Err(b)) => Some(b),
+                Err(_) => Some(Block::Failed("the latency thread ended".into())),
+            })
+            .collect();
         let out = interleave(threads.len(), plan.rounds, |i| {
+            if let Some(b) = &setup[i] {
+                return b.clone();
+            }
             if ask[i].send(()).is_err() {
                 return Block::Failed("the latency thread ended".into());
             }
@@ -227,19 +248,24 @@ pub fn measure_rows(
     })
 }
 
-/// One row's thread: placed, then one block per request, its chain built at the first.
-#[allow(clippy::too_many_arguments)]
-fn worker(
+/// One row's chain once prepared: built, walked once, its samples sized.
+struct Prepared<'b> {
+    chain: Chain<'b>,
+    iterations: u64,
+    /// The CPUs the thread may run on (their steal is watched).
+    watched: Vec<u32>,
+}
+
+/// Places the calling thread on `cpus` (empty: left where it is, every CPU this process may
+/// use) and its buffer under `policy`; says why on `ready` when it cannot.
+fn place(
     topo: &Topology,
     root: &SysRoot,
     cpus: &[u32],
     policy: &Policy,
     bytes: u64,
-    plan: &BlockPlan,
-    timer_resolution_ns: f64,
-    ask: &mpsc::Receiver<()>,
-    answer: &mpsc::Sender<Block>,
-) {
+    ready: &mpsc::Sender<Result<(), Block>>,
+) -> Option<PlacedBuffer> {
     let setup = || -> anyhow::Result<PlacedBuffer> {
         if !cpus.is_empty() {
             crate::sys::affinity::set_current(cpus)
@@ -249,17 +275,25 @@ fn worker(
         buf.verify()?;
         Ok(buf)
     };
-    let mut buf = match setup() {
-        Ok(b) => b,
+    match setup() {
+        Ok(b) => Some(b),
         Err(e) => {
-            while ask.recv().is_ok() {
-                if answer.send(Block::Failed(format!("{e:#}"))).is_err() {
-                    return;
-                }
-            }
-            return;
+            let _ = ready.send(Err(Block::Failed(format!("{e:#}"))));
+            None
         }
-    };
+    }
+}
+
+/// Builds the chain in `buf`, walks it once (faults, cold caches) and sizes the samples;
+/// says on `ready` that the row is ready, or why not (a failure, or a stop signal).
+fn prepare<'b>(
+    buf: &'b mut PlacedBuffer,
+    topo: &Topology,
+    cpus: &[u32],
+    plan: &BlockPlan,
+    timer_resolution_ns: f64,
+    ready: &mpsc::Sender<Result<(), Block>>,
+) -> Option<Prepared<'b>> {
     let spec = ChainSpec {
         mode: Mode::Random,
         chains: 1,
@@ -271,73 +305,50 @@ fn worker(
         Ok(c) => c,
         Err(e) => {
             let why = format!("the latency chain could not be built: {e}");
-            while ask.recv().is_ok() {
-                if answer.send(Block::Failed(why.clone())).is_err() {
-                    return;
-                }
-            }
-            return;
+            let _ = ready.send(Err(Block::Failed(why)));
+            return None;
         }
     };
-    let chain = &mut chain;
+    let sized = first_pass(&mut chain)
+        .and_then(|()| calibrate(&mut chain, plan.sample_ns, timer_resolution_ns));
+    let Some(iterations) = sized else {
+        let _ = ready.send(Err(Block::Stopped));
+        return None;
+    };
     let watched = if cpus.is_empty() {
         topo.usable_cpus()
     } else {
         cpus.to_vec()
     };
-    let mut iterations = None;
-    while ask.recv().is_ok() {
-        let b = block(
-            chain,
-            &mut iterations,
-            plan,
-            timer_resolution_ns,
-            root,
-            &watched,
-        );
-        if answer.send(b).is_err() {
-            return;
-        }
-    }
+    ready.send(Ok(())).ok()?;
+    Some(Prepared {
+        chain,
+        iterations,
+        watched,
+    })
 }
 
-/// One block on a built chain: the first also walks the whole chain (faults, cold caches)
-/// and sizes the samples; then `warmup` dropped samples and `per_block` kept ones, each judged.
-fn block(
-    chain: &mut Chain<'_>,
-    iterations: &mut Option<u64>,
-    plan: &BlockPlan,
-    timer_resolution_ns: f64,
-    root: &SysRoot,
-    watched: &[u32],
-) -> Block {
-    let it = match *iterations {
-        Some(i) => i,
-        None => {
-            let Some(()) = first_pass(chain) else {
-                return Block::Stopped;
-            };
-            match calibrate(chain, plan.sample_ns, timer_resolution_ns) {
-                Some(i) => i,
-                None => return Block::Stopped,
-            }
+impl Prepared<'_> {
+    /// One block: `warmup` dropped samples (the other row's thread ran in between), then
+    /// `per_block` kept ones, each judged.
+    fn block(&mut self, plan: &BlockPlan, root: &SysRoot) -> Block {
+        let it = self.iterations;
+        for _ in 0..plan.warmup {
+            self.chain.walk(it);
         }
-    };
-    *iterations = Some(it);
-    for _ in 0..plan.warmup {
-        chain.walk(it);
-    }
-    let Samples {
-        samples_ns,
-        quality,
-        ..
-    } = take_samples(plan.per_block.max(1), true, None, || {
-        judged_sample(chain, it, root, watched)
-    });
-    if samples_ns.is_empty() {
-        Block::Stopped
-    } else {
-        Block::Samples(samples_ns, quality)
+        let (chain, watched) = (&mut self.chain, &self.watched);
+        let Samples {
+            samples_ns,
+            quality,
+            ..
+        } = take_samples(plan.per_block.max(1), true, None, || {
+            judged_sample(chain, it, root, watched)
+        });
+        if samples_ns.is_empty() {
+            Block::Stopped
+        } else {
+            Block::Samples(samples_ns, quality)
+        }
     }
 }
 

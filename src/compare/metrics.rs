@@ -192,6 +192,39 @@ fn scenarios_metrics(r: &RunResults, out: &mut Vec<Metric>) {
                     row.quality.as_ref(),
                 ));
             }
+            // The single-thread latency of (a) and (b) with its interval over the blocks
+            // (issue 19), once per measured configuration (a row placed as another shows that
+            // one's figure), under its conditions: working set, pages, walk, where the
+            // thread ran.
+            if let (Some(l), None) = (&row.latency, row.same_as) {
+                let thread = if row.cpus.is_empty() {
+                    "thread left to the scheduler".to_string()
+                } else {
+                    format!(
+                        "thread on CPUs {}",
+                        crate::results::format::format_list(&row.cpus)
+                    )
+                };
+                let size = s
+                    .latency_working_set_bytes
+                    .map_or_else(|| "working set unknown".into(), format_bytes);
+                out.push(
+                    marked(
+                        metric(
+                            format!("scenario-latency/{}", row.letter),
+                            format!("scenario ({}) {}, latency", row.letter, row.label),
+                            "ns",
+                            Better::Lower,
+                            &l.ns_per_load,
+                        ),
+                        l.quality.as_ref(),
+                    )
+                    .under(format!(
+                        "{size}, 4k pages, random walk, memory on node {}, {thread}",
+                        s.home_node
+                    )),
+                );
+            }
         }
     }
 }
@@ -893,5 +926,66 @@ mod tests {
         ] {
             assert_eq!(between_run_floor(k, true), Some(0.50), "{k}");
         }
+    }
+
+    /// Issue 19: the scenarios' single-thread latency is judged by its interval over the
+    /// blocks like every other figure, lower being better, under its conditions; a row placed
+    /// as another is not a second metric.
+    #[test]
+    fn scenario_latency_is_judged_by_its_interval_under_its_conditions() {
+        use crate::results::scenarios::ScenarioLatency;
+        let with = |ns: f64, bytes: u64| {
+            let mut r = full();
+            let t = r.scenarios.as_mut().unwrap();
+            t.latency_working_set_bytes = Some(bytes);
+            for row in t.scenarios.iter_mut().take(2) {
+                let s = summary(ns);
+                row.latency = Some(ScenarioLatency {
+                    ns_per_load: s,
+                    blocks: crate::results::latency::PointBlocks {
+                        blocks: 9,
+                        samples_per_block: 3,
+                        min_sample_ns: 1_000_000,
+                        block_medians_ns: vec![ns; 9],
+                        all_samples: s,
+                    },
+                    interleaved: true,
+                    quality: None,
+                });
+            }
+            t.scenarios[1].same_as = Some(crate::results::ScenarioId::PinnedLocal);
+            r
+        };
+        let a = metrics(&with(100.0, 64 << 20), "a");
+        let m = find(&a, "scenario-latency/a");
+        assert_eq!((m.unit.as_str(), m.better), ("ns", Better::Lower));
+        assert!(m.low < 100.0 && m.high > 100.0);
+        assert_eq!(
+            m.condition.as_deref(),
+            Some("64 MiB, 4k pages, random walk, memory on node 0, thread on CPUs 0")
+        );
+        assert!(!a.metrics.iter().any(|m| m.key == "scenario-latency/b"));
+        assert!(!compare(&[a.clone(), metrics(&with(100.0, 64 << 20), "b")]).differs);
+        let c = compare(&[a.clone(), metrics(&with(200.0, 64 << 20), "b")]);
+        assert!(c.differs);
+        let row = c
+            .rows
+            .iter()
+            .find(|x| x.key == "scenario-latency/a")
+            .unwrap();
+        let cell = row.cells[1].as_ref().unwrap();
+        assert!(cell.significant && cell.better_than_first == Some(false));
+        let c = compare(&[a, metrics(&with(200.0, 32 << 20), "b")]);
+        let row = c
+            .rows
+            .iter()
+            .find(|x| x.key == "scenario-latency/a")
+            .unwrap();
+        assert!(row.cells[1]
+            .as_ref()
+            .unwrap()
+            .not_judged
+            .as_deref()
+            .is_some_and(|w| w.starts_with("not comparable: 32 MiB")));
     }
 }

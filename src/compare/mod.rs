@@ -99,7 +99,7 @@ pub const DISTRIBUTION_TAIL_KEY: &str = "latency-distribution/p99.9";
 pub const DISTRIBUTION_TAIL: &str = "a distribution's 99.9th percentile is set by rare events (interrupts, preemption, other tenants) that change from run to run; three runs of one configuration on this project's VM gave 2.0, 2.4 and 20.5 us, each run's interval excluding the others";
 
 /// The first key segments of latency metrics (the rest are bandwidths, and core to core).
-const LATENCY_KINDS: [&str; 7] = [
+const LATENCY_KINDS: [&str; 8] = [
     "latency-matrix",
     "latency-sweep",
     "loaded",
@@ -107,6 +107,7 @@ const LATENCY_KINDS: [&str; 7] = [
     "reference-latency",
     "latency-distribution",
     "rightmark-latency",
+    "scenario-latency",
 ];
 
 /// The margin a difference of `key` must clear: the practical margin or the between-run

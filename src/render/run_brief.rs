@@ -624,10 +624,34 @@ pub(super) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -
         ),
         _ => "pinned to its CPU".to_string(),
     };
-    Some(format!(
+    let conditions = format!(
         "ns: one thread's median dependent-load latency, random walk, 4k pages{size} on node {}; (a) {a}, (b) left to the scheduler",
         t.home_node
-    ))
+    );
+    // Since issue 19: the rows' blocks, interleaved or not, and (b) against (a) only as the
+    // paired interval allows. Older files hold bare medians and read as before.
+    let blocks: Vec<&crate::results::scenarios::ScenarioLatency> = t
+        .scenarios
+        .iter()
+        .filter(|s| s.same_as.is_none())
+        .filter_map(|s| s.latency.as_ref())
+        .collect();
+    let Some(most) = blocks.iter().map(|l| l.blocks.blocks).max() else {
+        return Some(conditions);
+    };
+    let how = if blocks.iter().any(|l| l.interleaved) {
+        format!(
+            "(a) and (b) measured in {most} interleaved blocks each ((a) (b), then (b) (a), ...), [95 % interval] over the block medians"
+        )
+    } else {
+        format!("measured in {most} blocks, [95 % interval] over the block medians")
+    };
+    let mut line = format!("{conditions}; {how}");
+    if let Some(d) = t.latency_difference() {
+        line.push_str("; ");
+        line.push_str(&d);
+    }
+    Some(line)
 }
 
 /// The end-of-run summary; `dir` is where the files went.
@@ -691,8 +715,17 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
                             )
                         },
                     ),
-                    s.latency_ns
-                        .map_or_else(|| "-".into(), |l| format!("{l:.1}")),
+                    // The latency's interval over its blocks, marked like the MB/s cell
+                    // when its blocks stayed disturbed (issue 19).
+                    super::run_view::latency_text(s).map_or_else(
+                        || "-".into(),
+                        |l| {
+                            format!(
+                                "{l}{}",
+                                short_mark(s.latency.as_ref().and_then(|l| l.quality.as_ref()))
+                            )
+                        },
+                    ),
                     match &s.unavailable {
                         Some(u) => format!("not measured: {u}"),
                         None => s.numactl.clone(),
@@ -933,6 +966,69 @@ mod tests {
         assert!(
             s.contains("c2c: its measurement engine is not part of this build"),
             "{s}"
+        );
+    }
+
+    /// Issue 19: the scenario table's ns cells carry their interval over the blocks, a
+    /// disturbed latency is marked, the conditions line says how the blocks ran and states
+    /// (b) against (a) only beyond noise; the HTML cell and the CSV columns say the same.
+    #[test]
+    fn scenario_latencies_show_their_interval_blocks_and_paired_difference() {
+        let mut r = sample::results();
+        let brief = |r: &RunResults| {
+            let mut out = Vec::new();
+            render(&mut out, r, None).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let s = brief(&r);
+        assert!(s.contains("45.6 [45.6, 45.6]"), "{s}");
+        assert!(s.contains("57.5 [57.5, 57.5]"), "{s}");
+        assert!(
+            s.contains("(a) and (b) measured in 9 interleaved blocks each ((a) (b), then (b) (a), ...), [95 % interval] over the block medians; (b) vs (a) latency: +26 % [+26, +26 %], paired, 9 rounds"),
+            "{s}"
+        );
+        // Noise: the rounds' ratios straddle 1 beyond the margin's reach.
+        let t = r.scenarios.as_mut().unwrap();
+        let a = t.scenarios[0].latency.clone().unwrap();
+        let mut b = a.clone();
+        b.blocks.block_medians_ns = [0.9, 1.1, 0.95, 1.05, 1.0, 1.08, 0.93, 1.02, 0.99]
+            .iter()
+            .map(|f| f * 45.6)
+            .collect();
+        t.scenarios[1].latency_ratio_to_a = crate::run::scenarios::latency::ratio_to_a(&a, &b);
+        let s = brief(&r);
+        assert!(
+            s.contains(
+                "(b) vs (a) latency: indistinguishable here (within \u{b1}8 %; paired, 9 rounds)"
+            ),
+            "{s}"
+        );
+        assert!(!s.contains("DISTURBED"), "{s}");
+        let mut q = RepetitionQuality::new(0.9, 3);
+        q.disturbed = true;
+        let t = r.scenarios.as_mut().unwrap();
+        t.scenarios[0].latency.as_mut().unwrap().quality = Some(q);
+        let s = brief(&r);
+        assert!(s.contains("45.6 [45.6, 45.6] (DISTURBED)"), "{s}");
+        assert!(s.contains("(b) vs (a) latency: not stated"), "{s}");
+        let html = crate::render::html::render(&r);
+        assert!(
+            html.contains("<td>45.6 [45.6, 45.6] (disturbed)</td>"),
+            "{html}"
+        );
+        let csv = crate::render::run_view::scenarios_table(&r);
+        let row = &csv.rows[1];
+        assert_eq!(
+            row[csv.col("ns_per_load_blocks_count")],
+            crate::render::run_view::Cell::Int(9)
+        );
+        assert!(matches!(
+            row[csv.col("ns_per_load_ratio_to_a")],
+            crate::render::run_view::Cell::Num(_)
+        ));
+        assert_eq!(
+            csv.rows[0][csv.col("ns_per_load_disturbed")],
+            crate::render::run_view::Cell::Bool(true)
         );
     }
 }

@@ -23,7 +23,10 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 s.repetitions,
                 s.duration_ms
             )?;
-            let t = view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s");
+            let t = view::with_latency_text(
+                view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+                r,
+            );
             let [what, mb_col, ns, numactl] = [
                 "what_runs",
                 "mb_per_s_median",

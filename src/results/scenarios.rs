@@ -83,7 +83,8 @@ pub struct ScenarioResult {
     /// Median bandwidth of each thread, MB/s, in `cpus` order.
     pub per_thread_mb_per_s: Vec<f64>,
     /// Median dependent-load latency of one thread with this placement, ns; `None` where a
-    /// latency is not meaningful (several threads) or not measured.
+    /// latency is not meaningful (several threads) or not measured. Since issue 19's blocks,
+    /// the median of `latency`'s block medians (kept for readers of older files).
     pub latency_ns: Option<f64>,
     /// Fraction of the buffers' pages on the nodes the policy intended (move_pages), 0..=1.
     pub placement_fraction: Option<f64>,
@@ -116,6 +117,44 @@ pub struct ScenarioResult {
     /// and in files written before it existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages_per_node: Vec<crate::results::placement::NodePages>,
+    /// The single-thread latency of (a) or (b) with its interval, measured in blocks
+    /// interleaved with the other row's (issue 19); absent for the other rows, where not
+    /// measured, and in files written before it existed (they hold `latency_ns` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<ScenarioLatency>,
+    /// On row (b): its latency over (a)'s, paired by round (block i of (b) over block i of
+    /// (a)), median of the per-round ratios with the order-statistic interval; absent when
+    /// (b) was not measured apart from (a) and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ratio_to_a: Option<crate::results::tables::RatioToLocal>,
+}
+
+/// One thread's dependent-load latency in a scenario row, measured in blocks: each round
+/// measures (a) and (b) one block each, the order alternating (A B, B A, ...), so whatever
+/// drifts on the host hits both alike and round i of (b) pairs with round i of (a).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ScenarioLatency {
+    /// ns per load: the median of the block medians with its order-statistic 95 % interval
+    /// (`samples` = blocks; fewer than six blocks: no interval).
+    pub ns_per_load: Summary,
+    /// The blocks: how many, samples per block, sample length, each block's median in round
+    /// order, and the summary of every kept sample.
+    pub blocks: crate::results::latency::PointBlocks,
+    /// True when the blocks alternated with the other single-thread row's; false when this
+    /// row was measured alone ((b) places like (a) here, or the other row failed).
+    pub interleaved: bool,
+    /// The samples' quality, all blocks together: the measuring thread's CPU share wherever
+    /// the scheduler ran it (pinned or not) and the steal time of the CPUs it may run on; a
+    /// disturbed sample is taken again while the allowance lasts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::results::quality::RepetitionQuality>,
+}
+
+impl ScenarioLatency {
+    /// True when a block's samples stayed disturbed after the retakes ran out.
+    pub fn disturbed(&self) -> bool {
+        self.quality.as_ref().is_some_and(|q| q.disturbed)
+    }
 }
 
 impl ScenarioResult {
@@ -130,13 +169,36 @@ impl ScenarioResult {
         if self.same_as.is_some() {
             return None;
         }
-        let q = self.quality.as_ref().filter(|q| q.disturbed)?;
+        let bandwidth = self
+            .quality
+            .as_ref()
+            .filter(|q| q.disturbed)
+            .and_then(|q| q.reason());
+        // The latency blocks are judged too (issue 19): their disturbance is the run's
+        // warning as well, said after the bandwidth's.
+        let latency = self
+            .latency
+            .as_ref()
+            .and_then(|l| l.quality.as_ref())
+            .filter(|q| q.disturbed)
+            .and_then(|q| q.reason())
+            .map(|why| format!("its latency blocks: {why}"));
+        let why = match (bandwidth, latency) {
+            (Some(b), Some(l)) => format!("{b}; {l}"),
+            (Some(w), None) | (None, Some(w)) => w,
+            (None, None) => return None,
+        };
         Some(format!(
-            "policy scenario ({}) {}: {}",
-            self.letter,
-            self.label,
-            q.reason()?
+            "policy scenario ({}) {}: {why}",
+            self.letter, self.label
         ))
+    }
+
+    /// True when this row's latency blocks stayed disturbed after the retakes ran out.
+    pub fn latency_disturbed(&self) -> bool {
+        self.latency
+            .as_ref()
+            .is_some_and(ScenarioLatency::disturbed)
     }
 }
 
@@ -296,5 +358,203 @@ pub struct ScenarioTable {
 impl ScenarioTable {
     pub fn get(&self, id: ScenarioId) -> Option<&ScenarioResult> {
         self.scenarios.iter().find(|s| s.id == id)
+    }
+
+    /// How (b)'s single-thread latency compares with (a)'s, in one clause, decided by the
+    /// paired ratio of their interleaved blocks (issue 19): a difference is stated only when
+    /// the ratio's whole interval lies beyond 1 +- the practical margin
+    /// (`(b) vs (a) latency: +12 % [+8, +15 %], paired, 9 rounds`); otherwise "indistinguishable
+    /// here (within +-x %)"; nothing is stated from too few rounds or from disturbed blocks.
+    /// `None` when (b) was not measured apart from (a) (merged, unavailable, older files).
+    pub fn latency_difference(&self) -> Option<String> {
+        use crate::results::penalty::signed;
+        use crate::stats::decide::{percent, Decision, RatioInterval, PRACTICAL_MARGIN};
+        let a = self.get(ScenarioId::PinnedLocal)?;
+        let b = self.get(ScenarioId::UnpinnedOneNode)?;
+        if b.same_as.is_some() {
+            return None;
+        }
+        let r = b.latency_ratio_to_a?;
+        let rounds = format!(
+            "paired, {} round{}",
+            r.pairs,
+            if r.pairs == 1 { "" } else { "s" }
+        );
+        if a.latency_disturbed() || b.latency_disturbed() {
+            return Some(format!(
+                "(b) vs (a) latency: not stated, their blocks stayed disturbed after the retakes ran out (DISTURBED; {rounds})"
+            ));
+        }
+        let iv = RatioInterval {
+            ratio: r.ratio,
+            low: r.ci_low,
+            high: r.ci_high,
+            level: r.ci_level,
+            samples: r.pairs,
+            p_value: None,
+        };
+        Some(match iv.decide(PRACTICAL_MARGIN) {
+            Decision::Higher | Decision::Lower => format!(
+                "(b) vs (a) latency: {} % [{}, {} %], {rounds}",
+                signed(r.ratio - 1.0),
+                signed(r.ci_low.unwrap_or(r.ratio) - 1.0),
+                signed(r.ci_high.unwrap_or(r.ratio) - 1.0)
+            ),
+            Decision::Indistinguishable { within } => format!(
+                "(b) vs (a) latency: indistinguishable here (within \u{b1}{}; {rounds})",
+                percent(within)
+            ),
+            Decision::NoInterval { samples } => {
+                format!("(b) vs (a) latency: no interval (n={samples}), so no difference is stated")
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::tables::RatioToLocal;
+
+    fn table_with(ratio: Option<RatioToLocal>, disturbed: bool) -> ScenarioTable {
+        let mut a = crate::run::scenarios::row(
+            ScenarioId::PinnedLocal,
+            &[0, 1],
+            true,
+            String::new(),
+            String::new(),
+        );
+        let mut b = crate::run::scenarios::row(
+            ScenarioId::UnpinnedOneNode,
+            &[],
+            false,
+            String::new(),
+            String::new(),
+        );
+        for r in [&mut a, &mut b] {
+            let s = Summary::of(&[100.0; 9]).unwrap();
+            r.latency_ns = Some(100.0);
+            r.latency = Some(ScenarioLatency {
+                ns_per_load: s,
+                blocks: crate::results::latency::PointBlocks {
+                    blocks: 9,
+                    samples_per_block: 3,
+                    min_sample_ns: 1_000_000,
+                    block_medians_ns: vec![100.0; 9],
+                    all_samples: s,
+                },
+                interleaved: true,
+                quality: None,
+            });
+        }
+        if disturbed {
+            let mut q = crate::results::quality::RepetitionQuality::new(0.9, 1);
+            q.disturbed = true;
+            q.repetitions_taken = 27;
+            q.repetitions_short_of_cpu = 12;
+            q.lowest_taken_cpu_share_fraction = Some(0.48);
+            q.lowest_taken_cpu = Some(1);
+            b.latency.as_mut().unwrap().quality = Some(q);
+        }
+        b.latency_ratio_to_a = ratio;
+        ScenarioTable {
+            kernel: "read".into(),
+            buffer_bytes_per_thread: 1 << 26,
+            duration_ms: 100,
+            repetitions: 9,
+            interleaved_rounds: true,
+            home_node: 0,
+            scenarios: vec![a, b],
+            recommendations: vec![],
+            weights: vec![],
+            latency_working_set_bytes: Some(1 << 26),
+        }
+    }
+
+    fn ratio(r: f64, lo: f64, hi: f64, pairs: usize) -> Option<RatioToLocal> {
+        Some(RatioToLocal {
+            ratio: r,
+            ci_low: Some(lo),
+            ci_high: Some(hi),
+            ci_level: Some(0.96),
+            pairs,
+        })
+    }
+
+    /// Issue 19: (b) vs (a) is stated only when the paired interval clears the 3 % margin,
+    /// in the house wording; otherwise "indistinguishable here (within +-x %)"; nothing from
+    /// too few rounds or from disturbed blocks; nothing when (b) is (a) here.
+    #[test]
+    fn the_latency_difference_is_stated_only_beyond_noise() {
+        let t = table_with(ratio(1.12, 1.08, 1.15, 9), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: +12 % [+8.0, +15 %], paired, 9 rounds"
+        );
+        let t = table_with(ratio(0.80, 0.75, 0.85, 9), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: -20 % [-25, -15 %], paired, 9 rounds"
+        );
+        // The interval reaches into 1 + 3 %: no difference, the reach said.
+        let t = table_with(ratio(1.05, 1.02, 1.09, 9), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: indistinguishable here (within \u{b1}9 %; paired, 9 rounds)"
+        );
+        let mut few = ratio(1.3, 1.2, 1.4, 4).unwrap();
+        few.ci_low = None;
+        few.ci_high = None;
+        let t = table_with(Some(few), false);
+        assert_eq!(
+            t.latency_difference().unwrap(),
+            "(b) vs (a) latency: no interval (n=4), so no difference is stated"
+        );
+        let t = table_with(ratio(1.5, 1.4, 1.6, 9), true);
+        let s = t.latency_difference().unwrap();
+        assert!(s.contains("not stated") && s.contains("DISTURBED"), "{s}");
+        assert!(!s.contains("+50"), "{s}");
+        let mut t = table_with(ratio(1.5, 1.4, 1.6, 9), false);
+        t.scenarios[1].same_as = Some(ScenarioId::PinnedLocal);
+        assert_eq!(t.latency_difference(), None);
+        assert_eq!(table_with(None, false).latency_difference(), None);
+    }
+
+    /// Files written before the blocks hold `latency_ns` only: they load, without an interval
+    /// or a ratio, and serialize back without the new fields.
+    #[test]
+    fn rows_without_the_latency_blocks_load_and_round_trip() {
+        let t = table_with(ratio(1.12, 1.08, 1.15, 9), false);
+        let mut j = serde_json::to_value(&t.scenarios[1]).unwrap();
+        assert!(j.get("latency").is_some() && j.get("latency_ratio_to_a").is_some());
+        let back: ScenarioResult = serde_json::from_value(j.clone()).unwrap();
+        assert_eq!(back, t.scenarios[1]);
+        let o = j.as_object_mut().unwrap();
+        o.remove("latency");
+        o.remove("latency_ratio_to_a");
+        let old: ScenarioResult = serde_json::from_value(j.clone()).unwrap();
+        assert_eq!(old.latency_ns, Some(100.0));
+        assert_eq!((&old.latency, old.latency_ratio_to_a), (&None, None));
+        assert_eq!(serde_json::to_value(&old).unwrap(), j);
+        // A table of such rows states no difference.
+        let mut t = t;
+        for r in &mut t.scenarios {
+            r.latency = None;
+            r.latency_ratio_to_a = None;
+        }
+        assert_eq!(t.latency_difference(), None);
+    }
+
+    #[test]
+    fn a_disturbed_latency_is_the_row_s_warning() {
+        let t = table_with(None, true);
+        let w = t.scenarios[1].disturbed_warning();
+        assert!(
+            w.as_deref().is_some_and(
+                |w| w.starts_with("policy scenario (b)") && w.contains("its latency blocks")
+            ),
+            "{w:?}"
+        );
+        assert_eq!(t.scenarios[0].disturbed_warning(), None);
     }
 }

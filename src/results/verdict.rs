@@ -258,6 +258,15 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
                 let name = format!("scenario ({})", s.letter);
                 v.push(FigureCheck::of(name, m.relative_half_width(), &s.quality));
             }
+            // The single-thread latency of (a) and (b), from its interleaved blocks.
+            if let Some(l) = &s.latency {
+                let name = format!("scenario ({}) latency", s.letter);
+                v.push(FigureCheck::of(
+                    name,
+                    l.ns_per_load.relative_half_width(),
+                    &l.quality,
+                ));
+            }
         }
     }
     if let Some(a) = &r.advisor {

@@ -1,8 +1,8 @@
 //! The bandwidth and latency measurements the scenarios and the advisor need: a team of
 //! threads (pinned, or one left to the scheduler), each reading its own placed buffer with the
 //! bandwidth engine's `read` kernel for a fixed time, all started by one barrier and stopped
-//! by one shared flag (METHODOLOGY points 6, 7 and 12); and the dependent-load latency of one
-//! thread over a placed buffer with the latency engine's chase. Ctrl-C ends a timed run at the
+//! by one shared flag (METHODOLOGY points 6, 7 and 12). The single-thread latencies of (a)
+//! and (b) are measured side by side in `scenarios::latency`. Ctrl-C ends a timed run at the
 //! next kernel call. Nothing here prints.
 
 use std::time::{Duration, Instant};
@@ -12,9 +12,6 @@ use anyhow::Context as _;
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
-use crate::latency::chase::{ChainSpec, Mode};
-use crate::latency::measure::{measure, Judge, SamplePlan};
-use crate::latency::walk::Chain;
 use crate::placement::{PageSize, PlacedBuffer, Policy};
 use crate::results::placement::{NodePages, PlacementReport};
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
@@ -270,60 +267,6 @@ pub fn unpinned_read_kept(
     })
 }
 
-/// Median dependent-load latency (random walk) of one thread over `bytes` placed with
-/// `policy`: pinned to the CPU when `cpus` names one (and its samples judged), left to the
-/// scheduler among `cpus` when it names several, anywhere when it is empty. Returns (ns,
-/// placement fraction).
-pub fn chase_latency(
-    topo: &Topology,
-    root: &SysRoot,
-    cpus: &[u32],
-    policy: &Policy,
-    bytes: u64,
-    plan: &SamplePlan,
-    timer_resolution_ns: f64,
-) -> anyhow::Result<(f64, f64)> {
-    root.require_live("measure latency")?;
-    let pinned = match cpus {
-        [one] => Some(*one),
-        _ => None,
-    };
-    let job = || -> anyhow::Result<(f64, f64)> {
-        let mut buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
-        let frac = buf.verify()?.fraction_on_intended;
-        let spec = ChainSpec {
-            mode: Mode::Random,
-            chains: 1,
-            element_bytes: topo.line_bytes(),
-            group_bytes: 4096,
-            seed: 0x5eed,
-        };
-        let mut chain = Chain::build(buf.as_u64_mut(), &spec)?;
-        let judge = pinned.map(|cpu| Judge { root, cpu });
-        let m = measure(&mut chain, plan, timer_resolution_ns, judge)
-            .context("the latency measurement was interrupted before a sample finished")?;
-        Ok((m.ns_per_load.median, frac))
-    };
-    match pinned {
-        Some(c) => crate::threads::on_cpu(topo, root, c, job)?,
-        None => {
-            if !cpus.is_empty() {
-                crate::threads::check_cpus(topo, root, cpus)?;
-            }
-            std::thread::scope(|s| {
-                s.spawn(|| {
-                    if !cpus.is_empty() {
-                        crate::sys::affinity::set_current(cpus)?;
-                    }
-                    job()
-                })
-                .join()
-                .map_err(|_| anyhow::anyhow!("the unpinned latency thread panicked"))?
-            })
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -386,24 +329,36 @@ mod tests {
             assert_eq!(q.repetitions_kept, 2);
             assert_eq!(q.repetitions_taken, 2 + q.repetitions_discarded);
         }
-        let plan = SamplePlan {
-            samples: 3,
+        // The scenarios' single-thread latency: one thread left to the scheduler, one on the
+        // first CPU, two rounds of blocks over one buffer each.
+        use crate::run::scenarios::latency::{measure_rows, BlockPlan, Thread};
+        let plan = BlockPlan {
+            rounds: 2,
+            per_block: 3,
             warmup: 1,
-            min_sample_ns: 200_000,
+            sample_ns: 200_000,
         };
-        let (ns, frac) = chase_latency(
+        let threads = [Thread { cpus: &[] }, Thread { cpus: &cpus }];
+        let rows = measure_rows(
             &topo,
             &root,
-            &[],
+            &threads,
             &Policy::Bind(vec![0]),
             4 << 20,
             &plan,
             30.0,
         )
         .unwrap();
-        // A dependent load cannot take less than a cycle; a folded chain would show ~0. No
-        // upper bound: a busy machine only makes it slower.
-        assert!(ns.is_finite() && ns > 0.3, "{ns}");
-        assert_eq!(frac, 1.0);
+        for r in &rows {
+            assert_eq!(r.error, None);
+            assert_eq!(r.blocks.len(), 2, "{r:?}");
+            let q = r.quality.as_ref().expect("every block is judged");
+            assert_eq!(q.repetitions_kept, 6);
+            for &ns in r.blocks.iter().flatten() {
+                // A dependent load cannot take less than a cycle; a folded chain would show
+                // ~0. No upper bound: a busy machine only makes it slower.
+                assert!(ns.is_finite() && ns > 0.3, "{ns}");
+            }
+        }
     }
 }

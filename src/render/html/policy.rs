@@ -61,7 +61,10 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .collect();
             // A scenario placed exactly as another is shown once, on that one's row, with
             // its letters merged and the reason below the table.
-            let mut t = view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s");
+            let mut t = view::with_latency_text(
+                view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+                r,
+            );
             let mut keep = Vec::new();
             let mut notes = Vec::new();
             for (i, res) in s.scenarios.iter().enumerate() {

@@ -2,7 +2,7 @@
 
 use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
 use crate::results::scenarios::Verdict;
-use crate::results::{Recommendation, RunResults};
+use crate::results::{Recommendation, RunResults, ScenarioResult};
 
 /// The Opteron closing table for this machine.
 pub fn scenarios_table(r: &RunResults) -> Table {
@@ -28,6 +28,25 @@ pub fn scenarios_table(r: &RunResults) -> Table {
             ("not_measured_because", "not measured because"),
             ("same_placement_as", "same placement as"),
             ("why_the_same", "why the same"),
+            // Issue 19: the single-thread latency's interval over its blocks and (b)'s paired
+            // ratio to (a), appended so older readers' columns keep their places.
+            ("ns_per_load_ci_low", "ns per load 95 % interval low"),
+            ("ns_per_load_ci_high", "ns per load 95 % interval high"),
+            (
+                "ns_per_load_ci_level_fraction",
+                "ns per load interval coverage (fraction)",
+            ),
+            ("ns_per_load_blocks_count", "ns per load: blocks"),
+            ("ns_per_load_disturbed", "ns per load: disturbed"),
+            ("ns_per_load_ratio_to_a", "ns per load over (a)'s (paired)"),
+            (
+                "ns_per_load_ratio_to_a_ci_low",
+                "ns per load over (a)'s: 95 % interval low",
+            ),
+            (
+                "ns_per_load_ratio_to_a_ci_high",
+                "ns per load over (a)'s: 95 % interval high",
+            ),
         ]
         .map(|(k, l)| (k.to_string(), l.to_string()))
         .to_vec(),
@@ -54,9 +73,51 @@ pub fn scenarios_table(r: &RunResults) -> Table {
                     .map_or(Cell::Missing, |o| Cell::Text(format!("({})", o.letter))),
                 row.same_reason.clone().map_or(Cell::Missing, Cell::Text),
             ]);
+            let lat = row.latency.as_ref();
+            let ratio = row.latency_ratio_to_a.as_ref();
+            cells.extend([
+                Cell::opt(lat.and_then(|l| l.ns_per_load.ci_low)),
+                Cell::opt(lat.and_then(|l| l.ns_per_load.ci_high)),
+                Cell::opt(lat.and_then(|l| l.ns_per_load.ci_level)),
+                lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
+                lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
+                Cell::opt(ratio.map(|r| r.ratio)),
+                Cell::opt(ratio.and_then(|r| r.ci_low)),
+                Cell::opt(ratio.and_then(|r| r.ci_high)),
+            ]);
             t.rows.push(cells);
         }
     }
+    t
+}
+
+/// A row's single-thread latency for people, without a mark: `282 [270, 301]` (the median of
+/// its blocks and the 95 % interval over them), `282, no interval` from fewer than six
+/// blocks or from a file written before the blocks; `None` when the row has no latency.
+pub fn latency_text(row: &ScenarioResult) -> Option<String> {
+    match &row.latency {
+        Some(l) => Some(super::fmt_ci(&l.ns_per_load, None)),
+        None => row
+            .latency_ns
+            .map(|v| super::fmt_ci(&crate::stats::Summary::point(v, 1), None)),
+    }
+}
+
+/// Replaces the `ns_per_load_median` column of [`scenarios_table`] by [`latency_text`], with
+/// ` (disturbed)` where the row's latency blocks are disturbed (text and HTML reports).
+pub fn with_latency_text(mut t: Table, r: &RunResults) -> Table {
+    let c = t.col("ns_per_load_median");
+    if let Some(s) = &r.scenarios {
+        for (row, res) in t.rows.iter_mut().zip(&s.scenarios) {
+            if let Some(mut v) = latency_text(res) {
+                if res.latency_disturbed() {
+                    v.push_str(" (disturbed)");
+                }
+                row[c] = Cell::Text(v);
+            }
+        }
+    }
+    t.columns[c] = "ns per load median [95 % interval]".into();
     t
 }
 

@@ -172,6 +172,7 @@ pub(super) fn apply_merges(rows: &mut [ScenarioResult], merged: &[Option<usize>]
             r.rounds_mb_per_s = src.rounds_mb_per_s;
             r.quality = src.quality.clone();
             r.latency_ns = r.latency_ns.or(src.latency_ns);
+            r.latency = r.latency.take().or(src.latency);
             r.unavailable = src.unavailable;
             r.same_as = Some(src.id);
             r.same_reason = Some(same_reason(topo, r.threads == 1));

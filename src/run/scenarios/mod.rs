@@ -20,18 +20,20 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
-use super::measure::{chase_latency, KERNEL};
+use super::measure::KERNEL;
 use super::plan::ScenarioSettings;
 use super::ranking::recommend;
 use super::rounds::{budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job};
 use super::weights::{derive_weights, nodes_text, weights_text};
 
 mod identical;
+pub mod latency;
 mod layout;
 
 pub(crate) use identical::pages as placed_pages;
 pub(crate) use identical::same_reason as same_placement_reason;
 use identical::{apply_merges, merge_identical};
+use latency::{block_plan, measure_rows, ratio_to_a, row_latency, Thread};
 use layout::{layout, Layout};
 
 /// Smallest buffer a thread gets.
@@ -100,6 +102,21 @@ pub fn distinct_configurations(topo: &Topology, s: &ScenarioSettings) -> usize {
     }
 }
 
+/// Which of (a) and (b) measure their own single-thread latency on this machine: (a), and (b)
+/// unless it places its thread and pages as (a) here (then it shows (a)'s). The run plan's
+/// estimate and detail line read it.
+pub fn latency_rows(topo: &Topology, s: &ScenarioSettings) -> Vec<ScenarioId> {
+    let Ok(l) = layout(topo, s) else {
+        return vec![];
+    };
+    let merged = merge_identical(topo, &l.configs);
+    [0, 1]
+        .into_iter()
+        .filter(|&i| l.configs[i].is_some() && merged[i].is_none())
+        .map(|i| l.rows[i].id)
+        .collect()
+}
+
 /// True when the process runs as root.
 pub fn running_as_root() -> bool {
     crate::sys::process::effective_uid() == 0
@@ -133,6 +150,8 @@ pub(crate) fn row(
         same_reason: None,
         precision: None,
         pages_per_node: vec![],
+        latency: None,
+        latency_ratio_to_a: None,
     }
 }
 
@@ -157,6 +176,7 @@ pub fn run_scenarios(
     progress: &dyn Fn(usize, usize),
 ) -> anyhow::Result<ScenarioTable> {
     let s = inp.settings;
+    let lat_plan = block_plan(&inp.latency_plan);
     let Layout {
         home,
         all,
@@ -283,24 +303,36 @@ pub fn run_scenarios(
     // Single-thread latencies of (a) and (b), on a buffer of the same size as their
     // bandwidth rows up to `chase_bytes`'s cap, so the two differ only in where the thread may
     // run: (a) on the home node's CPUs, (b) anywhere (the latency matrix's cell is another
-    // size).
+    // size). Measured side by side in interleaved blocks ([`latency`]); a row placed as the
+    // other here is measured once.
     let home_cpus = rows[0].cpus.clone();
-    for (i, cpus) in [(0, home_cpus), (1, vec![])] {
-        if merged[i].is_some() || rows[i].mb_per_s.is_none() || interrupted() {
-            continue;
-        }
-        rows[i].latency_ns = chase_latency(
+    let wanted: Vec<(usize, Vec<u32>)> = [(0, home_cpus), (1, vec![])]
+        .into_iter()
+        .filter(|(i, _)| merged[*i].is_none() && rows[*i].mb_per_s.is_some())
+        .collect();
+    if !wanted.is_empty() && !interrupted() {
+        let threads: Vec<Thread<'_>> = wanted.iter().map(|(_, c)| Thread { cpus: c }).collect();
+        let blocks = measure_rows(
             topo,
             root,
-            &cpus,
+            &threads,
             &Policy::Bind(vec![home]),
             chase_bytes(topo, s.total_bytes),
-            &inp.latency_plan,
+            &lat_plan,
             inp.timer_resolution_ns,
-        )
-        .ok()
-        .map(|x| x.0);
-        tick();
+        );
+        if let Ok(out) = blocks {
+            let together = out.iter().filter(|r| !r.blocks.is_empty()).count() > 1;
+            for ((i, _), b) in wanted.iter().zip(&out) {
+                let l = row_latency(b, &lat_plan, together);
+                rows[*i].latency_ns = l.as_ref().map(|l| l.ns_per_load.median);
+                rows[*i].latency = l;
+                tick();
+            }
+            if let (Some(a), Some(b)) = (&rows[0].latency, &rows[1].latency) {
+                rows[1].latency_ratio_to_a = ratio_to_a(a, b);
+            }
+        }
     }
     apply_merges(&mut rows, &merged, topo);
     let recommendations = recommend(&rows);

@@ -1,0 +1,498 @@
+//! The single-thread latencies of scenarios (a) and (b), measured side by side (issue 19).
+//! Both rows keep one buffer on the home node, of the same size, and each its own thread: (a)'s
+//! bound to the home node's CPUs, (b)'s left to the scheduler. Each chain is built and walked
+//! once, all rows before the first block (a row measured right after its own walk, alone on
+//! an idle memory system, ran faster on this project's VM than in every later block); then
+//! rounds alternate one short block of each ((a) (b), then (b) (a), as the node tables rotate
+//! their cells), so whatever drifts on the host during the part hits both rows alike. A row's
+//! figure is the median of its block medians with the order-statistic 95 % interval over the
+//! blocks, and (b)'s latency over (a)'s is the paired ratio of the rounds. Before, each row
+//! took its samples back to back, minutes apart, and kept a bare median.
+//!
+//! Every sample is judged (METHODOLOGY point 21) by what can be judged of a thread the
+//! scheduler may move: its own CPU time against wall time wherever it ran, and the steal
+//! time of the CPUs it may run on. (b)'s thread is unpinned by design, so "its CPU" is
+//! whichever one it was on; a disturbed sample is taken again while the allowance lasts, then
+//! kept and the row marked disturbed.
+//!
+//! A row that cannot be measured (its chain cannot be built) sits out the remaining rounds
+//! while the other goes on; a stop signal ends the rounds, and the blocks measured so far are
+//! the figure (fewer than six: no interval). Nothing here prints.
+
+use std::sync::mpsc;
+
+use anyhow::Context as _;
+
+use crate::latency::blocks::{medians, pass_plan, MIN_PASSES};
+use crate::latency::chase::{ChainSpec, Mode};
+use crate::latency::measure::{calibrate, first_pass, take_samples, SamplePlan, Samples, Taken};
+use crate::latency::walk::Chain;
+use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::results::latency::PointBlocks;
+use crate::results::quality::RepetitionQuality;
+use crate::results::scenarios::ScenarioLatency;
+use crate::results::tables::RatioToLocal;
+use crate::stats::{paired_ratio, Summary, CONFIDENCE};
+use crate::sys::signal::interrupted;
+use crate::sysroot::SysRoot;
+use crate::tables::round_order;
+use crate::threads::quality::rep_sample;
+use crate::threads::{StealProbe, ThreadProbe};
+use crate::topology::Topology;
+
+/// Rounds of blocks: nine give the 2nd and 8th block medians as a 96 % interval (six, the
+/// fewest with an interval, would give only the extremes).
+pub const ROUNDS: usize = crate::tables::DEFAULT_ROUNDS;
+
+/// How each row's blocks are cut from the run's latency sample plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockPlan {
+    /// Rounds: each row measures one block per round.
+    pub rounds: usize,
+    /// Samples a block keeps, after `warmup` dropped ones.
+    pub per_block: usize,
+    /// Samples dropped at the start of each block (the other row's thread ran in between).
+    pub warmup: usize,
+    /// Minimum length of one sample, ns.
+    pub sample_ns: u64,
+}
+
+/// The blocks of `plan`, cut as the sweep cuts its passes (`latency::blocks::pass_plan`:
+/// at least three samples a block, the plan's sampling time spread over them), in
+/// [`ROUNDS`] rounds (never fewer than [`MIN_PASSES`]).
+pub fn block_plan(plan: &SamplePlan) -> BlockPlan {
+    let pp = pass_plan(plan);
+    BlockPlan {
+        rounds: ROUNDS.max(MIN_PASSES),
+        per_block: pp.per_pass,
+        warmup: plan.warmup,
+        sample_ns: pp.sample_ns,
+    }
+}
+
+/// What one block of one row gave.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Block {
+    /// The block's kept samples (ns per load) and their quality.
+    Samples(Vec<f64>, Option<RepetitionQuality>),
+    /// The row cannot be measured (why); it sits out the remaining rounds.
+    Failed(String),
+    /// A stop signal came before the block kept a sample: the rounds end.
+    Stopped,
+}
+
+/// One row's blocks as they came in.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RowBlocks {
+    /// Each block's kept samples, in round order.
+    pub blocks: Vec<Vec<f64>>,
+    pub quality: Option<RepetitionQuality>,
+    /// Why the row stopped being measured, when it failed.
+    pub error: Option<String>,
+}
+
+/// Runs `rounds` rounds over `rows` rows, each round measuring every row still in once
+/// (`tables::round_order`: with two rows, 0 1, then 1 0, ...), by `block(row)`. A failed row
+/// sits out the rest, so its blocks stay a prefix of the rounds and pair by index with the
+/// other's; a stop ends every row. The measurer is a parameter so the order is tested without
+/// a machine.
+pub fn interleave(
+    rows: usize,
+    rounds: usize,
+    mut block: impl FnMut(usize) -> Block,
+) -> Vec<RowBlocks> {
+    let mut out = vec![RowBlocks::default(); rows];
+    'rounds: for round in 0..rounds {
+        for i in round_order(rows, round) {
+            if out[i].error.is_some() {
+                continue;
+            }
+            if interrupted() {
+                break 'rounds;
+            }
+            match block(i) {
+                Block::Samples(v, q) if !v.is_empty() => {
+                    out[i].blocks.push(v);
+                    if let Some(q) = &q {
+                        RepetitionQuality::merge_into(&mut out[i].quality, q);
+                    }
+                }
+                Block::Samples(..) | Block::Stopped => break 'rounds,
+                Block::Failed(why) => out[i].error = Some(why),
+            }
+        }
+        if out.iter().all(|r| r.error.is_some()) {
+            break;
+        }
+    }
+    out
+}
+
+/// A row's figure from its blocks: the summary of the block medians (n = blocks), with the
+/// blocks recorded; `None` when no block kept a sample.
+pub fn row_latency(
+    row: &RowBlocks,
+    plan: &BlockPlan,
+    interleaved: bool,
+) -> Option<ScenarioLatency> {
+    let block_medians = medians(&row.blocks);
+    let ns_per_load = Summary::of(&block_medians)?;
+    let all: Vec<f64> = row.blocks.iter().flatten().copied().collect();
+    Some(ScenarioLatency {
+        ns_per_load,
+        blocks: PointBlocks {
+            blocks: block_medians.len(),
+            samples_per_block: plan.per_block,
+            min_sample_ns: plan.sample_ns,
+            block_medians_ns: block_medians,
+            all_samples: Summary::of(&all)?,
+        },
+        interleaved,
+        quality: row.quality.clone(),
+    })
+}
+
+/// (b)'s latency over (a)'s from their paired rounds (the shorter prefix of both block
+/// lists): the median of the per-round ratios with its order-statistic interval.
+pub fn ratio_to_a(a: &ScenarioLatency, b: &ScenarioLatency) -> Option<RatioToLocal> {
+    let (x, y) = (&a.blocks.block_medians_ns, &b.blocks.block_medians_ns);
+    let n = x.len().min(y.len());
+    let r = paired_ratio(&x[..n], &y[..n], CONFIDENCE)?;
+    Some(RatioToLocal {
+        ratio: r.ratio,
+        ci_low: r.low,
+        ci_high: r.high,
+        ci_level: r.level,
+        pairs: r.samples,
+    })
+}
+
+/// Where one row's thread may run: `cpus` (one CPU: pinned; several: the scheduler picks
+/// among them; empty: every CPU this process may use).
+pub struct Thread<'a> {
+    pub cpus: &'a [u32],
+}
+
+/// Measures the rows' latencies over `bytes` bound by `policy`, one thread per row placed as
+/// its [`Thread`] says, in interleaved blocks (module docs). Every row's chain is built and
+/// walked once before the first block of any row, so the first round does not find one row
+/// alone on an idle memory system with its own lines still cached. Returns each row's blocks
+/// in the order given; a row whose thread or chain could not be set up holds the error.
+#[allow(clippy::too_many_arguments)]
+pub fn measure_rows(
+    topo: &Topology,
+    root: &SysRoot,
+    threads: &[Thread<'_>],
+    policy: &Policy,
+    bytes: u64,
+    plan: &BlockPlan,
+    timer_resolution_ns: f64,
+) -> anyhow::Result<Vec<RowBlocks>> {
+    root.require_live("measure latency")?;
+    for t in threads {
+        if !t.cpus.is_empty() {
+            crate::threads::check_cpus(topo, root, t.cpus)?;
+        }
+    }
+    std::thread::scope(|s| {
+        let mut ask = Vec::new();
+        let mut answers = Vec::new();
+        let mut ready = Vec::new();
+        for t in threads {
+            let (tx_cmd, rx_cmd) = mpsc::channel::<()>();
+            let (tx_out, rx_out) = mpsc::channel::<Block>();
+            let (tx_ready, rx_ready) = mpsc::channel::<Result<(), Block>>();
+            ask.push(tx_cmd);
+            answers.push(rx_out);
+            ready.push(rx_ready);
+            let cpus = t.cpus;
+            s.spawn(move || {
+                let Some(mut buf) = place(topo, root, cpus, policy, bytes, &tx_ready) else {
+                    return;
+                };
+                let Some(mut row) =
+                    prepare(&mut buf, topo, cpus, plan, timer_resolution_ns, &tx_ready)
+                else {
+                    return;
+                };
+                while rx_cmd.recv().is_ok() {
+                    if tx_out.send(row.block(plan, root)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        // Every chain built and walked (the rows prepare at once), before any block.
+        let setup: Vec<Option<Block>> = ready
+            .iter()
+            .map(|r| match r.recv() {
+                Ok(Ok(())) => None,
+                Ok(Err(b)) => Some(b),
+                Err(_) => Some(Block::Failed("the latency thread ended".into())),
+            })
+            .collect();
+        let out = interleave(threads.len(), plan.rounds, |i| {
+            if let Some(b) = &setup[i] {
+                return b.clone();
+            }
+            if ask[i].send(()).is_err() {
+                return Block::Failed("the latency thread ended".into());
+            }
+            answers[i]
+                .recv()
+                .unwrap_or_else(|_| Block::Failed("the latency thread ended".into()))
+        });
+        // Dropping the senders ends every worker's loop.
+        drop(ask);
+        Ok(out)
+    })
+}
+
+/// One row's chain once prepared: built, walked once, its samples sized.
+struct Prepared<'b> {
+    chain: Chain<'b>,
+    iterations: u64,
+    /// The CPUs the thread may run on (their steal is watched).
+    watched: Vec<u32>,
+}
+
+/// Places the calling thread on `cpus` (empty: left where it is, every CPU this process may
+/// use) and its buffer under `policy`; says why on `ready` when it cannot.
+fn place(
+    topo: &Topology,
+    root: &SysRoot,
+    cpus: &[u32],
+    policy: &Policy,
+    bytes: u64,
+    ready: &mpsc::Sender<Result<(), Block>>,
+) -> Option<PlacedBuffer> {
+    let setup = || -> anyhow::Result<PlacedBuffer> {
+        if !cpus.is_empty() {
+            crate::sys::affinity::set_current(cpus)
+                .with_context(|| format!("could not bind the latency thread to CPUs {cpus:?}"))?;
+        }
+        let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+        buf.verify()?;
+        Ok(buf)
+    };
+    match setup() {
+        Ok(b) => Some(b),
+        Err(e) => {
+            let _ = ready.send(Err(Block::Failed(format!("{e:#}"))));
+            None
+        }
+    }
+}
+
+/// Builds the chain in `buf`, walks it once (faults, cold caches) and sizes the samples;
+/// says on `ready` that the row is ready, or why not (a failure, or a stop signal).
+fn prepare<'b>(
+    buf: &'b mut PlacedBuffer,
+    topo: &Topology,
+    cpus: &[u32],
+    plan: &BlockPlan,
+    timer_resolution_ns: f64,
+    ready: &mpsc::Sender<Result<(), Block>>,
+) -> Option<Prepared<'b>> {
+    let spec = ChainSpec {
+        mode: Mode::Random,
+        chains: 1,
+        element_bytes: topo.line_bytes(),
+        group_bytes: 4096,
+        seed: 0x5eed,
+    };
+    let mut chain = match Chain::build(buf.as_u64_mut(), &spec) {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("the latency chain could not be built: {e}");
+            let _ = ready.send(Err(Block::Failed(why)));
+            return None;
+        }
+    };
+    let sized = first_pass(&mut chain)
+        .and_then(|()| calibrate(&mut chain, plan.sample_ns, timer_resolution_ns));
+    let Some(iterations) = sized else {
+        let _ = ready.send(Err(Block::Stopped));
+        return None;
+    };
+    let watched = if cpus.is_empty() {
+        topo.usable_cpus()
+    } else {
+        cpus.to_vec()
+    };
+    ready.send(Ok(())).ok()?;
+    Some(Prepared {
+        chain,
+        iterations,
+        watched,
+    })
+}
+
+impl Prepared<'_> {
+    /// One block: `warmup` dropped samples (the other row's thread ran in between), then
+    /// `per_block` kept ones, each judged.
+    fn block(&mut self, plan: &BlockPlan, root: &SysRoot) -> Block {
+        let it = self.iterations;
+        for _ in 0..plan.warmup {
+            self.chain.walk(it);
+        }
+        let (chain, watched) = (&mut self.chain, &self.watched);
+        let Samples {
+            samples_ns,
+            quality,
+            ..
+        } = take_samples(plan.per_block.max(1), true, None, || {
+            judged_sample(chain, it, root, watched)
+        });
+        if samples_ns.is_empty() {
+            Block::Stopped
+        } else {
+            Block::Samples(samples_ns, quality)
+        }
+    }
+}
+
+/// One timed walk, judged by the thread's CPU share wherever it ran and the steal of the CPUs
+/// it may run on.
+fn judged_sample(chain: &mut Chain<'_>, iterations: u64, root: &SysRoot, watched: &[u32]) -> Taken {
+    let steal = StealProbe::start(root, watched);
+    let probe = ThreadProbe::start();
+    let t = std::time::Instant::now();
+    let loads = chain.walk(iterations);
+    let elapsed = t.elapsed();
+    let usage = probe.finish();
+    let cpu = match watched {
+        [one] => *one,
+        _ => crate::sys::affinity::current_cpu_and_node()
+            .map(|c| c.0)
+            .unwrap_or(watched.first().copied().unwrap_or(0)),
+    };
+    Taken {
+        ns_per_load: elapsed.as_nanos() as f64 / loads.max(1) as f64,
+        elapsed,
+        judged: Some(rep_sample(&[(cpu, usage)], steal.finish())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> BlockPlan {
+        BlockPlan {
+            rounds: 9,
+            per_block: 3,
+            warmup: 1,
+            sample_ns: 1_000_000,
+        }
+    }
+
+    /// Issue 19: (a) and (b) alternate, A B then B A, one block each per round, so neither
+    /// always runs first and round i of one pairs with round i of the other.
+    #[test]
+    fn rounds_alternate_a_b_then_b_a() {
+        let mut order = Vec::new();
+        let out = interleave(2, 6, |i| {
+            order.push(i);
+            Block::Samples(vec![10.0 + i as f64], None)
+        });
+        assert_eq!(order, vec![0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 0]);
+        assert!(out.iter().all(|r| r.blocks.len() == 6 && r.error.is_none()));
+        // One row alone: one block per round.
+        let mut alone = Vec::new();
+        let out = interleave(1, 6, |i| {
+            alone.push(i);
+            Block::Samples(vec![1.0], None)
+        });
+        assert_eq!(alone, vec![0; 6]);
+        assert_eq!(out[0].blocks.len(), 6);
+    }
+
+    /// A row that fails sits out the remaining rounds while the other goes on; a stop ends
+    /// both, keeping what was measured (aligned prefixes).
+    #[test]
+    fn a_failed_row_sits_out_and_a_stop_ends_the_rounds() {
+        let mut calls = 0;
+        let out = interleave(2, 6, |i| {
+            calls += 1;
+            if i == 1 {
+                Block::Failed("no chain".into())
+            } else {
+                Block::Samples(vec![5.0], None)
+            }
+        });
+        assert_eq!(out[0].blocks.len(), 6);
+        assert!(out[1].blocks.is_empty());
+        assert_eq!(out[1].error.as_deref(), Some("no chain"));
+        assert_eq!(calls, 7, "(b) was asked once, then sat out");
+        let mut n = 0;
+        let out = interleave(2, 6, |_| {
+            n += 1;
+            if n == 6 {
+                Block::Stopped
+            } else {
+                Block::Samples(vec![5.0], None)
+            }
+        });
+        // Rounds 0 and 1 whole, round 2's first block, then the stop.
+        assert_eq!((out[0].blocks.len(), out[1].blocks.len()), (3, 2));
+        assert!(out.iter().all(|r| r.error.is_none()));
+    }
+
+    fn blocks(medians: &[f64]) -> RowBlocks {
+        RowBlocks {
+            blocks: medians
+                .iter()
+                .map(|m| vec![m - 1.0, *m, m + 50.0])
+                .collect(),
+            quality: None,
+            error: None,
+        }
+    }
+
+    /// A row's figure is the summary of its block medians (n = blocks, the interval over
+    /// them, not over the samples), and (b) over (a) is the paired ratio of the rounds.
+    #[test]
+    fn figures_and_the_paired_ratio_come_from_block_medians() {
+        let a_med = [100.0, 104.0, 98.0, 102.0, 120.0, 101.0, 99.0, 103.0, 100.5];
+        // (b) 20 % slower in every round, whatever the round's drift.
+        let b_med: Vec<f64> = a_med.iter().map(|v| v * 1.2).collect();
+        let a = row_latency(&blocks(&a_med), &plan(), true).unwrap();
+        let b = row_latency(&blocks(&b_med), &plan(), true).unwrap();
+        assert_eq!(a.ns_per_load.samples, 9, "n = blocks");
+        assert_eq!(a.ns_per_load.median, 101.0);
+        // Nine medians: the 2nd and 8th sorted, 99 and 104; neither the 120 block nor the
+        // samples' +50 tails.
+        assert_eq!(
+            (a.ns_per_load.ci_low, a.ns_per_load.ci_high),
+            (Some(99.0), Some(104.0))
+        );
+        assert_eq!(a.blocks.block_medians_ns, a_med.to_vec());
+        assert_eq!(a.blocks.blocks, 9);
+        assert_eq!(a.blocks.all_samples.samples, 27);
+        assert_eq!(a.blocks.all_samples.max, 170.0);
+        let r = ratio_to_a(&a, &b).unwrap();
+        assert!((r.ratio - 1.2).abs() < 1e-9);
+        assert!((r.ci_low.unwrap() - 1.2).abs() < 1e-9 && (r.ci_high.unwrap() - 1.2).abs() < 1e-9);
+        assert_eq!(r.pairs, 9);
+        // Unequal lengths (a stop mid-round): the shorter prefix pairs; five pairs, no interval.
+        let short = row_latency(&blocks(&b_med[..5]), &plan(), true).unwrap();
+        let r = ratio_to_a(&a, &short).unwrap();
+        assert_eq!((r.pairs, r.ci_low), (5, None));
+        assert_eq!(short.ns_per_load.ci_low, None);
+        assert!(row_latency(&RowBlocks::default(), &plan(), false).is_none());
+    }
+
+    #[test]
+    fn the_blocks_follow_the_sweep_s_cut() {
+        let quick = block_plan(&SamplePlan {
+            samples: 7,
+            warmup: 2,
+            min_sample_ns: 1_000_000,
+        });
+        assert_eq!(quick.rounds, 9);
+        assert!(quick.rounds >= MIN_PASSES);
+        assert_eq!((quick.per_block, quick.warmup), (3, 2));
+        assert_eq!(quick.sample_ns, 7_000_000 / 18);
+    }
+}

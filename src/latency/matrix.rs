@@ -27,9 +27,9 @@ use std::time::Duration;
 use crate::clock::{estimate_core_hz, ClockInfo};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
 use crate::results::latency::PointBlocks;
-use crate::results::quality::{next_batch, ExtraCost, RepetitionQuality};
+use crate::results::quality::{next_batch, ExtraCost};
 use crate::results::tables::RatioToLocal;
-use crate::stats::{paired_ratio, Summary, CONFIDENCE};
+use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -323,13 +323,7 @@ pub(crate) fn in_rounds<E>(
                     }
                 }
                 let pt = &mut points[i];
-                pt.iterations = Some(b.iterations);
-                if let Some(q) = &b.samples.quality {
-                    RepetitionQuality::merge_into(&mut pt.quality, q);
-                }
-                if !b.samples.samples_ns.is_empty() {
-                    pt.blocks.push(b.samples.samples_ns);
-                    pt.elapsed.push(b.elapsed);
+                if pt.add(b) {
                     pt.extra += usize::from(extra);
                 }
                 let done = (r.min(planned) * n + k + 1) / planned;
@@ -593,17 +587,10 @@ fn run_rounds(
 /// The paired ratio of `this` to `reference` from their round medians (the shorter prefix of
 /// both: round i pairs with round i); `None` unless both were measured in rounds.
 pub fn paired(reference: &LatencyResult, this: &LatencyResult) -> Option<RatioToLocal> {
-    let a = &reference.blocks.as_ref()?.block_medians_ns;
-    let b = &this.blocks.as_ref()?.block_medians_ns;
-    let n = a.len().min(b.len());
-    let r = paired_ratio(&a[..n], &b[..n], CONFIDENCE)?;
-    Some(RatioToLocal {
-        ratio: r.ratio,
-        ci_low: r.low,
-        ci_high: r.high,
-        ci_level: r.level,
-        pairs: r.samples,
-    })
+    RatioToLocal::paired(
+        &reference.blocks.as_ref()?.block_medians_ns,
+        &this.blocks.as_ref()?.block_medians_ns,
+    )
 }
 
 /// Puts `res` in the place of cell `init -> mem` (adding it when absent, keeping the cells in

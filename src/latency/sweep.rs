@@ -115,6 +115,23 @@ pub(crate) struct Point {
     pub extra: usize,
 }
 
+impl Point {
+    /// Adds block `b`: its calibration, its quality and, when it kept samples, the samples
+    /// and its time. True when the block kept samples.
+    pub fn add(&mut self, b: Block) -> bool {
+        self.iterations = Some(b.iterations);
+        if let Some(q) = &b.samples.quality {
+            RepetitionQuality::merge_into(&mut self.quality, q);
+        }
+        if b.samples.samples_ns.is_empty() {
+            return false;
+        }
+        self.blocks.push(b.samples.samples_ns);
+        self.elapsed.push(b.elapsed);
+        true
+    }
+}
+
 /// The chains of the sweep: a size with a place of its own keeps its chain (built in its
 /// first block, in the arena); the others are rebuilt in the shared region for each block.
 struct Chains<'a> {
@@ -308,15 +325,7 @@ pub(crate) fn in_passes(
         let Some(b) = block(i)? else {
             return Ok(false);
         };
-        let pt = &mut points[i];
-        pt.iterations = Some(b.iterations);
-        if let Some(q) = &b.samples.quality {
-            RepetitionQuality::merge_into(&mut pt.quality, q);
-        }
-        if !b.samples.samples_ns.is_empty() {
-            pt.blocks.push(b.samples.samples_ns);
-            pt.elapsed.push(b.elapsed);
-        }
+        points[i].add(b);
         Ok(!interrupted())
     };
 

@@ -290,7 +290,7 @@ fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> 
         .min_by(better)
         .copied()?;
     let (ratio, method) = match &worst.paired {
-        Some(p) => (interval_of(p), Method::Paired { rounds: p.pairs }),
+        Some(p) => (p.interval(), Method::Paired { rounds: p.pairs }),
         None => (
             unpaired_ratio(&local.summary, &worst.summary)?,
             Method::Unpaired {
@@ -309,17 +309,6 @@ fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> 
         method,
         disturbed: local.disturbed || worst.disturbed,
     })
-}
-
-fn interval_of(r: &RatioToLocal) -> RatioInterval {
-    RatioInterval {
-        ratio: r.ratio,
-        low: r.ci_low,
-        high: r.ci_high,
-        level: r.ci_level,
-        samples: r.pairs,
-        p_value: None,
-    }
 }
 
 /// The worst remote cell of `init`'s RightMark row by its paired ratio to the local cell;
@@ -356,7 +345,7 @@ fn from_rightmark(t: &RightmarkReport, init: u32, q: Quantity) -> Option<RemoteP
         memory_node: node,
         remote: median,
         local: local_median,
-        ratio: interval_of(&ratio),
+        ratio: ratio.interval(),
         method: Method::Paired {
             rounds: ratio.pairs,
         },

@@ -368,7 +368,7 @@ impl ScenarioTable {
     /// `None` when (b) was not measured apart from (a) (merged, unavailable, older files).
     pub fn latency_difference(&self) -> Option<String> {
         use crate::results::penalty::signed;
-        use crate::stats::decide::{percent, Decision, RatioInterval, PRACTICAL_MARGIN};
+        use crate::stats::decide::{percent, Decision, PRACTICAL_MARGIN};
         let a = self.get(ScenarioId::PinnedLocal)?;
         let b = self.get(ScenarioId::UnpinnedOneNode)?;
         if b.same_as.is_some() {
@@ -385,14 +385,7 @@ impl ScenarioTable {
                 "(b) vs (a) latency: not stated, their blocks stayed disturbed after the retakes ran out (DISTURBED; {rounds})"
             ));
         }
-        let iv = RatioInterval {
-            ratio: r.ratio,
-            low: r.ci_low,
-            high: r.ci_high,
-            level: r.ci_level,
-            samples: r.pairs,
-            p_value: None,
-        };
+        let iv = r.interval();
         Some(match iv.decide(PRACTICAL_MARGIN) {
             Decision::Higher | Decision::Lower => format!(
                 "(b) vs (a) latency: {} % [{}, {} %], {rounds}",

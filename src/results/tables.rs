@@ -84,6 +84,35 @@ pub struct RatioToLocal {
     pub pairs: usize,
 }
 
+impl RatioToLocal {
+    /// `this` over `local` from their per-round values, round i with round i over the shorter
+    /// prefix of both: the median of the per-round ratios with its order-statistic interval
+    /// ([`crate::stats::paired_ratio`]); `None` without a usable pair.
+    pub fn paired(local: &[f64], this: &[f64]) -> Option<Self> {
+        let n = local.len().min(this.len());
+        let r = crate::stats::paired_ratio(&local[..n], &this[..n], crate::stats::CONFIDENCE)?;
+        Some(Self {
+            ratio: r.ratio,
+            ci_low: r.low,
+            ci_high: r.high,
+            ci_level: r.level,
+            pairs: r.samples,
+        })
+    }
+
+    /// The same ratio as a [`crate::stats::RatioInterval`], to decide on it against a margin.
+    pub fn interval(&self) -> crate::stats::RatioInterval {
+        crate::stats::RatioInterval {
+            ratio: self.ratio,
+            low: self.ci_low,
+            high: self.ci_high,
+            level: self.ci_level,
+            samples: self.pairs,
+            p_value: None,
+        }
+    }
+}
+
 /// A column of the RightMark table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -13,7 +13,7 @@ pub mod streams;
 
 use crate::results::quality::RepetitionQuality;
 use crate::results::tables::{RatioToLocal, RoundFigure};
-use crate::stats::{paired_ratio, Summary, CONFIDENCE};
+use crate::stats::Summary;
 
 /// The default number of rounds: nine give the 2nd and 8th values as a 96 % interval.
 pub const DEFAULT_ROUNDS: usize = 9;
@@ -65,15 +65,7 @@ pub(crate) fn summarize(fig: &mut RoundFigure) {
 
 /// `this` over `local` from their paired rounds (the shorter prefix of both).
 pub fn ratio_to_local(local: &RoundFigure, this: &RoundFigure) -> Option<RatioToLocal> {
-    let n = local.rounds.len().min(this.rounds.len());
-    let r = paired_ratio(&local.rounds[..n], &this.rounds[..n], CONFIDENCE)?;
-    Some(RatioToLocal {
-        ratio: r.ratio,
-        ci_low: r.low,
-        ci_high: r.high,
-        ci_level: r.level,
-        pairs: r.samples,
-    })
+    RatioToLocal::paired(&local.rounds, &this.rounds)
 }
 
 /// The warnings of one figure: a failure, disturbed repetitions, pages off their node.

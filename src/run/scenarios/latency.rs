@@ -32,7 +32,7 @@ use crate::results::latency::PointBlocks;
 use crate::results::quality::RepetitionQuality;
 use crate::results::scenarios::ScenarioLatency;
 use crate::results::tables::RatioToLocal;
-use crate::stats::{paired_ratio, Summary, CONFIDENCE};
+use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::tables::round_order;
@@ -155,16 +155,7 @@ pub fn row_latency(
 /// (b)'s latency over (a)'s from their paired rounds (the shorter prefix of both block
 /// lists): the median of the per-round ratios with its order-statistic interval.
 pub fn ratio_to_a(a: &ScenarioLatency, b: &ScenarioLatency) -> Option<RatioToLocal> {
-    let (x, y) = (&a.blocks.block_medians_ns, &b.blocks.block_medians_ns);
-    let n = x.len().min(y.len());
-    let r = paired_ratio(&x[..n], &y[..n], CONFIDENCE)?;
-    Some(RatioToLocal {
-        ratio: r.ratio,
-        ci_low: r.low,
-        ci_high: r.high,
-        ci_level: r.level,
-        pairs: r.samples,
-    })
+    RatioToLocal::paired(&a.blocks.block_medians_ns, &b.blocks.block_medians_ns)
 }
 
 /// Where one row's thread may run: `cpus` (one CPU: pinned; several: the scheduler picks

@@ -607,6 +607,12 @@ pub fn with_result(topo: &Topology, m: &mut Matrix, init: u32, mem: u32, res: La
         .collect();
     measured.push((init, mem, res));
     measured.sort_by_key(|c| (c.0, c.1));
+    // What the replaced cell measured in the rounds: the kept ratios of its row are against it.
+    let replaced_ns = old
+        .iter()
+        .find(|c| c.initiator_node == init && c.memory_node == mem)
+        .filter(|c| c.result.blocks.is_some())
+        .map(|c| c.result.ns_per_load.median);
     let mut cells = cells(topo, measured);
     for c in cells
         .iter_mut()
@@ -620,6 +626,9 @@ pub fn with_result(topo: &Topology, m: &mut Matrix, init: u32, mem: u32, res: La
             c.measured_ratio = Some(p.ratio);
             c.measured_over_slit = c.slit_ratio.filter(|s| *s > 0.0).map(|s| p.ratio / s);
             c.measured_ratio_interval = Some(p);
+            if c.initiator_node == init && c.memory_node != mem {
+                c.reference_in_rounds_ns = replaced_ns;
+            }
         }
     }
     m.cells = cells;
@@ -675,6 +684,7 @@ pub fn cells(topo: &Topology, measured: Vec<(u32, u32, LatencyResult)>) -> Vec<M
                 },
                 measured_over_hmat: hmat.filter(|&h| h > 0).map(|h| median / h as f64),
                 measured_ratio_interval: interval,
+                reference_in_rounds_ns: None,
             }
         })
         .collect()
@@ -1059,6 +1069,10 @@ mod tests {
         assert_eq!(p.pairs, 9);
         assert_eq!(m.cells[1].measured_ratio, Some(p.ratio));
         assert!((p.ratio - 1.5).abs() < 1e-9);
+        // The row's paired ratio names the figure it is against: local as the rounds measured
+        // it (median 104 ns), not the 90 ns the cell now shows.
+        assert_eq!(m.cells[1].reference_in_rounds_ns, Some(104.0));
+        assert_eq!(m.cells[0].reference_in_rounds_ns, None);
         // Without rounds anywhere, the quotient follows the new home figure.
         let mut m = Matrix {
             cells: cells(&topo, vec![(0, 0, result(100.0)), (0, 1, result(150.0))]),
@@ -1067,5 +1081,6 @@ mod tests {
         with_result(&topo, &mut m, 0, 0, result(75.0));
         assert_eq!(m.cells[1].measured_ratio, Some(2.0));
         assert_eq!(m.cells[1].measured_ratio_interval, None);
+        assert_eq!(m.cells[1].reference_in_rounds_ns, None);
     }
 }

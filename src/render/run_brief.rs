@@ -216,9 +216,14 @@ fn headline(r: &RunResults) -> Vec<String> {
             // A remote cell's ratio to local, paired over the matrix's rounds (issue 19).
             let ratio = match (&c.measured_ratio_interval, c.differs_from_reference()) {
                 (Some(p), d) if c.initiator_node != c.memory_node => format!(
-                    "; {} local, paired over {} rounds{}",
+                    "; {} local, paired over {} rounds{}{}",
                     crate::render::tables_view::ratio_text(p),
                     p.pairs,
+                    // The local cell shows another figure (the run's reference): say what the
+                    // ratio is against, so the two figures do not seem to contradict it.
+                    c.reference_in_rounds_ns
+                        .map(|ns| format!(" (local measured {ns:.0} ns in them)"))
+                        .unwrap_or_default(),
                     match d {
                         Some(true) if p.ratio > 1.0 => ", slower than local",
                         Some(true) => ", faster than local",
@@ -876,6 +881,17 @@ mod tests {
         assert!(
             h.iter().any(|x| x.ends_with(
                 "; x1.01 [0.990, 1.03] local, paired over 9 rounds, indistinguishable from local here"
+            )),
+            "{h:#?}"
+        );
+        // The home cell shows the run's reference figure: the ratio names the local figure of
+        // the rounds it is against.
+        let cells = &mut r.latency.as_mut().unwrap().matrix.as_mut().unwrap().cells;
+        cells[1].reference_in_rounds_ns = Some(44.2);
+        let h = headline(&r);
+        assert!(
+            h.iter().any(|x| x.ends_with(
+                "; x1.01 [0.990, 1.03] local, paired over 9 rounds (local measured 44 ns in them), indistinguishable from local here"
             )),
             "{h:#?}"
         );

@@ -144,6 +144,12 @@ pub struct MatrixCell {
     /// do not fit together) and in files written before rounds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub measured_ratio_interval: Option<crate::results::tables::RatioToLocal>,
+    /// The median, ns, of the row's reference cell as the rounds measured it, when the figure
+    /// shown in that cell is another measurement of the same quantity (`run` shows its local
+    /// reference latency, spread over the run, in the home cell): the paired ratio above is
+    /// against this figure, not against the one shown. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_in_rounds_ns: Option<f64>,
 }
 
 impl MatrixCell {

@@ -205,6 +205,7 @@ pub fn latency_matrix(cells: &[(u32, u32, f64, Option<u64>)]) -> LatencyReport {
         measured_over_slit: None,
         measured_over_hmat: h.map(|h| ns / h as f64),
         measured_ratio_interval: None,
+        reference_in_rounds_ns: None,
     };
     LatencyReport {
         schema_version: 1,

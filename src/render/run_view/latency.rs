@@ -316,10 +316,30 @@ pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> 
             ))
         })
         .collect();
+    // Where the local cell shows another figure than the rounds measured (run's reference
+    // latency), the ratios are against the rounds' figure: name it.
+    let mut against: Vec<(u32, f64)> = m
+        .cells
+        .iter()
+        .filter_map(|c| c.reference_in_rounds_ns.map(|ns| (c.initiator_node, ns)))
+        .collect();
+    against.dedup_by_key(|a| a.0);
+    let note = if against.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " (ratios against local as measured in the rounds: {}; the local cell shows the run's reference latency)",
+            against
+                .iter()
+                .map(|(n, ns)| format!("{n}->{n} {ns:.0} ns"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     // A matrix of local cells only (one node) has nothing to compare.
     (!items.is_empty()).then(|| {
         format!(
-            "Relative to local (CPU node->memory node), paired over {rounds} interleaved rounds with 95 % intervals; a cell differs from local only when its interval excludes 1: {}",
+            "Relative to local (CPU node->memory node), paired over {rounds} interleaved rounds with 95 % intervals; a cell differs from local only when its interval excludes 1: {}{note}",
             items.join("; ")
         )
     })
@@ -473,6 +493,16 @@ mod tests {
             "{line}"
         );
         assert!(!line.contains("0->0") && !line.contains("1->1"), "{line}");
+        // Row 0's local cell shows the run's reference: the line names the rounds' figure.
+        m.cells[1].reference_in_rounds_ns = Some(44.4);
+        let line = matrix_ratio_line(m).unwrap();
+        assert!(
+            line.ends_with(
+                " (ratios against local as measured in the rounds: 0->0 44 ns; the local cell shows the run's reference latency)"
+            ),
+            "{line}"
+        );
+        m.cells[1].reference_in_rounds_ns = None;
         // Below six rounds: no call either way.
         m.cells[1].measured_ratio_interval = Some(RatioToLocal {
             ci_low: None,

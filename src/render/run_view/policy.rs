@@ -159,7 +159,12 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 }),
                 Cell::Num(rec.mb_per_s),
                 Cell::Text(comparison(rec)),
-                Cell::Text(rec.numactl.clone()),
+                // No placement named: no command (a dash in the report, empty in the CSV).
+                if rec.numactl.trim().is_empty() {
+                    Cell::Missing
+                } else {
+                    Cell::Text(rec.numactl.clone())
+                },
                 rec.verdict
                     .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
                 Cell::opt(rec.gain_over_runner_up),
@@ -245,4 +250,24 @@ pub fn merged_letters(
     }
     let reason = same.iter().find_map(|o| o.same_reason.clone());
     (letters, reason)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recommendation that names no placement has no command: the cell is missing (a dash
+    /// in the report, empty in the CSV), never an empty command.
+    #[test]
+    fn a_recommendation_without_a_winner_has_no_command() {
+        let mut r = crate::run::sample::results();
+        let recs = &mut r.scenarios.as_mut().unwrap().recommendations;
+        assert!(!recs.is_empty());
+        recs[0].numactl = String::new();
+        let t = recommendations_table(&r);
+        let col = t.columns.iter().position(|c| c == "numactl").unwrap();
+        assert!(matches!(t.rows[0][col], Cell::Missing));
+        assert_eq!(t.rows[0][col].display(), "-");
+        assert!(matches!(&t.rows[1][col], Cell::Text(x) if !x.is_empty()));
+    }
 }

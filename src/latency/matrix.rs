@@ -26,10 +26,8 @@ use std::time::Duration;
 
 use crate::clock::{estimate_core_hz, ClockInfo};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
-use crate::results::latency::PointBlocks;
 use crate::results::quality::{next_batch, ExtraCost};
 use crate::results::tables::RatioToLocal;
-use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -43,7 +41,7 @@ use super::engine::{
 use super::measure::{measure_block, Aim, Judge, Measurement, SamplePlan};
 use super::result::{LatencyResult, Matrix, MatrixCell, Placement};
 use super::sweep::{Block, Point};
-use super::walk::{Chain, LOADS_PER_ITERATION};
+use super::walk::Chain;
 use crate::results::quality::PrecisionGoal;
 
 /// The cells of round `round` in measuring order: every index of `0..n` once, starting one
@@ -396,25 +394,7 @@ pub(crate) fn measurement_of(
     planned: usize,
     goal: Option<&PrecisionGoal>,
 ) -> Option<Measurement> {
-    let medians = super::blocks::medians(&pt.blocks);
-    let ns_per_load = Summary::of(&medians)?;
-    let all: Vec<f64> = pt.blocks.concat();
-    let all_samples = Summary::of(&all)?;
-    let precision = goal.map(|g| g.record(&medians, planned, pt.extra));
-    Some(Measurement {
-        samples_ns: all,
-        ns_per_load,
-        loads_per_sample: pt.iterations.unwrap_or(0) * LOADS_PER_ITERATION,
-        quality: pt.quality,
-        precision,
-        blocks: Some(PointBlocks {
-            blocks: medians.len(),
-            samples_per_block: rp.per_round,
-            min_sample_ns: rp.sample_ns,
-            block_medians_ns: medians,
-            all_samples,
-        }),
-    })
+    pt.into_measurement(rp.per_round, rp.sample_ns, planned, goal)
 }
 
 /// One memory node's buffer as placed.
@@ -695,6 +675,8 @@ mod tests {
     use super::*;
     use crate::latency::chase::Mode;
     use crate::latency::measure::Samples;
+    use crate::results::latency::PointBlocks;
+    use crate::stats::Summary;
     use crate::topology::HmatTarget;
 
     fn result(ns: f64) -> LatencyResult {

@@ -13,7 +13,7 @@ use super::chase::{ChainError, ChainSpec};
 use super::measure::{measure_block, measure_toward, Aim, Judge, Measurement, SamplePlan, Samples};
 use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
-use crate::results::quality::{next_batch, ExtraCost, RepetitionQuality};
+use crate::results::quality::{next_batch, ExtraCost, PrecisionGoal, RepetitionQuality};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 
@@ -129,6 +129,38 @@ impl Point {
         self.blocks.push(b.samples.samples_ns);
         self.elapsed.push(b.elapsed);
         true
+    }
+
+    /// The point's measurement from its blocks (each block `per_block` samples of at least
+    /// `sample_ns`): the summary of its block medians (n = blocks with a sample), every
+    /// sample, the blocks record and, toward `goal`, the precision record against `planned`
+    /// blocks; `None` when no block kept a sample.
+    pub fn into_measurement(
+        self,
+        per_block: usize,
+        sample_ns: u64,
+        planned: usize,
+        goal: Option<&PrecisionGoal>,
+    ) -> Option<Measurement> {
+        let medians = blocks::medians(&self.blocks);
+        let ns_per_load = Summary::of(&medians)?;
+        let all: Vec<f64> = self.blocks.concat();
+        let all_samples = Summary::of(&all)?;
+        let precision = goal.map(|g| g.record(&medians, planned, self.extra));
+        Some(Measurement {
+            samples_ns: all,
+            ns_per_load,
+            loads_per_sample: self.iterations.unwrap_or(0) * LOADS_PER_ITERATION,
+            quality: self.quality,
+            precision,
+            blocks: Some(PointBlocks {
+                blocks: medians.len(),
+                samples_per_block: per_block,
+                min_sample_ns: sample_ns,
+                block_medians_ns: medians,
+                all_samples,
+            }),
+        })
     }
 }
 
@@ -272,34 +304,10 @@ pub fn run_blocked(
     let (points, stopped) = in_passes(n, &pp, aim, block, &mut progress)?;
     let mut out = Vec::with_capacity(n);
     for (i, pt) in points.into_iter().enumerate() {
-        let medians = blocks::medians(&pt.blocks);
-        let Some(ns_per_load) = Summary::of(&medians) else {
-            continue;
-        };
-        let all: Vec<f64> = pt.blocks.concat();
-        let Some(all_samples) = Summary::of(&all) else {
-            continue;
-        };
-        let precision = aim
-            .filter(|a| i >= a.from)
-            .map(|a| a.goal.record(&medians, pp.passes, pt.extra));
-        out.push((
-            sizes[i],
-            Measurement {
-                samples_ns: all,
-                ns_per_load,
-                loads_per_sample: pt.iterations.unwrap_or(0) * LOADS_PER_ITERATION,
-                quality: pt.quality,
-                precision,
-                blocks: Some(PointBlocks {
-                    blocks: medians.len(),
-                    samples_per_block: pp.per_pass,
-                    min_sample_ns: pp.sample_ns,
-                    block_medians_ns: medians,
-                    all_samples,
-                }),
-            },
-        ));
+        let goal = aim.filter(|a| i >= a.from).map(|a| a.goal);
+        if let Some(m) = pt.into_measurement(pp.per_pass, pp.sample_ns, pp.passes, goal) {
+            out.push((sizes[i], m));
+        }
     }
     // A stop signal is the caller's to report; the points measured are returned either way.
     let _ = stopped;

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # The whole numascope test suite, as CI runs it: installs what it needs, then runs unit,
 # property, snapshot, CLI and fixture tests, the hwloc cross-check, and the multi-node QEMU
-# guest suite (tests/vm). Exits non-zero on the first failing part.
+# guest suite (tests/vm). Style first: formatting, clippy with warnings denied, and the API docs
+# with warnings denied. Exits non-zero on the first failing part.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tests/install-deps.sh
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 cargo test --all-targets
 cargo build --release
 bash tests/vm/run.sh

@@ -38,7 +38,7 @@ const SAMPLE_INTERVAL: DurationRange = DurationRange {
 /// Flags of `numascope app`.
 #[derive(Debug, Args)]
 pub struct AppArgs {
-    /// Candidates, comma-separated: default, bind:N, interleave[:LIST], weighted,
+    /// Candidates, comma-separated: default, bind:N, interleave, interleave:LIST, weighted,
     /// preferred:N, pin:N (default: all of them that exist on this machine). Candidates that
     /// place identically here are merged and run once.
     #[arg(long, value_name = "LIST")]

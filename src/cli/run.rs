@@ -47,7 +47,7 @@ pub struct RunArgs {
     /// Print the plan with the estimated time of each part, and measure nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// Output directory (default: numascope-<host>-<YYYYMMDD-HHMMSS> in the current one).
+    /// Output directory (default: numascope-HOST-YYYYMMDD-HHMMSS in the current one).
     /// `{host}`, `{date}` and `{rank}` (the launcher's rank: SLURM_PROCID,
     /// OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK) are replaced: `--output 'res/{host}'`.
     #[arg(long, value_name = "DIR")]

@@ -16,7 +16,7 @@
 //! median of its round medians with the order-statistic interval over rounds; its ratio to
 //! its row's reference cell comes from the paired rounds ([`crate::stats::paired_ratio`]),
 //! so a drift of the host hits both alike. Toward a precision goal, whole rounds are added
-//! while some cell's interval is wider than the target and the pool lasts ([`in_rounds`]).
+//! while some cell's interval is wider than the target and the pool lasts (`in_rounds`).
 //! When the buffers do not fit together in half the free memory of their nodes (or cannot be
 //! placed together), the cells are measured one after the other as before, and a warning
 //! says so. Nothing here prints.

@@ -24,7 +24,7 @@ pub fn write_run(out: &mut dyn Write, r: &crate::results::RunResults) -> io::Res
     )
 }
 
-/// "verdict: <sentence>" then one "warning: ..." line per warning.
+/// `verdict: <sentence>` then one "warning: ..." line per warning.
 pub fn write_text(
     out: &mut dyn Write,
     q: Option<&RunQuality>,

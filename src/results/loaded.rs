@@ -316,7 +316,7 @@ pub struct CurveSummary {
     /// Median latency at the peak-bandwidth point, ns.
     pub ns_per_load_at_peak: f64,
     /// `ns_per_load_at_peak / idle_ns_per_load - 1`: the rise the load caused (absent in
-    /// files written before it existed; [`fill_trend`] computes it from the points).
+    /// files written before it existed; `loaded::curve::fill_trend` computes it from the points).
     #[serde(default)]
     pub rise_at_peak_fraction: Option<f64>,
     /// Spearman's rank correlation of median latency with total bandwidth over all points

@@ -16,7 +16,7 @@
 //!
 //! The parts whose conditions are the same skip that measurement (`run::parts` asks
 //! [`latency_ready`] / [`bandwidth_ready`]) and record the place in
-//! `ReferenceFigures::filled`; [`Reference::fill`] then writes the reference figure there, so
+//! `ReferenceFigures::filled`; `Reference::fill` then writes the reference figure there, so
 //! those places show exactly this figure. Nothing here prints.
 
 use std::sync::mpsc::{channel, Receiver, Sender};

@@ -80,7 +80,7 @@ pub struct TeamPlan {
     pub judged_threads: Option<Vec<usize>>,
     /// `None` (the default): a stop signal does not end the team; the caller looks between
     /// teams. `Some(k)`: once `k` repetitions are kept, a stop signal ends the team within
-    /// [`STOP_POLL`]: the repetition under way is dropped (it ran short) and the kept ones
+    /// `STOP_POLL`: the repetition under way is dropped (it ran short) and the kept ones
     /// are returned, so the outcome may hold fewer repetitions than planned. Before that, a
     /// stop signal cuts the warm-up short and ends the retakes (the allowance shrinks to what
     /// was spent, so a disturbed repetition is kept and marked disturbed).

@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.."
 bash tests/install-deps.sh
 cargo fmt --check
 cargo clippy --all-targets -- -D warnings
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+# cargo doc walks the package and warns once per symbolic-link cycle in the sysfs snapshots under
+# tests/fixtures (sysfs has them: cpuN/nodeM -> the node, which links back to its CPUs): about
+# 20,000 lines that say nothing about the docs, so they are left out of the log.
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps 2>&1 | grep -v '^warning: File system loop found: '
 cargo test --all-targets
 cargo build --release
 bash tests/vm/run.sh

@@ -201,7 +201,9 @@ fn in_domain(
     warnings: &mut Vec<String>,
 ) -> Option<u64> {
     if !ok {
-        warnings.push(format!("{file} gives {value}, which no machine has ({why}); {then}"));
+        warnings.push(format!(
+            "{file} gives {value}, which no machine has ({why}); {then}"
+        ));
     }
     ok.then_some(value)
 }

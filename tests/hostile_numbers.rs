@@ -40,7 +40,13 @@ fn placement_size_near_u64_max_is_refused_not_a_panic() {
 #[test]
 fn placement_hold_of_u64_max_is_refused_before_placing() {
     refused(
-        &["placement", "--size", "4KiB", "--hold", "18446744073709551615"],
+        &[
+            "placement",
+            "--size",
+            "4KiB",
+            "--hold",
+            "18446744073709551615",
+        ],
         "--hold 18446744073709551615 is out of range",
     );
 }
@@ -48,7 +54,13 @@ fn placement_hold_of_u64_max_is_refused_before_placing() {
 #[test]
 fn latency_samples_of_u64_max_is_refused() {
     refused(
-        &["latency", "--size", "4KiB", "--samples", "18446744073709551615"],
+        &[
+            "latency",
+            "--size",
+            "4KiB",
+            "--samples",
+            "18446744073709551615",
+        ],
         "--samples 18446744073709551615 is out of range",
     );
 }
@@ -64,7 +76,13 @@ fn latency_warmup_above_its_bound_is_refused() {
 #[test]
 fn bandwidth_repetitions_above_its_bound_is_refused() {
     refused(
-        &["bandwidth", "--size", "64KiB", "--repetitions", "18446744073709551615"],
+        &[
+            "bandwidth",
+            "--size",
+            "64KiB",
+            "--repetitions",
+            "18446744073709551615",
+        ],
         "--repetitions 18446744073709551615 is out of range",
     );
 }
@@ -151,25 +169,43 @@ fn a_size_named_many_times_is_measured_once() {
     let list = vec!["4KiB"; 40].join(",");
     let lock = tempfile::tempdir().unwrap();
     let out = cmd(
-        &["latency", "--size", &list, "--samples", "1", "--warmup", "0", "--json"],
+        &[
+            "latency",
+            "--size",
+            &list,
+            "--samples",
+            "1",
+            "--warmup",
+            "0",
+            "--json",
+        ],
         &lock,
     )
     .output()
     .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["results"].as_array().map(Vec::len), Some(1), "{v}");
 }
 
 #[test]
 fn an_empty_latency_sweep_is_refused_naming_sweep() {
-    refused(&["latency", "--sweep", "0..0"], "--sweep 0 B..0 B holds no working set");
+    refused(
+        &["latency", "--sweep", "0..0"],
+        "--sweep 0 B..0 B holds no working set",
+    );
 }
 
 #[test]
 fn a_bandwidth_sweep_below_an_array_names_sweep_not_size() {
     let lock = tempfile::tempdir().unwrap();
-    let out = cmd(&["bandwidth", "--sweep", "1..2"], &lock).output().unwrap();
+    let out = cmd(&["bandwidth", "--sweep", "1..2"], &lock)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.starts_with("numascope: error: --sweep "), "{err}");
@@ -212,7 +248,10 @@ fn memtotal_overflowing_bytes_is_refused_not_wrapped() {
     let (v, _) = topo("corrupt-out-of-domain");
     let n0 = &v["nodes"][0];
     assert_eq!(n0["memory_total_bytes"], 0, "{n0}");
-    assert!(warned(&v, &["node0/meminfo", "MemTotal", "which no machine has"]), "{v}");
+    assert!(
+        warned(&v, &["node0/meminfo", "MemTotal", "which no machine has"]),
+        "{v}"
+    );
 }
 
 #[test]
@@ -224,13 +263,20 @@ fn an_overflowing_cache_size_is_left_out() {
         .iter()
         .any(|c| c["size_bytes"].as_u64().unwrap_or(0) > 1 << 34 || c["size_bytes"] == 0);
     assert!(!big, "{}", v["caches"]);
-    assert!(warned(&v, &["cpu0/cache/index2/size", "no CPU cache has"]), "{v}");
+    assert!(
+        warned(&v, &["cpu0/cache/index2/size", "no CPU cache has"]),
+        "{v}"
+    );
 }
 
 #[test]
 fn a_level_0_cache_is_left_out() {
     let (v, _) = topo("corrupt-out-of-domain");
-    let l0 = v["caches"].as_array().unwrap().iter().any(|c| c["level"] == 0);
+    let l0 = v["caches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c["level"] == 0);
     assert!(!l0, "{}", v["caches"]);
     assert!(warned(&v, &["cpu1/cache/index2/level", "level 0"]), "{v}");
 }
@@ -246,7 +292,10 @@ fn a_slit_distance_of_0_is_refused() {
 fn a_slit_distance_of_u32_max_is_refused() {
     let (v, _) = topo("corrupt-out-of-domain-max");
     assert_eq!(v["distances"], serde_json::json!([]), "{v}");
-    assert!(warned(&v, &["node1/distance", "distance 4294967295"]), "{v}");
+    assert!(
+        warned(&v, &["node1/distance", "distance 4294967295"]),
+        "{v}"
+    );
 }
 
 #[test]
@@ -255,22 +304,36 @@ fn hmat_latencies_of_0_and_u64_max_are_left_unknown() {
     let h = &v["hmat"][0];
     assert!(h["read_latency_ns"].is_null(), "{h}");
     assert!(h["write_latency_ns"].is_null(), "{h}");
-    assert_eq!(h["read_bandwidth_mb_s"], 6400, "the sound figure stays: {h}");
+    assert_eq!(
+        h["read_bandwidth_mb_s"], 6400,
+        "the sound figure stays: {h}"
+    );
     assert!(warned(&v, &["read_latency", "gives 0"]), "{v}");
-    assert!(warned(&v, &["write_latency", "18446744073709551615"]), "{v}");
+    assert!(
+        warned(&v, &["write_latency", "18446744073709551615"]),
+        "{v}"
+    );
 }
 
 #[test]
 fn a_thp_page_of_0_bytes_is_left_unknown() {
     let (v, _) = topo("corrupt-out-of-domain");
-    assert!(v["environment"]["thp_page_size_bytes"].is_null(), "{}", v["environment"]);
+    assert!(
+        v["environment"]["thp_page_size_bytes"].is_null(),
+        "{}",
+        v["environment"]
+    );
     assert!(warned(&v, &["hpage_pmd_size", "gives 0"]), "{v}");
 }
 
 #[test]
 fn numa_balancing_7_is_left_unknown() {
     let (v, _) = topo("corrupt-out-of-domain");
-    assert!(v["environment"]["numa_balancing"].is_null(), "{}", v["environment"]);
+    assert!(
+        v["environment"]["numa_balancing"].is_null(),
+        "{}",
+        v["environment"]
+    );
     assert!(warned(&v, &["numa_balancing", "gives 7"]), "{v}");
 }
 

@@ -146,6 +146,8 @@ fn the_stopped_fields_are_documented() {
 
 /// Runs `numascope ARGS` to its end and returns its exit code, stderr and peak resident
 /// memory (KiB, from wait4's rusage of that one child).
+// The child is reaped by wait4 (std's wait gives no rusage).
+#[allow(clippy::zombie_processes)]
 fn with_peak_rss(args: &[&std::ffi::OsStr]) -> (i32, String, u64) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_numascope"))
         .args(args)
@@ -241,7 +243,14 @@ fn run_skip_of_a_part_only_leaves_out_is_refused() {
 fn run_dry_run_summary_line_json_is_refused() {
     // With --json the refusal is one JSON object on stderr.
     let out = numascope()
-        .args(["--sysfs-root", &fixture("opteron250-2s"), "run", "--dry-run", "--summary-line", "--json"])
+        .args([
+            "--sysfs-root",
+            &fixture("opteron250-2s"),
+            "run",
+            "--dry-run",
+            "--summary-line",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -274,13 +283,19 @@ fn latency_csv_without_a_table_to_write_is_refused() {
             .timeout(HANG),
         "--csv writes the --distribution and MLP tables",
     );
-    assert!(!dir.exists(), "the refused command created {}", dir.display());
+    assert!(
+        !dir.exists(),
+        "the refused command created {}",
+        dir.display()
+    );
 }
 
 #[test]
 fn app_force_without_output_is_refused() {
     refused_in_one_sentence(
-        numascope().args(["app", "--force", "--", "true"]).timeout(HANG),
+        numascope()
+            .args(["app", "--force", "--", "true"])
+            .timeout(HANG),
         "--force lets --output write",
     );
 }
@@ -317,7 +332,15 @@ fn app_leaving(script: &str, extra: &[&str]) -> (Option<i32>, String) {
     let script = script.replace("PIDFILE", pidfile.to_str().unwrap());
     let out = numascope()
         .env("TMPDIR", tmp.path())
-        .args(["app", "--runs", "1", "--warmup", "0", "--candidates", "default"])
+        .args([
+            "app",
+            "--runs",
+            "1",
+            "--warmup",
+            "0",
+            "--candidates",
+            "default",
+        ])
         .args(extra)
         .arg("--output")
         .arg(tmp.path().join("out"))
@@ -325,15 +348,22 @@ fn app_leaving(script: &str, extra: &[&str]) -> (Option<i32>, String) {
         .timeout(HANG)
         .output()
         .unwrap();
-    let pid = std::fs::read_to_string(&pidfile)
-        .unwrap_or_else(|_| panic!("the script wrote no PID: {}", String::from_utf8_lossy(&out.stderr)));
+    let pid = std::fs::read_to_string(&pidfile).unwrap_or_else(|_| {
+        panic!(
+            "the script wrote no PID: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
     let pid = pid.trim().to_string();
     let still = alive(&pid);
     if still {
         // Clean up before failing, so the suite leaves no process behind either way.
         let _ = Command::new("kill").args(["-KILL", &pid]).status();
     }
-    assert!(!still, "process {pid} of the program's group outlived numascope app");
+    assert!(
+        !still,
+        "process {pid} of the program's group outlived numascope app"
+    );
     (out.status.code(), pid)
 }
 

@@ -124,7 +124,9 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(secs) = args.hold.filter(|&s| s > MAX_HOLD_SECS) {
-        anyhow::bail!("--hold {secs} is out of range; give at most {MAX_HOLD_SECS} seconds (a week)");
+        anyhow::bail!(
+            "--hold {secs} is out of range; give at most {MAX_HOLD_SECS} seconds (a week)"
+        );
     }
     let size = parse_size(&args.size).with_context(|| "--size".to_string())?;
     let page: PageSize = args

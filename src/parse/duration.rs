@@ -65,7 +65,8 @@ pub fn parse_duration(text: &str, range: &DurationRange) -> Result<Duration, Str
     // durations (f64's parser alone would take the last three).
     let n = num.trim();
     let plain = !n.is_empty()
-        && n.chars().all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '+')
+        && n.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '+')
         && n.chars().any(|c| c.is_ascii_digit());
     let v: f64 = n.parse().ok().filter(|_| plain).ok_or_else(|| {
         format!(

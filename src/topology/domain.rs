@@ -71,7 +71,11 @@ pub fn check_hmat(targets: &mut [HmatTarget], warnings: &mut Vec<String>) {
                 warnings.push(refused(
                     &file(name),
                     &x.to_string(),
-                    &format!("the firmware's figures lie in {}..={}", range.start(), range.end()),
+                    &format!(
+                        "the firmware's figures lie in {}..={}",
+                        range.start(),
+                        range.end()
+                    ),
                     "that HMAT figure is left unknown",
                 ));
                 *v = None;
@@ -79,8 +83,16 @@ pub fn check_hmat(targets: &mut [HmatTarget], warnings: &mut Vec<String>) {
         };
         check(&mut t.read_latency_ns, "read_latency", &HMAT_LATENCY_NS);
         check(&mut t.write_latency_ns, "write_latency", &HMAT_LATENCY_NS);
-        check(&mut t.read_bandwidth_mb_s, "read_bandwidth", &HMAT_BANDWIDTH_MB_S);
-        check(&mut t.write_bandwidth_mb_s, "write_bandwidth", &HMAT_BANDWIDTH_MB_S);
+        check(
+            &mut t.read_bandwidth_mb_s,
+            "read_bandwidth",
+            &HMAT_BANDWIDTH_MB_S,
+        );
+        check(
+            &mut t.write_bandwidth_mb_s,
+            "write_bandwidth",
+            &HMAT_BANDWIDTH_MB_S,
+        );
     }
 }
 

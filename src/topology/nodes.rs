@@ -10,9 +10,9 @@
 
 use crate::parse::cpulist::format_list;
 use crate::parse::size::parse_meminfo_kb;
-use crate::topology::domain;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
+use crate::topology::domain;
 use crate::topology::files::{
     degrade, malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR,
 };
@@ -40,7 +40,8 @@ pub fn read_nodes(
         }
         _ => dirs.clone(),
     };
-    let ids = crate::topology::domain::node_ids(ids, &shown(format!("{NODE_DIR}/online")), warnings);
+    let ids =
+        crate::topology::domain::node_ids(ids, &shown(format!("{NODE_DIR}/online")), warnings);
     if ids.is_empty() {
         return Err(malformed(
             root,
@@ -281,7 +282,12 @@ fn parse_meminfo(
             .split_once(':')
             .ok_or_else(|| bad("has no `Key: value` form"))?;
         let kb = value.trim();
-        let is_number = kb.strip_suffix("kB").unwrap_or(kb).trim().parse::<u64>().is_ok();
+        let is_number = kb
+            .strip_suffix("kB")
+            .unwrap_or(kb)
+            .trim()
+            .parse::<u64>()
+            .is_ok();
         let v = match parse_meminfo_kb(value) {
             Some(v) if v <= domain::MAX_MEMORY_BYTES => v,
             // A number of kB beyond any machine (or beyond 2^64 bytes once times 1024):
@@ -314,7 +320,10 @@ fn parse_meminfo(
     match (total, free) {
         (Some(t), Some(f)) if f <= t => {
             let available = mem_available
-                .unwrap_or(f.saturating_add(file_pages / 2).saturating_add(reclaimable / 2))
+                .unwrap_or(
+                    f.saturating_add(file_pages / 2)
+                        .saturating_add(reclaimable / 2),
+                )
                 .clamp(f, t);
             Ok((t, f, available))
         }

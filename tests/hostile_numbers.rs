@@ -367,3 +367,30 @@ fn dry_run_shows_the_warnings_topo_prints() {
         }
     }
 }
+
+/// The plan's estimate (`run --dry-run --json`) for a fixture, seconds.
+fn plan_estimate_s(name: &str) -> f64 {
+    let out = numascope()
+        .args(["--sysfs-root", &fixture(name), "run", "--dry-run", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["estimate_s"].as_f64().unwrap()
+}
+
+#[test]
+fn an_impossible_cache_does_not_grow_the_plan() {
+    // The corrupt fixture is opteron250-2s with an L2 of 2^64 bytes (and other bad values):
+    // left out, it cannot stretch the sweep or the run's sizes.
+    let clean = plan_estimate_s("opteron250-2s");
+    let corrupt = plan_estimate_s("corrupt-out-of-domain");
+    assert!(
+        corrupt <= clean * 1.1,
+        "plan of {corrupt:.0} s with the corrupt cache, {clean:.0} s without"
+    );
+}

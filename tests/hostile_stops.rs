@@ -40,7 +40,9 @@ fn stopped(args: &[&str]) -> (Option<i32>, String) {
     let lock_file = lock.path().join("numascope.lock");
     let pid = child.id().to_string();
     let start = Instant::now();
-    while std::fs::read_to_string(&lock_file).map_or(true, |s| s.trim() != pid) {
+    let holds =
+        || std::fs::read_to_string(&lock_file).is_ok_and(|s| s.trim() == pid) || holds_flock(&pid);
+    while !holds() {
         assert!(
             child.try_wait().unwrap().is_none(),
             "{args:?} ended before it took the measuring lock"
@@ -67,6 +69,16 @@ fn stopped(args: &[&str]) -> (Option<i32>, String) {
         std::thread::sleep(Duration::from_millis(20));
     };
     (status.code(), reader.join().unwrap())
+}
+
+/// True when process `pid` holds a flock(2) lock (/proc/locks), whatever its lock file holds.
+fn holds_flock(pid: &str) -> bool {
+    std::fs::read_to_string("/proc/locks").is_ok_and(|t| {
+        t.lines().any(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            f.len() > 4 && f[1] == "FLOCK" && f[4] == pid
+        })
+    })
 }
 
 fn assert_stopped_document(args: &[&str]) {

@@ -48,9 +48,32 @@ pub fn read_environment_warn(
     let thp_enabled = degrade(root, thp_enabled, warnings, unknown)?.flatten();
     let thp_defrag = bracketed(root, &format!("{thp}/defrag"));
     let thp_defrag = degrade(root, thp_defrag, warnings, unknown)?.flatten();
-    let thp_page_size_bytes = root.read_u64_opt(format!("{thp}/hpage_pmd_size"))?;
+    // Values no kernel writes (a THP page of 0 bytes, numa_balancing 7) are refused, each
+    // with a warning, never shown as the machine's setting.
+    let thp_page_size_bytes = root
+        .read_u64_opt(format!("{thp}/hpage_pmd_size"))?
+        .and_then(|b| {
+            in_domain(
+                b,
+                thp_page_ok(b),
+                &format!("/{thp}/hpage_pmd_size"),
+                "a THP page is a power of two from 64 KiB to 1 GiB",
+                "the THP page size is left unknown",
+                warnings,
+            )
+        });
     let numa_balancing = root
         .read_u64_opt("proc/sys/kernel/numa_balancing")?
+        .and_then(|v| {
+            in_domain(
+                v,
+                v <= 3,
+                "/proc/sys/kernel/numa_balancing",
+                "its modes are 0 to 3",
+                "whether automatic NUMA balancing is on is left unknown",
+                warnings,
+            )
+        })
         .map(|v| v as u32);
     let mut cpufreq_governor = None;
     for c in cpus.iter().filter(|c| c.online) {
@@ -159,6 +182,30 @@ fn page_size(root: &SysRoot, arch: &str) -> Result<u64, SysError> {
         }
     }
     Ok(4096)
+}
+
+/// A THP (PMD) page size a kernel can have: a power of two from 64 KiB to 1 GiB (arm64 with
+/// 64 KiB base pages has 512 MiB).
+fn thp_page_ok(bytes: u64) -> bool {
+    bytes.is_power_of_two() && ((64 << 10)..=(1 << 30)).contains(&bytes)
+}
+
+/// `value` when `ok`, else `None` and the warning `FILE gives VALUE, which no machine has
+/// (WHY); THEN`.
+fn in_domain(
+    value: u64,
+    ok: bool,
+    file: &str,
+    why: &str,
+    then: &str,
+    warnings: &mut Vec<String>,
+) -> Option<u64> {
+    if !ok {
+        warnings.push(format!(
+            "{file} gives {value}, which no machine has ({why}); {then}"
+        ));
+    }
+    ok.then_some(value)
 }
 
 #[cfg(test)]

@@ -184,6 +184,9 @@ pub fn resolve(
                             AppError::input(format!("--candidates: `{id}`: {}", e.0))
                         })?;
                         for &n in &set {
+                            // A node that does not exist is the user's slip (2), as for
+                            // `bind:N`; one without memory is this machine's refusal (3).
+                            node(&id, &n.to_string())?;
                             with_memory(&id, n)?;
                         }
                         set

@@ -13,7 +13,8 @@ use std::time::{Duration, Instant};
 use crate::inspect::{inspect, Inspection};
 use crate::sys::signal::interrupted;
 use crate::sys::spawn::{
-    signal_group, spawn_placed, wait_child, ChildEnd, ChildOutput, ChildPlacement, GroupSignal,
+    end_group, signal_group, spawn_placed, wait_child, ChildEnd, ChildOutput, ChildPlacement,
+    GroupSignal,
 };
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -122,6 +123,9 @@ pub fn run_once(
         let end = wait_child(pid);
         let wall_s = start.elapsed().as_secs_f64();
         done.store(true, Ordering::Release);
+        // The program has ended, on its own or stopped; what it started in its group
+        // (background jobs, a grandchild that ignores SIGTERM) ends with it.
+        end_group(pid, GRACE);
         let samples = watcher.join().unwrap_or_default();
         (end, wall_s, samples)
     });

@@ -117,7 +117,12 @@ pub fn run_toward(
             "--stride {stride} is more than the {len} elements of each array, so every pass would touch one element; use a stride of at most {len} or a larger --size"
         );
     }
-    let plan = TeamPlan::new(spec.duration, spec.repetitions, spec.warmup);
+    // A stop signal ends the repetitions once one is kept (not after all of them: 1000
+    // repetitions of 100 ms kept a stopped command measuring for 100 s).
+    let plan = TeamPlan {
+        stop_on_signal: Some(1),
+        ..TeamPlan::new(spec.duration, spec.repetitions, spec.warmup)
+    };
     let setup = |index: usize, _cpu: u32| make_worker(topo, root, spec, index, len);
     let work =
         |index: usize, w: &mut Worker, stop: &Stop| sweep_until_stopped(spec, index, w, stop);

@@ -103,6 +103,12 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
+    if args.force && args.output.is_none() {
+        return Err(AppError::input(
+            "--force lets --output write into an existing directory, and no --output is given, so it does nothing; drop --force or add --output DIR",
+        )
+        .into());
+    }
     let time_limit = args
         .time_limit
         .as_deref()

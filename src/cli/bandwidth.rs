@@ -93,11 +93,12 @@ pub struct BandwidthArgs {
     /// Length of one repetition: 200ms, 1s, or milliseconds.
     #[arg(long, default_value = "200ms")]
     pub duration: String,
-    /// Repetitions kept (the median is the headline; 6 is the fewest with a 95 % interval for
-    /// the median, and the headline figures take extras toward ±3 % up to twice as many).
+    /// Repetitions kept, 1 to 1000 (the median is the headline; 6 is the fewest with a 95 %
+    /// interval for the median, and the headline figures take extras toward ±3 % up to twice
+    /// as many).
     #[arg(long, default_value_t = DEFAULT_REPETITIONS)]
     pub repetitions: usize,
-    /// Repetitions run first and dropped.
+    /// Repetitions run first and dropped, 0 to 100.
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
     /// Force an instruction set: scalar, avx2 or avx512 (default: avx2 where present, since
@@ -322,6 +323,10 @@ fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Most repetitions `--repetitions` may keep, and `--warmup` may drop.
+const MAX_REPETITIONS: usize = 1000;
+const MAX_WARMUP: usize = 100;
+
 /// Resolves the flags against the topology into a validated [`Config`]: every flag is parsed
 /// and checked here, once, before anything is allocated or pinned.
 fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
@@ -332,6 +337,16 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     anyhow::ensure!(
         args.repetitions > 0,
         "--repetitions 0 measures nothing; give at least 1 (6 is the default, the fewest with an interval)"
+    );
+    anyhow::ensure!(
+        args.repetitions <= MAX_REPETITIONS,
+        "--repetitions {} is out of range; give 1 to {MAX_REPETITIONS} (6 is the default)",
+        args.repetitions
+    );
+    anyhow::ensure!(
+        args.warmup <= MAX_WARMUP,
+        "--warmup {} is out of range; give 0 to {MAX_WARMUP} repetitions to drop",
+        args.warmup
     );
     let page: PageSize = args
         .page_size
@@ -482,14 +497,19 @@ fn resolve_peak(
 
 /// `--size`: one size or a comma-separated list, each above zero.
 fn parse_sizes(text: &str) -> anyhow::Result<Vec<u64>> {
-    text.split(',')
+    let sizes = text
+        .split(',')
         .map(|t| {
             let s = parse_size(t.trim()).context("--size")?;
             anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
             Ok(s)
         })
-        .collect()
+        .collect::<anyhow::Result<Vec<u64>>>()?;
+    super::distinct("--size", &sizes)
 }
+
+/// The smallest working set per thread `--sweep` may start at.
+const MIN_SWEEP_BYTES: u64 = 1024;
 
 /// The working sets per thread of a size run: `--sweep`'s grid, or a `--size` list (each
 /// size is all threads together, as a single --size is, so it is split over the threads),
@@ -510,6 +530,15 @@ fn per_thread_sizes(
             "--sweep {}..{} ends before it starts; give FROM below TO",
             format_bytes(from),
             format_bytes(to)
+        );
+        // Each thread's arrays hold whole elements of a few words; below 1 KiB a kernel's
+        // arrays would be empty (and the harness would then blame --size, not given).
+        anyhow::ensure!(
+            from >= MIN_SWEEP_BYTES,
+            "--sweep {}..{} starts below {} per thread, too small for a kernel's arrays; give FROM of at least 1KiB, e.g. --sweep 16KiB..1GiB",
+            format_bytes(from),
+            format_bytes(to),
+            format_bytes(MIN_SWEEP_BYTES)
         );
         crate::latency::sweep::sizes(
             from,

@@ -72,10 +72,10 @@ pub struct LatencyArgs {
     /// Only page mode has groups, so other modes refuse it.
     #[arg(long, value_name = "BYTES")]
     pub locality: Option<String>,
-    /// Samples kept per measurement (the median is the headline).
+    /// Samples kept per measurement, 1 to 10000 (the median is the headline).
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub samples: usize,
-    /// Samples run and dropped first.
+    /// Samples run and dropped first, 0 to 1000.
     #[arg(long, default_value_t = 2, value_name = "N")]
     pub warmup: usize,
     /// Minimum duration of one sample, milliseconds.
@@ -115,7 +115,10 @@ pub(crate) fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64
         return Ok((None, None));
     }
     let Some((a, b)) = t.split_once("..") else {
-        bail!("--sweep `{t}` is not a range; write FROM..TO, e.g. --sweep 4KiB..1GiB");
+        bail!(
+            "--sweep `{}` is not a range; write FROM..TO, e.g. --sweep 4KiB..1GiB",
+            excerpt(t)
+        );
     };
     let f = |s: &str| -> anyhow::Result<Option<u64>> {
         if s.trim().is_empty() {
@@ -200,6 +203,12 @@ fn check_applicability(args: &LatencyArgs) -> anyhow::Result<()> {
             args.mode.label()
         );
     }
+    // --csv writes the distribution and MLP tables; the MLP factor needs one chain and more
+    // (`--chains 1,4`), so without either there is no row to write.
+    let mlp = args.chains.contains(&1) && args.chains.iter().any(|&c| c > 1);
+    if args.csv.is_some() && !args.distribution && !mlp {
+        bail!("--csv writes the --distribution and MLP tables, and neither is measured here; add --distribution or --chains 1,4 (MLP), or drop --csv");
+    }
     if args.seed.is_some() && args.mode == Mode::Seq {
         bail!("--seed shuffles the chains of --mode random and page, and --mode seq walks in order; drop --seed or use --mode random");
     }
@@ -257,8 +266,8 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
     Ok(Config {
         variant,
         modes: vec![args.mode],
-        pages: args.page_size.clone(),
-        chains: args.chains.clone(),
+        pages: super::distinct("--page-size", &args.page_size)?,
+        chains: super::distinct("--chains", &args.chains)?,
         element_bytes,
         group_bytes: locality,
         seed,
@@ -316,10 +325,26 @@ fn distribution_groups(args: &LatencyArgs) -> anyhow::Result<Option<usize>> {
     Ok(Some(groups))
 }
 
+/// Most samples `--samples` may keep, and `--warmup` may drop.
+const MAX_SAMPLES: usize = 10_000;
+const MAX_WARMUP: usize = 1_000;
+
 /// `--samples`, `--warmup` and `--sample-ms`, checked.
 fn sample_plan(args: &LatencyArgs) -> anyhow::Result<SamplePlan> {
     if args.samples == 0 {
         bail!("--samples 0 keeps nothing; give at least 1");
+    }
+    if args.samples > MAX_SAMPLES {
+        bail!(
+            "--samples {} is out of range; give 1 to {MAX_SAMPLES} (25 is the default)",
+            args.samples
+        );
+    }
+    if args.warmup > MAX_WARMUP {
+        bail!(
+            "--warmup {} is out of range; give 0 to {MAX_WARMUP} samples to drop",
+            args.warmup
+        );
     }
     if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
         bail!(
@@ -389,12 +414,15 @@ fn point_variant(
                     format_bytes(to)
                 );
             }
-            Some(sweep::sizes(
-                from,
-                to,
-                sweep::POINTS_PER_OCTAVE,
-                element_bytes,
-            ))
+            let sizes = sweep::sizes(from, to, sweep::POINTS_PER_OCTAVE, element_bytes);
+            if sizes.is_empty() {
+                bail!(
+                    "--sweep {}..{} holds no working set of at least one element ({element_bytes} bytes); end the sweep higher, e.g. --sweep 4KiB..256MiB",
+                    format_bytes(from),
+                    format_bytes(to)
+                );
+            }
+            Some(sizes)
         }
     };
     let sizes: Vec<u64> = match &sweep_sizes {
@@ -411,11 +439,14 @@ fn point_variant(
                     .unwrap_or(PageSize::Base),
             )]
         }
-        None => args
-            .size
-            .iter()
-            .map(|s| size_flag("--size", s))
-            .collect::<anyhow::Result<_>>()?,
+        None => super::distinct(
+            "--size",
+            &args
+                .size
+                .iter()
+                .map(|s| size_flag("--size", s))
+                .collect::<anyhow::Result<Vec<u64>>>()?,
+        )?,
     };
     for &s in &sizes {
         if sweep_sizes.is_none() {

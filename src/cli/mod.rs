@@ -318,13 +318,36 @@ fn wait_lock(text: Option<&str>) -> anyhow::Result<crate::launcher::Wait> {
     };
     Ok(match text {
         None => Wait::Forever,
-        Some(t) if t.trim().trim_end_matches("ms").trim_end_matches('s').trim() == "0" => {
+        // Zero exactly as written with one unit: `0msms` or `0ss` is no duration.
+        Some(t) if matches!(t.trim(), "0" | "0s" | "0ms") => {
             Wait::AtMost(std::time::Duration::ZERO)
         }
         Some(t) => Wait::AtMost(
             crate::parse::duration::parse_duration(t, &RANGE).map_err(anyhow::Error::msg)?,
         ),
     })
+}
+
+/// The most distinct values a list flag (`--size A,B,...`, `--chains`) may name: each value
+/// is a measurement of its own.
+pub const MAX_LIST: usize = 64;
+
+/// A list flag's values without repeats, in the order given, refused above [`MAX_LIST`]
+/// distinct values: a value named twice would be measured twice for nothing.
+pub fn distinct<T: PartialEq + Copy>(flag: &str, values: &[T]) -> anyhow::Result<Vec<T>> {
+    let mut out: Vec<T> = Vec::new();
+    for &v in values {
+        if !out.contains(&v) {
+            if out.len() == MAX_LIST {
+                anyhow::bail!(
+                    "{flag} names more than {MAX_LIST} different values ({} given); measure at most {MAX_LIST} at a time, or use --sweep for a range",
+                    values.len()
+                );
+            }
+            out.push(v);
+        }
+    }
+    Ok(out)
 }
 
 /// Takes the host's measuring lock as `--wait-lock` says. Each measuring command calls it
@@ -389,8 +412,27 @@ pub fn run_status(r: &crate::results::RunResults) -> anyhow::Result<()> {
     }))
 }
 
+/// A report a stop signal cut short, as its JSON says so: `partial` and `stopped_by` first,
+/// then the report's own fields (docs/schema: "A stopped command").
+#[derive(serde::Serialize)]
+struct Stopped<'a, T: serde::Serialize> {
+    partial: bool,
+    stopped_by: &'static str,
+    #[serde(flatten)]
+    report: &'a T,
+}
+
+/// True when `value` serializes to an object that has its own `partial` field.
+fn has_partial_field<T: serde::Serialize>(value: &T) -> anyhow::Result<bool> {
+    Ok(serde_json::to_value(value)?
+        .as_object()
+        .is_some_and(|o| o.contains_key("partial")))
+}
+
 /// Prints a command's finished result to stdout: pretty JSON and a newline with `--json`,
-/// else what `text` renders. The one place every subcommand writes its answer.
+/// else what `text` renders. The one place every subcommand writes its answer. After a stop
+/// signal the JSON says it is partial and why (a report with its own `partial`, as `app`'s,
+/// keeps it), so `> out.json` never passes for a complete measurement.
 pub fn print_result<T: serde::Serialize>(
     json: bool,
     value: &T,
@@ -399,7 +441,20 @@ pub fn print_result<T: serde::Serialize>(
     use std::io::Write as _;
     if json {
         let mut out = std::io::stdout().lock();
-        serde_json::to_writer_pretty(&mut out, value)?;
+        let stopped = match crate::sys::signal::stop_signal_name() {
+            Some(name) if !has_partial_field(value)? => Some(name),
+            _ => None,
+        };
+        if let Some(stopped_by) = stopped {
+            let wrapped = Stopped {
+                partial: true,
+                stopped_by,
+                report: value,
+            };
+            serde_json::to_writer_pretty(&mut out, &wrapped)?;
+        } else {
+            serde_json::to_writer_pretty(&mut out, value)?;
+        }
         writeln!(out)?;
         out.flush()?;
     } else {

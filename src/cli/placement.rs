@@ -43,7 +43,7 @@ pub struct PlacementArgs {
     #[arg(long, alias = "cpu", value_name = "CPU")]
     pub cpus: Option<String>,
     /// After printing, keep the process alive this many seconds with the buffer mapped (so
-    /// `numascope inspect PID` or numastat can look at it).
+    /// `numascope inspect PID` or numastat can look at it), at most 604800 (a week).
     #[arg(long, value_name = "SECONDS")]
     pub hold: Option<u64>,
     /// Print JSON (schema in docs/schema/placement.md).
@@ -96,6 +96,9 @@ fn policy(topo: &Topology, args: &PlacementArgs) -> anyhow::Result<Policy> {
     .map_err(|e| anyhow::anyhow!(e.replace("--nodes", "--mem-nodes")))
 }
 
+/// The longest `--hold`: a week.
+const MAX_HOLD_SECS: u64 = 7 * 24 * 3600;
+
 pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
     // A stop signal only sets a flag here, so weighted-interleave weights set for the
     // fault-in are restored (WeightGuard's drop) before the command stops (issue 17).
@@ -119,6 +122,11 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
                 );
             }
         }
+    }
+    if let Some(secs) = args.hold.filter(|&s| s > MAX_HOLD_SECS) {
+        anyhow::bail!(
+            "--hold {secs} is out of range; give at most {MAX_HOLD_SECS} seconds (a week)"
+        );
     }
     let size = parse_size(&args.size).with_context(|| "--size".to_string())?;
     let page: PageSize = args
@@ -156,8 +164,9 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
     super::print_result(args.json, &check, |out| placement_text::render(&check, out))?;
     if let Some(secs) = args.hold {
         // Held in short steps so a stop signal ends the hold within a tenth of a second.
-        let end = std::time::Instant::now() + Duration::from_secs(secs);
-        while !crate::sys::signal::interrupted() && std::time::Instant::now() < end {
+        let start = std::time::Instant::now();
+        let hold = Duration::from_secs(secs.min(MAX_HOLD_SECS));
+        while !crate::sys::signal::interrupted() && start.elapsed() < hold {
             std::thread::sleep(Duration::from_millis(100));
         }
     }

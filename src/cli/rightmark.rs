@@ -50,7 +50,7 @@ pub struct RightmarkArgs {
     /// runs before it).
     #[arg(long, default_value = "100ms", value_name = "DURATION")]
     pub duration: String,
-    /// Latency samples kept per round (their median is the round's value).
+    /// Latency samples kept per round, 1 to 1000 (their median is the round's value).
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub samples: usize,
     /// Minimum duration of one latency sample, milliseconds.
@@ -123,8 +123,11 @@ pub fn resolve(topo: &Topology, args: &RightmarkArgs) -> anyhow::Result<Config> 
             args.rounds
         );
     }
-    if args.samples == 0 {
-        bail!("--samples 0 keeps no latency sample; give at least 1");
+    if args.samples == 0 || args.samples > 1000 {
+        bail!(
+            "--samples {} is out of range; give 1 to 1000 latency samples per round (5 is the default)",
+            args.samples
+        );
     }
     if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
         bail!(

@@ -124,6 +124,22 @@ pub fn resolve(args: &RunArgs) -> anyhow::Result<PlanRequest> {
     if skip.contains(&Part::Topology) {
         bail!("--skip topology is not possible: every part needs the topology; leave it out of --skip");
     }
+    // A part --skip names that --only already leaves out would be skipped twice, so --skip
+    // would do nothing there.
+    if let Some(only) = &only {
+        if let Some(p) = skip.iter().find(|p| !only.contains(p)) {
+            bail!(
+                "--skip {} does nothing with --only, which already leaves that part out; drop it from --skip, or drop --only",
+                p.name()
+            );
+        }
+    }
+    if args.summary_line && args.json {
+        bail!("--json prints results.json (with --dry-run, the plan) to stdout, so --summary-line does nothing there; drop one of them");
+    }
+    if args.summary_line && args.dry_run {
+        bail!("--dry-run prints the plan and measures nothing, so --summary-line has no summary to print; drop --summary-line or --dry-run");
+    }
     if args.dry_run {
         // A dry run writes nothing, so the output flags would be ignored.
         for (flag, given) in [("--output", args.output.is_some()), ("--force", args.force)] {
@@ -209,7 +225,7 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
             .map(|n| by_name(n).map(|d| d.id))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
-        o.kernels = Some(ids);
+        o.kernels = Some(super::distinct("--kernel", &ids)?);
     }
     if let Some(t) = &args.mode {
         let modes = t
@@ -217,7 +233,7 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
             .map(|m| m.trim().parse::<Mode>())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("--mode: {e}"))?;
-        o.modes = Some(modes);
+        o.modes = Some(super::distinct("--mode", &modes)?);
     }
     if let Some(t) = &args.page_size {
         let pages = t
@@ -225,7 +241,7 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
             .map(|p| p.trim().parse::<PageSize>())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| anyhow::anyhow!("--page-size: {e}"))?;
-        o.pages = Some(pages);
+        o.pages = Some(super::distinct("--page-size", &pages)?);
     }
     if let Some(t) = &args.sweep {
         let (from, to) = super::latency::parse_range(t)?;
@@ -376,6 +392,10 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         .apply(&mut planned, &topo)
         .map_err(anyhow::Error::msg)?;
     if args.dry_run {
+        // The same warnings `topo` prints for this snapshot: the plan rests on its values.
+        for w in &topo.warnings {
+            super::ui::warning(w);
+        }
         return super::print_result(args.json, &planned.plan, |out| {
             run_brief::render_plan(out, &planned.plan)
         });

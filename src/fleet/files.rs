@@ -19,7 +19,8 @@ pub fn find_results(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
                 p.display()
             )
         })?;
-        if meta.is_file() {
+        // A FIFO or a device given directly goes to the reader, which refuses it by type.
+        if !meta.is_dir() {
             out.push(p.clone());
         } else {
             walk(p, 0, &mut out)?;
@@ -42,7 +43,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> anyhow::Result<()> 
         let Ok(t) = e.file_type() else { continue };
         if t.is_dir() && depth < MAX_DEPTH {
             walk(&path, depth + 1, out)?;
-        } else if t.is_file() && e.file_name() == RESULTS_FILE {
+        } else if !t.is_dir() && !t.is_symlink() && e.file_name() == RESULTS_FILE {
+            // A FIFO, device or socket named results.json is kept, so the reader refuses it
+            // by type with its sentence (docs/fleet.md) rather than the walk skipping it.
             out.push(path);
         }
     }

@@ -1,5 +1,5 @@
-//! Durations on the command line (`200ms`, `1.5s`). One rule for every flag: a number with
-//! the unit `ms` or `s`; a bare number means milliseconds (what `bandwidth --duration 300` has
+//! Durations on the command line (`200ms`, `1.5s`, `10min`, `24h`). One rule for every flag: a
+//! number with one unit, `ms`, `s`, `min` or `h`; a bare number means milliseconds (what `bandwidth --duration 300` has
 //! always meant), and an error about a bare number says so. Each flag brings its own
 //! [`DurationRange`], because a repetition of a bandwidth kernel and a point of the loaded
 //! latency curve have different sensible lengths. Pure functions with property tests.
@@ -45,22 +45,36 @@ pub const RUN_REPETITION: DurationRange = DurationRange {
     advice: "give 20ms to 60s per repetition (it sets bandwidth, scaling, loaded latency and the scenarios)",
 };
 
+/// The number and its unit's scale in seconds; `bare` when no unit was written.
+fn split_unit(t: &str) -> (&str, f64, bool) {
+    for (unit, scale) in [("ms", 1e-3), ("min", 60.0), ("h", 3600.0), ("s", 1.0)] {
+        if let Some(n) = t.strip_suffix(unit) {
+            return (n, scale, false);
+        }
+    }
+    (t, 1e-3, true)
+}
+
 /// Parses `text` by the rule above and checks it against `range`; an error is one sentence
 /// naming the flag, the value and the fix.
 pub fn parse_duration(text: &str, range: &DurationRange) -> Result<Duration, String> {
     let flag = range.flag;
     let t = text.trim();
-    let (num, scale, bare) = if let Some(n) = t.strip_suffix("ms") {
-        (n, 1e-3, false)
-    } else if let Some(n) = t.strip_suffix('s') {
-        (n, 1.0, false)
-    } else {
-        (t, 1e-3, true)
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("{flag} `{text}` is not a duration; write e.g. 500ms or 2s"))?;
+    let (num, scale, bare) = split_unit(t);
+    // One number, digits and at most a point: `0msms`, `1e9s`, `inf` or `nan` are not
+    // durations (f64's parser alone would take the last three).
+    let n = num.trim();
+    let plain = !n.is_empty()
+        && n.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == '-' || c == '+')
+        && n.chars().any(|c| c.is_ascii_digit());
+    let v: f64 = n.parse().ok().filter(|_| plain).ok_or_else(|| {
+        format!(
+            "{flag} `{}` is not a duration; write e.g. 500ms or 2s",
+            crate::parse::cpulist::excerpt(text)
+        )
+    })?;
+    let text = crate::parse::cpulist::excerpt(text);
     let secs = v * scale;
     if !(secs.is_finite() && secs > 0.0) {
         return Err(format!("{flag} `{text}` is not positive; {}", range.advice));
@@ -110,7 +124,13 @@ mod tests {
         assert!(b("-1s").contains("not positive"));
         assert!(b("soon").contains("not a duration"));
         assert!(b("3601s").contains("at most an hour"));
-        assert!(b("inf").contains("not positive"));
+        assert!(b("inf").contains("not a duration"));
+        assert!(b("0msms").contains("not a duration"));
+        assert!(b("1e3s").contains("not a duration"));
+        assert!(b("2h").contains("at most an hour"));
+        let ok = |t| parse_duration(t, &BANDWIDTH_REPETITION).unwrap();
+        assert_eq!(ok("2min"), Duration::from_secs(120));
+        assert_eq!(ok("1h"), Duration::from_secs(3600));
     }
 
     proptest! {

@@ -16,8 +16,9 @@ pub struct SizeError {
 
 /// Parses `123`, `4k`, `4K`, `4KiB`, `4KB` (decimal), `1.5GiB`, ... into bytes.
 pub fn parse_size(text: &str) -> Result<u64, SizeError> {
+    // A long value is quoted cut, with its length (a 20 KB argument is not echoed whole).
     let err = |why| SizeError {
-        text: text.to_string(),
+        text: crate::parse::cpulist::excerpt(text),
         why,
     };
     let t = text.trim();
@@ -55,7 +56,7 @@ pub fn parse_size(text: &str) -> Result<u64, SizeError> {
 pub fn parse_meminfo_kb(text: &str) -> Option<u64> {
     let t = text.trim();
     let n = t.strip_suffix("kB").unwrap_or(t).trim();
-    n.parse::<u64>().ok().map(|v| v * 1024)
+    n.parse::<u64>().ok().and_then(|v| v.checked_mul(1024))
 }
 
 /// Parses sysfs cache sizes such as `32K`, `1024K`, `36608K`, `2M`.
@@ -70,7 +71,7 @@ pub fn parse_sysfs_size(text: &str) -> Option<u64> {
     } else {
         (t, 1)
     };
-    num.parse::<u64>().ok().map(|v| v * mult)
+    num.parse::<u64>().ok().and_then(|v| v.checked_mul(mult))
 }
 
 #[cfg(test)]

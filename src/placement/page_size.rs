@@ -34,7 +34,7 @@ impl PageSize {
                 "{} is not a multiple of the {} huge page size; use a multiple such as {}",
                 crate::parse::size::format_bytes(size_bytes),
                 self.label(),
-                crate::parse::size::format_bytes(size_bytes.div_ceil(g) * g)
+                crate::parse::size::format_bytes(size_bytes.div_ceil(g).saturating_mul(g))
             ));
         }
         Ok(())

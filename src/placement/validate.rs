@@ -8,6 +8,10 @@ use crate::topology::Topology;
 
 use super::{PageSize, PlacementError, Policy};
 
+/// The largest buffer asked of the kernel: 64 PiB, the user address space of 57-bit virtual
+/// addresses. Anything above is a typing slip, and rounding it up to whole pages could wrap.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 56;
+
 fn invalid(s: String) -> PlacementError {
     PlacementError::Invalid(s)
 }
@@ -17,6 +21,13 @@ fn invalid(s: String) -> PlacementError {
 /// naming the limit, where it is set and the fix. `what` names the request (`--size`, `a
 /// buffer of`).
 pub fn check_limit(topo: &Topology, size: u64, what: &str) -> Result<(), PlacementError> {
+    if size > MAX_BUFFER_BYTES {
+        return Err(invalid(format!(
+            "{what} {} is larger than any machine's memory; ask for at most {}",
+            format_bytes(size),
+            format_bytes(MAX_BUFFER_BYTES)
+        )));
+    }
     match topo.environment.tightest_memory_limit() {
         Some(l) if size > l.left_bytes() => Err(invalid(format!(
             "{what} {} does not fit under the {} of {} set in {} ({} of it left for this process); ask for at most that, or {}",
@@ -45,7 +56,17 @@ pub(super) fn validate(
     }
     page.check_whole_pages(size_bytes).map_err(invalid)?;
     let gran = page.bytes();
-    let size = size_bytes.div_ceil(gran) * gran;
+    let size = size_bytes
+        .div_ceil(gran)
+        .checked_mul(gran)
+        .filter(|&s| usize::try_from(s).is_ok() && s <= MAX_BUFFER_BYTES)
+        .ok_or_else(|| {
+            invalid(format!(
+                "a buffer of {} is larger than any machine's memory; give at most {}",
+                format_bytes(size_bytes),
+                format_bytes(MAX_BUFFER_BYTES)
+            ))
+        })?;
     check_limit(topo, size, "a buffer of")?;
     for &n in &policy.nodes() {
         let node = topo.node(n).ok_or_else(|| {

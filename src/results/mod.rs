@@ -17,6 +17,7 @@ pub mod environment_platform;
 pub mod findings;
 pub mod fleet;
 pub mod format;
+mod head;
 pub mod inspect;
 pub mod latency;
 pub mod loaded;
@@ -221,9 +222,18 @@ impl RunResults {
     /// Parses and checks results JSON; `name` names the source in errors. Pure: reading the
     /// file (size cap, refused file types) and filling figures that older files lack are
     /// `crate::results_file::load`'s job, a layer above.
+    /// Two passes over the text and no JSON tree in between: the first reads only the
+    /// version (and checks the syntax), the second builds the results, so a file of 250 MB
+    /// costs about its own size again, not several times it.
     pub fn from_json(text: &str, name: &str) -> Result<RunResults, LoadError> {
-        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
-            if e.is_eof() {
+        let head: head::Head = serde_json::from_str(text).map_err(|e| {
+            if e.is_data() {
+                // Valid JSON that is not an object (an array, a string, a number).
+                LoadError::Shape {
+                    path: name.into(),
+                    detail: "it has no `schema_version` field".into(),
+                }
+            } else if e.is_eof() {
                 LoadError::Truncated {
                     path: name.into(),
                     line: e.line(),
@@ -236,13 +246,13 @@ impl RunResults {
                 }
             }
         })?;
-        let version = value.get("schema_version");
-        match version.and_then(|v| v.as_u64()) {
-            Some(v)
+        let version = head.schema_version;
+        match &version {
+            Some(head::Version::Number(v))
                 if (OLDEST_READABLE_SCHEMA_VERSION as u64..=RESULTS_SCHEMA_VERSION as u64)
-                    .contains(&v) => {}
+                    .contains(v) => {}
             _ => {
-                if version.is_none() && value.get("tool_version").is_none() {
+                if version.is_none() && head.tool_version.is_none() {
                     return Err(LoadError::Shape {
                         path: name.into(),
                         detail: "it has no `schema_version` field".into(),
@@ -257,7 +267,7 @@ impl RunResults {
                 });
             }
         }
-        let r: RunResults = serde_json::from_value(value).map_err(|e| LoadError::Shape {
+        let r: RunResults = serde_json::from_str(text).map_err(|e| LoadError::Shape {
             path: name.into(),
             detail: e.to_string(),
         })?;

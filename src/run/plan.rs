@@ -45,7 +45,13 @@ impl Default for PlanRequest {
 pub fn parse_parts(flag: &str, text: &str) -> Result<Vec<Part>, String> {
     let mut out = Vec::new();
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let p: Part = name.parse().map_err(|e: String| format!("{flag}: {e}"))?;
+        let p: Part = name.parse().map_err(|_| {
+            format!(
+                "{flag}: unknown part `{}`; the parts are: {}",
+                crate::parse::cpulist::excerpt(name),
+                Part::known_names()
+            )
+        })?;
         if !out.contains(&p) {
             out.push(p);
         }

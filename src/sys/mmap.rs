@@ -37,13 +37,23 @@ const THP_ALIGN: usize = 2 << 20;
 impl Mapping {
     /// Maps `len` bytes (already rounded by the caller to the backing's page size).
     pub fn new(len: usize, backing: Backing) -> Result<Mapping, SysCallError> {
-        assert!(len > 0);
+        // Zero or a length whose THP alignment slack would wrap is refused as mmap would
+        // refuse it (EINVAL), not asserted: a size on a command line can be anything.
+        let map_len = match backing {
+            Backing::Thp => len.checked_add(THP_ALIGN),
+            _ => Some(len),
+        }
+        .filter(|_| len > 0 && isize::try_from(len).is_ok());
+        let Some(map_len) = map_len else {
+            return Err(SysCallError {
+                call: "mmap",
+                what: format!("{len} bytes"),
+                source: std::io::Error::from_raw_os_error(libc::EINVAL),
+                hint: "; give a size above 0 and below the address space".into(),
+            });
+        };
         let prot = libc::PROT_READ | libc::PROT_WRITE;
         let mut flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
-        let map_len = match backing {
-            Backing::Thp => len + THP_ALIGN,
-            _ => len,
-        };
         if let Backing::HugeTlb(size) = backing {
             flags |= libc::MAP_HUGETLB | ((size.trailing_zeros() as i32) << libc::MAP_HUGE_SHIFT);
             flags &= !libc::MAP_NORESERVE;
@@ -57,6 +67,13 @@ impl Mapping {
                     e.with_hint("not enough huge pages are reserved; see /sys/devices/system/node/nodeN/hugepages")
                 }
                 (Some(libc::EINVAL), Backing::HugeTlb(_)) => e.with_hint("this huge page size is not supported by the kernel"),
+                (Some(libc::ENOMEM), _) => match super::process::address_space_limit() {
+                    Some(l) => e.with_hint(format!(
+                        "this process's address-space limit (ulimit -v, prlimit --as) of {} MiB leaves no room for it; raise the limit or measure a smaller size",
+                        l >> 20
+                    )),
+                    None => e.with_hint("the kernel refuses more memory (overcommit policy or a memory limit); measure a smaller size"),
+                },
                 _ => e,
             });
         }

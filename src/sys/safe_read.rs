@@ -85,7 +85,9 @@ fn too_large(cap: u64) -> io::Error {
 /// holds while reading, for files whose stat size is 0 or 4096 whatever they hold.
 pub fn read_capped(path: &Path, cap: u64, nofollow: bool) -> io::Result<Vec<u8>> {
     let (f, len) = open_regular(path, cap, nofollow)?;
-    let mut bytes = Vec::with_capacity(len.min(1 << 20) as usize);
+    // The file's own length (at most the cap) reserved at once: growing by doubling would
+    // hold up to twice a large file's size.
+    let mut bytes = Vec::with_capacity(len.min(cap).saturating_add(1) as usize);
     f.take(cap + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > cap {
         return Err(too_large(cap));

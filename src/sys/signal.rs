@@ -82,6 +82,12 @@ pub fn stop_reason() -> &'static str {
     }
 }
 
+/// The stop signal's name for a JSON field (`SIGINT`, `SIGTERM`, `SIGHUP`); `None` when none
+/// arrived.
+pub fn stop_signal_name() -> Option<&'static str> {
+    stop_signal().map(signal_name)
+}
+
 /// The exit status for a command stopped by a signal: 128 + its number (130 for SIGINT, 143
 /// for SIGTERM, 129 for SIGHUP), as shells report it.
 pub fn exit_status() -> Option<i32> {

@@ -61,6 +61,10 @@ pub fn spawn_placed(
         (mode.raw(), mask, maxnode)
     });
     let cpus = placement.cpus.as_ref().map(|c| IdMask::from_ids(c, 8192));
+    // The program's orphans (a background job whose parent exited) come to this process
+    // rather than to init, so `end_group` can reap them once the group is ended.
+    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER) takes integers only and changes this process.
+    unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
     // SAFETY: the closure runs in the forked child before exec and only makes raw syscalls
     // (setpgid, set_mempolicy, sched_setaffinity) on masks built before the fork; it does not
     // allocate, lock or touch state another thread may hold.
@@ -155,6 +159,52 @@ pub fn signal_group(pgid: u32, sig: GroupSignal) -> Result<(), SysCallError> {
         return Err(SysCallError::last("kill", format!("process group {pgid}")));
     }
     Ok(())
+}
+
+/// Ends what is left of process group `pgid` once its leader has been reaped: background
+/// children and grandchildren, including one that ignores SIGTERM. SIGTERM first; members
+/// still there after `grace` get SIGKILL. Members that are this process's children (the
+/// group's orphans come here, see [`spawn_placed`]) are reaped, so none is left a zombie.
+/// Returns at once when the group is already empty.
+pub fn end_group(pgid: u32, grace: std::time::Duration) {
+    let start = std::time::Instant::now();
+    if signal_group(pgid, GroupSignal::Term).is_err() || !group_alive(pgid) {
+        return;
+    }
+    let mut killed = false;
+    // After SIGKILL the members die at once; the second bound only keeps a member in an
+    // uninterruptible sleep from holding this loop for ever.
+    while group_alive(pgid) && start.elapsed() < grace * 2 {
+        if !killed && start.elapsed() >= grace {
+            let _ = signal_group(pgid, GroupSignal::Kill);
+            killed = true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    if !killed {
+        let _ = signal_group(pgid, GroupSignal::Kill);
+    }
+    reap_group(pgid);
+}
+
+/// True while process group `pgid` has a member that is not a zombie of this process (its
+/// zombies are reaped here first).
+fn group_alive(pgid: u32) -> bool {
+    reap_group(pgid);
+    // SAFETY: kill(2) with signal 0 only checks that the group exists.
+    unsafe { libc::kill(-(pgid as libc::pid_t), 0) == 0 }
+}
+
+/// Reaps every finished child of this process in group `pgid`, without blocking.
+fn reap_group(pgid: u32) {
+    loop {
+        let mut status: libc::c_int = 0;
+        // SAFETY: `status` is a valid out pointer; WNOHANG never blocks.
+        let ret = unsafe { libc::waitpid(-(pgid as libc::pid_t), &mut status, libc::WNOHANG) };
+        if ret <= 0 {
+            return;
+        }
+    }
 }
 
 #[cfg(test)]

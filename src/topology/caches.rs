@@ -8,8 +8,16 @@ use std::collections::BTreeMap;
 use crate::parse::size::parse_sysfs_size;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
+use crate::topology::domain;
 use crate::topology::files::{degrade, malformed, read_list_opt, read_mask_opt, CPU_DIR};
 use crate::topology::model::{Cache, Cpu};
+
+/// True when `text` is a whole number with an optional K, M or G: a size in the kernel's form
+/// even when its bytes do not fit 64 bits.
+fn is_count(text: &str) -> bool {
+    let t = text.trim().trim_end_matches(['K', 'M', 'G']);
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+}
 
 /// Reads the cache instances seen by the online CPUs, sorted by level, type and first CPU.
 /// A size that does not parse leaves that one instance out, with a warning in `warnings`.
@@ -33,15 +41,43 @@ pub fn read_caches(
             let Some(size_text) = root.read_trimmed_opt(&size_rel)? else {
                 continue;
             };
-            let Some(size_bytes) = parse_sysfs_size(&size_text) else {
-                let bad = malformed(
+            let size_bytes = parse_sysfs_size(&size_text);
+            // A level or a size no CPU has (L0, L9, 2^60 bytes) is refused like a size that
+            // does not parse: that instance is left out, with a warning.
+            let bad = if !domain::CACHE_LEVELS.contains(&level) {
+                Some(malformed(
+                    root,
+                    format!("{d}/level"),
+                    format!(
+                        "it gives level {level}, which no CPU cache has (levels are {} to {})",
+                        domain::CACHE_LEVELS.start(),
+                        domain::CACHE_LEVELS.end()
+                    ),
+                ))
+            } else if size_bytes.is_some_and(|s| s == 0 || s > domain::MAX_CACHE_BYTES)
+                || (size_bytes.is_none() && is_count(&size_text))
+            {
+                Some(malformed(
                     root,
                     &size_rel,
                     format!(
-                        "expected a size like `32K`, found `{}`",
+                        "it gives `{}`, which no CPU cache has (above 0 and at most 16 GiB)",
                         excerpt(&size_text)
                     ),
-                );
+                ))
+            } else {
+                size_bytes.is_none().then(|| {
+                    malformed(
+                        root,
+                        &size_rel,
+                        format!(
+                            "expected a size like `32K`, found `{}`",
+                            excerpt(&size_text)
+                        ),
+                    )
+                })
+            };
+            if let Some(bad) = bad {
                 degrade(
                     root,
                     Err::<(), _>(bad),
@@ -49,7 +85,8 @@ pub fn read_caches(
                     &format!("this level {level} cache of cpu{} is left out", cpu.id),
                 )?;
                 continue;
-            };
+            }
+            let size_bytes = size_bytes.unwrap_or_default();
             let line_bytes = root
                 .read_u64_opt(format!("{d}/coherency_line_size"))?
                 .filter(|&l| l > 0);

@@ -56,6 +56,8 @@ pub fn read_distances(root: &SysRoot, nodes: &[Node]) -> Result<Vec<Vec<u32>>, S
                 ),
             ));
         }
+        crate::topology::domain::check_distances(std::slice::from_ref(&row))
+            .map_err(|why| malformed(root, &rel, why))?;
         rows.push(Some(row));
     }
     if rows.iter().all(|r| r.is_none()) {

@@ -7,6 +7,7 @@ pub mod allowed;
 pub mod caches;
 pub mod cpus;
 pub mod distances;
+pub mod domain;
 pub mod domains;
 mod files;
 pub mod hmat;

@@ -12,6 +12,7 @@ use crate::parse::cpulist::format_list;
 use crate::parse::size::parse_meminfo_kb;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
+use crate::topology::domain;
 use crate::topology::files::{
     degrade, malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR,
 };
@@ -39,6 +40,8 @@ pub fn read_nodes(
         }
         _ => dirs.clone(),
     };
+    let ids =
+        crate::topology::domain::node_ids(ids, &shown(format!("{NODE_DIR}/online")), warnings);
     if ids.is_empty() {
         return Err(malformed(
             root,
@@ -255,6 +258,7 @@ fn parse_meminfo(
     let mut mem_available = None;
     let mut file_pages = 0u64;
     let mut reclaimable = 0u64;
+    let mut refused: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -277,22 +281,49 @@ fn parse_meminfo(
         let (key, value) = rest
             .split_once(':')
             .ok_or_else(|| bad("has no `Key: value` form"))?;
-        let v =
-            parse_meminfo_kb(value).ok_or_else(|| bad("has a value that is not a number of kB"))?;
+        let kb = value.trim();
+        let is_number = kb
+            .strip_suffix("kB")
+            .unwrap_or(kb)
+            .trim()
+            .parse::<u64>()
+            .is_ok();
+        let v = match parse_meminfo_kb(value) {
+            Some(v) if v <= domain::MAX_MEMORY_BYTES => v,
+            // A number of kB beyond any machine (or beyond 2^64 bytes once times 1024):
+            // that line is refused, the others still count.
+            _ if is_number => {
+                if USED_KEYS.contains(&key.trim()) {
+                    refused.push(key.trim().to_string());
+                    warnings.push(domain::refused(
+                        &shown(rel),
+                        &format!("{} {kb}", key.trim()),
+                        "more than the 64 PiB of any address space",
+                        "that figure is left unknown (shown as 0)",
+                    ));
+                }
+                continue;
+            }
+            _ => return Err(bad("has a value that is not a number of kB")),
+        };
         match key.trim() {
             "MemTotal" => total = Some(v),
             "MemFree" => free = Some(v),
             "MemAvailable" => mem_available = Some(v),
-            "Active(file)" | "Inactive(file)" => file_pages += v,
+            "Active(file)" | "Inactive(file)" => file_pages = file_pages.saturating_add(v),
             "SReclaimable" => reclaimable = v,
             _ => {}
         }
     }
+    let said = |k: &str| refused.iter().any(|r| r == k);
     let shown = shown(rel);
     match (total, free) {
         (Some(t), Some(f)) if f <= t => {
             let available = mem_available
-                .unwrap_or(f + file_pages / 2 + reclaimable / 2)
+                .unwrap_or(
+                    f.saturating_add(file_pages / 2)
+                        .saturating_add(reclaimable / 2),
+                )
                 .clamp(f, t);
             Ok((t, f, available))
         }
@@ -305,19 +336,33 @@ fn parse_meminfo(
             Ok((t, 0, 0))
         }
         (Some(t), None) => {
-            warnings.push(format!(
-                "{shown} has no MemFree line; the free memory is unknown (shown as 0)"
-            ));
+            if !said("MemFree") {
+                warnings.push(format!(
+                    "{shown} has no MemFree line; the free memory is unknown (shown as 0)"
+                ));
+            }
             Ok((t, 0, 0))
         }
         (None, _) => {
-            warnings.push(format!(
-                "{shown} has no MemTotal line; the memory size and free memory are unknown (shown as 0)"
-            ));
+            if !said("MemTotal") {
+                warnings.push(format!(
+                    "{shown} has no MemTotal line; the memory size and free memory are unknown (shown as 0)"
+                ));
+            }
             Ok((0, 0, 0))
         }
     }
 }
+
+/// The meminfo lines read here; a refused value of another line is not worth a warning.
+const USED_KEYS: [&str; 6] = [
+    "MemTotal",
+    "MemFree",
+    "MemAvailable",
+    "Active(file)",
+    "Inactive(file)",
+    "SReclaimable",
+];
 
 /// Reads `hugepages-<size>kB/{nr_hugepages,free_hugepages}` under `dir`; absent gives none.
 fn read_hugepages(root: &SysRoot, dir: &str) -> Result<Vec<HugePages>, SysError> {

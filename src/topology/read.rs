@@ -53,7 +53,8 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
     let distances =
         degrade(root, distances, w, "the node distances are unknown")?.unwrap_or_default();
     let hmat = read_hmat(root, &nodes);
-    let hmat = degrade(root, hmat, w, "the HMAT figures are unknown")?.unwrap_or_default();
+    let mut hmat = degrade(root, hmat, w, "the HMAT figures are unknown")?.unwrap_or_default();
+    crate::topology::domain::check_hmat(&mut hmat, w);
     let memory_side_caches = read_memory_side_caches(root, &nodes);
     let memory_side_caches = degrade(
         root,

@@ -255,10 +255,12 @@ fn temp_sibling(out: &Path) -> anyhow::Result<PathBuf> {
             parent.display()
         );
     }
+    // An unpredictable name, created exclusively by write_dir (create_dir) or write_tar_gz
+    // (create_new), so nobody can plant a link there beforehand.
     Ok(parent.join(format!(
         ".{}.partial-{}",
         name.to_string_lossy(),
-        std::process::id()
+        crate::sys::files::random_name_part()?
     )))
 }
 

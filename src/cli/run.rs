@@ -357,11 +357,11 @@ impl Progress for Bars {
             b.finish_and_clear();
         }
         if let Some((p, t)) = self.started.lock().unwrap().take() {
-            eprintln!(
+            super::ui::stderr_line(&format!(
                 "{:>16} done in {:.1} s",
                 p.name(),
                 t.elapsed().as_secs_f64()
-            );
+            ));
         }
     }
 }
@@ -443,7 +443,8 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
         out.write_all(results.to_json().as_bytes())?;
         out.flush()?;
-        std::io::stderr().write_all(&summary)?;
+        // The summary on stderr is a courtesy: a closed or full stderr does not fail the run.
+        let _ = std::io::stderr().write_all(&summary);
     } else if args.summary_line || rank.is_some() {
         let mut out = std::io::stdout().lock();
         crate::render::run_line::render(&mut out, &results, dir.path())?;

@@ -19,7 +19,7 @@ use std::path::Path;
 pub const EXCERPT_CHARS: usize = 40;
 
 /// What kind of non-regular file a path is, in words for an error message.
-fn kind_of(ft: &std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(ft: &std::fs::FileType) -> &'static str {
     if ft.is_dir() {
         "a directory"
     } else if ft.is_fifo() {

@@ -101,17 +101,17 @@ fn topo_graph_shows_hostile_snapshot_values_escaped() {
     let snap = snapshot(tmp.path());
     hostile_cpu_model(&snap);
     hostile_osrelease(&snap);
+    std::fs::write(
+        snap.join("sys/devices/system/node/node0/cpulist"),
+        format!("0-1{HOSTILE}\n"),
+    )
+    .unwrap();
     let out = numascope()
         .arg("--sysfs-root")
         .arg(&snap)
         .args(["topo", "--graph"])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert_clean("topo --graph stdout", &out.stdout);
     assert_clean("topo --graph stderr", &out.stderr);
 }

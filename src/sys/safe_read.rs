@@ -103,14 +103,12 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// A short excerpt of untrusted text for an error message: at most [`EXCERPT_CHARS`]
-/// characters, control and non-printing characters escaped, `...` when cut.
+/// characters, control characters escaped by the one sanitizer (`crate::sanitize`), `...`
+/// when cut.
 pub fn excerpt(text: &str) -> String {
     let t = text.trim();
-    let mut out: String = t
-        .chars()
-        .take(EXCERPT_CHARS)
-        .flat_map(char::escape_debug)
-        .collect();
+    let head: String = t.chars().take(EXCERPT_CHARS).collect();
+    let mut out = crate::sanitize::escape(&head).into_owned();
     if t.chars().nth(EXCERPT_CHARS).is_some() {
         out.push_str("...");
     }
@@ -160,7 +158,7 @@ mod tests {
     #[test]
     fn excerpts_are_short_and_escaped() {
         assert_eq!(excerpt("0-x\n"), "0-x");
-        assert_eq!(excerpt("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(excerpt("a\u{1b}[2Jb"), "a\\x1b[2Jb");
         let long = "root:$6$secret".repeat(20);
         let e = excerpt(&long);
         assert!(

@@ -143,7 +143,9 @@ pub fn capture(root: &SysRoot, out: &Path, for_hwloc: bool) -> anyhow::Result<Ca
     } else {
         write_dir(&entries, &tmp)
     };
-    if let Err(e) = result.and_then(|()| fs::rename(&tmp, out).map_err(anyhow::Error::from)) {
+    // Never over anything planted at `out` since the check above.
+    let renamed = |()| crate::sys::files::rename_noreplace(&tmp, out).map_err(anyhow::Error::from);
+    if let Err(e) = result.and_then(renamed) {
         let _ = fs::remove_dir_all(&tmp).or_else(|_| fs::remove_file(&tmp));
         return Err(e.context(format!("cannot write the snapshot {}", out.display())));
     }

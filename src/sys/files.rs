@@ -102,8 +102,9 @@ fn c_path(p: &Path) -> io::Result<CString> {
 }
 
 /// Renames `from` to `to` only if `to` does not exist (`renameat2(RENAME_NOREPLACE)`; a hard
-/// link and an unlink where the file system lacks it).
-fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
+/// link and an unlink where the file system lacks it, for a file): nothing planted at `to`
+/// in the meantime is ever replaced.
+pub fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     let (f, t) = (c_path(from)?, c_path(to)?);
     // SAFETY: both paths are NUL-terminated C strings that live across the call; AT_FDCWD
     // makes them relative to the working directory as plain paths are.
@@ -121,10 +122,16 @@ fn rename_noreplace(from: &Path, to: &Path) -> io::Result<()> {
     }
     let e = io::Error::last_os_error();
     match e.raw_os_error() {
-        Some(libc::EINVAL) | Some(libc::ENOSYS) => {
+        Some(libc::EINVAL) | Some(libc::ENOSYS) if !from.is_dir() => {
             std::fs::hard_link(from, to)?;
             std::fs::remove_file(from)
         }
+        Some(libc::EINVAL) | Some(libc::ENOSYS) => match std::fs::symlink_metadata(to) {
+            // A directory: no link to make; renamed when nothing is there (a narrow race
+            // left only on file systems without RENAME_NOREPLACE).
+            Err(n) if n.kind() == io::ErrorKind::NotFound => std::fs::rename(from, to),
+            _ => Err(io::Error::from(io::ErrorKind::AlreadyExists)),
+        },
         _ => Err(e),
     }
 }

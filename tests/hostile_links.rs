@@ -447,3 +447,34 @@ fn fleet_refuses_csv_and_html_naming_one_file() {
     assert!(stderr(&out).contains("name one file"), "{}", stderr(&out));
     assert!(!f.exists(), "an output was written before the refusal");
 }
+
+#[test]
+fn latency_csv_never_writes_through_a_planted_link() {
+    let Some(s) = Scene::new("latency --csv link") else {
+        return;
+    };
+    let dir = s.plant_dir("csv");
+    s.plant_symlink("csv/latency_distribution.csv");
+    let locks = tempfile::tempdir().unwrap();
+    let out = Command::new(bin())
+        .args([
+            "latency",
+            "--size",
+            "64KiB",
+            "--samples",
+            "3",
+            "--sample-ms",
+            "0.2",
+            "--distribution",
+            "--groups",
+            "200",
+            "--csv",
+        ])
+        .arg(&dir)
+        .env("NUMASCOPE_LOCK_DIR", locks.path())
+        .output()
+        .unwrap();
+    s.assert_victim_untouched();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+}

@@ -61,6 +61,21 @@ impl Scene {
         })
     }
 
+    /// [`Scene::new`] for a case that runs numascope as PID 1 of its own PID namespace:
+    /// `None` (with the reason printed) where `unshare` cannot make one.
+    fn with_pid_namespace(case: &str) -> Option<Scene> {
+        let s = Scene::new(case)?;
+        let ok = Command::new("unshare")
+            .args(["--pid", "--fork", "--mount-proc", "true"])
+            .status()
+            .is_ok_and(|st| st.success());
+        if !ok {
+            println!("skipped {case}: `unshare --pid --fork --mount-proc` is not possible here");
+            return None;
+        }
+        Some(s)
+    }
+
     /// A symbolic link `name` in the sticky directory to the victim, owned by nobody.
     fn plant_symlink(&self, rel: &str) -> PathBuf {
         let p = self.sticky.join(rel);
@@ -214,7 +229,7 @@ fn a_huge_lock_file_names_its_holder_from_its_first_bytes() {
 
 #[test]
 fn the_atomic_writers_temporary_name_is_not_predictable_nor_followed() {
-    let Some(s) = Scene::new("report temporary name") else {
+    let Some(s) = Scene::with_pid_namespace("report temporary name") else {
         return;
     };
     // Yesterday's name for PID 1, and today's would-be guesses, all planted.
@@ -236,7 +251,7 @@ fn the_atomic_writers_temporary_name_is_not_predictable_nor_followed() {
 
 #[test]
 fn run_force_writes_no_file_through_a_planted_temporary_name() {
-    let Some(s) = Scene::new("run --force temporary names") else {
+    let Some(s) = Scene::with_pid_namespace("run --force temporary names") else {
         return;
     };
     let dir = s.plant_dir("res");
@@ -338,7 +353,7 @@ fn app(tmpdir: &Path, program: &[&str]) -> Output {
 
 #[test]
 fn app_never_reuses_a_planted_scratch_directory() {
-    let Some(s) = Scene::new("app scratch reuse") else {
+    let Some(s) = Scene::with_pid_namespace("app scratch reuse") else {
         return;
     };
     let planted = s.plant_dir("numascope-app-1");
@@ -364,7 +379,7 @@ fn app_never_reuses_a_planted_scratch_directory() {
 
 #[test]
 fn app_keeps_a_failed_runs_output_private() {
-    let Some(s) = Scene::new("app kept output") else {
+    let Some(s) = Scene::with_pid_namespace("app kept output") else {
         return;
     };
     let out = app(&s.sticky, &["sh", "-c", "echo secret-output; exit 1"]);
@@ -389,7 +404,7 @@ fn app_keeps_a_failed_runs_output_private() {
 
 #[test]
 fn app_never_creates_a_missing_tmpdirs_parents() {
-    let Some(s) = Scene::new("app missing TMPDIR") else {
+    let Some(s) = Scene::with_pid_namespace("app missing TMPDIR") else {
         return;
     };
     let missing = s.sticky.join("no/such/dir");

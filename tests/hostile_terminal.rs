@@ -292,3 +292,45 @@ fn an_unwritable_stderr_never_panics() {
         "exit status with a closed stderr"
     );
 }
+
+#[test]
+fn an_xmls_hostile_cpu_model_is_escaped() {
+    // XML 1.0 allows C1 controls and bidi overrides in attribute values (not C0 ones).
+    let tmp = tempfile::tempdir().unwrap();
+    let xml = tmp.path().join("t.xml");
+    let out = numascope()
+        .arg("report")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-kvm-2cpu.json"
+        ))
+        .arg("--hwloc-xml")
+        .arg(&xml)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&xml).unwrap();
+    let start = text.find("name=\"CPUModel\" value=\"").unwrap() + 23;
+    let end = start + text[start..].find('"').unwrap();
+    let hostile = format!("{}Evil\u{9b}31m\u{202e}CPU{}", &text[..start], &text[end..]);
+    std::fs::write(&xml, hostile).unwrap();
+    let out = numascope()
+        .arg("--sysfs-root")
+        .arg(&xml)
+        .arg("topo")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_clean("topo stdout", &out.stdout);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(!shown.contains('\u{202e}'), "a raw bidi override:\n{shown}");
+    assert!(shown.contains("Evil\\u{9b}31m\\u{202e}CPU"), "{shown}");
+}

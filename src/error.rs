@@ -2,7 +2,9 @@
 //! run and the worker team record a failed part as one line of text inside their results, and
 //! the CLI prints a failed command the same way; keeping the flattening here (and not in
 //! `cli`) lets them do so without importing the command line, which would tie every layer into
-//! one import cycle. This module knows no other module of the crate and prints nothing.
+//! one import cycle. This module knows no other module of the crate but the sanitizer (an
+//! error quotes values from files and arguments: their control characters are escaped and a
+//! huge value cut, so no error line can drive the terminal) and prints nothing.
 //!
 //! It also says what *kind* of failure an error is ([`Kind`]), which decides the exit status
 //! and the `kind` of the JSON error object. Code deep down marks an error with [`refused`]
@@ -10,7 +12,8 @@
 //! except that a permission denied anywhere in its chain is the environment refusing.
 
 /// Joins an error chain into one line: "outer: inner: root cause". A cause whose text is
-/// already part of an earlier one (a wrapper that repeats its source) is left out.
+/// already part of an earlier one (a wrapper that repeats its source) is left out. Control
+/// characters are shown escaped and an overlong line is cut ([`crate::sanitize::sentence`]).
 pub fn one_sentence(e: &anyhow::Error) -> String {
     let mut parts: Vec<String> = Vec::new();
     for cause in e.chain() {
@@ -19,7 +22,7 @@ pub fn one_sentence(e: &anyhow::Error) -> String {
             parts.push(s);
         }
     }
-    parts.join(": ")
+    crate::sanitize::sentence(&parts.join(": "))
 }
 
 /// True when the error chain holds a broken pipe (stdout closed early, as by `| head`): the

@@ -42,8 +42,33 @@ pub struct TemplateValues {
     pub rank: Option<u64>,
 }
 
+/// Refuses a placeholder's value that would leave the directory the template names or
+/// carry bytes no file name should: a `/`, a whole `..`, a NUL or a control character.
+fn check_value(text: &str, name: &str, value: &str) -> anyhow::Result<()> {
+    let why = if value == ".." {
+        Some("a path component that leads out of its directory")
+    } else if value.contains('/') {
+        Some("a `/`")
+    } else if value.contains('\0') {
+        Some("a NUL byte")
+    } else if value.chars().any(char::is_control) {
+        Some("a control character")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => anyhow::bail!(
+            "--output `{}`: {{{name}}} stands for `{}` here, which is {why}, so the path could land outside the directory you named; use a template without {{{name}}} or fix the value",
+            crate::sanitize::value(text),
+            crate::sanitize::value(value)
+        ),
+        None => Ok(()),
+    }
+}
+
 /// Expands an `--output` template; a path without `{` is returned as it is. An unknown
-/// placeholder, an unclosed `{`, or `{rank}` outside a launcher is one sentence naming it.
+/// placeholder, an unclosed `{`, `{rank}` outside a launcher, or a value that would lead out of
+/// the named directory ([`check_value`]) is one sentence naming it.
 pub fn expand_output(template: &Path, v: &TemplateValues) -> anyhow::Result<PathBuf> {
     let Some(text) = template.to_str() else {
         return Ok(template.to_path_buf());
@@ -62,10 +87,20 @@ pub fn expand_output(template: &Path, v: &TemplateValues) -> anyhow::Result<Path
             );
         };
         match &after[..close] {
-            "host" => out.push_str(&v.host),
-            "date" => out.push_str(&v.date),
+            "host" => {
+                check_value(text, "host", &v.host)?;
+                out.push_str(&v.host)
+            }
+            "date" => {
+                check_value(text, "date", &v.date)?;
+                out.push_str(&v.date)
+            }
             "rank" => match v.rank {
-                Some(r) => out.push_str(&r.to_string()),
+                Some(r) => {
+                    let r = r.to_string();
+                    check_value(text, "rank", &r)?;
+                    out.push_str(&r)
+                }
                 None => anyhow::bail!(
                     "--output `{text}` uses {{rank}}, but no launcher rank is set ({}); start numascope under srun or mpirun, or use {{host}} instead",
                     RANK_VARIABLES.join(", ")

@@ -40,6 +40,7 @@ pub mod render;
 pub mod results;
 pub mod results_file;
 pub mod run;
+pub mod sanitize;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;

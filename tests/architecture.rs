@@ -51,15 +51,27 @@ const LAYERS: &[LayerRule] = &[
     LayerRule {
         id: "a",
         subject: Subject::Module("results"),
-        may: May::Only(&["stats"]),
+        may: May::Only(&["stats", "sanitize"]),
         text:
-            "src/results/ (the output contract, the floor) imports nothing of ours but crate::stats",
+            "src/results/ (the output contract, the floor) imports nothing of ours but crate::stats and crate::sanitize",
     },
     LayerRule {
         id: "b",
         subject: Subject::Module("render"),
-        may: May::Only(&["results", "stats"]),
-        text: "src/render/ reads finished results only: crate::results, crate::stats and itself",
+        may: May::Only(&["results", "stats", "sanitize"]),
+        text: "src/render/ reads finished results only: crate::results, crate::stats, crate::sanitize and itself",
+    },
+    LayerRule {
+        id: "f",
+        subject: Subject::Module("error"),
+        may: May::Only(&["sanitize"]),
+        text: "src/error.rs is usable from every layer: it imports nothing of ours but crate::sanitize",
+    },
+    LayerRule {
+        id: "g",
+        subject: Subject::Module("sanitize"),
+        may: May::Only(&[]),
+        text: "src/sanitize.rs (the one sanitizer of foreign text) is under every layer: it imports nothing of ours",
     },
     LayerRule {
         id: "c",
@@ -153,6 +165,16 @@ fn rule_b_render_reads_results_only() {
 #[test]
 fn rule_c_nothing_below_main_imports_cli() {
     assert_none("c", real_tree().layer_breaks(layer("c")));
+}
+
+#[test]
+fn rule_f_error_imports_only_the_sanitizer() {
+    assert_none("f", real_tree().layer_breaks(layer("f")));
+}
+
+#[test]
+fn rule_g_the_sanitizer_imports_nothing() {
+    assert_none("g", real_tree().layer_breaks(layer("g")));
 }
 
 #[test]
@@ -801,6 +823,28 @@ fn checker_rule_b_flags_render_reaching_beyond_results() {
         shown(&t.layer_breaks(layer("b"))),
         "src/render/html.rs:3: rule (b) ",
         "render imports crate::run",
+    );
+}
+
+#[test]
+fn checker_rules_f_and_g_flag_error_and_the_sanitizer_reaching_up() {
+    let t = tree(&[
+        ("src/results/mod.rs", ""),
+        ("src/sanitize.rs", "use crate::results::RunResults;\n"),
+        (
+            "src/error.rs",
+            "fn f(s: &str) -> String {\n    crate::sanitize::sentence(s)\n}\nuse crate::results::X;\n",
+        ),
+    ]);
+    only_break(
+        shown(&t.layer_breaks(layer("f"))),
+        "src/error.rs:4: rule (f) ",
+        "error imports crate::results",
+    );
+    only_break(
+        shown(&t.layer_breaks(layer("g"))),
+        "src/sanitize.rs:1: rule (g) ",
+        "sanitize imports crate::results",
     );
 }
 

@@ -6,6 +6,8 @@ pkgs=(hwloc numactl qemu-system-x86 busybox-static cpio)
 pkgs+=(openmpi-bin)  # mpirun for tests/cli_launcher.rs
 # python3 runs the guest suite's shapes and judge (tests/vm/shapes.py, check.py).
 pkgs+=(python3)
+# unshare and prlimit for tests/hostile_links.rs and tests/hostile_names.rs (mknod: coreutils).
+pkgs+=(util-linux)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

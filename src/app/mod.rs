@@ -302,8 +302,14 @@ fn open_output(
             let stem = format!("{}-round{}", id.replace([':', '/'], "-"), round + 1);
             let out = dir.join(format!("{stem}.stdout"));
             let err = dir.join(format!("{stem}.stderr"));
+            // Created exclusively and private (600): the directory is a fresh one of ours or
+            // the user's --output; an old file of the same name (--force) is replaced, never
+            // written through.
             let open = |p: &PathBuf| {
-                std::fs::File::create(p).map_err(|e| {
+                if std::fs::symlink_metadata(p).is_ok_and(|m| !m.is_dir()) {
+                    let _ = std::fs::remove_file(p);
+                }
+                crate::sys::files::create_new(p, crate::sys::files::PRIVATE_MODE).map_err(|e| {
                     AppError::environment(format!(
                         "cannot create {} for the program's output: {e}; choose a writable --output directory",
                         p.display()

@@ -174,17 +174,12 @@ impl Unpacked {
         Ok(me)
     }
 
-    /// A new empty private directory for a snapshot, removed on drop.
+    /// A new empty private directory for a snapshot (mkdtemp: an unpredictable name, mode
+    /// 700, never an existing directory), removed on drop.
     pub fn fresh() -> anyhow::Result<Unpacked> {
-        let dir = std::env::temp_dir().join(format!(
-            "numascope-snapshot-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        ));
-        fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let tmp = std::env::temp_dir();
+        let dir = crate::sys::files::make_private_dir(&tmp, "numascope-snapshot")
+            .with_context(|| format!("cannot create a snapshot directory in {}", tmp.display()))?;
         Ok(Unpacked { dir })
     }
 

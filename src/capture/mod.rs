@@ -143,7 +143,9 @@ pub fn capture(root: &SysRoot, out: &Path, for_hwloc: bool) -> anyhow::Result<Ca
     } else {
         write_dir(&entries, &tmp)
     };
-    if let Err(e) = result.and_then(|()| fs::rename(&tmp, out).map_err(anyhow::Error::from)) {
+    // Never over anything planted at `out` since the check above.
+    let renamed = |()| crate::sys::files::rename_noreplace(&tmp, out).map_err(anyhow::Error::from);
+    if let Err(e) = result.and_then(renamed) {
         let _ = fs::remove_dir_all(&tmp).or_else(|_| fs::remove_file(&tmp));
         return Err(e.context(format!("cannot write the snapshot {}", out.display())));
     }
@@ -255,10 +257,12 @@ fn temp_sibling(out: &Path) -> anyhow::Result<PathBuf> {
             parent.display()
         );
     }
+    // An unpredictable name, created exclusively by write_dir (create_dir) or write_tar_gz
+    // (create_new), so nobody can plant a link there beforehand.
     Ok(parent.join(format!(
         ".{}.partial-{}",
         name.to_string_lossy(),
-        std::process::id()
+        crate::sys::files::random_name_part()?
     )))
 }
 

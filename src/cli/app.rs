@@ -148,24 +148,32 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
         .map(|p| OutputDir::prepare(p, args.force))
         .transpose()
         .map_err(|e| AppError::input(e.to_string()))?;
-    // Without --output the program's output goes to a directory of our own under $TMPDIR,
-    // removed again when every run succeeded (kept, and named, when one failed).
+    // Without --output the program's output goes to a fresh directory of our own under
+    // $TMPDIR (mkdtemp: an unpredictable name, mode 700, never an existing one, never a
+    // missing TMPDIR's parents), removed again when every run succeeded (kept, private, and
+    // named, when one failed).
     let mut scratch: Option<std::path::PathBuf> = None;
     let output = if args.show_output {
         ChildOutputTo::Terminal
     } else {
-        let runs_dir = match &dir {
-            Some(d) => d.path().join("runs"),
+        let made = match &dir {
+            Some(d) => {
+                let p = d.path().join("runs");
+                private_runs_dir(&p).map(|()| p)
+            }
             None => {
-                let p = std::env::temp_dir().join(format!("numascope-app-{}", std::process::id()));
-                scratch = Some(p.clone());
-                p
+                let tmp = std::env::temp_dir();
+                crate::sys::files::make_private_dir(&tmp, "numascope-app").inspect(|p| {
+                    scratch = Some(p.clone());
+                })
             }
         };
-        std::fs::create_dir_all(&runs_dir).map_err(|e| {
+        let runs_dir = made.map_err(|e| {
             AppError::environment(format!(
-                "cannot create {} for the program's output: {e}; give a writable --output or --show-output",
-                runs_dir.display()
+                "cannot create a directory for the program's output under {}: {e}; give a writable --output or --show-output",
+                dir.as_ref()
+                    .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf())
+                    .display()
             ))
         })?;
         ChildOutputTo::Files(runs_dir)
@@ -211,6 +219,25 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
     match outcome.failed {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+/// `--output DIR/runs`, mode 700 when new (the program's output may be private); an existing
+/// one (`--force`) must be a directory, not a link.
+fn private_runs_dir(p: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt as _;
+    match std::fs::DirBuilder::new().mode(0o700).create(p) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            if std::fs::symlink_metadata(p)?.is_dir() {
+                Ok(())
+            } else {
+                Err(std::io::Error::other(format!(
+                    "{} exists and is not a directory",
+                    p.display()
+                )))
+            }
+        }
+        r => r,
     }
 }
 

@@ -39,6 +39,10 @@ pub struct FleetArgs {
 
 /// Runs `fleet`.
 pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
+    crate::cli::report::check_distinct(&[
+        ("--csv", args.csv.as_ref()),
+        ("--html", args.html.as_ref()),
+    ])?;
     let files = crate::fleet::files::find_results(&args.dirs)?;
     if files.is_empty() {
         anyhow::bail!(

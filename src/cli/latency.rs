@@ -535,24 +535,14 @@ fn write_csv(
     dir: &std::path::Path,
     report: &crate::results::latency::LatencyReport,
 ) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| {
-        format!(
-            "--csv {}: cannot create the directory; give a writable path",
-            dir.display()
-        )
-    })?;
+    let mut files = Vec::new();
     for t in crate::render::run_view::latency_extra_tables(Some(report)) {
-        if t.rows.is_empty() {
-            continue;
+        if !t.rows.is_empty() {
+            files.push((
+                format!("{}.csv", t.name),
+                crate::render::csv::table_csv(&t)?,
+            ));
         }
-        let path = dir.join(format!("{}.csv", t.name));
-        let text = crate::render::csv::table_csv(&t)?;
-        std::fs::write(&path, text).with_context(|| {
-            format!(
-                "--csv: cannot write {}; give a writable directory",
-                path.display()
-            )
-        })?;
     }
-    Ok(())
+    crate::run::output::write_csv_dir(dir, &files)
 }

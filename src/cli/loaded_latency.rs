@@ -421,27 +421,18 @@ fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec
 
 /// `--csv DIR`: every point of every curve, and one headline row per curve.
 fn write_csv(dir: &std::path::Path, report: &loaded::LoadedReport) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| {
-        format!(
-            "--csv {}: cannot create the directory; give a writable path",
-            dir.display()
-        )
-    })?;
     let curves = crate::render::run_view::report_curves(report);
+    let mut files = Vec::new();
     for t in [
         crate::render::run_view::loaded_curves_table(&curves),
         crate::render::run_view::loaded_summary_table(&curves),
     ] {
-        let path = dir.join(format!("{}.csv", t.name));
-        let text = crate::render::csv::table_csv(&t)?;
-        std::fs::write(&path, text).with_context(|| {
-            format!(
-                "--csv: cannot write {}; give a writable directory",
-                path.display()
-            )
-        })?;
+        files.push((
+            format!("{}.csv", t.name),
+            crate::render::csv::table_csv(&t)?,
+        ));
     }
-    Ok(())
+    crate::run::output::write_csv_dir(dir, &files)
 }
 
 /// Refuses an `--html` path that exists (nothing is overwritten) before measuring.

@@ -180,6 +180,9 @@ pub fn main() -> i32 {
         .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
     let cli = match parsed {
         Ok(c) => c,
+        Err(e) if !json && e.use_stderr() && hostile_argv(&argv) => {
+            return clap_error_escaped(&e, &argv)
+        }
         Err(e) => return clap_error(&e, json),
     };
     ui::configure(cli.color, cli.quiet);
@@ -200,7 +203,7 @@ pub fn main() -> i32 {
                     // and every stop.
                     ui::error_json(&sentence, status, "interrupted");
                 } else {
-                    eprintln!("numascope: {sentence}");
+                    ui::stderr_line(&format!("numascope: {sentence}"));
                 }
                 status
             }
@@ -234,6 +237,27 @@ pub fn main() -> i32 {
             code
         }
     }
+}
+
+/// True when an argument holds a control character (an ESC, a BEL) that clap would quote.
+fn hostile_argv(argv: &[std::ffi::OsString]) -> bool {
+    argv.iter().any(|a| {
+        let a = a.to_string_lossy();
+        crate::sanitize::escape(&a) != a
+    })
+}
+
+/// clap's refusal of a command line whose arguments hold control characters: clap quotes
+/// the argument as given, so the error is rendered again without clap's styles and shown
+/// through the sanitizer (an ESC as `\x1b`).
+fn clap_error_escaped(e: &clap::Error, argv: &[std::ffi::OsString]) -> i32 {
+    let plain = Cli::command()
+        .styles(clap::builder::styling::Styles::plain())
+        .try_get_matches_from(argv)
+        .err()
+        .map_or_else(|| e.to_string(), |p| p.render().ansi().to_string());
+    ui::stderr_line(crate::sanitize::text(&plain).trim_end());
+    Kind::Usage.exit_code()
 }
 
 /// Prints clap's refusal (or its help and version, which are not errors) and gives the exit
@@ -359,7 +383,7 @@ pub fn measuring_lock(ctx: &Context) -> anyhow::Result<crate::sys::lock::FileLoc
     let tty = std::io::stderr().is_terminal();
     crate::launcher::measuring_lock(ctx.wait_lock, &mut |s| {
         if tty {
-            eprintln!("{s}")
+            ui::stderr_line(&crate::sanitize::text(s))
         }
     })
 }

@@ -59,8 +59,46 @@ pub(crate) fn check_new(path: &Path, force: bool, input: &Path, cmd: &str) -> an
     Ok(())
 }
 
+/// Where `p` would be written: its directory resolved (links and `..` followed) and its
+/// name, so `out.html`, `./out.html` and `d/../out.html` compare equal before any exists.
+fn destination(p: &Path) -> PathBuf {
+    let dir = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match (std::fs::canonicalize(dir), p.file_name()) {
+        (Ok(d), Some(n)) => d.join(n),
+        _ => p.to_path_buf(),
+    }
+}
+
+/// Refuses two output flags naming one file (`--html F --hwloc-xml F`), before anything is
+/// read or written: one would silently replace the other.
+pub(crate) fn check_distinct(outputs: &[(&str, Option<&PathBuf>)]) -> anyhow::Result<()> {
+    let given: Vec<(&str, &PathBuf)> = outputs
+        .iter()
+        .filter_map(|(flag, p)| p.map(|p| (*flag, p)))
+        .collect();
+    for (i, (fa, a)) in given.iter().enumerate() {
+        for (fb, b) in &given[i + 1..] {
+            if destination(a) == destination(b) || crate::sys::safe_read::same_file(a, b) {
+                anyhow::bail!(
+                    "{fa} {} and {fb} {} name one file, so one output would replace the other; give each its own path",
+                    a.display(),
+                    b.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs `report`.
 pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
+    check_distinct(&[
+        ("--html", args.html.as_ref()),
+        ("--hwloc-xml", args.hwloc_xml.as_ref()),
+    ])?;
     let r = crate::results_file::load(&args.results)?;
     // Check every destination before writing anything, so a refusal leaves no partial output.
     if let Some(p) = &args.html {

@@ -230,22 +230,7 @@ pub(super) fn write_csv_files(
     dir: &std::path::Path,
     files: &[(String, String)],
 ) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| {
-        format!(
-            "--csv {}: cannot create the directory; give a writable path",
-            dir.display()
-        )
-    })?;
-    for (name, text) in files {
-        let path = dir.join(name);
-        crate::run::output::write_atomic(&path, text.as_bytes()).with_context(|| {
-            format!(
-                "--csv: cannot write {}; give a writable directory",
-                path.display()
-            )
-        })?;
-    }
-    Ok(())
+    crate::run::output::write_csv_dir(dir, files)
 }
 
 #[cfg(test)]

@@ -373,11 +373,11 @@ impl Progress for Bars {
             b.finish_and_clear();
         }
         if let Some((p, t)) = self.started.lock().unwrap().take() {
-            eprintln!(
+            super::ui::stderr_line(&format!(
                 "{:>16} done in {:.1} s",
                 p.name(),
                 t.elapsed().as_secs_f64()
-            );
+            ));
         }
     }
 }
@@ -458,15 +458,21 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     }
     let mut summary = Vec::new();
     run_brief::render(&mut summary, &results, Some(dir.path()))?;
+    // The summary quotes the machine's own strings (host, CPU model): escaped by the one
+    // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
+    let summary = crate::sanitize::text_bytes(&summary).into_owned();
     dir.write("summary.txt", &summary)?;
     if args.json {
         let mut out = std::io::stdout().lock();
         out.write_all(results.to_json().as_bytes())?;
         out.flush()?;
-        std::io::stderr().write_all(&summary)?;
+        // The summary on stderr is a courtesy: a closed or full stderr does not fail the run.
+        let _ = std::io::stderr().write_all(&summary);
     } else if args.summary_line || rank.is_some() {
+        let mut line = Vec::new();
+        crate::render::run_line::render(&mut line, &results, dir.path())?;
         let mut out = std::io::stdout().lock();
-        crate::render::run_line::render(&mut out, &results, dir.path())?;
+        out.write_all(&crate::sanitize::text_bytes(&line))?;
         out.flush()?;
     } else {
         super::ui::write_stdout(&summary)?;

@@ -5,6 +5,12 @@
 //! renderers below the CLI must not learn about terminals. Colour is only added on top of the
 //! rendered text, line by line, so output with colour off is byte-identical to output before
 //! colour existed.
+//!
+//! Everything written here passes through the one sanitizer (`crate::sanitize`): rendered
+//! text and stderr lines carry values from snapshots, results files and arguments, whose
+//! control characters are shown escaped before colour is added. Nothing here panics on a
+//! closed or full stream: a line that cannot be written to stderr is dropped (the exit status
+//! still says what happened), and stdout's failure is returned to the caller.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -59,8 +65,15 @@ pub fn show_progress() -> bool {
 /// A note on stderr (what was written where, how long a part took); silent with `--quiet`.
 pub fn note(text: impl std::fmt::Display) {
     if !quiet() {
-        eprintln!("{text}");
+        stderr_line(&crate::sanitize::text(&text.to_string()));
     }
+}
+
+/// One line on stderr, never a panic: a closed or full stderr loses the line, and the exit
+/// status still tells what happened.
+pub fn stderr_line(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{text}").and_then(|()| err.flush());
 }
 
 fn colors<S: anstream::stream::RawStream>(stream: &S) -> bool {
@@ -90,24 +103,26 @@ fn styled(style: anstyle::Style, text: &str, on: bool) -> String {
 
 /// `numascope: warning: TEXT` on stderr, "warning" in yellow when colour is on.
 pub fn warning(text: impl std::fmt::Display) {
-    eprintln!(
-        "numascope: {} {text}",
-        styled(YELLOW, "warning:", colors_stderr())
-    );
+    stderr_line(&format!(
+        "numascope: {} {}",
+        styled(YELLOW, "warning:", colors_stderr()),
+        crate::sanitize::sentence(&text.to_string())
+    ));
 }
 
 /// `numascope: error: TEXT` on stderr, "error" in red when colour is on.
 pub fn error_line(text: &str) {
-    eprintln!(
-        "numascope: {} {text}",
-        styled(RED, "error:", colors_stderr())
-    );
+    stderr_line(&format!(
+        "numascope: {} {}",
+        styled(RED, "error:", colors_stderr()),
+        crate::sanitize::sentence(text)
+    ));
 }
 
 /// The error as one JSON object on one stderr line: `{"error", "exit_code", "kind"}`.
 pub fn error_json(text: &str, exit_code: i32, kind: &str) {
     let v = serde_json::json!({ "error": text, "exit_code": exit_code, "kind": kind });
-    eprintln!("{v}");
+    stderr_line(&v.to_string());
 }
 
 /// True when `--json` is on the command line (before a `--`): errors, even clap's, are then
@@ -218,7 +233,8 @@ pub fn paint(text: &[u8], on: bool) -> Vec<u8> {
 /// Writes rendered text to stdout, coloured by [`paint`] when stdout gets colour.
 pub fn write_stdout(text: &[u8]) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
-    out.write_all(&paint(text, colors_stdout()))?;
+    let clean = crate::sanitize::text_bytes(text);
+    out.write_all(&paint(&clean, colors_stdout()))?;
     out.flush()
 }
 

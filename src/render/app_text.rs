@@ -179,12 +179,12 @@ pub fn csv(r: &AppReport) -> Result<String, csv::Error> {
     for c in &r.candidates {
         for run in &c.runs {
             w.write_record([
-                c.id.clone(),
-                c.policy.clone(),
+                crate::sanitize::csv_text(&c.id),
+                crate::sanitize::csv_text(&c.policy),
                 c.cpus.as_ref().map_or(String::new(), |v| {
                     v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
                 }),
-                c.same_as.clone().unwrap_or_default(),
+                crate::sanitize::csv_text(&c.same_as.clone().unwrap_or_default()),
                 run.round.to_string(),
                 run.warmup.to_string(),
                 run.wall_s.to_string(),

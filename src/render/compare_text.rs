@@ -145,7 +145,10 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
                 writeln!(
                     out,
                     "Outlier: {} ({} of {} metrics outlying, {} worse than the fleet)",
-                    h.run, h.outlying_metrics, h.compared_metrics, h.worse
+                    crate::sanitize::value(&h.run),
+                    h.outlying_metrics,
+                    h.compared_metrics,
+                    h.worse
                 )?;
                 for o in c.outliers.iter().filter(|o| o.run == h.run) {
                     let dir = if o.worse { "worse" } else { "better" };

@@ -35,11 +35,11 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             "Group {}: {} host(s), {}, {} memory node(s) of {:?} GiB, kernel {}, THP {}, numa_balancing {}",
             g + 1,
             group.hosts.len(),
-            hw.cpu_model.as_deref().unwrap_or("unknown CPU"),
+            crate::sanitize::value(hw.cpu_model.as_deref().unwrap_or("unknown CPU")),
             hw.memory_nodes,
             hw.memory_per_node_gib,
-            hw.kernel.as_deref().unwrap_or("unknown"),
-            group.thp.as_deref().unwrap_or("unknown"),
+            crate::sanitize::value(hw.kernel.as_deref().unwrap_or("unknown")),
+            crate::sanitize::value(group.thp.as_deref().unwrap_or("unknown")),
             group.numa_balancing.map_or("unknown".into(), |v| v.to_string())
         )?;
         if !group.differs_from_largest.is_empty() {
@@ -59,7 +59,13 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             let outliers: Vec<String> = m
                 .outliers
                 .iter()
-                .map(|o| format!("{} x{:.2}", o.host, o.ratio_to_median))
+                .map(|o| {
+                    format!(
+                        "{} x{:.2}",
+                        crate::sanitize::value(&o.host),
+                        o.ratio_to_median
+                    )
+                })
                 .collect();
             t.add_row(vec![
                 m.label.clone(),
@@ -83,9 +89,9 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     let mut t = table(&["host", "group", "verdict", "standing", "why"]);
     for h in &f.hosts {
         t.add_row(vec![
-            h.name.clone(),
+            crate::sanitize::value(&h.name),
             (h.group + 1).to_string(),
-            h.verdict.clone().unwrap_or_else(|| "-".into()),
+            crate::sanitize::value(&h.verdict.clone().unwrap_or_else(|| "-".into())),
             h.standing.label().to_string(),
             // The outlying figures are in the metric table above; here only how many.
             if h.standing == Standing::Outlier {
@@ -123,7 +129,11 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             out,
             "Verdict: {} host(s) stand out: {} (exit status 1).",
             f.outlier_hosts.len(),
-            f.outlier_hosts.join(", ")
+            f.outlier_hosts
+                .iter()
+                .map(|h| crate::sanitize::value(h))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     } else {
         writeln!(out, "Verdict: no host stands out (exit status 0).")
@@ -153,12 +163,12 @@ pub fn csv(f: &FleetReport) -> Result<String, csv::Error> {
             let o = m.outliers.iter().find(|o| &o.host == host);
             w.write_record([
                 (m.group + 1).to_string(),
-                host.clone(),
+                crate::sanitize::csv_text(host),
                 h.map_or("", |h| h.standing.label()).to_string(),
-                h.and_then(|h| h.verdict.clone()).unwrap_or_default(),
-                m.key.clone(),
-                m.label.clone(),
-                m.unit.clone(),
+                crate::sanitize::csv_text(&h.and_then(|h| h.verdict.clone()).unwrap_or_default()),
+                crate::sanitize::csv_text(&m.key),
+                crate::sanitize::csv_text(&m.label),
+                crate::sanitize::csv_text(&m.unit),
                 v.to_string(),
                 m.median.to_string(),
                 if m.median != 0.0 {

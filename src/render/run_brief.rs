@@ -68,8 +68,8 @@ fn topology_line(r: &RunResults) -> String {
     let cpus = t.usable_cpus();
     format!(
         "{} | {} | {} NUMA node(s), memory on {}, {} usable CPU(s) {} | LLC {} | kernel {}{}",
-        r.host,
-        env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        crate::sanitize::value(&r.host),
+        crate::sanitize::value(env.cpu_model.as_deref().unwrap_or("unknown CPU")),
         t.nodes.len(),
         format_list(&t.memory_nodes()),
         cpus.len(),

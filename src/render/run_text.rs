@@ -174,9 +174,9 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "numascope {} on {}, started {}, {:.1} s ({} budget)",
-        r.tool_version,
-        r.host,
-        r.started_at,
+        crate::sanitize::value(&r.tool_version),
+        crate::sanitize::value(&r.host),
+        crate::sanitize::value(&r.started_at),
         r.duration_s,
         r.plan.budget.name()
     )?;

@@ -57,7 +57,8 @@ fn header(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         } else {
             format!("snapshot {}", t.source)
         },
-        t.environment.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        // Snapshot values: escaped and cut by the one sanitizer.
+        crate::sanitize::value(t.environment.cpu_model.as_deref().unwrap_or("unknown CPU")),
         packages.len(),
         online,
         t.cpus.len(),
@@ -403,9 +404,15 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let e = &t.environment;
     writeln!(out, "\nEnvironment")?;
     let mut rows = vec![
-        vec!["kernel".into(), opt(e.kernel_release.clone())],
-        vec!["architecture".into(), e.arch.clone()],
-        vec!["cpu model".into(), opt(e.cpu_model.clone())],
+        vec![
+            "kernel".into(),
+            crate::sanitize::value(&opt(e.kernel_release.clone())),
+        ],
+        vec!["architecture".into(), crate::sanitize::value(&e.arch)],
+        vec![
+            "cpu model".into(),
+            crate::sanitize::value(&opt(e.cpu_model.clone())),
+        ],
         vec![
             "hypervisor".into(),
             match (&e.hypervisor, &e.hypervisor_type) {

@@ -5,35 +5,40 @@
 //! later failure or Ctrl-C loses nothing already measured. At the end `numascope run` adds
 //! `report.html` and the CSV tables (from `render::run_files`) and `summary.txt`.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
 use crate::results::RunResults;
 
-/// Writes a whole file atomically: a temporary file in the same directory, flushed and synced,
-/// then renamed over `path`, so a reader never sees half a file. The one such writer: the run's
-/// output directory and `numascope report` both use it.
+/// Writes a whole file atomically and exclusively (`sys::files::write_replacing`): a temporary
+/// file of an unpredictable name in the same directory, created `O_EXCL|O_NOFOLLOW`, flushed
+/// and synced, then renamed over `path`, and only over a regular file (a link, a directory or
+/// a device at `path` is refused). The one such writer: the run's output directory,
+/// `numascope report`, `fleet`, `app` and every `--csv`/`--html` of the standalone commands
+/// use it.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let res = (|| -> std::io::Result<()> {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = res {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(e).with_context(|| format!("cannot write {}", path.display()));
+    crate::sys::files::write_replacing(path, bytes, crate::sys::files::SHARED_MODE)
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `--csv DIR` of a standalone command: writes (file name, contents) pairs into `dir` (created
+/// when missing), each through [`write_atomic`], so a reader never sees half a table.
+pub fn write_csv_dir(dir: &Path, files: &[(String, String)]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "--csv {}: cannot create the directory; give a writable path",
+            dir.display()
+        )
+    })?;
+    for (name, text) in files {
+        let path = dir.join(name);
+        write_atomic(&path, text.as_bytes()).with_context(|| {
+            format!(
+                "--csv: cannot write {}; give a writable directory",
+                path.display()
+            )
+        })?;
     }
     Ok(())
 }

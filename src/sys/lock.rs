@@ -5,10 +5,14 @@
 //! however it ends (exit, panic, SIGKILL): a crashed run never leaves a stale lock behind,
 //! only the lock file itself, which the next holder reuses. The holder writes its PID into
 //! the file so a refused process can name it.
+//!
+//! The lock file lives in a directory every user may write to (`/run/lock`), so it is opened
+//! as `files::open_lock` says: never through a symbolic link, refused when it is not a regular
+//! file with one name owned by the caller or root, never chmodded; and only its first bytes
+//! are read for the holder's PID, however large someone made it.
 
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::fs::File;
+use std::io::{Seek, SeekFrom, Write};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -47,32 +51,17 @@ impl Busy {
 }
 
 impl FileLock {
-    /// Opens `path` (a lock file, created mode 0666 so other users on the host can take it
-    /// in turn; or a directory) and tries once, without blocking, to lock it exclusively. A
-    /// file another user created and we may not write is opened read-only: `flock` needs no
-    /// write access. On success a lock file holds our PID.
+    /// Opens `path` (a lock file, created mode 0666 narrowed by the umask, see
+    /// [`super::files::open_lock`]; or a directory) and tries once, without blocking, to lock
+    /// it exclusively. A file another user created and we may not write is opened read-only:
+    /// `flock` needs no write access. On success a lock file holds our PID.
     pub fn try_exclusive(path: &Path) -> Result<Attempt, SysCallError> {
+        // A directory (the output directory's lock) is only read, never written, so one
+        // reached through a link is harmless; a lock file is opened without following one.
         let opened = if path.is_dir() {
             File::open(path)
         } else {
-            match OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o666)
-                .open(path)
-            {
-                Ok(f) => {
-                    // The umask narrowed the mode; widen it so another user can lock too.
-                    let _ = f.set_permissions(std::fs::Permissions::from_mode(0o666));
-                    Ok(f)
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied && path.exists() => {
-                    File::open(path)
-                }
-                Err(e) => Err(e),
-            }
+            super::files::open_lock(path).map(|(f, _)| f)
         };
         let file = opened.map_err(|source| SysCallError {
             call: "open",
@@ -97,13 +86,12 @@ fn lock(mut file: File, path: PathBuf) -> Result<Attempt, SysCallError> {
     if rc != 0 {
         let err = std::io::Error::last_os_error();
         if err.raw_os_error() == Some(libc::EWOULDBLOCK) {
-            let mut text = String::new();
-            let _ = file.seek(SeekFrom::Start(0));
-            let _ = file.read_to_string(&mut text);
+            // A PID is at most 10 digits; 64 bytes is plenty, whatever the file's size.
+            let text = super::files::read_prefix(&mut file, 64);
             return Ok(Attempt::Busy(Busy {
                 file,
                 path,
-                holder: text.trim().parse().ok(),
+                holder: leading_pid(&text),
             }));
         }
         return Err(SysCallError {
@@ -120,6 +108,14 @@ fn lock(mut file: File, path: PathBuf) -> Result<Attempt, SysCallError> {
     let _ = writeln!(file, "{}", std::process::id());
     let _ = file.flush();
     Ok(Attempt::Held(FileLock { file, path }))
+}
+
+/// The PID at the start of a lock file's text (digits after optional blanks); whatever
+/// follows (a newline, NUL bytes of a file someone made huge) is ignored.
+fn leading_pid(text: &str) -> Option<u32> {
+    let t = text.trim_start();
+    let end = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    t[..end].parse().ok()
 }
 
 impl Drop for FileLock {

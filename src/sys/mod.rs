@@ -1,5 +1,6 @@
 //! The fence around the kernel and the processor: NUMA memory-policy syscalls, CPU affinity,
-//! memory mappings, process facts (`geteuid`, `sysconf`) and the CPU instructions the clock
+//! memory mappings, process facts (`geteuid`, `sysconf`), files created where others may
+//! plant links (files.rs: the one atomic, exclusive writer) and the CPU instructions the clock
 //! check needs (`CPUID`, `RDTSC`). Outside the measurement kernels, all `unsafe` and every
 //! `libc` call of the crate live under this module (the architecture test enforces it), each
 //! block with a `// SAFETY:` line, behind safe functions; every syscall failure becomes a
@@ -9,6 +10,7 @@
 pub mod affinity;
 pub mod cpu;
 pub mod cputime;
+pub mod files;
 pub mod lock;
 pub mod mmap;
 pub mod numa;

@@ -19,7 +19,7 @@ use std::path::Path;
 pub const EXCERPT_CHARS: usize = 40;
 
 /// What kind of non-regular file a path is, in words for an error message.
-fn kind_of(ft: &std::fs::FileType) -> &'static str {
+pub(crate) fn kind_of(ft: &std::fs::FileType) -> &'static str {
     if ft.is_dir() {
         "a directory"
     } else if ft.is_fifo() {
@@ -105,14 +105,12 @@ pub fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// A short excerpt of untrusted text for an error message: at most [`EXCERPT_CHARS`]
-/// characters, control and non-printing characters escaped, `...` when cut.
+/// characters, control characters escaped by the one sanitizer (`crate::sanitize`), `...`
+/// when cut.
 pub fn excerpt(text: &str) -> String {
     let t = text.trim();
-    let mut out: String = t
-        .chars()
-        .take(EXCERPT_CHARS)
-        .flat_map(char::escape_debug)
-        .collect();
+    let head: String = t.chars().take(EXCERPT_CHARS).collect();
+    let mut out = crate::sanitize::escape(&head).into_owned();
     if t.chars().nth(EXCERPT_CHARS).is_some() {
         out.push_str("...");
     }
@@ -162,7 +160,7 @@ mod tests {
     #[test]
     fn excerpts_are_short_and_escaped() {
         assert_eq!(excerpt("0-x\n"), "0-x");
-        assert_eq!(excerpt("a\u{1b}[2Jb"), "a\\u{1b}[2Jb");
+        assert_eq!(excerpt("a\u{1b}[2Jb"), "a\\x1b[2Jb");
         let long = "root:$6$secret".repeat(20);
         let e = excerpt(&long);
         assert!(

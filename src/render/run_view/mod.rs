@@ -44,7 +44,7 @@ impl Cell {
     /// The cell for people: numbers with a precision suited to their size.
     pub fn display(&self) -> String {
         match self {
-            Cell::Text(s) => s.clone(),
+            Cell::Text(s) => crate::sanitize::escape(s).into_owned(),
             Cell::Num(v) => fmt_num(*v),
             Cell::Int(v) => v.to_string(),
             Cell::Bool(b) => if *b { "yes" } else { "no" }.into(),
@@ -52,10 +52,11 @@ impl Cell {
         }
     }
 
-    /// The cell for machines (CSV): full precision, empty when missing.
+    /// The cell for machines (CSV): full precision, empty when missing; text through the
+    /// sanitizer's CSV rule (a formula neutralised, controls escaped), numbers as they are.
     pub fn raw(&self) -> String {
         match self {
-            Cell::Text(s) => s.clone(),
+            Cell::Text(s) => crate::sanitize::csv_text(s),
             Cell::Num(v) => format!("{v}"),
             Cell::Int(v) => v.to_string(),
             Cell::Bool(b) => b.to_string(),

@@ -224,7 +224,7 @@ pub fn main() -> i32 {
                 (None, Some(3)) => "environment",
                 _ => kind.name(),
             };
-            if kind == Kind::Differs && signal.is_none() {
+            if matches!(kind, Kind::Differs | Kind::NotComparable) && signal.is_none() {
                 // A difference is the answer `compare` printed, not an error to repeat.
             } else if json {
                 ui::error_json(&sentence, code, name);

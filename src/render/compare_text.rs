@@ -13,6 +13,11 @@ use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
 pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
+    // Issue 33: too little compared is said before anything else (exit status 4 unless a
+    // difference was found among the few).
+    if let Some(why) = &c.too_little_compared {
+        writeln!(out, "Not comparable: {why}.")?;
+    }
     writeln!(
         out,
         "Comparing {} runs; ratios are to the first ({}).",
@@ -32,12 +37,17 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     )?;
     writeln!(
         out,
-        "! a figure marked disturbed, or from a noisy or unusable run: shown, not judged. Between runs a difference must also clear {}.",
+        "! a figure marked disturbed or with an interval wider than +-10 %: shown, not judged (each figure on its own, whatever the run's verdict). Between runs a difference must also clear {}.",
         crate::results::compare::FLOORS_TEXT
     )?;
     for (name, why) in c.runs.iter().zip(&c.not_comparable) {
         if !why.is_empty() {
             writeln!(out, "{name} differs in conditions: {}", why.join(", "))?;
+        }
+    }
+    for (name, what) in c.runs.iter().zip(&c.stated_differences) {
+        if !what.is_empty() {
+            writeln!(out, "{name} also differs in: {}", what.join(", "))?;
         }
     }
     writeln!(out)?;
@@ -132,6 +142,8 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
         "{}",
         if c.differs {
             "Verdict: the runs differ beyond noise (exit status 1)."
+        } else if c.too_little_compared.is_some() {
+            "Verdict: too little could be compared to call the runs alike (exit status 4)."
         } else {
             "Verdict: no difference beyond noise (exit status 0)."
         }

@@ -416,8 +416,12 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
             }
         })
         .collect();
-    for i in 0..n.len() {
-        if n.iter().filter(|m| **m == n[i]).count() > 1 {
+    // Decided on the names as first made, so every one of a repeated name gets its path.
+    let repeated: Vec<bool> = (0..n.len())
+        .map(|i| n.iter().filter(|m| **m == n[i]).count() > 1)
+        .collect();
+    for (i, r) in repeated.into_iter().enumerate() {
+        if r {
             n[i] = format!("{} ({})", runs[i].1, runs[i].0.display());
         }
     }

@@ -134,7 +134,7 @@ pub fn figure_unjudged(m: &Metric, virtual_machine: bool, needs_interval: bool) 
         return Some("a distribution's 99.9th percentile (rare events)".into());
     }
     if between_run_floor(&m.key, virtual_machine).is_none() {
-        return Some(VM_C2C.into());
+        return Some("core to core between virtual CPUs".into());
     }
     if m.disturbed {
         return Some("disturbed".into());

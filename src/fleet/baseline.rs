@@ -227,8 +227,12 @@ fn check_group(
     for k in keys(runs) {
         let Some(bf) = bg.figures.iter().find(|f| f.key == k.key) else {
             for (i, r) in runs {
-                if r.metrics.iter().any(|m| m.key == k.key) {
-                    count_not_judged(&mut hosts[*i], "not in the baseline".into());
+                if let Some(m) = r.metrics.iter().find(|m| m.key == k.key) {
+                    let why = figure_unjudged(m, r.virtual_machine, false);
+                    count_not_judged(
+                        &mut hosts[*i],
+                        why.unwrap_or_else(|| "not in the baseline".into()),
+                    );
                 }
             }
             continue;

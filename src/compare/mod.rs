@@ -373,7 +373,7 @@ fn too_little(rows: &[Row], comparable: usize, judged: usize) -> Option<String> 
             None => reasons.push((kind, 1)),
         }
     }
-    reasons.sort_by(|a, b| b.1.cmp(&a.1));
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
     let why: Vec<String> = reasons
         .iter()
         .take(4)

@@ -159,7 +159,7 @@ pub(crate) fn judge_group(
 /// A judged host's standing from its counts: outlier with any outlying figure (its reasons are
 /// those figures), noisy when its group could judge but none of its own figures could be.
 pub(crate) fn settle(h: &mut FleetHost, group_judges: bool) {
-    h.not_judged.sort_by(|a, b| b.figures.cmp(&a.figures));
+    h.not_judged.sort_by_key(|n| std::cmp::Reverse(n.figures));
     if h.outlying_metrics > 0 {
         // Only the outlying figures: the hardware difference is the group's own line.
         h.reasons.retain(|r| {

@@ -123,14 +123,25 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             .collect();
         let unjudged = cells.iter().filter(|w| !w.is_empty()).count();
         if unjudged > 0 {
+            // Issue 33: how many were judged, and the others counted by reason.
+            let mut counts: Vec<(&str, usize)> = Vec::new();
+            for w in cells.iter().filter(|w| !w.is_empty()) {
+                let kind = w.split([':', ';']).next().unwrap_or(w);
+                let kind = kind.split(" in ").next().unwrap_or(kind);
+                match counts.iter_mut().find(|c| c.0 == kind) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((kind, 1)),
+                }
+            }
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+            let counts: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
             writeln!(
                 out,
-                "  {unjudged} of {} figure(s) not judged, so they cannot show a difference either: {}",
+                "  {} of {} figure(s) judged; not judged, so they cannot show a difference either: {} (e.g. {})",
+                cells.len() - unjudged,
                 cells.len(),
-                cells
-                    .iter()
-                    .find(|w| !w.is_empty())
-                    .map_or(String::new(), |w| format!("e.g. {w}"))
+                counts.join(", "),
+                cells.iter().find(|w| !w.is_empty()).unwrap_or(&"")
             )?;
         }
     }

@@ -54,6 +54,9 @@ pub enum Kind {
     Partial,
     /// `compare` found a difference beyond noise (not a failure: the answer is "different").
     Differs,
+    /// `compare` or `fleet` could judge too little to answer (no figure, or fewer than the
+    /// stated share): not "no difference" (issue 33). Exit 4.
+    NotComparable,
 }
 
 impl Kind {
@@ -63,6 +66,7 @@ impl Kind {
             Kind::Partial | Kind::Differs => 1,
             Kind::Usage | Kind::Input => 2,
             Kind::Environment => 3,
+            Kind::NotComparable => 4,
         }
     }
 
@@ -74,6 +78,7 @@ impl Kind {
             Kind::Environment => "environment",
             Kind::Partial => "partial",
             Kind::Differs => "differs",
+            Kind::NotComparable => "not-comparable",
         }
     }
 }
@@ -125,6 +130,11 @@ pub fn partial(message: impl Into<String>) -> anyhow::Error {
 /// `compare` found a difference beyond noise (exit status 1).
 pub fn differs(message: impl Into<String>) -> anyhow::Error {
     Marked::new(Kind::Differs, message).into()
+}
+
+/// `compare`/`fleet` judged too little to answer (exit 4); the printed output already says why.
+pub fn not_comparable(message: impl Into<String>) -> anyhow::Error {
+    Marked::new(Kind::NotComparable, message).into()
 }
 
 /// The kind of a failure: the first marked error in its chain, else the environment when the

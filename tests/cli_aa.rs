@@ -1,8 +1,9 @@
 //! The end-to-end A/A check of issue 19 (METHODOLOGY point 27): two short runs of the same
 //! configuration on this machine, then `numascope compare A B` must say "no difference beyond
-//! noise" and exit 0. It cannot flake on a busy machine for an honest reason, not a loose one:
-//! a figure marked disturbed, or any figure of a run whose verdict is noisy or unusable, is
-//! shown and not judged, and every judged difference must clear both runs' intervals and the
+//! noise" and exit 0, or, when too few figures could be judged, say so first and exit 4 (issue
+//! 33). It cannot flake on a busy machine for an honest reason, not a loose one: a figure
+//! marked disturbed or with an interval wider than +-10 % is shown and not judged (whatever
+//! the run's verdict), and every judged difference must clear both runs' intervals and the
 //! metric's between-run floor. It can still fail: two quiet runs whose figures differ beyond
 //! all of that exit 1, and that is a finding about numascope's floors or intervals. The test
 //! also checks the mechanics: every cell is judged or says why not, and quiet runs are judged.
@@ -56,18 +57,24 @@ fn two_runs_of_one_configuration_compare_as_no_difference() {
         .output()
         .unwrap();
     let json = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
+    // 0: no difference; 4 (issue 33): too few figures narrow and undisturbed enough to tell,
+    // which a busy machine gives and which is never "a difference".
+    let code = out.status.code();
+    assert!(
+        code == Some(0) || code == Some(4),
         "A/A compare found a difference (runs {} and {}): {json}",
         verdict(&ra),
         verdict(&rb)
     );
     let c: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(c["differs"], false);
+    assert_eq!(
+        code == Some(4),
+        c["too_little_compared"].is_string(),
+        "{json}"
+    );
     let rows = c["rows"].as_array().unwrap();
     assert!(!rows.is_empty(), "no metric compared: {json}");
-    let noisy = ["noisy", "unusable"];
     let (va, vb) = (verdict(&ra), verdict(&rb));
     for row in rows {
         let Some(cell) = row["cells"][1].as_object() else {
@@ -75,25 +82,19 @@ fn two_runs_of_one_configuration_compare_as_no_difference() {
         };
         assert_eq!(cell["significant"], false, "{row}");
         match cell["not_judged"].as_str() {
-            // Judged: Holm's adjusted p-value is there, and the margin is at least 3 %.
+            // Judged (whatever the runs' verdicts): Holm's adjusted p-value is there, and the
+            // margin is at least 3 %.
             None => {
                 assert!(cell["p_adjusted"].is_number(), "{row}");
                 assert!(row["margin"].as_f64().unwrap() >= 0.03, "{row}");
-                assert!(!noisy.contains(&va.as_str()) && !noisy.contains(&vb.as_str()));
             }
             Some(why) => assert!(
                 why == "no interval"
                     || why.starts_with("disturbed in ")
-                    || why.starts_with("noisy run: ")
-                    || why.starts_with("unusable run: ")
+                    || why.starts_with("interval wider than +-10 % in ")
                     || why.starts_with("not comparable: "),
                 "unexpected reason {why:?}"
             ),
-        }
-        // A noisy or unusable run supports no judgement at all.
-        if noisy.contains(&va.as_str()) || noisy.contains(&vb.as_str()) {
-            let why = cell["not_judged"].as_str().unwrap_or("");
-            assert!(why.contains(" run: "), "{row}");
         }
     }
     if va == "quiet" && vb == "quiet" {
@@ -101,7 +102,8 @@ fn two_runs_of_one_configuration_compare_as_no_difference() {
         assert!(c["judged"].as_u64().unwrap() >= 1, "{json}");
     } else {
         eprintln!(
-            "A/A: runs were {va} and {vb} on this machine; their figures were shown, not judged"
+            "A/A: runs were {va} and {vb} on this machine; {} figure(s) judged",
+            c["judged"]
         );
     }
     // The text form says the same and names the rule.
@@ -112,10 +114,15 @@ fn two_runs_of_one_configuration_compare_as_no_difference() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(
-        text.contains("Verdict: no difference beyond noise (exit status 0)."),
-        "{text}"
-    );
+    assert_eq!(out.status.code(), code, "{text}");
+    if code == Some(0) {
+        assert!(
+            text.contains("Verdict: no difference beyond noise (exit status 0)."),
+            "{text}"
+        );
+    } else {
+        assert!(text.starts_with("Not comparable: "), "{text}");
+        assert!(text.contains("(exit status 4)."), "{text}");
+    }
     assert!(text.contains("between-run floor"), "{text}");
 }

@@ -131,7 +131,8 @@ fn halved_bandwidth_exits_1_and_is_named() {
     assert_eq!(v["differs"], true);
 }
 
-/// An older results file (no intervals) compared with itself halved: shown, not judged.
+/// An older results file (no intervals) compared with itself halved: shown, not judged, and
+/// (issue 33) said first, exit 4: nothing compared is not "no difference".
 #[test]
 fn files_without_intervals_are_not_judged() {
     let dir = tempfile::tempdir().unwrap();
@@ -148,8 +149,10 @@ fn files_without_intervals_are_not_judged() {
         write(dir.path(), "b.json", &b),
     );
     let (code, text) = compare(&pa, &pb);
-    assert_eq!(code, 0, "{text}");
+    assert_eq!(code, 4, "{text}");
+    assert!(text.starts_with("Not comparable: only 0 of "), "{text}");
     assert!(text.contains("? a figure without an interval"), "{text}");
+    assert!(!text.contains("no difference beyond noise"), "{text}");
 }
 
 #[test]

@@ -39,7 +39,14 @@ fn status_0_when_done_and_for_help_which_lists_the_statuses() {
     assert!(out.contains("NUMA nodes"), "{out}");
     let (code, help, _) = status(&["--help"]);
     assert_eq!(code, 0);
-    for needle in ["Exit status:", "\n  1 ", "\n  2 ", "\n  3 ", "129/130/143"] {
+    for needle in [
+        "Exit status:",
+        "\n  1 ",
+        "\n  2 ",
+        "\n  3 ",
+        "\n  4 ",
+        "129/130/143",
+    ] {
         assert!(help.contains(needle), "`{needle}` not in --help: {help}");
     }
 }

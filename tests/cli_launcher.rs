@@ -148,14 +148,14 @@ fn mpirun_ranks_are_refused_while_the_lock_is_held_then_take_it_in_turn() {
         "one line per rank on stdout: {stdout}"
     );
 
-    // fleet reads them: three runs are too few to judge, so nothing stands out.
+    // fleet reads them: three runs are too few to judge, which it says (exit 4, issue 33).
     let f = numascope()
         .arg("fleet")
         .arg(&out)
         .arg("--json")
         .output()
         .unwrap();
-    assert_eq!(f.status.code(), Some(0));
+    assert_eq!(f.status.code(), Some(4));
     let v: serde_json::Value = serde_json::from_slice(&f.stdout).unwrap();
     assert_eq!(v["hosts"].as_array().unwrap().len(), 3);
     assert!(v["groups"][0]["not_judged"].is_string());

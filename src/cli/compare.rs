@@ -16,12 +16,17 @@ use crate::render::compare_text;
 /// Flags of `numascope compare`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 when no figure differs beyond noise, 1 when at least one does, 2 on error (as diff).\nA difference needs both runs' 95 % intervals for the median (6 or more repetitions): the ratio's interval must lie beyond 1 +- 3 % and its p-value, Holm-adjusted over every metric compared, be at most 5 %. Figures without an interval are shown, not judged; runs with a different budget, kernel, THP mode or host are marked not comparable for the affected figures.\nA figure marked disturbed, or any figure of a run whose verdict is noisy or unusable, is shown, not judged. The intervals see only the variation inside a run, so a difference between runs must also clear a between-run floor: latency and bandwidth 5 %, core to core 10 % on bare metal; latency 40 %, bandwidth 50 % in a VM, where core to core is not compared."
+    after_help = "Exit status: 0 when no figure differs beyond noise, 1 when at least one does, 2 on error (as diff), 4 when fewer than 25 % of the figures both runs have could be compared (nothing differing among them): too little compared is not \"no difference\".\nA difference needs both runs' 95 % intervals for the median (6 or more repetitions): the ratio's interval must lie beyond 1 +- 3 % and its p-value, Holm-adjusted over every metric compared, be at most 5 %. Figures without an interval are shown, not judged; runs with a different budget, kernel version, THP mode or host are marked not comparable for the affected figures (a kernel that differs only in its build string is stated, not a reason).\nEach figure is judged on its own, whatever the run's verdict: a figure marked disturbed or whose interval is wider than +-10 % of its median is shown, not judged. The intervals see only the variation inside a run, so a difference between runs must also clear a between-run floor: latency and bandwidth 5 %, core to core 10 % on bare metal; latency 40 %, bandwidth 50 % in a VM, where core to core is not compared."
 )]
 pub struct CompareArgs {
-    /// Two or more results.json files; the first is the reference.
-    #[arg(value_name = "RESULTS.json", num_args = 2.., required = true)]
+    /// Two or more results.json files; the first is the reference (one or more with --baseline).
+    #[arg(value_name = "RESULTS.json", num_args = 1.., required = true)]
     pub results: Vec<PathBuf>,
+    /// Check each run against the fleet baseline FILE (from `fleet --save-baseline`) instead
+    /// of against the first run: a figure whose whole interval lies outside its envelope is
+    /// named (exit 1).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,
@@ -32,9 +37,32 @@ pub struct CompareArgs {
 
 /// Runs `compare`.
 pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
+    if args.results.len() < 2 && args.baseline.is_none() {
+        return Err(crate::error::usage(
+            "compare needs two or more results files (the first is the reference), or --baseline FILE and one or more",
+        ));
+    }
     let mut runs = Vec::new();
     for p in &args.results {
         runs.push((p.clone(), crate::results_file::load(p)?));
+    }
+    if let Some(b) = &args.baseline {
+        if args.all {
+            return Err(crate::error::usage(
+                "--all shows metrics some runs lack in a comparison of runs; with --baseline every checked figure is shown already, leave --all out",
+            ));
+        }
+        let f = super::fleet::check_baseline(b, &runs)?;
+        super::print_result(args.json, &f, |out| {
+            crate::render::fleet_text::render(&f, out)
+        })?;
+        if f.has_outliers() {
+            return Err(crate::error::differs("a run falls outside the baseline"));
+        }
+        if let Some(why) = f.nothing_judged() {
+            return Err(crate::error::not_comparable(why));
+        }
+        return Ok(());
     }
     let n = crate::compare::run_names(
         &runs
@@ -56,6 +84,10 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
         return Err(crate::error::differs(
             "at least one figure differs beyond noise",
         ));
+    }
+    if let Some(why) = &c.too_little_compared {
+        // Exit status 4: too little compared is not "no difference" (printed first already).
+        return Err(crate::error::not_comparable(why.clone()));
     }
     Ok(())
 }

@@ -2,8 +2,10 @@
 //! `run --output 'res/{host}'` under srun, mpirun or pdsh leaves them), judged as a fleet by
 //! `crate::fleet`: hosts grouped by hardware, per metric the median, spread and the hosts that
 //! stand out, noisy runs and differently configured hosts reported as such. Text on stdout (or
-//! JSON), and on request a CSV and a self-contained HTML page. Exit 0 when no host stands out,
-//! 1 when one does, 2 on error (as `compare`).
+//! JSON), and on request a CSV and a self-contained HTML page. `--save-baseline FILE` also
+//! writes the fleet's expected figures; `--baseline FILE` checks the hosts against such a file
+//! instead of against each other. Exit 0 when no host stands out, 1 when one does, 2 on error
+//! (as `compare`), 4 when no figure of any host could be judged.
 
 use std::path::PathBuf;
 
@@ -17,7 +19,7 @@ use crate::run::output::write_atomic;
 /// Flags of `numascope fleet`.
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Exit status: 0 when no host stands out, 1 when at least one does, 2 on error.\nHosts are grouped by CPU model, memory nodes, memory per node and kernel; within a group a figure stands out when it is beyond 3 robust z (1.4826 MAD) and 5 % of the group median and outside the host's own 95 % interval. Runs whose verdict is noisy or unusable, and hosts whose THP mode or numa_balancing differ from their group, are reported as such and not judged. See docs/fleet.md."
+    after_help = "Exit status: 0 when no host stands out, 1 when at least one does, 2 on error, 4 when no figure of any host could be judged (too few hosts, or every figure disturbed or too wide).\nHosts are grouped by CPU model, memory nodes, memory per node and kernel version; each figure is judged on its own, whatever its run's verdict, when it was not disturbed and its 95 % interval is within +-10 % of its median, and it stands out when it is beyond 3 robust z (1.4826 MAD) and 5 % of the group median and outside its own interval. Hosts whose THP mode or numa_balancing differ from their group are reported as such and not judged. --save-baseline FILE records each group's expected figures and envelopes; --baseline FILE checks the hosts against them instead. See docs/fleet.md."
 )]
 pub struct FleetArgs {
     /// Directories holding run output (searched recursively for results.json), or results files.
@@ -32,7 +34,14 @@ pub struct FleetArgs {
     /// Also write a self-contained HTML page (hosts x metrics, distributions) to FILE.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-    /// Overwrite existing --csv/--html files (never an input results file).
+    /// Also save the fleet's expected figures and their envelopes, per hardware group, to FILE
+    /// (docs/schema/baseline.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub save_baseline: Option<PathBuf>,
+    /// Check the hosts against the baseline FILE (from --save-baseline) instead of each other.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Overwrite existing --csv/--html/--save-baseline files (never an input results file).
     #[arg(long)]
     pub force: bool,
 }
@@ -54,7 +63,8 @@ pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
                 .join(", ")
         );
     }
-    for out in args.csv.iter().chain(args.html.iter()) {
+    let outputs = args.csv.iter().chain(args.html.iter());
+    for out in outputs.chain(args.save_baseline.iter()) {
         for input in &files {
             check_new(out, args.force, input, "fleet")?;
         }
@@ -64,7 +74,15 @@ pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
         let r = crate::results_file::load(&p)?;
         runs.push((p, r));
     }
-    let f = crate::fleet::judge(&runs);
+    let f = match &args.baseline {
+        Some(b) => check_baseline(b, &runs)?,
+        None => crate::fleet::judge(&runs),
+    };
+    if let Some(p) = &args.save_baseline {
+        let b = crate::fleet::baseline::save(&runs);
+        let text = serde_json::to_string_pretty(&b)? + "\n";
+        write_atomic(p, text.as_bytes())?;
+    }
     if let Some(p) = &args.csv {
         write_atomic(p, fleet_text::csv(&f)?.as_bytes())?;
     }
@@ -76,5 +94,30 @@ pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
         // Exit status 1 once the verdict is printed, as `compare` does (nothing more printed).
         return Err(crate::error::differs("at least one host stands out"));
     }
+    if let Some(why) = f.nothing_judged() {
+        // Exit status 4: nothing judged is not "no host stands out" (printed first already).
+        return Err(crate::error::not_comparable(why));
+    }
     Ok(())
+}
+
+/// Reads the baseline at `path` and checks `runs` against it (also `compare --baseline`).
+pub fn check_baseline(
+    path: &std::path::Path,
+    runs: &[(PathBuf, crate::results::RunResults)],
+) -> anyhow::Result<crate::results::fleet::FleetReport> {
+    let bytes = crate::sys::safe_read::read_capped(path, crate::results_file::MAX_RESULTS_BYTES, false)
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read the baseline {}: {e}; give a file written by `numascope fleet --save-baseline`",
+                path.display()
+            )
+        })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let b = crate::fleet::baseline::parse(&text, path)?;
+    Ok(crate::fleet::baseline::check(
+        runs,
+        &b,
+        &path.display().to_string(),
+    ))
 }

@@ -32,11 +32,13 @@ pub mod ui;
 /// The exit statuses, as `numascope --help` ends and README.md lists them.
 pub const EXIT_STATUS: &str = "Exit status:
   0        done (also --help, --version, and a reader that closed the pipe early)
-  1        `compare` found a difference beyond noise, or a run ended partial for a reason
-           other than a stop signal (a part failed; results.json names it)
+  1        `compare` found a difference beyond noise, `fleet` a host that stands out, or a
+           run ended partial for a reason other than a stop signal (a part failed)
   2        usage or input error: a flag, a value, a file or a process was refused
   3        the environment refused: no permission, binding or pinning asked of a
            --sysfs-root snapshot, a kernel feature missing
+  4        `compare` or `fleet` could judge too little to answer (said first; not \"no
+           difference\")
   129/130/143  stopped by SIGHUP / SIGINT (Ctrl-C) / SIGTERM after keeping what was measured
 With --json, an error is one JSON object on stderr: {\"error\", \"exit_code\", \"kind\"}.";
 
@@ -227,7 +229,7 @@ pub fn main() -> i32 {
                 (None, Some(3)) => "environment",
                 _ => kind.name(),
             };
-            if kind == Kind::Differs && signal.is_none() {
+            if matches!(kind, Kind::Differs | Kind::NotComparable) && signal.is_none() {
                 // A difference is the answer `compare` printed, not an error to repeat.
             } else if json {
                 ui::error_json(&sentence, code, name);

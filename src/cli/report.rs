@@ -30,6 +30,11 @@ pub struct ReportArgs {
     /// hwloc XML topology (`lstopo --memattrs -i OUT.xml` shows them).
     #[arg(long, value_name = "OUT.xml")]
     pub hwloc_xml: Option<PathBuf>,
+    /// Write the headline figures with their 95 % intervals and a host label in the
+    /// OpenMetrics text format (for node_exporter's textfile collector: a FILE.prom in its
+    /// --collector.textfile.directory).
+    #[arg(long, value_name = "FILE")]
+    pub openmetrics: Option<PathBuf>,
     /// Print the terminal summary (the default when no other output is asked for).
     #[arg(long)]
     pub text: bool,
@@ -93,11 +98,31 @@ pub(crate) fn check_distinct(outputs: &[(&str, Option<&PathBuf>)]) -> anyhow::Re
     Ok(())
 }
 
+/// The OpenMetrics text of a run's headline figures (`--openmetrics`).
+fn openmetrics_text(r: &crate::results::RunResults) -> String {
+    let m = crate::compare::metrics(r, &r.host);
+    let env = &r.topology.environment;
+    let info = crate::render::openmetrics::RunInfo {
+        host: &r.host,
+        kernel: env.kernel_release.as_deref().unwrap_or("unknown"),
+        cpu_model: env.cpu_model.as_deref().unwrap_or("unknown"),
+        verdict: r.quality.as_ref().map_or("unknown", |q| q.verdict.label()),
+        budget: r.plan.budget.name(),
+        tool_version: &r.tool_version,
+        started_at: &r.started_at,
+    };
+    let vm = m.virtual_machine;
+    crate::render::openmetrics::render(&m, &info, &|x| {
+        crate::compare::figure_unjudged(x, vm, true).is_none()
+    })
+}
+
 /// Runs `report`.
 pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
     check_distinct(&[
         ("--html", args.html.as_ref()),
         ("--hwloc-xml", args.hwloc_xml.as_ref()),
+        ("--openmetrics", args.openmetrics.as_ref()),
     ])?;
     let r = crate::results_file::load(&args.results)?;
     // Check every destination before writing anything, so a refusal leaves no partial output.
@@ -105,6 +130,9 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
         check_new(p, args.force, &args.results, "report")?;
     }
     if let Some(p) = &args.hwloc_xml {
+        check_new(p, args.force, &args.results, "report")?;
+    }
+    if let Some(p) = &args.openmetrics {
         check_new(p, args.force, &args.results, "report")?;
     }
     let csv_files = match &args.csv {
@@ -150,7 +178,14 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
             p.display()
         ));
     }
-    let wrote_files = args.html.is_some() || args.csv.is_some() || args.hwloc_xml.is_some();
+    if let Some(p) = &args.openmetrics {
+        write_atomic(p, openmetrics_text(&r).as_bytes())?;
+        super::ui::note(format!("wrote {}", p.display()));
+    }
+    let wrote_files = args.html.is_some()
+        || args.csv.is_some()
+        || args.hwloc_xml.is_some()
+        || args.openmetrics.is_some();
     if args.json {
         let mut out = std::io::stdout().lock();
         out.write_all(r.to_json().as_bytes())?;

@@ -13,17 +13,23 @@
 //!   most 5 %. So two runs of one configuration come out "no difference" however many metrics
 //!   are compared. A figure without an interval (fewer than 6 repetitions, or a file written
 //!   before intervals) is shown but not judged: "no interval".
-//! - **Not judged, untrusted**: a figure marked disturbed, and every figure of a run whose
-//!   verdict is noisy or unusable, cannot support a difference: shown, not judged.
+//! - **Judged figure by figure** (issue 33): a figure is judged when it was not marked disturbed
+//!   and its own 95 % interval is narrow enough (half-width at most [`WIDE_INTERVAL`] of its
+//!   median, the width that makes a run noisy), in both runs, whatever either run's verdict:
+//!   a run on a busy VM is "noisy" because some of its figures are, and its narrow figures
+//!   still decide ([`figure_unjudged`]).
 //! - **Between-run floor** ([`between_run_floor`]): the intervals cover the variation inside a
 //!   run only; between runs buffers, vCPU placement and other tenants change too. A difference
 //!   must clear the larger of the margin and the metric's floor (wider in a virtual machine,
 //!   where core to core is not compared at all; a difference beyond both intervals is still
 //!   said, with the vCPU placement as its likely cause: [`Comparison::vm_c2c_differences`]).
 //! - **Not comparable**: runs planned with different budgets measure the latency sweep to
-//!   different sizes; runs under a different kernel, transparent-huge-page mode or on another
-//!   host differ in more than the memory system. The affected metrics are shown, marked and
-//!   not judged. A metric that records its own conditions ([`Metric::condition`]: working set
+//!   different sizes; runs under a different kernel version, transparent-huge-page mode or on
+//!   another host differ in more than the memory system. The affected metrics are shown,
+//!   marked and not judged. A kernel that differs only in its build string (the same version)
+//!   is stated, not a reason ([`Comparison::stated_differences`]). When fewer than
+//!   [`MIN_COMPARED_SHARE`] of the figures could be judged, the comparison says so first
+//!   ([`Comparison::too_little_compared`]): nothing compared is not "no difference". A metric that records its own conditions ([`Metric::condition`]: working set
 //!   or block size, page size, threads, the load's size) is not comparable when the two runs'
 //!   conditions differ.
 //! - **Distribution tail**: the per-load distribution's p99.9 is shown and never judged: it is
@@ -40,6 +46,7 @@ mod metrics;
 pub use crate::results::compare::*;
 pub use metrics::metrics;
 
+use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
 use crate::stats::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
 
@@ -116,19 +123,48 @@ pub fn margin_for(key: &str, virtual_machine: bool) -> f64 {
     between_run_floor(key, virtual_machine).map_or(PRACTICAL_MARGIN, |f| f.max(PRACTICAL_MARGIN))
 }
 
-/// Why a cell cannot support a difference although both figures have intervals: either run's
-/// verdict is noisy or unusable (its intervals are not to be trusted), or either figure was
-/// marked disturbed (its repetitions did not own their CPUs).
-fn untrusted(first: &RunMetrics, run: &RunMetrics, a: &Metric, b: &Metric) -> Option<String> {
-    use crate::results::verdict::Verdict;
-    for r in [first, run] {
-        if let Some(v @ (Verdict::Noisy | Verdict::Unusable)) = r.verdict {
-            return Some(format!("{} run: {}", v.label(), r.name));
-        }
+/// Why one figure of one run cannot be judged, or `None` when it can: marked disturbed (its
+/// repetitions did not own their CPUs), no interval, an interval wider than +-[`WIDE_INTERVAL`]
+/// of its median, the distribution's tail, or core to core between virtual CPUs. The same rule
+/// for `compare`, `fleet` and baselines; the run's own verdict does not enter. Without
+/// `needs_interval` (a fleet, a baseline: the group's spread judges it) a figure that has no
+/// interval at all, as in files written before intervals, is judged.
+pub fn figure_unjudged(m: &Metric, virtual_machine: bool, needs_interval: bool) -> Option<String> {
+    if m.key == DISTRIBUTION_TAIL_KEY {
+        return Some("a distribution's 99.9th percentile (rare events)".into());
     }
+    if between_run_floor(&m.key, virtual_machine).is_none() {
+        return Some("core to core between virtual CPUs".into());
+    }
+    if m.disturbed {
+        return Some("disturbed".into());
+    }
+    match m.summary().relative_half_width() {
+        None => needs_interval.then(|| "no interval".into()),
+        Some(h) if h > WIDE_INTERVAL => Some(format!(
+            "interval wider than +-{:.0} %",
+            WIDE_INTERVAL * 100.0
+        )),
+        Some(_) => None,
+    }
+}
+
+/// Why a cell cannot support a difference although both figures have intervals: either
+/// figure was marked disturbed, or its interval is too wide to judge ([`figure_unjudged`]).
+fn untrusted(first: &RunMetrics, run: &RunMetrics, a: &Metric, b: &Metric) -> Option<String> {
     for (r, m) in [(first, a), (run, b)] {
         if m.disturbed {
             return Some(format!("disturbed in {}", r.name));
+        }
+        if m.summary()
+            .relative_half_width()
+            .is_some_and(|h| h > WIDE_INTERVAL)
+        {
+            return Some(format!(
+                "interval wider than +-{:.0} % in {}",
+                WIDE_INTERVAL * 100.0,
+                r.name
+            ));
         }
     }
     None
@@ -152,7 +188,7 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
     }
     let none = Conditions::default();
     let first_cond = conditions.first().unwrap_or(&none);
-    let diffs: Vec<Vec<(String, bool)>> = (0..runs.len())
+    let diffs: Vec<Vec<(String, Affects)>> = (0..runs.len())
         .map(|i| {
             if i == 0 {
                 vec![]
@@ -195,7 +231,11 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
                 cell.ratio_to_first = Some(m.value / f.value);
                 let mut blocking: Vec<String> = diffs[i]
                     .iter()
-                    .filter(|(_, all)| *all || key.starts_with("latency-sweep/"))
+                    .filter(|(_, a)| match a {
+                        Affects::All => true,
+                        Affects::Sweep => key.starts_with("latency-sweep/"),
+                        Affects::Nothing => false,
+                    })
                     .map(|(d, _)| d.clone())
                     .collect();
                 // The metric's own conditions (size, page, threads, mix): measured differently.
@@ -274,6 +314,12 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
         .iter()
         .filter(|r| r.cells.iter().all(|c| c.is_some()))
         .count();
+    let comparable_cells = rows
+        .iter()
+        .flat_map(|r| r.cells.iter().skip(1))
+        .filter(|c| c.as_ref().is_some_and(|c| c.ratio_to_first.is_some()))
+        .count();
+    let too_little_compared = too_little(&rows, comparable_cells, judged.len());
     let (outliers, outlier_hosts) = if runs.len() >= MIN_FLEET {
         fleet_outliers(runs, &rows)
     } else {
@@ -286,15 +332,62 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
         differs: significant_per_run.iter().any(|&n| n > 0),
         significant_per_run,
         not_comparable: diffs
-            .into_iter()
-            .map(|d| d.into_iter().map(|x| x.0).collect())
+            .iter()
+            .map(|d| {
+                let d = d.iter().filter(|x| x.1 != Affects::Nothing);
+                d.map(|x| x.0.clone()).collect()
+            })
             .collect(),
+        stated_differences: diffs
+            .iter()
+            .map(|d| {
+                let d = d.iter().filter(|x| x.1 == Affects::Nothing);
+                d.map(|x| x.0.clone()).collect()
+            })
+            .collect(),
+        comparable_cells,
+        too_little_compared,
         judged: judged.len(),
         margin: PRACTICAL_MARGIN,
         alpha: ALPHA,
         outliers,
         outlier_hosts,
     }
+}
+
+/// The sentence `compare` says first when fewer than [`MIN_COMPARED_SHARE`] of the cells that
+/// have a counterpart were judged: how many, and the commonest reasons with their counts.
+fn too_little(rows: &[Row], comparable: usize, judged: usize) -> Option<String> {
+    if comparable > 0 && judged as f64 >= MIN_COMPARED_SHARE * comparable as f64 {
+        return None;
+    }
+    let mut reasons: Vec<(String, usize)> = Vec::new();
+    let cells = rows.iter().flat_map(|r| r.cells.iter().skip(1).flatten());
+    for w in cells.filter_map(|c| c.not_judged.as_deref()) {
+        // "disturbed in b", "interval wider than +-10 % in b" and "not comparable: ..." count
+        // by their kind.
+        let kind = w.split([':', ';']).next().unwrap_or(w);
+        let kind = kind.split(" in ").next().unwrap_or(kind).to_string();
+        match reasons.iter_mut().find(|r| r.0 == kind) {
+            Some(r) => r.1 += 1,
+            None => reasons.push((kind, 1)),
+        }
+    }
+    reasons.sort_by_key(|r| std::cmp::Reverse(r.1));
+    let why: Vec<String> = reasons
+        .iter()
+        .take(4)
+        .map(|(w, n)| format!("{n} {w}"))
+        .collect();
+    Some(if comparable == 0 {
+        "nothing could be compared: the runs have no figure in common".to_string()
+    } else {
+        format!(
+            "only {judged} of {comparable} figure(s) could be compared (at least {:.0} % are needed to call the runs alike): {}",
+            MIN_COMPARED_SHARE * 100.0,
+            why.join("; ")
+        )
+    })
 }
 
 /// The median of `vals` and their median absolute deviation from it (the fleet's robust
@@ -323,8 +416,12 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
             }
         })
         .collect();
-    for i in 0..n.len() {
-        if n.iter().filter(|m| **m == n[i]).count() > 1 {
+    // Decided on the names as first made, so every one of a repeated name gets its path.
+    let repeated: Vec<bool> = (0..n.len())
+        .map(|i| n.iter().filter(|m| **m == n[i]).count() > 1)
+        .collect();
+    for (i, r) in repeated.into_iter().enumerate() {
+        if r {
             n[i] = format!("{} ({})", runs[i].1, runs[i].0.display());
         }
     }
@@ -635,7 +732,13 @@ mod tests {
                     .collect(),
             );
             let c = compare(&[a, b]);
-            assert_eq!(c.judged, 40);
+            // Every figure is judged, but for the odd one whose 9 samples gave an interval
+            // wider than +-10 % (issue 33: such a figure is not judged).
+            let wide = c.rows.iter().filter(|r| {
+                let w = r.cells[1].as_ref().and_then(|c| c.not_judged.as_deref());
+                w.is_some_and(|w| w.starts_with("interval wider than"))
+            });
+            assert_eq!(c.judged + wide.count(), 40);
             declared += c.differs as usize;
         }
         assert!(
@@ -718,6 +821,7 @@ mod tests {
             kernel: Some(kernel.into()),
             thp: Some("madvise".into()),
             host: Some("h".into()),
+            cpu_model: None,
         };
         // Budgets differ: the sweep is not judged, bandwidth still is.
         let c = compare_with(
@@ -732,9 +836,27 @@ mod tests {
         assert!(!sweep.significant);
         assert!(c.rows[1].cells[1].as_ref().unwrap().significant);
         assert_eq!(c.not_comparable[1], vec!["budget quick vs default"]);
-        // Kernels differ: nothing is judged.
-        let c = compare_with(&[a, b], &[cond("default", "6.1"), cond("default", "6.9")]);
+        // Kernel versions differ: nothing is judged, and that is said first.
+        let c = compare_with(
+            &[a.clone(), b.clone()],
+            &[cond("default", "6.1.0-1"), cond("default", "6.9.2-1")],
+        );
         assert!(!c.differs && c.judged == 0);
+        assert!(c.too_little_compared.is_some());
+        assert_eq!(c.not_comparable[1], vec!["kernel 6.9.2-1 vs 6.1.0-1"]);
+        // Issue 33: only the build string differs: stated, and every figure is judged.
+        let c = compare_with(
+            &[a, b],
+            &[
+                cond("default", "6.18.44-fc-v595"),
+                cond("default", "6.18.44-fc-v657"),
+            ],
+        );
+        assert!(c.differs && c.judged == 2 && c.too_little_compared.is_none());
+        assert!(c.not_comparable[1].is_empty());
+        assert!(c.stated_differences[1][0].starts_with(
+            "kernel build 6.18.44-fc-v657 vs 6.18.44-fc-v595 (the same version 6.18.44"
+        ));
     }
 
     /// Issue 19: three runs of one configuration made every run an outlier.
@@ -790,16 +912,26 @@ mod tests {
         let cell = c.rows[0].cells[1].as_ref().unwrap();
         assert!(!c.differs && c.judged == 0);
         assert_eq!(cell.not_judged.as_deref(), Some("disturbed in b"));
+        // Issue 33: the run's verdict does not set its narrow figures aside...
         for v in [Verdict::Noisy, Verdict::Unusable] {
             let mut first = a();
             first.verdict = Some(v);
-            let c = compare(&[first, b()]);
-            assert!(!c.differs && c.judged == 0);
-            assert_eq!(
-                c.rows[0].cells[1].as_ref().unwrap().not_judged,
-                Some(format!("{} run: a", v.label()))
-            );
+            assert!(compare(&[first, b()]).differs);
         }
+        // ...a figure's own wide interval does, and nothing compared is said first.
+        let mut wide = b();
+        wide.metrics[0].ci_low = Some(150.0);
+        wide.metrics[0].ci_high = Some(260.0);
+        let c = compare(&[a(), wide]);
+        assert!(!c.differs && c.judged == 0);
+        assert_eq!(
+            c.rows[0].cells[1].as_ref().unwrap().not_judged.as_deref(),
+            Some("interval wider than +-10 % in b")
+        );
+        assert_eq!(
+            c.too_little_compared.as_deref(),
+            Some("only 0 of 1 figure(s) could be compared (at least 25 % are needed to call the runs alike): 1 interval wider than +-10 %")
+        );
         let mut quiet = b();
         quiet.verdict = Some(Verdict::Quiet);
         assert!(compare(&[a(), quiet]).differs);

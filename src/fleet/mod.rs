@@ -1,22 +1,26 @@
 //! Judging a fleet: many hosts' saved runs, one verdict on which hosts stand out. Hosts are
-//! grouped by hardware (CPU model, memory nodes, memory per node, kernel) because figures only
-//! compare within one kind of machine; inside a group, a host whose environment differs from
-//! most (THP mode, numa_balancing) and a host whose own run was noisy or unusable are shown and
-//! not judged, and the rest are judged metric by metric with `crate::compare`'s fleet rule
-//! (median and MAD, robust z > 3 and > 5 %, and outside the host's own 95 % interval), on the
-//! figures `crate::compare::metrics` pulls out of each run. So a slow host is named, a
-//! differently configured host is reported as different, and a noisy run is reported as noisy:
-//! none of those is called slow. The contract is `crate::results::fleet`; docs/fleet.md.
+//! grouped by hardware (CPU model, memory nodes, memory per node, kernel version) because
+//! figures only compare within one kind of machine; inside a group, a host whose environment
+//! differs from most (THP mode, numa_balancing) is shown and not judged, and the rest are
+//! judged figure by figure (issue 33, `figures.rs`): a figure counts when it was not disturbed
+//! and its own interval is narrow enough, whatever its run's verdict, and stands out when it
+//! lies beyond the group's robust spread, the practical margin and its own interval. So a slow
+//! host is named on the figures that can show it, a differently configured host is reported as
+//! different, and a host none of whose figures can be judged is reported as noisy: none of
+//! those is called slow. `baseline.rs` saves a fleet's expected figures and checks hosts
+//! against them. The contract is `crate::results::fleet`; docs/fleet.md.
 
+pub mod baseline;
+mod figures;
 pub mod files;
 
 use std::path::PathBuf;
 
-use crate::compare::{compare, median_mad, metrics, RunMetrics, MAD_SCALE};
+use crate::compare::{metrics, RunMetrics};
 use crate::compare::{MIN_RELATIVE_DIFFERENCE, OUTLIER_Z};
-use crate::results::compare::MIN_FLEET;
+use crate::results::compare::{kernel_version, MIN_FLEET};
 use crate::results::fleet::*;
-use crate::results::verdict::Verdict;
+use crate::results::verdict::WIDE_INTERVAL;
 use crate::results::RunResults;
 
 /// Bytes in a GiB, for memory per node.
@@ -36,12 +40,15 @@ pub fn hardware(r: &RunResults) -> Hardware {
         cpu_model: env.cpu_model.clone(),
         memory_nodes: mem.len(),
         memory_per_node_gib: mem,
-        kernel: env.kernel_release.clone(),
+        kernel: env
+            .kernel_release
+            .as_deref()
+            .map(|k| kernel_version(k).to_string()),
     }
 }
 
 /// How hardware `a` differs from `b`, in words (`2 memory nodes vs 1 (an NPS/SNC mode?)`).
-fn hardware_differences(a: &Hardware, b: &Hardware) -> Vec<String> {
+pub(crate) fn hardware_differences(a: &Hardware, b: &Hardware) -> Vec<String> {
     let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
     let mut v = Vec::new();
     if a.cpu_model != b.cpu_model {
@@ -69,7 +76,7 @@ fn hardware_differences(a: &Hardware, b: &Hardware) -> Vec<String> {
 }
 
 /// The most common value (ties: the first seen).
-fn most_common<T: PartialEq + Clone>(items: &[T]) -> Option<T> {
+pub(crate) fn most_common<T: PartialEq + Clone>(items: &[T]) -> Option<T> {
     let mut best: Option<(&T, usize)> = None;
     for x in items {
         let n = items.iter().filter(|y| *y == x).count();
@@ -105,19 +112,7 @@ pub fn judge(runs: &[(PathBuf, RunResults)]) -> FleetReport {
     let mut hosts: Vec<FleetHost> = runs
         .iter()
         .enumerate()
-        .map(|(i, (p, r))| FleetHost {
-            name: names[i].clone(),
-            path: p.display().to_string(),
-            group: group_of[i],
-            verdict: r.quality.as_ref().map(|q| q.verdict.label().to_string()),
-            partial: r.partial,
-            thp: r.topology.environment.thp_enabled.clone(),
-            numa_balancing: r.topology.environment.numa_balancing,
-            standing: Standing::Alike,
-            reasons: Vec::new(),
-            outlying_metrics: 0,
-            judged_metrics: 0,
-        })
+        .map(|(i, (p, r))| new_host(names[i].clone(), p, group_of[i], r))
         .collect();
     let mut groups = Vec::new();
     let mut all_metrics = Vec::new();
@@ -131,35 +126,10 @@ pub fn judge(runs: &[(PathBuf, RunResults)]) -> FleetReport {
         let mut judged = Vec::new();
         for &i in &members {
             let h = &mut hosts[i];
-            let mut env = Vec::new();
-            if h.thp.is_some() && h.thp != thp {
-                env.push(format!(
-                    "THP {} vs {} on the rest of its group",
-                    h.thp.as_deref().unwrap_or("unknown"),
-                    thp.as_deref().unwrap_or("unknown")
-                ));
-            }
-            if h.numa_balancing.is_some() && h.numa_balancing != nb {
-                env.push(format!(
-                    "numa_balancing {} vs {} on the rest of its group",
-                    h.numa_balancing.map_or("unknown".into(), |v| v.to_string()),
-                    nb.map_or("unknown".into(), |v| v.to_string())
-                ));
-            }
-            let noisy = runs[i]
-                .1
-                .quality
-                .as_ref()
-                .is_some_and(|q| q.verdict != Verdict::Quiet);
+            let env = environment_differences(h, &thp, nb);
             if !env.is_empty() {
                 h.standing = Standing::DifferentEnvironment;
                 h.reasons = env;
-            } else if noisy {
-                h.standing = Standing::Noisy;
-                h.reasons = vec![format!(
-                    "its run is {}: rerun it on an idle host before judging it",
-                    h.verdict.as_deref().unwrap_or("noisy")
-                )];
             } else {
                 if !differs.is_empty() {
                     h.standing = Standing::DifferentHardware;
@@ -168,110 +138,11 @@ pub fn judge(runs: &[(PathBuf, RunResults)]) -> FleetReport {
                 judged.push(i);
             }
         }
-        let judged_runs: Vec<RunMetrics> = judged
+        let member_runs: Vec<(usize, RunMetrics)> = members
             .iter()
-            .map(|&i| metrics(&runs[i].1, &hosts[i].name))
+            .map(|&i| (i, metrics(&runs[i].1, &hosts[i].name)))
             .collect();
-        let comparison = (judged.len() >= MIN_FLEET).then(|| compare(&judged_runs));
-        // Every metric any member has, in the order the members list them.
-        let member_runs: Vec<RunMetrics> = members
-            .iter()
-            .map(|&i| {
-                judged
-                    .iter()
-                    .position(|&j| j == i)
-                    .map(|k| judged_runs[k].clone())
-                    .unwrap_or_else(|| metrics(&runs[i].1, &hosts[i].name))
-            })
-            .collect();
-        let mut keys: Vec<&crate::compare::Metric> = Vec::new();
-        for m in member_runs.iter().flat_map(|r| &r.metrics) {
-            if !keys.iter().any(|k| k.key == m.key) {
-                keys.push(m);
-            }
-        }
-        for k in keys {
-            let values: Vec<(String, f64)> = member_runs
-                .iter()
-                .filter_map(|r| {
-                    let m = r.metrics.iter().find(|m| m.key == k.key)?;
-                    Some((r.name.clone(), m.value))
-                })
-                .collect();
-            let judged_vals: Vec<f64> = judged_runs
-                .iter()
-                .filter_map(|r| r.metrics.iter().find(|m| m.key == k.key))
-                .map(|m| m.value)
-                .filter(|v| v.is_finite())
-                .collect();
-            let base: Vec<f64> = if judged_vals.is_empty() {
-                values
-                    .iter()
-                    .map(|v| v.1)
-                    .filter(|v| v.is_finite())
-                    .collect()
-            } else {
-                judged_vals.clone()
-            };
-            if base.is_empty() {
-                continue;
-            }
-            let (median, mad) = median_mad(&base);
-            let outliers: Vec<FleetOutlier> = comparison
-                .iter()
-                .flat_map(|c| &c.outliers)
-                .filter(|o| o.key == k.key)
-                .map(|o| FleetOutlier {
-                    host: o.run.clone(),
-                    value: o.value,
-                    ratio_to_median: o.ratio_to_median,
-                    robust_z: o.robust_z,
-                    worse: o.worse,
-                })
-                .collect();
-            all_metrics.push(FleetMetric {
-                group: g,
-                key: k.key.clone(),
-                label: k.label.clone(),
-                unit: k.unit.clone(),
-                better: k.better,
-                hosts: judged_vals.len(),
-                median,
-                mad,
-                spread_fraction: if median != 0.0 {
-                    MAD_SCALE * mad / median.abs()
-                } else {
-                    0.0
-                },
-                min: base.iter().copied().fold(f64::INFINITY, f64::min),
-                max: base.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-                values,
-                outliers,
-            });
-        }
-        if let Some(c) = &comparison {
-            for (k, &i) in judged.iter().enumerate() {
-                let h = &mut hosts[i];
-                h.judged_metrics = judged_runs[k].metrics.len();
-                if let Some(o) = c.outlier_hosts.iter().find(|o| o.run == h.name) {
-                    h.standing = Standing::Outlier;
-                    h.outlying_metrics = o.outlying_metrics;
-                    h.reasons = c
-                        .outliers
-                        .iter()
-                        .filter(|x| x.run == h.name)
-                        .map(|x| {
-                            format!(
-                                "{}: x{:.2} of the group median ({})",
-                                x.label,
-                                x.ratio_to_median,
-                                if x.worse { "worse" } else { "better" }
-                            )
-                        })
-                        .collect();
-                }
-            }
-        }
+        all_metrics.extend(figures::judge_group(g, &member_runs, &judged, &mut hosts));
         groups.push(HardwareGroup {
             hardware: kind.clone(),
             hosts: members.iter().map(|&i| hosts[i].name.clone()).collect(),
@@ -285,8 +156,82 @@ pub fn judge(runs: &[(PathBuf, RunResults)]) -> FleetReport {
                     judged.len()
                 )
             }),
+            kernel_releases: kernel_releases(members.iter().map(|&i| &hosts[i])),
         });
     }
+    finish(hosts, groups, all_metrics, None)
+}
+
+/// The distinct kernel releases of `hosts` when more than one (builds of one version).
+pub(crate) fn kernel_releases<'a>(hosts: impl Iterator<Item = &'a FleetHost>) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for k in hosts.filter_map(|h| h.kernel_release.clone()) {
+        if !v.contains(&k) {
+            v.push(k);
+        }
+    }
+    if v.len() > 1 {
+        v
+    } else {
+        Vec::new()
+    }
+}
+
+/// How a host's environment differs from its group's (`THP never vs madvise ...`).
+pub(crate) fn environment_differences(
+    h: &FleetHost,
+    thp: &Option<String>,
+    nb: Option<u32>,
+) -> Vec<String> {
+    let mut env = Vec::new();
+    if h.thp.is_some() && h.thp != *thp {
+        env.push(format!(
+            "THP {} vs {} on the rest of its group",
+            h.thp.as_deref().unwrap_or("unknown"),
+            thp.as_deref().unwrap_or("unknown")
+        ));
+    }
+    if h.numa_balancing.is_some() && h.numa_balancing != nb {
+        env.push(format!(
+            "numa_balancing {} vs {} on the rest of its group",
+            h.numa_balancing.map_or("unknown".into(), |v| v.to_string()),
+            nb.map_or("unknown".into(), |v| v.to_string())
+        ));
+    }
+    env
+}
+
+/// A host as the report first shows it: alike, nothing judged yet.
+pub(crate) fn new_host(
+    name: String,
+    path: &std::path::Path,
+    group: usize,
+    r: &RunResults,
+) -> FleetHost {
+    FleetHost {
+        name,
+        path: path.display().to_string(),
+        group,
+        verdict: r.quality.as_ref().map(|q| q.verdict.label().to_string()),
+        partial: r.partial,
+        thp: r.topology.environment.thp_enabled.clone(),
+        numa_balancing: r.topology.environment.numa_balancing,
+        kernel_release: r.topology.environment.kernel_release.clone(),
+        standing: Standing::Alike,
+        reasons: Vec::new(),
+        outlying_metrics: 0,
+        judged_metrics: 0,
+        not_judged: Vec::new(),
+    }
+}
+
+/// The report from judged hosts: outlier hosts listed, most outlying figures first.
+pub(crate) fn finish(
+    hosts: Vec<FleetHost>,
+    groups: Vec<HardwareGroup>,
+    metrics: Vec<FleetMetric>,
+    baseline: Option<String>,
+) -> FleetReport {
     let mut outlier_hosts: Vec<&FleetHost> = hosts
         .iter()
         .filter(|h| h.standing == Standing::Outlier)
@@ -301,15 +246,18 @@ pub fn judge(runs: &[(PathBuf, RunResults)]) -> FleetReport {
         outlier_hosts: outlier_hosts.iter().map(|h| h.name.clone()).collect(),
         hosts,
         groups,
-        metrics: all_metrics,
+        metrics,
         outlier_z: OUTLIER_Z,
         min_relative_difference: MIN_RELATIVE_DIFFERENCE,
+        max_interval_half_width: WIDE_INTERVAL,
+        baseline,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::verdict::Verdict;
 
     /// A fleet of `n` copies of the sample run, host `h<i>`, with each figure scaled by a
     /// small per-host jitter; `edit` changes host i further.
@@ -337,11 +285,16 @@ mod tests {
         }
     }
 
+    /// Issue 33: a run whose verdict is noisy is judged on its figures all the same (h6 is
+    /// named); one whose figures are all too wide is not (h7 is noisy).
     #[test]
-    fn the_slow_host_is_named_the_odd_environment_and_the_noisy_run_are_not() {
+    fn the_slow_hosts_are_named_the_odd_environment_and_the_too_wide_run_are_not() {
         let runs = fleet(8, |i, r| {
             // A little spread so the MAD is not zero.
             scale_bandwidth(r, 1.0 + 0.004 * (i % 3) as f64);
+            if i == 7 {
+                widen(r);
+            }
             match i {
                 2 => scale_bandwidth(r, 0.6),
                 5 => {
@@ -358,16 +311,17 @@ mod tests {
             }
         });
         let f = judge(&runs);
-        assert_eq!(f.outlier_hosts, vec!["h2".to_string()]);
+        assert_eq!(f.outlier_hosts, vec!["h2".to_string(), "h6".to_string()]);
+        assert_eq!(f.hosts[7].standing, Standing::Noisy, "{:?}", f.hosts[7]);
         assert_eq!(f.hosts[5].standing, Standing::DifferentEnvironment);
         assert!(
             f.hosts[5].reasons[0].starts_with("THP never vs"),
             "{:?}",
             f.hosts[5]
         );
-        assert_eq!(f.hosts[6].standing, Standing::Noisy);
+        assert_eq!(f.hosts[6].standing, Standing::Outlier);
         assert_eq!(f.groups.len(), 1);
-        assert_eq!(f.groups[0].judged_hosts, 6);
+        assert_eq!(f.groups[0].judged_hosts, 7);
         let m = f
             .metrics
             .iter()
@@ -375,15 +329,40 @@ mod tests {
             .unwrap();
         assert_eq!(m.values.len(), 8);
         assert_eq!(m.hosts, 6);
-        assert!(m.outliers.iter().all(|o| o.host == "h2" && o.worse));
+        assert!(m
+            .outliers
+            .iter()
+            .all(|o| ["h2", "h6"].contains(&o.host.as_str()) && o.worse));
         assert!(f.has_outliers());
+    }
+
+    /// Every interval of the run at +-30 % of its median: too wide to judge.
+    fn widen(r: &mut RunResults) {
+        fn walk(v: &mut serde_json::Value) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    if let Some(med) = m.get("median").and_then(|x| x.as_f64()) {
+                        m.insert("ci_low".into(), serde_json::json!(med * 0.7));
+                        m.insert("ci_high".into(), serde_json::json!(med * 1.3));
+                        m.insert("ci_level".into(), serde_json::json!(0.95));
+                    } else {
+                        m.values_mut().for_each(walk);
+                    }
+                }
+                serde_json::Value::Array(a) => a.iter_mut().for_each(walk),
+                _ => {}
+            }
+        }
+        let mut v: serde_json::Value = serde_json::from_str(&r.to_json()).unwrap();
+        walk(&mut v);
+        *r = RunResults::from_json(&v.to_string(), "widened").unwrap();
     }
 
     #[test]
     fn other_hardware_is_its_own_group_and_too_small_to_judge() {
         let runs = fleet(6, |i, r| {
             if i == 4 {
-                r.topology.environment.kernel_release = Some("9.9-other".into());
+                r.topology.environment.kernel_release = Some("9.9.1-other".into());
                 scale_bandwidth(r, 0.5);
             }
         });
@@ -391,7 +370,7 @@ mod tests {
         assert!(!f.has_outliers());
         assert_eq!(f.groups.len(), 2);
         assert_eq!(f.groups[0].hosts.len(), 5);
-        assert!(f.groups[1].differs_from_largest[0].starts_with("kernel 9.9-other vs"));
+        assert!(f.groups[1].differs_from_largest[0].starts_with("kernel 9.9.1 vs"));
         assert!(f.groups[1].not_judged.is_some());
         assert_eq!(f.hosts[4].standing, Standing::DifferentHardware);
     }

@@ -13,6 +13,11 @@ use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
 pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
+    // Issue 33: too little compared is said before anything else (exit status 4 unless a
+    // difference was found among the few).
+    if let Some(why) = &c.too_little_compared {
+        writeln!(out, "Not comparable: {why}.")?;
+    }
     writeln!(
         out,
         "Comparing {} runs; ratios are to the first ({}).",
@@ -32,12 +37,17 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     )?;
     writeln!(
         out,
-        "! a figure marked disturbed, or from a noisy or unusable run: shown, not judged. Between runs a difference must also clear {}.",
+        "! a figure marked disturbed or with an interval wider than +-10 %: shown, not judged (each figure on its own, whatever the run's verdict). Between runs a difference must also clear {}.",
         crate::results::compare::FLOORS_TEXT
     )?;
     for (name, why) in c.runs.iter().zip(&c.not_comparable) {
         if !why.is_empty() {
             writeln!(out, "{name} differs in conditions: {}", why.join(", "))?;
+        }
+    }
+    for (name, what) in c.runs.iter().zip(&c.stated_differences) {
+        if !what.is_empty() {
+            writeln!(out, "{name} also differs in: {}", what.join(", "))?;
         }
     }
     writeln!(out)?;
@@ -113,14 +123,25 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             .collect();
         let unjudged = cells.iter().filter(|w| !w.is_empty()).count();
         if unjudged > 0 {
+            // Issue 33: how many were judged, and the others counted by reason.
+            let mut counts: Vec<(&str, usize)> = Vec::new();
+            for w in cells.iter().filter(|w| !w.is_empty()) {
+                let kind = w.split([':', ';']).next().unwrap_or(w);
+                let kind = kind.split(" in ").next().unwrap_or(kind);
+                match counts.iter_mut().find(|c| c.0 == kind) {
+                    Some(c) => c.1 += 1,
+                    None => counts.push((kind, 1)),
+                }
+            }
+            counts.sort_by_key(|c| std::cmp::Reverse(c.1));
+            let counts: Vec<String> = counts.iter().map(|(w, n)| format!("{n} {w}")).collect();
             writeln!(
                 out,
-                "  {unjudged} of {} figure(s) not judged, so they cannot show a difference either: {}",
+                "  {} of {} figure(s) judged; not judged, so they cannot show a difference either: {} (e.g. {})",
+                cells.len() - unjudged,
                 cells.len(),
-                cells
-                    .iter()
-                    .find(|w| !w.is_empty())
-                    .map_or(String::new(), |w| format!("e.g. {w}"))
+                counts.join(", "),
+                cells.iter().find(|w| !w.is_empty()).unwrap_or(&"")
             )?;
         }
     }
@@ -132,6 +153,8 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
         "{}",
         if c.differs {
             "Verdict: the runs differ beyond noise (exit status 1)."
+        } else if c.too_little_compared.is_some() {
+            "Verdict: too little could be compared to call the runs alike (exit status 4)."
         } else {
             "Verdict: no difference beyond noise (exit status 0)."
         }

@@ -19,13 +19,30 @@ fn table(header: &[&str]) -> Table {
 
 /// Renders the fleet verdict as text.
 pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
+    // Issue 33: nothing judged is said before anything else (exit status 4).
+    if let Some(why) = f.nothing_judged() {
+        writeln!(out, "Not judged: {why}.")?;
+    }
+    if let Some(b) = &f.baseline {
+        writeln!(
+            out,
+            "{} host(s) checked against the baseline {b}: a figure is outside when its whole 95 % interval lies outside the baseline's envelope; MB = 10^6 B.",
+            f.hosts.len()
+        )?;
+    } else {
+        writeln!(
+            out,
+            "Fleet of {} host(s) in {} hardware group(s). A figure stands out when it is beyond {:.0} robust z (1.4826 MAD) and {:.0} % of its group median, and outside the host's own 95 % interval; MB = 10^6 B.",
+            f.hosts.len(),
+            f.groups.len(),
+            f.outlier_z,
+            f.min_relative_difference * 100.0
+        )?;
+    }
     writeln!(
         out,
-        "Fleet of {} host(s) in {} hardware group(s). A figure stands out when it is beyond {:.0} robust z (1.4826 MAD) and {:.0} % of its group median, and outside the host's own 95 % interval; MB = 10^6 B.",
-        f.hosts.len(),
-        f.groups.len(),
-        f.outlier_z,
-        f.min_relative_difference * 100.0
+        "Each figure is judged on its own, whatever its run's verdict, when it was not disturbed and its interval is within +-{:.0} % of its median.",
+        f.max_interval_half_width * 100.0
     )?;
     for (g, group) in f.groups.iter().enumerate() {
         let hw = &group.hardware;
@@ -52,8 +69,23 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         if let Some(why) = &group.not_judged {
             writeln!(out, "  not judged: {why}")?;
         }
+        if !group.kernel_releases.is_empty() {
+            writeln!(
+                out,
+                "  kernel builds of one version (stated, not a reason to set hosts aside): {}",
+                group.kernel_releases.join(", ")
+            )?;
+        }
+        let base = f.baseline.is_some();
         let mut t = table(&[
-            "metric", "unit", "hosts", "median", "spread", "min", "max", "outliers",
+            "metric",
+            "unit",
+            if base { "checked" } else { "hosts" },
+            if base { "expected" } else { "median" },
+            if base { "envelope" } else { "spread" },
+            "min",
+            "max",
+            "outliers",
         ]);
         for m in f.metrics.iter().filter(|m| m.group == g) {
             let outliers: Vec<String> = m
@@ -72,7 +104,10 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
                 m.unit.clone(),
                 m.hosts.to_string(),
                 fmt_num(m.median),
-                format!("+-{:.1} %", m.spread_fraction * 100.0),
+                match m.envelope {
+                    Some((lo, hi)) => format!("{}..{}", fmt_num(lo), fmt_num(hi)),
+                    None => format!("+-{:.1} %", m.spread_fraction * 100.0),
+                },
                 fmt_num(m.min),
                 fmt_num(m.max),
                 outliers.join(", "),
@@ -86,21 +121,28 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{t}")?;
     }
     writeln!(out)?;
-    let mut t = table(&["host", "group", "verdict", "standing", "why"]);
+    let mut t = table(&["host", "group", "verdict", "standing", "judged", "why"]);
     for h in &f.hosts {
+        let not: usize = h.not_judged.iter().map(|n| n.figures).sum();
+        let counts: Vec<String> = h
+            .not_judged
+            .iter()
+            .map(|n| format!("{} {}", n.figures, n.reason))
+            .collect();
         t.add_row(vec![
             crate::sanitize::value(&h.name),
             (h.group + 1).to_string(),
             crate::sanitize::value(&h.verdict.clone().unwrap_or_else(|| "-".into())),
             h.standing.label().to_string(),
+            format!("{} of {}", h.judged_metrics, h.judged_metrics + not),
             // The outlying figures are in the metric table above; here only how many.
-            if h.standing == Standing::Outlier {
-                format!(
-                    "{} of {} figures stand out (see the outliers column)",
+            match (h.standing, counts.is_empty()) {
+                (Standing::Outlier, _) => format!(
+                    "{} of {} judged figures stand out (see the outliers column)",
                     h.outlying_metrics, h.judged_metrics
-                )
-            } else {
-                h.reasons.join("; ")
+                ),
+                (Standing::Alike, false) => format!("not judged: {}", counts.join(", ")),
+                _ => h.reasons.join("; "),
             },
         ]);
     }
@@ -109,7 +151,8 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     let names =
         |s: Standing| -> Vec<String> { f.with_standing(s).map(|h| h.name.clone()).collect() };
     for (s, what) in [
-        (Standing::Noisy, "Noisy (not judged, rerun)"),
+        (Standing::Noisy, "Noisy (no figure could be judged, rerun)"),
+        (Standing::NoBaseline, "Not in the baseline (not judged)"),
         (
             Standing::DifferentEnvironment,
             "Different environment (not judged)",
@@ -125,6 +168,9 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         }
     }
     if f.has_outliers() {
+        for h in f.with_standing(Standing::Outlier) {
+            writeln!(out, "{}: {}", h.name, h.reasons.join("; "))?;
+        }
         writeln!(
             out,
             "Verdict: {} host(s) stand out: {} (exit status 1).",
@@ -135,6 +181,8 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
                 .collect::<Vec<_>>()
                 .join(", ")
         )
+    } else if f.nothing_judged().is_some() {
+        writeln!(out, "Verdict: no host could be judged (exit status 4).")
     } else {
         writeln!(out, "Verdict: no host stands out (exit status 0).")
     }

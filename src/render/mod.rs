@@ -16,6 +16,7 @@ pub mod hwloc_tree;
 pub mod inspect_text;
 pub mod latency_text;
 pub mod loaded_text;
+pub mod openmetrics;
 pub mod peak_text;
 pub mod placement_text;
 pub mod run_brief;

@@ -3,7 +3,7 @@
 //! [`Comparison`]). The judging itself is `crate::compare`; the text renderer reads these
 //! types only.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
 
@@ -13,8 +13,12 @@ pub const MIN_FLEET: usize = 4;
 /// The floors of `crate::compare::between_run_floor` in words, for the compare output and its help.
 pub const FLOORS_TEXT: &str = "its between-run floor (bare metal: latency and bandwidth 5 %, core to core 10 %; in a VM: latency 40 %, bandwidth 50 %, core to core not compared)";
 
+/// Fewest compared figures, as a share of the figures both runs have, below which `compare`
+/// says first that too little could be compared and exits 4 (when nothing differs).
+pub const MIN_COMPARED_SHARE: f64 = 0.25;
+
 /// Which direction is better for a metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Better {
     Lower,
@@ -109,6 +113,9 @@ pub struct Conditions {
     /// Transparent huge pages mode (`always`, `madvise`, `never`).
     pub thp: Option<String>,
     pub host: Option<String>,
+    /// The CPU model: another model is stated (the figures belong to another machine, which is
+    /// what a comparison of two machines is for), not a reason to set figures aside.
+    pub cpu_model: Option<String>,
 }
 
 impl Conditions {
@@ -120,24 +127,80 @@ impl Conditions {
             kernel: env.kernel_release.clone(),
             thp: env.thp_enabled.clone(),
             host: Some(r.host.clone()),
+            cpu_model: env.cpu_model.clone(),
         }
     }
 
-    /// Conditions that differ from `first`, each with the metrics it affects: `(what, applies
-    /// to every metric)`; the budget affects only the latency sweep (its sizes depend on it).
-    pub fn differences(&self, first: &Conditions) -> Vec<(String, bool)> {
+    /// Conditions that differ from `first`, each with the figures it keeps from being compared.
+    /// The budget affects only the latency sweep (its sizes depend on it); the kernel version
+    /// (`6.18.44`), THP mode and host affect every figure; a kernel that differs only in its
+    /// build string (`6.18.44-fc-v595` vs `6.18.44-fc-v657`: the same version, another build)
+    /// affects none and is stated ([`Affects::Nothing`]).
+    pub fn differences(&self, first: &Conditions) -> Vec<(String, Affects)> {
         let mut v = Vec::new();
-        let mut check = |name: &str, a: &Option<String>, b: &Option<String>, all: bool| {
+        let check = |v: &mut Vec<(String, Affects)>,
+                     name: &str,
+                     a: &Option<String>,
+                     b: &Option<String>,
+                     what: Affects| {
             if let (Some(a), Some(b)) = (a, b) {
                 if a != b {
-                    v.push((format!("{name} {a} vs {b}"), all));
+                    v.push((format!("{name} {a} vs {b}"), what));
                 }
             }
         };
-        check("budget", &self.budget, &first.budget, false);
-        check("kernel", &self.kernel, &first.kernel, true);
-        check("THP mode", &self.thp, &first.thp, true);
-        check("host", &self.host, &first.host, true);
+        check(
+            &mut v,
+            "budget",
+            &self.budget,
+            &first.budget,
+            Affects::Sweep,
+        );
+        match (&self.kernel, &first.kernel) {
+            (Some(a), Some(b)) if a != b && kernel_version(a) == kernel_version(b) => v.push((
+                format!(
+                    "kernel build {a} vs {b} (the same version {}; stated, not a reason to set figures aside)",
+                    kernel_version(a)
+                ),
+                Affects::Nothing,
+            )),
+            _ => check(&mut v, "kernel", &self.kernel, &first.kernel, Affects::All),
+        }
+        check(&mut v, "THP mode", &self.thp, &first.thp, Affects::All);
+        check(&mut v, "host", &self.host, &first.host, Affects::All);
+        check(
+            &mut v,
+            "CPU model",
+            &self.cpu_model,
+            &first.cpu_model,
+            Affects::Nothing,
+        );
+        v
+    }
+}
+
+/// Which figures a differing condition keeps from being compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Affects {
+    /// Every figure.
+    All,
+    /// The latency sweep (its sizes).
+    Sweep,
+    /// None: the difference is stated only.
+    Nothing,
+}
+
+/// The version part of a kernel release: its leading digits and dots (`6.18.44` of
+/// `6.18.44-fc-v657`); the rest is the build (local version, distribution suffix). A release
+/// that does not start with a digit is its own version.
+pub fn kernel_version(release: &str) -> &str {
+    let end = release
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(release.len());
+    let v = release[..end].trim_end_matches('.');
+    if v.is_empty() {
+        release
+    } else {
         v
     }
 }
@@ -234,8 +297,19 @@ pub struct Comparison {
     pub common_metrics: usize,
     /// Count of significant differences per run (vs the first; the first is 0).
     pub significant_per_run: Vec<usize>,
-    /// Conditions in which each run differs from the first (empty for the first).
+    /// Conditions in which each run differs from the first that keep figures from being
+    /// compared (empty for the first).
     pub not_comparable: Vec<Vec<String>>,
+    /// Conditions in which each run differs from the first that are stated only (a kernel
+    /// build string); empty for the first.
+    pub stated_differences: Vec<Vec<String>>,
+    /// Cells that have a counterpart in the first run (every cell of a later run whose metric
+    /// the first run also has): the figures that could have been compared.
+    pub comparable_cells: usize,
+    /// Set when fewer than [`MIN_COMPARED_SHARE`] of those cells were judged (none at all
+    /// included): why, in one sentence, said first in the text; `compare` exits 4 when
+    /// nothing differs.
+    pub too_little_compared: Option<String>,
     /// Cells judged (both intervals present, conditions comparable): the Holm family.
     pub judged: usize,
     /// True when any difference beyond noise was found (`compare` exits 1).

@@ -28,7 +28,7 @@ def line(place, rnd, f, note=""):
     if f is None:
         return
     m, lo, hi = f
-    cell = lambda v: "" if v is None else f"{v:.6g}"
+    cell = lambda v: "" if v is None else (str(v) if isinstance(v, int) else f"{v:.6g}")
     print(f"{place}\t{rnd}\t{cell(m)}\t{cell(lo)}\t{cell(hi)}\t{note}")
 
 

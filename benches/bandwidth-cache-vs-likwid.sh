@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Compares numascope's read, write and copy kernels with likwid-bench's load_avx, store_avx
-# and copy_avx at cache-resident working sets (16 KiB, 256 KiB and 4 MiB for one thread by
+# and copy_avx, and its write-nt and copy-nt with store_mem_avx and copy_mem_avx, at cache-resident working sets (16 KiB, 256 KiB and 4 MiB for one thread by
 # default), run after run in alternation, and prints numascope/likwid ratios of medians
 # (issue 14, "Speed and exactness": target >= 1.00). A benchmark, not a test.
 #
@@ -10,7 +10,8 @@
 # with numascope's mb_per_s.median. MB = 10^6 bytes. Checked kernel by kernel: likwid's
 # store_avx counts the 8 B it stores per element and nothing for the read-for-ownership, as
 # numascope's write does (its write_allocate bytes go only into the DRAM estimate); load_avx
-# and read count 8 B loaded, copy_avx and copy 16 B (8 loaded + 8 stored).
+# and read count 8 B loaded, copy_avx and copy 16 B (8 loaded + 8 stored); the non-temporal
+# pairs count the same (store_mem_avx / write-nt 8 B, copy_mem_avx / copy-nt 16 B).
 #
 # Each run also asks numascope for its core-clock estimate (a timed chain of dependent adds,
 # `numascope latency --size 16KiB --json`, field core_hz_estimate), and the table prints both
@@ -27,6 +28,8 @@
 #   RUNS          runs per configuration (default 5)
 #   SIZES         working sets in bytes (default "16384 262144 4194304")
 #   THREADS       threads, on socket S0 (default 1)
+#   KERNELS       likwid kernels to compare (default "load_avx store_avx copy_avx
+#                 store_mem_avx copy_mem_avx"; the last two against write-nt and copy-nt)
 #   BENCH_NICE=0  do not raise priority (own session at autogroup nice -20, nice -20)
 # Nothing here builds a reference tool; see benches/README.md.
 set -u
@@ -42,9 +45,17 @@ THREADS=${THREADS:-1}
 LIKWID_BENCH=${LIKWID_BENCH:-likwid-bench}
 nice=$(nice_prefix)
 
-# likwid-bench kernel -> numascope kernel.
-declare -A map=([load_avx]=read [store_avx]=write [copy_avx]=copy)
-kernels="load_avx store_avx copy_avx"
+# likwid-bench kernel -> numascope kernel; the *_mem_avx ones store non-temporally (vmovntpd,
+# no fence), as write-nt and copy-nt do (issue 28).
+declare -A map=([load_avx]=read [store_avx]=write [copy_avx]=copy
+    [store_mem_avx]=write-nt [copy_mem_avx]=copy-nt)
+kernels=${KERNELS:-"load_avx store_avx copy_avx store_mem_avx copy_mem_avx"}
+for k in $kernels; do
+    [[ -n ${map[$k]:-} ]] || {
+        echo "numascope bench: KERNELS holds '$k'; choose from ${!map[*]}"
+        exit 2
+    }
+done
 
 ns_bin=$(find_numascope "$root")
 require_numascope "$ns_bin"

@@ -630,6 +630,7 @@ mod tests {
             placement_fraction: 1.0,
             huge_fraction: 0.0,
             loads_per_repetition: 1_000_000,
+            samples_per_repetition: 1,
             ns_per_load: summary(110.0),
             quality: RepetitionQuality::default(),
         });
@@ -949,6 +950,7 @@ mod tests {
                         block_medians_ns: vec![ns; 9],
                         all_samples: s,
                     },
+                    cpus: vec![],
                     interleaved: true,
                     quality: None,
                 });

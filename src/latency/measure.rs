@@ -178,7 +178,8 @@ pub(crate) fn calibrate(
 
 /// One block of a sweep's pass on a built chain (`sweep`, issue 19): with `full_walk` one
 /// pass over every element first (a chain just built, or one that fits a cache and was
-/// evicted by the other sizes since its last block), `warmup` samples of `iterations`
+/// evicted by the other sizes since its last block), without it the untimed walk to steady
+/// state of [`super::steady::settle`] (issue 28), then `warmup` samples of `iterations`
 /// (calibrated here when `None`) dropped, then `keep` kept samples, disturbed ones taken
 /// again as in [`take_samples`]. Returns the samples with their quality, the iterations of a
 /// sample, and how long the block took. `None` when a stop signal came before it sampled.
@@ -196,6 +197,10 @@ pub(crate) fn measure_block(
     let t0 = Instant::now();
     if full_walk {
         first_pass(chain)?;
+    } else {
+        // A chain kept built since its last block starts cold after what ran in between:
+        // walk it untimed to its steady state first (issue 28, `steady`).
+        super::steady::settle(chain);
     }
     let iterations = match iterations {
         Some(i) => i,

@@ -17,6 +17,7 @@ pub mod matrix;
 pub mod measure;
 pub mod mlp;
 pub mod result;
+pub mod steady;
 pub mod sweep;
 pub mod walk;
 

@@ -49,8 +49,9 @@ pub const MIN_BLOCKS: usize = 6;
 /// flag cuts) and the team's start and stop, so beyond twelve a longer point gets longer
 /// blocks instead of more of them.
 pub const MAX_BLOCKS: usize = 12;
-/// Chaser samples in the shortest block: eight of 2 ms, six kept once the first and the last
-/// are dropped, so each block's median stands on several samples. A point of 100 ms (`run
+/// Chaser samples in the shortest block: eight of 2 ms, three kept once the steady-state lead
+/// (the first 8 ms, `latency::steady`) and the last are dropped, so each block's median
+/// stands on several samples taken at steady state. A point of 100 ms (`run
 /// --quick`) then gets six blocks of about 17 ms; a point shorter than six of these (96 ms)
 /// gets fewer blocks and no interval.
 pub const MIN_BLOCK_SAMPLES: u32 = 8;
@@ -490,8 +491,10 @@ fn size_chaser_sample(chain: &mut Chain<'_>) -> u64 {
     }
 }
 
-/// Chaser samples until the flag; the first and the last are dropped (the load threads may
-/// not have started yet, or may have stopped already). Each sample is a window: its number
+/// Chaser samples until the flag; the last is dropped (the load threads may have stopped
+/// already), and so are the samples started within the steady-state warm-up of
+/// `latency::steady` (issue 28: the block begins right after another streamed; the first is
+/// always dropped, the load threads may not have started yet), keeping at least one. Each sample is a window: its number
 /// is published in `window` right before it starts, and it lasts until the next one starts
 /// (the last until the flag), so the load threads' lines can be counted per window.
 fn chase_until(
@@ -501,6 +504,7 @@ fn chase_until(
     window: &AtomicU64,
 ) -> (Vec<f64>, u64, Vec<Window>) {
     let mut samples_ns = Vec::new();
+    let mut lengths_ns = Vec::new();
     let mut windows = Vec::new();
     let mut loads = 0u64;
     // The window under way: its number, start and chased loads.
@@ -515,16 +519,22 @@ fn chase_until(
         let e = t.elapsed().as_nanos() as f64;
         loads += n;
         samples_ns.push(e / n as f64);
+        lengths_ns.push(e);
         open = Some((id, t, n));
     }
     if let Some((prev, start, n)) = open {
         windows.push(Window::new(prev, start.elapsed(), n));
     }
+    // The lead: the samples started before the chain was back at steady state after
+    // whatever ran between blocks (at least the first: the load threads may not have started
+    // yet); at least one sample stays.
+    let lead = crate::latency::steady::lead_samples(&lengths_ns).max(1);
     if samples_ns.len() > 2 {
         samples_ns.pop();
-        samples_ns.remove(0);
         windows.pop();
-        windows.remove(0);
+        let lead = lead.min(samples_ns.len() - 1);
+        samples_ns.drain(..lead);
+        windows.drain(..lead);
     }
     (samples_ns, loads, windows)
 }

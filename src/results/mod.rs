@@ -6,6 +6,7 @@
 //! is wrong with a file that is not JSON, is truncated, or is from another version.
 
 pub mod advice;
+pub mod agreement;
 pub mod app;
 pub mod bandwidth;
 pub mod c2c;

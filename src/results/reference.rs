@@ -58,11 +58,19 @@ pub struct ReferenceLatency {
     pub huge_fraction: f64,
     /// Dependent loads timed in one repetition, count.
     pub loads_per_repetition: u64,
-    /// One sample per kept repetition, ns per load: median, 95 % interval, n.
+    /// Timed samples in one repetition (each repetition walks to steady state untimed, then
+    /// times this many samples of equal length); 1 in files written before issue 28.
+    #[serde(default = "one")]
+    pub samples_per_repetition: usize,
+    /// Every sample of every kept repetition, pooled, ns per load: median, 95 % interval, n.
     pub ns_per_load: Summary,
     /// Repetitions taken, discarded (the thread got less than 90 % of its CPU, or steal) and
     /// kept.
     pub quality: RepetitionQuality,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Local read bandwidth: one pinned thread per usable CPU of `memory_node`, each reading its

@@ -140,6 +140,11 @@ pub struct ScenarioLatency {
     /// The blocks: how many, samples per block, sample length, each block's median in round
     /// order, and the summary of every kept sample.
     pub blocks: crate::results::latency::PointBlocks,
+    /// The CPUs the measuring thread could run on (one for (a): the home node's first usable
+    /// CPU, as the run's reference; empty for (b), left to the scheduler, and in files
+    /// written before issue 28).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<u32>,
     /// True when the blocks alternated with the other single-thread row's; false when this
     /// row was measured alone ((b) places like (a) here, or the other row failed).
     pub interleaved: bool,
@@ -436,6 +441,7 @@ mod tests {
                     block_medians_ns: vec![100.0; 9],
                     all_samples: s,
                 },
+                cpus: vec![],
                 interleaved: true,
                 quality: None,
             });

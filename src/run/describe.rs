@@ -346,8 +346,8 @@ fn scaling(
 /// mixes left out are named in `reduced`, with what each more would cost.
 fn loaded_latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
     let l = &s.loaded;
-    let chain = (s.latency.to_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
-        + s.latency.to_bytes as f64 / FAULT_BYTES_PER_S;
+    let chased = s.latency_matrix.size_bytes;
+    let chain = (chased / 64) as f64 * CHAIN_S_PER_ELEMENT + chased as f64 / FAULT_BYTES_PER_S;
     let per_mix_s = (l.delays + 1) as f64 * l.timed.duration_ms as f64 / 1000.0;
     let mixes = l.mixes.len().max(1);
     let mix_list = || {
@@ -435,7 +435,7 @@ fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     let distinct = super::scenarios::distinct_configurations(topo, sc);
     let rounds = super::rounds::budget_s(distinct, &sc.timed, sc.total_bytes);
     let l = &s.latency;
-    let chase_bytes = super::scenarios::chase_bytes(topo, sc.total_bytes);
+    let chase_bytes = super::scenarios::chase_bytes(topo);
     let bp = super::scenarios::latency::block_plan(&crate::results::latency::SamplePlan {
         samples: l.samples,
         warmup: l.warmup,

@@ -9,7 +9,10 @@
 //! local read bandwidth: `run::reference`) are measured in repetitions spread over the run:
 //! before each part after the topology and after the last one, so their interval covers the run's drift; the
 //! parts under the same conditions show them instead of measuring their own. A stop keeps
-//! the repetitions taken so far, marked partial.
+//! the repetitions taken so far, marked partial. Each latency repetition walks its chain back
+//! to steady state untimed before timing (issue 28, `latency::steady`). At the end, every place
+//! that measured a reference quantity again under the same conditions is judged against it
+//! (`results::agreement`); a disagreement is a warning naming both figures.
 
 use std::time::Instant;
 
@@ -181,6 +184,9 @@ pub fn execute(
             }
         }
     }
+    // One quantity, one figure (issue 28): a place that measured a reference quantity again
+    // under the same conditions and disagrees with it is the run's warning, naming both.
+    r.warnings.extend(crate::results::agreement::warnings(&r));
     if interrupted() && !r.partial {
         r.partial = true;
     }

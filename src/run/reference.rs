@@ -9,7 +9,11 @@
 //! thread per usable CPU of the home node reading its own buffer of the bandwidth part's size
 //! per thread, 4 KiB pages bound to the home node, with the `read` kernel. The buffers are
 //! placed, faulted in and (for latency) linked once and kept for the whole run, so a
-//! repetition costs tens of milliseconds, not a page-fault pass: the chase lives on its own
+//! repetition costs tens of milliseconds, not a page-fault pass. Each latency repetition
+//! starts at steady state (issue 28): the part before it streamed through the caches and the
+//! TLB, so the chain is walked untimed for `latency::steady::STEADY_WARMUP_NS` first, then
+//! timed in ten 2 ms samples (the standalone command's sample), and the figure pools every
+//! kept repetition's samples: the chase lives on its own
 //! pinned thread that waits between repetitions; the read buffers are handed from one team to
 //! the next. Each repetition is judged like every other (CPU share and steal, `threads::Probe`
 //! and the team's record): a disturbed one is taken again while a small allowance lasts.
@@ -61,9 +65,20 @@ pub const SHOWN_BY_BANDWIDTH: &[Part] = &[Part::Bandwidth, Part::BandwidthMatrix
 /// median. A run of few parts takes several repetitions per slot to reach it.
 pub const MIN_REPETITIONS: usize = 6;
 
-/// Length of one latency repetition: thousands of DRAM loads, short enough that one
-/// preemption spoils one repetition only.
-const LATENCY_REP_NS: f64 = 20e6;
+/// Length of one latency sample, ns: the standalone `latency` command's (2 ms), so the
+/// reference's samples and the standalone's are the same walk timed the same way.
+const LATENCY_SAMPLE_NS: f64 = crate::latency::measure::SAMPLE_NS_DEFAULT as f64;
+
+/// Samples of one latency repetition (20 ms timed, after the untimed walk to steady state of
+/// `latency::steady`): the figure pools every kept repetition's samples (issue 28), so its
+/// interval is that of the samples, as the standalone command's is, while the repetitions
+/// spread over the run put the run's drift into them; a repetition is judged (and retaken)
+/// as a whole, so one preemption spoils one repetition.
+const SAMPLES_PER_REP: usize = 10;
+
+/// Length of one latency repetition, ns: its samples and the walk to steady state before them.
+const LATENCY_REP_NS: f64 =
+    LATENCY_SAMPLE_NS * SAMPLES_PER_REP as f64 + crate::latency::steady::STEADY_WARMUP_NS as f64;
 
 /// Length of one bandwidth repetition, ms: every thread streams several MiB.
 pub const BANDWIDTH_REP_MS: u64 = 60;
@@ -223,10 +238,12 @@ pub fn planned(
     Some(crate::results::reference::PlannedReference {
         estimate_s: estimate_s(s, c.cpus.len(), slots, sides),
         detail: format!(
-            "{}: {reps} repetitions spread across the run ({} before each part after the topology, {} after the last); the places under the same conditions show it instead of measuring their own",
+            "{}: {reps} repetitions spread across the run ({} before each part after the topology, {} after the last; each latency repetition walks back to steady state for {} ms untimed, then times {SAMPLES_PER_REP} samples of {} ms, all pooled); the places under the same conditions show it instead of measuring their own",
             what.join(" and "),
             per_slot(slots),
-            per_slot(slots)
+            per_slot(slots),
+            crate::latency::steady::STEADY_WARMUP_NS / 1_000_000,
+            LATENCY_SAMPLE_NS / 1e6
         ),
     })
 }
@@ -261,7 +278,8 @@ enum LatMsg {
         loads: u64,
     },
     Rep {
-        ns: f64,
+        /// The repetition's samples, ns per load each.
+        samples_ns: Vec<f64>,
         sample: RepSample,
     },
     Failed(String),
@@ -326,24 +344,25 @@ fn spawn_latency(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Res
             }
         };
         // No full first pass (unlike a one-off measurement): every page was faulted in and
-        // every element written by the linking, and a random walk over 8x the last-level
-        // cache finds no warm cache to wait for; the calibration walk below warms the TLB.
-        // Size a repetition to about LATENCY_REP_NS: grow a walk past a quarter of it, then
-        // time that walk three more times and go by the fastest, so a preemption during the
-        // sizing (a busy machine) does not leave every repetition short.
-        let mut iterations: u64 = 1024;
+        // every element written by the linking. Size a sample to about LATENCY_SAMPLE_NS:
+        // grow a walk past a quarter of it, then time that walk three more times and go by
+        // the fastest, so a preemption during the sizing (a busy machine) does not leave
+        // every sample short.
+        crate::latency::steady::settle(&mut chain);
+        let mut iterations: u64 = 64;
         loop {
             let t = Instant::now();
             chain.walk(iterations);
             let e = t.elapsed().as_nanos() as f64;
-            if e >= LATENCY_REP_NS / 4.0 || interrupted() {
+            if e >= LATENCY_SAMPLE_NS / 4.0 || interrupted() {
                 let mut best = e;
                 for _ in 0..3 {
                     let t = Instant::now();
                     chain.walk(iterations);
                     best = best.min(t.elapsed().as_nanos() as f64);
                 }
-                iterations = ((iterations as f64 * LATENCY_REP_NS / best.max(1.0)) as u64).max(1);
+                iterations =
+                    ((iterations as f64 * LATENCY_SAMPLE_NS / best.max(1.0)) as u64).max(1);
                 break;
             }
             iterations *= 4;
@@ -357,16 +376,19 @@ fn spawn_latency(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Res
             return;
         }
         while go_rx.recv().is_ok() {
+            // The part before streamed through the caches and the TLB: walk back to steady
+            // state untimed first (issue 28, `latency::steady`), then time the samples.
+            crate::latency::steady::settle(&mut chain);
             let probe = Probe::start(&root, c.cpu);
-            let t = Instant::now();
-            let loads = chain.walk(iterations);
-            let e = t.elapsed().as_nanos() as f64;
+            let mut samples_ns = Vec::with_capacity(SAMPLES_PER_REP);
+            for _ in 0..SAMPLES_PER_REP {
+                let t = Instant::now();
+                let loads = chain.walk(iterations);
+                let e = t.elapsed().as_nanos() as f64;
+                samples_ns.push(e / loads.max(1) as f64);
+            }
             let sample = probe.finish();
-            let msg = LatMsg::Rep {
-                ns: e / loads.max(1) as f64,
-                sample,
-            };
-            if back_tx.send(msg).is_err() {
+            if back_tx.send(LatMsg::Rep { samples_ns, sample }).is_err() {
                 return;
             }
         }
@@ -529,15 +551,16 @@ impl Reference {
                     .is_some_and(|g| g.send(()).is_ok())
                     .then(|| w.back.recv().ok())
                     .flatten();
-            let Some(LatMsg::Rep { ns, sample }) = got else {
+            let Some(LatMsg::Rep { samples_ns, sample }) = got else {
                 self.warnings.push(
                     "the run's reference chasing thread stopped answering; the latency figure keeps the repetitions taken so far".into(),
                 );
                 self.lat = None;
                 return (None, false);
             };
+            let ns = crate::stats::median(&samples_ns);
             if self.lat_quality.record(&sample).kept() {
-                self.lat_samples.push(ns);
+                self.lat_samples.extend(samples_ns);
                 return (Some(ns), true);
             }
             self.repetitions.push(ReferenceRepetition {
@@ -644,7 +667,11 @@ impl Reference {
                     |w| w.fraction,
                 ),
                 huge_fraction: self.lat.as_ref().map_or(0.0, |w| w.huge),
-                loads_per_repetition: self.lat.as_ref().map_or(0, |w| w.loads),
+                loads_per_repetition: self
+                    .lat
+                    .as_ref()
+                    .map_or(0, |w| w.loads * SAMPLES_PER_REP as u64),
+                samples_per_repetition: SAMPLES_PER_REP,
                 ns_per_load: s,
                 quality: self.lat_quality.clone(),
             }),
@@ -906,7 +933,7 @@ pub fn latency_result(l: &ReferenceLatency) -> LatencyResult {
         chains: 1,
         ns_per_load: l.ns_per_load,
         cycles_per_load: None,
-        loads_per_sample: l.loads_per_repetition,
+        loads_per_sample: l.loads_per_repetition / l.samples_per_repetition.max(1) as u64,
         warmup_samples: 0,
         quality: Some(l.quality.clone()),
     }
@@ -988,6 +1015,7 @@ mod tests {
             placement_fraction: 1.0,
             huge_fraction: 0.0,
             loads_per_repetition: 1000,
+            samples_per_repetition: 1,
             ns_per_load: Summary::of(&samples).unwrap(),
             quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
         });

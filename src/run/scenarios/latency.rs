@@ -147,6 +147,7 @@ pub fn row_latency(
             block_medians_ns: block_medians,
             all_samples: Summary::of(&all)?,
         },
+        cpus: vec![],
         interleaved,
         quality: row.quality.clone(),
     })
@@ -324,6 +325,8 @@ impl Prepared<'_> {
     /// `per_block` kept ones, each judged.
     fn block(&mut self, plan: &BlockPlan, root: &SysRoot) -> Block {
         let it = self.iterations;
+        // The other row's thread streamed in between: back to steady state first (issue 28).
+        crate::latency::steady::settle(&mut self.chain);
         for _ in 0..plan.warmup {
             self.chain.walk(it);
         }

@@ -49,13 +49,12 @@ pub fn home_node(topo: &Topology) -> Option<u32> {
         .or_else(|| mem.first().copied())
 }
 
-/// Bytes of the single-thread latency chases of (a) and (b): the rows' whole buffer, but
-/// no more than the run's DRAM latency working set (8x the largest LLC instance), which one
-/// thread cannot cache; on a big machine the whole buffer (4x every LLC together) would
-/// cost minutes of chain construction for the same figure.
-pub fn chase_bytes(topo: &Topology, total_bytes: u64) -> u64 {
-    let cap = super::plan::dram_latency_bytes(topo).max(MIN_BYTES_PER_THREAD);
-    total_bytes.max(MIN_BYTES_PER_THREAD).min(cap)
+/// Bytes of the single-thread latency chases of (a) and (b): the run's DRAM latency working
+/// set (8x the largest LLC instance), the working set of the run's reference local idle
+/// latency (issue 28: one quantity, one figure), whatever the rows' bandwidth buffers; (a)'s
+/// latency is then the same quantity as the reference's and must agree with it.
+pub fn chase_bytes(topo: &Topology) -> u64 {
+    super::plan::dram_latency_bytes(topo).max(MIN_BYTES_PER_THREAD)
 }
 
 /// Why weighted interleave cannot be measured here, if it cannot.
@@ -300,12 +299,13 @@ pub fn run_scenarios(
             }));
         }
     }
-    // Single-thread latencies of (a) and (b), on a buffer of the same size as their
-    // bandwidth rows up to `chase_bytes`'s cap, so the two differ only in where the thread may
+    // Single-thread latencies of (a) and (b), on the reference's working set
+    // (`chase_bytes`), so the two differ only in where the thread may
     // run: (a) on the home node's CPUs, (b) anywhere (the latency matrix's cell is another
     // size). Measured side by side in interleaved blocks ([`latency`]); a row placed as the
     // other here is measured once.
-    let home_cpus = rows[0].cpus.clone();
+    // (a)'s thread on the home node's first usable CPU: the reference's conditions (issue 28).
+    let home_cpus: Vec<u32> = rows[0].cpus.iter().take(1).copied().collect();
     let wanted: Vec<(usize, Vec<u32>)> = [(0, home_cpus), (1, vec![])]
         .into_iter()
         .filter(|(i, _)| merged[*i].is_none() && rows[*i].mb_per_s.is_some())
@@ -317,14 +317,17 @@ pub fn run_scenarios(
             root,
             &threads,
             &Policy::Bind(vec![home]),
-            chase_bytes(topo, s.total_bytes),
+            chase_bytes(topo),
             &lat_plan,
             inp.timer_resolution_ns,
         );
         if let Ok(out) = blocks {
             let together = out.iter().filter(|r| !r.blocks.is_empty()).count() > 1;
-            for ((i, _), b) in wanted.iter().zip(&out) {
-                let l = row_latency(b, &lat_plan, together);
+            for ((i, cpus), b) in wanted.iter().zip(&out) {
+                let mut l = row_latency(b, &lat_plan, together);
+                if let Some(l) = l.as_mut() {
+                    l.cpus = cpus.clone();
+                }
                 rows[*i].latency_ns = l.as_ref().map(|l| l.ns_per_load.median);
                 rows[*i].latency = l;
                 tick();
@@ -347,7 +350,7 @@ pub fn run_scenarios(
         scenarios: rows,
         recommendations,
         weights,
-        latency_working_set_bytes: Some(chase_bytes(topo, s.total_bytes)),
+        latency_working_set_bytes: Some(chase_bytes(topo)),
     })
 }
 

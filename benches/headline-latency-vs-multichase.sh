@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# The run's headline local idle latency against the standalone `latency` command and
+# multichase (issue 28), and the agreement of every place of the run that reports one
+# quantity under the same conditions. A benchmark, not a test.
+#
+# Each round runs, in an order rotated from round to round (A B C, B C A, C A B, ...):
+#   run:        numascope run --quick (its reference local idle latency: random walk over
+#               256 MiB, or the run's 8x LLC, of 4 KiB pages on the home node's first CPU)
+#   standalone: numascope latency --mode random --size <the reference's working set>
+#               --page-size 4k --cpu <that CPU>
+#   multichase: taskset -c <that CPU> multichase -m <size> -s 64 -T <size> -n 5 (64-byte
+#               stride, TLB locality = the whole buffer: fully random; 4 KiB pages as
+#               transparent huge pages are off for it unless -H; best of 5 samples)
+# and prints per round the reference's figure, the loaded curve's no-load point, scenario
+# (a)'s latency, the standalone's and multichase's, each with its 95 % interval; then the
+# median of the paired ratios run/standalone and run/multichase, the headline's interval
+# width against the standalone's, and per run the places the run judged (results.json
+# `warnings` naming a disagreement, `reference ... DISTURBED`).
+#
+# Usage: benches/headline-latency-vs-multichase.sh [MULTICHASE_BINARY]
+# Environment (all optional):
+#   MULTICHASE   multichase binary (or the first argument); built by you from
+#                google/multichase outside this repository. Without it the multichase
+#                column is skipped.
+#   NUMASCOPE    numascope binary (default: target/release/numascope, then PATH)
+#   ROUNDS       alternating rounds (default 5)
+#   SIZE         the standalone's and multichase's working set (default 256MiB: the run's
+#                reference working set on a 32 MiB L3; the summary warns when the run's differs)
+#   BUSY=1       run a busy loop pinned to another CPU (`taskset -c <other> sh -c 'while :;
+#                do :; done'`) for the whole benchmark: the figure must then stay within its
+#                target or be marked disturbed, never drift silently
+#   BENCH_NICE=0 do not raise priority (own session at autogroup nice -20, nice -20)
+# Nothing here builds a reference tool; see benches/README.md.
+set -u
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=benches/lib.sh
+. "$root/benches/lib.sh"
+boost_priority "$@"
+
+MULTICHASE=${1:-${MULTICHASE:-}}
+ROUNDS=${ROUNDS:-5}
+nice=$(nice_prefix)
+ns_bin=$(find_numascope "$root")
+require_numascope "$ns_bin"
+require_jq_python
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || {
+    echo "numascope bench: ROUNDS is '$ROUNDS'; give a positive count such as 5"
+    exit 2
+}
+have_mc=0
+if is_runnable "$MULTICHASE"; then have_mc=1; else
+    echo "SKIP: multichase (give its path as the argument or MULTICHASE=/path; build google/multichase yourself)"
+fi
+
+tmp=$(mktemp -d)
+busy_pid=
+cleanup() {
+    [[ -n $busy_pid ]] && kill "$busy_pid" 2>/dev/null
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# The reference's CPU (the home node's first usable CPU: the first allowed one on a one-node
+# machine) and working set (8x the last-level cache: 256 MiB for a 32 MiB L3; the summary
+# checks it against the run's own record).
+cpu=$(pick_cpu)
+size=$(size_bytes "${SIZE:-256MiB}") || {
+    echo "numascope bench: SIZE '${SIZE}' is not NNNKiB/MiB/GiB or bytes"
+    exit 2
+}
+
+if [[ ${BUSY:-0} == 1 ]]; then
+    other=$(awk -v c="$cpu" '/^Cpus_allowed_list/ { n = split($2, a, /,/); for (i = 1; i <= n; i++) { split(a[i], r, /-/); lo = r[1]; hi = (r[2] == "" ? r[1] : r[2]); for (x = lo; x <= hi; x++) if (x != c) { print x; exit } } }' /proc/self/status)
+    if [[ -z $other ]]; then
+        echo "numascope bench: BUSY=1 needs a second allowed CPU"
+        exit 2
+    fi
+    taskset -c "$other" sh -c 'while :; do :; done' &
+    busy_pid=$!
+    echo "# busy loop pinned to CPU $other (pid $busy_pid) for the whole benchmark"
+fi
+
+print_context
+echo "# numascope: $ns_bin; ${nice:-normal priority}; $ROUNDS alternating rounds;" \
+    "CPU $cpu; working set $((size / 1048576)) MiB, 4 KiB pages"
+
+tsv=$tmp/headline.tsv
+: >"$tsv"
+failed=0
+run_one() {
+    local what=$1 round=$2
+    case $what in
+    run)
+        rm -rf "$tmp/run"
+        if $nice "$ns_bin" run --quick --output "$tmp/run" --summary-line >"$tmp/run.out" 2>&1; then
+            python3 "$root/benches/headline_places.py" run "$tmp/run/results.json" "$round" >>"$tsv"
+        else
+            failed=1
+            echo "numascope run --quick failed: $(tail -c 300 "$tmp/run.out")"
+        fi
+        ;;
+    standalone)
+        if $nice "$ns_bin" latency --mode random --size "$size" --page-size 4k --cpu "$cpu" \
+            --json >"$tmp/ns.json" 2>"$tmp/ns.err"; then
+            python3 "$root/benches/headline_places.py" standalone "$tmp/ns.json" "$round" >>"$tsv"
+        else
+            failed=1
+            echo "numascope latency failed: $(head -c 300 "$tmp/ns.err")"
+        fi
+        ;;
+    multichase)
+        ((have_mc)) || return 0
+        if $nice taskset -c "$cpu" "$MULTICHASE" -m "$size" -s 64 -T "$size" -n 5 \
+            >"$tmp/mc.out" 2>&1; then
+            printf 'multichase\t%s\t%s\t\t\t\n' "$round" "$(tail -n 1 "$tmp/mc.out" | tr -d ' ')" >>"$tsv"
+        else
+            echo "multichase failed: $(tail -c 300 "$tmp/mc.out")"
+        fi
+        ;;
+    esac
+}
+
+order=(run standalone multichase)
+for round in $(seq 1 "$ROUNDS"); do
+    k=$(((round - 1) % 3))
+    for j in 0 1 2; do
+        run_one "${order[$(((k + j) % 3))]}" "$round"
+    done
+done
+echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+python3 "$root/benches/headline_places.py" summarize "$tsv"
+exit $failed

@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Reads the figures of headline-latency-vs-multichase.sh and summarizes them (issue 28).
+
+  headline_places.py run RESULTS.json ROUND        TSV lines: every place of the run that
+                                                   reports local idle latency or local read
+                                                   bandwidth, with its interval
+  headline_places.py standalone LATENCY.json ROUND TSV line: the standalone command's figure
+  headline_places.py summarize FILE.tsv            the table, the paired ratios, the agreement
+
+TSV columns: place, round, median, ci_low, ci_high, note. The places and the rule follow
+numascope's results/agreement.rs: a place under the reference's conditions either shows the
+reference's figure itself ("same") or measured its own, and then its interval must overlap the
+reference's; a place under other conditions says which.
+"""
+import json
+import statistics
+import sys
+
+
+def fig(s):
+    """(median, low, high) of a Summary or Rates object."""
+    if not s:
+        return None
+    return (s.get("median"), s.get("ci_low"), s.get("ci_high"))
+
+
+def line(place, rnd, f, note=""):
+    if f is None:
+        return
+    m, lo, hi = f
+    cell = lambda v: "" if v is None else (str(v) if isinstance(v, int) else f"{v:.6g}")
+    print(f"{place}\t{rnd}\t{cell(m)}\t{cell(lo)}\t{cell(hi)}\t{note}")
+
+
+def run_places(path, rnd):
+    r = json.load(open(path))
+    ref = (r.get("reference") or {})
+    lat = ref.get("latency")
+    if lat:
+        q = lat.get("quality") or {}
+        note = "DISTURBED" if q.get("disturbed") else ""
+        line("reference", rnd, fig(lat["ns_per_load"]), note)
+        ws = lat["working_set_bytes"]
+        line("reference_ws", rnd, (ws, None, None))
+    loaded = r.get("loaded_latency")
+    if loaded and loaded.get("points"):
+        p = loaded["points"][0]
+        cond = "" if not lat or loaded.get("chaser_size_bytes") == lat["working_set_bytes"] else \
+            f"{loaded.get('chaser_size_bytes', 0) >> 20} MiB"
+        line("loaded_idle", rnd, fig(p["ns_per_load"]), cond)
+    sc = r.get("scenarios")
+    if sc:
+        for row in sc.get("scenarios", []):
+            if row.get("id") in ("pinned-local", "PinnedLocal") or row.get("letter") == "a":
+                if row.get("latency"):
+                    ws = sc.get("latency_working_set_bytes")
+                    cond = "" if not lat or ws == lat["working_set_bytes"] else f"{(ws or 0) >> 20} MiB"
+                    line("scenario_a", rnd, fig(row["latency"]["ns_per_load"]), cond)
+    bw = ref.get("bandwidth")
+    if bw:
+        line("reference_bw", rnd, fig(bw["mb_per_s"]))
+    dis = [w for w in r.get("warnings", []) if "intervals exclude each other" in w]
+    line("disagreements", rnd, (len(dis), None, None), " | ".join(dis)[:400])
+
+
+def standalone(path, rnd):
+    r = json.load(open(path))
+    line("standalone", rnd, fig(r["results"][0]["ns_per_load"]))
+
+
+def load(path):
+    rows = {}
+    notes = {}
+    for raw in open(path):
+        parts = raw.rstrip("\n").split("\t")
+        if len(parts) < 3 or not parts[2]:
+            continue
+        place, rnd = parts[0], int(parts[1])
+        num = lambda i: float(parts[i]) if len(parts) > i and parts[i] else None
+        rows[(place, rnd)] = (num(2), num(3), num(4))
+        notes[(place, rnd)] = parts[5] if len(parts) > 5 else ""
+    return rows, notes
+
+
+def overlap(a, b):
+    if a is None or b is None or None in (a[1], a[2], b[1], b[2]):
+        return None
+    return a[1] <= b[2] and b[1] <= a[2]
+
+
+def cell(f, note=""):
+    if f is None:
+        return "-"
+    m, lo, hi = f
+    s = f"{m:.0f}" if lo is None else f"{m:.0f} [{lo:.0f}, {hi:.0f}]"
+    return f"{s} {note}".strip()
+
+
+def summarize(path):
+    rows, notes = load(path)
+    rounds = sorted({r for (_, r) in rows})
+    cols = ["reference", "loaded_idle", "scenario_a", "standalone", "multichase"]
+    head = ["round", "run's reference", "loaded idle point", "scenario (a)", "standalone",
+            "multichase", "disagreements"]
+    print("Local idle latency, ns per load: median [95 % interval]; a place under other"
+          " conditions names them:")
+    print(" | ".join(head))
+    for r in rounds:
+        cells = [str(r)] + [cell(rows.get((c, r)), notes.get((c, r), "")) for c in cols]
+        d = rows.get(("disagreements", r))
+        cells.append("-" if d is None else f"{d[0]:.0f} {notes.get(('disagreements', r), '')}")
+        print(" | ".join(cells))
+    print()
+
+    def paired(a, b):
+        ratios = [rows[(a, r)][0] / rows[(b, r)][0] for r in rounds
+                  if (a, r) in rows and (b, r) in rows and rows[(b, r)][0]]
+        if not ratios:
+            return "-"
+        return (f"{statistics.median(ratios):.3f} (per round {min(ratios):.3f}-{max(ratios):.3f},"
+                f" n={len(ratios)})")
+
+    print(f"run's headline / standalone, median of paired ratios: {paired('reference', 'standalone')}")
+    print(f"run's headline / multichase, median of paired ratios: {paired('reference', 'multichase')}")
+    print(f"standalone / multichase, median of paired ratios:     {paired('standalone', 'multichase')}")
+    widths = []
+    for r in rounds:
+        a, b = rows.get(("reference", r)), rows.get(("standalone", r))
+        if a and b and None not in (a[1], b[1]) and b[2] > b[1]:
+            widths.append((a[2] - a[1]) / (b[2] - b[1]))
+    if widths:
+        print(f"headline interval width / standalone's (same round): median {statistics.median(widths):.2f},"
+              f" max {max(widths):.2f} (target <= 2)")
+    for other in ("loaded_idle", "scenario_a", "standalone"):
+        judged = [overlap(rows.get(("reference", r)), rows.get((other, r))) for r in rounds
+                  if not notes.get((other, r))]
+        judged = [j for j in judged if j is not None]
+        if judged:
+            print(f"reference vs {other}: intervals overlap in {sum(judged)}/{len(judged)} rounds")
+    ws = {rows[("reference_ws", r)][0] for r in rounds if ("reference_ws", r) in rows}
+    if ws:
+        print(f"run's reference working set: {', '.join(f'{int(w) >> 20} MiB' for w in sorted(ws))}")
+    dist = [r for r in rounds if notes.get(("reference", r)) == "DISTURBED"]
+    print(f"rounds whose headline is marked DISTURBED: {len(dist)}/{len(rounds)}")
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1] if len(sys.argv) > 1 else ""
+    if cmd == "run":
+        run_places(sys.argv[2], sys.argv[3])
+    elif cmd == "standalone":
+        standalone(sys.argv[2], sys.argv[3])
+    elif cmd == "summarize":
+        summarize(sys.argv[2])
+    else:
+        print(__doc__)
+        sys.exit(2)

@@ -25,8 +25,16 @@ fn topo(file: &Path) -> Value {
         .arg(file)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "wrote to TMPDIR");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "wrote to TMPDIR"
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -71,7 +79,12 @@ fn subtypes_tiers_and_memory_attributes_are_declared() {
     assert_eq!(k(2), ("cxl".into(), "declared".into(), 2.into()));
     assert_eq!(k(3).0, "gpu");
     assert_eq!(k(4).0, "nvm");
-    let hbm = t["hmat"].as_array().unwrap().iter().find(|h| h["node"] == 1).unwrap();
+    let hbm = t["hmat"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["node"] == 1)
+        .unwrap();
     assert_eq!(hbm["read_bandwidth_mb_s"], 80000);
     assert_eq!(hbm["read_latency_ns"], 120);
     assert_eq!(hbm["initiators"], serde_json::json!([0]));
@@ -103,10 +116,16 @@ fn offline_and_disallowed_cpus_are_listed() {
     let cpus = t["cpus"].as_array().unwrap();
     assert_eq!(cpus.len(), 8, "every present CPU");
     let c = |id: usize| &cpus[id];
-    assert_eq!((c(2)["online"].clone(), c(2)["node"].clone()), (false.into(), 0.into()));
+    assert_eq!(
+        (c(2)["online"].clone(), c(2)["node"].clone()),
+        (false.into(), 0.into())
+    );
     assert!(c(2)["package"].is_null());
     assert_eq!(c(7)["online"], false);
-    assert_eq!((c(1)["online"].clone(), c(1)["allowed"].clone()), (true.into(), false.into()));
+    assert_eq!(
+        (c(1)["online"].clone(), c(1)["allowed"].clone()),
+        (true.into(), false.into())
+    );
     assert_eq!(t["allowed_cpus"], serde_json::json!([0, 4, 5, 6]));
     assert_eq!(t["allowed_nodes"], serde_json::json!([0]));
     assert_eq!(t["nodes"][1]["cpus"], serde_json::json!([4, 5, 6, 7]));
@@ -157,7 +176,10 @@ fn a_large_xml_is_too_large_not_a_directory() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let e = String::from_utf8_lossy(&out.stderr);
-    assert!(e.contains("at most 64 MiB") && !e.contains("not a directory"), "{e}");
+    assert!(
+        e.contains("at most 64 MiB") && !e.contains("not a directory"),
+        "{e}"
+    );
     assert!(e.contains("big.xml"), "{e}");
 }
 
@@ -165,7 +187,11 @@ fn a_large_xml_is_too_large_not_a_directory() {
 fn errors_and_the_source_name_the_file_given() {
     let tmp = tempfile::tempdir().unwrap();
     let p = tmp.path().join("broken.xml");
-    std::fs::write(&p, "<?xml version=\"1.0\"?>\n<topology><object type=\"PU\"></topology>").unwrap();
+    std::fs::write(
+        &p,
+        "<?xml version=\"1.0\"?>\n<topology><object type=\"PU\"></topology>",
+    )
+    .unwrap();
     let out = Command::cargo_bin("numascope")
         .unwrap()
         .args(["topo", "--sysfs-root"])

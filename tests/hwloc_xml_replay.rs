@@ -80,7 +80,10 @@ fn to_v2(xml: &str) -> String {
         }
         let mut l = line.replace("<topology version=\"3.0\">", "<topology version=\"2.0\">");
         while let Some(i) = l.find(" id=\"obj") {
-            let end = l[i + 5..].find('"').map(|e| i + 5 + e + 1).unwrap_or(l.len());
+            let end = l[i + 5..]
+                .find('"')
+                .map(|e| i + 5 + e + 1)
+                .unwrap_or(l.len());
             l.replace_range(i..end, "");
         }
         out.push_str(&l);
@@ -172,19 +175,31 @@ fn differences(t: &Value, h: &Hwloc) -> Vec<(&'static str, String)> {
         let id = n["id"].as_u64().unwrap() as u32;
         let (cpus, mem, _) = &h.nodes[&id];
         if n["memory_total_bytes"].as_u64().unwrap() != *mem {
-            d.push(("memory", format!("node {id}: {} vs hwloc {mem}", n["memory_total_bytes"])));
+            d.push((
+                "memory",
+                format!("node {id}: {} vs hwloc {mem}", n["memory_total_bytes"]),
+            ));
         }
         // hwloc gives a memory-only node the CPUs near it; numascope the CPUs on it (none).
-        let on: Vec<u64> = ids(&n["cpus"]).into_iter().filter(|c| online.contains(c)).collect();
+        let on: Vec<u64> = ids(&n["cpus"])
+            .into_iter()
+            .filter(|c| online.contains(c))
+            .collect();
         let theirs: Vec<u64> = cpus.iter().map(|c| *c as u64).collect();
         if n["has_cpu"] == true && on != theirs {
-            d.push(("cpus per node", format!("node {id}: {on:?} vs hwloc {theirs:?}")));
+            d.push((
+                "cpus per node",
+                format!("node {id}: {on:?} vs hwloc {theirs:?}"),
+            ));
         }
     }
     let mut pus: Vec<u64> = h.pus.iter().map(|c| *c as u64).collect();
     pus.sort_unstable();
     if online != pus {
-        d.push(("online cpus", format!("{} vs hwloc {}", online.len(), pus.len())));
+        d.push((
+            "online cpus",
+            format!("{} vs hwloc {}", online.len(), pus.len()),
+        ));
     }
     let mine = t["distances"].as_array().unwrap();
     match &h.distances {
@@ -196,7 +211,10 @@ fn differences(t: &Value, h: &Hwloc) -> Vec<(&'static str, String)> {
                     let j = node_ids.iter().position(|x| *x == *to as u64);
                     let got = i.zip(j).and_then(|(i, j)| mine.get(i)?.get(j)?.as_u64());
                     if got != Some(vals[r * n + c]) {
-                        d.push(("distances", format!("{from}->{to}: {got:?} vs hwloc {}", vals[r * n + c])));
+                        d.push((
+                            "distances",
+                            format!("{from}->{to}: {got:?} vs hwloc {}", vals[r * n + c]),
+                        ));
                     }
                 }
             }
@@ -213,7 +231,10 @@ fn differences(t: &Value, h: &Hwloc) -> Vec<(&'static str, String)> {
     packages.sort_unstable();
     packages.dedup();
     if packages.len() != h.packages {
-        d.push(("packages", format!("{} vs hwloc {}", packages.len(), h.packages)));
+        d.push((
+            "packages",
+            format!("{} vs hwloc {}", packages.len(), h.packages),
+        ));
     }
     let l3 = t["caches"]
         .as_array()
@@ -266,19 +287,29 @@ fn every_hwloc_xml_reads_as_hwloc_reads_it() {
         let tmp = tempfile::tempdir().unwrap();
         let t = numascope(&file, tmp.path());
         // Nothing written: the XML is read in memory, no snapshot under TMPDIR.
-        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0, "{name}: wrote to TMPDIR");
+        assert_eq!(
+            std::fs::read_dir(tmp.path()).unwrap().count(),
+            0,
+            "{name}: wrote to TMPDIR"
+        );
         let h = reference(&file, lstopo, tmp.path());
         let diffs = differences(&t, &h);
         let mut unexplained = Vec::new();
         for (check, what) in &diffs {
-            match EXPLAINED.iter().find(|e| e.file == name && e.check == *check) {
+            match EXPLAINED
+                .iter()
+                .find(|e| e.file == name && e.check == *check)
+            {
                 Some(e) => println!("{name}: {check} differs as explained ({what}): {}", e.why),
                 None => unexplained.push(format!("{name}: {check}: {what}")),
             }
         }
         for e in EXPLAINED.iter().filter(|e| e.file == name) {
             if !diffs.iter().any(|(c, _)| *c == e.check) {
-                unexplained.push(format!("{name}: explained {} difference is gone; drop it", e.check));
+                unexplained.push(format!(
+                    "{name}: explained {} difference is gone; drop it",
+                    e.check
+                ));
             }
         }
         match (diffs.is_empty(), unexplained.is_empty()) {
@@ -287,6 +318,9 @@ fn every_hwloc_xml_reads_as_hwloc_reads_it() {
             _ => failures.extend(unexplained),
         }
     }
-    println!("hwloc XML replay: {agree} agree, {explained} differ as explained, {} fail", failures.len());
+    println!(
+        "hwloc XML replay: {agree} agree, {explained} differ as explained, {} fail",
+        failures.len()
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -111,9 +111,7 @@ pub(super) fn caches(p: &Parsed) -> Vec<Cache> {
             cpus: cpus.clone(),
         })
         .collect();
-    out.sort_by(|a, b| {
-        (a.level, &a.kind, a.cpus.first()).cmp(&(b.level, &b.kind, b.cpus.first()))
-    });
+    out.sort_by(|a, b| (a.level, &a.kind, a.cpus.first()).cmp(&(b.level, &b.kind, b.cpus.first())));
     out
 }
 
@@ -133,7 +131,10 @@ pub(super) fn distances(p: &Parsed, nodes: &[Node], warnings: &mut Vec<String>) 
         .iter()
         .map(|i| {
             if *gp {
-                p.nodes.iter().find(|n| n.gp_index == Some(*i)).map(|n| n.id)
+                p.nodes
+                    .iter()
+                    .find(|n| n.gp_index == Some(*i))
+                    .map(|n| n.id)
             } else {
                 u32::try_from(*i).ok()
             }

@@ -4,14 +4,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::parse::{Parsed, XValue};
-use crate::topology::model::{
-    HmatTarget, Known, MemoryKind, MemorySideCache, Node, NodeMemory,
-};
+use crate::topology::model::{HmatTarget, Known, MemoryKind, MemorySideCache, Node, NodeMemory};
 
 /// The node an attribute value targets.
 fn target(p: &Parsed, v: &XValue) -> Option<u32> {
     match (v.target_gp, v.target_os) {
-        (Some(gp), _) => p.nodes.iter().find(|n| n.gp_index == Some(gp)).map(|n| n.id),
+        (Some(gp), _) => p
+            .nodes
+            .iter()
+            .find(|n| n.gp_index == Some(gp))
+            .map(|n| n.id),
         (None, Some(os)) => Some(os),
         _ => None,
     }
@@ -28,10 +30,18 @@ fn pick(p: &Parsed, name: &str, lowest: bool) -> BTreeMap<u32, (u64, Vec<u32>)> 
     for v in values.iter().filter(|v| v.value > 0) {
         let Some(node) = target(p, v) else { continue };
         let init = v.initiator.clone().unwrap_or_default();
-        let local = p.nodes.iter().any(|n| n.id == node && n.cpus == init && !init.is_empty());
+        let local = p
+            .nodes
+            .iter()
+            .any(|n| n.id == node && n.cpus == init && !init.is_empty());
         let better = |old: &(u64, Vec<u32>, bool)| {
             (local && !old.2)
-                || (local == old.2 && if lowest { v.value < old.0 } else { v.value > old.0 })
+                || (local == old.2
+                    && if lowest {
+                        v.value < old.0
+                    } else {
+                        v.value > old.0
+                    })
         };
         match out.get(&node) {
             Some(old) if !better(old) => {}
@@ -135,9 +145,7 @@ pub(super) fn declare_kinds(p: &Parsed, memory: &mut [NodeMemory]) {
     for m in memory.iter_mut() {
         let x = p.nodes.iter().find(|n| n.id == m.node);
         let tier = p.memtiers.iter().position(|(_, ns)| ns.contains(&m.node));
-        m.tier = tier
-            .map(|t| t as u32)
-            .or_else(|| x.and_then(|n| n.tier));
+        m.tier = tier.map(|t| t as u32).or_else(|| x.and_then(|n| n.tier));
         let subtype = x.and_then(|n| n.subtype.as_deref());
         if let Some(k) = subtype.and_then(kind_of_subtype) {
             m.kind = k;

@@ -63,18 +63,20 @@ pub fn open(path: &Path) -> anyhow::Result<SysRoot> {
 
 fn read(path: &Path, root: &SysRoot) -> anyhow::Result<Topology> {
     let shown = path.display();
-    let bytes = crate::sys::safe_read::read_capped(path, MAX_XML_BYTES, false).with_context(
-        || {
+    let bytes =
+        crate::sys::safe_read::read_capped(path, MAX_XML_BYTES, false).with_context(|| {
             format!(
                 "--sysfs-root {shown}: cannot read this hwloc XML (at most {} MiB)",
                 MAX_XML_BYTES >> 20
             )
-        },
-    )?;
+        })?;
     let text = String::from_utf8(bytes)
         .map_err(|_| anyhow::anyhow!("--sysfs-root {shown}: this XML is not UTF-8 text"))?;
-    let not_hwloc =
-        || format!("--sysfs-root {shown}: not an hwloc topology (make one with `lstopo --of xml FILE`)");
+    let not_hwloc = || {
+        format!(
+            "--sysfs-root {shown}: not an hwloc topology (make one with `lstopo --of xml FILE`)"
+        )
+    };
     // hwloc writes a DOCTYPE naming its external DTD (never fetched); roxmltree expands only
     // internal entities, with its own limits, and the node count is capped here.
     let opt = roxmltree::ParsingOptions {

@@ -150,7 +150,12 @@ struct Above {
 }
 
 /// One object: its facts go into `p`, and what its children inherit is returned.
-fn object(n: roxmltree::Node, above: &Above, p: &mut Parsed, cores: &mut usize) -> anyhow::Result<Above> {
+fn object(
+    n: roxmltree::Node,
+    above: &Above,
+    p: &mut Parsed,
+    cores: &mut usize,
+) -> anyhow::Result<Above> {
     let ty = n.attribute("type").unwrap_or("");
     let mut here = above.clone();
     match ty {

@@ -25,7 +25,10 @@ fn bitmaps_read_back() {
 #[test]
 fn refuses_what_is_not_a_topology() {
     assert!(doc("<html/>").unwrap_err().to_string().contains("<html>"));
-    assert!(doc("<topology/>").unwrap_err().to_string().contains("no PU"));
+    assert!(doc("<topology/>")
+        .unwrap_err()
+        .to_string()
+        .contains("no PU"));
 }
 
 /// 50,000 nested Groups: walked with an explicit stack, no recursion to overflow.

@@ -34,7 +34,11 @@ pub struct CompareArgs {
 pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
     let mut runs = Vec::new();
     for p in &args.results {
-        runs.push((p.clone(), crate::results_file::load(p)?));
+        let (r, notes) = crate::results_file::load_noted(p)?;
+        for n in notes {
+            super::ui::note(n);
+        }
+        runs.push((p.clone(), r));
     }
     let n = crate::compare::run_names(
         &runs

@@ -61,7 +61,10 @@ pub(crate) fn check_new(path: &Path, force: bool, input: &Path, cmd: &str) -> an
 
 /// Runs `report`.
 pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
-    let r = crate::results_file::load(&args.results)?;
+    let (r, notes) = crate::results_file::load_noted(&args.results)?;
+    for n in notes {
+        super::ui::note(n);
+    }
     // Check every destination before writing anything, so a refusal leaves no partial output.
     if let Some(p) = &args.html {
         check_new(p, args.force, &args.results, "report")?;

@@ -38,6 +38,7 @@ pub mod parse;
 pub mod placement;
 pub mod render;
 pub mod results;
+pub mod results_check;
 pub mod results_file;
 pub mod run;
 pub mod sanitize;

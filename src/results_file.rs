@@ -14,6 +14,12 @@ pub const MAX_RESULTS_BYTES: u64 = 256 << 20;
 
 /// Reads and checks a results file; every error is one sentence naming the file.
 pub fn load(path: &Path) -> Result<RunResults, LoadError> {
+    load_noted(path).map(|(r, _)| r)
+}
+
+/// [`load`], with the notes for the reader (keys this numascope does not know): values
+/// outside their domain are refused by `results_check` after parsing.
+pub fn load_noted(path: &Path) -> Result<(RunResults, Vec<String>), LoadError> {
     let p = path.display().to_string();
     let text = crate::sys::safe_read::read_capped(path, MAX_RESULTS_BYTES, false)
         .and_then(|b| {
@@ -28,7 +34,9 @@ pub fn load(path: &Path) -> Result<RunResults, LoadError> {
             path: p.clone(),
             source,
         })?;
-    parse(&text, &p)
+    let r = parse(&text, &p)?;
+    let notes = crate::results_check::check(&text, &r, &p)?;
+    Ok((r, notes))
 }
 
 /// Parses results JSON (`name` names the source in errors) and fills the loaded-latency

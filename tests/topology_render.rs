@@ -118,3 +118,39 @@ fn kinds_and_domains_in_the_html_report() {
     assert!(html.contains("<dt>nodes per package</dt><dd>one node per package (inferred"));
     assert!(html.contains("<dt>L3 domains</dt><dd>2</dd>"));
 }
+
+// Issue 31: `topo --graph` fits 100 columns on every machine (identical cores collapsed with
+// counts where the exact drawing would not fit, as lstopo does), and stays exact where it
+// fits: every core of a small machine is still its own column.
+#[test]
+fn graph_fits_100_columns_on_every_fixture() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/topology");
+    let mut seen = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if !p.is_dir() {
+            continue;
+        }
+        let name = p.file_name().unwrap().to_string_lossy().to_string();
+        let Ok(root) = numascope::sysroot::SysRoot::snapshot(&p) else {
+            continue;
+        };
+        let Ok(t) = numascope::topology::read_topology(&root) else {
+            continue;
+        };
+        let g = graph(&t);
+        let widest = g.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(widest <= 100, "{name}: {widest} columns\n{g}");
+        seen += 1;
+    }
+    assert!(seen >= 20, "only {seen} fixtures drawn");
+    // The 128-CPU EPYC (963 columns when drawn exactly): cores collapsed by L3 with counts.
+    let g = graph(&load("epyc7763-2s-nps4-synthetic"));
+    assert!(
+        g.contains("8 cores 0-7,128-135") && g.contains("8x L2 512 KiB"),
+        "{g}"
+    );
+    // A small machine stays exact: one column per core.
+    let g = graph(&load("opteron250-2s"));
+    assert!(!g.contains(" cores ") && !g.contains("x L"), "{g}");
+}

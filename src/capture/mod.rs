@@ -6,8 +6,8 @@
 //! as HMAT's `initiators/nodeX`) as links. Output goes to a temporary sibling first and is
 //! renamed into place, so a failure never leaves a half-written snapshot.
 //!
-//! The same module unpacks a `.tar.gz` snapshot for `--sysfs-root`, and turns an hwloc XML
-//! topology into one (`hwloc_xml`).
+//! The same module unpacks a `.tar.gz` snapshot for `--sysfs-root` (an hwloc XML is read into
+//! memory by `topology::xml` instead, and has no files to capture).
 
 use std::fs;
 use std::io;
@@ -21,9 +21,6 @@ use crate::sysroot::{SysError, SysRoot};
 use crate::topology::read_topology;
 
 mod archive;
-mod hwloc_xml;
-
-pub use hwloc_xml::{is_xml, unpack_xml};
 
 pub use archive::{unpack_capped, UnpackLimits, Unpacked};
 
@@ -113,6 +110,12 @@ pub fn capture(root: &SysRoot, out: &Path, for_hwloc: bool) -> anyhow::Result<Ca
         bail!(
             "{} already exists; remove it or choose another name, capture never overwrites",
             out.display()
+        );
+    }
+    if root.is_hwloc_xml() {
+        bail!(
+            "--sysfs-root {}: an hwloc XML holds no kernel files to capture; give it to --sysfs-root itself",
+            root.root().display()
         );
     }
     let topo = read_topology(root)?;

@@ -44,7 +44,11 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
     }
     let mut runs = Vec::new();
     for p in &args.results {
-        runs.push((p.clone(), crate::results_file::load(p)?));
+        let (r, notes) = crate::results_file::load_noted(p)?;
+        for n in notes {
+            super::ui::note(n);
+        }
+        runs.push((p.clone(), r));
     }
     if let Some(b) = &args.baseline {
         if args.all {

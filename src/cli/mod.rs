@@ -147,12 +147,9 @@ impl Context {
                 archive = Some(p.clone());
                 r
             }
-            Some(p) if p.is_file() && crate::capture::is_xml(p) => {
-                let u = crate::capture::unpack_xml(p)?;
-                let r = SysRoot::snapshot(u.path())?;
-                unpacked = Some(u);
-                archive = Some(p.clone());
-                r
+            // Read into memory: the root has no files and names the XML as given.
+            Some(p) if p.is_file() && crate::topology::xml::is_xml(p) => {
+                crate::topology::xml::open(p)?
             }
             Some(dir) => SysRoot::snapshot(dir)?,
         };

@@ -124,7 +124,10 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
         ("--hwloc-xml", args.hwloc_xml.as_ref()),
         ("--openmetrics", args.openmetrics.as_ref()),
     ])?;
-    let r = crate::results_file::load(&args.results)?;
+    let (r, notes) = crate::results_file::load_noted(&args.results)?;
+    for n in notes {
+        super::ui::note(n);
+    }
     // Check every destination before writing anything, so a refusal leaves no partial output.
     if let Some(p) = &args.html {
         check_new(p, args.force, &args.results, "report")?;

@@ -295,20 +295,26 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
         o.c2c_cpus = Some(cpus);
     }
     if let Some(t) = &args.cpu_nodes {
-        o.cpu_nodes = Some(selection::nodes(
-            topo,
+        let valid = topo.initiator_nodes();
+        let n = selection::nodes(topo, "--cpu-nodes", t, &valid)?;
+        within(
+            &n,
+            &valid,
             "--cpu-nodes",
-            t,
-            &topo.initiator_nodes(),
-        )?);
+            "initiator nodes (nodes with usable CPUs)",
+        )?;
+        o.cpu_nodes = Some(n);
     }
     if let Some(t) = &args.mem_nodes {
-        o.mem_nodes = Some(selection::nodes(
-            topo,
+        let valid = topo.memory_nodes();
+        let n = selection::nodes(topo, "--mem-nodes", t, &valid)?;
+        within(
+            &n,
+            &valid,
             "--mem-nodes",
-            t,
-            &topo.memory_nodes(),
-        )?);
+            "memory nodes (allowed nodes with memory)",
+        )?;
+        o.mem_nodes = Some(n);
     }
     if let Some(t) = &args.size {
         let bytes =
@@ -334,6 +340,17 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
 }
 
 /// Memory available on the memory nodes, bytes (0 when the kernel reports none).
+/// Refuses a node of `nodes` outside `valid`, the set `flag` chooses from.
+fn within(nodes: &[u32], valid: &[u32], flag: &str, what: &str) -> anyhow::Result<()> {
+    match nodes.iter().find(|n| !valid.contains(n)) {
+        Some(n) => bail!(
+            "{flag} names node {n}, which is not among the {what}; choose from {}",
+            format_list(valid)
+        ),
+        None => Ok(()),
+    }
+}
+
 fn free_over_memory_nodes(topo: &Topology) -> u64 {
     topo.memory_nodes()
         .iter()

@@ -4,6 +4,11 @@
 //! cores. Memory-only nodes and offline CPUs are listed below the packages; CPUs and nodes
 //! this process may not use are marked `*`. Plain ASCII, so it survives any terminal and bug
 //! report.
+//!
+//! Every drawing fits [`fit::MAX_WIDTH`] columns: a package too wide is drawn in blocks, one
+//! per node or cache instance, stacked; when one of those is still too wide, identical cores
+//! are collapsed into one column with their count (`8 cores 0-7`, `8x L2 1 MiB`), as lstopo
+//! collapses identical objects; a machine too large for that is listed one group a line.
 
 use std::io::{self, Write};
 
@@ -11,13 +16,15 @@ use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::topology::{Cpu, Topology};
 
+mod fit;
+
 /// One core column: its hardware threads.
-struct Core {
+pub(crate) struct Core {
     cpus: Vec<u32>,
 }
 
 /// One row of boxes: (first column, last column, label) per box.
-type Row = Vec<(usize, usize, String)>;
+pub(crate) type Row = Vec<(usize, usize, String)>;
 
 /// Renders every package of `t`.
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
@@ -28,7 +35,8 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     for pkg in packages {
         let cores = cores_of(&online, pkg);
         let rows = rows_of(t, &cores);
-        draw_package(out, pkg, &cores, &rows)?;
+        let blocks = fit::blocks(t, &cores, rows);
+        draw_package(out, pkg, &blocks)?;
     }
     footer(t, out)
 }
@@ -135,13 +143,8 @@ fn rows_of(t: &Topology, cores: &[Core]) -> Vec<Row> {
     rows
 }
 
-/// Draws one package box around its rows.
-fn draw_package(
-    out: &mut dyn Write,
-    pkg: Option<u32>,
-    cores: &[Core],
-    rows: &[Row],
-) -> io::Result<()> {
+/// The lines of one block of `ncols` columns: each row's boxes, three lines a row.
+pub(crate) fn block_lines(ncols: usize, rows: &[Row]) -> Vec<String> {
     // Column width: the widest single-column label, or a spanning label shared out.
     let mut w = 5usize;
     for row in rows {
@@ -154,7 +157,6 @@ fn draw_package(
         }
     }
     let inner_of = |a: usize, b: usize| (b - a + 1) * (w + 2) + (b - a) - 2;
-    let total = cores.len() * (w + 2) + cores.len().saturating_sub(1);
     let mut lines: Vec<String> = Vec::new();
     for row in rows {
         let mut top = String::new();
@@ -175,7 +177,7 @@ fn draw_package(
             mid.push_str(&center(label, inner));
             mid.push('|');
             col = b + 1;
-            if col < cores.len() {
+            if col < ncols {
                 top.push(' ');
                 mid.push(' ');
             }
@@ -184,14 +186,30 @@ fn draw_package(
         lines.push(mid);
         lines.push(top);
     }
+    lines
+}
+
+/// Draws one package box around its blocks (stacked, a blank line between two).
+fn draw_package(out: &mut dyn Write, pkg: Option<u32>, blocks: &[Vec<String>]) -> io::Result<()> {
+    let total = blocks
+        .iter()
+        .flatten()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0);
     let title = match pkg {
         Some(p) => format!("Package {p}:"),
         None => "CPUs without a package id:".to_string(),
     };
     writeln!(out, "{title}")?;
     writeln!(out, "+{}+", "-".repeat(total + 2))?;
-    for l in lines {
-        writeln!(out, "| {:<width$} |", l, width = total)?;
+    for (i, b) in blocks.iter().enumerate() {
+        if i > 0 {
+            writeln!(out, "| {:<width$} |", "", width = total)?;
+        }
+        for l in b {
+            writeln!(out, "| {:<width$} |", l, width = total)?;
+        }
     }
     writeln!(out, "+{}+", "-".repeat(total + 2))?;
     Ok(())
@@ -236,21 +254,54 @@ fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "Nodes per package: {} ({})", n.mode, n.known.word())?;
     }
     for note in &t.layout.l3_notes {
-        writeln!(out, "Note: {note}")?;
+        wrapped(out, &format!("Note: {note}"))?;
     }
     let any_disallowed = t.cpus.iter().any(|c| !c.allowed)
         || t.nodes.iter().any(|n| !t.allowed_nodes.contains(&n.id));
     if any_disallowed {
-        writeln!(
+        wrapped(
             out,
-            "* not allowed for this process (allowed CPUs {}, nodes {})",
-            format_list(&t.allowed_cpus),
-            format_list(&t.allowed_nodes)
+            &format!(
+                "* not allowed for this process (allowed CPUs {}, nodes {})",
+                format_list(&t.allowed_cpus),
+                format_list(&t.allowed_nodes)
+            ),
         )?;
     }
     let offline: Vec<u32> = t.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect();
     if !offline.is_empty() {
-        writeln!(out, "Offline CPUs: {}", format_list(&offline))?;
+        wrapped(out, &format!("Offline CPUs: {}", format_list(&offline)))?;
+    }
+    Ok(())
+}
+
+/// Writes `text` in lines of at most [`fit::MAX_WIDTH`] columns, broken at spaces (or commas
+/// in a long list), continuation lines indented.
+fn wrapped(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let mut word = word.to_string();
+        while line.chars().count() + 1 + word.chars().count() > fit::MAX_WIDTH {
+            if !line.trim().is_empty() {
+                writeln!(out, "{line}")?;
+                line = "  ".to_string();
+                continue;
+            }
+            // One word wider than a line: cut it after a comma where one is near.
+            let room = fit::MAX_WIDTH - line.chars().count();
+            let head: String = word.chars().take(room).collect();
+            let at = head.rfind(',').map(|i| i + 1).unwrap_or(head.len());
+            writeln!(out, "{line}{}", &word[..at])?;
+            word = word[at..].to_string();
+            line = "  ".to_string();
+        }
+        if !line.trim().is_empty() {
+            line.push(' ');
+        }
+        line.push_str(&word);
+    }
+    if !line.trim().is_empty() {
+        writeln!(out, "{line}")?;
     }
     Ok(())
 }

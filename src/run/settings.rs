@@ -150,6 +150,36 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// Restricts the matrices' cells to `--cpu-nodes` x `--mem-nodes`: the budget's cells
+    /// inside them, or, when the budget sampled none of them, every cell they name (the flags
+    /// were checked against the initiator and memory nodes, so that is never empty).
+    fn select_cells(&self, s: &mut super::plan::Settings, topo: &crate::topology::Topology) {
+        if self.cpu_nodes.is_none() && self.mem_nodes.is_none() {
+            return;
+        }
+        let inits = self
+            .cpu_nodes
+            .clone()
+            .unwrap_or_else(|| topo.initiator_nodes());
+        let mems = self
+            .mem_nodes
+            .clone()
+            .unwrap_or_else(|| topo.memory_nodes());
+        for m in [&mut s.latency_matrix, &mut s.bandwidth_matrix] {
+            if m.cells.is_empty() {
+                continue;
+            }
+            m.cells
+                .retain(|(i, t)| inits.contains(i) && mems.contains(t));
+            if m.cells.is_empty() {
+                m.cells = inits
+                    .iter()
+                    .flat_map(|i| mems.iter().map(move |t| (*i, *t)))
+                    .collect();
+            }
+        }
+    }
+
     /// Applies the values to `planned`: the settings change, and every planned part is
     /// described again from them (detail line and estimate), its detail naming the flags that
     /// set it, so results.json and `--dry-run` show what was asked. A flag none of whose parts
@@ -205,37 +235,11 @@ impl Overrides {
             s.scenarios.total_bytes = b;
         }
         if let Some(n) = &self.cpu_nodes {
-            s.scaling.nodes.retain(|x| n.contains(x));
-            if planned.plan.runs(crate::results::plan::Part::Scaling) && s.scaling.nodes.is_empty()
-            {
-                return Err(format!(
-                    "--cpu-nodes {} names no node with usable CPUs, so scaling has none to measure; choose from the initiator nodes {}",
-                    crate::parse::cpulist::format_list(n),
-                    crate::parse::cpulist::format_list(&topo.initiator_nodes())
-                ));
-            }
+            // The nodes asked for (checked against the initiator nodes when parsed), not the
+            // budget's sample of them: a budget measuring nodes 0 and 6 must not refuse 1.
+            s.scaling.nodes = n.clone();
         }
-        for (m, part) in [
-            (
-                &mut s.latency_matrix,
-                crate::results::plan::Part::LatencyMatrix,
-            ),
-            (
-                &mut s.bandwidth_matrix,
-                crate::results::plan::Part::BandwidthMatrix,
-            ),
-        ] {
-            let before = m.cells.len();
-            m.cells.retain(|(i, t)| {
-                self.cpu_nodes.as_ref().is_none_or(|n| n.contains(i))
-                    && self.mem_nodes.as_ref().is_none_or(|n| n.contains(t))
-            });
-            if before > 0 && m.cells.is_empty() && planned.plan.runs(part) {
-                return Err(format!(
-                    "--cpu-nodes and --mem-nodes leave {part} no initiator x memory cell of the plan to measure; widen them"
-                ));
-            }
-        }
+        self.select_cells(s, topo);
         let threads = topo.usable_cpus().len().max(1);
         let mem_nodes = topo.memory_nodes();
         for p in &mut planned.plan.parts {

@@ -76,6 +76,15 @@ pub struct SysRoot {
     live: bool,
     /// Relative paths read so far (files and directory listings), for `capture`.
     record: Arc<Mutex<BTreeSet<PathBuf>>>,
+    /// An hwloc XML file given to `--sysfs-root`: a root without files (every path is
+    /// absent), whose topology was read from the XML into memory (see [`SysRoot::model`]).
+    xml: Option<Arc<XmlModel>>,
+}
+
+/// The topology an hwloc XML root holds, set once it has been read.
+#[derive(Debug, Default)]
+struct XmlModel {
+    topology: std::sync::OnceLock<crate::results::topology::Topology>,
 }
 
 impl SysRoot {
@@ -85,6 +94,7 @@ impl SysRoot {
             root: PathBuf::from("/"),
             live: true,
             record: Default::default(),
+            xml: None,
         }
     }
 
@@ -96,6 +106,7 @@ impl SysRoot {
             root: dir.to_path_buf(),
             live: true,
             record: Default::default(),
+            xml: None,
         }
     }
 
@@ -123,7 +134,38 @@ impl SysRoot {
             root: canonical,
             live,
             record: Default::default(),
+            xml: None,
         })
+    }
+
+    /// An hwloc XML file given to `--sysfs-root`: not live, and without files (every read
+    /// finds its path absent, so what the XML does not hold is unknown). Its topology is read
+    /// from the XML by `topology::xml` and kept here with [`SysRoot::set_model`].
+    pub fn hwloc_xml(file: &Path) -> Self {
+        SysRoot {
+            root: file.canonicalize().unwrap_or_else(|_| file.to_path_buf()),
+            live: false,
+            record: Default::default(),
+            xml: Some(Default::default()),
+        }
+    }
+
+    /// True for a root made from an hwloc XML file.
+    pub fn is_hwloc_xml(&self) -> bool {
+        self.xml.is_some()
+    }
+
+    /// Keeps the topology read from this root's hwloc XML; a root that is not an XML, or
+    /// whose topology is already set, keeps what it has.
+    pub fn set_model(&self, topology: crate::results::topology::Topology) {
+        if let Some(x) = &self.xml {
+            let _ = x.topology.set(topology);
+        }
+    }
+
+    /// The topology read from this root's hwloc XML, once set.
+    pub fn model(&self) -> Option<&crate::results::topology::Topology> {
+        self.xml.as_ref().and_then(|x| x.topology.get())
     }
 
     /// True when this is the running machine, where binding and pinning make sense.

@@ -24,6 +24,13 @@ impl SysRoot {
             return Ok(self.path(rel));
         }
         let shown = self.path(rel);
+        if self.is_hwloc_xml() {
+            // An hwloc XML holds no kernel files: every one is absent.
+            return Err(SysError::Read {
+                path: shown,
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            });
+        }
         let refused = |why: String| SysError::Refused {
             path: shown.clone(),
             why,

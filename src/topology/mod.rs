@@ -15,6 +15,7 @@ pub mod kinds;
 pub mod model;
 pub mod nodes;
 pub mod read;
+pub mod xml;
 
 pub use model::*;
 pub use read::{read_topology, TopologyError};

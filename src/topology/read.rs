@@ -25,6 +25,10 @@ pub enum TopologyError {
 
 /// Reads the machine's topology (live or a snapshot) through `root`.
 pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
+    // An hwloc XML root was read into memory when it was opened (topology/xml).
+    if let Some(t) = root.model() {
+        return Ok(t.clone());
+    }
     let mut warnings = Vec::new();
     let present = present_cpus(root)?;
     let nodes = match read_nodes(root, &present, &mut warnings)? {

@@ -56,6 +56,13 @@ pub struct Hwloc {
     pub distances: Option<(Vec<u32>, Vec<u64>)>,
     /// memattr name -> target gp_index -> value
     pub memattrs: BTreeMap<String, BTreeMap<String, u64>>,
+    /// node os_index -> its `subtype` (HBM, DRAM, CXL-DRAM, GPUMemory, NVM, SPM...)
+    pub subtypes: BTreeMap<u32, String>,
+    /// The os_index of every PU (the online CPUs).
+    pub pus: Vec<u32>,
+    /// How many Package and L3Cache objects the topology has.
+    pub packages: usize,
+    pub l3_caches: usize,
 }
 
 pub fn parse_hwloc(xml: &str) -> Hwloc {
@@ -75,12 +82,27 @@ pub fn parse_hwloc(xml: &str) -> Hwloc {
                     .unwrap_or(0);
                 h.nodes
                     .insert(os, (cpus, mem, attr(t, "gp_index").unwrap()));
+                if let Some(st) = attr(t, "subtype") {
+                    h.subtypes.insert(os, st);
+                }
+            } else if ty == "PU" {
+                h.pus.push(attr(t, "os_index").unwrap().parse().unwrap());
+            } else if ty == "Package" {
+                // Packages with online CPUs: an offline CPU has no package in numascope's
+                // model (the kernel shows no topology for it), so a package whose CPUs are
+                // all offline is not counted on either side.
+                if attr(t, "cpuset").is_some_and(|c| !bitmap(&c).is_empty()) {
+                    h.packages += 1;
+                }
             } else if let Some(rest) = ty.strip_prefix('L') {
                 if let Some(level) = rest
                     .strip_suffix("iCache")
                     .or_else(|| rest.strip_suffix("Cache"))
                 {
                     let instr = rest.ends_with("iCache");
+                    if ty == "L3Cache" {
+                        h.l3_caches += 1;
+                    }
                     h.caches.push((
                         level.parse().unwrap(),
                         instr,
@@ -89,8 +111,13 @@ pub fn parse_hwloc(xml: &str) -> Hwloc {
                     ));
                 }
             }
-        } else if t.starts_with("distances2 ") && attr(t, "name").as_deref() == Some("NUMALatency")
+        } else if t.starts_with("distances2 ")
+            && attr(t, "type").as_deref() == Some("NUMANode")
+            && attr(t, "name").is_none_or(|n| n == "NUMALatency")
+            && h.distances.is_none()
         {
+            // The first NUMA node latency matrix; an unnamed one (kind 5, from the OS, means
+            // latency) is what older hwloc wrote before naming it NUMALatency.
             // hwloc writes indexes and values in chunks of at most ten per element.
             let text = |tag: &str| {
                 tag.split_once('>')

@@ -28,6 +28,7 @@ pub mod svg;
 pub mod tables_standalone;
 pub mod tables_text;
 pub mod tables_view;
+pub mod tiering_text;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;

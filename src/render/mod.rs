@@ -2,6 +2,7 @@
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
 pub mod app_text;
+pub mod app_tiering;
 pub mod bandwidth_text;
 pub mod c2c_text;
 pub mod columns;

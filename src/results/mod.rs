@@ -7,6 +7,7 @@
 
 pub mod advice;
 pub mod app;
+pub mod app_tiering;
 pub mod bandwidth;
 pub mod c2c;
 mod cells;

@@ -241,7 +241,38 @@ checks_A() {
             --candidates weighted:measured -- /bin/app_stream 8 1 1000
         fact app_weighted.after "$(cat /sys/kernel/mm/mempolicy/weighted_interleave/node* | tr '\n' ' ')"
     fi
+    app_tiering
     run_guest_sized
+}
+
+# The kernel's tiering knobs, as one fact each (printed before and after `app --tiering`).
+tiering_knobs() { # tiering_knobs PREFIX
+    fact "$1.numa_balancing" "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null)"
+    fact "$1.demotion_enabled" "$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null)"
+    fact "$1.nr_kdamonds" "$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds 2>/dev/null)"
+}
+
+# Issue 32: `app --tiering`. The first program first touches 16 MiB on the slow node 2 (tier
+# below nodes 0-1) and streams it for 12 s: under memory-tiering mode the kernel promotes its
+# hot pages (pgpromote_success), under NUMA balancing it migrates them. The second fills more
+# than node 0 has from node 0's CPUs, so reclaim on node 0 demotes to node 2 when
+# demotion_enabled is on (pgdemote_*). Every knob must be back afterwards, and a DAMON daemon
+# created and removed where the kernel has DAMON's sysfs interface.
+app_tiering() {
+    tiering_knobs tiering.before
+    [ -d /sys/kernel/mm/damon/admin ] && fact damon_sysfs present
+    run app-tiering-promote "$NS" app --json --tiering --runs 1 --warmup 0 --sample-interval 500ms \
+        --candidates default -- /bin/app_slowfirst 2 16 12
+    tiering_knobs tiering.after_promote
+    free0=$(node_kb 0 MemFree)
+    fact tiering.node0_free_kb "$free0"
+    mib=$(( free0 / 1024 + 64 ))
+    fact tiering.pressure_mib "$mib"
+    TASKSET_SAVED=$TASKSET; TASKSET=0-1
+    run app-tiering-demote "$NS" app --json --tiering --runs 1 --warmup 0 --sample-interval 500ms \
+        --candidates default -- /bin/app_stream "$mib" 2 0
+    TASKSET=$TASKSET_SAVED
+    tiering_knobs tiering.after_demote
 }
 
 checks_B() {

@@ -4,6 +4,11 @@
 //! flag lets NUMA balancing scan the pages), and streams through the buffer for SECONDS, so
 //! NUMA balancing (mode 1) or memory-tiering mode (2) sees hot pages on the slow node and
 //! moves them. `app_slowfirst [NODE] [MIB] [SECONDS]` (defaults 2, 16, 10).
+//!
+//! MIB `pressure` sizes the buffer to put NODE under memory pressure only where the kernel can
+//! relieve it without swap: 48 MiB more than NODE's free memory when
+//! `/sys/kernel/mm/numa/demotion_enabled` is true (reclaim then demotes the node's cold pages
+//! to a lower tier), 48 MiB less otherwise (no reclaim, no OOM kill).
 
 use std::time::{Duration, Instant};
 
@@ -16,9 +21,32 @@ fn arg(i: usize, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// MemFree of `node`, MiB.
+fn free_mib(node: u32) -> u64 {
+    let path = format!("/sys/devices/system/node/node{node}/meminfo");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .find(|l| l.contains("MemFree:"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(0, |kb| kb / 1024)
+}
+
 fn main() {
     let node = arg(1, 2) as u32;
-    let mib = arg(2, 16).max(1);
+    let mib = if std::env::args().nth(2).as_deref() == Some("pressure") {
+        let demotes = std::fs::read_to_string("/sys/kernel/mm/numa/demotion_enabled")
+            .is_ok_and(|t| t.trim() == "true");
+        let free = free_mib(node);
+        if demotes {
+            free + 48
+        } else {
+            free.saturating_sub(48)
+        }
+    } else {
+        arg(2, 16)
+    }
+    .max(1);
     let secs = arg(3, 10);
     if let Err(e) = set_mempolicy(Mode::Bind, &[node]) {
         eprintln!("app_slowfirst: cannot bind to node {node}: {e}");

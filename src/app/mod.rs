@@ -167,12 +167,11 @@ pub fn run(
                 None => None,
             };
             // Kernel-managed candidates: their system-wide settings only while this runs.
-            let knobs = match tiering::is_kernel(&c.id) {
-                true => Some((
-                    tiering::Knobs::set(topo, root, &c.id)?,
-                    tiering::read_vmstat(root),
-                )),
-                false => None,
+            let knobs = if tiering::is_kernel(&c.id) {
+                let k = tiering::Knobs::set(topo, root, &c.id)?;
+                Some((k, tiering::read_vmstat(root)))
+            } else {
+                None
             };
             let end = launch::run_once(topo, root, &cfg.command, &c.placement(), output, limits);
             let counters = knobs.map(|(k, before)| {

@@ -312,4 +312,60 @@ mod tests {
         assert_eq!(kernel_auto_weights(&t), Some(vec![(0, 21), (1, 10)]));
         assert_eq!(kernel_auto_weights(&topology_with_hmat(&[])), None);
     }
+
+    #[test]
+    fn a_cxl_node_is_measured_beside_hmat_and_a_wrong_hmat_is_named() {
+        use crate::results::topology::{Known, NodeMemory};
+        use crate::stats::Summary;
+        let mut r = crate::run::sample::results();
+        r.bandwidth = None;
+        r.advisor = None;
+        r.rightmark = None;
+        let mut lat =
+            crate::run::sample::latency_matrix(&[(0, 0, 100.0, None), (0, 1, 250.0, None)]);
+        for c in &mut lat.matrix.as_mut().unwrap().cells {
+            let v = c.result.ns_per_load.median;
+            let s: Vec<f64> = (0..9).map(|k| v * (1.0 + 0.001 * k as f64)).collect();
+            c.result.ns_per_load = Summary::of(&s).unwrap();
+        }
+        r.latency = Some(lat);
+        let mem = |node, kind, tier| NodeMemory {
+            node,
+            kind,
+            known: Known::Inferred,
+            evidence: String::new(),
+            tier: Some(tier),
+        };
+        r.topology.layout.node_memory =
+            vec![mem(0, MemoryKind::Dram, 4), mem(1, MemoryKind::Cxl, 22)];
+        let hmat = |node, lat| HmatTarget {
+            node,
+            access_class: 0,
+            initiators: vec![0],
+            read_latency_ns: Some(lat),
+            write_latency_ns: None,
+            read_bandwidth_mb_s: None,
+            write_bandwidth_mb_s: None,
+        };
+        // HMAT says node 1 is as fast as node 0; measured it is 2.5 times slower.
+        r.topology.hmat = vec![hmat(0, 100), hmat(1, 100)];
+        let c = tier_checks(&r);
+        assert_eq!(c.len(), 1, "{c:?}");
+        assert_eq!((c[0].measured.initiator, c[0].measured.memory_node), (0, 1));
+        assert!(matches!(c[0].agreement(), Agreement::Disagree { .. }));
+        let f = findings(&r);
+        assert_eq!(f[0].id, "tier-measured");
+        assert!(
+            f[0].text
+                .starts_with("CXL node 1, kernel tier 22 from node 0: idle latency x2.50"),
+            "{}",
+            f[0].text
+        );
+        assert_eq!(f[1].id, "tier-declared-disagrees");
+        // HMAT that agrees: no warning.
+        r.topology.hmat = vec![hmat(0, 100), hmat(1, 250)];
+        assert!(findings(&r)
+            .iter()
+            .all(|f| f.id != "tier-declared-disagrees"));
+    }
 }

@@ -254,9 +254,10 @@ tiering_knobs() { # tiering_knobs PREFIX
 
 # Issue 32: `app --tiering`. The first program first touches 16 MiB on the slow node 2 (tier
 # below nodes 0-1) and streams it for 12 s: under memory-tiering mode the kernel promotes its
-# hot pages (pgpromote_success), under NUMA balancing it migrates them. The second fills more
-# than node 0 has from node 0's CPUs, so reclaim on node 0 demotes to node 2 when
-# demotion_enabled is on (pgdemote_*). Every knob must be back afterwards, and a DAMON daemon
+# hot pages (pgpromote_success), under NUMA balancing it migrates them. The second binds its
+# fill to node 0 and asks 48 MiB more than node 0 has free when demotion_enabled is on, so
+# reclaim on node 0 demotes to node 2 (pgdemote_*); 48 MiB less when it is off (no swap here:
+# no OOM kill). Every knob must be back afterwards, and a DAMON daemon
 # created and removed where the kernel has DAMON's sysfs interface.
 app_tiering() {
     tiering_knobs tiering.before
@@ -264,14 +265,10 @@ app_tiering() {
     run app-tiering-promote "$NS" app --json --tiering --runs 1 --warmup 0 --sample-interval 500ms \
         --candidates default -- /bin/app_slowfirst 2 16 12
     tiering_knobs tiering.after_promote
-    free0=$(node_kb 0 MemFree)
-    fact tiering.node0_free_kb "$free0"
-    mib=$(( free0 / 1024 + 64 ))
-    fact tiering.pressure_mib "$mib"
-    TASKSET_SAVED=$TASKSET; TASKSET=0-1
+    fact tiering.node0_free_kb "$(node_kb 0 MemFree)"
+    fact tiering.pressure_mib "node 0 free + 48 (demotion on) or - 48 (off)"
     run app-tiering-demote "$NS" app --json --tiering --runs 1 --warmup 0 --sample-interval 500ms \
-        --candidates default -- /bin/app_stream "$mib" 2 0
-    TASKSET=$TASKSET_SAVED
+        --candidates default -- /bin/app_slowfirst 0 pressure 3
     tiering_knobs tiering.after_demote
 }
 

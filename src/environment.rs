@@ -1,10 +1,13 @@
 //! The environment that changes memory results (METHODOLOGY point 20): kernel, CPU model,
-//! hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page size. It is
+//! hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page size, and the
+//! kernel's tiering (demotion, promotion limit, memory tiers, DAMON: `tiering`). It is
 //! recorded with every result so a number can always be read in its context.
 
 pub use crate::results::environment::{Environment, MemoryLimit};
 
+pub mod damon;
 mod limits;
+pub mod tiering;
 pub use limits::read_memory_limits;
 
 use crate::results::topology::Cpu;
@@ -119,6 +122,7 @@ pub fn read_environment_warn(
         arch,
         memory_limits,
         platform: crate::environment_platform::read_platform(root, warnings)?,
+        tiering: tiering::read_tiering(root, warnings)?,
     })
 }
 

@@ -12,6 +12,7 @@ pub mod error;
 mod launch;
 mod observe;
 pub mod rank;
+pub mod tiering;
 mod weights;
 
 use std::path::PathBuf;
@@ -92,11 +93,17 @@ pub fn run(
             held[k] = Some(m.weights);
         }
     }
-    let (merged, reason) = if cfg.no_merge {
+    let (mut merged, reason) = if cfg.no_merge {
         (vec![None; cands.len()], String::new())
     } else {
         candidates::merge_identical(topo, &cands)
     };
+    // A kernel-managed candidate places like first touch but is not the same placement.
+    for (k, c) in cands.iter().enumerate() {
+        if tiering::is_kernel(&c.id) {
+            merged[k] = None;
+        }
+    }
     let program = shell_line(&cfg.command);
     let mut report = AppReport {
         schema_version: APP_SCHEMA_VERSION,
@@ -123,6 +130,7 @@ pub fn run(
                 max_rss_kib: None,
                 runs: vec![],
                 observed: None,
+                kernel: None,
             })
             .collect(),
         ranking: rank::rank(&[], &vec![]),
@@ -158,7 +166,18 @@ pub fn run(
                     .map_err(|e| AppError::environment(e.to_string()))?,
                 None => None,
             };
+            // Kernel-managed candidates: their system-wide settings only while this runs.
+            let knobs = if tiering::is_kernel(&c.id) {
+                let k = tiering::Knobs::set(topo, root, &c.id)?;
+                Some((k, tiering::read_vmstat(root)))
+            } else {
+                None
+            };
             let end = launch::run_once(topo, root, &cfg.command, &c.placement(), output, limits);
+            let counters = knobs.map(|(k, before)| {
+                let d = tiering::delta(&before, &tiering::read_vmstat(root));
+                (k.settings.clone(), d)
+            });
             drop(guard);
             let end = match end {
                 Ok(e) => e,
@@ -191,6 +210,12 @@ pub fn run(
             };
             let candidate = &mut report.candidates[k];
             candidate.runs.push(run);
+            if let Some((settings, d)) = counters {
+                let rec = candidate.kernel.get_or_insert_with(Default::default);
+                rec.mode = c.label.clone();
+                rec.settings = settings;
+                tiering::record(rec, round, warmup, d, &end.samples);
+            }
             if !warmup && !stopped {
                 samples[k].extend(end.samples);
             }

@@ -216,6 +216,7 @@ mod tests {
             max_rss_kib: None,
             runs: vec![],
             observed: None,
+            kernel: None,
         }
     }
 

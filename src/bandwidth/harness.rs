@@ -375,8 +375,17 @@ fn placements(spec: &RunSpec, states: &[Worker]) -> (Vec<StreamPlacement>, f64, 
 fn summarize(
     topo: &Topology,
     spec: &RunSpec,
-    outcome: TeamOutcome<Worker, Moved>,
+    mut outcome: TeamOutcome<Worker, Moved>,
 ) -> BandwidthResult {
+    // Pages can move while the streams run (NUMA balancing, tiering, DAMON: issue 32): each
+    // buffer is verified again and the worse placement kept; a failed query keeps the first.
+    for w in &mut outcome.states {
+        for (buf, r) in w.bufs.iter().zip(w.reports.iter_mut()) {
+            if let Ok(after) = buf.verify_after(r.clone()) {
+                *r = after;
+            }
+        }
+    }
     let desc = spec.kernel.descriptor();
     let app = desc.app_bytes_per_element();
     let dram = spec.kernel.dram_bytes_per_element(topo.line_bytes());

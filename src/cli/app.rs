@@ -74,6 +74,12 @@ pub struct AppArgs {
     /// `--candidates default,default --no-merge`).
     #[arg(long)]
     pub no_merge: bool,
+    /// Also run the kernel-managed candidates (NUMA balancing, memory-tiering mode with
+    /// demotion, a DAMON migrating daemon) where this kernel has them: root only; their
+    /// system-wide settings are in force for each of their runs and restored after
+    /// (docs/app.md).
+    #[arg(long)]
+    pub tiering: bool,
     /// Print JSON (schema in docs/app.md).
     #[arg(long)]
     pub json: bool,
@@ -142,6 +148,10 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
             &app::candidates::default_ids(&topo),
         )?,
     };
+    let mut candidates = candidates;
+    if args.tiering {
+        candidates.extend(app::tiering::candidates(&topo, &ctx.root)?);
+    }
     let dir = args
         .output
         .as_ref()

@@ -25,6 +25,9 @@ pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
     for w in &topo.warnings {
         super::ui::warning(w);
     }
+    for m in crate::render::tiering_text::mover_sentences(&topo.environment) {
+        super::ui::warning(format!("{m} (placement is checked after each measurement)"));
+    }
     if let Some(a) = &ctx.archive {
         // Name the archive the user gave, not its temporary unpacked copy.
         topo.source = a.display().to_string();

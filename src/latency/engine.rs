@@ -309,6 +309,7 @@ where
             cpu: target.cpu,
         };
         let measured = measure(buf.as_u64_mut(), &clock, judge)?;
+        let report = buf.verify_after(report)?;
         Ok::<_, JobError>((report, clock, measured))
     })?
 }

@@ -94,6 +94,20 @@ impl PlacedBuffer {
         self.page
     }
 
+    /// Verifies again after a measurement and keeps whichever of `before` and now has the
+    /// smaller fraction on the intended nodes: NUMA balancing, tiering promotion or demotion
+    /// and DAMON schemes can move pages while a measurement runs (issue 32).
+    pub fn verify_after(&self, before: PlacementReport) -> Result<PlacementReport, PlacementError> {
+        let after = self.verify()?;
+        Ok(
+            if after.fraction_on_intended < before.fraction_on_intended {
+                after
+            } else {
+                before
+            },
+        )
+    }
+
     /// Asks the kernel where every base page is, and how much is backed by huge pages.
     pub fn verify(&self) -> Result<PlacementReport, PlacementError> {
         let addrs = self.map.addresses_every(base_page_bytes() as usize);

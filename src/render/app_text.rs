@@ -71,6 +71,17 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             cmp.decision
         )?;
     }
+    let kernel: Vec<String> = r
+        .candidates
+        .iter()
+        .flat_map(super::app_tiering::lines)
+        .collect();
+    if !kernel.is_empty() {
+        writeln!(out, "Kernel-managed candidates (what the kernel did):")?;
+        for l in kernel {
+            writeln!(out, "{l}")?;
+        }
+    }
     for c in &r.candidates {
         if let Some(o) = c.observed.as_ref().and_then(|o| o.overriding.as_ref()) {
             writeln!(out, "Overriding ({}) {}: {o}", c.letter, c.id)?;
@@ -113,6 +124,9 @@ fn numactl_name(r: &AppReport) -> String {
 /// The numactl line, or (as a shell comment, so it reads as prose) why there is none with
 /// the kernel way.
 fn how(c: &AppCandidate) -> String {
+    if let Some(k) = c.kernel.as_ref().filter(|k| !k.settings.is_empty()) {
+        return super::app_tiering::how(k, c.how.command.as_deref());
+    }
     match &c.how.command {
         Some(cmd) => cmd.clone(),
         None => format!(
@@ -159,43 +173,52 @@ fn seen(o: &Observed) -> String {
 /// as empty.
 pub fn csv(r: &AppReport) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
-        "candidate",
-        "policy",
-        "cpus",
-        "same_as",
-        "round",
-        "warmup",
-        "wall_s",
-        "user_s",
-        "sys_s",
-        "max_rss_kib",
-        "exit_code",
-        "signal",
-        "stopped",
-        "samples",
-    ])?;
+    w.write_record(
+        [
+            "candidate",
+            "policy",
+            "cpus",
+            "same_as",
+            "round",
+            "warmup",
+            "wall_s",
+            "user_s",
+            "sys_s",
+            "max_rss_kib",
+            "exit_code",
+            "signal",
+            "stopped",
+            "samples",
+        ]
+        .into_iter()
+        .map(str::to_string)
+        .chain(super::app_tiering::csv_headers()),
+    )?;
     let opt = |v: Option<i32>| v.map_or(String::new(), |x| x.to_string());
     for c in &r.candidates {
         for run in &c.runs {
-            w.write_record([
-                crate::sanitize::csv_text(&c.id),
-                crate::sanitize::csv_text(&c.policy),
-                c.cpus.as_ref().map_or(String::new(), |v| {
-                    v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
-                }),
-                crate::sanitize::csv_text(&c.same_as.clone().unwrap_or_default()),
-                run.round.to_string(),
-                run.warmup.to_string(),
-                run.wall_s.to_string(),
-                run.user_s.to_string(),
-                run.sys_s.to_string(),
-                run.max_rss_kib.to_string(),
-                opt(run.exit_code),
-                opt(run.signal),
-                run.stopped.to_string(),
-                run.samples.to_string(),
-            ])?;
+            w.write_record(
+                [
+                    crate::sanitize::csv_text(&c.id),
+                    crate::sanitize::csv_text(&c.policy),
+                    c.cpus.as_ref().map_or(String::new(), |v| {
+                        v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
+                    }),
+                    crate::sanitize::csv_text(&c.same_as.clone().unwrap_or_default()),
+                    run.round.to_string(),
+                    run.warmup.to_string(),
+                    run.wall_s.to_string(),
+                    run.user_s.to_string(),
+                    run.sys_s.to_string(),
+                    run.max_rss_kib.to_string(),
+                    opt(run.exit_code),
+                    opt(run.signal),
+                    run.stopped.to_string(),
+                    run.samples.to_string(),
+                ]
+                .into_iter()
+                .chain(super::app_tiering::csv_cells(c, run)),
+            )?;
         }
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
@@ -225,9 +248,10 @@ pub fn html(r: &AppReport) -> String {
         ));
     }
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>numascope app: {cmd}</title>\n<style>body{{font-family:system-ui,sans-serif;max-width:70rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}}table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}}td.n{{text-align:right;font-variant-numeric:tabular-nums}}pre{{overflow-x:auto;background:#f4f4f4;padding:.5rem}}</style></head><body>\n<h1>numascope app</h1>\n<p><code>{cmd}</code></p>\n<p><strong>{verdict}</strong></p>\n<table><thead><tr><th>candidate</th><th>placement</th><th>wall s (median [95 % interval] n)</th><th>where it was</th><th>how to run it</th></tr></thead><tbody>\n{rows}</tbody></table>\n<h2>Text report</h2>\n<pre>{text}</pre>\n</body></html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>numascope app: {cmd}</title>\n<style>body{{font-family:system-ui,sans-serif;max-width:70rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}}table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}}td.n{{text-align:right;font-variant-numeric:tabular-nums}}pre{{overflow-x:auto;background:#f4f4f4;padding:.5rem}}</style></head><body>\n<h1>numascope app</h1>\n<p><code>{cmd}</code></p>\n<p><strong>{verdict}</strong></p>\n<table><thead><tr><th>candidate</th><th>placement</th><th>wall s (median [95 % interval] n)</th><th>where it was</th><th>how to run it</th></tr></thead><tbody>\n{rows}</tbody></table>\n{kernel}<h2>Text report</h2>\n<pre>{text}</pre>\n</body></html>\n",
         cmd = esc(&r.command.join(" ")),
         verdict = esc(&r.ranking.text),
+        kernel = super::app_tiering::html(&r.candidates),
         text = esc(&String::from_utf8_lossy(&text)),
     )
 }

@@ -2,6 +2,7 @@
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
 pub mod app_text;
+pub mod app_tiering;
 pub mod bandwidth_text;
 pub mod c2c_text;
 pub mod columns;
@@ -29,6 +30,7 @@ pub mod svg;
 pub mod tables_standalone;
 pub mod tables_text;
 pub mod tables_view;
+pub mod tiering_text;
 pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;

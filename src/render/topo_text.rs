@@ -427,7 +427,10 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             "THP page size".into(),
             opt(e.thp_page_size_bytes.map(format_bytes)),
         ],
-        vec!["numa_balancing".into(), opt(e.numa_balancing)],
+        vec![
+            "numa_balancing".into(),
+            super::tiering_text::numa_balancing(e.numa_balancing),
+        ],
         vec!["cpufreq governor".into(), opt(e.cpufreq_governor.clone())],
         vec!["SMT active".into(), opt(e.smt_active.map(yes))],
         vec![
@@ -447,7 +450,23 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .map(|l| vec!["memory limit".into(), l.summary()]),
     );
     rows.extend(platform_rows(&e.platform));
+    rows.extend(
+        super::tiering_text::rows(e)
+            .into_iter()
+            .map(|(k, v)| vec![k, v]),
+    );
+    rows.extend(super::tiering_text::auto_weights_row(t).map(|(k, v)| vec![k, v]));
     out.write_all(super::width::fit_columns(&["setting", "value"], &rows).as_bytes())?;
+    let movers = super::tiering_text::mover_sentences(e);
+    if !movers.is_empty() {
+        writeln!(
+            out,
+            "\nCan move or reclaim a measurement's pages while it runs:"
+        )?;
+        for m in movers {
+            writeln!(out, "  - {m}")?;
+        }
+    }
     Ok(())
 }
 

@@ -94,6 +94,9 @@ pub struct AppCandidate {
     pub runs: Vec<AppRun>,
     /// Where memory and threads were seen (the largest sample of the measured runs).
     pub observed: Option<Observed>,
+    /// A kernel-managed candidate's settings, counters and pages over time (`app --tiering`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<crate::results::app_tiering::KernelManaged>,
 }
 
 /// One run of the program.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::results::environment_platform::Platform;
+use crate::results::environment_tiering::Tiering;
 
 /// Facts about the running system that change memory measurements. Each is `None` when the
 /// kernel does not expose it (or the snapshot lacks it).
@@ -22,7 +23,8 @@ pub struct Environment {
     pub thp_enabled: Option<String>,
     /// The selected THP defrag mode.
     pub thp_defrag: Option<String>,
-    /// `/proc/sys/kernel/numa_balancing` (0 off, 1 on, 2 tiering...).
+    /// `/proc/sys/kernel/numa_balancing`, a bit field: 0 off, 1 normal NUMA balancing, 2
+    /// memory-tiering mode, 3 both (`environment_tiering::numa_balancing_modes`).
     pub numa_balancing: Option<u32>,
     /// cpufreq scaling governor of the first online CPU that has one.
     pub cpufreq_governor: Option<String>,
@@ -39,6 +41,9 @@ pub struct Environment {
     /// Hypervisor vendor, cgroup CPU limits, weighted-interleave mode (issue 13).
     #[serde(default, skip_serializing_if = "Platform::is_empty")]
     pub platform: Platform,
+    /// Demotion, promotion rate limit, memory tiers and DAMON daemons (issue 32).
+    #[serde(default, skip_serializing_if = "Tiering::is_empty")]
+    pub tiering: Tiering,
     /// Limits on this process's memory (cgroup memory.max / memory.high / v1
     /// memory.limit_in_bytes of its own cgroup and its ancestors, RLIMIT_AS), tightest first;
     /// absent from the JSON when there is none.

@@ -271,44 +271,77 @@ fn bandwidth_cells(r: &RunResults) -> Vec<Cell> {
 /// whose row reference is the same cell), else by the unpaired ratio of the medians.
 fn from_matrix(cells: &[Cell], init: u32, q: Quantity) -> Option<RemotePenalty> {
     let row: Vec<&Cell> = cells.iter().filter(|c| c.initiator == init).collect();
-    let better = |a: &&&Cell, b: &&&Cell| {
-        let o = a.summary.median.total_cmp(&b.summary.median);
-        if q.lower_is_better() {
-            o.reverse()
-        } else {
-            o
-        }
-    };
-    let local = row
-        .iter()
-        .find(|c| c.memory == init)
-        .or_else(|| row.iter().max_by(better))
-        .copied()?;
+    let local = row_local(&row, init, q)?;
     let worst = row
         .iter()
         .filter(|c| c.memory != init && c.memory != local.memory)
-        .min_by(better)
+        .min_by(|a, b| better(q, a, b))
         .copied()?;
-    let (ratio, method) = match &worst.paired {
+    versus(local, worst, init, q)
+}
+
+/// Orders two cells from worse to better for `q`.
+fn better(q: Quantity, a: &&Cell, b: &&Cell) -> std::cmp::Ordering {
+    let o = a.summary.median.total_cmp(&b.summary.median);
+    if q.lower_is_better() {
+        o.reverse()
+    } else {
+        o
+    }
+}
+
+/// The row's local cell: its own node's, else its best.
+fn row_local<'a>(row: &[&'a Cell], init: u32, q: Quantity) -> Option<&'a Cell> {
+    row.iter()
+        .find(|c| c.memory == init)
+        .or_else(|| row.iter().max_by(|a, b| better(q, a, b)))
+        .copied()
+}
+
+/// `cell` against the row's `local` cell: by the paired ratio of the rounds when the cell
+/// carries one, else by the unpaired ratio of the medians.
+fn versus(local: &Cell, cell: &Cell, init: u32, q: Quantity) -> Option<RemotePenalty> {
+    let (ratio, method) = match &cell.paired {
         Some(p) => (p.interval(), Method::Paired { rounds: p.pairs }),
         None => (
-            unpaired_ratio(&local.summary, &worst.summary)?,
+            unpaired_ratio(&local.summary, &cell.summary)?,
             Method::Unpaired {
                 local_n: local.summary.samples,
-                remote_n: worst.summary.samples,
+                remote_n: cell.summary.samples,
             },
         ),
     };
     Some(RemotePenalty {
         quantity: q,
         initiator: init,
-        memory_node: worst.memory,
-        remote: worst.summary.median,
+        memory_node: cell.memory,
+        remote: cell.summary.median,
         local: local.summary.median,
         ratio,
         method,
-        disturbed: local.disturbed || worst.disturbed,
+        disturbed: local.disturbed || cell.disturbed,
     })
+}
+
+/// Every measured matrix cell against its row's local cell (the local cell included, ratio
+/// 1), for `q`: what the tiers comparison (results/tiers.rs) sets beside HMAT.
+pub fn cell_ratios(r: &RunResults, q: Quantity) -> Vec<RemotePenalty> {
+    let cells = match q {
+        Quantity::Latency => latency_cells(r),
+        Quantity::Bandwidth => bandwidth_cells(r),
+    };
+    let mut inits: Vec<u32> = cells.iter().map(|c| c.initiator).collect();
+    inits.sort_unstable();
+    inits.dedup();
+    let mut out = Vec::new();
+    for init in inits {
+        let row: Vec<&Cell> = cells.iter().filter(|c| c.initiator == init).collect();
+        let Some(local) = row_local(&row, init, q) else {
+            continue;
+        };
+        out.extend(row.iter().filter_map(|c| versus(local, c, init, q)));
+    }
+    out
 }
 
 /// The worst remote cell of `init`'s RightMark row by its paired ratio to the local cell;

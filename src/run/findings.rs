@@ -22,6 +22,7 @@ pub fn derive(r: &RunResults) -> Vec<Finding> {
     let mut v = Vec::new();
     v.extend(single_node(r));
     v.extend(remote_penalties(r));
+    v.extend(crate::results::tiers::findings(r));
     v.extend(saturation(r));
     v.extend(policy_winners(r));
     v.extend(hmat_disagreement(r));
@@ -282,6 +283,20 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
                 format!("automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing = {b}) during remote-memory measurements: the kernel may migrate pages toward the threads; numascope binds its buffers, but turn it off (echo 0 > /proc/sys/kernel/numa_balancing) for the cleanest figures"),
             ));
         }
+    }
+    // Promotion, demotion and DAMON schemes on physical memory (issue 32); NUMA balancing's
+    // mode 1 has its own finding above.
+    let movers: Vec<String> =
+        crate::results::environment_tiering::page_movers(env.numa_balancing, &env.tiering)
+            .iter()
+            .filter(|m| **m != crate::results::environment_tiering::PageMover::NumaBalancing)
+            .map(|m| m.sentence())
+            .collect();
+    if !movers.is_empty() {
+        out.push(Finding::warning(
+            "tiering-page-movers",
+            format!("the kernel can move or reclaim a measurement's pages while it runs: {}; every buffer's placement is checked after its measurement, and a figure whose pages moved says so", movers.join("; ")),
+        ));
     }
     if env.smt_active == Some(true) {
         out.push(Finding::info(

@@ -15,10 +15,8 @@
 //! bus, or left unknown.
 
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::files::{degrade, read_list_opt, shown};
+use crate::topology::files::{degrade, shown};
 use crate::topology::model::{HmatTarget, Known, MemoryKind, Node, NodeMemory};
-
-const TIERS: &str = "sys/devices/virtual/memory_tiering";
 
 /// The memory kind and tier of every node with memory, in node order. Unreadable optional
 /// files leave the fact unknown with a warning.
@@ -28,7 +26,7 @@ pub fn read_node_memory(
     hmat: &[HmatTarget],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<NodeMemory>, SysError> {
-    let tiers = read_tiers(root);
+    let tiers = crate::environment::tiering::read_memory_tiers(root);
     let tiers = degrade(root, tiers, warnings, "the memory tiers are unknown")?.unwrap_or_default();
     let declared = read_declared(root);
     let declared = degrade(
@@ -161,17 +159,6 @@ fn hmat_of(hmat: &[HmatTarget], node: u32) -> Option<&HmatTarget> {
     m.into_iter().next()
 }
 
-/// The kernel's memory tiers: (tier number, its nodes), from `memory_tierN/nodelist`.
-fn read_tiers(root: &SysRoot) -> Result<Vec<(u32, Vec<u32>)>, SysError> {
-    let mut out = Vec::new();
-    for t in root.list_numbered(TIERS, "memory_tier")? {
-        if let Some(nodes) = read_list_opt(root, format!("{TIERS}/memory_tier{t}/nodelist"))? {
-            out.push((t, nodes));
-        }
-    }
-    Ok(out)
-}
-
 /// Kinds declared by the kernel or a driver: (node, kind, the evidence).
 fn read_declared(root: &SysRoot) -> Result<Vec<(u32, MemoryKind, String)>, SysError> {
     let mut out: Vec<(u32, MemoryKind, String)> = Vec::new();
@@ -265,6 +252,7 @@ fn dax_devices(root: &SysRoot, dir: &str) -> Result<Vec<String>, SysError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::environment::tiering::TIERS;
     use crate::testutil::test_root;
 
     fn node(id: u32, cpu: bool) -> Node {

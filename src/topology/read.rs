@@ -92,6 +92,9 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
     }
     let environment = read_environment_warn(root, &cpus, &mut warnings)?;
     let node_memory = read_node_memory(root, &nodes, &hmat, &mut warnings)?;
+    // The memory tiers are read by both (a malformed nodelist would be named twice).
+    let mut seen = std::collections::HashSet::new();
+    warnings.retain(|w| seen.insert(w.clone()));
     let nodes_per_package =
         nodes_per_package(&nodes, &cpus, &distances, environment.cpu_model.as_deref());
     let (l3_domains, l3_notes) = l3_domains(&caches, &cpus);

@@ -652,6 +652,7 @@ def checks_A(c):
     check_bandwidth_scaling(c)
     check_app_stream(c)
     check_app_weighted(c)
+    check_app_tiering(c)
     check_run(c)
 
 
@@ -743,6 +744,86 @@ def check_app_weighted(c):
     if f.get("app_weighted.after") != f["app_weighted.before"]:
         bad.append(f"weights before {f['app_weighted.before']!r}, after {f.get('app_weighted.after')!r}")
     c.r.check("app-weighted", not bad, "; ".join(bad) or f"{x.get('label')}; pages {anon}")
+
+
+def tiering_totals(x):
+    """A kernel-managed candidate's counters summed over its measured runs."""
+    tot = {}
+    for run in ((x or {}).get("kernel") or {}).get("runs", []):
+        if run.get("warmup"):
+            continue
+        for name, v in run.get("counters", []):
+            tot[name] = tot.get(name, 0) + int(v)
+    return tot
+
+
+def check_app_tiering(c):
+    """Issue 32: `app --tiering` in guest A (node 2 in a lower memory tier). The program that
+    first touches its pages on node 2 shows promotions under memory-tiering mode
+    (pgpromote_success), the memory-pressure run demotions (pgdemote_*), each kernel-managed
+    candidate records the settings it wrote and a pages-per-node timeline, every knob is
+    back to its value afterwards, and where the guest kernel has DAMON's sysfs interface the
+    daemon was created for the runs and removed after them. No timing is checked."""
+    f, r = c.g.facts, c.r
+    before = {k: f.get(f"tiering.before.{k}") for k in ("numa_balancing", "demotion_enabled", "nr_kdamonds")}
+    for phase in ("after_promote", "after_demote"):
+        after = {k: f.get(f"tiering.{phase}.{k}") for k in before}
+        r.check(f"tiering-restored-{phase}", after == before, f"before {before}, {phase} {after}")
+    runs = {}
+    for name in ("app-tiering-promote", "app-tiering-demote"):
+        j = c.json_ok(name, name)
+        runs[name] = {y["id"]: y for y in (j or {}).get("candidates", [])}
+    prom = runs["app-tiering-promote"]
+    t = prom.get("kernel:tiering")
+    tiers = [k for k in f if k.startswith("memory_tier") and k.endswith(".nodelist")]
+    if len(tiers) < 2:
+        r.skip("tiering-promotes", f"the guest kernel puts all memory in one tier ({tiers})")
+        r.skip("tiering-demotes", "one memory tier: nothing to demote to")
+    elif t is None:
+        r.fail("tiering-promotes", "no candidate kernel:tiering in app --tiering")
+    elif t.get("unavailable"):
+        r.fail("tiering-promotes", f"kernel:tiering unavailable here: {t['unavailable']}")
+    else:
+        k = t.get("kernel") or {}
+        sets = {s["file"]: (s["value"], s["was"]) for s in k.get("settings", [])}
+        tot = tiering_totals(t)
+        bad = []
+        if sets.get("/proc/sys/kernel/numa_balancing", ("",))[0] != "2" or \
+                sets.get("/sys/kernel/mm/numa/demotion_enabled", ("",))[0] != "true":
+            bad.append(f"settings {sets}")
+        if tot.get("pgpromote_success", 0) <= 0:
+            bad.append(f"no promotion counted: {tot}")
+        if not k.get("timeline"):
+            bad.append("no pages-per-node timeline")
+        r.check("tiering-promotes", not bad, "; ".join(bad) or
+                f"pgpromote_success +{tot.get('pgpromote_success')}, numa_hint_faults +{tot.get('numa_hint_faults')}; "
+                f"timeline {len(k['timeline'])} samples, first {k['timeline'][0]['pages']}, last {k['timeline'][-1]['pages']}")
+    nb = prom.get("kernel:numa-balancing")
+    tot = tiering_totals(nb)
+    r.check("numa-balancing-counts", nb is not None and not nb.get("unavailable") and tot.get("numa_hint_faults", 0) > 0,
+            f"kernel:numa-balancing counters {tot}" if nb else "no candidate kernel:numa-balancing")
+    d = runs["app-tiering-demote"].get("kernel:tiering")
+    tot = tiering_totals(d)
+    dem = sum(v for k, v in tot.items() if k.startswith("pgdemote_"))
+    if len(tiers) >= 2:
+        r.check("tiering-demotes", d is not None and dem > 0,
+                f"pressure run ({f.get('tiering.pressure_mib')} MiB from node 0's CPUs, node 0 had "
+                f"{f.get('tiering.node0_free_kb')} kB free): pgdemote_* +{dem}; counters {tot}")
+    dm = prom.get("kernel:damon")
+    if "damon_sysfs" not in f:
+        r.skip("damon-created-removed", "no DAMON sysfs interface in this guest kernel")
+    elif dm is None or dm.get("unavailable"):
+        r.fail("damon-created-removed", f"kernel:damon not run: {(dm or {}).get('unavailable')}")
+    else:
+        k = dm.get("kernel") or {}
+        files = [s["file"] for s in k.get("settings", [])]
+        ok = any(x.endswith("/kdamonds/nr_kdamonds") for x in files) and \
+            any(x.endswith("/kdamonds/0/state") for x in files) and \
+            dm.get("runs") and dm["runs"][0].get("exit_code") == 0 and \
+            f.get("tiering.after_promote.nr_kdamonds") == f.get("tiering.before.nr_kdamonds")
+        r.check("damon-created-removed", bool(ok),
+                f"{len(files)} DAMON files written, nr_kdamonds {f.get('tiering.before.nr_kdamonds')} before, "
+                f"{f.get('tiering.after_promote.nr_kdamonds')} after; counters {tiering_totals(dm)}")
 
 
 def check_weighted_sigterm(c):

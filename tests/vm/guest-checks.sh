@@ -241,7 +241,35 @@ checks_A() {
             --candidates weighted:measured -- /bin/app_stream 8 1 1000
         fact app_weighted.after "$(cat /sys/kernel/mm/mempolicy/weighted_interleave/node* | tr '\n' ' ')"
     fi
+    app_tiering
     run_guest_sized
+}
+
+# The kernel's tiering knobs, as one fact each (printed before and after `app --tiering`).
+tiering_knobs() { # tiering_knobs PREFIX
+    fact "$1.numa_balancing" "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null)"
+    fact "$1.demotion_enabled" "$(cat /sys/kernel/mm/numa/demotion_enabled 2>/dev/null)"
+    fact "$1.nr_kdamonds" "$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds 2>/dev/null)"
+}
+
+# Issue 32: `app --tiering`. The first program first touches 16 MiB on the slow node 2 (tier
+# below nodes 0-1) and streams it for 12 s: under memory-tiering mode the kernel promotes its
+# hot pages (pgpromote_success), under NUMA balancing it migrates them. The second binds its
+# fill to node 0 and asks 48 MiB more than node 0 has free when demotion_enabled is on, so
+# reclaim on node 0 demotes to node 2 (pgdemote_*); 48 MiB less when it is off (no swap here:
+# no OOM kill). Every knob must be back afterwards, and a DAMON daemon
+# created and removed where the kernel has DAMON's sysfs interface.
+app_tiering() {
+    tiering_knobs tiering.before
+    [ -d /sys/kernel/mm/damon/admin ] && fact damon_sysfs present
+    run app-tiering-promote "$NS" app --json --tiering --runs 1 --warmup 0 --sample-interval 500ms \
+        --candidates default -- /bin/app_slowfirst 2 16 12
+    tiering_knobs tiering.after_promote
+    fact tiering.node0_free_kb "$(node_kb 0 MemFree)"
+    fact tiering.pressure_mib "node 0 free + 48 (demotion on) or - 48 (off)"
+    run app-tiering-demote "$NS" app --json --tiering --runs 1 --warmup 0 --sample-interval 500ms \
+        --candidates default -- /bin/app_slowfirst 0 pressure 3
+    tiering_knobs tiering.after_demote
 }
 
 checks_B() {

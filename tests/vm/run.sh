@@ -53,13 +53,16 @@ python3 "$HERE/test_check.py" >/dev/null 2>&1 \
 cd "$ROOT"
 if [ "$BUILD" = 1 ]; then
     cargo build --release --quiet || die "cargo build --release failed"
-    cargo build --release --quiet --example app_stream || die "cargo build --release --example app_stream failed"
+    cargo build --release --quiet --example app_stream --example app_slowfirst || die "cargo build --release --example app_stream --example app_slowfirst failed"
 fi
 BIN=$ROOT/target/release/numascope
 [ -x "$BIN" ] || die "$BIN is missing: run cargo build --release (or drop --no-build)"
 # The streaming test program `numascope app` runs in shape A.
 APP_STREAM=$ROOT/target/release/examples/app_stream
 [ -x "$APP_STREAM" ] || die "$APP_STREAM is missing: run cargo build --release --example app_stream (or drop --no-build)"
+# The program that first touches its pages on a slow node (`app --tiering`, shape A).
+APP_SLOWFIRST=$ROOT/target/release/examples/app_slowfirst
+[ -x "$APP_SLOWFIRST" ] || die "$APP_SLOWFIRST is missing: run cargo build --release --example app_slowfirst (or drop --no-build)"
 
 # ---- initramfs: busybox, numascope, numactl (for humans reading the log), their libraries ----
 rm -rf "$WORK/root"
@@ -67,7 +70,8 @@ mkdir -p "$WORK/root"/{bin,proc,sys,dev,tmp}
 cp /bin/busybox "$WORK/root/bin/"
 cp "$BIN" "$WORK/root/bin/numascope"
 cp "$APP_STREAM" "$WORK/root/bin/app_stream"
-bins=("$BIN" "$APP_STREAM")
+cp "$APP_SLOWFIRST" "$WORK/root/bin/app_slowfirst"
+bins=("$BIN" "$APP_STREAM" "$APP_SLOWFIRST")
 if command -v numactl >/dev/null 2>&1; then
     cp "$(command -v numactl)" "$WORK/root/bin/numactl"
     bins+=("$(command -v numactl)")

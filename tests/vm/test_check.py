@@ -45,6 +45,7 @@ def facts(shape):
             f["run.weights_before"] = f["run.weights_after"] = "1 1 1 "
             f["memory_tier4.nodelist"] = "0-1"
             f["memory_tier45.nodelist"] = "2"
+            tiering_facts(f)
     else:
         f["weighted_interleave"] = "absent"
     if s.taskset:
@@ -231,6 +232,43 @@ def app_stream(leak=False):
         cand("interleave", {0: 3 * MIB, 1: 3 * MIB, 2: 3 * MIB}, [1])]}
 
 
+def app_tiering(demote=False, promoted=3000, damon=True):
+    """An `app --tiering --json` a correct numascope prints in shape A: the default candidate
+    and the three kernel-managed ones, with their settings, counters and a timeline."""
+    def cand(cid, settings, counters):
+        return {"id": cid, "same_as": None, "unavailable": None,
+                "runs": [{"round": 0, "warmup": False, "exit_code": 0}],
+                "kernel": {"mode": cid, "settings": [{"file": f, "value": v, "was": w} for f, v, w in settings],
+                           "runs": [{"round": 0, "warmup": False, "counters": counters}],
+                           "timeline": [{"sample": 0, "pages": [[2, 4096]]},
+                                        {"sample": 1, "pages": [[0, 2000], [2, 2096]]}]}}
+    nb = "/proc/sys/kernel/numa_balancing"
+    dem = "/sys/kernel/mm/numa/demotion_enabled"
+    k = "/sys/kernel/mm/damon/admin/kdamonds"
+    tier_counters = [["pgdemote_kswapd", 5000 if demote else 0], ["numa_hint_faults", 4000]] + \
+        ([] if demote else [["pgpromote_success", promoted]])
+    out = [{"id": "default", "same_as": None, "runs": [{"round": 0, "exit_code": 0}]},
+           cand("kernel:numa-balancing", [(nb, "1", "0")], [["numa_hint_faults", 3000], ["numa_pages_migrated", 2500]]),
+           cand("kernel:tiering", [(dem, "true", "false"), (nb, "2", "0")], tier_counters)]
+    if damon:
+        out.append(cand("kernel:damon", [(f"{k}/nr_kdamonds", "1", "0"), (f"{k}/0/state", "on", "off")],
+                        [["pgmigrate_success", 100]]))
+    return {"schema_version": 1, "candidates": out}
+
+
+def tiering_facts(f, after=None):
+    """The knob facts around app --tiering; `after` overrides the values seen after it."""
+    knobs = {"numa_balancing": "0", "demotion_enabled": "false", "nr_kdamonds": "0"}
+    for k, v in knobs.items():
+        f[f"tiering.before.{k}"] = v
+        for phase in ("after_promote", "after_demote"):
+            f[f"tiering.{phase}.{k}"] = (after or {}).get(k, v)
+    f["damon_sysfs"] = "present"
+    f["tiering.node0_free_kb"] = "300000"
+    f["tiering.pressure_mib"] = "356"
+    return f
+
+
 RUN_PARTS = ["topology", "latency", "latency-matrix", "bandwidth", "bandwidth-matrix", "scaling",
              "loaded-latency", "c2c", "scenarios", "advisor"]
 RUN_SUMMARY = "(none) | QEMU | 3 NUMA node(s)\n  latency ... ns\n"
@@ -331,6 +369,8 @@ def good_a():
     L.block("bandwidth-matrix", bandwidth_matrix("A"))
     L.block("bandwidth-scaling", bandwidth_scaling("A"))
     L.block("app-stream", app_stream())
+    L.block("app-tiering-promote", app_tiering())
+    L.block("app-tiering-demote", app_tiering(demote=True))
     return with_run(L)
 
 
@@ -571,6 +611,26 @@ class BadLogs(unittest.TestCase):
         j = app_stream()
         j["candidates"][2]["observed"]["kinds"][0]["nodes"] = [{"node": 0, "bytes": 9 * MIB}]
         self.assertIn("app-stream", fails(judge("A", good_a().block("app-stream", j).text())))
+
+    def test_tiering_without_promotion_or_restore_fails(self):
+        L = good_a().block("app-tiering-promote", app_tiering(promoted=0))
+        self.assertIn("tiering-promotes", fails(judge("A", L.text())))
+        f = tiering_facts(facts("A"), after={"numa_balancing": "2"})
+        r = fails(judge("A", good_a().text(f)))
+        self.assertIn("tiering-restored-after_promote", r)
+        L = good_a().block("app-tiering-demote", app_tiering())
+        self.assertIn("tiering-demotes", fails(judge("A", L.text())))
+        L = good_a().block("app-tiering-promote", app_tiering(damon=False))
+        self.assertIn("damon-created-removed", fails(judge("A", L.text())))
+
+    def test_tiering_skips_on_a_one_tier_kernel(self):
+        f = facts("A")
+        del f["memory_tier45.nodelist"]
+        f["memory_tier4.nodelist"] = "0-2"
+        j = app_tiering()
+        j["candidates"][2]["unavailable"] = "this kernel puts all memory in tier 4"
+        r = judge("A", good_a().block("app-tiering-promote", j).text(f))
+        self.assertNotIn("tiering-promotes", fails(r))
 
     def test_bind_leak_fails(self):
         L = good_a().block("bind-node2", placement({2: 2047, 0: 1}, [2]))

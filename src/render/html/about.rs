@@ -16,6 +16,9 @@ pub(super) fn environment(p: &mut Page, r: &RunResults) {
     for (k, v) in kv {
         let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
     }
+    for (k, v) in tiering_facts(r) {
+        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
+    }
     p.push("</dl>");
 }
 
@@ -87,6 +90,22 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
     );
     facts.extend(layout_facts(r));
     facts
+}
+
+/// The kernel's tiering rows and what can move a measurement's pages (issue 32).
+fn tiering_facts(r: &RunResults) -> Vec<(String, String)> {
+    let env = &r.topology.environment;
+    let mut rows = Vec::new();
+    // The mode bits, when memory-tiering mode is on (the row above says on/off).
+    if let Some(v) = env.numa_balancing.filter(|v| *v & 2 != 0) {
+        let modes = crate::render::tiering_text::numa_balancing(Some(v));
+        rows.push(("NUMA balancing modes".to_string(), modes));
+    }
+    rows.extend(crate::render::tiering_text::rows(env));
+    for m in crate::render::tiering_text::mover_sentences(env) {
+        rows.push(("can move pages".into(), m));
+    }
+    rows
 }
 
 /// Memory kinds and tiers, nodes per package, L3 domains and platform limits (issue 13),

@@ -52,7 +52,10 @@ fn the_reference_is_measured_across_the_run_and_shown_where_conditions_match() {
     let b = f.bandwidth.as_ref().expect("its bandwidth");
     assert!(l.ns_per_load.samples >= 6, "{:?}", l.ns_per_load);
     assert!(b.mb_per_s.samples >= 6, "{:?}", b.mb_per_s);
-    assert!(l.ns_per_load.ci_low.is_some(), "n >= 6 has an interval");
+    assert!(
+        l.ns_per_load.ci.map(|c| c.low).is_some(),
+        "n >= 6 has an interval"
+    );
     assert_eq!(l.working_set_bytes, 8 << 20);
     assert_eq!(
         l.quality.repetitions_kept as usize, l.ns_per_load.samples,

@@ -7,6 +7,7 @@ pub mod c2c_text;
 pub mod columns;
 pub mod compare_text;
 pub mod csv;
+pub mod estimate;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod fleet_text;

@@ -437,7 +437,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         dir.write(&name, &bytes)?;
     }
     let mut summary = Vec::new();
-    run_brief::render(&mut summary, &results, Some(dir.path()))?;
+    crate::render::summary::render(&mut summary, &results, Some(dir.path()))?;
     dir.write("summary.txt", &summary)?;
     if args.json {
         let mut out = std::io::stdout().lock();

@@ -28,7 +28,7 @@ pub fn no_interval(n: usize) -> &'static str {
 }
 
 /// `247 ns ±17 %`; `247 ns (n=2)` without an interval. The ± is half the interval's width
-/// against the median, rounded to a whole percent (at least 1), so an asymmetric interval
+/// against the median, rounded to a whole percent (`±<1 %` below half a percent), so an asymmetric interval
 /// reads as its typical width; `unit` may be empty.
 pub fn compact(e: &Estimate, unit: &str) -> String {
     let unit = if unit.is_empty() {
@@ -37,11 +37,8 @@ pub fn compact(e: &Estimate, unit: &str) -> String {
         format!(" {unit}")
     };
     match e.relative_half_width() {
-        Some(w) => format!(
-            "{}{unit} ±{} %",
-            num(e.median),
-            (w * 100.0).round().max(1.0)
-        ),
+        Some(w) if w < 0.005 => format!("{}{unit} ±<1 %", num(e.median)),
+        Some(w) => format!("{}{unit} ±{} %", num(e.median), (w * 100.0).round()),
         None => format!("{}{unit} (n={})", num(e.median), e.count),
     }
 }
@@ -107,7 +104,7 @@ mod tests {
     #[test]
     fn a_tight_interval_reads_at_least_one_percent() {
         let e = Estimate::new(6286.0, Some(Interval::new(6285.0, 6287.0)), 9);
-        assert_eq!(compact(&e, "MB/s"), "6286 MB/s ±1 %");
-        assert_eq!(compact(&e, ""), "6286 ±1 %");
+        assert_eq!(compact(&e, "MB/s"), "6286 MB/s ±<1 %");
+        assert_eq!(compact(&e, ""), "6286 ±<1 %");
     }
 }

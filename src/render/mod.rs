@@ -25,6 +25,7 @@ pub mod run_line;
 pub mod run_policy_text;
 pub mod run_text;
 pub mod run_view;
+pub mod summary;
 pub mod svg;
 pub mod tables_standalone;
 pub mod tables_text;

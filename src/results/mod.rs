@@ -14,6 +14,7 @@ pub mod clock;
 pub mod compare;
 pub mod environment;
 pub mod environment_platform;
+pub mod figures;
 pub mod findings;
 pub mod fleet;
 pub mod format;

@@ -56,11 +56,7 @@ fn machine_line(r: &RunResults) -> String {
         plural(t.usable_cpus().len(), "CPU"),
         format_bytes(t.llc_total_bytes()),
         env.kernel_release.as_deref().unwrap_or("?"),
-        if env.hypervisor {
-            ", virtual machine"
-        } else {
-            ""
-        }
+        if env.hypervisor { ", VM" } else { "" }
     )
 }
 
@@ -212,11 +208,21 @@ fn what_to_run(f: &RunFigures) -> Vec<String> {
             f.scenario_kernel.as_deref().unwrap_or("?")
         ),
     ];
+    let mut shown: Vec<(usize, String)> = Vec::new();
     for c in &f.what_to_run {
         let kind = kind_label(c.kind);
         let figure = c.figure.map(|i| f.get(i));
         let disturbed = figure.is_some_and(|g| g.quality.disturbed);
-        let figure = figure.map_or("-".into(), |g| compact(&g.estimate, g.unit));
+        let earlier = c.figure.and_then(|i| shown.iter().find(|(j, _)| *j == i));
+        let figure = match (earlier, figure) {
+            (Some((_, letter)), _) => format!("as {letter}"),
+            (None, Some(g)) => compact(&g.estimate, g.unit),
+            (None, None) => "-".into(),
+        };
+        if let Some(i) = c.figure {
+            let letter = c.best.split(' ').next().unwrap_or("").to_string();
+            shown.push((i, letter));
+        }
         let mut gain = if disturbed { "DISTURBED; " } else { "" }.to_string();
         gain.push_str(&if c.tie {
             "no difference here".to_string()

@@ -299,9 +299,11 @@ fn bandwidth_matrix(r: &RunResults, f: &mut RunFigures) {
 fn what_to_run(t: &ScenarioTable, f: &mut RunFigures) {
     f.scenario_kernel = Some(t.kernel.clone());
     for rec in &t.recommendations {
-        let Some(best) = t.get(rec.best) else {
+        let Some(chosen) = t.get(rec.best) else {
             continue;
         };
+        // A row that places exactly as another shows that row's figure: one figure.
+        let best = chosen.same_as.and_then(|s| t.get(s)).unwrap_or(chosen);
         let figure = best.mb_per_s.as_ref().map(|s| {
             let c = Conditions {
                 method: Some(t.kernel.clone()),
@@ -332,7 +334,7 @@ fn what_to_run(t: &ScenarioTable, f: &mut RunFigures) {
             .map(|u| format!("({})", u.letter));
         f.what_to_run.push(Choice {
             kind: rec.app_kind,
-            best: format!("({}) {}", best.letter, best.label),
+            best: format!("({}) {}", chosen.letter, chosen.label),
             figure,
             gain,
             over,

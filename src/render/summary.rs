@@ -29,8 +29,8 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     lines.extend(loaded_and_c2c(&f));
     lines.extend(warnings(r));
     lines.push(where_the_rest_is(r, dir));
-    for l in lines {
-        writeln!(out, "{}", fit(&l))?;
+    for l in lines.iter().flat_map(|l| l.split('\n')) {
+        writeln!(out, "{}", fit(l))?;
     }
     Ok(())
 }
@@ -65,15 +65,27 @@ fn plural(n: usize, what: &str) -> String {
 }
 
 fn verdict_line(r: &RunResults) -> String {
-    let v = r.quality.as_ref().map_or("not recorded", |q| {
-        q.sentence.split(" (").next().unwrap_or(&q.sentence)
-    });
+    let v = r
+        .quality
+        .as_ref()
+        .map_or("not recorded", |q| verdict_clause(&q.sentence));
     format!(
-        "{} in {:.0} s, {} budget; verdict: {v}",
+        "{} in {:.0} s, {} budget\nverdict: {v}",
         if r.partial { "partial run" } else { "run" },
         r.duration_s,
         r.plan.budget.name()
     )
+}
+
+/// The verdict's first clause: `noisy: 26 of 31 figures marked` (the evidence after it is in
+/// `report --full`).
+pub fn verdict_clause(sentence: &str) -> &str {
+    let end = [" (", "; "]
+        .iter()
+        .filter_map(|p| sentence.find(p))
+        .min()
+        .unwrap_or(sentence.len());
+    &sentence[..end]
 }
 
 /// A figure in compact form with its disturbed mark.

@@ -339,11 +339,11 @@ fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
     let f = file.display().to_string();
     let short = stdout(&["report", &f]);
     assert!(
-        short.contains("! latency: latency figure disturbed"),
+        short.contains("warning: latency: latency figure disturbed"),
         "{short}"
     );
     assert!(
-        short.contains("! core to core: pair CPU 0 -> CPU 1"),
+        short.contains("warning: core to core: pair CPU 0 -> CPU 1"),
         "{short}"
     );
     let text = stdout(&["report", &f, "--full"]);

@@ -315,7 +315,7 @@ fn warnings(r: &RunResults) -> Vec<String> {
     }
     let mut v = vec![String::new()];
     for w in all.iter().take(WARNINGS_SHOWN) {
-        v.push(format!("! {w}"));
+        v.push(format!("warning: {w}"));
     }
     if all.len() > WARNINGS_SHOWN {
         v.push(format!(

@@ -329,10 +329,7 @@ fn warnings(r: &RunResults) -> Vec<String> {
 fn where_the_rest_is(r: &RunResults, dir: Option<&Path>) -> String {
     let _ = r;
     match dir {
-        Some(d) => format!(
-            "Every table: numascope report --full {}/results.json; report.html and CSVs there.",
-            d.display()
-        ),
+        Some(d) => format!("More: numascope report --full {}/results.json", d.display()),
         None => {
             "Every table, sweep point and decision: numascope report --full (or --html, --csv)."
                 .into()

@@ -33,6 +33,10 @@ fn text_report_snapshot() {
     let text = stdout(&["report", &fixture_str()]);
     assert_eq!(text, stdout(&["report", &fixture_str(), "--text"]));
     insta::assert_snapshot!(text);
+    // Every table, sweep point and decision: the former default text, unchanged.
+    let full = stdout(&["report", &fixture_str(), "--full"]);
+    assert_eq!(full, stdout(&["report", &fixture_str(), "--detail"]));
+    insta::assert_snapshot!("text_report_full", full);
 }
 
 #[test]
@@ -288,9 +292,10 @@ fn real_run_of_this_machine_renders() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/results/this-machine-kvm-2cpu.json");
     let p = p.display().to_string();
-    let text = stdout(&["report", &p]);
+    let text = stdout(&["report", &p, "--full"]);
     insta::assert_snapshot!("this_machine_text", text);
     assert!(text.contains("Loaded latency"), "{text}");
+    assert!(stdout(&["report", &p]).contains("Loaded latency"));
     let dir = tempfile::tempdir().unwrap();
     let html = dir.path().join("r.html");
     numascope()
@@ -337,7 +342,16 @@ fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
     let file = dir.path().join("results.json");
     std::fs::write(&file, r.to_json()).unwrap();
     let f = file.display().to_string();
-    let text = stdout(&["report", &f]);
+    let short = stdout(&["report", &f]);
+    assert!(
+        short.contains("warning: latency: latency figure disturbed"),
+        "{short}"
+    );
+    assert!(
+        short.contains("warning: core to core: pair CPU 0 -> CPU 1"),
+        "{short}"
+    );
+    let text = stdout(&["report", &f, "--full"]);
     assert!(text.contains(&format!("verdict: {sentence}")), "{text}");
     assert!(text.contains("warning: latency: latency figure disturbed: CPU 1 ran only 47%"));
     assert!(text.contains("warning: core to core: pair CPU 0 -> CPU 1 ran only 49%"));
@@ -363,7 +377,7 @@ fn one_node_machine_has_no_weighted_interleave_table() {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/results/this-machine-kvm-2cpu.json");
     let p = p.display().to_string();
-    let text = stdout(&["report", &p]);
+    let text = stdout(&["report", &p, "--full"]);
     let line =
         "one memory node: weighted interleave has nothing to spread pages over on this machine";
     assert_eq!(text.matches(line).count(), 1, "{text}");

@@ -52,7 +52,15 @@ fn a_default_run_measures_and_shows_the_distribution() {
     assert_eq!(counted, d.groups as u64, "the bins hold every group");
     assert!(d.interleaved_chase_ns_per_load_median.is_some());
 
-    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    // The distribution line is in report --full (the one-screen summary keeps the headline
+    // figures only).
+    let full = assert_cmd::Command::cargo_bin("numascope")
+        .unwrap()
+        .args(["report", "--full"])
+        .arg(out.join("results.json"))
+        .output()
+        .unwrap();
+    let summary = String::from_utf8(full.stdout).unwrap();
     let line = summary
         .lines()
         .find(|l| l.contains("per-load latency distribution"))

@@ -113,9 +113,7 @@ fn decide(
                 reference: cands[rounds[fastest].0].id.clone(),
                 candidate: cands[rounds[k].0].id.clone(),
                 ratio: r.map_or(f64::NAN, |r| r.ratio),
-                ci_low: r.and_then(|r| r.low),
-                ci_high: r.and_then(|r| r.high),
-                ci_level: r.and_then(|r| r.level),
+                ci: r.and_then(|r| crate::stats::Interval::from_ends(r.low, r.high, r.level)),
                 rounds: r.map_or(0, |r| r.samples),
                 decision: match decision {
                     Decision::Higher => "slower",

@@ -540,13 +540,23 @@ mod tests {
         assert_eq!(r.min, 1500.0);
         assert_eq!(r.max, 1510.0);
         assert_eq!(r.median, 1505.0);
-        assert_eq!((r.ci_low, r.ci_high), (Some(1500.0), Some(1510.0)));
-        assert!(r.ci_level.unwrap() >= 0.95);
+        assert_eq!(
+            (r.ci.map(|c| c.low), r.ci.map(|c| c.high)),
+            (Some(1500.0), Some(1510.0))
+        );
+        assert!(r.ci.map(|c| c.level).unwrap() >= 0.95);
         assert_eq!(r.per_thread[0].cpu, 3);
         assert_eq!(r.per_thread[1].median, 502.5);
         // Five repetitions: no interval, said by its absence.
         let r = rates(&per_rep[..5], &[3, 7]);
-        assert_eq!((r.ci_low, r.ci_high, r.ci_level), (None, None, None));
+        assert_eq!(
+            (
+                r.ci.map(|c| c.low),
+                r.ci.map(|c| c.high),
+                r.ci.map(|c| c.level)
+            ),
+            (None, None, None)
+        );
         // Nothing measured: zeros, not a panic.
         assert_eq!(rates(&[], &[3]).median, 0.0);
         assert!(rates_per_rep(&[], 8).is_empty(), "no repetition, no rate");

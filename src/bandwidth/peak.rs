@@ -214,7 +214,7 @@ fn best_of(runs: &[PeakRun], cands: &[(usize, usize)]) -> Option<PeakBest> {
         .filter(|&&(t, _)| t != threads)
         .filter(|&&(_, i)| {
             let o = &runs[i].mb_per_s;
-            match (r.ci_low, o.ci_high) {
+            match (r.ci.map(|c| c.low), o.ci.map(|c| c.high)) {
                 (Some(lo), Some(hi)) => lo <= hi,
                 _ => true,
             }
@@ -228,9 +228,9 @@ fn best_of(runs: &[PeakRun], cands: &[(usize, usize)]) -> Option<PeakBest> {
         threads,
         run,
         mb_per_s: r.median,
-        ci_low: r.ci_low,
-        ci_high: r.ci_high,
-        clear: indistinguishable_from.is_empty() && r.ci_low.is_some(),
+        ci_low: r.ci.map(|c| c.low),
+        ci_high: r.ci.map(|c| c.high),
+        clear: indistinguishable_from.is_empty() && r.ci.map(|c| c.low).is_some(),
         indistinguishable_from,
     })
 }
@@ -253,8 +253,8 @@ fn domain_share(cpus: &[u32], per_rep: &[Vec<f64>], domain: &[u32]) -> Option<Ra
     let s = Summary::of(&sums)?;
     Some(RateInterval {
         median: s.median,
-        ci_low: s.ci_low,
-        ci_high: s.ci_high,
+        ci_low: s.ci.map(|c| c.low),
+        ci_high: s.ci.map(|c| c.high),
         samples: s.samples,
     })
 }
@@ -292,7 +292,7 @@ fn domain_finding(
     } else {
         0.0
     };
-    let separated = matches!((alone.ci_high, all.mb_per_s.ci_low), (Some(h), Some(l)) if h < l);
+    let separated = matches!((alone.ci.map(|c| c.high), all.mb_per_s.ci.map(|c| c.low)), (Some(h), Some(l)) if h < l);
     let pct = format!("{:.0} %", frac * 100.0);
     if frac < SATURATES_FRACTION {
         format!(

@@ -219,7 +219,10 @@ mod tests {
         let s = pair_summary(&blocks).unwrap();
         assert_eq!(s.samples, 6, "n = blocks");
         // Six values: the interval is their extremes (96.9 %).
-        assert_eq!((s.ci_low, s.ci_high), (Some(40.0), Some(60.0)));
+        assert_eq!(
+            (s.ci.map(|c| c.low), s.ci.map(|c| c.high)),
+            (Some(40.0), Some(60.0))
+        );
         assert_eq!(s.median, 45.5);
         // A block without a sample is not a median.
         let mut with_empty = blocks.clone();
@@ -231,7 +234,7 @@ mod tests {
         });
         assert_eq!(pair_summary(&with_empty).unwrap().samples, 6);
         // Five blocks: a figure without an interval.
-        assert_eq!(pair_summary(&blocks[..5]).unwrap().ci_low, None);
+        assert_eq!(pair_summary(&blocks[..5]).unwrap().ci.map(|c| c.low), None);
         assert!(pair_summary(&[]).is_none());
     }
 

@@ -35,9 +35,12 @@ pub struct ReportArgs {
     /// --collector.textfile.directory).
     #[arg(long, value_name = "FILE")]
     pub openmetrics: Option<PathBuf>,
-    /// Print the terminal summary (the default when no other output is asked for).
+    /// Print the one-screen summary (the default when no other output is asked for).
     #[arg(long)]
     pub text: bool,
+    /// Print every table, sweep point and decision instead of the one-screen summary.
+    #[arg(long, visible_alias = "detail", conflicts_with = "json")]
+    pub full: bool,
     /// Print the results as JSON (the file re-serialized by this build).
     #[arg(long, conflicts_with = "text")]
     pub json: bool,
@@ -193,9 +196,13 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
         out.write_all(r.to_json().as_bytes())?;
         out.flush()?;
-    } else if args.text || !wrote_files {
+    } else if args.full {
         let mut text = Vec::new();
         run_text::render(&r, &mut text)?;
+        super::ui::write_stdout(&text)?;
+    } else if args.text || !wrote_files {
+        let mut text = Vec::new();
+        crate::render::summary::render(&mut text, &r, None)?;
         super::ui::write_stdout(&text)?;
     }
     Ok(())

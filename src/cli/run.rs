@@ -474,7 +474,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         dir.write(&name, &bytes)?;
     }
     let mut summary = Vec::new();
-    run_brief::render(&mut summary, &results, Some(dir.path()))?;
+    crate::render::summary::render(&mut summary, &results, Some(dir.path()))?;
     // The summary quotes the machine's own strings (host, CPU model): escaped by the one
     // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
     let summary = crate::sanitize::text_bytes(&summary).into_owned();

@@ -581,9 +581,7 @@ fn distribution_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     );
     for (name, v, ci) in d.ns_per_load.named() {
         let s = Summary {
-            ci_low: ci.map(|c| c.ci_low),
-            ci_high: ci.map(|c| c.ci_high),
-            ci_level: ci.map(|c| c.ci_level),
+            ci,
             ..Summary::point(v, d.groups)
         };
         let mut m = metric(
@@ -593,8 +591,8 @@ fn distribution_metrics(r: &RunResults, out: &mut Vec<Metric>) {
             Better::Lower,
             &s,
         );
-        m.low = ci.map_or(v, |c| c.ci_low);
-        m.high = ci.map_or(v, |c| c.ci_high);
+        m.low = ci.map_or(v, |c| c.low);
+        m.high = ci.map_or(v, |c| c.high);
         out.push(marked(m, d.quality.as_ref()).under(condition.clone()));
     }
 }
@@ -854,9 +852,9 @@ mod tests {
             .ns_per_load;
         p.p50 = 130.0;
         p.intervals.as_mut().unwrap().p50 = Some(crate::results::latency::PercentileInterval {
-            ci_low: 129.0,
-            ci_high: 131.0,
-            ci_level: 0.95,
+            low: 129.0,
+            high: 131.0,
+            level: 0.95,
         });
         let c = compare(&[a.clone(), metrics(&r, "b")]);
         assert!(c.differs);

@@ -280,8 +280,11 @@ mod tests {
             s.median *= f;
             s.min *= f;
             s.max *= f;
-            s.ci_low = s.ci_low.map(|v| v * f);
-            s.ci_high = s.ci_high.map(|v| v * f);
+            s.ci = s.ci.map(|c| crate::stats::Interval {
+                low: c.low * f,
+                high: c.high * f,
+                level: c.level,
+            });
         }
     }
 

@@ -433,13 +433,23 @@ mod tests {
         assert_eq!(s.samples, 6, "n = blocks");
         assert_eq!(s.median, (11.0 + 11.2) / 2.0);
         // Six medians: the interval is their extremes; the outlying samples (30, 50) are not.
-        assert_eq!((s.ci_low, s.ci_high), (Some(9.5), Some(14.0)));
+        assert_eq!(
+            (s.ci.map(|c| c.low), s.ci.map(|c| c.high)),
+            (Some(9.5), Some(14.0))
+        );
         assert_eq!(s.max, 14.0);
         let mut with_empty = blocks.clone();
         with_empty.push(Vec::new());
         assert_eq!(summary(&with_empty).unwrap().samples, 6);
         let five = summary(&blocks[..5]).unwrap();
-        assert_eq!((five.samples, five.ci_low, five.ci_high), (5, None, None));
+        assert_eq!(
+            (
+                five.samples,
+                five.ci.map(|c| c.low),
+                five.ci.map(|c| c.high)
+            ),
+            (5, None, None)
+        );
         assert!(summary(&[]).is_none());
         assert!(summary(&[Vec::new()]).is_none());
     }

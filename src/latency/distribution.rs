@@ -184,9 +184,9 @@ fn intervals_sorted(s: &[f64]) -> PercentileIntervals {
     let ci = |p: f64| {
         let (j, k, level) = quantile_ranks(s.len(), p, CONFIDENCE)?;
         Some(PercentileInterval {
-            ci_low: s[j - 1],
-            ci_high: s[k - 1],
-            ci_level: level,
+            low: s[j - 1],
+            high: s[k - 1],
+            level,
         })
     };
     PercentileIntervals {
@@ -409,15 +409,12 @@ mod tests {
         let i = p.intervals.unwrap();
         for (name, v, ci) in p.named() {
             match ci {
-                Some(c) => assert!(
-                    c.ci_low <= v && v <= c.ci_high && c.ci_level >= 0.95,
-                    "{name}"
-                ),
+                Some(c) => assert!(c.low <= v && v <= c.high && c.level >= 0.95, "{name}"),
                 None => assert_eq!(name, "p99.9"),
             }
         }
         let p50 = i.p50.unwrap();
-        assert!(p50.ci_low >= 460.0 && p50.ci_high <= 540.0, "{p50:?}");
+        assert!(p50.low >= 460.0 && p50.high <= 540.0, "{p50:?}");
         assert!(i.p99_9.is_none());
         assert!(percentiles(&[]).is_none());
         assert!(percentiles(&[1.0, f64::NAN]).is_none());

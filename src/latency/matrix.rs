@@ -960,7 +960,8 @@ mod tests {
         assert_eq!(m.ns_per_load.samples, 3, "n = rounds kept");
         assert_eq!(m.blocks.as_ref().unwrap().blocks, 3);
         assert_eq!(
-            m.ns_per_load.ci_low, None,
+            m.ns_per_load.ci.map(|c| c.low),
+            None,
             "fewer than six rounds: no interval"
         );
         assert!(measurement_of(Point::default(), &rp, rp.rounds, None).is_none());
@@ -988,7 +989,7 @@ mod tests {
         );
         let home = c[0].measured_ratio_interval.as_ref().unwrap();
         assert_eq!(
-            (home.ratio, home.ci_low, home.ci_high),
+            (home.ratio, home.ci.map(|c| c.low), home.ci.map(|c| c.high)),
             (1.0, Some(1.0), Some(1.0))
         );
         assert_eq!(home.pairs, 9);
@@ -997,16 +998,19 @@ mod tests {
         assert!((f.ratio - 1.5).abs() < 1e-9, "{f:?}");
         // Nine pairs: the 2nd and 8th ratios, within the wobble, not the drift.
         assert!(
-            f.ci_low.unwrap() > 1.48 && f.ci_high.unwrap() < 1.52,
+            f.ci.map(|c| c.low).unwrap() > 1.48 && f.ci.map(|c| c.high).unwrap() < 1.52,
             "{f:?}"
         );
-        assert_eq!(f.ci_level.map(|l| (l * 1000.0).round()), Some(961.0));
+        assert_eq!(
+            f.ci.map(|c| c.level).map(|l| (l * 1000.0).round()),
+            Some(961.0)
+        );
         assert_eq!(c[1].differs_from_reference(), Some(true));
         // The unpaired intervals overlap (the drift is wider than the difference of near).
         assert_eq!(c[2].differs_from_reference(), Some(false));
         let n = c[2].measured_ratio_interval.as_ref().unwrap();
         assert!(
-            n.ci_low.unwrap() <= 1.0 && n.ci_high.unwrap() >= 1.0,
+            n.ci.map(|c| c.low).unwrap() <= 1.0 && n.ci.map(|c| c.high).unwrap() >= 1.0,
             "{n:?}"
         );
         // Fewer than six rounds: a ratio, no interval, no call.
@@ -1018,7 +1022,7 @@ mod tests {
             ],
         );
         let p = c[1].measured_ratio_interval.as_ref().unwrap();
-        assert_eq!((p.pairs, p.ci_low), (4, None));
+        assert_eq!((p.pairs, p.ci.map(|c| c.low)), (4, None));
         assert_eq!(c[1].differs_from_reference(), None);
         // Cells measured one after the other: the quotient of medians, no interval.
         let c = cells(&topo, vec![(0, 0, result(100.0)), (0, 1, result(150.0))]);

@@ -472,7 +472,7 @@ mod tests {
         assert!(q.repetitions_discarded <= 6, "within the allowance");
         assert_eq!(q.retake_allowance, 6);
         assert!(
-            m.ns_per_load.ci_low.is_some(),
+            m.ns_per_load.ci.map(|c| c.low).is_some(),
             "six samples have an interval"
         );
     }

@@ -44,9 +44,7 @@ pub fn factors<'a>(results: impl IntoIterator<Item = &'a LatencyResult> + Clone)
             ns_per_load: r.ns_per_load.median,
             per_chain_ns_per_load: r.chains as f64 * r.ns_per_load.median,
             factor: ratio.ratio,
-            ci_low: ratio.low,
-            ci_high: ratio.high,
-            ci_level: ratio.level,
+            ci: crate::stats::Interval::from_ends(ratio.low, ratio.high, ratio.level),
         });
     }
     out
@@ -103,12 +101,15 @@ mod tests {
         assert!((f[1].factor - 5.0).abs() < 1e-12);
         assert!((f[1].per_chain_ns_per_load - 160.0).abs() < 1e-9);
         assert_eq!(f[1].one_chain_ns_per_load, 100.0);
-        let (lo, hi) = (f[1].ci_low.unwrap(), f[1].ci_high.unwrap());
+        let (lo, hi) = (
+            f[1].ci.map(|c| c.low).unwrap(),
+            f[1].ci.map(|c| c.high).unwrap(),
+        );
         assert!(lo < 5.0 && 5.0 < hi, "{lo} {hi}");
         // Nine samples each: ranks 2 and 8, i.e. -3 % and +3 %.
         assert!((lo - 97.0 / 20.6).abs() < 1e-9, "{lo}");
         assert!((hi - 103.0 / 19.4).abs() < 1e-9, "{hi}");
-        assert!(f[1].ci_level.unwrap() >= 0.9);
+        assert!(f[1].ci.map(|c| c.level).unwrap() >= 0.9);
     }
 
     #[test]
@@ -120,7 +121,11 @@ mod tests {
         let f = factors(&rs);
         assert_eq!(f.len(), 1);
         assert_eq!(
-            (f[0].ci_low, f[0].ci_high, f[0].ci_level),
+            (
+                f[0].ci.map(|c| c.low),
+                f[0].ci.map(|c| c.high),
+                f[0].ci.map(|c| c.level)
+            ),
             (None, None, None)
         );
         assert!(

@@ -71,7 +71,7 @@ impl CurveKnees {
             .iter()
             .map(|r| {
                 let s = &r.ns_per_load;
-                (r.working_set_bytes, s.median, s.ci_low.zip(s.ci_high))
+                (r.working_set_bytes, s.median, s.ci.map(|c| c.ends()))
             })
             .collect();
         let plateaus = super::knees::merge_within_noise(super::knees::plateaus(&pts, &p), &with_ci);

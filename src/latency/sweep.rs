@@ -522,7 +522,10 @@ mod tests {
             // Block k's median is 10 (i + 1) + k: the six are the interval's extremes.
             let base = 10.0 * (i + 1) as f64;
             assert_eq!(s.median, base + 2.5);
-            assert_eq!((s.ci_low, s.ci_high), (Some(base), Some(base + 5.0)));
+            assert_eq!(
+                (s.ci.map(|c| c.low), s.ci.map(|c| c.high)),
+                (Some(base), Some(base + 5.0))
+            );
             let q = pt.quality.as_ref().unwrap();
             let discarded = u32::from(i == 2);
             assert_eq!(q.repetitions_kept, 18);
@@ -599,7 +602,10 @@ mod tests {
         let (points, _) =
             in_passes(2, &pp, None, source(&values, &[], &mut log), |_, _| {}).unwrap();
         let s = blocks::summary(&points[0].blocks).unwrap();
-        assert_eq!((s.samples, s.ci_low, s.ci_high), (5, None, None));
+        assert_eq!(
+            (s.samples, s.ci.map(|c| c.low), s.ci.map(|c| c.high)),
+            (5, None, None)
+        );
     }
 
     /// The real thing over a small heap buffer: every size of the sweep gets its six blocks
@@ -645,7 +651,7 @@ mod tests {
                 assert_eq!((b.blocks, b.samples_per_block), (6, 3));
                 assert_eq!(b.block_medians_ns.len(), 6);
                 assert_eq!(m.ns_per_load.samples, 6);
-                assert!(m.ns_per_load.ci_low.is_some());
+                assert!(m.ns_per_load.ci.map(|c| c.low).is_some());
                 assert_eq!(m.samples_ns.len(), 18);
                 assert_eq!(b.all_samples.samples, 18);
                 assert!(m.loads_per_sample > 0);

@@ -587,7 +587,7 @@ mod tests {
         let p = block_from(&rep, Some(1.0), &calibration()).unwrap().point;
         let total = p.total_mb_per_s_summary.unwrap();
         assert_eq!(total.samples, 8, "n = slices");
-        assert!(total.interval().is_some());
+        assert!(total.ci.is_some());
         // (100 + 1000 + 500) lines of 64 B per ms: 102.4 MB/s.
         assert!((total.median - 102.4).abs() < 1e-9, "{total:?}");
         let load = p.load_mb_per_s_summary.unwrap();
@@ -609,7 +609,7 @@ mod tests {
         )];
         let p = block_from(&rep, None, &calibration()).unwrap().point;
         let total = p.total_mb_per_s_summary.unwrap();
-        assert_eq!((total.samples, total.interval()), (3, None));
+        assert_eq!((total.samples, total.ci), (3, None));
         // The chaser alone: 100 lines per ms.
         assert!((total.median - 6.4).abs() < 1e-9);
     }
@@ -702,7 +702,10 @@ mod tests {
         // Six block medians 100..150: median 125, interval their extremes.
         assert_eq!(idle.ns_per_load.median, 125.0);
         assert_eq!(
-            (idle.ns_per_load.ci_low, idle.ns_per_load.ci_high),
+            (
+                idle.ns_per_load.ci.map(|c| c.low),
+                idle.ns_per_load.ci.map(|c| c.high)
+            ),
             (Some(100.0), Some(150.0))
         );
         let b: Vec<f64> = idle.blocks.iter().map(|b| b.ns_per_load_median).collect();
@@ -765,8 +768,8 @@ mod tests {
         let points = points_of(&reps, &quality, measured, 0, &[1.0], &calibration()).unwrap();
         for p in &points {
             assert_eq!(p.ns_per_load.samples, 5);
-            assert_eq!(p.ns_per_load.interval(), None);
-            assert_eq!(p.total_mb_per_s_summary.unwrap().interval(), None);
+            assert_eq!(p.ns_per_load.ci, None);
+            assert_eq!(p.total_mb_per_s_summary.unwrap().ci, None);
         }
         // Repetition 2 (rounds: idle P, P idle, ...: the loaded point's second block) was
         // kept disturbed.
@@ -833,7 +836,7 @@ mod tests {
         assert_eq!(points.len(), 2);
         assert_eq!(points[1].blocks.len(), 5);
         assert_eq!(points[1].ns_per_load.samples, 5);
-        assert_eq!(points[1].ns_per_load.interval(), None);
+        assert_eq!(points[1].ns_per_load.ci, None);
         assert_eq!(points[1].quality.as_ref().unwrap().repetitions_kept, 6);
         assert_eq!(points[0].ns_per_load.samples, 6);
         for (i, s) in measured.iter().enumerate() {

@@ -63,7 +63,7 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             cmp.candidate,
             cmp.reference,
             fmt_num(cmp.ratio),
-            match (cmp.ci_low, cmp.ci_high) {
+            match (cmp.ci.map(|c| c.low), cmp.ci.map(|c| c.high)) {
                 (Some(l), Some(h)) => format!(" [{}, {}]", fmt_num(l), fmt_num(h)),
                 _ => String::new(),
             },

@@ -222,7 +222,7 @@ fn mlp(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         .mlp
         .iter()
         .map(|m| {
-            let factor = match (m.ci_low, m.ci_high) {
+            let factor = match (m.ci.map(|c| c.low), m.ci.map(|c| c.high)) {
                 (Some(l), Some(h)) => format!("{} [{}, {}]", f2(m.factor), f2(l), f2(h)),
                 _ => format!("{}, no interval", f2(m.factor)),
             };
@@ -318,7 +318,7 @@ fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             .named()
             .iter()
             .map(|(name, _, ci)| match ci {
-                Some(c) => format!("{name} [{}, {}]", f1(c.ci_low), f1(c.ci_high)),
+                Some(c) => format!("{name} [{}, {}]", f1(c.low), f1(c.high)),
                 None => format!("{name} none (too few groups)"),
             })
             .collect();
@@ -462,8 +462,8 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                         // The row's reference itself: every pair is 1.
                         Some(p)
                             if p.ratio == 1.0
-                                && p.ci_low == Some(1.0)
-                                && p.ci_high == Some(1.0) =>
+                                && p.ci.map(|c| c.low) == Some(1.0)
+                                && p.ci.map(|c| c.high) == Some(1.0) =>
                         {
                             f2(1.0)
                         }

@@ -8,6 +8,7 @@ pub mod c2c_text;
 pub mod columns;
 pub mod compare_text;
 pub mod csv;
+pub mod estimate;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod fleet_text;
@@ -26,6 +27,7 @@ pub mod run_line;
 pub mod run_policy_text;
 pub mod run_text;
 pub mod run_view;
+pub mod summary;
 pub mod svg;
 pub mod tables_standalone;
 pub mod tables_text;

@@ -150,9 +150,7 @@ fn interval(s: &RateInterval, q: Option<&RepetitionQuality>) -> String {
         p90: s.median,
         p99: s.median,
         samples: s.samples,
-        ci_low: s.ci_low,
-        ci_high: s.ci_high,
-        ci_level: None,
+        ci: crate::stats::Interval::from_ends(s.ci_low, s.ci_high, None),
     };
     fmt_ci(&sum, q)
 }
@@ -174,9 +172,11 @@ pub(crate) mod tests {
             min: m - 2.0,
             max: m + 2.0,
             samples: 9,
-            ci_low: Some(m - 1.0),
-            ci_high: Some(m + 1.0),
-            ci_level: Some(0.96),
+            ci: Some(crate::stats::Interval {
+                low: m - 1.0,
+                high: m + 1.0,
+                level: 0.96,
+            }),
             per_thread: vec![],
         }
     }

@@ -277,7 +277,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     } else {
                         "fits the last-level cache (a cache figure, not DRAM)"
                     },
-                    view::fmt_median_interval(m.median, m.ci_low.zip(m.ci_high), m.samples),
+                    view::fmt_median_interval(m.median, m.ci.map(|c| c.ends()), m.samples),
                     rate_toward(m, x.precision.as_ref()),
                     if bw_filled(Part::Bandwidth, k) {
                         from_reference(r, Part::Bandwidth, false)
@@ -308,7 +308,7 @@ fn headline(r: &RunResults) -> Vec<String> {
                     x.page_size.label(),
                     view::fmt_median_interval(
                         x.mb_per_s.median,
-                        x.mb_per_s.ci_low.zip(x.mb_per_s.ci_high),
+                        x.mb_per_s.ci.map(|c| c.ends()),
                         x.mb_per_s.samples
                     ),
                     rate_toward(&x.mb_per_s, x.precision.as_ref()),
@@ -412,11 +412,11 @@ fn c2c_group_figures(c: &crate::results::c2c::C2cResult) -> String {
                 .collect();
             let lo = pairs
                 .iter()
-                .filter_map(|p| p.ns_one_way.ci_low)
+                .filter_map(|p| p.ns_one_way.ci.map(|c| c.low))
                 .reduce(f64::min);
             let hi = pairs
                 .iter()
-                .filter_map(|p| p.ns_one_way.ci_high)
+                .filter_map(|p| p.ns_one_way.ci.map(|c| c.high))
                 .reduce(f64::max);
             let disturbed = pairs
                 .iter()
@@ -453,7 +453,7 @@ fn width(s: &crate::stats::Summary) -> String {
 
 /// [`width`] of a bandwidth figure's rates.
 fn rate_width(m: &crate::results::bandwidth::Rates) -> String {
-    match (m.ci_low, m.ci_high) {
+    match (m.ci.map(|c| c.low), m.ci.map(|c| c.high)) {
         (Some(l), Some(h)) if m.median != 0.0 => {
             format!(" (\u{b1}{:.1} %)", (h - l) / 2.0 / m.median.abs() * 100.0)
         }
@@ -852,9 +852,11 @@ mod tests {
             sample::latency_matrix(&[(0, 0, 45.0, None), (0, 1, 70.0, None), (1, 0, 46.0, None)]);
         let ratio = |x: f64, lo: f64, hi: f64| RatioToLocal {
             ratio: x,
-            ci_low: Some(lo),
-            ci_high: Some(hi),
-            ci_level: Some(0.961),
+            ci: Some(crate::stats::Interval {
+                low: lo,
+                high: hi,
+                level: 0.961,
+            }),
             pairs: 9,
         };
         let cells = &mut l.matrix.as_mut().unwrap().cells;

@@ -60,8 +60,8 @@ fn figure_cells(f: &RoundFigure, latency: bool) -> Vec<Cell> {
     let s = f.summary.as_ref();
     let three = [
         num(s.map(|s| s.median)),
-        num(s.and_then(|s| s.ci_low)),
-        num(s.and_then(|s| s.ci_high)),
+        num(s.and_then(|s| s.ci.map(|c| c.low))),
+        num(s.and_then(|s| s.ci.map(|c| c.high))),
     ];
     let none = [Cell::Missing, Cell::Missing, Cell::Missing];
     let (bw, ns) = if latency {
@@ -72,11 +72,11 @@ fn figure_cells(f: &RoundFigure, latency: bool) -> Vec<Cell> {
     let mut row: Vec<Cell> = bw.into_iter().chain(ns).collect();
     let r = f.ratio_to_local.as_ref();
     row.extend([
-        num(s.and_then(|s| s.ci_level)),
+        num(s.and_then(|s| s.ci.map(|c| c.level))),
         s.map_or(Cell::Missing, |s| Cell::Int(s.samples as u64)),
         num(r.map(|r| r.ratio)),
-        num(r.and_then(|r| r.ci_low)),
-        num(r.and_then(|r| r.ci_high)),
+        num(r.and_then(|r| r.ci.map(|c| c.low))),
+        num(r.and_then(|r| r.ci.map(|c| c.high))),
         num(f.placement_fraction),
         f.quality
             .as_ref()
@@ -187,7 +187,7 @@ pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
 pub fn figure_text(f: &RoundFigure) -> String {
     match &f.summary {
         Some(s) => {
-            let mut t = fmt_median_interval(s.median, s.ci_low.zip(s.ci_high), s.samples);
+            let mut t = fmt_median_interval(s.median, s.ci.map(|c| c.ends()), s.samples);
             if f.disturbed() {
                 t.push_str(" (disturbed)");
             }
@@ -202,7 +202,7 @@ pub fn figure_text(f: &RoundFigure) -> String {
 
 /// `x0.50 [0.49, 0.51]`, or `x0.50, no interval` below six pairs.
 pub fn ratio_text(r: &RatioToLocal) -> String {
-    match (r.ci_low, r.ci_high) {
+    match (r.ci.map(|c| c.low), r.ci.map(|c| c.high)) {
         (Some(l), Some(h)) => format!("x{} [{}, {}]", fmt_num(r.ratio), fmt_num(l), fmt_num(h)),
         _ => format!("x{}, no interval ({} pairs)", fmt_num(r.ratio), r.pairs),
     }

@@ -19,7 +19,7 @@ use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::scenarios::ScenarioId;
 use crate::results::RunResults;
-use crate::stats::Summary;
+use crate::stats::{Interval, Summary};
 
 /// Which of the run's two reference quantities a place reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -44,10 +44,8 @@ impl Quantity {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figure {
     pub median: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
     pub samples: usize,
 }
 
@@ -56,17 +54,14 @@ impl Figure {
     pub fn of(s: &Summary) -> Figure {
         Figure {
             median: s.median,
-            ci_low: s.ci_low,
-            ci_high: s.ci_high,
+            ci: s.ci,
             samples: s.samples,
         }
     }
 
     /// Whether the two intervals share a point; `None` when either has none.
     pub fn overlaps(&self, other: &Figure) -> Option<bool> {
-        let (a, b) = (self.ci_low?, self.ci_high?);
-        let (c, d) = (other.ci_low?, other.ci_high?);
-        Some(a <= d && c <= b)
+        Some(self.ci?.overlaps(&other.ci?))
     }
 }
 
@@ -170,8 +165,8 @@ pub fn warnings(r: &RunResults) -> Vec<String> {
 }
 
 fn words(f: &Figure, unit: &str) -> String {
-    match (f.ci_low, f.ci_high) {
-        (Some(l), Some(h)) => format!("{:.0} {unit} [{l:.0}, {h:.0}], n={}", f.median, f.samples),
+    match f.ci.map(|c| c.ends()) {
+        Some((l, h)) => format!("{:.0} {unit} [{l:.0}, {h:.0}], n={}", f.median, f.samples),
         _ => format!("{:.0} {unit}, n={}", f.median, f.samples),
     }
 }
@@ -384,8 +379,7 @@ fn bandwidth_places(r: &RunResults) -> Vec<(String, BandwidthKey, Figure)> {
             let m = &x.mb_per_s;
             let figure = Figure {
                 median: m.median,
-                ci_low: m.ci_low,
-                ci_high: m.ci_high,
+                ci: m.ci,
                 samples: m.samples,
             };
             let place = format!("{name} part's {} threads, {}", x.threads, x.placement);

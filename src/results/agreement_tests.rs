@@ -22,8 +22,11 @@ fn shifted(s: &mut Summary, by: f64) {
     s.median *= by;
     s.min *= by;
     s.max *= by;
-    s.ci_low = s.ci_low.map(|v| v * by);
-    s.ci_high = s.ci_high.map(|v| v * by);
+    s.ci = s.ci.map(|c| Interval {
+        low: c.low * by,
+        high: c.high * by,
+        ..c
+    });
 }
 
 #[test]
@@ -69,7 +72,7 @@ fn disjoint_intervals_under_the_same_conditions_are_a_warning_naming_both() {
         .ns_per_load;
     let idle = &mut r.loaded_latency.as_mut().unwrap().points[0].ns_per_load;
     // Above the reference's interval by a fifth of its median.
-    let by = (reference.ci_high.unwrap() + reference.median * 0.2) / idle.ci_low.unwrap();
+    let by = (reference.ci.unwrap().high + reference.median * 0.2) / idle.ci.unwrap().low;
     shifted(idle, by);
     assert_eq!(
         latency_place(&places(&r), "loaded-latency").verdict,
@@ -132,8 +135,7 @@ fn scenario_a_on_the_references_cpu_is_the_same_quantity() {
 fn without_an_interval_nothing_is_claimed() {
     let mut r = recorded();
     let idle = &mut r.loaded_latency.as_mut().unwrap().points[0].ns_per_load;
-    idle.ci_low = None;
-    idle.ci_high = None;
+    idle.ci = None;
     shifted(idle, 3.0);
     assert_eq!(
         latency_place(&places(&r), "loaded-latency").verdict,
@@ -153,15 +155,14 @@ fn a_run_without_a_reference_has_no_places() {
 fn intervals_overlap_when_they_share_a_point() {
     let f = |l, h| Figure {
         median: (l + h) / 2.0,
-        ci_low: Some(l),
-        ci_high: Some(h),
+        ci: Some(Interval::new(l, h)),
         samples: 9,
     };
     assert_eq!(f(1.0, 2.0).overlaps(&f(2.0, 3.0)), Some(true));
     assert_eq!(f(1.0, 2.0).overlaps(&f(2.5, 3.0)), Some(false));
     assert_eq!(f(2.5, 3.0).overlaps(&f(1.0, 2.0)), Some(false));
     let none = Figure {
-        ci_low: None,
+        ci: None,
         ..f(1.0, 2.0)
     };
     assert_eq!(none.overlaps(&f(1.0, 2.0)), None);

@@ -172,9 +172,9 @@ pub struct AppComparison {
     pub candidate: String,
     /// Median of the per-round ratios of wall time (above 1: the candidate is slower).
     pub ratio: f64,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    pub ci_level: Option<f64>,
+    /// Keys `ci_low`, `ci_high`, `ci_level`; absent below 6 rounds.
+    #[serde(flatten)]
+    pub ci: Option<crate::stats::Interval>,
     pub rounds: usize,
     /// `slower`, `faster`, `indistinguishable` or `no-interval`.
     pub decision: String,

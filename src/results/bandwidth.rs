@@ -66,17 +66,11 @@ pub struct Rates {
     pub max: f64,
     /// Repetitions summarized.
     pub samples: usize,
-    /// Low end of the distribution-free interval for the median (order statistics, as
-    /// `stats::median_interval`), MB/s; absent with fewer than 6 repetitions and in files
-    /// written before intervals existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    /// High end of that interval, MB/s.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
-    /// Exact coverage of the interval, 0..=1 (at least 0.95).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_level: Option<f64>,
+    /// The distribution-free interval for the median (order statistics, as
+    /// `stats::median_interval`), MB/s (keys `ci_low`, `ci_high`, `ci_level`); absent with
+    /// fewer than 6 repetitions and in files written before intervals existed.
+    #[serde(flatten)]
+    pub ci: Option<crate::stats::Interval>,
     /// Per thread, in the order of `cpus`.
     pub per_thread: Vec<ThreadRate>,
 }
@@ -92,9 +86,7 @@ impl Rates {
             p90: self.max,
             p99: self.max,
             samples: self.samples,
-            ci_low: self.ci_low,
-            ci_high: self.ci_high,
-            ci_level: self.ci_level,
+            ci: self.ci,
         }
     }
 
@@ -106,9 +98,7 @@ impl Rates {
             min: total.min,
             max: total.max,
             samples: total.samples,
-            ci_low: total.ci_low,
-            ci_high: total.ci_high,
-            ci_level: total.ci_level,
+            ci: total.ci,
             per_thread,
         }
     }

@@ -74,9 +74,9 @@ impl Metric {
             value: s.median,
             low: s.min,
             high: s.max,
-            ci_low: s.ci_low,
-            ci_high: s.ci_high,
-            ci_level: s.ci_level,
+            ci_low: s.ci.map(|c| c.low),
+            ci_high: s.ci.map(|c| c.high),
+            ci_level: s.ci.map(|c| c.level),
             samples: s.samples,
             disturbed: false,
             condition: None,
@@ -97,9 +97,7 @@ impl Metric {
             p90: self.high,
             p99: self.high,
             samples: self.samples,
-            ci_low: self.ci_low,
-            ci_high: self.ci_high,
-            ci_level: self.ci_level,
+            ci: crate::stats::Interval::from_ends(self.ci_low, self.ci_high, self.ci_level),
         }
     }
 }

@@ -157,7 +157,7 @@ impl MatrixCell {
     /// interval excludes 1. `None` without an interval (unpaired, or fewer than six rounds).
     pub fn differs_from_reference(&self) -> Option<bool> {
         let r = self.measured_ratio_interval.as_ref()?;
-        Some(r.ci_low? > 1.0 || r.ci_high? < 1.0)
+        Some(r.ci.map(|c| c.low)? > 1.0 || r.ci.map(|c| c.high)? < 1.0)
     }
 }
 
@@ -298,14 +298,9 @@ pub struct PercentileIntervals {
     pub p99_9: Option<PercentileInterval>,
 }
 
-/// One percentile's interval, ns per load.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PercentileInterval {
-    pub ci_low: f64,
-    pub ci_high: f64,
-    /// Exact coverage for continuous data, 0..=1 (at least 0.95).
-    pub ci_level: f64,
-}
+/// One percentile's interval, ns per load (exact coverage for continuous data, at least
+/// 0.95).
+pub type PercentileInterval = crate::stats::Interval;
 
 impl LoadPercentiles {
     /// The names of the percentiles of [`LoadPercentiles::named`], in order.
@@ -357,13 +352,9 @@ pub struct MlpFactor {
     /// Conservative interval of the factor from the two medians' intervals (low: the
     /// one-chain interval's low end over the multi-chain's high end; high the other way
     /// round); `None` when either has fewer than six samples.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
-    /// Lower bound of the interval's coverage (product of the two coverages).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_level: Option<f64>,
+    /// Its level is a lower bound of the coverage (product of the two coverages).
+    #[serde(flatten)]
+    pub ci: Option<crate::stats::Interval>,
 }
 
 impl LatencyReport {

@@ -162,8 +162,8 @@ impl LoadedPoint {
     /// low end of its 95 % interval at or above `factor` times the high end of the idle
     /// point's. `None` when either has no interval.
     pub fn latency_beyond(&self, idle: &LoadedPoint, factor: f64) -> Option<bool> {
-        let (low, _, _) = self.ns_per_load.interval()?;
-        let (_, idle_high, _) = idle.ns_per_load.interval()?;
+        let low = self.ns_per_load.ci?.low;
+        let idle_high = idle.ns_per_load.ci?.high;
         Some(low >= factor * idle_high)
     }
 

@@ -17,6 +17,7 @@ pub mod compare;
 pub mod environment;
 pub mod environment_platform;
 pub mod environment_tiering;
+pub mod figures;
 pub mod findings;
 pub mod fleet;
 pub mod format;

@@ -648,9 +648,11 @@ mod tests {
         let cells = &mut l.matrix.as_mut().unwrap().cells;
         cells[1].measured_ratio_interval = Some(RatioToLocal {
             ratio: 1.56,
-            ci_low: Some(1.53),
-            ci_high: Some(1.6),
-            ci_level: Some(0.969),
+            ci: Some(crate::stats::Interval {
+                low: 1.53,
+                high: 1.6,
+                level: 0.969,
+            }),
             pairs: 6,
         });
         r.latency = Some(l.clone());
@@ -664,9 +666,11 @@ mod tests {
         let cells = &mut l.matrix.as_mut().unwrap().cells;
         cells[1].measured_ratio_interval = Some(RatioToLocal {
             ratio: 1.01,
-            ci_low: Some(0.99),
-            ci_high: Some(1.02),
-            ci_level: Some(0.969),
+            ci: Some(crate::stats::Interval {
+                low: 0.99,
+                high: 1.02,
+                level: 0.969,
+            }),
             pairs: 6,
         });
         r.latency = Some(l);

@@ -395,8 +395,8 @@ impl ScenarioTable {
             Decision::Higher | Decision::Lower => format!(
                 "(b) vs (a) latency: {} % [{}, {} %], {rounds}",
                 signed(r.ratio - 1.0),
-                signed(r.ci_low.unwrap_or(r.ratio) - 1.0),
-                signed(r.ci_high.unwrap_or(r.ratio) - 1.0)
+                signed(r.ci.map(|c| c.low).unwrap_or(r.ratio) - 1.0),
+                signed(r.ci.map(|c| c.high).unwrap_or(r.ratio) - 1.0)
             ),
             Decision::Indistinguishable { within } => format!(
                 "(b) vs (a) latency: indistinguishable here (within \u{b1}{}; {rounds})",
@@ -473,9 +473,11 @@ mod tests {
     fn ratio(r: f64, lo: f64, hi: f64, pairs: usize) -> Option<RatioToLocal> {
         Some(RatioToLocal {
             ratio: r,
-            ci_low: Some(lo),
-            ci_high: Some(hi),
-            ci_level: Some(0.96),
+            ci: Some(crate::stats::Interval {
+                low: lo,
+                high: hi,
+                level: 0.96,
+            }),
             pairs,
         })
     }
@@ -502,8 +504,7 @@ mod tests {
             "(b) vs (a) latency: indistinguishable here (within \u{b1}9 %; paired, 9 rounds)"
         );
         let mut few = ratio(1.3, 1.2, 1.4, 4).unwrap();
-        few.ci_low = None;
-        few.ci_high = None;
+        few.ci = None;
         let t = table_with(Some(few), false);
         assert_eq!(
             t.latency_difference().unwrap(),

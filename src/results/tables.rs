@@ -73,13 +73,10 @@ impl RoundFigure {
 pub struct RatioToLocal {
     /// Median of the per-round ratios this / local.
     pub ratio: f64,
-    /// Low end of the 95 % interval of that median; absent below 6 pairs.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_level: Option<f64>,
+    /// The 95 % interval of that median (keys `ci_low`, `ci_high`, `ci_level`); absent
+    /// below 6 pairs.
+    #[serde(flatten)]
+    pub ci: Option<crate::stats::Interval>,
     /// Rounds paired.
     pub pairs: usize,
 }
@@ -93,9 +90,7 @@ impl RatioToLocal {
         let r = crate::stats::paired_ratio(&local[..n], &this[..n], crate::stats::CONFIDENCE)?;
         Some(Self {
             ratio: r.ratio,
-            ci_low: r.low,
-            ci_high: r.high,
-            ci_level: r.level,
+            ci: crate::stats::Interval::from_ends(r.low, r.high, r.level),
             pairs: r.samples,
         })
     }
@@ -104,9 +99,9 @@ impl RatioToLocal {
     pub fn interval(&self) -> crate::stats::RatioInterval {
         crate::stats::RatioInterval {
             ratio: self.ratio,
-            low: self.ci_low,
-            high: self.ci_high,
-            level: self.ci_level,
+            low: self.ci.map(|c| c.low),
+            high: self.ci.map(|c| c.high),
+            level: self.ci.map(|c| c.level),
             samples: self.pairs,
             p_value: None,
         }

@@ -296,7 +296,7 @@ pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
         .iter()
         .map(|res| {
             let m = &res.mb_per_s;
-            let half = match (m.ci_low, m.ci_high) {
+            let half = match (m.ci.map(|c| c.low), m.ci.map(|c| c.high)) {
                 (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
                 _ => None,
             };
@@ -305,7 +305,7 @@ pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
         })
         .chain(b.peak.iter().flat_map(|p| &p.runs).map(|r| {
             let m = &r.mb_per_s;
-            let half = match (m.ci_low, m.ci_high) {
+            let half = match (m.ci.map(|c| c.low), m.ci.map(|c| c.high)) {
                 (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
                 _ => None,
             };

@@ -124,7 +124,12 @@ fn midpoint_edge(curve: &SweepCurve, lower: u64, declared: u64) -> Option<(u64, 
     let level = near[near.len() / 2];
     let memory = last.ns_per_load.median;
     // "At least twice as slow" is a difference: with an interval its low end must say so.
-    let memory_low = last.ns_per_load.ci_low.unwrap_or(memory).min(memory);
+    let memory_low = last
+        .ns_per_load
+        .ci
+        .map(|c| c.low)
+        .unwrap_or(memory)
+        .min(memory);
     if !(level > 0.0 && memory_low >= 2.0 * level) {
         return None;
     }

@@ -189,8 +189,8 @@ pub fn hmat_disagreement(r: &RunResults) -> Vec<Finding> {
             if off.abs() <= HMAT_TOLERANCE {
                 return None;
             }
-            let spread = match s.interval() {
-                Some((lo, hi, _)) => {
+            let spread = match s.ci.map(|c| c.ends()) {
+                Some((lo, hi)) => {
                     let clear = if off > 0.0 {
                         lo / h - 1.0 > HMAT_TOLERANCE
                     } else {

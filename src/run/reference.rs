@@ -771,9 +771,11 @@ impl Reference {
             min: scaled(rates.min),
             max: scaled(rates.max),
             samples: rates.samples,
-            ci_low: rates.ci_low.map(scaled),
-            ci_high: rates.ci_high.map(scaled),
-            ci_level: rates.ci_level,
+            ci: rates.ci.map(|c| crate::stats::Interval {
+                low: scaled(c.low),
+                high: scaled(c.high),
+                level: c.level,
+            }),
             per_thread: rates
                 .per_thread
                 .iter()

@@ -144,7 +144,10 @@ pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
         samples,
         p_value: None,
     };
-    let (Some((al, ah, alv)), Some((bl, bh, blv))) = (a.interval(), b.interval()) else {
+    let (Some((al, ah, alv)), Some((bl, bh, blv))) = (
+        a.ci.map(|c| (c.low, c.high, c.level)),
+        b.ci.map(|c| (c.low, c.high, c.level)),
+    ) else {
         return Some(alone);
     };
     if !(al > 0.0 && bl > 0.0) {
@@ -269,9 +272,7 @@ mod tests {
         assert!((same.p_value.unwrap() - 1.0).abs() < 1e-9);
         // Older summaries without an interval: a ratio, no decision.
         let mut old = a;
-        old.ci_low = None;
-        old.ci_high = None;
-        old.ci_level = None;
+        old.ci = None;
         let r = unpaired_ratio(&old, &b).unwrap();
         assert!(matches!(
             r.decide(PRACTICAL_MARGIN),

@@ -10,6 +10,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod decide;
+pub mod estimate;
 pub mod interval;
 pub mod multiple;
 pub mod quantile;
@@ -17,6 +18,7 @@ pub mod quantile;
 pub(crate) mod sim;
 
 pub use decide::{paired_ratio, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
+pub use estimate::{Estimate, Interval};
 pub use interval::{median_interval, MedianInterval, NoInterval, CONFIDENCE};
 pub use quantile::{quantile_interval, QuantileInterval};
 
@@ -34,16 +36,11 @@ pub struct Summary {
     pub p99: f64,
     /// Number of samples kept (warm-up excluded).
     pub samples: usize,
-    /// Low end of the distribution-free interval for the median (order statistics); `None`
+    /// The distribution-free interval for the median (order statistics; keys `ci_low`,
+    /// `ci_high`, `ci_level`, the exact coverage, at least 0.95: n = 9 gives 0.961); `None`
     /// with fewer than 6 samples, and in results files written before intervals existed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    /// High end of that interval.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
-    /// Exact coverage of the interval, 0..=1 (at least 0.95; n = 9 gives 0.961).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_level: Option<f64>,
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
 }
 
 impl Summary {
@@ -62,9 +59,7 @@ impl Summary {
             p90: percentile_sorted(&s, 90.0),
             p99: percentile_sorted(&s, 99.0),
             samples: s.len(),
-            ci_low: ci.map(|c| c.low),
-            ci_high: ci.map(|c| c.high),
-            ci_level: ci.map(|c| c.level),
+            ci: ci.map(Interval::from),
         })
     }
 
@@ -78,24 +73,18 @@ impl Summary {
             p90: value,
             p99: value,
             samples,
-            ci_low: None,
-            ci_high: None,
-            ci_level: None,
+            ci: None,
         }
     }
 
-    /// The interval for the median as (low, high, level), when there is one.
-    pub fn interval(&self) -> Option<(f64, f64, f64)> {
-        match (self.ci_low, self.ci_high, self.ci_level) {
-            (Some(l), Some(h), Some(c)) => Some((l, h, c)),
-            _ => None,
-        }
+    /// The median with its interval and sample count.
+    pub const fn estimate(&self) -> Estimate {
+        Estimate::new(self.median, self.ci, self.samples)
     }
 
     /// Half-width of the interval relative to the median (0.03 = +-3 %), when there is one.
     pub fn relative_half_width(&self) -> Option<f64> {
-        let (l, h, _) = self.interval()?;
-        (self.median != 0.0).then(|| (h - l) / 2.0 / self.median.abs())
+        self.ci?.relative_half_width(self.median)
     }
 
     /// Relative spread (max - min) / median, a quick noise figure.
@@ -155,9 +144,9 @@ mod tests {
         assert!(Summary::of(&[1.0, f64::NAN]).is_none());
         assert_eq!(Summary::of(&[3.0, 1.0, 2.0]).unwrap().median, 2.0);
         // 100 samples at 95 %: ranks 40 and 61.
-        assert_eq!((s.ci_low, s.ci_high), (Some(40.0), Some(61.0)));
-        assert!(s.ci_level.unwrap() >= 0.95);
-        assert_eq!(Summary::of(&[1.0, 2.0, 3.0]).unwrap().interval(), None);
+        assert_eq!(s.ci.map(|c| c.ends()), Some((40.0, 61.0)));
+        assert!(s.ci.unwrap().level >= 0.95);
+        assert_eq!(Summary::of(&[1.0, 2.0, 3.0]).unwrap().ci, None);
     }
 
     /// Results files written before intervals existed still load; summaries without an
@@ -166,7 +155,7 @@ mod tests {
     fn old_json_loads_and_no_interval_serializes_as_before() {
         let old = r#"{"median":2.0,"min":1.0,"max":3.0,"p90":3.0,"p99":3.0,"samples":3}"#;
         let s: Summary = serde_json::from_str(old).unwrap();
-        assert_eq!(s.interval(), None);
+        assert_eq!(s.ci, None);
         assert_eq!(serde_json::to_string(&s).unwrap(), old);
         let v: Vec<f64> = (1..=9).map(f64::from).collect();
         let j = serde_json::to_string(&Summary::of(&v).unwrap()).unwrap();

@@ -126,10 +126,13 @@ mod tests {
         summarize(&mut remote);
         let r = ratio_to_local(&local, &remote).unwrap();
         assert_eq!((r.ratio, r.pairs), (0.5, 9));
-        assert_eq!((r.ci_low, r.ci_high), (Some(0.5), Some(0.5)));
+        assert_eq!(
+            (r.ci.map(|c| c.low), r.ci.map(|c| c.high)),
+            (Some(0.5), Some(0.5))
+        );
         assert_eq!(remote.placement_fraction, Some(0.5));
         assert_eq!(local.summary.unwrap().samples, 9);
-        assert!(local.summary.unwrap().ci_low.is_some());
+        assert!(local.summary.unwrap().ci.map(|c| c.low).is_some());
         fail(&mut remote, "failed: first".into());
         fail(&mut remote, "failed: second".into());
         record(
@@ -151,6 +154,6 @@ mod tests {
             ..RoundFigure::empty()
         };
         let r = ratio_to_local(&local, &short).unwrap();
-        assert_eq!((r.pairs, r.ci_low), (3, None));
+        assert_eq!((r.pairs, r.ci.map(|c| c.low)), (3, None));
     }
 }

@@ -29,7 +29,7 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                 .iter()
                 .filter(|row| row.same_as.is_none() && row.bandwidth().is_some())
                 .map(|row| svg::BarMark {
-                    interval: row.mb_per_s.and_then(|m| m.ci_low.zip(m.ci_high)),
+                    interval: row.mb_per_s.and_then(|m| m.ci.map(|c| c.ends())),
                     disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
                 })
                 .collect();

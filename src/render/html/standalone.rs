@@ -140,7 +140,7 @@ fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark
             s.median,
         ));
         marks.push(svg::BarMark {
-            interval: s.ci_low.zip(s.ci_high),
+            interval: s.ci.map(|c| c.ends()),
             disturbed: x.quality.as_ref().is_some_and(|q| q.disturbed),
         });
     }

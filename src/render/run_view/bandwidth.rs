@@ -96,9 +96,7 @@ pub fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> 
                 c.initiator,
                 c.target,
                 Summary {
-                    ci_low: None,
-                    ci_high: None,
-                    ci_level: None,
+                    ci: None,
                     p90: s.max,
                     p99: s.max,
                     ..s

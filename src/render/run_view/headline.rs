@@ -138,7 +138,7 @@ pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
 
 /// "95 % interval [226, 240], n=9" or "no interval (n=2)", for a headline's label.
 pub fn interval_clause(s: &crate::stats::Summary) -> String {
-    match (s.ci_low, s.ci_high) {
+    match (s.ci.map(|c| c.low), s.ci.map(|c| c.high)) {
         (Some(l), Some(h)) => format!(
             "95 % interval [{}, {}]{}, n={}",
             super::fmt_num(l),
@@ -187,7 +187,7 @@ pub fn peak_bandwidth(r: &RunResults) -> Option<(f64, String, bool)> {
         .chain(r.scaling.iter())
         .flat_map(|b| &b.results)
     {
-        let ci = match (b.mb_per_s.ci_low, b.mb_per_s.ci_high) {
+        let ci = match (b.mb_per_s.ci.map(|c| c.low), b.mb_per_s.ci.map(|c| c.high)) {
             (Some(l), Some(h)) => format!(
                 "95 % interval [{}, {}]{}, n={}",
                 super::fmt_num(l),

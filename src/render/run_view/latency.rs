@@ -74,7 +74,10 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     for (i, c) in l.sweep.iter().enumerate() {
         for p in &c.points {
             let x = p.working_set_bytes as f64;
-            if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+            if let (Some(low), Some(high)) = (
+                p.ns_per_load.ci.map(|c| c.low),
+                p.ns_per_load.ci.map(|c| c.high),
+            ) {
                 chart.errors.push(ErrorBar {
                     series: i,
                     x,
@@ -247,9 +250,9 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
             ]);
             let p = c.measured_ratio_interval.as_ref();
             row.extend([
-                Cell::opt(p.and_then(|p| p.ci_low)),
-                Cell::opt(p.and_then(|p| p.ci_high)),
-                Cell::opt(p.and_then(|p| p.ci_level)),
+                Cell::opt(p.and_then(|p| p.ci.map(|c| c.low))),
+                Cell::opt(p.and_then(|p| p.ci.map(|c| c.high))),
+                Cell::opt(p.and_then(|p| p.ci.map(|c| c.level))),
                 Cell::int(p.map(|p| p.pairs as u64)),
                 match c.differs_from_reference() {
                     Some(d) if c.initiator_node != c.memory_node => Cell::Bool(d),
@@ -290,10 +293,17 @@ pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> 
         .filter_map(|c| {
             let p = c.measured_ratio_interval.as_ref()?;
             // The row's reference itself (a row without local memory): every pair is 1.
-            if p.ratio == 1.0 && p.ci_low == Some(1.0) && p.ci_high == Some(1.0) {
+            if p.ratio == 1.0
+                && p.ci.map(|c| c.low) == Some(1.0)
+                && p.ci.map(|c| c.high) == Some(1.0)
+            {
                 return None;
             }
-            let verdict = match (c.differs_from_reference(), p.ci_low, p.ci_high) {
+            let verdict = match (
+                c.differs_from_reference(),
+                p.ci.map(|c| c.low),
+                p.ci.map(|c| c.high),
+            ) {
                 (Some(true), _, _) if p.ratio > 1.0 => " slower than local".to_string(),
                 (Some(true), _, _) => " faster than local".to_string(),
                 (Some(false), Some(l), Some(h)) => format!(
@@ -395,8 +405,7 @@ mod tests {
         let mut with_ci = 0;
         for p in l.sweep.iter_mut().flat_map(|c| c.points.iter_mut()) {
             let m = p.ns_per_load.median;
-            p.ns_per_load.ci_low = Some(m * 0.97);
-            p.ns_per_load.ci_high = Some(m * 1.04);
+            p.ns_per_load.ci = Some(crate::stats::Interval::new(m * 0.97, m * 1.04));
             with_ci += 1;
         }
         let p = &mut l.sweep[0].points[3];
@@ -462,9 +471,11 @@ mod tests {
         assert_eq!(matrix_ratio_line(m), None);
         let ratio = |r: f64, lo: f64, hi: f64| RatioToLocal {
             ratio: r,
-            ci_low: Some(lo),
-            ci_high: Some(hi),
-            ci_level: Some(0.961),
+            ci: Some(crate::stats::Interval {
+                low: lo,
+                high: hi,
+                level: 0.961,
+            }),
             pairs: 9,
         };
         m.cells[0].measured_ratio_interval = Some(ratio(1.0, 1.0, 1.0));
@@ -505,9 +516,7 @@ mod tests {
         m.cells[1].reference_in_rounds_ns = None;
         // Below six rounds: no call either way.
         m.cells[1].measured_ratio_interval = Some(RatioToLocal {
-            ci_low: None,
-            ci_high: None,
-            ci_level: None,
+            ci: None,
             pairs: 4,
             ..ratio(1.55, 0.0, 0.0)
         });

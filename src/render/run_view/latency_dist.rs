@@ -79,9 +79,9 @@ pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
         ]);
         let row = t.rows.last_mut().expect("pushed above");
         for (_, _, ci) in p.named() {
-            row.push(Cell::opt(ci.map(|c| c.ci_low)));
-            row.push(Cell::opt(ci.map(|c| c.ci_high)));
-            row.push(Cell::opt(ci.map(|c| c.ci_level)));
+            row.push(Cell::opt(ci.map(|c| c.low)));
+            row.push(Cell::opt(ci.map(|c| c.high)));
+            row.push(Cell::opt(ci.map(|c| c.level)));
         }
     }
     t
@@ -115,12 +115,7 @@ fn interval_columns() -> Vec<(String, String)> {
 /// (files written before intervals, or too few groups for this percentile).
 pub fn fmt_percentile(v: f64, ci: Option<crate::results::latency::PercentileInterval>) -> String {
     match ci {
-        Some(c) => format!(
-            "{} [{}, {}]",
-            fmt_num(v),
-            fmt_num(c.ci_low),
-            fmt_num(c.ci_high)
-        ),
+        Some(c) => format!("{} [{}, {}]", fmt_num(v), fmt_num(c.low), fmt_num(c.high)),
         None => fmt_num(v),
     }
 }
@@ -183,9 +178,9 @@ pub fn latency_mlp_table(l: Option<&LatencyReport>) -> Table {
             Cell::Num(m.ns_per_load),
             Cell::Num(m.per_chain_ns_per_load),
             Cell::Num(m.factor),
-            Cell::opt(m.ci_low),
-            Cell::opt(m.ci_high),
-            Cell::opt(m.ci_level),
+            Cell::opt(m.ci.map(|c| c.low)),
+            Cell::opt(m.ci.map(|c| c.high)),
+            Cell::opt(m.ci.map(|c| c.level)),
         ]);
     }
     t
@@ -293,7 +288,7 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
             x: v,
             label,
             style: MarkStyle::Dashed,
-            band: ci.map(|c| (c.ci_low, c.ci_high)),
+            band: ci.map(|c| (c.low, c.high)),
         });
     }
     let chases = [
@@ -556,14 +551,14 @@ pub(crate) mod tests_support {
                 mean: 104.0,
                 intervals: Some(PercentileIntervals {
                     p50: Some(PercentileInterval {
-                        ci_low: 100.0,
-                        ci_high: 102.0,
-                        ci_level: 0.951,
+                        low: 100.0,
+                        high: 102.0,
+                        level: 0.951,
                     }),
                     p99: Some(PercentileInterval {
-                        ci_low: 130.0,
-                        ci_high: 160.0,
-                        ci_level: 0.952,
+                        low: 130.0,
+                        high: 160.0,
+                        level: 0.952,
                     }),
                     ..PercentileIntervals::default()
                 }),

@@ -158,10 +158,10 @@ pub(crate) fn bandwidth_cells(p: &LoadedPoint) -> Vec<Cell> {
     {
         let s = s.as_ref();
         v.push(Cell::opt(s.map(|s| s.median)));
-        v.push(Cell::opt(s.and_then(|s| s.ci_low)));
-        v.push(Cell::opt(s.and_then(|s| s.ci_high)));
+        v.push(Cell::opt(s.and_then(|s| s.ci.map(|c| c.low))));
+        v.push(Cell::opt(s.and_then(|s| s.ci.map(|c| c.high))));
         if k == 0 {
-            v.push(Cell::opt(s.and_then(|s| s.ci_level)));
+            v.push(Cell::opt(s.and_then(|s| s.ci.map(|c| c.level))));
             v.push(Cell::int(s.map(|s| s.samples as u64)));
         }
     }
@@ -260,8 +260,8 @@ pub(crate) fn x_error(series: usize, p: &LoadedPoint) -> Option<XErrorBar> {
     Some(XErrorBar {
         series,
         y: p.ns_per_load.median,
-        low: s.ci_low?,
-        high: s.ci_high?,
+        low: s.ci.map(|c| c.low)?,
+        high: s.ci.map(|c| c.high)?,
     })
 }
 
@@ -289,7 +289,10 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     for p in &l.points {
-        if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+        if let (Some(low), Some(high)) = (
+            p.ns_per_load.ci.map(|c| c.low),
+            p.ns_per_load.ci.map(|c| c.high),
+        ) {
             c.errors.push(ErrorBar {
                 series: 0,
                 x: p.mb_per_s(),

@@ -286,8 +286,8 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
                 .min(r.load_placement_fraction),
         ));
         let bw = max.and_then(|p| p.total_mb_per_s_summary.as_ref());
-        row.push(Cell::opt(bw.and_then(|s| s.ci_low)));
-        row.push(Cell::opt(bw.and_then(|s| s.ci_high)));
+        row.push(Cell::opt(bw.and_then(|s| s.ci.map(|c| c.low))));
+        row.push(Cell::opt(bw.and_then(|s| s.ci.map(|c| c.high))));
         row.push(Cell::int(bw.map(|s| s.samples as u64)));
         t.rows.push(row);
     }
@@ -372,7 +372,10 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         for p in &r.points {
-            if let (Some(low), Some(high)) = (p.ns_per_load.ci_low, p.ns_per_load.ci_high) {
+            if let (Some(low), Some(high)) = (
+                p.ns_per_load.ci.map(|c| c.low),
+                p.ns_per_load.ci.map(|c| c.high),
+            ) {
                 c.errors.push(ErrorBar {
                     series: s,
                     x: p.mb_per_s(),

@@ -91,9 +91,9 @@ pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
         ],
         Some(s) => [
             Cell::opt(Some(s.median)),
-            Cell::opt(s.ci_low),
-            Cell::opt(s.ci_high),
-            Cell::opt(s.ci_level),
+            Cell::opt(s.ci.map(|c| c.low)),
+            Cell::opt(s.ci.map(|c| c.high)),
+            Cell::opt(s.ci.map(|c| c.level)),
             Cell::Int(s.samples as u64),
         ],
     }
@@ -143,29 +143,19 @@ pub(crate) fn quality_columns() -> Vec<(String, String)> {
     ]
 }
 
-/// A median with its 95 % interval and count, the one style every text and HTML output uses:
-/// `231 [226, 240] n=9`, or `231, no interval (n=2)` below six samples.
+/// A median with its 95 % interval and count (`231 [226, 240] n=9`, or `231, no interval
+/// (n=2)` below six samples): [`super::estimate::bracketed`].
 pub fn fmt_interval(s: &crate::stats::Summary) -> String {
-    fmt_median_interval(s.median, s.ci_low.zip(s.ci_high), s.samples)
+    super::estimate::bracketed(&s.estimate())
 }
 
 /// The same from loose parts (a bandwidth `Rates`).
 pub fn fmt_median_interval(median: f64, ci: Option<(f64, f64)>, n: usize) -> String {
-    match ci {
-        Some((l, h)) => format!("{} [{}, {}] n={n}", fmt_num(median), fmt_num(l), fmt_num(h)),
-        None => format!("{}, {} (n={n})", fmt_num(median), no_interval(n)),
-    }
+    let ci = ci.map(|(l, h)| crate::stats::Interval::new(l, h));
+    super::estimate::bracketed(&crate::stats::Estimate::new(median, ci, n))
 }
 
-/// Why a figure has no interval: "no interval" below six samples (too few for one), "no
-/// interval recorded" from six on (a results file written before intervals existed).
-pub fn no_interval(n: usize) -> &'static str {
-    if n < crate::stats::interval::min_samples(crate::stats::CONFIDENCE) {
-        "no interval"
-    } else {
-        "no interval recorded"
-    }
-}
+pub use super::estimate::no_interval;
 
 /// A median with its 95 % interval for a table cell whose row shows the count elsewhere:
 /// `45.6 [44.1, 47.0]`, `45.6, no interval`, with ` (disturbed)` when `disturbed`.
@@ -173,10 +163,7 @@ pub fn fmt_ci(
     s: &crate::stats::Summary,
     q: Option<&crate::results::quality::RepetitionQuality>,
 ) -> String {
-    let mut out = match (s.ci_low, s.ci_high) {
-        (Some(l), Some(h)) => format!("{} [{}, {}]", fmt_num(s.median), fmt_num(l), fmt_num(h)),
-        _ => format!("{}, {}", fmt_num(s.median), no_interval(s.samples)),
-    };
+    let mut out = super::estimate::cell(&s.estimate());
     if q.is_some_and(|q| q.disturbed) {
         out.push_str(" (disturbed)");
     }
@@ -204,7 +191,7 @@ pub fn cell_intervals(t: Table, base: &str) -> Option<String> {
 
 /// A measured number for people: 3 significant figures below 100, integers above.
 pub fn fmt_num(v: f64) -> String {
-    crate::render::svg::value_label(v)
+    super::estimate::num(v)
 }
 
 /// One table of a run. Each column has a machine key (the CSV header: snake_case, the unit

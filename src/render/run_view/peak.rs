@@ -143,7 +143,7 @@ pub fn peak_domains_table(r: &RunResults) -> Table {
 
 fn mark(s: &Summary, disturbed: bool) -> BarMark {
     BarMark {
-        interval: s.ci_low.zip(s.ci_high),
+        interval: s.ci.map(|c| c.ends()),
         disturbed,
     }
 }

@@ -76,14 +76,14 @@ pub fn scenarios_table(r: &RunResults) -> Table {
             let lat = row.latency.as_ref();
             let ratio = row.latency_ratio_to_a.as_ref();
             cells.extend([
-                Cell::opt(lat.and_then(|l| l.ns_per_load.ci_low)),
-                Cell::opt(lat.and_then(|l| l.ns_per_load.ci_high)),
-                Cell::opt(lat.and_then(|l| l.ns_per_load.ci_level)),
+                Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.low))),
+                Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.high))),
+                Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.level))),
                 lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
                 lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
                 Cell::opt(ratio.map(|r| r.ratio)),
-                Cell::opt(ratio.and_then(|r| r.ci_low)),
-                Cell::opt(ratio.and_then(|r| r.ci_high)),
+                Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.low))),
+                Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.high))),
             ]);
             t.rows.push(cells);
         }

@@ -89,8 +89,9 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
             let i = c.series.len();
             for p in &s.points {
                 let run = b.results.get(p.result_index);
-                let (lo, hi) =
-                    run.map_or((None, None), |x| (x.mb_per_s.ci_low, x.mb_per_s.ci_high));
+                let (lo, hi) = run.map_or((None, None), |x| {
+                    (x.mb_per_s.ci.map(|c| c.low), x.mb_per_s.ci.map(|c| c.high))
+                });
                 if let (Some(low), Some(high)) = (lo, hi) {
                     c.errors.push(ErrorBar {
                         series: i,

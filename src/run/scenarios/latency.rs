@@ -458,7 +458,10 @@ mod tests {
         // Nine medians: the 2nd and 8th sorted, 99 and 104; neither the 120 block nor the
         // samples' +50 tails.
         assert_eq!(
-            (a.ns_per_load.ci_low, a.ns_per_load.ci_high),
+            (
+                a.ns_per_load.ci.map(|c| c.low),
+                a.ns_per_load.ci.map(|c| c.high)
+            ),
             (Some(99.0), Some(104.0))
         );
         assert_eq!(a.blocks.block_medians_ns, a_med.to_vec());
@@ -467,13 +470,16 @@ mod tests {
         assert_eq!(a.blocks.all_samples.max, 170.0);
         let r = ratio_to_a(&a, &b).unwrap();
         assert!((r.ratio - 1.2).abs() < 1e-9);
-        assert!((r.ci_low.unwrap() - 1.2).abs() < 1e-9 && (r.ci_high.unwrap() - 1.2).abs() < 1e-9);
+        assert!(
+            (r.ci.map(|c| c.low).unwrap() - 1.2).abs() < 1e-9
+                && (r.ci.map(|c| c.high).unwrap() - 1.2).abs() < 1e-9
+        );
         assert_eq!(r.pairs, 9);
         // Unequal lengths (a stop mid-round): the shorter prefix pairs; five pairs, no interval.
         let short = row_latency(&blocks(&b_med[..5]), &plan(), true).unwrap();
         let r = ratio_to_a(&a, &short).unwrap();
-        assert_eq!((r.pairs, r.ci_low), (5, None));
-        assert_eq!(short.ns_per_load.ci_low, None);
+        assert_eq!((r.pairs, r.ci.map(|c| c.low)), (5, None));
+        assert_eq!(short.ns_per_load.ci.map(|c| c.low), None);
         assert!(row_latency(&RowBlocks::default(), &plan(), false).is_none());
     }
 

@@ -1,0 +1,476 @@
+//! The one-screen summary that `run` prints, writes to summary.txt, and `report` prints:
+//! the figures a person came for, each once, from [`crate::results::figures`]. Local
+//! latency and bandwidth (as MLC's matrices when there are several nodes: CPU node rows,
+//! memory node columns, SLIT beside), what to run for each kind of application, loaded
+//! latency and core to core on a line each, then the warnings that matter and where the
+//! rest is. At most 100 columns; every other table is in `report --full`, the HTML and the
+//! CSV files. This renderer arranges and words; it decides nothing.
+
+use std::io::{self, Write};
+use std::path::Path;
+
+use super::estimate::{compact, num};
+use crate::results::figures::{self, Conditions, Figure, NodeMatrix, RunFigures};
+use crate::results::format::{format_bytes, format_list};
+use crate::results::RunResults;
+
+/// Widest line the summary prints.
+pub const WIDTH: usize = 100;
+/// Warnings shown before "and N more".
+const WARNINGS_SHOWN: usize = 4;
+
+/// Writes the summary; `dir` is where the run's files went (none for `report`).
+pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Result<()> {
+    let f = figures::of_run(r);
+    let mut lines = vec![machine_line(r), verdict_line(r)];
+    lines.extend(latency_block(r, &f));
+    lines.extend(bandwidth_block(&f));
+    lines.extend(what_to_run(&f));
+    lines.extend(loaded_and_c2c(&f));
+    lines.extend(warnings(r));
+    lines.push(where_the_rest_is(r, dir));
+    for l in lines.iter().flat_map(|l| l.split('\n')) {
+        writeln!(out, "{}", fit(l))?;
+    }
+    Ok(())
+}
+
+/// Cuts a line to [`WIDTH`] columns, marking the cut.
+fn fit(l: &str) -> String {
+    if l.chars().count() <= WIDTH {
+        return l.to_string();
+    }
+    let mut s: String = l.chars().take(WIDTH - 3).collect();
+    s.push_str("...");
+    s
+}
+
+fn machine_line(r: &RunResults) -> String {
+    let t = &r.topology;
+    let env = &t.environment;
+    format!(
+        "{}: {}, {}, {}, LLC {}, Linux {}{}",
+        r.host,
+        env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        plural(t.nodes.len(), "node"),
+        plural(t.usable_cpus().len(), "CPU"),
+        format_bytes(t.llc_total_bytes()),
+        env.kernel_release.as_deref().unwrap_or("?"),
+        if env.hypervisor { ", VM" } else { "" }
+    )
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+fn verdict_line(r: &RunResults) -> String {
+    let v = r
+        .quality
+        .as_ref()
+        .map_or("not recorded", |q| verdict_clause(&q.sentence));
+    format!(
+        "{} in {:.0} s, {} budget\nverdict: {v}",
+        if r.partial { "partial run" } else { "run" },
+        r.duration_s,
+        r.plan.budget.name()
+    )
+}
+
+/// The verdict's first clause: `noisy: 26 of 31 figures marked` (the evidence after it is in
+/// `report --full`).
+pub fn verdict_clause(sentence: &str) -> &str {
+    let end = [" (", "; "]
+        .iter()
+        .filter_map(|p| sentence.find(p))
+        .min()
+        .unwrap_or(sentence.len());
+    &sentence[..end]
+}
+
+/// A figure in compact form with its disturbed mark.
+fn fig(f: &Figure) -> String {
+    let mut s = compact(&f.estimate, f.unit);
+    if f.quality.disturbed {
+        s.push_str(" DISTURBED");
+    }
+    s
+}
+
+/// `random, 16 MiB, 4k pages, 1 thread on CPU 0, memory node 0`: the conditions once.
+fn conditions(c: &Conditions) -> String {
+    let mut parts = Vec::new();
+    parts.extend(c.method.clone());
+    parts.extend(c.working_set_bytes.map(format_bytes));
+    parts.extend(c.page_size.as_ref().map(|p| format!("{p} pages")));
+    if let Some(t) = c.threads {
+        let on = if c.cpus.is_empty() {
+            String::new()
+        } else {
+            format!(" on CPU {}", format_list(&c.cpus))
+        };
+        parts.push(format!("{t} thread{}{on}", if t == 1 { "" } else { "s" }));
+    }
+    if !c.memory_nodes.is_empty() {
+        parts.push(format!("memory node {}", format_list(&c.memory_nodes)));
+    }
+    parts.extend(c.load.clone());
+    parts.join(", ")
+}
+
+/// The interval note of a matrix: the widest ± or why there are none, once per block.
+fn matrix_note(f: &RunFigures, m: &NodeMatrix) -> String {
+    let figs: Vec<&Figure> = m
+        .cells
+        .iter()
+        .flatten()
+        .flatten()
+        .map(|&i| f.get(i))
+        .collect();
+    let widest = figs
+        .iter()
+        .filter_map(|g| g.estimate.relative_half_width())
+        .fold(None, |a: Option<f64>, w| Some(a.map_or(w, |a| a.max(w))));
+    let n = figs.iter().map(|g| g.estimate.count).max().unwrap_or(0);
+    let disturbed = figs.iter().filter(|g| g.quality.disturbed).count();
+    let mut s = match widest {
+        Some(w) => format!("  medians; intervals at most ±{:.0} %, n<={n}", w * 100.0),
+        None => format!("  medians; {} (n={n})", super::estimate::no_interval(n)),
+    };
+    if disturbed > 0 {
+        s.push_str(&format!("; {disturbed} cell(s) disturbed"));
+    }
+    s
+}
+
+fn matrix_lines(f: &RunFigures, m: &NodeMatrix, slit: Option<&Vec<Vec<u32>>>) -> Vec<String> {
+    let w = 9;
+    let mut head = format!("  {:<22}", "CPU node \\ memory node");
+    for c in &m.columns {
+        head.push_str(&format!("{c:>w$}"));
+    }
+    if slit.is_some() {
+        head.push_str("   SLIT");
+    }
+    let mut v = vec![head];
+    for (ri, row) in m.rows.iter().enumerate() {
+        let mut l = format!("  {row:<22}");
+        for cell in &m.cells[ri] {
+            let t = cell.map_or("-".to_string(), |i| num(f.get(i).estimate.median));
+            l.push_str(&format!("{t:>w$}"));
+        }
+        if let Some(d) = slit.and_then(|d| d.get(*row as usize)) {
+            let ds: Vec<String> = m
+                .columns
+                .iter()
+                .map(|&c| d.get(c as usize).map_or("-".into(), |x| x.to_string()))
+                .collect();
+            l.push_str(&format!("   {}", ds.join(" ")));
+        }
+        v.push(l);
+    }
+    v.push(matrix_note(f, m));
+    v
+}
+
+fn latency_block(r: &RunResults, f: &RunFigures) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(m) = &f.latency {
+        v.push(String::new());
+        v.push(format!(
+            "Latency, ns per load ({})",
+            conditions(&m.conditions)
+        ));
+        let slit = (!r.topology.distances.is_empty()).then_some(&r.topology.distances);
+        v.extend(matrix_lines(f, m, slit));
+    } else if let Some(i) = f.local_latency {
+        let g = f.get(i);
+        v.push(String::new());
+        v.push(format!("Local latency   {}", fig(g)));
+        v.push(format!("  {}", conditions(&g.conditions)));
+    }
+    v
+}
+
+fn bandwidth_block(f: &RunFigures) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(m) = &f.bandwidth {
+        v.push(String::new());
+        v.push(format!("Bandwidth, MB/s ({})", conditions(&m.conditions)));
+        v.extend(matrix_lines(f, m, None));
+    } else if let Some(i) = f.local_bandwidth {
+        let g = f.get(i);
+        if f.latency.is_some() || f.local_latency.is_none() {
+            v.push(String::new());
+        }
+        v.push(format!("Local bandwidth {}", fig(g)));
+        v.push(format!("  {}; MB = 10^6 B", conditions(&g.conditions)));
+    }
+    v
+}
+
+fn what_to_run(f: &RunFigures) -> Vec<String> {
+    if f.what_to_run.is_empty() {
+        return Vec::new();
+    }
+    let mut v = vec![
+        String::new(),
+        format!(
+            "What to run ({} kernel, MB/s; gain over the next best, paired 95 % interval)",
+            f.scenario_kernel.as_deref().unwrap_or("?")
+        ),
+    ];
+    let mut shown: Vec<(usize, String)> = Vec::new();
+    for c in &f.what_to_run {
+        let kind = kind_label(c.kind);
+        let figure = c.figure.map(|i| f.get(i));
+        let disturbed = figure.is_some_and(|g| g.quality.disturbed);
+        let earlier = c.figure.and_then(|i| shown.iter().find(|(j, _)| *j == i));
+        let figure = match (earlier, figure) {
+            (Some((_, letter)), _) => format!("as {letter}"),
+            (None, Some(g)) => compact(&g.estimate, g.unit),
+            (None, None) => "-".into(),
+        };
+        if let Some(i) = c.figure {
+            let letter = c.best.split(' ').next().unwrap_or("").to_string();
+            shown.push((i, letter));
+        }
+        let mut gain = if disturbed { "DISTURBED; " } else { "" }.to_string();
+        gain.push_str(&if c.tie {
+            "no difference here".to_string()
+        } else {
+            match (&c.gain, &c.over) {
+                (Some(g), Some(o)) => format!("{} over {o}", gain_text(g)),
+                _ => "the only way measured".into(),
+            }
+        });
+        let best: String = c.best.chars().take(47).collect();
+        v.push(format!("  {kind:<28} {best:<47} {figure}"));
+        let line = format!("      {gain}");
+        if c.numactl.is_empty() || c.tie {
+            v.push(line);
+        } else if line.len() + 2 + c.numactl.len() <= WIDTH {
+            v.push(format!("{line}: {}", c.numactl));
+        } else {
+            v.push(line);
+            v.push(format!("      {}", c.numactl));
+        }
+    }
+    v
+}
+
+/// The kind of application in a table cell.
+fn kind_label(k: crate::results::scenarios::AppKind) -> &'static str {
+    use crate::results::scenarios::AppKind::*;
+    match k {
+        SingleThreaded => "single-threaded",
+        SeveralSingleThreaded => "several single-threaded",
+        MultiThreadedNumaUnaware => "multi-threaded, NUMA-unaware",
+        MultiThreadedNumaAware => "multi-threaded, NUMA-aware",
+    }
+}
+
+/// `+49 % [+44, +53]`.
+fn gain_text(g: &crate::stats::Estimate) -> String {
+    let pct = |x: f64| format!("{:+.0}", x * 100.0);
+    match g.interval {
+        Some(i) => format!("{} % [{}, {}]", pct(g.median), pct(i.low), pct(i.high)),
+        None => format!("{} %", pct(g.median)),
+    }
+}
+
+fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(l) = &f.loaded {
+        let idle = f.get(l.idle);
+        let peak = f.get(l.at_peak);
+        v.push(String::new());
+        v.push(format!(
+            "Loaded latency  {} idle, {} at {} MB/s ({})",
+            fig(idle),
+            fig(peak),
+            num(l.peak_mb_per_s.median),
+            peak.conditions.load.as_deref().unwrap_or("load")
+        ));
+    }
+    if !f.c2c.is_empty() {
+        let groups: Vec<String> = f
+            .c2c
+            .iter()
+            .map(|(label, i)| format!("{} {label}", fig(f.get(*i))))
+            .collect();
+        if f.loaded.is_none() {
+            v.push(String::new());
+        }
+        v.push(format!("Core to core    {}", groups.join("; ")));
+    }
+    v
+}
+
+/// The warnings that matter, each cut to its first clause, and how many more there are.
+fn warnings(r: &RunResults) -> Vec<String> {
+    let all = crate::results::findings::gathered_warnings(r);
+    if all.is_empty() {
+        return Vec::new();
+    }
+    let mut v = vec![String::new()];
+    for w in all.iter().take(WARNINGS_SHOWN) {
+        v.push(format!("warning: {w}"));
+    }
+    if all.len() > WARNINGS_SHOWN {
+        v.push(format!(
+            "  and {} more warning(s) in report --full",
+            all.len() - WARNINGS_SHOWN
+        ));
+    }
+    v
+}
+
+fn where_the_rest_is(r: &RunResults, dir: Option<&Path>) -> String {
+    let _ = r;
+    match dir {
+        Some(d) => format!("More: numascope report --full {}/results.json", d.display()),
+        None => {
+            "Every table, sweep point and decision: numascope report --full (or --html, --csv)."
+                .into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(name: &str) -> RunResults {
+        let path = format!(
+            "{}/tests/fixtures/results/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        RunResults::from_json(&std::fs::read_to_string(&path).unwrap(), name).unwrap()
+    }
+
+    /// The Opteron fixture grown to four nodes (a Magny-Cours-like square: one hop 1.4x,
+    /// two hops 1.8x), its bandwidth matrix grown the same way.
+    fn four_nodes() -> RunResults {
+        let mut r = load("opteron-2node.json");
+        let hops = |a: u32, b: u32| (a ^ b).count_ones();
+        let mut cells = Vec::new();
+        for i in 0..4 {
+            for m in 0..4 {
+                let ns = [61.0, 85.4, 109.8][hops(i, m) as usize]
+                    + f64::from(i) * 0.7
+                    + f64::from(m) * 0.3;
+                cells.push((i, m, ns, None));
+            }
+        }
+        r.latency = Some(crate::run::sample::latency_matrix(&cells));
+        r.topology.distances = (0..4)
+            .map(|i| (0..4).map(|m| [10, 16, 22][hops(i, m) as usize]).collect())
+            .collect();
+        let node = r.topology.nodes[0].clone();
+        r.topology.nodes = (0..4)
+            .map(|i| {
+                let mut n = node.clone();
+                n.id = i;
+                n
+            })
+            .collect();
+        if let Some(b) = &mut r.bandwidth {
+            let m = &mut b.matrix[0];
+            let base = b.results[m.cells[0].result_index].clone();
+            let mut out = Vec::new();
+            m.cells.clear();
+            for i in 0..4u32 {
+                for t in 0..4u32 {
+                    let mut x = base.clone();
+                    let k = [1.0, 0.52, 0.31][hops(i, t) as usize]
+                        - f64::from(i) * 0.013
+                        - f64::from(t) * 0.007;
+                    x.mb_per_s.median = (x.mb_per_s.median * k).round();
+                    out.push(x);
+                    m.cells.push(crate::results::bandwidth::MatrixCell {
+                        initiator: i,
+                        target: t,
+                        threads: 1,
+                        mb_per_s: 0.0,
+                        dram_mb_per_s_estimate: 0.0,
+                        placement_fraction: 1.0,
+                        hmat_read_mb_per_s: None,
+                        hmat_write_mb_per_s: None,
+                        result_index: b.results.len() + out.len() - 1,
+                    });
+                }
+            }
+            m.initiators = vec![0, 1, 2, 3];
+            m.targets = vec![0, 1, 2, 3];
+            b.results.extend(out);
+        }
+        r
+    }
+
+    fn summary(r: &RunResults) -> String {
+        let mut out = Vec::new();
+        render(&mut out, r, None).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Every number with a decimal point or three digits appears no more often than the
+    /// figures of the model that print as it: each figure once.
+    fn assert_each_figure_once(r: &RunResults, text: &str) {
+        let f = figures::of_run(r);
+        let mut printed = std::collections::HashMap::<String, usize>::new();
+        for g in &f.figures {
+            *printed.entry(num(g.estimate.median)).or_default() += 1;
+        }
+        let mut seen = std::collections::HashMap::<String, usize>::new();
+        for word in text.split_whitespace() {
+            let w = word.trim_matches(|c: char| "()[],;:+-±%.".contains(c));
+            let number = !w.is_empty() && w.chars().all(|c| c.is_ascii_digit() || c == '.');
+            if number && (w.contains('.') || w.len() >= 3) {
+                *seen.entry(w.to_string()).or_default() += 1;
+            }
+        }
+        for (w, n) in seen {
+            if n > 1 {
+                let figs = printed.get(&w).copied().unwrap_or(0);
+                assert!(
+                    n <= figs.max(1),
+                    "{w} printed {n} times for {figs} figure(s):\n{text}"
+                );
+            }
+        }
+    }
+
+    fn check(r: &RunResults, max_lines: usize) -> String {
+        let text = summary(r);
+        assert!(
+            text.lines().count() <= max_lines,
+            "{} lines:\n{text}",
+            text.lines().count()
+        );
+        for l in text.lines() {
+            assert!(
+                l.chars().count() <= WIDTH,
+                "{} columns: {l}",
+                l.chars().count()
+            );
+        }
+        assert_each_figure_once(r, &text);
+        text
+    }
+
+    #[test]
+    fn opteron_two_sockets_in_forty_lines() {
+        insta::assert_snapshot!(check(&load("opteron-2node.json"), 40));
+    }
+
+    #[test]
+    fn this_machine_one_node_in_thirty_lines() {
+        insta::assert_snapshot!(check(&load("this-machine-kvm-2cpu.json"), 30));
+    }
+
+    #[test]
+    fn four_nodes_in_forty_lines() {
+        insta::assert_snapshot!(check(&four_nodes(), 40));
+    }
+}

@@ -57,8 +57,11 @@ fn the_reference_is_measured_across_the_run_and_shown_where_conditions_match() {
         "n >= 6 has an interval"
     );
     assert_eq!(l.working_set_bytes, 8 << 20);
+    // Every kept repetition contributes its samples_per_repetition timed samples (the
+    // reference pools them).
     assert_eq!(
-        l.quality.repetitions_kept as usize, l.ns_per_load.samples,
+        l.quality.repetitions_kept as usize * l.samples_per_repetition,
+        l.ns_per_load.samples,
         "{:?}",
         l.quality
     );

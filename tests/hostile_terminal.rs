@@ -193,7 +193,13 @@ fn report_and_compare_show_a_hostile_host_escaped() {
     assert_clean("report stdout", &out.stdout);
     assert!(String::from_utf8_lossy(&out.stdout).contains("evil\\x1b"));
     let out = numascope().arg("compare").arg(&a).arg(&b).output().unwrap();
-    assert!(out.status.code().is_some_and(|c| c <= 1));
+    // 0 or 1 when figures compare, 4 when too few could be compared (a file without
+    // intervals): any of them, so long as nothing raw reaches the terminal.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1 | 4)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_clean("compare stdout", &out.stdout);
     assert_clean("compare stderr", &out.stderr);
 }

@@ -64,7 +64,7 @@ class NumascopeMemoryCheck(rfm.RunOnlyRegressionTest):
     @sanity_function
     def validate(self):
         return sn.all([
-            sn.assert_found(r'run complete in', self.stdout),
+            sn.assert_found(r'(?m)^run in \d+ s', self.stdout),
             sn.assert_found(r'^# EOF$', 'numascope.prom'),
         ])
 

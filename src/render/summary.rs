@@ -50,12 +50,14 @@ fn machine_line(r: &RunResults) -> String {
     let env = &t.environment;
     format!(
         "{}: {}, {}, {}, LLC {}, Linux {}{}",
-        r.host,
-        env.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        // Foreign strings, escaped; the host cut short enough that the line keeps its length
+        // note when the whole line is fitted to the width.
+        crate::sanitize::cut(&crate::sanitize::escape(&r.host), 40),
+        crate::sanitize::escape(env.cpu_model.as_deref().unwrap_or("unknown CPU")),
         plural(t.nodes.len(), "node"),
         plural(t.usable_cpus().len(), "CPU"),
         format_bytes(t.llc_total_bytes()),
-        env.kernel_release.as_deref().unwrap_or("?"),
+        crate::sanitize::escape(env.kernel_release.as_deref().unwrap_or("?")),
         if env.hypervisor { ", VM" } else { "" }
     )
 }

@@ -12,6 +12,10 @@ cargo clippy --all-targets -- -D warnings
 # tests/fixtures (sysfs has them: cpuN/nodeM -> the node, which links back to its CPUs): about
 # 20,000 lines that say nothing about the docs, so they are left out of the log.
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps 2>&1 | grep -v '^warning: File system loop found: '
+mkdir -p target
+ls -A /tmp | sort > target/tmp-before-tests.txt
 cargo test --all-targets
+# The suite leaves nothing in /tmp and no process behind.
+bash tests/check-leftovers.sh target/tmp-before-tests.txt
 cargo build --release
 bash tests/vm/run.sh

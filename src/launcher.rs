@@ -68,7 +68,7 @@ fn check_value(text: &str, name: &str, value: &str) -> anyhow::Result<()> {
 
 /// Expands an `--output` template; a path without `{` is returned as it is. An unknown
 /// placeholder, an unclosed `{`, `{rank}` outside a launcher, or a value that would lead out of
-/// the named directory ([`check_value`]) is one sentence naming it.
+/// the named directory (`check_value`) is one sentence naming it.
 pub fn expand_output(template: &Path, v: &TemplateValues) -> anyhow::Result<PathBuf> {
     let Some(text) = template.to_str() else {
         return Ok(template.to_path_buf());

@@ -5,7 +5,7 @@
 //! this process may not use are marked `*`. Plain ASCII, so it survives any terminal and bug
 //! report.
 //!
-//! Every drawing fits [`fit::MAX_WIDTH`] columns: a package too wide is drawn in blocks, one
+//! Every drawing fits `fit::MAX_WIDTH` columns: a package too wide is drawn in blocks, one
 //! per node or cache instance, stacked; when one of those is still too wide, identical cores
 //! are collapsed into one column with their count (`8 cores 0-7`, `8x L2 1 MiB`), as lstopo
 //! collapses identical objects; a machine too large for that is listed one group a line.

@@ -55,8 +55,13 @@ fn non_negative(key: &str) -> bool {
     NON_NEGATIVE_NAMES.contains(&key) || NON_NEGATIVE_SUFFIXES.iter().any(|s| key.ends_with(s))
 }
 
-/// The high end paired with `key` when `key` is an interval's low end.
+/// The high end paired with `key` when `key` is an interval's low end. A count is never an
+/// interval's end: core to core's `low_blocks`/`high_blocks` count the blocks near its low and
+/// its high mode, and either may be the larger.
 fn high_of(key: &str) -> Option<String> {
+    if key.ends_with("_blocks") {
+        return None;
+    }
     if let Some(rest) = key.strip_suffix("_low") {
         return Some(format!("{rest}_high"));
     }
@@ -178,6 +183,10 @@ mod tests {
         let e = object_domains(&m, "x").unwrap_err();
         assert!(e.contains("`x.ci_low`") && e.contains("ci_high"), "{e}");
         m.insert("ci_high".into(), 3.0.into());
+        assert!(object_domains(&m, "x").is_ok());
+        // Counts named low/high are not interval ends (c2c's blocks near each mode).
+        m.insert("low_blocks".into(), 4.into());
+        m.insert("high_blocks".into(), 2.into());
         assert!(object_domains(&m, "x").is_ok());
         m.insert("delta_ns".into(), (-1.0).into());
         assert!(object_domains(&m, "x").unwrap_err().contains("x.delta_ns"));

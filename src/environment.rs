@@ -22,7 +22,7 @@ pub fn read_environment(root: &SysRoot, cpus: &[Cpu]) -> Result<Environment, Sys
 }
 
 /// [`read_environment`], with a malformed optional file (a THP choice file without a
-/// bracketed choice) left unknown and named in `warnings` instead of refused (issue 13).
+/// bracketed choice) left unknown and named in `warnings` instead of refused.
 pub fn read_environment_warn(
     root: &SysRoot,
     cpus: &[Cpu],
@@ -268,7 +268,7 @@ mod tests {
             test_root_bytes(&[("sys/kernel/mm/transparent_hugepage/enabled", b"always\n")]);
         let mut w = Vec::new();
         let e = read_environment_warn(&root, &[], &mut w).unwrap();
-        assert_eq!(e.thp_enabled, None, "unknown, not refused (issue 13)");
+        assert_eq!(e.thp_enabled, None, "unknown, not refused");
         assert!(
             w.len() == 1 && w[0].contains("transparent_hugepage/enabled is malformed"),
             "{w:?}"

@@ -1,4 +1,4 @@
-//! Reads the platform part of the environment (issue 13): the hypervisor vendor (CPUID's
+//! Reads the platform part of the environment: the hypervisor vendor (CPUID's
 //! hypervisor leaf on the running machine, else DMI, else /sys/hypervisor), the cgroup version
 //! and the process's cpuset and cpu.max, and the kernel's weighted-interleave `auto` mode and
 //! weights. A measurement read in a 2-CPU quota or under a hypervisor means something else,

@@ -55,7 +55,7 @@ pub enum Kind {
     /// `compare` found a difference beyond noise (not a failure: the answer is "different").
     Differs,
     /// `compare` or `fleet` could judge too little to answer (no figure, or fewer than the
-    /// stated share): not "no difference" (issue 33). Exit 4.
+    /// stated share): not "no difference". Exit 4.
     NotComparable,
 }
 

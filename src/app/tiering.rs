@@ -1,5 +1,5 @@
-//! `app --tiering`: candidates whose placement the kernel manages while the program runs
-//! (issue 32), beside the static ones. Each starts the program with the default policy
+//! `app --tiering`: candidates whose placement the kernel manages while the program runs,
+//! beside the static ones. Each starts the program with the default policy
 //! (first touch) and puts system-wide settings in force for the run only:
 //!
 //! - `kernel:numa-balancing`: `numa_balancing` = 1, pages migrate toward the threads that

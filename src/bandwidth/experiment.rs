@@ -114,7 +114,7 @@ pub fn run(
     run_toward(topo, root, cfg, None, progress)
 }
 
-/// [`run`], the headline figures measured toward `goal` (issue 19): each kernel's result, each
+/// [`run`], the headline figures measured toward `goal`: each kernel's result, each
 /// matrix cell and each scaling point takes extra repetitions while its interval is wider
 /// than the goal's target, within the goal's pool. A size sweep's points (tens of them) and
 /// the peak runs keep the planned count. `numascope bandwidth` passes a count-bounded goal at

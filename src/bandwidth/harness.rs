@@ -6,7 +6,7 @@
 //! and each reports the elements it processed and its own elapsed time. Rates are computed per
 //! thread (bytes over the thread's own time) and summed; the first repetitions are dropped.
 //! Toward a precision goal ([`run_toward`]), batches of extra repetitions follow while the
-//! interval of the summed rate is wider than the target (issue 19).
+//! interval of the summed rate is wider than the target.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -87,7 +87,7 @@ pub fn run(topo: &Topology, root: &SysRoot, spec: &RunSpec) -> anyhow::Result<Ba
 }
 
 /// [`run`], then, with a `goal`, batches of extra repetitions while the interval of the total
-/// rate's median is wider than the goal's target (issue 19; [`next_batch`] sizes each batch
+/// rate's median is wider than the goal's target ([`next_batch`] sizes each batch
 /// and says when to stop: the interval is met, the extras reached the planned count, or the
 /// goal's pool has no time for the next batch). A batch is a new team over the same arrays:
 /// each thread takes back its placed, faulted and swept buffers on the same CPU, so a batch
@@ -377,7 +377,7 @@ fn summarize(
     spec: &RunSpec,
     mut outcome: TeamOutcome<Worker, Moved>,
 ) -> BandwidthResult {
-    // Pages can move while the streams run (NUMA balancing, tiering, DAMON: issue 32): each
+    // Pages can move while the streams run (NUMA balancing, tiering, DAMON): each
     // buffer is verified again and the worse placement kept; a failed query keeps the first.
     for w in &mut outcome.states {
         for (buf, r) in w.bufs.iter().zip(w.reports.iter_mut()) {

@@ -1,4 +1,4 @@
-//! Blocks: why one pair is measured several times over the part instead of once (issue 19). On
+//! Blocks: why one pair is measured several times over the part instead of once. On
 //! a virtual machine the hypervisor moves virtual CPUs between host cores, so samples taken
 //! back to back describe one placement at one moment: five runs on this project's VM gave one
 //! pair 42 to 180 ns while each run's interval was +-1.2 %. So each pair is measured in short
@@ -207,7 +207,7 @@ mod tests {
         assert!(round_order(0, 3).is_empty());
     }
 
-    /// Issue 19: the interval is the between-block one: its n is the blocks, and a pair whose
+    /// The interval is the between-block one: its n is the blocks, and a pair whose
     /// blocks drift has an interval that holds them all, however many samples each block had.
     #[test]
     fn the_interval_comes_from_the_block_medians() {
@@ -238,7 +238,7 @@ mod tests {
         assert!(pair_summary(&[]).is_none());
     }
 
-    /// Issue 19: a placement change within the run (42 ns then 180 ns) is two groups; one
+    /// A placement change within the run (42 ns then 180 ns) is two groups; one
     /// placement with noise, a steady drift, or a single slow block is not.
     #[test]
     fn two_separated_groups_mark_the_pair_unstable() {

@@ -318,7 +318,7 @@ mod tests {
     use std::sync::Mutex;
     use std::time::Duration;
 
-    /// Issue 19, mechanics only: every pair is measured in the layout's blocks, one per round,
+    /// Mechanics only: every pair is measured in the layout's blocks, one per round,
     /// the order rotating each round; its figure's n is its blocks with a median, and the
     /// plan states the blocks.
     #[test]

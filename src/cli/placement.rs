@@ -101,7 +101,7 @@ const MAX_HOLD_SECS: u64 = 7 * 24 * 3600;
 
 pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
     // A stop signal only sets a flag here, so weighted-interleave weights set for the
-    // fault-in are restored (WeightGuard's drop) before the command stops (issue 17).
+    // fault-in are restored (WeightGuard's drop) before the command stops.
     crate::sys::signal::install_stop_handlers()?;
     // An unreadable snapshot is refused as a snapshot; a readable one first has its memory
     // limits checked against --size below.

@@ -438,7 +438,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     crate::sys::signal::install_stop_handlers()?;
     let existed = dir_path.exists();
     let dir = OutputDir::prepare(&dir_path, args.force)?;
-    // One run per output directory, then one measurement per host (issue 16, 17): the
+    // One run per output directory, then one measurement per host: the
     // second run into this directory is refused; a second measurement on this host waits
     // or is refused as --wait-lock says. Both locks go when the process ends. A refused
     // run removes the (still empty) directory it created.

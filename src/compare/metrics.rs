@@ -3,7 +3,7 @@
 //! report's own wording (node lists, short byte sizes, the bandwidth matrix cells as the report
 //! shows them) so a comparison names a figure as the report does; that is why this compute
 //! step reads `crate::render` helpers (render never reads back). Every headline figure of a
-//! run is a metric (issue 19 item 7): besides the matrices, sweeps, scenarios, loaded curve
+//! run is a metric: besides the matrices, sweeps, scenarios, loaded curve
 //! and c2c, the reference figures, scaling points, peak injection runs, every loaded-latency
 //! mix, the RightMark and per-stream cells and the per-load distribution's percentiles; each
 //! of those carries the conditions it was measured under, so `compare` can say "not
@@ -192,8 +192,8 @@ fn scenarios_metrics(r: &RunResults, out: &mut Vec<Metric>) {
                     row.quality.as_ref(),
                 ));
             }
-            // The single-thread latency of (a) and (b) with its interval over the blocks
-            // (issue 19), once per measured configuration (a row placed as another shows that
+            // The single-thread latency of (a) and (b) with its interval over the blocks,
+            // once per measured configuration (a row placed as another shows that
             // one's figure), under its conditions: working set, pages, walk, where the
             // thread ran.
             if let (Some(l), None) = (&row.latency, row.same_as) {
@@ -282,7 +282,7 @@ fn c2c_metrics(r: &RunResults, out: &mut Vec<Metric>) {
     }
 }
 
-/// The run's reference figures (issue 19 item 5): local idle latency and local read
+/// The run's reference figures: local idle latency and local read
 /// bandwidth, measured once per run in interleaved repetitions. Their conditions (working
 /// set, page size, walk, threads) are the metric's condition.
 fn reference_metrics(r: &RunResults, out: &mut Vec<Metric>) {
@@ -927,7 +927,7 @@ mod tests {
         }
     }
 
-    /// Issue 19: the scenarios' single-thread latency is judged by its interval over the
+    /// The scenarios' single-thread latency is judged by its interval over the
     /// blocks like every other figure, lower being better, under its conditions; a row placed
     /// as another is not a second metric.
     #[test]

@@ -13,7 +13,7 @@
 //!   most 5 %. So two runs of one configuration come out "no difference" however many metrics
 //!   are compared. A figure without an interval (fewer than 6 repetitions, or a file written
 //!   before intervals) is shown but not judged: "no interval".
-//! - **Judged figure by figure** (issue 33): a figure is judged when it was not marked disturbed
+//! - **Judged figure by figure**: a figure is judged when it was not marked disturbed
 //!   and its own 95 % interval is narrow enough (half-width at most [`WIDE_INTERVAL`] of its
 //!   median, the width that makes a run noisy), in both runs, whatever either run's verdict:
 //!   a run on a busy VM is "noisy" because some of its figures are, and its narrow figures
@@ -66,7 +66,7 @@ fn median(v: &[f64]) -> f64 {
 pub const VM_C2C: &str =
     "core to core between virtual CPUs (the hypervisor may run them on other cores each run)";
 
-/// Why a core-to-core cell of runs in a virtual machine is not judged (issue 19). The
+/// Why a core-to-core cell of runs in a virtual machine is not judged. The
 /// difference is not silenced: when the ratio's interval lies beyond the bare-metal floor the
 /// reason says it differs, by how much, and the likely cause; otherwise it says why such
 /// figures are not compared. Either way the cell stays out of the exit status, as documented.
@@ -711,7 +711,7 @@ mod tests {
         assert_eq!(c.outliers[0].robust_z, None);
     }
 
-    /// Issue 19: two runs of one configuration, 40 metrics with 5 % noise each: nothing
+    /// Two runs of one configuration, 40 metrics with 5 % noise each: nothing
     /// differs beyond noise once the family is controlled (the old rule found "6 significant
     /// differences" between two identical quick runs).
     #[test]
@@ -733,7 +733,7 @@ mod tests {
             );
             let c = compare(&[a, b]);
             // Every figure is judged, but for the odd one whose 9 samples gave an interval
-            // wider than +-10 % (issue 33: such a figure is not judged).
+            // wider than +-10 % (such a figure is not judged).
             let wide = c.rows.iter().filter(|r| {
                 let w = r.cells[1].as_ref().and_then(|c| c.not_judged.as_deref());
                 w.is_some_and(|w| w.starts_with("interval wider than"))
@@ -844,7 +844,7 @@ mod tests {
         assert!(!c.differs && c.judged == 0);
         assert!(c.too_little_compared.is_some());
         assert_eq!(c.not_comparable[1], vec!["kernel 6.9.2-1 vs 6.1.0-1"]);
-        // Issue 33: only the build string differs: stated, and every figure is judged.
+        // Only the build string differs: stated, and every figure is judged.
         let c = compare_with(
             &[a, b],
             &[
@@ -859,7 +859,7 @@ mod tests {
         ));
     }
 
-    /// Issue 19: three runs of one configuration made every run an outlier.
+    /// Three runs of one configuration made every run an outlier.
     #[test]
     fn three_noisy_runs_of_one_configuration_have_no_outliers() {
         let mut rng = crate::stats::sim::Rng::new(3);
@@ -912,7 +912,7 @@ mod tests {
         let cell = c.rows[0].cells[1].as_ref().unwrap();
         assert!(!c.differs && c.judged == 0);
         assert_eq!(cell.not_judged.as_deref(), Some("disturbed in b"));
-        // Issue 33: the run's verdict does not set its narrow figures aside...
+        // The run's verdict does not set its narrow figures aside...
         for v in [Verdict::Noisy, Verdict::Unusable] {
             let mut first = a();
             first.verdict = Some(v);
@@ -969,7 +969,7 @@ mod tests {
             Some(format!("not comparable: {VM_C2C}"))
         );
         assert!(c.vm_c2c_differences().is_empty());
-        // Issue 19: a VM's c2c difference is not silenced: it is said with its likely cause,
+        // A VM's c2c difference is not silenced: it is said with its likely cause,
         // and stays out of the exit status.
         let c = pair(true, 3.0, "c2c/SMT siblings");
         assert!(!c.differs && c.judged == 0);

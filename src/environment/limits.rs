@@ -1,4 +1,4 @@
-//! Limits on this process's memory, read where they are set (issue 17: containers are the
+//! Limits on this process's memory, read where they are set (containers are the
 //! everyday case, and a default sized from node free memory was OOM-killed under a 300 MB
 //! cgroup). The cgroup of this process comes from `/proc/self/cgroup`; cgroup v2 gives
 //! `memory.max` and `memory.high` of that cgroup and of every ancestor up to the mount (a

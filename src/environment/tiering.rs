@@ -1,4 +1,4 @@
-//! Reads the kernel's tiering state (issue 32): reclaim's demotion switch, memory-tiering
+//! Reads the kernel's tiering state: reclaim's demotion switch, memory-tiering
 //! mode's promotion rate limit, the memory tiers and DAMON. Every file is optional; a
 //! malformed one leaves its fact unknown with a warning.
 

@@ -1,4 +1,4 @@
-//! Fleet baselines (issue 33): `fleet --save-baseline FILE` records, per hardware group and
+//! Fleet baselines: `fleet --save-baseline FILE` records, per hardware group and
 //! figure, the value a host is expected to show and an envelope around it (the larger of the
 //! group's robust spread x 3, 5 % and the median of the hosts' own interval half-widths);
 //! `fleet --baseline FILE` and `compare --baseline FILE` check hosts against it. A host whose

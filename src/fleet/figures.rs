@@ -1,4 +1,4 @@
-//! Judging one hardware group of a fleet figure by figure (issue 33). A host's figure is judged
+//! Judging one hardware group of a fleet figure by figure. A host's figure is judged
 //! when `crate::compare::figure_unjudged` finds nothing against it (not disturbed, an interval
 //! no wider than +-10 % of its median, not core to core between virtual CPUs, not the
 //! distribution's tail), whatever its run's verdict, and at least four hosts of the group have

@@ -2,7 +2,7 @@
 //! grouped by hardware (CPU model, memory nodes, memory per node, kernel version) because
 //! figures only compare within one kind of machine; inside a group, a host whose environment
 //! differs from most (THP mode, numa_balancing) is shown and not judged, and the rest are
-//! judged figure by figure (issue 33, `figures.rs`): a figure counts when it was not disturbed
+//! judged figure by figure (`figures.rs`): a figure counts when it was not disturbed
 //! and its own interval is narrow enough, whatever its run's verdict, and stands out when it
 //! lies beyond the group's robust spread, the practical margin and its own interval. So a slow
 //! host is named on the figures that can show it, a differently configured host is reported as
@@ -288,7 +288,7 @@ mod tests {
         }
     }
 
-    /// Issue 33: a run whose verdict is noisy is judged on its figures all the same (h6 is
+    /// A run whose verdict is noisy is judged on its figures all the same (h6 is
     /// named); one whose figures are all too wide is not (h7 is noisy).
     #[test]
     fn the_slow_hosts_are_named_the_odd_environment_and_the_too_wide_run_are_not() {

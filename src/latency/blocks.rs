@@ -1,5 +1,5 @@
 //! Passes: why a sweep measures each working set in several blocks spread over the sweep
-//! instead of once (issue 19). On a virtual machine the hypervisor moves virtual CPUs between
+//! instead of once. On a virtual machine the hypervisor moves virtual CPUs between
 //! host cores and other tenants come and go, so 25 samples taken back to back describe one
 //! moment: five quick runs on this project's VM gave the same sweep point 10-300 % apart while
 //! each run's interval was narrow. So the sweep walks its sizes in passes (at least
@@ -416,7 +416,7 @@ mod tests {
         assert_eq!(r.total_bytes, (4 << 20) + 4096);
     }
 
-    /// Issue 19: the figure is the median of the block medians, n = blocks, the interval over
+    /// The figure is the median of the block medians, n = blocks, the interval over
     /// them; a block that kept nothing is not a median; five blocks give no interval.
     #[test]
     fn a_size_is_summarised_from_its_block_medians() {

@@ -18,8 +18,8 @@
 //! times include whatever happened during them (an interrupt, a TLB
 //! miss's page walk), which is what the tail is for.
 //!
-//! The reference the median is checked against is the chase measured *between* the batches
-//! (issue 14): after each kept batch the same chain walks as many loads again untimed per
+//! The reference the median is checked against is the chase measured *between* the batches:
+//! after each kept batch the same chain walks as many loads again untimed per
 //! group, timed as one span with the same counter, and the median of those spans' ns per load
 //! is the interleaved chase. A chase measured before the groups (the engine's usual samples)
 //! ran in another time window: on a shared machine the memory traffic of other programs
@@ -29,7 +29,7 @@
 //! descheduling a kept span had (a group that had one lands in the tail instead), and the
 //! median of a right-skewed distribution lies below its mean.
 //!
-//! **Intervals of the percentiles** (issue 19): each percentile (p1 to p99.9) carries a 95 %
+//! **Intervals of the percentiles**: each percentile (p1 to p99.9) carries a 95 %
 //! distribution-free interval from order statistics over all kept groups
 //! ([`crate::stats::quantile_interval`]): the count of groups below the true p-quantile is
 //! Binomial(n, p), so the ranks j < k around n x p with P(j <= B < k) >= 95 % give the

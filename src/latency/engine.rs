@@ -473,7 +473,7 @@ mod tests {
         }
     }
 
-    /// Issue 19: a spread while the thread kept its CPU is not blamed on the CPU.
+    /// A spread while the thread kept its CPU is not blamed on the CPU.
     #[test]
     fn a_spread_names_the_memory_system_when_the_thread_kept_its_cpu() {
         let mut q = RepetitionQuality::new(0.9, 25);

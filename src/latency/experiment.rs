@@ -120,7 +120,7 @@ pub fn run(
     run_toward(topo, root, cfg, None, progress)
 }
 
-/// [`run`], the headline figures measured toward `goal` (issue 19): each curve's largest point
+/// [`run`], the headline figures measured toward `goal`: each curve's largest point
 /// of a sweep, every size of a list (the sizes asked for by name) and every matrix cell take
 /// extra samples while their interval is wider than the goal's target, within its pool (a
 /// sweep, measured in passes over its sizes, takes extra blocks instead: `latency::blocks`).
@@ -205,7 +205,7 @@ pub fn run_toward(
             .chain(report.sweep.iter().flat_map(|c| c.points.iter())),
     );
     // The distribution's chain: the first size of chosen sizes; the largest point of a sweep
-    // (its DRAM end, where `run` measures it: issue 14).
+    // (its DRAM end, where `run` measures it).
     let dist_at = match &cfg.variant {
         Variant::Sizes { at, sizes } => cfg
             .distribution_bytes

@@ -133,7 +133,7 @@ pub fn plateaus(points: &[(u64, f64)], p: &KneeParams) -> Vec<Plateau> {
 /// A curve point with its interval: (bytes, median ns, 95 % interval when it has one).
 pub type BandedPoint = (u64, f64, Option<(f64, f64)>);
 
-/// Merges adjacent plateaus whose step lies within the noise (issue 19: a knee is a decision
+/// Merges adjacent plateaus whose step lies within the noise (a knee is a decision
 /// like any other): `points` are (bytes, median ns, 95 % interval) of the curve. Plateau B
 /// above plateau A is a level of its own only when the typical low end of B's points'
 /// intervals (their median) lies above the typical high end of A's; otherwise the two are one
@@ -232,7 +232,7 @@ pub fn match_levels(
 mod tests {
     use super::*;
 
-    /// Issue 19: two plateaus whose points' intervals overlap are one level; apart, two; no
+    /// Two plateaus whose points' intervals overlap are one level; apart, two; no
     /// intervals, left as found.
     #[test]
     fn plateaus_within_noise_are_one_level() {

@@ -5,7 +5,7 @@
 //! ratios.
 //!
 //! The local-versus-remote comparison is the matrix's headline, so its cells are measured side
-//! by side (issue 19, METHODOLOGY point 23): one buffer per memory node is placed (bound to
+//! by side (METHODOLOGY point 23): one buffer per memory node is placed (bound to
 //! that node and checked with `move_pages`), its chain built once and kept for the whole
 //! matrix, and one thread, re-pinned to each initiator's CPU in turn (the pinning confirmed
 //! by `getcpu` every time), walks the chains in rounds. Every cell is measured once per round
@@ -967,7 +967,7 @@ mod tests {
         assert!(measurement_of(Point::default(), &rp, rp.rounds, None).is_none());
     }
 
-    /// Issue 19: a cell's figure is the median of its round medians with the interval over
+    /// A cell's figure is the median of its round medians with the interval over
     /// them; the ratio to local comes from the paired rounds, with its interval, and is called
     /// different only when that interval excludes 1.
     #[test]

@@ -14,7 +14,7 @@
 //!
 //! With a [`PrecisionGoal`] (the headline figures only: a sweep's largest point, a matrix
 //! cell, a size asked by name), the planned samples are followed by batches of extra samples
-//! while the median's 95 % interval is wider than the goal's target (issue 19), at most as
+//! while the median's 95 % interval is wider than the goal's target, at most as
 //! many as planned and within the goal's time pool; each batch is the fewest samples that can
 //! narrow the interval ([`next_batch`]). The measurement records its [`Precision`]. Every
 //! other sweep point keeps the planned count: a sweep has tens of points, and the budget is
@@ -72,7 +72,7 @@ pub struct Measurement {
     /// How precise the median came out against the goal it was measured toward, with the
     /// extra samples taken; `None` without a goal.
     pub precision: Option<Precision>,
-    /// The blocks a sweep point was measured in (issue 19): `ns_per_load` is then the summary
+    /// The blocks a sweep point was measured in: `ns_per_load` is then the summary
     /// of the block medians; `None` for a measurement of samples back to back.
     pub blocks: Option<crate::results::latency::PointBlocks>,
 }
@@ -176,10 +176,10 @@ pub(crate) fn calibrate(
     }
 }
 
-/// One block of a sweep's pass on a built chain (`sweep`, issue 19): with `full_walk` one
+/// One block of a sweep's pass on a built chain (`sweep`): with `full_walk` one
 /// pass over every element first (a chain just built, or one that fits a cache and was
 /// evicted by the other sizes since its last block), without it the untimed walk to steady
-/// state of [`super::steady::settle`] (issue 28), then `warmup` samples of `iterations`
+/// state of [`super::steady::settle`], then `warmup` samples of `iterations`
 /// (calibrated here when `None`) dropped, then `keep` kept samples, disturbed ones taken
 /// again as in [`take_samples`]. Returns the samples with their quality, the iterations of a
 /// sample, and how long the block took. `None` when a stop signal came before it sampled.
@@ -199,7 +199,7 @@ pub(crate) fn measure_block(
         first_pass(chain)?;
     } else {
         // A chain kept built since its last block starts cold after what ran in between:
-        // walk it untimed to its steady state first (issue 28, `steady`).
+        // walk it untimed to its steady state first (`steady`).
         super::steady::settle(chain);
     }
     let iterations = match iterations {

@@ -1,4 +1,4 @@
-//! Steady state for every timed block of a chase (METHODOLOGY point 27, issue 28).
+//! Steady state for every timed block of a chase (METHODOLOGY point 27).
 //!
 //! A figure measured in blocks spread over a run is only the figure a steady chase gives when
 //! each block starts from the state a steady chase has. Right after another part streamed

@@ -219,7 +219,7 @@ impl<'a> Chains<'a> {
     }
 }
 
-/// The sweep in passes (issue 19; `blocks` says why): [`blocks::pass_plan`] of `plan`, every
+/// The sweep in passes (`blocks` says why): [`blocks::pass_plan`] of `plan`, every
 /// size once per pass in [`blocks::pass_order`], each block keeping its samples after its
 /// warm-up (a full walk of the chain when it was just built, or when [`blocks::walk_again`]
 /// says it was cache-resident: within `resident_bytes`, the largest cache, or always when that
@@ -490,7 +490,7 @@ mod tests {
         }
     }
 
-    /// Issue 19: each pass measures every size once, each pass starting elsewhere; a size's
+    /// Each pass measures every size once, each pass starting elsewhere; a size's
     /// figure is the median of its six block medians with n = 6; its quality record sums its
     /// blocks; progress counts sizes up to all of them.
     #[test]

@@ -7,7 +7,7 @@
 //! to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over the
 //! bandwidth axis instead of crowding at low load.
 //!
-//! Blocks (issue 19): a point measured in one stretch of time describes that moment, not the
+//! Blocks: a point measured in one stretch of time describes that moment, not the
 //! run; on a shared host the same point moved 20-35 % from run to run while its interval,
 //! from 2 ms samples back to back, was +-3-8 %. So each point's time is cut into
 //! [`blocks_for`] blocks, each one team repetition, and the schedule visits every point once
@@ -493,7 +493,7 @@ fn size_chaser_sample(chain: &mut Chain<'_>) -> u64 {
 
 /// Chaser samples until the flag; the last is dropped (the load threads may have stopped
 /// already), and so are the samples started within the steady-state warm-up of
-/// `latency::steady` (issue 28: the block begins right after another streamed; the first is
+/// `latency::steady` (the block begins right after another streamed; the first is
 /// always dropped, the load threads may not have started yet), keeping at least one. Each sample is a window: its number
 /// is published in `window` right before it starts, and it lasts until the next one starts
 /// (the last until the flag), so the load threads' lines can be counted per window.
@@ -603,7 +603,7 @@ mod tests {
         }
     }
 
-    /// Issue 19: after the warm-ups (one per kernel, first), every round of blocks visits
+    /// After the warm-ups (one per kernel, first), every round of blocks visits
     /// every point once; the rounds start at different points, so no point is always first
     /// or last, and each point's blocks are spread over the sweep.
     #[test]
@@ -653,7 +653,7 @@ mod tests {
         assert_eq!(&s[5..9], &[at(0), at(1), at(2), Idle]);
     }
 
-    /// Issue 19: a point's duration becomes blocks of at least eight chaser samples, six to
+    /// A point's duration becomes blocks of at least eight chaser samples, six to
     /// twelve of them when it is long enough, and the blocks add up to the point's time.
     #[test]
     fn the_block_count_follows_the_duration() {

@@ -1,5 +1,5 @@
 //! The points of a loaded-latency curve from the team's repetitions. Each repetition is one
-//! block of one point (issue 19): what each thread of the team returned (the chaser's
+//! block of one point: what each thread of the team returned (the chaser's
 //! samples, each load thread's line counts) turned into the block's rates, the chaser's
 //! median, and the bandwidth of each chaser sample window; then a point from its blocks: its
 //! latency the median of the block medians with the order-statistic 95 % interval over them
@@ -525,7 +525,7 @@ mod tests {
         }
     }
 
-    /// Issue 14: eight chaser windows of 1 ms each; one load thread reading 1000 lines per
+    /// Eight chaser windows of 1 ms each; one load thread reading 1000 lines per
     /// window and one writing 500 (normal stores: one read for ownership each). Each window
     /// is one bandwidth sample: n = 8 slices, an interval, and the DRAM estimate per slice
     /// adds the writer's read for ownership.
@@ -659,7 +659,7 @@ mod tests {
         ]
     }
 
-    /// Issue 19: each point's figure is the median of its block medians with the interval
+    /// Each point's figure is the median of its block medians with the interval
     /// over them (n = blocks), whatever the samples inside a block; its bandwidth the same
     /// over the blocks' bandwidths; blocks of other points and kernels are not mixed in.
     #[test]
@@ -743,7 +743,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: fewer than six blocks give a figure without an interval; a block kept
+    /// Fewer than six blocks give a figure without an interval; a block kept
     /// disturbed marks the point.
     #[test]
     fn fewer_than_six_blocks_give_no_interval() {

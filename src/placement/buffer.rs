@@ -96,7 +96,7 @@ impl PlacedBuffer {
 
     /// Verifies again after a measurement and keeps whichever of `before` and now has the
     /// smaller fraction on the intended nodes: NUMA balancing, tiering promotion or demotion
-    /// and DAMON schemes can move pages while a measurement runs (issue 32).
+    /// and DAMON schemes can move pages while a measurement runs.
     pub fn verify_after(&self, before: PlacementReport) -> Result<PlacementReport, PlacementError> {
         let after = self.verify()?;
         Ok(

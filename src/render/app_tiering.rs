@@ -1,5 +1,5 @@
-//! `app --tiering`'s kernel-managed candidates as text, CSV columns and an HTML timeline
-//! (issue 32): the settings each put in force (and restored), the `/proc/vmstat` counters'
+//! `app --tiering`'s kernel-managed candidates as text, CSV columns and an HTML timeline:
+//! the settings each put in force (and restored), the `/proc/vmstat` counters'
 //! increase over its measured runs, and the program's pages per node over a run as a small
 //! timeline (one bar character per sample, scaled to the node's largest count).
 

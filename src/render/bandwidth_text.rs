@@ -105,7 +105,7 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
     super::verdict::write_text(w, Some(&q), &warnings(report), "")
 }
 
-/// The headline figures measured toward a precision target (issue 19: each kernel's result,
+/// The headline figures measured toward a precision target (each kernel's result,
 /// each matrix cell, each scaling point), each with the interval half-width it reached and the
 /// extra repetitions it took; nothing when no figure has a target.
 fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {

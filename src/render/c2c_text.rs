@@ -14,7 +14,7 @@ use crate::results::c2c::{C2cResult, PairResult};
 const PAIR_LINES: usize = 12;
 
 /// The sentence a c2c result measured in a virtual machine carries once wherever its figures
-/// are shown (issue 19): the hypervisor decides which host cores run the vCPUs, and may decide
+/// are shown: the hypervisor decides which host cores run the vCPUs, and may decide
 /// otherwise next time. `None` on bare metal.
 pub fn vm_note(r: &C2cResult) -> Option<&'static str> {
     r.environment.hypervisor.then_some(
@@ -289,7 +289,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: with blocks, each pair's interval over its blocks is shown, an unstable pair
+    /// With blocks, each pair's interval over its blocks is shown, an unstable pair
     /// is marked in the matrix, and in a virtual machine the text says once what the figures
     /// describe; the tail comes from every sample.
     #[test]

@@ -13,7 +13,7 @@ use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
 pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
-    // Issue 33: too little compared is said before anything else (exit status 4 unless a
+    // Too little compared is said before anything else (exit status 4 unless a
     // difference was found among the few).
     if let Some(why) = &c.too_little_compared {
         writeln!(out, "Not comparable: {why}.")?;
@@ -123,7 +123,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             .collect();
         let unjudged = cells.iter().filter(|w| !w.is_empty()).count();
         if unjudged > 0 {
-            // Issue 33: how many were judged, and the others counted by reason.
+            // How many were judged, and the others counted by reason.
             let mut counts: Vec<(&str, usize)> = Vec::new();
             for w in cells.iter().filter(|w| !w.is_empty()) {
                 let kind = w.split([':', ';']).next().unwrap_or(w);
@@ -197,7 +197,7 @@ mod tests {
     use crate::render::fixture::opteron_example;
     use crate::render::width::with_width;
 
-    /// Issue 15: `compare` of two copies of the Opteron results, rendered for an 80-column
+    /// `compare` of two copies of the Opteron results, rendered for an 80-column
     /// terminal: every table line fits (columns two spaces apart are table lines; prose is
     /// left to the terminal's word wrap).
     #[test]

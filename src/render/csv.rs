@@ -86,7 +86,7 @@ mod tests {
 
     use super::csv_check as check;
 
-    /// Issue 15: the sample run's CSVs (and the Opteron fixture's) hold to docs/csv.md.
+    /// The sample run's CSVs (and the Opteron fixture's) hold to docs/csv.md.
     #[test]
     fn sample_run_csvs_follow_the_documented_columns() {
         let doc = check::documented(include_str!("../../docs/csv.md"));

@@ -19,7 +19,7 @@ fn table(header: &[&str]) -> Table {
 
 /// Renders the fleet verdict as text.
 pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    // Issue 33: nothing judged is said before anything else (exit status 4).
+    // Nothing judged is said before anything else (exit status 4).
     if let Some(why) = f.nothing_judged() {
         writeln!(out, "Not judged: {why}.")?;
     }

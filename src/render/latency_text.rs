@@ -86,7 +86,7 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     warnings(r, out)
 }
 
-/// The headline figures measured toward a precision target (issue 19: each size asked for,
+/// The headline figures measured toward a precision target (each size asked for,
 /// each sweep's largest point, each matrix cell), each with the interval half-width it
 /// reached and the extra samples it took; nothing when no figure has a target.
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {

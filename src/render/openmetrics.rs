@@ -1,6 +1,6 @@
 //! `report --openmetrics FILE`: a run's headline figures (the figures `compare` sets side by
 //! side) in the OpenMetrics text format, for node_exporter's textfile collector and so for
-//! Prometheus (issue 33). Every figure is three samples of one gauge family in base units
+//! Prometheus. Every figure is three samples of one gauge family in base units
 //! (`numascope_latency_seconds`, `numascope_bandwidth_bytes_per_second`), told apart by the
 //! `bound` label: `median`, and `ci_low`/`ci_high`, the 95 % interval of the median, where the
 //! run recorded one. Labels: `host`, `figure` (the key `compare` uses), `label` (the report's

@@ -88,7 +88,7 @@ mod tests {
     use crate::render::width::with_width;
     use crate::results::placement::{NodePages, PageSize};
 
-    /// Issue 15: a weighted-interleave placement over three nodes (a synthetic check: 64 MiB
+    /// A weighted-interleave placement over three nodes (a synthetic check: 64 MiB
     /// of 4 KiB pages, 3:2:1 as asked but for a few pages), rendered for an 80-column
     /// terminal: every table line fits.
     #[test]

@@ -85,7 +85,7 @@ fn topology_line(r: &RunResults) -> String {
 }
 
 /// The run's reference figures, first in the headline: each with its interval, n and
-/// conditions (issue 19: one quantity, one figure).
+/// conditions (one quantity, one figure).
 fn reference_lines(r: &RunResults) -> Vec<String> {
     let mut v = Vec::new();
     let Some(f) = r.reference.as_ref() else {
@@ -130,7 +130,7 @@ fn reference_lines(r: &RunResults) -> Vec<String> {
 }
 
 /// "; DISTURBED" after a figure (a part's own, or the reference) whose repetitions stayed
-/// disturbed after the retakes ran out (issue 19: the mark travels with the figure to every
+/// disturbed after the retakes ran out (the mark travels with the figure to every
 /// place a user reads it).
 fn marked(q: Option<&crate::results::quality::RepetitionQuality>) -> &'static str {
     disturbed(q.is_some_and(|q| q.disturbed))
@@ -213,7 +213,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             let shown = ref_lat.is_some_and(|x| {
                 c.initiator_node == x.memory_node && c.memory_node == x.memory_node
             });
-            // A remote cell's ratio to local, paired over the matrix's rounds (issue 19).
+            // A remote cell's ratio to local, paired over the matrix's rounds.
             let ratio = match (&c.measured_ratio_interval, c.differs_from_reference()) {
                 (Some(p), d) if c.initiator_node != c.memory_node => format!(
                     "; {} local, paired over {} rounds{}{}",
@@ -295,7 +295,7 @@ fn headline(r: &RunResults) -> Vec<String> {
             .find(|m| m.kernel == "read")
             .unwrap_or(&b.matrix[0]);
         for c in &m.cells {
-            // The cell's own result gives its conditions and interval (issue 19: a figure
+            // The cell's own result gives its conditions and interval (a figure
             // measured under other conditions than the headline says which).
             match b.results.get(c.result_index) {
                 Some(x) => v.push(format!(
@@ -389,7 +389,7 @@ fn loaded_beside(
 /// without groups keep their stored sentence.
 fn c2c_groups(c: &crate::results::c2c::C2cResult) -> String {
     let mut line = c2c_group_figures(c);
-    // In a VM the host may place the vCPUs elsewhere in the next run (issue 19): said once,
+    // In a VM the host may place the vCPUs elsewhere in the next run: said once,
     // on the line a reader compares between runs.
     if let Some(note) = super::c2c_text::vm_note(c) {
         line.push_str(". ");
@@ -444,7 +444,7 @@ fn c2c_group_figures(c: &crate::results::c2c::C2cResult) -> String {
 }
 
 /// " (\u{b1}3.1 %)" after a figure with an interval: its half-width relative to its median,
-/// so the gap to the run's precision target shows (issue 19); "" without an interval.
+/// so the gap to the run's precision target shows; "" without an interval.
 fn width(s: &crate::stats::Summary) -> String {
     s.relative_half_width()
         .map(|h| format!(" (\u{b1}{:.1} %)", h * 100.0))
@@ -483,8 +483,8 @@ fn matrix_unit(p: &crate::results::latency::LatencyResult) -> (&'static str, &'s
     }
 }
 
-/// [`width`], with the target and the extra repetitions of a figure measured toward one
-/// (issue 19): " (\u{b1}2.1 %; target \u{b1}3 %, 3 extra samples)".
+/// [`width`], with the target and the extra repetitions of a figure measured toward one:
+/// " (\u{b1}2.1 %; target \u{b1}3 %, 3 extra samples)".
 fn toward(
     s: &crate::stats::Summary,
     p: Option<&crate::results::quality::Precision>,
@@ -525,8 +525,8 @@ fn against_target(r: &RunResults, what: &str, items: Vec<String>) -> Option<Stri
 }
 
 /// The latency headline figures measured toward the run's target (each sweep curve's largest
-/// point, each matrix cell), each with the width it reached and the extra samples it took
-/// (issue 19); `None` when no figure carries a precision record.
+/// point, each matrix cell), each with the width it reached and the extra samples it took;
+/// `None` when no figure carries a precision record.
 pub(super) fn latency_precision_line(r: &RunResults) -> Option<String> {
     let l = r.latency.as_ref()?;
     let mut items = Vec::new();
@@ -556,7 +556,7 @@ pub(super) fn latency_precision_line(r: &RunResults) -> Option<String> {
 
 /// The bandwidth headline figures measured toward the run's target (each kernel's result,
 /// each matrix cell, each scaling point), each with the width it reached and the extra
-/// repetitions it took (issue 19); `None` when no figure carries a precision record.
+/// repetitions it took; `None` when no figure carries a precision record.
 pub(super) fn bandwidth_precision_line(r: &RunResults) -> Option<String> {
     let mut items = Vec::new();
     for (b, scaling) in [(r.bandwidth.as_ref(), false), (r.scaling.as_ref(), true)] {
@@ -586,7 +586,7 @@ pub(super) fn bandwidth_precision_line(r: &RunResults) -> Option<String> {
 }
 
 /// The precision line: the run's target and, for the scenario rows measured in rounds, the
-/// width each reached and the extra rounds it got (issue 19: the budget goes where the
+/// width each reached and the extra rounds it got (the budget goes where the
 /// intervals are widest). `None` when no row carries a precision record.
 pub(super) fn precision_line(r: &RunResults) -> Option<String> {
     let t = r.scenarios.as_ref()?;
@@ -608,7 +608,7 @@ pub(super) fn precision_line(r: &RunResults) -> Option<String> {
 }
 
 /// What the scenario table's ns column is: one thread's latency under which conditions
-/// (issue 19: a latency measured apart from the headline's says its conditions); `None` when
+/// (a latency measured apart from the headline's says its conditions); `None` when
 /// no row has a latency.
 pub(super) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -> Option<String> {
     if t.scenarios.iter().all(|s| s.latency_ns.is_none()) {
@@ -618,7 +618,7 @@ pub(super) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -
         .latency_working_set_bytes
         .map(|b| format!(" on {}", format_bytes(b)))
         .unwrap_or_default();
-    // Row (a) pinned its thread to one CPU in files before issue 19's fix; since, it binds the
+    // Row (a) pinned its thread to one CPU in files before the fix; since, it binds the
     // thread to its node's CPUs (its numactl line). Say which this file holds.
     let a = match t.scenarios.first().map(|s| s.cpus.as_slice()) {
         Some([one]) => format!("pinned to CPU {one}"),
@@ -633,7 +633,7 @@ pub(super) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -
         "ns: one thread's median dependent-load latency, random walk, 4k pages{size} on node {}; (a) {a}, (b) left to the scheduler",
         t.home_node
     );
-    // Since issue 19: the rows' blocks, interleaved or not, and (b) against (a) only as the
+    // The rows' blocks, interleaved or not, and (b) against (a) only as the
     // paired interval allows. Older files hold bare medians and read as before.
     let blocks: Vec<&crate::results::scenarios::ScenarioLatency> = t
         .scenarios
@@ -721,7 +721,7 @@ fn scenarios(out: &mut dyn Write, r: &RunResults) -> io::Result<()> {
                         },
                     ),
                     // The latency's interval over its blocks, marked like the MB/s cell
-                    // when its blocks stayed disturbed (issue 19).
+                    // when its blocks stayed disturbed.
                     super::run_view::latency_text(s).map_or_else(
                         || "-".into(),
                         |l| {
@@ -841,7 +841,7 @@ mod tests {
     use crate::results::quality::RepetitionQuality;
     use crate::run::sample;
 
-    /// Issue 19: a remote matrix cell's summary line carries its ratio to local paired over
+    /// A remote matrix cell's summary line carries its ratio to local paired over
     /// the rounds, called different only when the interval excludes 1; a local cell and a
     /// cell without rounds carry none.
     #[test]
@@ -899,7 +899,7 @@ mod tests {
         );
     }
 
-    /// Issue 19 item 6: a part's own disturbed figure is marked on its summary line (sweep
+    /// A part's own disturbed figure is marked on its summary line (sweep
     /// point, latency matrix cell, bandwidth, bandwidth matrix cell, loaded points), and an
     /// undisturbed run's lines carry no mark.
     #[test]
@@ -987,7 +987,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: the scenario table's ns cells carry their interval over the blocks, a
+    /// The scenario table's ns cells carry their interval over the blocks, a
     /// disturbed latency is marked, the conditions line says how the blocks ran and states
     /// (b) against (a) only beyond noise; the HTML cell and the CSV columns say the same.
     #[test]

@@ -169,7 +169,7 @@ mod tests {
         None
     }
 
-    /// Issue 15: every "how" cell of the sample run and of the Opteron fixture is a command
+    /// Every "how" cell of the sample run and of the Opteron fixture is a command
     /// (numactl with options numactl has, a shell loop, an echo into sysfs) or a shell
     /// comment; `numactl --localalloc APP (threads pinned, ...)` was neither.
     #[test]
@@ -184,7 +184,7 @@ mod tests {
                 assert_eq!(not_command_nor_prose(h), None, "{h}");
             }
         }
-        // The checker itself refuses what issue 15 found.
+        // The checker itself refuses the wording it exists to catch.
         for bad in [
             "numactl --localalloc APP (threads pinned, each allocating its own data)",
             "numactl --cpunodebind=N --membind=N APP, one copy per node N in 0",

@@ -135,7 +135,7 @@ const SECTIONS: &[(&str, SectionBody)] = &[
 ];
 
 /// The scenario table, then what its latency column measured and how precise each row came
-/// out against the run's target (issue 19).
+/// out against the run's target.
 fn scenarios_and_precision(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     scenarios(r, out)?;
     if let Some(t) = &r.scenarios {
@@ -311,7 +311,7 @@ fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             }
         }
     }
-    // The headline latencies' widths against the run's target (issue 19).
+    // The headline latencies' widths against the run's target.
     if let Some(l) = super::run_brief::latency_precision_line(r) {
         writeln!(out, "{l}")?;
     }
@@ -377,7 +377,7 @@ fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             &["curve", "threads_count", "mb_per_s_median", "mb_per_s_max"],
         )?;
     }
-    // The headline bandwidths' widths against the run's target (issue 19).
+    // The headline bandwidths' widths against the run's target.
     if let Some(l) = super::run_brief::bandwidth_precision_line(r) {
         writeln!(out, "{l}")?;
     }

@@ -82,7 +82,7 @@ pub(crate) mod tests {
         files.iter().map(|f| f.0.as_str()).collect()
     }
 
-    /// Issue 14: each standalone variant writes the files `run` writes for its part, holding
+    /// Each standalone variant writes the files `run` writes for its part, holding
     /// to docs/csv.md, and no file for what it did not measure.
     #[test]
     fn each_variant_writes_the_run_files_of_its_part() {

@@ -1,5 +1,5 @@
 //! The kernel's tiering state as (setting, value) rows for the environment tables of `topo`
-//! and the report (issue 32): NUMA balancing's mode bits, demotion, the promotion rate limit,
+//! and the report: NUMA balancing's mode bits, demotion, the promotion rate limit,
 //! each memory tier, each DAMON daemon and scheme, and the sentences naming what can move or
 //! reclaim a measurement's pages.
 

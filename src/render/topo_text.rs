@@ -443,7 +443,7 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .into(),
         ],
     ];
-    // Memory limits on this process (issue 17), only when there are some.
+    // Memory limits on this process, only when there are some.
     rows.extend(
         e.memory_limits
             .iter()

@@ -1,6 +1,6 @@
 //! The verdict line and the gathered warnings, in one wording for every text output (the run
 //! summary, the end-of-run brief, the standalone commands) and the HTML banner, so a
-//! disturbance reaches the user wherever they look (issue 19 point 6). The verdict itself is
+//! disturbance reaches the user wherever they look. The verdict itself is
 //! computed by `results::findings` (the rule) from the figures; this file only words it.
 
 use std::io::{self, Write};

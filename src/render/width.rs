@@ -1,5 +1,5 @@
 //! The width terminal tables must fit. A table wider than the terminal wraps into garbage
-//! (issue 15: `bandwidth` printed 186 columns into a 90-column terminal), so a table that does
+//! (`bandwidth` printed 186 columns into a 90-column terminal), so a table that does
 //! not fit is stacked instead: one block per row, one `label  value` line per column, values
 //! wrapped to the width. When stdout is not a terminal (piped to a file or another program),
 //! tables stay at full width, one line per row, so scripts and saved outputs see the same
@@ -233,7 +233,7 @@ mod tests {
     }
 }
 
-/// Issue 15: every kind of terminal table of numascope rendered at 80 columns, from the
+/// Every kind of terminal table of numascope rendered at 80 columns, from the
 /// Opteron fixture; each snapshot is checked to stay within the width.
 #[cfg(test)]
 mod at_80_columns {

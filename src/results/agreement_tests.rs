@@ -1,5 +1,5 @@
 //! The agreement rule on a recorded run (`run --quick` on the project's 2-vCPU guest with
-//! issue 28's steady-state reference, while (a)'s latency thread still ran on both CPUs) and
+//! the steady-state reference, while (a)'s latency thread still ran on both CPUs) and
 //! on edits of it.
 
 use super::*;

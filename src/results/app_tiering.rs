@@ -1,4 +1,4 @@
-//! What the kernel did under `app --tiering`'s kernel-managed candidates (issue 32): the
+//! What the kernel did under `app --tiering`'s kernel-managed candidates: the
 //! system-wide settings each candidate put in force while the program ran (and what they
 //! were before: restored after every run), the `/proc/vmstat` counters that count promotion,
 //! demotion and NUMA migration over each run, and the program's resident pages per node at

@@ -196,8 +196,8 @@ pub struct BandwidthResult {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_elements: Option<u64>,
-    /// How precise the median total rate came out against the target it was measured toward
-    /// (issue 19): a kernel's result, a matrix cell and a scaling point take extra
+    /// How precise the median total rate came out against the target it was measured toward:
+    /// a kernel's result, a matrix cell and a scaling point take extra
     /// repetitions while their interval is wider than the target; `planned_rounds` and
     /// `extra_rounds` count repetitions here (`repetitions` includes the extras). Absent when
     /// measured without a target (sizes, peak) and in files written before it existed.

@@ -23,7 +23,7 @@ pub struct C2cPlan {
     pub repetition_ms: u64,
     /// How one-way times are derived.
     pub method: String,
-    /// Blocks each pair was measured in, in rounds over all pairs (issue 19): each block is one
+    /// Blocks each pair was measured in, in rounds over all pairs: each block is one
     /// kept repetition of `repetition_ms` (so `repetitions` equals it), its first fifth a
     /// warm-up whose batches are dropped. Absent in files written before blocks, whose pairs
     /// were measured once, back to back.

@@ -321,8 +321,8 @@ pub struct Comparison {
     pub outlier_hosts: Vec<OutlierHost>,
 }
 
-/// The likely cause of a core-to-core difference between two runs in a virtual machine
-/// (issue 19); `compare` ends such a cell's `not_judged` reason with it.
+/// The likely cause of a core-to-core difference between two runs in a virtual machine;
+/// `compare` ends such a cell's `not_judged` reason with it.
 pub const VM_C2C_CAUSE: &str =
     "likely cause: the host placed the vCPUs on other host cores in each run (not a property of the machine, so not counted)";
 

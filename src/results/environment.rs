@@ -38,10 +38,10 @@ pub struct Environment {
     pub weighted_interleave_available: bool,
     /// Machine architecture (`x86_64`, `aarch64`).
     pub arch: String,
-    /// Hypervisor vendor, cgroup CPU limits, weighted-interleave mode (issue 13).
+    /// Hypervisor vendor, cgroup CPU limits, weighted-interleave mode.
     #[serde(default, skip_serializing_if = "Platform::is_empty")]
     pub platform: Platform,
-    /// Demotion, promotion rate limit, memory tiers and DAMON daemons (issue 32).
+    /// Demotion, promotion rate limit, memory tiers and DAMON daemons.
     #[serde(default, skip_serializing_if = "Tiering::is_empty")]
     pub tiering: Tiering,
     /// Limits on this process's memory (cgroup memory.max / memory.high / v1

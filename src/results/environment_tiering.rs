@@ -1,4 +1,4 @@
-//! The tiering part of the environment record (issue 32): the kernel's ways to move a
+//! The tiering part of the environment record: the kernel's ways to move a
 //! program's pages between memory tiers while it runs. NUMA balancing's mode bits are decoded
 //! from `Environment::numa_balancing`; here are reclaim's demotion switch, the promotion rate
 //! limit, the kernel's memory tiers and the DAMON daemons with their schemes. A plain serde

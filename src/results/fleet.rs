@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::compare::Better;
 
 /// Schema version of [`FleetReport`].
-/// 2 (issue 33): figures judged one by one (`not_judged` per host, `kernel_releases`,
+/// 2: figures judged one by one (`not_judged` per host, `kernel_releases`,
 /// `baseline`, envelopes); the `kernel` of a group is the kernel version, not the release.
 pub const FLEET_SCHEMA_VERSION: u32 = 2;
 

@@ -66,14 +66,14 @@ pub struct LatencyResult {
     /// did not judge (and in files written before it existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
-    /// How precise the median came out against the target it was measured toward (issue 19):
+    /// How precise the median came out against the target it was measured toward:
     /// the headline figures (a sweep's largest point per curve, a matrix cell, a size asked
     /// for) take extra samples while their interval is wider than the target; `planned_rounds`
     /// and `extra_rounds` count samples here. Absent for the other sweep points and in files
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::results::quality::Precision>,
-    /// The blocks a sweep point was measured in (issue 19): the sweep walks its sizes in
+    /// The blocks a sweep point was measured in: the sweep walks its sizes in
     /// passes spread over its time, and `ns_per_load` is then the summary of the block
     /// medians (`samples` = blocks), so its interval is the variation between passes;
     /// `precision` then counts blocks. Absent for measurements of samples taken back to back
@@ -137,7 +137,7 @@ pub struct MatrixCell {
     pub measured_over_slit: Option<f64>,
     /// Measured median ns / HMAT read latency ns.
     pub measured_over_hmat: Option<f64>,
-    /// The ratio to the row's reference cell from the paired rounds of the matrix (issue 19):
+    /// The ratio to the row's reference cell from the paired rounds of the matrix:
     /// round i of this cell over round i of the reference cell, the median of those ratios
     /// (then also `measured_ratio`) with its 95 % order-statistic interval (none below six
     /// pairs). Absent for cells measured one after the other (the fallback when the buffers
@@ -239,7 +239,7 @@ pub struct LoadDistribution {
     pub chase_ns_per_load_median: Option<f64>,
     /// The chase walked between the timed batches on the same chain, in the same time window,
     /// timed as one span per batch with the same counter: the median of the spans' ns per
-    /// load. The reference `ns_per_load.p50` is checked against (issue 14); absent in files
+    /// load. The reference `ns_per_load.p50` is checked against; absent in files
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interleaved_chase_ns_per_load_median: Option<f64>,

@@ -1,6 +1,6 @@
 //! The results of `numascope loaded-latency`: versioned serde types (schema_version 1) with
 //! units in every field name. A single curve, a family of curves (one per load mix) or a
-//! node x node matrix of curves; each point with the blocks it was measured in (issue 19).
+//! node x node matrix of curves; each point with the blocks it was measured in.
 
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +50,7 @@ pub struct LoadedPoint {
     pub chaser_mb_per_s: f64,
     /// `total_mb_per_s` plus the read-for-ownership of normally written lines, MB/s.
     pub dram_mb_per_s_estimate: f64,
-    /// The chaser's ns per load: since blocks (issue 19), the summary of the point's block
+    /// The chaser's ns per load: since blocks, the summary of the point's block
     /// medians (`samples` = blocks with a median, the 95 % interval over them); in files
     /// written before blocks, over the samples of its one repetition (first and last dropped).
     pub ns_per_load: Summary,
@@ -74,7 +74,7 @@ pub struct LoadedPoint {
     /// The DRAM estimate per slice, MB/s, as `total_mb_per_s_summary`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dram_mb_per_s_estimate_summary: Option<Summary>,
-    /// The blocks the point was measured in (issue 19), in measurement order: each a team
+    /// The blocks the point was measured in, in measurement order: each a team
     /// repetition of `duration_ms_per_point / blocks`, spread over the curve's time in rounds
     /// over every point. `ns_per_load` and the `*_summary` bandwidths then summarize the block
     /// medians (n = blocks). Absent in files written before blocks existed (one repetition).
@@ -158,7 +158,7 @@ impl LoadedPoint {
     }
 
     /// Whether this point's latency is at least `factor` times `idle`'s beyond the noise of
-    /// both (issue 19: decided with the intervals, since blocks the between-block ones): the
+    /// both (decided with the intervals, since blocks the between-block ones): the
     /// low end of its 95 % interval at or above `factor` times the high end of the idle
     /// point's. `None` when either has no interval.
     pub fn latency_beyond(&self, idle: &LoadedPoint, factor: f64) -> Option<bool> {
@@ -199,7 +199,7 @@ pub struct LoadedResult {
     /// Private buffer of each load thread, bytes.
     pub load_size_bytes_per_thread: u64,
     pub duration_ms_per_point: u64,
-    /// Blocks each point was planned in (issue 19): `duration_ms_per_point` cut into this
+    /// Blocks each point was planned in: `duration_ms_per_point` cut into this
     /// many team repetitions spread over the curve's time; fewer than 6 give no interval.
     /// Absent in files written before blocks existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

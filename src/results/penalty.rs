@@ -1,4 +1,4 @@
-//! Remote-memory penalties decided by statistics (issue 19, item 3). For each initiator node the
+//! Remote-memory penalties decided by statistics (item 3). For each initiator node the
 //! worst remote memory node is set against the local one, for latency and for bandwidth, and
 //! a penalty is stated only when the ratio's 95 % interval lies beyond 1 +- the practical
 //! margin ([`PRACTICAL_MARGIN`]); otherwise the finding says the two are indistinguishable here

@@ -109,7 +109,7 @@ impl Budget {
     }
 
     /// The interval half-width every headline figure of a run with this budget aims for,
-    /// fraction of the median (issue 19: +-5 % in `--quick`, +-3 % by default, +-2 % in
+    /// fraction of the median (+-5 % in `--quick`, +-3 % by default, +-2 % in
     /// `--thorough`); interleaved rounds get extra rounds toward it while their part's budget
     /// lasts.
     pub fn target_half_width(self) -> f64 {

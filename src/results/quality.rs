@@ -134,7 +134,7 @@ pub struct RepetitionQuality {
     pub disturbed: bool,
 }
 
-/// How precise a figure measured in interleaved rounds came out against its target (issue 19:
+/// How precise a figure measured in interleaved rounds came out against its target (
 /// the budget is spent where the intervals are widest). Absent in files written before it
 /// existed.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -207,7 +207,7 @@ impl Precision {
 }
 
 /// What a figure measured a planned number of times alone (a latency, a bandwidth) may add
-/// toward its precision target (issue 19: the budget goes where the intervals are widest).
+/// toward its precision target (the budget goes where the intervals are widest).
 /// Runtime only, never stored: the figure records what came of it as a [`Precision`].
 ///
 /// Extra repetitions are taken while the median's 95 % interval is wider than the target,

@@ -1,4 +1,4 @@
-//! The run-wide reference figures (issue 19, "one quantity, one figure"): local idle DRAM
+//! The run-wide reference figures ("one quantity, one figure"): local idle DRAM
 //! latency and local read bandwidth, each measured under one stated set of conditions in
 //! short repetitions spread over the whole run (before each part after the topology and after
 //! the last), so
@@ -59,7 +59,7 @@ pub struct ReferenceLatency {
     /// Dependent loads timed in one repetition, count.
     pub loads_per_repetition: u64,
     /// Timed samples in one repetition (each repetition walks to steady state untimed, then
-    /// times this many samples of equal length); 1 in files written before issue 28.
+    /// times this many samples of equal length); 1 in files written before this field existed.
     #[serde(default = "one")]
     pub samples_per_repetition: usize,
     /// Every sample of every kept repetition, pooled, ns per load: median, 95 % interval, n.

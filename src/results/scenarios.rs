@@ -83,7 +83,7 @@ pub struct ScenarioResult {
     /// Median bandwidth of each thread, MB/s, in `cpus` order.
     pub per_thread_mb_per_s: Vec<f64>,
     /// Median dependent-load latency of one thread with this placement, ns; `None` where a
-    /// latency is not meaningful (several threads) or not measured. Since issue 19's blocks,
+    /// latency is not meaningful (several threads) or not measured. Since the blocks,
     /// the median of `latency`'s block medians (kept for readers of older files).
     pub latency_ns: Option<f64>,
     /// Fraction of the buffers' pages on the nodes the policy intended (move_pages), 0..=1.
@@ -107,8 +107,8 @@ pub struct ScenarioResult {
     /// unpinned thread and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::results::quality::RepetitionQuality>,
-    /// Its interval's half-width against the run's target and the rounds added to reach it
-    /// (issue 19); absent for rows not measured in rounds and in files written before it
+    /// Its interval's half-width against the run's target and the rounds added to reach it;
+    /// absent for rows not measured in rounds and in files written before it
     /// existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::results::quality::Precision>,
@@ -118,7 +118,7 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pages_per_node: Vec<crate::results::placement::NodePages>,
     /// The single-thread latency of (a) or (b) with its interval, measured in blocks
-    /// interleaved with the other row's (issue 19); absent for the other rows, where not
+    /// interleaved with the other row's; absent for the other rows, where not
     /// measured, and in files written before it existed (they hold `latency_ns` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency: Option<ScenarioLatency>,
@@ -142,7 +142,7 @@ pub struct ScenarioLatency {
     pub blocks: crate::results::latency::PointBlocks,
     /// The CPUs the measuring thread could run on (one for (a): the home node's first usable
     /// CPU, as the run's reference; empty for (b), left to the scheduler, and in files
-    /// written before issue 28).
+    /// written before this field existed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cpus: Vec<u32>,
     /// True when the blocks alternated with the other single-thread row's; false when this
@@ -179,7 +179,7 @@ impl ScenarioResult {
             .as_ref()
             .filter(|q| q.disturbed)
             .and_then(|q| q.reason());
-        // The latency blocks are judged too (issue 19): their disturbance is the run's
+        // The latency blocks are judged too: their disturbance is the run's
         // warning as well, said after the bandwidth's.
         let latency = self
             .latency
@@ -354,7 +354,7 @@ pub struct ScenarioTable {
     pub weights: Vec<(u32, u8)>,
     /// Working set of the single-thread latency of (a) and (b), bytes (random walk, 4 KiB
     /// pages, memory on the home node; (a) pinned, (b) left to the scheduler), so its label
-    /// can say under which conditions it was measured (issue 19); absent in files written
+    /// can say under which conditions it was measured; absent in files written
     /// before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_working_set_bytes: Option<u64>,
@@ -366,7 +366,7 @@ impl ScenarioTable {
     }
 
     /// How (b)'s single-thread latency compares with (a)'s, in one clause, decided by the
-    /// paired ratio of their interleaved blocks (issue 19): a difference is stated only when
+    /// paired ratio of their interleaved blocks: a difference is stated only when
     /// the ratio's whole interval lies beyond 1 +- the practical margin
     /// (`(b) vs (a) latency: +12 % [+8, +15 %], paired, 9 rounds`); otherwise "indistinguishable
     /// here (within +-x %)"; nothing is stated from too few rounds or from disturbed blocks.
@@ -482,7 +482,7 @@ mod tests {
         })
     }
 
-    /// Issue 19: (b) vs (a) is stated only when the paired interval clears the 3 % margin,
+    /// (b) vs (a) is stated only when the paired interval clears the 3 % margin,
     /// in the house wording; otherwise "indistinguishable here (within +-x %)"; nothing from
     /// too few rounds or from disturbed blocks; nothing when (b) is (a) here.
     #[test]

@@ -1,4 +1,4 @@
-//! Memory tiers measured as tiers (issue 32): for every node whose memory is not the CPU
+//! Memory tiers measured as tiers: for every node whose memory is not the CPU
 //! nodes' DRAM tier (CXL, HBM, NVM, GPU memory, or a node the kernel puts in another tier),
 //! the run's measured idle latency and read bandwidth from each CPU node against that node's
 //! local memory, beside what the firmware declares for the same pair (HMAT: the target's

@@ -43,7 +43,7 @@ pub struct Topology {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
     /// What kind of memory each node holds, the kernel's memory tiers, nodes per package and
-    /// L3 domains: facts derived from the files above and a few more (issue 13). Written as
+    /// L3 domains: facts derived from the files above and a few more. Written as
     /// top-level fields of the JSON; absent from an older file, where they read as unknown.
     #[serde(flatten, default)]
     pub layout: Layout,

@@ -292,7 +292,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: weighted interleave within noise of bind is not "use it".
+    /// Weighted interleave within noise of bind is not "use it".
     #[test]
     fn noise_is_indistinguishable_not_a_winner() {
         let checks = [

@@ -36,7 +36,7 @@ pub(super) struct Knobs {
     /// Which node pairs the latency matrix measures.
     pub(super) lat_cells: CellChoice,
     /// Groups timed for the per-load distribution at the sweep's largest point; `None`:
-    /// not measured (issue 14).
+    /// not measured.
     pub(super) lat_dist_groups: Option<usize>,
     /// Which node pairs the bandwidth matrix measures.
     pub(super) bw_cells: CellChoice,
@@ -52,7 +52,7 @@ pub(super) struct Knobs {
     pub(super) c2c_cap: usize,
     pub(super) c2c_reps: usize,
     pub(super) scen: TimedSettings,
-    /// Interval half-width every headline figure aims for, fraction of the median (issue 19:
+    /// Interval half-width every headline figure aims for, fraction of the median (
     /// +-3 % in a default run, +-5 % in `--quick`); rounds measured side by side get extra
     /// rounds toward it while the part's budget lasts.
     pub(super) target_half_width: f64,
@@ -189,7 +189,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
     }
 }
 
-/// Share of a measuring part's estimate its extra repetitions may take (issue 19: the budget
+/// Share of a measuring part's estimate its extra repetitions may take (the budget
 /// goes where the intervals are widest). The headline latency and bandwidth figures take
 /// extras while their interval is wider than the budget's target; the extras of one part draw
 /// on one pool of this share of its plan estimate, so they never take a part beyond it. The

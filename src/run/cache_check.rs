@@ -104,7 +104,7 @@ pub fn declared_vs_measured(r: &RunResults) -> Vec<Finding> {
 /// (`lower`, 2 x `lower`] (`lower`: the previous level's size), memory's is the curve's largest
 /// point, which must lie at twice the declared size or beyond and be at least twice as slow
 /// (the low end of its interval, when it has one); returns the last point below the geometric
-/// midpoint of the two and the first at or above it, when that step is beyond noise (issue 19:
+/// midpoint of the two and the first at or above it, when that step is beyond noise (
 /// with intervals on both points, their ratio must clear the practical margin).
 fn midpoint_edge(curve: &SweepCurve, lower: u64, declared: u64) -> Option<(u64, u64)> {
     let pts = &curve.points;
@@ -361,7 +361,7 @@ mod tests {
         assert!(declared_vs_measured(&run_with(measured_here(None, 30.0))).is_empty());
     }
 
-    /// Issue 19: with intervals, a step between two points whose intervals say they may be
+    /// With intervals, a step between two points whose intervals say they may be
     /// the same is noise, not the level's end; a clear step still is.
     #[test]
     fn a_step_within_noise_is_no_edge() {

@@ -45,7 +45,7 @@ pub(super) fn describe(
     threads: usize,
 ) -> PlannedPart {
     let mut reduced = Vec::new();
-    // What the run's reference measures is not measured again by the parts (issue 19).
+    // What the run's reference measures is not measured again by the parts.
     let cov = super::reference::coverage(topo, s);
     let (estimate_s, detail) = match part {
         Part::Topology => {
@@ -497,7 +497,7 @@ mod loaded_mix_tests {
     use crate::results::plan::{Budget, Part};
     use crate::run::plan::{make_plan, PlanRequest};
 
-    /// Issue 14: the run's loaded-latency part measures the read curve with `--quick`, the
+    /// The run's loaded-latency part measures the read curve with `--quick`, the
     /// read:write family (read, 3:1, 2:1, 1:1) by default and every mix with `--thorough`;
     /// the plan names the mixes measured, those left out and how to get them.
     #[test]

@@ -10,7 +10,7 @@
 //! before each part after the topology and after the last one, so their interval covers the run's drift; the
 //! parts under the same conditions show them instead of measuring their own. A stop keeps
 //! the repetitions taken so far, marked partial. Each latency repetition walks its chain back
-//! to steady state untimed before timing (issue 28, `latency::steady`). At the end, every place
+//! to steady state untimed before timing (`latency::steady`). At the end, every place
 //! that measured a reference quantity again under the same conditions is judged against it
 //! (`results::agreement`); a disagreement is a warning naming both figures.
 
@@ -184,7 +184,7 @@ pub fn execute(
             }
         }
     }
-    // One quantity, one figure (issue 28): a place that measured a reference quantity again
+    // One quantity, one figure: a place that measured a reference quantity again
     // under the same conditions and disagrees with it is the run's warning, naming both.
     r.warnings.extend(crate::results::agreement::warnings(&r));
     if interrupted() && !r.partial {

@@ -284,7 +284,7 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
             ));
         }
     }
-    // Promotion, demotion and DAMON schemes on physical memory (issue 32); NUMA balancing's
+    // Promotion, demotion and DAMON schemes on physical memory; NUMA balancing's
     // mode 1 has its own finding above.
     let movers: Vec<String> =
         crate::results::environment_tiering::page_movers(env.numa_balancing, &env.tiering)
@@ -335,7 +335,7 @@ mod tests {
 
     /// The Opteron article: 45.6 ns local, 70.9 ns remote; 6286 vs 3116 MB/s. The article
     /// gives one figure per cell, so there is no interval: the medians are said, and no
-    /// penalty is stated as settled (issue 19). The same figures measured with intervals are
+    /// penalty is stated as settled. The same figures measured with intervals are
     /// `run::penalty`'s tests.
     #[test]
     fn remote_penalties_from_the_opteron_figures() {
@@ -451,7 +451,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: a share whose interval reaches below the saturation fraction does not say
+    /// A share whose interval reaches below the saturation fraction does not say
     /// "saturates" (seen on this VM: 90 % [84, 101 %] was stated as saturation at 1 thread).
     #[test]
     fn saturation_within_noise_is_not_stated() {
@@ -524,7 +524,7 @@ mod tests {
         assert!(f[0].text.contains("scenario (d) 93.0%"), "{}", f[0].text);
     }
 
-    /// Issue 19: a quiet fixture stays quiet; c2c pairs short of CPU and a latency part marked
+    /// A quiet fixture stays quiet; c2c pairs short of CPU and a latency part marked
     /// disturbed make the run noisy, then unusable when they are most figures, with the lowest
     /// share named.
     #[test]

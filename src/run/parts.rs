@@ -818,7 +818,7 @@ fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         load_mem_node: home,
         kernel: s.loaded.mixes.first().copied().unwrap_or(LoadKernel::Read),
         points: s.loaded.delays,
-        // The run's reference working set (issue 28): the no-load point is then the same
+        // The run's reference working set: the no-load point is then the same
         // quantity as the reference's local idle latency and is judged against it.
         chaser_bytes: chaser_bytes.min(s.latency_matrix.size_bytes.max(1 << 20)),
         load_bytes_per_thread,

@@ -308,7 +308,7 @@ mod tests {
         );
     }
 
-    /// Issue 19: a clear winner over drifting rounds is named; noise alone is
+    /// A clear winner over drifting rounds is named; noise alone is
     /// "indistinguishable here" with no numactl line.
     #[test]
     fn paired_rounds_name_a_clear_winner_and_call_noise_indistinguishable() {

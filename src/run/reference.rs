@@ -1,4 +1,4 @@
-//! The run-wide reference measurement (issue 19, "one quantity, one figure"): local idle DRAM
+//! The run-wide reference measurement ("one quantity, one figure"): local idle DRAM
 //! latency and local read bandwidth measured once per run under one stated set of conditions,
 //! in short repetitions interleaved across the whole run (before each part after the topology
 //! and after the last, at least six in all), so the figure's interval covers the run's drift instead of one moment of it.
@@ -10,7 +10,7 @@
 //! per thread, 4 KiB pages bound to the home node, with the `read` kernel. The buffers are
 //! placed, faulted in and (for latency) linked once and kept for the whole run, so a
 //! repetition costs tens of milliseconds, not a page-fault pass. Each latency repetition
-//! starts at steady state (issue 28): the part before it streamed through the caches and the
+//! starts at steady state: the part before it streamed through the caches and the
 //! TLB, so the chain is walked untimed for `latency::steady::STEADY_WARMUP_NS` first, then
 //! timed in ten 2 ms samples (the standalone command's sample), and the figure pools every
 //! kept repetition's samples: the chase lives on its own
@@ -70,7 +70,7 @@ pub const MIN_REPETITIONS: usize = 6;
 const LATENCY_SAMPLE_NS: f64 = crate::latency::measure::SAMPLE_NS_DEFAULT as f64;
 
 /// Samples of one latency repetition (20 ms timed, after the untimed walk to steady state of
-/// `latency::steady`): the figure pools every kept repetition's samples (issue 28), so its
+/// `latency::steady`): the figure pools every kept repetition's samples, so its
 /// interval is that of the samples, as the standalone command's is, while the repetitions
 /// spread over the run put the run's drift into them; a repetition is judged (and retaken)
 /// as a whole, so one preemption spoils one repetition.
@@ -377,7 +377,7 @@ fn spawn_latency(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Res
         }
         while go_rx.recv().is_ok() {
             // The part before streamed through the caches and the TLB: walk back to steady
-            // state untimed first (issue 28, `latency::steady`), then time the samples.
+            // state untimed first (`latency::steady`), then time the samples.
             crate::latency::steady::settle(&mut chain);
             let probe = Probe::start(&root, c.cpu);
             let mut samples_ns = Vec::with_capacity(SAMPLES_PER_REP);
@@ -1136,7 +1136,7 @@ mod tests {
         assert_eq!(l.knees.len(), 1);
     }
 
-    /// Issue 19 items 5 and 6: the parts filled their places while the reference was still
+    /// The parts filled their places while the reference was still
     /// quiet, then its later repetitions stayed disturbed. Every place it fills carries the
     /// reference's quality record, so every view marks it: the JSON record, the verdict's
     /// counts, `compare`'s metrics, summary.txt's lines and the terminal's intervals; the

@@ -7,7 +7,7 @@
 //! interval for the median), nine when the budget allows, shorter repetitions before fewer
 //! rounds.
 //!
-//! Spending the budget where the intervals are widest (issue 19): unless the budget is
+//! Spending the budget where the intervals are widest: unless the budget is
 //! generous enough for [`MAX_ROUNDS`] full-length rounds, the planned rounds take about
 //! [`PLANNED_SHARE`] of it and the rest is held back. After the planned rounds, while the widest
 //! 95 % interval of the configurations is above the target half-width (+-3 % in a default run,

@@ -93,7 +93,7 @@ pub struct ScenarioSettings {
     pub timed: TimedSettings,
     /// Total bytes over all threads of one row (each thread gets its share).
     pub total_bytes: u64,
-    /// Interval half-width the rounds aim for, fraction of the median (issue 19): extra
+    /// Interval half-width the rounds aim for, fraction of the median: extra
     /// rounds are run while a row is wider and the part's budget has time left.
     pub target_half_width: f64,
 }

@@ -66,7 +66,7 @@ pub fn read_cpus(
         let topo = format!("{CPU_DIR}/cpu{id}/topology");
         let (package, core, siblings) = if is_online {
             // Package, core and siblings are optional facts: a malformed file leaves that one
-            // unknown with a warning (issue 13).
+            // unknown with a warning.
             let package = read_id_opt(root, format!("{topo}/physical_package_id"));
             let package = degrade(
                 root,

@@ -418,7 +418,7 @@ mod tests {
             ),
         ]);
         // A malformed line leaves the node's memory unknown with a warning naming the file
-        // and the line; the node itself is still read (issue 13).
+        // and the line; the node itself is still read.
         let mut w = Vec::new();
         let n = read_nodes(&r, &[0, 1], &mut w).unwrap().unwrap();
         assert_eq!(

@@ -188,7 +188,7 @@ macro_rules! simd_kernels {
             }
             end_of_pass();
             }
-            // One fence per call, not per pass (issue 28): a fence drains the write-combining
+            // One fence per call, not per pass: a fence drains the write-combining
             // buffers and waits, so one per pass of a 16 KiB array (every 256 lines) cost
             // 14-19 % against likwid-bench's store_mem_avx, which fences never. The caller
             // needs the stores ordered only before it reads the clock and the stop flag.

@@ -82,7 +82,7 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
         ),
         ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
     ];
-    // Memory limits on this process (issue 17), only when there are some.
+    // Memory limits on this process, only when there are some.
     facts.extend(
         env.memory_limits
             .iter()
@@ -92,7 +92,7 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
     facts
 }
 
-/// The kernel's tiering rows and what can move a measurement's pages (issue 32).
+/// The kernel's tiering rows and what can move a measurement's pages.
 fn tiering_facts(r: &RunResults) -> Vec<(String, String)> {
     let env = &r.topology.environment;
     let mut rows = Vec::new();
@@ -108,7 +108,7 @@ fn tiering_facts(r: &RunResults) -> Vec<(String, String)> {
     rows
 }
 
-/// Memory kinds and tiers, nodes per package, L3 domains and platform limits (issue 13),
+/// Memory kinds and tiers, nodes per package, L3 domains and platform limits,
 /// each only when known.
 fn layout_facts(r: &RunResults) -> Vec<(&'static str, String)> {
     let t = &r.topology;

@@ -64,7 +64,7 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
 mod tests {
     use crate::render::run_view::tests_support::distribution;
 
-    /// Issue 14: a run whose latency report holds a distribution shows its histogram (the
+    /// A run whose latency report holds a distribution shows its histogram (the
     /// chart's svg and its legend) and its table in the latency section; one without shows
     /// neither.
     #[test]
@@ -81,7 +81,7 @@ mod tests {
         let fig = &section[..section.find("</figure>").unwrap()];
         // The wide and the phone layout, each an svg with the legend's entries.
         assert_eq!(fig.matches("<svg").count(), 2);
-        // The median's legend gives its interval (issue 19), drawn as a band in both layouts.
+        // The median's legend gives its interval, drawn as a band in both layouts.
         assert_eq!(fig.matches("median 101 [100, 102] ns").count(), 2);
         // The table shows each percentile with its interval where it has one.
         assert!(section.contains("101 [100, 102]"));

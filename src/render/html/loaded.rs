@@ -17,7 +17,7 @@ use crate::results::loaded::LoadedReport;
 
 /// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
 /// bandwidths have intervals (horizontal bars), `blocked` when the points were measured in
-/// blocks (issue 19: medians and intervals over the blocks).
+/// blocks (medians and intervals over the blocks).
 fn chart_note(c: &svg::LineChart, sliced: bool, blocked: bool) -> String {
     let mut s = String::from(if blocked {
         "ns per load (median of the chaser's block medians) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "

@@ -319,7 +319,7 @@ mod tests {
         assert!(!h.contains("Partial run"));
     }
 
-    /// Issue 15: at phone width (420 px, about 375 px of content) every chart's text stays at
+    /// At phone width (420 px, about 375 px of content) every chart's text stays at
     /// 10 px or more: each phone variant, scaled from its drawn width to 375 px, has no font
     /// under 10 px, and heatmaps (shown at their drawn size on a phone) none under 10 px.
     #[test]

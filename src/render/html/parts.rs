@@ -40,7 +40,7 @@ pub(super) fn findings(p: &mut Page, r: &RunResults) {
 pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
     match view::latency_sweep_chart(r) {
         Some(c) => {
-            // A sweep in passes (issue 19) summarises each size by its block medians.
+            // A sweep in passes summarises each size by its block medians.
             let blocked = r.latency.as_ref().is_some_and(|l| {
                 l.sweep
                     .iter()
@@ -104,7 +104,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
     ) {
         p.absent(r, Part::LatencyMatrix);
     }
-    // The paired ratios to local with their intervals (issue 19).
+    // The paired ratios to local with their intervals.
     if let Some(l) = r
         .latency
         .as_ref()
@@ -113,7 +113,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
     {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }
-    // The headline latencies' widths against the run's target (issue 19).
+    // The headline latencies' widths against the run's target.
     if let Some(l) = crate::render::run_brief::latency_precision_line(r) {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }
@@ -231,7 +231,7 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
         None => p.absent(r, Part::Scaling),
     }
     // The headline bandwidths' (kernels, matrix cells, scaling points) widths against the
-    // run's target (issue 19), after the last bandwidth section.
+    // run's target, after the last bandwidth section.
     if let Some(l) = crate::render::run_brief::bandwidth_precision_line(r) {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }

@@ -95,7 +95,7 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             for n in &notes {
                 let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
             }
-            // What the latency column measured and each row's precision (issue 19).
+            // What the latency column measured and each row's precision.
             let extra = [
                 super::super::run_brief::latency_conditions(s),
                 super::super::run_brief::precision_line(r),

@@ -246,7 +246,7 @@ mod tests {
         &s[..s.find("</section>").unwrap()]
     }
 
-    /// Issue 14: `bandwidth --peak --html` draws the run report's per-mix bars (wide and for
+    /// `bandwidth --peak --html` draws the run report's per-mix bars (wide and for
     /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
     #[test]
     fn the_peak_page_has_the_run_reports_bars_and_domain_table() {

@@ -1,7 +1,7 @@
 //! The headline figures of a run picked out of its results: the idle DRAM latency and the
 //! peak bandwidth, each with where it comes from. When the run measured its reference figures
 //! (local idle latency and local read bandwidth in repetitions spread over the run), those
-//! come first: they are the run's one figure for each quantity (issue 19).
+//! come first: they are the run's one figure for each quantity.
 
 use super::nodes_text;
 use crate::results::RunResults;
@@ -75,7 +75,7 @@ pub fn reference_bandwidth(r: &RunResults) -> Option<(f64, String, bool)> {
 /// the matrix (lowest), else the largest working set of the first random-walk curve. Returns (ns, which measurement it is and under which
 /// conditions (size, page size, walk, the one pinned CPU) with its interval, whether the
 /// figure is disturbed). The label names its source so it is never read as the same figure as
-/// another place's latency measured under other conditions (issue 19, one quantity one figure).
+/// another place's latency measured under other conditions (one quantity one figure).
 pub fn idle_dram_latency(r: &RunResults) -> Option<(f64, String, bool)> {
     if let Some(x) = reference_latency(r) {
         return Some(x);
@@ -151,7 +151,7 @@ pub fn interval_clause(s: &crate::stats::Summary) -> String {
 }
 
 /// " (\u{b1}3.1 %)": the interval's half-width relative to the median, so the gap to the run's
-/// precision target is visible beside every headline (issue 19); "" for a zero median.
+/// precision target is visible beside every headline; "" for a zero median.
 pub fn width_clause(median: f64, low: f64, high: f64) -> String {
     if median == 0.0 || !median.is_finite() {
         return String::new();

@@ -274,7 +274,7 @@ pub fn matrix_ratio_text(c: &crate::results::latency::MatrixCell) -> Option<Stri
     })
 }
 
-/// The line under the matrix on its ratios (issue 19): each cell other than its row's
+/// The line under the matrix on its ratios: each cell other than its row's
 /// reference with its paired ratio and interval, and whether it differs from the reference
 /// beyond noise (only when the interval excludes 1: "slower" or "faster than local"; else
 /// "indistinguishable here (within +-x %)"; "no interval" below six rounds), a disturbed cell
@@ -395,7 +395,7 @@ mod tests {
     use crate::render::fixture::opteron_example;
     use crate::render::svg::line::ERROR_BAR_OPACITY;
 
-    /// Issue 15 and 19: the run's latency chart has a log y axis (decade ticks 1, 10, 100,
+    /// The run's latency chart has a log y axis (decade ticks 1, 10, 100,
     /// so the 1-5 ns cache plateaus show beside DRAM), an error bar per point with an
     /// interval, a hollow disturbed point, and every knee marked or said to be missing.
     #[test]
@@ -454,7 +454,7 @@ mod tests {
         assert!(c.markers.iter().any(|m| m.label == "L1 knee"));
     }
 
-    /// Issue 19: the matrix's ratio line gives each remote cell's paired ratio with its
+    /// The matrix's ratio line gives each remote cell's paired ratio with its
     /// interval and calls it different from local only when the interval excludes 1; a
     /// disturbed cell keeps its mark; cells measured one after the other give no line.
     #[test]

@@ -385,7 +385,7 @@ mod tests {
     fn the_csv_row_ends_with_the_interleaved_chase_then_the_intervals() {
         let l = report_with(Some(distribution()));
         let t = latency_distribution_table(Some(&l));
-        // The interleaved chase, then three interval columns per percentile (issue 19).
+        // The interleaved chase, then three interval columns per percentile.
         let chase = t.keys.len() - 1 - 3 * 6;
         assert_eq!(t.keys[chase], "interleaved_chase_ns_per_load_median");
         assert_eq!(

@@ -1,8 +1,8 @@
 //! The loaded-latency curves of a run as a table, a chart with the doubling point, and two
 //! sentences. The run measures the read curve and, as its budget allows, further load mixes
 //! interleaved with it; with several mixes the table holds every mix's points and the chart
-//! is the family (one curve per mix). Each point is measured in blocks spread over the curve
-//! (issue 19): its latency and bandwidth are the medians of its blocks' with their 95 %
+//! is the family (one curve per mix). Each point is measured in blocks spread over the curve:
+//! its latency and bandwidth are the medians of its blocks' with their 95 %
 //! intervals (n = blocks), the bandwidth's drawn as a horizontal bar. Files written before
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
@@ -72,7 +72,7 @@ fn mb_cell(summary: Option<&crate::stats::Summary>, bare: f64) -> Cell {
     }
 }
 
-/// True when any point of these curves was measured in blocks (issue 19).
+/// True when any point of these curves was measured in blocks.
 pub fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
     curves
         .into_iter()
@@ -419,7 +419,7 @@ mod tests {
         assert_eq!(
             *t.keys.last().unwrap(),
             "blocks_count",
-            "issue 19: at the end"
+            "new columns go at the end"
         );
         assert_eq!(
             t.keys.len(),
@@ -495,7 +495,7 @@ mod tests {
         );
     }
 
-    /// Issue 14: a file written before slices were counted renders as it did.
+    /// A file written before slices were counted renders as it did.
     #[test]
     fn an_older_file_shows_its_one_count_as_before() {
         let r = crate::render::fixture::opteron_example();

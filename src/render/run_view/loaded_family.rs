@@ -42,7 +42,7 @@ pub fn curve_name(r: &LoadedResult, all: &[&LoadedResult]) -> String {
 
 /// The bandwidth at which latency doubled, when more than one loaded point lies at or beyond
 /// it (else `None`), and how many do. A point measured in blocks counts only when its
-/// latency is twice the idle one's beyond both intervals (issue 19: decided with the
+/// latency is twice the idle one's beyond both intervals (decided with the
 /// intervals, not the medians alone); one without an interval (fewer than six blocks)
 /// cannot say so. Points of files written before blocks count by their bandwidth alone, as
 /// before.
@@ -490,7 +490,7 @@ mod tests {
         r
     }
 
-    /// Issue 19: with blocks, a point supports the doubling only when its interval lies at or
+    /// With blocks, a point supports the doubling only when its interval lies at or
     /// above twice the idle interval's high end; one without an interval cannot.
     #[test]
     fn with_blocks_the_doubling_is_decided_by_the_intervals() {

@@ -28,7 +28,7 @@ pub fn scenarios_table(r: &RunResults) -> Table {
             ("not_measured_because", "not measured because"),
             ("same_placement_as", "same placement as"),
             ("why_the_same", "why the same"),
-            // Issue 19: the single-thread latency's interval over its blocks and (b)'s paired
+            // The single-thread latency's interval over its blocks and (b)'s paired
             // ratio to (a), appended so older readers' columns keep their places.
             ("ns_per_load_ci_low", "ns per load 95 % interval low"),
             ("ns_per_load_ci_high", "ns per load 95 % interval high"),

@@ -262,7 +262,7 @@ mod tests {
         insta::assert_snapshot!(svg);
     }
 
-    /// Issue 15: the phone layout is 420 units wide with each label above its bar, larger
+    /// The phone layout is 420 units wide with each label above its bar, larger
     /// text than the wide layout, and the longest value (with "(disturbed)") inside the canvas.
     #[test]
     fn narrow_layout_puts_labels_above_bars() {
@@ -309,7 +309,7 @@ mod tests {
             .starts_with("<svg width=\"820\""));
     }
 
-    /// Issue 19: intervals as whiskers (a line and two caps), a disturbed bar hollow.
+    /// Intervals as whiskers (a line and two caps), a disturbed bar hollow.
     #[test]
     fn intervals_and_disturbed_bars() {
         let b = BarChart {

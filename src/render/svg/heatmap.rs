@@ -171,7 +171,7 @@ fn titles_and_labels(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap, cell: i
     ))?;
     // Labels are thinned on big grids (c2c on many CPUs) so they never overlap. They keep
     // 13 px type (about 10.5 px as drawn) even then: on a phone a heatmap is shown at its
-    // drawn size, and smaller text was unreadable there (issue 15).
+    // drawn size, and smaller text was unreadable there.
     let every = (22 / cell).max(1) as usize;
     let label_size = 13;
     for (c, l) in h.col_labels.iter().enumerate() {

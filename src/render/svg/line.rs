@@ -680,7 +680,7 @@ mod tests {
         assert_eq!(count(&svg, "<circle"), 10);
     }
 
-    /// Issue 15: the latency chart's y axis is logarithmic (decade ticks 1, 10, 100) and
+    /// The latency chart's y axis is logarithmic (decade ticks 1, 10, 100) and
     /// every interval is drawn as an error bar (a whisker and two caps).
     #[test]
     fn log_axis_and_error_bars() {
@@ -717,7 +717,7 @@ mod tests {
         assert_eq!(count(&svg, "<circle"), 10 - 1 + 2 + 1);
     }
 
-    /// Issue 14: a point whose x is itself a median (bandwidth under load) gets a horizontal
+    /// A point whose x is itself a median (bandwidth under load) gets a horizontal
     /// whisker with two caps; the x range widens to hold it, and no band is drawn for it.
     #[test]
     fn x_intervals_are_horizontal_whiskers() {
@@ -774,7 +774,7 @@ mod tests {
         );
     }
 
-    /// Issue 15: a marker label at the top right of its line is never drawn over points (the
+    /// A marker label at the top right of its line is never drawn over points (the
     /// L3 label sat on the last DRAM points at the right edge of the phone chart): the y range
     /// grows until the highest point under the label is below the label's band, and a chart
     /// whose points stay clear keeps its range.

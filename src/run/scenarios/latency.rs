@@ -1,4 +1,4 @@
-//! The single-thread latencies of scenarios (a) and (b), measured side by side (issue 19).
+//! The single-thread latencies of scenarios (a) and (b), measured side by side.
 //! Both rows keep one buffer on the home node, of the same size, and each its own thread: (a)'s
 //! bound to the home node's CPUs, (b)'s left to the scheduler. Each chain is built and walked
 //! once, all rows before the first block (a row measured right after its own walk, alone on
@@ -325,7 +325,7 @@ impl Prepared<'_> {
     /// `per_block` kept ones, each judged.
     fn block(&mut self, plan: &BlockPlan, root: &SysRoot) -> Block {
         let it = self.iterations;
-        // The other row's thread streamed in between: back to steady state first (issue 28).
+        // The other row's thread streamed in between: back to steady state first.
         crate::latency::steady::settle(&mut self.chain);
         for _ in 0..plan.warmup {
             self.chain.walk(it);
@@ -381,7 +381,7 @@ mod tests {
         }
     }
 
-    /// Issue 19: (a) and (b) alternate, A B then B A, one block each per round, so neither
+    /// (a) and (b) alternate, A B then B A, one block each per round, so neither
     /// always runs first and round i of one pairs with round i of the other.
     #[test]
     fn rounds_alternate_a_b_then_b_a() {

@@ -45,7 +45,7 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
         .collect();
     let copy_cpus: Vec<u32> = copy_nodes.iter().map(|x| x.1).collect();
     let copy_nodes_text = format_list(&copy_nodes.iter().map(|x| x.0).collect::<Vec<_>>());
-    // The copy-per-node line as a shell loop that runs (issue 15: a "how" cell is a command
+    // The copy-per-node line as a shell loop that runs (a "how" cell is a command
     // or plainly prose, never a command with prose in it).
     let copy_nodes_words: Vec<String> = copy_nodes.iter().map(|x| x.0.to_string()).collect();
 

@@ -51,7 +51,7 @@ pub fn home_node(topo: &Topology) -> Option<u32> {
 
 /// Bytes of the single-thread latency chases of (a) and (b): the run's DRAM latency working
 /// set (8x the largest LLC instance), the working set of the run's reference local idle
-/// latency (issue 28: one quantity, one figure), whatever the rows' bandwidth buffers; (a)'s
+/// latency (one quantity, one figure), whatever the rows' bandwidth buffers; (a)'s
 /// latency is then the same quantity as the reference's and must agree with it.
 pub fn chase_bytes(topo: &Topology) -> u64 {
     super::plan::dram_latency_bytes(topo).max(MIN_BYTES_PER_THREAD)
@@ -304,7 +304,7 @@ pub fn run_scenarios(
     // run: (a) on the home node's CPUs, (b) anywhere (the latency matrix's cell is another
     // size). Measured side by side in interleaved blocks ([`latency`]); a row placed as the
     // other here is measured once.
-    // (a)'s thread on the home node's first usable CPU: the reference's conditions (issue 28).
+    // (a)'s thread on the home node's first usable CPU: the reference's conditions.
     let home_cpus: Vec<u32> = rows[0].cpus.iter().take(1).copied().collect();
     let wanted: Vec<(usize, Vec<u32>)> = [(0, home_cpus), (1, vec![])]
         .into_iter()
@@ -389,7 +389,7 @@ mod tests {
             .collect()
     }
 
-    /// Issue 19: on one memory node, (d), (e) and (f) put every page on the same node; one
+    /// On one memory node, (d), (e) and (f) put every page on the same node; one
     /// copy per node is (a); and with every CPU on that node, (a)'s thread bound to the node
     /// is (b)'s thread left to the scheduler. They are merged before measuring, with the
     /// reason, so the single-threaded advice cannot rank two runs of one configuration.
@@ -421,7 +421,7 @@ mod tests {
         }
     }
 
-    /// Issue 19 end to end without measuring: on one memory node, whatever the rounds say,
+    /// End to end without measuring: on one memory node, whatever the rounds say,
     /// no recommendation ranks (d), (e) and (f) against each other or gives a numactl line
     /// to choose between them.
     #[test]

@@ -5,7 +5,7 @@
 //! ratios.
 //!
 //! The local-versus-remote comparison is the matrix's headline, so its cells are measured side
-//! by side (METHODOLOGY point 23): one buffer per memory node is placed (bound to
+//! by side: one buffer per memory node is placed (bound to
 //! that node and checked with `move_pages`), its chain built once and kept for the whole
 //! matrix, and one thread, re-pinned to each initiator's CPU in turn (the pinning confirmed
 //! by `getcpu` every time), walks the chains in rounds. Every cell is measured once per round

@@ -1,4 +1,5 @@
-//! Steady state for every timed block of a chase (METHODOLOGY point 27).
+//! Steady state for every timed block of a chase (the rule in brief: docs/ARCHITECTURE.md;
+//! the measurement behind it below).
 //!
 //! A figure measured in blocks spread over a run is only the figure a steady chase gives when
 //! each block starts from the state a steady chase has. Right after another part streamed

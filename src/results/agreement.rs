@@ -1,4 +1,4 @@
-//! One quantity, one figure (METHODOLOGY point 26): the places of a run that report
+//! One quantity, one figure: the places of a run that report
 //! the run's local idle latency or its local read bandwidth, each judged against the run's
 //! reference figure (`results::reference`). A pure decision over the results contract, so
 //! run/ stores its warnings and render/ shows the same verdicts without recomputing them.

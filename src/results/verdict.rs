@@ -1,4 +1,4 @@
-//! The run's verdict (METHODOLOGY points 21-22): which figures were disturbed or
+//! The run's verdict: which figures were disturbed or
 //! too wide to trust, the evidence (lowest CPU share, largest steal, widest interval), one
 //! word for the whole run, and every part's warnings gathered for the places a user looks.
 //! Pure functions of the results contract; `crate::run::findings` stores the verdict.
@@ -12,7 +12,7 @@ use super::loaded::LoadedResult;
 use super::quality::RepetitionQuality;
 use super::RunResults;
 
-/// How far a run's figures can be trusted, in one word (METHODOLOGY point 21).
+/// How far a run's figures can be trusted, in one word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {

@@ -8,14 +8,22 @@
 #               256 MiB, or the run's 8x LLC, of 4 KiB pages on the home node's first CPU)
 #   standalone: numascope latency --mode random --size <the reference's working set>
 #               --page-size 4k --cpu <that CPU>
-#   multichase: taskset -c <that CPU> multichase -m <size> -s 64 -T <size> -n 5 (64-byte
+#   multichase: taskset -c <that CPU> multichase -m <size> -s 64 -T <size> -n 9 -v (64-byte
 #               stride, TLB locality = the whole buffer: fully random; 4 KiB pages as
-#               transparent huge pages are off for it unless -H; best of 5 samples)
-# and prints per round the reference's figure, the loaded curve's no-load point, scenario
-# (a)'s latency, the standalone's and multichase's, each with its 95 % interval; then the
-# median of the paired ratios run/standalone and run/multichase, the headline's interval
-# width against the standalone's, and per run the places the run judged (results.json
-# `warnings` naming a disagreement, `reference ... DISTURBED`).
+#               transparent huge pages are off for it unless -H; nine 0.5 s samples after
+#               the one it drops)
+# What is compared: the run's headline is the median of its steady-state samples (2 ms each,
+# pooled over the run), and the standalone command's is the median of its samples; multichase
+# prints the best (minimum) of its samples, which sits below any median by the spread of its
+# samples. So the multichase figure compared is the median of its per-sample rows (-v), with
+# the same order-statistic interval numascope uses; its printed best is shown beside it.
+# The script prints per round the reference's figure and the spread of its repetitions, the
+# loaded curve's no-load point, scenario (a)'s latency, the standalone's and multichase's, each
+# with its 95 % interval; then the median of the paired ratios run/standalone and
+# run/multichase, the headline's interval width against the standalone's, the per-pair overlap
+# counts (reference vs loaded idle, scenario (a), standalone; reference bandwidth vs scenario
+# (d)), and per run the places the run judged (results.json `warnings` naming a disagreement,
+# `reference ... DISTURBED`).
 #
 # Usage: benches/headline-latency-vs-multichase.sh [MULTICHASE_BINARY]
 # Environment (all optional):
@@ -30,6 +38,7 @@
 #                do :; done'`) for the whole benchmark: the figure must then stay within its
 #                target or be marked disturbed, never drift silently
 #   BENCH_NICE=0 do not raise priority (own session at autogroup nice -20, nice -20)
+#   KEEP=DIR     keep each round's results.json (DIR/run-<round>.json) and raw outputs
 # Nothing here builds a reference tool; see benches/README.md.
 set -u
 
@@ -85,6 +94,7 @@ print_context
 echo "# numascope: $ns_bin; ${nice:-normal priority}; $ROUNDS alternating rounds;" \
     "CPU $cpu; working set $((size / 1048576)) MiB, 4 KiB pages"
 
+[[ -n ${KEEP:-} ]] && mkdir -p "$KEEP"
 tsv=$tmp/headline.tsv
 : >"$tsv"
 failed=0
@@ -95,6 +105,7 @@ run_one() {
         rm -rf "$tmp/run"
         if $nice "$ns_bin" run --quick --output "$tmp/run" --summary-line >"$tmp/run.out" 2>&1; then
             python3 "$root/benches/headline_places.py" run "$tmp/run/results.json" "$round" >>"$tsv"
+            [[ -n ${KEEP:-} ]] && cp "$tmp/run/results.json" "$KEEP/run-$round.json"
         else
             failed=1
             echo "numascope run --quick failed: $(tail -c 300 "$tmp/run.out")"
@@ -104,6 +115,7 @@ run_one() {
         if $nice "$ns_bin" latency --mode random --size "$size" --page-size 4k --cpu "$cpu" \
             --json >"$tmp/ns.json" 2>"$tmp/ns.err"; then
             python3 "$root/benches/headline_places.py" standalone "$tmp/ns.json" "$round" >>"$tsv"
+            [[ -n ${KEEP:-} ]] && cp "$tmp/ns.json" "$KEEP/standalone-$round.json"
         else
             failed=1
             echo "numascope latency failed: $(head -c 300 "$tmp/ns.err")"
@@ -111,9 +123,10 @@ run_one() {
         ;;
     multichase)
         ((have_mc)) || return 0
-        if $nice taskset -c "$cpu" "$MULTICHASE" -m "$size" -s 64 -T "$size" -n 5 \
+        if $nice taskset -c "$cpu" "$MULTICHASE" -m "$size" -s 64 -T "$size" -n 9 -v \
             >"$tmp/mc.out" 2>&1; then
-            printf 'multichase\t%s\t%s\t\t\t\n' "$round" "$(tail -n 1 "$tmp/mc.out" | tr -d ' ')" >>"$tsv"
+            python3 "$root/benches/headline_places.py" multichase "$tmp/mc.out" "$round" >>"$tsv"
+            [[ -n ${KEEP:-} ]] && cp "$tmp/mc.out" "$KEEP/multichase-$round.txt"
         else
             echo "multichase failed: $(tail -c 300 "$tmp/mc.out")"
         fi

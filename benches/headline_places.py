@@ -5,6 +5,11 @@
                                                    reports local idle latency or local read
                                                    bandwidth, with its interval
   headline_places.py standalone LATENCY.json ROUND TSV line: the standalone command's figure
+  headline_places.py multichase OUTPUT ROUND       TSV lines: multichase's median over its
+                                                   0.5 s samples (-v rows, the first sample
+                                                   already dropped by multichase) with the
+                                                   same order-statistic interval numascope
+                                                   uses, and its own printed best (minimum)
   headline_places.py summarize FILE.tsv            the table, the paired ratios, the agreement
 
 TSV columns: place, round, median, ci_low, ci_high, note. The places and the rule follow
@@ -13,6 +18,7 @@ reference's figure itself ("same") or measured its own, and then its interval mu
 reference's; a place under other conditions says which.
 """
 import json
+import re
 import statistics
 import sys
 
@@ -42,6 +48,11 @@ def run_places(path, rnd):
         line("reference", rnd, fig(lat["ns_per_load"]), note)
         ws = lat["working_set_bytes"]
         line("reference_ws", rnd, (ws, None, None))
+        reps = [x["ns_per_load"] for x in ref.get("repetitions", [])
+                if x.get("latency_kept") and x.get("ns_per_load")]
+        if reps:
+            # The spread of the repetitions themselves (one 20 ms figure each), over the run.
+            line("reference_reps", rnd, (statistics.median(reps), min(reps), max(reps)))
     loaded = r.get("loaded_latency")
     if loaded and loaded.get("points"):
         p = loaded["points"][0]
@@ -59,8 +70,41 @@ def run_places(path, rnd):
     bw = ref.get("bandwidth")
     if bw:
         line("reference_bw", rnd, fig(bw["mb_per_s"]))
+    for row in (sc or {}).get("scenarios", []):
+        if row.get("letter") == "d" and row.get("mb_per_s") and not row.get("same_as"):
+            line("scenario_d_bw", rnd, fig(row["mb_per_s"]))
     dis = [w for w in r.get("warnings", []) if "intervals exclude each other" in w]
     line("disagreements", rnd, (len(dis), None, None), " | ".join(dis)[:400])
+
+
+def order_interval(v):
+    """(median, low, high): the median and the distribution-free 95 % interval of the median
+    (order statistics x_(j), x_(n+1-j) with the largest j covering at least 95 %, as
+    numascope's stats do); no interval below 6 values."""
+    from math import comb
+    v = sorted(v)
+    n = len(v)
+    med = statistics.median(v)
+    if n < 6:
+        return (med, None, None)
+    for j in range(n // 2, 0, -1):
+        cover = sum(comb(n, i) for i in range(j, n - j + 1)) / 2 ** n
+        if cover >= 0.95:
+            return (med, v[j - 1], v[n - j])
+    return (med, v[0], v[-1])
+
+
+def multichase(path, rnd):
+    """multichase -v prints one row per 0.5 s sample ('... avg=N'), then its best (minimum)
+    alone on the last line. The run's headline is a median of steady-state samples, so the
+    like-for-like figure is multichase's median of its samples, not its best."""
+    text = open(path).read().splitlines()
+    samples = [float(m.group(1)) for m in (re.search(r"avg=([0-9.]+)", t) for t in text) if m]
+    if samples:
+        line("multichase", rnd, order_interval(samples))
+    best = text[-1].strip() if text else ""
+    if re.fullmatch(r"[0-9.]+", best):
+        line("multichase_best", rnd, (float(best), None, None))
 
 
 def standalone(path, rnd):
@@ -99,9 +143,11 @@ def cell(f, note=""):
 def summarize(path):
     rows, notes = load(path)
     rounds = sorted({r for (_, r) in rows})
-    cols = ["reference", "loaded_idle", "scenario_a", "standalone", "multichase"]
-    head = ["round", "run's reference", "loaded idle point", "scenario (a)", "standalone",
-            "multichase", "disagreements"]
+    cols = ["reference", "reference_reps", "loaded_idle", "scenario_a", "standalone",
+            "multichase", "multichase_best"]
+    head = ["round", "run's reference", "its repetitions [min, max]", "loaded idle point",
+            "scenario (a)", "standalone", "multichase median", "multichase best",
+            "disagreements"]
     print("Local idle latency, ns per load: median [95 % interval]; a place under other"
           " conditions names them:")
     print(" | ".join(head))
@@ -121,7 +167,9 @@ def summarize(path):
                 f" n={len(ratios)})")
 
     print(f"run's headline / standalone, median of paired ratios: {paired('reference', 'standalone')}")
-    print(f"run's headline / multichase, median of paired ratios: {paired('reference', 'multichase')}")
+    print(f"run's headline / multichase, median of paired ratios: {paired('reference', 'multichase')}"
+          " (multichase's median of its 0.5 s samples: like for like)")
+    print(f"run's headline / multichase's best (its printed minimum): {paired('reference', 'multichase_best')}")
     print(f"standalone / multichase, median of paired ratios:     {paired('standalone', 'multichase')}")
     widths = []
     for r in rounds:
@@ -137,6 +185,10 @@ def summarize(path):
         judged = [j for j in judged if j is not None]
         if judged:
             print(f"reference vs {other}: intervals overlap in {sum(judged)}/{len(judged)} rounds")
+    judged = [overlap(rows.get(("reference_bw", r)), rows.get(("scenario_d_bw", r))) for r in rounds]
+    judged = [j for j in judged if j is not None]
+    if judged:
+        print(f"reference bandwidth vs scenario (d): intervals overlap in {sum(judged)}/{len(judged)} rounds")
     ws = {rows[("reference_ws", r)][0] for r in rounds if ("reference_ws", r) in rows}
     if ws:
         print(f"run's reference working set: {', '.join(f'{int(w) >> 20} MiB' for w in sorted(ws))}")
@@ -150,6 +202,8 @@ if __name__ == "__main__":
         run_places(sys.argv[2], sys.argv[3])
     elif cmd == "standalone":
         standalone(sys.argv[2], sys.argv[3])
+    elif cmd == "multichase":
+        multichase(sys.argv[2], sys.argv[3])
     elif cmd == "summarize":
         summarize(sys.argv[2])
     else:

@@ -189,9 +189,18 @@ pub fn run_toward(
                 };
                 chase::check(&spec, size)?;
                 let placed = place_cells(topo, cpus, &cells)?;
-                let (m, w) = matrix::run_cells(
-                    topo, root, &placed, size, page, &spec, &cfg.plan, &clock, goal, progress,
-                )?;
+                let (m, w) = matrix::run_cells(&matrix::MatrixJob {
+                    topo,
+                    root,
+                    placed: &placed,
+                    size,
+                    page,
+                    spec: &spec,
+                    plan: &cfg.plan,
+                    clock: &clock,
+                    goal,
+                    progress,
+                })?;
                 report.warnings.extend(w);
                 report.matrix = Some(m);
             }

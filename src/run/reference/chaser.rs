@@ -1,0 +1,195 @@
+//! The reference's chasing thread: pinned to the reference CPU, it owns the placed buffer and
+//! its chain for the whole run and walks one repetition per request (back to steady state
+//! untimed, then [`SAMPLES_PER_REP`] timed samples). Dropping the worker ends the thread and
+//! frees the buffer.
+
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::time::Instant;
+
+use crate::latency::chase::{ChainSpec, Mode};
+use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
+use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
+use crate::results::quality::RepSample;
+use crate::sys::signal::interrupted;
+use crate::sysroot::SysRoot;
+use crate::threads::{pin_current, Probe};
+use crate::topology::Topology;
+
+use super::{Conditions, LATENCY_SAMPLE_NS, SAMPLES_PER_REP};
+
+/// What the chasing thread sends back.
+pub(super) enum LatMsg {
+    Ready {
+        fraction: f64,
+        huge: f64,
+        loads: u64,
+    },
+    Rep {
+        /// The repetition's samples, ns per load each.
+        samples_ns: Vec<f64>,
+        sample: RepSample,
+    },
+    Failed(String),
+}
+
+/// The chasing thread's handle (module docs).
+pub(super) struct LatWorker {
+    pub(super) go: Option<Sender<()>>,
+    pub(super) back: Receiver<LatMsg>,
+    handle: Option<std::thread::JoinHandle<()>>,
+    pub(super) fraction: f64,
+    pub(super) huge: f64,
+    pub(super) loads: u64,
+}
+
+impl Drop for LatWorker {
+    fn drop(&mut self) {
+        self.go.take();
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+/// Starts the chasing thread and waits until its chain is linked and its sample sized.
+pub(super) fn spawn_latency(
+    topo: &Topology,
+    root: &SysRoot,
+    c: &Conditions,
+) -> anyhow::Result<LatWorker> {
+    let (go_tx, go_rx) = channel::<()>();
+    let (back_tx, back_rx) = channel::<LatMsg>();
+    let (topo, root, c) = (topo.clone(), root.clone(), c.clone());
+    let handle = std::thread::spawn(move || chaser_main(&topo, &root, &c, &go_rx, &back_tx));
+    match back_rx.recv() {
+        Ok(LatMsg::Ready {
+            fraction,
+            huge,
+            loads,
+        }) => Ok(LatWorker {
+            go: Some(go_tx),
+            back: back_rx,
+            handle: Some(handle),
+            fraction,
+            huge,
+            loads,
+        }),
+        Ok(LatMsg::Failed(e)) => {
+            let _ = handle.join();
+            anyhow::bail!("{e}")
+        }
+        _ => {
+            let _ = handle.join();
+            anyhow::bail!("the reference's chasing thread ended before it was ready")
+        }
+    }
+}
+
+/// Pins the thread and places the chased buffer bound to the reference node.
+fn place(
+    topo: &Topology,
+    root: &SysRoot,
+    c: &Conditions,
+) -> anyhow::Result<(PlacedBuffer, PlacementReport)> {
+    pin_current(topo, root, c.cpu)?;
+    let buf = PlacedBuffer::new(
+        topo,
+        root,
+        c.latency_bytes,
+        &Policy::Bind(vec![c.node]),
+        PageSize::Base,
+    )?;
+    let report = buf.verify()?;
+    Ok((buf, report))
+}
+
+/// The body of the chasing thread: place, link, size a sample, then serve repetitions until
+/// the run drops the worker.
+fn chaser_main(
+    topo: &Topology,
+    root: &SysRoot,
+    c: &Conditions,
+    go: &Receiver<()>,
+    back: &Sender<LatMsg>,
+) {
+    let (mut buf, report) = match place(topo, root, c) {
+        Ok(x) => x,
+        Err(e) => {
+            let _ = back.send(LatMsg::Failed(crate::error::one_sentence(&e)));
+            return;
+        }
+    };
+    let spec = ChainSpec {
+        mode: Mode::Random,
+        chains: 1,
+        element_bytes: c.line_bytes,
+        group_bytes: 0,
+        seed: super::super::parts::SEED,
+    };
+    let mut chain = match Chain::build(buf.as_u64_mut(), &spec) {
+        Ok(ch) => ch,
+        Err(e) => {
+            let _ = back.send(LatMsg::Failed(e.to_string()));
+            return;
+        }
+    };
+    // No full first pass (unlike a one-off measurement): every page was faulted in and
+    // every element written by the linking.
+    crate::latency::steady::settle(&mut chain);
+    let iterations = sample_iterations(&mut chain);
+    let ready = LatMsg::Ready {
+        fraction: report.fraction_on_intended,
+        huge: report.huge_fraction,
+        loads: iterations * LOADS_PER_ITERATION,
+    };
+    if back.send(ready).is_err() {
+        return;
+    }
+    while go.recv().is_ok() {
+        let rep = repetition(&mut chain, iterations, root, c.cpu);
+        if back.send(rep).is_err() {
+            return;
+        }
+    }
+}
+
+/// Iterations of one sample of about `LATENCY_SAMPLE_NS`: grow a walk past a quarter of it,
+/// then time that walk three more times and go by the fastest, so a preemption during the
+/// sizing (a busy machine) does not leave every sample short.
+fn sample_iterations(chain: &mut Chain<'_>) -> u64 {
+    let mut iterations: u64 = 64;
+    loop {
+        let t = Instant::now();
+        chain.walk(iterations);
+        let e = t.elapsed().as_nanos() as f64;
+        if e >= LATENCY_SAMPLE_NS / 4.0 || interrupted() {
+            let mut best = e;
+            for _ in 0..3 {
+                let t = Instant::now();
+                chain.walk(iterations);
+                best = best.min(t.elapsed().as_nanos() as f64);
+            }
+            return ((iterations as f64 * LATENCY_SAMPLE_NS / best.max(1.0)) as u64).max(1);
+        }
+        iterations *= 4;
+    }
+}
+
+/// One repetition: the part before streamed through the caches and the TLB, so the chain is
+/// walked back to steady state untimed first (`latency::steady`), then the samples are timed
+/// under the CPU probe.
+fn repetition(chain: &mut Chain<'_>, iterations: u64, root: &SysRoot, cpu: u32) -> LatMsg {
+    crate::latency::steady::settle(chain);
+    let probe = Probe::start(root, cpu);
+    let mut samples_ns = Vec::with_capacity(SAMPLES_PER_REP);
+    for _ in 0..SAMPLES_PER_REP {
+        let t = Instant::now();
+        let loads = chain.walk(iterations);
+        let e = t.elapsed().as_nanos() as f64;
+        samples_ns.push(e / loads.max(1) as f64);
+    }
+    LatMsg::Rep {
+        samples_ns,
+        sample: probe.finish(),
+    }
+}

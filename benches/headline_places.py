@@ -53,11 +53,17 @@ def run_places(path, rnd):
         if reps:
             # The spread of the repetitions themselves (one 20 ms figure each), over the run.
             line("reference_reps", rnd, (statistics.median(reps), min(reps), max(reps)))
+    # Places whose blocks the reference pooled into its figure (one estimate): their own
+    # figure is shown marked "pooled", and is not a second figure of the quantity.
+    names = [(p.get("figure"), p.get("place", "")) for p in ref.get("pooled", [])]
+    is_pooled = lambda fig_, start: any(f == fig_ and n.startswith(start) for f, n in names)
     loaded = r.get("loaded_latency")
     if loaded and loaded.get("points"):
         p = loaded["points"][0]
         cond = "" if not lat or loaded.get("chaser_size_bytes") == lat["working_set_bytes"] else \
             f"{loaded.get('chaser_size_bytes', 0) >> 20} MiB"
+        if not cond and is_pooled("latency", "loaded-latency no-load point"):
+            cond = "pooled"
         line("loaded_idle", rnd, fig(p["ns_per_load"]), cond)
     sc = r.get("scenarios")
     if sc:
@@ -66,13 +72,16 @@ def run_places(path, rnd):
                 if row.get("latency"):
                     ws = sc.get("latency_working_set_bytes")
                     cond = "" if not lat or ws == lat["working_set_bytes"] else f"{(ws or 0) >> 20} MiB"
+                    if not cond and is_pooled("latency", "scenario (a)'s latency"):
+                        cond = "pooled"
                     line("scenario_a", rnd, fig(row["latency"]["ns_per_load"]), cond)
     bw = ref.get("bandwidth")
     if bw:
         line("reference_bw", rnd, fig(bw["mb_per_s"]))
     for row in (sc or {}).get("scenarios", []):
         if row.get("letter") == "d" and row.get("mb_per_s") and not row.get("same_as"):
-            line("scenario_d_bw", rnd, fig(row["mb_per_s"]))
+            note = "pooled" if is_pooled("bandwidth", "scenario (d)'s bandwidth") else ""
+            line("scenario_d_bw", rnd, fig(row["mb_per_s"]), note)
     dis = [w for w in r.get("warnings", []) if "intervals exclude each other" in w]
     line("disagreements", rnd, (len(dis), None, None), " | ".join(dis)[:400])
 
@@ -179,16 +188,29 @@ def summarize(path):
     if widths:
         print(f"headline interval width / standalone's (same round): median {statistics.median(widths):.2f},"
               f" max {max(widths):.2f} (target <= 2)")
-    for other in ("loaded_idle", "scenario_a", "standalone"):
-        judged = [overlap(rows.get(("reference", r)), rows.get((other, r))) for r in rounds
+    def agreement(a, other, label):
+        """Per round: pooled into the reference (one estimate), or its own figure judged by
+        overlap; a place under other conditions is not counted. The own interval of a pooled
+        place is still compared, for information."""
+        pooled = [r for r in rounds if notes.get((other, r)) == "pooled"]
+        judged = [overlap(rows.get((a, r)), rows.get((other, r))) for r in rounds
                   if not notes.get((other, r))]
         judged = [j for j in judged if j is not None]
+        info = [overlap(rows.get((a, r)), rows.get((other, r))) for r in pooled]
+        info = [j for j in info if j is not None]
+        parts = []
+        if pooled:
+            parts.append(f"pooled into one figure in {len(pooled)}/{len(rounds)} rounds"
+                         f" (its own interval overlaps the pooled figure's in {sum(info)}/{len(info)})")
         if judged:
-            print(f"reference vs {other}: intervals overlap in {sum(judged)}/{len(judged)} rounds")
-    judged = [overlap(rows.get(("reference_bw", r)), rows.get(("scenario_d_bw", r))) for r in rounds]
-    judged = [j for j in judged if j is not None]
-    if judged:
-        print(f"reference bandwidth vs scenario (d): intervals overlap in {sum(judged)}/{len(judged)} rounds")
+            parts.append(f"intervals overlap in {sum(judged)}/{len(judged)} rounds")
+        if parts:
+            print(f"{label}: {'; '.join(parts)}")
+
+    agreement("reference", "loaded_idle", "reference vs loaded_idle")
+    agreement("reference", "scenario_a", "reference vs scenario_a")
+    agreement("reference", "standalone", "reference vs standalone")
+    agreement("reference_bw", "scenario_d_bw", "reference bandwidth vs scenario (d)")
     ws = {rows[("reference_ws", r)][0] for r in rounds if ("reference_ws", r) in rows}
     if ws:
         print(f"run's reference working set: {', '.join(f'{int(w) >> 20} MiB' for w in sorted(ws))}")

@@ -3,20 +3,32 @@
 //! reference figure (`results::reference`). A pure decision over the results contract, so
 //! run/ stores its warnings and render/ shows the same verdicts without recomputing them.
 //!
-//! The rule: a place whose conditions are the reference's (same CPU, memory node, working
-//! set, page size and walk for latency; same CPUs, kernel, bytes per thread and page size for
-//! bandwidth) either shows the reference's figure itself (it was filled from it:
-//! [`Verdict::SameFigure`]) or measured its own, and then its 95 % interval must overlap the
-//! reference's ([`Verdict::Agree`]); disjoint intervals are a [`Verdict::Disagree`], which
-//! is a warning naming both figures. A place without an interval (fewer than six samples) is
-//! [`Verdict::NoInterval`]: neither agreement nor disagreement can be claimed. A place whose
-//! conditions differ is listed with the difference in words ([`Verdict::OtherConditions`]),
-//! so its label can say so; it is never judged against the reference.
+//! What it compares: each place against the run's reference figure for the same quantity, and
+//! only when the conditions are the reference's (same CPU, memory node, working set, page size
+//! and walk for latency; same CPUs, kernel, bytes per thread and page size for bandwidth).
+//! Such a place is one of three kinds:
+//! - it shows the reference's figure itself (it was filled from it: [`Verdict::SameFigure`]);
+//! - it measured its own steady-state blocks and the reference pooled them into its one
+//!   estimate ([`Verdict::Pooled`]; [`poolable`] lists them, `ReferenceFigures::pooled`
+//!   records them): the loaded curves' no-load points and the scenario rows. A run drifts
+//!   more between its parts than within one block (on the project's 2-vCPU guest the
+//!   reference's own repetitions spread over 244-351 ns in one quick run while each place's
+//!   interval spanned a few percent), so two estimates taken minutes apart disagree by the
+//!   drift alone; one estimate over every block, spread over the whole run, is the figure;
+//! - it measured its own and was not pooled (a results file written before pooling), and
+//!   then its 95 % interval must overlap the reference's ([`Verdict::Agree`]); disjoint
+//!   intervals are a [`Verdict::Disagree`], a warning naming both figures.
+//!
+//! A place without an interval (fewer than six samples) is [`Verdict::NoInterval`]: neither
+//! agreement nor disagreement can be claimed. A place whose conditions differ is listed with
+//! the difference in words ([`Verdict::OtherConditions`]), so its label can say so; it is
+//! never judged against the reference nor pooled into it.
 
 use serde::{Deserialize, Serialize};
 
 use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
+use crate::results::reference::ReferenceFigure;
 use crate::results::scenarios::ScenarioId;
 use crate::results::RunResults;
 use crate::stats::{Interval, Summary};
@@ -77,6 +89,9 @@ pub enum Verdict {
     Disagree,
     /// Same conditions, but one of the two has no interval.
     NoInterval,
+    /// Same conditions; its steady-state blocks are pooled into the reference figure, which
+    /// is the one estimate of the quantity (module docs).
+    Pooled,
     /// Other conditions, in words ("128 MiB working set"); not judged.
     OtherConditions(String),
 }
@@ -100,37 +115,28 @@ pub fn places(r: &RunResults) -> Vec<Place> {
     };
     if let Some(l) = f.latency.as_ref() {
         let reference = Figure::of(&l.ns_per_load);
-        let key = LatencyKey {
-            cpus: vec![l.cpu],
-            node: l.memory_node,
-            bytes: l.working_set_bytes,
-            page: l.page_size,
-            mode: l.mode,
-        };
-        for (place, cond, figure) in latency_places(r) {
-            let verdict = judge(&reference, &figure, key.differs(&cond));
+        let key = LatencyKey::of(l);
+        for c in latency_places(r) {
+            let pooled = f.is_pooled(ReferenceFigure::Latency, &c.place);
+            let verdict = judge(&reference, &c.figure, key.differs(&c.key), pooled);
             out.push(Place {
                 quantity: Quantity::LocalIdleLatency,
-                place,
-                figure,
+                place: c.place,
+                figure: c.figure,
                 verdict,
             });
         }
     }
     if let Some(b) = f.bandwidth.as_ref() {
         let reference = Figure::of(&b.mb_per_s);
-        let key = BandwidthKey {
-            cpus: b.cpus.clone(),
-            kernel: b.kernel.clone(),
-            bytes: b.bytes_per_thread,
-            page: b.page_size,
-        };
-        for (place, cond, figure) in bandwidth_places(r) {
-            let verdict = judge(&reference, &figure, key.differs(&cond));
+        let key = BandwidthKey::of(b);
+        for c in bandwidth_places(r) {
+            let pooled = f.is_pooled(ReferenceFigure::Bandwidth, &c.place);
+            let verdict = judge(&reference, &c.figure, key.differs(&c.key), pooled);
             out.push(Place {
                 quantity: Quantity::LocalReadBandwidth,
-                place,
-                figure,
+                place: c.place,
+                figure: c.figure,
                 verdict,
             });
         }
@@ -171,9 +177,12 @@ fn words(f: &Figure, unit: &str) -> String {
     }
 }
 
-fn judge(reference: &Figure, figure: &Figure, differs: Option<String>) -> Verdict {
+fn judge(reference: &Figure, figure: &Figure, differs: Option<String>, pooled: bool) -> Verdict {
     if let Some(d) = differs {
         return Verdict::OtherConditions(d);
+    }
+    if pooled {
+        return Verdict::Pooled;
     }
     if figure == reference {
         return Verdict::SameFigure;
@@ -183,6 +192,60 @@ fn judge(reference: &Figure, figure: &Figure, differs: Option<String>) -> Verdic
         Some(false) => Verdict::Disagree,
         None => Verdict::NoInterval,
     }
+}
+
+/// A place under a reference's conditions with its own steady-state blocks: each block's
+/// median (ns per load, or MB/s for bandwidth rounds), in the order measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PoolBlocks {
+    pub figure: ReferenceFigure,
+    pub place: String,
+    pub blocks: Vec<f64>,
+}
+
+/// The places the reference pools into its figures (module docs): the places that measure
+/// a reference quantity by design (the loaded curves' no-load points, the scenario rows)
+/// whose conditions are the reference's and that kept blocks. Places the reference fills
+/// are never listed (they show its figure); neither are the sweep's and matrix's own
+/// measurements, which the reference replaces.
+pub fn poolable(r: &RunResults) -> Vec<PoolBlocks> {
+    let Some(f) = r.reference.as_ref() else {
+        return vec![];
+    };
+    let mut out = Vec::new();
+    if let Some(l) = f.latency.as_ref() {
+        let key = LatencyKey::of(l);
+        for c in loaded_and_scenario_places(r) {
+            if key.differs(&c.key).is_none() && !c.blocks.is_empty() {
+                out.push(PoolBlocks {
+                    figure: ReferenceFigure::Latency,
+                    place: c.place,
+                    blocks: c.blocks,
+                });
+            }
+        }
+    }
+    if let Some(b) = f.bandwidth.as_ref() {
+        let key = BandwidthKey::of(b);
+        for c in scenario_bandwidth_places(r) {
+            if key.differs(&c.key).is_none() && !c.blocks.is_empty() {
+                out.push(PoolBlocks {
+                    figure: ReferenceFigure::Bandwidth,
+                    place: c.place,
+                    blocks: c.blocks,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// One place as found: its name, conditions, figure and blocks (empty when it kept none).
+struct Candidate<K> {
+    place: String,
+    key: K,
+    figure: Figure,
+    blocks: Vec<f64>,
 }
 
 /// The conditions of a local idle latency.
@@ -198,6 +261,16 @@ struct LatencyKey {
 }
 
 impl LatencyKey {
+    fn of(l: &crate::results::reference::ReferenceLatency) -> LatencyKey {
+        LatencyKey {
+            cpus: vec![l.cpu],
+            node: l.memory_node,
+            bytes: l.working_set_bytes,
+            page: l.page_size,
+            mode: l.mode,
+        }
+    }
+
     fn differs(&self, o: &LatencyKey) -> Option<String> {
         let mut d = Vec::new();
         if o.cpus != self.cpus {
@@ -232,6 +305,15 @@ struct BandwidthKey {
 }
 
 impl BandwidthKey {
+    fn of(b: &crate::results::reference::ReferenceBandwidth) -> BandwidthKey {
+        BandwidthKey {
+            cpus: b.cpus.clone(),
+            kernel: b.kernel.clone(),
+            bytes: b.bytes_per_thread,
+            page: b.page_size,
+        }
+    }
+
     fn differs(&self, o: &BandwidthKey) -> Option<String> {
         let mut d = Vec::new();
         if o.cpus != self.cpus {
@@ -250,10 +332,18 @@ impl BandwidthKey {
     }
 }
 
+/// The blocks of a latency result measured in blocks (none otherwise).
+fn result_blocks(x: &crate::results::latency::LatencyResult) -> Vec<f64> {
+    x.blocks
+        .as_ref()
+        .map(|b| b.block_medians_ns.clone())
+        .unwrap_or_default()
+}
+
 /// Every local, single-chain latency figure of the run at the reference's node: the sweep's
 /// points at the reference's size, the matrix's home cell, the loaded curves' no-load points,
 /// scenario (a).
-fn latency_places(r: &RunResults) -> Vec<(String, LatencyKey, Figure)> {
+fn latency_places(r: &RunResults) -> Vec<Candidate<LatencyKey>> {
     let f = r.reference.as_ref().and_then(|f| f.latency.as_ref());
     let Some(l) = f else { return vec![] };
     let mut out = Vec::new();
@@ -279,77 +369,88 @@ fn latency_places(r: &RunResults) -> Vec<(String, LatencyKey, Figure)> {
                     page.to_lowercase(),
                     p.working_set_bytes >> 20
                 );
-                out.push((place, key, Figure::of(&p.ns_per_load)));
+                let (figure, blocks) = (Figure::of(&p.ns_per_load), result_blocks(p));
+                out.push(Candidate {
+                    place,
+                    key,
+                    figure,
+                    blocks,
+                });
             }
         }
-        if let Some(m) = rep.matrix.as_ref() {
-            let home = l.memory_node;
-            for c in m
-                .cells
-                .iter()
-                .filter(|c| c.initiator_node == home && c.memory_node == home)
-            {
-                let key = LatencyKey {
-                    cpus: vec![c.result.cpu],
+        let home = l.memory_node;
+        let cells = rep.matrix.iter().flat_map(|m| m.cells.iter());
+        for c in cells.filter(|c| c.initiator_node == home && c.memory_node == home) {
+            let x = &c.result;
+            out.push(Candidate {
+                place: format!("latency matrix's cell {home} -> {home}"),
+                key: LatencyKey {
+                    cpus: vec![x.cpu],
                     node: home,
-                    bytes: c.result.working_set_bytes,
-                    page: c.result.page_size,
-                    mode: c.result.mode,
-                };
-                let place = format!("latency matrix's cell {home} -> {home}");
-                out.push((place, key, Figure::of(&c.result.ns_per_load)));
-            }
+                    bytes: x.working_set_bytes,
+                    page: x.page_size,
+                    mode: x.mode,
+                },
+                figure: Figure::of(&x.ns_per_load),
+                blocks: result_blocks(x),
+            });
         }
     }
     out.extend(loaded_and_scenario_places(r));
     out
 }
 
-/// The loaded curves' no-load points and scenario (a)'s latency, with their conditions.
-fn loaded_and_scenario_places(r: &RunResults) -> Vec<(String, LatencyKey, Figure)> {
+/// The loaded curves' no-load points and scenario (a)'s latency, with their conditions and
+/// blocks.
+fn loaded_and_scenario_places(r: &RunResults) -> Vec<Candidate<LatencyKey>> {
     let mut out = Vec::new();
     let curves = r.loaded_latency.iter().chain(&r.loaded_latency_mixes);
     for c in curves.filter(|c| c.chaser_node == Some(c.mem_node)) {
         let Some(p) = c.points.first().filter(|p| p.delay_ns.is_none()) else {
             continue;
         };
-        let key = LatencyKey {
-            cpus: vec![c.chaser_cpu],
-            node: c.mem_node,
-            bytes: c.chaser_size_bytes,
-            page: c.page_size,
-            mode: Mode::Random,
-        };
-        let place = format!("loaded-latency no-load point ({})", c.kernel_label);
-        out.push((place, key, Figure::of(&p.ns_per_load)));
+        out.push(Candidate {
+            place: format!("loaded-latency no-load point ({})", c.kernel_label),
+            key: LatencyKey {
+                cpus: vec![c.chaser_cpu],
+                node: c.mem_node,
+                bytes: c.chaser_size_bytes,
+                page: c.page_size,
+                mode: Mode::Random,
+            },
+            figure: Figure::of(&p.ns_per_load),
+            blocks: p.blocks.iter().map(|b| b.ns_per_load_median).collect(),
+        });
     }
-    if let Some(t) = r.scenarios.as_ref() {
-        let bytes = t.latency_working_set_bytes.unwrap_or(0);
-        for s in t
-            .scenarios
-            .iter()
-            .filter(|s| s.id == ScenarioId::PinnedLocal)
-        {
-            let Some(lat) = s.latency.as_ref() else {
-                continue;
-            };
-            let key = LatencyKey {
-                cpus: if lat.cpus.is_empty() {
-                    s.cpus.clone()
-                } else {
-                    lat.cpus.clone()
-                },
+    let Some(t) = r.scenarios.as_ref() else {
+        return out;
+    };
+    let bytes = t.latency_working_set_bytes.unwrap_or(0);
+    for s in t
+        .scenarios
+        .iter()
+        .filter(|s| s.id == ScenarioId::PinnedLocal)
+    {
+        let Some(lat) = s.latency.as_ref() else {
+            continue;
+        };
+        let cpus = if lat.cpus.is_empty() {
+            s.cpus.clone()
+        } else {
+            lat.cpus.clone()
+        };
+        out.push(Candidate {
+            place: "scenario (a)'s latency".into(),
+            key: LatencyKey {
+                cpus,
                 node: t.home_node,
                 bytes,
                 page: PageSize::Base,
                 mode: Mode::Random,
-            };
-            out.push((
-                "scenario (a)'s latency".into(),
-                key,
-                Figure::of(&lat.ns_per_load),
-            ));
-        }
+            },
+            figure: Figure::of(&lat.ns_per_load),
+            blocks: lat.blocks.block_medians_ns.clone(),
+        });
     }
     out
 }
@@ -357,7 +458,7 @@ fn loaded_and_scenario_places(r: &RunResults) -> Vec<(String, LatencyKey, Figure
 /// Every all-threads read bandwidth of the run on the reference's node: the bandwidth part's
 /// results (the matrix's home cell and the local read among them), scaling's points, and the
 /// scenario rows with the reference's thread count.
-fn bandwidth_places(r: &RunResults) -> Vec<(String, BandwidthKey, Figure)> {
+fn bandwidth_places(r: &RunResults) -> Vec<Candidate<BandwidthKey>> {
     let f = r.reference.as_ref().and_then(|f| f.bandwidth.as_ref());
     let Some(b) = f else { return vec![] };
     let mut out = Vec::new();
@@ -370,52 +471,67 @@ fn bandwidth_places(r: &RunResults) -> Vec<(String, BandwidthKey, Figure)> {
         for x in rep.results.iter().filter(|x| {
             x.memory_nodes == [b.memory_node] && x.threads == b.threads && x.kernel == b.kernel
         }) {
-            let key = BandwidthKey {
-                cpus: x.cpus.clone(),
-                kernel: x.kernel.clone(),
-                bytes: x.array_bytes_per_thread,
-                page: x.page_size,
-            };
             let m = &x.mb_per_s;
-            let figure = Figure {
-                median: m.median,
-                ci: m.ci,
-                samples: m.samples,
-            };
-            let place = format!("{name} part's {} threads, {}", x.threads, x.placement);
-            out.push((place, key, figure));
+            out.push(Candidate {
+                place: format!("{name} part's {} threads, {}", x.threads, x.placement),
+                key: BandwidthKey {
+                    cpus: x.cpus.clone(),
+                    kernel: x.kernel.clone(),
+                    bytes: x.array_bytes_per_thread,
+                    page: x.page_size,
+                },
+                figure: Figure {
+                    median: m.median,
+                    ci: m.ci,
+                    samples: m.samples,
+                },
+                blocks: vec![],
+            });
         }
     }
-    if let Some(t) = r
+    out.extend(scenario_bandwidth_places(r));
+    out
+}
+
+/// The scenario rows measured on their own with the bandwidth reference's thread count, every
+/// page on the home node, with their rounds as blocks.
+fn scenario_bandwidth_places(r: &RunResults) -> Vec<Candidate<BandwidthKey>> {
+    let f = r.reference.as_ref().and_then(|f| f.bandwidth.as_ref());
+    let Some(b) = f else { return vec![] };
+    let Some(t) = r
         .scenarios
         .as_ref()
         .filter(|t| t.home_node == b.memory_node)
-    {
-        let own = t
-            .scenarios
-            .iter()
-            .filter(|s| s.same_as.is_none() && s.threads == b.threads);
-        for s in own {
-            let Some(m) = s.mb_per_s.as_ref() else {
-                continue;
-            };
-            let key = BandwidthKey {
-                cpus: if s.pinned {
-                    s.cpus.clone()
-                } else {
-                    b.cpus.clone()
-                },
+    else {
+        return vec![];
+    };
+    let own = t
+        .scenarios
+        .iter()
+        .filter(|s| s.same_as.is_none() && s.threads == b.threads)
+        // Only rows whose pages all sit on the home node place like the reference.
+        .filter(|s| !s.placement_fraction.is_some_and(|f| f < 1.0));
+    let mut out = Vec::new();
+    for s in own {
+        let Some(m) = s.mb_per_s.as_ref() else {
+            continue;
+        };
+        let cpus = if s.pinned {
+            s.cpus.clone()
+        } else {
+            b.cpus.clone()
+        };
+        out.push(Candidate {
+            place: format!("scenario ({})'s bandwidth", s.letter),
+            key: BandwidthKey {
+                cpus,
                 kernel: t.kernel.clone(),
                 bytes: t.buffer_bytes_per_thread,
                 page: PageSize::Base,
-            };
-            // Only rows whose pages all sit on the home node place like the reference.
-            if s.placement_fraction.is_some_and(|f| f < 1.0) {
-                continue;
-            }
-            let place = format!("scenario ({})'s bandwidth", s.letter);
-            out.push((place, key, Figure::of(m)));
-        }
+            },
+            figure: Figure::of(m),
+            blocks: s.rounds_mb_per_s.clone(),
+        });
     }
     out
 }

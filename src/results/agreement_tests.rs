@@ -167,3 +167,72 @@ fn intervals_overlap_when_they_share_a_point() {
     };
     assert_eq!(none.overlaps(&f(1.0, 2.0)), None);
 }
+
+/// The places that measure a reference quantity by design, under the reference's conditions
+/// and with blocks, are the ones the reference pools: the loaded no-load point (its six
+/// blocks) and, once on the reference's CPU, scenario (a) (nine) and (d)'s bandwidth rounds;
+/// the filled sweep point and matrix cell never are.
+#[test]
+fn the_poolable_places_are_those_under_the_same_conditions_with_blocks() {
+    let mut r = recorded();
+    let names = |r: &RunResults| -> Vec<(ReferenceFigure, String, usize)> {
+        poolable(r)
+            .into_iter()
+            .map(|p| (p.figure, p.place, p.blocks.len()))
+            .collect()
+    };
+    let before = names(&r);
+    assert!(
+        before.contains(&(
+            ReferenceFigure::Latency,
+            "loaded-latency no-load point (read)".into(),
+            6
+        )),
+        "{before:?}"
+    );
+    assert!(
+        !before.iter().any(|p| p.1.starts_with("scenario (a)")),
+        "(a) ran on the scheduler's CPUs there: other conditions, {before:?}"
+    );
+    assert!(before.contains(&(
+        ReferenceFigure::Bandwidth,
+        "scenario (d)'s bandwidth".into(),
+        6
+    )));
+    assert!(!before
+        .iter()
+        .any(|p| p.1.contains("curve") || p.1.contains("matrix")));
+    scenario_a(&mut r).cpus = vec![0];
+    assert!(names(&r).contains(&(ReferenceFigure::Latency, "scenario (a)'s latency".into(), 9)));
+    // Under other conditions (another working set) it is not pooled.
+    r.scenarios.as_mut().unwrap().latency_working_set_bytes = Some(128 << 20);
+    assert!(!names(&r).iter().any(|p| p.1.starts_with("scenario (a)")));
+}
+
+/// A place pooled into the reference is one estimate with it: its verdict says so and, however
+/// far its own figure lies from the pooled one, it is never a disagreement.
+#[test]
+fn a_pooled_place_is_part_of_the_figure_and_never_a_disagreement() {
+    let mut r = recorded();
+    let f = r.reference.as_mut().unwrap();
+    f.pooled.push(crate::results::reference::PooledPlace {
+        figure: ReferenceFigure::Latency,
+        place: "loaded-latency no-load point (read)".into(),
+        blocks: 6,
+    });
+    shifted(
+        &mut r.loaded_latency.as_mut().unwrap().points[0].ns_per_load,
+        3.0,
+    );
+    assert_eq!(
+        latency_place(&places(&r), "loaded-latency").verdict,
+        Verdict::Pooled
+    );
+    assert!(warnings(&r).is_empty());
+    // Without the record (a file written before pooling) the same figure is judged.
+    r.reference.as_mut().unwrap().pooled.clear();
+    assert_eq!(
+        latency_place(&places(&r), "loaded-latency").verdict,
+        Verdict::Disagree
+    );
+}

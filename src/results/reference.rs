@@ -29,6 +29,11 @@ pub struct ReferenceFigures {
     /// The places of the run that show a reference figure instead of measuring their own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub filled: Vec<FilledPlace>,
+    /// The places that measured a reference quantity again under the reference's conditions
+    /// and whose steady-state blocks are pooled into its figure (one estimate, not a second
+    /// figure: `results::agreement`); empty in files written before pooling.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pooled: Vec<PooledPlace>,
     /// True when the run stopped (Ctrl-C, SIGTERM) before every planned repetition was taken.
     #[serde(default)]
     pub partial: bool,
@@ -62,7 +67,11 @@ pub struct ReferenceLatency {
     /// times this many samples of equal length); 1 in files written before this field existed.
     #[serde(default = "one")]
     pub samples_per_repetition: usize,
-    /// Every sample of every kept repetition, pooled, ns per load: median, 95 % interval, n.
+    /// ns per load over steady-state blocks: one per kept repetition (the median of its
+    /// samples) and, where the run has them, the blocks of the places under the same
+    /// conditions (`ReferenceFigures::pooled`); median, the order-statistic 95 % interval over
+    /// the blocks, n = blocks. In files written before pooling: every sample of every kept
+    /// repetition.
     pub ns_per_load: Summary,
     /// Repetitions taken, discarded (the thread got less than 90 % of its CPU, or steal) and
     /// kept.
@@ -87,7 +96,8 @@ pub struct ReferenceBandwidth {
     pub duration_ms: u64,
     /// Fraction of the buffers' pages found on `memory_node`, 0..=1.
     pub placement_fraction: f64,
-    /// All threads together, MB/s (10^6 B/s), one sample per kept repetition.
+    /// All threads together, MB/s (10^6 B/s), one sample per kept repetition, and the rounds
+    /// of the places under the same conditions (`ReferenceFigures::pooled`).
     pub mb_per_s: Summary,
     /// Each thread's median over the kept repetitions, MB/s, in the order of `cpus`.
     pub per_thread_mb_per_s: Vec<f64>,
@@ -142,6 +152,17 @@ pub struct FilledPlace {
     pub result_index: Option<usize>,
 }
 
+/// A place whose own steady-state blocks went into a reference figure.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PooledPlace {
+    pub figure: ReferenceFigure,
+    /// The place in words, as `results::agreement` names it ("loaded-latency no-load point
+    /// (read)", "scenario (a)'s latency").
+    pub place: String,
+    /// Its blocks in the figure, count.
+    pub blocks: usize,
+}
+
 /// The reference's entry in the plan: its estimate and conditions in words.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlannedReference {
@@ -159,10 +180,18 @@ impl ReferenceFigures {
             bandwidth: None,
             repetitions: vec![],
             filled: vec![],
+            pooled: vec![],
             partial: false,
             latency_live: false,
             bandwidth_live: false,
         }
+    }
+
+    /// Whether the place named `place` had its blocks pooled into `figure`.
+    pub fn is_pooled(&self, figure: ReferenceFigure, place: &str) -> bool {
+        self.pooled
+            .iter()
+            .any(|p| p.figure == figure && p.place == place)
     }
 
     /// Whether `part` shows `figure` somewhere.

@@ -169,7 +169,6 @@ impl Reference {
             lat: None,
             bw: None,
             bw_started: true,
-            lat_samples: vec![],
             lat_quality: RepetitionQuality::default(),
             bw_totals: vec![],
             bw_per_thread: vec![],

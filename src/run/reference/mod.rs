@@ -25,11 +25,14 @@
 //!
 //! The module by concept: [`plan`] says which places the reference covers and what it adds to
 //! the plan; `chaser` is the chasing thread that owns the latency chain; `take` holds the
-//! [`Reference`] and its repetitions; `fill` writes the figures into the places left to it.
+//! [`Reference`] and its repetitions; `pool` adds the blocks of the places that measured a
+//! reference quantity again under its conditions; `fill` writes the figures into the places
+//! left to it.
 
 mod chaser;
 mod fill;
 mod plan;
+mod pool;
 mod take;
 #[cfg(test)]
 mod tests;

@@ -46,7 +46,6 @@ pub struct Reference {
     pub(super) lat: Option<LatWorker>,
     pub(super) bw: Option<BwState>,
     pub(super) bw_started: bool,
-    pub(super) lat_samples: Vec<f64>,
     pub(super) lat_quality: RepetitionQuality,
     pub(super) bw_totals: Vec<f64>,
     pub(super) bw_per_thread: Vec<Vec<f64>>,
@@ -104,7 +103,6 @@ impl Reference {
             lat,
             bw,
             bw_started: false,
-            lat_samples: Vec::new(),
             lat_quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, allowance as u32),
             bw_totals: Vec::new(),
             bw_per_thread: vec![Vec::new(); cond.cpus.len()],
@@ -168,7 +166,6 @@ impl Reference {
             };
             let ns = crate::stats::median(&samples_ns);
             if self.lat_quality.record(&sample).kept() {
-                self.lat_samples.extend(samples_ns);
                 return (Some(ns), true);
             }
             self.repetitions.push(ReferenceRepetition {
@@ -261,7 +258,7 @@ impl Reference {
     /// The figures so far (places filled are the run's; `filled` is kept from `r`).
     pub fn figures(&self, keep: Option<&ReferenceFigures>) -> ReferenceFigures {
         let c = &self.cond;
-        let latency = match (&self.lat, Summary::of(&self.lat_samples)) {
+        let latency = match (&self.lat, Summary::of(&self.latency_blocks())) {
             (_, Some(s)) => Some(ReferenceLatency {
                 cpu: c.cpu,
                 memory_node: c.node,
@@ -317,17 +314,20 @@ impl Reference {
             bandwidth,
             repetitions: self.repetitions.clone(),
             filled: keep.map(|k| k.filled.clone()).unwrap_or_default(),
+            pooled: vec![],
             partial: self.partial,
             latency_live: self.lat.is_some(),
             bandwidth_live: self.bw.is_some(),
         }
     }
 
-    /// Stores the figures so far into `r` and writes them into every place the parts left to
-    /// the reference (see the module docs).
+    /// Stores the figures so far into `r`, with the blocks of the places that measured them
+    /// again under the same conditions pooled in (`pool`), and writes them into every place
+    /// the parts left to the reference (see the module docs).
     pub fn store(&self, topo: &Topology, r: &mut RunResults) {
         let f = self.figures(r.reference.as_ref());
         r.reference = Some(f);
+        self.pool(r);
         fill_latency(topo, r);
         self.fill_bandwidth(topo, r);
     }

@@ -405,3 +405,73 @@ fn coverage_and_plan_on_this_machine() {
         assert_eq!(q.plan.reference.is_some(), sides.0 || sides.1);
     }
 }
+
+fn recorded() -> RunResults {
+    RunResults::from_json(
+        include_str!("../../../tests/fixtures/agreement/quick-run.json"),
+        "quick-run.json",
+    )
+    .expect("the recorded run parses")
+}
+
+/// Pooling: the figure is the median over the reference's own blocks (one per kept
+/// repetition) and the poolable places' blocks, n = all of them, and the places are recorded;
+/// every call starts again from the reference's own blocks, so a second store pools once.
+#[test]
+fn the_figure_pools_the_blocks_of_the_places_under_its_conditions() {
+    let mut r = recorded();
+    let f = r.reference.clone().unwrap();
+    let mut me = Reference::detached(f.bandwidth.as_ref().unwrap());
+    let own: Vec<f64> = (0..10).map(|k| 200.0 + k as f64).collect();
+    me.repetitions = own
+        .iter()
+        .map(|&ns| crate::results::reference::ReferenceRepetition {
+            before: None,
+            at_s: 0.0,
+            ns_per_load: Some(ns),
+            latency_kept: true,
+            mb_per_s: None,
+            bandwidth_kept: false,
+        })
+        .collect();
+    me.bw_totals = vec![20_000.0; 10];
+    let loaded: Vec<f64> = r.loaded_latency.as_ref().unwrap().points[0]
+        .blocks
+        .iter()
+        .map(|b| b.ns_per_load_median)
+        .collect();
+    assert_eq!(loaded.len(), 6);
+    for _ in 0..2 {
+        me.pool(&mut r);
+    }
+    let g = r.reference.as_ref().unwrap();
+    let l = &g.latency.as_ref().unwrap().ns_per_load;
+    let mut all = own.clone();
+    all.extend(&loaded);
+    assert_eq!(l.samples, all.len(), "ten own blocks and six pooled, once");
+    assert_eq!(l.median, crate::stats::median(&all));
+    let b = &g.bandwidth.as_ref().unwrap().mb_per_s;
+    assert_eq!(b.samples, 10 + 6, "(d)'s six rounds pooled in");
+    let names: Vec<&str> = g.pooled.iter().map(|p| p.place.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "loaded-latency no-load point (read)",
+            "scenario (d)'s bandwidth"
+        ]
+    );
+    // The agreement rule then calls them one figure: no disagreement is possible for them
+    // (the filled places are written again by `store` after pooling; not here).
+    let v = crate::results::agreement::places(&r);
+    let pooled = v
+        .iter()
+        .filter(|p| p.verdict == crate::results::agreement::Verdict::Pooled)
+        .count();
+    assert_eq!(pooled, 2, "{v:?}");
+    let w = crate::results::agreement::warnings(&r);
+    assert!(
+        w.iter()
+            .all(|w| !w.contains("no-load point") && !w.contains("scenario (d)")),
+        "{w:?}"
+    );
+}

@@ -94,27 +94,42 @@ pub fn sweep_regions(
     blocks::regions(sizes, cap, align)
 }
 
-/// Measures every size of `sizes` with `spec` on `target`, the sizes `aim` names toward its
-/// precision goal; `blocked`: in passes over the sizes ([`sweep::run_blocked`], the sweep),
-/// else each size's samples back to back. `spec.group_bytes` is replaced by the page size's
-/// TLB page when it is 0. `progress(done, total)` is called as sizes are done.
-#[allow(clippy::too_many_arguments)]
+/// One latency job: where it runs and places its buffer (`target`), the chain, the sampling
+/// plan and the clock.
+#[derive(Clone, Copy)]
+pub struct Job<'a> {
+    pub topo: &'a Topology,
+    pub root: &'a SysRoot,
+    pub target: Target,
+    pub spec: &'a ChainSpec,
+    pub plan: &'a SamplePlan,
+    pub clock: &'a ClockInfo,
+}
+
+impl Job<'_> {
+    /// The job's chain with `group_bytes` 0 replaced by the page size's TLB page.
+    fn spec(&self) -> ChainSpec {
+        let mut spec = *self.spec;
+        if spec.group_bytes == 0 {
+            spec.group_bytes = self.target.page.tlb_page_bytes();
+        }
+        spec
+    }
+}
+
+/// Measures every size of `sizes` with the job's chain on its target, the sizes `aim` names
+/// toward its precision goal; `blocked`: in passes over the sizes ([`sweep::run_blocked`],
+/// the sweep), else each size's samples back to back. `progress(done, total)` is called as
+/// sizes are done.
 pub fn run_job(
-    topo: &Topology,
-    root: &SysRoot,
-    target: Target,
+    job: &Job<'_>,
     sizes: &[u64],
-    spec: &ChainSpec,
-    plan: &SamplePlan,
-    clock: &ClockInfo,
     aim: Option<Aim<'_>>,
     blocked: bool,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<JobOutcome, JobError> {
-    let mut spec = *spec;
-    if spec.group_bytes == 0 {
-        spec.group_bytes = target.page.tlb_page_bytes();
-    }
+    let (topo, target, plan) = (job.topo, job.target, job.plan);
+    let spec = job.spec();
     let regions = blocked.then(|| sweep_regions(topo, target, sizes, spec.element_bytes));
     let bytes = match &regions {
         Some(r) => buffer_bytes(&[r.total_bytes], target.page),
@@ -126,37 +141,19 @@ pub fn run_job(
         .map(|c| c.1)
         .max()
         .unwrap_or(0);
-    let (report, clock, measured) = place_and_measure(
-        topo,
-        root,
-        target,
-        bytes,
-        clock,
-        |buf, clock, judge| match &regions {
-            Some(r) => sweep::run_blocked(
-                buf,
-                sizes,
-                r,
-                &spec,
-                plan,
-                clock.resolution_ns,
-                Some(judge),
-                aim,
-                resident_bytes,
-                progress,
-            ),
-            None => sweep::run(
-                buf,
-                sizes,
-                &spec,
-                plan,
-                clock.resolution_ns,
-                Some(judge),
-                aim,
-                progress,
-            ),
-        },
-    )?;
+    let (report, clock, measured) = place_and_measure(job, bytes, |buf, clock, judge| {
+        let how = sweep::Sampling {
+            spec: &spec,
+            plan,
+            timer_resolution_ns: clock.resolution_ns,
+            judge: Some(judge),
+            aim,
+        };
+        match &regions {
+            Some(r) => sweep::run_blocked(buf, sizes, r, resident_bytes, &how, progress),
+            None => sweep::run(buf, sizes, &how, progress),
+        }
+    })?;
     let memory_node = target
         .memory_node
         .or_else(|| report.intended_nodes.first().copied());
@@ -190,33 +187,24 @@ pub fn run_job(
 /// The per-load distribution at `size` with the one-chain `spec` on `target`: on one placed
 /// buffer and one chain, first the usual chase samples (the figure the histogram's median is
 /// checked against), then `groups` timed groups. `None` when a stop signal came first.
-#[allow(clippy::too_many_arguments)]
 pub fn run_distribution_job(
-    topo: &Topology,
-    root: &SysRoot,
-    target: Target,
+    job: &Job<'_>,
     size: u64,
-    spec: &ChainSpec,
-    plan: &SamplePlan,
-    clock: &ClockInfo,
     groups: usize,
 ) -> Result<Option<(LoadDistribution, Vec<String>)>, JobError> {
-    let mut spec = *spec;
-    if spec.group_bytes == 0 {
-        spec.group_bytes = target.page.tlb_page_bytes();
-    }
+    let (target, plan) = (job.target, job.plan);
+    let spec = job.spec();
     let bytes = buffer_bytes(&[size], target.page);
-    let (report, clock, measured) =
-        place_and_measure(topo, root, target, bytes, clock, |buf, clock, judge| {
-            let words = ((size / 8) as usize).min(buf.len());
-            let mut chain = super::walk::Chain::build(&mut buf[..words], &spec)?;
-            let chase = super::measure::measure(&mut chain, plan, clock.resolution_ns, Some(judge));
-            // The chase walked the whole chain (and then some) just before: it is warm,
-            // unless a stop signal cut the chase short.
-            let warm = chase.is_some();
-            let dist = super::distribution::measure(&mut chain, groups, Some(judge), warm);
-            Ok((chase, dist))
-        })?;
+    let (report, clock, measured) = place_and_measure(job, bytes, |buf, clock, judge| {
+        let words = ((size / 8) as usize).min(buf.len());
+        let mut chain = super::walk::Chain::build(&mut buf[..words], &spec)?;
+        let chase = super::measure::measure(&mut chain, plan, clock.resolution_ns, Some(judge));
+        // The chase walked the whole chain (and then some) just before: it is warm,
+        // unless a stop signal cut the chase short.
+        let warm = chase.is_some();
+        let dist = super::distribution::measure(&mut chain, groups, Some(judge), warm);
+        Ok((chase, dist))
+    })?;
     let (chase, dist) = measured;
     let Some(d) = dist? else {
         return Ok(None);
@@ -279,16 +267,14 @@ pub fn run_distribution_job(
 /// On a thread pinned to the target CPU: place and verify a buffer of `bytes`, re-estimate
 /// the core clock, then `measure` the buffer, judging each sample on that CPU.
 fn place_and_measure<M>(
-    topo: &Topology,
-    root: &SysRoot,
-    target: Target,
+    job: &Job<'_>,
     bytes: u64,
-    clock: &ClockInfo,
     measure: impl FnOnce(&mut [u64], &ClockInfo, Judge<'_>) -> Result<M, ChainError> + Send,
 ) -> Result<(PlacementReport, ClockInfo, M), JobError>
 where
     M: Send,
 {
+    let (topo, root, target, clock) = (job.topo, job.root, job.target, job.clock);
     let policy = match target.memory_node {
         Some(n) => Policy::Bind(vec![n]),
         None => Policy::FirstTouch,

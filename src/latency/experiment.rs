@@ -15,7 +15,7 @@ use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
 use super::chase::{self, ChainSpec, Mode};
-use super::engine::{run_distribution_job, run_job, Target};
+use super::engine::{run_distribution_job, run_job, Job, Target};
 use super::matrix;
 use super::measure::{Aim, SamplePlan};
 use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
@@ -150,60 +150,19 @@ pub fn run_toward(
         distribution: None,
         mlp: Vec::new(),
     };
+    let ctx = Ctx {
+        topo,
+        root,
+        cfg,
+        clock: &clock,
+        goal,
+        progress,
+    };
     let mut failed = match &cfg.variant {
-        Variant::Sizes { at, sizes } => run_curves(
-            topo,
-            root,
-            cfg,
-            &clock,
-            *at,
-            sizes,
-            false,
-            goal,
-            &mut report,
-            progress,
-        )?,
-        Variant::Sweep { at, sizes } => run_curves(
-            topo,
-            root,
-            cfg,
-            &clock,
-            *at,
-            sizes,
-            true,
-            goal,
-            &mut report,
-            progress,
-        )?,
+        Variant::Sizes { at, sizes } => run_curves(&ctx, *at, sizes, false, &mut report)?,
+        Variant::Sweep { at, sizes } => run_curves(&ctx, *at, sizes, true, &mut report)?,
         Variant::Matrix { cells, cpus, size } => {
-            let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
-            let spec = cfg.spec(mode, cfg.chains.first().copied().unwrap_or(1));
-            for &page in &cfg.pages {
-                let cells = match cells {
-                    Some(c) => c.clone(),
-                    None => all_cells(topo),
-                };
-                let size = match size {
-                    Some(s) => *s,
-                    None => matrix::default_size(topo, &topo.memory_nodes(), page),
-                };
-                chase::check(&spec, size)?;
-                let placed = place_cells(topo, cpus, &cells)?;
-                let (m, w) = matrix::run_cells(&matrix::MatrixJob {
-                    topo,
-                    root,
-                    placed: &placed,
-                    size,
-                    page,
-                    spec: &spec,
-                    plan: &cfg.plan,
-                    clock: &clock,
-                    goal,
-                    progress,
-                })?;
-                report.warnings.extend(w);
-                report.matrix = Some(m);
-            }
+            run_matrix(&ctx, cells.as_ref(), cpus, *size, &mut report)?;
             None
         }
     };
@@ -213,8 +172,84 @@ pub fn run_toward(
             .iter()
             .chain(report.sweep.iter().flat_map(|c| c.points.iter())),
     );
-    // The distribution's chain: the first size of chosen sizes; the largest point of a sweep
-    // (its DRAM end, where `run` measures it).
+    if let Some(e) = run_distribution(&ctx, &mut report)? {
+        failed.get_or_insert(e);
+    }
+    Ok(Outcome { report, failed })
+}
+
+/// What every job of one latency experiment shares.
+struct Ctx<'a> {
+    topo: &'a Topology,
+    root: &'a SysRoot,
+    cfg: &'a Config,
+    clock: &'a ClockInfo,
+    goal: Option<&'a PrecisionGoal>,
+    progress: &'a Progress<'a>,
+}
+
+impl Ctx<'_> {
+    /// A job of this experiment on `target` with `spec`.
+    fn job<'s>(&'s self, target: Target, spec: &'s ChainSpec) -> Job<'s> {
+        Job {
+            topo: self.topo,
+            root: self.root,
+            target,
+            spec,
+            plan: &self.cfg.plan,
+            clock: self.clock,
+        }
+    }
+}
+
+/// The matrix variant: one matrix per page size over `cells` (all when `None`).
+fn run_matrix(
+    ctx: &Ctx<'_>,
+    cells: Option<&Vec<(u32, u32)>>,
+    cpus: &[u32],
+    size: Option<u64>,
+    report: &mut LatencyReport,
+) -> anyhow::Result<()> {
+    let (topo, cfg) = (ctx.topo, ctx.cfg);
+    let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
+    let spec = cfg.spec(mode, cfg.chains.first().copied().unwrap_or(1));
+    for &page in &cfg.pages {
+        let cells = match cells {
+            Some(c) => c.clone(),
+            None => all_cells(topo),
+        };
+        let size = match size {
+            Some(s) => s,
+            None => matrix::default_size(topo, &topo.memory_nodes(), page),
+        };
+        chase::check(&spec, size)?;
+        let placed = place_cells(topo, cpus, &cells)?;
+        let (m, w) = matrix::run_cells(&matrix::MatrixJob {
+            topo,
+            root: ctx.root,
+            placed: &placed,
+            size,
+            page,
+            spec: &spec,
+            plan: &cfg.plan,
+            clock: ctx.clock,
+            goal: ctx.goal,
+            progress: ctx.progress,
+        })?;
+        report.warnings.extend(w);
+        report.matrix = Some(m);
+    }
+    Ok(())
+}
+
+/// The per-load distribution when asked for: at the first size of chosen sizes, at the
+/// largest point of a sweep (its DRAM end, where `run` measures it). Returns the failure it
+/// kept going past.
+fn run_distribution(
+    ctx: &Ctx<'_>,
+    report: &mut LatencyReport,
+) -> anyhow::Result<Option<anyhow::Error>> {
+    let cfg = ctx.cfg;
     let dist_at = match &cfg.variant {
         Variant::Sizes { at, sizes } => cfg
             .distribution_bytes
@@ -226,35 +261,37 @@ pub fn run_toward(
             .map(|s| (*at, s)),
         Variant::Matrix { .. } => None,
     };
-    if let (Some(groups), Some((at, size))) = (cfg.distribution, dist_at) {
-        if let (Some(&page), false) = (cfg.pages.first(), interrupted()) {
-            let target = Target {
-                cpu: at.cpu,
-                memory_node: at.mem_node,
-                page,
-            };
-            let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
-            let spec = cfg.spec(mode, 1);
-            match run_distribution_job(topo, root, target, size, &spec, &cfg.plan, &clock, groups) {
-                Ok(Some((d, w))) => {
-                    report.distribution = Some(d);
-                    report.warnings.extend(w);
-                }
-                Ok(None) => {}
-                // As a failing curve: the run keeps the sweep and says why.
-                Err(e) if cfg.keep_going => {
-                    report.warnings.push(format!(
-                        "the per-load distribution ({} pages, {} walk) failed: {e}",
-                        page.label(),
-                        mode.label()
-                    ));
-                    failed.get_or_insert(anyhow::Error::new(e));
-                }
-                Err(e) => return Err(e.into()),
-            }
+    let (Some(groups), Some((at, size))) = (cfg.distribution, dist_at) else {
+        return Ok(None);
+    };
+    let (Some(&page), false) = (cfg.pages.first(), interrupted()) else {
+        return Ok(None);
+    };
+    let target = Target {
+        cpu: at.cpu,
+        memory_node: at.mem_node,
+        page,
+    };
+    let mode = cfg.modes.first().copied().unwrap_or(Mode::Random);
+    let spec = cfg.spec(mode, 1);
+    match run_distribution_job(&ctx.job(target, &spec), size, groups) {
+        Ok(Some((d, w))) => {
+            report.distribution = Some(d);
+            report.warnings.extend(w);
+            Ok(None)
         }
+        Ok(None) => Ok(None),
+        // As a failing curve: the run keeps the sweep and says why.
+        Err(e) if cfg.keep_going => {
+            report.warnings.push(format!(
+                "the per-load distribution ({} pages, {} walk) failed: {e}",
+                page.label(),
+                mode.label()
+            ));
+            Ok(Some(anyhow::Error::new(e)))
+        }
+        Err(e) => Err(e.into()),
     }
-    Ok(Outcome { report, failed })
 }
 
 /// Every initiator node with a usable CPU against every memory node.
@@ -290,19 +327,14 @@ fn place_cells(
 
 /// The single-CPU variants: one job per curve, each over every size. Returns the first failure
 /// it kept going past.
-#[allow(clippy::too_many_arguments)]
 fn run_curves(
-    topo: &Topology,
-    root: &SysRoot,
-    cfg: &Config,
-    clock: &ClockInfo,
+    ctx: &Ctx<'_>,
     at: Chaser,
     sizes: &[u64],
     sweep: bool,
-    goal: Option<&PrecisionGoal>,
     report: &mut LatencyReport,
-    progress: &Progress<'_>,
 ) -> anyhow::Result<Option<anyhow::Error>> {
+    let (topo, cfg, goal, progress) = (ctx.topo, ctx.cfg, ctx.goal, ctx.progress);
     let curves = cfg.curves();
     let total = curves.len() * sizes.len();
     let mut failure = None;
@@ -329,9 +361,7 @@ fn run_curves(
                 0
             },
         });
-        let out = match run_job(
-            topo, root, target, sizes, &spec, &cfg.plan, clock, aim, sweep, &step,
-        ) {
+        let out = match run_job(&ctx.job(target, &spec), sizes, aim, sweep, &step) {
             Ok(o) => o,
             Err(e) if cfg.keep_going => {
                 // One curve failing (e.g. THP unavailable) must not lose the others.

@@ -176,22 +176,28 @@ pub(crate) fn calibrate(
     }
 }
 
+/// How one block samples: the minimum length of a sample, the warm-up samples dropped, the
+/// samples kept, and the timer's resolution (for calibrating a sample).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BlockPlan {
+    pub sample_ns: u64,
+    pub warmup: usize,
+    pub keep: usize,
+    pub timer_resolution_ns: f64,
+}
+
 /// One block of a sweep's pass on a built chain (`sweep`): with `full_walk` one
 /// pass over every element first (a chain just built, or one that fits a cache and was
 /// evicted by the other sizes since its last block), without it the untimed walk to steady
-/// state of [`super::steady::settle`], then `warmup` samples of `iterations`
-/// (calibrated here when `None`) dropped, then `keep` kept samples, disturbed ones taken
+/// state of [`super::steady::settle`], then `bp.warmup` samples of `iterations`
+/// (calibrated here when `None`) dropped, then `bp.keep` kept samples, disturbed ones taken
 /// again as in [`take_samples`]. Returns the samples with their quality, the iterations of a
 /// sample, and how long the block took. `None` when a stop signal came before it sampled.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn measure_block(
     chain: &mut Chain<'_>,
     full_walk: bool,
     iterations: Option<u64>,
-    sample_ns: u64,
-    warmup: usize,
-    keep: usize,
-    timer_resolution_ns: f64,
+    bp: BlockPlan,
     judge: Option<Judge<'_>>,
 ) -> Option<(Samples, u64, Duration)> {
     let t0 = Instant::now();
@@ -204,12 +210,12 @@ pub(crate) fn measure_block(
     }
     let iterations = match iterations {
         Some(i) => i,
-        None => calibrate(chain, sample_ns, timer_resolution_ns)?,
+        None => calibrate(chain, bp.sample_ns, bp.timer_resolution_ns)?,
     };
-    for _ in 0..warmup {
+    for _ in 0..bp.warmup {
         chain.walk(iterations);
     }
-    let taken = take_samples(keep.max(1), judge.is_some(), None, || {
+    let taken = take_samples(bp.keep.max(1), judge.is_some(), None, || {
         timed_sample(chain, iterations, judge)
     });
     Some((taken, iterations, t0.elapsed()))

@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
-use super::measure::{measure_block, measure_toward, Aim, Judge, Measurement, SamplePlan, Samples};
+use super::measure::{
+    measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, SamplePlan, Samples,
+};
 use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
 use crate::results::quality::{next_batch, ExtraCost, PrecisionGoal, RepetitionQuality};
@@ -60,21 +62,34 @@ pub fn default_upper(llc_bytes: u64, free_bytes: u64) -> u64 {
     up.min(free_bytes / 2)
 }
 
-/// Measures every size over prefixes of `buf`, the sizes `aim` names toward its goal;
+/// How a sweep samples each size: the chain, the sampling plan, the timer's resolution, the
+/// judge of each sample (its CPU) and the precision aim.
+#[derive(Clone, Copy)]
+pub struct Sampling<'a> {
+    pub spec: &'a ChainSpec,
+    pub plan: &'a SamplePlan,
+    pub timer_resolution_ns: f64,
+    pub judge: Option<Judge<'a>>,
+    pub aim: Option<Aim<'a>>,
+}
+
+/// Measures every size over prefixes of `buf`, the sizes the aim names toward its goal;
 /// `progress(done, total)` after each point. A stop signal ends the sweep at the next point or
 /// sample: the sizes measured are returned, and a size that kept no sample is left out. Each
 /// size's samples are taken back to back; [`run_blocked`] spreads them over the sweep.
-#[allow(clippy::too_many_arguments)]
 pub fn run(
     buf: &mut [u64],
     sizes: &[u64],
-    spec: &ChainSpec,
-    plan: &SamplePlan,
-    timer_resolution_ns: f64,
-    judge: Option<Judge<'_>>,
-    aim: Option<Aim<'_>>,
+    how: &Sampling<'_>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
+    let Sampling {
+        spec,
+        plan,
+        timer_resolution_ns,
+        judge,
+        aim,
+    } = *how;
     let mut out = Vec::with_capacity(sizes.len());
     for (k, &s) in sizes.iter().enumerate() {
         if interrupted() {
@@ -230,19 +245,21 @@ impl<'a> Chains<'a> {
 /// alone, while their interval is wider than the target and the goal's pool lasts (at most as
 /// many as the passes). `progress(done, total)` counts sizes as the passes go. A stop signal
 /// ends it at the next block: every size with a kept sample is returned.
-#[allow(clippy::too_many_arguments)]
 pub fn run_blocked(
     buf: &mut [u64],
     sizes: &[u64],
     regions: &Regions,
-    spec: &ChainSpec,
-    plan: &SamplePlan,
-    timer_resolution_ns: f64,
-    judge: Option<Judge<'_>>,
-    aim: Option<Aim<'_>>,
     resident_bytes: u64,
+    how: &Sampling<'_>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
+    let Sampling {
+        spec,
+        plan,
+        timer_resolution_ns,
+        judge,
+        aim,
+    } = *how;
     let n = sizes.len();
     let pp = blocks::pass_plan(plan);
     let mut chains = Chains::new(buf, regions, sizes);
@@ -251,6 +268,12 @@ pub fn run_blocked(
     // memory latency the others are judged against: `blocks::walk_again`).
     let mut first_ns: Vec<Option<f64>> = vec![None; n];
     let largest = (0..n).max_by_key(|&i| (sizes[i], i));
+    let bp = BlockPlan {
+        sample_ns: pp.sample_ns,
+        warmup: plan.warmup,
+        keep: pp.per_pass,
+        timer_resolution_ns,
+    };
     // One block of size `i`: its chain (built in its first block, or rebuilt in the shared
     // region), warmed up and sampled; `None` when a stop signal came.
     let block = |i: usize| -> Result<Option<Block>, ChainError> {
@@ -266,28 +289,10 @@ pub fn run_blocked(
             let Some(chain) = chains.built[i].as_mut() else {
                 return Ok(None);
             };
-            measure_block(
-                chain,
-                fresh || resident,
-                iterations[i],
-                pp.sample_ns,
-                plan.warmup,
-                pp.per_pass,
-                timer_resolution_ns,
-                judge,
-            )
+            measure_block(chain, fresh || resident, iterations[i], bp, judge)
         } else {
             let mut chain = chains.build_shared(place, s, spec)?;
-            measure_block(
-                &mut chain,
-                true,
-                iterations[i],
-                pp.sample_ns,
-                plan.warmup,
-                pp.per_pass,
-                timer_resolution_ns,
-                judge,
-            )
+            measure_block(&mut chain, true, iterations[i], bp, judge)
         };
         Ok(done.map(|(samples, it, elapsed)| {
             iterations[i] = Some(it);
@@ -632,19 +637,14 @@ mod tests {
         ];
         for regions in layouts {
             let mut buf = vec![0u64; (regions.total_bytes / 8) as usize];
-            let out = run_blocked(
-                &mut buf,
-                &sizes,
-                &regions,
-                &spec,
-                &plan,
-                30.0,
-                None,
-                None,
-                16384,
-                |_, _| {},
-            )
-            .unwrap();
+            let how = Sampling {
+                spec: &spec,
+                plan: &plan,
+                timer_resolution_ns: 30.0,
+                judge: None,
+                aim: None,
+            };
+            let out = run_blocked(&mut buf, &sizes, &regions, 16384, &how, |_, _| {}).unwrap();
             assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), sizes.to_vec());
             for (_, m) in &out {
                 let b = m.blocks.as_ref().unwrap();

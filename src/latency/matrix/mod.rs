@@ -43,7 +43,7 @@ use crate::topology::Topology;
 
 use super::blocks::{MIN_BLOCK_SAMPLE_NS, MIN_PER_PASS};
 use super::chase::ChainSpec;
-use super::engine::{buffer_bytes, run_job, JobError, Target};
+use super::engine::{buffer_bytes, run_job, Job, JobError, Target};
 use super::measure::{Aim, SamplePlan};
 use super::result::{LatencyResult, Matrix};
 
@@ -240,18 +240,15 @@ fn cell_by_cell(job: &MatrixJob<'_>) -> Result<(Matrix, Vec<String>), JobError> 
         };
         let mine = goal.map(|g| g.for_figure(placed.len() - k));
         let aim = mine.as_ref().map(|goal| Aim { goal, from: 0 });
-        let out = run_job(
+        let one = Job {
             topo,
-            job.root,
+            root: job.root,
             target,
-            &[size],
             spec,
-            job.plan,
-            job.clock,
-            aim,
-            false,
-            &|_, _| {},
-        )?;
+            plan: job.plan,
+            clock: job.clock,
+        };
+        let out = run_job(&one, &[size], aim, false, &|_, _| {})?;
         warnings.extend(out.warnings);
         measured.extend(out.results.into_iter().map(|r| (node, t, r)));
         (job.progress)(k + 1, placed.len());

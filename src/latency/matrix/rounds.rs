@@ -10,7 +10,7 @@ use super::super::engine::{
     buffer_bytes, clock_warning, disturbed_warning, noise_warning_between, placement_warnings,
     JobError,
 };
-use super::super::measure::{measure_block, Judge, Measurement};
+use super::super::measure::{measure_block, BlockPlan, Judge, Measurement};
 use super::super::result::{LatencyResult, Matrix, Placement};
 use super::super::sweep::Block;
 use super::super::walk::Chain;
@@ -169,16 +169,13 @@ fn measure(job: &MatrixJob<'_>, rp: &RoundPlan, first_cpu: u32) -> Result<Measur
             .or_insert_with(|| clock_on(job.clock, cpu));
         let k = nodes.iter().position(|&n| n == t).unwrap_or(0);
         let judge = Judge { root, cpu };
-        let done = measure_block(
-            &mut chains[k],
-            !walked[k],
-            iterations[i],
-            rp.sample_ns,
-            rp.warmup,
-            rp.per_round,
-            job.clock.resolution_ns,
-            Some(judge),
-        );
+        let bp = BlockPlan {
+            sample_ns: rp.sample_ns,
+            warmup: rp.warmup,
+            keep: rp.per_round,
+            timer_resolution_ns: job.clock.resolution_ns,
+        };
+        let done = measure_block(&mut chains[k], !walked[k], iterations[i], bp, Some(judge));
         Ok(done.map(|(samples, it, elapsed)| {
             walked[k] = true;
             iterations[i] = Some(it);

@@ -280,6 +280,21 @@ pub enum DistributionError {
     CounterStopped,
 }
 
+/// Warm-up: touches every element once (faults, cold TLB) in stop-checked chunks; `false`
+/// when a stop signal came.
+fn first_walk(chain: &mut Chain<'_>) -> bool {
+    let mut pass = (chain.elements() as u64).div_ceil(LOADS_PER_ITERATION);
+    while pass > 0 {
+        if crate::sys::signal::interrupted() {
+            return false;
+        }
+        let step = pass.min(1 << 16);
+        chain.walk(step);
+        pass -= step;
+    }
+    true
+}
+
 /// Times `groups` groups of a built one-chain `chain` after one warm-up pass over its elements
 /// (skipped when `warm`: the caller has just walked the whole chain, as the chase measured
 /// beside it does, and a second pass would cost a second or more at DRAM sizes for nothing);
@@ -300,19 +315,8 @@ pub fn measure(
         DistributionError::CounterStopped
     })?;
     let ns_per_tick = 1e9 / hz;
-    // Warm-up: touch every element once (faults, cold TLB) in stop-checked chunks.
-    let mut pass = if warm {
-        0
-    } else {
-        (chain.elements() as u64).div_ceil(LOADS_PER_ITERATION)
-    };
-    while pass > 0 {
-        if crate::sys::signal::interrupted() {
-            return Ok(None);
-        }
-        let step = pass.min(1 << 16);
-        chain.walk(step);
-        pass -= step;
+    if !warm && !first_walk(chain) {
+        return Ok(None);
     }
     let mut empty = Vec::new();
     if !timed_empty(OVERHEAD_READS, &mut empty) {

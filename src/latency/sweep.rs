@@ -363,24 +363,7 @@ pub(crate) fn in_passes(
     };
     let mut pass = pp.passes;
     loop {
-        let want: Vec<(usize, usize)> = (a.from..n)
-            .filter_map(|i| {
-                let pt = &points[i];
-                let cost = ExtraCost {
-                    per_repetition: median_duration(&pt.elapsed),
-                    per_batch: Duration::ZERO,
-                };
-                let b = next_batch(
-                    &blocks::medians(&pt.blocks),
-                    pp.passes,
-                    pt.extra,
-                    a.goal.target_half_width_fraction,
-                    cost,
-                    a.goal.time_left(),
-                );
-                (b > 0).then_some((i, b))
-            })
-            .collect();
+        let want = extra_wanted(&points, pp.passes, a);
         if want.is_empty() || interrupted() {
             break;
         }
@@ -418,7 +401,31 @@ pub(crate) fn in_passes(
     Ok((points, stopped))
 }
 
-fn median_duration(d: &[Duration]) -> Duration {
+/// The aimed sizes that [`next_batch`] still asks extra blocks for, with how many: over
+/// their block medians, against the `passes` planned, at the cost of their median block.
+fn extra_wanted(points: &[Point], passes: usize, a: Aim<'_>) -> Vec<(usize, usize)> {
+    (a.from..points.len())
+        .filter_map(|i| {
+            let pt = &points[i];
+            let cost = ExtraCost {
+                per_repetition: median_duration(&pt.elapsed),
+                per_batch: Duration::ZERO,
+            };
+            let b = next_batch(
+                &blocks::medians(&pt.blocks),
+                passes,
+                pt.extra,
+                a.goal.target_half_width_fraction,
+                cost,
+                a.goal.time_left(),
+            );
+            (b > 0).then_some((i, b))
+        })
+        .collect()
+}
+
+/// The median of block durations (zero for none).
+pub(crate) fn median_duration(d: &[Duration]) -> Duration {
     let mut v = d.to_vec();
     v.sort();
     v.get(v.len() / 2).copied().unwrap_or_default()

@@ -274,14 +274,8 @@ mod tests {
 
     /// A short real run on this machine: two policies, plausible figures, full placement.
     #[test]
-    fn team_and_unpinned_reads_count_bytes_and_record_quality() {
-        let topo = this_machine_one_node();
-        let root = SysRoot::live();
-        let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
-        let timed = TimedSettings {
-            duration_ms: 20,
-            repetitions: 2,
-        };
+    fn team_reads_count_bytes_and_record_quality() {
+        let (topo, root, cpus, timed) = small_reads();
         let t = team_read_kept(
             &topo,
             &root,
@@ -312,6 +306,22 @@ mod tests {
                 pages: (8 << 20) / topo.environment.page_size_bytes.max(4096)
             }]
         );
+    }
+
+    /// Two 20 ms repetitions of 8 MiB reads on this machine's first usable CPU.
+    fn small_reads() -> (crate::topology::Topology, SysRoot, Vec<u32>, TimedSettings) {
+        let topo = this_machine_one_node();
+        let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
+        let timed = TimedSettings {
+            duration_ms: 20,
+            repetitions: 2,
+        };
+        (topo, SysRoot::live(), cpus, timed)
+    }
+
+    #[test]
+    fn unpinned_reads_count_bytes_and_record_quality() {
+        let (topo, root, cpus, timed) = small_reads();
         // Left to the scheduler among all usable CPUs, then bound to the first one's set: the
         // thread is judged wherever it ran, and keeps the planned repetitions.
         for set in [vec![], cpus.clone()] {
@@ -329,6 +339,11 @@ mod tests {
             assert_eq!(q.repetitions_kept, 2);
             assert_eq!(q.repetitions_taken, 2 + q.repetitions_discarded);
         }
+    }
+
+    #[test]
+    fn the_scenarios_latency_rows_keep_judged_blocks() {
+        let (topo, root, cpus, _) = small_reads();
         // The scenarios' single-thread latency: one thread left to the scheduler, one on the
         // first CPU, two rounds of blocks over one buffer each.
         use crate::run::scenarios::latency::{measure_rows, BlockPlan, Thread};

@@ -7,7 +7,7 @@ use crate::results::quality::{next_batch, ExtraCost, PrecisionGoal};
 use crate::sys::signal::interrupted;
 
 use super::super::measure::Measurement;
-use super::super::sweep::{Block, Point};
+use super::super::sweep::{median_duration, Block, Point};
 use super::{round_order, RoundPlan};
 
 /// What the rounds did.
@@ -84,20 +84,7 @@ pub(crate) fn in_rounds<E>(
             per_repetition: per_round,
             per_batch: Duration::ZERO,
         };
-        let batch = points
-            .iter()
-            .map(|p| {
-                next_batch(
-                    &super::super::blocks::medians(&p.blocks),
-                    planned,
-                    sched.extra,
-                    g.target_half_width_fraction,
-                    cost,
-                    g.time_left(),
-                )
-            })
-            .max()
-            .unwrap_or(0);
+        let batch = extra_rounds(&points, planned, sched.extra, g, cost);
         if batch == 0 || interrupted() {
             break;
         }
@@ -115,10 +102,29 @@ pub(crate) fn in_rounds<E>(
     Ok((points, sched))
 }
 
-fn median_duration(d: &[Duration]) -> Duration {
-    let mut v = d.to_vec();
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
+/// Whole extra rounds [`next_batch`] asks for: the most any cell wants, over its round
+/// medians against the `planned` rounds and the `extra` taken, at `cost` a round.
+fn extra_rounds(
+    points: &[Point],
+    planned: usize,
+    extra: usize,
+    g: &PrecisionGoal,
+    cost: ExtraCost,
+) -> usize {
+    points
+        .iter()
+        .map(|p| {
+            next_batch(
+                &super::super::blocks::medians(&p.blocks),
+                planned,
+                extra,
+                g.target_half_width_fraction,
+                cost,
+                g.time_left(),
+            )
+        })
+        .max()
+        .unwrap_or(0)
 }
 
 /// A cell's measurement from its rounds: the summary of its round medians (n = rounds with a

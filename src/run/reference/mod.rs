@@ -30,6 +30,8 @@
 //! left to it.
 
 mod chaser;
+#[cfg(test)]
+mod disturbed_tests;
 mod fill;
 mod plan;
 mod pool;

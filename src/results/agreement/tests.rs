@@ -3,10 +3,11 @@
 //! on edits of it.
 
 use super::*;
+use crate::results::scenarios::ScenarioId;
 
 fn recorded() -> RunResults {
     RunResults::from_json(
-        include_str!("../../tests/fixtures/agreement/quick-run.json"),
+        include_str!("../../../tests/fixtures/agreement/quick-run.json"),
         "quick-run.json",
     )
     .expect("the recorded run parses")

@@ -57,10 +57,18 @@ fn the_reference_is_measured_across_the_run_and_shown_where_conditions_match() {
         "n >= 6 has an interval"
     );
     assert_eq!(l.working_set_bytes, 8 << 20);
-    // Every kept repetition contributes its samples_per_repetition timed samples (the
-    // reference pools them).
+    // Every kept repetition is one block (the median of its samples_per_repetition timed
+    // samples), and every block of a place pooled into the figure counts too (none here:
+    // neither loaded latency nor the scenarios ran).
+    let pooled: usize = f
+        .pooled
+        .iter()
+        .filter(|p| p.figure == ReferenceFigure::Latency)
+        .map(|p| p.blocks)
+        .sum();
+    assert_eq!(pooled, 0, "{:?}", f.pooled);
     assert_eq!(
-        l.quality.repetitions_kept as usize * l.samples_per_repetition,
+        l.quality.repetitions_kept as usize + pooled,
         l.ns_per_load.samples,
         "{:?}",
         l.quality

@@ -93,6 +93,32 @@ fn mb_per_s(bytes: u64, ns: u64) -> f64 {
 /// placement verified when it was made.
 pub type Kept = Option<Vec<(PlacedBuffer, PlacementReport)>>;
 
+/// Buffers handed from one team to the next: slot `i` is thread `i`'s, taken by it.
+pub(super) type Reuse = std::sync::Mutex<Vec<Option<(PlacedBuffer, PlacementReport)>>>;
+
+/// Thread `i`'s buffer: the one left in `reuse` by the team before when there is one (placed
+/// and faulted in already), else a new one of `bytes` under `policy` in 4 KiB pages, first
+/// touched on the calling thread and its placement checked.
+pub(super) fn reuse_or_place(
+    reuse: &Reuse,
+    i: usize,
+    topo: &Topology,
+    root: &SysRoot,
+    bytes: u64,
+    policy: &Policy,
+) -> anyhow::Result<(PlacedBuffer, PlacementReport)> {
+    let old = reuse
+        .lock()
+        .ok()
+        .and_then(|mut v| v.get_mut(i).and_then(Option::take));
+    if let Some(b) = old {
+        return Ok(b);
+    }
+    let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+    let report = buf.verify()?;
+    Ok((buf, report))
+}
+
 /// Read bandwidth of one pinned thread per CPU of `cpus`, thread `i` with buffer policy
 /// `policies[i]`, each buffer `bytes_per_thread`, first touched on its thread. Reuses the
 /// buffers in `kept` when there are (already placed and faulted in: no allocation, no page
@@ -107,13 +133,12 @@ pub fn team_read_kept(
     timed: &TimedSettings,
     kept: &mut Kept,
 ) -> anyhow::Result<TeamBandwidth> {
-    let reuse: std::sync::Mutex<Vec<Option<(PlacedBuffer, PlacementReport)>>> =
-        std::sync::Mutex::new(
-            kept.take()
-                .filter(|v| v.len() == cpus.len())
-                .map(|v| v.into_iter().map(Some).collect())
-                .unwrap_or_default(),
-        );
+    let reuse: Reuse = std::sync::Mutex::new(
+        kept.take()
+            .filter(|v| v.len() == cpus.len())
+            .map(|v| v.into_iter().map(Some).collect())
+            .unwrap_or_default(),
+    );
     let kernel = read_kernel()?;
     let plan = TeamPlan::new(
         Duration::from_millis(timed.duration_ms),
@@ -125,19 +150,7 @@ pub fn team_read_kept(
         root,
         cpus,
         &plan,
-        |i, _cpu| {
-            let old = reuse
-                .lock()
-                .ok()
-                .and_then(|mut v| v.get_mut(i).and_then(Option::take));
-            if let Some(b) = old {
-                return Ok(b);
-            }
-            let buf =
-                PlacedBuffer::new(topo, root, bytes_per_thread, &policies[i], PageSize::Base)?;
-            let report = buf.verify()?;
-            Ok((buf, report))
-        },
+        |i, _cpu| reuse_or_place(&reuse, i, topo, root, bytes_per_thread, &policies[i]),
         |_, state, stop| read_until(&kernel, state.0.as_f64_mut(), || stop.stopped()),
     )?;
     let mut totals = Vec::new();

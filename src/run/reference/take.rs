@@ -20,7 +20,7 @@ use crate::sysroot::SysRoot;
 use crate::threads::{run_team, TeamPlan};
 use crate::topology::Topology;
 
-use super::super::measure::read_until;
+use super::super::measure::{read_until, reuse_or_place, Reuse};
 use super::chaser::{spawn_latency, LatMsg, LatWorker};
 use super::fill::fill_latency;
 use super::{Conditions, BANDWIDTH_REP_MS, SAMPLES_PER_REP};
@@ -196,8 +196,7 @@ impl Reference {
             usize::from(!self.bw_started),
         );
         plan.max_retakes = retakes;
-        let reuse: Mutex<Vec<Option<(PlacedBuffer, PlacementReport)>>> =
-            Mutex::new(std::mem::take(&mut st.kept).into_iter().map(Some).collect());
+        let reuse: Reuse = Mutex::new(std::mem::take(&mut st.kept).into_iter().map(Some).collect());
         let kernel = st.kernel;
         let out = run_team(
             topo,
@@ -205,22 +204,8 @@ impl Reference {
             &c.cpus,
             &plan,
             |i, _cpu| {
-                let old = reuse
-                    .lock()
-                    .ok()
-                    .and_then(|mut v| v.get_mut(i).and_then(Option::take));
-                if let Some(b) = old {
-                    return Ok(b);
-                }
-                let buf = PlacedBuffer::new(
-                    topo,
-                    root,
-                    c.bytes_per_thread,
-                    &Policy::Bind(vec![c.node]),
-                    PageSize::Base,
-                )?;
-                let report = buf.verify()?;
-                Ok((buf, report))
+                let policy = Policy::Bind(vec![c.node]);
+                reuse_or_place(&reuse, i, topo, root, c.bytes_per_thread, &policy)
             },
             |_, state, stop| read_until(&kernel, state.0.as_f64_mut(), || stop.stopped()).0,
         );

@@ -257,10 +257,11 @@ pub fn medians(blocks: &[Vec<f64>]) -> Vec<f64> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn plan(samples: usize, ms: f64) -> SamplePlan {
+    /// `samples` samples of `ms` ms with two warm-up samples (also the matrix's tests').
+    pub(crate) fn plan(samples: usize, ms: f64) -> SamplePlan {
         SamplePlan {
             samples,
             warmup: 2,

@@ -430,32 +430,15 @@ pub(crate) fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Opti
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::latency::{Mode, PointBlocks};
-    use crate::results::placement::PageSize;
+    use crate::results::latency::PointBlocks;
     use crate::results::quality::RepetitionQuality;
-    use crate::stats::Summary;
 
     /// A 64 MiB result whose samples spread 40 % (p90 over min), judged or not.
     fn spread(quality: Option<RepetitionQuality>) -> LatencyResult {
         let samples: Vec<f64> = (0..10).map(|i| 100.0 + 5.0 * i as f64).collect();
         LatencyResult {
-            mode: Mode::Random,
-            working_set_bytes: 64 << 20,
-            element_bytes: 64,
-            group_bytes: None,
-            page_size: PageSize::Base,
-            cpu: 0,
-            memory_node: Some(0),
-            placement_fraction: Some(1.0),
-            huge_fraction: Some(0.0),
-            chains: 1,
-            ns_per_load: Summary::of(&samples).unwrap(),
-            cycles_per_load: None,
-            loads_per_sample: 1000,
-            warmup_samples: 2,
             quality,
-            precision: None,
-            blocks: None,
+            ..crate::latency::mlp::tests::result(1, 64 << 20, &samples)
         }
     }
 

@@ -51,13 +51,15 @@ pub fn factors<'a>(results: impl IntoIterator<Item = &'a LatencyResult> + Clone)
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::latency::Mode;
     use crate::results::placement::PageSize;
     use crate::stats::Summary;
 
-    fn result(chains: usize, size: u64, samples: &[f64]) -> LatencyResult {
+    /// A random-walk result on CPU 0 and node 0 of `chains` chains over `size` bytes with
+    /// `samples` (also the engine's tests' fixture).
+    pub(crate) fn result(chains: usize, size: u64, samples: &[f64]) -> LatencyResult {
         LatencyResult {
             mode: Mode::Random,
             working_set_bytes: size,

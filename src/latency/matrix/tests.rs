@@ -1,6 +1,7 @@
 use std::time::Duration;
 
 use super::*;
+use crate::latency::blocks::tests::plan;
 use crate::latency::chase::Mode;
 use crate::latency::measure::Measurement;
 use crate::latency::measure::Samples;
@@ -103,14 +104,6 @@ fn rounds_result(medians: &[f64]) -> LatencyResult {
         all_samples: Summary::of(medians).unwrap(),
     });
     r
-}
-
-fn plan(samples: usize, ms: f64) -> SamplePlan {
-    SamplePlan {
-        samples,
-        warmup: 2,
-        min_sample_ns: (ms * 1e6) as u64,
-    }
 }
 
 /// The plan's sampling time per cell is spread over nine rounds when blocks of three

@@ -23,7 +23,7 @@
 //! `ReferenceFigures::filled`; `Reference::fill` then writes the reference figure there, so
 //! those places show exactly this figure. Nothing here prints.
 //!
-//! The module by concept: [`plan`] says which places the reference covers and what it adds to
+//! The module by concept: `plan` says which places the reference covers and what it adds to
 //! the plan; `chaser` is the chasing thread that owns the latency chain; `take` holds the
 //! [`Reference`] and its repetitions; `pool` adds the blocks of the places that measured a
 //! reference quantity again under its conditions; `fill` writes the figures into the places

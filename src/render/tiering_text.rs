@@ -199,9 +199,11 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
                 .trim_end()
                 .to_string(),
         );
-        v.push(
-            "(firmware-declared: the HMAT table's figures for CPU initiators, not measured)".into(),
-        );
+        v.push(if t.hmat.is_empty() {
+            "(the firmware declares no latency or bandwidth: no HMAT)".into()
+        } else {
+            "(firmware-declared: the HMAT table's figures for CPU initiators, not measured)".into()
+        });
     }
     if let Some(r) = r {
         v.extend(curve_rows(r));

@@ -93,11 +93,17 @@ fn distinct_of(topo: &Topology, configs: &[Option<Config>], weighted: bool) -> u
 }
 
 /// How many configurations the scenarios part measures apart on this machine (the run plan's
-/// estimate is their time): (g) is counted when the machine has two memory nodes or more,
-/// whether or not the kernel and privileges then allow it (an estimate errs long).
+/// estimate is their time): (g) is counted when the machine has two memory nodes or more, and
+/// (h) when the firmware also declares bandwidth, whether or not the kernel and privileges
+/// then allow them (an estimate errs long).
 pub fn distinct_configurations(topo: &Topology, s: &ScenarioSettings) -> usize {
     match layout(topo, s) {
-        Ok(l) => distinct_of(topo, &l.configs, l.mem.len() >= 2),
+        // (g), and (h) where the kernel's weights are known.
+        Ok(l) => {
+            let several = l.mem.len() >= 2;
+            distinct_of(topo, &l.configs, several)
+                + usize::from(several && auto_weights::kernel_weights(topo).is_some())
+        }
         Err(_) => 0,
     }
 }

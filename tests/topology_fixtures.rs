@@ -322,7 +322,11 @@ fn tiering_state_is_read_and_its_page_movers_are_named() {
         "2 (memory tiering)",
         "demotion on reclaim",
         "2048 MiB/s",
-        "memory tier 22",
+        // The tiers section: node 2 in tier 22, HMAT's figures labelled firmware-declared.
+        "Memory tiers",
+        "22 (distance 2816-2943)",
+        "read latency, firmware-declared",
+        "250 ns from node 0,1",
         "DAMON kdamond.0 scheme 0",
         "migrate_cold on paddr to node 2",
         // The kernel's auto weights computed from HMAT: min(read, write) 80, 80, 30 GB/s.

@@ -176,8 +176,8 @@ mod tests {
     use super::*;
     use crate::results::app_tiering::{KnobSetting, PagesSample, RunCounters};
 
-    #[test]
-    fn settings_counters_and_timeline_read_as_lines() {
+    /// A kernel-managed candidate with one measured run and no kernel record yet.
+    fn candidate() -> AppCandidate {
         let run = AppRun {
             round: 0,
             warmup: false,
@@ -192,7 +192,7 @@ mod tests {
             stdout_file: None,
             stderr_file: None,
         };
-        let mut c = AppCandidate {
+        AppCandidate {
             id: "kernel:tiering".into(),
             letter: 'c',
             label: "tiering".into(),
@@ -213,7 +213,12 @@ mod tests {
             runs: vec![run],
             observed: None,
             kernel: None,
-        };
+        }
+    }
+
+    #[test]
+    fn settings_counters_and_timeline_read_as_lines() {
+        let mut c = candidate();
         c.kernel = Some(KernelManaged {
             mode: "tiering".into(),
             settings: vec![KnobSetting {

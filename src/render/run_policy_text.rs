@@ -73,6 +73,11 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                     writeln!(out, "  ({})", view::comparison(rec))?;
                 }
             }
+            // Row (h) against (g): the kernel's auto weights against the measured ones.
+            let f = crate::results::figures::of_run(r);
+            for l in super::tiering_text::weights_lines(&f) {
+                writeln!(out, "{l}")?;
+            }
         }
     }
     Ok(())

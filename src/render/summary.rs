@@ -26,6 +26,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     lines.extend(latency_block(r, &f));
     lines.extend(bandwidth_block(&f));
     lines.extend(what_to_run(&f));
+    lines.extend(super::tiering_text::weights_lines(&f));
     lines.extend(loaded_and_c2c(&f));
     lines.extend(warnings(r));
     lines.push(where_the_rest_is(r, dir));
@@ -294,6 +295,7 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
             num(l.peak_mb_per_s.median),
             peak.conditions.load.as_deref().unwrap_or("load")
         ));
+        v.extend(super::tiering_text::loaded_kind_lines(f));
     }
     if !f.c2c.is_empty() {
         let groups: Vec<String> = f

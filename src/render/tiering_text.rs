@@ -4,10 +4,17 @@
 //! reclaim a measurement's pages.
 
 use crate::results::environment::Environment;
+use crate::results::environment_tiering::MemoryTier;
 use crate::results::environment_tiering::{
     numa_balancing_modes, page_movers, DamonContext, DamonScheme, Kdamond, PageMover,
 };
+use crate::results::figures::RunFigures;
 use crate::results::format::format_bytes;
+use crate::results::tiers::WeightsVerdict;
+use crate::results::topology::{HmatTarget, NodeMemory, Topology};
+use crate::results::RunResults;
+
+use super::estimate::{compact, num};
 
 /// `numa_balancing` with its mode bits named: `0 (off)`, `1 (normal)`, `2 (memory tiering)`,
 /// `3 (normal + memory tiering)`.
@@ -26,20 +33,11 @@ pub fn numa_balancing(value: Option<u32>) -> String {
     }
 }
 
-/// Rows for the tiering facts that are known (none when the kernel exposes none).
+/// Rows for the tiering facts that are known (none when the kernel exposes none): the memory
+/// tiers, then [`knob_rows`].
 pub fn rows(e: &Environment) -> Vec<(String, String)> {
-    let t = &e.tiering;
     let mut rows = Vec::new();
-    if let Some(d) = t.demotion_enabled {
-        rows.push((
-            "demotion on reclaim".into(),
-            if d { "enabled" } else { "disabled" }.to_string(),
-        ));
-    }
-    if let Some(r) = t.promote_rate_limit_mib_per_s {
-        rows.push(("promotion rate limit".into(), format!("{r} MiB/s")));
-    }
-    for m in &t.memory_tiers {
+    for m in &e.tiering.memory_tiers {
         let nodes: Vec<String> = m.nodes.iter().map(u32::to_string).collect();
         rows.push((
             format!("memory tier {}", m.tier),
@@ -50,6 +48,24 @@ pub fn rows(e: &Environment) -> Vec<(String, String)> {
                 m.abstract_distance_to
             ),
         ));
+    }
+    rows.extend(knob_rows(e));
+    rows
+}
+
+/// The kernel's tiering knobs and DAMON state: demotion, the promotion rate limit, each DAMON
+/// daemon and scheme.
+pub fn knob_rows(e: &Environment) -> Vec<(String, String)> {
+    let t = &e.tiering;
+    let mut rows = Vec::new();
+    if let Some(d) = t.demotion_enabled {
+        rows.push((
+            "demotion on reclaim".into(),
+            if d { "enabled" } else { "disabled" }.to_string(),
+        ));
+    }
+    if let Some(r) = t.promote_rate_limit_mib_per_s {
+        rows.push(("promotion rate limit".into(), format!("{r} MiB/s")));
     }
     if t.damon_available && t.kdamonds.is_empty() {
         rows.push(("DAMON".into(), "available, no daemon".into()));
@@ -149,10 +165,168 @@ fn scheme(c: &DamonContext, s: &DamonScheme) -> String {
     out
 }
 
+/// The tiers section of `topo` and `report --full`: one row per memory node with its kind,
+/// kernel tier and the figures the firmware declares for it (HMAT, CPU initiators preferred,
+/// labelled firmware-declared), then, for a run, each measured tier pair against its
+/// declared ratio, the kernel's tiering knobs and DAMON state, and what can move a
+/// measurement's pages. Empty when there is nothing to say (no tiers, no HMAT, one kind of
+/// memory, no tiering knob, no DAMON).
+pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
+    let e = &t.environment;
+    let knobs: Vec<Vec<String>> = knob_rows(e)
+        .into_iter()
+        .chain(auto_weights_row(t))
+        .map(|(k, v)| vec![k, v])
+        .collect();
+    let mem = &t.layout.node_memory;
+    let kinds = mem.iter().any(|m| m.kind != mem[0].kind);
+    let tiered = mem.iter().any(|m| m.tier.is_some()) || !t.hmat.is_empty() || kinds;
+    if knobs.is_empty() && !tiered {
+        return Vec::new();
+    }
+    let mut v = Vec::new();
+    if tiered {
+        let rows: Vec<Vec<String>> = mem.iter().map(|m| node_row(t, m)).collect();
+        let headers = [
+            "node",
+            "kind",
+            "kernel tier",
+            "read latency, firmware-declared",
+            "read bandwidth, firmware-declared",
+        ];
+        v.push(
+            super::width::fit_columns(&headers, &rows)
+                .trim_end()
+                .to_string(),
+        );
+        v.push(if t.hmat.is_empty() {
+            "(the firmware declares no latency or bandwidth: no HMAT)".into()
+        } else {
+            "(firmware-declared: the HMAT table's figures for CPU initiators, not measured)".into()
+        });
+    }
+    if let Some(r) = r {
+        v.extend(curve_rows(r));
+    }
+    let checks = r
+        .map(crate::results::tiers::tier_checks)
+        .unwrap_or_default();
+    if !checks.is_empty() {
+        v.push(String::new());
+        v.push("Measured against local memory, beside the firmware's figures:".into());
+        v.extend(checks.iter().map(|c| format!("  - {}", c.sentence())));
+    }
+    if !knobs.is_empty() {
+        v.push(String::new());
+        v.push(
+            super::width::fit_columns(&["tiering setting", "value"], &knobs)
+                .trim_end()
+                .to_string(),
+        );
+    }
+    let movers = mover_sentences(e);
+    if !movers.is_empty() {
+        v.push(String::new());
+        v.push("Can move or reclaim a measurement's pages while it runs:".into());
+        v.extend(movers.iter().map(|m| format!("  - {m}")));
+    }
+    v
+}
+
+/// The loaded-latency curve of each kind of memory measured (the run's own curve first):
+/// one row per point, the kind and node named on its curve's first row.
+fn curve_rows(r: &RunResults) -> Vec<String> {
+    let curves = crate::results::tiers::curves_per_kind(r);
+    if curves.len() < 2 {
+        return Vec::new();
+    }
+    let mut rows = Vec::new();
+    for (kind, node, c) in curves {
+        for (i, p) in c.points.iter().enumerate() {
+            let name = if i == 0 {
+                format!("{} node {node}", kind.word())
+            } else {
+                String::new()
+            };
+            rows.push(vec![
+                name,
+                num(p.total_mb_per_s),
+                compact(&p.ns_per_load.estimate(), "ns"),
+            ]);
+        }
+    }
+    let headers = ["memory", "load, MB/s", "latency"];
+    vec![
+        String::new(),
+        "Loaded latency per kind of memory (chaser and load threads as the run's curve):".into(),
+        super::width::fit_columns(&headers, &rows)
+            .trim_end()
+            .to_string(),
+    ]
+}
+
+/// The summary's line for each other kind's loaded curve: idle, and at its highest load.
+pub fn loaded_kind_lines(f: &RunFigures) -> Vec<String> {
+    f.loaded_kinds
+        .iter()
+        .map(|(name, l)| {
+            format!(
+                "  on {name}  {} idle, {} at {} MB/s",
+                compact(&f.get(l.idle).estimate, "ns"),
+                compact(&f.get(l.at_peak).estimate, "ns"),
+                num(l.peak_mb_per_s.median)
+            )
+        })
+        .collect()
+}
+
+/// A node's row: kind (and how it is known), tier with its abstract distance range, and the
+/// HMAT read latency and bandwidth with the initiators they are declared for.
+fn node_row(t: &Topology, m: &NodeMemory) -> Vec<String> {
+    let tier = match m.tier {
+        Some(n) => {
+            let mt = MemoryTier::new(n, vec![]);
+            format!(
+                "{n} (distance {}-{})",
+                mt.abstract_distance_from, mt.abstract_distance_to
+            )
+        }
+        None => "-".into(),
+    };
+    let mut h: Vec<&HmatTarget> = t.hmat.iter().filter(|h| h.node == m.node).collect();
+    h.sort_by_key(|h| std::cmp::Reverse(h.access_class));
+    let from = |h: &HmatTarget| {
+        let n: Vec<String> = h.initiators.iter().map(u32::to_string).collect();
+        if n.is_empty() {
+            String::new()
+        } else {
+            format!(" from node {}", n.join(","))
+        }
+    };
+    let lat = h
+        .iter()
+        .find_map(|h| h.read_latency_ns.map(|l| format!("{l} ns{}", from(h))))
+        .unwrap_or_else(|| "-".into());
+    let bw = h
+        .iter()
+        .find_map(|h| {
+            h.read_bandwidth_mb_s
+                .map(|b| format!("{b} MB/s{}", from(h)))
+        })
+        .unwrap_or_else(|| "-".into());
+    vec![
+        m.node.to_string(),
+        format!("{} ({})", m.kind.word(), m.known.word()),
+        tier,
+        lat,
+        bw,
+    ]
+}
+
 /// The weights weighted interleave's `auto` mode derives from HMAT, computed here as the
 /// kernel does (`results::tiers::kernel_auto_weights`), and the line that applies them when
 /// the current weights differ; `None` without two memory nodes or declared bandwidth.
-pub fn auto_weights_row(t: &crate::results::topology::Topology) -> Option<(String, String)> {
+pub fn auto_weights_row(t: &Topology) -> Option<(String, String)> {
     if t.memory_nodes().len() < 2 {
         return None;
     }
@@ -188,6 +362,59 @@ pub fn auto_weights_row(t: &crate::results::topology::Topology) -> Option<(Strin
     ))
 }
 
+/// The kernel's `auto` weights, row (h), against the weights from the measured bandwidths,
+/// row (g): both figures, the verdict, and the better one's lines (one command a line).
+/// Empty where the two rows did not both run.
+pub fn weights_lines(f: &RunFigures) -> Vec<String> {
+    let Some(w) = &f.weights else {
+        return Vec::new();
+    };
+    let c = &w.choice;
+    let (g, h) = (f.get(w.measured), f.get(w.auto));
+    let mut v = vec![
+        String::new(),
+        "Weighted interleave, measured weights (g) vs the kernel's auto weights (h), same rounds"
+            .to_string(),
+        format!(
+            "  (g) {}  {}    (h) {}  {}",
+            ratio(&c.measured),
+            compact(&g.estimate, g.unit),
+            ratio(&c.auto),
+            compact(&h.estimate, h.unit)
+        ),
+    ];
+    let verdict = match c.verdict {
+        WeightsVerdict::Same => {
+            "(h) places its pages as (g) here: the kernel's weights are the measured ones".into()
+        }
+        WeightsVerdict::Better { better, gain } => format!(
+            "({}) gives {:+.0} % more bandwidth (95 % intervals disjoint); apply it with:",
+            better.letter(),
+            gain * 100.0
+        ),
+        WeightsVerdict::NoDifference => {
+            "no difference beyond noise (their 95 % intervals overlap)".into()
+        }
+        WeightsVerdict::NoInterval => {
+            "not compared: too few rounds for an interval on one of them".into()
+        }
+    };
+    v.push(format!("      {verdict}"));
+    v.extend(
+        c.apply
+            .split("; ")
+            .filter(|l| !l.is_empty())
+            .map(|l| format!("      {l}")),
+    );
+    v
+}
+
+/// `0:3,1:1` (node:weight).
+fn ratio(w: &[(u32, u8)]) -> String {
+    let v: Vec<String> = w.iter().map(|(n, x)| format!("{n}:{x}")).collect();
+    v.join(",")
+}
+
 /// One sentence per kernel actor that can move or reclaim a measurement's pages, but NUMA
 /// balancing's mode 1, which the environment states in its own row (`1 (normal)`) and `run`
 /// in its `numa-balancing` finding.
@@ -203,6 +430,124 @@ pub fn mover_sentences(e: &Environment) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::results::environment_tiering::*;
+
+    /// Fake rounds for (g) and (h) in the Opteron results: the summary's lines name the
+    /// better weighting with the commands that apply it only when the intervals are
+    /// disjoint.
+    #[test]
+    fn weights_lines_name_the_better_only_beyond_noise() {
+        use crate::results::figures::of_run;
+        use crate::results::scenarios::ScenarioId;
+        use crate::stats::Summary;
+        let mut r = crate::render::fixture::opteron_example();
+        assert!(
+            weights_lines(&of_run(&r)).is_empty(),
+            "no (h) row: no lines"
+        );
+        let t = r.scenarios.as_mut().unwrap();
+        t.weights = vec![(0, 2), (1, 1)];
+        t.auto_weights = vec![(0, 3), (1, 1)];
+        let g9 = [100.0, 101.0, 99.0, 100.5, 100.2, 99.8, 100.1, 99.9, 100.3];
+        let g = t
+            .scenarios
+            .iter_mut()
+            .find(|s| s.id == ScenarioId::AllWeightedInterleave)
+            .unwrap();
+        g.mb_per_s = Summary::of(&g9);
+        g.unavailable = None;
+        let mut h = g.clone();
+        h.id = ScenarioId::AllAutoWeightedInterleave;
+        h.letter = "h".into();
+        h.policy = "weighted interleave 0:3,1:1".into();
+        h.numactl = "echo 3 > /sys/kernel/mm/mempolicy/weighted_interleave/node0; echo 1 > /sys/kernel/mm/mempolicy/weighted_interleave/node1; numactl --weighted-interleave=0,1 APP".into();
+        h.mb_per_s = Summary::of(&g9.map(|x| x * 1.2));
+        t.scenarios.push(h);
+        let l = weights_lines(&of_run(&r));
+        assert_eq!(l.len(), 7, "{l:#?}");
+        assert!(
+            l[2].starts_with("  (g) 0:2,1:1  100 MB/s") && l[2].contains("(h) 0:3,1:1  120 MB/s"),
+            "{l:#?}"
+        );
+        assert_eq!(
+            l[3],
+            "      (h) gives +20 % more bandwidth (95 % intervals disjoint); apply it with:"
+        );
+        assert_eq!(l[6], "      numactl --weighted-interleave=0,1 APP");
+        let t = r.scenarios.as_mut().unwrap();
+        t.scenarios.last_mut().unwrap().mb_per_s = Summary::of(&g9.map(|x| x + 0.1));
+        let l = weights_lines(&of_run(&r));
+        assert_eq!(l.len(), 4, "{l:#?}");
+        assert_eq!(
+            l[3],
+            "      no difference beyond noise (their 95 % intervals overlap)"
+        );
+    }
+
+    fn topology_fixture(name: &str) -> Topology {
+        let p = format!(
+            "{}/tests/fixtures/topology/{name}.expected.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    }
+
+    /// The tiers section of `topo` on the two tiered fixtures: every node with its kind, tier
+    /// and firmware-declared figures, the knobs, DAMON, and what can move pages.
+    #[test]
+    fn tiers_section_of_the_tiered_fixtures() {
+        let t = topology_fixture("tiering-cxl-damon");
+        let s = section(&t, None).join("\n");
+        assert!(s.contains("firmware-declared"), "{s}");
+        assert!(s.contains("DAMON kdamond.0"), "{s}");
+        insta::assert_snapshot!("tiers_section_cxl_damon", s);
+        let h = topology_fixture("hbm-flat-tiers");
+        let s = section(&h, None).join("\n");
+        assert!(s.contains("HBM"), "{s}");
+        insta::assert_snapshot!("tiers_section_hbm_flat", s);
+        // One kind of memory, no tiers, no HMAT, no knob: nothing to say.
+        assert!(section(&topology_fixture("opteron250-2s"), None).is_empty());
+    }
+
+    /// In `report --full`: a CXL node's measured latency beside what HMAT declares, and one
+    /// loaded curve per kind of memory.
+    #[test]
+    fn tiers_section_of_a_run_shows_measured_figures_and_a_curve_per_kind() {
+        use crate::results::tiers::KindCurve;
+        use crate::results::topology::{Known, MemoryKind, NodeMemory};
+        let mut r = crate::render::fixture::opteron_example();
+        let mem = |node, kind, tier| NodeMemory {
+            node,
+            kind,
+            known: Known::Inferred,
+            evidence: String::new(),
+            tier: Some(tier),
+        };
+        r.topology.layout.node_memory =
+            vec![mem(0, MemoryKind::Dram, 4), mem(1, MemoryKind::Cxl, 22)];
+        let mut curve = r.loaded_latency.clone().unwrap();
+        curve.mem_node = 1;
+        curve.load_mem_node = 1;
+        r.loaded_latency_kinds = vec![KindCurve {
+            kind: MemoryKind::Cxl,
+            node: 1,
+            curve,
+        }];
+        let s = section(&r.topology, Some(&r));
+        let text = s.join("\n");
+        assert!(text.contains("Loaded latency per kind of memory"), "{text}");
+        let dram = text.find("DRAM node 0 ").unwrap();
+        let cxl = text.find("CXL node 1 ").unwrap();
+        assert!(dram < cxl, "{text}");
+        assert!(
+            text.contains("Measured against local memory")
+                && text.contains("CXL node 1, kernel tier 22 from node 0"),
+            "{text}"
+        );
+        let f = crate::results::figures::of_run(&r);
+        let l = loaded_kind_lines(&f);
+        assert_eq!(l.len(), 1);
+        assert!(l[0].starts_with("  on CXL node 1  "), "{l:?}");
+    }
 
     #[test]
     fn modes_daemons_and_schemes_read_as_sentences() {

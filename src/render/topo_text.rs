@@ -450,21 +450,12 @@ fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
             .map(|l| vec!["memory limit".into(), l.summary()]),
     );
     rows.extend(platform_rows(&e.platform));
-    rows.extend(
-        super::tiering_text::rows(e)
-            .into_iter()
-            .map(|(k, v)| vec![k, v]),
-    );
-    rows.extend(super::tiering_text::auto_weights_row(t).map(|(k, v)| vec![k, v]));
     out.write_all(super::width::fit_columns(&["setting", "value"], &rows).as_bytes())?;
-    let movers = super::tiering_text::mover_sentences(e);
-    if !movers.is_empty() {
-        writeln!(
-            out,
-            "\nCan move or reclaim a measurement's pages while it runs:"
-        )?;
-        for m in movers {
-            writeln!(out, "  - {m}")?;
+    let tiers = super::tiering_text::section(t, None);
+    if !tiers.is_empty() {
+        writeln!(out, "\nMemory tiers")?;
+        for l in tiers {
+            writeln!(out, "{l}")?;
         }
     }
     Ok(())

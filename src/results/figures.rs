@@ -6,7 +6,9 @@
 //! quantity under the same conditions (the run's reference latency shown again as the
 //! matrix's local cell) give one figure, and both places point to it.
 
-use crate::results::scenarios::{AppKind, ScenarioTable};
+use crate::results::loaded::LoadedResult;
+use crate::results::scenarios::{AppKind, ScenarioId, ScenarioResult, ScenarioTable};
+use crate::results::tiers::WeightsChoice;
 use crate::results::RunResults;
 use crate::stats::{Estimate, Interval, Summary};
 
@@ -84,6 +86,15 @@ pub struct LoadedLine {
     pub peak_mb_per_s: Estimate,
 }
 
+/// The kernel's `auto` weights (row (h)) against the weights from the measured bandwidths
+/// (row (g)), measured in the same interleaved rounds: both figures and the verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsLine {
+    pub measured: usize,
+    pub auto: usize,
+    pub choice: WeightsChoice,
+}
+
 /// The figures of a run, and the blocks that arrange them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RunFigures {
@@ -100,6 +111,10 @@ pub struct RunFigures {
     pub loaded: Option<LoadedLine>,
     /// Core to core, closest group first: (group label, figure index).
     pub c2c: Vec<(String, usize)>,
+    /// The kernel's weights against the measured ones, where both rows ran.
+    pub weights: Option<WeightsLine>,
+    /// Loaded latency on each other kind of memory (`CXL node 2`), after [`Self::loaded`].
+    pub loaded_kinds: Vec<(String, LoadedLine)>,
 }
 
 impl RunFigures {
@@ -142,6 +157,7 @@ pub fn of_run(r: &RunResults) -> RunFigures {
     bandwidth_matrix(r, &mut f);
     if let Some(t) = &r.scenarios {
         what_to_run(t, &mut f);
+        weights(t, &mut f);
     }
     loaded(r, &mut f);
     c2c(r, &mut f);
@@ -302,20 +318,7 @@ fn what_to_run(t: &ScenarioTable, f: &mut RunFigures) {
         let Some(chosen) = t.get(rec.best) else {
             continue;
         };
-        // A row that places exactly as another shows that row's figure: one figure.
-        let best = chosen.same_as.and_then(|s| t.get(s)).unwrap_or(chosen);
-        let figure = best.mb_per_s.as_ref().map(|s| {
-            let c = Conditions {
-                method: Some(t.kernel.clone()),
-                working_set_bytes: Some(t.buffer_bytes_per_thread * best.threads as u64),
-                threads: Some(best.threads),
-                cpus: best.cpus.clone(),
-                load: Some(format!("{}, {}", best.label, best.policy)),
-                ..Default::default()
-            };
-            let key = format!("scenario.{}", best.letter.trim_matches(['(', ')']));
-            f.add(figure(key, &best.label, "MB/s", s, c))
-        });
+        let figure = scenario_figure(t, chosen, f);
         let gain = rec.ratio.map(|r| {
             let ci = Interval::from_ends(rec.ratio_ci_low, rec.ratio_ci_high, rec.ratio_ci_level);
             Estimate::new(
@@ -344,16 +347,66 @@ fn what_to_run(t: &ScenarioTable, f: &mut RunFigures) {
     }
 }
 
-fn loaded(r: &RunResults, f: &mut RunFigures) {
-    let Some(l) = &r.loaded_latency else { return };
-    let (Some(idle), Some(peak)) = (
-        l.points.first(),
-        l.points
-            .iter()
-            .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s)),
+/// A scenario row's bandwidth as a figure; a row that places exactly as another shows that
+/// row's figure: one figure.
+fn scenario_figure(t: &ScenarioTable, row: &ScenarioResult, f: &mut RunFigures) -> Option<usize> {
+    let best = row.same_as.and_then(|s| t.get(s)).unwrap_or(row);
+    let s = best.mb_per_s.as_ref()?;
+    let c = Conditions {
+        method: Some(t.kernel.clone()),
+        working_set_bytes: Some(t.buffer_bytes_per_thread * best.threads as u64),
+        threads: Some(best.threads),
+        cpus: best.cpus.clone(),
+        load: Some(format!("{}, {}", best.label, best.policy)),
+        ..Default::default()
+    };
+    let key = format!("scenario.{}", best.letter.trim_matches(['(', ')']));
+    Some(f.add(figure(key, &best.label, "MB/s", s, c)))
+}
+
+/// Rows (g) and (h), the measured weights against the kernel's, with the verdict.
+fn weights(t: &ScenarioTable, f: &mut RunFigures) {
+    let Some(choice) = crate::results::tiers::weights_choice(t) else {
+        return;
+    };
+    let row = |id| t.get(id);
+    let (Some(g), Some(h)) = (
+        row(ScenarioId::AllWeightedInterleave),
+        row(ScenarioId::AllAutoWeightedInterleave),
     ) else {
         return;
     };
+    if let (Some(measured), Some(auto)) = (scenario_figure(t, g, f), scenario_figure(t, h, f)) {
+        f.weights = Some(WeightsLine {
+            measured,
+            auto,
+            choice,
+        });
+    }
+}
+
+fn loaded(r: &RunResults, f: &mut RunFigures) {
+    if let Some(l) = &r.loaded_latency {
+        f.loaded = loaded_line(l, "loaded", f);
+    }
+    // One curve per other kind of memory, after the run's own.
+    for k in &r.loaded_latency_kinds {
+        let key = format!("loaded.{}.{}", k.kind.word().to_lowercase(), k.node);
+        if let Some(line) = loaded_line(&k.curve, &key, f) {
+            f.loaded_kinds
+                .push((format!("{} node {}", k.kind.word(), k.node), line));
+        }
+    }
+}
+
+/// A curve's idle point and its point at the highest load, as figures keyed `{key}.idle` and
+/// `{key}.peak`.
+fn loaded_line(l: &LoadedResult, key: &str, f: &mut RunFigures) -> Option<LoadedLine> {
+    let idle = l.points.first()?;
+    let peak = l
+        .points
+        .iter()
+        .max_by(|a, b| a.total_mb_per_s.total_cmp(&b.total_mb_per_s))?;
     let cond = |load: Option<String>| Conditions {
         method: Some("random".into()),
         working_set_bytes: Some(l.chaser_size_bytes),
@@ -365,7 +418,7 @@ fn loaded(r: &RunResults, f: &mut RunFigures) {
         ..Default::default()
     };
     let idle_i = f.add(figure(
-        "loaded.idle".into(),
+        format!("{key}.idle"),
         "idle latency",
         "ns",
         &idle.ns_per_load,
@@ -373,7 +426,7 @@ fn loaded(r: &RunResults, f: &mut RunFigures) {
     ));
     let load = format!("{} load thread(s), {}", l.load_cpus.len(), l.kernel_label);
     let peak_i = f.add(figure(
-        "loaded.peak".into(),
+        format!("{key}.peak"),
         "latency at the highest load",
         "ns",
         &peak.ns_per_load,
@@ -383,11 +436,11 @@ fn loaded(r: &RunResults, f: &mut RunFigures) {
         .total_mb_per_s_summary
         .map(|s| s.estimate())
         .unwrap_or(Estimate::new(peak.total_mb_per_s, None, 0));
-    f.loaded = Some(LoadedLine {
+    Some(LoadedLine {
         idle: idle_i,
         at_peak: peak_i,
         peak_mb_per_s: bw,
-    });
+    })
 }
 
 fn c2c(r: &RunResults, f: &mut RunFigures) {

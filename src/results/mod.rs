@@ -139,6 +139,11 @@ pub struct RunResults {
     /// was measured, and in files written before it existed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub loaded_latency_mixes: Vec<LoadedResult>,
+    /// The loaded-latency curve on each other kind of memory (CXL, HBM, ...) than the home
+    /// node's, one memory node per kind; absent on machines with one kind of memory and in
+    /// files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loaded_latency_kinds: Vec<tiers::KindCurve>,
     /// The run-wide reference figures (local idle latency, local read bandwidth) measured in
     /// repetitions spread over the run, and the places that show them; absent when no part
     /// that shows them ran, and in files written before it existed.
@@ -220,6 +225,7 @@ impl RunResults {
             rightmark: None,
             stream_matrix: None,
             loaded_latency_mixes: vec![],
+            loaded_latency_kinds: vec![],
             reference: None,
         }
     }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::stats::Summary;
 
-/// The seven scenarios, (a) to (g).
+/// The eight scenarios, (a) to (h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ScenarioId {
@@ -26,10 +26,14 @@ pub enum ScenarioId {
     AllInterleave,
     /// (g) all threads, weighted interleave with weights from the measured bandwidths.
     AllWeightedInterleave,
+    /// (h) all threads, weighted interleave with the kernel's `auto` weights (read where the
+    /// kernel's auto mode is on, else computed from HMAT as the kernel does), measured in the
+    /// same interleaved rounds as (g) so the two weightings compare.
+    AllAutoWeightedInterleave,
 }
 
 impl ScenarioId {
-    pub const ALL: [ScenarioId; 7] = [
+    pub const ALL: [ScenarioId; 8] = [
         ScenarioId::PinnedLocal,
         ScenarioId::UnpinnedOneNode,
         ScenarioId::CopyPerNode,
@@ -37,9 +41,10 @@ impl ScenarioId {
         ScenarioId::AllLocal,
         ScenarioId::AllInterleave,
         ScenarioId::AllWeightedInterleave,
+        ScenarioId::AllAutoWeightedInterleave,
     ];
 
-    /// The article-style letter, `a` to `g`.
+    /// The article-style letter, `a` to `h`.
     pub fn letter(self) -> char {
         (b'a' + ScenarioId::ALL.iter().position(|&s| s == self).unwrap_or(0) as u8) as char
     }
@@ -54,6 +59,9 @@ impl ScenarioId {
             ScenarioId::AllLocal => "all threads, local memory",
             ScenarioId::AllInterleave => "all threads, interleaved memory",
             ScenarioId::AllWeightedInterleave => "all threads, weighted interleave",
+            ScenarioId::AllAutoWeightedInterleave => {
+                "all threads, weighted interleave, the kernel's auto weights"
+            }
         }
     }
 }
@@ -62,7 +70,7 @@ impl ScenarioId {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ScenarioResult {
     pub id: ScenarioId,
-    /// `a` to `g`.
+    /// `a` to `h`.
     pub letter: String,
     /// What was run, in words (`1 thread, bound to its node, local memory`).
     pub label: String,
@@ -352,6 +360,10 @@ pub struct ScenarioTable {
     pub recommendations: Vec<Recommendation>,
     /// Weights used for (g), (node, weight), when derived.
     pub weights: Vec<(u32, u8)>,
+    /// The kernel's `auto` weights used for (h), (node, weight); empty where (h) could not
+    /// run and in files written before it existed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub auto_weights: Vec<(u32, u8)>,
     /// Working set of the single-thread latency of (a) and (b), bytes (random walk, 4 KiB
     /// pages, memory on the home node; (a) pinned, (b) left to the scheduler), so its label
     /// can say under which conditions it was measured; absent in files written
@@ -466,6 +478,7 @@ mod tests {
             scenarios: vec![a, b],
             recommendations: vec![],
             weights: vec![],
+            auto_weights: vec![],
             latency_working_set_bytes: Some(1 << 26),
         }
     }

@@ -7,10 +7,13 @@
 //! disagree beyond noise and a warning says so. Pure functions over a finished run, like
 //! penalty.rs (whose per-cell ratios they reuse); nothing here measures or prints.
 
+use super::loaded::LoadedResult;
 use super::penalty::{cell_ratios, Quantity, RemotePenalty};
+use super::scenarios::{ScenarioId, ScenarioTable};
 use super::topology::{HmatTarget, MemoryKind, Topology};
 use super::{Finding, RunResults};
 use crate::stats::decide::{percent, PRACTICAL_MARGIN};
+use serde::{Deserialize, Serialize};
 
 /// One measured (initiator, memory node) pair of a tier, with the declared figures.
 #[derive(Clone, Debug, PartialEq)]
@@ -221,6 +224,100 @@ pub fn kernel_auto_weights(t: &Topology) -> Option<Vec<(u32, u32)>> {
     Some(raw.into_iter().map(|(n, w)| (n, (w / g) as u32)).collect())
 }
 
+/// The loaded-latency curve on one kind of memory other than the home node's: the chaser on
+/// the home node's measuring CPU and the load threads on the other usable CPUs, as for the
+/// run's curve, but both buffers on `node`, the first memory node of that kind.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct KindCurve {
+    pub kind: MemoryKind,
+    pub node: u32,
+    pub curve: LoadedResult,
+}
+
+/// One loaded-latency curve per kind of memory the run measured: the run's own curve under
+/// its node's kind (DRAM on most machines) first, then each [`KindCurve`].
+pub fn curves_per_kind(r: &RunResults) -> Vec<(MemoryKind, u32, &LoadedResult)> {
+    let kind_of = |n: u32| {
+        r.topology
+            .layout
+            .node_memory
+            .iter()
+            .find(|m| m.node == n)
+            .map_or(MemoryKind::Unknown, |m| m.kind)
+    };
+    r.loaded_latency
+        .iter()
+        .map(|c| (kind_of(c.mem_node), c.mem_node, c))
+        .chain(
+            r.loaded_latency_kinds
+                .iter()
+                .map(|k| (k.kind, k.node, &k.curve)),
+        )
+        .collect()
+}
+
+/// How the kernel's `auto` weights, row (h), compare with the weights from the measured
+/// bandwidths, row (g), both measured in the same interleaved rounds on the same kernel.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WeightsVerdict {
+    /// (h) places its pages exactly as (g) here: the two weightings are one.
+    Same,
+    /// The two medians' 95 % intervals are disjoint: `better` gives more bandwidth, by
+    /// `gain` (its median over the other's, less 1).
+    Better { better: ScenarioId, gain: f64 },
+    /// The intervals overlap: no difference beyond noise.
+    NoDifference,
+    /// One of the two has no interval (too few rounds): nothing is stated.
+    NoInterval,
+}
+
+/// Rows (g) and (h) side by side, with the verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WeightsChoice {
+    pub measured: Vec<(u32, u8)>,
+    pub auto: Vec<(u32, u8)>,
+    pub verdict: WeightsVerdict,
+    /// The better row's line that applies its weights (sysfs, then numactl); empty when
+    /// none is better.
+    pub apply: String,
+}
+
+/// The kernel's weights against the measured ones, when both rows gave a bandwidth (`None`
+/// where either could not run: one memory node, no root, no declared bandwidth, an older
+/// results file; each row then says why).
+pub fn weights_choice(t: &ScenarioTable) -> Option<WeightsChoice> {
+    let g = t.get(ScenarioId::AllWeightedInterleave)?;
+    let h = t.get(ScenarioId::AllAutoWeightedInterleave)?;
+    let (gs, hs) = (g.mb_per_s.as_ref()?, h.mb_per_s.as_ref()?);
+    let verdict = if h.same_as == Some(g.id) || g.same_as == Some(h.id) {
+        WeightsVerdict::Same
+    } else {
+        match (gs.ci, hs.ci) {
+            (Some(a), Some(b)) if a.low > b.high => WeightsVerdict::Better {
+                better: g.id,
+                gain: gs.median / hs.median - 1.0,
+            },
+            (Some(a), Some(b)) if b.low > a.high => WeightsVerdict::Better {
+                better: h.id,
+                gain: hs.median / gs.median - 1.0,
+            },
+            (Some(_), Some(_)) => WeightsVerdict::NoDifference,
+            _ => WeightsVerdict::NoInterval,
+        }
+    };
+    let apply = match verdict {
+        WeightsVerdict::Better { better, .. } if better == h.id => h.numactl.clone(),
+        WeightsVerdict::Better { .. } => g.numactl.clone(),
+        _ => String::new(),
+    };
+    Some(WeightsChoice {
+        measured: t.weights.clone(),
+        auto: t.auto_weights.clone(),
+        verdict,
+        apply,
+    })
+}
+
 fn gcd(a: u64, b: u64) -> u64 {
     if b == 0 {
         a
@@ -281,6 +378,66 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("HMAT declares x2.50 (250 vs 100 ns)"), "{s}");
+    }
+
+    /// Fake rounds for (g) and (h): disjoint intervals name the better, overlapping ones
+    /// say no difference, too few rounds state nothing, one placement is "the same".
+    #[test]
+    fn the_better_weighting_is_named_only_beyond_noise() {
+        use crate::stats::Summary;
+        let mut r = crate::render::fixture::opteron_example();
+        let t = r.scenarios.as_mut().unwrap();
+        t.weights = vec![(0, 2), (1, 1)];
+        t.auto_weights = vec![(0, 3), (1, 1)];
+        let mut h = t.get(ScenarioId::AllWeightedInterleave).unwrap().clone();
+        h.id = ScenarioId::AllAutoWeightedInterleave;
+        h.letter = "h".into();
+        t.scenarios.push(h);
+        let set = |t: &mut ScenarioTable, id: ScenarioId, rounds: &[f64]| {
+            let row = t.scenarios.iter_mut().find(|s| s.id == id).unwrap();
+            row.mb_per_s = Summary::of(rounds);
+        };
+        let g9 = [100.0, 101.0, 99.0, 100.5, 100.2, 99.8, 100.1, 99.9, 100.3];
+        let h_low: Vec<f64> = g9.iter().map(|x| x * 0.8).collect();
+        let h_near: Vec<f64> = g9.iter().rev().map(|x| x + 0.2).collect();
+        set(t, ScenarioId::AllWeightedInterleave, &g9);
+        set(t, ScenarioId::AllAutoWeightedInterleave, &h_low);
+        match weights_choice(t).unwrap().verdict {
+            WeightsVerdict::Better { better, gain } => {
+                assert_eq!(better, ScenarioId::AllWeightedInterleave);
+                assert!((gain - 0.25).abs() < 1e-9, "{gain}");
+            }
+            v => panic!("{v:?}"),
+        }
+        set(t, ScenarioId::AllWeightedInterleave, &h_low);
+        set(t, ScenarioId::AllAutoWeightedInterleave, &g9);
+        assert!(matches!(
+            weights_choice(t).unwrap().verdict,
+            WeightsVerdict::Better {
+                better: ScenarioId::AllAutoWeightedInterleave,
+                ..
+            }
+        ));
+        set(t, ScenarioId::AllWeightedInterleave, &h_near);
+        assert_eq!(
+            weights_choice(t).unwrap().verdict,
+            WeightsVerdict::NoDifference
+        );
+        set(t, ScenarioId::AllWeightedInterleave, &[100.0, 90.0, 95.0]);
+        assert_eq!(
+            weights_choice(t).unwrap().verdict,
+            WeightsVerdict::NoInterval
+        );
+        let row = t.scenarios.last_mut().unwrap();
+        row.same_as = Some(ScenarioId::AllWeightedInterleave);
+        let c = weights_choice(t).unwrap();
+        assert_eq!(c.verdict, WeightsVerdict::Same);
+        assert_eq!(
+            (c.measured, c.auto),
+            (vec![(0, 2), (1, 1)], vec![(0, 3), (1, 1)])
+        );
+        t.scenarios.last_mut().unwrap().mb_per_s = None;
+        assert_eq!(weights_choice(t), None);
     }
 
     #[test]

@@ -21,4 +21,5 @@ pub mod rounds;
 pub(crate) mod sample;
 pub mod scenarios;
 pub mod settings;
+pub mod tier_curves;
 pub mod weights;

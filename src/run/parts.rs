@@ -826,6 +826,7 @@ fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         duration: Duration::from_millis(s.loaded.timed.duration_ms),
         seed: SEED,
     };
+    let base = cfg.clone();
     // Several mixes: one team measures them interleaved, the read curve (the first) kept
     // where a single curve always was, the others beside it.
     let cfg = match s.loaded.mixes.as_slice() {
@@ -843,6 +844,8 @@ fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     .into_iter();
     r.loaded_latency = curves.next();
     r.loaded_latency_mixes = curves.collect();
+    // The same curve on each other kind of memory (CXL, HBM, ...), where there is one.
+    super::tier_curves::measure(topo, root, &base, r);
     Ok(())
 }
 

@@ -166,6 +166,7 @@ pub fn results() -> RunResults {
         scenarios,
         recommendations,
         weights: vec![],
+        auto_weights: vec![],
         latency_working_set_bytes: None,
     });
     r

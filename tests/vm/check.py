@@ -1277,6 +1277,63 @@ def check_run_scenarios(c, res):
               f"{weights}; pages " + ", ".join(seen))
 
 
+def check_run_auto_weights(c, res):
+    """Row (h), the kernel's auto weights: measured in the rounds beside (g) with its pages in
+    the proportions of `auto_weights` (or placed as another row, which it then names), or,
+    where weighted interleave or the firmware's bandwidth is missing, not measured with why."""
+    t = res["scenarios"]
+    rows = {r["letter"]: r for r in t["scenarios"]}
+    h = rows.get("h")
+    if h is None:
+        c.r.fail("run-auto-weights", "row (h) missing")
+        return
+    auto = {int(n): int(w) for n, w in t.get("auto_weights") or []}
+    if not weighted_expected(c) or not c.s.hmat_lb:
+        ok = h.get("mb_per_s") is None and bool(h.get("unavailable"))
+        c.r.check("run-auto-weights", ok, f"(h) not measured: {h.get('unavailable')!r}")
+        return
+    mem = c.s.memory_nodes()
+    bad = []
+    if sorted(auto) != mem:
+        bad.append(f"auto weights {auto} for memory nodes {mem}")
+    if h.get("unavailable") or h.get("mb_per_s") is None:
+        bad.append(f"(h) not measured: {h.get('unavailable')}")
+    elif h.get("same_as"):
+        pass
+    elif h.get("placement_fraction") != 1.0 or not pages_match(pages_of(h), auto, len(h["cpus"])):
+        bad.append(f"(h) placement {h.get('placement_fraction')}, pages {pages_of(h)}")
+    c.r.check("run-auto-weights", not bad, "; ".join(bad) or
+              f"(h) auto weights {auto} ({h['policy']}), "
+              + (f"placed as ({h['same_as']})" if h.get("same_as") else f"pages {pages_of(h)}"))
+
+
+def check_run_kinds(c, res):
+    """A loaded-latency curve on each memory node of another kind or tier than the home
+    node's: its buffers all on that node, the chaser and load CPUs those of the run's curve."""
+    topo = res["topology"]
+    kinds = {m["node"]: (m["kind"], m.get("tier")) for m in topo.get("node_memory", [])}
+    home = res["loaded_latency"]["mem_node"]
+    want = sorted({n for n, k in kinds.items()
+                   if n != home and (k[0] != kinds[home][0] or
+                                     (k[1] is not None and k[1] != kinds[home][1]))})
+    got = {k["node"]: k["curve"] for k in res.get("loaded_latency_kinds", [])}
+    bad = []
+    # One curve per kind: nodes of one kind and tier share one.
+    if not set(got) <= set(want) or (want and not got):
+        bad.append(f"curves on nodes {sorted(got)}, nodes of another kind or tier {want}")
+    for n, cv in got.items():
+        cp = cv["chaser_placement"]
+        if cp["intended_nodes"] != [n] or cp["fraction_on_intended"] != 1.0 or \
+                cv["load_placement_fraction"] != 1.0 or len(cv["points"]) < 2:
+            bad.append(f"node {n}: chased {cp['fraction_on_intended']} on {cp['intended_nodes']}, "
+                       f"load {cv['load_placement_fraction']}, {len(cv['points'])} points")
+        if cv["chaser_cpu"] != res["loaded_latency"]["chaser_cpu"]:
+            bad.append(f"node {n}: chaser on CPU {cv['chaser_cpu']}")
+    c.r.check("run-loaded-kinds", not bad, "; ".join(bad) or
+              "curves on " + ", ".join(f"node {n} ({'/'.join(map(str, kinds[n]))})" for n in sorted(got))
+              + f" beside node {home}'s")
+
+
 def check_run_advisor(c, res):
     """The advisor: a bandwidth per memory node from the home node's threads, weights for
     every memory node, and its three checks placed as they say: bind all on the best node,
@@ -1335,6 +1392,8 @@ def check_run(c):
                          ("loaded-latency", check_run_loaded),
                          ("c2c", check_run_c2c),
                          ("scenarios", check_run_scenarios),
+                         ("scenarios", check_run_auto_weights),
+                         ("loaded-latency", check_run_kinds),
                          ("advisor", check_run_advisor)):
             if part not in res["completed"]:
                 c.r.fail(f"run-{part}", f"the part did not complete: {res['failed']}")

@@ -290,6 +290,16 @@ def run_results(weighted=True):
     every = [0, 1, 2, 3]
     g = row("g", every, {0: 3277, 1: 5898, 2: 7209}) if weighted else \
         row("g", every, {}, unavailable="weighted interleave needs Linux 6.9 or newer")
+    h = row("h", every, {0: 6554, 1: 6554, 2: 3276}) if weighted else \
+        row("h", every, {}, unavailable="weighted interleave needs Linux 6.9 or newer")
+    h["policy"] = "weighted interleave 0:2,1:2,2:1"
+    kinds = [{"node": 0, "kind": "dram", "tier": 4}, {"node": 1, "kind": "dram", "tier": 4},
+             {"node": 2, "kind": "dram", "tier": 22}]
+    curve = {"chaser_cpu": 0, "load_cpus": [1, 2, 3], "load_placement_fraction": 1.0,
+             "mem_node": 0, "points": [{}] * 9,
+             "chaser_placement": {"intended_nodes": [0], "fraction_on_intended": 1.0}}
+    node2 = dict(curve, mem_node=2,
+                 chaser_placement={"intended_nodes": [2], "fraction_on_intended": 1.0})
     adv_checks = [
         {"policy": "bind to node 1", "mb_per_s": 2000.0, "unavailable": None,
          "pages_per_node": pages({1: 8192})},
@@ -307,16 +317,17 @@ def run_results(weighted=True):
         "bandwidth": {"results": [{"kernel": "read", "placement_fraction": 1.0}],
                       "matrix": bandwidth_matrix("A")["matrix"]},
         "scaling": bandwidth_scaling("A"),
-        "loaded_latency": {"chaser_cpu": 0, "load_cpus": [1, 2, 3], "load_placement_fraction": 1.0,
-                           "chaser_placement": {"intended_nodes": [0], "fraction_on_intended": 1.0},
-                           "points": [{}] * 9},
+        "topology": {"node_memory": kinds},
+        "loaded_latency": curve,
+        "loaded_latency_kinds": [{"kind": "dram", "node": 2, "curve": node2}],
         "c2c": c2c_result(0),
         "scenarios": {"home_node": 0, "weights": [[0, 5], [1, 9], [2, 11]] if weighted else [],
                       "scenarios": [dict(row("a", [0, 1], {0: 4096}), threads=1),
                                     row("b", [], {0: 4096}, pinned=False),
                                     row("c", [0, 2], {0: 4096, 1: 4096}),
                                     row("d", every, {0: 16384}), row("e", every, {0: 8192, 1: 8192}),
-                                    row("f", every, {0: 5461, 1: 5461, 2: 5462}), g]},
+                                    row("f", every, {0: 5461, 1: 5461, 2: 5462}), g, h],
+                      "auto_weights": [[0, 2], [1, 2], [2, 1]] if weighted else []},
         "advisor": {"initiator_node": 0, "measured_mb_per_s": [[0, 500.0], [1, 1600.0], [2, 1300.0]],
                     "weights": [[0, 3], [1, 10], [2, 8]], "checks": adv_checks},
     }
@@ -543,6 +554,25 @@ class BadRuns(unittest.TestCase):
         self.bad(lambda r: self.rows(r)["d"].update(pages_per_node=pages({0: 16000, 2: 384})),
                  "run-scenarios")
         self.bad(lambda r: self.rows(r)["f"].update(placement_fraction=0.98), "run-scenarios")
+
+    def test_auto_weights_row_missing_or_misplaced_fails(self):
+        self.bad(lambda r: r["scenarios"]["scenarios"].pop(), "run-auto-weights")
+        self.bad(lambda r: self.rows(r)["h"].update(pages_per_node=pages({0: 5461, 1: 5461, 2: 5462})),
+                 "run-auto-weights")
+        self.bad(lambda r: self.rows(r)["h"].update(mb_per_s=None, unavailable="x"),
+                 "run-auto-weights")
+        # Placed as (g) here: it names the row instead of its own pages.
+        res = run_results()
+        self.rows(res)["h"].update(same_as="all-weighted-interleave", pages_per_node=[])
+        self.assertNotIn("run-auto-weights", fails(judge("A", with_run(good_a(), res).text())))
+
+    def test_loaded_curve_per_tier_missing_or_off_node_fails(self):
+        self.bad(lambda r: r.pop("loaded_latency_kinds"), "run-loaded-kinds")
+        self.bad(lambda r: r["loaded_latency_kinds"][0]["curve"].update(load_placement_fraction=0.5),
+                 "run-loaded-kinds")
+        # A node of the home node's kind and tier gets no curve of its own.
+        self.bad(lambda r: r["loaded_latency_kinds"].append({"node": 1, "curve": r["loaded_latency"]}),
+                 "run-loaded-kinds")
 
     def test_loaded_latency_off_node_fails(self):
         self.bad(lambda r: r["loaded_latency"].update(load_placement_fraction=0.5), "run-loaded-latency")

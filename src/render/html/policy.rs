@@ -103,6 +103,16 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             for n in extra.iter().flatten() {
                 let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
             }
+            // Row (h) against (g): the kernel's auto weights against the measured ones.
+            let w = crate::render::tiering_text::weights_lines(&crate::results::figures::of_run(r));
+            if let Some((title, rest)) = w.split_first().and_then(|(_, w)| w.split_first()) {
+                let _ = write!(
+                    p.html,
+                    "<p class=\"lead\">{}</p><pre>{}</pre>",
+                    esc(title),
+                    esc(&rest.join("\n"))
+                );
+            }
             let _ = write!(
                 p.html,
                 "<p class=\"lead\">{} per thread, {} repetitions of {} ms, kernel {}; highlighted rows win for at least one kind of application.</p>",

@@ -1,13 +1,13 @@
 //! The scenario rows of this machine before anything is measured: which node is home, which
 //! CPUs each row uses, the policy and buffer size of each, the `numactl` line a reader can
 //! repeat it with, and, for a row this machine cannot run, the reason instead of a
-//! configuration. Split from the measuring so the plan of the seven rows reads on its own.
+//! configuration. Split from the measuring so the plan of the eight rows reads on its own.
 
 use super::*;
 
 /// The rows of this machine before measuring, with the configuration each runs (`None`
 /// where a row cannot run here, its reason already in the row; (g) is filled once its weights
-/// are known).
+/// are known, (h) by `auto_weights::plan_row`).
 pub(super) struct Layout {
     pub(super) home: u32,
     pub(super) all: Vec<u32>,
@@ -111,6 +111,13 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
             String::new(),
             String::new(),
         ),
+        row(
+            ScenarioId::AllAutoWeightedInterleave,
+            &all,
+            true,
+            String::new(),
+            String::new(),
+        ),
     ];
     let team = |cpus: &[u32], policies: Vec<Policy>| Config {
         bytes_per_thread: per_thread(cpus.len()),
@@ -165,6 +172,7 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
         Some(team(&all, vec![Policy::Bind(vec![home]); n])),
         Some(team(&all, vec![Policy::FirstTouch; n])),
         Some(team(&all, vec![Policy::Interleave(mem.clone()); n])),
+        None,
         None,
     ];
     Ok(Layout {

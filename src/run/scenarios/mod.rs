@@ -26,6 +26,7 @@ use super::ranking::recommend;
 use super::rounds::{budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job};
 use super::weights::{derive_weights, nodes_text, weights_text};
 
+mod auto_weights;
 mod identical;
 pub mod latency;
 mod layout;
@@ -92,11 +93,17 @@ fn distinct_of(topo: &Topology, configs: &[Option<Config>], weighted: bool) -> u
 }
 
 /// How many configurations the scenarios part measures apart on this machine (the run plan's
-/// estimate is their time): (g) is counted when the machine has two memory nodes or more,
-/// whether or not the kernel and privileges then allow it (an estimate errs long).
+/// estimate is their time): (g) is counted when the machine has two memory nodes or more, and
+/// (h) when the firmware also declares bandwidth, whether or not the kernel and privileges
+/// then allow them (an estimate errs long).
 pub fn distinct_configurations(topo: &Topology, s: &ScenarioSettings) -> usize {
     match layout(topo, s) {
-        Ok(l) => distinct_of(topo, &l.configs, l.mem.len() >= 2),
+        // (g), and (h) where the kernel's weights are known.
+        Ok(l) => {
+            let several = l.mem.len() >= 2;
+            distinct_of(topo, &l.configs, several)
+                + usize::from(several && auto_weights::kernel_weights(topo).is_some())
+        }
         Err(_) => 0,
     }
 }
@@ -163,7 +170,7 @@ pub struct ScenarioInputs<'a> {
     pub is_root: bool,
 }
 
-/// Measures the seven rows: scenarios that place threads and pages identically on this
+/// Measures the eight rows: scenarios that place threads and pages identically on this
 /// machine are recognised first and measured once (the others show that row's figures with
 /// the reason), and the distinct ones are measured in interleaved rounds within the part's
 /// budget. `progress(done, total)` after each measurement. Rows not reached because of Ctrl-C
@@ -186,6 +193,14 @@ pub fn run_scenarios(
     } = layout(topo, s)?;
     let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
     let weighted_why = weighted_unavailable(topo, inp.is_root);
+    // (h): the kernel's own weights, known before measuring, measured in the rounds beside (g).
+    let auto_weights = auto_weights::plan_row(
+        topo,
+        &mut rows[7],
+        &mut configs[7],
+        weighted_why.as_deref(),
+        per_thread(all.len()),
+    );
     // The budget the run plan gave the distinct configurations one after the other, spent on
     // rounds instead.
     let extra = if weighted_why.is_none() { mem.len() } else { 0 };
@@ -350,6 +365,7 @@ pub fn run_scenarios(
         scenarios: rows,
         recommendations,
         weights,
+        auto_weights,
         latency_working_set_bytes: Some(chase_bytes(topo)),
     })
 }
@@ -408,6 +424,7 @@ mod tests {
                 ('e', Some('d')),
                 ('f', Some('d')),
                 ('g', None),
+                ('h', None),
             ]
         );
         assert!(same_reason(&topo, false).contains("one memory node (node 0)"));
@@ -476,6 +493,7 @@ mod tests {
                 ('e', Some('c')),
                 ('f', None),
                 ('g', None),
+                ('h', None),
             ]
         );
         assert!(same_reason(&topo, false).contains("one CPU per node"));

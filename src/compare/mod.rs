@@ -42,9 +42,12 @@
 //!   decides. Three runs are too few for a MAD: no outliers are named.
 
 mod metrics;
+mod outliers;
 
 pub use crate::results::compare::*;
 pub use metrics::metrics;
+pub use outliers::median_mad;
+use outliers::fleet_outliers;
 
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
@@ -58,10 +61,6 @@ pub const OUTLIER_Z: f64 = 3.0;
 pub const MAD_SCALE: f64 = 1.4826;
 /// Family-wise error rate kept by the Holm adjustment over all compared metrics.
 pub const ALPHA: f64 = 0.05;
-fn median(v: &[f64]) -> f64 {
-    crate::stats::median(v)
-}
-
 /// Why core-to-core figures of two runs in a virtual machine are not compared.
 pub const VM_C2C: &str =
     "core to core between virtual CPUs (the hypervisor may run them on other cores each run)";
@@ -408,14 +407,6 @@ fn too_little(rows: &[Row], comparable: usize, judged: usize) -> Option<String> 
     })
 }
 
-/// The median of `vals` and their median absolute deviation from it (the fleet's robust
-/// centre and spread; `MAD_SCALE` x MAD estimates a standard deviation).
-pub fn median_mad(vals: &[f64]) -> (f64, f64) {
-    let med = median(vals);
-    let devs: Vec<f64> = vals.iter().map(|v| (v - med).abs()).collect();
-    (med, median(&devs))
-}
-
 /// How runs are named in a comparison or a fleet: by host, with the file name where hosts
 /// repeat, and the whole path where host and file name both repeat (`a/results.json`,
 /// `b/results.json`). `runs` gives each run's path and host.
@@ -444,80 +435,6 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
         }
     }
     n
-}
-
-fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<OutlierHost>) {
-    let mut out = Vec::new();
-    let mut compared = vec![0usize; runs.len()];
-    for row in rows {
-        let present: Vec<(usize, f64)> = row
-            .cells
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.as_ref().map(|c| (i, c.value)))
-            .filter(|(_, v)| v.is_finite())
-            .collect();
-        if present.len() < 3 {
-            continue;
-        }
-        let vals: Vec<f64> = present.iter().map(|p| p.1).collect();
-        let (med, mad) = median_mad(&vals);
-        for &(i, v) in &present {
-            compared[i] += 1;
-            if med == 0.0 {
-                continue;
-            }
-            let rel = (v / med - 1.0).abs();
-            let z = (mad > 0.0).then(|| (v - med).abs() / (MAD_SCALE * mad));
-            // A run whose own interval reaches the fleet median (+- the margin) is not an
-            // outlier, whatever the MAD of a handful of runs says.
-            let cell = row.cells[i].as_ref();
-            let interval_agrees = cell
-                .and_then(|c| Some((c.ci_low?, c.ci_high?)))
-                .is_some_and(|(lo, hi)| {
-                    lo <= med * (1.0 + PRACTICAL_MARGIN) && hi >= med / (1.0 + PRACTICAL_MARGIN)
-                });
-            let outlying = rel > MIN_RELATIVE_DIFFERENCE
-                && !matches!(z, Some(z) if z <= OUTLIER_Z)
-                && !interval_agrees;
-            if outlying {
-                let worse = match row.better {
-                    Better::Lower => v > med,
-                    Better::Higher => v < med,
-                };
-                out.push(Outlier {
-                    run: runs[i].name.clone(),
-                    key: row.key.clone(),
-                    label: row.label.clone(),
-                    unit: row.unit.clone(),
-                    value: v,
-                    fleet_median: med,
-                    ratio_to_median: v / med,
-                    robust_z: z,
-                    worse,
-                });
-            }
-        }
-    }
-    let mut hosts: Vec<OutlierHost> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let mine: Vec<&Outlier> = out.iter().filter(|o| o.run == r.name).collect();
-            (!mine.is_empty()).then(|| OutlierHost {
-                run: r.name.clone(),
-                outlying_metrics: mine.len(),
-                worse: mine.iter().filter(|o| o.worse).count(),
-                compared_metrics: compared[i],
-            })
-        })
-        .collect();
-    hosts.sort_by(|a, b| {
-        b.outlying_metrics
-            .cmp(&a.outlying_metrics)
-            .then(a.run.cmp(&b.run))
-    });
-    (out, hosts)
 }
 
 #[cfg(test)]

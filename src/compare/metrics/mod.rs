@@ -416,7 +416,7 @@ mod tests {
     }
 
     #[test]
-    fn every_new_figure_group_becomes_metrics_in_the_reports_wording() {
+    fn reference_scaling_peak_and_loaded_groups_become_metrics_in_the_reports_wording() {
         let m = metrics(&full(), "a");
         let l = find(&m, "reference-latency/local-idle");
         assert_eq!(l.label, "local idle latency (the run's reference figure)");
@@ -459,6 +459,11 @@ mod tests {
         }
         let mix_bw = find(&m, "loaded-bandwidth/read:write 2:1/peak");
         assert!(mix_bw.ci_low.is_some() && mix_bw.unit == "MB/s");
+    }
+
+    #[test]
+    fn table_and_distribution_groups_become_metrics_in_the_reports_wording() {
+        let m = metrics(&full(), "a");
         // RightMark: 4 cells x 6 figures, latencies lower-is-better under their own kind.
         let rm = keys(&m)
             .iter()
@@ -549,8 +554,13 @@ mod tests {
     /// A/A over every group: the same run twice differs nowhere; one new figure halved
     /// beyond both intervals differs, and only that one; the same figure measured under
     /// another condition (the RightMark block size) is not comparable, not judged.
+    /// The example run's per-load percentiles, to change.
+    fn percentiles(r: &mut RunResults) -> &mut crate::results::latency::LoadPercentiles {
+        &mut r.latency.as_mut().unwrap().distribution.as_mut().unwrap().ns_per_load
+    }
+
     #[test]
-    fn new_metrics_are_judged_and_conditions_make_them_not_comparable() {
+    fn distribution_metrics_are_judged_but_the_tail() {
         let a = metrics(&full(), "a");
         let c = compare(&[a.clone(), metrics(&full(), "b")]);
         assert!(!c.differs);
@@ -558,14 +568,7 @@ mod tests {
         // The distribution's p99.9, ten times slower: shown, never judged (its tail is set by
         // rare events that change from run to run); its p50 beyond both intervals is judged.
         let mut r = full();
-        let p = &mut r
-            .latency
-            .as_mut()
-            .unwrap()
-            .distribution
-            .as_mut()
-            .unwrap()
-            .ns_per_load;
+        let p = percentiles(&mut r);
         p.p99_9 *= 10.0;
         let c = compare(&[a.clone(), metrics(&r, "b")]);
         assert!(!c.differs);
@@ -581,14 +584,7 @@ mod tests {
                 crate::compare::DISTRIBUTION_TAIL
             ))
         );
-        let p = &mut r
-            .latency
-            .as_mut()
-            .unwrap()
-            .distribution
-            .as_mut()
-            .unwrap()
-            .ns_per_load;
+        let p = percentiles(&mut r);
         p.p50 = 130.0;
         p.intervals.as_mut().unwrap().p50 = Some(crate::results::latency::PercentileInterval {
             low: 129.0,
@@ -607,6 +603,11 @@ mod tests {
             p50.cells[1].as_ref().unwrap().better_than_first,
             Some(false)
         );
+    }
+
+    #[test]
+    fn table_metrics_are_judged_and_their_conditions_make_them_not_comparable() {
+        let a = metrics(&full(), "a");
         let mut r = full();
         let f = &mut r.rightmark.as_mut().unwrap().cells[0].figures[0].figure;
         f.summary = Some(summary(1800.0));

@@ -135,12 +135,12 @@ fn completions_offer_values_and_results_files() {
         assert!(zsh.contains(values), "zsh offers no {values}");
     }
     // report's and compare's results (a run directory or a results.json) complete as paths.
-    let results: Vec<&str> = zsh
-        .lines()
-        .filter(|l| l.contains(":results -- "))
-        .collect();
+    let results: Vec<&str> = zsh.lines().filter(|l| l.contains(":results -- ")).collect();
     assert_eq!(results.len(), 2, "{results:?}");
-    assert!(results.iter().all(|l| l.ends_with(":_files' \\")), "{results:?}");
+    assert!(
+        results.iter().all(|l| l.ends_with(":_files' \\")),
+        "{results:?}"
+    );
 }
 
 /// `man --dir DIR` writes the page of numascope and of every subcommand clap defines, the
@@ -153,7 +153,11 @@ fn man_dir_writes_every_page() {
         .arg(dir.path())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut want: Vec<String> = subcommands()
         .iter()
         .map(|s| format!("numascope-{s}.1"))
@@ -166,7 +170,14 @@ fn man_dir_writes_every_page() {
         .collect();
     got.sort();
     assert_eq!(got, want);
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
-    assert!(readme.contains("numascope man --dir"), "README installs the pages with man --dir");
-    assert!(!readme.contains("for c in topo"), "README lists subcommands by hand");
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains("numascope man --dir"),
+        "README installs the pages with man --dir"
+    );
+    assert!(
+        !readme.contains("for c in topo"),
+        "README lists subcommands by hand"
+    );
 }

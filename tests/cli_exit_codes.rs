@@ -217,7 +217,10 @@ fn clap_refusals_are_one_line_with_the_tip() {
     assert_eq!((code, out.as_str()), (2, ""), "{err}");
     assert!(err.starts_with("numascope: error: "), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
-    assert!(err.contains("'--quik'") && err.contains("'--quick'"), "{err}");
+    assert!(
+        err.contains("'--quik'") && err.contains("'--quick'"),
+        "{err}"
+    );
     refused(&["--quik"], 2, "'--quick'");
     refused(&["rnu"], 2, "'run'");
     refused(&["--color", "sometimes", "topo"], 2, "sometimes");

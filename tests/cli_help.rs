@@ -29,17 +29,27 @@ fn fits_a_screen(args: &[&str]) -> String {
 #[test]
 fn top_level_help_fits_a_screen_without_the_run_flags() {
     let top = fits_a_screen(&["-h"]);
-    assert!(top.contains("--sysfs-root") && top.contains("Commands:"), "{top}");
-    for flag in ["--quick", "--dry-run", "--only", "--page-size", "--sample-ms"] {
+    assert!(
+        top.contains("--sysfs-root") && top.contains("Commands:"),
+        "{top}"
+    );
+    for flag in [
+        "--quick",
+        "--dry-run",
+        "--only",
+        "--page-size",
+        "--sample-ms",
+    ] {
         assert!(!top.contains(flag), "{flag} hoisted into -h:\n{top}");
     }
     // The long help still lists every exit status; bare `numascope --quick` still parses.
     assert!(help(&["--help"]).contains("129/130/143"));
-    let plan = numascope()
-        .args(["--quick", "--dry-run"])
-        .output()
-        .unwrap();
-    assert!(plan.status.success(), "{}", String::from_utf8_lossy(&plan.stderr));
+    let plan = numascope().args(["--quick", "--dry-run"]).output().unwrap();
+    assert!(
+        plan.status.success(),
+        "{}",
+        String::from_utf8_lossy(&plan.stderr)
+    );
 }
 
 #[test]
@@ -50,5 +60,8 @@ fn run_help_fits_a_screen_and_long_help_keeps_the_detail() {
     }
     let long = help(&["run", "--help"]);
     assert!(long.lines().count() > short.lines().count());
-    assert!(long.contains("latency-matrix") && long.contains("SLURM_PROCID"), "{long}");
+    assert!(
+        long.contains("latency-matrix") && long.contains("SLURM_PROCID"),
+        "{long}"
+    );
 }

@@ -208,11 +208,9 @@ fn candidates(
                 .collect();
             app::candidates::resolve(topo, &ctx.root, &ids)?
         }
-        None => app::candidates::resolve_lenient(
-            topo,
-            &ctx.root,
-            &app::candidates::default_ids(topo),
-        )?,
+        None => {
+            app::candidates::resolve_lenient(topo, &ctx.root, &app::candidates::default_ids(topo))?
+        }
     };
     if args.tiering {
         candidates.extend(app::tiering::candidates(topo, &ctx.root)?);

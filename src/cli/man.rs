@@ -28,50 +28,79 @@ pub fn subcommand_names() -> Vec<String> {
         .collect()
 }
 
-/// Worked command lines of each page: (command line, what it does).
-fn examples(name: Option<&str>) -> &'static [(&'static str, &'static str)] {
-    match name {
-        None | Some("run") => &[
-            ("numascope", "the full analysis; writes numascope-HOST-DATE/"),
-            ("numascope run --quick", "the short budget"),
-            ("numascope run --dry-run", "the plan and its estimated time"),
-            ("numascope run --only latency,c2c --output res/{host}", "two parts, into res/HOST"),
-        ],
-        Some("topo") => &[("numascope topo", "nodes, CPUs, caches, distances"), ("numascope topo --graph", "the same as a drawing")],
-        Some("capture") => &[("numascope capture snap.tar.gz", "snapshot /sys and /proc"), ("numascope --sysfs-root snap.tar.gz topo", "replay it")],
-        Some("placement") => &[("numascope placement --policy interleave --mem-nodes 0-1 --size 256MiB", "where the pages went")],
-        Some("inspect") => &[("numascope inspect --system", "memory per node, as numastat -m"), ("numascope inspect 1234 --watch 2s", "a process's memory and threads")],
-        Some("latency") => &[("numascope latency --sweep", "latency against working-set size"), ("numascope latency --matrix", "CPU node x memory node")],
-        Some("bandwidth") => &[("numascope bandwidth --kernel triad --matrix", "node x node bandwidth"), ("numascope bandwidth --peak", "peak injection bandwidth per mix")],
-        Some("loaded-latency") => &[("numascope loaded-latency --mix all", "one curve per read/write mix")],
-        Some("c2c") => &[("numascope c2c --cpus 0-7", "cache-line latency between CPU pairs")],
-        Some("report") => &[("numascope report numascope-HOST-DATE", "the summary of a saved run"), ("numascope report res/results.json --html r.html --csv csv/", "the page and the tables")],
-        Some("compare") => &[("numascope compare before/ after/", "exit 1 when a figure differs beyond noise")],
-        Some("fleet") => &[("numascope fleet results/ --html fleet.html", "the hosts that stand out")],
-        Some("completions") => &[("numascope completions bash > ~/.local/share/bash-completion/completions/numascope", "bash completion")],
-        Some("man") => &[("numascope man --dir ~/.local/share/man/man1", "install every page")],
-        Some("app") => &[("numascope app -- ./myprog ARGS", "your program under every placement")],
-        Some("rightmark") => &[("numascope rightmark --size 16MiB", "the RightMark node table")],
-        Some(_) => &[],
-    }
+/// Worked command lines: (the page, `""` for numascope's own, the command line, what it
+/// does).
+#[rustfmt::skip]
+const EXAMPLES: &[(&str, &str, &str)] = &[
+    ("", "numascope", "the full analysis; writes numascope-HOST-DATE/"),
+    ("", "numascope run --quick", "the short budget"),
+    ("", "numascope report numascope-HOST-DATE", "the summary of a saved run"),
+    ("run", "numascope run --quick", "the short budget"),
+    ("run", "numascope run --dry-run", "the plan and its estimated time"),
+    ("run", "numascope run --only latency,c2c --output res/{host}", "two parts, into res/HOST"),
+    ("topo", "numascope topo", "nodes, CPUs, caches, distances"),
+    ("topo", "numascope topo --graph", "the same as a drawing"),
+    ("capture", "numascope capture snap.tar.gz", "snapshot /sys and /proc"),
+    ("capture", "numascope --sysfs-root snap.tar.gz topo", "replay it"),
+    ("placement", "numascope placement --policy interleave --mem-nodes 0-1 --size 256MiB", "where the pages went"),
+    ("inspect", "numascope inspect --system", "memory per node, as numastat -m"),
+    ("inspect", "numascope inspect 1234 --watch 2s", "a process's memory and threads"),
+    ("latency", "numascope latency --sweep", "latency against working-set size"),
+    ("latency", "numascope latency --matrix", "CPU node x memory node"),
+    ("bandwidth", "numascope bandwidth --kernel triad --matrix", "node x node bandwidth"),
+    ("bandwidth", "numascope bandwidth --peak", "peak injection bandwidth per mix"),
+    ("loaded-latency", "numascope loaded-latency --mix all", "one curve per read/write mix"),
+    ("c2c", "numascope c2c --cpus 0-7", "cache-line latency between CPU pairs"),
+    ("report", "numascope report numascope-HOST-DATE", "the summary of a saved run"),
+    ("report", "numascope report res/results.json --html r.html --csv csv/", "the page and the tables"),
+    ("compare", "numascope compare before/ after/", "exit 1 when a figure differs beyond noise"),
+    ("fleet", "numascope fleet results/ --html fleet.html", "the hosts that stand out"),
+    ("completions", "numascope completions bash > ~/.local/share/bash-completion/completions/numascope", "bash completion"),
+    ("man", "numascope man --dir ~/.local/share/man/man1", "install every page"),
+    ("app", "numascope app -- ./myprog ARGS", "your program under every placement"),
+    ("rightmark", "numascope rightmark --size 16MiB", "the RightMark node table"),
+];
+
+/// The worked command lines of a page.
+fn examples(name: Option<&str>) -> impl Iterator<Item = (&'static str, &'static str)> + '_ {
+    let page = name.unwrap_or("");
+    EXAMPLES
+        .iter()
+        .filter(move |e| e.0 == page)
+        .map(|e| (e.1, e.2))
 }
 
 /// The exit statuses a page lists: the general ones and what 1 and 4 mean for it.
 fn exit_statuses(name: Option<&str>) -> Vec<(&'static str, &'static str)> {
-    let mut v = vec![("0", "done (also --help, --version, and a reader that closed the pipe early)")];
+    let mut v = vec![(
+        "0",
+        "done (also --help, --version, and a reader that closed the pipe early)",
+    )];
     match name {
         Some("compare") => v.push(("1", "a figure differs beyond noise")),
         Some("fleet") => v.push(("1", "a host stands out")),
         Some("app") => v.push(("1", "the program failed or ran past --time-limit")),
-        None | Some("run") => v.push(("1", "compare or fleet found a difference, or a run ended partial (a part failed)")),
+        None | Some("run") => v.push((
+            "1",
+            "compare or fleet found a difference, or a run ended partial (a part failed)",
+        )),
         _ => {}
     }
-    v.push(("2", "usage or input error: a flag, a value, a file or a process was refused"));
+    v.push((
+        "2",
+        "usage or input error: a flag, a value, a file or a process was refused",
+    ));
     v.push(("3", "the environment refused: no permission, binding asked of a --sysfs-root snapshot, a kernel feature missing"));
     if matches!(name, None | Some("compare" | "fleet")) {
-        v.push(("4", "compare or fleet could judge too little to answer (said first; not \"no difference\")"));
+        v.push((
+            "4",
+            "compare or fleet could judge too little to answer (said first; not \"no difference\")",
+        ));
     }
-    v.push(("129, 130, 143", "stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM, after keeping what was measured"));
+    v.push((
+        "129, 130, 143",
+        "stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM, after keeping what was measured",
+    ));
     v
 }
 
@@ -93,7 +122,7 @@ fn extra_sections(name: Option<&str>) -> String {
         s += &format!(".TP\n{}\n{}\n", roff_text(code), roff_text(when));
     }
     s += ".PP\nAn error is one line on stderr, numascope: error: and one sentence; with \\-\\-json, one JSON object.\n";
-    let ex = examples(name);
+    let ex: Vec<(&str, &str)> = examples(name).collect();
     if !ex.is_empty() {
         s += ".SH EXAMPLES\n";
         for (cmd, what) in ex {
@@ -191,7 +220,11 @@ pub fn run(args: &ManArgs) -> anyhow::Result<()> {
         let text = man_page(name.as_deref())?;
         crate::run::output::write_atomic(&dir.join(file), &text)?;
     }
-    super::ui::note(format!("wrote {} man pages into {}", pages.len(), dir.display()));
+    super::ui::note(format!(
+        "wrote {} man pages into {}",
+        pages.len(),
+        dir.display()
+    ));
     Ok(())
 }
 

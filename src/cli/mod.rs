@@ -17,12 +17,12 @@ pub mod c2c;
 pub mod capture;
 pub mod compare;
 pub mod completions;
-pub mod hints;
-pub mod man;
 pub mod fleet;
+pub mod hints;
 pub mod inspect;
 pub mod latency;
 pub mod loaded_latency;
+pub mod man;
 pub mod placement;
 mod refusal;
 pub mod report;
@@ -45,15 +45,20 @@ pub const EXIT_STATUS: &str = "Exit status:
   129/130/143  stopped by SIGHUP / SIGINT (Ctrl-C) / SIGTERM after keeping what was measured
 With --json, an error is one JSON object on stderr: {\"error\", \"exit_code\", \"kind\"}.";
 
+/// `numascope --help`'s opening: what the tool is, and what it does without a subcommand.
+const LONG_ABOUT: &str = "How memory really behaves on a Linux machine: topology, latency, bandwidth, placement and policies, measured and explained.
+
+Without a subcommand, numascope runs the full analysis (`numascope run`) and takes its flags directly: `numascope --quick`, `numascope --output DIR` (`numascope run --help` lists them).";
+
 /// numascope: how memory really behaves on this Linux machine, and why.
 #[derive(Debug, Parser)]
 #[command(
     name = "numascope",
     version,
     about,
-    long_about = None,
+    long_about = LONG_ABOUT,
     propagate_version = true,
-    after_help = "Exit status: 0 done, 1 a difference or a partial run, 2 usage or input error, 3 the\nenvironment refused, 4 too little to judge, 129/130/143 a stop signal (--help: each).",
+    after_help = "Bare `numascope` is `numascope run`, which takes the run's flags (`numascope run -h`).\nExit status: 0 done, 1 a difference or a partial run, 2 usage or input error, 3 the\nenvironment refused, 4 too little to judge, 129/130/143 a stop signal (--help: each).",
     after_long_help = EXIT_STATUS
 )]
 pub struct Cli {

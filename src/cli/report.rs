@@ -144,7 +144,10 @@ fn check_outputs(
     input: &Path,
     r: &crate::results::RunResults,
 ) -> anyhow::Result<Vec<(String, String)>> {
-    for p in [&args.html, &args.hwloc_xml, &args.openmetrics].into_iter().flatten() {
+    for p in [&args.html, &args.hwloc_xml, &args.openmetrics]
+        .into_iter()
+        .flatten()
+    {
         check_new(p, args.force, input, "report")?;
     }
     Ok(match &args.csv {

@@ -46,8 +46,8 @@ mod outliers;
 
 pub use crate::results::compare::*;
 pub use metrics::metrics;
-pub use outliers::median_mad;
 use outliers::fleet_outliers;
+pub use outliers::median_mad;
 
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
@@ -298,7 +298,12 @@ fn holm_pass(rows: &mut [Row], judged: &[(usize, usize, Decision)], runs: usize)
 fn listed(diffs: &[Vec<(String, Affects)>], keep: impl Fn(Affects) -> bool) -> Vec<Vec<String>> {
     diffs
         .iter()
-        .map(|d| d.iter().filter(|x| keep(x.1)).map(|x| x.0.clone()).collect())
+        .map(|d| {
+            d.iter()
+                .filter(|x| keep(x.1))
+                .map(|x| x.0.clone())
+                .collect()
+        })
         .collect()
 }
 

@@ -16,7 +16,10 @@ pub fn median_mad(vals: &[f64]) -> (f64, f64) {
     (med, median(&devs))
 }
 
-pub(super) fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<OutlierHost>) {
+pub(super) fn fleet_outliers(
+    runs: &[RunMetrics],
+    rows: &[Row],
+) -> (Vec<Outlier>, Vec<OutlierHost>) {
     let mut out = Vec::new();
     let mut compared = vec![0usize; runs.len()];
     for row in rows {

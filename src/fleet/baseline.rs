@@ -291,7 +291,11 @@ fn check_group(
 
 /// The host's figure against the baseline's envelope: when its whole interval lies outside,
 /// the reason is added to the host and the outlier given.
-fn outside(bf: &BaselineFigure, m: &crate::compare::Metric, host: &mut FleetHost) -> Option<FleetOutlier> {
+fn outside(
+    bf: &BaselineFigure,
+    m: &crate::compare::Metric,
+    host: &mut FleetHost,
+) -> Option<FleetOutlier> {
     let (lo, hi) = (m.ci_low.unwrap_or(m.value), m.ci_high.unwrap_or(m.value));
     if !(hi < bf.low || lo > bf.high) {
         return None;

@@ -93,12 +93,22 @@ fn measuring_flags(args: &BandwidthArgs) -> Vec<(&'static str, bool)> {
 /// `--peak` chooses its threads, CPUs, order and memory itself: those flags are refused,
 /// each with what the peak does instead.
 fn check_peak(args: &BandwidthArgs) -> anyhow::Result<()> {
-    const ORDER: &str = "it adds threads one per core first (a package's round robin over its nodes)";
+    const ORDER: &str =
+        "it adds threads one per core first (a package's round robin over its nodes)";
     const OWN_NODE: &str = "each thread's memory is bound to its own node";
     let chosen = [
-        ("--kernel", "the read mix runs the read kernel; choose mixes with --mix"),
-        ("--threads", "it measures 1, half and all of each node's and package's CPUs"),
-        ("--cpus", "it takes every usable CPU of each node; choose the nodes with --cpu-nodes"),
+        (
+            "--kernel",
+            "the read mix runs the read kernel; choose mixes with --mix",
+        ),
+        (
+            "--threads",
+            "it measures 1, half and all of each node's and package's CPUs",
+        ),
+        (
+            "--cpus",
+            "it takes every usable CPU of each node; choose the nodes with --cpu-nodes",
+        ),
         ("--packed", ORDER),
         ("--spread", ORDER),
         ("--placement", OWN_NODE),
@@ -108,7 +118,9 @@ fn check_peak(args: &BandwidthArgs) -> anyhow::Result<()> {
     let given = measuring_flags(args);
     for (flag, why) in chosen {
         if given.iter().any(|&(f, g)| f == flag && g) {
-            anyhow::bail!("--peak chooses this itself ({why}), so {flag} does nothing there; drop {flag}");
+            anyhow::bail!(
+                "--peak chooses this itself ({why}), so {flag} does nothing there; drop {flag}"
+            );
         }
     }
     if args.size.as_deref().is_some_and(|s| s.contains(',')) {

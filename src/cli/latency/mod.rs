@@ -18,9 +18,9 @@ use crate::render::latency_text;
 use crate::sysroot::SysRoot;
 mod sizes;
 
-use sizes::{chain_geometry, check_size, distribution_groups, sample_plan, size_flag, sweep_sizes};
-pub(crate) use sizes::parse_range;
 use crate::topology::{read_topology, Topology};
+pub(crate) use sizes::parse_range;
+use sizes::{chain_geometry, check_size, distribution_groups, sample_plan, size_flag, sweep_sizes};
 
 /// Flags of `numascope latency`.
 #[derive(Debug, Args)]
@@ -379,4 +379,3 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     }
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
 }
-

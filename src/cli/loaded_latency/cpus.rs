@@ -1,9 +1,9 @@
 //! `numascope loaded-latency`'s CPUs and nodes: the chaser, the load team, the load nodes and
 //! the memory nodes of the chased and the load buffers, each checked against the topology.
 
+use super::LoadedLatencyArgs;
 use crate::parse::cpulist::format_list;
 use crate::parse::selection;
-use super::LoadedLatencyArgs;
 use crate::topology::Topology;
 
 /// `--load-nodes`: nodes with usable CPUs, ascending.
@@ -49,7 +49,12 @@ pub(super) fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::
 }
 
 /// One node of a memory role flag (`--mem-nodes`, `--load-mem-nodes`).
-pub(super) fn one_memory_node(topo: &Topology, flag: &str, text: &str, what: &str) -> anyhow::Result<u32> {
+pub(super) fn one_memory_node(
+    topo: &Topology,
+    flag: &str,
+    text: &str,
+    what: &str,
+) -> anyhow::Result<u32> {
     selection::one_node(
         topo,
         flag,
@@ -60,7 +65,10 @@ pub(super) fn one_memory_node(topo: &Topology, flag: &str, text: &str, what: &st
 }
 
 /// `--cpu-nodes`'s usable CPUs, checked (`None` without the flag).
-pub(super) fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Option<Vec<u32>>> {
+pub(super) fn initiator_cpus(
+    topo: &Topology,
+    a: &LoadedLatencyArgs,
+) -> anyhow::Result<Option<Vec<u32>>> {
     Ok(match &a.cpu_nodes {
         Some(text) => {
             let n = selection::one_node(

@@ -268,7 +268,6 @@ fn matrix(
     }))
 }
 
-
 /// Refuses an `--html` path that exists (nothing is overwritten) before measuring.
 fn check_html_path(path: &std::path::Path) -> anyhow::Result<()> {
     if path.exists() {

@@ -29,16 +29,41 @@ fn given(args: &RunArgs) -> Vec<(String, Vec<P>)> {
         (
             "--duration",
             args.duration.as_ref(),
-            &[P::Bandwidth, P::BandwidthMatrix, P::Scaling, P::LoadedLatency, P::Scenarios, P::Advisor],
+            &[
+                P::Bandwidth,
+                P::BandwidthMatrix,
+                P::Scaling,
+                P::LoadedLatency,
+                P::Scenarios,
+                P::Advisor,
+            ],
         ),
-        ("--sample-ms", sample_ms.as_ref(), &[P::Latency, P::LatencyMatrix]),
+        (
+            "--sample-ms",
+            sample_ms.as_ref(),
+            &[P::Latency, P::LatencyMatrix],
+        ),
         ("--cpus", args.cpus.as_ref(), &[P::C2c]),
-        ("--cpu-nodes", args.cpu_nodes.as_ref(), &[P::LatencyMatrix, P::BandwidthMatrix, P::Scaling]),
-        ("--mem-nodes", args.mem_nodes.as_ref(), &[P::LatencyMatrix, P::BandwidthMatrix]),
+        (
+            "--cpu-nodes",
+            args.cpu_nodes.as_ref(),
+            &[P::LatencyMatrix, P::BandwidthMatrix, P::Scaling],
+        ),
+        (
+            "--mem-nodes",
+            args.mem_nodes.as_ref(),
+            &[P::LatencyMatrix, P::BandwidthMatrix],
+        ),
         (
             "--size",
             args.size.as_ref(),
-            &[P::LatencyMatrix, P::Bandwidth, P::BandwidthMatrix, P::Scenarios, P::Advisor],
+            &[
+                P::LatencyMatrix,
+                P::Bandwidth,
+                P::BandwidthMatrix,
+                P::Scenarios,
+                P::Advisor,
+            ],
         ),
     ];
     knobs
@@ -101,7 +126,13 @@ pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
     }
     if let Some(t) = &args.cpu_nodes {
         let what = "initiator nodes (nodes with usable CPUs)";
-        o.cpu_nodes = Some(nodes(topo, "--cpu-nodes", t, &topo.initiator_nodes(), what)?);
+        o.cpu_nodes = Some(nodes(
+            topo,
+            "--cpu-nodes",
+            t,
+            &topo.initiator_nodes(),
+            what,
+        )?);
     }
     if let Some(t) = &args.mem_nodes {
         let what = "memory nodes (allowed nodes with memory)";
@@ -154,7 +185,13 @@ fn c2c_cpus(topo: &Topology, t: &str) -> anyhow::Result<Vec<u32>> {
 }
 
 /// A node list of `flag`, every node among `valid` (the `what` it chooses from).
-fn nodes(topo: &Topology, flag: &str, t: &str, valid: &[u32], what: &str) -> anyhow::Result<Vec<u32>> {
+fn nodes(
+    topo: &Topology,
+    flag: &str,
+    t: &str,
+    valid: &[u32],
+    what: &str,
+) -> anyhow::Result<Vec<u32>> {
     let n = selection::nodes(topo, flag, t, valid)?;
     if let Some(x) = n.iter().find(|x| !valid.contains(x)) {
         bail!(

@@ -556,7 +556,14 @@ mod tests {
     /// another condition (the RightMark block size) is not comparable, not judged.
     /// The example run's per-load percentiles, to change.
     fn percentiles(r: &mut RunResults) -> &mut crate::results::latency::LoadPercentiles {
-        &mut r.latency.as_mut().unwrap().distribution.as_mut().unwrap().ns_per_load
+        &mut r
+            .latency
+            .as_mut()
+            .unwrap()
+            .distribution
+            .as_mut()
+            .unwrap()
+            .ns_per_load
     }
 
     #[test]

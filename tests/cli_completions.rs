@@ -73,7 +73,13 @@ fn man_pages_are_roff_that_man_renders() {
         }
         if sub.is_none() {
             assert!(roff.contains(".SH SUBCOMMANDS"), "{roff}");
-            assert!(roff.contains("Exit status"), "the statuses are in the page");
+        }
+        // The sections clap does not generate, on every page.
+        for section in [".SH \"EXIT STATUS\"", ".SH EXAMPLES", ".SH \"SEE ALSO\""] {
+            assert!(roff.contains(section), "{sub:?}: no {section}");
+        }
+        for page in ["numactl (8)", "lstopo (1)", "numastat (8)"] {
+            assert!(roff.contains(page), "{sub:?}: SEE ALSO lacks {page}");
         }
         if man_installed {
             let dir = tempfile::tempdir().unwrap();
@@ -99,4 +105,79 @@ fn man_pages_are_roff_that_man_renders() {
             eprintln!("skipped: man is not installed; the roff structure was checked");
         }
     }
+}
+
+/// The values of the flags whose set is fixed, and files for the results `report` and
+/// `compare` read, are offered by the completion scripts.
+#[test]
+fn completions_offer_values_and_results_files() {
+    let script = |shell: &str| {
+        let out = numascope().args(["completions", shell]).output().unwrap();
+        assert!(out.status.success(), "{shell}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let bash = script("bash");
+    for values in [
+        "\"random page seq\"",
+        "\"4k thp 2m 1g\"",
+        "\"first-touch bind preferred preferred-many interleave weighted\"",
+        "\"read write write-nt\"",
+        "\"read read-prefetch write write-nt copy",
+    ] {
+        assert!(bash.contains(values), "bash offers no {values}");
+    }
+    let zsh = script("zsh");
+    for values in [
+        ":MODE:(random page seq)",
+        ":PAGE:(4k thp 2m 1g)",
+        ":POLICY:(first-touch bind preferred preferred-many interleave weighted)",
+    ] {
+        assert!(zsh.contains(values), "zsh offers no {values}");
+    }
+    // report's and compare's results (a run directory or a results.json) complete as paths.
+    let results: Vec<&str> = zsh.lines().filter(|l| l.contains(":results -- ")).collect();
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(
+        results.iter().all(|l| l.ends_with(":_files' \\")),
+        "{results:?}"
+    );
+}
+
+/// `man --dir DIR` writes the page of numascope and of every subcommand clap defines, the
+/// list README's install command relies on (no subcommand named by hand).
+#[test]
+fn man_dir_writes_every_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = numascope()
+        .args(["man", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut want: Vec<String> = subcommands()
+        .iter()
+        .map(|s| format!("numascope-{s}.1"))
+        .collect();
+    want.push("numascope.1".into());
+    want.sort();
+    let mut got: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    got.sort();
+    assert_eq!(got, want);
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(
+        readme.contains("numascope man --dir"),
+        "README installs the pages with man --dir"
+    );
+    assert!(
+        !readme.contains("for c in topo"),
+        "README lists subcommands by hand"
+    );
 }

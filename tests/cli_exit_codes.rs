@@ -207,3 +207,49 @@ fn statuses_129_130_143_when_stopped_by_a_signal() {
         assert_eq!(e["kind"], "interrupted");
     }
 }
+
+/// clap's own refusals (an unknown flag, a bad value, a missing argument, an unknown
+/// subcommand) in the one-line form of every other error, exit 2, on every subcommand, with
+/// clap's "a similar argument exists" tip kept in the line.
+#[test]
+fn clap_refusals_are_one_line_with_the_tip() {
+    let (code, out, err) = status(&["run", "--quik"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.starts_with("numascope: error: "), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("'--quik'") && err.contains("'--quick'"),
+        "{err}"
+    );
+    refused(&["--quik"], 2, "'--quick'");
+    refused(&["rnu"], 2, "'run'");
+    refused(&["--color", "sometimes", "topo"], 2, "sometimes");
+    refused(&["latency", "--mode", "zigzag"], 2, "zigzag");
+    refused(&["report"], 2, "required");
+    refused(&["completions", "tcsh"], 2, "tcsh");
+    // Every subcommand: an unknown flag is one line naming it and where the flags are.
+    let help = status(&["--help"]).1;
+    let subs: Vec<&str> = help
+        .split("Commands:\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter(|l| !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|w| *w != "help")
+        .collect();
+    assert!(subs.len() >= 13, "{subs:?}");
+    for sub in subs {
+        refused(
+            &[sub, "--no-such-flag"],
+            2,
+            &format!("`numascope {sub} --help`"),
+        );
+    }
+    // With --json, the same sentence as one JSON object.
+    let (code, _, err) = status(&["run", "--json", "--quik"]);
+    assert_eq!(code, 2);
+    let v: Value = serde_json::from_str(err.trim()).unwrap();
+    assert!(v["error"].as_str().unwrap().contains("'--quick'"), "{err}");
+}

@@ -399,3 +399,39 @@ fn one_node_machine_has_no_weighted_interleave_table() {
         1
     );
 }
+
+/// `report DIR` reads the results.json of the directory a run wrote and named; a directory
+/// without one is refused in one sentence naming it.
+#[test]
+fn report_takes_the_run_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_dir = dir.path().join("numascope-host-20260101-000000");
+    std::fs::create_dir(&run_dir).unwrap();
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/results/this-machine-kvm-2cpu.json"
+    );
+    let by_file = common::numascope()
+        .args(["report", fixture])
+        .output()
+        .unwrap();
+    assert!(by_file.status.success());
+    std::fs::copy(fixture, run_dir.join("results.json")).unwrap();
+    let by_dir = common::numascope()
+        .arg("report")
+        .arg(&run_dir)
+        .output()
+        .unwrap();
+    assert!(
+        by_dir.status.success(),
+        "{}",
+        String::from_utf8_lossy(&by_dir.stderr)
+    );
+    assert_eq!(by_dir.stdout, by_file.stdout);
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    common::refused_in_one_sentence(
+        common::numascope().arg("report").arg(&empty),
+        "is a directory without a results.json",
+    );
+}

@@ -89,32 +89,7 @@ pub struct AppArgs {
 }
 
 pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
-    if args.command.is_empty() || args.command[0].trim().is_empty() {
-        return Err(AppError::input(
-            "no command given; put it after `--`, e.g. `numascope app -- ./prog ARGS`",
-        )
-        .into());
-    }
-    if args.runs == 0 || args.runs > 10_000 {
-        return Err(AppError::input(format!(
-            "--runs {} is out of range; give 1 to 10000 (6 or more give an interval)",
-            args.runs
-        ))
-        .into());
-    }
-    if args.warmup > 100 {
-        return Err(AppError::input(format!(
-            "--warmup {} is out of range; give 0 to 100",
-            args.warmup
-        ))
-        .into());
-    }
-    if args.force && args.output.is_none() {
-        return Err(AppError::input(
-            "--force lets --output write into an existing directory, and no --output is given, so it does nothing; drop --force or add --output DIR",
-        )
-        .into());
-    }
+    check_input(args)?;
     let time_limit = args
         .time_limit
         .as_deref()
@@ -130,64 +105,15 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
         .require_live("run a program under a placement")
         .map_err(|e| AppError::environment(e.to_string()))?;
     let topo = read_topology(&ctx.root)?;
-    // Candidates asked for by name must all be possible here; the default list keeps the
-    // impossible ones, marked, so the report says why they were not run.
-    let candidates = match &args.candidates {
-        Some(list) => {
-            let ids: Vec<String> = list
-                .split(',')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-                .collect();
-            app::candidates::resolve(&topo, &ctx.root, &ids)?
-        }
-        None => app::candidates::resolve_lenient(
-            &topo,
-            &ctx.root,
-            &app::candidates::default_ids(&topo),
-        )?,
-    };
-    let mut candidates = candidates;
-    if args.tiering {
-        candidates.extend(app::tiering::candidates(&topo, &ctx.root)?);
-    }
+    let candidates = candidates(ctx, &topo, args)?;
     let dir = args
         .output
         .as_ref()
         .map(|p| OutputDir::prepare(p, args.force))
         .transpose()
         .map_err(|e| AppError::input(e.to_string()))?;
-    // Without --output the program's output goes to a fresh directory of our own under
-    // $TMPDIR (mkdtemp: an unpredictable name, mode 700, never an existing one, never a
-    // missing TMPDIR's parents), removed again when every run succeeded (kept, private, and
-    // named, when one failed).
     let mut scratch: Option<std::path::PathBuf> = None;
-    let output = if args.show_output {
-        ChildOutputTo::Terminal
-    } else {
-        let made = match &dir {
-            Some(d) => {
-                let p = d.path().join("runs");
-                private_runs_dir(&p).map(|()| p)
-            }
-            None => {
-                let tmp = std::env::temp_dir();
-                crate::sys::files::make_private_dir(&tmp, "numascope-app").inspect(|p| {
-                    scratch = Some(p.clone());
-                })
-            }
-        };
-        let runs_dir = made.map_err(|e| {
-            AppError::environment(format!(
-                "cannot create a directory for the program's output under {}: {e}; give a writable --output or --show-output",
-                dir.as_ref()
-                    .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf())
-                    .display()
-            ))
-        })?;
-        ChildOutputTo::Files(runs_dir)
-    };
+    let output = child_output(args, dir.as_ref(), &mut scratch)?;
     let cfg = app::Config {
         command: args.command.clone(),
         candidates,
@@ -230,6 +156,103 @@ pub fn run(ctx: &Context, args: &AppArgs) -> anyhow::Result<()> {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// The command and the counts, checked before anything runs.
+fn check_input(args: &AppArgs) -> anyhow::Result<()> {
+    if args.command.is_empty() || args.command[0].trim().is_empty() {
+        return Err(AppError::input(
+            "no command given; put it after `--`, e.g. `numascope app -- ./prog ARGS`",
+        )
+        .into());
+    }
+    if args.runs == 0 || args.runs > 10_000 {
+        return Err(AppError::input(format!(
+            "--runs {} is out of range; give 1 to 10000 (6 or more give an interval)",
+            args.runs
+        ))
+        .into());
+    }
+    if args.warmup > 100 {
+        return Err(AppError::input(format!(
+            "--warmup {} is out of range; give 0 to 100",
+            args.warmup
+        ))
+        .into());
+    }
+    if args.force && args.output.is_none() {
+        return Err(AppError::input(
+            "--force lets --output write into an existing directory, and no --output is given, so it does nothing; drop --force or add --output DIR",
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// The placements to run: those named by `--candidates` (each must be possible here), or the
+/// default list with the impossible ones kept and marked; `--tiering` adds its own.
+fn candidates(
+    ctx: &Context,
+    topo: &crate::topology::Topology,
+    args: &AppArgs,
+) -> anyhow::Result<Vec<app::Candidate>> {
+    // Candidates asked for by name must all be possible here; the default list keeps the
+    // impossible ones, marked, so the report says why they were not run.
+    let mut candidates = match &args.candidates {
+        Some(list) => {
+            let ids: Vec<String> = list
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect();
+            app::candidates::resolve(topo, &ctx.root, &ids)?
+        }
+        None => {
+            app::candidates::resolve_lenient(topo, &ctx.root, &app::candidates::default_ids(topo))?
+        }
+    };
+    if args.tiering {
+        candidates.extend(app::tiering::candidates(topo, &ctx.root)?);
+    }
+    Ok(candidates)
+}
+
+/// Where the program's output goes: the terminal (`--show-output`), DIR/runs under
+/// `--output`, or a fresh private directory under $TMPDIR (its path left in `scratch`).
+/// Without --output it is made with mkdtemp (an unpredictable name, mode 700, never an
+/// existing one, never a missing TMPDIR's parents), and removed again when every run
+/// succeeded (kept, private, and named, when one failed).
+fn child_output(
+    args: &AppArgs,
+    dir: Option<&OutputDir>,
+    scratch: &mut Option<std::path::PathBuf>,
+) -> anyhow::Result<ChildOutputTo> {
+    Ok(if args.show_output {
+        ChildOutputTo::Terminal
+    } else {
+        let made = match dir {
+            Some(d) => {
+                let p = d.path().join("runs");
+                private_runs_dir(&p).map(|()| p)
+            }
+            None => {
+                let tmp = std::env::temp_dir();
+                crate::sys::files::make_private_dir(&tmp, "numascope-app").inspect(|p| {
+                    *scratch = Some(p.clone());
+                })
+            }
+        };
+        let runs_dir = made.map_err(|e| {
+            AppError::environment(format!(
+                "cannot create a directory for the program's output under {}: {e}; give a writable --output or --show-output",
+                dir
+                    .map_or_else(std::env::temp_dir, |d| d.path().to_path_buf())
+                    .display()
+            ))
+        })?;
+        ChildOutputTo::Files(runs_dir)
+    })
 }
 
 /// `--output DIR/runs`, mode 700 when new (the program's output may be private); an existing

@@ -19,13 +19,15 @@ use crate::render::compare_text;
     after_help = "Exit status: 0 when no figure differs beyond noise, 1 when at least one does, 2 on error (as diff), 4 when fewer than 25 % of the figures both runs have could be compared (nothing differing among them): too little compared is not \"no difference\".\nA difference needs both runs' 95 % intervals for the median (6 or more repetitions): the ratio's interval must lie beyond 1 +- 3 % and its p-value, Holm-adjusted over every metric compared, be at most 5 %. Figures without an interval are shown, not judged; runs with a different budget, kernel version, THP mode or host are marked not comparable for the affected figures (a kernel that differs only in its build string is stated, not a reason).\nEach figure is judged on its own, whatever the run's verdict: a figure marked disturbed or whose interval is wider than +-10 % of its median is shown, not judged. The intervals see only the variation inside a run, so a difference between runs must also clear a between-run floor: latency and bandwidth 5 %, core to core 10 % on bare metal; latency 40 %, bandwidth 50 % in a VM, where core to core is not compared."
 )]
 pub struct CompareArgs {
-    /// Two or more results.json files; the first is the reference (one or more with --baseline).
-    #[arg(value_name = "RESULTS.json", num_args = 1.., required = true)]
+    /// Two or more results.json files (or the run directories holding them); the first is the
+    /// reference (one or more with --baseline).
+    #[arg(value_name = "RESULTS.json", num_args = 1.., required = true,
+        value_hint = clap::ValueHint::AnyPath)]
     pub results: Vec<PathBuf>,
     /// Check each run against the fleet baseline FILE (from `fleet --save-baseline`) instead
     /// of against the first run: a figure whose whole interval lies outside its envelope is
     /// named (exit 1).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub baseline: Option<PathBuf>,
     /// Print the comparison as JSON.
     #[arg(long)]
@@ -44,7 +46,7 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
     }
     let mut runs = Vec::new();
     for p in &args.results {
-        let (r, notes) = crate::results_file::load_noted(p)?;
+        let (r, notes) = crate::results_file::load_noted(&super::report::results_path(p)?)?;
         for n in notes {
             super::ui::note(n);
         }

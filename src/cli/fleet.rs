@@ -23,23 +23,23 @@ use crate::run::output::write_atomic;
 )]
 pub struct FleetArgs {
     /// Directories holding run output (searched recursively for results.json), or results files.
-    #[arg(value_name = "DIR", num_args = 1.., required = true)]
+    #[arg(value_name = "DIR", num_args = 1.., required = true, value_hint = clap::ValueHint::AnyPath)]
     pub dirs: Vec<PathBuf>,
     /// Print the fleet verdict as JSON.
     #[arg(long)]
     pub json: bool,
     /// Also write one CSV row per host and metric to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub csv: Option<PathBuf>,
     /// Also write a self-contained HTML page (hosts x metrics, distributions) to FILE.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub html: Option<PathBuf>,
     /// Also save the fleet's expected figures and their envelopes, per hardware group, to FILE
     /// (docs/schema/baseline.md).
-    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline", value_hint = clap::ValueHint::FilePath)]
     pub save_baseline: Option<PathBuf>,
     /// Check the hosts against the baseline FILE (from --save-baseline) instead of each other.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub baseline: Option<PathBuf>,
     /// Overwrite existing --csv/--html/--save-baseline files (never an input results file).
     #[arg(long)]

@@ -18,10 +18,13 @@ pub mod capture;
 pub mod compare;
 pub mod completions;
 pub mod fleet;
+pub mod hints;
 pub mod inspect;
 pub mod latency;
 pub mod loaded_latency;
+pub mod man;
 pub mod placement;
+mod refusal;
 pub mod report;
 pub mod rightmark;
 pub mod run;
@@ -42,33 +45,48 @@ pub const EXIT_STATUS: &str = "Exit status:
   129/130/143  stopped by SIGHUP / SIGINT (Ctrl-C) / SIGTERM after keeping what was measured
 With --json, an error is one JSON object on stderr: {\"error\", \"exit_code\", \"kind\"}.";
 
+/// `numascope --help`'s opening: what the tool is, and what it does without a subcommand.
+const LONG_ABOUT: &str = "How memory really behaves on a Linux machine: topology, latency, bandwidth, placement and policies, measured and explained.
+
+Without a subcommand, numascope runs the full analysis (`numascope run`) and takes its flags directly: `numascope --quick`, `numascope --output DIR` (`numascope run --help` lists them).";
+
 /// numascope: how memory really behaves on this Linux machine, and why.
 #[derive(Debug, Parser)]
 #[command(
     name = "numascope",
     version,
     about,
-    long_about = None,
+    long_about = LONG_ABOUT,
     propagate_version = true,
-    after_help = EXIT_STATUS
+    after_help = "Bare `numascope` is `numascope run`, which takes the run's flags (`numascope run -h`).\nExit status: 0 done, 1 a difference or a partial run, 2 usage or input error, 3 the\nenvironment refused, 4 too little to judge, 129/130/143 a stop signal (--help: each).",
+    after_long_help = EXIT_STATUS
 )]
 pub struct Cli {
+    /// Read /sys and /proc from a snapshot (DIR, .tar.gz or hwloc XML) instead of this machine.
+    ///
     /// Read /sys and /proc under DIR (a snapshot from `numascope capture` or hwloc's
     /// HWLOC_FSROOT layout, a `.tar.gz` made by `numascope capture`, or an hwloc XML topology
     /// from `lstopo --of xml`) instead of the running machine. Binding and pinning are refused.
     #[arg(long, global = true, value_name = "DIR")]
     pub sysfs_root: Option<PathBuf>,
 
+    /// How long to wait for another measurement on this host (e.g. 600s; 0s: refuse at once).
+    ///
     /// How long a measuring command (run, latency, bandwidth, loaded-latency, c2c) waits for
     /// another numascope measurement on this host to finish before refusing (e.g. 600s);
     /// 0s refuses at once. Default: wait until it finishes.
     #[arg(long, global = true, value_name = "DURATION")]
     pub wait_lock: Option<String>,
+    /// Colour warnings, errors and the verdict: auto, always or never.
+    ///
     /// Colour warnings, errors and the verdict: auto (on a terminal, unless NO_COLOR is set),
     /// always, or never.
-    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ui::ColorWhen::Auto)]
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ui::ColorWhen::Auto,
+        hide_possible_values = true)]
     pub color: ui::ColorWhen,
 
+    /// Figures, warnings and errors only: no progress bars and no notes.
+    ///
     /// Figures, warnings and errors only: no progress bars and no notes (which files were
     /// written, how long each part took).
     #[arg(long, short = 'q', global = true)]
@@ -96,7 +114,7 @@ pub enum Command {
     Placement(placement::PlacementArgs),
     /// Show where a running process's memory lives and where its threads run.
     Inspect(inspect::InspectArgs),
-    /// Pointer-chasing latency: one size, the working-set sweep, or the node x node matrix.
+    /// Pointer-chasing latency: one size, the size sweep, or the node x node matrix.
     Latency(latency::LatencyArgs),
     /// Memory bandwidth: kernels, threads, placement, node x node matrix, scaling.
     Bandwidth(bandwidth::BandwidthArgs),
@@ -108,16 +126,22 @@ pub enum Command {
     Report(report::ReportArgs),
     /// Compare saved runs side by side: ratios, significant differences, fleet outliers.
     Compare(compare::CompareArgs),
+    /// Judge a fleet: the hosts that stand out, per figure, among runs of like hardware.
+    ///
     /// Judge a fleet: every results.json under the given directories, grouped by hardware,
     /// the outlier hosts named per metric.
     Fleet(fleet::FleetArgs),
     /// Print a shell completion script: bash, zsh, fish, elvish or powershell.
     Completions(completions::CompletionsArgs),
     /// Print the man page (roff), of numascope or of one subcommand.
-    Man(completions::ManArgs),
+    Man(man::ManArgs),
+    /// Run your program under every distinct placement: `numascope app -- CMD ARGS`.
+    ///
     /// Run your own program under every distinct placement and compare, beyond noise:
     /// `numascope app -- CMD ARGS`.
     App(app::AppArgs),
+    /// The RightMark table: bandwidth and latency, every CPU node x memory node.
+    ///
     /// The RightMark table: every CPU node x memory node, one thread on a 16 MiB block;
     /// average and maximum read and write bandwidth, pseudo-random and random latency.
     Rightmark(rightmark::RightmarkArgs),
@@ -173,16 +197,13 @@ pub fn main() -> i32 {
         anstream::ColorChoice::Auto => clap::ColorChoice::Auto,
         _ => clap::ColorChoice::Always,
     };
-    let parsed = Cli::command()
+    let parsed = command()
         .color(clap_color)
         .try_get_matches_from(&argv)
         .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
     let cli = match parsed {
         Ok(c) => c,
-        Err(e) if !json && e.use_stderr() && hostile_argv(&argv) => {
-            return clap_error_escaped(&e, &argv)
-        }
-        Err(e) => return clap_error(&e, json),
+        Err(e) => return refusal::clap_error(&e, &argv, json),
     };
     ui::configure(cli.color, cli.quiet);
     // Tables printed to a terminal fit its width; piped output stays full width.
@@ -238,51 +259,22 @@ pub fn main() -> i32 {
     }
 }
 
-/// True when an argument holds a control character (an ESC, a BEL) that clap would quote.
-fn hostile_argv(argv: &[std::ffi::OsString]) -> bool {
-    argv.iter().any(|a| {
-        let a = a.to_string_lossy();
-        crate::sanitize::escape(&a) != a
-    })
-}
-
-/// clap's refusal of a command line whose arguments hold control characters: clap quotes
-/// the argument as given, so the error is rendered again without clap's styles and shown
-/// through the sanitizer (an ESC as `\x1b`).
-fn clap_error_escaped(e: &clap::Error, argv: &[std::ffi::OsString]) -> i32 {
-    let plain = Cli::command()
-        .styles(clap::builder::styling::Styles::plain())
-        .try_get_matches_from(argv)
-        .err()
-        .map_or_else(|| e.to_string(), |p| p.render().ansi().to_string());
-    ui::stderr_line(crate::sanitize::text(&plain).trim_end());
-    Kind::Usage.exit_code()
-}
-
-/// Prints clap's refusal (or its help and version, which are not errors) and gives the exit
-/// status: a JSON object with `--json`, clap's own text otherwise.
-fn clap_error(e: &clap::Error, json: bool) -> i32 {
-    if !e.use_stderr() {
-        let _ = e.print();
-        return 0;
-    }
-    let code = Kind::Usage.exit_code();
-    if json {
-        // clap's first paragraph is the refusal (usage and tips follow a blank line); its
-        // lines joined make the one sentence.
-        let text = e.render().to_string();
-        let words: Vec<&str> = text
-            .lines()
-            .take_while(|l| !l.trim().is_empty())
-            .map(str::trim)
+/// The command line as clap parses it: the derive's definition, with the run flags that a
+/// bare `numascope` also takes left out of the top-level help (they are `numascope run`'s,
+/// and its `-h` lists them), so `numascope -h` fits a screen.
+pub fn command() -> clap::Command {
+    let run_ids: Vec<String> =
+        <run::RunArgs as clap::Args>::augment_args(clap::Command::new("run"))
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
             .collect();
-        let joined = words.join(" ");
-        let sentence = joined.strip_prefix("error: ").unwrap_or(&joined);
-        ui::error_json(sentence, code, Kind::Usage.name());
-    } else {
-        let _ = e.print();
-    }
-    code
+    Cli::command().mut_args(|a| {
+        if run_ids.iter().any(|id| id == a.get_id()) {
+            a.hide(true)
+        } else {
+            a
+        }
+    })
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -322,7 +314,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 Command::Compare(a) => compare::run(&ctx, &a),
                 Command::Fleet(a) => fleet::run(&ctx, &a),
                 Command::Completions(a) => completions::run(&a),
-                Command::Man(a) => completions::man(&a),
+                Command::Man(a) => man::run(&a),
                 Command::App(a) => app::run(&ctx, &a),
                 Command::Rightmark(a) => rightmark::run(&ctx, &a),
             }
@@ -371,6 +363,22 @@ pub fn distinct<T: PartialEq + Copy>(flag: &str, values: &[T]) -> anyhow::Result
         }
     }
     Ok(out)
+}
+
+/// `--csv DIR` of a standalone command: one CSV file per table (`NAME.csv`),
+/// each written atomically through `sys::files` as the run's output directory is.
+pub fn write_tables_csv(
+    dir: &std::path::Path,
+    tables: impl IntoIterator<Item = crate::render::run_view::Table>,
+) -> anyhow::Result<()> {
+    let mut files = Vec::new();
+    for t in tables {
+        files.push((
+            format!("{}.csv", t.name),
+            crate::render::csv::table_csv(&t)?,
+        ));
+    }
+    crate::run::output::write_csv_dir(dir, &files)
 }
 
 /// Takes the host's measuring lock as `--wait-lock` says. Each measuring command calls it

@@ -21,7 +21,8 @@ use crate::topology::{read_topology, Topology};
 #[derive(Debug, Args)]
 pub struct PlacementArgs {
     /// first-touch, bind, preferred, preferred-many, interleave or weighted.
-    #[arg(long, default_value = "first-touch")]
+    #[arg(long, default_value = "first-touch", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(super::hints::POLICIES))]
     pub policy: String,
     /// Memory nodes of bind, preferred (one), preferred-many and interleave, numactl syntax:
     /// `0-2,5`, `all`, `!0`, `+0-1`. first-touch and weighted take none.
@@ -36,7 +37,8 @@ pub struct PlacementArgs {
     pub size: String,
     /// Page size: 4k (THP off; the default, as everywhere but bandwidth), thp, 2m or 1g
     /// (hugetlbfs, must be reserved).
-    #[arg(long, default_value = "4k")]
+    #[arg(long, default_value = "4k", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(super::hints::PAGE_SIZES))]
     pub page_size: String,
     /// Fault the pages in from a thread pinned to this CPU (one CPU, list syntax of
     /// docs/cli.md: `1`, `+0`, `S0:1`).

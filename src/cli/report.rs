@@ -17,23 +17,23 @@ use crate::run::output::write_atomic;
 /// Flags of `numascope report`.
 #[derive(Debug, Args)]
 pub struct ReportArgs {
-    /// The results.json that `numascope run` wrote.
-    #[arg(value_name = "RESULTS.json")]
+    /// The directory `numascope run` wrote (it names it at the end), or its results.json.
+    #[arg(value_name = "DIR|RESULTS.json", value_hint = clap::ValueHint::AnyPath)]
     pub results: PathBuf,
     /// Write the self-contained HTML report to this file.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "OUT.html", value_hint = clap::ValueHint::FilePath)]
     pub html: Option<PathBuf>,
     /// Write one CSV file per table into this directory (created if missing).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub csv: Option<PathBuf>,
     /// Write the measured latency and bandwidth matrices as hwloc memory attributes, in an
     /// hwloc XML topology (`lstopo --memattrs -i OUT.xml` shows them).
-    #[arg(long, value_name = "OUT.xml")]
+    #[arg(long, value_name = "OUT.xml", value_hint = clap::ValueHint::FilePath)]
     pub hwloc_xml: Option<PathBuf>,
     /// Write the headline figures with their 95 % intervals and a host label in the
     /// OpenMetrics text format (for node_exporter's textfile collector: a FILE.prom in its
     /// --collector.textfile.directory).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     pub openmetrics: Option<PathBuf>,
     /// Print the one-screen summary (the default when no other output is asked for).
     #[arg(long)]
@@ -47,6 +47,23 @@ pub struct ReportArgs {
     /// Overwrite output files that already exist.
     #[arg(long)]
     pub force: bool,
+}
+
+/// The results file a command line names: a run's directory (the one `numascope run` wrote
+/// and named) stands for the results.json inside it; any other path is the file itself. A
+/// directory without one is refused in one sentence naming it and the fix.
+pub(crate) fn results_path(p: &Path) -> anyhow::Result<PathBuf> {
+    if !p.is_dir() {
+        return Ok(p.to_path_buf());
+    }
+    let file = p.join(crate::fleet::files::RESULTS_FILE);
+    if file.exists() {
+        return Ok(file);
+    }
+    Err(crate::error::usage(format!(
+        "{} is a directory without a results.json; give the directory `numascope run` wrote (it names it at the end) or a results.json, and `numascope fleet` for a directory of runs",
+        p.display()
+    )))
 }
 
 /// Refuses an existing path unless `force`, and the input file even with `force`; one
@@ -120,28 +137,20 @@ fn openmetrics_text(r: &crate::results::RunResults) -> String {
     })
 }
 
-/// Runs `report`.
-pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
-    check_distinct(&[
-        ("--html", args.html.as_ref()),
-        ("--hwloc-xml", args.hwloc_xml.as_ref()),
-        ("--openmetrics", args.openmetrics.as_ref()),
-    ])?;
-    let (r, notes) = crate::results_file::load_noted(&args.results)?;
-    for n in notes {
-        super::ui::note(n);
+/// Refuses every destination that exists (without `--force`) or is the input, before
+/// anything is written, so a refusal leaves no partial output; gives the CSV files to write.
+fn check_outputs(
+    args: &ReportArgs,
+    input: &Path,
+    r: &crate::results::RunResults,
+) -> anyhow::Result<Vec<(String, String)>> {
+    for p in [&args.html, &args.hwloc_xml, &args.openmetrics]
+        .into_iter()
+        .flatten()
+    {
+        check_new(p, args.force, input, "report")?;
     }
-    // Check every destination before writing anything, so a refusal leaves no partial output.
-    if let Some(p) = &args.html {
-        check_new(p, args.force, &args.results, "report")?;
-    }
-    if let Some(p) = &args.hwloc_xml {
-        check_new(p, args.force, &args.results, "report")?;
-    }
-    if let Some(p) = &args.openmetrics {
-        check_new(p, args.force, &args.results, "report")?;
-    }
-    let csv_files = match &args.csv {
+    Ok(match &args.csv {
         Some(dir) => {
             if dir.exists() && !dir.is_dir() {
                 anyhow::bail!(
@@ -149,14 +158,29 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
                     dir.display()
                 );
             }
-            let files = csv_render::run_csv(&r).context("cannot format the CSV tables")?;
+            let files = csv_render::run_csv(r).context("cannot format the CSV tables")?;
             for (name, _) in &files {
-                check_new(&dir.join(name), args.force, &args.results, "report")?;
+                check_new(&dir.join(name), args.force, input, "report")?;
             }
             files
         }
         None => Vec::new(),
-    };
+    })
+}
+
+/// Runs `report`.
+pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
+    check_distinct(&[
+        ("--html", args.html.as_ref()),
+        ("--hwloc-xml", args.hwloc_xml.as_ref()),
+        ("--openmetrics", args.openmetrics.as_ref()),
+    ])?;
+    let input = results_path(&args.results)?;
+    let (r, notes) = crate::results_file::load_noted(&input)?;
+    for n in notes {
+        super::ui::note(n);
+    }
+    let csv_files = check_outputs(args, &input, &r)?;
     let hwloc_text = match &args.hwloc_xml {
         Some(_) => Some(hwloc::hwloc_xml(&r)?),
         None => None,

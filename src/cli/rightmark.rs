@@ -40,7 +40,8 @@ pub struct RightmarkArgs {
     pub size: Option<String>,
     /// Page backing of every block: 4k (default), thp, 2m or 1g. With 4 KiB pages the random
     /// chase includes TLB misses and the page-local chase mostly does not, as in the article.
-    #[arg(long, default_value = "4k", value_name = "PAGE")]
+    #[arg(long, default_value = "4k", value_name = "PAGE", hide_possible_values = true,
+        value_parser = super::hints::hinted::<PageSize>(super::hints::PAGE_SIZES))]
     pub page_size: PageSize,
     /// Interleaved rounds: each round measures every cell once, in rotating order. Six or
     /// more give each median a 95 % interval.
@@ -117,24 +118,7 @@ pub fn resolve(topo: &Topology, args: &RightmarkArgs) -> anyhow::Result<Config> 
             block,
         )?;
     }
-    if args.rounds == 0 || args.rounds > MAX_ROUNDS {
-        bail!(
-            "--rounds {} is out of range; give 1 to {MAX_ROUNDS} (6 or more give intervals; 9 is the default)",
-            args.rounds
-        );
-    }
-    if args.samples == 0 || args.samples > 1000 {
-        bail!(
-            "--samples {} is out of range; give 1 to 1000 latency samples per round (5 is the default)",
-            args.samples
-        );
-    }
-    if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
-        bail!(
-            "--sample-ms {} is out of range; give a duration above 0 and at most 10000 ms, e.g. 2",
-            args.sample_ms
-        );
-    }
+    check_counts(args)?;
     let duration: Duration =
         parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
     let (cells, cpus) = rightmark::plan_cells(topo, &cpu_nodes, &mem_nodes);
@@ -153,6 +137,29 @@ pub fn resolve(topo: &Topology, args: &RightmarkArgs) -> anyhow::Result<Config> 
         metrics: RightmarkMetric::ALL.to_vec(),
         clock: None,
     })
+}
+
+/// `--rounds`, `--samples` and `--sample-ms` within their ranges.
+fn check_counts(args: &RightmarkArgs) -> anyhow::Result<()> {
+    if args.rounds == 0 || args.rounds > MAX_ROUNDS {
+        bail!(
+            "--rounds {} is out of range; give 1 to {MAX_ROUNDS} (6 or more give intervals; 9 is the default)",
+            args.rounds
+        );
+    }
+    if args.samples == 0 || args.samples > 1000 {
+        bail!(
+            "--samples {} is out of range; give 1 to 1000 latency samples per round (5 is the default)",
+            args.samples
+        );
+    }
+    if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
+        bail!(
+            "--sample-ms {} is out of range; give a duration above 0 and at most 10000 ms, e.g. 2",
+            args.sample_ms
+        );
+    }
+    Ok(())
 }
 
 /// Runs `rightmark`.

@@ -58,22 +58,7 @@ pub fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> 
     if cpu_nodes.is_empty() {
         bail!("this process may run on no node with usable CPUs; check the allowed CPUs (taskset, cgroup cpuset)");
     }
-    let mut per_node = Vec::new();
-    for &n in &cpu_nodes {
-        let cpus = node_cpus_cores_first(topo, n);
-        let want = args.threads.unwrap_or(cpus.len());
-        if want == 0 {
-            bail!("--threads 0 runs nothing; give at least 1");
-        }
-        if want > cpus.len() {
-            bail!(
-                "--threads {want} is more than the {} usable CPUs of node {n}; use at most {}",
-                cpus.len(),
-                cpus.len()
-            );
-        }
-        per_node.push((n, cpus[..want].to_vec()));
-    }
+    let per_node = threads_per_node(topo, args, &cpu_nodes)?;
     let nodes = match &args.mem_nodes {
         Some(t) => selection::nodes(topo, "--mem-nodes", t, &topo.memory_nodes())?,
         None => topo.memory_nodes(),
@@ -106,22 +91,7 @@ pub fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> 
         },
         size,
     };
-    // Every stream of every thread on one node at worst (the diagonal).
-    for k in &kernels {
-        let streams = k.descriptor().stream_count();
-        for (_, cpus) in &per_node {
-            let a = settings.array_bytes(topo, streams, cpus.len());
-            anyhow::ensure!(
-                a >= 64,
-                "--size is too small to give each of {} threads {streams} arrays of at least one cache line; use a larger --size",
-                cpus.len()
-            );
-            for &n in &nodes {
-                check_fits(topo, &[n], a * (streams * cpus.len()) as u64)
-                    .map_err(anyhow::Error::msg)?;
-            }
-        }
-    }
+    check_arrays(topo, &kernels, &per_node, &nodes, &settings)?;
     let rounds = args.rounds.unwrap_or(crate::tables::DEFAULT_ROUNDS);
     if rounds == 0 || rounds > 1000 {
         bail!("--rounds {rounds} is out of range; give 1 to 1000 (6 or more give intervals; 9 is the default)");
@@ -134,6 +104,58 @@ pub fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> 
         settings,
         rounds,
     })
+}
+
+/// The CPUs of each CPU node: `--threads` of them (default all), one per core first.
+fn threads_per_node(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    cpu_nodes: &[u32],
+) -> anyhow::Result<Vec<(u32, Vec<u32>)>> {
+    let mut per_node = Vec::new();
+    for &n in cpu_nodes {
+        let cpus = node_cpus_cores_first(topo, n);
+        let want = args.threads.unwrap_or(cpus.len());
+        if want == 0 {
+            bail!("--threads 0 runs nothing; give at least 1");
+        }
+        if want > cpus.len() {
+            bail!(
+                "--threads {want} is more than the {} usable CPUs of node {n}; use at most {}",
+                cpus.len(),
+                cpus.len()
+            );
+        }
+        per_node.push((n, cpus[..want].to_vec()));
+    }
+    Ok(per_node)
+}
+
+/// Every kernel's arrays hold a cache line per thread and fit on each memory node: every
+/// stream of every thread on one node at worst (the diagonal).
+fn check_arrays(
+    topo: &Topology,
+    kernels: &[Kernel],
+    per_node: &[(u32, Vec<u32>)],
+    nodes: &[u32],
+    settings: &RunSettings,
+) -> anyhow::Result<()> {
+    for k in kernels {
+        let streams = k.descriptor().stream_count();
+        for (_, cpus) in per_node {
+            let a = settings.array_bytes(topo, streams, cpus.len());
+            anyhow::ensure!(
+                a >= 64,
+                "--size is too small to give each of {} threads {streams} arrays of at least one cache line; use a larger --size",
+                cpus.len()
+            );
+            for &n in nodes {
+                check_fits(topo, &[n], a * (streams * cpus.len()) as u64)
+                    .map_err(anyhow::Error::msg)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs `bandwidth --stream-matrix`.

@@ -42,9 +42,12 @@
 //!   decides. Three runs are too few for a MAD: no outliers are named.
 
 mod metrics;
+mod outliers;
 
 pub use crate::results::compare::*;
 pub use metrics::metrics;
+use outliers::fleet_outliers;
+pub use outliers::median_mad;
 
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
@@ -58,10 +61,6 @@ pub const OUTLIER_Z: f64 = 3.0;
 pub const MAD_SCALE: f64 = 1.4826;
 /// Family-wise error rate kept by the Holm adjustment over all compared metrics.
 pub const ALPHA: f64 = 0.05;
-fn median(v: &[f64]) -> f64 {
-    crate::stats::median(v)
-}
-
 /// Why core-to-core figures of two runs in a virtual machine are not compared.
 pub const VM_C2C: &str =
     "core to core between virtual CPUs (the hypervisor may run them on other cores each run)";
@@ -175,9 +174,9 @@ pub fn compare(runs: &[RunMetrics]) -> Comparison {
     compare_with(runs, &vec![Conditions::default(); runs.len()])
 }
 
-/// Compares runs recorded under `conditions` (one per run); the first is the reference.
-pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Comparison {
-    // Row order: the first run's order, then metrics only later runs have, in their order.
+/// The rows' keys, labels, units and directions: the first run's order, then metrics only
+/// later runs have, in their order.
+fn row_keys(runs: &[RunMetrics]) -> Vec<(String, String, String, Better)> {
     let mut keys: Vec<(String, String, String, Better)> = Vec::new();
     for r in runs {
         for m in &r.metrics {
@@ -186,104 +185,86 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
             }
         }
     }
-    let none = Conditions::default();
-    let first_cond = conditions.first().unwrap_or(&none);
-    let diffs: Vec<Vec<(String, Affects)>> = (0..runs.len())
-        .map(|i| {
-            if i == 0 {
-                vec![]
-            } else {
-                conditions.get(i).unwrap_or(&none).differences(first_cond)
-            }
+    keys
+}
+
+/// One run's cell of a row: its value, its ratio to the first run's with the ratio's
+/// interval, and either why it is not judged or the decision that enters the Holm family.
+fn cell(
+    key: &str,
+    first: Option<&Metric>,
+    m: &Metric,
+    i: usize,
+    runs: (&RunMetrics, &RunMetrics),
+    diffs: &[(String, Affects)],
+) -> (Cell, Option<Decision>) {
+    let vm = runs.0.virtual_machine || runs.1.virtual_machine;
+    let mut cell = Cell {
+        value: m.value,
+        low: m.low,
+        high: m.high,
+        ci_low: m.ci_low,
+        ci_high: m.ci_high,
+        ratio_to_first: None,
+        ratio_ci_low: None,
+        ratio_ci_high: None,
+        p_value: None,
+        p_adjusted: None,
+        not_judged: None,
+        within: None,
+        significant: false,
+        better_than_first: None,
+    };
+    let Some(f) = first.filter(|f| i > 0 && f.value != 0.0) else {
+        return (cell, None);
+    };
+    cell.ratio_to_first = Some(m.value / f.value);
+    let mut blocking: Vec<String> = diffs
+        .iter()
+        .filter(|(_, a)| match a {
+            Affects::All => true,
+            Affects::Sweep => key.starts_with("latency-sweep/"),
+            Affects::Nothing => false,
         })
+        .map(|(d, _)| d.clone())
         .collect();
-    let find = |r: &RunMetrics, key: &str| r.metrics.iter().find(|m| m.key == key).cloned();
-    let mut rows = Vec::new();
-    // (row, run, decision) of every judged cell, for the Holm family.
-    let mut judged: Vec<(usize, usize, Decision)> = Vec::new();
-    for (key, label, unit, better) in &keys {
-        let first = runs.first().and_then(|r| find(r, key));
-        let cells: Vec<Option<Cell>> = runs
-            .iter()
-            .enumerate()
-            .map(|(i, r)| {
-                let vm = runs[0].virtual_machine || r.virtual_machine;
-                let m = find(r, key)?;
-                let mut cell = Cell {
-                    value: m.value,
-                    low: m.low,
-                    high: m.high,
-                    ci_low: m.ci_low,
-                    ci_high: m.ci_high,
-                    ratio_to_first: None,
-                    ratio_ci_low: None,
-                    ratio_ci_high: None,
-                    p_value: None,
-                    p_adjusted: None,
-                    not_judged: None,
-                    within: None,
-                    significant: false,
-                    better_than_first: None,
-                };
-                let Some(f) = first.as_ref().filter(|f| i > 0 && f.value != 0.0) else {
-                    return Some(cell);
-                };
-                cell.ratio_to_first = Some(m.value / f.value);
-                let mut blocking: Vec<String> = diffs[i]
-                    .iter()
-                    .filter(|(_, a)| match a {
-                        Affects::All => true,
-                        Affects::Sweep => key.starts_with("latency-sweep/"),
-                        Affects::Nothing => false,
-                    })
-                    .map(|(d, _)| d.clone())
-                    .collect();
-                // The metric's own conditions (size, page, threads, mix): measured differently.
-                if let (Some(a), Some(b)) = (&f.condition, &m.condition) {
-                    if a != b {
-                        blocking.push(format!("{b} vs {a}"));
-                    }
-                }
-                let r = unpaired_ratio(&f.summary(), &m.summary());
-                if let Some(r) = r {
-                    cell.ratio_ci_low = r.low;
-                    cell.ratio_ci_high = r.high;
-                    cell.p_value = r.p_value;
-                }
-                if !blocking.is_empty() {
-                    cell.not_judged = Some(format!("not comparable: {}", blocking.join(", ")));
-                } else if let Some(why) = untrusted(&runs[0], &runs[i], f, &m) {
-                    cell.not_judged = Some(why);
-                } else if key == DISTRIBUTION_TAIL_KEY {
-                    cell.not_judged = Some(format!("not comparable: {DISTRIBUTION_TAIL}"));
-                } else if between_run_floor(key, vm).is_none() {
-                    cell.not_judged = Some(vm_c2c_reason(key, r, m.value / f.value));
-                } else {
-                    match r.map(|r| r.decide(margin_for(key, vm))) {
-                        Some(d @ (Decision::Higher | Decision::Lower)) => {
-                            judged.push((rows.len(), i, d))
-                        }
-                        Some(d @ Decision::Indistinguishable { within }) => {
-                            cell.within = Some(within);
-                            judged.push((rows.len(), i, d))
-                        }
-                        _ => cell.not_judged = Some("no interval".into()),
-                    }
-                }
-                Some(cell)
-            })
-            .collect();
-        let any_vm = runs.iter().any(|r| r.virtual_machine);
-        rows.push(Row {
-            key: key.clone(),
-            label: label.clone(),
-            unit: unit.clone(),
-            better: *better,
-            margin: margin_for(key, any_vm),
-            cells,
-        });
+    // The metric's own conditions (size, page, threads, mix): measured differently.
+    if let (Some(a), Some(b)) = (&f.condition, &m.condition) {
+        if a != b {
+            blocking.push(format!("{b} vs {a}"));
+        }
     }
-    // Holm over every judged cell: the chance of any false difference stays at ALPHA.
+    let r = unpaired_ratio(&f.summary(), &m.summary());
+    if let Some(r) = r {
+        cell.ratio_ci_low = r.low;
+        cell.ratio_ci_high = r.high;
+        cell.p_value = r.p_value;
+    }
+    let mut decision = None;
+    if !blocking.is_empty() {
+        cell.not_judged = Some(format!("not comparable: {}", blocking.join(", ")));
+    } else if let Some(why) = untrusted(runs.0, runs.1, f, m) {
+        cell.not_judged = Some(why);
+    } else if key == DISTRIBUTION_TAIL_KEY {
+        cell.not_judged = Some(format!("not comparable: {DISTRIBUTION_TAIL}"));
+    } else if between_run_floor(key, vm).is_none() {
+        cell.not_judged = Some(vm_c2c_reason(key, r, m.value / f.value));
+    } else {
+        match r.map(|r| r.decide(margin_for(key, vm))) {
+            Some(d @ (Decision::Higher | Decision::Lower)) => decision = Some(d),
+            Some(d @ Decision::Indistinguishable { within }) => {
+                cell.within = Some(within);
+                decision = Some(d);
+            }
+            _ => cell.not_judged = Some("no interval".into()),
+        }
+    }
+    (cell, decision)
+}
+
+/// Holm over every judged cell (row, run, decision): the chance of any false difference
+/// stays at ALPHA. Marks the significant cells; gives their count per run.
+fn holm_pass(rows: &mut [Row], judged: &[(usize, usize, Decision)], runs: usize) -> Vec<usize> {
     let p: Vec<f64> = judged
         .iter()
         .map(|&(r, i, _)| {
@@ -294,7 +275,7 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
         })
         .collect();
     let adjusted = holm(&p);
-    let mut significant_per_run = vec![0usize; runs.len()];
+    let mut significant_per_run = vec![0usize; runs];
     for (&(r, i, d), &pa) in judged.iter().zip(&adjusted) {
         let better = rows[r].better;
         let Some(cell) = rows[r].cells[i].as_mut() else {
@@ -310,6 +291,59 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
             significant_per_run[i] += 1;
         }
     }
+    significant_per_run
+}
+
+/// Per run, the differing conditions `keep` selects, in words.
+fn listed(diffs: &[Vec<(String, Affects)>], keep: impl Fn(Affects) -> bool) -> Vec<Vec<String>> {
+    diffs
+        .iter()
+        .map(|d| {
+            d.iter()
+                .filter(|x| keep(x.1))
+                .map(|x| x.0.clone())
+                .collect()
+        })
+        .collect()
+}
+
+/// Compares runs recorded under `conditions` (one per run); the first is the reference.
+pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Comparison {
+    let none = Conditions::default();
+    let first_cond = conditions.first().unwrap_or(&none);
+    let diffs: Vec<Vec<(String, Affects)>> = (0..runs.len())
+        .map(|i| match i {
+            0 => vec![],
+            _ => conditions.get(i).unwrap_or(&none).differences(first_cond),
+        })
+        .collect();
+    let find = |r: &RunMetrics, key: &str| r.metrics.iter().find(|m| m.key == key).cloned();
+    let any_vm = runs.iter().any(|r| r.virtual_machine);
+    let mut rows = Vec::new();
+    // (row, run, decision) of every judged cell, for the Holm family.
+    let mut judged: Vec<(usize, usize, Decision)> = Vec::new();
+    for (key, label, unit, better) in row_keys(runs) {
+        let first = runs.first().and_then(|r| find(r, &key));
+        let mut cells = Vec::new();
+        for (i, r) in runs.iter().enumerate() {
+            cells.push(find(r, &key).map(|m| {
+                let (c, d) = cell(&key, first.as_ref(), &m, i, (&runs[0], r), &diffs[i]);
+                if let Some(d) = d {
+                    judged.push((rows.len(), i, d));
+                }
+                c
+            }));
+        }
+        rows.push(Row {
+            margin: margin_for(&key, any_vm),
+            key,
+            label,
+            unit,
+            better,
+            cells,
+        });
+    }
+    let significant_per_run = holm_pass(&mut rows, &judged, runs.len());
     let common_metrics = rows
         .iter()
         .filter(|r| r.cells.iter().all(|c| c.is_some()))
@@ -331,20 +365,8 @@ pub fn compare_with(runs: &[RunMetrics], conditions: &[Conditions]) -> Compariso
         common_metrics,
         differs: significant_per_run.iter().any(|&n| n > 0),
         significant_per_run,
-        not_comparable: diffs
-            .iter()
-            .map(|d| {
-                let d = d.iter().filter(|x| x.1 != Affects::Nothing);
-                d.map(|x| x.0.clone()).collect()
-            })
-            .collect(),
-        stated_differences: diffs
-            .iter()
-            .map(|d| {
-                let d = d.iter().filter(|x| x.1 == Affects::Nothing);
-                d.map(|x| x.0.clone()).collect()
-            })
-            .collect(),
+        not_comparable: listed(&diffs, |a| a != Affects::Nothing),
+        stated_differences: listed(&diffs, |a| a == Affects::Nothing),
         comparable_cells,
         too_little_compared,
         judged: judged.len(),
@@ -390,14 +412,6 @@ fn too_little(rows: &[Row], comparable: usize, judged: usize) -> Option<String> 
     })
 }
 
-/// The median of `vals` and their median absolute deviation from it (the fleet's robust
-/// centre and spread; `MAD_SCALE` x MAD estimates a standard deviation).
-pub fn median_mad(vals: &[f64]) -> (f64, f64) {
-    let med = median(vals);
-    let devs: Vec<f64> = vals.iter().map(|v| (v - med).abs()).collect();
-    (med, median(&devs))
-}
-
 /// How runs are named in a comparison or a fleet: by host, with the file name where hosts
 /// repeat, and the whole path where host and file name both repeat (`a/results.json`,
 /// `b/results.json`). `runs` gives each run's path and host.
@@ -426,80 +440,6 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
         }
     }
     n
-}
-
-fn fleet_outliers(runs: &[RunMetrics], rows: &[Row]) -> (Vec<Outlier>, Vec<OutlierHost>) {
-    let mut out = Vec::new();
-    let mut compared = vec![0usize; runs.len()];
-    for row in rows {
-        let present: Vec<(usize, f64)> = row
-            .cells
-            .iter()
-            .enumerate()
-            .filter_map(|(i, c)| c.as_ref().map(|c| (i, c.value)))
-            .filter(|(_, v)| v.is_finite())
-            .collect();
-        if present.len() < 3 {
-            continue;
-        }
-        let vals: Vec<f64> = present.iter().map(|p| p.1).collect();
-        let (med, mad) = median_mad(&vals);
-        for &(i, v) in &present {
-            compared[i] += 1;
-            if med == 0.0 {
-                continue;
-            }
-            let rel = (v / med - 1.0).abs();
-            let z = (mad > 0.0).then(|| (v - med).abs() / (MAD_SCALE * mad));
-            // A run whose own interval reaches the fleet median (+- the margin) is not an
-            // outlier, whatever the MAD of a handful of runs says.
-            let cell = row.cells[i].as_ref();
-            let interval_agrees = cell
-                .and_then(|c| Some((c.ci_low?, c.ci_high?)))
-                .is_some_and(|(lo, hi)| {
-                    lo <= med * (1.0 + PRACTICAL_MARGIN) && hi >= med / (1.0 + PRACTICAL_MARGIN)
-                });
-            let outlying = rel > MIN_RELATIVE_DIFFERENCE
-                && !matches!(z, Some(z) if z <= OUTLIER_Z)
-                && !interval_agrees;
-            if outlying {
-                let worse = match row.better {
-                    Better::Lower => v > med,
-                    Better::Higher => v < med,
-                };
-                out.push(Outlier {
-                    run: runs[i].name.clone(),
-                    key: row.key.clone(),
-                    label: row.label.clone(),
-                    unit: row.unit.clone(),
-                    value: v,
-                    fleet_median: med,
-                    ratio_to_median: v / med,
-                    robust_z: z,
-                    worse,
-                });
-            }
-        }
-    }
-    let mut hosts: Vec<OutlierHost> = runs
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| {
-            let mine: Vec<&Outlier> = out.iter().filter(|o| o.run == r.name).collect();
-            (!mine.is_empty()).then(|| OutlierHost {
-                run: r.name.clone(),
-                outlying_metrics: mine.len(),
-                worse: mine.iter().filter(|o| o.worse).count(),
-                compared_metrics: compared[i],
-            })
-        })
-        .collect();
-    hosts.sort_by(|a, b| {
-        b.outlying_metrics
-            .cmp(&a.outlying_metrics)
-            .then(a.run.cmp(&b.run))
-    });
-    (out, hosts)
 }
 
 #[cfg(test)]

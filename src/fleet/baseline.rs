@@ -136,21 +136,7 @@ pub fn check(runs: &[(PathBuf, RunResults)], b: &Baseline, path: &str) -> FleetR
     for (g, kind) in kinds.iter().enumerate() {
         let members: Vec<usize> = (0..runs.len()).filter(|&i| hosts[i].group == g).collect();
         let Some(bg) = b.groups.get(g) else {
-            let differs = b
-                .groups
-                .first()
-                .map_or(Vec::new(), |f| hardware_differences(kind, &f.hardware));
-            for &i in &members {
-                hosts[i].standing = Standing::NoBaseline;
-                hosts[i].reasons = vec![format!(
-                    "the baseline has no group for its hardware ({})",
-                    if differs.is_empty() {
-                        "no groups".into()
-                    } else {
-                        differs.join("; ")
-                    }
-                )];
-            }
+            no_baseline(b, kind, &members, &mut hosts);
             groups.push(group(
                 kind,
                 &members,
@@ -191,6 +177,25 @@ pub fn check(runs: &[(PathBuf, RunResults)], b: &Baseline, path: &str) -> FleetR
         ));
     }
     finish(hosts, groups, all, Some(path.to_string()))
+}
+
+/// Marks the hosts of hardware the baseline lacks, saying how it differs.
+fn no_baseline(b: &Baseline, kind: &Hardware, members: &[usize], hosts: &mut [FleetHost]) {
+    let differs = b
+        .groups
+        .first()
+        .map_or(Vec::new(), |f| hardware_differences(kind, &f.hardware));
+    for &i in members {
+        hosts[i].standing = Standing::NoBaseline;
+        hosts[i].reasons = vec![format!(
+            "the baseline has no group for its hardware ({})",
+            if differs.is_empty() {
+                "no groups".into()
+            } else {
+                differs.join("; ")
+            }
+        )];
+    }
 }
 
 /// The report's group record of a checked group.
@@ -251,33 +256,8 @@ fn check_group(
             }
             checked += 1;
             hosts[*i].judged_metrics += 1;
-            let (lo, hi) = (m.ci_low.unwrap_or(m.value), m.ci_high.unwrap_or(m.value));
-            if hi < bf.low || lo > bf.high {
-                let w = worse(bf.better, m.value, bf.expected);
-                hosts[*i].outlying_metrics += 1;
-                hosts[*i].reasons.push(format!(
-                    "{}: {} {} [{}, {}] outside the baseline's {}..{} {} ({})",
-                    bf.label,
-                    sig(m.value),
-                    bf.unit,
-                    sig(lo),
-                    sig(hi),
-                    sig(bf.low),
-                    sig(bf.high),
-                    bf.unit,
-                    if w { "worse" } else { "better" }
-                ));
-                outliers.push(FleetOutlier {
-                    host: hosts[*i].name.clone(),
-                    value: m.value,
-                    ratio_to_median: if bf.expected != 0.0 {
-                        m.value / bf.expected
-                    } else {
-                        f64::NAN
-                    },
-                    robust_z: None,
-                    worse: w,
-                });
+            if let Some(o) = outside(bf, m, &mut hosts[*i]) {
+                outliers.push(o);
             }
         }
         let vals: Vec<f64> = values
@@ -307,6 +287,44 @@ fn check_group(
         });
     }
     out
+}
+
+/// The host's figure against the baseline's envelope: when its whole interval lies outside,
+/// the reason is added to the host and the outlier given.
+fn outside(
+    bf: &BaselineFigure,
+    m: &crate::compare::Metric,
+    host: &mut FleetHost,
+) -> Option<FleetOutlier> {
+    let (lo, hi) = (m.ci_low.unwrap_or(m.value), m.ci_high.unwrap_or(m.value));
+    if !(hi < bf.low || lo > bf.high) {
+        return None;
+    }
+    let w = worse(bf.better, m.value, bf.expected);
+    host.outlying_metrics += 1;
+    host.reasons.push(format!(
+        "{}: {} {} [{}, {}] outside the baseline's {}..{} {} ({})",
+        bf.label,
+        sig(m.value),
+        bf.unit,
+        sig(lo),
+        sig(hi),
+        sig(bf.low),
+        sig(bf.high),
+        bf.unit,
+        if w { "worse" } else { "better" }
+    ));
+    Some(FleetOutlier {
+        host: host.name.clone(),
+        value: m.value,
+        ratio_to_median: if bf.expected != 0.0 {
+            m.value / bf.expected
+        } else {
+            f64::NAN
+        },
+        robust_z: None,
+        worse: w,
+    })
 }
 
 /// A figure with four significant digits (`1234`, `12.35`), for the reasons.

@@ -110,25 +110,8 @@ pub(crate) fn judge_group(
             continue;
         }
         let (median, mad) = median_mad(&base);
-        let mut outliers = Vec::new();
         let enough = eligible.len() >= MIN_FLEET;
-        for &(i, m) in &eligible {
-            if !enough {
-                count_not_judged(&mut hosts[i], too_few_hosts());
-                continue;
-            }
-            hosts[i].judged_metrics += 1;
-            if let Some(o) = stands_out(&hosts[i].name, m, median, mad) {
-                hosts[i].outlying_metrics += 1;
-                hosts[i].reasons.push(format!(
-                    "{}: x{:.2} of the group median ({})",
-                    k.label,
-                    o.ratio_to_median,
-                    if o.worse { "worse" } else { "better" }
-                ));
-                outliers.push(o);
-            }
-        }
+        let outliers = outliers(&k.label, &eligible, (median, mad), enough, hosts);
         out.push(FleetMetric {
             group: g,
             key: k.key.clone(),
@@ -154,6 +137,36 @@ pub(crate) fn judge_group(
         settle(&mut hosts[i], judged.len() >= MIN_FLEET);
     }
     out
+}
+
+/// The hosts whose figure stands out from the group's median and MAD, each with its reason;
+/// without `enough` hosts none is judged.
+fn outliers(
+    label: &str,
+    eligible: &[(usize, &Metric)],
+    (median, mad): (f64, f64),
+    enough: bool,
+    hosts: &mut [FleetHost],
+) -> Vec<FleetOutlier> {
+    let mut outliers = Vec::new();
+    for &(i, m) in eligible {
+        if !enough {
+            count_not_judged(&mut hosts[i], too_few_hosts());
+            continue;
+        }
+        hosts[i].judged_metrics += 1;
+        if let Some(o) = stands_out(&hosts[i].name, m, median, mad) {
+            hosts[i].outlying_metrics += 1;
+            hosts[i].reasons.push(format!(
+                "{}: x{:.2} of the group median ({})",
+                label,
+                o.ratio_to_median,
+                if o.worse { "worse" } else { "better" }
+            ));
+            outliers.push(o);
+        }
+    }
+    outliers
 }
 
 /// A judged host's standing from its counts: outlier with any outlying figure (its reasons are

@@ -4,29 +4,31 @@
 //! topology and validated here into a [`Config`] (one sentence per mistake, exit 2), then
 //! [`crate::latency::run`] measures and the finished report goes to the text or JSON renderer.
 
-use anyhow::{bail, Context as _};
+use anyhow::bail;
 use clap::Args;
 
 use crate::cli::Context;
 use crate::latency::chase::{self, ChainSpec, Mode};
 use crate::latency::matrix;
-use crate::latency::measure::SamplePlan;
-use crate::latency::sweep;
 use crate::latency::{Chaser, Config, Variant};
-use crate::parse::cpulist::{excerpt, format_list};
+use crate::parse::cpulist::format_list;
 use crate::parse::selection;
-use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::PageSize;
 use crate::render::latency_text;
 use crate::sysroot::SysRoot;
+mod sizes;
+
 use crate::topology::{read_topology, Topology};
+pub(crate) use sizes::parse_range;
+use sizes::{chain_geometry, check_size, distribution_groups, sample_plan, size_flag, sweep_sizes};
 
 /// Flags of `numascope latency`.
 #[derive(Debug, Args)]
 pub struct LatencyArgs {
     /// How the next load is chosen: random (any line of the buffer: TLB misses included),
     /// page (random lines within a page, pages in random order) or seq (fixed stride).
-    #[arg(long, default_value = "random", value_name = "MODE")]
+    #[arg(long, default_value = "random", value_name = "MODE", hide_possible_values = true,
+        value_parser = super::hints::hinted::<Mode>(super::hints::MODES))]
     pub mode: Mode,
     /// Working set(s), comma-separated (e.g. 256MiB,1GiB); with --matrix the first one.
     /// Default: max(8 x LLC, 256 MiB), capped by half the free memory.
@@ -60,7 +62,8 @@ pub struct LatencyArgs {
     /// Page backing, comma-separated: 4k (MADV_NOHUGEPAGE), thp, 2m or 1g (reserved hugetlb).
     /// Default 4k, numascope's default everywhere but bandwidth: a random chase over 4 KiB
     /// pages includes the page walks most programs pay.
-    #[arg(long, value_delimiter = ',', default_value = "4k", value_name = "PAGE")]
+    #[arg(long, value_delimiter = ',', default_value = "4k", value_name = "PAGE", hide_possible_values = true,
+        value_parser = super::hints::hinted::<PageSize>(super::hints::PAGE_SIZES))]
     pub page_size: Vec<PageSize>,
     /// Independent chains walked together, comma-separated: 1, 2, 4, 8, 16.
     #[arg(long, value_delimiter = ',', default_value = "1", value_name = "N")]
@@ -102,32 +105,6 @@ pub struct LatencyArgs {
     /// Print the report as JSON (schema_version 1, see docs/schema/latency.md).
     #[arg(long)]
     pub json: bool,
-}
-
-fn size_flag(flag: &str, text: &str) -> anyhow::Result<u64> {
-    parse_size(text).with_context(|| flag.to_string())
-}
-
-/// Parses `FROM..TO`, `FROM..`, `..TO` or empty (also `run --sweep`).
-pub(crate) fn parse_range(text: &str) -> anyhow::Result<(Option<u64>, Option<u64>)> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Ok((None, None));
-    }
-    let Some((a, b)) = t.split_once("..") else {
-        bail!(
-            "--sweep `{}` is not a range; write FROM..TO, e.g. --sweep 4KiB..1GiB",
-            excerpt(t)
-        );
-    };
-    let f = |s: &str| -> anyhow::Result<Option<u64>> {
-        if s.trim().is_empty() {
-            Ok(None)
-        } else {
-            size_flag("--sweep", s).map(Some)
-        }
-    };
-    Ok((f(a)?, f(b)?))
 }
 
 /// The seed of the chain shuffles when `--seed` is not given.
@@ -279,86 +256,6 @@ fn resolve(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Resul
     })
 }
 
-/// `--stride` and `--locality`, checked: the element size and the page-mode group (0: the
-/// page size's).
-fn chain_geometry(topo: &Topology, args: &LatencyArgs) -> anyhow::Result<(u64, u64)> {
-    let line = topo.line_bytes();
-    let element_bytes = match &args.stride {
-        Some(s) => size_flag("--stride", s)?,
-        None => line,
-    };
-    if element_bytes < 8 || element_bytes % 8 != 0 {
-        bail!("--stride {element_bytes} is not a positive multiple of 8 bytes; use a multiple of the {line}-byte cache line");
-    }
-    let locality = match &args.locality {
-        Some(s) => {
-            let v = size_flag("--locality", s)?;
-            if v < element_bytes {
-                bail!("--locality {v} is smaller than one element ({element_bytes} bytes); use at least the page size");
-            }
-            v
-        }
-        None => 0,
-    };
-    for &c in &args.chains {
-        if !chase::SUPPORTED_CHAINS.contains(&c) {
-            bail!("--chains {c} is not supported; use 1, 2, 4, 8 or 16");
-        }
-    }
-    Ok((element_bytes, locality))
-}
-
-/// Most groups `--groups` may ask for (8 bytes each: 80 MB).
-const MAX_GROUPS: usize = 10_000_000;
-
-/// `--distribution` and `--groups`, checked: the groups to time, if any.
-fn distribution_groups(args: &LatencyArgs) -> anyhow::Result<Option<usize>> {
-    if !args.distribution {
-        return Ok(None);
-    }
-    let groups = args
-        .groups
-        .unwrap_or(crate::latency::distribution::DEFAULT_GROUPS);
-    if groups == 0 || groups > MAX_GROUPS {
-        bail!("--groups {groups} is out of range; give 1 to {MAX_GROUPS}, e.g. 50000");
-    }
-    Ok(Some(groups))
-}
-
-/// Most samples `--samples` may keep, and `--warmup` may drop.
-const MAX_SAMPLES: usize = 10_000;
-const MAX_WARMUP: usize = 1_000;
-
-/// `--samples`, `--warmup` and `--sample-ms`, checked.
-fn sample_plan(args: &LatencyArgs) -> anyhow::Result<SamplePlan> {
-    if args.samples == 0 {
-        bail!("--samples 0 keeps nothing; give at least 1");
-    }
-    if args.samples > MAX_SAMPLES {
-        bail!(
-            "--samples {} is out of range; give 1 to {MAX_SAMPLES} (25 is the default)",
-            args.samples
-        );
-    }
-    if args.warmup > MAX_WARMUP {
-        bail!(
-            "--warmup {} is out of range; give 0 to {MAX_WARMUP} samples to drop",
-            args.warmup
-        );
-    }
-    if !(args.sample_ms > 0.0 && args.sample_ms <= 10_000.0) {
-        bail!(
-            "--sample-ms {} is out of range; give a duration above 0 and at most 10000 ms, e.g. 2",
-            args.sample_ms
-        );
-    }
-    Ok(SamplePlan {
-        samples: args.samples,
-        warmup: args.warmup,
-        min_sample_ns: (args.sample_ms * 1e6) as u64,
-    })
-}
-
 /// `--matrix` with its `--cpu` list (at most one CPU per node) and `--size`.
 fn matrix_variant(topo: &Topology, root: &SysRoot, args: &LatencyArgs) -> anyhow::Result<Variant> {
     let cpus = match &args.cpus {
@@ -401,30 +298,7 @@ fn point_variant(
     crate::threads::check_cpus(topo, root, &[cpu])?;
     let at = Chaser { cpu, mem_node };
     let free = free_bytes(topo, mem_node);
-    let sweep_sizes = match &args.sweep {
-        None => None,
-        Some(r) => {
-            let (from, to) = parse_range(r)?;
-            let from = from.unwrap_or(sweep::DEFAULT_FROM_BYTES);
-            let to = to.unwrap_or_else(|| sweep::default_upper(topo.llc_total_bytes(), free));
-            if to < from {
-                bail!(
-                    "--sweep {}..{} ends before it starts; give FROM below TO",
-                    format_bytes(from),
-                    format_bytes(to)
-                );
-            }
-            let sizes = sweep::sizes(from, to, sweep::POINTS_PER_OCTAVE, element_bytes);
-            if sizes.is_empty() {
-                bail!(
-                    "--sweep {}..{} holds no working set of at least one element ({element_bytes} bytes); end the sweep higher, e.g. --sweep 4KiB..256MiB",
-                    format_bytes(from),
-                    format_bytes(to)
-                );
-            }
-            Some(sizes)
-        }
-    };
+    let sweep_sizes = sweep_sizes(topo, args, free, element_bytes)?;
     let sizes: Vec<u64> = match &sweep_sizes {
         Some(s) => s.clone(),
         None if args.size.is_empty() => {
@@ -449,33 +323,7 @@ fn point_variant(
         )?,
     };
     for &s in &sizes {
-        if sweep_sizes.is_none() {
-            for page in &args.page_size {
-                page.check_whole_pages(s)
-                    .map_err(|e| anyhow::anyhow!("--size {e}"))?;
-            }
-        }
-        if s < element_bytes {
-            bail!("a working set of {s} bytes is smaller than one element ({element_bytes} bytes, a cache line unless --stride says otherwise); use at least {element_bytes}");
-        }
-        crate::placement::check_limit(topo, s, "--size")?;
-        if s > free {
-            // Blame the flag the size came from: a sweep's upper bound, else --size (or the
-            // default, which is capped by free memory and so never lands here).
-            if let Some(r) = &args.sweep {
-                bail!(
-                    "--sweep {}: its upper bound is more than the {} free where the buffer would go; end the sweep lower, e.g. --sweep ..{}MiB",
-                    excerpt(r.trim()),
-                    format_bytes(free),
-                    (free / 2) >> 20
-                );
-            }
-            bail!(
-                "--size {} is more than the {} free where the buffer would go; use a smaller size",
-                format_bytes(s),
-                format_bytes(free)
-            );
-        }
+        check_size(topo, args, s, free, element_bytes, sweep_sizes.is_none())?;
         for &c in &args.chains {
             chase::check(&spec_for(c), s)?;
         }
@@ -525,24 +373,9 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     }
 
     if let Some(dir) = &args.csv {
-        write_csv(dir, &report)?;
+        // The distribution and MLP tables with rows, one file each.
+        let tables = crate::render::run_view::latency_extra_tables(Some(&report));
+        super::write_tables_csv(dir, tables.into_iter().filter(|t| !t.rows.is_empty()))?;
     }
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
-}
-
-/// `--csv DIR`: the distribution and MLP tables with rows, one file each.
-fn write_csv(
-    dir: &std::path::Path,
-    report: &crate::results::latency::LatencyReport,
-) -> anyhow::Result<()> {
-    let mut files = Vec::new();
-    for t in crate::render::run_view::latency_extra_tables(Some(report)) {
-        if !t.rows.is_empty() {
-            files.push((
-                format!("{}.csv", t.name),
-                crate::render::csv::table_csv(&t)?,
-            ));
-        }
-    }
-    crate::run::output::write_csv_dir(dir, &files)
 }

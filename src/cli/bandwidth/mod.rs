@@ -4,7 +4,6 @@
 //! happens before anything is allocated or pinned, so bad input (even against a replayed
 //! snapshot) costs one sentence and exit status 2.
 
-use anyhow::Context as _;
 use clap::Args;
 
 use super::Context;
@@ -16,10 +15,15 @@ use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::excerpt;
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::selection;
-use crate::parse::size::{format_bytes, parse_size};
 use crate::placement::{PageSize, Policy};
 use crate::render::bandwidth_text;
 use crate::topology::{read_topology, Topology};
+
+mod checks;
+mod sizes;
+
+use checks::{check_applicability, check_sizes, parse_stride};
+use sizes::{parse_sizes, per_thread_sizes};
 
 /// `--repetitions` when not given: the fewest with a 95 % interval for the median.
 pub const DEFAULT_REPETITIONS: usize = 6;
@@ -32,7 +36,8 @@ pub struct BandwidthArgs {
     pub list_kernels: bool,
     /// Kernels to run, comma separated (see --list-kernels). Default: read,write,copy,triad;
     /// triad for --matrix and --scaling.
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(&super::hints::bandwidth_kernels()))]
     pub kernel: Option<String>,
     /// Number of threads (default 1; with --matrix: every usable CPU of each initiator node).
     #[arg(long)]
@@ -109,7 +114,8 @@ pub struct BandwidthArgs {
     /// 4k, 2m or 1g (hugetlbfs, must be reserved). Bandwidth is the one measurement whose
     /// default is not 4k: its streams touch every line of every page, so 4 KiB pages add a
     /// page walk every 64 lines that is not the memory's bandwidth.
-    #[arg(long, default_value = "thp")]
+    #[arg(long, default_value = "thp", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(super::hints::PAGE_SIZES))]
     pub page_size: String,
     /// Print JSON (schema_version 1).
     #[arg(long)]
@@ -141,43 +147,6 @@ pub struct BandwidthArgs {
     pub stride: Option<String>,
 }
 
-/// `--stride`: a whole number of 8 B elements above zero, or `line` (the cache line in
-/// elements).
-fn parse_stride(topo: &Topology, text: &str) -> anyhow::Result<usize> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("line") {
-        return Ok((topo.line_bytes() / 8).max(1) as usize);
-    }
-    let n: usize = t.parse().map_err(|_| {
-        anyhow::anyhow!(
-            "--stride `{}` is not a number of elements; give a whole number of 8 B elements such as 8, or `line` for one element per cache line",
-            excerpt(t)
-        )
-    })?;
-    anyhow::ensure!(
-        n > 0,
-        "--stride 0 never advances; give a stride of at least 1 element (8, or `line`, for one element per 64 B cache line)"
-    );
-    Ok(n)
-}
-
-/// `--stride` against one array size: a stride longer than the array touches one element
-/// per pass, which measures nothing of a strided walk.
-fn check_stride(kernels: &[Kernel], array_bytes: u64) -> anyhow::Result<()> {
-    let len = array_bytes / 8;
-    for k in kernels {
-        if let Some(s) = k.stride() {
-            anyhow::ensure!(
-                s as u64 <= len,
-                "--stride {s} is more than the {len} elements ({}) of each {} array; give a stride of at most {len} or a larger --size",
-                format_bytes(array_bytes),
-                k.descriptor().name
-            );
-        }
-    }
-    Ok(())
-}
-
 /// `--mem-nodes`: plain comma lists keep their order (per-stream meaning); ranges, `all`,
 /// `!` and `+` are sets.
 fn parse_mem_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {
@@ -205,124 +174,6 @@ fn parse_mem_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {
         .collect()
 }
 
-/// Flags the chosen variant or placement would ignore, refused with the flag that applies.
-fn check_applicability(args: &BandwidthArgs) -> anyhow::Result<()> {
-    if args.list_kernels {
-        let given = [
-            ("--kernel", args.kernel.is_some()),
-            ("--threads", args.threads.is_some()),
-            ("--cpus", args.cpus.is_some()),
-            ("--cpu-nodes", args.cpu_nodes.is_some()),
-            ("--packed", args.packed),
-            ("--spread", args.spread),
-            ("--placement", args.placement.is_some()),
-            ("--mem-nodes", args.mem_nodes.is_some()),
-            ("--weights", args.weights.is_some()),
-            ("--matrix", args.matrix),
-            ("--scaling", args.scaling),
-            ("--size", args.size.is_some()),
-            ("--sweep", args.sweep.is_some()),
-            ("--isa", args.isa.is_some()),
-            ("--stride", args.stride.is_some()),
-            ("--peak", args.peak),
-            ("--csv", args.csv.is_some()),
-            ("--html", args.html.is_some()),
-        ];
-        if let Some((f, _)) = given.iter().find(|g| g.1) {
-            anyhow::bail!("--list-kernels prints the kernel table and measures nothing, so {f} does nothing there; drop {f} or --list-kernels");
-        }
-    }
-    if args.mix.is_some() && !args.peak {
-        anyhow::bail!(
-            "--mix chooses the read/write mixes of --peak, so it does nothing without it; add --peak or drop --mix"
-        );
-    }
-    if args.peak {
-        let given = [
-            (
-                "--kernel",
-                args.kernel.is_some(),
-                "the read mix runs the read kernel; choose mixes with --mix",
-            ),
-            (
-                "--threads",
-                args.threads.is_some(),
-                "it measures 1, half and all of each node's and package's CPUs",
-            ),
-            (
-                "--cpus",
-                args.cpus.is_some(),
-                "it takes every usable CPU of each node; choose the nodes with --cpu-nodes",
-            ),
-            (
-                "--packed",
-                args.packed,
-                "it adds threads one per core first (a package's round robin over its nodes)",
-            ),
-            (
-                "--spread",
-                args.spread,
-                "it adds threads one per core first (a package's round robin over its nodes)",
-            ),
-            (
-                "--placement",
-                args.placement.is_some(),
-                "each thread's memory is bound to its own node",
-            ),
-            (
-                "--mem-nodes",
-                args.mem_nodes.is_some(),
-                "each thread's memory is bound to its own node",
-            ),
-            (
-                "--weights",
-                args.weights.is_some(),
-                "each thread's memory is bound to its own node",
-            ),
-        ];
-        if let Some((f, _, why)) = given.iter().find(|g| g.1) {
-            anyhow::bail!(
-                "--peak chooses this itself ({why}), so {f} does nothing there; drop {f}"
-            );
-        }
-        if args.size.as_deref().is_some_and(|s| s.contains(',')) {
-            anyhow::bail!("--peak measures one working set per run, so a list of sizes does nothing there; give one --size (all threads together) or none");
-        }
-    }
-    let order = if args.packed {
-        Some("--packed")
-    } else if args.spread {
-        Some("--spread")
-    } else {
-        None
-    };
-    if let Some(f) = order {
-        if args.cpus.is_some() {
-            anyhow::bail!("{f} orders the CPUs --threads takes from the nodes, and --cpus names them exactly; drop {f} or --cpus");
-        }
-        if args.matrix {
-            anyhow::bail!("--matrix takes each node's CPUs in one fixed order, so {f} does nothing there; drop {f}");
-        }
-        if args.scaling {
-            anyhow::bail!("--scaling measures both packed and spread orders itself; drop {f}");
-        }
-    }
-    let placement = args
-        .placement
-        .as_deref()
-        .map(|p| p.trim().to_ascii_lowercase());
-    match placement.as_deref() {
-        Some(p) if p != "weighted" && args.weights.is_some() => anyhow::bail!(
-            "--weights applies to --placement weighted, not --placement {p}; drop --weights or use --placement weighted"
-        ),
-        Some("weighted") | None if args.weights.is_some() && args.mem_nodes.is_some() => anyhow::bail!(
-            "--placement weighted takes its nodes from --weights, so --mem-nodes does nothing there; drop --mem-nodes"
-        ),
-        _ => {}
-    }
-    Ok(())
-}
-
 /// Most repetitions `--repetitions` may keep, and `--warmup` may drop.
 const MAX_REPETITIONS: usize = 1000;
 const MAX_WARMUP: usize = 100;
@@ -334,24 +185,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
     let kernels = kernels(topo, args)?;
     let duration =
         parse_duration(&args.duration, &BANDWIDTH_REPETITION).map_err(anyhow::Error::msg)?;
-    anyhow::ensure!(
-        args.repetitions > 0,
-        "--repetitions 0 measures nothing; give at least 1 (6 is the default, the fewest with an interval)"
-    );
-    anyhow::ensure!(
-        args.repetitions <= MAX_REPETITIONS,
-        "--repetitions {} is out of range; give 1 to {MAX_REPETITIONS} (6 is the default)",
-        args.repetitions
-    );
-    anyhow::ensure!(
-        args.warmup <= MAX_WARMUP,
-        "--warmup {} is out of range; give 0 to {MAX_WARMUP} repetitions to drop",
-        args.warmup
-    );
-    let page: PageSize = args
-        .page_size
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))?;
+    let page = repetitions_and_page(args)?;
     let order = if args.spread {
         Order::Spread
     } else {
@@ -374,17 +208,7 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         );
     }
     let size = (sizes.len() == 1).then(|| sizes[0]);
-    let settings = RunSettings {
-        page,
-        duration,
-        repetitions: args.repetitions,
-        warmup: args.warmup,
-        params: Params {
-            line_words: (topo.line_bytes() / 8) as usize,
-            ..Params::default()
-        },
-        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
-    };
+    let settings = settings(topo, args, page, duration, size);
     let per_thread = per_thread_sizes(topo, args, &cpus, &sizes)?;
     if per_thread.is_empty() {
         check_sizes(topo, args, &kernels, &cpus, &placement, &settings, size)?;
@@ -405,7 +229,60 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
             )?;
         }
     }
-    let variant = if !per_thread.is_empty() {
+    Ok(Config {
+        kernels,
+        variant: variant(args, cpus, cpu_nodes, per_thread),
+        placement,
+        settings,
+        keep_going: false,
+    })
+}
+
+/// `--repetitions` and `--warmup` within their ranges, and `--page-size` parsed.
+fn repetitions_and_page(args: &BandwidthArgs) -> anyhow::Result<PageSize> {
+    anyhow::ensure!(
+        args.repetitions > 0,
+        "--repetitions 0 measures nothing; give at least 1 (6 is the default, the fewest with an interval)"
+    );
+    anyhow::ensure!(
+        args.repetitions <= MAX_REPETITIONS,
+        "--repetitions {} is out of range; give 1 to {MAX_REPETITIONS} (6 is the default)",
+        args.repetitions
+    );
+    anyhow::ensure!(
+        args.warmup <= MAX_WARMUP,
+        "--warmup {} is out of range; give 0 to {MAX_WARMUP} repetitions to drop",
+        args.warmup
+    );
+    args.page_size
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))
+}
+
+/// The settings every bandwidth variant shares: pages, timing, repetitions and working set.
+fn settings(
+    topo: &Topology,
+    args: &BandwidthArgs,
+    page: PageSize,
+    duration: std::time::Duration,
+    size: Option<u64>,
+) -> RunSettings {
+    RunSettings {
+        page,
+        duration,
+        repetitions: args.repetitions,
+        warmup: args.warmup,
+        params: Params {
+            line_words: (topo.line_bytes() / 8) as usize,
+            ..Params::default()
+        },
+        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
+    }
+}
+
+/// The variant the flags ask for: a size list or sweep, the matrix, scaling, or kernels.
+fn variant(args: &BandwidthArgs, cpus: Vec<u32>, nodes: Vec<u32>, per_thread: Vec<u64>) -> Variant {
+    if !per_thread.is_empty() {
         Variant::Sizes {
             cpus,
             per_thread_bytes: per_thread,
@@ -418,20 +295,13 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         }
     } else if args.scaling {
         Variant::Scaling {
-            nodes: cpu_nodes,
+            nodes,
             thread_counts: None,
             machine_wide: true,
         }
     } else {
         Variant::Kernels { cpus }
-    };
-    Ok(Config {
-        kernels,
-        variant,
-        placement,
-        settings,
-        keep_going: false,
-    })
+    }
 }
 
 /// `--peak`: the mixes, the nodes, the read kernel for `--isa`, and the largest run's working
@@ -460,17 +330,7 @@ fn resolve_peak(
     };
     let isa = Isa::resolve(args.isa.as_deref())?;
     let read = Kernel::new(by_name("read")?.id, isa)?;
-    let settings = RunSettings {
-        page,
-        duration,
-        repetitions: args.repetitions,
-        warmup: args.warmup,
-        params: Params {
-            line_words: (topo.line_bytes() / 8) as usize,
-            ..Params::default()
-        },
-        size: size.map_or(WorkingSet::Default, WorkingSet::Total),
-    };
+    let settings = settings(topo, args, page, duration, size);
     for &n in &nodes {
         let threads = topo.usable_cpus_of(n).len();
         let most = mixes
@@ -493,67 +353,6 @@ fn resolve_peak(
         settings,
         keep_going: false,
     })
-}
-
-/// `--size`: one size or a comma-separated list, each above zero.
-fn parse_sizes(text: &str) -> anyhow::Result<Vec<u64>> {
-    let sizes = text
-        .split(',')
-        .map(|t| {
-            let s = parse_size(t.trim()).context("--size")?;
-            anyhow::ensure!(s > 0, "--size 0 holds no data; give e.g. 1GiB");
-            Ok(s)
-        })
-        .collect::<anyhow::Result<Vec<u64>>>()?;
-    super::distinct("--size", &sizes)
-}
-
-/// The smallest working set per thread `--sweep` may start at.
-const MIN_SWEEP_BYTES: u64 = 1024;
-
-/// The working sets per thread of a size run: `--sweep`'s grid, or a `--size` list (each
-/// size is all threads together, as a single --size is, so it is split over the threads),
-/// ascending without duplicates. Empty for a single size or none.
-fn per_thread_sizes(
-    topo: &Topology,
-    args: &BandwidthArgs,
-    cpus: &[u32],
-    sizes: &[u64],
-) -> anyhow::Result<Vec<u64>> {
-    let threads = cpus.len().max(1) as u64;
-    let mut v = if let Some(r) = &args.sweep {
-        let (from, to) = super::latency::parse_range(r)?;
-        let (dfrom, dto) = crate::bandwidth::plan::default_sweep(topo, cpus[0]);
-        let (from, to) = (from.unwrap_or(dfrom), to.unwrap_or(dto));
-        anyhow::ensure!(
-            to >= from,
-            "--sweep {}..{} ends before it starts; give FROM below TO",
-            format_bytes(from),
-            format_bytes(to)
-        );
-        // Each thread's arrays hold whole elements of a few words; below 1 KiB a kernel's
-        // arrays would be empty (and the harness would then blame --size, not given).
-        anyhow::ensure!(
-            from >= MIN_SWEEP_BYTES,
-            "--sweep {}..{} starts below {} per thread, too small for a kernel's arrays; give FROM of at least 1KiB, e.g. --sweep 16KiB..1GiB",
-            format_bytes(from),
-            format_bytes(to),
-            format_bytes(MIN_SWEEP_BYTES)
-        );
-        crate::latency::sweep::sizes(
-            from,
-            to,
-            crate::bandwidth::plan::SWEEP_POINTS_PER_OCTAVE,
-            1024.min(from),
-        )
-    } else if sizes.len() > 1 {
-        sizes.iter().map(|s| s / threads).collect()
-    } else {
-        return Ok(vec![]);
-    };
-    v.sort_unstable();
-    v.dedup();
-    Ok(v)
 }
 
 /// `--kernel` (or the variant's default kernels) built for `--isa`.
@@ -659,43 +458,6 @@ fn placement(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<MemPlaceme
         weights.as_deref(),
     )
     .map_err(anyhow::Error::msg)
-}
-
-/// Every kernel's streams under the placement, and its working set against the free memory.
-fn check_sizes(
-    topo: &Topology,
-    args: &BandwidthArgs,
-    kernels: &[Kernel],
-    cpus: &[u32],
-    placement: &MemPlacement,
-    settings: &RunSettings,
-    size: Option<u64>,
-) -> anyhow::Result<()> {
-    for k in kernels {
-        let d = k.descriptor();
-        placement
-            .policies(d.name, d.stream_count())
-            .map_err(anyhow::Error::msg)?;
-        if !args.matrix && !args.scaling {
-            let a = settings.array_bytes(topo, d.stream_count(), cpus.len());
-            anyhow::ensure!(
-                a >= 64,
-                "--size is too small to give each of {} threads {} arrays of at least one cache line; use a larger --size",
-                cpus.len(),
-                d.stream_count()
-            );
-            check_stride(std::slice::from_ref(k), a)?;
-            check_fits(
-                topo,
-                &placement.nodes(),
-                a * (d.stream_count() * cpus.len()) as u64,
-            )
-            .map_err(anyhow::Error::msg)?;
-        } else if let Some(s) = size {
-            check_fits(topo, &placement.nodes(), s).map_err(anyhow::Error::msg)?;
-        }
-    }
-    Ok(())
 }
 
 pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {

@@ -11,14 +11,16 @@ use crate::loaded::matrix::MatrixTemplate;
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::Config;
 use crate::loaded::{self, LoadKernel, LoadedConfig};
-use crate::parse::cpulist::format_list;
 use crate::parse::duration::{parse_duration, LOADED_POINT};
-use crate::parse::selection;
 use crate::parse::size::parse_size;
 use crate::placement::PageSize;
 use crate::render::loaded_text;
 use crate::threads::check_cpus;
 use crate::topology::{read_topology, Topology};
+
+mod cpus;
+
+use cpus::{check_memory_node, load_nodes, one_memory_node, team_cpus};
 
 /// Flags of `numascope loaded-latency`.
 #[derive(Debug, Args)]
@@ -47,7 +49,8 @@ pub struct LoadedLatencyArgs {
     #[arg(long, alias = "load-mem-node", value_name = "NODE")]
     pub load_mem_nodes: Option<String>,
     /// Load kernel: read, write or write-nt (non-temporal stores). Default read.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(super::hints::LOAD_KERNELS))]
     pub kernel: Option<String>,
     /// Read:write mix of the load threads instead of --kernel (not with it): 2:1, 3:1 or 1:1
     /// (1:0 is reads only), the same with non-temporal writes (2:1-nt, 3:1-nt, 1:1-nt) or
@@ -76,7 +79,8 @@ pub struct LoadedLatencyArgs {
     /// Page backing of the chased and the load buffers: 4k (MADV_NOHUGEPAGE; the default, as
     /// everywhere but bandwidth), thp, or 2m / 1g (reserved hugetlb). Huge pages take the page walks out of
     /// the chase, so the curve shows the memory system alone.
-    #[arg(long, default_value = "4k", value_name = "PAGE")]
+    #[arg(long, default_value = "4k", value_name = "PAGE", hide_possible_values = true,
+        value_parser = super::hints::hinted::<PageSize>(super::hints::PAGE_SIZES))]
     pub page_size: PageSize,
     /// Length of each point, 20ms to 60s, e.g. 500ms or 2s (a bare number is milliseconds);
     /// each point is measured in blocks of at least 16 ms spread over the curve (up to 12),
@@ -145,59 +149,6 @@ pub fn parse_mixes(text: &str) -> anyhow::Result<Vec<LoadKernel>> {
     Ok(kernels)
 }
 
-/// `--load-nodes`: nodes with usable CPUs, ascending.
-fn load_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {
-    let nodes = selection::nodes(topo, "--load-nodes", text, &topo.initiator_nodes())?;
-    if nodes.is_empty() {
-        anyhow::bail!(
-            "--load-nodes is empty; name the nodes whose CPUs load, e.g. --load-nodes 0,1 or all"
-        );
-    }
-    for &n in &nodes {
-        if topo.usable_cpus_of(n).is_empty() {
-            anyhow::bail!(
-                "--load-nodes {}: node {n} has no usable CPU (memory-only, offline or outside this process's CPUs); choose from {}",
-                crate::parse::cpulist::excerpt(text.trim()),
-                format_list(&topo.initiator_nodes())
-            );
-        }
-    }
-    Ok(nodes)
-}
-
-fn check_memory_node(topo: &Topology, flag: &str, n: u32) -> anyhow::Result<()> {
-    let Some(node) = topo.node(n) else {
-        anyhow::bail!(
-            "{flag} {n}: node {n} does not exist; this machine has nodes {}",
-            format_list(&topo.node_ids())
-        );
-    };
-    if !node.has_memory {
-        anyhow::bail!(
-            "{flag} {n}: node {n} has no memory (it only has CPUs); choose a node with memory from {}",
-            format_list(&topo.memory_nodes())
-        );
-    }
-    if !topo.allowed_nodes.contains(&n) {
-        anyhow::bail!(
-            "{flag} {n}: node {n} is outside this process's allowed nodes {}; choose an allowed node",
-            format_list(&topo.allowed_nodes)
-        );
-    }
-    Ok(())
-}
-
-/// One node of a memory role flag (`--mem-nodes`, `--load-mem-nodes`).
-fn one_memory_node(topo: &Topology, flag: &str, text: &str, what: &str) -> anyhow::Result<u32> {
-    selection::one_node(
-        topo,
-        flag,
-        text,
-        &topo.memory_nodes(),
-        &format!("{what} lives on one node"),
-    )
-}
-
 /// Turns the flags into a validated request (pure: reads only `topo`).
 pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config> {
     let kernels = match (&a.mix, &a.kernel) {
@@ -229,48 +180,8 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
             .map_err(|e| anyhow::anyhow!("--size {e}"))?;
     }
     if a.matrix {
-        let given: Vec<&str> = [
-            ("--cpus", a.cpus.is_some()),
-            ("--load-cpus", a.load_cpus.is_some()),
-            ("--cpu-nodes", a.cpu_nodes.is_some()),
-            ("--mem-nodes", a.mem_nodes.is_some()),
-        ]
-        .iter()
-        .filter(|x| x.1)
-        .map(|x| x.0)
-        .collect();
-        if let Some(f) = given.first() {
-            let hint = if *f == "--load-cpus" {
-                " (--load-nodes chooses the nodes whose CPUs load every cell)"
-            } else {
-                ""
-            };
-            anyhow::bail!("--matrix chooses the chaser and its node for every initiator x target pair itself; drop {f}{hint}");
-        }
-        let load_mem_node = match &a.load_mem_nodes {
-            Some(t) => {
-                let n = one_memory_node(topo, "--load-mem-nodes", t, "the load buffers")?;
-                check_memory_node(topo, "--load-mem-nodes", n)?;
-                Some(n)
-            }
-            None => None,
-        };
-        return Ok(Config::Matrix(MatrixTemplate {
-            kernels,
-            points: a.points,
-            duration,
-            chaser_bytes: size,
-            page: a.page_size,
-            seed: a.seed,
-            load_nodes: a
-                .load_nodes
-                .as_deref()
-                .map(|t| load_nodes(topo, t))
-                .transpose()?,
-            load_mem_node,
-        }));
+        return matrix(topo, a, kernels, duration, size);
     }
-
     let (chaser, load_cpus) = team_cpus(topo, a)?;
     let mem_node = match &a.mem_nodes {
         Some(t) => one_memory_node(topo, "--mem-nodes", t, "the chased buffer")?,
@@ -306,133 +217,55 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
     })
 }
 
-/// `--cpu-nodes`'s usable CPUs, checked (`None` without the flag).
-fn initiator_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Option<Vec<u32>>> {
-    Ok(match &a.cpu_nodes {
-        Some(text) => {
-            let n = selection::one_node(
-                topo,
-                "--cpu-nodes",
-                text,
-                &topo.initiator_nodes(),
-                "the chaser and its load threads run from one node",
-            )?;
-            let Some(node) = topo.node(n) else {
-                anyhow::bail!(
-                    "--cpu-nodes {n}: node {n} does not exist; this machine has nodes {}",
-                    format_list(&topo.node_ids())
-                );
-            };
-            let cpus = topo.usable_cpus_of(n);
-            if cpus.is_empty() {
-                if node.cpus.is_empty() {
-                    anyhow::bail!(
-                        "--cpu-nodes {n}: node {n} is a memory-only node (no CPUs); it can be a --mem-nodes but not an initiator, choose one of {}",
-                        format_list(&topo.initiator_nodes())
-                    );
-                }
-                anyhow::bail!(
-                    "--cpu-nodes {n}: none of node {n}'s CPUs is online and allowed; choose one of {}",
-                    format_list(&topo.initiator_nodes())
-                );
-            }
-            Some(cpus)
+/// `--matrix`: the template of every initiator x target cell; the flags that choose one
+/// chaser are refused.
+fn matrix(
+    topo: &Topology,
+    a: &LoadedLatencyArgs,
+    kernels: Vec<LoadKernel>,
+    duration: std::time::Duration,
+    size: Option<u64>,
+) -> anyhow::Result<Config> {
+    let given: Vec<&str> = [
+        ("--cpus", a.cpus.is_some()),
+        ("--load-cpus", a.load_cpus.is_some()),
+        ("--cpu-nodes", a.cpu_nodes.is_some()),
+        ("--mem-nodes", a.mem_nodes.is_some()),
+    ]
+    .iter()
+    .filter(|x| x.1)
+    .map(|x| x.0)
+    .collect();
+    if let Some(f) = given.first() {
+        let hint = if *f == "--load-cpus" {
+            " (--load-nodes chooses the nodes whose CPUs load every cell)"
+        } else {
+            ""
+        };
+        anyhow::bail!("--matrix chooses the chaser and its node for every initiator x target pair itself; drop {f}{hint}");
+    }
+    let load_mem_node = match &a.load_mem_nodes {
+        Some(t) => {
+            let n = one_memory_node(topo, "--load-mem-nodes", t, "the load buffers")?;
+            check_memory_node(topo, "--load-mem-nodes", n)?;
+            Some(n)
         }
         None => None,
-    })
-}
-
-/// The chaser CPU and the load CPUs from `--cpus`, `--load-cpus` and `--cpu-nodes`, each checked to exist, be online and allowed, and not to overlap.
-fn team_cpus(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<(u32, Vec<u32>)> {
-    let usable = topo.usable_cpus();
-    let node_cpus = initiator_cpus(topo, a)?;
-    let pool = node_cpus.clone().unwrap_or_else(|| usable.clone());
-    let chaser = match &a.cpus {
-        Some(t) => selection::one_cpu(
-            topo,
-            "--cpus",
-            t,
-            "one thread chases (--load-cpus takes the load threads' list)",
-        )?,
-        None => *pool.first().ok_or_else(|| {
-            anyhow::anyhow!("this process may use no CPU at all; check taskset or the cgroup")
-        })?,
     };
-    if let (Some(_), Some(l)) = (&a.load_nodes, &a.load_cpus) {
-        anyhow::bail!(
-            "--load-nodes and --load-cpus both choose the load threads' CPUs; drop --load-cpus {} or --load-nodes",
-            crate::parse::cpulist::excerpt(l.trim())
-        );
-    }
-    let load_cpus = match (&a.load_cpus, &a.load_nodes) {
-        (None, Some(text)) => {
-            let nodes = load_nodes(topo, text)?;
-            let l: Vec<u32> = nodes
-                .iter()
-                .flat_map(|&n| topo.usable_cpus_of(n))
-                .filter(|&c| c != chaser)
-                .collect();
-            if l.is_empty() {
-                anyhow::bail!(
-                    "--load-nodes {}: the only usable CPU there is the chaser's ({chaser}); name nodes with other CPUs",
-                    crate::parse::cpulist::excerpt(text.trim())
-                );
-            }
-            l
-        }
-        (Some(text), _) => {
-            if text.trim().is_empty() {
-                anyhow::bail!(
-                    "--load-cpus is empty; name the load threads' CPUs, e.g. --load-cpus 1-3"
-                );
-            }
-            let l = selection::cpus(topo, "--load-cpus", text)?;
-            if l.contains(&chaser) {
-                anyhow::bail!(
-                    "--load-cpus {} includes the chaser CPU {chaser}; the chaser needs its CPU to itself, remove {chaser} from --load-cpus",
-                    crate::parse::cpulist::excerpt(text.trim())
-                );
-            }
-            l
-        }
-        (None, None) => pool.iter().copied().filter(|&c| c != chaser).collect(),
-    };
-    if load_cpus.is_empty() {
-        anyhow::bail!(
-            "no CPU is left for load threads besides the chaser CPU {chaser} (usable: {}); name other CPUs with --load-cpus or allow more CPUs",
-            format_list(&pool)
-        );
-    }
-    for &c in std::iter::once(&chaser).chain(&load_cpus) {
-        match topo.cpu(c) {
-            None => anyhow::bail!(
-                "CPU {c} does not exist; this machine has CPUs {}",
-                format_list(&topo.cpus.iter().map(|c| c.id).collect::<Vec<_>>())
-            ),
-            Some(cpu) if !cpu.online || !cpu.allowed => anyhow::bail!(
-                "CPU {c} is offline or outside this process's allowed CPUs; choose from {}",
-                format_list(&usable)
-            ),
-            Some(_) => {}
-        }
-    }
-    Ok((chaser, load_cpus))
-}
-
-/// `--csv DIR`: every point of every curve, and one headline row per curve.
-fn write_csv(dir: &std::path::Path, report: &loaded::LoadedReport) -> anyhow::Result<()> {
-    let curves = crate::render::run_view::report_curves(report);
-    let mut files = Vec::new();
-    for t in [
-        crate::render::run_view::loaded_curves_table(&curves),
-        crate::render::run_view::loaded_summary_table(&curves),
-    ] {
-        files.push((
-            format!("{}.csv", t.name),
-            crate::render::csv::table_csv(&t)?,
-        ));
-    }
-    crate::run::output::write_csv_dir(dir, &files)
+    Ok(Config::Matrix(MatrixTemplate {
+        kernels,
+        points: a.points,
+        duration,
+        chaser_bytes: size,
+        page: a.page_size,
+        seed: a.seed,
+        load_nodes: a
+            .load_nodes
+            .as_deref()
+            .map(|t| load_nodes(topo, t))
+            .transpose()?,
+        load_mem_node,
+    }))
 }
 
 /// Refuses an `--html` path that exists (nothing is overwritten) before measuring.
@@ -467,7 +300,15 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     let report = loaded::run(&topo, &ctx.root, &resolved, &progress)?.into_result()?;
     bar.finish_and_clear();
     if let Some(dir) = &args.csv {
-        write_csv(dir, &report)?;
+        // Every point of every curve, and one headline row per curve.
+        let curves = crate::render::run_view::report_curves(&report);
+        super::write_tables_csv(
+            dir,
+            [
+                crate::render::run_view::loaded_curves_table(&curves),
+                crate::render::run_view::loaded_summary_table(&curves),
+            ],
+        )?;
     }
     if let Some(path) = &args.html {
         crate::run::output::write_atomic(

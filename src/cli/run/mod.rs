@@ -12,31 +12,29 @@ use anyhow::bail;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::bandwidth::descriptor::by_name;
 use crate::cli::Context;
-use crate::latency::chase::Mode;
-use crate::parse::cpulist::{excerpt, format_list};
-use crate::parse::duration::{parse_duration, RUN_REPETITION};
-use crate::parse::selection;
-use crate::parse::size::format_bytes;
-use crate::placement::PageSize;
 use crate::render::run_brief;
 use crate::results::time::UtcTime;
 use crate::results::{Budget, Part};
 use crate::run::execute::{execute, NoProgress, Progress, RunHeader, BUILT};
 use crate::run::output::{default_dir_name, safe_host, OutputDir};
 use crate::run::plan::{make_plan, parse_parts, PlanRequest};
-use crate::run::settings::Overrides;
-use crate::topology::{read_topology, Topology};
+use crate::topology::read_topology;
+
+mod overrides;
+
+pub use overrides::overrides;
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct RunArgs {
-    /// Short budget: about 15 s on a 2-CPU machine (fewer sizes and samples).
+    /// Short budget: about 30 s on a 2-CPU machine (fewer sizes and samples).
     #[arg(long, conflicts_with = "thorough")]
     pub quick: bool,
     /// Long budget: more sizes, samples, kernels and pairs (minutes on big machines).
     #[arg(long)]
     pub thorough: bool,
+    /// Run only these parts, comma separated (--help lists them).
+    ///
     /// Run only these parts (comma separated): topology, latency, latency-matrix, bandwidth,
     /// bandwidth-matrix, scaling, loaded-latency, c2c, scenarios, advisor.
     #[arg(long, value_name = "PARTS")]
@@ -47,6 +45,8 @@ pub struct RunArgs {
     /// Print the plan with the estimated time of each part, and measure nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Output directory (default numascope-HOST-DATE; {host} {date} {rank}).
+    ///
     /// Output directory (default: numascope-HOST-YYYYMMDD-HHMMSS in the current one).
     /// `{host}`, `{date}` and `{rank}` (the launcher's rank: SLURM_PROCID,
     /// OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK) are replaced: `--output 'res/{host}'`.
@@ -55,10 +55,14 @@ pub struct RunArgs {
     /// Write into an existing output directory, replacing files of the same name.
     #[arg(long)]
     pub force: bool,
+    /// Also print results.json to stdout (the summary goes to stderr).
+    ///
     /// Also print results.json to stdout (the summary then goes to stderr); with --dry-run,
     /// the plan as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Print one `key=value` line instead of the summary.
+    ///
     /// Print one `key=value` summary line instead of the summary (the default under a
     /// launcher: srun, mpirun); the full summary stays in summary.txt.
     #[arg(long)]
@@ -66,20 +70,29 @@ pub struct RunArgs {
 
     // The knobs of the parts (docs/cli.md): each replaces the plan's choice for the parts it
     // applies to, is validated once in `overrides`, and is named in the plan's record.
+    /// Bandwidth kernels of the bandwidth part, comma separated.
+    ///
     /// Bandwidth kernels of the bandwidth part, comma separated (see `bandwidth
     /// --list-kernels`).
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(&super::hints::bandwidth_kernels()))]
     pub kernel: Option<String>,
     /// Walk modes of the latency sweep, comma separated: random, page, seq.
-    #[arg(long, value_name = "MODES")]
+    #[arg(long, value_name = "MODES", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(super::hints::MODES))]
     pub mode: Option<String>,
+    /// Page backings of the latency sweep: 4k, thp, 2m, 1g (comma list).
+    ///
     /// Page backings of the latency sweep, comma separated: 4k (the default everywhere but
     /// bandwidth, whose arrays use thp), thp, 2m, 1g.
-    #[arg(long, value_name = "PAGES")]
+    #[arg(long, value_name = "PAGES", hide_possible_values = true,
+        value_parser = super::hints::hinted::<String>(super::hints::PAGE_SIZES))]
     pub page_size: Option<String>,
     /// Working sets of the latency sweep, FROM..TO (e.g. 4KiB..256MiB).
     #[arg(long, value_name = "FROM..TO")]
     pub sweep: Option<String>,
+    /// Length of one timed bandwidth repetition, 20ms to 60s.
+    ///
     /// Length of one timed repetition of bandwidth, its matrix, scaling, loaded latency and
     /// the scenarios, 20ms to 60s.
     #[arg(long, value_name = "TIME")]
@@ -87,6 +100,8 @@ pub struct RunArgs {
     /// Minimum duration of one latency sample (sweep and matrix), milliseconds.
     #[arg(long, value_name = "MS")]
     pub sample_ms: Option<f64>,
+    /// CPUs of the core-to-core part (at least two): `0-3`, `!0`, `S0:`.
+    ///
     /// CPUs of the core-to-core part (at least two), CPU list syntax: `0-3`, `!0`, `S0:`.
     #[arg(long, value_name = "LIST")]
     pub cpus: Option<String>,
@@ -96,6 +111,8 @@ pub struct RunArgs {
     /// Memory nodes of the latency and bandwidth matrices.
     #[arg(long, value_name = "LIST")]
     pub mem_nodes: Option<String>,
+    /// Working set of the DRAM-sized parts (default: from the LLC).
+    ///
     /// Working set of the DRAM-sized parts instead of the one derived from the last-level
     /// cache: each latency-matrix cell, and the arrays of all threads together in bandwidth,
     /// its matrix, the scenarios and the advisor (still at least 16 MiB a thread). For small
@@ -149,214 +166,6 @@ pub fn resolve(args: &RunArgs) -> anyhow::Result<PlanRequest> {
         }
     }
     Ok(PlanRequest { budget, only, skip })
-}
-
-/// The parts' knobs given on the command line, parsed and checked against the topology once
-/// (in the same vocabulary and with the same sentences as the subcommands).
-pub fn overrides(topo: &Topology, args: &RunArgs) -> anyhow::Result<Overrides> {
-    use crate::results::plan::Part as P;
-    let mut o = Overrides::default();
-    let mut given = |flag: &str, value: &str, parts: &[P]| {
-        o.given
-            .push((format!("{flag} {}", excerpt(value.trim())), parts.to_vec()));
-    };
-    if let Some(t) = &args.kernel {
-        given("--kernel", t, &[P::Bandwidth]);
-    }
-    if let Some(t) = &args.mode {
-        given("--mode", t, &[P::Latency]);
-    }
-    if let Some(t) = &args.page_size {
-        given("--page-size", t, &[P::Latency]);
-    }
-    if let Some(t) = &args.sweep {
-        given("--sweep", t, &[P::Latency]);
-    }
-    if let Some(t) = &args.duration {
-        given(
-            "--duration",
-            t,
-            &[
-                P::Bandwidth,
-                P::BandwidthMatrix,
-                P::Scaling,
-                P::LoadedLatency,
-                P::Scenarios,
-                P::Advisor,
-            ],
-        );
-    }
-    if let Some(ms) = args.sample_ms {
-        given(
-            "--sample-ms",
-            &ms.to_string(),
-            &[P::Latency, P::LatencyMatrix],
-        );
-    }
-    if let Some(t) = &args.cpus {
-        given("--cpus", t, &[P::C2c]);
-    }
-    if let Some(t) = &args.cpu_nodes {
-        given(
-            "--cpu-nodes",
-            t,
-            &[P::LatencyMatrix, P::BandwidthMatrix, P::Scaling],
-        );
-    }
-    if let Some(t) = &args.mem_nodes {
-        given("--mem-nodes", t, &[P::LatencyMatrix, P::BandwidthMatrix]);
-    }
-    if let Some(t) = &args.size {
-        given(
-            "--size",
-            t,
-            &[
-                P::LatencyMatrix,
-                P::Bandwidth,
-                P::BandwidthMatrix,
-                P::Scenarios,
-                P::Advisor,
-            ],
-        );
-    }
-    if let Some(t) = &args.kernel {
-        let ids = t
-            .split(',')
-            .map(|n| by_name(n).map(|d| d.id))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| anyhow::anyhow!("--kernel: {e}"))?;
-        o.kernels = Some(super::distinct("--kernel", &ids)?);
-    }
-    if let Some(t) = &args.mode {
-        let modes = t
-            .split(',')
-            .map(|m| m.trim().parse::<Mode>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| anyhow::anyhow!("--mode: {e}"))?;
-        o.modes = Some(super::distinct("--mode", &modes)?);
-    }
-    if let Some(t) = &args.page_size {
-        let pages = t
-            .split(',')
-            .map(|p| p.trim().parse::<PageSize>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| anyhow::anyhow!("--page-size: {e}"))?;
-        o.pages = Some(super::distinct("--page-size", &pages)?);
-    }
-    if let Some(t) = &args.sweep {
-        let (from, to) = super::latency::parse_range(t)?;
-        let (Some(from), Some(to)) = (from, to) else {
-            bail!(
-                "--sweep {} needs both ends on run; write FROM..TO, e.g. --sweep 4KiB..256MiB",
-                excerpt(t.trim())
-            );
-        };
-        if from < 64 || to < from {
-            bail!("--sweep {} is not a rising range of at least one cache line; give FROM below TO, e.g. --sweep 4KiB..256MiB", excerpt(t.trim()));
-        }
-        let free: u64 = topo
-            .memory_nodes()
-            .iter()
-            .filter_map(|n| topo.node(*n))
-            .map(|n| n.memory_available_bytes)
-            .sum();
-        if to > free / 2 {
-            bail!(
-                "--sweep {}: its upper bound is more than half the {} free; end the sweep lower, e.g. --sweep ..{}MiB",
-                excerpt(t.trim()),
-                format_bytes(free),
-                (free / 4) >> 20
-            );
-        }
-        o.sweep = Some((from, to));
-    }
-    if let Some(t) = &args.duration {
-        let d = parse_duration(t, &RUN_REPETITION).map_err(anyhow::Error::msg)?;
-        o.duration_ms = Some(d.as_millis() as u64);
-    }
-    if let Some(ms) = args.sample_ms {
-        if !(ms > 0.0 && ms <= 10_000.0) {
-            bail!("--sample-ms {ms} is out of range; give a duration above 0 and at most 10000 ms, e.g. 2");
-        }
-        o.min_sample_ns = Some((ms * 1e6) as u64);
-    }
-    if let Some(t) = &args.cpus {
-        let cpus = selection::cpus(topo, "--cpus", t)?;
-        if cpus.len() < 2 {
-            bail!("--cpus {} names one CPU, but core-to-core latency needs at least two CPUs to bounce a line between; name two or more, e.g. --cpus 0,1", excerpt(t.trim()));
-        }
-        let usable = topo.usable_cpus();
-        if let Some(c) = cpus.iter().find(|c| !usable.contains(c)) {
-            bail!(
-                "CPU {c} in --cpus is offline or outside this process's allowed CPUs; choose from {}",
-                format_list(&usable)
-            );
-        }
-        o.c2c_cpus = Some(cpus);
-    }
-    if let Some(t) = &args.cpu_nodes {
-        let valid = topo.initiator_nodes();
-        let n = selection::nodes(topo, "--cpu-nodes", t, &valid)?;
-        within(
-            &n,
-            &valid,
-            "--cpu-nodes",
-            "initiator nodes (nodes with usable CPUs)",
-        )?;
-        o.cpu_nodes = Some(n);
-    }
-    if let Some(t) = &args.mem_nodes {
-        let valid = topo.memory_nodes();
-        let n = selection::nodes(topo, "--mem-nodes", t, &valid)?;
-        within(
-            &n,
-            &valid,
-            "--mem-nodes",
-            "memory nodes (allowed nodes with memory)",
-        )?;
-        o.mem_nodes = Some(n);
-    }
-    if let Some(t) = &args.size {
-        let bytes =
-            crate::parse::size::parse_size(t).map_err(|e| anyhow::anyhow!("--size: {e}"))?;
-        let free = free_over_memory_nodes(topo);
-        if bytes < 1 << 20 {
-            bail!(
-                "--size {} is below 1 MiB, too small for a working set of memory; give 1MiB or more, e.g. --size 16MiB",
-                excerpt(t.trim())
-            );
-        }
-        if free > 0 && bytes > free / 2 {
-            bail!(
-                "--size {}: more than half the {} free; give a smaller size, e.g. --size {}MiB",
-                excerpt(t.trim()),
-                format_bytes(free),
-                (free / 4) >> 20
-            );
-        }
-        o.size_bytes = Some(bytes);
-    }
-    Ok(o)
-}
-
-/// Memory available on the memory nodes, bytes (0 when the kernel reports none).
-/// Refuses a node of `nodes` outside `valid`, the set `flag` chooses from.
-fn within(nodes: &[u32], valid: &[u32], flag: &str, what: &str) -> anyhow::Result<()> {
-    match nodes.iter().find(|n| !valid.contains(n)) {
-        Some(n) => bail!(
-            "{flag} names node {n}, which is not among the {what}; choose from {}",
-            format_list(valid)
-        ),
-        None => Ok(()),
-    }
-}
-
-fn free_over_memory_nodes(topo: &Topology) -> u64 {
-    topo.memory_nodes()
-        .iter()
-        .filter_map(|n| topo.node(*n))
-        .map(|n| n.memory_available_bytes)
-        .sum()
 }
 
 /// Progress bars on stderr, one per part.
@@ -418,23 +227,9 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         });
     }
     root.require_live("run measurements")?;
-    let host = root
-        .read_trimmed_opt("proc/sys/kernel/hostname")?
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "host".into());
     let now = UtcTime::of(SystemTime::now());
     let rank = crate::launcher::rank();
-    let dir_path = match &args.output {
-        Some(t) => crate::launcher::expand_output(
-            t,
-            &crate::launcher::TemplateValues {
-                host: safe_host(&host),
-                date: now.compact(),
-                rank: rank.map(|r| r.0),
-            },
-        )?,
-        None => PathBuf::from(default_dir_name(&host, &now.compact())),
-    };
+    let (host, dir_path) = output_path(ctx, args, &now, rank)?;
     crate::sys::signal::install_stop_handlers()?;
     let existed = dir_path.exists();
     let dir = OutputDir::prepare(&dir_path, args.force)?;
@@ -468,17 +263,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         so_far.partial = true;
         dir.write_results(&so_far).map(|_| ())
     })?;
-    dir.write_results(&results)?;
-    // report.html and one CSV per table (the report renderers), then the text summary.
-    for (name, bytes) in crate::render::run_files::run_files(&results)? {
-        dir.write(&name, &bytes)?;
-    }
-    let mut summary = Vec::new();
-    crate::render::summary::render(&mut summary, &results, Some(dir.path()))?;
-    // The summary quotes the machine's own strings (host, CPU model): escaped by the one
-    // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
-    let summary = crate::sanitize::text_bytes(&summary).into_owned();
-    dir.write("summary.txt", &summary)?;
+    let summary = write_outputs(&dir, &results)?;
     if args.json {
         let mut out = std::io::stdout().lock();
         out.write_all(results.to_json().as_bytes())?;
@@ -497,9 +282,53 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     super::run_status(&results)
 }
 
+/// The host's name and the output directory: `--output` with its `{host}`, `{date}` and
+/// `{rank}` filled in, or numascope-HOST-DATE in the current directory.
+fn output_path(
+    ctx: &Context,
+    args: &RunArgs,
+    now: &UtcTime,
+    rank: Option<(u64, &'static str)>,
+) -> anyhow::Result<(String, PathBuf)> {
+    let host = ctx
+        .root
+        .read_trimmed_opt("proc/sys/kernel/hostname")?
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".into());
+    let path = match &args.output {
+        Some(t) => crate::launcher::expand_output(
+            t,
+            &crate::launcher::TemplateValues {
+                host: safe_host(&host),
+                date: now.compact(),
+                rank: rank.map(|r| r.0),
+            },
+        )?,
+        None => PathBuf::from(default_dir_name(&host, &now.compact())),
+    };
+    Ok((host, path))
+}
+
+/// Writes the finished results, report.html and one CSV per table (the report renderers),
+/// then summary.txt; gives the summary's bytes.
+fn write_outputs(dir: &OutputDir, results: &crate::results::RunResults) -> anyhow::Result<Vec<u8>> {
+    dir.write_results(results)?;
+    for (name, bytes) in crate::render::run_files::run_files(results)? {
+        dir.write(&name, &bytes)?;
+    }
+    let mut summary = Vec::new();
+    crate::render::summary::render(&mut summary, results, Some(dir.path()))?;
+    // The summary quotes the machine's own strings (host, CPU model): escaped by the one
+    // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
+    let summary = crate::sanitize::text_bytes(&summary).into_owned();
+    dir.write("summary.txt", &summary)?;
+    Ok(summary)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placement::PageSize;
 
     #[test]
     fn flags_resolve_to_a_request() {

@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::{Page, CSS};
+use super::{esc, prose};
 use crate::render::run_view::fmt_num;
 use crate::render::svg::strip::{strip_chart, StripChart};
 use crate::results::fleet::{FleetReport, Standing};
@@ -47,7 +47,7 @@ pub fn render(f: &FleetReport) -> String {
     let _ = write!(
         p.html,
         "<div class=\"banner verdict {class}\">{}",
-        esc(&verdict)
+        prose(&verdict)
     );
     let others: Vec<String> = f
         .hosts
@@ -65,7 +65,7 @@ pub fn render(f: &FleetReport) -> String {
     if !others.is_empty() {
         p.push("<ul class=\"warnings\">");
         for o in &others {
-            let _ = write!(p.html, "<li>{}</li>", esc(o));
+            let _ = write!(p.html, "<li>{}</li>", prose(o));
         }
         p.push("</ul>");
     }
@@ -94,7 +94,7 @@ pub fn render(f: &FleetReport) -> String {
             &lead,
         );
         if let Some(why) = &group.not_judged {
-            let _ = write!(p.html, "<p class=\"absent\">Not judged: {}</p>", esc(why));
+            let _ = write!(p.html, "<p class=\"absent\">Not judged: {}</p>", prose(why));
         }
         let metrics: Vec<_> = f.metrics.iter().filter(|m| m.group == g).collect();
         p.push("<div class=\"scroll\"><table><thead><tr><th>host</th><th>standing</th>");
@@ -113,7 +113,7 @@ pub fn render(f: &FleetReport) -> String {
                 p.html,
                 "<tr class=\"{s}\"><td>{}</td><td class=\"tag-{s}\" title=\"{}\">{s}</td>",
                 esc(&h.name),
-                esc(&h.reasons.join("; ")),
+                prose(&h.reasons.join("; ")),
                 s = h.standing.label()
             );
             for m in &metrics {

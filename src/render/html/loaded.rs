@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::{Page, CSS};
+use super::{esc, prose};
 use crate::render::run_view::{
     has_blocks, has_slices, loaded_curves_for_people, loaded_family_chart, loaded_matrix_heatmaps,
     loaded_summary_for_people, report_curves,
@@ -104,7 +104,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     if !warnings.is_empty() {
         p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
         for w in &warnings {
-            let _ = write!(p.html, "<li>{}</li>", esc(w));
+            let _ = write!(p.html, "<li>{}</li>", prose(w));
         }
         p.push("</ul></div>\n");
     }
@@ -165,7 +165,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
                 "<p class=\"absent\">{} -> {} not measured: {}</p>",
                 c.initiator,
                 c.target,
-                esc(c.note.as_deref().unwrap_or("no reason recorded"))
+                prose(c.note.as_deref().unwrap_or("no reason recorded"))
             );
         }
         p.section_close();

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::Page;
+use super::{esc, prose};
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
 use crate::results::{Part, RunResults};
@@ -93,15 +93,15 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             ]);
             p.table(&t, &cols, &|i| winners.contains(&keep[i].0));
             for n in &notes {
-                let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
+                let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(n));
             }
             // What the latency column measured and each row's precision.
             let extra = [
-                super::super::run_brief::latency_conditions(s),
-                super::super::run_brief::precision_line(r),
+                super::precision::scenario_latency_note(s),
+                super::precision::scenarios_line(r, s),
             ];
             for n in extra.iter().flatten() {
-                let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
+                let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(n));
             }
             let _ = write!(
                 p.html,
@@ -120,8 +120,8 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
                     let _ = write!(
                         p.html,
                         "<li>{} <span class=\"muted\">({})</span></li>",
-                        esc(&rec.text),
-                        esc(&view::comparison(rec))
+                        prose(&rec.text),
+                        prose(&view::comparison(rec))
                     );
                 }
                 p.push("</ul>");
@@ -133,11 +133,8 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
 pub(super) fn advisor(p: &mut Page, r: &RunResults) {
     match &r.advisor {
         None => p.absent(r, Part::Advisor),
-        Some(_) if r.topology.memory_nodes().len() <= 1 => p.push(
-            "<p>One memory node: weighted interleave has nothing to spread pages over on this machine.</p>",
-        ),
         Some(a) => {
-            let _ = write!(p.html, "<p>{}</p>", esc(&a.summary));
+            let _ = write!(p.html, "<p>{}</p>", prose(&a.summary));
             p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
             for c in &a.checks {
                 let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {

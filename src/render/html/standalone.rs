@@ -9,8 +9,8 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::{Page, CSS};
+use super::{esc, prose};
 use super::{parts, tables};
 use crate::render::run_view as view;
 use crate::render::svg;
@@ -215,7 +215,7 @@ fn open(title: &str, what: &str, env: &Environment, warnings: &[String]) -> Page
     if !warnings.is_empty() {
         p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
         for w in warnings {
-            let _ = write!(p.html, "<li>{}</li>", esc(w));
+            let _ = write!(p.html, "<li>{}</li>", prose(w));
         }
         p.push("</ul></div>\n");
     }

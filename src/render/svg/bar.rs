@@ -3,10 +3,10 @@
 //! optionally each bar's 95 % interval as a whisker and disturbed figures drawn hollow
 //! ([`bar_chart_marked`]).
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::frame::{self, Area, DrawResult};
 use super::{value_label, ChartError, FONT, INK, MUTED, PALETTE};
 
 /// What to draw.
@@ -104,23 +104,12 @@ fn render(b: &BarChart, marks: &[BarMark], l: Layout) -> Result<String, ChartErr
     }
     let top = 44 * l.title_px / 17;
     let height = top + l.row * b.bars.len() as u32 + 12;
-    let mut buf = String::new();
-    {
-        let root = SVGBackend::with_string(&mut buf, (l.width, height)).into_drawing_area();
-        draw(&root, b, marks, l, top).map_err(|e| ChartError::new(&b.title, e))?;
-        root.present().map_err(|e| ChartError::new(&b.title, e))?;
-    }
-    Ok(buf)
+    frame::svg_string(&b.title, (l.width, height), |root| {
+        draw(root, b, marks, l, top)
+    })
 }
 
-fn draw(
-    area: &DrawingArea<SVGBackend, Shift>,
-    b: &BarChart,
-    marks: &[BarMark],
-    l: Layout,
-    top: u32,
-) -> Result<(), Box<dyn std::error::Error>> {
-    area.fill(&WHITE)?;
+fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: u32) -> DrawResult {
     area.draw(&Text::new(
         b.title.clone(),
         (12, 8),

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::page::{Page, CSS};
+use super::page::Page;
 use super::{esc, prose};
 use crate::render::run_view::fmt_num;
 use crate::render::svg::strip::{strip_chart, StripChart};
@@ -16,24 +16,18 @@ const FLEET_CSS: &str = "td.out{background:#fde8e8;font-weight:650}tr.noisy td,t
 
 /// Renders the whole page.
 pub fn render(f: &FleetReport) -> String {
-    let mut p = Page {
-        html: String::with_capacity(64 * 1024),
-    };
-    let _ = write!(
-        p.html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>numascope fleet: {} hosts</title><style>{CSS}{FLEET_CSS}</style></head>\n<body><main>\n",
-        f.hosts.len()
-    );
-    let _ = writeln!(
-        p.html,
-        "<header class=\"top\"><h1>numascope fleet</h1><div class=\"sub\"><span>{} hosts</span><span>{} hardware group(s)</span><span>outlier: robust z &gt; {:.0} and &gt; {:.0} %, outside the host's own interval</span></div></header>",
-        f.hosts.len(),
-        f.groups.len(),
-        f.outlier_z,
-        f.min_relative_difference * 100.0
-    );
+    let facts = [
+        format!("{} hosts", f.hosts.len()),
+        format!("{} hardware group(s)", f.groups.len()),
+        format!(
+            "outlier: robust z > {:.0} and > {:.0} %, outside the host's own interval",
+            f.outlier_z,
+            f.min_relative_difference * 100.0
+        ),
+    ];
+    let title = format!("numascope fleet: {} hosts", f.hosts.len());
+    let mut p = Page::open(&title, FLEET_CSS, "numascope fleet", &facts);
+    p.push("</header>\n");
     let verdict = if f.has_outliers() {
         format!(
             "{} host(s) stand out: {}",
@@ -154,6 +148,5 @@ pub fn render(f: &FleetReport) -> String {
         }
         p.section_close();
     }
-    p.push("<footer>numascope fleet; MB = 10^6 bytes</footer>\n</main></body></html>\n");
-    p.html
+    p.close("numascope fleet; MB = 10^6 bytes")
 }

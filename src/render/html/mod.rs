@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 
 use crate::render::run_view as view;
 use crate::results::{Part, RunResults, RESULTS_SCHEMA_VERSION};
-use page::{Page, CSS};
+use page::Page;
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -210,25 +210,7 @@ const SECTIONS: &[Section] = &[
 
 /// Renders the page.
 pub fn render(r: &RunResults) -> String {
-    let mut p = Page {
-        html: String::with_capacity(256 * 1024),
-    };
     let env = &r.topology.environment;
-    let _ = write!(
-        p.html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>numascope report: {}</title><style>{CSS}</style></head>\n<body><main>\n",
-        esc(&r.host)
-    );
-
-    // Header.
-    p.push("<header class=\"top\">");
-    let _ = write!(
-        p.html,
-        "<h1>Memory on {}</h1><div class=\"sub\">",
-        esc(&r.host)
-    );
     let t = &r.topology;
     let mut facts = machine_facts(env);
     facts.push(format!(
@@ -244,10 +226,9 @@ pub fn render(r: &RunResults) -> String {
         r.duration_s,
         r.plan.budget.name()
     ));
-    for f in facts {
-        let _ = write!(p.html, "<span>{}</span>", esc(&f));
-    }
-    p.push("</div><nav class=\"toc\">");
+    let title = format!("numascope report: {}", r.host);
+    let mut p = Page::open(&title, "", &format!("Memory on {}", r.host), &facts);
+    p.push("<nav class=\"toc\">");
     let (shown, left_out): (Vec<&Section>, Vec<&Section>) =
         SECTIONS.iter().partition(|s| (s.measured)(r));
     for s in &shown {
@@ -255,7 +236,7 @@ pub fn render(r: &RunResults) -> String {
     }
     p.push("</nav></header>\n");
     if r.partial {
-        p.push("<div class=\"banner partial\">Partial run: the run was interrupted or a part failed. Sections without data say why.</div>\n");
+        p.push("<div class=\"banner partial\">Partial run: the run was interrupted or a part failed. Sections without data are named at the end, with the reason.</div>\n");
     }
 
     verdict_banner(&mut p, r);
@@ -267,14 +248,12 @@ pub fn render(r: &RunResults) -> String {
     }
     not_measured(&mut p, r, &left_out);
 
-    let _ = write!(
-        p.html,
-        "<footer>numascope {} \u{00b7} results schema version {} (this build reads {}) \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes \u{00b7} firmware figures (SLIT, HMAT) are declared, not measured.</footer>\n</main></body></html>\n",
-        esc(&r.tool_version),
-        r.schema_version,
-        RESULTS_SCHEMA_VERSION
-    );
-    p.html
+    p.close(&format!(
+        "numascope {} \u{00b7} results schema version {} (this build reads {}) \u{00b7} MB = 10^6 \
+         bytes, KiB/MiB = 2^10/2^20 bytes \u{00b7} firmware figures (SLIT, HMAT) are declared, \
+         not measured.",
+        r.tool_version, r.schema_version, RESULTS_SCHEMA_VERSION
+    ))
 }
 
 /// The sections left out, each with the reason its part has nothing to show, in one line at

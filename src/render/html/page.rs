@@ -76,6 +76,50 @@ pub(super) struct Page {
 }
 
 impl Page {
+    /// A page: the document head (`title`, the stylesheet and `css` after it), the header's
+    /// heading and its facts; the caller ends the header (after its navigation, if any).
+    pub(super) fn open(title: &str, css: &str, h1: &str, facts: &[String]) -> Page {
+        let mut p = Page {
+            html: String::with_capacity(256 * 1024),
+        };
+        let _ = write!(
+            p.html,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>{}</title><style>{CSS}{css}</style></head>\n<body><main>\n\
+<header class=\"top\"><h1>{}</h1><div class=\"sub\">",
+            esc(title),
+            esc(h1)
+        );
+        for f in facts {
+            let _ = write!(p.html, "<span>{}</span>", esc(f));
+        }
+        p.push("</div>");
+        p
+    }
+
+    /// The warnings as a list in a banner, when there are any.
+    pub(super) fn warnings(&mut self, warnings: &[String]) {
+        if warnings.is_empty() {
+            return;
+        }
+        self.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
+        for w in warnings {
+            let _ = write!(self.html, "<li>{}</li>", prose(w));
+        }
+        self.push("</ul></div>\n");
+    }
+
+    /// The footer (its text escaped here) and the end of the document.
+    pub(super) fn close(mut self, footer: &str) -> String {
+        let _ = write!(
+            self.html,
+            "<footer>{}</footer>\n</main></body></html>\n",
+            esc(footer)
+        );
+        self.html
+    }
+
     pub(super) fn push(&mut self, s: &str) {
         self.html.push_str(s);
     }

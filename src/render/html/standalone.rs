@@ -7,10 +7,7 @@
 //! heat maps. A bandwidth report is first put where a run keeps it
 //! ([`crate::render::tables_standalone::bandwidth_run`]), so no chart is drawn twice in code.
 
-use std::fmt::Write as _;
-
-use super::page::{Page, CSS};
-use super::{esc, prose};
+use super::page::Page;
 use super::{parts, tables};
 use crate::render::run_view as view;
 use crate::render::svg;
@@ -191,44 +188,24 @@ pub fn render_stream_matrix(r: &StreamMatrixReport) -> String {
 
 /// The document head, the header (title, what was measured, the machine) and the warnings.
 fn open(title: &str, what: &str, env: &Environment, warnings: &[String]) -> Page {
-    let mut p = Page {
-        html: String::with_capacity(128 * 1024),
-    };
-    let _ = write!(
-        p.html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>numascope {}</title><style>{CSS}</style></head>\n<body><main>\n",
-        esc(&title.to_lowercase())
-    );
-    let _ = write!(
-        p.html,
-        "<header class=\"top\"><h1>{}</h1><div class=\"sub\">",
-        esc(title)
-    );
     let mut facts = vec![what.to_string()];
     facts.extend(super::machine_facts(env));
-    for f in facts {
-        let _ = write!(p.html, "<span>{}</span>", esc(&f));
-    }
-    p.push("</div></header>\n");
-    if !warnings.is_empty() {
-        p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
-        for w in warnings {
-            let _ = write!(p.html, "<li>{}</li>", prose(w));
-        }
-        p.push("</ul></div>\n");
-    }
+    let mut p = Page::open(
+        &format!("numascope {}", title.to_lowercase()),
+        "",
+        title,
+        &facts,
+    );
+    p.push("</header>\n");
+    p.warnings(warnings);
     p
 }
 
-fn close(mut p: Page) -> String {
-    let _ = write!(
-        p.html,
-        "<footer>numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes</footer>\n</main></body></html>\n",
-        esc(env!("CARGO_PKG_VERSION"))
-    );
-    p.html
+fn close(p: Page) -> String {
+    p.close(&format!(
+        "numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes",
+        env!("CARGO_PKG_VERSION")
+    ))
 }
 
 #[cfg(test)]

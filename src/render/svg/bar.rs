@@ -125,45 +125,11 @@ fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: u32) -> Dr
         .chain(marks.iter().filter_map(|m| m.interval.map(|i| i.1)))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
-    // The phone layout keeps room for its longest value text (about 0.56 em a character).
-    let value_room = if l.label_above {
-        let chars = b
-            .bars
-            .iter()
-            .enumerate()
-            .map(|(i, (_, v))| value_text(b, i, *v, marks).chars().count())
-            .max()
-            .unwrap_or(0);
-        l.value_room
-            .max((chars as f64 * l.text_px as f64 * 0.56).ceil() as u32 + 16)
-    } else {
-        l.value_room
-    };
+    let value_room = value_room(b, marks, l);
     let span = l.width.saturating_sub(l.bar_x + value_room).max(40) as f64;
     let bar_x = l.bar_x as i32;
     for (i, (label, v)) in b.bars.iter().enumerate() {
-        let mut y = (top + l.row * i as u32) as i32;
-        if l.label_above {
-            area.draw(&Text::new(
-                label.clone(),
-                (bar_x, y),
-                (FONT, l.text_px)
-                    .into_font()
-                    .color(&INK)
-                    .pos(Pos::new(HPos::Left, VPos::Top)),
-            ))?;
-            // The bar takes the row's lower part, as tall as in the wide layout.
-            y += (l.row - ROW) as i32;
-        } else {
-            area.draw(&Text::new(
-                label.clone(),
-                (bar_x - 10, y + ROW as i32 / 2 - 2),
-                (FONT, l.text_px)
-                    .into_font()
-                    .color(&INK)
-                    .pos(Pos::new(HPos::Right, VPos::Center)),
-            ))?;
-        }
+        let y = draw_label(area, label, l, (top + l.row * i as u32) as i32)?;
         let w = if max > 0.0 && v.is_finite() {
             (v / max * span).round() as i32
         } else {
@@ -209,6 +175,55 @@ fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: u32) -> Dr
         ))?;
     }
     Ok(())
+}
+
+/// Room kept right of the longest bar for its value; the phone layout keeps room for its
+/// longest value text (about 0.56 em a character).
+fn value_room(b: &BarChart, marks: &[BarMark], l: Layout) -> u32 {
+    if !l.label_above {
+        return l.value_room;
+    }
+    let chars = b
+        .bars
+        .iter()
+        .enumerate()
+        .map(|(i, (_, v))| value_text(b, i, *v, marks).chars().count())
+        .max()
+        .unwrap_or(0);
+    l.value_room
+        .max((chars as f64 * l.text_px as f64 * 0.56).ceil() as u32 + 16)
+}
+
+/// A bar's label, left of the bar or (phone layout) above it; the bar's top.
+fn draw_label(
+    area: &Area,
+    label: &str,
+    l: Layout,
+    mut y: i32,
+) -> Result<i32, Box<dyn std::error::Error>> {
+    let bar_x = l.bar_x as i32;
+    if l.label_above {
+        area.draw(&Text::new(
+            label.to_string(),
+            (bar_x, y),
+            (FONT, l.text_px)
+                .into_font()
+                .color(&INK)
+                .pos(Pos::new(HPos::Left, VPos::Top)),
+        ))?;
+        // The bar takes the row's lower part, as tall as in the wide layout.
+        y += (l.row - ROW) as i32;
+    } else {
+        area.draw(&Text::new(
+            label.to_string(),
+            (bar_x - 10, y + ROW as i32 / 2 - 2),
+            (FONT, l.text_px)
+                .into_font()
+                .color(&INK)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))?;
+    }
+    Ok(y)
 }
 
 /// The text printed after bar `i`: its value, the unit after the first, "(disturbed)" when so.

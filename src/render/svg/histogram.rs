@@ -10,7 +10,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::frame::{self, Area, DrawResult, EntrySize};
+use super::frame::{self, Area, Chart, DrawResult, EntrySize};
 use super::{series_color, tick_label, ChartError, FONT, GRID, INK, MUTED, PALETTE};
 
 /// One bin: `low <= x < high`, `count` values in it.
@@ -230,6 +230,20 @@ fn draw(
         .x_desc(&h.x_label)
         .y_desc(&h.y_label)
         .draw()?;
+    draw_x_ticks(&mut chart, &plot_area, h, (x0, x1), (y0, y1))?;
+    draw_bins(&mut chart, bins, y0)?;
+    draw_marks(&mut chart, h, (x0, x1), (y0, y1))?;
+    draw_legend(&legend_area, h, rows)
+}
+
+/// The x ticks (1, 2 and 5 of each decade as they fit) with their grid lines and labels.
+fn draw_x_ticks(
+    chart: &mut Chart,
+    plot_area: &Area,
+    h: &Histogram,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> DrawResult {
     let label_font = (FONT, h.px(13))
         .into_font()
         .color(&MUTED)
@@ -253,6 +267,11 @@ fn draw(
             label_font.clone(),
         ))?;
     }
+    Ok(())
+}
+
+/// The bins as bars from the axis up to their count.
+fn draw_bins(chart: &mut Chart, bins: &[HistBin], y0: f64) -> DrawResult {
     let bar = series_color(0);
     for b in bins.iter().filter(|b| b.count > 0) {
         let corners = [
@@ -264,6 +283,16 @@ fn draw(
             Rectangle::new(corners, WHITE.stroke_width(1)),
         ])?;
     }
+    Ok(())
+}
+
+/// The marks: their interval bands, then their lines.
+fn draw_marks(
+    chart: &mut Chart,
+    h: &Histogram,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> DrawResult {
     // The marks' bands first, light, so every line stays visible on top of them.
     for (i, m) in h.marks.iter().enumerate() {
         let Some((lo, hi)) = m.band.filter(|(l, h)| l.is_finite() && *l > 0.0 && h >= l) else {
@@ -294,7 +323,7 @@ fn draw(
             )))?,
         };
     }
-    draw_legend(&legend_area, h, rows)
+    Ok(())
 }
 
 /// The legend rows: a swatch (a bar's square or a mark's line) and the entry's text.

@@ -46,7 +46,8 @@ pub fn esc(s: &str) -> String {
 
 /// Escapes a sentence for element content, setting a word quoted in backticks (a sentence
 /// written for the terminal: "runs a `pageout` scheme") as code; a backtick without its pair
-/// is dropped, so no backtick reaches the page.
+/// is dropped, so no backtick reaches the page. A numactl line in the text is set as a
+/// command, which never breaks (at its hyphens or anywhere else).
 pub fn prose(s: &str) -> String {
     let parts: Vec<&str> = s.split('`').collect();
     let mut o = String::with_capacity(s.len() + 16);
@@ -55,10 +56,28 @@ pub fn prose(s: &str) -> String {
         if quoted {
             let _ = write!(o, "<code>{}</code>", esc(part));
         } else {
-            o.push_str(&esc(part));
+            commands(&mut o, part);
         }
     }
     o
+}
+
+/// Escapes `s` into `o`, each `numactl ...` in it (up to the end of its clause: `;`, `,`, `)`
+/// or a full stop) as `<code class="cmd">`.
+fn commands(o: &mut String, mut s: &str) {
+    while let Some(at) = s.find("numactl ") {
+        o.push_str(&esc(&s[..at]));
+        let rest = &s[at..];
+        let end = [";", ",", ")", ". "]
+            .iter()
+            .filter_map(|p| rest.find(p))
+            .min()
+            .unwrap_or(rest.len());
+        let cmd = rest[..end].trim_end_matches('.');
+        let _ = write!(o, "<code class=\"cmd\">{}</code>", esc(cmd));
+        s = &rest[cmd.len()..];
+    }
+    o.push_str(&esc(s));
 }
 
 /// One section of the page: its anchor, its name in the table of contents, its heading, its
@@ -503,6 +522,11 @@ mod tests {
         assert!(h.contains("runs a <code>pageout</code> scheme"));
         assert!(!h.contains('`'));
         assert_eq!(prose("a `b` c `d"), "a <code>b</code> c d");
+        assert_eq!(
+            prose("gets +34 %: numactl --interleave=all APP. Then, numactl -N 0 x; y"),
+            "gets +34 %: <code class=\"cmd\">numactl --interleave=all APP</code>. Then, \
+             <code class=\"cmd\">numactl -N 0 x</code>; y"
+        );
     }
 
     /// The sweep's caption names the cache lines the chart draws and never says none were

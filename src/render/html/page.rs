@@ -54,6 +54,7 @@ tbody tr:hover td{background:#f9fafb}
 .scroll th:first-child{background:var(--soft)}
 code{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:1px 5px;border-radius:4px;white-space:nowrap}
 p code,li code,dd code{white-space:normal;overflow-wrap:anywhere}
+code.cmd,p code.cmd,li code.cmd,dd code.cmd{white-space:nowrap;overflow-wrap:normal;display:inline-block;max-width:100%;overflow-x:auto;vertical-align:bottom}
 pre{font:12.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:10px 12px;border-radius:6px;overflow-x:auto}
 ul.findings{list-style:none;padding:0;margin:0}
 ul.findings li{padding:9px 12px 9px 14px;border-left:3px solid var(--accent);background:var(--soft);margin:0 0 8px;border-radius:0 6px 6px 0}
@@ -67,7 +68,7 @@ dl.kv dt{color:var(--muted)}
 dl.kv dd{margin:0;min-width:0;overflow-wrap:anywhere}
 footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
 .chart-narrow{display:none}
-@media (max-width:640px){main{padding:12px 8px}dl.kv{grid-template-columns:1fr;gap:0}dl.kv dd{margin-bottom:6px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}figure.heatmap svg{max-width:none}}
+@media (max-width:640px){main{padding:12px 8px}.scroll th,.scroll td{min-width:6.5em}dl.kv{grid-template-columns:1fr;gap:0}dl.kv dd{margin-bottom:6px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}figure.heatmap svg{max-width:none}}
 @media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
 "#;
 

@@ -9,7 +9,7 @@ use super::page::Page;
 use super::{esc, prose};
 use crate::render::run_view::fmt_num;
 use crate::render::svg::strip::{strip_chart, StripChart};
-use crate::results::fleet::{FleetReport, Standing};
+use crate::results::fleet::{FleetReport, HardwareGroup, Standing};
 
 /// Extra rules for the fleet table on top of the report's style sheet.
 const FLEET_CSS: &str = "td.out{background:#fde8e8;font-weight:650}tr.noisy td,tr.different-environment td,tr.different-hardware td{color:var(--muted)}td.tag-outlier{color:#c0392b;font-weight:650}";
@@ -28,6 +28,15 @@ pub fn render(f: &FleetReport) -> String {
     let title = format!("numascope fleet: {} hosts", f.hosts.len());
     let mut p = Page::open(&title, FLEET_CSS, "numascope fleet", &facts);
     p.push("</header>\n");
+    verdict_banner(&mut p, f);
+    for (g, group) in f.groups.iter().enumerate() {
+        group_section(&mut p, f, g, group);
+    }
+    p.close("numascope fleet; MB = 10^6 bytes")
+}
+
+/// Which hosts stand out, and the hosts not compared (and why).
+fn verdict_banner(p: &mut Page, f: &FleetReport) {
     let verdict = if f.has_outliers() {
         format!(
             "{} host(s) stand out: {}",
@@ -64,89 +73,95 @@ pub fn render(f: &FleetReport) -> String {
         p.push("</ul>");
     }
     p.push("</div>\n");
-    for (g, group) in f.groups.iter().enumerate() {
-        let hw = &group.hardware;
-        let lead = format!(
-            "{}, {} memory node(s) of {:?} GiB, kernel {}, THP {}{}",
-            hw.cpu_model.as_deref().unwrap_or("unknown CPU"),
-            hw.memory_nodes,
-            hw.memory_per_node_gib,
-            hw.kernel.as_deref().unwrap_or("unknown"),
-            group.thp.as_deref().unwrap_or("unknown"),
-            if group.differs_from_largest.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    "; differs from group 1: {}",
-                    group.differs_from_largest.join("; ")
-                )
-            }
-        );
-        p.section_open(
-            &format!("group-{}", g + 1),
-            &format!("Group {}: {} host(s)", g + 1, group.hosts.len()),
-            &lead,
-        );
-        if let Some(why) = &group.not_judged {
-            let _ = write!(p.html, "<p class=\"absent\">Not judged: {}</p>", prose(why));
+}
+
+/// What the group's hosts share (hardware, kernel, THP) and how it differs from the largest.
+fn group_lead(group: &HardwareGroup) -> String {
+    let hw = &group.hardware;
+    format!(
+        "{}, {} memory node(s) of {:?} GiB, kernel {}, THP {}{}",
+        hw.cpu_model.as_deref().unwrap_or("unknown CPU"),
+        hw.memory_nodes,
+        hw.memory_per_node_gib,
+        hw.kernel.as_deref().unwrap_or("unknown"),
+        group.thp.as_deref().unwrap_or("unknown"),
+        if group.differs_from_largest.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "; differs from group 1: {}",
+                group.differs_from_largest.join("; ")
+            )
         }
-        let metrics: Vec<_> = f.metrics.iter().filter(|m| m.group == g).collect();
-        p.push("<div class=\"scroll\"><table><thead><tr><th>host</th><th>standing</th>");
-        for m in &metrics {
-            let _ = write!(
-                p.html,
-                "<th title=\"{}\">{} ({})</th>",
-                esc(&m.key),
-                esc(&m.label),
-                esc(&m.unit)
-            );
-        }
-        p.push("</tr></thead><tbody>");
-        for h in f.hosts.iter().filter(|h| h.group == g) {
-            let _ = write!(
-                p.html,
-                "<tr class=\"{s}\"><td>{}</td><td class=\"tag-{s}\" title=\"{}\">{s}</td>",
-                esc(&h.name),
-                prose(&h.reasons.join("; ")),
-                s = h.standing.label()
-            );
-            for m in &metrics {
-                let v = m.values.iter().find(|v| v.0 == h.name).map(|v| v.1);
-                let out = m.outliers.iter().any(|o| o.host == h.name);
-                let _ = write!(
-                    p.html,
-                    "<td class=\"n{}\">{}</td>",
-                    if out { " out" } else { "" },
-                    v.map_or("-".into(), fmt_num)
-                );
-            }
-            p.push("</tr>");
-        }
-        p.push("<tr><td><b>median</b></td><td></td>");
-        for m in &metrics {
-            let _ = write!(
-                p.html,
-                "<td class=\"n\"><b>{}</b> +-{:.1} %</td>",
-                fmt_num(m.median),
-                m.spread_fraction * 100.0
-            );
-        }
-        p.push("</tr></tbody></table></div>\n");
-        for m in &metrics {
-            let chart = StripChart {
-                title: m.label.clone(),
-                unit: m.unit.clone(),
-                points: m
-                    .values
-                    .iter()
-                    .map(|(h, v)| (h.clone(), *v, m.outliers.iter().any(|o| &o.host == h)))
-                    .collect(),
-                median: m.median,
-                width: 1000,
-            };
-            p.figure(strip_chart(&chart), "");
-        }
-        p.section_close();
+    )
+}
+
+/// One group's section: its hosts against each metric, table and strip charts.
+fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup) {
+    let lead = group_lead(group);
+    p.section_open(
+        &format!("group-{}", g + 1),
+        &format!("Group {}: {} host(s)", g + 1, group.hosts.len()),
+        &lead,
+    );
+    if let Some(why) = &group.not_judged {
+        let _ = write!(p.html, "<p class=\"absent\">Not judged: {}</p>", prose(why));
     }
-    p.close("numascope fleet; MB = 10^6 bytes")
+    let metrics: Vec<_> = f.metrics.iter().filter(|m| m.group == g).collect();
+    p.push("<div class=\"scroll\"><table><thead><tr><th>host</th><th>standing</th>");
+    for m in &metrics {
+        let _ = write!(
+            p.html,
+            "<th title=\"{}\">{} ({})</th>",
+            esc(&m.key),
+            esc(&m.label),
+            esc(&m.unit)
+        );
+    }
+    p.push("</tr></thead><tbody>");
+    for h in f.hosts.iter().filter(|h| h.group == g) {
+        let _ = write!(
+            p.html,
+            "<tr class=\"{s}\"><td>{}</td><td class=\"tag-{s}\" title=\"{}\">{s}</td>",
+            esc(&h.name),
+            prose(&h.reasons.join("; ")),
+            s = h.standing.label()
+        );
+        for m in &metrics {
+            let v = m.values.iter().find(|v| v.0 == h.name).map(|v| v.1);
+            let out = m.outliers.iter().any(|o| o.host == h.name);
+            let _ = write!(
+                p.html,
+                "<td class=\"n{}\">{}</td>",
+                if out { " out" } else { "" },
+                v.map_or("-".into(), fmt_num)
+            );
+        }
+        p.push("</tr>");
+    }
+    p.push("<tr><td><b>median</b></td><td></td>");
+    for m in &metrics {
+        let _ = write!(
+            p.html,
+            "<td class=\"n\"><b>{}</b> +-{:.1} %</td>",
+            fmt_num(m.median),
+            m.spread_fraction * 100.0
+        );
+    }
+    p.push("</tr></tbody></table></div>\n");
+    for m in &metrics {
+        let chart = StripChart {
+            title: m.label.clone(),
+            unit: m.unit.clone(),
+            points: m
+                .values
+                .iter()
+                .map(|(h, v)| (h.clone(), *v, m.outliers.iter().any(|o| &o.host == h)))
+                .collect(),
+            median: m.median,
+            width: 1000,
+        };
+        p.figure(strip_chart(&chart), "");
+    }
+    p.section_close();
 }

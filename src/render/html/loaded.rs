@@ -13,7 +13,7 @@ use crate::render::run_view::{
     loaded_summary_for_people, report_curves,
 };
 use crate::render::svg;
-use crate::results::loaded::{LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 
 /// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
 /// bandwidths have intervals (horizontal bars), `blocked` when the points were measured in
@@ -124,34 +124,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     p.section_close();
 
     if let LoadedReport::Matrix(m) = r {
-        p.section_open(
-            "matrix",
-            "Initiator x target",
-            "Idle latency and maximum bandwidth of every cell, one pair of heat maps per mix; the intervals are in the table above.",
-        );
-        for (idle, max) in loaded_matrix_heatmaps(m) {
-            p.push("<div class=\"pair\">");
-            p.heatmap_figure(svg::heatmap(&idle), "");
-            p.heatmap_figure(svg::heatmap(&max), "");
-            p.push("</div>");
-        }
-        if m.initiators.len() == 1 && m.targets.len() == 1 {
-            let _ = write!(
-                p.html,
-                "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
-                m.initiators[0], m.targets[0]
-            );
-        }
-        for c in m.cells.iter().filter(|c| c.result.is_none()) {
-            let _ = write!(
-                p.html,
-                "<p class=\"absent\">{} -> {} not measured: {}</p>",
-                c.initiator,
-                c.target,
-                prose(c.note.as_deref().unwrap_or("no reason recorded"))
-            );
-        }
-        p.section_close();
+        matrix_section(&mut p, m);
     }
 
     p.section_open("points", "Every point", "");
@@ -172,6 +145,38 @@ pub fn render_loaded(r: &LoadedReport) -> String {
         "numascope {} \u{00b7} MB = 10^6 bytes",
         env!("CARGO_PKG_VERSION")
     ))
+}
+
+/// The matrix's heat maps, one pair per mix, and the cells not measured.
+fn matrix_section(p: &mut Page, m: &LoadedMatrix) {
+    p.section_open(
+        "matrix",
+        "Initiator x target",
+        "Idle latency and maximum bandwidth of every cell, one pair of heat maps per mix; the intervals are in the table above.",
+    );
+    for (idle, max) in loaded_matrix_heatmaps(m) {
+        p.push("<div class=\"pair\">");
+        p.heatmap_figure(svg::heatmap(&idle), "");
+        p.heatmap_figure(svg::heatmap(&max), "");
+        p.push("</div>");
+    }
+    if m.initiators.len() == 1 && m.targets.len() == 1 {
+        let _ = write!(
+            p.html,
+            "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
+            m.initiators[0], m.targets[0]
+        );
+    }
+    for c in m.cells.iter().filter(|c| c.result.is_none()) {
+        let _ = write!(
+            p.html,
+            "<p class=\"absent\">{} -> {} not measured: {}</p>",
+            c.initiator,
+            c.target,
+            prose(c.note.as_deref().unwrap_or("no reason recorded"))
+        );
+    }
+    p.section_close();
 }
 
 #[cfg(test)]

@@ -291,9 +291,9 @@ fn not_measured(p: &mut Page, r: &RunResults, left_out: &[&Section]) {
         })
         .collect();
     if !items.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             p.html,
-            "<p class=\"absent\" id=\"not-measured\">Not measured in this run: {}.</p>\n",
+            "<p class=\"absent\" id=\"not-measured\">Not measured in this run: {}.</p>",
             prose(&items.join("; "))
         );
     }

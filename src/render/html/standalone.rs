@@ -16,6 +16,7 @@ use crate::results::bandwidth::BandwidthReport;
 use crate::results::environment::Environment;
 use crate::results::tables::{RightmarkReport, StreamMatrixReport};
 use crate::results::topology::Topology;
+use crate::results::RunResults;
 
 /// The page of `numascope bandwidth --html`: one section per table the variant filled.
 pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
@@ -33,32 +34,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
     };
     let mut p = open("Bandwidth", what, &report.environment, &report.warnings);
     if let Some(c) = view::bandwidth_sweep_chart(&r) {
-        p.section_open(
-            "bandwidth-sweep",
-            "Bandwidth vs working set",
-            "Each size is labelled with the cache it fits in.",
-        );
-        p.line_chart(
-            &c,
-            &format!(
-                "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
-                 against the working set per thread; x axis in powers of two. Dashed lines: \
-                 cache sizes from sysfs. {}",
-                parts::intervals_note(&c)
-            ),
-        );
-        // The sizes are this variant's rows, so its table replaces the kernels table (whose
-        // rows would repeat each kernel once per size without naming the size).
-        let t = view::bandwidth_sweep_table(&r).with_interval_text("mb_per_s", "MB/s");
-        let cols = t.cols(&[
-            "kernel",
-            "threads_count",
-            "working_set_per_thread_bytes",
-            "fits_in",
-            "mb_per_s_median",
-        ]);
-        p.table(&t, &cols, &|_| false);
-        p.section_close();
+        sweep_section(&mut p, &r, &c);
     }
     if report.sweep.is_none() && !view::bandwidth_table(&r).rows.is_empty() {
         p.section_open(
@@ -104,6 +80,36 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         p.section_close();
     }
     close(p)
+}
+
+/// The section of `bandwidth --sweep`: the chart and the sizes' table.
+fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
+    p.section_open(
+        "bandwidth-sweep",
+        "Bandwidth vs working set",
+        "Each size is labelled with the cache it fits in.",
+    );
+    p.line_chart(
+        c,
+        &format!(
+            "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
+             against the working set per thread; x axis in powers of two. {} {}",
+            super::sweep::cache_lines(c),
+            parts::intervals_note(c)
+        ),
+    );
+    // The sizes are this variant's rows, so its table replaces the kernels table (whose
+    // rows would repeat each kernel once per size without naming the size).
+    let t = view::bandwidth_sweep_table(r).with_interval_text("mb_per_s", "MB/s");
+    let cols = t.cols(&[
+        "kernel",
+        "threads_count",
+        "working_set_per_thread_bytes",
+        "fits_in",
+        "mb_per_s_median",
+    ]);
+    p.table(&t, &cols, &|_| false);
+    p.section_close();
 }
 
 /// The kernel runs of a plain `bandwidth` (or `--stride`) invocation as bars with their

@@ -52,7 +52,7 @@ pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
 }
 
 /// The chart's dashed cache-size lines, named, or that it has none.
-fn cache_lines(c: &LineChart) -> String {
+pub(super) fn cache_lines(c: &LineChart) -> String {
     let caches: Vec<&str> = c
         .markers
         .iter()

@@ -299,6 +299,10 @@ fn not_measured(p: &mut Page, r: &RunResults, left_out: &[&Section]) {
     }
 }
 
+/// Warnings shown in the verdict banner before the rest are folded, as many as the terminal
+/// summary shows.
+const WARNINGS_SHOWN: usize = 4;
+
 /// The verdict and every part's warnings, before the first section.
 fn verdict_banner(p: &mut Page, r: &RunResults) {
     let warnings = crate::results::findings::gathered_warnings(r);
@@ -314,12 +318,24 @@ fn verdict_banner(p: &mut Page, r: &RunResults) {
         "<div class=\"banner verdict {class}\" id=\"verdict\"><strong>Verdict:</strong> {}",
         prose(&line)
     );
-    if !warnings.is_empty() {
+    // The first few, as the terminal summary shows them; the rest folded under them.
+    let shown = warnings.len().min(WARNINGS_SHOWN);
+    for (i, list) in [&warnings[..shown], &warnings[shown..]].iter().enumerate() {
+        if list.is_empty() {
+            continue;
+        }
+        if i == 1 {
+            let _ = write!(
+                p.html,
+                "<details><summary>{} more warning(s)</summary>",
+                list.len()
+            );
+        }
         p.push("<ul class=\"warnings\">");
-        for w in &warnings {
+        for w in *list {
             let _ = write!(p.html, "<li>{}</li>", prose(w));
         }
-        p.push("</ul>");
+        p.push(if i == 1 { "</ul></details>" } else { "</ul>" });
     }
     p.push("</div>\n");
 }
@@ -597,6 +613,19 @@ mod tests {
             "{}",
             &h[h.find("half-widths").unwrap_or(0)..][..200]
         );
+    }
+
+    /// The verdict banner shows the first warnings as the terminal does and folds the rest.
+    #[test]
+    fn banner_folds_warnings_after_the_first_few() {
+        let mut r = opteron_example();
+        r.warnings = (0..6).map(|i| format!("warning number {i}")).collect();
+        let h = render(&r);
+        let banner = &h[h.find("id=\"verdict\"").unwrap()..];
+        let banner = &banner[..banner.find("</div>").unwrap()];
+        let folded = &banner[banner.find("<details>").expect("folded")..];
+        assert!(folded.starts_with("<details><summary>2 more warning(s)</summary>"));
+        assert!(folded.contains("warning number 4") && !folded.contains("warning number 3"));
     }
 
     /// The cards show the figures the terminal summary leads with, formatted the same.

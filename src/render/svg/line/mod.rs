@@ -3,7 +3,7 @@
 //! thread count, latency against bandwidth under load. One chart, several named series, each
 //! point's 95 % interval drawn as an error bar (and a band along a line), disturbed points
 //! drawn hollow, a legend drawn below the plot. This file holds what to draw and the axes'
-//! ranges; [`draw`] draws it.
+//! ranges; its `draw` module draws it.
 
 mod draw;
 

@@ -101,7 +101,7 @@ fn fig(f: &Figure) -> String {
 }
 
 /// `random, 16 MiB, 4k pages, 1 thread on CPU 0, memory node 0`: the conditions once.
-fn conditions(c: &Conditions) -> String {
+pub(crate) fn conditions(c: &Conditions) -> String {
     let mut parts = Vec::new();
     parts.extend(c.method.clone());
     parts.extend(c.working_set_bytes.map(format_bytes));

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::Page;
+use super::{esc, prose};
 use crate::render::run_view::{self as view};
 use crate::render::svg::bytes_short;
 use crate::results::RunResults;
@@ -14,10 +14,10 @@ pub(super) fn environment(p: &mut Page, r: &RunResults) {
     let mut kv = machine_facts(r);
     clock_facts(r, &mut kv);
     for (k, v) in kv {
-        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
+        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), prose(&v));
     }
     for (k, v) in tiering_facts(r) {
-        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
+        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(&k), prose(&v));
     }
     p.push("</dl>");
 }
@@ -202,14 +202,14 @@ pub(super) fn plan(p: &mut Page, r: &RunResults) {
             p.html,
             "<tr><td>{}</td><td>{}</td><td class=\"n\">{:.1}</td><td class=\"n\">{}</td><td>{}</td><td>{}</td></tr>",
             esc(part.part.name()),
-            esc(&status),
+            prose(&status),
             part.estimate_s,
             r.timings
                 .iter()
                 .find(|t| t.part == part.part)
                 .map_or("-".into(), |t| format!("{:.1}", t.seconds)),
-            esc(&part.detail),
-            esc(&part.reduced.join("; "))
+            prose(&part.detail),
+            prose(&part.reduced.join("; "))
         );
     }
     for s in &r.plan.skipped {
@@ -217,7 +217,7 @@ pub(super) fn plan(p: &mut Page, r: &RunResults) {
             p.html,
             "<tr><td>{}</td><td>skipped</td><td colspan=\"4\">{}</td></tr>",
             esc(s.part.name()),
-            esc(&s.reason)
+            prose(&s.reason)
         );
     }
     p.push("</tbody></table></div>");

@@ -1,118 +1,64 @@
-//! The headline cards under the page header: idle memory latency (the run's reference figure
-//! when it has one), the run's local read bandwidth, peak bandwidth, NUMA nodes and the remote
-//! latency penalty.
+//! The headline cards under the page header: the figures the one-screen summary leads with,
+//! from the same list ([`crate::results::figures`]) and the same formatter, so the page and
+//! the terminal show the same numbers: local latency and bandwidth, loaded latency, the
+//! closest core-to-core group (the machine's nodes are in the header). Each card is the figure, its
+//! interval and the conditions that define it.
 
-use super::page::card;
-use super::page::Page;
-use crate::render::run_view::{self as view};
-use crate::results::penalty::{penalties, signed, Quantity};
+use super::page::{card, Page};
+use crate::render::estimate::{ends, no_interval, num};
+use crate::render::summary::conditions;
+use crate::results::figures::{self, Figure};
 use crate::results::RunResults;
-use crate::stats::decide::{percent, Decision};
 
 /// Writes the row of cards.
 pub(super) fn write(p: &mut Page, r: &RunResults) {
+    let f = figures::of_run(r);
     p.push("<div class=\"cards\">");
-    match view::idle_dram_latency(r) {
-        Some((ns, w, d)) => card(p, "Idle memory latency", &marked(ns, d), "ns", &w),
+    match f.local_latency {
+        Some(i) => figure_card(p, "Local latency", f.get(i), ""),
         None => card(
             p,
-            "Idle memory latency",
+            "Local latency",
             "\u{2013}",
             "",
             "not measured in this run",
         ),
     }
-    if let Some((mb, w, d)) = view::reference_bandwidth(r) {
-        card(p, "Local read bandwidth", &marked(mb, d), "MB/s", &w);
+    if let Some(i) = f.local_bandwidth {
+        figure_card(p, "Local bandwidth", f.get(i), "MB = 10^6 B");
     }
-    match view::peak_bandwidth(r) {
-        Some((mb, w, d)) => card(p, "Peak bandwidth", &marked(mb, d), "MB/s", &w),
-        None => card(
-            p,
-            "Peak bandwidth",
-            "\u{2013}",
-            "",
-            "not measured in this run",
-        ),
+    if let Some(l) = &f.loaded {
+        let peak = f.get(l.at_peak);
+        let at = format!(
+            "idle {} ns; at {} MB/s",
+            num(f.get(l.idle).estimate.median),
+            num(l.peak_mb_per_s.median)
+        );
+        figure_card(p, "Latency at the highest load", peak, &at);
     }
-    let t = &r.topology;
-    card(
-        p,
-        "NUMA nodes",
-        &t.nodes.len().to_string(),
-        "",
-        &format!(
-            "{} with CPUs, {} with memory, {} CPUs usable",
-            t.initiator_nodes().len(),
-            t.memory_nodes().len(),
-            t.usable_cpus().len()
-        ),
-    );
-    if let Some((value, unit, w)) = remote_penalty(r) {
-        card(p, "Remote latency penalty", &value, unit, &w);
+    if let Some((label, i)) = f.c2c.first() {
+        figure_card(p, &format!("Core to core, {label}"), f.get(*i), "one way");
     }
     p.push("</div>\n");
 }
 
-/// A headline value, with a warning sign when the figure is disturbed (its label says why).
-fn marked(v: f64, disturbed: bool) -> String {
-    if disturbed {
-        format!("\u{26a0} {}", view::fmt_num(v))
-    } else {
-        view::fmt_num(v)
+/// A figure's card: the median (marked when disturbed), its unit, then its interval, `note`
+/// and its conditions.
+fn figure_card(p: &mut Page, title: &str, g: &Figure, note: &str) {
+    let e = &g.estimate;
+    let mut value = num(e.median);
+    if g.quality.disturbed {
+        value = format!("\u{26a0} {value}");
     }
-}
-
-/// The worst remote latency penalty as the run's findings decided it (results/penalty.rs):
-/// the percentage with its interval when it clears the practical margin, "within +-x %" when
-/// remote and local are indistinguishable here, the bare percentage labelled "no interval"
-/// when too few samples. The value, its unit and the line under it.
-fn remote_penalty(r: &RunResults) -> Option<(String, &'static str, String)> {
-    let worst = penalties(r)
-        .into_iter()
-        .filter(|p| p.quantity == Quantity::Latency)
-        .max_by(|a, b| a.ratio.ratio.total_cmp(&b.ratio.ratio))?;
-    let pair = format!(
-        "worst remote pair {} \u{2192} {}: {} ns vs {} ns local",
-        worst.initiator,
-        worst.memory_node,
-        view::fmt_num(worst.remote),
-        view::fmt_num(worst.local)
-    );
-    let how = worst.method.phrase();
-    let (value, detail) = match worst.decision() {
-        Decision::Higher | Decision::Lower => {
-            let (lo, hi) = (
-                worst.ratio.low.unwrap_or(worst.ratio.ratio),
-                worst.ratio.high.unwrap_or(worst.ratio.ratio),
-            );
-            (
-                signed(worst.ratio.ratio - 1.0),
-                format!(
-                    "[{}, {} %]; {pair}; {how}",
-                    signed(lo - 1.0),
-                    signed(hi - 1.0)
-                ),
-            )
-        }
-        Decision::Indistinguishable { within } => (
-            format!("\u{b1}{}", percent(within).trim_end_matches(" %")),
-            format!("remote and local indistinguishable here; {pair}; {how}"),
-        ),
-        Decision::NoInterval { samples } => (
-            signed(worst.ratio.ratio - 1.0),
-            format!("no interval (n={samples}): the median ratio, not decided; {pair}"),
-        ),
+    let interval = match ends(e) {
+        Some(ends) => format!("95 % interval {ends}, n={}", e.count),
+        None => format!("{} (n={})", no_interval(e.count), e.count),
     };
-    let value = marked_text(value, worst.disturbed);
-    Some((value, "%", detail))
-}
-
-/// A headline text with a warning sign when the figure is disturbed.
-fn marked_text(v: String, disturbed: bool) -> String {
-    if disturbed {
-        format!("\u{26a0} {v}")
-    } else {
-        v
+    let mut detail = vec![interval];
+    if g.quality.disturbed {
+        detail.push("disturbed: the retakes ran out".into());
     }
+    detail.extend((!note.is_empty()).then(|| note.to_string()));
+    detail.push(conditions(&g.conditions));
+    card(p, title, &value, g.unit, &detail.join("; "));
 }

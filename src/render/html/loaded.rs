@@ -6,14 +6,14 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
-use super::page::{Page, CSS};
+use super::page::Page;
+use super::prose;
 use crate::render::run_view::{
     has_blocks, has_slices, loaded_curves_for_people, loaded_family_chart, loaded_matrix_heatmaps,
     loaded_summary_for_people, report_curves,
 };
 use crate::render::svg;
-use crate::results::loaded::LoadedReport;
+use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 
 /// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
 /// bandwidths have intervals (horizontal bars), `blocked` when the points were measured in
@@ -50,19 +50,8 @@ fn chart_note(c: &svg::LineChart, sliced: bool, blocked: bool) -> String {
     s
 }
 
-/// Renders the page.
-pub fn render_loaded(r: &LoadedReport) -> String {
-    let mut p = Page {
-        html: String::with_capacity(128 * 1024),
-    };
-    let curves = report_curves(r);
-    let _ = write!(
-        p.html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>numascope loaded latency</title><style>{CSS}</style></head>\n<body><main>\n"
-    );
-    p.push("<header class=\"top\"><h1>Loaded latency</h1><div class=\"sub\">");
+/// What the page holds and the machine, for its header.
+fn header_facts(r: &LoadedReport, curves: &[&LoadedResult]) -> Vec<String> {
     let what = match r {
         LoadedReport::Curve(_) => "one curve".to_string(),
         LoadedReport::Family(f) => format!("{} load mixes from one placement", f.curves.len()),
@@ -74,23 +63,23 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     };
     let mut facts = vec![what];
     if let Some(c) = curves.first() {
-        let env = &c.environment;
-        facts.push(
-            env.cpu_model
-                .clone()
-                .unwrap_or_else(|| "unknown CPU".into()),
-        );
-        facts.push(format!(
-            "Linux {}",
-            env.kernel_release.as_deref().unwrap_or("unknown")
-        ));
+        facts.extend(super::machine_facts(&c.environment));
+        facts.truncate(3);
         facts.push(format!("{} ms per point", c.duration_ms_per_point));
     }
-    for f in facts {
-        let _ = write!(p.html, "<span>{}</span>", esc(&f));
-    }
-    p.push("</div></header>\n");
+    facts
+}
 
+/// Renders the page.
+pub fn render_loaded(r: &LoadedReport) -> String {
+    let curves = report_curves(r);
+    let mut p = Page::open(
+        "numascope loaded latency",
+        "",
+        "Loaded latency",
+        &header_facts(r, &curves),
+    );
+    p.push("</header>\n");
     let mut warnings: Vec<String> = Vec::new();
     for c in &curves {
         let name = crate::render::run_view::curve_name(c, &curves);
@@ -101,13 +90,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
             }
         }
     }
-    if !warnings.is_empty() {
-        p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
-        for w in &warnings {
-            let _ = write!(p.html, "<li>{}</li>", esc(w));
-        }
-        p.push("</ul></div>\n");
-    }
+    p.warnings(&warnings);
 
     p.section_open(
         "curves",
@@ -141,34 +124,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     p.section_close();
 
     if let LoadedReport::Matrix(m) = r {
-        p.section_open(
-            "matrix",
-            "Initiator x target",
-            "Idle latency and maximum bandwidth of every cell, one pair of heat maps per mix; the intervals are in the table above.",
-        );
-        for (idle, max) in loaded_matrix_heatmaps(m) {
-            p.push("<div class=\"pair\">");
-            p.heatmap_figure(svg::heatmap(&idle), "");
-            p.heatmap_figure(svg::heatmap(&max), "");
-            p.push("</div>");
-        }
-        if m.initiators.len() == 1 && m.targets.len() == 1 {
-            let _ = write!(
-                p.html,
-                "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
-                m.initiators[0], m.targets[0]
-            );
-        }
-        for c in m.cells.iter().filter(|c| c.result.is_none()) {
-            let _ = write!(
-                p.html,
-                "<p class=\"absent\">{} -> {} not measured: {}</p>",
-                c.initiator,
-                c.target,
-                esc(c.note.as_deref().unwrap_or("no reason recorded"))
-            );
-        }
-        p.section_close();
+        matrix_section(&mut p, m);
     }
 
     p.section_open("points", "Every point", "");
@@ -185,12 +141,42 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     ]);
     p.table(&t, &cols, &|_| false);
     p.section_close();
-    let _ = write!(
-        p.html,
-        "<footer>numascope {} \u{00b7} MB = 10^6 bytes</footer>\n</main></body></html>\n",
-        esc(env!("CARGO_PKG_VERSION"))
+    p.close(&format!(
+        "numascope {} \u{00b7} MB = 10^6 bytes",
+        env!("CARGO_PKG_VERSION")
+    ))
+}
+
+/// The matrix's heat maps, one pair per mix, and the cells not measured.
+fn matrix_section(p: &mut Page, m: &LoadedMatrix) {
+    p.section_open(
+        "matrix",
+        "Initiator x target",
+        "Idle latency and maximum bandwidth of every cell, one pair of heat maps per mix; the intervals are in the table above.",
     );
-    p.html
+    for (idle, max) in loaded_matrix_heatmaps(m) {
+        p.push("<div class=\"pair\">");
+        p.heatmap_figure(svg::heatmap(&idle), "");
+        p.heatmap_figure(svg::heatmap(&max), "");
+        p.push("</div>");
+    }
+    if m.initiators.len() == 1 && m.targets.len() == 1 {
+        let _ = write!(
+            p.html,
+            "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
+            m.initiators[0], m.targets[0]
+        );
+    }
+    for c in m.cells.iter().filter(|c| c.result.is_none()) {
+        let _ = write!(
+            p.html,
+            "<p class=\"absent\">{} -> {} not measured: {}</p>",
+            c.initiator,
+            c.target,
+            prose(c.note.as_deref().unwrap_or("no reason recorded"))
+        );
+    }
+    p.section_close();
 }
 
 #[cfg(test)]

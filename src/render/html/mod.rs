@@ -14,7 +14,9 @@ mod loaded;
 mod page;
 mod parts;
 mod policy;
+mod precision;
 mod standalone;
+mod sweep;
 mod tables;
 
 pub use loaded::render_loaded;
@@ -22,8 +24,9 @@ pub use standalone::{render_bandwidth, render_rightmark, render_stream_matrix};
 
 use std::fmt::Write as _;
 
-use crate::results::{RunResults, RESULTS_SCHEMA_VERSION};
-use page::{Page, CSS};
+use crate::render::run_view as view;
+use crate::results::{Part, RunResults, RESULTS_SCHEMA_VERSION};
+use page::Page;
 
 /// Escapes text for HTML element content and attribute values.
 pub fn esc(s: &str) -> String {
@@ -41,6 +44,42 @@ pub fn esc(s: &str) -> String {
     o
 }
 
+/// Escapes a sentence for element content, setting a word quoted in backticks (a sentence
+/// written for the terminal: "runs a `pageout` scheme") as code; a backtick without its pair
+/// is dropped, so no backtick reaches the page. A numactl line in the text is set as a
+/// command, which never breaks (at its hyphens or anywhere else).
+pub fn prose(s: &str) -> String {
+    let parts: Vec<&str> = s.split('`').collect();
+    let mut o = String::with_capacity(s.len() + 16);
+    for (i, part) in parts.iter().enumerate() {
+        let quoted = i % 2 == 1 && i + 1 < parts.len();
+        if quoted {
+            let _ = write!(o, "<code>{}</code>", esc(part));
+        } else {
+            commands(&mut o, part);
+        }
+    }
+    o
+}
+
+/// Escapes `s` into `o`, each `numactl ...` in it (up to the end of its clause: `;`, `,`, `)`
+/// or a full stop) as `<code class="cmd">`.
+fn commands(o: &mut String, mut s: &str) {
+    while let Some(at) = s.find("numactl ") {
+        o.push_str(&esc(&s[..at]));
+        let rest = &s[at..];
+        let end = [";", ",", ")", ". "]
+            .iter()
+            .filter_map(|p| rest.find(p))
+            .min()
+            .unwrap_or(rest.len());
+        let cmd = rest[..end].trim_end_matches('.');
+        let _ = write!(o, "<code class=\"cmd\">{}</code>", esc(cmd));
+        s = &rest[cmd.len()..];
+    }
+    o.push_str(&esc(s));
+}
+
 /// One section of the page: its anchor, its name in the table of contents, its heading, its
 /// lead paragraph and the function that writes its body. [`SECTIONS`] drives both the table
 /// of contents and the body, so the two cannot drift apart.
@@ -50,6 +89,12 @@ struct Section {
     title: &'static str,
     lead: &'static str,
     body: fn(&mut Page, &RunResults),
+    /// The part whose absence the section would show; `None` for sections always present.
+    part: Option<Part>,
+    /// Whether the run holds anything for the section: a section with nothing measured is
+    /// left out of the navigation and the body, and named in the closing list of what was
+    /// not measured, with the reason.
+    measured: fn(&RunResults) -> bool,
 }
 
 /// The sections in page order.
@@ -60,13 +105,17 @@ const SECTIONS: &[Section] = &[
         title: "Findings",
         lead: "",
         body: parts::findings,
+        part: None,
+        measured: |r| !r.findings.is_empty() || !r.warnings.is_empty(),
     },
     Section {
         id: "latency",
         toc: "Latency",
         title: "Latency vs working set",
-        lead: "Dependent loads over a random cycle, one per cache line: random walks include TLB misses, page walks mostly hit the TLB. Dashed lines: cache sizes from sysfs.",
-        body: parts::latency_sweep,
+        lead: "Dependent loads over a random cycle, one per cache line: random walks include TLB misses, page walks mostly hit the TLB.",
+        body: sweep::latency_sweep,
+        part: Some(Part::Latency),
+        measured: |r| view::latency_sweep_chart(r).is_some() || view::bandwidth_sweep_chart(r).is_some(),
     },
     Section {
         id: "latency-matrix",
@@ -74,6 +123,8 @@ const SECTIONS: &[Section] = &[
         title: "Latency, CPU node \u{00d7} memory node",
         lead: "Each row is the node whose CPU chases pointers, each column the node holding the memory. Beside it, what the firmware declares (HMAT when present, else the SLIT distance).",
         body: parts::latency_matrix,
+        part: Some(Part::LatencyMatrix),
+        measured: |r| view::latency_heatmaps(r).is_some(),
     },
     Section {
         id: "bandwidth",
@@ -81,6 +132,8 @@ const SECTIONS: &[Section] = &[
         title: "Bandwidth kernels",
         lead: "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
         body: parts::bandwidth_kernels,
+        part: Some(Part::Bandwidth),
+        measured: |r| !view::bandwidth_table(r).rows.is_empty() || view::peak_report(r).is_some(),
     },
     Section {
         id: "bandwidth-matrix",
@@ -88,6 +141,8 @@ const SECTIONS: &[Section] = &[
         title: "Bandwidth, CPU node \u{00d7} memory node",
         lead: "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
         body: parts::bandwidth_matrix,
+        part: Some(Part::BandwidthMatrix),
+        measured: |r| view::bandwidth_heatmaps(r).is_some(),
     },
     Section {
         id: "scaling",
@@ -95,6 +150,8 @@ const SECTIONS: &[Section] = &[
         title: "Bandwidth scaling with threads",
         lead: "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
         body: parts::scaling,
+        part: Some(Part::Scaling),
+        measured: |r| view::scaling_chart(r).is_some(),
     },
     Section {
         id: "loaded",
@@ -102,6 +159,8 @@ const SECTIONS: &[Section] = &[
         title: "Latency under load",
         lead: "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
         body: parts::loaded,
+        part: Some(Part::LoadedLatency),
+        measured: |r| view::loaded_chart(r).is_some(),
     },
     Section {
         id: "c2c",
@@ -109,6 +168,8 @@ const SECTIONS: &[Section] = &[
         title: "Core to core",
         lead: "One cache line bounced between two CPUs; one-way time is half the round trip.",
         body: parts::core_to_core,
+        part: Some(Part::C2c),
+        measured: |r| view::c2c_heatmap(r).is_some(),
     },
     Section {
         id: "scenarios",
@@ -116,6 +177,8 @@ const SECTIONS: &[Section] = &[
         title: "Memory policies for each kind of application",
         lead: "The closing table of the 2005 Opteron NUMA analysis, measured on this machine: the same bandwidth kernel run with each placement.",
         body: policy::scenarios,
+        part: Some(Part::Scenarios),
+        measured: |r| r.scenarios.is_some(),
     },
     Section {
         id: "advisor",
@@ -123,6 +186,8 @@ const SECTIONS: &[Section] = &[
         title: "Weighted interleave",
         lead: "Per-node weights from the measured bandwidths, checked by measurement against binding and plain interleave.",
         body: policy::advisor,
+        part: Some(Part::Advisor),
+        measured: |r| r.advisor.is_some() && r.topology.memory_nodes().len() > 1,
     },
     Section {
         id: "rightmark",
@@ -130,6 +195,8 @@ const SECTIONS: &[Section] = &[
         title: "RightMark table, CPU node \u{00d7} memory node",
         lead: "The 2005 Opteron article's table measured here: one thread on the row's node, a 16 MiB block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
         body: tables::rightmark,
+        part: Some(Part::Rightmark),
+        measured: |r| r.rightmark.is_some(),
     },
     Section {
         id: "stream-matrix",
@@ -137,6 +204,8 @@ const SECTIONS: &[Section] = &[
         title: "Copy bandwidth, source node \u{00d7} destination node",
         lead: "LIKWID's per-stream placement: the home node's threads copy from an array on the row's node into an array on the column's node.",
         body: tables::stream_matrix,
+        part: Some(Part::StreamMatrix),
+        measured: |r| r.stream_matrix.is_some(),
     },
     Section {
         id: "environment",
@@ -144,6 +213,8 @@ const SECTIONS: &[Section] = &[
         title: "Environment",
         lead: "What changes memory results, recorded with them.",
         body: about::environment,
+        part: None,
+        measured: |_| true,
     },
     Section {
         id: "plan",
@@ -151,66 +222,86 @@ const SECTIONS: &[Section] = &[
         title: "What this run measured",
         lead: "",
         body: about::plan,
+        part: None,
+        measured: |_| true,
     },
 ];
 
 /// Renders the page.
 pub fn render(r: &RunResults) -> String {
-    let mut p = Page {
-        html: String::with_capacity(256 * 1024),
-    };
     let env = &r.topology.environment;
-    let _ = write!(
-        p.html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>numascope report: {}</title><style>{CSS}</style></head>\n<body><main>\n",
-        esc(&r.host)
-    );
-
-    // Header.
-    p.push("<header class=\"top\">");
-    let _ = write!(
-        p.html,
-        "<h1>Memory on {}</h1><div class=\"sub\">",
-        esc(&r.host)
-    );
+    let t = &r.topology;
     let mut facts = machine_facts(env);
+    facts.push(format!(
+        "{} NUMA node(s): {} with CPUs, {} with memory; {} CPUs usable",
+        t.nodes.len(),
+        t.initiator_nodes().len(),
+        t.memory_nodes().len(),
+        t.usable_cpus().len()
+    ));
     facts.push(format!("started {}", r.started_at));
     facts.push(format!(
         "{:.1} s, {} budget",
         r.duration_s,
         r.plan.budget.name()
     ));
-    for f in facts {
-        let _ = write!(p.html, "<span>{}</span>", esc(&f));
-    }
-    p.push("</div><nav class=\"toc\">");
-    for s in SECTIONS {
+    let title = format!("numascope report: {}", r.host);
+    let mut p = Page::open(&title, "", &format!("Memory on {}", r.host), &facts);
+    p.push("<nav class=\"toc\">");
+    let (shown, left_out): (Vec<&Section>, Vec<&Section>) =
+        SECTIONS.iter().partition(|s| (s.measured)(r));
+    for s in &shown {
         let _ = write!(p.html, "<a href=\"#{}\">{}</a>", s.id, s.toc);
     }
     p.push("</nav></header>\n");
     if r.partial {
-        p.push("<div class=\"banner partial\">Partial run: the run was interrupted or a part failed. Sections without data say why.</div>\n");
+        p.push("<div class=\"banner partial\">Partial run: the run was interrupted or a part failed. Sections without data are named at the end, with the reason.</div>\n");
     }
 
     verdict_banner(&mut p, r);
     cards::write(&mut p, r);
-    for s in SECTIONS {
+    for s in &shown {
         p.section_open(s.id, s.title, s.lead);
         (s.body)(&mut p, r);
         p.section_close();
     }
+    not_measured(&mut p, r, &left_out);
 
-    let _ = write!(
-        p.html,
-        "<footer>numascope {} \u{00b7} results schema version {} (this build reads {}) \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes \u{00b7} firmware figures (SLIT, HMAT) are declared, not measured.</footer>\n</main></body></html>\n",
-        esc(&r.tool_version),
-        r.schema_version,
-        RESULTS_SCHEMA_VERSION
-    );
-    p.html
+    p.close(&format!(
+        "numascope {} \u{00b7} results schema version {} (this build reads {}) \u{00b7} MB = 10^6 \
+         bytes, KiB/MiB = 2^10/2^20 bytes \u{00b7} firmware figures (SLIT, HMAT) are declared, \
+         not measured.",
+        r.tool_version, r.schema_version, RESULTS_SCHEMA_VERSION
+    ))
 }
+
+/// The sections left out, each with the reason its part has nothing to show, in one line at
+/// the end of the page.
+fn not_measured(p: &mut Page, r: &RunResults, left_out: &[&Section]) {
+    let items: Vec<String> = left_out
+        .iter()
+        .filter_map(|s| {
+            let why = match s.part? {
+                Part::Advisor if r.advisor.is_some() => {
+                    "one memory node: weighted interleave has nothing to spread pages over".into()
+                }
+                part => view::absent_reason(r, part),
+            };
+            Some(format!("{} ({why})", s.toc))
+        })
+        .collect();
+    if !items.is_empty() {
+        let _ = writeln!(
+            p.html,
+            "<p class=\"absent\" id=\"not-measured\">Not measured in this run: {}.</p>",
+            prose(&items.join("; "))
+        );
+    }
+}
+
+/// Warnings shown in the verdict banner before the rest are folded, as many as the terminal
+/// summary shows.
+const WARNINGS_SHOWN: usize = 4;
 
 /// The verdict and every part's warnings, before the first section.
 fn verdict_banner(p: &mut Page, r: &RunResults) {
@@ -225,14 +316,26 @@ fn verdict_banner(p: &mut Page, r: &RunResults) {
     let _ = write!(
         p.html,
         "<div class=\"banner verdict {class}\" id=\"verdict\"><strong>Verdict:</strong> {}",
-        esc(&line)
+        prose(&line)
     );
-    if !warnings.is_empty() {
-        p.push("<ul class=\"warnings\">");
-        for w in &warnings {
-            let _ = write!(p.html, "<li>{}</li>", esc(w));
+    // The first few, as the terminal summary shows them; the rest folded under them.
+    let shown = warnings.len().min(WARNINGS_SHOWN);
+    for (i, list) in [&warnings[..shown], &warnings[shown..]].iter().enumerate() {
+        if list.is_empty() {
+            continue;
         }
-        p.push("</ul>");
+        if i == 1 {
+            let _ = write!(
+                p.html,
+                "<details><summary>{} more warning(s)</summary>",
+                list.len()
+            );
+        }
+        p.push("<ul class=\"warnings\">");
+        for w in *list {
+            let _ = write!(p.html, "<li>{}</li>", prose(w));
+        }
+        p.push(if i == 1 { "</ul></details>" } else { "</ul>" });
     }
     p.push("</div>\n");
 }
@@ -265,7 +368,6 @@ pub(super) fn machine_facts(env: &crate::results::environment::Environment) -> V
 mod tests {
     use super::*;
     use crate::render::fixture::opteron_example;
-    use crate::results::Part;
 
     #[test]
     fn escapes_everything_it_is_given() {
@@ -314,7 +416,9 @@ mod tests {
         assert_eq!(h.matches("<svg ").count(), 12);
         assert_eq!(h.matches("<div class=\"chart-narrow\">").count(), 4);
         assert_eq!(h.matches("<figure class=\"heatmap\">").count(), 4);
-        assert!(!h.contains("Not measured in this run"));
+        // Every part of the fixture's plan is drawn; only the two it predates are listed.
+        assert!(!h.contains("Not measured in this run ("));
+        assert!(h.contains("Not measured in this run: RightMark table ("));
         assert!(h.contains("MB = 10^6 bytes"));
         assert!(!h.contains("Partial run"));
     }
@@ -389,8 +493,160 @@ mod tests {
         });
         let h = render(&r);
         assert!(h.contains("Partial run"));
-        assert!(h.contains("Not measured in this run (one CPU per node)."));
-        assert!(h.contains("Not measured in this run (the run stopped before this part finished)."));
+        // Left out of the navigation and the body, named once at the end with the reason.
+        for id in ["scaling", "c2c", "rightmark", "stream-matrix"] {
+            assert!(
+                !h.contains(&format!("href=\"#{id}\"")),
+                "{id} in the navigation"
+            );
+            assert!(
+                !h.contains(&format!("<section id=\"{id}\">")),
+                "{id} in the body"
+            );
+        }
+        assert!(h.contains("Not measured in this run: Scaling (one CPU per node); Core to core (the run stopped before this part finished); RightMark table (it was not part of this run&#39;s plan)"));
+    }
+
+    /// A machine with one node has a one-cell matrix: a plain figure, no heat map and no
+    /// colour scale.
+    #[test]
+    fn one_cell_matrix_is_a_figure() {
+        let mut r = opteron_example();
+        let m = r.latency.as_mut().unwrap().matrix.as_mut().unwrap();
+        m.cells
+            .retain(|c| c.initiator_node == 0 && c.memory_node == 0);
+        let h = render(&r);
+        let sec = &h[h.find("<section id=\"latency-matrix\">").unwrap()..];
+        let sec = &sec[..sec.find("</section>").unwrap()];
+        assert!(!sec.contains("<svg"), "{sec}");
+        assert!(sec.contains(
+            "Measured latency (ns), CPU node 0 \u{2192} memory node 0</dt><dd>45.6</dd>"
+        ));
+        assert!(sec.contains(
+            "SLIT distance (firmware), CPU node 0 \u{2192} memory node 0</dt><dd>10</dd>"
+        ));
+    }
+
+    /// A sentence written for the terminal with a backticked word reaches the page as code,
+    /// and no backtick reaches the page at all.
+    #[test]
+    fn no_backticks_on_the_page() {
+        let mut r = opteron_example();
+        r.warnings
+            .push("DAMON runs a `pageout` scheme; a lone ` goes".into());
+        let h = render(&r);
+        assert!(h.contains("runs a <code>pageout</code> scheme"));
+        assert!(!h.contains('`'));
+        assert_eq!(prose("a `b` c `d"), "a <code>b</code> c d");
+        assert_eq!(
+            prose("gets +34 %: numactl --interleave=all APP. Then, numactl -N 0 x; y"),
+            "gets +34 %: <code class=\"cmd\">numactl --interleave=all APP</code>. Then, \
+             <code class=\"cmd\">numactl -N 0 x</code>; y"
+        );
+    }
+
+    /// The sweep's caption names the cache lines the chart draws and never says none were
+    /// found in sysfs while it draws them; knees missing from the analysis say what the
+    /// detector needs and what the sweep gave it.
+    #[test]
+    fn sweep_caption_matches_the_chart() {
+        let mut r = opteron_example();
+        let cap = |h: &str| {
+            let s = &h[h.find("<section id=\"latency\">").unwrap()..];
+            s[s.find("<figcaption>").unwrap()..s.find("</figcaption>").unwrap()].to_string()
+        };
+        let c = cap(&render(&r));
+        assert!(
+            c.contains("Dashed lines: cache sizes from sysfs (L1 64K, L2 1M)."),
+            "{c}"
+        );
+        assert!(
+            c.contains("This results file holds no knee analysis"),
+            "{c}"
+        );
+        assert!(!c.contains("no cache sizes"), "{c}");
+        let l = r.latency.as_mut().unwrap();
+        let level =
+            |name: &str, bytes: u64, knee: Option<u64>| crate::results::latency::LevelKnee {
+                level: name.into(),
+                sysfs_bytes: Some(bytes),
+                knee_bytes: knee,
+                plateau_ns: None,
+                plateau_cycles: None,
+            };
+        l.knees = vec![crate::results::latency::CurveKnees {
+            mode: l.sweep[0].mode,
+            page_size: l.sweep[0].page_size,
+            chains: 1,
+            plateaus: Vec::new(),
+            levels: vec![level("L1", 65536, Some(65536)), level("L2", 1 << 20, None)],
+        }];
+        let c = cap(&render(&r));
+        assert!(
+            c.contains(
+                "Knees (where latency leaves a cache level&#39;s plateau), marked: L1 at 64K."
+            ),
+            "{c}"
+        );
+        assert!(
+            c.contains("No knee for L2: a knee is the end of a plateau"),
+            "{c}"
+        );
+        assert!(
+            c.contains("point per octave") || c.contains("points per octave"),
+            "{c}"
+        );
+    }
+
+    /// Each matrix figure's interval width against the run's target, from the figure list.
+    #[test]
+    fn precision_lines_come_from_the_figures() {
+        let mut r = opteron_example();
+        let m = r.latency.as_mut().unwrap().matrix.as_mut().unwrap();
+        for c in &mut m.cells {
+            let v = c.result.ns_per_load.median;
+            c.result.ns_per_load.ci = Some(crate::stats::Interval::new(v * 0.98, v * 1.02));
+        }
+        let h = render(&r);
+        assert!(
+            h.contains("latency interval half-widths against the default budget&#39;s target of \u{b1}3 %: 0 \u{2192} 0 \u{b1}2.0 %; 0 \u{2192} 1 \u{b1}2.0 %; 1 \u{2192} 0"),
+            "{}",
+            &h[h.find("half-widths").unwrap_or(0)..][..200]
+        );
+    }
+
+    /// The verdict banner shows the first warnings as the terminal does and folds the rest.
+    #[test]
+    fn banner_folds_warnings_after_the_first_few() {
+        let mut r = opteron_example();
+        r.warnings = (0..6).map(|i| format!("warning number {i}")).collect();
+        let h = render(&r);
+        let banner = &h[h.find("id=\"verdict\"").unwrap()..];
+        let banner = &banner[..banner.find("</div>").unwrap()];
+        let folded = &banner[banner.find("<details>").expect("folded")..];
+        assert!(folded.starts_with("<details><summary>2 more warning(s)</summary>"));
+        assert!(folded.contains("warning number 4") && !folded.contains("warning number 3"));
+    }
+
+    /// The cards show the figures the terminal summary leads with, formatted the same.
+    #[test]
+    fn cards_are_the_summary_figures() {
+        let r = opteron_example();
+        let h = render(&r);
+        let mut txt = Vec::new();
+        crate::render::summary::render(&mut txt, &r, None).unwrap();
+        let txt = String::from_utf8(txt).unwrap();
+        let f = crate::results::figures::of_run(&r);
+        let cards = &h[h.find("<div class=\"cards\">").unwrap()..];
+        let cards = &cards[..cards.find("</div>\n").unwrap()];
+        for i in [f.local_latency, f.local_bandwidth].into_iter().flatten() {
+            let v = crate::render::estimate::num(f.get(i).estimate.median);
+            assert!(
+                cards.contains(&format!("<div class=\"v\">{v}<small>")),
+                "{v} not a card"
+            );
+            assert!(txt.contains(&v), "{v} not in the summary");
+        }
     }
 
     #[test]

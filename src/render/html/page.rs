@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
+use super::{esc, prose};
 use crate::render::run_view::{self as view, Cell, Table};
 use crate::render::svg::{self, Heatmap};
 use crate::results::{Part, RunResults};
@@ -21,7 +21,7 @@ header.top .sub span+span:before{content:"·";margin:0 8px;color:#b5bac3}
 nav.toc{margin-top:14px;font-size:13px;display:flex;flex-wrap:wrap;gap:6px 14px}
 nav.toc a{color:var(--accent);text-decoration:none}
 nav.toc a:hover{text-decoration:underline}
-.banner{border-radius:8px;padding:12px 16px;margin:0 0 18px;font-weight:600}
+.banner{overflow-wrap:anywhere;border-radius:8px;padding:12px 16px;margin:0 0 18px;font-weight:600}
 .banner.partial{background:var(--warnbg);border:1px solid #f0c890;color:var(--warn)}
 .banner.verdict{font-weight:400;background:var(--soft);border:1px solid #cfd8e3}
 .banner.verdict.quiet{border-left:4px solid #2e8b57}
@@ -29,13 +29,13 @@ nav.toc a:hover{text-decoration:underline}
 .banner.verdict.unusable{background:#fde8e8;border:1px solid #e6a0a0;border-left:4px solid #c0392b}
 .muted{color:var(--muted)}
 .banner ul.warnings{margin:8px 0 0;padding-left:20px;font-size:.92em}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(210px,1fr));gap:14px;margin-bottom:18px}
-.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:16px 18px}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(210px,100%),1fr));gap:14px;margin-bottom:18px}
+.card{background:#fff;border:1px solid var(--line);border-radius:10px;padding:16px 18px;min-width:0;overflow-wrap:anywhere}
 .card .k{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:var(--muted)}
 .card .v{font-size:28px;font-weight:650;margin:4px 0 2px;font-variant-numeric:tabular-nums}
 .card .v small{font-size:15px;font-weight:500;color:var(--muted);margin-left:4px}
 .card .d{font-size:13px;color:var(--muted)}
-section{background:#fff;border:1px solid var(--line);border-radius:10px;padding:20px 26px;margin-bottom:18px}
+section{min-width:0;overflow-wrap:break-word;background:#fff;border:1px solid var(--line);border-radius:10px;padding:20px 26px;margin-bottom:18px}
 section h2{margin:0 0 6px;font-size:19px}
 section p.lead{margin:0 0 14px;color:var(--muted);font-size:14px}
 .absent{color:var(--muted);font-style:italic;margin:6px 0}
@@ -49,8 +49,12 @@ th{font-weight:600;color:#3d4451;background:var(--soft);font-size:12.5px}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.win td{background:#eef7f2}
 tbody tr:hover td{background:#f9fafb}
-.scroll{overflow-x:auto}
-code{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:1px 5px;border-radius:4px}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll th:first-child,.scroll td:first-child{position:sticky;left:0;background:#fff;z-index:1}
+.scroll th:first-child{background:var(--soft)}
+code{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:1px 5px;border-radius:4px;white-space:nowrap}
+p code,li code,dd code{white-space:normal;overflow-wrap:anywhere}
+code.cmd,p code.cmd,li code.cmd,dd code.cmd{white-space:nowrap;overflow-wrap:normal;display:inline-block;max-width:100%;overflow-x:auto;vertical-align:bottom}
 pre{font:12.5px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--soft);padding:10px 12px;border-radius:6px;overflow-x:auto}
 ul.findings{list-style:none;padding:0;margin:0}
 ul.findings li{padding:9px 12px 9px 14px;border-left:3px solid var(--accent);background:var(--soft);margin:0 0 8px;border-radius:0 6px 6px 0}
@@ -61,10 +65,10 @@ ul.recs{padding-left:18px;margin:8px 0}
 ul.recs li{margin:4px 0}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:4px 18px;margin:6px 0;font-size:14px}
 dl.kv dt{color:var(--muted)}
-dl.kv dd{margin:0}
+dl.kv dd{margin:0;min-width:0;overflow-wrap:anywhere}
 footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
 .chart-narrow{display:none}
-@media (max-width:640px){main{padding:12px 8px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}figure.heatmap svg{max-width:none}}
+@media (max-width:640px){main{padding:12px 8px}.scroll th,.scroll td{min-width:6.5em}dl.kv{grid-template-columns:1fr;gap:0}dl.kv dd{margin-bottom:6px}section,header.top{padding:16px 14px}.card .v{font-size:23px}.chart-wide{display:none}.chart-narrow{display:block}figure.heatmap svg{max-width:none}}
 @media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
 "#;
 
@@ -73,6 +77,50 @@ pub(super) struct Page {
 }
 
 impl Page {
+    /// A page: the document head (`title`, the stylesheet and `css` after it), the header's
+    /// heading and its facts; the caller ends the header (after its navigation, if any).
+    pub(super) fn open(title: &str, css: &str, h1: &str, facts: &[String]) -> Page {
+        let mut p = Page {
+            html: String::with_capacity(256 * 1024),
+        };
+        let _ = write!(
+            p.html,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+<title>{}</title><style>{CSS}{css}</style></head>\n<body><main>\n\
+<header class=\"top\"><h1>{}</h1><div class=\"sub\">",
+            esc(title),
+            esc(h1)
+        );
+        for f in facts {
+            let _ = write!(p.html, "<span>{}</span>", esc(f));
+        }
+        p.push("</div>");
+        p
+    }
+
+    /// The warnings as a list in a banner, when there are any.
+    pub(super) fn warnings(&mut self, warnings: &[String]) {
+        if warnings.is_empty() {
+            return;
+        }
+        self.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
+        for w in warnings {
+            let _ = write!(self.html, "<li>{}</li>", prose(w));
+        }
+        self.push("</ul></div>\n");
+    }
+
+    /// The footer (its text escaped here) and the end of the document.
+    pub(super) fn close(mut self, footer: &str) -> String {
+        let _ = write!(
+            self.html,
+            "<footer>{}</footer>\n</main></body></html>\n",
+            esc(footer)
+        );
+        self.html
+    }
+
     pub(super) fn push(&mut self, s: &str) {
         self.html.push_str(s);
     }
@@ -97,7 +145,7 @@ impl Page {
         let _ = write!(
             self.html,
             "<p class=\"absent\">Not measured in this run ({}).</p>",
-            esc(&view::absent_reason(r, part))
+            prose(&view::absent_reason(r, part))
         );
     }
 
@@ -118,12 +166,16 @@ impl Page {
                 self.push(open);
                 self.push(&s);
                 if !caption.is_empty() {
-                    let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
+                    let _ = write!(self.html, "<figcaption>{}</figcaption>", prose(caption));
                 }
                 self.push("</figure>");
             }
             Err(e) => {
-                let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(&e.to_string()));
+                let _ = write!(
+                    self.html,
+                    "<p class=\"absent\">{}</p>",
+                    prose(&e.to_string())
+                );
             }
         }
     }
@@ -160,7 +212,7 @@ impl Page {
                     "<div class=\"chart-wide\">{wide}</div><div class=\"chart-narrow\">{narrow}</div>"
                 );
                 if !caption.is_empty() {
-                    let _ = write!(self.html, "<figcaption>{}</figcaption>", esc(caption));
+                    let _ = write!(self.html, "<figcaption>{}</figcaption>", prose(caption));
                 }
                 self.push("</figure>");
             }
@@ -170,14 +222,25 @@ impl Page {
 
     /// A table with the listed columns; `win` marks rows to highlight.
     pub(super) fn table(&mut self, t: &Table, cols: &[usize], win: &dyn Fn(usize) -> bool) {
+        // The figure (the first median column) right after the row's name, so that on a phone
+        // the two stay in view while the conditions scroll inside the table's box.
+        let mut cols = cols.to_vec();
+        if let Some(k) = cols
+            .iter()
+            .skip(1)
+            .position(|&c| t.keys[c].ends_with("_median"))
+        {
+            let c = cols.remove(k + 1);
+            cols.insert(1, c);
+        }
         self.push("<div class=\"scroll\"><table><thead><tr>");
-        for &c in cols {
+        for &c in &cols {
             let _ = write!(self.html, "<th>{}</th>", esc(&t.columns[c]));
         }
         self.push("</tr></thead><tbody>");
         for (i, row) in t.rows.iter().enumerate() {
             self.push(if win(i) { "<tr class=\"win\">" } else { "<tr>" });
-            for &c in cols {
+            for &c in &cols {
                 let cell = &row[c];
                 let numeric_col = t
                     .rows
@@ -187,7 +250,7 @@ impl Page {
                 if t.columns[c] == "numactl" && matches!(cell, Cell::Text(_)) {
                     let _ = write!(self.html, "<td><code>{}</code></td>", esc(&cell.display()));
                 } else {
-                    let _ = write!(self.html, "<td{class}>{}</td>", esc(&cell.display()));
+                    let _ = write!(self.html, "<td{class}>{}</td>", prose(&cell.display()));
                 }
             }
             self.push("</tr>");
@@ -202,6 +265,25 @@ impl Page {
         none_declared: &str,
     ) -> bool {
         let Some((m, d)) = pair else { return false };
+        if let Some(v) = single_cell(&m) {
+            // One CPU node and one memory node: the cell as a plain figure, no colour scale.
+            self.push("<dl class=\"kv\">");
+            for (h, v) in
+                std::iter::once((&m, Some(v))).chain(d.as_ref().map(|d| (d, single_cell(d))))
+            {
+                let _ = write!(
+                    self.html,
+                    "<dt>{}, CPU node {} \u{2192} memory node {}</dt><dd>{}</dd>",
+                    esc(&h.title),
+                    esc(&h.row_labels[0]),
+                    esc(&h.col_labels[0]),
+                    v.map_or("-".into(), svg::value_label)
+                );
+            }
+            self.push("</dl>");
+            let _ = write!(self.html, "<p class=\"lead\">{}</p>", prose(caption));
+            return true;
+        }
         self.push("<div class=\"pair\">");
         self.heatmap_figure(svg::heatmap(&m), "");
         match d {
@@ -211,8 +293,16 @@ impl Page {
             }
         }
         self.push("</div>");
-        let _ = write!(self.html, "<p class=\"lead\">{}</p>", esc(caption));
+        let _ = write!(self.html, "<p class=\"lead\">{}</p>", prose(caption));
         true
+    }
+}
+
+/// The value of a heatmap of one row and one column, which is a figure, not a map.
+fn single_cell(h: &Heatmap) -> Option<f64> {
+    match h.values.as_slice() {
+        [row] if row.len() == 1 => row[0],
+        _ => None,
     }
 }
 
@@ -223,6 +313,6 @@ pub(super) fn card(p: &mut Page, k: &str, v: &str, unit: &str, d: &str) {
         esc(k),
         esc(v),
         esc(unit),
-        esc(d)
+        prose(d)
     );
 }

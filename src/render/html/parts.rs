@@ -4,10 +4,12 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::Page;
+use super::precision;
+use super::prose;
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
+use crate::results::figures;
 use crate::results::{Part, RunResults, Severity};
 
 pub(super) fn findings(p: &mut Page, r: &RunResults) {
@@ -23,60 +25,18 @@ pub(super) fn findings(p: &mut Page, r: &RunResults) {
             let _ = write!(
                 p.html,
                 "<li class=\"{class}\"><span class=\"tag\">{tag}</span>{}</li>",
-                esc(&f.text)
+                prose(&f.text)
             );
         }
         for w in &r.warnings {
             let _ = write!(
                 p.html,
                 "<li class=\"warning\"><span class=\"tag\">warning</span>{}</li>",
-                esc(w)
+                prose(w)
             );
         }
         p.push("</ul>");
     }
-}
-
-pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
-    match view::latency_sweep_chart(r) {
-        Some(c) => {
-            // A sweep in passes summarises each size by its block medians.
-            let blocked = r.latency.as_ref().is_some_and(|l| {
-                l.sweep
-                    .iter()
-                    .flat_map(|s| &s.points)
-                    .any(|x| x.blocks.is_some())
-            });
-            let what = if blocked {
-                "median of the block medians, the blocks spread over the sweep in passes"
-            } else {
-                "median of the samples"
-            };
-            p.line_chart(
-                &c,
-                &format!(
-                    "ns per load ({what}) against working set; x axis in powers of two, y axis \
-                     logarithmic so cache and DRAM levels both show. {} {}",
-                    intervals_note(&c),
-                    view::latency_knee_note(r)
-                ),
-            )
-        }
-        None => p.absent(r, Part::Latency),
-    }
-    // Bandwidth against working set, beside latency's curve, when the run has one.
-    if let Some(c) = view::bandwidth_sweep_chart(r) {
-        p.line_chart(
-            &c,
-            &format!(
-                "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
-                 against the working set per thread; x axis in powers of two. Dashed lines: \
-                 cache sizes from sysfs. {}",
-                intervals_note(&c)
-            ),
-        );
-    }
-    super::latency_dist::latency_distribution(p, r);
 }
 
 pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
@@ -111,11 +71,11 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
         .and_then(|l| l.matrix.as_ref())
         .and_then(view::matrix_ratio_line)
     {
-        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
+        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
     }
     // The headline latencies' widths against the run's target.
-    if let Some(l) = crate::render::run_brief::latency_precision_line(r) {
-        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
+    if let Some(l) = precision::figures_line(r, &figures::of_run(r), "ns", "latency") {
+        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
     }
 }
 
@@ -202,10 +162,10 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
         p.table(&dt, &cols, &|_| false);
     }
     for d in &rep.domains {
-        let _ = write!(p.html, "<p>{}.</p>", esc(&d.finding));
+        let _ = write!(p.html, "<p>{}.</p>", prose(&d.finding));
     }
     for n in &rep.notes {
-        let _ = write!(p.html, "<p>Note: {}.</p>", esc(n));
+        let _ = write!(p.html, "<p>Note: {}.</p>", prose(n));
     }
 }
 
@@ -232,8 +192,8 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
     }
     // The headline bandwidths' (kernels, matrix cells, scaling points) widths against the
     // run's target, after the last bandwidth section.
-    if let Some(l) = crate::render::run_brief::bandwidth_precision_line(r) {
-        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
+    if let Some(l) = precision::figures_line(r, &figures::of_run(r), "MB/s", "bandwidth") {
+        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
     }
 }
 
@@ -254,7 +214,7 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
                 false
             });
             if let Some(s) = view::loaded_summary(r) {
-                let _ = write!(p.html, "<p>{}</p>", esc(&s));
+                let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }
         }
         None => p.absent(r, Part::LoadedLatency),
@@ -281,7 +241,7 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
                 );
             }
             if let Some(s) = view::c2c_summary(r) {
-                let _ = write!(p.html, "<p>{}</p>", esc(&s));
+                let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }
         }
         None => p.absent(r, Part::C2c),

@@ -3,151 +3,161 @@
 
 use std::fmt::Write as _;
 
-use super::esc;
 use super::page::Page;
+use super::{esc, prose};
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
+use crate::results::scenarios::ScenarioTable;
 use crate::results::{Part, RunResults};
 
 pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
-    match &r.scenarios {
-        None => p.absent(r, Part::Scenarios),
-        Some(s) => {
-            let bars: Vec<(String, f64)> = s
-                .scenarios
-                .iter()
-                // A scenario placed exactly as another is one bar, its letters merged, as in
-                // the table below.
-                .filter(|row| row.same_as.is_none())
-                .filter_map(|row| {
-                    let letters = view::merged_letters(s, row).0;
-                    Some((format!("{letters} {}", row.label), row.bandwidth()?))
-                })
-                .collect();
-            let marks: Vec<svg::BarMark> = s
-                .scenarios
-                .iter()
-                .filter(|row| row.same_as.is_none() && row.bandwidth().is_some())
-                .map(|row| svg::BarMark {
-                    interval: row.mb_per_s.and_then(|m| m.ci.map(|c| c.ends())),
-                    disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
-                })
-                .collect();
-            let best = bars
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
-                .map(|(i, _)| i);
-            if !bars.is_empty() {
-                p.bar_chart(
-                    &svg::BarChart {
-                        title: format!("Bandwidth by placement ({} kernel)", s.kernel),
-                        unit: "MB/s".into(),
-                        bars,
-                        highlight: best,
-                        width: 820,
-                    },
-                    &marks,
-                    "Bars are medians over the interleaved rounds; whiskers are 95 % intervals \
-                     of the median; a hollow bar is disturbed (its retakes ran out).",
-                );
-            }
-            // Only a named winner (or the only candidate measured) is highlighted.
-            let winners: Vec<crate::results::ScenarioId> = s
-                .recommendations
-                .iter()
-                .filter(|r| view::names_winner(r))
-                .map(|r| r.best)
-                .collect();
-            // A scenario placed exactly as another is shown once, on that one's row, with
-            // its letters merged and the reason below the table.
-            let mut t = view::with_latency_text(
-                view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
-                r,
-            );
-            let mut keep = Vec::new();
-            let mut notes = Vec::new();
-            for (i, res) in s.scenarios.iter().enumerate() {
-                if res.same_as.is_some() {
-                    continue;
-                }
-                let (letters, why) = view::merged_letters(s, res);
-                if let Some(why) = why {
-                    notes.push(format!("{letters}: {why}"));
-                }
-                let mut row = t.rows[i].clone();
-                row[0] = view::Cell::Text(letters);
-                keep.push((res.id, row));
-            }
-            t.rows = keep.iter().map(|k| k.1.clone()).collect();
-            let cols = t.cols(&[
-                "scenario",
-                "what_runs",
-                "threads_count",
-                "mb_per_s_median",
-                "mb_per_s_min",
-                "mb_per_s_max",
-                "ns_per_load_median",
-                "numactl",
-                "not_measured_because",
-            ]);
-            p.table(&t, &cols, &|i| winners.contains(&keep[i].0));
-            for n in &notes {
-                let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
-            }
-            // What the latency column measured and each row's precision.
-            let extra = [
-                super::super::run_brief::latency_conditions(s),
-                super::super::run_brief::precision_line(r),
-            ];
-            for n in extra.iter().flatten() {
-                let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
-            }
-            // Row (h) against (g): the kernel's auto weights against the measured ones.
-            let w = crate::render::tiering_text::weights_lines(&crate::results::figures::of_run(r));
-            if let Some((title, rest)) = w.split_first().and_then(|(_, w)| w.split_first()) {
-                let _ = write!(
-                    p.html,
-                    "<p class=\"lead\">{}</p><pre>{}</pre>",
-                    esc(title),
-                    esc(&rest.join("\n"))
-                );
-            }
+    let Some(s) = &r.scenarios else { return };
+    scenario_bars(p, s);
+    scenario_table(p, r, s);
+    recommendations(p, r, s);
+}
+
+/// The bandwidth of each placement as bars, the best highlighted.
+fn scenario_bars(p: &mut Page, s: &ScenarioTable) {
+    let bars: Vec<(String, f64)> = s
+        .scenarios
+        .iter()
+        // A scenario placed exactly as another is one bar, its letters merged, as in
+        // the table below.
+        .filter(|row| row.same_as.is_none())
+        .filter_map(|row| {
+            let letters = view::merged_letters(s, row).0;
+            Some((format!("{letters} {}", row.label), row.bandwidth()?))
+        })
+        .collect();
+    let marks: Vec<svg::BarMark> = s
+        .scenarios
+        .iter()
+        .filter(|row| row.same_as.is_none() && row.bandwidth().is_some())
+        .map(|row| svg::BarMark {
+            interval: row.mb_per_s.and_then(|m| m.ci.map(|c| c.ends())),
+            disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
+        })
+        .collect();
+    let best = bars
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
+        .map(|(i, _)| i);
+    if !bars.is_empty() {
+        p.bar_chart(
+            &svg::BarChart {
+                title: format!("Bandwidth by placement ({} kernel)", s.kernel),
+                unit: "MB/s".into(),
+                bars,
+                highlight: best,
+                width: 820,
+            },
+            &marks,
+            "Bars are medians over the interleaved rounds; whiskers are 95 % intervals \
+             of the median; a hollow bar is disturbed (its retakes ran out).",
+        );
+    }
+}
+
+/// The table of the placements, identical placements merged into one row, and what its
+/// latency column measured.
+fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
+    // Only a named winner (or the only candidate measured) is highlighted.
+    let winners: Vec<crate::results::ScenarioId> = s
+        .recommendations
+        .iter()
+        .filter(|r| view::names_winner(r))
+        .map(|r| r.best)
+        .collect();
+    // A scenario placed exactly as another is shown once, on that one's row, with
+    // its letters merged and the reason below the table.
+    let mut t = view::with_latency_text(
+        view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+        r,
+    );
+    let mut keep = Vec::new();
+    let mut notes = Vec::new();
+    for (i, res) in s.scenarios.iter().enumerate() {
+        if res.same_as.is_some() {
+            continue;
+        }
+        let (letters, why) = view::merged_letters(s, res);
+        if let Some(why) = why {
+            notes.push(format!("{letters}: {why}"));
+        }
+        let mut row = t.rows[i].clone();
+        row[0] = view::Cell::Text(letters);
+        keep.push((res.id, row));
+    }
+    t.rows = keep.iter().map(|k| k.1.clone()).collect();
+    let cols = t.cols(&[
+        "scenario",
+        "what_runs",
+        "threads_count",
+        "mb_per_s_median",
+        "mb_per_s_min",
+        "mb_per_s_max",
+        "ns_per_load_median",
+        "numactl",
+        "not_measured_because",
+    ]);
+    p.table(&t, &cols, &|i| winners.contains(&keep[i].0));
+    for n in &notes {
+        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(n));
+    }
+    // What the latency column measured and each row's precision.
+    let extra = [
+        super::precision::scenario_latency_note(s),
+        super::precision::scenarios_line(r, s),
+    ];
+    for n in extra.iter().flatten() {
+        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(n));
+    }
+    // Row (h) against (g): the kernel's auto weights against the measured ones.
+    let w = crate::render::tiering_text::weights_lines(&crate::results::figures::of_run(r));
+    if let Some((title, rest)) = w.split_first().and_then(|(_, w)| w.split_first()) {
+        let _ = write!(
+            p.html,
+            "<p class=\"lead\">{}</p><pre>{}</pre>",
+            prose(title),
+            esc(&rest.join("\n"))
+        );
+    }
+    let _ = write!(
+        p.html,
+        "<p class=\"lead\">{} per thread, {} repetitions of {} ms, kernel {}; highlighted rows win for at least one kind of application.</p>",
+        esc(&bytes_short(s.buffer_bytes_per_thread as f64)),
+        s.repetitions,
+        s.duration_ms,
+        esc(&s.kernel)
+    );
+}
+
+/// The best placement per kind of application, as a table and in words.
+fn recommendations(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
+    let rt = view::recommendations_table(r);
+    if !rt.rows.is_empty() {
+        p.push("<h3>Best placement per kind of application</h3>");
+        p.table(&rt, &[0, 1, 2, 3, 4], &|_| false);
+        p.push("<ul class=\"recs\">");
+        for rec in &s.recommendations {
             let _ = write!(
                 p.html,
-                "<p class=\"lead\">{} per thread, {} repetitions of {} ms, kernel {}; highlighted rows win for at least one kind of application.</p>",
-                esc(&bytes_short(s.buffer_bytes_per_thread as f64)),
-                s.repetitions,
-                s.duration_ms,
-                esc(&s.kernel)
+                "<li>{} <span class=\"muted\">({})</span></li>",
+                prose(&rec.text),
+                prose(&view::comparison(rec))
             );
-            let rt = view::recommendations_table(r);
-            if !rt.rows.is_empty() {
-                p.push("<h3>Best placement per kind of application</h3>");
-                p.table(&rt, &[0, 1, 2, 3, 4], &|_| false);
-                p.push("<ul class=\"recs\">");
-                for rec in &s.recommendations {
-                    let _ = write!(
-                        p.html,
-                        "<li>{} <span class=\"muted\">({})</span></li>",
-                        esc(&rec.text),
-                        esc(&view::comparison(rec))
-                    );
-                }
-                p.push("</ul>");
-            }
         }
+        p.push("</ul>");
     }
 }
 
 pub(super) fn advisor(p: &mut Page, r: &RunResults) {
     match &r.advisor {
         None => p.absent(r, Part::Advisor),
-        Some(_) if r.topology.memory_nodes().len() <= 1 => p.push(
-            "<p>One memory node: weighted interleave has nothing to spread pages over on this machine.</p>",
-        ),
         Some(a) => {
-            let _ = write!(p.html, "<p>{}</p>", esc(&a.summary));
+            let _ = write!(p.html, "<p>{}</p>", prose(&a.summary));
             p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
             for c in &a.checks {
                 let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {

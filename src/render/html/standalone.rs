@@ -7,10 +7,7 @@
 //! heat maps. A bandwidth report is first put where a run keeps it
 //! ([`crate::render::tables_standalone::bandwidth_run`]), so no chart is drawn twice in code.
 
-use std::fmt::Write as _;
-
-use super::esc;
-use super::page::{Page, CSS};
+use super::page::Page;
 use super::{parts, tables};
 use crate::render::run_view as view;
 use crate::render::svg;
@@ -19,6 +16,7 @@ use crate::results::bandwidth::BandwidthReport;
 use crate::results::environment::Environment;
 use crate::results::tables::{RightmarkReport, StreamMatrixReport};
 use crate::results::topology::Topology;
+use crate::results::RunResults;
 
 /// The page of `numascope bandwidth --html`: one section per table the variant filled.
 pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
@@ -36,32 +34,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
     };
     let mut p = open("Bandwidth", what, &report.environment, &report.warnings);
     if let Some(c) = view::bandwidth_sweep_chart(&r) {
-        p.section_open(
-            "bandwidth-sweep",
-            "Bandwidth vs working set",
-            "Each size is labelled with the cache it fits in.",
-        );
-        p.line_chart(
-            &c,
-            &format!(
-                "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
-                 against the working set per thread; x axis in powers of two. Dashed lines: \
-                 cache sizes from sysfs. {}",
-                parts::intervals_note(&c)
-            ),
-        );
-        // The sizes are this variant's rows, so its table replaces the kernels table (whose
-        // rows would repeat each kernel once per size without naming the size).
-        let t = view::bandwidth_sweep_table(&r).with_interval_text("mb_per_s", "MB/s");
-        let cols = t.cols(&[
-            "kernel",
-            "threads_count",
-            "working_set_per_thread_bytes",
-            "fits_in",
-            "mb_per_s_median",
-        ]);
-        p.table(&t, &cols, &|_| false);
-        p.section_close();
+        sweep_section(&mut p, &r, &c);
     }
     if report.sweep.is_none() && !view::bandwidth_table(&r).rows.is_empty() {
         p.section_open(
@@ -107,6 +80,36 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         p.section_close();
     }
     close(p)
+}
+
+/// The section of `bandwidth --sweep`: the chart and the sizes' table.
+fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
+    p.section_open(
+        "bandwidth-sweep",
+        "Bandwidth vs working set",
+        "Each size is labelled with the cache it fits in.",
+    );
+    p.line_chart(
+        c,
+        &format!(
+            "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
+             against the working set per thread; x axis in powers of two. {} {}",
+            super::sweep::cache_lines(c),
+            parts::intervals_note(c)
+        ),
+    );
+    // The sizes are this variant's rows, so its table replaces the kernels table (whose
+    // rows would repeat each kernel once per size without naming the size).
+    let t = view::bandwidth_sweep_table(r).with_interval_text("mb_per_s", "MB/s");
+    let cols = t.cols(&[
+        "kernel",
+        "threads_count",
+        "working_set_per_thread_bytes",
+        "fits_in",
+        "mb_per_s_median",
+    ]);
+    p.table(&t, &cols, &|_| false);
+    p.section_close();
 }
 
 /// The kernel runs of a plain `bandwidth` (or `--stride`) invocation as bars with their
@@ -191,44 +194,24 @@ pub fn render_stream_matrix(r: &StreamMatrixReport) -> String {
 
 /// The document head, the header (title, what was measured, the machine) and the warnings.
 fn open(title: &str, what: &str, env: &Environment, warnings: &[String]) -> Page {
-    let mut p = Page {
-        html: String::with_capacity(128 * 1024),
-    };
-    let _ = write!(
-        p.html,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>numascope {}</title><style>{CSS}</style></head>\n<body><main>\n",
-        esc(&title.to_lowercase())
-    );
-    let _ = write!(
-        p.html,
-        "<header class=\"top\"><h1>{}</h1><div class=\"sub\">",
-        esc(title)
-    );
     let mut facts = vec![what.to_string()];
     facts.extend(super::machine_facts(env));
-    for f in facts {
-        let _ = write!(p.html, "<span>{}</span>", esc(&f));
-    }
-    p.push("</div></header>\n");
-    if !warnings.is_empty() {
-        p.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
-        for w in warnings {
-            let _ = write!(p.html, "<li>{}</li>", esc(w));
-        }
-        p.push("</ul></div>\n");
-    }
+    let mut p = Page::open(
+        &format!("numascope {}", title.to_lowercase()),
+        "",
+        title,
+        &facts,
+    );
+    p.push("</header>\n");
+    p.warnings(warnings);
     p
 }
 
-fn close(mut p: Page) -> String {
-    let _ = write!(
-        p.html,
-        "<footer>numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes</footer>\n</main></body></html>\n",
-        esc(env!("CARGO_PKG_VERSION"))
-    );
-    p.html
+fn close(p: Page) -> String {
+    p.close(&format!(
+        "numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes",
+        env!("CARGO_PKG_VERSION")
+    ))
 }
 
 #[cfg(test)]

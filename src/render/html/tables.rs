@@ -13,21 +13,12 @@ use crate::render::run_view::{Cell, Table};
 use crate::render::svg;
 use crate::render::tables_view::{figure_text, ratio_text, rightmark_heatmaps, stream_heatmap};
 use crate::results::tables::{RightmarkReport, StreamMatrix, StreamMatrixReport};
-use crate::results::{Part, RunResults};
+use crate::results::RunResults;
 
 pub(super) fn rightmark(p: &mut Page, r: &RunResults) {
-    let Some(rm) = &r.rightmark else {
-        let known = r.plan.runs(Part::Rightmark)
-            || r.plan.skipped.iter().any(|s| s.part == Part::Rightmark);
-        if known {
-            p.absent(r, Part::Rightmark);
-        } else {
-            // A results file written before the part existed: nothing was left out.
-            p.push("<p class=\"absent\">This results file was written before the RightMark table was part of a run.</p>");
-        }
-        return;
-    };
-    rightmark_body(p, rm);
+    if let Some(rm) = &r.rightmark {
+        rightmark_body(p, rm);
+    }
 }
 
 /// The RightMark heatmaps, the sentence on how they were measured and the table: the run
@@ -57,17 +48,9 @@ pub(super) fn rightmark_body(p: &mut Page, rm: &RightmarkReport) {
 }
 
 pub(super) fn stream_matrix(p: &mut Page, r: &RunResults) {
-    let Some(sm) = &r.stream_matrix else {
-        let known = r.plan.runs(Part::StreamMatrix)
-            || r.plan.skipped.iter().any(|s| s.part == Part::StreamMatrix);
-        if known {
-            p.absent(r, Part::StreamMatrix);
-        } else {
-            p.push("<p class=\"absent\">This results file was written before the per-stream matrix was part of a run.</p>");
-        }
-        return;
-    };
-    stream_matrix_body(p, sm);
+    if let Some(sm) = &r.stream_matrix {
+        stream_matrix_body(p, sm);
+    }
 }
 
 /// One heatmap, sentence and table per kernel and CPU node: the run report's section and the
@@ -171,7 +154,6 @@ fn layout(r: &RightmarkReport) -> Table {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::render::tables_view::fixture::rightmark_example;
 
     #[test]
@@ -200,13 +182,12 @@ mod tests {
         );
         r.stream_matrix = None;
         r.rightmark = None;
-        let html = crate::render::html::render(&r);
-        assert!(html.contains("written before the RightMark table"));
         r.plan.skipped.push(crate::results::SkippedPart {
-            part: Part::Rightmark,
+            part: crate::results::Part::Rightmark,
             reason: "one NUMA node: its one cell would repeat".into(),
         });
         let html = crate::render::html::render(&r);
-        assert!(html.contains("Not measured in this run (one NUMA node"));
+        assert!(!html.contains("id=\"rightmark\""));
+        assert!(html.contains("RightMark table (one NUMA node: its one cell would repeat)"));
     }
 }

@@ -3,10 +3,10 @@
 //! optionally each bar's 95 % interval as a whisker and disturbed figures drawn hollow
 //! ([`bar_chart_marked`]).
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::frame::{self, Area, DrawResult};
 use super::{value_label, ChartError, FONT, INK, MUTED, PALETTE};
 
 /// What to draw.
@@ -104,23 +104,12 @@ fn render(b: &BarChart, marks: &[BarMark], l: Layout) -> Result<String, ChartErr
     }
     let top = 44 * l.title_px / 17;
     let height = top + l.row * b.bars.len() as u32 + 12;
-    let mut buf = String::new();
-    {
-        let root = SVGBackend::with_string(&mut buf, (l.width, height)).into_drawing_area();
-        draw(&root, b, marks, l, top).map_err(|e| ChartError::new(&b.title, e))?;
-        root.present().map_err(|e| ChartError::new(&b.title, e))?;
-    }
-    Ok(buf)
+    frame::svg_string(&b.title, (l.width, height), |root| {
+        draw(root, b, marks, l, top)
+    })
 }
 
-fn draw(
-    area: &DrawingArea<SVGBackend, Shift>,
-    b: &BarChart,
-    marks: &[BarMark],
-    l: Layout,
-    top: u32,
-) -> Result<(), Box<dyn std::error::Error>> {
-    area.fill(&WHITE)?;
+fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: u32) -> DrawResult {
     area.draw(&Text::new(
         b.title.clone(),
         (12, 8),
@@ -136,45 +125,11 @@ fn draw(
         .chain(marks.iter().filter_map(|m| m.interval.map(|i| i.1)))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
-    // The phone layout keeps room for its longest value text (about 0.56 em a character).
-    let value_room = if l.label_above {
-        let chars = b
-            .bars
-            .iter()
-            .enumerate()
-            .map(|(i, (_, v))| value_text(b, i, *v, marks).chars().count())
-            .max()
-            .unwrap_or(0);
-        l.value_room
-            .max((chars as f64 * l.text_px as f64 * 0.56).ceil() as u32 + 16)
-    } else {
-        l.value_room
-    };
+    let value_room = value_room(b, marks, l);
     let span = l.width.saturating_sub(l.bar_x + value_room).max(40) as f64;
     let bar_x = l.bar_x as i32;
     for (i, (label, v)) in b.bars.iter().enumerate() {
-        let mut y = (top + l.row * i as u32) as i32;
-        if l.label_above {
-            area.draw(&Text::new(
-                label.clone(),
-                (bar_x, y),
-                (FONT, l.text_px)
-                    .into_font()
-                    .color(&INK)
-                    .pos(Pos::new(HPos::Left, VPos::Top)),
-            ))?;
-            // The bar takes the row's lower part, as tall as in the wide layout.
-            y += (l.row - ROW) as i32;
-        } else {
-            area.draw(&Text::new(
-                label.clone(),
-                (bar_x - 10, y + ROW as i32 / 2 - 2),
-                (FONT, l.text_px)
-                    .into_font()
-                    .color(&INK)
-                    .pos(Pos::new(HPos::Right, VPos::Center)),
-            ))?;
-        }
+        let y = draw_label(area, label, l, (top + l.row * i as u32) as i32)?;
         let w = if max > 0.0 && v.is_finite() {
             (v / max * span).round() as i32
         } else {
@@ -220,6 +175,55 @@ fn draw(
         ))?;
     }
     Ok(())
+}
+
+/// Room kept right of the longest bar for its value; the phone layout keeps room for its
+/// longest value text (about 0.56 em a character).
+fn value_room(b: &BarChart, marks: &[BarMark], l: Layout) -> u32 {
+    if !l.label_above {
+        return l.value_room;
+    }
+    let chars = b
+        .bars
+        .iter()
+        .enumerate()
+        .map(|(i, (_, v))| value_text(b, i, *v, marks).chars().count())
+        .max()
+        .unwrap_or(0);
+    l.value_room
+        .max((chars as f64 * l.text_px as f64 * 0.56).ceil() as u32 + 16)
+}
+
+/// A bar's label, left of the bar or (phone layout) above it; the bar's top.
+fn draw_label(
+    area: &Area,
+    label: &str,
+    l: Layout,
+    mut y: i32,
+) -> Result<i32, Box<dyn std::error::Error>> {
+    let bar_x = l.bar_x as i32;
+    if l.label_above {
+        area.draw(&Text::new(
+            label.to_string(),
+            (bar_x, y),
+            (FONT, l.text_px)
+                .into_font()
+                .color(&INK)
+                .pos(Pos::new(HPos::Left, VPos::Top)),
+        ))?;
+        // The bar takes the row's lower part, as tall as in the wide layout.
+        y += (l.row - ROW) as i32;
+    } else {
+        area.draw(&Text::new(
+            label.to_string(),
+            (bar_x - 10, y + ROW as i32 / 2 - 2),
+            (FONT, l.text_px)
+                .into_font()
+                .color(&INK)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
+        ))?;
+    }
+    Ok(y)
 }
 
 /// The text printed after bar `i`: its value, the unit after the first, "(disturbed)" when so.

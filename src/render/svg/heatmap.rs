@@ -1,12 +1,12 @@
 //! Heatmaps: a grid of coloured cells with the value printed in each (node x node latency or
-//! bandwidth, CPU x CPU core-to-core latency), and a pair of them side by side (measured beside
+//! bandwidth, CPU x CPU core-to-core latency), which the report sets side by side (measured beside
 //! SLIT or HMAT). Cells are placed in pixel coordinates with plotters' primitives: the grid is
 //! categorical, and a cartesian chart would only add axes that have to be hidden again.
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::frame::{self, Area, DrawResult};
 use super::{value_label, ChartError, FONT, INK, MUTED};
 
 /// What to draw. `values[row][col]`; `None` is a cell not measured (drawn hatched grey).
@@ -65,37 +65,7 @@ fn check(h: &Heatmap) -> Result<(), ChartError> {
 /// Renders one heatmap to an SVG string.
 pub fn heatmap(h: &Heatmap) -> Result<String, ChartError> {
     check(h)?;
-    let size = size_of(h);
-    let mut buf = String::new();
-    {
-        let root = SVGBackend::with_string(&mut buf, size).into_drawing_area();
-        root.fill(&WHITE)
-            .map_err(|e| ChartError::new(&h.title, e))?;
-        draw(&root, h).map_err(|e| ChartError::new(&h.title, e))?;
-        root.present().map_err(|e| ChartError::new(&h.title, e))?;
-    }
-    Ok(buf)
-}
-
-/// Renders two heatmaps side by side in one SVG (measured on the left, declared on the right).
-pub fn heatmap_pair(left: &Heatmap, right: &Heatmap) -> Result<String, ChartError> {
-    check(left)?;
-    check(right)?;
-    let (lw, lh) = size_of(left);
-    let (rw, rh) = size_of(right);
-    let mut buf = String::new();
-    {
-        let root =
-            SVGBackend::with_string(&mut buf, (lw + rw + 16, lh.max(rh))).into_drawing_area();
-        root.fill(&WHITE)
-            .map_err(|e| ChartError::new(&left.title, e))?;
-        let (a, b) = root.split_horizontally(lw + 16);
-        draw(&a, left).map_err(|e| ChartError::new(&left.title, e))?;
-        draw(&b, right).map_err(|e| ChartError::new(&right.title, e))?;
-        root.present()
-            .map_err(|e| ChartError::new(&left.title, e))?;
-    }
-    Ok(buf)
+    frame::svg_string(&h.title, size_of(h), |root| draw(root, h))
 }
 
 /// Linear interpolation between two colours, `t` in 0..=1.
@@ -110,9 +80,7 @@ fn ramp(t: f64, higher_is_worse: bool) -> RGBColor {
     RGBColor(mix(lo.0, hi.0), mix(lo.1, hi.1), mix(lo.2, hi.2))
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
-
-fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
+fn draw(area: &Area, h: &Heatmap) -> DrawResult {
     let cols = h.col_labels.len();
     let rows = h.row_labels.len();
     let cell = cell_px(cols.max(rows)) as i32;
@@ -140,7 +108,7 @@ fn draw(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap) -> DrawResult {
 }
 
 /// The title, the axis titles and the row and column labels (thinned on big grids).
-fn titles_and_labels(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap, cell: i32) -> DrawResult {
+fn titles_and_labels(area: &Area, h: &Heatmap, cell: i32) -> DrawResult {
     let cols = h.col_labels.len();
     let (left, top) = (LEFT as i32, TOP as i32);
     let anchor = |hp, vp| Pos::new(hp, vp);
@@ -202,13 +170,7 @@ fn titles_and_labels(area: &DrawingArea<SVGBackend, Shift>, h: &Heatmap, cell: i
 }
 
 /// One coloured square per value (grey for a missing one), with the value when it fits.
-fn draw_cells(
-    area: &DrawingArea<SVGBackend, Shift>,
-    h: &Heatmap,
-    cell: i32,
-    lo: f64,
-    vmax: f64,
-) -> DrawResult {
+fn draw_cells(area: &Area, h: &Heatmap, cell: i32, lo: f64, vmax: f64) -> DrawResult {
     let (left, top) = (LEFT as i32, TOP as i32);
     let anchor = |hp, vp| Pos::new(hp, vp);
     let t_of = |v: f64| {
@@ -262,7 +224,7 @@ fn draw_cells(
 
 /// The colour legend under the grid: the ramp with its end values.
 fn draw_legend(
-    area: &DrawingArea<SVGBackend, Shift>,
+    area: &Area,
     h: &Heatmap,
     cell: i32,
     any_value: bool,
@@ -354,18 +316,5 @@ mod tests {
         let svg = heatmap(&h).unwrap();
         assert_well_formed(&svg);
         assert!(!has_text(&svg, "3969"));
-    }
-
-    #[test]
-    fn pair_snapshot() {
-        let slit = Heatmap {
-            title: "SLIT distance (firmware)".into(),
-            values: vec![vec![Some(10.0), Some(20.0)], vec![Some(20.0), Some(10.0)]],
-            unit: "".into(),
-            ..opteron()
-        };
-        let svg = heatmap_pair(&opteron(), &slit).unwrap();
-        assert_well_formed(&svg);
-        insta::assert_snapshot!(svg);
     }
 }

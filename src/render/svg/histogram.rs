@@ -6,11 +6,11 @@
 //! distribution sit a few pixels apart and their labels would overlap. Like the other charts
 //! it knows nothing of numascope's result types and its output is deterministic.
 
-use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+use super::frame::{self, Area, Chart, DrawResult, EntrySize};
 use super::{series_color, tick_label, ChartError, FONT, GRID, INK, MUTED, PALETTE};
 
 /// One bin: `low <= x < high`, `count` values in it.
@@ -109,30 +109,20 @@ const SWATCH: i32 = 22;
 /// One legend entry: the bars (`None`) or mark `Some(i)`, its text and its x offset.
 type Entry = (Option<usize>, String, i32);
 
-/// Legend entries wrapped into rows that fit the chart's width.
+/// Legend entries (the bars, then each mark) wrapped into rows that fit the chart's width.
 fn legend_rows(h: &Histogram) -> Vec<Vec<Entry>> {
-    let left = if h.width < 600 { 10 } else { 60 };
-    let char_px = LEGEND_CHAR_PX * h.text_scale;
     let items = std::iter::once((None, h.bins_label.clone())).chain(
         h.marks
             .iter()
             .enumerate()
             .map(|(i, m)| (Some(i), m.label.clone())),
     );
-    let mut rows: Vec<Vec<Entry>> = vec![Vec::new()];
-    let mut x = left;
-    for (what, text) in items {
-        let w = SWATCH + 8 + (char_px * text.chars().count() as f64).ceil() as i32 + 16;
-        if x + w > h.width as i32 - 10 && !rows.last().is_some_and(|r| r.is_empty()) {
-            rows.push(Vec::new());
-            x = left;
-        }
-        if let Some(row) = rows.last_mut() {
-            row.push((what, text, x));
-        }
-        x += w;
-    }
-    rows
+    let size = EntrySize {
+        lead: SWATCH + 8,
+        char_px: LEGEND_CHAR_PX * h.text_scale,
+        gap: 16,
+    };
+    frame::legend_rows(items, h.width, size)
 }
 
 /// Renders the histogram to an SVG string.
@@ -166,18 +156,10 @@ pub fn histogram(h: &Histogram) -> Result<String, ChartError> {
     let rows = legend_rows(h);
     let row_h = (LEGEND_ROW * h.text_scale).round() as u32;
     let legend_h = row_h * rows.len() as u32 + 8;
-    let mut buf = String::new();
-    {
-        let root =
-            SVGBackend::with_string(&mut buf, (h.width, h.height + legend_h)).into_drawing_area();
-        draw(&root, h, &bins, (x0, x1), (y0, y1), &rows)
-            .map_err(|e| ChartError::new(&h.title, e))?;
-        root.present().map_err(|e| ChartError::new(&h.title, e))?;
-    }
-    Ok(buf)
+    frame::svg_string(&h.title, (h.width, h.height + legend_h), |root| {
+        draw(root, h, &bins, (x0, x1), (y0, y1), &rows)
+    })
 }
-
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 /// The x ticks (log10 units, value) for a plot `decade_px` pixels per decade whose labels
 /// take `char_px` pixels a character: 1, 2 and 5 of each decade when their labels fit apart,
@@ -217,23 +199,15 @@ fn ticks_of(x0: f64, x1: f64, multiples: &[f64]) -> Vec<(f64, f64)> {
 }
 
 fn draw(
-    root: &DrawingArea<SVGBackend, Shift>,
+    root: &Area,
     h: &Histogram,
     bins: &[HistBin],
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
     rows: &[Vec<Entry>],
 ) -> DrawResult {
-    root.fill(&WHITE)?;
     let (plot_area, legend_area) = root.split_vertically(h.height);
-    let x_area = h.px(44).round() as u32;
-    let mut chart = ChartBuilder::on(&plot_area)
-        .caption(&h.title, (FONT, h.px(17)).into_font().color(&INK))
-        .margin(14)
-        .margin_right(24)
-        .x_label_area_size(x_area)
-        .y_label_area_size(h.px(62).round() as u32)
-        .build_cartesian_2d(x0..x1, y0..y1)?;
+    let mut chart = frame::plot(&plot_area, &h.title, h.text_scale, (x0, x1), (y0, y1))?;
     let y_fmt = |v: &f64| {
         if (v - v.round()).abs() < 1e-9 && *v >= 0.0 {
             tick_label(10f64.powf(v.round()))
@@ -256,6 +230,20 @@ fn draw(
         .x_desc(&h.x_label)
         .y_desc(&h.y_label)
         .draw()?;
+    draw_x_ticks(&mut chart, &plot_area, h, (x0, x1), (y0, y1))?;
+    draw_bins(&mut chart, bins, y0)?;
+    draw_marks(&mut chart, h, (x0, x1), (y0, y1))?;
+    draw_legend(&legend_area, h, rows)
+}
+
+/// The x ticks (1, 2 and 5 of each decade as they fit) with their grid lines and labels.
+fn draw_x_ticks(
+    chart: &mut Chart,
+    plot_area: &Area,
+    h: &Histogram,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> DrawResult {
     let label_font = (FONT, h.px(13))
         .into_font()
         .color(&MUTED)
@@ -279,6 +267,11 @@ fn draw(
             label_font.clone(),
         ))?;
     }
+    Ok(())
+}
+
+/// The bins as bars from the axis up to their count.
+fn draw_bins(chart: &mut Chart, bins: &[HistBin], y0: f64) -> DrawResult {
     let bar = series_color(0);
     for b in bins.iter().filter(|b| b.count > 0) {
         let corners = [
@@ -290,6 +283,16 @@ fn draw(
             Rectangle::new(corners, WHITE.stroke_width(1)),
         ])?;
     }
+    Ok(())
+}
+
+/// The marks: their interval bands, then their lines.
+fn draw_marks(
+    chart: &mut Chart,
+    h: &Histogram,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> DrawResult {
     // The marks' bands first, light, so every line stays visible on top of them.
     for (i, m) in h.marks.iter().enumerate() {
         let Some((lo, hi)) = m.band.filter(|(l, h)| l.is_finite() && *l > 0.0 && h >= l) else {
@@ -320,20 +323,12 @@ fn draw(
             )))?,
         };
     }
-    draw_legend(&legend_area, h, rows)
+    Ok(())
 }
 
 /// The legend rows: a swatch (a bar's square or a mark's line) and the entry's text.
-fn draw_legend(
-    area: &DrawingArea<SVGBackend, Shift>,
-    h: &Histogram,
-    rows: &[Vec<Entry>],
-) -> DrawResult {
+fn draw_legend(area: &Area, h: &Histogram, rows: &[Vec<Entry>]) -> DrawResult {
     let row_h = (LEGEND_ROW * h.text_scale).round() as i32;
-    let font = (FONT, h.px(13))
-        .into_font()
-        .color(&INK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
     for (r, row) in rows.iter().enumerate() {
         let y = 4 + row_h * r as i32 + row_h / 2;
         for (what, text, x) in row {
@@ -355,7 +350,7 @@ fn draw_legend(
                     }
                 }
             }
-            area.draw(&Text::new(text.clone(), (*x + SWATCH + 8, y), font.clone()))?;
+            frame::legend_text(area, text, (*x + SWATCH + 8, y), h.text_scale)?;
         }
     }
     Ok(())

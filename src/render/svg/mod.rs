@@ -9,13 +9,14 @@
 //! helpers below, so snapshot tests are stable. Drawing uses plotters' SVG backend.
 
 pub mod bar;
+mod frame;
 pub mod heatmap;
 pub mod histogram;
 pub mod line;
 pub mod strip;
 
 pub use bar::{bar_chart, bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
-pub use heatmap::{heatmap, heatmap_pair, Heatmap};
+pub use heatmap::{heatmap, Heatmap};
 pub use histogram::{histogram, HistBin, HistMark, Histogram, MarkStyle};
 pub use line::XErrorBar;
 pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};

@@ -2,13 +2,13 @@
 //! markers, log-10 latency axis so 1 ns caches and 200 ns DRAM both show), bandwidth against
 //! thread count, latency against bandwidth under load. One chart, several named series, each
 //! point's 95 % interval drawn as an error bar (and a band along a line), disturbed points
-//! drawn hollow, a legend drawn below the plot (plotters' own legend box sizes itself from a
-//! crude text-width estimate and overlaps the curves; a row below the plot does not).
+//! drawn hollow, a legend drawn below the plot. This file holds what to draw and the axes'
+//! ranges; its `draw` module draws it.
 
-use plotters::coord::Shift;
-use plotters::prelude::*;
+mod draw;
 
-use super::{bytes_short, series_color, tick_label, ChartError, FONT, GRID, INK, MUTED};
+use super::frame::{self, EntrySize};
+use super::ChartError;
 
 /// How the x axis maps values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +64,6 @@ pub struct XErrorBar {
 /// The opacity of error bars and bands: the one attribute value nothing else in a line chart
 /// uses, so tests can count them.
 pub const ERROR_BAR_OPACITY: f64 = 0.55;
-const BAND_OPACITY: f64 = 0.12;
 
 /// What to draw.
 #[derive(Clone, Debug, PartialEq)]
@@ -142,108 +141,14 @@ enum Entry {
     Disturbed,
 }
 
-const LEGEND_ROW: u32 = 20;
-
 /// The height of one legend row at the chart's text size.
 fn legend_row(c: &LineChart) -> u32 {
-    (LEGEND_ROW as f64 * c.text_scale).round() as u32
-}
-const LEGEND_CHAR_PX: u32 = 6;
-
-/// Legend rows: entries (what, name, x offset) wrapped to the chart width.
-fn legend_layout(
-    names: &[(Entry, String)],
-    width: u32,
-    scale: f64,
-) -> Vec<Vec<(Entry, String, u32)>> {
-    let left = if width < 600 { 10 } else { 60 };
-    let char_px = (LEGEND_CHAR_PX as f64 * scale).round() as u32;
-    let mut rows: Vec<Vec<(Entry, String, u32)>> = vec![Vec::new()];
-    let mut x = left;
-    for (e, name) in names {
-        let w = 26 + char_px * name.chars().count() as u32 + 12;
-        if x + w > width.saturating_sub(10) && !rows.last().unwrap().is_empty() {
-            rows.push(Vec::new());
-            x = left;
-        }
-        rows.last_mut()
-            .unwrap()
-            .push((e.clone(), name.to_string(), x));
-        x += w;
-    }
-    rows
+    (20.0 * c.text_scale).round() as u32
 }
 
-/// Renders the chart to an SVG string.
-pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
-    let to_x = |x: f64| match c.x_scale {
-        XScale::Log2Bytes => x.max(1.0).log2(),
-        XScale::Linear => x,
-    };
-    let pts: Vec<(f64, f64)> = c
-        .series
-        .iter()
-        .flat_map(|s| s.points.iter().copied())
-        .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .collect();
-    if pts.is_empty() {
-        return Err(ChartError::new(&c.title, "no data points"));
-    }
-    let (mut x0, mut x1) = pts
-        .iter()
-        .map(|p| p.0)
-        .chain(c.x_errors.iter().flat_map(|e| [e.low, e.high]))
-        .filter(|x| x.is_finite())
-        .fold((f64::MAX, f64::MIN), |(a, b), x| {
-            (a.min(to_x(x)), b.max(to_x(x)))
-        });
-    let (ymin, ymax) = pts
-        .iter()
-        .map(|p| p.1)
-        .chain(c.errors.iter().flat_map(|e| [e.low, e.high]))
-        .filter(|v| v.is_finite())
-        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
-    if c.y_log && ymin <= 0.0 {
-        return Err(ChartError::new(
-            &c.title,
-            "a log axis needs positive values",
-        ));
-    }
-    match c.x_scale {
-        XScale::Log2Bytes => {
-            x0 = x0.floor();
-            x1 = x1.ceil().max(x0 + 1.0);
-        }
-        XScale::Linear => {
-            let pad = ((x1 - x0) * 0.04).max(if x1 == x0 { 1.0 } else { 0.0 });
-            x0 = if x0 >= 0.0 && x0 - pad < 0.0 {
-                0.0
-            } else {
-                x0 - pad
-            };
-            x1 += pad;
-        }
-    }
-    let (y0, y1) = if c.y_log {
-        // Whole decades below, a little room above; at least one decade shown.
-        // The top is raised to the next decade when that is near (within x2), so the
-        // largest values sit under a labelled tick.
-        let lo = ymin.log10().floor();
-        let mut hi = (ymax * 1.15).log10().max(lo + 1.0);
-        if hi.ceil() - hi < 2f64.log10() {
-            hi = hi.ceil() + 0.02;
-        }
-        (lo, hi)
-    } else {
-        let y1 = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
-        let y0 = if c.y_from_zero || ymin <= 0.0 {
-            0.0_f64.min(ymin)
-        } else {
-            ymin * 0.85
-        };
-        (y0, y1)
-    };
-    let y1 = marker_headroom(c, &pts, (x0, x1), (y0, y1), &to_x);
+/// The legend: each series, then the interval whisker and the hollow point when drawn,
+/// wrapped to the chart's width.
+fn legend(c: &LineChart) -> Vec<Vec<(Entry, String, i32)>> {
     let mut names: Vec<(Entry, String)> = c
         .series
         .iter()
@@ -259,21 +164,109 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
             "hollow: disturbed (retakes ran out)".into(),
         ));
     }
-    let legend = legend_layout(&names, c.width, c.text_scale);
-    let legend_h = legend_row(c) * legend.len() as u32 + 8;
-
-    let mut buf = String::new();
-    {
-        let root =
-            SVGBackend::with_string(&mut buf, (c.width, c.height + legend_h)).into_drawing_area();
-        draw(&root, c, (x0, x1), (y0, y1), &to_x, &legend)
-            .map_err(|e| ChartError::new(&c.title, e))?;
-        root.present().map_err(|e| ChartError::new(&c.title, e))?;
-    }
-    Ok(buf)
+    let size = EntrySize {
+        lead: 26,
+        char_px: (6.0 * c.text_scale).round(),
+        gap: 12,
+    };
+    frame::legend_rows(names, c.width, size)
 }
 
-type DrawResult = Result<(), Box<dyn std::error::Error>>;
+/// The x value as drawn: log2 on a byte axis.
+fn to_x(c: &LineChart, x: f64) -> f64 {
+    match c.x_scale {
+        XScale::Log2Bytes => x.max(1.0).log2(),
+        XScale::Linear => x,
+    }
+}
+
+/// The y value as drawn: log10 on a log axis.
+fn to_y(c: &LineChart, y: f64) -> f64 {
+    if c.y_log {
+        y.log10()
+    } else {
+        y
+    }
+}
+
+/// Renders the chart to an SVG string.
+pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
+    let pts: Vec<(f64, f64)> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().copied())
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .collect();
+    if pts.is_empty() {
+        return Err(ChartError::new(&c.title, "no data points"));
+    }
+    let x = x_range(c, &pts);
+    let (y0, y1) = y_range(c, &pts)?;
+    let y1 = marker_headroom(c, &pts, x, (y0, y1), &|v| to_x(c, v));
+    let legend = legend(c);
+    let legend_h = legend_row(c) * legend.len() as u32 + 8;
+    frame::svg_string(&c.title, (c.width, c.height + legend_h), |root| {
+        draw::draw(root, c, x, (y0, y1), &legend)
+    })
+}
+
+/// The x range as drawn: whole powers of two on a byte axis, a little padding on a linear one
+/// (never below zero when the values are not).
+fn x_range(c: &LineChart, pts: &[(f64, f64)]) -> (f64, f64) {
+    let (x0, x1) = pts
+        .iter()
+        .map(|p| p.0)
+        .chain(c.x_errors.iter().flat_map(|e| [e.low, e.high]))
+        .filter(|x| x.is_finite())
+        .fold((f64::MAX, f64::MIN), |(a, b), x| {
+            (a.min(to_x(c, x)), b.max(to_x(c, x)))
+        });
+    match c.x_scale {
+        XScale::Log2Bytes => (x0.floor(), x1.ceil().max(x0.floor() + 1.0)),
+        XScale::Linear => {
+            let pad = ((x1 - x0) * 0.04).max(if x1 == x0 { 1.0 } else { 0.0 });
+            let lo = if x0 >= 0.0 && x0 - pad < 0.0 {
+                0.0
+            } else {
+                x0 - pad
+            };
+            (lo, x1 + pad)
+        }
+    }
+}
+
+/// The y range as drawn: whole decades below on a log axis and a little room above (at least
+/// one decade; the top raised to the next decade when that is near, within x2, so the largest
+/// values sit under a labelled tick); on a linear axis from zero or just below the smallest.
+fn y_range(c: &LineChart, pts: &[(f64, f64)]) -> Result<(f64, f64), ChartError> {
+    let (ymin, ymax) = pts
+        .iter()
+        .map(|p| p.1)
+        .chain(c.errors.iter().flat_map(|e| [e.low, e.high]))
+        .filter(|v| v.is_finite())
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    if c.y_log && ymin <= 0.0 {
+        return Err(ChartError::new(
+            &c.title,
+            "a log axis needs positive values",
+        ));
+    }
+    if c.y_log {
+        let lo = ymin.log10().floor();
+        let mut hi = (ymax * 1.15).log10().max(lo + 1.0);
+        if hi.ceil() - hi < 2f64.log10() {
+            hi = hi.ceil() + 0.02;
+        }
+        return Ok((lo, hi));
+    }
+    let y1 = if ymax > 0.0 { ymax * 1.08 } else { 1.0 };
+    let y0 = if c.y_from_zero || ymin <= 0.0 {
+        0.0_f64.min(ymin)
+    } else {
+        ymin * 0.85
+    };
+    Ok((y0, y1))
+}
 
 /// The top of the y range raised, when needed, so that no point or interval lies under a
 /// marker's label (drawn at the top of the plot, right of its line): the label band is
@@ -321,304 +314,6 @@ fn marker_headroom(
     }
     // Solve y1' - band * (y1' - y0) = top.
     (top - band * y0) / (1.0 - band)
-}
-
-fn draw(
-    root: &DrawingArea<SVGBackend, Shift>,
-    c: &LineChart,
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
-    to_x: &dyn Fn(f64) -> f64,
-    legend: &[Vec<(Entry, String, u32)>],
-) -> DrawResult {
-    root.fill(&WHITE)?;
-    let (plot_area, legend_area) = root.split_vertically(c.height);
-    let mut chart = ChartBuilder::on(&plot_area)
-        .caption(&c.title, (FONT, c.px(17)).into_font().color(&INK))
-        .margin(14)
-        .margin_right(24)
-        .x_label_area_size(c.px(44).round() as u32)
-        .y_label_area_size(c.px(62).round() as u32)
-        .build_cartesian_2d(x0..x1, y0..y1)?;
-    let log2 = c.x_scale == XScale::Log2Bytes;
-    // Counts (threads) get integer ticks only.
-    let integral = !log2
-        && c.series
-            .iter()
-            .flat_map(|s| &s.points)
-            .all(|p| p.0 == p.0.round());
-    let x_fmt = |v: &f64| {
-        if log2 {
-            if (v - v.round()).abs() < 1e-9 {
-                bytes_short(2f64.powf(v.round()))
-            } else {
-                String::new()
-            }
-        } else if integral && (v - v.round()).abs() > 1e-9 {
-            String::new()
-        } else {
-            tick_label(*v)
-        }
-    };
-    let y_log = c.y_log;
-    let y_fmt = |v: &f64| {
-        if !y_log {
-            tick_label(*v)
-        } else if (v - v.round()).abs() < 1e-9 {
-            tick_label(10f64.powf(v.round()))
-        } else {
-            String::new()
-        }
-    };
-    // On a log axis, one tick per whole decade: plotters picks steps of 1 when asked for no
-    // more labels than there are whole numbers in the range.
-    let y_labels = if y_log {
-        ((y1.floor() - y0.ceil()) as usize + 1).max(2)
-    } else {
-        8
-    };
-    let x_labels = if log2 || integral {
-        ((x1 - x0).ceil() as usize + 1).clamp(2, 14)
-    } else {
-        10
-    };
-    chart
-        .configure_mesh()
-        .bold_line_style(GRID.stroke_width(1))
-        .light_line_style(WHITE.mix(0.0))
-        .axis_style(MUTED.stroke_width(1))
-        .x_labels(x_labels)
-        .y_labels(y_labels)
-        .x_label_formatter(&x_fmt)
-        .y_label_formatter(&y_fmt)
-        .label_style((FONT, c.px(13)).into_font().color(&MUTED))
-        .axis_desc_style((FONT, c.px(14)).into_font().color(&INK))
-        .x_desc(&c.x_label)
-        .y_desc(&c.y_label)
-        .draw()?;
-
-    if y_log {
-        draw_minor_decades(&mut chart, (x0, x1), (y0, y1))?;
-    }
-    draw_markers(&mut chart, c, (x0, x1), (y0, y1), to_x)?;
-    draw_intervals(&mut chart, c, (x0, x1), to_x)?;
-    draw_series(&mut chart, c, to_x)?;
-    draw_legend(&legend_area, legend, c)
-}
-
-/// The y value as drawn: log10 on a log axis.
-fn to_y(c: &LineChart, y: f64) -> f64 {
-    if c.y_log {
-        y.log10()
-    } else {
-        y
-    }
-}
-
-/// Light lines at 2..9 of every decade of a log axis, so values between the labelled
-/// decades can be read.
-fn draw_minor_decades(chart: &mut Chart, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> DrawResult {
-    let mut d = y0.floor();
-    while d < y1 {
-        for m in 2..=9 {
-            let y = d + (m as f64).log10();
-            if y > y0 && y < y1 {
-                chart.draw_series(std::iter::once(PathElement::new(
-                    vec![(x0, y), (x1, y)],
-                    GRID.mix(0.6).stroke_width(1),
-                )))?;
-            }
-        }
-        d += 1.0;
-    }
-    Ok(())
-}
-
-/// Each interval as a whisker with caps, and a translucent band along a line series with
-/// two or more intervals.
-fn draw_intervals(
-    chart: &mut Chart,
-    c: &LineChart,
-    (x0, x1): (f64, f64),
-    to_x: &dyn Fn(f64) -> f64,
-) -> DrawResult {
-    let cap = (x1 - x0) * 0.006;
-    for (i, s) in c.series.iter().enumerate() {
-        let mut bars: Vec<&ErrorBar> = c
-            .errors
-            .iter()
-            .filter(|e| e.series == i && e.low.is_finite() && e.high.is_finite())
-            .collect();
-        if bars.is_empty() {
-            continue;
-        }
-        bars.sort_by(|a, b| a.x.total_cmp(&b.x));
-        let color = series_color(i);
-        if bars.len() >= 2 && s.style != SeriesStyle::Points {
-            let mut poly: Vec<(f64, f64)> =
-                bars.iter().map(|e| (to_x(e.x), to_y(c, e.low))).collect();
-            poly.extend(bars.iter().rev().map(|e| (to_x(e.x), to_y(c, e.high))));
-            chart.draw_series(std::iter::once(Polygon::new(
-                poly,
-                color.mix(BAND_OPACITY).filled(),
-            )))?;
-        }
-        let style = color.mix(ERROR_BAR_OPACITY).stroke_width(1);
-        for e in bars {
-            let (x, lo, hi) = (to_x(e.x), to_y(c, e.low), to_y(c, e.high));
-            chart.draw_series([
-                PathElement::new(vec![(x, lo), (x, hi)], style),
-                PathElement::new(vec![(x - cap, lo), (x + cap, lo)], style),
-                PathElement::new(vec![(x - cap, hi), (x + cap, hi)], style),
-            ])?;
-        }
-    }
-    draw_x_intervals(chart, c, to_x)
-}
-
-/// Each x interval as a horizontal whisker with caps, in its series' colour.
-fn draw_x_intervals(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64) -> DrawResult {
-    let (y0, y1) = {
-        let r = chart.y_range();
-        (r.start, r.end)
-    };
-    // Caps as tall as the vertical bars' caps are wide, in the plot's proportions.
-    let cap = (y1 - y0) * 0.006 * c.width as f64 / c.height.max(1) as f64;
-    for e in c
-        .x_errors
-        .iter()
-        .filter(|e| e.low.is_finite() && e.high.is_finite() && e.y.is_finite())
-    {
-        let style = series_color(e.series)
-            .mix(ERROR_BAR_OPACITY)
-            .stroke_width(1);
-        let (lo, hi, y) = (to_x(e.low), to_x(e.high), to_y(c, e.y));
-        chart.draw_series([
-            PathElement::new(vec![(lo, y), (hi, y)], style),
-            PathElement::new(vec![(lo, y - cap), (lo, y + cap)], style),
-            PathElement::new(vec![(hi, y - cap), (hi, y + cap)], style),
-        ])?;
-    }
-    Ok(())
-}
-
-/// The chart's area with its axes.
-type Chart<'a, 'b> = ChartContext<
-    'a,
-    SVGBackend<'b>,
-    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
->;
-
-/// Each series as a line, points or both, in its palette colour.
-fn draw_series(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64) -> DrawResult {
-    for (i, s) in c.series.iter().enumerate() {
-        let color = series_color(i);
-        let hollow = |x: f64| c.disturbed.iter().any(|&(si, dx)| si == i && dx == x);
-        let pts: Vec<(f64, f64, bool)> = s
-            .points
-            .iter()
-            .filter(|(x, y)| x.is_finite() && y.is_finite())
-            .map(|&(x, y)| (to_x(x), to_y(c, y), hollow(x)))
-            .collect();
-        if matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints) {
-            chart.draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.1)),
-                color.stroke_width(2),
-            ))?;
-        }
-        if matches!(s.style, SeriesStyle::LinePoints | SeriesStyle::Points) {
-            chart.draw_series(
-                pts.iter()
-                    .filter(|p| !p.2)
-                    .map(|&p| Circle::new((p.0, p.1), 3, color.filled().stroke_width(1))),
-            )?;
-        }
-        // A disturbed point is a white disc with a thick ring, whatever the style.
-        chart.draw_series(pts.iter().filter(|p| p.2).flat_map(|&p| {
-            [
-                Circle::new((p.0, p.1), 5, WHITE.filled()),
-                Circle::new((p.0, p.1), 5, color.stroke_width(2)),
-            ]
-        }))?;
-    }
-    Ok(())
-}
-
-/// Dashed vertical markers (cache sizes, doubling points) with their labels.
-fn draw_markers(
-    chart: &mut Chart,
-    c: &LineChart,
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
-    to_x: &dyn Fn(f64) -> f64,
-) -> DrawResult {
-    for m in &c.markers {
-        let x = to_x(m.x);
-        if !(x0..=x1).contains(&x) {
-            continue;
-        }
-        chart.draw_series(std::iter::once(plotters::element::DashedPathElement::new(
-            vec![(x, y0), (x, y1)],
-            4,
-            4,
-            MUTED.mix(0.7).stroke_width(1),
-        )))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("\u{2009}{}", m.label),
-            (x, y1),
-            (FONT, c.px(13))
-                .into_font()
-                .color(&MUTED)
-                .pos(plotters::style::text_anchor::Pos::new(
-                    plotters::style::text_anchor::HPos::Left,
-                    plotters::style::text_anchor::VPos::Top,
-                )),
-        )))?;
-    }
-    Ok(())
-}
-
-/// The legend under the plot: a coloured stroke and the series name per entry.
-fn draw_legend(
-    legend_area: &DrawingArea<SVGBackend, Shift>,
-    legend: &[Vec<(Entry, String, u32)>],
-    c: &LineChart,
-) -> DrawResult {
-    for (row, entries) in legend.iter().enumerate() {
-        let y = (row as u32 * legend_row(c) + legend_row(c) / 2) as i32;
-        for (e, name, x) in entries {
-            let x = *x as i32;
-            match e {
-                Entry::Series(i) => legend_area.draw(&PathElement::new(
-                    vec![(x, y), (x + 20, y)],
-                    series_color(*i).stroke_width(3),
-                ))?,
-                Entry::Interval => {
-                    for path in [
-                        vec![(x + 10, y - 7), (x + 10, y + 7)],
-                        vec![(x + 6, y - 7), (x + 14, y - 7)],
-                        vec![(x + 6, y + 7), (x + 14, y + 7)],
-                    ] {
-                        legend_area.draw(&PathElement::new(path, MUTED.stroke_width(1)))?;
-                    }
-                }
-                Entry::Disturbed => {
-                    legend_area.draw(&Circle::new((x + 10, y), 5, MUTED.stroke_width(2)))?
-                }
-            }
-            legend_area.draw(&Text::new(
-                name.clone(),
-                (x + 26, y),
-                (FONT, c.px(13)).into_font().color(&INK).pos(
-                    plotters::style::text_anchor::Pos::new(
-                        plotters::style::text_anchor::HPos::Left,
-                        plotters::style::text_anchor::VPos::Center,
-                    ),
-                ),
-            ))?;
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

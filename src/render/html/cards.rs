@@ -12,28 +12,30 @@ use crate::stats::decide::{percent, Decision};
 /// Writes the row of cards.
 pub(super) fn write(p: &mut Page, r: &RunResults) {
     p.push("<div class=\"cards\">");
-    match view::idle_dram_latency(r) {
-        Some((ns, w, d)) => card(p, "Idle memory latency", &marked(ns, d), "ns", &w),
-        None => card(
-            p,
-            "Idle memory latency",
-            "\u{2013}",
-            "",
-            "not measured in this run",
-        ),
-    }
-    if let Some((mb, w, d)) = view::reference_bandwidth(r) {
-        card(p, "Local read bandwidth", &marked(mb, d), "MB/s", &w);
-    }
-    match view::peak_bandwidth(r) {
-        Some((mb, w, d)) => card(p, "Peak bandwidth", &marked(mb, d), "MB/s", &w),
-        None => card(
-            p,
-            "Peak bandwidth",
-            "\u{2013}",
-            "",
-            "not measured in this run",
-        ),
+    let f = crate::results::figures::of_run(r);
+    for (what, i) in [
+        ("Local latency", f.local_latency),
+        ("Local bandwidth", f.local_bandwidth),
+    ] {
+        match i.map(|i| f.get(i)) {
+            Some(g) => card(
+                p,
+                what,
+                &marked(g.estimate.median, g.quality.disturbed),
+                g.unit,
+                &format!(
+                    "{}{}; {}",
+                    crate::render::summary::source(g).map_or(String::new(), |s| format!("{s}; ")),
+                    crate::render::estimate::ends(&g.estimate).unwrap_or_else(|| format!(
+                        "{} (n={})",
+                        crate::render::estimate::no_interval(g.estimate.count),
+                        g.estimate.count
+                    )),
+                    crate::render::summary::conditions(&g.conditions)
+                ),
+            ),
+            None => card(p, what, "\u{2013}", "", "not measured in this run"),
+        }
     }
     let t = &r.topology;
     card(

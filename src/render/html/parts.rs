@@ -114,7 +114,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }
     // The headline latencies' widths against the run's target.
-    if let Some(l) = crate::render::run_brief::latency_precision_line(r) {
+    if let Some(l) = crate::render::conditions::latency_precision_line(r) {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }
 }
@@ -232,7 +232,7 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
     }
     // The headline bandwidths' (kernels, matrix cells, scaling points) widths against the
     // run's target, after the last bandwidth section.
-    if let Some(l) = crate::render::run_brief::bandwidth_precision_line(r) {
+    if let Some(l) = crate::render::conditions::bandwidth_precision_line(r) {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", esc(&l));
     }
 }

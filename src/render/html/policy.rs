@@ -97,8 +97,8 @@ pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
             }
             // What the latency column measured and each row's precision.
             let extra = [
-                super::super::run_brief::latency_conditions(s),
-                super::super::run_brief::precision_line(r),
+                super::super::conditions::latency_conditions(s),
+                super::super::conditions::precision_line(r),
             ];
             for n in extra.iter().flatten() {
                 let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));

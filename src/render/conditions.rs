@@ -176,7 +176,6 @@ pub(crate) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -
     Some(line)
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

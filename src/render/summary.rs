@@ -131,8 +131,12 @@ pub(crate) fn fig(f: &Figure) -> String {
 /// the run, and shown again wherever the conditions match); `None` for a part's own figure.
 pub(crate) fn source(g: &Figure) -> Option<&'static str> {
     match g.key.as_str() {
-        "latency.local" => Some("the run's local idle latency, measured in repetitions spread across the run"),
-        "bandwidth.local" => Some("the run's local bandwidth, measured in repetitions spread across the run"),
+        "latency.local" => {
+            Some("the run's local idle latency, measured in repetitions spread across the run")
+        }
+        "bandwidth.local" => {
+            Some("the run's local bandwidth, measured in repetitions spread across the run")
+        }
         _ => None,
     }
 }
@@ -262,14 +266,20 @@ fn remote_penalty(r: &RunResults) -> Vec<String> {
             Quantity::Bandwidth => of.min_by(|a, b| a.ratio.ratio.total_cmp(&b.ratio.ratio)),
         }
     };
-    let parts: Vec<String> = [("latency", Quantity::Latency), ("bandwidth", Quantity::Bandwidth)]
-        .into_iter()
-        .filter_map(|(name, q)| Some(format!("{name} {}", penalty_text(worst(q)?))))
-        .collect();
+    let parts: Vec<String> = [
+        ("latency", Quantity::Latency),
+        ("bandwidth", Quantity::Bandwidth),
+    ]
+    .into_iter()
+    .filter_map(|(name, q)| Some(format!("{name} {}", penalty_text(worst(q)?))))
+    .collect();
     if parts.is_empty() {
         return Vec::new();
     }
-    vec![String::new(), format!("Remote penalty  {}", parts.join("; "))]
+    vec![
+        String::new(),
+        format!("Remote penalty  {}", parts.join("; ")),
+    ]
 }
 
 /// `+55 % [+53, +60] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
@@ -446,7 +456,10 @@ mod tests {
             assert!(s.contains(k), "{k} missing: {s}");
         }
         // The sample run has bandwidth but no latency part: a missing figure is `-`.
-        assert!(f.local_latency.is_none() && s.contains("latency_ns=- "), "{s}");
+        assert!(
+            f.local_latency.is_none() && s.contains("latency_ns=- "),
+            "{s}"
+        );
         let bw = f
             .local_bandwidth
             .map_or("-".into(), |i| format!("{:.1}", f.get(i).estimate.median));

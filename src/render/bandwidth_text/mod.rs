@@ -6,9 +6,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
-use crate::results::bandwidth::{
-    BandwidthReport, BandwidthResult, Matrix, Scaling, Sweep,
-};
+use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix, Scaling, Sweep};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 
@@ -381,8 +379,8 @@ pub fn warnings(report: &BandwidthReport) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::results::bandwidth::KernelListing;
     use super::*;
+    use crate::results::bandwidth::KernelListing;
 
     use crate::results::bandwidth::KernelRow;
 

@@ -16,11 +16,11 @@ use super::run_view::{
 use super::traffic_text;
 
 mod matrix;
-use matrix::render_matrix;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::loaded::CurvePoint;
 use crate::results::loaded::{LoadedFamily, LoadedReport, LoadedResult};
+use matrix::render_matrix;
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
@@ -377,8 +377,8 @@ fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io:
 
 #[cfg(test)]
 mod tests {
-    use crate::results::loaded::LoadedMatrix;
     use super::*;
+    use crate::results::loaded::LoadedMatrix;
 
     #[test]
     fn the_sketch_puts_low_bandwidth_low_latency_bottom_left() {

@@ -357,7 +357,9 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
 mod tests {
     use super::super::{loaded_family_chart, loaded_matrix_heatmaps};
     use super::*;
-    use crate::results::loaded::{LoadedFamily, LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
+    use crate::results::loaded::{
+        LoadedFamily, LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION,
+    };
 
     fn example() -> LoadedResult {
         crate::render::fixture::opteron_example()

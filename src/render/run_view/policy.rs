@@ -52,7 +52,8 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         .to_vec(),
     );
     if let Some(s) = &r.scenarios {
-        t.rows.extend(s.scenarios.iter().map(|row| scenario_row(s, row)));
+        t.rows
+            .extend(s.scenarios.iter().map(|row| scenario_row(s, row)));
     }
     t
 }

@@ -401,4 +401,3 @@ fn allowed(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     )?;
     Ok(())
 }
-

@@ -94,17 +94,7 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     };
     let mixes = format!("Loaded latency, {} load mixes", f.curves.len());
     writeln!(out, "{}", chaser_line(&mixes, r))?;
-    writeln!(
-        out,
-        "load: {} thread(s) on CPUs {}, {} private per thread on node {} ({:.0}% verified); {} ms per point{}",
-        r.load_cpus.len(),
-        format_list(&r.load_cpus),
-        format_bytes(r.load_size_bytes_per_thread),
-        r.load_mem_node,
-        100.0 * r.load_placement_fraction,
-        r.duration_ms_per_point,
-        blocks_clause(r)
-    )?;
+    writeln!(out, "{}", load_line(r, None))?;
     writeln!(out, "order: {}", f.order)?;
     writeln!(out)?;
     let curves: Vec<&LoadedResult> = f.curves.iter().collect();
@@ -218,20 +208,25 @@ fn chaser_line(what: &str, r: &LoadedResult) -> String {
     )
 }
 
-pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "{}", chaser_line("Loaded latency", r))?;
-    writeln!(
-        out,
-        "load: {} thread(s) on CPUs {}, kernel {}, {} private per thread on node {} ({:.0}% verified); {} ms per point{}",
+/// `load: 1 thread(s) on CPUs 1, kernel read, 64 MiB private per thread on node 0 (100%
+/// verified); 200 ms per point`; a family's mixes name their kernels elsewhere (`None`).
+fn load_line(r: &LoadedResult, kernel: Option<&str>) -> String {
+    format!(
+        "load: {} thread(s) on CPUs {}, {}{} private per thread on node {} ({:.0}% verified); {} ms per point{}",
         r.load_cpus.len(),
         format_list(&r.load_cpus),
-        r.kernel_label,
+        kernel.map_or(String::new(), |k| format!("kernel {k}, ")),
         format_bytes(r.load_size_bytes_per_thread),
         r.load_mem_node,
         100.0 * r.load_placement_fraction,
         r.duration_ms_per_point,
         blocks_clause(r)
-    )?;
+    )
+}
+
+pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", chaser_line("Loaded latency", r))?;
+    writeln!(out, "{}", load_line(r, Some(&r.kernel_label)))?;
     writeln!(
         out,
         "delay spin: {:.3} ns per iteration (calibrated on CPU {}, r^2 {:.4})",

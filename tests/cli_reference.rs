@@ -129,7 +129,7 @@ fn the_reference_is_measured_across_the_run_and_shown_where_conditions_match() {
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     assert_eq!(summary, stdout);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(html.contains("Local read bandwidth"));
+    assert!(html.contains("Local bandwidth"));
     assert!(
         html.contains("the run&#39;s local idle latency")
             || html.contains("the run's local idle latency")

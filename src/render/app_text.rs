@@ -36,24 +36,7 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
         "{:<16} {:<30} {:>8} {:>8} {:>10}  where it was",
         "candidate", "wall s (median [95 %] n)", "user s", "sys s", "max RSS"
     )?;
-    for c in &r.candidates {
-        let name = format!("({}) {}", c.letter, c.id);
-        let figures = match (&c.same_as, &c.unavailable, &c.wall_s) {
-            (_, Some(u), _) => format!("not run: {u}"),
-            (Some(s), _, _) => format!("same placement as {s}, measured once there"),
-            (None, None, Some(w)) => format!(
-                "{:<30} {:>8} {:>8} {:>10}  {}",
-                fmt_interval(w),
-                c.user_s.map_or("-".into(), |s| fmt_num(s.median)),
-                c.sys_s.map_or("-".into(), |s| fmt_num(s.median)),
-                c.max_rss_kib
-                    .map_or("-".into(), |s| format_bytes(s.median as u64 * 1024)),
-                c.observed.as_ref().map_or("not sampled".into(), seen)
-            ),
-            (None, None, None) => "no run kept".into(),
-        };
-        writeln!(out, "{name:<16} {figures}")?;
-    }
+    candidates(r, out)?;
     writeln!(out)?;
     writeln!(out, "Verdict: {}", r.ranking.text)?;
     for cmp in &r.ranking.comparisons {
@@ -90,6 +73,35 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
     if let Some(s) = &r.stopped {
         writeln!(out, "Partial: {s}")?;
     }
+    how_to_run(r, out)
+}
+
+/// One line per candidate: wall time with its interval, user and sys time, max RSS and where
+/// its pages and threads were seen.
+fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
+    for c in &r.candidates {
+        let name = format!("({}) {}", c.letter, c.id);
+        let figures = match (&c.same_as, &c.unavailable, &c.wall_s) {
+            (_, Some(u), _) => format!("not run: {u}"),
+            (Some(s), _, _) => format!("same placement as {s}, measured once there"),
+            (None, None, Some(w)) => format!(
+                "{:<30} {:>8} {:>8} {:>10}  {}",
+                fmt_interval(w),
+                c.user_s.map_or("-".into(), |s| fmt_num(s.median)),
+                c.sys_s.map_or("-".into(), |s| fmt_num(s.median)),
+                c.max_rss_kib
+                    .map_or("-".into(), |s| format_bytes(s.median as u64 * 1024)),
+                c.observed.as_ref().map_or("not sampled".into(), seen)
+            ),
+            (None, None, None) => "no run kept".into(),
+        };
+        writeln!(out, "{name:<16} {figures}")?;
+    }
+    Ok(())
+}
+
+/// Each candidate's numactl (or launcher) line, and where the program's output went.
+fn how_to_run(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "How to run each ({}):", numactl_name(r))?;
     for c in &r.candidates {

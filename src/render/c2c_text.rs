@@ -64,7 +64,8 @@ fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
+/// What was bounced where: the line's home node and placement, and how the pairs were sampled.
+fn header(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
         "Core-to-core latency: one cache line bounced between two pinned CPUs, ns one way (median)"
@@ -101,6 +102,34 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
             r.plan.round_trips_per_sample
         )?,
     }
+    Ok(())
+}
+
+/// The relation groups (same core, same package, across packages, ...) with their intervals.
+fn groups(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
+    let mut g = Table::new();
+    g.load_preset(NOTHING);
+    g.set_header(vec![
+        "group",
+        "pairs",
+        "median ns [95 % interval of pair medians]",
+        "min",
+        "max",
+    ]);
+    for grp in &r.groups {
+        g.add_row(vec![
+            grp.label.clone(),
+            grp.pairs.to_string(),
+            super::run_view::fmt_ci(&grp.ns_one_way, None),
+            format!("{:.1}", grp.ns_one_way.min),
+            format!("{:.1}", grp.ns_one_way.max),
+        ]);
+    }
+    writeln!(out, "{}", super::width::fit(&g))
+}
+
+pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
+    header(r, out)?;
     writeln!(out)?;
     let mut t = Table::new();
     t.load_preset(NOTHING);
@@ -128,25 +157,7 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     }
     pair_intervals(r, out)?;
     writeln!(out)?;
-    let mut g = Table::new();
-    g.load_preset(NOTHING);
-    g.set_header(vec![
-        "group",
-        "pairs",
-        "median ns [95 % interval of pair medians]",
-        "min",
-        "max",
-    ]);
-    for grp in &r.groups {
-        g.add_row(vec![
-            grp.label.clone(),
-            grp.pairs.to_string(),
-            super::run_view::fmt_ci(&grp.ns_one_way, None),
-            format!("{:.1}", grp.ns_one_way.min),
-            format!("{:.1}", grp.ns_one_way.max),
-        ]);
-    }
-    writeln!(out, "{}", super::width::fit(&g))?;
+    groups(r, out)?;
     writeln!(out, "{}", r.summary)?;
     if let Some(note) = vm_note(r) {
         writeln!(out, "{note}")?;

@@ -13,6 +13,30 @@ use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
 pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
+    legend(c, out)?;
+    writeln!(out)?;
+    table(c, all, out)?;
+    writeln!(out)?;
+    per_run(c, out)?;
+    for l in c.vm_c2c_differences() {
+        writeln!(out, "{l}")?;
+    }
+    writeln!(
+        out,
+        "{}",
+        if c.differs {
+            "Verdict: the runs differ beyond noise (exit status 1)."
+        } else if c.too_little_compared.is_some() {
+            "Verdict: too little could be compared to call the runs alike (exit status 4)."
+        } else {
+            "Verdict: no difference beyond noise (exit status 0)."
+        }
+    )?;
+    fleet(c, out)
+}
+
+/// What is compared to what, what the marks mean, and how the runs' conditions differ.
+fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     // Too little compared is said before anything else (exit status 4 unless a
     // difference was found among the few).
     if let Some(why) = &c.too_little_compared {
@@ -50,7 +74,12 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             writeln!(out, "{name} also differs in: {}", what.join(", "))?;
         }
     }
-    writeln!(out)?;
+    Ok(())
+}
+
+/// One row per metric, one column per run, each cell with its ratio to the first run and its
+/// mark; the metrics only some runs measured are hidden unless `all`.
+fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
     let mut t = Table::new();
     t.load_preset(NOTHING);
     let mut h = vec!["metric".to_string(), "unit".to_string()];
@@ -106,7 +135,12 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             "({hidden} metric(s) measured by only some runs are hidden; --all shows them)"
         )?;
     }
-    writeln!(out)?;
+    Ok(())
+}
+
+/// Per run: how many differences beyond noise, and how many figures could not be judged, by
+/// reason.
+fn per_run(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     for (i, name) in c.runs.iter().enumerate().skip(1) {
         let n = c.significant_per_run[i];
         writeln!(
@@ -145,20 +179,11 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
             )?;
         }
     }
-    for l in c.vm_c2c_differences() {
-        writeln!(out, "{l}")?;
-    }
-    writeln!(
-        out,
-        "{}",
-        if c.differs {
-            "Verdict: the runs differ beyond noise (exit status 1)."
-        } else if c.too_little_compared.is_some() {
-            "Verdict: too little could be compared to call the runs alike (exit status 4)."
-        } else {
-            "Verdict: no difference beyond noise (exit status 0)."
-        }
-    )?;
+    Ok(())
+}
+
+/// With enough runs for a fleet: the hosts that stand out, each with its outlying metrics.
+fn fleet(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     if c.runs.len() >= MIN_FLEET {
         writeln!(out)?;
         if c.outlier_hosts.is_empty() {

@@ -45,108 +45,10 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         f.max_interval_half_width * 100.0
     )?;
     for (g, group) in f.groups.iter().enumerate() {
-        let hw = &group.hardware;
-        writeln!(out)?;
-        writeln!(
-            out,
-            "Group {}: {} host(s), {}, {} memory node(s) of {:?} GiB, kernel {}, THP {}, numa_balancing {}",
-            g + 1,
-            group.hosts.len(),
-            crate::sanitize::value(hw.cpu_model.as_deref().unwrap_or("unknown CPU")),
-            hw.memory_nodes,
-            hw.memory_per_node_gib,
-            crate::sanitize::value(hw.kernel.as_deref().unwrap_or("unknown")),
-            crate::sanitize::value(group.thp.as_deref().unwrap_or("unknown")),
-            group.numa_balancing.map_or("unknown".into(), |v| v.to_string())
-        )?;
-        if !group.differs_from_largest.is_empty() {
-            writeln!(
-                out,
-                "  differs from group 1: {}",
-                group.differs_from_largest.join("; ")
-            )?;
-        }
-        if let Some(why) = &group.not_judged {
-            writeln!(out, "  not judged: {why}")?;
-        }
-        if !group.kernel_releases.is_empty() {
-            writeln!(
-                out,
-                "  kernel builds of one version (stated, not a reason to set hosts aside): {}",
-                group.kernel_releases.join(", ")
-            )?;
-        }
-        let base = f.baseline.is_some();
-        let mut t = table(&[
-            "metric",
-            "unit",
-            if base { "checked" } else { "hosts" },
-            if base { "expected" } else { "median" },
-            if base { "envelope" } else { "spread" },
-            "min",
-            "max",
-            "outliers",
-        ]);
-        for m in f.metrics.iter().filter(|m| m.group == g) {
-            let outliers: Vec<String> = m
-                .outliers
-                .iter()
-                .map(|o| {
-                    format!(
-                        "{} x{:.2}",
-                        crate::sanitize::value(&o.host),
-                        o.ratio_to_median
-                    )
-                })
-                .collect();
-            t.add_row(vec![
-                m.label.clone(),
-                m.unit.clone(),
-                m.hosts.to_string(),
-                fmt_num(m.median),
-                match m.envelope {
-                    Some((lo, hi)) => format!("{}..{}", fmt_num(lo), fmt_num(hi)),
-                    None => format!("+-{:.1} %", m.spread_fraction * 100.0),
-                },
-                fmt_num(m.min),
-                fmt_num(m.max),
-                outliers.join(", "),
-            ]);
-        }
-        for i in 2..7 {
-            if let Some(col) = t.column_mut(i) {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        writeln!(out, "{t}")?;
+        group_table(f, g, group, out)?;
     }
     writeln!(out)?;
-    let mut t = table(&["host", "group", "verdict", "standing", "judged", "why"]);
-    for h in &f.hosts {
-        let not: usize = h.not_judged.iter().map(|n| n.figures).sum();
-        let counts: Vec<String> = h
-            .not_judged
-            .iter()
-            .map(|n| format!("{} {}", n.figures, n.reason))
-            .collect();
-        t.add_row(vec![
-            crate::sanitize::value(&h.name),
-            (h.group + 1).to_string(),
-            crate::sanitize::value(&h.verdict.clone().unwrap_or_else(|| "-".into())),
-            h.standing.label().to_string(),
-            format!("{} of {}", h.judged_metrics, h.judged_metrics + not),
-            // The outlying figures are in the metric table above; here only how many.
-            match (h.standing, counts.is_empty()) {
-                (Standing::Outlier, _) => format!(
-                    "{} of {} judged figures stand out (see the outliers column)",
-                    h.outlying_metrics, h.judged_metrics
-                ),
-                (Standing::Alike, false) => format!("not judged: {}", counts.join(", ")),
-                _ => h.reasons.join("; "),
-            },
-        ]);
-    }
-    writeln!(out, "{t}")?;
+    hosts_table(f, out)?;
     writeln!(out)?;
     let names =
         |s: Standing| -> Vec<String> { f.with_standing(s).map(|h| h.name.clone()).collect() };
@@ -186,6 +88,127 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     } else {
         writeln!(out, "Verdict: no host stands out (exit status 0).")
     }
+}
+
+/// One hardware group: what it is, how it differs from the largest, and one row per metric
+/// with its median (or baseline envelope), spread and outliers.
+fn group_table(
+    f: &FleetReport,
+    g: usize,
+    group: &crate::results::fleet::HardwareGroup,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let hw = &group.hardware;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Group {}: {} host(s), {}, {} memory node(s) of {:?} GiB, kernel {}, THP {}, numa_balancing {}",
+        g + 1,
+        group.hosts.len(),
+        crate::sanitize::value(hw.cpu_model.as_deref().unwrap_or("unknown CPU")),
+        hw.memory_nodes,
+        hw.memory_per_node_gib,
+        crate::sanitize::value(hw.kernel.as_deref().unwrap_or("unknown")),
+        crate::sanitize::value(group.thp.as_deref().unwrap_or("unknown")),
+        group.numa_balancing.map_or("unknown".into(), |v| v.to_string())
+    )?;
+    if !group.differs_from_largest.is_empty() {
+        writeln!(
+            out,
+            "  differs from group 1: {}",
+            group.differs_from_largest.join("; ")
+        )?;
+    }
+    if let Some(why) = &group.not_judged {
+        writeln!(out, "  not judged: {why}")?;
+    }
+    if !group.kernel_releases.is_empty() {
+        writeln!(
+            out,
+            "  kernel builds of one version (stated, not a reason to set hosts aside): {}",
+            group.kernel_releases.join(", ")
+        )?;
+    }
+    let base = f.baseline.is_some();
+    let mut t = table(&[
+        "metric",
+        "unit",
+        if base { "checked" } else { "hosts" },
+        if base { "expected" } else { "median" },
+        if base { "envelope" } else { "spread" },
+        "min",
+        "max",
+        "outliers",
+    ]);
+    for m in f.metrics.iter().filter(|m| m.group == g) {
+        t.add_row(metric_row(m));
+    }
+    for i in 2..7 {
+        if let Some(col) = t.column_mut(i) {
+            col.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    writeln!(out, "{t}")?;
+    Ok(())
+}
+
+/// One metric of a group: hosts, median (or expected), spread (or envelope), min, max and
+/// the hosts that stand out with their ratio to the median.
+fn metric_row(m: &crate::results::fleet::FleetMetric) -> Vec<String> {
+    let outliers: Vec<String> = m
+        .outliers
+        .iter()
+        .map(|o| {
+            format!(
+                "{} x{:.2}",
+                crate::sanitize::value(&o.host),
+                o.ratio_to_median
+            )
+        })
+        .collect();
+    vec![
+        m.label.clone(),
+        m.unit.clone(),
+        m.hosts.to_string(),
+        fmt_num(m.median),
+        match m.envelope {
+            Some((lo, hi)) => format!("{}..{}", fmt_num(lo), fmt_num(hi)),
+            None => format!("+-{:.1} %", m.spread_fraction * 100.0),
+        },
+        fmt_num(m.min),
+        fmt_num(m.max),
+        outliers.join(", "),
+    ]
+}
+
+/// One row per host: group, verdict, standing, how many figures were judged and why not.
+fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut t = table(&["host", "group", "verdict", "standing", "judged", "why"]);
+    for h in &f.hosts {
+        let not: usize = h.not_judged.iter().map(|n| n.figures).sum();
+        let counts: Vec<String> = h
+            .not_judged
+            .iter()
+            .map(|n| format!("{} {}", n.figures, n.reason))
+            .collect();
+        t.add_row(vec![
+            crate::sanitize::value(&h.name),
+            (h.group + 1).to_string(),
+            crate::sanitize::value(&h.verdict.clone().unwrap_or_else(|| "-".into())),
+            h.standing.label().to_string(),
+            format!("{} of {}", h.judged_metrics, h.judged_metrics + not),
+            // The outlying figures are in the metric table above; here only how many.
+            match (h.standing, counts.is_empty()) {
+                (Standing::Outlier, _) => format!(
+                    "{} of {} judged figures stand out (see the outliers column)",
+                    h.outlying_metrics, h.judged_metrics
+                ),
+                (Standing::Alike, false) => format!("not judged: {}", counts.join(", ")),
+                _ => h.reasons.join("; "),
+            },
+        ]);
+    }
+    writeln!(out, "{t}")
 }
 
 /// The long CSV: one row per host and metric.

@@ -92,7 +92,26 @@ fn cache_kind(c: &Cache) -> u32 {
 
 /// Builds the tree over the online CPUs of `t`.
 pub fn build(t: &Topology, online: &[u32]) -> Tree {
-    let on = |v: &[u32]| -> Vec<u32> { v.iter().copied().filter(|c| online.contains(c)).collect() };
+    let mut flat = cpu_objects(t, online);
+    let cpu_nodes = node_cpus(t, online);
+    for (_, cpus) in &cpu_nodes {
+        if !flat.iter().any(|o| &o.cpus == cpus) && cpus.len() < online.len() {
+            flat.push(Obj::new(Kind::Group, None, cpus.clone()));
+        }
+    }
+    let mut objs = nest(flat, online);
+    let cpuless = attach_memory(t, &cpu_nodes, online, &mut objs);
+    Tree { objs, cpuless }
+}
+
+/// `v` less the CPUs that are not online.
+fn online_only(v: &[u32], online: &[u32]) -> Vec<u32> {
+    v.iter().copied().filter(|c| online.contains(c)).collect()
+}
+
+/// Packages, cores and PUs from the CPU records, and one object per distinct cache.
+fn cpu_objects(t: &Topology, online: &[u32]) -> Vec<Obj> {
+    let on = |v: &[u32]| online_only(v, online);
     let mut flat: Vec<Obj> = Vec::new();
     // Packages, cores and PUs from the CPU records.
     let mut packages: Vec<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
@@ -139,6 +158,12 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
         }
     }
     flat.retain(|o| !o.cpus.is_empty());
+    flat
+}
+
+/// Each NUMA node with the CPUs it is local to.
+fn node_cpus(t: &Topology, online: &[u32]) -> Vec<(u32, Vec<u32>)> {
+    let on = |v: &[u32]| online_only(v, online);
     // NUMA nodes with CPUs need an object with exactly their CPUs; make a Group if none has.
     // Each node's locality: its own online CPUs (hwloc keeps a node with CPUs but no memory
     // as a NUMANode of size 0; so does the export), else, for a memory-only node, the CPUs
@@ -160,8 +185,7 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
             .flat_map(|n| on(&n.cpus))
             .collect()
     };
-    let cpu_nodes: Vec<(u32, Vec<u32>)> = t
-        .nodes
+    t.nodes
         .iter()
         .map(|n| {
             let own = on(&n.cpus);
@@ -175,12 +199,11 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
             (n.id, c)
         })
         .filter(|(_, c)| !c.is_empty())
-        .collect();
-    for (_, cpus) in &cpu_nodes {
-        if !flat.iter().any(|o| &o.cpus == cpus) && cpus.len() < online.len() {
-            flat.push(Obj::new(Kind::Group, None, cpus.clone()));
-        }
-    }
+        .collect()
+}
+
+/// The objects as a tree under the machine: largest first, each under the smallest container.
+fn nest(mut flat: Vec<Obj>, online: &[u32]) -> Vec<Obj> {
     // Largest first, then hwloc's type order; each object goes under the smallest container.
     flat.sort_by(|a, b| {
         b.cpus
@@ -207,6 +230,17 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
         let id = objs.len() - 1;
         objs[parent].children.push(id);
     }
+    objs
+}
+
+/// Hangs each node's memory under the highest object with exactly its CPUs; returns the
+/// nodes without CPUs (shown at the top).
+fn attach_memory(
+    t: &Topology,
+    cpu_nodes: &[(u32, Vec<u32>)],
+    online: &[u32],
+    objs: &mut [Obj],
+) -> Vec<u32> {
     // Memory children: the highest object with exactly the node's CPUs; memory-only nodes
     // (and everything when the machine is one node) at the top.
     // A kernel without NUMA support has no node directory: hwloc then makes one node 0 of
@@ -236,7 +270,7 @@ pub fn build(t: &Topology, online: &[u32]) -> Tree {
         let at = (1..objs.len()).find(|&i| objs[i].cpus == cpus).unwrap_or(0);
         objs[at].numa.push(id);
     }
-    Tree { objs, cpuless }
+    cpuless
 }
 
 #[cfg(test)]

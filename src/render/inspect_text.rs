@@ -80,12 +80,7 @@ pub fn render_compact(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
         let mut row = vec![format!("{:?}", k.kind).to_lowercase()];
         let mut sum = 0;
         for n in &i.nodes {
-            let b = k
-                .nodes
-                .iter()
-                .find(|m| m.node == n.node)
-                .map(|m| m.bytes)
-                .unwrap_or(0);
+            let b = kind_bytes(k, n.node);
             sum += b;
             row.push(mib(b));
         }
@@ -133,6 +128,14 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// Resident bytes per kind of mapping (rows) and node (columns), with the total row.
+/// The bytes of one memory kind on `node`, 0 when it has none there.
+fn kind_bytes(k: &crate::results::inspect::KindMemory, node: u32) -> u64 {
+    k.nodes
+        .iter()
+        .find(|m| m.node == node)
+        .map_or(0, |m| m.bytes)
+}
+
 fn memory_table(i: &Inspection) -> Table {
     let mut t = Table::new();
     t.load_preset(NOTHING);
@@ -142,12 +145,7 @@ fn memory_table(i: &Inspection) -> Table {
     for k in &i.kinds {
         let mut row = vec![format!("{:?}", k.kind).to_lowercase()];
         for n in &i.nodes {
-            let b = k
-                .nodes
-                .iter()
-                .find(|m| m.node == n.node)
-                .map(|m| m.bytes)
-                .unwrap_or(0);
+            let b = kind_bytes(k, n.node);
             row.push(format_bytes(b));
         }
         t.add_row(row);

@@ -7,6 +7,7 @@ pub mod bandwidth_text;
 pub mod c2c_text;
 pub mod columns;
 pub mod compare_text;
+pub mod conditions;
 pub mod csv;
 pub mod estimate;
 #[cfg(test)]
@@ -21,9 +22,8 @@ pub mod loaded_text;
 pub mod openmetrics;
 pub mod peak_text;
 pub mod placement_text;
-pub mod run_brief;
+pub mod plan;
 pub mod run_files;
-pub mod run_line;
 pub mod run_policy_text;
 pub mod run_text;
 pub mod run_view;

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
 use crate::results::format::{format_bytes, format_list};
-use crate::results::peak::{PeakBest, PeakReport, RateInterval};
+use crate::results::peak::{DomainNode, PeakBest, PeakReport, RateInterval};
 use crate::results::quality::RepetitionQuality;
 use crate::stats::Summary;
 
@@ -70,56 +70,61 @@ pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
         writeln!(w, "  {}: {}; counts {}.", m.name, m.description, m.counting)?;
     }
     for d in &p.domains {
-        writeln!(w)?;
-        writeln!(
-            w,
-            "L3 domains of node {} (read mix, local memory): MB/s median [95 % interval]",
-            d.node
-        )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
-            "L3 domain (CPUs)",
-            "L3",
-            "alone",
-            "with every domain running",
-            "share of all",
-            "alone / all",
-        ]);
-        let all_quality = d.all_run.and_then(|i| p.runs.get(i)).map(|r| &r.quality);
-        for x in &d.domains {
-            let alone = x.alone_run.and_then(|i| p.runs.get(i));
-            t.add_row(vec![
-                format_list(&x.cpus),
-                format_bytes(x.l3_bytes),
-                match alone {
-                    Some(r) => fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
-                    None if d.domains.len() == 1 => "= the node (one domain)".into(),
-                    None => "-".into(),
-                },
-                x.in_all_mb_per_s
-                    .map_or("-".into(), |s| interval(&s, all_quality)),
-                x.share_fraction.map_or("-".into(), pct),
-                x.alone_fraction_of_all.map_or("-".into(), pct),
-            ]);
-        }
-        if let Some(r) = d.all_run.and_then(|i| p.runs.get(i)) {
-            t.add_row(vec![
-                format!("all ({})", format_list(&r.cpus)),
-                "-".into(),
-                "-".into(),
-                fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
-                pct(1.0),
-                "-".into(),
-            ]);
-        }
-        writeln!(w, "{}", super::width::fit(&t))?;
-        writeln!(w, "{}.", d.finding)?;
+        domains(w, p, d)?;
     }
     for n in &p.notes {
         writeln!(w, "Note: {n}.")?;
     }
     Ok(())
+}
+
+/// The L3 domain table of one node: each domain alone and with every domain running.
+fn domains(w: &mut dyn Write, p: &PeakReport, d: &DomainNode) -> io::Result<()> {
+    writeln!(w)?;
+    writeln!(
+        w,
+        "L3 domains of node {} (read mix, local memory): MB/s median [95 % interval]",
+        d.node
+    )?;
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(vec![
+        "L3 domain (CPUs)",
+        "L3",
+        "alone",
+        "with every domain running",
+        "share of all",
+        "alone / all",
+    ]);
+    let all_quality = d.all_run.and_then(|i| p.runs.get(i)).map(|r| &r.quality);
+    for x in &d.domains {
+        let alone = x.alone_run.and_then(|i| p.runs.get(i));
+        t.add_row(vec![
+            format_list(&x.cpus),
+            format_bytes(x.l3_bytes),
+            match alone {
+                Some(r) => fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
+                None if d.domains.len() == 1 => "= the node (one domain)".into(),
+                None => "-".into(),
+            },
+            x.in_all_mb_per_s
+                .map_or("-".into(), |s| interval(&s, all_quality)),
+            x.share_fraction.map_or("-".into(), pct),
+            x.alone_fraction_of_all.map_or("-".into(), pct),
+        ]);
+    }
+    if let Some(r) = d.all_run.and_then(|i| p.runs.get(i)) {
+        t.add_row(vec![
+            format!("all ({})", format_list(&r.cpus)),
+            "-".into(),
+            "-".into(),
+            fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
+            pct(1.0),
+            "-".into(),
+        ]);
+    }
+    writeln!(w, "{}", super::width::fit(&t))?;
+    writeln!(w, "{}.", d.finding)
 }
 
 /// `8 threads (clear)`, or which counts it cannot be told from.

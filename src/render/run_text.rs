@@ -10,7 +10,7 @@ use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
 
 use super::run_policy_text::{advisor, scenarios};
 use super::run_view::{self as view, Table};
-use super::svg::{bytes_short, Heatmap};
+use super::svg::Heatmap;
 use crate::results::{Part, RunResults, Severity};
 
 fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
@@ -120,11 +120,7 @@ type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;
 /// The sections of the summary in order: heading and the function that writes the body.
 const SECTIONS: &[(&str, SectionBody)] = &[
     ("Findings", findings),
-    (
-        "Latency vs working set (ns per load, median)",
-        latency_sweep,
-    ),
-    ("Latency, CPU node x memory node", latency_matrix),
+    ("Latency", latency),
     ("Bandwidth kernels (MB/s, MB = 10^6 B)", bandwidth_kernels),
     ("Bandwidth, CPU node x memory node", bandwidth_matrix),
     ("Bandwidth scaling with threads", scaling),
@@ -139,11 +135,11 @@ const SECTIONS: &[(&str, SectionBody)] = &[
 fn scenarios_and_precision(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     scenarios(r, out)?;
     if let Some(t) = &r.scenarios {
-        if let Some(l) = super::run_brief::latency_conditions(t) {
+        if let Some(l) = super::conditions::latency_conditions(t) {
             writeln!(out, "{l}")?;
         }
     }
-    if let Some(p) = super::run_brief::precision_line(r) {
+    if let Some(p) = super::conditions::precision_line(r) {
         writeln!(out, "{p}")?;
     }
     Ok(())
@@ -180,7 +176,8 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     not_measured(r, out)
 }
 
-/// The run line, the machine line, the partial-run banner and the two headline figures.
+/// The run line, the machine line, the partial-run banner and the two headline figures (the
+/// figure list's local latency and bandwidth; each part's own figures are in its section).
 fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let env = &r.topology.environment;
     writeln!(
@@ -214,17 +211,21 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
-    match view::idle_dram_latency(r) {
-        Some((ns, w, _)) => writeln!(out, "Idle memory latency: {} ns ({w})", view::fmt_num(ns))?,
-        None => writeln!(out, "Idle memory latency: not measured in this run")?,
-    }
-    match view::peak_bandwidth(r) {
-        Some((mb, w, _)) => writeln!(
-            out,
-            "Peak bandwidth: {} MB/s ({w}; MB = 10^6 B)",
-            view::fmt_num(mb)
-        )?,
-        None => writeln!(out, "Peak bandwidth: not measured in this run")?,
+    let f = crate::results::figures::of_run(r);
+    for (what, i) in [
+        ("Local latency", f.local_latency),
+        ("Local bandwidth", f.local_bandwidth),
+    ] {
+        match i.map(|i| f.get(i)) {
+            Some(g) => writeln!(
+                out,
+                "{what}: {}; {}{}",
+                super::summary::fig(g),
+                super::summary::source(g).map_or(String::new(), |s| format!("{s}; ")),
+                super::summary::conditions(&g.conditions)
+            )?,
+            None => writeln!(out, "{what}: not measured in this run")?,
+        }
     }
     writeln!(out)?;
     super::verdict::write_run(out, r)
@@ -255,74 +256,19 @@ pub(super) fn finding_lines(
     Ok(())
 }
 
-fn latency_sweep(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let sweep = r
-        .latency
-        .as_ref()
-        .map(|l| &l.sweep)
-        .filter(|s| !s.is_empty());
-    match sweep {
-        None => absent(out, r, Part::Latency)?,
-        Some(curves) => {
-            let mut sizes: Vec<u64> = curves
-                .iter()
-                .flat_map(|c| c.points.iter().map(|p| p.working_set_bytes))
-                .collect();
-            sizes.sort_unstable();
-            sizes.dedup();
-            let mut t = Ct::new();
-            t.load_preset(NOTHING);
-            let mut h = vec!["working set".to_string()];
-            h.extend(
-                curves
-                    .iter()
-                    .map(|c| format!("{} {}", c.mode.label(), c.page_size)),
-            );
-            t.set_header(h);
-            for s in sizes {
-                let mut row = vec![bytes_short(s as f64)];
-                for c in curves {
-                    row.push(
-                        c.points
-                            .iter()
-                            .find(|p| p.working_set_bytes == s)
-                            .map_or("-".into(), |p| view::fmt_num(p.ns_per_load.median)),
-                    );
-                }
-                t.add_row(row);
-            }
-            for c in 0..=curves.len() {
-                if let Some(col) = t.column_mut(c) {
-                    col.set_cell_alignment(CellAlignment::Right);
-                }
-            }
-            writeln!(out, "{}", super::width::fit(&t))?;
-        }
+/// The `latency` command's own section (clock, sweeps with every point, the node x node
+/// table against SLIT and HMAT, precision, warnings), then each matrix cell's interval.
+fn latency(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    let Some(l) = &r.latency else {
+        return absent(out, r, Part::Latency);
+    };
+    super::latency_text::render(l, out)?;
+    if l.matrix.is_some() {
+        cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")
+    } else {
+        write!(out, "node x node latency: ")?;
+        absent(out, r, Part::LatencyMatrix)
     }
-    Ok(())
-}
-
-fn latency_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match view::latency_heatmaps(r) {
-        None => absent(out, r, Part::LatencyMatrix)?,
-        Some((m, d)) => {
-            grid(out, &m, d.as_ref(), "ns per load, median")?;
-            cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")?;
-            if let Some(l) = r
-                .latency
-                .as_ref()
-                .and_then(|l| l.matrix.as_ref())
-                .and_then(view::matrix_ratio_line)
-            {
-                writeln!(out, "{l}")?;
-            }
-        }
-    }
-    // The headline latencies' widths against the run's target.
-    if let Some(l) = super::run_brief::latency_precision_line(r) {
-        writeln!(out, "{l}")?;
-    }
-    Ok(())
 }
 
 /// The line under a node x node grid with every cell's interval (see
@@ -385,7 +331,7 @@ fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     // The headline bandwidths' widths against the run's target.
-    if let Some(l) = super::run_brief::bandwidth_precision_line(r) {
+    if let Some(l) = super::conditions::bandwidth_precision_line(r) {
         writeln!(out, "{l}")?;
     }
     Ok(())
@@ -407,18 +353,12 @@ fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// The `c2c` command's own section: matrix, pair intervals, groups, what the figures mean.
 fn core_to_core(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let ct = view::c2c_groups_table(r);
-    if ct.rows.is_empty() {
-        absent(out, r, Part::C2c)?;
-    } else {
-        let ct = ct.with_interval_text("ns_one_way", "ns one way (of pair medians)");
-        table(out, &ct, C2C_GROUP_KEYS)?;
-        if let Some(s) = view::c2c_summary(r) {
-            writeln!(out, "{s}")?;
-        }
+    match r.c2c.as_ref().filter(|c| !c.groups.is_empty()) {
+        Some(c) => super::c2c_text::render(c, out),
+        None => absent(out, r, Part::C2c),
     }
-    Ok(())
 }
 
 /// Parts skipped by the plan or failed, when there are any.
@@ -440,7 +380,33 @@ fn not_measured(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "- {l}")?;
         }
     }
-    Ok(())
+    timings(r, out)
+}
+
+/// The time each part took, with the plan's estimate beside it.
+fn timings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    if r.timings.is_empty() {
+        return Ok(());
+    }
+    let rows: Vec<Vec<String>> = r
+        .timings
+        .iter()
+        .map(|t| {
+            vec![
+                t.part.name().to_string(),
+                format!("{:.1} s", t.seconds),
+                r.plan
+                    .planned(t.part)
+                    .map_or("-".into(), |p| format!("{:.1} s", p.estimate_s)),
+            ]
+        })
+        .collect();
+    section(out, "Time per part")?;
+    write!(
+        out,
+        "{}",
+        super::width::fit_columns(&["part", "took", "estimated"], &rows)
+    )
 }
 
 #[cfg(test)]

@@ -12,7 +12,9 @@ use std::path::Path;
 use super::estimate::{compact, num};
 use crate::results::figures::{self, Conditions, Figure, NodeMatrix, RunFigures};
 use crate::results::format::{format_bytes, format_list};
+use crate::results::penalty::{penalties, signed, Quantity, RemotePenalty};
 use crate::results::RunResults;
+use crate::stats::decide::{percent, Decision};
 
 /// Widest line the summary prints.
 pub const WIDTH: usize = 100;
@@ -25,6 +27,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     let mut lines = vec![machine_line(r), verdict_line(r)];
     lines.extend(latency_block(r, &f));
     lines.extend(bandwidth_block(&f));
+    lines.extend(remote_penalty(r));
     lines.extend(what_to_run(&f));
     lines.extend(super::tiering_text::weights_lines(&f));
     lines.extend(loaded_and_c2c(&f));
@@ -34,6 +37,31 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
         writeln!(out, "{}", fit(l))?;
     }
     Ok(())
+}
+
+/// The one line a run prints for a launcher's log (`srun`, `mpirun`, `pdsh` gather one line
+/// per host): host, verdict, the local latency and bandwidth figures and where the files are,
+/// as `key=value` fields separated by spaces so a script can split it:
+/// `numascope: host=h verdict=quiet partial=false latency_ns=95.1 bandwidth_mb_s=20123 failed=0 output=DIR`.
+/// A disturbed figure is said by the verdict field (noisy or unusable); a missing one is `-`.
+pub fn line(out: &mut dyn Write, r: &RunResults, dir: &Path) -> io::Result<()> {
+    let f = figures::of_run(r);
+    let verdict = r.quality.as_ref().map_or("unjudged", |q| q.verdict.label());
+    let fig = |i: Option<usize>| {
+        i.map_or("-".to_string(), |i| {
+            format!("{:.1}", f.get(i).estimate.median)
+        })
+    };
+    writeln!(
+        out,
+        "numascope: host={} verdict={verdict} partial={} latency_ns={} bandwidth_mb_s={} failed={} output={}",
+        r.host.replace(char::is_whitespace, "_"),
+        r.partial,
+        fig(f.local_latency),
+        fig(f.local_bandwidth),
+        r.failed.len(),
+        dir.display()
+    )
 }
 
 /// Cuts a line to [`WIDTH`] columns, marking the cut.
@@ -92,12 +120,26 @@ pub fn verdict_clause(sentence: &str) -> &str {
 }
 
 /// A figure in compact form with its disturbed mark.
-fn fig(f: &Figure) -> String {
+pub(crate) fn fig(f: &Figure) -> String {
     let mut s = compact(&f.estimate, f.unit);
     if f.quality.disturbed {
         s.push_str(" DISTURBED");
     }
     s
+}
+
+/// Whose figure it is when the run measured it as its reference (in repetitions spread across
+/// the run, and shown again wherever the conditions match); `None` for a part's own figure.
+pub(crate) fn source(g: &Figure) -> Option<&'static str> {
+    match g.key.as_str() {
+        "latency.local" => {
+            Some("the run's local idle latency, measured in repetitions spread across the run")
+        }
+        "bandwidth.local" => {
+            Some("the run's local bandwidth, measured in repetitions spread across the run")
+        }
+        _ => None,
+    }
 }
 
 /// `random, 16 MiB, 4k pages, 1 thread on CPU 0, memory node 0`: the conditions once.
@@ -210,6 +252,57 @@ fn bandwidth_block(f: &RunFigures) -> Vec<String> {
         v.push(format!("  {}; MB = 10^6 B", conditions(&g.conditions)));
     }
     v
+}
+
+/// The worst remote node against local, for latency and for bandwidth, as the run's
+/// findings decided it ([`penalties`]): the change with its interval when it clears the
+/// practical margin, "within +-x %" when the two are indistinguishable here, the bare median
+/// ratio marked "no interval" otherwise. Nothing on a one-node machine.
+fn remote_penalty(r: &RunResults) -> Vec<String> {
+    let all = penalties(r);
+    let worst = |q: Quantity| {
+        let of = all.iter().filter(|p| p.quantity == q);
+        match q {
+            Quantity::Latency => of.max_by(|a, b| a.ratio.ratio.total_cmp(&b.ratio.ratio)),
+            Quantity::Bandwidth => of.min_by(|a, b| a.ratio.ratio.total_cmp(&b.ratio.ratio)),
+        }
+    };
+    let parts: Vec<String> = [
+        ("latency", Quantity::Latency),
+        ("bandwidth", Quantity::Bandwidth),
+    ]
+    .into_iter()
+    .filter_map(|(name, q)| Some(format!("{name} {}", penalty_text(worst(q)?))))
+    .collect();
+    if parts.is_empty() {
+        return Vec::new();
+    }
+    vec![
+        String::new(),
+        format!("Remote penalty  {}", parts.join("; ")),
+    ]
+}
+
+/// `+55 % [+53, +60] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
+/// worst CPU node -> memory node pair against that CPU node's local memory.
+fn penalty_text(p: &RemotePenalty) -> String {
+    let change = signed(p.ratio.ratio - 1.0);
+    let pair = format!("{}->{}", p.initiator, p.memory_node);
+    let mut s = match p.decision() {
+        Decision::Higher | Decision::Lower => format!(
+            "{change} % [{}, {}] {pair}",
+            signed(p.ratio.low.unwrap_or(p.ratio.ratio) - 1.0),
+            signed(p.ratio.high.unwrap_or(p.ratio.ratio) - 1.0)
+        ),
+        Decision::Indistinguishable { within } => {
+            format!("within \u{b1}{} {pair}", percent(within))
+        }
+        Decision::NoInterval { samples } => format!("{change} % {pair} (n={samples})"),
+    };
+    if p.disturbed {
+        s.push_str(" DISTURBED");
+    }
+    s
 }
 
 fn what_to_run(f: &RunFigures) -> Vec<String> {
@@ -344,6 +437,36 @@ fn where_the_rest_is(r: &RunResults, dir: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_with_every_field() {
+        let r = crate::run::sample::results();
+        let f = figures::of_run(&r);
+        let mut out = Vec::new();
+        line(&mut out, &r, Path::new("res/h1")).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert_eq!(s.lines().count(), 1, "{s}");
+        for k in [
+            "host=",
+            "verdict=",
+            "partial=false",
+            "latency_ns=",
+            "bandwidth_mb_s=",
+            "failed=0",
+            "output=res/h1",
+        ] {
+            assert!(s.contains(k), "{k} missing: {s}");
+        }
+        // The sample run has bandwidth but no latency part: a missing figure is `-`.
+        assert!(
+            f.local_latency.is_none() && s.contains("latency_ns=- "),
+            "{s}"
+        );
+        let bw = f
+            .local_bandwidth
+            .map_or("-".into(), |i| format!("{:.1}", f.get(i).estimate.median));
+        assert!(s.contains(&format!("bandwidth_mb_s={bw} ")), "{s}");
+    }
 
     fn load(name: &str) -> RunResults {
         let path = format!(

@@ -13,7 +13,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::Context;
-use crate::render::run_brief;
 use crate::results::time::UtcTime;
 use crate::results::{Budget, Part};
 use crate::run::execute::{execute, NoProgress, Progress, RunHeader, BUILT};
@@ -223,7 +222,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
             super::ui::warning(w);
         }
         return super::print_result(args.json, &planned.plan, |out| {
-            run_brief::render_plan(out, &planned.plan)
+            crate::render::plan::render_plan(out, &planned.plan)
         });
     }
     root.require_live("run measurements")?;
@@ -272,7 +271,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         let _ = std::io::stderr().write_all(&summary);
     } else if args.summary_line || rank.is_some() {
         let mut line = Vec::new();
-        crate::render::run_line::render(&mut line, &results, dir.path())?;
+        crate::render::summary::line(&mut line, &results, dir.path())?;
         let mut out = std::io::stdout().lock();
         out.write_all(&crate::sanitize::text_bytes(&line))?;
         out.flush()?;

@@ -85,28 +85,6 @@ pub struct BwMatrixCell<'a> {
     pub hmat_read_mb_per_s: Option<f64>,
 }
 
-/// (initiator, target, median, min, max, HMAT read MB/s) of the first bandwidth matrix, as
-/// `compare` keys them (no interval: compare judges the matrix by its range, as before).
-pub fn bw_matrix_cells(r: &RunResults) -> Vec<(u32, u32, Summary, Option<f64>)> {
-    bw_matrix(r)
-        .into_iter()
-        .map(|c| {
-            let s = c.mb_per_s;
-            (
-                c.initiator,
-                c.target,
-                Summary {
-                    ci: None,
-                    p90: s.max,
-                    p99: s.max,
-                    ..s
-                },
-                c.hmat_read_mb_per_s,
-            )
-        })
-        .collect()
-}
-
 /// The cells of the first bandwidth matrix.
 pub fn bw_matrix(r: &RunResults) -> Vec<BwMatrixCell<'_>> {
     let Some(b) = &r.bandwidth else {

@@ -6,13 +6,12 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
-use super::{bandwidth_cells, bandwidth_columns, blocks_cell, blocks_column, x_error};
+use super::{bandwidth_cells, bandwidth_columns, blocks_cell, blocks_column};
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
 };
-use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::format::format_list;
-use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedPoint, LoadedReport, LoadedResult};
 
 /// Every curve of a report, in measurement order (a matrix: cell by cell, the mixes of a cell
 /// together).
@@ -251,47 +250,50 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
             "slices behind the max MB/s (n)".into(),
         ),
     ]);
-    for r in curves {
-        let idle = r.points.first();
-        let max = max_point(r);
-        let (doubled, beyond) = supported_doubling(r);
-        let mut row = vec![
-            Cell::Text(curve_name(r, curves)),
-            Cell::Text(r.kernel_label.clone()),
-            r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
-            Cell::Int(r.mem_node.into()),
-            Cell::Int(r.load_mem_node.into()),
-            Cell::Text(format_list(&r.load_cpus)),
-            Cell::Int(r.points.len() as u64),
-        ];
-        row.extend(interval_cells(idle.map(|p| &p.ns_per_load)));
-        row.extend(quality_cells(idle.and_then(|p| p.quality.as_ref())));
-        row.push(Cell::opt(doubled));
-        row.push(Cell::Int(beyond as u64));
-        row.push(Cell::opt(max.map(LoadedPoint::mb_per_s)));
-        row.extend(interval_cells(max.map(|p| &p.ns_per_load)));
-        row.push(
-            max.and_then(|p| p.quality.as_ref())
-                .map_or(Cell::Missing, |q| Cell::Bool(q.disturbed)),
-        );
-        row.push(Cell::Int(
-            r.points
-                .iter()
-                .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
-                .count() as u64,
-        ));
-        row.push(Cell::Num(
-            r.chaser_placement
-                .fraction_on_intended
-                .min(r.load_placement_fraction),
-        ));
-        let bw = max.and_then(|p| p.total_mb_per_s_summary.as_ref());
-        row.push(Cell::opt(bw.and_then(|s| s.ci.map(|c| c.low))));
-        row.push(Cell::opt(bw.and_then(|s| s.ci.map(|c| c.high))));
-        row.push(Cell::int(bw.map(|s| s.samples as u64)));
-        t.rows.push(row);
-    }
+    t.rows.extend(curves.iter().map(|r| summary_row(r, curves)));
     t
+}
+
+/// One row of [`loaded_summary_table`].
+fn summary_row(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
+    let idle = r.points.first();
+    let max = max_point(r);
+    let (doubled, beyond) = supported_doubling(r);
+    let mut row = vec![
+        Cell::Text(curve_name(r, curves)),
+        Cell::Text(r.kernel_label.clone()),
+        r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
+        Cell::Int(r.mem_node.into()),
+        Cell::Int(r.load_mem_node.into()),
+        Cell::Text(format_list(&r.load_cpus)),
+        Cell::Int(r.points.len() as u64),
+    ];
+    row.extend(interval_cells(idle.map(|p| &p.ns_per_load)));
+    row.extend(quality_cells(idle.and_then(|p| p.quality.as_ref())));
+    row.push(Cell::opt(doubled));
+    row.push(Cell::Int(beyond as u64));
+    row.push(Cell::opt(max.map(LoadedPoint::mb_per_s)));
+    row.extend(interval_cells(max.map(|p| &p.ns_per_load)));
+    row.push(
+        max.and_then(|p| p.quality.as_ref())
+            .map_or(Cell::Missing, |q| Cell::Bool(q.disturbed)),
+    );
+    row.push(Cell::Int(
+        r.points
+            .iter()
+            .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
+            .count() as u64,
+    ));
+    row.push(Cell::Num(
+        r.chaser_placement
+            .fraction_on_intended
+            .min(r.load_placement_fraction),
+    ));
+    let bw = max.and_then(|p| p.total_mb_per_s_summary.as_ref());
+    row.push(Cell::opt(bw.and_then(|s| s.ci.map(|c| c.low))));
+    row.push(Cell::opt(bw.and_then(|s| s.ci.map(|c| c.high))));
+    row.push(Cell::int(bw.map(|s| s.samples as u64)));
+    row
 }
 
 /// [`loaded_summary_table`] for people: the idle latency and the latency at the maximum as
@@ -351,123 +353,13 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
     t.with_interval_text("idle_ns_per_load", "idle ns per load")
 }
 
-/// Latency against bandwidth, one series per curve, each point's 95 % interval as an error
-/// bar, disturbed points marked, each supported doubling point marked.
-pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
-    if curves.iter().all(|r| r.points.is_empty()) {
-        return None;
-    }
-    let mut c = LineChart::new(
-        "Latency under load, one curve per load mix",
-        "bandwidth of all threads (MB/s, MB = 10^6 B)",
-        "ns per load (median)",
-        XScale::Linear,
-    );
-    c.y_from_zero = true;
-    for (s, r) in curves.iter().enumerate() {
-        let mut points: Vec<(f64, f64)> = r
-            .points
-            .iter()
-            .map(|p| (p.mb_per_s(), p.ns_per_load.median))
-            .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        for p in &r.points {
-            if let (Some(low), Some(high)) = (
-                p.ns_per_load.ci.map(|c| c.low),
-                p.ns_per_load.ci.map(|c| c.high),
-            ) {
-                c.errors.push(ErrorBar {
-                    series: s,
-                    x: p.mb_per_s(),
-                    low,
-                    high,
-                });
-            }
-            c.x_errors.extend(x_error(s, p));
-            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-                c.disturbed.push((s, p.mb_per_s()));
-            }
-        }
-        let name = curve_name(r, curves);
-        if let (Some(x), _) = supported_doubling(r) {
-            c.markers.push(Marker {
-                x,
-                label: format!("{name}: x2 at {}", fmt_num(x)),
-            });
-        }
-        c.series.push(Series {
-            name,
-            points,
-            style: SeriesStyle::LinePoints,
-        });
-    }
-    Some(c)
-}
-
-/// The matrix as heat maps, one pair per mix: idle latency and maximum bandwidth per
-/// initiator x target cell (the cells' intervals are in the summary table).
-pub fn loaded_matrix_heatmaps(m: &LoadedMatrix) -> Vec<(Heatmap, Heatmap)> {
-    let mixes: Vec<String> = m
-        .cells
-        .iter()
-        .find(|c| c.result.is_some())
-        .map(|c| c.curves().map(|r| r.kernel_label.clone()).collect())
-        .unwrap_or_default();
-    let rows: Vec<String> = m.initiators.iter().map(|n| n.to_string()).collect();
-    let cols: Vec<String> = m.targets.iter().map(|n| n.to_string()).collect();
-    mixes
-        .iter()
-        .enumerate()
-        .map(|(k, mix)| {
-            let value = |f: &dyn Fn(&LoadedResult) -> Option<f64>| -> Vec<Vec<Option<f64>>> {
-                m.initiators
-                    .iter()
-                    .map(|&i| {
-                        m.targets
-                            .iter()
-                            .map(|&t| {
-                                m.cells
-                                    .iter()
-                                    .find(|c| c.initiator == i && c.target == t)
-                                    .and_then(|c| c.curves().nth(k))
-                                    .and_then(f)
-                            })
-                            .collect()
-                    })
-                    .collect()
-            };
-            let map = |title: String, unit: &str, worse: bool, values| Heatmap {
-                title,
-                row_title: "CPU node".into(),
-                col_title: "memory node".into(),
-                row_labels: rows.clone(),
-                col_labels: cols.clone(),
-                values,
-                unit: unit.into(),
-                higher_is_worse: worse,
-            };
-            (
-                map(
-                    format!("Idle latency, load {mix}"),
-                    "ns",
-                    true,
-                    value(&|r| r.points.first().map(|p| p.ns_per_load.median)),
-                ),
-                map(
-                    format!("Max bandwidth, load {mix}"),
-                    "MB/s",
-                    false,
-                    value(&|r| max_point(r).map(LoadedPoint::mb_per_s)),
-                ),
-            )
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::{loaded_family_chart, loaded_matrix_heatmaps};
     use super::*;
-    use crate::results::loaded::{LoadedFamily, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
+    use crate::results::loaded::{
+        LoadedFamily, LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION,
+    };
 
     fn example() -> LoadedResult {
         crate::render::fixture::opteron_example()

@@ -52,43 +52,47 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         .to_vec(),
     );
     if let Some(s) = &r.scenarios {
-        for row in &s.scenarios {
-            let mut cells = vec![
-                Cell::Text(format!("({})", row.letter)),
-                Cell::Text(row.label.clone()),
-                Cell::Int(row.threads as u64),
-                Cell::Text(row.policy.clone()),
-            ];
-            cells.extend(interval_cells(row.mb_per_s.as_ref()));
-            cells.extend(quality_cells(row.quality.as_ref()));
-            cells.extend([
-                Cell::opt(row.mb_per_s.map(|s| s.min)),
-                Cell::opt(row.mb_per_s.map(|s| s.max)),
-                Cell::opt(row.latency_ns),
-                Cell::opt(row.placement_fraction),
-                Cell::Text(row.numactl.clone()),
-                row.unavailable.clone().map_or(Cell::Missing, Cell::Text),
-                row.same_as
-                    .and_then(|id| s.get(id))
-                    .map_or(Cell::Missing, |o| Cell::Text(format!("({})", o.letter))),
-                row.same_reason.clone().map_or(Cell::Missing, Cell::Text),
-            ]);
-            let lat = row.latency.as_ref();
-            let ratio = row.latency_ratio_to_a.as_ref();
-            cells.extend([
-                Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.low))),
-                Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.high))),
-                Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.level))),
-                lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
-                lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
-                Cell::opt(ratio.map(|r| r.ratio)),
-                Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.low))),
-                Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.high))),
-            ]);
-            t.rows.push(cells);
-        }
+        t.rows
+            .extend(s.scenarios.iter().map(|row| scenario_row(s, row)));
     }
     t
+}
+
+/// One row of [`scenarios_table`].
+fn scenario_row(s: &crate::results::scenarios::ScenarioTable, row: &ScenarioResult) -> Vec<Cell> {
+    let mut cells = vec![
+        Cell::Text(format!("({})", row.letter)),
+        Cell::Text(row.label.clone()),
+        Cell::Int(row.threads as u64),
+        Cell::Text(row.policy.clone()),
+    ];
+    cells.extend(interval_cells(row.mb_per_s.as_ref()));
+    cells.extend(quality_cells(row.quality.as_ref()));
+    cells.extend([
+        Cell::opt(row.mb_per_s.map(|s| s.min)),
+        Cell::opt(row.mb_per_s.map(|s| s.max)),
+        Cell::opt(row.latency_ns),
+        Cell::opt(row.placement_fraction),
+        Cell::Text(row.numactl.clone()),
+        row.unavailable.clone().map_or(Cell::Missing, Cell::Text),
+        row.same_as
+            .and_then(|id| s.get(id))
+            .map_or(Cell::Missing, |o| Cell::Text(format!("({})", o.letter))),
+        row.same_reason.clone().map_or(Cell::Missing, Cell::Text),
+    ]);
+    let lat = row.latency.as_ref();
+    let ratio = row.latency_ratio_to_a.as_ref();
+    cells.extend([
+        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.low))),
+        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.high))),
+        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.level))),
+        lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
+        lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
+        Cell::opt(ratio.map(|r| r.ratio)),
+        Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.low))),
+        Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.high))),
+    ]);
+    cells
 }
 
 /// A row's single-thread latency for people, without a mark: `282 [270, 301]` (the median of

@@ -6,76 +6,12 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
 
-use crate::results::bandwidth::{
-    BandwidthReport, BandwidthResult, KernelListing, Matrix, Scaling, Sweep,
-};
+use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix, Scaling, Sweep};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 
-/// Writes the table of kernels with their byte accounting.
-pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Result<()> {
-    let line_bytes = listing.line_bytes;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "kernel",
-        "streams",
-        "read B/elem",
-        "written B/elem",
-        "app B/elem (STREAM)",
-        "write-allocate B/elem",
-        "DRAM B/elem (est.)",
-        "stores",
-        "ISAs",
-        "what it does",
-    ]);
-    for d in &listing.kernels {
-        let stores = if d.written_bytes_per_element == 0 {
-            "-"
-        } else if d.non_temporal {
-            "non-temporal"
-        } else {
-            "normal"
-        };
-        let isas = if d.simd {
-            "scalar, avx2, avx512"
-        } else {
-            "scalar (one code for all)"
-        };
-        t.add_row(vec![
-            d.name.to_string(),
-            d.streams.to_string(),
-            d.read_bytes_per_element.to_string(),
-            d.written_bytes_per_element.to_string(),
-            d.app_bytes_per_element.to_string(),
-            d.write_allocate_bytes_per_element.to_string(),
-            d.dram_bytes_per_element.to_string(),
-            stores.to_string(),
-            isas.to_string(),
-            d.description.to_string(),
-        ]);
-    }
-    for c in 1..=6 {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    writeln!(w, "{}", super::width::fit(&t))?;
-    let strided = listing
-        .kernels
-        .iter()
-        .filter(|d| d.strided)
-        .map(|d| d.name.as_str())
-        .collect::<Vec<_>>()
-        .join(" and ");
-    writeln!(
-        w,
-        "Elements are 8-byte words. Application bytes follow STREAM (copy/scale 16, add/triad 24 per \
-         element; the write-allocate read is not counted). The DRAM estimate adds the \
-         read-for-ownership of normal stores (none for non-temporal stores) and counts a whole \
-         {line_bytes}-byte line per access for {strided}. Rates are MB/s, 1 MB = 10^6 B."
-    )
-}
+mod kernels;
+pub use kernels::render_kernel_list;
 
 /// Writes the measured results: the per-run table (when no matrix or scaling was asked for),
 /// the matrices and scaling curves, then warnings.
@@ -444,6 +380,7 @@ pub fn warnings(report: &BandwidthReport) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::bandwidth::KernelListing;
 
     use crate::results::bandwidth::KernelRow;
 
@@ -514,12 +451,12 @@ mod tests {
     }
 
     /// A figure measured toward a target shows the width it reached and its extra
-    /// repetitions in the standalone text, the run's headline and the run's precision line;
+    /// repetitions in the standalone text and the run's precision line;
     /// without one the outputs are unchanged.
     #[test]
     fn figures_measured_toward_a_target_show_their_width_and_extras() {
         let mut r = crate::render::fixture::opteron_example();
-        let plain_line = crate::render::run_brief::bandwidth_precision_line(&r);
+        let plain_line = crate::render::conditions::bandwidth_precision_line(&r);
         assert_eq!(plain_line, None, "no figure of the fixture has a target");
         let mut before = Vec::new();
         render_report(&mut before, r.bandwidth.as_ref().unwrap()).unwrap();
@@ -546,7 +483,7 @@ mod tests {
             s.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
             "{s}"
         );
-        let line = crate::render::run_brief::bandwidth_precision_line(&r).unwrap();
+        let line = crate::render::conditions::bandwidth_precision_line(&r).unwrap();
         assert!(
             line.starts_with(
                 "bandwidth interval half-widths against the default budget's target of \u{b1}3 %: "
@@ -554,12 +491,5 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("3 extra repetitions"), "{line}");
-        let mut brief = Vec::new();
-        crate::render::run_brief::render(&mut brief, &r, None).unwrap();
-        let brief = String::from_utf8(brief).unwrap();
-        assert!(
-            brief.contains("(\u{b1}1.2 %; target \u{b1}3 %, 3 extra repetitions) MB/s"),
-            "{brief}"
-        );
     }
 }

@@ -8,8 +8,11 @@
 
 use std::io::{self, Write};
 
+mod distribution;
+use distribution::distribution;
+
 use crate::results::format::format_bytes;
-use crate::results::latency::{HistogramBin, LatencyReport, LatencyResult, LoadDistribution};
+use crate::results::latency::{LatencyReport, LatencyResult};
 
 fn f1(v: f64) -> String {
     format!("{v:.1}")
@@ -257,130 +260,6 @@ fn mlp(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
-/// Width of the longest histogram bar, characters.
-const BAR: usize = 40;
-
-/// The per-load distribution: counter, overhead, percentiles beside the chase, and the
-/// histogram from the first bin to the one holding p99 (the tail summed on one line).
-fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
-    let Some(d) = &r.distribution else {
-        return Ok(());
-    };
-    writeln!(
-        out,
-        "\nPer-load latency distribution: {} mode, {} working set, {} pages, CPU {}, {} groups of {} dependent loads",
-        d.mode.label(),
-        format_bytes(d.working_set_bytes),
-        d.page_size.label(),
-        d.cpu,
-        d.groups,
-        d.loads_per_group
-    )?;
-    let inv = match d.counter_invariant {
-        Some(true) => "invariant",
-        Some(false) => "NOT invariant",
-        None => "invariance unknown",
-    };
-    writeln!(
-        out,
-        "  counter: {} at {} ({inv})",
-        d.counter,
-        ghz(Some(d.counter_hz))
-    )?;
-    let o = &d.timer_overhead;
-    writeln!(
-        out,
-        "  timer cost: {} ns per group subtracted (median of {} empty reads; min {}, p10 {}, p90 {}, p99 {}); {} groups clamped to 0",
-        f1(o.median_ns),
-        o.reads,
-        f1(o.min_ns),
-        f1(o.p10_ns),
-        f1(o.p90_ns),
-        f1(o.p99_ns),
-        d.clamped_groups
-    )?;
-    let p = &d.ns_per_load;
-    writeln!(
-        out,
-        "  ns per load: p1 {}  p10 {}  p50 {}  p90 {}  p99 {}  p99.9 {}  (min {}, max {}, mean {})",
-        f1(p.p1),
-        f1(p.p10),
-        f1(p.p50),
-        f1(p.p90),
-        f1(p.p99),
-        f1(p.p99_9),
-        f1(p.min),
-        f1(p.max),
-        f1(p.mean)
-    )?;
-    if p.intervals.is_some() {
-        let cis: Vec<String> = p
-            .named()
-            .iter()
-            .map(|(name, _, ci)| match ci {
-                Some(c) => format!("{name} [{}, {}]", f1(c.low), f1(c.high)),
-                None => format!("{name} none (too few groups)"),
-            })
-            .collect();
-        writeln!(
-            out,
-            "  95 % intervals (order statistics over the groups): {}",
-            cis.join("  ")
-        )?;
-    }
-    if let Some(c) = d.chase_ns_per_load_median {
-        writeln!(
-            out,
-            "  chase on the same chain: {} ns per load (median of samples); p50 / chase = {}",
-            f2(c),
-            f2(p.p50 / c)
-        )?;
-    }
-    if let Some(c) = d.interleaved_chase_ns_per_load_median {
-        writeln!(
-            out,
-            "  chase between the timed batches (same window): {} ns per load (median of spans); p50 / chase = {}, mean / chase = {}",
-            f2(c),
-            f2(p.p50 / c),
-            f2(p.mean / c)
-        )?;
-    }
-    write!(out, "{}", histogram_text(d))
-}
-
-/// The histogram as bars, one line per bin up to the bin holding p99; the tail (preemptions,
-/// interrupts: up to ms) would be tens of near-empty lines, so it is one line.9.
-fn histogram_text(d: &LoadDistribution) -> String {
-    let cut = d.ns_per_load.p99;
-    let shown: Vec<&HistogramBin> = d.histogram.iter().filter(|b| b.low_ns <= cut).collect();
-    let rest: u64 = d
-        .histogram
-        .iter()
-        .filter(|b| b.low_ns > cut)
-        .map(|b| b.count)
-        .sum();
-    let most = shown.iter().map(|b| b.count).max().unwrap_or(0).max(1);
-    let mut s = String::new();
-    for b in &shown {
-        let len = ((b.count as f64 / most as f64) * BAR as f64).round() as usize;
-        s.push_str(&format!(
-            "  {:>8.1} - {:>8.1} ns |{:<BAR$}| {}\n",
-            b.low_ns,
-            b.high_ns,
-            "#".repeat(len.max(usize::from(b.count > 0))),
-            b.count
-        ));
-    }
-    if rest > 0 {
-        let from = shown.last().map_or(0.0, |b| b.high_ns);
-        s.push_str(&format!(
-            "  {:>8.1} - {:>8} ns |{:<BAR$}| {rest}\n",
-            from, "more", ""
-        ));
-    }
-    s
-}
-
 /// Each working-set curve with its plateaus and knees.
 fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     for (k, curve) in r.sweep.iter().enumerate() {
@@ -534,13 +413,12 @@ mod tests {
     use crate::results::quality::Precision;
 
     /// The headline latencies measured toward a target (a sweep's largest point, a matrix
-    /// cell) show the width they reached and their extra samples in the standalone text, the
-    /// run's headline lines and the run's precision line; the fixture, measured without a
+    /// cell) show the width they reached and their extra samples in the standalone text (which
+    /// `report --full` prints too); the fixture, measured without a
     /// target, shows none of it.
     #[test]
     fn figures_measured_toward_a_target_show_their_width_and_extras() {
         let mut r = crate::render::fixture::opteron_example();
-        assert_eq!(crate::render::run_brief::latency_precision_line(&r), None);
         let l = r.latency.as_mut().expect("the fixture has a latency part");
         let mut before = Vec::new();
         render(l, &mut before).unwrap();
@@ -575,23 +453,6 @@ mod tests {
         assert!(
             s.contains(": \u{b1}1.0 % (target \u{b1}3 %, no extra samples)"),
             "{s}"
-        );
-        let line = crate::render::run_brief::latency_precision_line(&r).unwrap();
-        assert!(
-            line.starts_with("latency interval half-widths against the default budget's target of \u{b1}3 %: sweep "),
-            "{line}"
-        );
-        assert!(line.contains("matrix node"), "{line}");
-        let mut brief = Vec::new();
-        crate::render::run_brief::render(&mut brief, &r, None).unwrap();
-        let brief = String::from_utf8(brief).unwrap();
-        assert!(
-            brief.contains("(\u{b1}4.1 %; target \u{b1}3 %, 8 extra samples) ns per load"),
-            "{brief}"
-        );
-        assert!(
-            brief.contains("(\u{b1}1.0 %; target \u{b1}3 %, no extra samples) ns"),
-            "{brief}"
         );
     }
 }

@@ -14,10 +14,13 @@ use super::run_view::{
     doubling_text, fmt_interval, has_blocks, has_slices, loaded_mb_text, max_point,
 };
 use super::traffic_text;
+
+mod matrix;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::loaded::CurvePoint;
-use crate::results::loaded::{LoadedFamily, LoadedMatrix, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedFamily, LoadedReport, LoadedResult};
+use matrix::render_matrix;
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
@@ -89,28 +92,9 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     let Some(r) = f.curves.first() else {
         return writeln!(out, "Loaded latency: no curve was measured");
     };
-    writeln!(
-        out,
-        "Loaded latency, {} load mixes: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
-        f.curves.len(),
-        r.chaser_cpu,
-        r.chaser_node.map_or("?".into(), |n| n.to_string()),
-        format_bytes(r.chaser_size_bytes),
-        r.page_size.label(),
-        r.mem_node,
-        100.0 * r.chaser_placement.fraction_on_intended
-    )?;
-    writeln!(
-        out,
-        "load: {} thread(s) on CPUs {}, {} private per thread on node {} ({:.0}% verified); {} ms per point{}",
-        r.load_cpus.len(),
-        format_list(&r.load_cpus),
-        format_bytes(r.load_size_bytes_per_thread),
-        r.load_mem_node,
-        100.0 * r.load_placement_fraction,
-        r.duration_ms_per_point,
-        blocks_clause(r)
-    )?;
+    let mixes = format!("Loaded latency, {} load mixes", f.curves.len());
+    writeln!(out, "{}", chaser_line(&mixes, r))?;
+    writeln!(out, "{}", load_line(r, None))?;
     writeln!(out, "order: {}", f.order)?;
     writeln!(out)?;
     let curves: Vec<&LoadedResult> = f.curves.iter().collect();
@@ -210,29 +194,39 @@ pub fn trend_sentence(r: &LoadedResult) -> String {
     s
 }
 
-pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "Loaded latency: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
+/// `{what}: chaser on CPU 0 (node 0), random chase over 64 MiB of 4k pages on node 0 (100% of
+/// pages verified there)`.
+fn chaser_line(what: &str, r: &LoadedResult) -> String {
+    format!(
+        "{what}: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
         r.chaser_cpu,
         r.chaser_node.map_or("?".into(), |n| n.to_string()),
         format_bytes(r.chaser_size_bytes),
         r.page_size.label(),
         r.mem_node,
         100.0 * r.chaser_placement.fraction_on_intended
-    )?;
-    writeln!(
-        out,
-        "load: {} thread(s) on CPUs {}, kernel {}, {} private per thread on node {} ({:.0}% verified); {} ms per point{}",
+    )
+}
+
+/// `load: 1 thread(s) on CPUs 1, kernel read, 64 MiB private per thread on node 0 (100%
+/// verified); 200 ms per point`; a family's mixes name their kernels elsewhere (`None`).
+fn load_line(r: &LoadedResult, kernel: Option<&str>) -> String {
+    format!(
+        "load: {} thread(s) on CPUs {}, {}{} private per thread on node {} ({:.0}% verified); {} ms per point{}",
         r.load_cpus.len(),
         format_list(&r.load_cpus),
-        r.kernel_label,
+        kernel.map_or(String::new(), |k| format!("kernel {k}, ")),
         format_bytes(r.load_size_bytes_per_thread),
         r.load_mem_node,
         100.0 * r.load_placement_fraction,
         r.duration_ms_per_point,
         blocks_clause(r)
-    )?;
+    )
+}
+
+pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "{}", chaser_line("Loaded latency", r))?;
+    writeln!(out, "{}", load_line(r, Some(&r.kernel_label)))?;
     writeln!(
         out,
         "delay spin: {:.3} ns per iteration (calibrated on CPU {}, r^2 {:.4})",
@@ -376,106 +370,10 @@ fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io:
     )
 }
 
-fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
-    let from = match &m.load_nodes {
-        None => "the initiator's other CPUs".to_string(),
-        Some(n) => format!("the CPUs of node(s) {} but the chaser's", format_list(n)),
-    };
-    let onto = match m.load_mem_node {
-        None => "the target".to_string(),
-        Some(n) => format!("node {n}"),
-    };
-    writeln!(
-        out,
-        "Loaded latency, every initiator node x target node (chaser on the initiator's first CPU, chased buffer on the target; load from {from} onto {onto})"
-    )?;
-    let (mut curves, mut init, mut target, mut mix, mut load) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut notes = Vec::new();
-    for c in &m.cells {
-        if c.result.is_none() {
-            notes.push(format!(
-                "{} -> {}: {}",
-                c.initiator,
-                c.target,
-                c.note.clone().unwrap_or_else(|| "not measured".into())
-            ));
-        }
-        for r in c.curves() {
-            curves.push(r);
-            init.push(c.initiator.to_string());
-            target.push(c.target.to_string());
-            mix.push(r.kernel_label.clone());
-            load.push(format!(
-                "{} -> {}",
-                format_list(&r.load_cpus),
-                r.load_mem_node
-            ));
-        }
-    }
-    if !curves.is_empty() {
-        let t = headline_table(
-            &curves,
-            &[
-                ("initiator", init),
-                ("target", target),
-                ("mix", mix),
-                ("load CPUs -> node", load),
-            ],
-        );
-        writeln!(out, "{}", super::width::fit(&t))?;
-    }
-    for n in &notes {
-        writeln!(out, "not measured: {n}")?;
-    }
-    if m.cells.len() == 1 && m.initiators.len() == 1 && m.targets.len() == 1 {
-        writeln!(
-            out,
-            "This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.",
-            m.initiators[0], m.targets[0]
-        )?;
-    }
-    if has_slices(m.cells.iter().flat_map(|c| c.curves())) {
-        writeln!(
-            out,
-            "MB = 10^6 B. {} The doubling is stated only with more than one point at or beyond it.",
-            bandwidth_note(&m.cells.iter().flat_map(|c| c.curves()).collect::<Vec<_>>())
-        )?;
-    } else {
-        writeln!(
-            out,
-            "MB = 10^6 B. Bandwidth is one repetition's count per point (no interval); the doubling is stated only with more than one point at or beyond it."
-        )?;
-    }
-    if let Some(r) = m.cells.iter().find_map(|c| c.result.as_ref()) {
-        traffic_text::render(&r.traffic, out)?;
-    }
-    let mut warnings: Vec<String> = Vec::new();
-    for c in &m.cells {
-        for r in c.curves() {
-            for w in &r.warnings {
-                let w = format!("{} -> {} {}: {w}", c.initiator, c.target, r.kernel_label);
-                if !warnings.contains(&w) {
-                    warnings.push(w);
-                }
-            }
-        }
-    }
-    let checks: Vec<_> = m
-        .cells
-        .iter()
-        .flat_map(|c| shared_idle_checks(c.curves()))
-        .collect();
-    if checks.is_empty() && warnings.is_empty() {
-        return Ok(());
-    }
-    let q = super::verdict::of_checks(&checks);
-    super::verdict::write_text(out, Some(&q), &warnings, "")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::loaded::LoadedMatrix;
 
     #[test]
     fn the_sketch_puts_low_bandwidth_low_latency_bottom_left() {

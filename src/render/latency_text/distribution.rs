@@ -1,0 +1,140 @@
+//! The per-load latency distribution of `latency --distribution`: the counter and the timer
+//! cost it subtracts, the percentiles with their order-statistic intervals, the chase on the
+//! same chain beside them, and the histogram as bars.
+
+use std::io::{self, Write};
+
+use super::{f1, f2, ghz};
+use crate::results::format::format_bytes;
+use crate::results::latency::{HistogramBin, LatencyReport, LoadDistribution};
+
+/// Width of the longest histogram bar, characters.
+const BAR: usize = 40;
+
+/// The per-load distribution: counter, overhead, percentiles beside the chase, and the
+/// histogram from the first bin to the one holding p99 (the tail summed on one line).
+pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
+    let Some(d) = &r.distribution else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "\nPer-load latency distribution: {} mode, {} working set, {} pages, CPU {}, {} groups of {} dependent loads",
+        d.mode.label(),
+        format_bytes(d.working_set_bytes),
+        d.page_size.label(),
+        d.cpu,
+        d.groups,
+        d.loads_per_group
+    )?;
+    let inv = match d.counter_invariant {
+        Some(true) => "invariant",
+        Some(false) => "NOT invariant",
+        None => "invariance unknown",
+    };
+    writeln!(
+        out,
+        "  counter: {} at {} ({inv})",
+        d.counter,
+        ghz(Some(d.counter_hz))
+    )?;
+    let o = &d.timer_overhead;
+    writeln!(
+        out,
+        "  timer cost: {} ns per group subtracted (median of {} empty reads; min {}, p10 {}, p90 {}, p99 {}); {} groups clamped to 0",
+        f1(o.median_ns),
+        o.reads,
+        f1(o.min_ns),
+        f1(o.p10_ns),
+        f1(o.p90_ns),
+        f1(o.p99_ns),
+        d.clamped_groups
+    )?;
+    let p = &d.ns_per_load;
+    writeln!(
+        out,
+        "  ns per load: p1 {}  p10 {}  p50 {}  p90 {}  p99 {}  p99.9 {}  (min {}, max {}, mean {})",
+        f1(p.p1),
+        f1(p.p10),
+        f1(p.p50),
+        f1(p.p90),
+        f1(p.p99),
+        f1(p.p99_9),
+        f1(p.min),
+        f1(p.max),
+        f1(p.mean)
+    )?;
+    intervals(d, out)?;
+    if let Some(c) = d.chase_ns_per_load_median {
+        writeln!(
+            out,
+            "  chase on the same chain: {} ns per load (median of samples); p50 / chase = {}",
+            f2(c),
+            f2(p.p50 / c)
+        )?;
+    }
+    if let Some(c) = d.interleaved_chase_ns_per_load_median {
+        writeln!(
+            out,
+            "  chase between the timed batches (same window): {} ns per load (median of spans); p50 / chase = {}, mean / chase = {}",
+            f2(c),
+            f2(p.p50 / c),
+            f2(p.mean / c)
+        )?;
+    }
+    write!(out, "{}", histogram_text(d))
+}
+
+/// The histogram as bars, one line per bin up to the bin holding p99; the tail (preemptions,
+/// interrupts: up to ms) would be tens of near-empty lines, so it is one line.9.
+fn histogram_text(d: &LoadDistribution) -> String {
+    let cut = d.ns_per_load.p99;
+    let shown: Vec<&HistogramBin> = d.histogram.iter().filter(|b| b.low_ns <= cut).collect();
+    let rest: u64 = d
+        .histogram
+        .iter()
+        .filter(|b| b.low_ns > cut)
+        .map(|b| b.count)
+        .sum();
+    let most = shown.iter().map(|b| b.count).max().unwrap_or(0).max(1);
+    let mut s = String::new();
+    for b in &shown {
+        let len = ((b.count as f64 / most as f64) * BAR as f64).round() as usize;
+        s.push_str(&format!(
+            "  {:>8.1} - {:>8.1} ns |{:<BAR$}| {}\n",
+            b.low_ns,
+            b.high_ns,
+            "#".repeat(len.max(usize::from(b.count > 0))),
+            b.count
+        ));
+    }
+    if rest > 0 {
+        let from = shown.last().map_or(0.0, |b| b.high_ns);
+        s.push_str(&format!(
+            "  {:>8.1} - {:>8} ns |{:<BAR$}| {rest}\n",
+            from, "more", ""
+        ));
+    }
+    s
+}
+
+/// The order-statistic intervals of the named percentiles, when the groups allow them.
+fn intervals(d: &LoadDistribution, out: &mut dyn Write) -> io::Result<()> {
+    let p = &d.ns_per_load;
+    if p.intervals.is_some() {
+        let cis: Vec<String> = p
+            .named()
+            .iter()
+            .map(|(name, _, ci)| match ci {
+                Some(c) => format!("{name} [{}, {}]", f1(c.low), f1(c.high)),
+                None => format!("{name} none (too few groups)"),
+            })
+            .collect();
+        writeln!(
+            out,
+            "  95 % intervals (order statistics over the groups): {}",
+            cis.join("  ")
+        )?;
+    }
+    Ok(())
+}

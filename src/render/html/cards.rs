@@ -59,6 +59,8 @@ fn figure_card(p: &mut Page, title: &str, g: &Figure, note: &str) {
         detail.push("disturbed: the retakes ran out".into());
     }
     detail.extend((!note.is_empty()).then(|| note.to_string()));
+    // Whose figure it is: the run's reference, shown again wherever the conditions match.
+    detail.extend(crate::render::summary::source(g).map(str::to_string));
     detail.push(conditions(&g.conditions));
     card(p, title, &value, g.unit, &detail.join("; "));
 }

@@ -1,8 +1,8 @@
-//! The node x node latency matrix (METHODOLOGY points 4 and 14): for each initiator node (one
-//! usable CPU of it) and each memory node (memory-only nodes included, CPU-only nodes never
-//! targets), the random-chase DRAM latency at a size well beyond the last-level cache, shown
-//! beside the firmware's SLIT distance and HMAT read latency, with the measured/declared
-//! ratios.
+//! The node x node latency matrix (docs/METHODOLOGY.md, "Working-set sweep", "Placed, then
+//! verified"): for each initiator node (one usable CPU of it) and each memory node (memory-only
+//! nodes included, CPU-only nodes never targets), the random-chase DRAM latency at a size well
+//! beyond the last-level cache, shown beside the firmware's SLIT distance and HMAT read latency,
+//! with the measured/declared ratios.
 //!
 //! The local-versus-remote comparison is the matrix's headline, so its cells are measured side
 //! by side: one buffer per memory node is placed (bound to
@@ -26,8 +26,8 @@ use std::time::Duration;
 
 use crate::clock::{estimate_core_hz, ClockInfo};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
-use crate::results::quality::{next_batch, ExtraCost};
 use crate::results::tables::RatioToLocal;
+use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -42,7 +42,7 @@ use super::measure::{measure_block, Aim, Judge, Measurement, SamplePlan};
 use super::result::{LatencyResult, Matrix, MatrixCell, Placement};
 use super::sweep::{Block, Point};
 use super::walk::Chain;
-use crate::results::quality::PrecisionGoal;
+use crate::threads::precision::PrecisionGoal;
 
 /// The cells of round `round` in measuring order: every index of `0..n` once, starting one
 /// further each round so no cell always runs first (the RightMark table's rotation; `tables`

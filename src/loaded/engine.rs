@@ -1,7 +1,7 @@
-//! The loaded-latency measurement (METHODOLOGY points 6 and 17): one chasing thread and the
-//! load threads run in one pinned team. Thread 0 chases a random cycle over a buffer bound to
-//! the memory node and times samples of 2 ms (as `latency` does) until the stop flag; the
-//! others walk private buffers bound to the load memory node with a spin between lines.
+//! The loaded-latency measurement (docs/METHODOLOGY.md, "Timed teams", "Loaded latency"): one
+//! chasing thread and the load threads run in one pinned team. Thread 0 chases a random cycle over
+//! a buffer bound to the memory node and times samples of 2 ms (as `latency` does) until the stop
+//! flag; the others walk private buffers bound to the load memory node with a spin between lines.
 //! The first team repetitions, one per load kernel, are warm-ups, dropped, in which the load
 //! threads run at full speed and time a line; in each loaded point they then pace themselves
 //! to an even share (1/N, 2/N, ... 1) of that full rate, so the points spread over the
@@ -42,9 +42,8 @@ use crate::traffic::TrafficRecorder;
 /// and `numascope latency` time the same walk the same way.
 const CHASER_SAMPLE: Duration = Duration::from_nanos(crate::latency::measure::SAMPLE_NS_DEFAULT);
 
-/// Fewest blocks per point for an interval: six block medians give the first 95 % interval
-/// for the median (their extremes); fewer blocks give a figure without one.
-pub const MIN_BLOCKS: usize = 6;
+/// Fewest blocks per point for an interval (fewer give a figure without one).
+use crate::schedule::MIN_SAMPLES_FOR_INTERVAL as MIN_BLOCKS;
 /// Most blocks per point: each block costs about one chaser sample more (the one the stop
 /// flag cuts) and the team's start and stop, so beyond twelve a longer point gets longer
 /// blocks instead of more of them.

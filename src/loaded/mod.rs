@@ -1,6 +1,6 @@
 //! Loaded latency: the latency one thread sees while other threads load the memory system
-//! (METHODOLOGY point 17, the curve MLC's `--loaded_latency` made popular). The chaser is the
-//! latency engine's random chase; the load threads run [`kernel`] with the calibrated
+//! (docs/METHODOLOGY.md, "Loaded latency", the curve MLC's `--loaded_latency` made popular). The
+//! chaser is the latency engine's random chase; the load threads run [`kernel`] with the calibrated
 //! [`delay`] between lines; [`engine`] runs one curve, [`matrix`] every initiator x target
 //! node; [`curve`] derives idle latency, the bandwidth at which latency doubled, and the peak.
 //! [`run`] ([`experiment`]) is the one entry point the CLI and the full run call.

@@ -10,7 +10,7 @@
 
 use super::curve::{self, CurvePoint};
 use super::delay::DelayCalibration;
-use super::engine::{LoadedConfig, Slot, MIN_BLOCKS};
+use super::engine::{LoadedConfig, Slot};
 use super::kernel::{lines_in_window, LoadCount, SliceMark, LINE_BYTES};
 use super::result::{
     LoadedBlock, LoadedPoint, LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
@@ -18,6 +18,7 @@ use super::result::{
 use crate::counters_perf::NodeEventCounts;
 use crate::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
+use crate::schedule::MIN_SAMPLES_FOR_INTERVAL as MIN_BLOCKS;
 use crate::stats::Summary;
 use crate::topology::Topology;
 use crate::traffic::NumaTraffic;

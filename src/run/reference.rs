@@ -18,7 +18,7 @@
 //! the next. Each repetition is judged like every other (CPU share and steal, `threads::Probe`
 //! and the team's record): a disturbed one is taken again while a small allowance lasts.
 //!
-//! The parts whose conditions are the same skip that measurement (`run::parts` asks
+//! The parts whose conditions are the same skip that measurement (`run::runners` asks
 //! [`latency_ready`] / [`bandwidth_ready`]) and record the place in
 //! `ReferenceFigures::filled`; `Reference::fill` then writes the reference figure there, so
 //! those places show exactly this figure. Nothing here prints.
@@ -334,7 +334,7 @@ fn spawn_latency(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Res
             chains: 1,
             element_bytes: c.line_bytes,
             group_bytes: 0,
-            seed: super::parts::SEED,
+            seed: super::runners::SEED,
         };
         let mut chain = match Chain::build(buf.as_u64_mut(), &spec) {
             Ok(ch) => ch,
@@ -1176,7 +1176,7 @@ mod tests {
             quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
         });
         r.reference = Some(f.clone());
-        // The parts put the reference in as it stood then (quiet), as run::parts does.
+        // The parts put the reference in as it stood then (quiet), as run::runners does.
         let early = Reference::placeholder(&r).unwrap();
         assert!(!early.quality.as_ref().unwrap().disturbed);
         let mut bw = crate::bandwidth::experiment::empty_report(&topo);

@@ -5,6 +5,7 @@
 //! node; [`curve`] derives idle latency, the bandwidth at which latency doubled, and the peak.
 //! [`run`] ([`experiment`]) is the one entry point the CLI and the full run call.
 
+mod blocks;
 pub mod curve;
 pub mod delay;
 pub mod engine;
@@ -14,8 +15,10 @@ pub mod matrix;
 mod points;
 pub mod result;
 pub mod sizes;
+mod warnings;
 
-pub use engine::{blocks_for, delay_for, load_fractions, LoadedConfig};
+pub use blocks::blocks_for;
+pub use engine::{delay_for, load_fractions, LoadedConfig};
 pub use experiment::{run, Config};
 pub use kernel::LoadKernel;
 pub use result::{

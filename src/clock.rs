@@ -1,10 +1,10 @@
 //! The clocks a latency figure depends on, checked before any measurement is trusted
-//! (METHODOLOGY points 5 and 20): the resolution and per-read cost of the monotonic clock that
-//! times every sample, the TSC frequency where the hardware or a calibration gives it, and an
-//! estimate of the *running* core clock from a chain of dependent integer adds (one cycle each),
-//! which is what turns nanoseconds into core cycles. TSC ticks are not core cycles: on a core
-//! that boosts above its TSC rate they undercount, so cycles per load always use the core
-//! estimate and say so. Nothing here prints.
+//! (docs/METHODOLOGY.md, "Clocks and cycles", "The environment recorded"): the resolution and
+//! per-read cost of the monotonic clock that times every sample, the TSC frequency where the
+//! hardware or a calibration gives it, and an estimate of the *running* core clock from a chain of
+//! dependent integer adds (one cycle each), which is what turns nanoseconds into core cycles. TSC
+//! ticks are not core cycles: on a core that boosts above its TSC rate they undercount, so cycles
+//! per load always use the core estimate and say so. Nothing here prints.
 
 use std::time::{Duration, Instant};
 

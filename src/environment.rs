@@ -1,7 +1,7 @@
-//! The environment that changes memory results (METHODOLOGY point 20): kernel, CPU model,
-//! hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page size, and the
-//! kernel's tiering (demotion, promotion limit, memory tiers, DAMON: `tiering`). It is
-//! recorded with every result so a number can always be read in its context.
+//! The environment that changes memory results (docs/METHODOLOGY.md, "The environment recorded"):
+//! kernel, CPU model, hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page
+//! size, and the kernel's tiering (demotion, promotion limit, memory tiers, DAMON: `tiering`). It
+//! is recorded with every result so a number can always be read in its context.
 
 pub use crate::results::environment::{Environment, MemoryLimit};
 

@@ -42,6 +42,7 @@ pub mod results_check;
 pub mod results_file;
 pub mod run;
 pub mod sanitize;
+pub mod schedule;
 pub mod stats;
 pub mod sys;
 pub mod sysroot;

@@ -74,6 +74,12 @@ const LAYERS: &[LayerRule] = &[
         text: "src/sanitize.rs (the one sanitizer of foreign text) is under every layer: it imports nothing of ours",
     },
     LayerRule {
+        id: "k",
+        subject: Subject::Module("schedule"),
+        may: May::Only(&["stats"]),
+        text: "src/schedule/ (rotation, minimum samples, round plans, extra batches) is pure planning on the floor: it imports nothing of ours but crate::stats",
+    },
+    LayerRule {
         id: "c",
         subject: Subject::AllBut("cli"),
         may: May::Not(&["cli"]),
@@ -94,6 +100,77 @@ const RULE_D: &str = "`unsafe` and `libc` appear only in src/sys/ and the measur
 
 /// Rule (e).
 const RULE_E: &str = "no import cycle between top-level modules of src/";
+
+/// Rule (h): the modules that may stay loose files at the root of `src/` (every other
+/// concept is a folder), each with the one line that says why it is cross-cutting.
+const LOOSE_FILES: &[(&str, &str)] = &[
+    (
+        "lib.rs",
+        "the library's root: declares the top-level modules",
+    ),
+    (
+        "main.rs",
+        "the binary: calls cli::main() and exits with its status",
+    ),
+    (
+        "error.rs",
+        "the error types every layer returns, importing only the sanitizer",
+    ),
+    (
+        "sanitize.rs",
+        "the one sanitizer of foreign text, under every layer",
+    ),
+    (
+        "testutil.rs",
+        "fixtures for unit tests across modules, compiled only under cfg(test)",
+    ),
+    (
+        "clock.rs",
+        "timer resolution, TSC and core clock: used by every experiment's timing",
+    ),
+    (
+        "experiment.rs",
+        "the one entry-point shape every experiment shares",
+    ),
+    (
+        "launcher.rs",
+        "srun/mpirun/pdsh ranks, output templates and locks, used by cli and run",
+    ),
+    (
+        "numactl.rs",
+        "the installed numactl and the line it accepts, used by app and run",
+    ),
+    (
+        "environment.rs",
+        "moved into environment/ by the house moves",
+    ),
+    (
+        "environment_platform.rs",
+        "moved into environment/ by the house moves",
+    ),
+    ("counters.rs", "moved into traffic/ by the house moves"),
+    ("counters_perf.rs", "moved into traffic/ by the house moves"),
+    ("traffic.rs", "moved into traffic/ by the house moves"),
+    (
+        "results_check.rs",
+        "moved into results_file/ by the house moves",
+    ),
+    (
+        "results_file.rs",
+        "moved into results_file/ by the house moves",
+    ),
+];
+const RULE_H: &str =
+    "no loose module at the root of src/ beyond the named list; a concept gets a folder";
+
+/// Rule (i): lines of code (neither blank nor a comment) a file may have before its first
+/// `#[cfg(test)]`.
+const MAX_FILE_CODE_LINES: usize = 400;
+const RULE_I: &str = "no file in src/ over 400 lines of code before its tests; split it by concept";
+
+/// Rule (j): lines a function may span, its signature and closing brace included.
+const MAX_FN_LINES: usize = 80;
+const RULE_J: &str = "no function in src/ over 80 lines; pass a struct, name the steps";
 
 // ---------------------------------------------------------------------------------------------
 // The checks on the real tree
@@ -116,6 +193,14 @@ fn real_tree() -> Tree {
         "the checker must see cli -> sysroot"
     );
     tree
+}
+
+fn real_files() -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    collect_rs(&src, &src, &mut files);
+    assert!(files.len() > 50, "read only {} files", files.len());
+    files
 }
 
 fn collect_rs(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
@@ -163,6 +248,11 @@ fn rule_b_render_reads_results_only() {
 }
 
 #[test]
+fn rule_k_schedule_is_pure_planning() {
+    assert_none("k", real_tree().layer_breaks(layer("k")));
+}
+
+#[test]
 fn rule_c_nothing_below_main_imports_cli() {
     assert_none("c", real_tree().layer_breaks(layer("c")));
 }
@@ -197,6 +287,23 @@ fn rule_e_no_cycle_through_cli() {
         .filter(|v| v.message.contains("cli ->"))
         .collect();
     assert_none("e", through_cli);
+}
+
+#[test]
+fn rule_h_no_loose_modules_beyond_the_named_list() {
+    assert_none("h", loose_breaks(&real_files(), LOOSE_FILES));
+}
+
+#[test]
+#[ignore = "enabled by the coordinator after the merge"]
+fn rule_i_no_file_over_400_lines_of_code() {
+    assert_none("i", size_breaks(&real_files(), MAX_FILE_CODE_LINES));
+}
+
+#[test]
+#[ignore = "enabled by the coordinator after the merge"]
+fn rule_j_no_function_over_80_lines() {
+    assert_none("j", fn_len_breaks(&real_files(), MAX_FN_LINES));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -775,6 +882,115 @@ fn lex(src: &str) -> Vec<(Tok, usize)> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The size and shape rules (h, i, j): read from the text, line by line
+// ---------------------------------------------------------------------------------------------
+
+/// Rule (h): files directly under `src/` whose name is not on `allowed`.
+fn loose_breaks(files: &[(String, String)], allowed: &[(&str, &str)]) -> Vec<Violation> {
+    files
+        .iter()
+        .filter_map(|(path, _)| {
+            let name = path.strip_prefix("src/")?;
+            (!name.contains('/') && !allowed.iter().any(|(a, _)| *a == name)).then(|| Violation {
+                rule: "h",
+                text: RULE_H,
+                file: path.clone(),
+                line: 1,
+                message: format!(
+                    "{name} is a loose module: move it into a folder for its concept, or name it in LOOSE_FILES with its reason"
+                ),
+            })
+        })
+        .collect()
+}
+
+/// Lines of code before the first `#[cfg(test)]`: neither blank nor starting with `//`.
+fn code_lines(text: &str) -> usize {
+    text.lines()
+        .take_while(|l| !l.trim_start().starts_with("#[cfg(test)]"))
+        .filter(|l| {
+            let t = l.trim();
+            !t.is_empty() && !t.starts_with("//")
+        })
+        .count()
+}
+
+/// Rule (i): files with more than `max` lines of code before their tests.
+fn size_breaks(files: &[(String, String)], max: usize) -> Vec<Violation> {
+    files
+        .iter()
+        .filter_map(|(path, text)| {
+            let n = code_lines(text);
+            (n > max).then(|| Violation {
+                rule: "i",
+                text: RULE_I,
+                file: path.clone(),
+                line: 1,
+                message: format!("{n} lines of code before its tests (at most {max})"),
+            })
+        })
+        .collect()
+}
+
+/// The name of the function a line declares (`pub(crate) const unsafe fn name(`), with the
+/// line's indentation; `None` for any other line and for a declaration ending in `;`.
+fn fn_start(line: &str) -> Option<(&str, &str)> {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    if line.trim_end().ends_with(';') {
+        return None;
+    }
+    let mut rest = body;
+    if let Some(r) = rest.strip_prefix("pub") {
+        rest = if r.starts_with('(') {
+            r.split_once(')')?.1
+        } else {
+            r
+        };
+        rest = rest.strip_prefix(' ')?;
+    }
+    for word in ["const ", "unsafe ", "async "] {
+        rest = rest.strip_prefix(word).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix("fn ")?;
+    let end = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| (indent, &rest[..end]))
+}
+
+/// Rule (j): functions spanning more than `max` lines, from the line that declares one to
+/// the `}` alone at its indentation (rustfmt's layout).
+fn fn_len_breaks(files: &[(String, String)], max: usize) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for (path, text) in files {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut i = 0;
+        while i < lines.len() {
+            if let Some((indent, name)) = fn_start(lines[i]) {
+                let close = format!("{indent}}}");
+                let end = (i + 1..lines.len())
+                    .find(|&j| lines[j].trim_end() == close)
+                    .unwrap_or(lines.len());
+                let n = end + 1 - i;
+                if n > max {
+                    out.push(Violation {
+                        rule: "j",
+                        text: RULE_J,
+                        file: path.clone(),
+                        line: i + 1,
+                        message: format!("fn {name} spans {n} lines (at most {max})"),
+                    });
+                }
+                i = end;
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
 // The checker on in-memory trees: each rule can fail
 // ---------------------------------------------------------------------------------------------
 
@@ -957,6 +1173,93 @@ fn checker_leaves_out_test_code_internal_paths_and_text() {
         .collect();
     assert_eq!(live, vec!["stats"]);
     assert!(!t.modules.contains("testutil"));
+}
+
+fn files(list: &[(&str, String)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(p, t)| (p.to_string(), t.clone()))
+        .collect()
+}
+
+#[test]
+fn checker_rule_k_flags_schedule_reaching_a_measurement() {
+    let t = tree(&[
+        ("src/stats/mod.rs", ""),
+        ("src/threads/mod.rs", ""),
+        (
+            "src/schedule/rounds.rs",
+            "use crate::stats::Summary;\nuse crate::threads::run_team;\n",
+        ),
+    ]);
+    only_break(
+        shown(&t.layer_breaks(layer("k"))),
+        "src/schedule/rounds.rs:2: rule (k) ",
+        "schedule imports crate::threads",
+    );
+}
+
+#[test]
+fn checker_rule_h_flags_a_loose_module_not_on_the_list() {
+    let t = files(&[
+        ("src/lib.rs", "pub mod clock;\npub mod stray;\n".into()),
+        ("src/clock.rs", String::new()),
+        ("src/stray.rs", String::new()),
+        ("src/latency/mod.rs", String::new()),
+    ]);
+    let allowed = [("lib.rs", "the root"), ("clock.rs", "timing for all")];
+    only_break(
+        shown(&loose_breaks(&t, &allowed)),
+        "src/stray.rs:1: rule (h) ",
+        "or name it in LOOSE_FILES with its reason",
+    );
+    // Every real entry has its reason.
+    assert!(LOOSE_FILES
+        .iter()
+        .all(|(f, why)| f.ends_with(".rs") && why.len() > 10));
+}
+
+#[test]
+fn checker_rule_i_counts_code_before_the_tests_only() {
+    let code = |n: usize| "let x = 1;\n".repeat(n);
+    let big = format!("//! Header.\n\n{}// a comment\n\n", code(401));
+    let at_limit = format!(
+        "{}\n#[cfg(test)]\nmod tests {{\n{}}}\n",
+        code(400),
+        code(900)
+    );
+    let t = files(&[
+        ("src/big.rs", big),
+        ("src/ok.rs", at_limit),
+        ("src/small.rs", code(3)),
+    ]);
+    only_break(
+        shown(&size_breaks(&t, MAX_FILE_CODE_LINES)),
+        "src/big.rs:1: rule (i) ",
+        "401 lines of code before its tests (at most 400)",
+    );
+}
+
+#[test]
+fn checker_rule_j_flags_a_long_function_at_its_line() {
+    let body = |n: usize| "    step();\n".repeat(n);
+    let text = format!(
+        "fn short() {{\n{}}}\n\nimpl X {{\n    pub(crate) fn long(&self) {{\n{}    }}\n}}\n\nfn decl();\nfn edge() {{\n{}}}\n",
+        body(3),
+        "        step();\n".repeat(80),
+        body(78),
+    );
+    let t = files(&[("src/a/mod.rs", text)]);
+    only_break(
+        shown(&fn_len_breaks(&t, MAX_FN_LINES)),
+        "src/a/mod.rs:8: rule (j) ",
+        "fn long spans 82 lines (at most 80)",
+    );
+    assert_eq!(
+        fn_start("    pub const unsafe fn go_2<T>("),
+        Some(("    ", "go_2"))
+    );
+    assert_eq!(fn_start("let f = fn_ptr;"), None);
+    assert_eq!(fn_start("fn decl(x: u8);"), None);
 }
 
 /// Exactly one break, at the place and of the kind given.

@@ -2,13 +2,13 @@
 //! (`default`, `bind:N`, `interleave[:LIST]`, `weighted`, `preferred:N`, `pin:N`), the default
 //! list for this machine, the checks that a candidate is possible here (a node with memory,
 //! a kernel with weighted interleave, CPUs on the node), and which candidates place threads
-//! and pages identically on this machine (METHODOLOGY point 25), through the same placement
-//! model the run's scenarios use. Pure but for reading the weighted-interleave weights through
-//! the SysRoot and one probe of the kernel.
+//! and pages identically on this machine (docs/METHODOLOGY.md, "Identical placements"), through the
+//! same placement model the run's scenarios use. Pure but for reading the weighted-interleave
+//! weights through the SysRoot and one probe of the kernel.
 
 use crate::parse::cpulist::{format_list, parse_user_list};
+use crate::placement::model::{pages as placed_pages, same_reason as same_placement_reason};
 use crate::placement::Policy;
-use crate::run::scenarios::{placed_pages, same_placement_reason};
 use crate::sys::spawn::ChildPlacement;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -213,7 +213,7 @@ pub fn resolve(
                     label: format!(
                         "memory weighted-interleaved over nodes {} with the kernel's weights {}",
                         format_list(&mem),
-                        crate::run::weights::weights_text(&w)
+                        crate::placement::measured_weights::weights_text(&w)
                     ),
                     policy: Policy::WeightedInterleave(w),
                     cpus: None,

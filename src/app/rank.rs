@@ -1,9 +1,10 @@
 //! The decision between candidates, from their wall times in interleaved rounds: candidates
 //! that place identically here are one configuration and are never ranked (said with the
 //! reason); between distinct ones a winner is named only when every other candidate's paired
-//! ratio has an interval beyond 1 + [`PRACTICAL_MARGIN`] (METHODOLOGY points 23-25), with the
-//! same rule as the run's weighted-interleave advice ([`crate::stats::decide::unbeaten`]);
-//! otherwise "indistinguishable here". Pure.
+//! ratio has an interval beyond 1 + [`PRACTICAL_MARGIN`] (docs/METHODOLOGY.md, "Interleaving and
+//! blocks", "Deciding", "Identical placements"), with the same rule as the run's
+//! weighted-interleave advice ([`crate::stats::decide::unbeaten`]); otherwise "indistinguishable
+//! here". Pure.
 
 use crate::results::app::{AppCandidate, AppComparison, AppRanking};
 use crate::results::scenarios::Verdict;

@@ -2,14 +2,14 @@
 //! measured bandwidth, as the run's scenario (g) derives them. All the program's allowed CPUs
 //! read from each memory node in turn (one short timed repetition per node, threads pinned,
 //! pages bound to that node), and the weights are the per-node bandwidths reduced to small
-//! integers (`run::weights::derive_weights`). The kernel's weights are system-wide, so they
-//! are set only while the candidate's program runs and restored after each run
+//! integers (`placement::measured_weights::derive_weights`). The kernel's weights are system-wide,
+//! so they are set only while the candidate's program runs and restored after each run
 //! (`placement::WeightGuard`, which also restores them on a stop signal or an error).
 
+use crate::placement::measured_weights::{derive_weights, weights_text};
 use crate::placement::Policy;
 use crate::run::rounds::{measure_once, Config, Job};
-use crate::run::settings::TimedSettings;
-use crate::run::weights::{derive_weights, weights_text};
+use crate::schedule::TimedSettings;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 

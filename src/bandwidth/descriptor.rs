@@ -1,4 +1,4 @@
-//! Kernels described as data (METHODOLOGY points 8 and 11, LIKWID's model): what each
+//! Kernels described as data (docs/METHODOLOGY.md, "Byte accounting", LIKWID's model): what each
 //! bandwidth kernel reads and writes per element, whether its stores are non-temporal, and how
 //! it walks memory. The harness, the listing and the documentation compute bytes from these
 //! descriptors alone and never need to know what a kernel's code does.

@@ -6,9 +6,9 @@
 //! parses text or prints.
 
 use crate::experiment::{Outcome, Progress};
-use crate::results::quality::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
+use crate::threads::precision::PrecisionGoal;
 use crate::topology::Topology;
 
 use super::harness;

@@ -1,12 +1,12 @@
-//! The timed multi-thread run of one kernel (METHODOLOGY points 6, 7, 9 and 12): one thread per
-//! CPU, pinned and verified before anything else; each thread allocates its own arrays (one
-//! per stream, each with its own policy) on its CPU and verifies where the pages went, all
-//! before timing. Each repetition releases every thread with one barrier; threads sweep their
-//! private arrays chunk by chunk until the shared stop flag is raised after a fixed duration,
-//! and each reports the elements it processed and its own elapsed time. Rates are computed per
-//! thread (bytes over the thread's own time) and summed; the first repetitions are dropped.
-//! Toward a precision goal ([`run_toward`]), batches of extra repetitions follow while the
-//! interval of the summed rate is wider than the target.
+//! The timed multi-thread run of one kernel (docs/METHODOLOGY.md, "Timed teams", "Buffers and
+//! kernels", "Placed, then verified"): one thread per CPU, pinned and verified before anything
+//! else; each thread allocates its own arrays (one per stream, each with its own policy) on its CPU
+//! and verifies where the pages went, all before timing. Each repetition releases every thread with
+//! one barrier; threads sweep their private arrays chunk by chunk until the shared stop flag is
+//! raised after a fixed duration, and each reports the elements it processed and its own elapsed
+//! time. Rates are computed per thread (bytes over the thread's own time) and summed; the first
+//! repetitions are dropped. Toward a precision goal ([`run_toward`]), batches of extra repetitions
+//! follow while the interval of the summed rate is wider than the target.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -17,10 +17,12 @@ use super::descriptor::{mb_per_s, ELEMENT_BYTES};
 use super::kernels::{Kernel, Params};
 use super::result::{BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate};
 use crate::placement::{PageSize, PlacedBuffer, Policy};
-use crate::results::quality::{next_batch, ExtraCost, Precision, PrecisionGoal};
+use crate::results::quality::Precision;
+use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
+use crate::threads::precision::PrecisionGoal;
 use crate::threads::{run_team, Stop, TeamOutcome, TeamPlan, ThreadSample};
 use crate::topology::Topology;
 

@@ -1,8 +1,8 @@
-//! The node x node matrix (METHODOLOGY point 14, LIKWID's copy matrix): for each initiator node
-//! (its usable CPUs, or the first N of them) and each memory node (memory-only nodes included,
-//! nodes without memory never), one kernel's bandwidth with every stream bound to the target.
-//! HMAT's firmware-declared bandwidth is attached beside each measured cell where the firmware
-//! gives one, labelled as such.
+//! The node x node matrix (docs/METHODOLOGY.md, "Placed, then verified", LIKWID's copy matrix): for
+//! each initiator node (its usable CPUs, or the first N of them) and each memory node (memory-only
+//! nodes included, nodes without memory never), one kernel's bandwidth with every stream bound to
+//! the target. HMAT's firmware-declared bandwidth is attached beside each measured cell where the
+//! firmware gives one, labelled as such.
 
 use super::experiment::{keep_or_stop, Config};
 use super::harness;
@@ -10,9 +10,9 @@ use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, MemPlacement};
 use super::result::{BandwidthResult, Matrix, MatrixCell};
 use crate::experiment::Progress;
-use crate::results::quality::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
+use crate::threads::precision::PrecisionGoal;
 use crate::topology::Topology;
 
 /// The matrix's rows, columns and cells: the given cells (rows in their order, columns

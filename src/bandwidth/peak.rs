@@ -1,9 +1,9 @@
 //! Peak injection bandwidth (`bandwidth --peak`): every planned run of [`peak_plan`] measured
-//! by one pinned team (METHODOLOGY points 6, 7, 12, 21): each thread maps its private buffer
-//! bound to its own CPU's node and checks where the pages went before any timing; every
-//! repetition starts on one barrier and ends on the shared stop flag; rates are each thread's
-//! bytes over its own time (never less than the repetition's length), summed, with the
-//! median, its 95 % interval and n, and the
+//! by one pinned team (docs/METHODOLOGY.md, "Timed teams", "Placed, then verified", "Disturbed
+//! repetitions"): each thread maps its private buffer bound to its own CPU's node and checks where
+//! the pages went before any timing; every repetition starts on one barrier and ends on the shared
+//! stop flag; rates are each thread's bytes over its own time (never less than the repetition's
+//! length), summed, with the median, its 95 % interval and n, and the
 //! repetition quality of the team. The read mix runs the bandwidth engine's read kernel; the
 //! other mixes run the load kernels of `loaded::kernel` at full speed. From the runs come the
 //! best thread count per scope and mix, and the per-L3-domain table: each domain's threads'

@@ -8,9 +8,9 @@ use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, Order};
 use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
 use crate::experiment::Progress;
-use crate::results::quality::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
+use crate::threads::precision::PrecisionGoal;
 use crate::topology::Topology;
 
 /// Relative gain below which more threads are said not to help (10 %).

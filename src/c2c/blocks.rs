@@ -16,10 +16,9 @@ use std::time::Duration;
 
 use super::bounce::BouncePlan;
 use crate::results::c2c::{BlockMedian, Unstable};
+use crate::schedule::MIN_SAMPLES_FOR_INTERVAL;
 use crate::stats::Summary;
 
-/// Fewest blocks per pair: six block medians give the first 95 % interval for the median.
-pub const MIN_BLOCKS: usize = 6;
 /// Shortest block worth timing, milliseconds.
 pub const MIN_BLOCK_MS: u64 = 2;
 /// The median of the slower group over the median of the faster one above which two
@@ -40,12 +39,12 @@ pub struct BlockLayout {
 
 /// The blocks of `plan`: the time a pair got before blocks existed (`repetitions` kept
 /// repetitions plus one warm-up repetition of `repetition` each) cut into `repetitions`
-/// blocks, at least [`MIN_BLOCKS`], each at least [`MIN_BLOCK_MS`]. So `run --quick` (3 x 10 ms)
-/// becomes 6 blocks of 6 ms and the default 5 x 10 ms becomes 6 blocks of 10 ms: about the
-/// same time per pair, spread over the part.
+/// blocks, at least [`MIN_SAMPLES_FOR_INTERVAL`], each at least [`MIN_BLOCK_MS`]. So `run --quick`
+/// (3 x 10 ms) becomes 6 blocks of 6 ms and the default 5 x 10 ms becomes 6 blocks of 10 ms: about
+/// the same time per pair, spread over the part.
 pub fn layout(plan: &BouncePlan) -> BlockLayout {
     let reps = plan.repetitions.max(1);
-    let blocks = reps.max(MIN_BLOCKS);
+    let blocks = reps.max(MIN_SAMPLES_FOR_INTERVAL);
     let per_pair_ms = (reps as u64 + 1) * (plan.repetition.as_millis() as u64).max(1);
     BlockLayout {
         blocks,
@@ -62,15 +61,6 @@ impl BlockLayout {
             repetition: Duration::from_millis(self.block_ms),
         }
     }
-}
-
-/// The order of the pairs (indices into `0..pairs`) in round `round`: the start rotates by one
-/// each round (0 1 2, 1 2 0, 2 0 1), so no pair always runs first or last.
-pub fn round_order(pairs: usize, round: usize) -> Vec<usize> {
-    if pairs == 0 {
-        return Vec::new();
-    }
-    (0..pairs).map(|k| (k + round) % pairs).collect()
 }
 
 /// The pair's figure from its blocks: the summary of the block medians (n = blocks with a
@@ -196,15 +186,6 @@ mod tests {
         assert_eq!(layout(&one).block_ms, MIN_BLOCK_MS);
         let p = layout(&quick).block_plan(200);
         assert_eq!((p.repetitions, p.repetition.as_millis()), (1, 6));
-    }
-
-    #[test]
-    fn each_round_starts_one_pair_later() {
-        assert_eq!(round_order(3, 0), vec![0, 1, 2]);
-        assert_eq!(round_order(3, 1), vec![1, 2, 0]);
-        assert_eq!(round_order(3, 5), vec![2, 0, 1]);
-        assert_eq!(round_order(2, 1), vec![1, 0]);
-        assert!(round_order(0, 3).is_empty());
     }
 
     /// The interval is the between-block one: its n is the blocks, and a pair whose

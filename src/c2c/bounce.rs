@@ -1,5 +1,5 @@
-//! The measurement: two pinned threads bounce one cache line (METHODOLOGY point 18). The
-//! "ping" thread turns an even value `v` into `v + 1` with a compare-and-swap and waits for
+//! The measurement: two pinned threads bounce one cache line (docs/METHODOLOGY.md, "Core to core").
+//! The "ping" thread turns an even value `v` into `v + 1` with a compare-and-swap and waits for
 //! `v + 2`; the "pong" thread turns every odd value into the next even one. One round trip is
 //! two transfers of the line's ownership, so the one-way time is half of it.
 //!

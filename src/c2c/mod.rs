@@ -1,8 +1,8 @@
 //! Core-to-core latency: how long one cache line takes to travel between two CPUs
-//! (METHODOLOGY point 18). [`run`] places the line on its home node, measures the selected
-//! ordered pairs with [`bounce`] in short blocks spread over the experiment ([`blocks`]: rounds
-//! over all pairs, each pair's figure and interval from its block medians), and summarizes the
-//! matrix by the cache topology ([`summary`]). It never prints; `cli/c2c.rs` and
+//! (docs/METHODOLOGY.md, "Core to core"). [`run`] places the line on its home node, measures the
+//! selected ordered pairs with [`bounce`] in short blocks spread over the experiment ([`blocks`]:
+//! rounds over all pairs, each pair's figure and interval from its block medians), and summarizes
+//! the matrix by the cache topology ([`summary`]). It never prints; `cli/c2c.rs` and
 //! `render/c2c_text.rs` do.
 
 pub mod blocks;
@@ -155,7 +155,7 @@ fn measure_pairs(
     let start = Instant::now();
     let mut done = 0;
     'rounds: for round in 0..layout.blocks {
-        for k in blocks::round_order(selected.len(), round) {
+        for k in crate::schedule::round_order(selected.len(), round) {
             if interrupted() {
                 break 'rounds;
             }
@@ -346,7 +346,7 @@ mod tests {
             .into_result()
             .unwrap();
         let layout = blocks::layout(&cfg.plan);
-        assert_eq!(layout.blocks, blocks::MIN_BLOCKS);
+        assert_eq!(layout.blocks, crate::schedule::MIN_SAMPLES_FOR_INTERVAL);
         assert_eq!(r.plan.blocks_per_pair, Some(layout.blocks));
         assert_eq!(
             (

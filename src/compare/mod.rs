@@ -5,7 +5,7 @@
 //! `crate::results::compare`, re-exported here); pulling metrics out of a run is
 //! [`metrics`], printing is `crate::render::compare_text`.
 //!
-//! What is flagged (METHODOLOGY point 24):
+//! What is flagged (docs/METHODOLOGY.md, "Deciding"):
 //! - **Difference** (a run vs the first run): judged with both runs' 95 % intervals for the
 //!   median. The ratio of medians gets the conservative interval [B.low / A.high, B.high /
 //!   A.low]; a difference is declared only when that interval lies beyond 1 +- the practical

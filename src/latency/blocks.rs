@@ -26,7 +26,7 @@ use crate::results::latency::SamplePlan;
 use crate::stats::Summary;
 
 /// Fewest passes: six block medians give the first 95 % interval for the median.
-pub const MIN_PASSES: usize = 6;
+pub const MIN_PASSES: usize = crate::schedule::MIN_SAMPLES_FOR_INTERVAL;
 /// Fewest samples a block keeps, so its median is not one sample.
 pub const MIN_PER_PASS: usize = 3;
 /// Shortest sample of a block, ns: thousands of DRAM loads.

@@ -1,7 +1,7 @@
-//! Chain construction for pointer chasing (METHODOLOGY points 1-2): which element each load
-//! goes to next. The buffer is cut into *elements* spaced `element_bytes` apart (one cache
-//! line by default, so no two loads share a line); a *visit order* of the elements is chosen
-//! by the mode and then linked into cycles by writing, at the start of each element, the
+//! Chain construction for pointer chasing (docs/METHODOLOGY.md, "Dependent-load chains"): which
+//! element each load goes to next. The buffer is cut into *elements* spaced `element_bytes` apart
+//! (one cache line by default, so no two loads share a line); a *visit order* of the elements is
+//! chosen by the mode and then linked into cycles by writing, at the start of each element, the
 //! absolute address of the next one, so the walk is the tightest possible loop, `p = *p`.
 //!
 //! Modes:

@@ -325,7 +325,8 @@ pub fn measure(
     let over = overhead(&empty, ns_per_tick).ok_or(DistributionError::NoCounter)?;
     // In batches of BATCH groups (a few tens of ms at DRAM latency), so Ctrl-C is heard
     // quickly and, with a judge, a batch during which the thread lost its CPU is dropped and
-    // timed again (METHODOLOGY point 21), up to as many retakes as batches planned.
+    // timed again (docs/METHODOLOGY.md, "Disturbed repetitions"), up to as many retakes as batches
+    // planned.
     let groups = groups.max(1);
     let batches = groups.div_ceil(BATCH);
     let mut quality = judge.map(|_| RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, batches as u32));

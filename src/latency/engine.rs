@@ -1,9 +1,9 @@
 //! Runs chases where they were asked to run: a thread pinned to the chosen CPU places the
 //! buffer on the chosen memory node (bind, or first touch from that CPU), verifies where its
 //! pages went, re-estimates the core clock, and only then builds the chains and measures
-//! (METHODOLOGY points 3, 5 and 12-13). One buffer serves every size of a job (sizes are
-//! prefixes of it, or for a sweep in passes each its own region of it), so the points of a
-//! sweep share one verified placement.
+//! (docs/METHODOLOGY.md, "Page size", "Clocks and cycles", "Placed, then verified"). One buffer
+//! serves every size of a job (sizes are prefixes of it, or for a sweep in passes each its own
+//! region of it), so the points of a sweep share one verified placement.
 
 use crate::clock::{estimate_core_hz, ClockInfo};
 use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};

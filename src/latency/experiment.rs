@@ -19,7 +19,7 @@ use super::engine::{run_distribution_job, run_job, Job, Target};
 use super::matrix;
 use super::measure::{Aim, SamplePlan};
 use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
-use crate::results::quality::PrecisionGoal;
+use crate::threads::precision::PrecisionGoal;
 
 /// Where a single-CPU variant chases from and where its buffer lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

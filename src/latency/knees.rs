@@ -1,5 +1,6 @@
-//! Plateaus and knees of the working-set curve (METHODOLOGY point 4), matched with the cache
-//! sizes the kernel reports. Pure functions over (bytes, ns) points; nothing measured here.
+//! Plateaus and knees of the working-set curve (docs/METHODOLOGY.md, "Working-set sweep"), matched
+//! with the cache sizes the kernel reports. Pure functions over (bytes, ns) points; nothing
+//! measured here.
 //!
 //! Before plateaus are looked for, the latencies go through a running median of three, which
 //! removes a lone disturbed point (one preempted sample set) but keeps steps where they are.

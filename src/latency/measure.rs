@@ -1,16 +1,16 @@
-//! Walks into samples (METHODOLOGY points 5 and 19): one full pass over every chain first, so
-//! the first timed load does not pay for faults or cold caches of the construction; then each
-//! sample is sized to last at least `min_sample` and 1000 timer resolutions, the first
-//! `warmup` samples are dropped, and each kept sample is elapsed ns / loads. Samples continue
-//! where the previous one stopped, so together they walk the cycle rather than one prefix of
-//! it. With several chains, ns per load is elapsed time over the loads of all chains: the
+//! Walks into samples (docs/METHODOLOGY.md, "Clocks and cycles", "Summaries and intervals"): one
+//! full pass over every chain first, so the first timed load does not pay for faults or cold caches
+//! of the construction; then each sample is sized to last at least `min_sample` and 1000 timer
+//! resolutions, the first `warmup` samples are dropped, and each kept sample is elapsed ns / loads.
+//! Samples continue where the previous one stopped, so together they walk the cycle rather than one
+//! prefix of it. With several chains, ns per load is elapsed time over the loads of all chains: the
 //! throughput figure that shows memory-level parallelism. Nothing here prints.
 //!
 //! When the caller names the CPU it is pinned to ([`Judge`]), each timed sample is wrapped in a
-//! [`Probe`] (METHODOLOGY point 21): a sample during which the thread got less than 90 % of its
-//! CPU (or the hypervisor stole it) is discarded and taken again, up to as many retakes as
-//! samples planned; after that it is kept and the measurement is marked disturbed. An idle
-//! machine takes exactly the planned samples.
+//! [`Probe`] (docs/METHODOLOGY.md, "Disturbed repetitions"): a sample during which the thread got
+//! less than 90 % of its CPU (or the hypervisor stole it) is discarded and taken again, up to as
+//! many retakes as samples planned; after that it is kept and the measurement is marked disturbed.
+//! An idle machine takes exactly the planned samples.
 //!
 //! With a [`PrecisionGoal`] (the headline figures only: a sweep's largest point, a matrix
 //! cell, a size asked by name), the planned samples are followed by batches of extra samples
@@ -27,13 +27,12 @@
 use std::time::{Duration, Instant};
 
 use super::walk::{Chain, LOADS_PER_ITERATION};
-use crate::results::quality::{
-    next_batch, ExtraCost, Precision, PrecisionGoal, RepSample, RepetitionQuality,
-    DEFAULT_MIN_CPU_SHARE,
-};
+use crate::results::quality::{Precision, RepSample, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
+use crate::threads::precision::PrecisionGoal;
 use crate::threads::Probe;
 
 /// Whom to judge: the CPU the measuring thread is pinned to, and the root `/proc/stat` is

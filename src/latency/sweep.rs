@@ -1,8 +1,8 @@
-//! The working-set sweep (METHODOLOGY point 4): the sizes of the curve, and the run over one
-//! buffer. One buffer is placed once and every point builds its chain in it, so every point
-//! shares the same placement and page backing and the sweep does not pay a fresh allocation
-//! per point. [`run_blocked`] (the sweep of `latency --sweep` and `run`) measures the sizes
-//! in passes, each size's chain in its own region of the buffer where memory allows
+//! The working-set sweep (docs/METHODOLOGY.md, "Working-set sweep"): the sizes of the curve, and
+//! the run over one buffer. One buffer is placed once and every point builds its chain in it, so
+//! every point shares the same placement and page backing and the sweep does not pay a fresh
+//! allocation per point. [`run_blocked`] (the sweep of `latency --sweep` and `run`) measures the
+//! sizes in passes, each size's chain in its own region of the buffer where memory allows
 //! ([`super::blocks`] says why); [`run`] measures each size once, back to back, over a prefix
 //! of the buffer. Nothing here prints; progress goes to a callback.
 
@@ -15,9 +15,11 @@ use super::measure::{
 };
 use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
-use crate::results::quality::{next_batch, ExtraCost, PrecisionGoal, RepetitionQuality};
+use crate::results::quality::RepetitionQuality;
+use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
+use crate::threads::precision::PrecisionGoal;
 
 /// Default smallest working set.
 pub const DEFAULT_FROM_BYTES: u64 = 4096;
@@ -449,7 +451,8 @@ mod tests {
     }
 
     use crate::latency::measure::Samples;
-    use crate::results::quality::{PrecisionGoal, RepSample};
+    use crate::results::quality::RepSample;
+    use crate::threads::precision::PrecisionGoal;
     use std::time::Duration;
 
     /// A synthetic block source: size `i`'s `k`-th block keeps three samples around

@@ -1,8 +1,9 @@
 //! What the load threads do: walk their private buffer one 64-byte cache line at a time,
 //! reading it, writing it (normal or non-temporal stores) or a read:write mix, with the
-//! calibrated spin between lines (METHODOLOGY point 17), until the shared stop flag rises.
-//! Unlike the block kernels of `bandwidth`, the unit here is one line followed by a delay, so
-//! the request rate can be turned down smoothly from "as fast as possible" to almost idle.
+//! calibrated spin between lines (docs/METHODOLOGY.md, "Loaded latency"), until the shared stop
+//! flag rises. Unlike the block kernels of `bandwidth`, the unit here is one line followed by a
+//! delay, so the request rate can be turned down smoothly from "as fast as possible" to almost
+//! idle.
 //!
 //! The delay is a spin count after each line (none at full speed). Paced, the thread aims at a
 //! time per line and corrects its spin count once per [`POLL_LINES`] lines from one clock

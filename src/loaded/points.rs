@@ -8,13 +8,15 @@
 //! spread. Plus the descheduling checks over all points and the curve's result built from
 //! them. Pure arithmetic over what the engine collected.
 
+use super::blocks::Slot;
 use super::curve::{self, CurvePoint};
 use super::delay::DelayCalibration;
-use super::engine::{LoadedConfig, Slot, MIN_BLOCKS};
+use super::engine::LoadedConfig;
 use super::kernel::{lines_in_window, LoadCount, SliceMark, LINE_BYTES};
 use super::result::{
     LoadedBlock, LoadedPoint, LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
 };
+use super::warnings::{descheduling_warning, disturbed_warning, few_blocks_warning};
 use crate::counters_perf::NodeEventCounts;
 use crate::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
@@ -95,22 +97,6 @@ pub(super) fn window_rates(
 /// Below this share of its wall time on a CPU, a thread was descheduled enough to distort
 /// its rate and the chaser's latency.
 pub const MIN_CPU_SHARE: f64 = 0.9;
-
-/// A warning naming the busiest competition seen: the lowest CPU share of any running thread.
-pub(super) fn descheduling_warning(points: &[LoadedPoint]) -> Option<String> {
-    let worst = points
-        .iter()
-        .flat_map(|p| p.threads.iter())
-        .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
-        .min_by(|a, b| a.0.total_cmp(&b.0))?;
-    (worst.0 < MIN_CPU_SHARE).then(|| {
-        format!(
-            "measurement threads were descheduled: CPU {} ran only {:.0}% of its time in one point; other work competes for these CPUs, so bandwidths are low and latencies noisy",
-            worst.1,
-            100.0 * worst.0
-        )
-    })
-}
 
 /// One block of a point: the repetition as a point of its own (its rates, its chaser's
 /// summary, its slices), and what combining blocks needs besides.
@@ -288,7 +274,7 @@ fn threads_over(blocks: &[Block]) -> Vec<ThreadRate> {
 /// The point from its blocks (each with its quality record; `None` for a block whose chaser
 /// completed no sample), in measurement order; `t0` is the start of the curve's first kept
 /// block. Its latency is the median of the block medians with their 95 % interval (n =
-/// blocks with a median: none below [`MIN_BLOCKS`]), its bandwidth summaries the same over
+/// blocks with a median: none below [`crate::schedule::MIN_SAMPLES_FOR_INTERVAL`]), its bandwidth summaries the same over
 /// the blocks' bandwidths; the whole counts, threads and delay are over those blocks, and the
 /// quality record is every kept block's merged (disturbed when a kept block is). `None`
 /// without a block with a median.
@@ -423,35 +409,6 @@ pub(super) fn points_of(
 pub(super) struct Layout {
     pub(super) blocks: usize,
     pub(super) block_ms: f64,
-}
-
-/// The sentence for points measured in too few blocks for an interval, with the duration
-/// that gives six.
-pub(super) fn few_blocks_warning(layout: &Layout) -> Option<String> {
-    (layout.blocks < MIN_BLOCKS).then(|| {
-        format!(
-            "each point was measured in {} block(s) of {:.0} ms, fewer than the {MIN_BLOCKS} an interval needs, so its figures have no interval; give --duration {}ms or more per point",
-            layout.blocks,
-            layout.block_ms,
-            super::engine::min_duration_for_interval().as_millis()
-        )
-    })
-}
-
-/// One warning for the point whose chaser got the least of its CPU, when its repetition
-/// stayed disturbed after the retakes ran out.
-pub(super) fn disturbed_warning(points: &[LoadedPoint]) -> Option<String> {
-    let share = |q: &RepetitionQuality| q.lowest_taken_cpu_share_fraction.unwrap_or(1.0);
-    let (k, q) = points
-        .iter()
-        .enumerate()
-        .filter_map(|(k, p)| p.quality.as_ref().filter(|q| q.disturbed).map(|q| (k, q)))
-        .min_by(|a, b| share(a.1).total_cmp(&share(b.1)))?;
-    let which = match points[k].target_fraction {
-        None => "the no-load point".to_string(),
-        Some(f) => format!("the point at {:.0} % load", 100.0 * f),
-    };
-    Some(format!("loaded latency at {which}: {}", q.reason()?))
 }
 
 /// What a curve measured, before it is summarized.
@@ -667,7 +624,7 @@ mod tests {
         use crate::results::quality::{RepSample, RepetitionQuality};
         let fractions = [0.5, 1.0];
         // Two kernels; rounds over idle, (f0, k0), (f0, k1), (f1, k1), (f1, k0).
-        let slots = super::super::engine::schedule(2, 2, 6);
+        let slots = super::super::blocks::schedule(2, 2, 6);
         let measured = &slots[2..];
         // Latency of block r of each point: 100 + 10 r (idle), 200 + 10 r (loaded); the
         // load thread reads 1000 lines a window at fraction 0, 2000 at fraction 1.
@@ -748,7 +705,7 @@ mod tests {
     #[test]
     fn fewer_than_six_blocks_give_no_interval() {
         use crate::results::quality::{RepSample, RepetitionQuality};
-        let slots = super::super::engine::schedule(1, 1, 5);
+        let slots = super::super::blocks::schedule(1, 1, 5);
         let measured = &slots[1..];
         let reps: Vec<Vec<Sample>> = measured
             .iter()
@@ -807,7 +764,7 @@ mod tests {
     #[test]
     fn a_block_without_a_chaser_sample_is_left_out() {
         use crate::results::quality::{RepSample, RepetitionQuality};
-        let slots = super::super::engine::schedule(1, 1, 6);
+        let slots = super::super::blocks::schedule(1, 1, 6);
         let measured = &slots[1..];
         let empty = |rep: &mut Vec<Sample>| {
             if let Out::Chaser { samples_ns, .. } = &mut rep[0].value {

@@ -1,5 +1,5 @@
-//! The page backing a buffer asks for. Page size is an input, not an accident (METHODOLOGY
-//! point 3): base pages forbid THP, `thp` asks for it, `2m`/`1g` use reserved hugetlbfs pages.
+//! The page backing a buffer asks for. Page size is an input, not an accident (docs/METHODOLOGY.md,
+//! "Page size"): base pages forbid THP, `thp` asks for it, `2m`/`1g` use reserved hugetlbfs pages.
 
 use crate::sys::mmap::Backing;
 

@@ -36,7 +36,7 @@ pub struct BandwidthReport {
     /// `/proc/sys/kernel/numa_balancing` during the run (pages may migrate when on).
     pub numa_balancing: Option<u32>,
     /// The machine's environment (kernel, CPU, THP mode, governor, hypervisor...), recorded
-    /// with the figures (METHODOLOGY point 20).
+    /// with the figures (docs/METHODOLOGY.md, "The environment recorded").
     pub environment: Environment,
     /// One sentence per figure whose repetitions stayed disturbed after the retakes ran out
     /// (see `BandwidthResult::quality`); absent when there is none.

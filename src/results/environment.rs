@@ -1,6 +1,6 @@
-//! The environment record of every result (METHODOLOGY point 20): kernel, CPU model,
-//! hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page size. A plain
-//! serde type; reading it from `/sys` and `/proc` is `crate::environment`.
+//! The environment record of every result (docs/METHODOLOGY.md, "The environment recorded"):
+//! kernel, CPU model, hypervisor, THP, automatic NUMA balancing, frequency governor, SMT, base page
+//! size. A plain serde type; reading it from `/sys` and `/proc` is `crate::environment`.
 
 use serde::{Deserialize, Serialize};
 

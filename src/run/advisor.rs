@@ -1,9 +1,9 @@
 //! The weighted-interleave advisor: for the threads of one initiator node, measure the read
 //! bandwidth they get from each memory node, propose weights proportional to those figures
-//! (reduced to small integers, [`super::weights`]), then check the proposal by measurement
-//! against plain interleave and against binding to the best node, the three measured side by
-//! side in interleaved rounds ([`super::rounds`]), and say how to apply it. A policy is called
-//! better only when its paired ratio to each other policy has an interval beyond 1 + the
+//! (reduced to small integers, [`crate::placement::measured_weights`]), then check the proposal by
+//! measurement against plain interleave and against binding to the best node, the three measured
+//! side by side in interleaved rounds ([`super::rounds`]), and say how to apply it. A policy is
+//! called better only when its paired ratio to each other policy has an interval beyond 1 + the
 //! practical margin (the rule of [`super::ranking`]); otherwise the advice says they are
 //! indistinguishable here. On a machine with one memory node there is nothing to weigh, and the
 //! advice says so without measuring. Nothing here prints.
@@ -20,11 +20,10 @@ use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
 use super::plan::ScenarioSettings;
-use super::rounds::{
-    budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job, Outcome,
-};
+use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use super::scenarios::{home_node, weighted_unavailable};
-use super::weights::{apply_lines, derive_weights, weights_text};
+use crate::placement::measured_weights::{derive_weights, weights_text};
+use crate::schedule::rounds::{budget_s, plan_rounds};
 
 /// Builds the advice; `progress(done, total)` after each measurement.
 pub fn run_advisor(
@@ -230,9 +229,48 @@ pub fn summarize(
     )
 }
 
+/// Shell lines that apply the weights system-wide (root) and run a program with them: the
+/// numactl line when the installed numactl has `--weighted-interleave`, else a comment line
+/// saying why and the kernel-interface way ([`crate::numactl`]).
+pub fn apply_lines(w: &[(u32, u8)], numactl: &Installed) -> Vec<String> {
+    let mut v: Vec<String> = w
+        .iter()
+        .map(|(n, x)| format!("echo {x} > /sys/kernel/mm/mempolicy/weighted_interleave/node{n}"))
+        .collect();
+    v.push(numactl.line_or_comment(&Policy::WeightedInterleave(w.to_vec()), None, "APP"));
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn apply_lines_give_numactl_or_the_kernel_interface() {
+        let new = Installed {
+            path: Some("/usr/bin/numactl".into()),
+            version: Some("2.0.19".into()),
+            options: vec!["--weighted-interleave".into()],
+        };
+        let lines = apply_lines(&[(0, 4), (2, 1)], &new);
+        assert_eq!(
+            lines[0],
+            "echo 4 > /sys/kernel/mm/mempolicy/weighted_interleave/node0"
+        );
+        assert_eq!(lines[2], "numactl --weighted-interleave=0,2 APP");
+        // Debian 12's numactl 2.0.16 has no --weighted-interleave: a comment, not a command.
+        let old = Installed {
+            options: vec!["--membind".into(), "--interleave".into()],
+            version: None,
+            ..new
+        };
+        let lines = apply_lines(&[(0, 4), (2, 1)], &old);
+        assert!(
+            lines[2].starts_with("# ") && lines[2].contains("MPOL_WEIGHTED_INTERLEAVE"),
+            "{}",
+            lines[2]
+        );
+    }
 
     /// A check whose nine rounds drift with the host (the same drift in every check) around
     /// `mb`, with `noise` of its own.

@@ -6,9 +6,9 @@ use crate::bandwidth::descriptor::KernelId;
 use crate::latency::chase::Mode;
 use crate::placement::PageSize;
 use crate::results::plan::{Budget, Part, Plan};
-use crate::results::quality::PrecisionGoal;
+use crate::threads::precision::PrecisionGoal;
 
-use super::settings::TimedSettings;
+use crate::schedule::TimedSettings;
 
 /// Which cells of a node x node matrix a budget measures. Every pair not chosen is shown as
 /// not measured, with the plan's reason; nothing is inferred from another cell.
@@ -68,7 +68,7 @@ pub(super) fn knobs(b: Budget) -> Knobs {
             // and not measured again, so the sweep still measures up to 4x.
             lat_sweep_llc: 8,
             // Seven samples: the fewest past six, so each point has an interval for its
-            // median (METHODOLOGY point 22) for 2 ms more per point.
+            // median (docs/METHODOLOGY.md, "Summaries and intervals") for 2 ms more per point.
             lat_samples: 7,
             lat_min_sample_ns: 1_000_000,
             lat_modes: &[Mode::Random],
@@ -225,7 +225,7 @@ mod tests {
     use crate::run::sample::opteron_topology;
 
     /// The parts whose headline figures take extra repetitions toward the budget's target
-    /// (`run::parts` gives each its goal).
+    /// (`run::runners` gives each its goal).
     const PRECISION_PARTS: [Part; 5] = [
         Part::Latency,
         Part::LatencyMatrix,

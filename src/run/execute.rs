@@ -22,9 +22,9 @@ use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
 use super::findings;
-use super::parts;
 use super::plan::Planned;
 use super::reference::{self, Reference};
+use super::runners;
 
 /// The parts this build can execute.
 pub const BUILT: &[Part] = &[
@@ -123,7 +123,7 @@ pub fn execute(
         }
         progress.start(part, est);
         let started = Instant::now();
-        let outcome = parts::run_part(part, topo, root, s, &mut r, &|d, t| progress.step(d, t));
+        let outcome = runners::run_part(part, topo, root, s, &mut r, &|d, t| progress.step(d, t));
         r.timings.push(PartTiming {
             part,
             seconds: started.elapsed().as_secs_f64(),

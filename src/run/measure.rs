@@ -1,9 +1,9 @@
 //! The bandwidth and latency measurements the scenarios and the advisor need: a team of
 //! threads (pinned, or one left to the scheduler), each reading its own placed buffer with the
 //! bandwidth engine's `read` kernel for a fixed time, all started by one barrier and stopped
-//! by one shared flag (METHODOLOGY points 6, 7 and 12). The single-thread latencies of (a)
-//! and (b) are measured side by side in `scenarios::latency`. Ctrl-C ends a timed run at the
-//! next kernel call. Nothing here prints.
+//! by one shared flag (docs/METHODOLOGY.md, "Timed teams", "Placed, then verified"). The
+//! single-thread latencies of (a) and (b) are measured side by side in `scenarios::latency`. Ctrl-C
+//! ends a timed run at the next kernel call. Nothing here prints.
 
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,7 @@ use crate::threads::quality::rep_sample;
 use crate::threads::{run_team, StealProbe, TeamPlan, ThreadProbe};
 use crate::topology::Topology;
 
-use super::plan::TimedSettings;
+use crate::schedule::TimedSettings;
 
 /// Words per kernel call: 4 MiB, so the stop flag is polled every millisecond or so.
 const CHUNK_WORDS: usize = 1 << 19;
@@ -199,10 +199,10 @@ pub fn unpinned_read(
 }
 
 /// [`unpinned_read`] that reuses the buffer in `kept` when there is one and leaves this run's
-/// buffer there. Each repetition is judged like a pinned team's (METHODOLOGY point 21): the
-/// thread's CPU time against wall time wherever the scheduler ran it, and the steal time of
-/// the CPUs it may run on; a disturbed repetition is taken again while the allowance (as many
-/// retakes as repetitions planned) lasts, then kept and the figure marked disturbed.
+/// buffer there. Each repetition is judged like a pinned team's (docs/METHODOLOGY.md, "Disturbed
+/// repetitions"): the thread's CPU time against wall time wherever the scheduler ran it, and the
+/// steal time of the CPUs it may run on; a disturbed repetition is taken again while the allowance
+/// (as many retakes as repetitions planned) lasts, then kept and the figure marked disturbed.
 pub fn unpinned_read_kept(
     topo: &Topology,
     root: &SysRoot,

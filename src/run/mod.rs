@@ -6,20 +6,19 @@
 pub mod advisor;
 mod budget;
 pub mod cache_check;
-mod describe;
+mod estimate;
 pub mod execute;
 pub mod findings;
 pub mod measure;
 pub mod output;
-mod parts;
 pub mod plan;
 pub mod ranking;
 pub mod reference;
 pub mod rightmark;
 pub mod rounds;
+mod runners;
 #[cfg(test)]
 pub(crate) mod sample;
 pub mod scenarios;
 pub mod settings;
 pub mod tier_curves;
-pub mod weights;

@@ -11,14 +11,15 @@ use crate::results::plan::{Budget, Part, Plan, SkippedPart};
 use crate::topology::Topology;
 
 use super::budget::{knobs, CellChoice, Knobs};
-use super::describe::describe;
+use super::estimate::describe;
 #[cfg(test)]
-use super::describe::grid_points;
+use super::estimate::grid_points;
 use super::scenarios::home_node;
 pub use super::settings::{
     BandwidthSettings, C2cSettings, LatencySettings, LoadedSettings, MatrixSettings, Planned,
-    ScalingSettings, ScenarioSettings, Settings, TimedSettings,
+    ScalingSettings, ScenarioSettings, Settings,
 };
+use crate::schedule::TimedSettings;
 
 /// What the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -165,8 +166,8 @@ fn matrix_cells(topo: &Topology, choice: CellChoice) -> (Vec<(u32, u32)>, usize)
 
 /// Bytes of the largest single last-level cache instance: the most one chasing thread can
 /// fill (a remote line is cached in the requester's own LLC, not in the home node's), so
-/// 8x this is a DRAM working set for single-thread latency (METHODOLOGY point 4) on a
-/// machine of any size. `None` when sysfs lists no caches.
+/// 8x this is a DRAM working set for single-thread latency (docs/METHODOLOGY.md, "Working-set
+/// sweep") on a machine of any size. `None` when sysfs lists no caches.
 pub fn llc_instance_bytes(topo: &Topology) -> Option<u64> {
     let data = || topo.caches.iter().filter(|c| c.kind != "Instruction");
     let level = data().map(|c| c.level).max()?;
@@ -338,8 +339,8 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
     None
 }
 
-/// Repetitions of each run of the peak part (6: the fewest with an interval).
-pub(super) const PEAK_REPETITIONS: usize = 6;
+/// Repetitions of each run of the peak part: the fewest with an interval.
+pub(super) const PEAK_REPETITIONS: usize = crate::schedule::MIN_SAMPLES_FOR_INTERVAL;
 /// Length of one repetition of the peak part, ms: short, since 7 mixes x 3 thread counts run.
 pub(super) const PEAK_DURATION_MS: u64 = 60;
 
@@ -390,12 +391,12 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     let llc_one = llc_instance_bytes(topo).unwrap_or(32 << 20);
     let free = free_memory_bytes(topo);
     let free = if free == 0 { 1 << 30 } else { free };
-    // Largest single-thread working set: 8x the LLC one thread can fill (METHODOLOGY point
-    // 4), at most a quarter of free memory. Bandwidth, which uses every LLC at once, sizes
-    // from their total below.
+    // Largest single-thread working set: 8x the LLC one thread can fill (docs/METHODOLOGY.md,
+    // "Working-set sweep"), at most a quarter of free memory. Bandwidth, which uses every LLC at
+    // once, sizes from their total below.
     let lat_to = dram_latency_bytes(topo);
-    // Bandwidth arrays: together at least 4x the LLC (point 9), at least 16 MiB a thread,
-    // at most an eighth of free memory over all threads.
+    // Bandwidth arrays: together at least 4x the LLC (docs/METHODOLOGY.md, "Buffers and kernels"),
+    // at least 16 MiB a thread, at most an eighth of free memory over all threads.
     let bw_total = (4 * llc_or).max(16 << 20).min(free / 8);
     let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
     let init_nodes = topo.initiator_nodes();

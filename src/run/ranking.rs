@@ -5,7 +5,7 @@
 //! that place memory identically on this machine (`same_as`) are one configuration and are
 //! never ranked against each other. Between distinct configurations a winner is named only
 //! when the paired ratio of their interleaved rounds has an interval entirely beyond
-//! 1 + [`PRACTICAL_MARGIN`] (METHODOLOGY point 24); otherwise the sentence says they are
+//! 1 + [`PRACTICAL_MARGIN`] (docs/METHODOLOGY.md, "Deciding"); otherwise the sentence says they are
 //! indistinguishable here, within +-x %, and gives no `numactl` line to choose between them.
 
 use crate::results::scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, Verdict};
@@ -326,8 +326,8 @@ mod tests {
             rec.ratio_ci_low.unwrap() > 1.0 + PRACTICAL_MARGIN,
             "{rec:?}"
         );
-        // The same gap between rounds that stayed disturbed names no winner (METHODOLOGY
-        // point 21): the gap may be the other program's, not the placement's.
+        // The same gap between rounds that stayed disturbed names no winner (docs/METHODOLOGY.md,
+        // "Disturbed repetitions"): the gap may be the other program's, not the placement's.
         let d = rows.iter_mut().find(|r| r.id == AllOneNode).unwrap();
         let mut q = crate::results::quality::RepetitionQuality::new(0.9, 0);
         q.disturbed = true;

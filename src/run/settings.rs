@@ -6,6 +6,7 @@ use crate::bandwidth::descriptor::KernelId;
 use crate::latency::chase::Mode;
 use crate::placement::PageSize;
 use crate::results::plan::Plan;
+use crate::schedule::TimedSettings;
 
 /// Latency sweep settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -33,13 +34,6 @@ pub struct MatrixSettings {
     /// Cells the machine has in all.
     pub all_cells: usize,
     pub size_bytes: u64,
-}
-
-/// Timed bandwidth runs.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TimedSettings {
-    pub duration_ms: u64,
-    pub repetitions: usize,
 }
 
 /// Bandwidth kernels over all usable CPUs.
@@ -244,7 +238,7 @@ impl Overrides {
         let mem_nodes = topo.memory_nodes();
         for p in &mut planned.plan.parts {
             let mut again =
-                super::describe::describe(p.part, &planned.settings, topo, &mem_nodes, threads);
+                super::estimate::describe(p.part, &planned.settings, topo, &mem_nodes, threads);
             let set: Vec<&str> = self
                 .given
                 .iter()

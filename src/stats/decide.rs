@@ -1,11 +1,11 @@
-//! Deciding whether two configurations differ (METHODOLOGY points 23 and 24). The preferred
-//! form is paired: A and B measured in alternating rounds (A B A B ...), so whatever drifted
-//! on the host hit both alike, and the ratios b_i / a_i of each round are summarised by their
-//! median with the order-statistic interval of [`super::interval`]. B is called higher (or
-//! lower) than A only when that whole interval lies beyond 1 +- a practical margin; otherwise
-//! the two are indistinguishable here, "within +-x %", x read from the interval. When only two
-//! independent summaries exist (two saved runs), [`unpaired_ratio`] bounds the ratio of their
-//! medians by the ends of both intervals, which is conservative. Nothing here measures or
+//! Deciding whether two configurations differ (docs/METHODOLOGY.md, "Interleaving and blocks",
+//! "Deciding"). The preferred form is paired: A and B measured in alternating rounds (A B A B ...),
+//! so whatever drifted on the host hit both alike, and the ratios b_i / a_i of each round are
+//! summarised by their median with the order-statistic interval of [`super::interval`]. B is called
+//! higher (or lower) than A only when that whole interval lies beyond 1 +- a practical margin;
+//! otherwise the two are indistinguishable here, "within +-x %", x read from the interval. When
+//! only two independent summaries exist (two saved runs), [`unpaired_ratio`] bounds the ratio of
+//! their medians by the ends of both intervals, which is conservative. Nothing here measures or
 //! prints.
 
 use super::interval::{median_interval, median_ranks, NoInterval, CONFIDENCE};

@@ -1,11 +1,11 @@
-//! A distribution-free confidence interval for the median from order statistics (METHODOLOGY
-//! point 22). Of n independent samples of a continuous quantity, the count below the true
-//! median is Binomial(n, 1/2); so the k-th smallest and k-th largest samples bracket the median
-//! with probability 1 - 2 P(B <= k - 1), whatever the distribution (normal, skewed, with
-//! outliers). The interval chosen is the narrowest such pair whose coverage is at least the
-//! requested level, and the exact coverage is reported with it (n = 9 at 95 %: the 2nd and 8th
-//! values, 96.1 %). Below about six samples no pair reaches 95 %, and the answer says so
-//! instead of inventing an interval. Nothing here measures or prints.
+//! A distribution-free confidence interval for the median from order statistics
+//! (docs/METHODOLOGY.md, "Summaries and intervals"). Of n independent samples of a continuous
+//! quantity, the count below the true median is Binomial(n, 1/2); so the k-th smallest and k-th
+//! largest samples bracket the median with probability 1 - 2 P(B <= k - 1), whatever the
+//! distribution (normal, skewed, with outliers). The interval chosen is the narrowest such pair
+//! whose coverage is at least the requested level, and the exact coverage is reported with it (n =
+//! 9 at 95 %: the 2nd and 8th values, 96.1 %). Below about six samples no pair reaches 95 %, and
+//! the answer says so instead of inventing an interval. Nothing here measures or prints.
 
 use std::fmt;
 

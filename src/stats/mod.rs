@@ -1,11 +1,11 @@
 //! Pure statistics over raw samples: the median is the headline figure everywhere, always
 //! reported with min, max, p90, p99, the sample count and, from six samples on, a
-//! distribution-free 95 % interval for the median (METHODOLOGY points 19 and 22). Comparisons
-//! between figures are decided here too: paired ratios of interleaved rounds and unpaired ratios
-//! of two summaries, each against a practical margin ([`decide`]), and p-value adjustment over
-//! many comparisons ([`multiple`]). Any other quantile (a distribution's p99) gets the same
-//! kind of order-statistic interval from [`quantile`]. Nothing here measures or prints, and
-//! nothing here depends on the rest of numascope.
+//! distribution-free 95 % interval for the median (docs/METHODOLOGY.md, "Summaries and intervals").
+//! Comparisons between figures are decided here too: paired ratios of interleaved rounds and
+//! unpaired ratios of two summaries, each against a practical margin ([`decide`]), and p-value
+//! adjustment over many comparisons ([`multiple`]). Any other quantile (a distribution's p99) gets
+//! the same kind of order-statistic interval from [`quantile`]. Nothing here measures or prints,
+//! and nothing here depends on the rest of numascope.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,8 +1,8 @@
 //! p-values for single comparisons and their adjustment over a family of comparisons
-//! (METHODOLOGY point 24): comparing dozens of figures of two runs, some will look different by
-//! chance, so each comparison's p-value is adjusted for the whole family (Holm keeps the chance
-//! of any false difference at the level; Benjamini-Hochberg keeps the expected share of false
-//! differences among those declared). Nothing here measures or prints.
+//! (docs/METHODOLOGY.md, "Deciding"): comparing dozens of figures of two runs, some will look
+//! different by chance, so each comparison's p-value is adjusted for the whole family (Holm keeps
+//! the chance of any false difference at the level; Benjamini-Hochberg keeps the expected share of
+//! false differences among those declared). Nothing here measures or prints.
 
 use super::interval::binomial_half_cdf;
 

@@ -1,12 +1,12 @@
 //! A distribution-free confidence interval for any quantile (p1, p90, p99.9, ...) from order
-//! statistics, the same family as the median's interval in [`super::interval`] (METHODOLOGY
-//! point 22). Of n independent samples of a continuous quantity, the count B below the true
-//! p-quantile is Binomial(n, p); so the j-th and k-th smallest samples (j < k) bracket that
-//! quantile with probability P(j <= B < k), whatever the distribution. The pair chosen is the
-//! narrowest in ranks: starting from the binomial's mode, the more probable neighbour is
-//! added until the mass reaches the level, so the ranks sit around n x p (not symmetric when
-//! p is far from 1/2). The exact coverage is reported with the interval. When even the
-//! smallest and largest samples fall short (p99.9 needs about 3000 samples at 95 %), the
+//! statistics, the same family as the median's interval in [`super::interval`]
+//! (docs/METHODOLOGY.md, "Summaries and intervals"). Of n independent samples of a continuous
+//! quantity, the count B below the true p-quantile is Binomial(n, p); so the j-th and k-th smallest
+//! samples (j < k) bracket that quantile with probability P(j <= B < k), whatever the distribution.
+//! The pair chosen is the narrowest in ranks: starting from the binomial's mode, the more probable
+//! neighbour is added until the mass reaches the level, so the ranks sit around n x p (not
+//! symmetric when p is far from 1/2). The exact coverage is reported with the interval. When even
+//! the smallest and largest samples fall short (p99.9 needs about 3000 samples at 95 %), the
 //! answer says so instead of inventing an interval. Nothing here measures or prints.
 
 use super::interval::NoInterval;

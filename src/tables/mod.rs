@@ -3,10 +3,10 @@
 //! matrix ([`streams`]: the source stream on one node, the destination on another). Neither
 //! has kernels of its own: every figure is one call of the latency or bandwidth entry point
 //! (`latency::run`, `bandwidth::run`) with one short repetition. Every cell is measured once
-//! per round and the order rotates from round to round (METHODOLOGY point 23), so whatever
-//! drifts on the host hits every cell alike and round i of a remote cell pairs with round i of
-//! its row's local cell for the ratio. This file holds what both tables share: the rotation,
-//! the per-figure bookkeeping and the summaries. Nothing here prints.
+//! per round and the order rotates from round to round (docs/METHODOLOGY.md, "Interleaving and
+//! blocks"), so whatever drifts on the host hits every cell alike and round i of a remote cell
+//! pairs with round i of its row's local cell for the ratio. This file holds what both tables
+//! share: the rotation, the per-figure bookkeeping and the summaries. Nothing here prints.
 
 pub mod rightmark;
 pub mod streams;
@@ -15,16 +15,8 @@ use crate::results::quality::RepetitionQuality;
 use crate::results::tables::{RatioToLocal, RoundFigure};
 use crate::stats::Summary;
 
-/// The default number of rounds: nine give the 2nd and 8th values as a 96 % interval.
-pub const DEFAULT_ROUNDS: usize = 9;
-/// Fewest rounds with a 95 % interval for the median.
-pub const MIN_ROUNDS_WITH_INTERVAL: usize = 6;
-
-/// The cells of round `round` in measuring order: every index of `0..n` once, starting one
-/// further each round so no cell always runs first.
-pub fn round_order(n: usize, round: usize) -> Vec<usize> {
-    (0..n).map(|k| (k + round) % n.max(1)).collect()
-}
+/// The default number of rounds.
+pub const DEFAULT_ROUNDS: usize = crate::schedule::TARGET_SAMPLES;
 
 /// What one measurement of a figure gave.
 #[derive(Clone, Debug, Default)]
@@ -89,15 +81,6 @@ pub(crate) fn figure_warnings(what: &str, fig: &RoundFigure, out: &mut Vec<Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn rounds_rotate_and_cover_every_cell() {
-        assert_eq!(round_order(3, 0), vec![0, 1, 2]);
-        assert_eq!(round_order(3, 1), vec![1, 2, 0]);
-        assert_eq!(round_order(3, 5), vec![2, 0, 1]);
-        assert_eq!(round_order(1, 4), vec![0]);
-        assert!(round_order(0, 2).is_empty());
-    }
 
     #[test]
     fn a_failed_figure_sits_out_and_ratios_pair_rounds() {

@@ -26,7 +26,8 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
-use super::{fail, figure_warnings, ratio_to_local, record, round_order, summarize, Sample};
+use super::{fail, figure_warnings, ratio_to_local, record, summarize, Sample};
+use crate::schedule::round_order;
 
 /// The article's block: 16 MB, taken as 16 MiB.
 pub const BLOCK_BYTES: u64 = 16 << 20;

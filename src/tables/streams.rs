@@ -16,7 +16,8 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
 
-use super::{fail, figure_warnings, ratio_to_local, record, round_order, summarize, Sample};
+use super::{fail, figure_warnings, ratio_to_local, record, summarize, Sample};
+use crate::schedule::round_order;
 
 /// A validated per-stream matrix request.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
-//! Probes around a timed region that tell whether it was disturbed (METHODOLOGY point 21):
-//! the calling thread's CPU time against wall time and its involuntary context switches
-//! ([`ThreadProbe`]), and the steal time of the CPUs used ([`StealProbe`]). The team uses both
-//! for every repetition; a single-threaded sampler (a latency walk, a pinned chaser) wraps its
+//! Probes around a timed region that tell whether it was disturbed (docs/METHODOLOGY.md, "Disturbed
+//! repetitions"): the calling thread's CPU time against wall time and its involuntary context
+//! switches ([`ThreadProbe`]), and the steal time of the CPUs used ([`StealProbe`]). The team uses
+//! both for every repetition; a single-threaded sampler (a latency walk, a pinned chaser) wraps its
 //! timed region in a [`Probe`] and hands the [`RepSample`] to a
 //! [`RepetitionQuality`](crate::results::quality::RepetitionQuality), which decides whether
 //! to keep it:

@@ -3,11 +3,11 @@
 //! one barrier, sleeps for the fixed duration, raises the shared stop flag, and collects what
 //! each worker measured. Workers record their own elapsed time, so rates are per thread.
 //!
-//! Every repetition is also judged (METHODOLOGY point 21): each worker measures its own CPU
-//! time and involuntary context switches over the repetition, and the conductor reads the
-//! steal time of the team's CPUs before and after it. A repetition in which a judged thread
-//! got less than [`TeamPlan::min_cpu_share`] of its CPU is discarded and taken again while
-//! [`TeamPlan::max_retakes`] lasts; after that the repetitions are kept and the outcome's
+//! Every repetition is also judged (docs/METHODOLOGY.md, "Disturbed repetitions"): each worker
+//! measures its own CPU time and involuntary context switches over the repetition, and the
+//! conductor reads the steal time of the team's CPUs before and after it. A repetition in which a
+//! judged thread got less than [`TeamPlan::min_cpu_share`] of its CPU is discarded and taken again
+//! while [`TeamPlan::max_retakes`] lasts; after that the repetitions are kept and the outcome's
 //! [`RepetitionQuality`] is marked disturbed.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};

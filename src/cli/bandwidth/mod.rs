@@ -477,7 +477,7 @@ pub fn run(ctx: &Context, args: &BandwidthArgs) -> anyhow::Result<()> {
     ctx.root.require_live("measure bandwidth")?;
     let _host_lock = super::measuring_lock(ctx)?;
     // The headline figures take extras toward +-3 %, at most the planned count.
-    let goal = crate::results::quality::PrecisionGoal::standalone();
+    let goal = crate::threads::precision::PrecisionGoal::standalone();
     let report =
         crate::bandwidth::experiment::run_toward(&topo, &ctx.root, &cfg, Some(&goal), &|_, _| {})?
             .into_result()?;

@@ -359,7 +359,7 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
         bar.set_position(d as u64);
     };
     // The headline figures take extras toward +-3 %, at most the planned count.
-    let goal = crate::results::quality::PrecisionGoal::standalone();
+    let goal = crate::threads::precision::PrecisionGoal::standalone();
     let mut report =
         crate::latency::experiment::run_toward(&topo, root, &cfg, Some(&goal), &progress)?
             .into_result()?;

@@ -9,7 +9,7 @@
 //! that node and checked with `move_pages`), its chain built once and kept for the whole
 //! matrix, and one thread, re-pinned to each initiator's CPU in turn (the pinning confirmed
 //! by `getcpu` every time), walks the chains in rounds. Every cell is measured once per round
-//! (a short block of samples), the order rotated from round to round ([`round_order`]), at
+//! (a short block of samples), the order rotated from round to round ([`crate::schedule::round_order`]), at
 //! least six rounds and nine when the samples allow ([`round_plan`]), the plan's sampling
 //! time per cell spread over them, so the matrix takes about the time it took cell by cell
 //! (less on several nodes: a chain per node instead of one per cell). A cell's figure is the
@@ -36,7 +36,7 @@ pub(crate) use schedule::{in_rounds, measurement_of, Schedule};
 
 use crate::clock::ClockInfo;
 use crate::placement::PageSize;
-use crate::results::quality::PrecisionGoal;
+use crate::threads::precision::PrecisionGoal;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -47,18 +47,11 @@ use super::engine::{buffer_bytes, run_job, Job, JobError, Target};
 use super::measure::{Aim, SamplePlan};
 use super::result::{LatencyResult, Matrix};
 
-/// The cells of round `round` in measuring order: every index of `0..n` once, starting one
-/// further each round so no cell always runs first (the RightMark table's rotation; `tables`
-/// sits above `latency`, so it is not imported from there).
-pub fn round_order(n: usize, round: usize) -> Vec<usize> {
-    (0..n).map(|k| (k + round) % n.max(1)).collect()
-}
-
 /// Fewest rounds: six give the first 95 % interval for the median.
-pub const MIN_ROUNDS: usize = 6;
+pub const MIN_ROUNDS: usize = crate::schedule::MIN_SAMPLES_FOR_INTERVAL;
 /// Rounds when the plan's samples allow blocks of [`MIN_PER_PASS`] samples of at least
 /// [`MIN_BLOCK_SAMPLE_NS`]: nine give the 2nd and 8th values as the interval.
-pub const TARGET_ROUNDS: usize = 9;
+pub const TARGET_ROUNDS: usize = crate::schedule::TARGET_SAMPLES;
 
 /// The default matrix working set: max(8 x LLC, 256 MiB), capped by half of the smallest free
 /// memory among the target nodes, rounded down to the page granularity.

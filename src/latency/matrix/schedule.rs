@@ -3,12 +3,14 @@
 
 use std::time::Duration;
 
-use crate::results::quality::{next_batch, ExtraCost, PrecisionGoal};
+use crate::schedule::extras::{next_batch, ExtraCost};
+use crate::threads::precision::PrecisionGoal;
 use crate::sys::signal::interrupted;
 
 use super::super::measure::Measurement;
 use super::super::sweep::{median_duration, Block, Point};
-use super::{round_order, RoundPlan};
+use super::RoundPlan;
+use crate::schedule::round_order;
 
 /// What the rounds did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

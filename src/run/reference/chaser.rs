@@ -124,7 +124,7 @@ fn chaser_main(
         chains: 1,
         element_bytes: c.line_bytes,
         group_bytes: 0,
-        seed: super::super::parts::SEED,
+        seed: super::super::runners::SEED,
     };
     let mut chain = match Chain::build(buf.as_u64_mut(), &spec) {
         Ok(ch) => ch,

@@ -18,7 +18,7 @@
 //! the next. Each repetition is judged like every other (CPU share and steal, `threads::Probe`
 //! and the team's record): a disturbed one is taken again while a small allowance lasts.
 //!
-//! The parts whose conditions are the same skip that measurement (`run::parts` asks
+//! The parts whose conditions are the same skip that measurement (`run::runners` asks
 //! [`latency_ready`] / [`bandwidth_ready`]) and record the place in
 //! `ReferenceFigures::filled`; `Reference::fill` then writes the reference figure there, so
 //! those places show exactly this figure. Nothing here prints.
@@ -63,7 +63,7 @@ pub const SHOWN_BY_BANDWIDTH: &[Part] = &[Part::Bandwidth, Part::BandwidthMatrix
 
 /// Kept repetitions a run aims for at least: six, the fewest with a 95 % interval for the
 /// median. A run of few parts takes several repetitions per slot to reach it.
-pub const MIN_REPETITIONS: usize = 6;
+pub const MIN_REPETITIONS: usize = crate::schedule::MIN_SAMPLES_FOR_INTERVAL;
 
 /// Length of one latency sample, ns: the standalone `latency` command's (2 ms), so the
 /// reference's samples and the standalone's are the same walk timed the same way.

@@ -9,8 +9,8 @@
 //! blocks, and (b)'s latency over (a)'s is the paired ratio of the rounds. Before, each row
 //! took its samples back to back, minutes apart, and kept a bare median.
 //!
-//! Every sample is judged (METHODOLOGY point 21) by what can be judged of a thread the
-//! scheduler may move: its own CPU time against wall time wherever it ran, and the steal
+//! Every sample is judged (docs/METHODOLOGY.md, "Disturbed repetitions") by what can be judged of a
+//! thread the scheduler may move: its own CPU time against wall time wherever it ran, and the steal
 //! time of the CPUs it may run on. (b)'s thread is unpinned by design, so "its CPU" is
 //! whichever one it was on; a disturbed sample is taken again while the allowance lasts, then
 //! kept and the row marked disturbed.
@@ -32,10 +32,10 @@ use crate::results::latency::PointBlocks;
 use crate::results::quality::RepetitionQuality;
 use crate::results::scenarios::ScenarioLatency;
 use crate::results::tables::RatioToLocal;
+use crate::schedule::round_order;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::tables::round_order;
 use crate::threads::quality::rep_sample;
 use crate::threads::{StealProbe, ThreadProbe};
 use crate::topology::Topology;
@@ -92,7 +92,7 @@ pub struct RowBlocks {
 }
 
 /// Runs `rounds` rounds over `rows` rows, each round measuring every row still in once
-/// (`tables::round_order`: with two rows, 0 1, then 1 0, ...), by `block(row)`. A failed row
+/// (`schedule::round_order`: with two rows, 0 1, then 1 0, ...), by `block(row)`. A failed row
 /// sits out the rest, so its blocks stay a prefix of the rounds and pair by index with the
 /// other's; a stop ends every row. The measurer is a parameter so the order is tested without
 /// a machine.

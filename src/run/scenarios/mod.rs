@@ -7,9 +7,9 @@
 //! same read kernel, so the rows compare. Before measuring, rows that place threads and pages
 //! identically on this machine (one memory node: (d), (e), (f); one CPU per node: (c) and (e))
 //! are recognised and measured once, the others showing that figure with the reason
-//! (METHODOLOGY point 25); the distinct rows are measured side by side in interleaved rounds
-//! ([`super::rounds`]). A row that cannot run here says why; a row that fails records its error
-//! and the others still run. The ranking is [`super::ranking`].
+//! (docs/METHODOLOGY.md, "Identical placements"); the distinct rows are measured side by side in
+//! interleaved rounds ([`super::rounds`]). A row that cannot run here says why; a row that fails
+//! records its error and the others still run. The ranking is [`super::ranking`].
 
 use crate::latency::measure::SamplePlan;
 use crate::parse::cpulist::format_list;
@@ -23,16 +23,15 @@ use crate::topology::Topology;
 use super::measure::KERNEL;
 use super::plan::ScenarioSettings;
 use super::ranking::recommend;
-use super::rounds::{budget_s, keep_buffers, measure_once, plan_rounds, run_rounds, Config, Job};
-use super::weights::{derive_weights, nodes_text, weights_text};
+use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job};
+use crate::placement::measured_weights::{derive_weights, nodes_text, weights_text};
+use crate::schedule::rounds::{budget_s, plan_rounds};
 
 mod auto_weights;
 mod identical;
 pub mod latency;
 mod layout;
 
-pub(crate) use identical::pages as placed_pages;
-pub(crate) use identical::same_reason as same_placement_reason;
 use identical::{apply_merges, merge_identical};
 use latency::{block_plan, measure_rows, ratio_to_a, row_latency, Thread};
 use layout::{layout, Layout};
@@ -372,9 +371,9 @@ pub fn run_scenarios(
 
 #[cfg(test)]
 mod tests {
-    use super::identical::{pages, same_reason};
     use super::*;
-    use crate::run::plan::TimedSettings;
+    use crate::placement::model::{pages, same_reason};
+    use crate::schedule::TimedSettings;
     use crate::testutil::this_machine_one_node;
 
     fn settings() -> ScenarioSettings {

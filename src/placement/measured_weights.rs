@@ -3,10 +3,8 @@
 //! the initiator gets from it: then every node finishes its share at the same time. The
 //! kernel stores weights as integers 1..=255 and applies them page by page in rounds, so
 //! small integers (4:1 rather than 200:50) keep the pattern fine-grained. This file does not
-//! measure or set anything.
-
-use crate::numactl::Installed;
-use crate::placement::Policy;
+//! measure or set anything; the run's advisor and `app`'s `weighted:measured` candidate
+//! both derive their weights here.
 
 /// Largest denominator tried when approximating bandwidth ratios by small integers.
 const MAX_DENOMINATOR: u32 = 8;
@@ -83,18 +81,6 @@ pub fn nodes_text(w: &[(u32, u8)]) -> String {
         .join(",")
 }
 
-/// Shell lines that apply the weights system-wide (root) and run a program with them: the
-/// numactl line when the installed numactl has `--weighted-interleave`, else a comment line
-/// saying why and the kernel-interface way ([`crate::numactl`]).
-pub fn apply_lines(w: &[(u32, u8)], numactl: &Installed) -> Vec<String> {
-    let mut v: Vec<String> = w
-        .iter()
-        .map(|(n, x)| format!("echo {x} > /sys/kernel/mm/mempolicy/weighted_interleave/node{n}"))
-        .collect();
-    v.push(numactl.line_or_comment(&Policy::WeightedInterleave(w.to_vec()), None, "APP"));
-    v
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,28 +120,5 @@ mod tests {
         let w = derive_weights(&[(0, 1e6), (1, 1.0)]);
         assert_eq!(w, vec![(0, 255), (1, 1)]);
         assert_eq!(weights_text(&[(0, 4), (2, 1)]), "0:4,2:1");
-        let new = Installed {
-            path: Some("/usr/bin/numactl".into()),
-            version: Some("2.0.19".into()),
-            options: vec!["--weighted-interleave".into()],
-        };
-        let lines = apply_lines(&[(0, 4), (2, 1)], &new);
-        assert_eq!(
-            lines[0],
-            "echo 4 > /sys/kernel/mm/mempolicy/weighted_interleave/node0"
-        );
-        assert_eq!(lines[2], "numactl --weighted-interleave=0,2 APP");
-        // Debian 12's numactl 2.0.16 has no --weighted-interleave: a comment, not a command.
-        let old = Installed {
-            options: vec!["--membind".into(), "--interleave".into()],
-            version: None,
-            ..new
-        };
-        let lines = apply_lines(&[(0, 4), (2, 1)], &old);
-        assert!(
-            lines[2].starts_with("# ") && lines[2].contains("MPOL_WEIGHTED_INTERLEAVE"),
-            "{}",
-            lines[2]
-        );
     }
 }

@@ -1,0 +1,420 @@
+//! The bandwidth parts of a run: the kernels, the node x node matrix, peak injection and
+//! thread scaling, each through `bandwidth::run`.
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use crate::bandwidth::descriptor::KernelId;
+use crate::bandwidth::isa::Isa;
+use crate::bandwidth::kernels::{Kernel, Params};
+use crate::bandwidth::plan::MemPlacement;
+use crate::bandwidth::result::BandwidthReport;
+use crate::bandwidth::{self, RunSettings, WorkingSet};
+use crate::experiment::Progress as Step;
+use crate::placement::PageSize;
+use crate::results::{Part, RunResults};
+use crate::sysroot::SysRoot;
+use crate::topology::Topology;
+
+use super::super::plan::Settings;
+use super::super::reference;
+use super::super::scenarios::home_node;
+use super::{note_filled, Ctx};
+use crate::schedule::TimedSettings;
+
+/// The run's bandwidth settings: 4 KiB pages, one warm-up, each stream's arrays together
+/// `bytes_per_thread` per usable CPU whatever the thread count.
+fn bw_config(
+    topo: &Topology,
+    s: &Settings,
+    kernels: Vec<Kernel>,
+    variant: bandwidth::Variant,
+    timed: &TimedSettings,
+) -> bandwidth::Config {
+    bandwidth::Config {
+        kernels,
+        variant,
+        placement: MemPlacement::Local,
+        settings: RunSettings {
+            page: PageSize::Base,
+            duration: Duration::from_millis(timed.duration_ms),
+            repetitions: timed.repetitions,
+            warmup: 1,
+            params: Params::default(),
+            size: WorkingSet::PerStream(
+                s.bandwidth.bytes_per_thread * topo.usable_cpus().len() as u64,
+            ),
+        },
+        keep_going: true,
+    }
+}
+
+fn kernel(id: KernelId) -> anyhow::Result<Kernel> {
+    Ok(Kernel::new(id, Isa::best())?)
+}
+
+/// Appends `more` to `into`, moving the result indices of its matrices and curves past the
+/// results `into` already holds.
+fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
+    let base = into.results.len();
+    for m in &mut more.matrix {
+        for c in &mut m.cells {
+            c.result_index += base;
+        }
+    }
+    for sc in &mut more.scaling {
+        for p in sc.series.iter_mut().flat_map(|x| x.points.iter_mut()) {
+            p.result_index += base;
+        }
+    }
+    into.results.append(&mut more.results);
+    into.matrix.append(&mut more.matrix);
+    into.scaling.append(&mut more.scaling);
+    if more.peak.is_some() {
+        into.peak = more.peak;
+    }
+    into.warnings.append(&mut more.warnings);
+}
+
+/// Runs a bandwidth part and adds its report to `slot`, its headline figures toward `goal`;
+/// the part fails with the first cell that failed, keeping the others.
+fn bw_part(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &bandwidth::Config,
+    goal: Option<&crate::threads::precision::PrecisionGoal>,
+    slot: &mut Option<BandwidthReport>,
+    step: &Step<'_>,
+) -> anyhow::Result<()> {
+    let out = bandwidth::experiment::run_toward(topo, root, cfg, goal, step)?;
+    match slot {
+        Some(r) => append(r, out.report),
+        None => *slot = Some(out.report),
+    }
+    out.failed.map_or(Ok(()), Err)
+}
+
+pub(super) fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    // When every usable CPU is the home node's, the read kernel here is the run's reference
+    // bandwidth (same CPUs, local memory, size per thread): it is not measured again.
+    let all = topo.usable_cpus();
+    let from_ref = home_node(topo).is_some_and(|h| topo.usable_cpus_of(h) == all)
+        && s.bandwidth.kernels.contains(&KernelId::Read)
+        && reference::bandwidth_ready(
+            r,
+            topo,
+            s,
+            &all,
+            reference::bytes_per_thread(topo, s, all.len()),
+        );
+    // A kernel this CPU cannot run (non-temporal stores off x86) fails alone.
+    let mut kernels = Vec::new();
+    let mut unbuilt = None;
+    for &id in &s.bandwidth.kernels {
+        if from_ref && id == KernelId::Read {
+            continue;
+        }
+        match kernel(id) {
+            Ok(k) => kernels.push(k),
+            Err(e) => {
+                unbuilt.get_or_insert(e.context(format!("kernel {}", id.descriptor().name)));
+            }
+        }
+    }
+    let was_empty = r.bandwidth.is_none();
+    let measured = if kernels.is_empty() {
+        Ok(())
+    } else {
+        let variant = bandwidth::Variant::Kernels { cpus: all };
+        let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+        let goal = super::super::budget::precision_goal(&r.plan, Part::Bandwidth);
+        bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step)
+    };
+    if from_ref {
+        if let Some(placeholder) = reference::Reference::placeholder(r) {
+            let report = r
+                .bandwidth
+                .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+            // First, where the read kernel's result stands in a bandwidth part of its own.
+            let at = if was_empty { 0 } else { report.results.len() };
+            report.results.insert(at, placeholder);
+            if was_empty {
+                shift_indices(report, 1);
+            }
+            note_filled(
+                r,
+                Part::Bandwidth,
+                reference_bandwidth(),
+                "kernel read on every usable CPU".into(),
+                Some(at),
+            );
+        }
+    }
+    measured.and(unbuilt.map_or(Ok(()), Err))
+}
+
+/// Moves every matrix cell's and scaling point's result index by `by` (a result was put in
+/// front of them).
+fn shift_indices(report: &mut BandwidthReport, by: usize) {
+    for c in report.matrix.iter_mut().flat_map(|m| m.cells.iter_mut()) {
+        c.result_index += by;
+    }
+    for p in report
+        .scaling
+        .iter_mut()
+        .flat_map(|s| s.series.iter_mut())
+        .flat_map(|x| x.points.iter_mut())
+    {
+        p.result_index += by;
+    }
+}
+
+/// Peak injection bandwidth per mix on the home node, its package and its L3 domains, at the
+/// plan's fixed timing, into the run's `peak` slot.
+pub(super) fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let req = super::super::plan::peak_request(topo)
+        .context("no node has usable CPUs, so the peak part has nothing to run")?;
+    let timed = TimedSettings {
+        duration_ms: super::super::plan::PEAK_DURATION_MS,
+        repetitions: super::super::plan::PEAK_REPETITIONS,
+    };
+    let kernels = vec![kernel(KernelId::Read)?];
+    let cfg = bw_config(topo, s, kernels, bandwidth::Variant::Peak(req), &timed);
+    bw_part(topo, root, &cfg, None, &mut r.peak, step)
+}
+
+pub(super) fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    // The home node's local cell (all its CPUs reading local memory, the read kernel) is the
+    // run's reference bandwidth: it is not measured again.
+    let home = home_node(topo);
+    let from_ref = home.is_some_and(|h| {
+        s.bandwidth_matrix.cells.contains(&(h, h))
+            && reference::bandwidth_ready(
+                r,
+                topo,
+                s,
+                &topo.usable_cpus_of(h),
+                reference::bytes_per_thread(topo, s, topo.usable_cpus_of(h).len()),
+            )
+    });
+    let cells: Vec<(u32, u32)> = s
+        .bandwidth_matrix
+        .cells
+        .iter()
+        .copied()
+        .filter(|&cell| !(from_ref && Some(cell) == home.map(|h| (h, h))))
+        .collect();
+    let measured = if cells.is_empty() {
+        Ok(())
+    } else {
+        let variant = bandwidth::Variant::Matrix {
+            cells: Some(cells),
+            threads: None,
+        };
+        let kernels = vec![kernel(KernelId::Read)?];
+        let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+        let before = r.bandwidth.as_ref().map_or(0, |b| b.matrix.len());
+        let goal = super::super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
+        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
+        // The engine's matrix is the last one now; the reference cell goes into it.
+        if r.bandwidth.as_ref().map_or(0, |b| b.matrix.len()) == before && from_ref {
+            push_read_matrix(topo, r);
+        }
+        out
+    };
+    if let (true, Some(h)) = (from_ref, home) {
+        if cells_is_empty_matrix(r) {
+            push_read_matrix(topo, r);
+        }
+        if let Some(placeholder) = reference::Reference::placeholder(r) {
+            // The bandwidth part's local read, when it shows the reference, is this cell's
+            // figure too: one result for both places.
+            let shared = r.reference.as_ref().and_then(|f| {
+                f.filled
+                    .iter()
+                    .find(|p| p.part == Part::Bandwidth)
+                    .and_then(|p| p.result_index)
+            });
+            let report = r
+                .bandwidth
+                .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+            let shared = shared.filter(|&i| i < report.results.len());
+            let at = shared.unwrap_or(report.results.len());
+            let hmat = topo.hmat_for(h, h);
+            let cell = crate::results::bandwidth::MatrixCell {
+                initiator: h,
+                target: h,
+                threads: placeholder.threads,
+                mb_per_s: placeholder.mb_per_s.median,
+                dram_mb_per_s_estimate: placeholder.dram_mb_per_s_estimate.median,
+                placement_fraction: placeholder.placement_fraction,
+                hmat_read_mb_per_s: hmat.and_then(|x| x.read_bandwidth_mb_s),
+                hmat_write_mb_per_s: hmat.and_then(|x| x.write_bandwidth_mb_s),
+                result_index: at,
+            };
+            if shared.is_none() {
+                report.results.push(placeholder);
+            }
+            if let Some(m) = report.matrix.last_mut() {
+                let pos = m
+                    .cells
+                    .iter()
+                    .position(|c| (c.initiator, c.target) > (h, h))
+                    .unwrap_or(m.cells.len());
+                m.cells.insert(pos, cell);
+            }
+            note_filled(
+                r,
+                Part::BandwidthMatrix,
+                reference_bandwidth(),
+                format!("matrix cell {h} -> {h}"),
+                Some(at),
+            );
+        }
+    }
+    measured
+}
+
+/// Whether the bandwidth report has no matrix yet (the part measured no cell itself).
+fn cells_is_empty_matrix(r: &RunResults) -> bool {
+    r.bandwidth.as_ref().is_none_or(|b| b.matrix.is_empty())
+}
+
+/// Adds an empty read matrix over the machine's nodes to the run's bandwidth report.
+fn push_read_matrix(topo: &Topology, r: &mut RunResults) {
+    let report = r
+        .bandwidth
+        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+    report.matrix.push(crate::results::bandwidth::Matrix {
+        kernel: KernelId::Read.descriptor().name.to_string(),
+        initiators: topo.initiator_nodes(),
+        targets: topo.memory_nodes(),
+        cells: vec![],
+    });
+}
+
+pub(super) fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let kernels = vec![kernel(KernelId::Read)?];
+    r.scaling = None;
+    // The home node's full point (all its CPUs) is the run's reference bandwidth: it is not
+    // measured again; the home node's other points and the other nodes run as two jobs.
+    let home = home_node(topo).filter(|h| s.scaling.nodes.contains(h));
+    let full = home.map(|h| topo.usable_cpus_of(h));
+    let from_ref = match (&home, &full) {
+        (Some(_), Some(cpus)) => {
+            s.scaling.thread_counts.contains(&cpus.len())
+                && reference::bandwidth_ready(
+                    r,
+                    topo,
+                    s,
+                    cpus,
+                    reference::bytes_per_thread(topo, s, cpus.len()),
+                )
+        }
+        _ => false,
+    };
+    let Some(h) = home.filter(|_| from_ref) else {
+        let variant = bandwidth::Variant::Scaling {
+            nodes: s.scaling.nodes.clone(),
+            thread_counts: Some(s.scaling.thread_counts.clone()),
+            machine_wide: false,
+        };
+        let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
+        let goal = super::super::budget::precision_goal(&r.plan, Part::Scaling);
+        return bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
+    };
+    let full = full.unwrap_or_default();
+    let counts: Vec<usize> = s
+        .scaling
+        .thread_counts
+        .iter()
+        .copied()
+        .filter(|&t| t != full.len())
+        .collect();
+    let others: Vec<u32> = s
+        .scaling
+        .nodes
+        .iter()
+        .copied()
+        .filter(|&n| n != h)
+        .collect();
+    let mut result = Ok(());
+    let goal = super::super::budget::precision_goal(&r.plan, Part::Scaling);
+    for (nodes, counts) in [(vec![h], counts), (others, s.scaling.thread_counts.clone())] {
+        if nodes.is_empty() || counts.is_empty() || crate::sys::signal::interrupted() {
+            continue;
+        }
+        let variant = bandwidth::Variant::Scaling {
+            nodes,
+            thread_counts: Some(counts),
+            machine_wide: false,
+        };
+        let cfg = bw_config(topo, s, kernels.clone(), variant, &s.scaling.timed);
+        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
+        if result.is_ok() {
+            result = out;
+        }
+    }
+    let Some(placeholder) = reference::Reference::placeholder(r) else {
+        return result;
+    };
+    let report = r
+        .scaling
+        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+    // One scaling entry for the read kernel: the second job's series join the first's.
+    if report.scaling.len() > 1 {
+        let rest: Vec<_> = report.scaling.drain(1..).collect();
+        for sc in rest {
+            report.scaling[0].series.extend(sc.series);
+        }
+    }
+    if report.scaling.is_empty() {
+        report.scaling.push(crate::results::bandwidth::Scaling {
+            kernel: KernelId::Read.descriptor().name.to_string(),
+            series: vec![],
+        });
+    }
+    let at = report.results.len();
+    let sc = &mut report.scaling[0];
+    let series = match sc.series.iter().position(|x| x.node == Some(h)) {
+        Some(i) => &mut sc.series[i],
+        None => {
+            sc.series.insert(
+                0,
+                crate::results::bandwidth::ScalingSeries {
+                    mode: "packed".into(),
+                    node: Some(h),
+                    points: vec![],
+                    knee_threads: None,
+                },
+            );
+            &mut sc.series[0]
+        }
+    };
+    series.points.push(crate::results::bandwidth::ScalingPoint {
+        threads: placeholder.threads,
+        cpus: placeholder.cpus.clone(),
+        mb_per_s: placeholder.mb_per_s.median,
+        mb_per_s_max: placeholder.mb_per_s.max,
+        result_index: at,
+    });
+    series.points.sort_by_key(|p| p.threads);
+    report.results.push(placeholder);
+    note_filled(
+        r,
+        Part::Scaling,
+        reference_bandwidth(),
+        format!("node {h}, {} threads", full.len()),
+        Some(at),
+    );
+    result
+}
+
+fn reference_bandwidth() -> crate::results::reference::ReferenceFigure {
+    crate::results::reference::ReferenceFigure::Bandwidth
+}

@@ -1,0 +1,141 @@
+//! The runners of the run's parts: each turns the plan's typed settings into the
+//! experiment's `Config` and calls its one entry point (`latency::run`, `bandwidth::run`,
+//! `loaded::run`, `c2c::run`, the scenarios and the advisor), then files the report into the
+//! [`RunResults`]. The per-part rules (what a failing curve or cell means for the part) live
+//! here; measuring does not.
+//!
+//! One file per part: [`latency`] (the sweep and the matrix), [`bandwidth`] (kernels, matrix,
+//! peak, scaling), [`loaded`] and [`c2c`]; the scenarios and the advisor are run here, since
+//! their modules take the settings as they are.
+
+mod bandwidth;
+mod c2c;
+mod latency;
+mod loaded;
+
+use anyhow::Context as _;
+
+use crate::clock::ClockInfo;
+use crate::experiment::Progress as Step;
+use crate::latency::measure::SamplePlan;
+use crate::results::{Part, RunResults};
+use crate::sysroot::SysRoot;
+use crate::topology::Topology;
+
+use super::advisor::run_advisor;
+use super::plan::Settings;
+use super::scenarios::{home_node, run_scenarios, running_as_root, ScenarioInputs};
+
+/// Seed of every chase of a run, so runs compare.
+pub(super) const SEED: u64 = 0x6e75_6d61_7363_6f70;
+
+/// What every part runner reads: the machine, the plan's settings and the progress sink.
+#[derive(Clone, Copy)]
+struct Ctx<'a> {
+    topo: &'a Topology,
+    root: &'a SysRoot,
+    s: &'a Settings,
+    step: &'a Step<'a>,
+}
+
+/// Runs one part into `r`; `step(done, total)` reports its progress.
+pub(super) fn run_part(
+    part: Part,
+    topo: &Topology,
+    root: &SysRoot,
+    s: &Settings,
+    r: &mut RunResults,
+    step: &Step<'_>,
+) -> anyhow::Result<()> {
+    let c = Ctx {
+        topo,
+        root,
+        s,
+        step,
+    };
+    match part {
+        Part::Topology => {
+            r.clock = Some(ClockInfo::measure(root));
+            Ok(())
+        }
+        Part::Latency => latency::latency_sweep(&c, r),
+        Part::LatencyMatrix => latency::latency_matrix(&c, r),
+        Part::Bandwidth => bandwidth::bandwidth(&c, r),
+        Part::BandwidthMatrix => bandwidth::bandwidth_matrix(&c, r),
+        Part::Scaling => bandwidth::scaling(&c, r),
+        Part::LoadedLatency => loaded::loaded_latency(&c, r),
+        Part::C2c => c2c::core_to_core(&c, r),
+        Part::Scenarios => {
+            let clock = clock_of(r, root);
+            let inp = ScenarioInputs {
+                settings: &s.scenarios,
+                latency_plan: sample_plan(s),
+                timer_resolution_ns: clock.resolution_ns,
+                is_root: running_as_root(),
+            };
+            let table = run_scenarios(topo, root, &inp, step)?;
+            // The table has no warnings of its own: a disturbed row is the run's warning.
+            r.warnings.extend(
+                table
+                    .scenarios
+                    .iter()
+                    .filter_map(|row| row.disturbed_warning()),
+            );
+            r.scenarios = Some(table);
+            Ok(())
+        }
+        Part::Advisor => {
+            let advice = run_advisor(topo, root, &s.scenarios, running_as_root(), &step)?;
+            r.warnings
+                .extend(advice.checks.iter().filter_map(|c| c.disturbed_warning()));
+            r.advisor = Some(advice);
+            Ok(())
+        }
+        Part::Rightmark => super::rightmark::run_part(topo, root, s, r, step),
+        Part::StreamMatrix => super::rightmark::run_stream_part(topo, root, s, r, step),
+        Part::Peak => bandwidth::peak(&c, r),
+    }
+}
+
+fn clock_of(r: &mut RunResults, root: &SysRoot) -> ClockInfo {
+    r.clock
+        .get_or_insert_with(|| ClockInfo::measure(root))
+        .clone()
+}
+
+fn sample_plan(s: &Settings) -> SamplePlan {
+    SamplePlan {
+        samples: s.latency.samples,
+        warmup: s.latency.warmup,
+        min_sample_ns: s.latency.min_sample_ns,
+    }
+}
+
+/// The CPU that measures single-thread latency: the first usable CPU of the home node.
+fn measuring_cpu(topo: &Topology) -> anyhow::Result<u32> {
+    home_node(topo)
+        .and_then(|h| topo.usable_cpus_of(h).first().copied())
+        .or_else(|| topo.usable_cpus().first().copied())
+        .context("no usable CPU")
+}
+
+/// Records that `part` shows a reference figure at `place` (once).
+fn note_filled(
+    r: &mut RunResults,
+    part: Part,
+    figure: crate::results::reference::ReferenceFigure,
+    place: String,
+    result_index: Option<usize>,
+) {
+    if let Some(f) = r.reference.as_mut() {
+        if !f.filled.iter().any(|p| p.part == part && p.place == place) {
+            f.filled.push(crate::results::reference::FilledPlace {
+                part,
+                figure,
+                place,
+                source: "reference".into(),
+                result_index,
+            });
+        }
+    }
+}

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use crate::sys::cpu::{self, ADDS_PER_ITERATION};
 use crate::sysroot::SysRoot;
 
-pub use crate::results::clock::ClockInfo;
+use crate::results::clock::ClockInfo;
 
 impl ClockInfo {
     /// Checks the clocks of the running machine. `root` is read only for the CPU flags

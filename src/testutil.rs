@@ -3,7 +3,7 @@
 //! topology reader; a fake `/sys` + `/proc` tree on disk, so the readers can be fed exactly
 //! the files a test names; and the lock that keeps timed tests from timing each other.
 
-use crate::environment::Environment;
+use crate::results::environment::Environment;
 use crate::sysroot::SysRoot;
 use crate::topology::*;
 

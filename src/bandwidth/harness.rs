@@ -16,7 +16,8 @@ use anyhow::Context as _;
 use super::descriptor::{mb_per_s, ELEMENT_BYTES};
 use super::kernels::{Kernel, Params};
 use super::result::{BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate};
-use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::placement::{PlacedBuffer, Policy};
+use crate::results::placement::PageSize;
 use crate::results::quality::Precision;
 use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
@@ -452,7 +453,7 @@ const ZERO: Summary = Summary::point(0.0, 0);
 mod tests {
     use super::*;
     use crate::bandwidth::descriptor::KernelId;
-    use crate::bandwidth::isa::Isa;
+    use crate::results::bandwidth::Isa;
     use crate::testutil::this_machine_one_node;
 
     fn spec(id: KernelId, cpus: Vec<u32>, duration_ms: u64) -> RunSpec {

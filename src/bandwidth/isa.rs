@@ -3,7 +3,7 @@
 //! reports it (see [`Isa::best`] for why not AVX-512) unless the user forces one with `--isa`. Forcing one the CPU lacks is an
 //! error that says what to do instead.
 
-pub use crate::results::bandwidth::Isa;
+use crate::results::bandwidth::Isa;
 
 /// A forced ISA the CPU does not have, or an unknown ISA name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -21,7 +21,7 @@ pub use experiment::{run, Config, Variant};
 
 use std::time::Duration;
 
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::topology::Topology;
 
 /// Settings shared by every run of one invocation.

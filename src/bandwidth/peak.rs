@@ -449,9 +449,9 @@ fn read_until_stopped(read: Kernel, params: &Params, w: &mut Worker, stop: &Stop
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bandwidth::isa::Isa;
     use crate::bandwidth::WorkingSet;
-    use crate::placement::PageSize;
+    use crate::results::bandwidth::Isa;
+    use crate::results::placement::PageSize;
     use crate::results::quality::RepetitionQuality;
     use std::time::Duration;
 

@@ -17,7 +17,8 @@ use std::time::Instant;
 use anyhow::Context as _;
 
 use crate::experiment::{Outcome, Progress};
-use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::placement::{PlacedBuffer, Policy};
+use crate::results::placement::PageSize;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;

@@ -82,7 +82,7 @@ pub fn sentence(groups: &[Group]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::environment::Environment;
+    use crate::results::environment::Environment;
     use crate::topology::*;
 
     /// Two packages, one node each; each package has two cores with two SMT threads; L2 per

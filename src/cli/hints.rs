@@ -79,7 +79,7 @@ mod tests {
     #[test]
     fn parses_as_before_and_names_the_values() {
         let cmd = clap::Command::new("t");
-        let p = hinted::<crate::placement::PageSize>(PAGE_SIZES);
+        let p = hinted::<crate::results::placement::PageSize>(PAGE_SIZES);
         assert!(p.parse_ref(&cmd, None, OsStr::new("thp")).is_ok());
         let e = p.parse_ref(&cmd, None, OsStr::new("3k")).unwrap_err();
         assert!(e.to_string().contains("is not a page size"), "{e}");

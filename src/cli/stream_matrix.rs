@@ -10,15 +10,15 @@ use anyhow::{bail, Context as _};
 use super::bandwidth::BandwidthArgs;
 use super::Context;
 use crate::bandwidth::descriptor::by_name;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::{check_fits, node_cpus_cores_first};
 use crate::bandwidth::{RunSettings, WorkingSet};
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::selection;
 use crate::parse::size::parse_size;
-use crate::placement::PageSize;
 use crate::render::tables_text;
+use crate::results::bandwidth::Isa;
+use crate::results::placement::PageSize;
 use crate::tables::streams::{self, refuse_kernel, Config};
 use crate::topology::Topology;
 

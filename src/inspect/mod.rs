@@ -13,10 +13,10 @@ pub use system::{parse_node_meminfo, read_system_memory};
 pub use targets::{match_name, resolve as resolve_targets};
 pub use tasks::{parse_stat_processor, ThreadPlace};
 
-use crate::counters::read_numastat;
 use crate::parse::cpulist::parse_list;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::Topology;
+use crate::traffic::numastat::read_numastat;
 
 pub use crate::results::inspect::{
     Inspection, KindMemory, MeminfoField, MeminfoUnit, NodeMemory, SystemMemory,

@@ -5,8 +5,11 @@
 //! serves every size of a job (sizes are prefixes of it, or for a sweep in passes each its own
 //! region of it), so the points of a sweep share one verified placement.
 
-use crate::clock::{estimate_core_hz, ClockInfo};
-use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
+use crate::clock::estimate_core_hz;
+
+use crate::placement::{PlacedBuffer, PlacementReport, Policy};
+use crate::results::clock::ClockInfo;
+use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;

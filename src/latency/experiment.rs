@@ -7,9 +7,9 @@
 
 use anyhow::Context as _;
 
-use crate::clock::ClockInfo;
 use crate::experiment::{Outcome, Progress};
-use crate::placement::PageSize;
+use crate::results::clock::ClockInfo;
+use crate::results::placement::PageSize;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;

@@ -6,8 +6,8 @@ pub use crate::results::latency::*;
 
 use super::chase::ChainSpec;
 use super::measure::Measurement;
-use crate::clock::ClockInfo;
-use crate::placement::PageSize;
+use crate::results::clock::ClockInfo;
+use crate::results::placement::PageSize;
 
 impl LatencyResult {
     pub fn new(

@@ -30,13 +30,14 @@ use super::kernel::{self, LoadCount, LoadKernel, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
 use super::points::{points_of, result_of, Layout, Measured, Out, Window};
 use super::result::LoadedResult;
-use crate::counters_perf::NodeEvents;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
-use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::placement::{PlacedBuffer, Policy};
+use crate::results::placement::PageSize;
 use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::topology::Topology;
+use crate::traffic::perf::NodeEvents;
 use crate::traffic::TrafficRecorder;
 
 /// A validated loaded-latency request.

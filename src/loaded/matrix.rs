@@ -12,7 +12,7 @@ use super::result::{LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
 use super::sizes::default_sizes;
 use crate::experiment::Progress;
 use crate::parse::cpulist::format_list;
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;

@@ -17,12 +17,12 @@ use super::result::{
     LoadedBlock, LoadedPoint, LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
 };
 use super::warnings::{descheduling_warning, disturbed_warning, few_blocks_warning};
-use crate::counters_perf::NodeEventCounts;
 use crate::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
+use crate::results::traffic::NodeEventCounts;
+use crate::results::traffic::NumaTraffic;
 use crate::stats::Summary;
 use crate::topology::Topology;
-use crate::traffic::NumaTraffic;
 
 /// One thread's return of one repetition (its CPU time measured by the team).
 pub(super) type Sample = crate::threads::ThreadSample<Out>;
@@ -331,7 +331,7 @@ pub(super) fn point_from_blocks(
         .iter()
         .map(|b| b.point.chaser_node_events.clone())
         .collect::<Option<Vec<_>>>()
-        .map(|all| crate::counters_perf::NodeEventCounts {
+        .map(|all| crate::results::traffic::NodeEventCounts {
             node_reads: all.iter().map(|e| e.node_reads).sum(),
             node_read_misses: all.iter().map(|e| e.node_read_misses).sum(),
         });

@@ -5,7 +5,7 @@
 //! never pushes the machine into reclaim. Sizes are whole MiB, and whole huge pages for
 //! hugetlb backings.
 
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::topology::Topology;
 
 const MIB: u64 = 1 << 20;

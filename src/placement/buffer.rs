@@ -11,7 +11,8 @@ use crate::topology::Topology;
 use super::page_size::base_page_bytes;
 use super::validate::validate;
 use super::weights::WeightGuard;
-use super::{PageSize, PlacementError, PlacementReport, Policy};
+use super::{PlacementError, PlacementReport, Policy};
+use crate::results::placement::PageSize;
 
 /// A page-aligned anonymous buffer placed by a NUMA policy and already faulted in.
 #[derive(Debug)]

@@ -18,7 +18,6 @@ mod weights;
 pub use buffer::PlacedBuffer;
 pub use check::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
 pub use error::PlacementError;
-pub use page_size::PageSize;
 pub use policy::Policy;
 pub use report::{NodePages, PlacementReport};
 pub use validate::check_limit;

@@ -3,7 +3,7 @@
 
 use crate::sys::mmap::Backing;
 
-pub use crate::results::placement::PageSize;
+use crate::results::placement::PageSize;
 
 impl PageSize {
     /// The allocation granularity in bytes: the base page for `4k` and `thp` (THP is

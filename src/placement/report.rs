@@ -2,7 +2,9 @@
 //! intended nodes, and the huge-page share from `/proc/self/smaps`. Pure data plus the
 //! arithmetic that judges it against a policy.
 
-use super::{PageSize, Policy};
+use super::Policy;
+
+use crate::results::placement::PageSize;
 
 pub use crate::results::placement::{NodePages, PlacementReport};
 

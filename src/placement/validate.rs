@@ -6,7 +6,9 @@ use crate::parse::cpulist::format_list;
 use crate::parse::size::format_bytes;
 use crate::topology::Topology;
 
-use super::{PageSize, PlacementError, Policy};
+use super::{PlacementError, Policy};
+
+use crate::results::placement::PageSize;
 
 /// The largest buffer asked of the kernel: 64 PiB, the user address space of 57-bit virtual
 /// addresses. Anything above is a typing slip, and rounding it up to whole pages could wrap.

@@ -1,7 +1,7 @@
 //! The platform part of the environment record: which hypervisor the machine runs
 //! under and how it was known, the cgroup version and the process's CPU limits (cpuset and
 //! cpu.max), the kernel's weighted-interleave mode and weights. A plain serde type; reading it
-//! is `crate::environment_platform`. Memory limits are recorded elsewhere in the environment.
+//! is `crate::environment::platform`. Memory limits are recorded elsewhere in the environment.
 
 use serde::{Deserialize, Serialize};
 

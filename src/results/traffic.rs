@@ -1,6 +1,6 @@
 //! What a measurement did to the NUMA counters, as results carry it: per-node numastat deltas
 //! and whether hardware node events were available (with their counts). Plain serde types;
-//! reading the counters is `crate::counters`, `crate::counters_perf` and `crate::traffic`.
+//! reading the counters is `crate::traffic::numastat`, `crate::traffic::perf` and `crate::traffic`.
 
 use serde::{Deserialize, Serialize};
 

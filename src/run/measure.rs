@@ -10,9 +10,10 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
-use crate::placement::{PageSize, PlacedBuffer, Policy};
+use crate::placement::{PlacedBuffer, Policy};
+use crate::results::bandwidth::Isa;
+use crate::results::placement::PageSize;
 use crate::results::placement::{NodePages, PlacementReport};
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::stats::Summary;

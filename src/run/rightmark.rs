@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::experiment::Progress;
 use crate::latency::measure::SamplePlan;
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::results::plan::{Budget, Part};
 use crate::results::tables::RightmarkMetric;
 use crate::results::RunResults;
@@ -188,7 +188,7 @@ pub fn stream_config(
     Ok(crate::tables::streams::Config {
         kernels: vec![Kernel::new(
             crate::bandwidth::descriptor::KernelId::Copy,
-            crate::bandwidth::isa::Isa::best(),
+            crate::results::bandwidth::Isa::best(),
         )?],
         cpu_nodes: vec![(home, cpus)],
         sources: nodes.clone(),

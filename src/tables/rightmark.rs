@@ -11,14 +11,14 @@
 use std::time::Duration;
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::MemPlacement;
 use crate::bandwidth::{self, RunSettings, WorkingSet};
-use crate::clock::ClockInfo;
 use crate::experiment::{Outcome, Progress};
 use crate::latency::{self, chase::Mode, measure::SamplePlan};
-use crate::placement::PageSize;
+use crate::results::bandwidth::Isa;
+use crate::results::clock::ClockInfo;
+use crate::results::placement::PageSize;
 use crate::results::tables::{
     RightmarkCell, RightmarkFigure, RightmarkMetric, RightmarkReport, RoundFigure,
 };

@@ -205,7 +205,7 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::bandwidth::descriptor::KernelId;
-    use crate::bandwidth::isa::Isa;
+    use crate::results::bandwidth::Isa;
 
     fn k(id: KernelId) -> Kernel {
         Kernel::new(id, Isa::Scalar).unwrap()

@@ -14,7 +14,8 @@ pub mod avx2;
 pub mod avx512;
 
 use super::descriptor::{Access, KernelDescriptor, KernelId};
-use super::isa::{Isa, IsaError};
+use super::isa::IsaError;
+use crate::results::bandwidth::Isa;
 
 /// Inputs of a kernel call besides its arrays.
 #[derive(Clone, Copy, Debug, PartialEq)]

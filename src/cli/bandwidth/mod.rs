@@ -8,15 +8,16 @@ use clap::Args;
 
 use super::Context;
 use crate::bandwidth::descriptor::by_name;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::{check_fits, memory_placement, select_cpus, MemPlacement, Order};
 use crate::bandwidth::{Config, RunSettings, Variant, WorkingSet};
 use crate::parse::cpulist::excerpt;
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::selection;
-use crate::placement::{PageSize, Policy};
+use crate::placement::Policy;
 use crate::render::bandwidth_text;
+use crate::results::bandwidth::Isa;
+use crate::results::placement::PageSize;
 use crate::topology::{read_topology, Topology};
 
 mod checks;

@@ -13,8 +13,8 @@ use crate::latency::matrix;
 use crate::latency::{Chaser, Config, Variant};
 use crate::parse::cpulist::format_list;
 use crate::parse::selection;
-use crate::placement::PageSize;
 use crate::render::latency_text;
+use crate::results::placement::PageSize;
 use crate::sysroot::SysRoot;
 mod sizes;
 

@@ -13,8 +13,8 @@ use crate::loaded::Config;
 use crate::loaded::{self, LoadKernel, LoadedConfig};
 use crate::parse::duration::{parse_duration, LOADED_POINT};
 use crate::parse::size::parse_size;
-use crate::placement::PageSize;
 use crate::render::loaded_text;
+use crate::results::placement::PageSize;
 use crate::threads::check_cpus;
 use crate::topology::{read_topology, Topology};
 

@@ -327,7 +327,7 @@ fn write_outputs(dir: &OutputDir, results: &crate::results::RunResults) -> anyho
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::placement::PageSize;
+    use crate::results::placement::PageSize;
 
     #[test]
     fn flags_resolve_to_a_request() {

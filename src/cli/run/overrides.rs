@@ -12,7 +12,7 @@ use crate::parse::cpulist::{excerpt, format_list};
 use crate::parse::duration::{parse_duration, RUN_REPETITION};
 use crate::parse::selection;
 use crate::parse::size::format_bytes;
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::results::plan::Part as P;
 use crate::run::settings::Overrides;
 use crate::topology::Topology;

@@ -1,8 +1,8 @@
-//! The node x node latency matrix (METHODOLOGY points 4 and 14): for each initiator node (one
-//! usable CPU of it) and each memory node (memory-only nodes included, CPU-only nodes never
-//! targets), the random-chase DRAM latency at a size well beyond the last-level cache, shown
-//! beside the firmware's SLIT distance and HMAT read latency, with the measured/declared
-//! ratios.
+//! The node x node latency matrix (docs/METHODOLOGY.md, "Working-set sweep", "Placed, then
+//! verified"): for each initiator node (one usable CPU of it) and each memory node (memory-only
+//! nodes included, CPU-only nodes never targets), the random-chase DRAM latency at a size well
+//! beyond the last-level cache, shown beside the firmware's SLIT distance and HMAT read latency,
+//! with the measured/declared ratios.
 //!
 //! The local-versus-remote comparison is the matrix's headline, so its cells are measured side
 //! by side: one buffer per memory node is placed (bound to
@@ -34,11 +34,11 @@ mod tests;
 pub use cells::{cells, paired, with_result};
 pub(crate) use schedule::{in_rounds, measurement_of, Schedule};
 
-use crate::clock::ClockInfo;
-use crate::placement::PageSize;
-use crate::threads::precision::PrecisionGoal;
+use crate::results::clock::ClockInfo;
+use crate::results::placement::PageSize;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
+use crate::threads::precision::PrecisionGoal;
 use crate::topology::Topology;
 
 use super::blocks::{MIN_BLOCK_SAMPLE_NS, MIN_PER_PASS};

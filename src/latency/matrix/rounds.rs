@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::clock::{estimate_core_hz, ClockInfo};
+use crate::clock::estimate_core_hz;
+
 use crate::placement::{PlacedBuffer, PlacementReport, Policy};
+use crate::results::clock::ClockInfo;
 
 use super::super::engine::{
     buffer_bytes, clock_warning, disturbed_warning, noise_warning_between, placement_warnings,

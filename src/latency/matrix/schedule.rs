@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use crate::schedule::extras::{next_batch, ExtraCost};
-use crate::threads::precision::PrecisionGoal;
 use crate::sys::signal::interrupted;
+use crate::threads::precision::PrecisionGoal;
 
 use super::super::measure::Measurement;
 use super::super::sweep::{median_duration, Block, Point};

@@ -1,7 +1,7 @@
 //! Estimates and detail lines of the latency parts: the working-set sweep and the matrix.
 
 use crate::latency::chase::Mode;
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::topology::Topology;
 
 use super::super::settings::{MatrixSettings, Settings};

@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
-use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
+use crate::placement::{PlacedBuffer, PlacementReport, Policy};
+use crate::results::placement::PageSize;
 use crate::results::quality::RepSample;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;

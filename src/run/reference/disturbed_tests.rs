@@ -4,7 +4,7 @@ use super::fill::fill_latency;
 use super::tests::{figures, place};
 use super::*;
 use crate::latency::chase::Mode;
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::results::quality::{RepSample, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{
     FilledPlace, ReferenceBandwidth, ReferenceFigure, ReferenceFigures,

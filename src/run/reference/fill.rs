@@ -5,14 +5,15 @@
 use std::time::Instant;
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::Kernel;
 use crate::latency::chase::Mode;
-use crate::placement::{PageSize, PlacementReport, Policy};
+use crate::placement::{PlacementReport, Policy};
+use crate::results::bandwidth::Isa;
 use crate::results::bandwidth::{
     BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate,
 };
 use crate::results::latency::{CurveKnees, LatencyResult};
+use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
 use crate::results::reference::{ReferenceBandwidth, ReferenceFigure, ReferenceLatency};
 use crate::results::{Part, RunResults};

@@ -4,7 +4,7 @@
 
 use crate::bandwidth::descriptor::KernelId;
 use crate::latency::chase::Mode;
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::results::{Part, Plan, RunResults};
 use crate::topology::Topology;
 

@@ -5,10 +5,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::Kernel;
 use crate::latency::chase::Mode;
-use crate::placement::{PageSize, PlacedBuffer, PlacementReport, Policy};
+use crate::placement::{PlacedBuffer, PlacementReport, Policy};
+use crate::results::bandwidth::Isa;
+use crate::results::placement::PageSize;
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{
     ReferenceBandwidth, ReferenceFigures, ReferenceLatency, ReferenceRepetition,

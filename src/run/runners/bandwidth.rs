@@ -6,13 +6,13 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::bandwidth::isa::Isa;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::MemPlacement;
 use crate::bandwidth::result::BandwidthReport;
 use crate::bandwidth::{self, RunSettings, WorkingSet};
 use crate::experiment::Progress as Step;
-use crate::placement::PageSize;
+use crate::results::bandwidth::Isa;
+use crate::results::placement::PageSize;
 use crate::results::{Part, RunResults};
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;

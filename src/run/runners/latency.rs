@@ -5,7 +5,7 @@ use anyhow::Context as _;
 
 use crate::experiment::Progress as Step;
 use crate::latency::{self, chase::Mode, result::LatencyReport, sweep};
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::results::{Part, RunResults};
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;

@@ -6,7 +6,7 @@ use anyhow::Context as _;
 
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
-use crate::placement::PageSize;
+use crate::results::placement::PageSize;
 use crate::results::RunResults;
 
 use super::super::scenarios::home_node;

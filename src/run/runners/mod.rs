@@ -15,9 +15,9 @@ mod loaded;
 
 use anyhow::Context as _;
 
-use crate::clock::ClockInfo;
 use crate::experiment::Progress as Step;
 use crate::latency::measure::SamplePlan;
+use crate::results::clock::ClockInfo;
 use crate::results::{Part, RunResults};
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;

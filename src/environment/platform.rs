@@ -5,7 +5,7 @@
 //! so these are recorded with every result. Every file is optional: a malformed one leaves
 //! its fact unknown with a warning.
 
-pub use crate::results::environment_platform::{CpuMax, NodeWeight, Platform};
+use crate::results::environment_platform::{CpuMax, NodeWeight, Platform};
 
 use crate::parse::cpulist::parse_list;
 use crate::sys::safe_read::excerpt;

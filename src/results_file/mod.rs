@@ -4,6 +4,8 @@
 //! figures that files written by older versions lack (the loaded-latency trend). It sits above
 //! `results/` so the contract itself reads no files and computes nothing.
 
+pub mod check;
+
 use std::path::Path;
 
 use crate::results::{LoadError, RunResults};
@@ -35,7 +37,7 @@ pub fn load_noted(path: &Path) -> Result<(RunResults, Vec<String>), LoadError> {
             source,
         })?;
     let r = parse(&text, &p)?;
-    let notes = crate::results_check::check(&text, &r, &p)?;
+    let notes = crate::results_file::check::check(&text, &r, &p)?;
     Ok((r, notes))
 }
 

@@ -5,7 +5,7 @@
 
 use crate::sysroot::{SysError, SysRoot};
 
-pub use crate::results::traffic::NodeNumaStat;
+use crate::results::traffic::NodeNumaStat;
 
 impl NodeNumaStat {
     /// `self - before`, saturating (counters never go backwards, but snapshots may differ).

@@ -4,14 +4,14 @@
 //! machines without a virtual PMU, containers, restrictive `perf_event_paranoid`), so every
 //! use goes through [`NodeEvents::probe`], results say "not available" with the reason, and a
 //! run never fails because counters are missing. The kernel's numastat counters
-//! ([`crate::counters`]) are recorded in every case.
+//! ([`crate::traffic::numastat`]) are recorded in every case.
 
 use crate::sys::perf::{
     PerfCounter, PERF_COUNT_HW_CACHE_NODE, PERF_COUNT_HW_CACHE_OP_READ,
     PERF_COUNT_HW_CACHE_RESULT_ACCESS, PERF_COUNT_HW_CACHE_RESULT_MISS, PERF_TYPE_HW_CACHE,
 };
 
-pub use crate::results::traffic::{NodeEventCounts, PerfAvailability};
+use crate::results::traffic::{NodeEventCounts, PerfAvailability};
 
 const EVENTS: &str = "node-loads and node-load-misses (PERF_COUNT_HW_CACHE_NODE)";
 

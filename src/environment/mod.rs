@@ -3,10 +3,11 @@
 //! size, and the kernel's tiering (demotion, promotion limit, memory tiers, DAMON: `tiering`). It
 //! is recorded with every result so a number can always be read in its context.
 
-pub use crate::results::environment::{Environment, MemoryLimit};
+use crate::results::environment::Environment;
 
 pub mod damon;
 mod limits;
+pub mod platform;
 pub mod tiering;
 pub use limits::read_memory_limits;
 
@@ -121,7 +122,7 @@ pub fn read_environment_warn(
         weighted_interleave_available,
         arch,
         memory_limits,
-        platform: crate::environment_platform::read_platform(root, warnings)?,
+        platform: crate::environment::platform::read_platform(root, warnings)?,
         tiering: tiering::read_tiering(root, warnings)?,
     })
 }

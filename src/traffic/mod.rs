@@ -3,11 +3,16 @@
 //! Results of `c2c` and `loaded-latency` carry a [`NumaTraffic`]. Missing counters never fail
 //! a run: a failed read becomes a note in the result instead.
 
-use crate::counters::{read_numastat, NodeNumaStat};
-use crate::counters_perf::NodeEvents;
-use crate::sysroot::SysRoot;
+pub mod numastat;
+pub mod perf;
 
-pub use crate::results::traffic::NumaTraffic;
+use crate::traffic::numastat::read_numastat;
+
+use crate::results::traffic::NodeNumaStat;
+use crate::sysroot::SysRoot;
+use crate::traffic::perf::NodeEvents;
+
+use crate::results::traffic::NumaTraffic;
 
 /// Started before a measurement; [`TrafficRecorder::finish`] after it.
 pub struct TrafficRecorder {

@@ -24,7 +24,7 @@ pub const MAX_BLOCKS: usize = 12;
 pub const MIN_BLOCK_SAMPLES: u32 = 8;
 
 /// Blocks a point of `duration` is cut into: as many blocks of at least
-/// [`MIN_BLOCK_SAMPLES`] chaser samples as fit, at least one, at most [`MAX_BLOCKS`].
+/// `MIN_BLOCK_SAMPLES` chaser samples as fit, at least one, at most `MAX_BLOCKS`.
 pub fn blocks_for(duration: Duration) -> usize {
     let shortest = (CHASER_SAMPLE * MIN_BLOCK_SAMPLES).as_nanos().max(1);
     usize::try_from(duration.as_nanos() / shortest)

@@ -121,7 +121,7 @@ pub fn run_curve(
         .ok_or_else(|| anyhow::anyhow!("the sweep returned no curve"))
 }
 
-/// Runs one sweep per load kernel, interleaved in one team (see [`schedule`]), and builds a
+/// Runs one sweep per load kernel, interleaved in one team (see its `schedule` step), and builds a
 /// curve per kernel in the order given (`cfg.kernel` is ignored; an empty list means
 /// `cfg.kernel` alone). The chaser, its buffer and the load buffers are the same for every
 /// kernel; the no-load point is measured once and heads every curve.

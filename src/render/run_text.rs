@@ -10,7 +10,6 @@ use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
 
 use super::run_policy_text::{advisor, scenarios};
 use super::run_view::{self as view, Table};
-use super::svg::Heatmap;
 use crate::results::{Part, RunResults, Severity};
 
 fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
@@ -25,51 +24,6 @@ pub(super) fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Res
         "not measured in this run ({})",
         view::absent_reason(r, part)
     )
-}
-
-/// A heatmap as a text grid, the declared one's values in brackets.
-fn grid(
-    out: &mut dyn Write,
-    m: &Heatmap,
-    declared: Option<&Heatmap>,
-    unit: &str,
-) -> io::Result<()> {
-    let mut t = Ct::new();
-    t.load_preset(NOTHING);
-    let mut header = vec![format!("{} \\ {}", m.row_title, m.col_title)];
-    header.extend(m.col_labels.iter().cloned());
-    t.set_header(header);
-    for (i, row) in m.values.iter().enumerate() {
-        let mut cells = vec![m.row_labels[i].clone()];
-        for (j, v) in row.iter().enumerate() {
-            let d = declared
-                .and_then(|d| {
-                    let di = d.row_labels.iter().position(|l| *l == m.row_labels[i])?;
-                    let dj = d.col_labels.iter().position(|l| *l == m.col_labels[j])?;
-                    d.values[di][dj]
-                })
-                .map(|v| format!(" [{}]", view::fmt_num(v)))
-                .unwrap_or_default();
-            cells.push(match v {
-                Some(v) => format!("{}{d}", view::fmt_num(*v)),
-                None => "-".into(),
-            });
-        }
-        t.add_row(cells);
-    }
-    for c in 1..=m.col_labels.len() {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    writeln!(out, "{}", super::width::fit(&t))?;
-    match declared {
-        Some(d) => writeln!(out, "({unit}; in brackets: {})", d.title),
-        None => writeln!(
-            out,
-            "({unit}; the firmware declares nothing to compare with)"
-        ),
-    }
 }
 
 /// A table with only the columns of the listed keys.
@@ -121,8 +75,7 @@ type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;
 const SECTIONS: &[(&str, SectionBody)] = &[
     ("Findings", findings),
     ("Latency", latency),
-    ("Bandwidth kernels (MB/s, MB = 10^6 B)", bandwidth_kernels),
-    ("Bandwidth, CPU node x memory node", bandwidth_matrix),
+    ("Bandwidth (MB/s, MB = 10^6 B)", bandwidth),
     ("Bandwidth scaling with threads", scaling),
     ("Loaded latency", loaded),
     ("Core to core", core_to_core),
@@ -280,26 +233,20 @@ fn cell_intervals(out: &mut dyn Write, t: Table, base: &str) -> io::Result<()> {
     }
 }
 
-fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let bt = view::bandwidth_table(r);
-    if bt.rows.is_empty() {
-        absent(out, r, Part::Bandwidth)?;
-    } else {
-        let bt = bt.with_interval_text("mb_per_s", "MB/s");
-        table(
-            out,
-            &bt,
-            &[
-                "kernel",
-                "threads_count",
-                "cpu_nodes",
-                "memory_nodes",
-                "placement",
-                "mb_per_s_median",
-            ],
-        )?;
+/// The `bandwidth` command's own section for the run's kernels and node x node matrix
+/// (every result with its interval, the grid, precision, verdict), then the peak part, which
+/// has no section of its own.
+fn bandwidth(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    match &r.bandwidth {
+        Some(b) if !b.results.is_empty() => {
+            super::bandwidth_text::render_report(out, b)?;
+            if b.matrix.is_empty() {
+                write!(out, "node x node bandwidth: ")?;
+                absent(out, r, Part::BandwidthMatrix)?;
+            }
+        }
+        _ => absent(out, r, Part::Bandwidth)?,
     }
-    // The peak part has no section of its own: it follows the kernels when it ran.
     if let Some(p) = view::peak_report(r) {
         writeln!(out)?;
         super::peak_text::render_peak(out, p)?;
@@ -307,34 +254,12 @@ fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-fn bandwidth_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match view::bandwidth_heatmaps(r) {
-        None => absent(out, r, Part::BandwidthMatrix)?,
-        Some((m, d)) => {
-            grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?;
-            cell_intervals(out, view::bandwidth_matrix_table(r), "mb_per_s")?;
-        }
-    }
-    Ok(())
-}
-
+/// The `bandwidth` command's section for the run's scaling curves.
 fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let st = view::scaling_table(r);
-    if st.rows.is_empty() {
-        absent(out, r, Part::Scaling)?;
-    } else {
-        let st = st.with_interval_text("mb_per_s", "MB/s");
-        table(
-            out,
-            &st,
-            &["curve", "threads_count", "mb_per_s_median", "mb_per_s_max"],
-        )?;
+    match r.scaling.as_ref().filter(|s| !s.scaling.is_empty()) {
+        Some(s) => super::bandwidth_text::render_report(out, s),
+        None => absent(out, r, Part::Scaling),
     }
-    // The headline bandwidths' widths against the run's target.
-    if let Some(l) = super::conditions::bandwidth_precision_line(r) {
-        writeln!(out, "{l}")?;
-    }
-    Ok(())
 }
 
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {

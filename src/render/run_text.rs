@@ -6,8 +6,6 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
-
 use super::run_policy_text::{advisor, scenarios};
 use super::run_view::{self as view, Table};
 use crate::results::{Part, RunResults, Severity};
@@ -25,39 +23,6 @@ pub(super) fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Res
         view::absent_reason(r, part)
     )
 }
-
-/// A table with only the columns of the listed keys.
-fn table(out: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
-    let cols = t.cols(keys);
-    let mut ct = Ct::new();
-    ct.load_preset(NOTHING);
-    ct.set_header(
-        cols.iter()
-            .map(|&c| t.columns[c].clone())
-            .collect::<Vec<_>>(),
-    );
-    for row in &t.rows {
-        ct.add_row(cols.iter().map(|&c| row[c].display()).collect::<Vec<_>>());
-    }
-    for (i, &c) in cols.iter().enumerate() {
-        if t.rows.iter().all(|r| r[c].is_numeric()) {
-            if let Some(col) = ct.column_mut(i) {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-    }
-    writeln!(out, "{}", super::width::fit(&ct))
-}
-
-/// The loaded-latency columns people see (the summary and the HTML report).
-pub(crate) const LOADED_KEYS: &[&str] = &[
-    "load_label",
-    "delay_ns",
-    "total_mb_per_s",
-    "load_mb_per_s",
-    "ns_per_load_median",
-    "ns_per_load_p90",
-];
 
 /// The core-to-core group columns people see.
 pub(crate) const C2C_GROUP_KEYS: &[&str] = &[
@@ -262,20 +227,19 @@ fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     }
 }
 
+/// How a run measures its load mixes (the loaded-latency family's order, which the run file
+/// does not keep in words).
+const RUN_MIX_ORDER: &str = "one team measured the mixes interleaved, as `numascope \
+    loaded-latency` with several --mix does; the no-load point heads every curve";
+
+/// The `loaded-latency` command's own section: the curve, or with several mixes the family
+/// (one headline row per mix, each mix's points, one sketch).
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let lt = view::loaded_table(r);
-    if lt.rows.is_empty() {
-        absent(out, r, Part::LoadedLatency)?;
-    } else {
-        if let Some(h) = view::loaded_heading(r) {
-            writeln!(out, "{h}")?;
-        }
-        table(out, &view::loaded_table_for_people(r), LOADED_KEYS)?;
-        if let Some(s) = view::loaded_summary(r) {
-            writeln!(out, "{s}")?;
-        }
+    match view::run_loaded_curves(r).as_slice() {
+        [] => absent(out, r, Part::LoadedLatency),
+        [one] => super::loaded_text::render_curve(one, out),
+        several => super::loaded_text::render_mixes(several, RUN_MIX_ORDER, out),
     }
-    Ok(())
 }
 
 /// The `c2c` command's own section: matrix, pair intervals, groups, what the figures mean.

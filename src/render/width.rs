@@ -274,7 +274,7 @@ mod at_80_columns {
             for m in &b.matrix {
                 crate::render::bandwidth_text::render_matrix(w, m)?;
             }
-            for sc in &r.scaling {
+            if let Some(sc) = &r.scaling {
                 for s in &sc.scaling {
                     crate::render::bandwidth_text::render_scaling(w, s, &sc.results)?;
                 }

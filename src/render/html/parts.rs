@@ -210,9 +210,7 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
                 ),
             );
             let t = view::loaded_table_for_people(r);
-            p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {
-                false
-            });
+            p.table(&t, &t.cols(view::LOADED_KEYS), &|_| false);
             if let Some(s) = view::loaded_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }

@@ -1,8 +1,10 @@
-//! The terminal summary of a whole run (`numascope run` at the end, `numascope report`): who
-//! and what was measured, the headline figures, the findings in words, the node x node
-//! matrices as grids, the bandwidth kernels, the scenario table with the winner per kind of
-//! application, the weighted-interleave advice, and what was not measured and why. Long tables
-//! (every sweep point, every c2c pair) are left to the CSV files and the HTML report.
+//! The terminal report of a whole run (`numascope report --full`; `run` and plain `report`
+//! print the one-screen summary of `render::summary`): who and what was measured, the
+//! headline figures, the findings in words, then each part through its own command's section
+//! (latency, bandwidth with its matrix and scaling, loaded latency and core to core print as
+//! `numascope latency`, `bandwidth`, `loaded-latency` and `c2c` do), the scenario table with
+//! the winner per kind of application, the weighted-interleave advice, and what was not
+//! measured and why.
 
 use std::io::{self, Write};
 
@@ -23,15 +25,6 @@ pub(super) fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Res
         view::absent_reason(r, part)
     )
 }
-
-/// The core-to-core group columns people see.
-pub(crate) const C2C_GROUP_KEYS: &[&str] = &[
-    "cpus_label",
-    "pairs_count",
-    "ns_one_way_median",
-    "ns_one_way_min",
-    "ns_one_way_max",
-];
 
 /// Writes the body of one section.
 type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;

@@ -1,57 +1,10 @@
 //! The lines that say how a run's figures were measured, shared by `report --full` and the
-//! HTML report: the latency and bandwidth figures measured toward the run's precision target
-//! (the width each reached, the extra repetitions it took), the scenario rows' precision, and
-//! the conditions of the scenario table's latency column.
+//! HTML report: the scenario rows' precision against the run's target and the conditions of
+//! the scenario table's latency column (the bandwidth figures' widths against their target
+//! are in the `bandwidth` command's section, which `report --full` prints).
 
 use crate::results::format::format_bytes;
 use crate::results::RunResults;
-
-/// How a bandwidth figure counts its extra repetitions.
-const REPETITIONS: (&str, &str) = ("repetition", "repetitions");
-
-/// "interval half-widths against the default budget's target of \u{b1}3 %: " and `items`, or
-/// `None` without items.
-fn against_target(r: &RunResults, what: &str, items: Vec<String>) -> Option<String> {
-    (!items.is_empty()).then(|| {
-        format!(
-            "{what} interval half-widths against the {} budget's target of \u{b1}{:.0} %: {}",
-            r.plan.budget.name(),
-            r.plan.budget.target_half_width() * 100.0,
-            items.join("; ")
-        )
-    })
-}
-
-/// The bandwidth headline figures measured toward the run's target (each kernel's result,
-/// each matrix cell, each scaling point), each with the width it reached and the extra
-/// repetitions it took; `None` when no figure carries a precision record.
-pub(crate) fn bandwidth_precision_line(r: &RunResults) -> Option<String> {
-    let mut items = Vec::new();
-    for (b, scaling) in [(r.bandwidth.as_ref(), false), (r.scaling.as_ref(), true)] {
-        let Some(b) = b else { continue };
-        for (i, x) in b.results.iter().enumerate() {
-            let Some(pr) = x.precision else { continue };
-            let cell = b
-                .matrix
-                .iter()
-                .flat_map(|m| &m.cells)
-                .find(|c| c.result_index == i);
-            let what = match (cell, scaling) {
-                (Some(c), _) => format!(
-                    "{} matrix node {} -> memory node {}",
-                    x.kernel, c.initiator, c.target
-                ),
-                (None, true) => format!("{} scaling at {} thread(s)", x.kernel, x.threads),
-                (None, false) => format!("{} on {} thread(s)", x.kernel, x.threads),
-            };
-            items.push(format!(
-                "{what} {}",
-                pr.clause_in(REPETITIONS.0, REPETITIONS.1)
-            ));
-        }
-    }
-    against_target(r, "bandwidth", items)
-}
 
 /// The precision line: the run's target and, for the scenario rows measured in rounds, the
 /// width each reached and the extra rounds it got (the budget goes where the

@@ -1,16 +1,15 @@
-//! The terminal summary of a whole run (`numascope run` at the end, `numascope report`): who
-//! and what was measured, the headline figures, the findings in words, the node x node
-//! matrices as grids, the bandwidth kernels, the scenario table with the winner per kind of
-//! application, the weighted-interleave advice, and what was not measured and why. Long tables
-//! (every sweep point, every c2c pair) are left to the CSV files and the HTML report.
+//! The terminal report of a whole run (`numascope report --full`; `run` and plain `report`
+//! print the one-screen summary of `render::summary`): who and what was measured, the
+//! headline figures, the findings in words, then each part through its own command's section
+//! (latency, bandwidth with its matrix and scaling, loaded latency and core to core print as
+//! `numascope latency`, `bandwidth`, `loaded-latency` and `c2c` do), the scenario table with
+//! the winner per kind of application, the weighted-interleave advice, and what was not
+//! measured and why.
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table as Ct};
-
 use super::run_policy_text::{advisor, scenarios};
 use super::run_view::{self as view, Table};
-use super::svg::Heatmap;
 use crate::results::{Part, RunResults, Severity};
 
 fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
@@ -27,93 +26,6 @@ pub(super) fn absent(out: &mut dyn Write, r: &RunResults, part: Part) -> io::Res
     )
 }
 
-/// A heatmap as a text grid, the declared one's values in brackets.
-fn grid(
-    out: &mut dyn Write,
-    m: &Heatmap,
-    declared: Option<&Heatmap>,
-    unit: &str,
-) -> io::Result<()> {
-    let mut t = Ct::new();
-    t.load_preset(NOTHING);
-    let mut header = vec![format!("{} \\ {}", m.row_title, m.col_title)];
-    header.extend(m.col_labels.iter().cloned());
-    t.set_header(header);
-    for (i, row) in m.values.iter().enumerate() {
-        let mut cells = vec![m.row_labels[i].clone()];
-        for (j, v) in row.iter().enumerate() {
-            let d = declared
-                .and_then(|d| {
-                    let di = d.row_labels.iter().position(|l| *l == m.row_labels[i])?;
-                    let dj = d.col_labels.iter().position(|l| *l == m.col_labels[j])?;
-                    d.values[di][dj]
-                })
-                .map(|v| format!(" [{}]", view::fmt_num(v)))
-                .unwrap_or_default();
-            cells.push(match v {
-                Some(v) => format!("{}{d}", view::fmt_num(*v)),
-                None => "-".into(),
-            });
-        }
-        t.add_row(cells);
-    }
-    for c in 1..=m.col_labels.len() {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    writeln!(out, "{}", super::width::fit(&t))?;
-    match declared {
-        Some(d) => writeln!(out, "({unit}; in brackets: {})", d.title),
-        None => writeln!(
-            out,
-            "({unit}; the firmware declares nothing to compare with)"
-        ),
-    }
-}
-
-/// A table with only the columns of the listed keys.
-fn table(out: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
-    let cols = t.cols(keys);
-    let mut ct = Ct::new();
-    ct.load_preset(NOTHING);
-    ct.set_header(
-        cols.iter()
-            .map(|&c| t.columns[c].clone())
-            .collect::<Vec<_>>(),
-    );
-    for row in &t.rows {
-        ct.add_row(cols.iter().map(|&c| row[c].display()).collect::<Vec<_>>());
-    }
-    for (i, &c) in cols.iter().enumerate() {
-        if t.rows.iter().all(|r| r[c].is_numeric()) {
-            if let Some(col) = ct.column_mut(i) {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-    }
-    writeln!(out, "{}", super::width::fit(&ct))
-}
-
-/// The loaded-latency columns people see (the summary and the HTML report).
-pub(crate) const LOADED_KEYS: &[&str] = &[
-    "load_label",
-    "delay_ns",
-    "total_mb_per_s",
-    "load_mb_per_s",
-    "ns_per_load_median",
-    "ns_per_load_p90",
-];
-
-/// The core-to-core group columns people see.
-pub(crate) const C2C_GROUP_KEYS: &[&str] = &[
-    "cpus_label",
-    "pairs_count",
-    "ns_one_way_median",
-    "ns_one_way_min",
-    "ns_one_way_max",
-];
-
 /// Writes the body of one section.
 type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;
 
@@ -121,8 +33,7 @@ type SectionBody = fn(&RunResults, &mut dyn Write) -> io::Result<()>;
 const SECTIONS: &[(&str, SectionBody)] = &[
     ("Findings", findings),
     ("Latency", latency),
-    ("Bandwidth kernels (MB/s, MB = 10^6 B)", bandwidth_kernels),
-    ("Bandwidth, CPU node x memory node", bandwidth_matrix),
+    ("Bandwidth (MB/s, MB = 10^6 B)", bandwidth),
     ("Bandwidth scaling with threads", scaling),
     ("Loaded latency", loaded),
     ("Core to core", core_to_core),
@@ -280,26 +191,20 @@ fn cell_intervals(out: &mut dyn Write, t: Table, base: &str) -> io::Result<()> {
     }
 }
 
-fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let bt = view::bandwidth_table(r);
-    if bt.rows.is_empty() {
-        absent(out, r, Part::Bandwidth)?;
-    } else {
-        let bt = bt.with_interval_text("mb_per_s", "MB/s");
-        table(
-            out,
-            &bt,
-            &[
-                "kernel",
-                "threads_count",
-                "cpu_nodes",
-                "memory_nodes",
-                "placement",
-                "mb_per_s_median",
-            ],
-        )?;
+/// The `bandwidth` command's own section for the run's kernels and node x node matrix
+/// (every result with its interval, the grid, precision, verdict), then the peak part, which
+/// has no section of its own.
+fn bandwidth(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
+    match &r.bandwidth {
+        Some(b) if !b.results.is_empty() => {
+            super::bandwidth_text::render_report(out, b)?;
+            if b.matrix.is_empty() {
+                write!(out, "node x node bandwidth: ")?;
+                absent(out, r, Part::BandwidthMatrix)?;
+            }
+        }
+        _ => absent(out, r, Part::Bandwidth)?,
     }
-    // The peak part has no section of its own: it follows the kernels when it ran.
     if let Some(p) = view::peak_report(r) {
         writeln!(out)?;
         super::peak_text::render_peak(out, p)?;
@@ -307,50 +212,27 @@ fn bandwidth_kernels(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-fn bandwidth_matrix(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match view::bandwidth_heatmaps(r) {
-        None => absent(out, r, Part::BandwidthMatrix)?,
-        Some((m, d)) => {
-            grid(out, &m, d.as_ref(), "MB/s, median, MB = 10^6 B")?;
-            cell_intervals(out, view::bandwidth_matrix_table(r), "mb_per_s")?;
-        }
-    }
-    Ok(())
-}
-
+/// The `bandwidth` command's section for the run's scaling curves.
 fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let st = view::scaling_table(r);
-    if st.rows.is_empty() {
-        absent(out, r, Part::Scaling)?;
-    } else {
-        let st = st.with_interval_text("mb_per_s", "MB/s");
-        table(
-            out,
-            &st,
-            &["curve", "threads_count", "mb_per_s_median", "mb_per_s_max"],
-        )?;
+    match r.scaling.as_ref().filter(|s| !s.scaling.is_empty()) {
+        Some(s) => super::bandwidth_text::render_report(out, s),
+        None => absent(out, r, Part::Scaling),
     }
-    // The headline bandwidths' widths against the run's target.
-    if let Some(l) = super::conditions::bandwidth_precision_line(r) {
-        writeln!(out, "{l}")?;
-    }
-    Ok(())
 }
 
+/// How a run measures its load mixes (the loaded-latency family's order, which the run file
+/// does not keep in words).
+const RUN_MIX_ORDER: &str = "one team measured the mixes interleaved, as `numascope \
+    loaded-latency` with several --mix does; the no-load point heads every curve";
+
+/// The `loaded-latency` command's own section: the curve, or with several mixes the family
+/// (one headline row per mix, each mix's points, one sketch).
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    let lt = view::loaded_table(r);
-    if lt.rows.is_empty() {
-        absent(out, r, Part::LoadedLatency)?;
-    } else {
-        if let Some(h) = view::loaded_heading(r) {
-            writeln!(out, "{h}")?;
-        }
-        table(out, &view::loaded_table_for_people(r), LOADED_KEYS)?;
-        if let Some(s) = view::loaded_summary(r) {
-            writeln!(out, "{s}")?;
-        }
+    match view::run_loaded_curves(r).as_slice() {
+        [] => absent(out, r, Part::LoadedLatency),
+        [one] => super::loaded_text::render_curve(one, out),
+        several => super::loaded_text::render_mixes(several, RUN_MIX_ORDER, out),
     }
-    Ok(())
 }
 
 /// The `c2c` command's own section: matrix, pair intervals, groups, what the figures mean.

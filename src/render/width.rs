@@ -274,8 +274,10 @@ mod at_80_columns {
             for m in &b.matrix {
                 crate::render::bandwidth_text::render_matrix(w, m)?;
             }
-            for s in r.scaling.iter().flat_map(|s| &s.scaling) {
-                crate::render::bandwidth_text::render_scaling(w, s)?;
+            if let Some(sc) = &r.scaling {
+                for s in &sc.scaling {
+                    crate::render::bandwidth_text::render_scaling(w, s, &sc.results)?;
+                }
             }
             Ok(())
         }));

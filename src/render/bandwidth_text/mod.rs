@@ -13,25 +13,30 @@ use crate::results::format::format_list;
 mod kernels;
 pub use kernels::render_kernel_list;
 
-/// Writes the measured results: the per-run table (when no matrix or scaling was asked for),
-/// the matrices and scaling curves, then warnings.
+/// Writes the measured results, the section `numascope bandwidth` prints and `report --full`
+/// prints for the run's bandwidth and scaling parts: the peak table, or the sweep, or the
+/// per-run table of every result not shown as a scaling point (matrix cells included: the
+/// grid shows their medians, the table their intervals); then the matrices, the scaling
+/// curves, the precision reached and the verdict with warnings.
 pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
     if let Some(p) = &report.peak {
         super::peak_text::render_peak(w, p)?;
     } else if let Some(sw) = &report.sweep {
         render_sweep(w, sw, &report.results)?;
-    } else if report.matrix.is_empty() && report.scaling.is_empty() {
-        render_results(w, &report.results)?;
+    } else {
+        let listed = unlisted_results(report);
+        if listed.is_empty() {
+            // The scaling tables name no kernel row: say what the stride was here.
+            stride_note(w, &report.results)?;
+        } else {
+            render_results(w, &listed)?;
+        }
     }
     for m in &report.matrix {
         render_matrix(w, m)?;
     }
     for s in &report.scaling {
-        render_scaling(w, s)?;
-    }
-    if report.sweep.is_none() && !(report.matrix.is_empty() && report.scaling.is_empty()) {
-        // The matrix and scaling tables name no kernel row: say what the stride was here.
-        stride_note(w, &report.results)?;
+        render_scaling(w, s, &report.results)?;
     }
     precision(w, report)?;
     let q = super::verdict::of_checks(&crate::results::findings::bandwidth_checks(
@@ -39,6 +44,25 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
         report,
     ));
     super::verdict::write_text(w, Some(&q), &warnings(report), "")
+}
+
+/// The results no scaling point shows (a scaling table prints each point's interval itself).
+fn unlisted_results(report: &BandwidthReport) -> Vec<BandwidthResult> {
+    let on_curve = |i: usize| {
+        report
+            .scaling
+            .iter()
+            .flat_map(|s| &s.series)
+            .flat_map(|s| &s.points)
+            .any(|p| p.result_index == i)
+    };
+    report
+        .results
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !on_curve(*i))
+        .map(|(_, r)| r.clone())
+        .collect()
 }
 
 /// The headline figures measured toward a precision target (each kernel's result,
@@ -317,8 +341,13 @@ pub fn render_matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
     )
 }
 
-/// Each scaling curve with its knee.
-pub fn render_scaling(w: &mut dyn Write, s: &Scaling) -> io::Result<()> {
+/// Each scaling curve with its knee; each point's interval comes from its result in
+/// `results`.
+pub fn render_scaling(
+    w: &mut dyn Write,
+    s: &Scaling,
+    results: &[BandwidthResult],
+) -> io::Result<()> {
     for series in &s.series {
         let scope = match series.node {
             Some(n) => format!("node {n}"),
@@ -330,14 +359,22 @@ pub fn render_scaling(w: &mut dyn Write, s: &Scaling) -> io::Result<()> {
         t.set_header(vec![
             "threads",
             "CPUs",
-            "MB/s median (1 MB = 10^6 B)",
+            "MB/s median (1 MB = 10^6 B) [95 % interval]",
             "MB/s max",
         ]);
         for p in &series.points {
+            let median = match results.get(p.result_index) {
+                Some(r) => {
+                    let mut sum = super::run_view::rates_summary(&r.mb_per_s);
+                    sum.median = p.mb_per_s;
+                    super::run_view::fmt_ci(&sum, r.quality.as_ref())
+                }
+                None => mb(p.mb_per_s),
+            };
             t.add_row(vec![
                 p.threads.to_string(),
                 format_list(&p.cpus),
-                mb(p.mb_per_s),
+                median,
                 mb(p.mb_per_s_max),
             ]);
         }
@@ -349,6 +386,13 @@ pub fn render_scaling(w: &mut dyn Write, s: &Scaling) -> io::Result<()> {
             )?,
             None => writeln!(w, "knee: none; bandwidth still rises at the last point.")?,
         }
+    }
+    if let Some(r) = results.first().filter(|_| !s.series.is_empty()) {
+        writeln!(
+            w,
+            "Each point: median and max over {} repetitions of {} ms ({} dropped as warm-up).",
+            r.repetitions, r.duration_ms, r.warmup_repetitions
+        )?;
     }
     Ok(())
 }
@@ -451,13 +495,11 @@ mod tests {
     }
 
     /// A figure measured toward a target shows the width it reached and its extra
-    /// repetitions in the standalone text and the run's precision line;
-    /// without one the outputs are unchanged.
+    /// repetitions in the section the standalone command and `report --full` print;
+    /// without one the output is unchanged.
     #[test]
     fn figures_measured_toward_a_target_show_their_width_and_extras() {
         let mut r = crate::render::fixture::opteron_example();
-        let plain_line = crate::render::conditions::bandwidth_precision_line(&r);
-        assert_eq!(plain_line, None, "no figure of the fixture has a target");
         let mut before = Vec::new();
         render_report(&mut before, r.bandwidth.as_ref().unwrap()).unwrap();
         assert!(!String::from_utf8(before)
@@ -483,13 +525,13 @@ mod tests {
             s.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
             "{s}"
         );
-        let line = crate::render::conditions::bandwidth_precision_line(&r).unwrap();
+        // `report --full` prints the same section, so the same line.
+        let mut full = Vec::new();
+        crate::render::run_text::render(&r, &mut full).unwrap();
+        let full = String::from_utf8(full).unwrap();
         assert!(
-            line.starts_with(
-                "bandwidth interval half-widths against the default budget's target of \u{b1}3 %: "
-            ),
-            "{line}"
+            full.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
+            "{full}"
         );
-        assert!(line.contains("3 extra repetitions"), "{line}");
     }
 }

@@ -210,9 +210,7 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
                 ),
             );
             let t = view::loaded_table_for_people(r);
-            p.table(&t, &t.cols(crate::render::run_text::LOADED_KEYS), &|_| {
-                false
-            });
+            p.table(&t, &t.cols(view::LOADED_KEYS), &|_| false);
             if let Some(s) = view::loaded_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }
@@ -234,11 +232,7 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
             if !groups.rows.is_empty() {
                 let groups =
                     groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
-                p.table(
-                    &groups,
-                    &groups.cols(crate::render::run_text::C2C_GROUP_KEYS),
-                    &|_| false,
-                );
+                p.table(&groups, &groups.cols(view::C2C_GROUP_KEYS), &|_| false);
             }
             if let Some(s) = view::c2c_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", prose(&s));

@@ -89,27 +89,32 @@ fn shared_idle_checks<'a>(
 /// Several mixes from one placement: the placement once, one headline row per mix, then
 /// each mix's points and a sketch of every curve.
 pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
-    let Some(r) = f.curves.first() else {
+    render_mixes(&f.curves.iter().collect::<Vec<_>>(), &f.order, out)
+}
+
+/// [`render_family`] for curves held apart (a run keeps the read curve and its further
+/// mixes in two places), `order` saying how they were measured.
+pub fn render_mixes(curves: &[&LoadedResult], order: &str, out: &mut dyn Write) -> io::Result<()> {
+    let Some(r) = curves.first() else {
         return writeln!(out, "Loaded latency: no curve was measured");
     };
-    let mixes = format!("Loaded latency, {} load mixes", f.curves.len());
+    let mixes = format!("Loaded latency, {} load mixes", curves.len());
     writeln!(out, "{}", chaser_line(&mixes, r))?;
     writeln!(out, "{}", load_line(r, None))?;
-    writeln!(out, "order: {}", f.order)?;
+    writeln!(out, "order: {order}")?;
     writeln!(out)?;
-    let curves: Vec<&LoadedResult> = f.curves.iter().collect();
     let labels = curves.iter().map(|c| c.kernel_label.clone()).collect();
     writeln!(
         out,
         "{}",
-        super::width::fit(&headline_table(&curves, &[("mix", labels)]))
+        super::width::fit(&headline_table(curves, &[("mix", labels)]))
     )?;
     writeln!(
         out,
         "MB = 10^6 B. The idle point is measured once and heads every curve. {} The doubling is stated only with more than one point at or beyond it.",
-        bandwidth_note(&f.curves.iter().collect::<Vec<_>>())
+        bandwidth_note(curves)
     )?;
-    for c in &f.curves {
+    for c in curves {
         writeln!(out)?;
         writeln!(
             out,
@@ -120,8 +125,7 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{}", trend_sentence(c))?;
     }
     writeln!(out)?;
-    let series: Vec<(char, Vec<CurvePoint>)> = f
-        .curves
+    let series: Vec<(char, Vec<CurvePoint>)> = curves
         .iter()
         .zip(SYMBOLS.iter().cycle())
         .map(|(c, &s)| (s, c.curve_points()))
@@ -129,14 +133,14 @@ pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
     sketch_series(&series, out)?;
     let legend: Vec<String> = series
         .iter()
-        .zip(&f.curves)
+        .zip(curves)
         .map(|((s, _), c)| format!("{s} = {}", c.kernel_label))
         .collect();
     writeln!(out, "{}", legend.join(", "))?;
     traffic_text::render(&r.traffic, out)?;
-    let checks = shared_idle_checks(f.curves.iter());
+    let checks = shared_idle_checks(curves.iter().copied());
     let mut warnings: Vec<String> = Vec::new();
-    for c in &f.curves {
+    for c in curves {
         for w in &c.warnings {
             let w = format!("{}: {w}", c.kernel_label);
             if !warnings.contains(&w) {
@@ -266,7 +270,7 @@ fn points_table(r: &LoadedResult) -> Table {
     let sliced = has_slices([r]);
     let blocked = has_blocks([r]);
     t.set_header(vec![
-        "load asked",
+        "load",
         "delay ns",
         if sliced {
             "total MB/s [95 % interval]"
@@ -280,6 +284,7 @@ fn points_table(r: &LoadedResult) -> Table {
         },
         "chaser MB/s",
         "median ns [95 % interval]",
+        "p90 ns",
         "p99 ns",
         if blocked { "blocks" } else { "samples" },
         "per load thread MB/s",
@@ -292,22 +297,22 @@ fn points_table(r: &LoadedResult) -> Table {
             .map(|t| format!("{:.0}", t.mb_per_s))
             .collect();
         t.add_row(vec![
-            p.target_fraction
-                .map_or("none".into(), |f| format!("{:.0}%", 100.0 * f)),
+            super::run_view::load_label(p),
             match p.delay_ns {
                 None => "no load".into(),
-                Some(d) => format!("{d:.0}"),
+                Some(d) => super::run_view::fmt_num(d),
             },
             mb_text(p.total_mb_per_s_summary.as_ref(), p.total_mb_per_s),
             mb_text(p.load_mb_per_s_summary.as_ref(), p.load_mb_per_s),
             format!("{:.0}", p.chaser_mb_per_s),
             super::run_view::fmt_ci(&p.ns_per_load, p.quality.as_ref()),
+            format!("{:.1}", p.sample_p90_p99().0),
             format!("{:.1}", p.sample_p90_p99().1),
             p.ns_per_load.samples.to_string(),
             per.join(" "),
         ]);
     }
-    for c in t.column_iter_mut().take(8) {
+    for c in t.column_iter_mut().take(9) {
         c.set_cell_alignment(CellAlignment::Right);
     }
     t

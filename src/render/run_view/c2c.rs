@@ -5,6 +5,15 @@ use super::{interval_cells, interval_columns, quality_cells, quality_columns, Ce
 use crate::render::svg::Heatmap;
 use crate::results::RunResults;
 
+/// The core-to-core group columns people see.
+pub const C2C_GROUP_KEYS: &[&str] = &[
+    "cpus_label",
+    "pairs_count",
+    "ns_one_way_median",
+    "ns_one_way_min",
+    "ns_one_way_max",
+];
+
 /// Core-to-core pairs, one row per measured ordered pair. The interval is the pair's own:
 /// over its block medians in results with blocks (n = blocks); min and p90 are over every
 /// sample when recorded.

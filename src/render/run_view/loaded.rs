@@ -36,22 +36,15 @@ pub fn run_loaded_curves(r: &RunResults) -> Vec<&LoadedResult> {
         .collect()
 }
 
-/// The heading of the run's loaded-latency part: the curve's name, or with several mixes the
-/// placement once and every mix (`... 1 load thread (read, read:write 3:1) on node 0`).
-pub fn loaded_heading(r: &RunResults) -> Option<String> {
-    let l = r.loaded_latency.as_ref()?;
-    if r.loaded_latency_mixes.is_empty() {
-        return Some(loaded_name(l));
-    }
-    let mixes: Vec<&str> = run_loaded_curves(r)
-        .iter()
-        .map(|c| c.kernel_label.as_str())
-        .collect();
-    Some(loaded_name(&LoadedResult {
-        kernel_label: format!("load mixes {}, measured interleaved", mixes.join(", ")),
-        ..l.clone()
-    }))
-}
+/// The loaded-latency columns people see (the summary and the HTML report).
+pub const LOADED_KEYS: &[&str] = &[
+    "load_label",
+    "delay_ns",
+    "total_mb_per_s",
+    "load_mb_per_s",
+    "ns_per_load_median",
+    "ns_per_load_p90",
+];
 
 /// A point's total bandwidth for people: `6679 [6500, 6800] n=58` with its slices'
 /// interval, `6679, no interval (n=3)` with too few slices, or the bare count (`6679`) of a
@@ -169,7 +162,7 @@ pub(crate) fn bandwidth_cells(p: &LoadedPoint) -> Vec<Cell> {
 }
 
 /// The load level of a point in words.
-fn load_label(p: &LoadedPoint) -> String {
+pub(crate) fn load_label(p: &LoadedPoint) -> String {
     match (p.delay_ns, p.target_fraction) {
         (None, _) => "idle (load threads asleep)".to_string(),
         (Some(_), Some(f)) => format!("{:.0} % of full speed", 100.0 * f),
@@ -442,7 +435,12 @@ mod tests {
         let last = p.rows[points - 1][total].display();
         assert!(last.contains("no interval"), "{last}");
         assert!(p.rows[1][total].display().contains(" ["));
-        assert!(loaded_heading(&r).unwrap().contains("read, read:write 2:1"));
+        // `report --full` prints the loaded-latency command's family section: every mix.
+        let mut full = Vec::new();
+        crate::render::run_text::render(&r, &mut full).unwrap();
+        let full = String::from_utf8(full).unwrap();
+        assert!(full.contains("Loaded latency, 2 load mixes"), "{full}");
+        assert!(full.contains("mix read:write 2:1 (full speed"), "{full}");
         assert!(loaded_summary(&r)
             .unwrap()
             .contains("read:write 2:1 peaks at"));
@@ -510,6 +508,5 @@ mod tests {
             loaded_mb_text(&l.points[1]),
             format!("{:.0}", l.points[1].total_mb_per_s)
         );
-        assert_eq!(loaded_heading(&r).unwrap(), loaded_name(l));
     }
 }

@@ -23,7 +23,8 @@ use super::plan::ScenarioSettings;
 use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use super::scenarios::{home_node, weighted_unavailable};
 use crate::placement::measured_weights::{derive_weights, weights_text};
-use crate::schedule::rounds::{budget_s, plan_rounds};
+use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
+use crate::schedule::TimedSettings;
 
 /// Builds the advice; `progress(done, total)` after each measurement.
 pub fn run_advisor(
@@ -40,64 +41,20 @@ pub fn run_advisor(
         )
     })?;
     if mem.len() < 2 {
-        return Ok(Advice {
-            initiator_node: init,
-            measured_mb_per_s: vec![],
-            weights: vec![],
-            checks: vec![],
-            apply: vec![],
-            summary: format!(
-                "this machine has one memory node ({}): there is nothing to weigh; weighted interleave spreads pages over several nodes in proportion to their bandwidth",
-                format_list(&mem)
-            ),
-        });
+        return Ok(one_node_advice(init, &mem));
     }
-    let cpus = topo.usable_cpus_of(init);
-    let cpus = if cpus.is_empty() {
-        topo.usable_cpus()
-    } else {
-        cpus
-    };
-    let bytes = (s.total_bytes / cpus.len().max(1) as u64).max(16 << 20);
-    let team = |pol: Policy, weights: Option<Vec<(u32, u8)>>| Config {
-        job: Job::Team {
-            cpus: cpus.clone(),
-            policies: vec![pol; cpus.len()],
-        },
-        bytes_per_thread: bytes,
-        weights,
-    };
+    let team = Team::of(topo, init, s.total_bytes);
     let why_not_root = weighted_unavailable(topo, is_root);
     // The run plan's budget for the advisor: one measurement per node, then the checks.
     let checks_n = 2 + usize::from(why_not_root.is_none());
-    let keep = keep_buffers(
-        topo,
-        &vec![team(Policy::Interleave(mem.clone()), None); checks_n],
-    );
-    let mut plan = plan_rounds(
-        budget_s(mem.len() + 2, &s.timed, s.total_bytes),
-        checks_n,
-        mem.len(),
-        s.total_bytes,
-        s.timed.duration_ms,
-        keep,
-    );
-    plan.target_half_width = s.target_half_width;
+    let plan = advisor_plan(topo, s, &team, &mem, checks_n);
     let total = mem.len() + plan.rounds * checks_n;
     let mut done = 0;
     let mut tick = || {
         done += 1;
         progress(done.min(total), total);
     };
-    let mut measured = Vec::new();
-    for &m in &mem {
-        if interrupted() {
-            break;
-        }
-        let t = measure_once(topo, root, &team(Policy::Bind(vec![m]), None), &plan.timed)?;
-        measured.push((m, t.total_mb_per_s.median));
-        tick();
-    }
+    let measured = bandwidth_per_node(topo, root, &team, &mem, &plan.timed, &mut tick)?;
     let weights = derive_weights(&measured);
     let best_node = measured
         .iter()
@@ -108,58 +65,25 @@ pub fn run_advisor(
         (weights.len() < 2).then(|| "fewer than two nodes gave a bandwidth figure".to_string())
     });
     let mut configs = vec![
-        team(Policy::Bind(vec![best_node]), None),
-        team(Policy::Interleave(mem.clone()), None),
+        team.config(Policy::Bind(vec![best_node]), None),
+        team.config(Policy::Interleave(mem.clone()), None),
     ];
     if why_not.is_none() {
-        configs.push(team(
+        configs.push(team.config(
             Policy::WeightedInterleave(weights.clone()),
             Some(weights.clone()),
         ));
     }
     let outcomes = run_rounds(topo, root, &configs, &plan, &mut tick);
-    let check = |policy: String, numactl: String, o: Option<&Outcome>, why: Option<String>| {
-        let summary = o.and_then(|o| Summary::of(&o.rounds));
-        PolicyCheck {
-            policy,
-            numactl,
-            mb_per_s: summary.map(|s| s.median),
-            unavailable: match (summary, why) {
-                (Some(_), _) => None,
-                (None, Some(w)) => Some(w),
-                (None, None) => Some(o.and_then(|o| o.error.clone()).unwrap_or_else(|| {
-                    format!("interrupted ({})", crate::sys::signal::stop_reason())
-                })),
-            },
-            rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
-            mb_per_s_summary: summary,
-            quality: o.and_then(|o| o.quality.clone()),
-            pages_per_node: o.map(|o| o.pages_per_node.clone()).unwrap_or_default(),
-        }
-    };
     // Lines the installed numactl accepts, or a comment with the kernel-interface way.
     let numactl = Installed::find();
-    let line = |p: Policy| numactl.line_or_comment(&p, Some(&cpus), "APP");
-    let checks = vec![
-        check(
-            format!("bind to node {best_node}"),
-            line(Policy::Bind(vec![best_node])),
-            outcomes.first(),
-            None,
-        ),
-        check(
-            format!("interleave {}", format_list(&mem)),
-            line(Policy::Interleave(mem.clone())),
-            outcomes.get(1),
-            None,
-        ),
-        check(
-            format!("weighted interleave {}", weights_text(&weights)),
-            line(Policy::WeightedInterleave(weights.clone())),
-            outcomes.get(2),
-            why_not.clone(),
-        ),
-    ];
+    let proposal = Proposal {
+        mem: &mem,
+        weights: &weights,
+        best_node,
+        why_not: why_not.as_deref(),
+    };
+    let checks = checks_of(&proposal, &outcomes, &numactl, &team.cpus);
     let summary = summarize(init, &weights, best_node, &checks, why_not.as_deref());
     Ok(Advice {
         initiator_node: init,
@@ -173,6 +97,174 @@ pub fn run_advisor(
         checks,
         summary,
     })
+}
+
+/// The advice on a machine with one memory node: nothing to weigh, nothing measured.
+fn one_node_advice(init: u32, mem: &[u32]) -> Advice {
+    Advice {
+        initiator_node: init,
+        measured_mb_per_s: vec![],
+        weights: vec![],
+        checks: vec![],
+        apply: vec![],
+        summary: format!(
+            "this machine has one memory node ({}): there is nothing to weigh; weighted interleave spreads pages over several nodes in proportion to their bandwidth",
+            format_list(mem)
+        ),
+    }
+}
+
+/// The initiator node's threads, each with its share of the run's bytes.
+struct Team {
+    /// The initiator node's usable CPUs (all usable CPUs when it has none).
+    cpus: Vec<u32>,
+    /// Bytes per thread.
+    bytes: u64,
+}
+
+impl Team {
+    /// The team of node `init`'s CPUs sharing `total_bytes`.
+    fn of(topo: &Topology, init: u32, total_bytes: u64) -> Team {
+        let cpus = topo.usable_cpus_of(init);
+        let cpus = if cpus.is_empty() {
+            topo.usable_cpus()
+        } else {
+            cpus
+        };
+        let bytes = (total_bytes / cpus.len().max(1) as u64).max(16 << 20);
+        Team { cpus, bytes }
+    }
+
+    /// The team's configuration with every thread under `pol`.
+    fn config(&self, pol: Policy, weights: Option<Vec<(u32, u8)>>) -> Config {
+        Config {
+            job: Job::Team {
+                cpus: self.cpus.clone(),
+                policies: vec![pol; self.cpus.len()],
+            },
+            bytes_per_thread: self.bytes,
+            weights,
+        }
+    }
+}
+
+/// The interleaved rounds of the `checks_n` checks, within the run plan's advisor budget.
+fn advisor_plan(
+    topo: &Topology,
+    s: &ScenarioSettings,
+    team: &Team,
+    mem: &[u32],
+    checks_n: usize,
+) -> RoundPlan {
+    let keep = keep_buffers(
+        topo,
+        &vec![team.config(Policy::Interleave(mem.to_vec()), None); checks_n],
+    );
+    let mut plan = plan_rounds(
+        budget_s(mem.len() + 2, &s.timed, s.total_bytes),
+        checks_n,
+        mem.len(),
+        s.total_bytes,
+        s.timed.duration_ms,
+        keep,
+    );
+    plan.target_half_width = s.target_half_width;
+    plan
+}
+
+/// The team's bandwidth with its memory bound to each memory node in turn (an interrupt
+/// stops the walk; a failed measurement is the error).
+fn bandwidth_per_node(
+    topo: &Topology,
+    root: &SysRoot,
+    team: &Team,
+    mem: &[u32],
+    timed: &TimedSettings,
+    tick: &mut dyn FnMut(),
+) -> anyhow::Result<Vec<(u32, f64)>> {
+    let mut measured = Vec::new();
+    for &m in mem {
+        if interrupted() {
+            break;
+        }
+        let t = measure_once(topo, root, &team.config(Policy::Bind(vec![m]), None), timed)?;
+        measured.push((m, t.total_mb_per_s.median));
+        tick();
+    }
+    Ok(measured)
+}
+
+/// The three policies the checks compare.
+struct Proposal<'a> {
+    /// The memory nodes.
+    mem: &'a [u32],
+    /// The proposed weights.
+    weights: &'a [(u32, u8)],
+    /// The node with the highest measured bandwidth.
+    best_node: u32,
+    /// Why weighted interleave was not measured, if it was not.
+    why_not: Option<&'a str>,
+}
+
+/// The checks of bind to the best node, plain interleave and weighted interleave, in that
+/// order, from the rounds' outcomes.
+fn checks_of(
+    p: &Proposal<'_>,
+    outcomes: &[Outcome],
+    numactl: &Installed,
+    cpus: &[u32],
+) -> Vec<PolicyCheck> {
+    let line = |pol: Policy| numactl.line_or_comment(&pol, Some(cpus), "APP");
+    let best_node = p.best_node;
+    vec![
+        policy_check(
+            format!("bind to node {best_node}"),
+            line(Policy::Bind(vec![best_node])),
+            outcomes.first(),
+            None,
+        ),
+        policy_check(
+            format!("interleave {}", format_list(p.mem)),
+            line(Policy::Interleave(p.mem.to_vec())),
+            outcomes.get(1),
+            None,
+        ),
+        policy_check(
+            format!("weighted interleave {}", weights_text(p.weights)),
+            line(Policy::WeightedInterleave(p.weights.to_vec())),
+            outcomes.get(2),
+            p.why_not.map(str::to_string),
+        ),
+    ]
+}
+
+/// One policy's check from its rounds' outcome (`None` where it was not measured, `why`
+/// then saying why, else the error or the interrupt).
+fn policy_check(
+    policy: String,
+    numactl: String,
+    o: Option<&Outcome>,
+    why: Option<String>,
+) -> PolicyCheck {
+    let summary = o.and_then(|o| Summary::of(&o.rounds));
+    PolicyCheck {
+        policy,
+        numactl,
+        mb_per_s: summary.map(|s| s.median),
+        unavailable: match (summary, why) {
+            (Some(_), _) => None,
+            (None, Some(w)) => Some(w),
+            (None, None) => {
+                Some(o.and_then(|o| o.error.clone()).unwrap_or_else(|| {
+                    format!("interrupted ({})", crate::sys::signal::stop_reason())
+                }))
+            }
+        },
+        rounds_mb_per_s: o.map(|o| o.rounds.clone()).unwrap_or_default(),
+        mb_per_s_summary: summary,
+        quality: o.and_then(|o| o.quality.clone()),
+        pages_per_node: o.map(|o| o.pages_per_node.clone()).unwrap_or_default(),
+    }
 }
 
 /// The conclusion in one sentence (pure): `checks` are bind to the best node, plain

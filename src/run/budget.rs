@@ -58,134 +58,150 @@ pub(super) struct Knobs {
     pub(super) target_half_width: f64,
 }
 
+/// The knobs of budget `b`.
 pub(super) fn knobs(b: Budget) -> Knobs {
     match b {
-        Budget::Quick => Knobs {
-            target_s: Some(15.0),
-            lat_per_octave: 1,
-            // 8x the LLC like the other budgets: the sweep's largest point is then the run's
-            // reference latency (the same size as the matrix cell), taken from the reference
-            // and not measured again, so the sweep still measures up to 4x.
-            lat_sweep_llc: 8,
-            // Seven samples: the fewest past six, so each point has an interval for its
-            // median (docs/METHODOLOGY.md, "Summaries and intervals") for 2 ms more per point.
-            lat_samples: 7,
-            lat_min_sample_ns: 1_000_000,
-            lat_modes: &[Mode::Random],
-            lat_pages: &[PageSize::Base],
-            // A 2-node machine keeps its four cells; a bigger one measures its home row once
-            // per distance class (local, near, far), 8x the LLC each: about 2 s a cell on a
-            // 32 MiB-L3 machine, so the matrix stays a few seconds at any node count.
-            lat_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
-            // Not in the quick budget: its own buffer and chain at the sweep's largest point
-            // cost about 2 s on the 2-CPU machine (128 MiB), and the quick plan already
-            // takes about 14 of its 15 s.
-            lat_dist_groups: None,
-            bw_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
-            bw_kernels: &[KernelId::Read, KernelId::Triad],
-            // Six repetitions: the fewest with a 95 % interval for the median (the extremes).
-            bw: TimedSettings {
-                duration_ms: 100,
-                repetitions: 6,
-            },
-            scaling_cap: 3,
-            scaling_nodes_cap: 2,
-            // Three delay steps besides the idle point: the knee of the curve, and room for the
-            // quick run of a 2-CPU machine with a 36 MiB L3 to stay within its 15 s.
-            loaded_delays: 3,
-            // The read curve alone: each further mix costs a warm-up and three points
-            // (0.4 s), and the quick run has no room for a family.
-            loaded_mixes: 1,
-            c2c_cap: 4,
-            c2c_reps: 3,
-            scen: TimedSettings {
-                duration_ms: 100,
-                repetitions: 2,
-            },
-            target_half_width: Budget::Quick.target_half_width(),
+        Budget::Quick => quick_knobs(),
+        Budget::Default => default_knobs(),
+        Budget::Thorough => thorough_knobs(),
+    }
+}
+
+/// `--quick`: about 15 s, each figure with the fewest samples that still give an interval.
+fn quick_knobs() -> Knobs {
+    Knobs {
+        target_s: Some(15.0),
+        lat_per_octave: 1,
+        // 8x the LLC like the other budgets: the sweep's largest point is then the run's
+        // reference latency (the same size as the matrix cell), taken from the reference
+        // and not measured again, so the sweep still measures up to 4x.
+        lat_sweep_llc: 8,
+        // Seven samples: the fewest past six, so each point has an interval for its
+        // median (docs/METHODOLOGY.md, "Summaries and intervals") for 2 ms more per point.
+        lat_samples: 7,
+        lat_min_sample_ns: 1_000_000,
+        lat_modes: &[Mode::Random],
+        lat_pages: &[PageSize::Base],
+        // A 2-node machine keeps its four cells; a bigger one measures its home row once
+        // per distance class (local, near, far), 8x the LLC each: about 2 s a cell on a
+        // 32 MiB-L3 machine, so the matrix stays a few seconds at any node count.
+        lat_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
+        // Not in the quick budget: its own buffer and chain at the sweep's largest point
+        // cost about 2 s on the 2-CPU machine (128 MiB), and the quick plan already
+        // takes about 14 of its 15 s.
+        lat_dist_groups: None,
+        bw_cells: CellChoice::HomeRowClasses { keep_all_upto: 4 },
+        bw_kernels: &[KernelId::Read, KernelId::Triad],
+        // Six repetitions: the fewest with a 95 % interval for the median (the extremes).
+        bw: TimedSettings {
+            duration_ms: 100,
+            repetitions: 6,
         },
-        Budget::Default => Knobs {
-            target_s: Some(60.0),
-            lat_per_octave: 2,
-            lat_sweep_llc: 8,
-            lat_samples: 9,
-            lat_min_sample_ns: 2_000_000,
-            lat_modes: &[Mode::Random, Mode::Page],
-            lat_pages: &[PageSize::Base, PageSize::Thp],
-            // The whole latency matrix of an 8-node machine (64 cells, about 2 minutes at
-            // 256 MiB a cell); the bandwidth matrix, about 1.2 s a cell whatever the size,
-            // keeps every local cell and a sample of each distance class beyond 24.
-            lat_cells: CellChoice::Upto(64),
-            // The CLI's default count: about 0.5 s of groups at DRAM latency.
-            lat_dist_groups: Some(crate::latency::distribution::DEFAULT_GROUPS),
-            bw_cells: CellChoice::Upto(24),
-            bw_kernels: &[
-                KernelId::Read,
-                KernelId::ReadPrefetch,
-                KernelId::WriteNt,
-                KernelId::Copy,
-                KernelId::Triad,
-            ],
-            // Nine repetitions of 120 ms cost what five of 200 ms did (warm-up included) and
-            // give the 2nd-8th interval for the median (96 %); each stays >= 100 ms.
-            bw: TimedSettings {
-                duration_ms: 120,
-                repetitions: 9,
-            },
-            scaling_cap: 6,
-            scaling_nodes_cap: 4,
-            loaded_delays: 8,
-            // Read, 3:1, 2:1 and 1:1 (MLC's read:write family): each further mix costs a
-            // warm-up and eight points of 120 ms (about 1.1 s), 3.2 s for the three, which the
-            // 60 s target of a 2-CPU machine still holds.
-            loaded_mixes: 4,
-            c2c_cap: 64,
-            c2c_reps: 5,
-            scen: TimedSettings {
-                duration_ms: 250,
-                repetitions: 5,
-            },
-            target_half_width: Budget::Default.target_half_width(),
+        scaling_cap: 3,
+        scaling_nodes_cap: 2,
+        // Three delay steps besides the idle point: the knee of the curve, and room for the
+        // quick run of a 2-CPU machine with a 36 MiB L3 to stay within its 15 s.
+        loaded_delays: 3,
+        // The read curve alone: each further mix costs a warm-up and three points
+        // (0.4 s), and the quick run has no room for a family.
+        loaded_mixes: 1,
+        c2c_cap: 4,
+        c2c_reps: 3,
+        scen: TimedSettings {
+            duration_ms: 100,
+            repetitions: 2,
         },
-        Budget::Thorough => Knobs {
-            target_s: None,
-            lat_per_octave: 4,
-            lat_sweep_llc: 8,
-            lat_samples: 25,
-            lat_min_sample_ns: 2_000_000,
-            lat_modes: &[Mode::Random, Mode::Page, Mode::Seq],
-            lat_pages: &[PageSize::Base, PageSize::Thp],
-            lat_cells: CellChoice::Upto(usize::MAX),
-            // Four times the default: a p99.9 from 200 groups rather than 50.
-            lat_dist_groups: Some(4 * crate::latency::distribution::DEFAULT_GROUPS),
-            bw_cells: CellChoice::Upto(usize::MAX),
-            bw_kernels: &[
-                KernelId::Read,
-                KernelId::ReadPrefetch,
-                KernelId::Write,
-                KernelId::WriteNt,
-                KernelId::Copy,
-                KernelId::CopyNt,
-                KernelId::Scale,
-                KernelId::Add,
-                KernelId::Triad,
-            ],
-            bw: TimedSettings {
-                duration_ms: 500,
-                repetitions: 10,
-            },
-            scaling_cap: usize::MAX,
-            scaling_nodes_cap: usize::MAX,
-            loaded_delays: 16,
-            loaded_mixes: usize::MAX,
-            c2c_cap: 4096,
-            c2c_reps: 9,
-            scen: TimedSettings {
-                duration_ms: 500,
-                repetitions: 10,
-            },
-            target_half_width: Budget::Thorough.target_half_width(),
+        target_half_width: Budget::Quick.target_half_width(),
+    }
+}
+
+/// The default budget: about 60 s, the latency matrix whole up to 8 nodes.
+fn default_knobs() -> Knobs {
+    Knobs {
+        target_s: Some(60.0),
+        lat_per_octave: 2,
+        lat_sweep_llc: 8,
+        lat_samples: 9,
+        lat_min_sample_ns: 2_000_000,
+        lat_modes: &[Mode::Random, Mode::Page],
+        lat_pages: &[PageSize::Base, PageSize::Thp],
+        // The whole latency matrix of an 8-node machine (64 cells, about 2 minutes at
+        // 256 MiB a cell); the bandwidth matrix, about 1.2 s a cell whatever the size,
+        // keeps every local cell and a sample of each distance class beyond 24.
+        lat_cells: CellChoice::Upto(64),
+        // The CLI's default count: about 0.5 s of groups at DRAM latency.
+        lat_dist_groups: Some(crate::latency::distribution::DEFAULT_GROUPS),
+        bw_cells: CellChoice::Upto(24),
+        bw_kernels: &[
+            KernelId::Read,
+            KernelId::ReadPrefetch,
+            KernelId::WriteNt,
+            KernelId::Copy,
+            KernelId::Triad,
+        ],
+        // Nine repetitions of 120 ms cost what five of 200 ms did (warm-up included) and
+        // give the 2nd-8th interval for the median (96 %); each stays >= 100 ms.
+        bw: TimedSettings {
+            duration_ms: 120,
+            repetitions: 9,
         },
+        scaling_cap: 6,
+        scaling_nodes_cap: 4,
+        loaded_delays: 8,
+        // Read, 3:1, 2:1 and 1:1 (MLC's read:write family): each further mix costs a
+        // warm-up and eight points of 120 ms (about 1.1 s), 3.2 s for the three, which the
+        // 60 s target of a 2-CPU machine still holds.
+        loaded_mixes: 4,
+        c2c_cap: 64,
+        c2c_reps: 5,
+        scen: TimedSettings {
+            duration_ms: 250,
+            repetitions: 5,
+        },
+        target_half_width: Budget::Default.target_half_width(),
+    }
+}
+
+/// `--thorough`: no time target, every cell, kernel and mode.
+fn thorough_knobs() -> Knobs {
+    Knobs {
+        target_s: None,
+        lat_per_octave: 4,
+        lat_sweep_llc: 8,
+        lat_samples: 25,
+        lat_min_sample_ns: 2_000_000,
+        lat_modes: &[Mode::Random, Mode::Page, Mode::Seq],
+        lat_pages: &[PageSize::Base, PageSize::Thp],
+        lat_cells: CellChoice::Upto(usize::MAX),
+        // Four times the default: a p99.9 from 200 groups rather than 50.
+        lat_dist_groups: Some(4 * crate::latency::distribution::DEFAULT_GROUPS),
+        bw_cells: CellChoice::Upto(usize::MAX),
+        bw_kernels: &[
+            KernelId::Read,
+            KernelId::ReadPrefetch,
+            KernelId::Write,
+            KernelId::WriteNt,
+            KernelId::Copy,
+            KernelId::CopyNt,
+            KernelId::Scale,
+            KernelId::Add,
+            KernelId::Triad,
+        ],
+        bw: TimedSettings {
+            duration_ms: 500,
+            repetitions: 10,
+        },
+        scaling_cap: usize::MAX,
+        scaling_nodes_cap: usize::MAX,
+        loaded_delays: 16,
+        loaded_mixes: usize::MAX,
+        c2c_cap: 4096,
+        c2c_reps: 9,
+        scen: TimedSettings {
+            duration_ms: 500,
+            repetitions: 10,
+        },
+        target_half_width: Budget::Thorough.target_half_width(),
     }
 }
 

@@ -132,30 +132,8 @@ pub fn execute(
         if let Some(m) = refm.as_ref() {
             m.store(topo, &mut r);
         }
-        match outcome {
-            Ok(()) if interrupted() => {
-                r.partial = true;
-                r.warnings.push(format!(
-                    "{part} was interrupted ({}): its figures are incomplete",
-                    crate::sys::signal::stop_reason()
-                ));
-                r.failed.push(PartError {
-                    part,
-                    error: format!("interrupted ({})", crate::sys::signal::stop_reason()),
-                });
-            }
-            Ok(()) => r.completed.push(part),
-            Err(e) => {
-                r.partial = true;
-                r.failed.push(PartError {
-                    part,
-                    error: crate::error::one_sentence(&e),
-                });
-            }
-        }
-        r.duration_s = t0.elapsed().as_secs_f64();
-        r.findings = findings::derive(&r);
-        r.quality = Some(findings::quality(&r));
+        record_outcome(&mut r, part, outcome);
+        derive(&mut r, t0);
         checkpoint(&r)?;
     }
     if let Some(mut m) = refm.take() {
@@ -166,23 +144,7 @@ pub fn execute(
         }
         m.store(topo, &mut r);
         r.warnings.extend(m.warnings.iter().skip(told).cloned());
-        // A reference figure whose repetitions stayed disturbed is the run's warning, as a
-        // part's figure is.
-        if let Some(f) = &r.reference {
-            let why = [
-                ("local idle latency", f.latency.as_ref().map(|l| &l.quality)),
-                (
-                    "local read bandwidth",
-                    f.bandwidth.as_ref().map(|b| &b.quality),
-                ),
-            ];
-            for (what, q) in why {
-                if let Some(reason) = q.filter(|q| q.disturbed).and_then(|q| q.reason()) {
-                    r.warnings
-                        .push(format!("the run's reference {what}: {reason}"));
-                }
-            }
-        }
+        warn_disturbed_reference(&mut r);
     }
     // One quantity, one figure: a place that measured a reference quantity again
     // under the same conditions and disagrees with it is the run's warning, naming both.
@@ -190,8 +152,58 @@ pub fn execute(
     if interrupted() && !r.partial {
         r.partial = true;
     }
-    r.duration_s = t0.elapsed().as_secs_f64();
-    r.findings = findings::derive(&r);
-    r.quality = Some(findings::quality(&r));
+    derive(&mut r, t0);
     Ok(r)
+}
+
+/// Records how `part` ended: completed, interrupted (its figures incomplete) or failed.
+fn record_outcome(r: &mut RunResults, part: Part, outcome: anyhow::Result<()>) {
+    match outcome {
+        Ok(()) if interrupted() => {
+            r.partial = true;
+            r.warnings.push(format!(
+                "{part} was interrupted ({}): its figures are incomplete",
+                crate::sys::signal::stop_reason()
+            ));
+            r.failed.push(PartError {
+                part,
+                error: format!("interrupted ({})", crate::sys::signal::stop_reason()),
+            });
+        }
+        Ok(()) => r.completed.push(part),
+        Err(e) => {
+            r.partial = true;
+            r.failed.push(PartError {
+                part,
+                error: crate::error::one_sentence(&e),
+            });
+        }
+    }
+}
+
+/// The run's duration so far and what derives from its figures: findings and quality.
+fn derive(r: &mut RunResults, t0: Instant) {
+    r.duration_s = t0.elapsed().as_secs_f64();
+    r.findings = findings::derive(r);
+    r.quality = Some(findings::quality(r));
+}
+
+/// A reference figure whose repetitions stayed disturbed is the run's warning, as a
+/// part's figure is.
+fn warn_disturbed_reference(r: &mut RunResults) {
+    if let Some(f) = &r.reference {
+        let why = [
+            ("local idle latency", f.latency.as_ref().map(|l| &l.quality)),
+            (
+                "local read bandwidth",
+                f.bandwidth.as_ref().map(|b| &b.quality),
+            ),
+        ];
+        for (what, q) in why {
+            if let Some(reason) = q.filter(|q| q.disturbed).and_then(|q| q.reason()) {
+                r.warnings
+                    .push(format!("the run's reference {what}: {reason}"));
+            }
+        }
+    }
 }

@@ -12,6 +12,42 @@ use crate::topology::Topology;
 
 use super::budget::{knobs, CellChoice, Knobs};
 use super::estimate::describe;
+/// Scaling: thread counts up to the largest node's CPUs, on an even sample of the initiator
+/// nodes that keeps the home node.
+fn scaling_settings(topo: &Topology, k: &Knobs) -> ScalingSettings {
+    let init_nodes = topo.initiator_nodes();
+    let per_node_max = init_nodes
+        .iter()
+        .map(|n| topo.usable_cpus_of(*n).len())
+        .max()
+        .unwrap_or(1);
+    ScalingSettings {
+        thread_counts: thread_counts(per_node_max, k.scaling_cap),
+        nodes: {
+            let home = home_node(topo);
+            let mut v = sample_evenly(&init_nodes, k.scaling_nodes_cap, |n| Some(*n) == home);
+            v.sort_unstable();
+            v
+        },
+        timed: k.bw.clone(),
+    }
+}
+
+/// Loaded latency: the budget's delay steps and load mixes, one repetition per point.
+fn loaded_settings(k: &Knobs) -> LoadedSettings {
+    LoadedSettings {
+        delays: k.loaded_delays,
+        timed: TimedSettings {
+            duration_ms: k.bw.duration_ms,
+            repetitions: 1,
+        },
+        mixes: crate::loaded::LoadKernel::all_mixes()
+            .into_iter()
+            .take(k.loaded_mixes.max(1))
+            .collect(),
+    }
+}
+
 #[cfg(test)]
 use super::estimate::grid_points;
 use super::scenarios::home_node;
@@ -399,7 +435,6 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
     // at least 16 MiB a thread, at most an eighth of free memory over all threads.
     let bw_total = (4 * llc_or).max(16 << 20).min(free / 8);
     let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
-    let init_nodes = topo.initiator_nodes();
 
     let latency = LatencySettings {
         points_per_octave: k.lat_per_octave,
@@ -424,21 +459,7 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         all_cells: ball,
         size_bytes: bytes_per_thread,
     };
-    let per_node_max = init_nodes
-        .iter()
-        .map(|n| topo.usable_cpus_of(*n).len())
-        .max()
-        .unwrap_or(1);
-    let scaling = ScalingSettings {
-        thread_counts: thread_counts(per_node_max, k.scaling_cap),
-        nodes: {
-            let home = home_node(topo);
-            let mut v = sample_evenly(&init_nodes, k.scaling_nodes_cap, |n| Some(*n) == home);
-            v.sort_unstable();
-            v
-        },
-        timed: k.bw.clone(),
-    };
+    let scaling = scaling_settings(topo, k);
     let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
     Settings {
         latency,
@@ -450,17 +471,7 @@ fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         },
         bandwidth_matrix,
         scaling,
-        loaded: LoadedSettings {
-            delays: k.loaded_delays,
-            timed: TimedSettings {
-                duration_ms: k.bw.duration_ms,
-                repetitions: 1,
-            },
-            mixes: crate::loaded::LoadKernel::all_mixes()
-                .into_iter()
-                .take(k.loaded_mixes.max(1))
-                .collect(),
-        },
+        loaded: loaded_settings(k),
         c2c: C2cSettings {
             cpus: c2c_cpu_list,
             all_cpus,

@@ -35,6 +35,57 @@ pub fn ratio_of(a: &ScenarioResult, b: &ScenarioResult) -> Option<RatioInterval>
 /// The recommendation for one kind of application, `None` when none of its scenarios was
 /// measured.
 pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommendation> {
+    let mut it = distinct_candidates(kind, rows).into_iter();
+    let (mut best, mut bw, mut same) = it.next()?;
+    let Some((mut runner, mut rb, _)) = it.next() else {
+        return Some(alone(kind, best, bw, &same));
+    };
+    let mut ratio = ratio_of(runner, best);
+    let mut decision = ratio.map_or(Decision::NoInterval { samples: 0 }, |r| {
+        r.decide(PRACTICAL_MARGIN)
+    });
+    // The paired rounds have the last word on the order: if they put the runner-up ahead,
+    // it is the winner.
+    if decision == Decision::Lower {
+        std::mem::swap(&mut best, &mut runner);
+        std::mem::swap(&mut bw, &mut rb);
+        same = vec![];
+        ratio = ratio_of(runner, best);
+        decision = Decision::Higher;
+    }
+    // The gain is the paired estimate when there is one (the median of the rounds' ratios).
+    let gain = ratio.map_or(bw / rb, |r| r.ratio);
+    let pair = Pair {
+        kind,
+        best: (best, bw),
+        runner: (runner, rb),
+        gain,
+    };
+    let (verdict, text, numactl) = verdict_of(&pair, decision);
+    Some(Recommendation {
+        app_kind: kind,
+        best: best.id,
+        mb_per_s: bw,
+        runner_up: Some(runner.id),
+        gain_over_runner_up: Some(gain),
+        tie: verdict != Verdict::Winner,
+        numactl,
+        text,
+        verdict: Some(verdict),
+        ratio: ratio.map(|r| r.ratio),
+        ratio_ci_low: ratio.and_then(|r| r.low),
+        ratio_ci_high: ratio.and_then(|r| r.high),
+        ratio_ci_level: ratio.and_then(|r| r.level),
+        margin: Some(PRACTICAL_MARGIN),
+        same_placement: same.iter().map(|r| r.id).collect(),
+    })
+}
+
+/// A candidate row with its bandwidth and the rows placed as it is.
+type Candidate<'a> = (&'a ScenarioResult, f64, Vec<&'a ScenarioResult>);
+
+/// `kind`'s measured candidates, one per distinct placement, highest bandwidth first.
+fn distinct_candidates(kind: AppKind, rows: &[ScenarioResult]) -> Vec<Candidate<'_>> {
     let mut measured: Vec<(&ScenarioResult, f64)> = kind
         .candidates()
         .iter()
@@ -66,32 +117,36 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
     }
     // Highest bandwidth first; on equal figures the earlier (simpler) candidate stays first.
     distinct.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let mut it = distinct.into_iter();
-    let (mut best, mut bw, mut same) = it.next()?;
-    let Some((mut runner, mut rb, _)) = it.next() else {
-        return Some(alone(kind, best, bw, &same));
-    };
-    let mut ratio = ratio_of(runner, best);
-    let mut decision = ratio.map_or(Decision::NoInterval { samples: 0 }, |r| {
-        r.decide(PRACTICAL_MARGIN)
-    });
-    // The paired rounds have the last word on the order: if they put the runner-up ahead,
-    // it is the winner.
-    if decision == Decision::Lower {
-        std::mem::swap(&mut best, &mut runner);
-        std::mem::swap(&mut bw, &mut rb);
-        same = vec![];
-        ratio = ratio_of(runner, best);
-        decision = Decision::Higher;
-    }
-    // The gain is the paired estimate when there is one (the median of the rounds' ratios).
-    let gain = ratio.map_or(bw / rb, |r| r.ratio);
+    distinct
+}
+
+/// The winner and the runner-up of one kind's comparison, each with its bandwidth.
+struct Pair<'a> {
+    /// The kind of application.
+    kind: AppKind,
+    /// The leading row and its MB/s.
+    best: (&'a ScenarioResult, f64),
+    /// The runner-up and its MB/s.
+    runner: (&'a ScenarioResult, f64),
+    /// The leader's gain over the runner-up (paired where there is a paired estimate).
+    gain: f64,
+}
+
+/// The verdict, the sentence and the `numactl` line (empty where no winner is named) of a
+/// comparison `decision` settled (`Lower` already turned into `Higher`).
+fn verdict_of(p: &Pair<'_>, decision: Decision) -> (Verdict, String, String) {
+    let Pair {
+        kind,
+        best: (best, bw),
+        runner: (runner, rb),
+        gain,
+    } = *p;
     // A winner drawn from disturbed rounds is noise with a numactl line: name none.
     let disturbed: Vec<&ScenarioResult> = [best, runner]
         .into_iter()
         .filter(|r| r.quality.as_ref().is_some_and(|q| q.disturbed))
         .collect();
-    let (verdict, text, numactl) = match decision {
+    match decision {
         Decision::Higher if !disturbed.is_empty() => {
             let names: Vec<String> = disturbed.iter().map(|r| format!("({})", r.letter)).collect();
             (
@@ -148,24 +203,7 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
                 String::new(),
             )
         }
-    };
-    Some(Recommendation {
-        app_kind: kind,
-        best: best.id,
-        mb_per_s: bw,
-        runner_up: Some(runner.id),
-        gain_over_runner_up: Some(gain),
-        tie: verdict != Verdict::Winner,
-        numactl,
-        text,
-        verdict: Some(verdict),
-        ratio: ratio.map(|r| r.ratio),
-        ratio_ci_low: ratio.and_then(|r| r.low),
-        ratio_ci_high: ratio.and_then(|r| r.high),
-        ratio_ci_level: ratio.and_then(|r| r.level),
-        margin: Some(PRACTICAL_MARGIN),
-        same_placement: same.iter().map(|r| r.id).collect(),
-    })
+    }
 }
 
 /// "For <kind>, (a) <label> measured <bw> MB/s and (b) <label> <rb> MB/s": both figures of a

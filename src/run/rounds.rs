@@ -195,14 +195,7 @@ pub fn run_rounds(
     loop {
         let extra = round >= plan.rounds;
         if extra {
-            let per = if times.is_empty() {
-                Duration::from_millis(2 * plan.timed.duration_ms)
-                    + Duration::from_secs_f64(OVERHEAD_S)
-            } else {
-                let mut t = times.clone();
-                t.sort();
-                t[t.len() / 2]
-            };
+            let per = time_per_measurement(&times, plan);
             let live = out.iter().filter(|o| o.error.is_none()).count();
             if plan.rounds == 0
                 || interrupted()
@@ -223,34 +216,8 @@ pub fn run_rounds(
             let mut none = None;
             let slot = if keep { &mut kept[i] } else { &mut none };
             let started = Instant::now();
-            match measure_kept(topo, root, &configs[i], &plan.timed, slot) {
-                Ok(t) => {
-                    let o = &mut out[i];
-                    o.rounds.push(t.total_mb_per_s.median);
-                    if let Some(q) = &t.quality {
-                        RepetitionQuality::merge_into(&mut o.quality, q);
-                    }
-                    o.per_thread.push(t.per_thread_mb_per_s);
-                    o.pages_per_node = t.pages_per_node;
-                    o.placement_fraction = Some(
-                        o.placement_fraction
-                            .map_or(t.placement_fraction, |f| f.min(t.placement_fraction)),
-                    );
-                    if extra {
-                        o.extra_rounds += 1;
-                    }
-                }
-                Err(e) if interrupted() => {
-                    out[i].error = Some(format!(
-                        "interrupted ({}) during this row ({})",
-                        crate::sys::signal::stop_reason(),
-                        crate::error::one_sentence(&e)
-                    ))
-                }
-                Err(e) => {
-                    out[i].error = Some(format!("failed: {}", crate::error::one_sentence(&e)))
-                }
-            }
+            let result = measure_kept(topo, root, &configs[i], &plan.timed, slot);
+            record(&mut out[i], result, extra);
             if round > 0 || !keep {
                 times.push(started.elapsed());
             }
@@ -259,6 +226,48 @@ pub fn run_rounds(
         round += 1;
     }
     out
+}
+
+/// The median time of one measurement so far (twice the timed duration plus the overhead
+/// before any was timed): what one more measurement is expected to take.
+fn time_per_measurement(times: &[Duration], plan: &RoundPlan) -> Duration {
+    if times.is_empty() {
+        Duration::from_millis(2 * plan.timed.duration_ms) + Duration::from_secs_f64(OVERHEAD_S)
+    } else {
+        let mut t = times.to_vec();
+        t.sort();
+        t[t.len() / 2]
+    }
+}
+
+/// Adds one measurement's outcome to its row: the round's figure, quality, per-thread
+/// figures, pages and placement, or the error that ends the row.
+fn record(o: &mut Outcome, result: anyhow::Result<TeamBandwidth>, extra: bool) {
+    match result {
+        Ok(t) => {
+            o.rounds.push(t.total_mb_per_s.median);
+            if let Some(q) = &t.quality {
+                RepetitionQuality::merge_into(&mut o.quality, q);
+            }
+            o.per_thread.push(t.per_thread_mb_per_s);
+            o.pages_per_node = t.pages_per_node;
+            o.placement_fraction = Some(
+                o.placement_fraction
+                    .map_or(t.placement_fraction, |f| f.min(t.placement_fraction)),
+            );
+            if extra {
+                o.extra_rounds += 1;
+            }
+        }
+        Err(e) if interrupted() => {
+            o.error = Some(format!(
+                "interrupted ({}) during this row ({})",
+                crate::sys::signal::stop_reason(),
+                crate::error::one_sentence(&e)
+            ))
+        }
+        Err(e) => o.error = Some(format!("failed: {}", crate::error::one_sentence(&e))),
+    }
 }
 
 #[cfg(test)]

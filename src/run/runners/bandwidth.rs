@@ -25,7 +25,7 @@ use crate::schedule::TimedSettings;
 
 /// The run's bandwidth settings: 4 KiB pages, one warm-up, each stream's arrays together
 /// `bytes_per_thread` per usable CPU whatever the thread count.
-fn bw_config(
+pub(super) fn bw_config(
     topo: &Topology,
     s: &Settings,
     kernels: Vec<Kernel>,
@@ -50,7 +50,8 @@ fn bw_config(
     }
 }
 
-fn kernel(id: KernelId) -> anyhow::Result<Kernel> {
+/// The kernel `id` in the best instruction set this CPU has.
+pub(super) fn kernel(id: KernelId) -> anyhow::Result<Kernel> {
     Ok(Kernel::new(id, Isa::best())?)
 }
 
@@ -79,7 +80,7 @@ fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
 
 /// Runs a bandwidth part and adds its report to `slot`, its headline figures toward `goal`;
 /// the part fails with the first cell that failed, keeping the others.
-fn bw_part(
+pub(super) fn bw_part(
     topo: &Topology,
     root: &SysRoot,
     cfg: &bandwidth::Config,
@@ -186,8 +187,10 @@ pub(super) fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     bw_part(topo, root, &cfg, None, &mut r.peak, step)
 }
 
+/// The bandwidth matrix part: every planned cell measured, the home node's local cell taken
+/// from the run's reference where it is ready.
 pub(super) fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let (topo, s) = (c.topo, c.s);
     // The home node's local cell (all its CPUs reading local memory, the read kernel) is the
     // run's reference bandwidth: it is not measured again.
     let home = home_node(topo);
@@ -211,72 +214,91 @@ pub(super) fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Resul
     let measured = if cells.is_empty() {
         Ok(())
     } else {
-        let variant = bandwidth::Variant::Matrix {
-            cells: Some(cells),
-            threads: None,
-        };
-        let kernels = vec![kernel(KernelId::Read)?];
-        let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
-        let before = r.bandwidth.as_ref().map_or(0, |b| b.matrix.len());
-        let goal = super::super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
-        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
-        // The engine's matrix is the last one now; the reference cell goes into it.
-        if r.bandwidth.as_ref().map_or(0, |b| b.matrix.len()) == before && from_ref {
-            push_read_matrix(topo, r);
-        }
-        out
+        measure_matrix_cells(c, r, cells, from_ref)
     };
     if let (true, Some(h)) = (from_ref, home) {
         if cells_is_empty_matrix(r) {
             push_read_matrix(topo, r);
         }
-        if let Some(placeholder) = reference::Reference::placeholder(r) {
-            // The bandwidth part's local read, when it shows the reference, is this cell's
-            // figure too: one result for both places.
-            let shared = r.reference.as_ref().and_then(|f| {
-                f.filled
-                    .iter()
-                    .find(|p| p.part == Part::Bandwidth)
-                    .and_then(|p| p.result_index)
-            });
-            let report = r
-                .bandwidth
-                .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
-            let shared = shared.filter(|&i| i < report.results.len());
-            let at = shared.unwrap_or(report.results.len());
-            let hmat = topo.hmat_for(h, h);
-            let cell = crate::results::bandwidth::MatrixCell {
-                initiator: h,
-                target: h,
-                threads: placeholder.threads,
-                mb_per_s: placeholder.mb_per_s.median,
-                dram_mb_per_s_estimate: placeholder.dram_mb_per_s_estimate.median,
-                placement_fraction: placeholder.placement_fraction,
-                hmat_read_mb_per_s: hmat.and_then(|x| x.read_bandwidth_mb_s),
-                hmat_write_mb_per_s: hmat.and_then(|x| x.write_bandwidth_mb_s),
-                result_index: at,
-            };
-            if shared.is_none() {
-                report.results.push(placeholder);
-            }
-            if let Some(m) = report.matrix.last_mut() {
-                let pos = m
-                    .cells
-                    .iter()
-                    .position(|c| (c.initiator, c.target) > (h, h))
-                    .unwrap_or(m.cells.len());
-                m.cells.insert(pos, cell);
-            }
-            note_filled(
-                r,
-                Part::BandwidthMatrix,
-                reference_bandwidth(),
-                format!("matrix cell {h} -> {h}"),
-                Some(at),
-            );
-        }
+        file_reference_cell(topo, r, h);
     }
     measured
+}
+
+/// Measures the matrix `cells` with the read kernel; where the reference fills a cell and
+/// the engine made no matrix, an empty read matrix is added for it.
+fn measure_matrix_cells(
+    c: &Ctx<'_>,
+    r: &mut RunResults,
+    cells: Vec<(u32, u32)>,
+    from_ref: bool,
+) -> anyhow::Result<()> {
+    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let variant = bandwidth::Variant::Matrix {
+        cells: Some(cells),
+        threads: None,
+    };
+    let kernels = vec![kernel(KernelId::Read)?];
+    let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
+    let before = r.bandwidth.as_ref().map_or(0, |b| b.matrix.len());
+    let goal = super::super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
+    let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
+    // The engine's matrix is the last one now; the reference cell goes into it.
+    if r.bandwidth.as_ref().map_or(0, |b| b.matrix.len()) == before && from_ref {
+        push_read_matrix(topo, r);
+    }
+    out
+}
+
+/// Files the reference's local read of node `h` as the matrix cell `h -> h` (sharing the
+/// bandwidth part's result where that part shows the reference).
+fn file_reference_cell(topo: &Topology, r: &mut RunResults, h: u32) {
+    let Some(placeholder) = reference::Reference::placeholder(r) else {
+        return;
+    };
+    // The bandwidth part's local read, when it shows the reference, is this cell's
+    // figure too: one result for both places.
+    let shared = r.reference.as_ref().and_then(|f| {
+        f.filled
+            .iter()
+            .find(|p| p.part == Part::Bandwidth)
+            .and_then(|p| p.result_index)
+    });
+    let report = r
+        .bandwidth
+        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+    let shared = shared.filter(|&i| i < report.results.len());
+    let at = shared.unwrap_or(report.results.len());
+    let hmat = topo.hmat_for(h, h);
+    let cell = crate::results::bandwidth::MatrixCell {
+        initiator: h,
+        target: h,
+        threads: placeholder.threads,
+        mb_per_s: placeholder.mb_per_s.median,
+        dram_mb_per_s_estimate: placeholder.dram_mb_per_s_estimate.median,
+        placement_fraction: placeholder.placement_fraction,
+        hmat_read_mb_per_s: hmat.and_then(|x| x.read_bandwidth_mb_s),
+        hmat_write_mb_per_s: hmat.and_then(|x| x.write_bandwidth_mb_s),
+        result_index: at,
+    };
+    if shared.is_none() {
+        report.results.push(placeholder);
+    }
+    if let Some(m) = report.matrix.last_mut() {
+        let pos = m
+            .cells
+            .iter()
+            .position(|c| (c.initiator, c.target) > (h, h))
+            .unwrap_or(m.cells.len());
+        m.cells.insert(pos, cell);
+    }
+    note_filled(
+        r,
+        Part::BandwidthMatrix,
+        reference_bandwidth(),
+        format!("matrix cell {h} -> {h}"),
+        Some(at),
+    );
 }
 
 /// Whether the bandwidth report has no matrix yet (the part measured no cell itself).
@@ -297,124 +319,7 @@ fn push_read_matrix(topo: &Topology, r: &mut RunResults) {
     });
 }
 
-pub(super) fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let kernels = vec![kernel(KernelId::Read)?];
-    r.scaling = None;
-    // The home node's full point (all its CPUs) is the run's reference bandwidth: it is not
-    // measured again; the home node's other points and the other nodes run as two jobs.
-    let home = home_node(topo).filter(|h| s.scaling.nodes.contains(h));
-    let full = home.map(|h| topo.usable_cpus_of(h));
-    let from_ref = match (&home, &full) {
-        (Some(_), Some(cpus)) => {
-            s.scaling.thread_counts.contains(&cpus.len())
-                && reference::bandwidth_ready(
-                    r,
-                    topo,
-                    s,
-                    cpus,
-                    reference::bytes_per_thread(topo, s, cpus.len()),
-                )
-        }
-        _ => false,
-    };
-    let Some(h) = home.filter(|_| from_ref) else {
-        let variant = bandwidth::Variant::Scaling {
-            nodes: s.scaling.nodes.clone(),
-            thread_counts: Some(s.scaling.thread_counts.clone()),
-            machine_wide: false,
-        };
-        let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
-        let goal = super::super::budget::precision_goal(&r.plan, Part::Scaling);
-        return bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
-    };
-    let full = full.unwrap_or_default();
-    let counts: Vec<usize> = s
-        .scaling
-        .thread_counts
-        .iter()
-        .copied()
-        .filter(|&t| t != full.len())
-        .collect();
-    let others: Vec<u32> = s
-        .scaling
-        .nodes
-        .iter()
-        .copied()
-        .filter(|&n| n != h)
-        .collect();
-    let mut result = Ok(());
-    let goal = super::super::budget::precision_goal(&r.plan, Part::Scaling);
-    for (nodes, counts) in [(vec![h], counts), (others, s.scaling.thread_counts.clone())] {
-        if nodes.is_empty() || counts.is_empty() || crate::sys::signal::interrupted() {
-            continue;
-        }
-        let variant = bandwidth::Variant::Scaling {
-            nodes,
-            thread_counts: Some(counts),
-            machine_wide: false,
-        };
-        let cfg = bw_config(topo, s, kernels.clone(), variant, &s.scaling.timed);
-        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
-        if result.is_ok() {
-            result = out;
-        }
-    }
-    let Some(placeholder) = reference::Reference::placeholder(r) else {
-        return result;
-    };
-    let report = r
-        .scaling
-        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
-    // One scaling entry for the read kernel: the second job's series join the first's.
-    if report.scaling.len() > 1 {
-        let rest: Vec<_> = report.scaling.drain(1..).collect();
-        for sc in rest {
-            report.scaling[0].series.extend(sc.series);
-        }
-    }
-    if report.scaling.is_empty() {
-        report.scaling.push(crate::results::bandwidth::Scaling {
-            kernel: KernelId::Read.descriptor().name.to_string(),
-            series: vec![],
-        });
-    }
-    let at = report.results.len();
-    let sc = &mut report.scaling[0];
-    let series = match sc.series.iter().position(|x| x.node == Some(h)) {
-        Some(i) => &mut sc.series[i],
-        None => {
-            sc.series.insert(
-                0,
-                crate::results::bandwidth::ScalingSeries {
-                    mode: "packed".into(),
-                    node: Some(h),
-                    points: vec![],
-                    knee_threads: None,
-                },
-            );
-            &mut sc.series[0]
-        }
-    };
-    series.points.push(crate::results::bandwidth::ScalingPoint {
-        threads: placeholder.threads,
-        cpus: placeholder.cpus.clone(),
-        mb_per_s: placeholder.mb_per_s.median,
-        mb_per_s_max: placeholder.mb_per_s.max,
-        result_index: at,
-    });
-    series.points.sort_by_key(|p| p.threads);
-    report.results.push(placeholder);
-    note_filled(
-        r,
-        Part::Scaling,
-        reference_bandwidth(),
-        format!("node {h}, {} threads", full.len()),
-        Some(at),
-    );
-    result
-}
-
-fn reference_bandwidth() -> crate::results::reference::ReferenceFigure {
+/// The reference figure the bandwidth parts fill.
+pub(super) fn reference_bandwidth() -> crate::results::reference::ReferenceFigure {
     crate::results::reference::ReferenceFigure::Bandwidth
 }

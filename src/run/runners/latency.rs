@@ -94,27 +94,7 @@ fn sweep_without(
         anyhow::bail!("sweep_without needs a sweep");
     };
     let (at, sizes) = (*at, sizes.as_slice());
-    let fewer: Vec<u64> = sizes.iter().copied().filter(|&x| x != skip).collect();
-    let other_modes: Vec<Mode> = cfg
-        .modes
-        .iter()
-        .copied()
-        .filter(|m| *m != Mode::Random)
-        .collect();
-    let other_pages: Vec<PageSize> = cfg
-        .pages
-        .iter()
-        .copied()
-        .filter(|p| *p != PageSize::Base)
-        .collect();
-    let mut jobs: Vec<(Vec<Mode>, Vec<PageSize>, Vec<u64>)> =
-        vec![(vec![Mode::Random], vec![PageSize::Base], fewer)];
-    if !other_modes.is_empty() {
-        jobs.push((other_modes, vec![PageSize::Base], sizes.to_vec()));
-    }
-    if !other_pages.is_empty() {
-        jobs.push((cfg.modes.clone(), other_pages, sizes.to_vec()));
-    }
+    let jobs = sweep_jobs(cfg, sizes, skip);
     let total: usize = jobs.iter().map(|j| j.0.len() * j.1.len() * j.2.len()).sum();
     let mut base = 0;
     let mut merged: Option<crate::experiment::Outcome<LatencyReport>> = None;
@@ -165,6 +145,35 @@ fn sweep_without(
         .knees
         .sort_by_key(|k| (order(k.mode, k.page_size), k.chains));
     Ok(out)
+}
+
+/// One job of a split sweep: its modes, page sizes and working-set sizes.
+type SweepJob = (Vec<Mode>, Vec<PageSize>, Vec<u64>);
+
+/// The jobs of a sweep over `sizes` without `skip`: the random 4k curve without it, then the
+/// other modes on 4k pages and the other page sizes at every size (where there are any).
+fn sweep_jobs(cfg: &latency::Config, sizes: &[u64], skip: u64) -> Vec<SweepJob> {
+    let fewer: Vec<u64> = sizes.iter().copied().filter(|&x| x != skip).collect();
+    let other_modes: Vec<Mode> = cfg
+        .modes
+        .iter()
+        .copied()
+        .filter(|m| *m != Mode::Random)
+        .collect();
+    let other_pages: Vec<PageSize> = cfg
+        .pages
+        .iter()
+        .copied()
+        .filter(|p| *p != PageSize::Base)
+        .collect();
+    let mut jobs: Vec<SweepJob> = vec![(vec![Mode::Random], vec![PageSize::Base], fewer)];
+    if !other_modes.is_empty() {
+        jobs.push((other_modes, vec![PageSize::Base], sizes.to_vec()));
+    }
+    if !other_pages.is_empty() {
+        jobs.push((cfg.modes.clone(), other_pages, sizes.to_vec()));
+    }
+    jobs
 }
 
 pub(super) fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {

@@ -5,13 +5,14 @@
 //! here; measuring does not.
 //!
 //! One file per part: [`latency`] (the sweep and the matrix), [`bandwidth`] (kernels, matrix,
-//! peak, scaling), [`loaded`] and [`c2c`]; the scenarios and the advisor are run here, since
+//! peak), [`scaling`], [`loaded`] and [`c2c`]; the scenarios and the advisor are run here, since
 //! their modules take the settings as they are.
 
 mod bandwidth;
 mod c2c;
 mod latency;
 mod loaded;
+mod scaling;
 
 use anyhow::Context as _;
 
@@ -62,7 +63,7 @@ pub(super) fn run_part(
         Part::LatencyMatrix => latency::latency_matrix(&c, r),
         Part::Bandwidth => bandwidth::bandwidth(&c, r),
         Part::BandwidthMatrix => bandwidth::bandwidth_matrix(&c, r),
-        Part::Scaling => bandwidth::scaling(&c, r),
+        Part::Scaling => scaling::scaling(&c, r),
         Part::LoadedLatency => loaded::loaded_latency(&c, r),
         Part::C2c => c2c::core_to_core(&c, r),
         Part::Scenarios => {

@@ -17,7 +17,48 @@ pub(super) struct Layout {
     pub(super) configs: Vec<Option<Config>>,
 }
 
+/// Lays out this machine's rows and the configuration each runs.
 pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<Layout> {
+    let p = places(topo, s)?;
+    let mut rows = plan_rows(&p);
+    let configs = plan_configs(topo, &p, &mut rows);
+    Ok(Layout {
+        home: p.home,
+        all: p.all,
+        mem: p.mem,
+        interleave_arg: p.interleave_arg,
+        rows,
+        configs,
+    })
+}
+
+/// The nodes and CPUs the rows are laid out on.
+struct Places {
+    /// The node holding (a), (b) and (d).
+    home: u32,
+    /// The home node's usable CPUs (all of them when it has none of its own).
+    home_cpus: Vec<u32>,
+    /// All usable CPUs.
+    all: Vec<u32>,
+    /// The memory nodes.
+    mem: Vec<u32>,
+    /// `numactl`'s node argument for all memory nodes.
+    interleave_arg: String,
+    /// (c)'s copies: each initiator node with memory and its first usable CPU.
+    copy_nodes: Vec<(u32, u32)>,
+    /// The run's bytes, shared among a row's threads.
+    total_bytes: u64,
+}
+
+impl Places {
+    /// Bytes each of `n` threads gets.
+    fn per_thread(&self, n: usize) -> u64 {
+        (self.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD)
+    }
+}
+
+/// Finds the home node, the CPUs and the memory nodes; an error where no row can run.
+fn places(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<Places> {
     let home = home_node(topo)
         .ok_or_else(|| anyhow::anyhow!("no memory node is allowed to this process, so no scenario can place memory; check the cpuset (Mems_allowed_list)"))?;
     let all = topo.usable_cpus();
@@ -30,7 +71,6 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
         anyhow::bail!("no usable CPU");
     }
     let mem = topo.memory_nodes();
-    let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
     let interleave_arg = if mem.len() == topo.nodes.iter().filter(|n| n.has_memory).count() {
         "all".to_string()
     } else {
@@ -43,13 +83,32 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
         .filter(|n| mem.contains(n))
         .filter_map(|n| topo.usable_cpus_of(n).first().map(|&c| (n, c)))
         .collect();
+    Ok(Places {
+        home,
+        home_cpus,
+        all,
+        mem,
+        interleave_arg,
+        copy_nodes,
+        total_bytes: s.total_bytes,
+    })
+}
+
+/// The eight rows with their CPUs, policy and `numactl` line, before any is measured.
+fn plan_rows(p: &Places) -> Vec<ScenarioResult> {
+    let Places {
+        home,
+        home_cpus,
+        copy_nodes,
+        ..
+    } = p;
     let copy_cpus: Vec<u32> = copy_nodes.iter().map(|x| x.1).collect();
     let copy_nodes_text = format_list(&copy_nodes.iter().map(|x| x.0).collect::<Vec<_>>());
     // The copy-per-node line as a shell loop that runs (a "how" cell is a command
     // or plainly prose, never a command with prose in it).
     let copy_nodes_words: Vec<String> = copy_nodes.iter().map(|x| x.0.to_string()).collect();
 
-    let mut rows = vec![
+    vec![
         // (a) binds its one thread to the home node's CPUs, as its numactl line does (and as
         // the article's "tied to the processor with memory" means); the scheduler picks among
         // them. On a machine whose usable CPUs are all on one node, that is (b).
@@ -57,11 +116,11 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
             threads: 1,
             ..row(
                 ScenarioId::PinnedLocal,
-                &home_cpus,
+                home_cpus,
                 true,
                 format!(
                     "bind to node {home}, thread on node {home}'s CPUs ({})",
-                    format_list(&home_cpus)
+                    format_list(home_cpus)
                 ),
                 format!("numactl --cpunodebind={home} --membind={home} APP"),
             )
@@ -83,42 +142,75 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
                 copy_nodes_words.join(" ")
             ),
         ),
+    ]
+    .into_iter()
+    .chain(team_rows(p))
+    .collect()
+}
+
+/// Rows (d) to (h): all threads, the memory placed as each row says ((g) and (h) described
+/// once their weights are known).
+fn team_rows(p: &Places) -> Vec<ScenarioResult> {
+    let Places {
+        home,
+        all,
+        mem,
+        interleave_arg,
+        ..
+    } = p;
+    vec![
         row(
             ScenarioId::AllOneNode,
-            &all,
+            all,
             true,
             format!("bind to node {home}"),
             format!("numactl --membind={home} APP"),
         ),
         row(
             ScenarioId::AllLocal,
-            &all,
+            all,
             true,
             "first touch: each thread's memory on its own node".into(),
             "numactl --localalloc APP  # APP pins its threads".into(),
         ),
         row(
             ScenarioId::AllInterleave,
-            &all,
+            all,
             true,
-            format!("interleave over nodes {}", format_list(&mem)),
+            format!("interleave over nodes {}", format_list(mem)),
             format!("numactl --interleave={interleave_arg} APP"),
         ),
         row(
             ScenarioId::AllWeightedInterleave,
-            &all,
+            all,
             true,
             String::new(),
             String::new(),
         ),
         row(
             ScenarioId::AllAutoWeightedInterleave,
-            &all,
+            all,
             true,
             String::new(),
             String::new(),
         ),
-    ];
+    ]
+}
+
+/// The configuration each row runs (`None` for (g) and (h), filled later); marks (c)
+/// unavailable where no node has both CPUs and memory.
+fn plan_configs(topo: &Topology, p: &Places, rows: &mut [ScenarioResult]) -> Vec<Option<Config>> {
+    let Places {
+        home,
+        home_cpus,
+        all,
+        mem,
+        copy_nodes,
+        ..
+    } = p;
+    let home = *home;
+    let copy_cpus: Vec<u32> = copy_nodes.iter().map(|x| x.1).collect();
+    let per_thread = |n: usize| p.per_thread(n);
     let team = |cpus: &[u32], policies: Vec<Policy>| Config {
         bytes_per_thread: per_thread(cpus.len()),
         job: Job::Team {
@@ -151,7 +243,7 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
             copy_nodes.iter().map(|x| Policy::Bind(vec![x.0])).collect(),
         ))
     };
-    let configs = vec![
+    vec![
         Some(Config {
             job: Job::Unpinned {
                 policy: Policy::Bind(vec![home]),
@@ -169,18 +261,10 @@ pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<La
             weights: None,
         }),
         copy,
-        Some(team(&all, vec![Policy::Bind(vec![home]); n])),
-        Some(team(&all, vec![Policy::FirstTouch; n])),
-        Some(team(&all, vec![Policy::Interleave(mem.clone()); n])),
+        Some(team(all, vec![Policy::Bind(vec![home]); n])),
+        Some(team(all, vec![Policy::FirstTouch; n])),
+        Some(team(all, vec![Policy::Interleave(mem.clone()); n])),
         None,
         None,
-    ];
-    Ok(Layout {
-        home,
-        all,
-        mem,
-        interleave_arg,
-        rows,
-        configs,
-    })
+    ]
 }

@@ -25,16 +25,18 @@ use super::plan::ScenarioSettings;
 use super::ranking::recommend;
 use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job};
 use crate::placement::measured_weights::{derive_weights, nodes_text, weights_text};
-use crate::schedule::rounds::{budget_s, plan_rounds};
+use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
 
 mod auto_weights;
 mod identical;
 pub mod latency;
 mod layout;
+mod measuring;
 
 use identical::{apply_merges, merge_identical};
 use latency::{block_plan, measure_rows, ratio_to_a, row_latency, Thread};
 use layout::{layout, Layout};
+use measuring::{bandwidth_rows, latency_of_a_and_b, weighted_row, Step};
 
 /// Smallest buffer a thread gets.
 const MIN_BYTES_PER_THREAD: u64 = 16 << 20;
@@ -181,29 +183,71 @@ pub fn run_scenarios(
     progress: &dyn Fn(usize, usize),
 ) -> anyhow::Result<ScenarioTable> {
     let s = inp.settings;
-    let lat_plan = block_plan(&inp.latency_plan);
-    let Layout {
-        home,
-        all,
-        mem,
-        interleave_arg,
-        mut rows,
-        mut configs,
-    } = layout(topo, s)?;
-    let per_thread = |n: usize| (s.total_bytes / n.max(1) as u64).max(MIN_BYTES_PER_THREAD);
+    let mut lay = layout(topo, s)?;
+    let team_bytes = (s.total_bytes / lay.all.len().max(1) as u64).max(MIN_BYTES_PER_THREAD);
     let weighted_why = weighted_unavailable(topo, inp.is_root);
     // (h): the kernel's own weights, known before measuring, measured in the rounds beside (g).
     let auto_weights = auto_weights::plan_row(
         topo,
-        &mut rows[7],
-        &mut configs[7],
+        &mut lay.rows[7],
+        &mut lay.configs[7],
         weighted_why.as_deref(),
-        per_thread(all.len()),
+        team_bytes,
     );
     // The budget the run plan gave the distinct configurations one after the other, spent on
     // rounds instead.
-    let extra = if weighted_why.is_none() { mem.len() } else { 0 };
-    let distinct = distinct_of(topo, &configs, weighted_why.is_none());
+    let extra = if weighted_why.is_none() {
+        lay.mem.len()
+    } else {
+        0
+    };
+    let distinct = distinct_of(topo, &lay.configs, weighted_why.is_none());
+    let plan = round_plan(topo, s, &lay.configs, distinct, extra);
+    let total = extra + plan.rounds * distinct + 2;
+    let mut done = 0;
+    let mut tick = || {
+        done += 1;
+        progress(done.min(total), total);
+    };
+    let all = lay.all.clone();
+    let step = Step {
+        topo,
+        root,
+        all: &all,
+        team_bytes,
+        plan: &plan,
+    };
+    let weights = weighted_row(&step, &mut lay, weighted_why, &mut tick);
+    let merged = merge_identical(topo, &lay.configs);
+    bandwidth_rows(&step, &mut lay, &merged, &mut tick);
+    latency_of_a_and_b(&step, inp, &mut lay, &merged, &mut tick);
+    apply_merges(&mut lay.rows, &merged, topo);
+    let recommendations = recommend(&lay.rows);
+    let kernel = KERNEL.descriptor().name.to_string();
+    Ok(ScenarioTable {
+        kernel,
+        buffer_bytes_per_thread: team_bytes,
+        duration_ms: plan.timed.duration_ms,
+        repetitions: plan.rounds,
+        interleaved_rounds: true,
+        home_node: lay.home,
+        scenarios: lay.rows,
+        recommendations,
+        weights,
+        auto_weights,
+        latency_working_set_bytes: Some(chase_bytes(topo)),
+    })
+}
+
+/// The interleaved rounds the distinct configurations share, from the run's budget for them
+/// and the `extra` single measurements of (g)'s weights.
+fn round_plan(
+    topo: &Topology,
+    s: &ScenarioSettings,
+    configs: &[Option<Config>],
+    distinct: usize,
+    extra: usize,
+) -> RoundPlan {
     let known: Vec<Config> = configs.iter().flatten().cloned().collect();
     let mut plan = plan_rounds(
         budget_s(distinct, &s.timed, s.total_bytes),
@@ -214,159 +258,7 @@ pub fn run_scenarios(
         keep_buffers(topo, &known),
     );
     plan.target_half_width = s.target_half_width;
-    let total = extra + plan.rounds * distinct + 2;
-    let mut done = 0;
-    let mut tick = || {
-        done += 1;
-        progress(done.min(total), total);
-    };
-
-    // (g): weights from all threads' bandwidth to each memory node, measured first.
-    let mut weights = Vec::new();
-    let g = 6;
-    match weighted_why {
-        Some(why) => {
-            rows[g].unavailable = Some(why);
-            rows[g].policy = "weighted interleave".into();
-            rows[g].numactl = format!("numactl --weighted-interleave={interleave_arg} APP");
-        }
-        None => {
-            let mut per_node_all: Vec<(u32, f64)> = Vec::new();
-            for &m in &mem {
-                if interrupted() {
-                    break;
-                }
-                let cfg = Config {
-                    job: Job::Team {
-                        cpus: all.clone(),
-                        policies: vec![Policy::Bind(vec![m]); all.len()],
-                    },
-                    bytes_per_thread: per_thread(all.len()),
-                    weights: None,
-                };
-                if let Ok(t) = measure_once(topo, root, &cfg, &plan.timed) {
-                    per_node_all.push((m, t.total_mb_per_s.median));
-                }
-                tick();
-            }
-            weights = derive_weights(&per_node_all);
-            rows[g].policy = format!(
-                "weighted interleave {} (from all threads' bandwidth per node: {})",
-                weights_text(&weights),
-                per_node_all
-                    .iter()
-                    .map(|(n, b)| format!("node {n} {b:.0} MB/s"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            rows[g].numactl = format!(
-                "{}; numactl --weighted-interleave={} APP",
-                weights
-                    .iter()
-                    .map(|(n, w)| format!(
-                        "echo {w} > /sys/kernel/mm/mempolicy/weighted_interleave/node{n}"
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                nodes_text(&weights)
-            );
-            if weights.len() < 2 {
-                rows[g].unavailable = Some("fewer than two memory nodes gave a bandwidth figure, so there were no weights to apply".into());
-            } else {
-                configs[g] = Some(Config {
-                    job: Job::Team {
-                        cpus: all.clone(),
-                        policies: vec![Policy::WeightedInterleave(weights.clone()); all.len()],
-                    },
-                    bytes_per_thread: per_thread(all.len()),
-                    weights: Some(weights.clone()),
-                });
-            }
-        }
-    }
-
-    // Identical placements are measured once; the distinct ones side by side.
-    let merged = merge_identical(topo, &configs);
-    let measured: Vec<usize> = (0..configs.len())
-        .filter(|&i| configs[i].is_some() && merged[i].is_none())
-        .collect();
-    let cfgs: Vec<Config> = measured
-        .iter()
-        .filter_map(|&i| configs[i].clone())
-        .collect();
-    let outcomes = run_rounds(topo, root, &cfgs, &plan, &mut tick);
-    for (&i, o) in measured.iter().zip(outcomes) {
-        let r = &mut rows[i];
-        r.placement_fraction = o.placement_fraction;
-        r.pages_per_node = o.pages_per_node.clone();
-        r.per_thread_mb_per_s = o.per_thread_medians();
-        r.precision = Some(o.precision(&plan));
-        r.mb_per_s = Summary::of(&o.rounds);
-        r.rounds_mb_per_s = o.rounds;
-        r.quality = o.quality;
-        if r.mb_per_s.is_none() {
-            r.unavailable = Some(o.error.unwrap_or_else(|| {
-                format!(
-                    "not measured: the run was interrupted ({})",
-                    crate::sys::signal::stop_reason()
-                )
-            }));
-        }
-    }
-    // Single-thread latencies of (a) and (b), on the reference's working set
-    // (`chase_bytes`), so the two differ only in where the thread may
-    // run: (a) on the home node's CPUs, (b) anywhere (the latency matrix's cell is another
-    // size). Measured side by side in interleaved blocks ([`latency`]); a row placed as the
-    // other here is measured once.
-    // (a)'s thread on the home node's first usable CPU: the reference's conditions.
-    let home_cpus: Vec<u32> = rows[0].cpus.iter().take(1).copied().collect();
-    let wanted: Vec<(usize, Vec<u32>)> = [(0, home_cpus), (1, vec![])]
-        .into_iter()
-        .filter(|(i, _)| merged[*i].is_none() && rows[*i].mb_per_s.is_some())
-        .collect();
-    if !wanted.is_empty() && !interrupted() {
-        let threads: Vec<Thread<'_>> = wanted.iter().map(|(_, c)| Thread { cpus: c }).collect();
-        let blocks = measure_rows(
-            topo,
-            root,
-            &threads,
-            &Policy::Bind(vec![home]),
-            chase_bytes(topo),
-            &lat_plan,
-            inp.timer_resolution_ns,
-        );
-        if let Ok(out) = blocks {
-            let together = out.iter().filter(|r| !r.blocks.is_empty()).count() > 1;
-            for ((i, cpus), b) in wanted.iter().zip(&out) {
-                let mut l = row_latency(b, &lat_plan, together);
-                if let Some(l) = l.as_mut() {
-                    l.cpus = cpus.clone();
-                }
-                rows[*i].latency_ns = l.as_ref().map(|l| l.ns_per_load.median);
-                rows[*i].latency = l;
-                tick();
-            }
-            if let (Some(a), Some(b)) = (&rows[0].latency, &rows[1].latency) {
-                rows[1].latency_ratio_to_a = ratio_to_a(a, b);
-            }
-        }
-    }
-    apply_merges(&mut rows, &merged, topo);
-    let recommendations = recommend(&rows);
-    let kernel = KERNEL.descriptor().name.to_string();
-    Ok(ScenarioTable {
-        kernel,
-        buffer_bytes_per_thread: per_thread(all.len()),
-        duration_ms: plan.timed.duration_ms,
-        repetitions: plan.rounds,
-        interleaved_rounds: true,
-        home_node: home,
-        scenarios: rows,
-        recommendations,
-        weights,
-        auto_weights,
-        latency_working_set_bytes: Some(chase_bytes(topo)),
-    })
+    plan
 }
 
 #[cfg(test)]

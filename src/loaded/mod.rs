@@ -7,6 +7,7 @@
 
 mod blocks;
 pub mod curve;
+mod cut;
 pub mod delay;
 pub mod engine;
 pub mod experiment;

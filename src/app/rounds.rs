@@ -23,10 +23,13 @@ pub(super) struct Session<'a> {
     pub(super) limits: launch::Limits,
 }
 
+/// A kernel-managed run's settings and its vmstat counter deltas.
+type KernelCounters = (Vec<KnobSetting>, Vec<(String, u64)>);
+
 /// One run's end, what the kernel-managed settings counted, and where its output went.
 struct OneRun {
     end: launch::RunEnd,
-    counters: Option<(Vec<KnobSetting>, Vec<(String, u64)>)>,
+    counters: Option<KernelCounters>,
     files: Option<(String, String)>,
 }
 

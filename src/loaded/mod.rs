@@ -16,6 +16,7 @@ pub mod matrix;
 mod points;
 pub mod result;
 pub mod sizes;
+mod tally;
 mod warnings;
 
 pub use blocks::blocks_for;

@@ -93,175 +93,214 @@ pub fn resolve(
     root: &SysRoot,
     ids: &[String],
 ) -> Result<Vec<Candidate>, AppError> {
-    let nodes = topo.node_ids();
-    let mem = topo.memory_nodes();
-    let node = |id: &str, text: &str| -> Result<u32, AppError> {
-        let n: u32 = text.trim().parse().map_err(|_| {
-            AppError::input(format!(
-                "--candidates: `{id}` needs a node number after the colon (nodes here: {})",
-                format_list(&nodes)
-            ))
-        })?;
-        if !nodes.contains(&n) {
-            return Err(AppError::input(format!(
-                "--candidates: node {n} in `{id}` does not exist here; nodes: {}",
-                format_list(&nodes)
-            )));
-        }
-        Ok(n)
+    let here = Here {
+        topo,
+        root,
+        nodes: topo.node_ids(),
+        mem: topo.memory_nodes(),
     };
-    let with_memory = |id: &str, n: u32| -> Result<u32, AppError> {
-        if mem.contains(&n) {
-            Ok(n)
-        } else {
-            Err(AppError::environment(format!(
-                "candidate `{id}` is not possible here: node {n} has no memory (memory nodes: {}); choose another node",
-                format_list(&mem)
-            )))
-        }
-    };
-    let mut out = Vec::new();
-    for raw in ids {
-        let id = raw.trim().to_ascii_lowercase();
-        let (word, arg) = match id.split_once(':') {
-            Some((w, a)) => (w, Some(a)),
-            None => (id.as_str(), None),
-        };
-        let c = match (word, arg) {
-            ("default" | "first-touch", None) => Candidate {
-                id: id.clone(),
-                label: "kernel default (first touch), threads anywhere".into(),
-                policy: Policy::FirstTouch,
-                cpus: None,
-                unavailable: None,
-            },
-            ("bind", Some(a)) => {
-                let n = with_memory(&id, node(&id, a)?)?;
-                let cpus = Some(topo.usable_cpus_of(n)).filter(|c| !c.is_empty());
-                Candidate {
-                    label: match &cpus {
-                        Some(_) => format!("CPUs and memory on node {n}"),
-                        None => format!("memory on node {n} (no CPUs there), threads anywhere"),
-                    },
-                    id: id.clone(),
-                    policy: Policy::Bind(vec![n]),
-                    cpus,
-                    unavailable: None,
-                }
-            }
-            ("preferred", Some(a)) => {
-                let n = with_memory(&id, node(&id, a)?)?;
-                Candidate {
-                    id: id.clone(),
-                    label: format!("memory on node {n} first, others when it is full"),
-                    policy: Policy::Preferred(n),
-                    cpus: None,
-                    unavailable: None,
-                }
-            }
-            ("pin", Some(a)) => {
-                let n = node(&id, a)?;
-                let cpus = topo.usable_cpus_of(n);
-                if cpus.is_empty() {
-                    return Err(AppError::environment(format!(
-                        "candidate `{id}` is not possible here: node {n} has no usable CPUs; choose a node with CPUs ({})",
-                        format_list(&topo.initiator_nodes())
-                    )));
-                }
-                Candidate {
-                    id: id.clone(),
-                    label: format!("threads on node {n}'s CPUs, memory by first touch"),
-                    policy: Policy::FirstTouch,
-                    cpus: Some(cpus),
-                    unavailable: None,
-                }
-            }
-            ("interleave", a) => {
-                let set = match a {
-                    None => mem.clone(),
-                    Some(list) => {
-                        let set = parse_user_list(list, &nodes).map_err(|e| {
-                            AppError::input(format!("--candidates: `{id}`: {}", e.0))
-                        })?;
-                        for &n in &set {
-                            // A node that does not exist is the user's slip (2), as for
-                            // `bind:N`; one without memory is this machine's refusal (3).
-                            node(&id, &n.to_string())?;
-                            with_memory(&id, n)?;
-                        }
-                        set
-                    }
-                };
-                Candidate {
-                    id: id.clone(),
-                    label: format!("memory interleaved over nodes {}", format_list(&set)),
-                    policy: Policy::Interleave(set),
-                    cpus: None,
-                    unavailable: None,
-                }
-            }
-            ("weighted", None) => {
-                if !topo.environment.weighted_interleave_available {
-                    return Err(AppError::environment(format!(
-                        "candidate `weighted` is not possible here: weighted interleave needs Linux 6.9 or newer (this kernel is {}); use `interleave`",
-                        topo.environment.kernel_release.as_deref().unwrap_or("unknown")
-                    )));
-                }
-                let w = kernel_weights(root, &mem);
-                Candidate {
-                    id: id.clone(),
-                    label: format!(
-                        "memory weighted-interleaved over nodes {} with the kernel's weights {}",
-                        format_list(&mem),
-                        crate::placement::measured_weights::weights_text(&w)
-                    ),
-                    policy: Policy::WeightedInterleave(w),
-                    cpus: None,
-                    unavailable: None,
-                }
-            }
-            ("weighted", Some("measured")) => {
-                if !topo.environment.weighted_interleave_available {
-                    return Err(AppError::environment(format!(
-                        "candidate `weighted:measured` is not possible here: weighted interleave needs Linux 6.9 or newer (this kernel is {}); use `interleave`",
-                        topo.environment.kernel_release.as_deref().unwrap_or("unknown")
-                    )));
-                }
-                if mem.len() < 2 {
-                    return Err(AppError::environment(format!(
-                        "candidate `weighted:measured` is not possible here: it weighs memory nodes against each other and this machine has {} ({}); use `default`",
-                        mem.len(),
-                        format_list(&mem)
-                    )));
-                }
-                if crate::sys::process::effective_uid() != 0 {
-                    return Err(AppError::environment(
-                        "candidate `weighted:measured` is not possible here: the weights are system-wide (/sys/kernel/mm/mempolicy/weighted_interleave) and setting them needs root; run as root, or use `weighted` with the kernel's weights",
-                    ));
-                }
-                // The weights are measured when the comparison starts (super::weights).
-                Candidate {
-                    id: id.clone(),
-                    label: "memory weighted-interleaved with weights measured here".into(),
-                    policy: Policy::WeightedInterleave(kernel_weights(root, &mem)),
-                    cpus: None,
-                    unavailable: None,
-                }
-            }
-            _ => {
-                return Err(AppError::input(format!(
-                    "--candidates: `{raw}` is not a candidate; use default, bind:N, interleave[:LIST], weighted, weighted:measured, preferred:N or pin:N"
-                )))
-            }
-        };
-        out.push(c);
-    }
+    let out = ids
+        .iter()
+        .map(|raw| here.candidate(raw))
+        .collect::<Result<Vec<_>, _>>()?;
     if out.is_empty() {
         return Err(AppError::input(
             "--candidates is empty; name at least one, e.g. --candidates default,bind:0",
         ));
     }
     Ok(out)
+}
+
+/// The machine the candidates are resolved against: its nodes and its memory nodes.
+struct Here<'a> {
+    topo: &'a Topology,
+    root: &'a SysRoot,
+    nodes: Vec<u32>,
+    mem: Vec<u32>,
+}
+
+impl Here<'_> {
+    /// One `--candidates` entry, resolved.
+    fn candidate(&self, raw: &str) -> Result<Candidate, AppError> {
+        let id = raw.trim().to_ascii_lowercase();
+        let (word, arg) = match id.split_once(':') {
+            Some((w, a)) => (w, Some(a)),
+            None => (id.as_str(), None),
+        };
+        match (word, arg) {
+            ("default" | "first-touch", None) => Ok(Candidate {
+                id: id.clone(),
+                label: "kernel default (first touch), threads anywhere".into(),
+                policy: Policy::FirstTouch,
+                cpus: None,
+                unavailable: None,
+            }),
+            ("bind", Some(a)) => self.bind(&id, a),
+            ("preferred", Some(a)) => {
+                let n = self.with_memory(&id, self.node(&id, a)?)?;
+                Ok(Candidate {
+                    id: id.clone(),
+                    label: format!("memory on node {n} first, others when it is full"),
+                    policy: Policy::Preferred(n),
+                    cpus: None,
+                    unavailable: None,
+                })
+            }
+            ("pin", Some(a)) => self.pin(&id, a),
+            ("interleave", a) => self.interleave(&id, a),
+            ("weighted", None) => self.weighted(&id),
+            ("weighted", Some("measured")) => self.weighted_measured(&id),
+            _ => Err(AppError::input(format!(
+                "--candidates: `{raw}` is not a candidate; use default, bind:N, interleave[:LIST], weighted, weighted:measured, preferred:N or pin:N"
+            ))),
+        }
+    }
+
+    /// The node number in `text`, refused unless it exists here.
+    fn node(&self, id: &str, text: &str) -> Result<u32, AppError> {
+        let nodes = &self.nodes;
+        let n: u32 = text.trim().parse().map_err(|_| {
+            AppError::input(format!(
+                "--candidates: `{id}` needs a node number after the colon (nodes here: {})",
+                format_list(nodes)
+            ))
+        })?;
+        if !nodes.contains(&n) {
+            return Err(AppError::input(format!(
+                "--candidates: node {n} in `{id}` does not exist here; nodes: {}",
+                format_list(nodes)
+            )));
+        }
+        Ok(n)
+    }
+
+    /// Node `n`, refused unless it has memory.
+    fn with_memory(&self, id: &str, n: u32) -> Result<u32, AppError> {
+        if self.mem.contains(&n) {
+            Ok(n)
+        } else {
+            Err(AppError::environment(format!(
+                "candidate `{id}` is not possible here: node {n} has no memory (memory nodes: {}); choose another node",
+                format_list(&self.mem)
+            )))
+        }
+    }
+
+    /// `bind:N`: memory on node N, threads on its CPUs when it has some.
+    fn bind(&self, id: &str, a: &str) -> Result<Candidate, AppError> {
+        let n = self.with_memory(id, self.node(id, a)?)?;
+        let cpus = Some(self.topo.usable_cpus_of(n)).filter(|c| !c.is_empty());
+        Ok(Candidate {
+            label: match &cpus {
+                Some(_) => format!("CPUs and memory on node {n}"),
+                None => format!("memory on node {n} (no CPUs there), threads anywhere"),
+            },
+            id: id.to_string(),
+            policy: Policy::Bind(vec![n]),
+            cpus,
+            unavailable: None,
+        })
+    }
+
+    /// `pin:N`: threads on node N's CPUs, memory by first touch.
+    fn pin(&self, id: &str, a: &str) -> Result<Candidate, AppError> {
+        let n = self.node(id, a)?;
+        let cpus = self.topo.usable_cpus_of(n);
+        if cpus.is_empty() {
+            return Err(AppError::environment(format!(
+                "candidate `{id}` is not possible here: node {n} has no usable CPUs; choose a node with CPUs ({})",
+                format_list(&self.topo.initiator_nodes())
+            )));
+        }
+        Ok(Candidate {
+            id: id.to_string(),
+            label: format!("threads on node {n}'s CPUs, memory by first touch"),
+            policy: Policy::FirstTouch,
+            cpus: Some(cpus),
+            unavailable: None,
+        })
+    }
+
+    /// `interleave[:LIST]`: memory interleaved over the listed nodes, or every memory node.
+    fn interleave(&self, id: &str, a: Option<&str>) -> Result<Candidate, AppError> {
+        let set = match a {
+            None => self.mem.clone(),
+            Some(list) => {
+                let set = parse_user_list(list, &self.nodes)
+                    .map_err(|e| AppError::input(format!("--candidates: `{id}`: {}", e.0)))?;
+                for &n in &set {
+                    // A node that does not exist is the user's slip (2), as for
+                    // `bind:N`; one without memory is this machine's refusal (3).
+                    self.node(id, &n.to_string())?;
+                    self.with_memory(id, n)?;
+                }
+                set
+            }
+        };
+        Ok(Candidate {
+            id: id.to_string(),
+            label: format!("memory interleaved over nodes {}", format_list(&set)),
+            policy: Policy::Interleave(set),
+            cpus: None,
+            unavailable: None,
+        })
+    }
+
+    /// Refuses `id` when this kernel has no weighted interleave.
+    fn need_weighted(&self, id: &str) -> Result<(), AppError> {
+        if !self.topo.environment.weighted_interleave_available {
+            return Err(AppError::environment(format!(
+                "candidate `{id}` is not possible here: weighted interleave needs Linux 6.9 or newer (this kernel is {}); use `interleave`",
+                self.topo.environment.kernel_release.as_deref().unwrap_or("unknown")
+            )));
+        }
+        Ok(())
+    }
+
+    /// `weighted`: memory weighted-interleaved with the kernel's weights.
+    fn weighted(&self, id: &str) -> Result<Candidate, AppError> {
+        self.need_weighted("weighted")?;
+        let mem = &self.mem;
+        let w = kernel_weights(self.root, mem);
+        Ok(Candidate {
+            id: id.to_string(),
+            label: format!(
+                "memory weighted-interleaved over nodes {} with the kernel's weights {}",
+                format_list(mem),
+                crate::placement::measured_weights::weights_text(&w)
+            ),
+            policy: Policy::WeightedInterleave(w),
+            cpus: None,
+            unavailable: None,
+        })
+    }
+
+    /// `weighted:measured`: weights measured here when the comparison starts (needs root and
+    /// two memory nodes).
+    fn weighted_measured(&self, id: &str) -> Result<Candidate, AppError> {
+        self.need_weighted("weighted:measured")?;
+        let mem = &self.mem;
+        if mem.len() < 2 {
+            return Err(AppError::environment(format!(
+                "candidate `weighted:measured` is not possible here: it weighs memory nodes against each other and this machine has {} ({}); use `default`",
+                mem.len(),
+                format_list(mem)
+            )));
+        }
+        if crate::sys::process::effective_uid() != 0 {
+            return Err(AppError::environment(
+                "candidate `weighted:measured` is not possible here: the weights are system-wide (/sys/kernel/mm/mempolicy/weighted_interleave) and setting them needs root; run as root, or use `weighted` with the kernel's weights",
+            ));
+        }
+        // The weights are measured when the comparison starts (super::weights).
+        Ok(Candidate {
+            id: id.to_string(),
+            label: "memory weighted-interleaved with weights measured here".into(),
+            policy: Policy::WeightedInterleave(kernel_weights(self.root, mem)),
+            cpus: None,
+            unavailable: None,
+        })
+    }
 }
 
 /// [`resolve`] for the default list: a candidate this machine refuses stays in the list,

@@ -77,26 +77,7 @@ pub fn run_once(
             let mut termed_at: Option<Instant> = None;
             while !done.load(Ordering::Acquire) {
                 let now = Instant::now();
-                match termed_at {
-                    None => {
-                        let why = if interrupted() {
-                            Some(Stopped::Signal)
-                        } else if limits.time_limit.is_some_and(|l| now - start >= l) {
-                            Some(Stopped::TimeLimit)
-                        } else {
-                            None
-                        };
-                        if let Some(w) = why {
-                            *stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
-                            let _ = signal_group(pid, GroupSignal::Term);
-                            termed_at = Some(now);
-                        }
-                    }
-                    Some(t) if now - t >= GRACE => {
-                        let _ = signal_group(pid, GroupSignal::Kill);
-                    }
-                    Some(_) => {}
-                }
+                enforce_stop(pid, start, now, limits, &mut termed_at, &stopped);
                 if let (Some(next), Some(every)) = (next_sample, limits.sample_every) {
                     if now >= next && termed_at.is_none() {
                         if let Ok(i) = inspect(root, topo, pid) {
@@ -138,6 +119,38 @@ pub fn run_once(
         stopped,
         samples,
     })
+}
+
+/// One tick of the watcher's stop rule: at a stop signal or past the time limit, records
+/// why and sends the program's group SIGTERM; SIGKILL once GRACE has passed since.
+fn enforce_stop(
+    pid: u32,
+    start: Instant,
+    now: Instant,
+    limits: Limits,
+    termed_at: &mut Option<Instant>,
+    stopped: &Mutex<Option<Stopped>>,
+) {
+    match *termed_at {
+        None => {
+            let why = if interrupted() {
+                Some(Stopped::Signal)
+            } else if limits.time_limit.is_some_and(|l| now - start >= l) {
+                Some(Stopped::TimeLimit)
+            } else {
+                None
+            };
+            if let Some(w) = why {
+                *stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(w);
+                let _ = signal_group(pid, GroupSignal::Term);
+                *termed_at = Some(now);
+            }
+        }
+        Some(t) if now - t >= GRACE => {
+            let _ = signal_group(pid, GroupSignal::Kill);
+        }
+        Some(_) => {}
+    }
 }
 
 /// The sentence for a program that could not be started.

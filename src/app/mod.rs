@@ -12,6 +12,7 @@ pub mod error;
 mod launch;
 mod observe;
 pub mod rank;
+mod rounds;
 pub mod tiering;
 mod weights;
 
@@ -22,10 +23,10 @@ pub use candidates::Candidate;
 pub use error::{exit_status_of, AppError};
 
 use crate::experiment::{Outcome, Progress};
+use crate::inspect::Inspection;
 use crate::numactl::{shell_line, Installed};
 use crate::results::app::{AppCandidate, AppReport, AppRun, APP_SCHEMA_VERSION};
 use crate::stats::Summary;
-use crate::sys::signal::{interrupted, stop_reason};
 use crate::sys::spawn::ChildOutput;
 use crate::sysroot::SysRoot;
 use crate::topology::Topology;
@@ -73,6 +74,37 @@ pub fn run(
     cfg: &Config,
     progress: &Progress,
 ) -> anyhow::Result<Outcome<AppReport>> {
+    check_can_start(root, cfg)?;
+    let (cands, held) = measure_weights(topo, root, cfg)?;
+    let (merged, reason) = merge_plan(topo, cfg, &cands);
+    let mut report = empty_report(cfg, &cands, &merged, &reason);
+    let measured: Vec<usize> = (0..cands.len())
+        .filter(|&k| merged[k].is_none() && cands[k].unavailable.is_none())
+        .collect();
+    let session = rounds::Session {
+        topo,
+        root,
+        cfg,
+        cands: &cands,
+        held: &held,
+        limits: launch::Limits {
+            time_limit: cfg.time_limit,
+            sample_every: cfg.sample_every,
+            budgeted: cfg.sample_budgeted,
+        },
+    };
+    let mut samples: Vec<Vec<Inspection>> = vec![vec![]; cands.len()];
+    let failed = rounds::run_rounds(&session, &measured, &mut report, &mut samples, progress)?;
+    summarize(&mut report, &merged, &samples, &cands);
+    Ok(Outcome { report, failed })
+}
+
+/// Measured weighted-interleave weights: (node, weight).
+type Weights = Vec<(u32, u8)>;
+
+/// Refuses, in one sentence, what cannot run at all: no command, a non-live root, a
+/// candidate this kernel cannot apply.
+fn check_can_start(root: &SysRoot, cfg: &Config) -> anyhow::Result<()> {
     if cfg.command.is_empty() {
         return Err(AppError::input(
             "no command given; put it after `--`, e.g. `numascope app -- ./prog ARGS`",
@@ -82,9 +114,18 @@ pub fn run(
     root.require_live("run a program under a placement")
         .map_err(|e| AppError::environment(e.to_string()))?;
     candidates::probe(&cfg.candidates)?;
-    // `weighted:measured` gets its weights now, before identical placements are merged.
+    Ok(())
+}
+
+/// The candidates with `weighted:measured` given its weights (now, before identical
+/// placements are merged), and the weights each candidate holds while it runs.
+fn measure_weights(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+) -> anyhow::Result<(Vec<Candidate>, Vec<Option<Weights>>)> {
     let mut cands = cfg.candidates.clone();
-    let mut held: Vec<Option<Vec<(u32, u8)>>> = vec![None; cands.len()];
+    let mut held: Vec<Option<Weights>> = vec![None; cands.len()];
     for (k, c) in cands.iter_mut().enumerate() {
         if c.id == "weighted:measured" && c.unavailable.is_none() {
             let m = weights::measure(topo, root)?;
@@ -93,10 +134,15 @@ pub fn run(
             held[k] = Some(m.weights);
         }
     }
+    Ok((cands, held))
+}
+
+/// Which candidate each one places identically to (measured once, as that one), and why.
+fn merge_plan(topo: &Topology, cfg: &Config, cands: &[Candidate]) -> (Vec<Option<usize>>, String) {
     let (mut merged, reason) = if cfg.no_merge {
         (vec![None; cands.len()], String::new())
     } else {
-        candidates::merge_identical(topo, &cands)
+        candidates::merge_identical(topo, cands)
     };
     // A kernel-managed candidate places like first touch but is not the same placement.
     for (k, c) in cands.iter().enumerate() {
@@ -104,8 +150,18 @@ pub fn run(
             merged[k] = None;
         }
     }
+    (merged, reason)
+}
+
+/// The report before any run: every candidate described, nothing measured.
+fn empty_report(
+    cfg: &Config,
+    cands: &[Candidate],
+    merged: &[Option<usize>],
+    reason: &str,
+) -> AppReport {
     let program = shell_line(&cfg.command);
-    let mut report = AppReport {
+    AppReport {
         schema_version: APP_SCHEMA_VERSION,
         command: cfg.command.clone(),
         runs: cfg.runs,
@@ -121,7 +177,7 @@ pub fn run(
                 policy: c.policy.describe(),
                 cpus: c.cpus.clone(),
                 same_as: merged[k].map(|j| cands[j].id.clone()),
-                same_reason: merged[k].map(|_| reason.clone()),
+                same_reason: merged[k].map(|_| reason.to_string()),
                 unavailable: c.unavailable.clone(),
                 how: cfg.numactl.how_to(&c.policy, c.cpus.as_deref(), &program),
                 wall_s: None,
@@ -137,132 +193,7 @@ pub fn run(
         numactl: cfg.numactl.clone(),
         partial: false,
         stopped: None,
-    };
-    let measured: Vec<usize> = (0..cands.len())
-        .filter(|&k| merged[k].is_none() && cands[k].unavailable.is_none())
-        .collect();
-    let rounds = cfg.warmup + cfg.runs;
-    let total = rounds * measured.len();
-    let limits = launch::Limits {
-        time_limit: cfg.time_limit,
-        sample_every: cfg.sample_every,
-        budgeted: cfg.sample_budgeted,
-    };
-    let mut samples: Vec<Vec<crate::inspect::Inspection>> = vec![vec![]; cands.len()];
-    let mut failed: Option<anyhow::Error> = None;
-    let mut done = 0;
-    'rounds: for round in 0..rounds {
-        for &k in &measured {
-            if interrupted() {
-                report.partial = true;
-                report.stopped = Some(format!("stopped by {}", stop_reason()));
-                break 'rounds;
-            }
-            let c = &cands[k];
-            let (output, files) = open_output(&cfg.output, &c.id, round)?;
-            // The measured weights are system-wide: in force only while this program runs.
-            let guard = match &held[k] {
-                Some(w) => crate::placement::WeightGuard::set(root, w)
-                    .map_err(|e| AppError::environment(e.to_string()))?,
-                None => None,
-            };
-            // Kernel-managed candidates: their system-wide settings only while this runs.
-            let knobs = if tiering::is_kernel(&c.id) {
-                let k = tiering::Knobs::set(topo, root, &c.id)?;
-                Some((k, tiering::read_vmstat(root)))
-            } else {
-                None
-            };
-            let end = launch::run_once(topo, root, &cfg.command, &c.placement(), output, limits);
-            let counters = knobs.map(|(k, before)| {
-                let d = tiering::delta(&before, &tiering::read_vmstat(root));
-                (k.settings.clone(), d)
-            });
-            drop(guard);
-            let end = match end {
-                Ok(e) => e,
-                // The program could not start: nothing to compare if it is the first run.
-                Err(e) if done == 0 => return Err(e.into()),
-                Err(e) => {
-                    report.partial = true;
-                    report.stopped = Some(e.message.clone());
-                    failed = Some(e.into());
-                    break 'rounds;
-                }
-            };
-            done += 1;
-            progress(done, total);
-            let warmup = round < cfg.warmup;
-            let stopped = end.stopped.is_some();
-            let run = AppRun {
-                round,
-                warmup,
-                wall_s: end.wall_s,
-                user_s: end.end.user_s,
-                sys_s: end.end.sys_s,
-                max_rss_kib: end.end.max_rss_kib,
-                exit_code: end.end.exit_code,
-                signal: end.end.signal,
-                stopped,
-                samples: end.samples.len(),
-                stdout_file: files.as_ref().map(|f| f.0.clone()),
-                stderr_file: files.as_ref().map(|f| f.1.clone()),
-            };
-            let candidate = &mut report.candidates[k];
-            candidate.runs.push(run);
-            if let Some((settings, d)) = counters {
-                let rec = candidate.kernel.get_or_insert_with(Default::default);
-                rec.mode = c.label.clone();
-                rec.settings = settings;
-                tiering::record(rec, round, warmup, d, &end.samples);
-            }
-            if !warmup && !stopped {
-                samples[k].extend(end.samples);
-            }
-            let why_stop = match end.stopped {
-                Some(launch::Stopped::Signal) => {
-                    report.partial = true;
-                    report.stopped = Some(format!(
-                        "stopped by {} during run {} of {}; that run is not counted",
-                        stop_reason(),
-                        round + 1,
-                        c.id
-                    ));
-                    break 'rounds;
-                }
-                Some(launch::Stopped::TimeLimit) => Some(format!(
-                    "the program ran longer than --time-limit {:.0?} under {} (round {}) and was stopped; raise --time-limit or give the program less work",
-                    cfg.time_limit.unwrap_or_default(),
-                    c.id,
-                    round + 1
-                )),
-                None => match (end.end.exit_code, end.end.signal) {
-                    (Some(0), _) => None,
-                    (Some(code), _) if !cfg.ignore_failure => Some(format!(
-                        "the program exited with status {code} under {} (round {}); see its output{}, or pass --ignore-failure to keep going",
-                        c.id,
-                        round + 1,
-                        files.as_ref().map_or(String::new(), |f| format!(" in {}", f.1))
-                    )),
-                    (Some(_), _) => None,
-                    (None, sig) => Some(format!(
-                        "the program was killed by signal {} under {} (round {})",
-                        sig.unwrap_or(0),
-                        c.id,
-                        round + 1
-                    )),
-                },
-            };
-            if let Some(why) = why_stop {
-                report.partial = true;
-                report.stopped = Some(why.clone());
-                failed = Some(AppError::child(why).into());
-                break 'rounds;
-            }
-        }
     }
-    summarize(&mut report, &merged, &samples, &cands);
-    Ok(Outcome { report, failed })
 }
 
 /// Fills each candidate's figures and observations, gives merged candidates their leader's,

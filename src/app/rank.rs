@@ -93,53 +93,8 @@ fn decide(
     let speeds = paired_speeds(rounds);
     let refs: Vec<&[f64]> = speeds.iter().map(Vec::as_slice).collect();
     let (top, within, no_interval) = unbeaten(&refs, PRACTICAL_MARGIN);
-    // The fastest by median wall time is the reference of the comparisons.
-    let median_wall = |k: usize| {
-        cands[rounds[k].0]
-            .wall_s
-            .map_or(f64::INFINITY, |s| s.median)
-    };
-    let fastest = (0..rounds.len())
-        .min_by(|&a, &b| median_wall(a).total_cmp(&median_wall(b)))
-        .unwrap_or(0);
-    let walls = |k: usize| -> Vec<f64> { speeds[k].iter().map(|s| 1.0 / s).collect() };
-    let comparisons: Vec<AppComparison> = (0..rounds.len())
-        .filter(|&k| k != fastest)
-        .map(|k| {
-            let r = paired_ratio(&walls(fastest), &walls(k), CONFIDENCE);
-            let decision = r.map_or(Decision::NoInterval { samples: 0 }, |r| {
-                r.decide(PRACTICAL_MARGIN)
-            });
-            AppComparison {
-                reference: cands[rounds[fastest].0].id.clone(),
-                candidate: cands[rounds[k].0].id.clone(),
-                ratio: r.map_or(f64::NAN, |r| r.ratio),
-                ci: r.and_then(|r| crate::stats::Interval::from_ends(r.low, r.high, r.level)),
-                rounds: r.map_or(0, |r| r.samples),
-                decision: match decision {
-                    Decision::Higher => "slower",
-                    Decision::Lower => "faster",
-                    Decision::Indistinguishable { .. } => "indistinguishable",
-                    Decision::NoInterval { .. } => "no-interval",
-                }
-                .into(),
-            }
-        })
-        .collect();
-    let also = if merged.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " ({} place{} identically to a measured candidate and {} not ranked separately.)",
-            merged
-                .iter()
-                .map(|&k| name(k))
-                .collect::<Vec<_>>()
-                .join(", "),
-            if merged.len() == 1 { "s" } else { "" },
-            if merged.len() == 1 { "is" } else { "are" },
-        )
-    };
+    let comparisons = against_fastest(cands, rounds, &speeds);
+    let also = merged_note(merged, name);
     let (verdict, best, text) = match top.as_slice() {
         [k] => {
             let c = &cands[rounds[*k].0];
@@ -185,6 +140,66 @@ fn decide(
         text,
         margin: PRACTICAL_MARGIN,
         comparisons,
+    }
+}
+
+/// Each candidate's paired wall-time ratio to the fastest by median wall time, and the
+/// decision beyond noise.
+fn against_fastest(
+    cands: &[AppCandidate],
+    rounds: &[(usize, Vec<Option<f64>>)],
+    speeds: &[Vec<f64>],
+) -> Vec<AppComparison> {
+    // The fastest by median wall time is the reference of the comparisons.
+    let median_wall = |k: usize| {
+        cands[rounds[k].0]
+            .wall_s
+            .map_or(f64::INFINITY, |s| s.median)
+    };
+    let fastest = (0..rounds.len())
+        .min_by(|&a, &b| median_wall(a).total_cmp(&median_wall(b)))
+        .unwrap_or(0);
+    let walls = |k: usize| -> Vec<f64> { speeds[k].iter().map(|s| 1.0 / s).collect() };
+    (0..rounds.len())
+        .filter(|&k| k != fastest)
+        .map(|k| {
+            let r = paired_ratio(&walls(fastest), &walls(k), CONFIDENCE);
+            let decision = r.map_or(Decision::NoInterval { samples: 0 }, |r| {
+                r.decide(PRACTICAL_MARGIN)
+            });
+            AppComparison {
+                reference: cands[rounds[fastest].0].id.clone(),
+                candidate: cands[rounds[k].0].id.clone(),
+                ratio: r.map_or(f64::NAN, |r| r.ratio),
+                ci: r.and_then(|r| crate::stats::Interval::from_ends(r.low, r.high, r.level)),
+                rounds: r.map_or(0, |r| r.samples),
+                decision: match decision {
+                    Decision::Higher => "slower",
+                    Decision::Lower => "faster",
+                    Decision::Indistinguishable { .. } => "indistinguishable",
+                    Decision::NoInterval { .. } => "no-interval",
+                }
+                .into(),
+            }
+        })
+        .collect()
+}
+
+/// The sentence naming the candidates merged into a measured one (empty when none).
+fn merged_note(merged: &[usize], name: &dyn Fn(usize) -> String) -> String {
+    if merged.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} place{} identically to a measured candidate and {} not ranked separately.)",
+            merged
+                .iter()
+                .map(|&k| name(k))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if merged.len() == 1 { "s" } else { "" },
+            if merged.len() == 1 { "is" } else { "are" },
+        )
     }
 }
 

@@ -126,32 +126,17 @@ pub fn run_toward(
     goal: Option<&PrecisionGoal>,
     progress: &Progress<'_>,
 ) -> anyhow::Result<Outcome<BandwidthReport>> {
+    let t = Toward {
+        topo,
+        root,
+        cfg,
+        goal,
+        progress,
+    };
     let mut report = empty_report(topo);
     let mut failed = None;
     match &cfg.variant {
-        Variant::Kernels { cpus } => {
-            let n = cfg.kernels.len();
-            for (k, &kernel) in cfg.kernels.iter().enumerate() {
-                if interrupted() {
-                    break;
-                }
-                let res = cfg
-                    .settings
-                    .spec(topo, kernel, cpus.clone(), &cfg.placement)
-                    .and_then(|sp| {
-                        // An even share of the pool left for each kernel still to measure.
-                        let mine = goal.map(|g| g.for_figure(n - k));
-                        harness::run_toward(topo, root, &sp, mine.as_ref())
-                    });
-                match res {
-                    Ok(x) => report.results.push(x),
-                    Err(e) => keep_or_stop(cfg.keep_going, &mut failed, e, || {
-                        format!("kernel {}", kernel.descriptor().name)
-                    })?,
-                }
-                progress(k + 1, n);
-            }
-        }
+        Variant::Kernels { cpus } => run_kernels(&t, cpus, &mut report, &mut failed)?,
         Variant::Sizes {
             cpus,
             per_thread_bytes,
@@ -170,63 +155,144 @@ pub fn run_toward(
             )?);
         }
         Variant::Matrix { cells, threads } => {
-            for &kernel in &cfg.kernels {
-                let m = matrix::run_matrix(
-                    topo,
-                    root,
-                    kernel,
-                    cells.as_deref(),
-                    *threads,
-                    cfg,
-                    goal,
-                    &mut report.results,
-                    &mut failed,
-                    progress,
-                )?;
-                report.matrix.push(m);
-            }
+            run_matrices(&t, cells.as_deref(), *threads, &mut report, &mut failed)?
         }
         Variant::Scaling {
             nodes,
             thread_counts,
             machine_wide,
         } => {
-            for &kernel in &cfg.kernels {
-                let curves = scaling::Curves {
-                    nodes,
-                    thread_counts: thread_counts.as_deref(),
-                    machine_wide: *machine_wide,
-                };
-                let s = scaling::run_scaling(
-                    topo,
-                    root,
-                    kernel,
-                    &curves,
-                    cfg,
-                    goal,
-                    &mut report.results,
-                    &mut failed,
-                    progress,
-                )?;
-                report.scaling.push(s);
-            }
+            let curves = scaling::Curves {
+                nodes,
+                thread_counts: thread_counts.as_deref(),
+                machine_wide: *machine_wide,
+            };
+            run_scalings(&t, &curves, &mut report, &mut failed)?
         }
-        Variant::Peak(req) => {
-            let read = *cfg.kernels.first().ok_or_else(|| {
-                anyhow::anyhow!("--peak needs the read kernel; this is a numascope bug")
-            })?;
-            report.peak = Some(super::peak::run_peak(
-                topo,
-                root,
-                read,
-                &cfg.settings,
-                req,
-                cfg.keep_going,
-                &mut failed,
-                progress,
-            )?);
-        }
+        Variant::Peak(req) => run_peak_part(&t, req, &mut report, &mut failed)?,
     }
+    add_disturbed_warnings(&mut report);
+    Ok(Outcome { report, failed })
+}
+
+/// What every part of one bandwidth run shares.
+struct Toward<'a> {
+    topo: &'a Topology,
+    root: &'a SysRoot,
+    cfg: &'a Config,
+    goal: Option<&'a PrecisionGoal>,
+    progress: &'a Progress<'a>,
+}
+
+/// Each kernel once on `cpus`, toward an even share of the goal's pool; Ctrl-C stops at the
+/// next kernel.
+fn run_kernels(
+    t: &Toward,
+    cpus: &[u32],
+    report: &mut BandwidthReport,
+    failed: &mut Option<anyhow::Error>,
+) -> anyhow::Result<()> {
+    let (topo, root, cfg) = (t.topo, t.root, t.cfg);
+    let n = cfg.kernels.len();
+    for (k, &kernel) in cfg.kernels.iter().enumerate() {
+        if interrupted() {
+            break;
+        }
+        let res = cfg
+            .settings
+            .spec(topo, kernel, cpus.to_vec(), &cfg.placement)
+            .and_then(|sp| {
+                // An even share of the pool left for each kernel still to measure.
+                let mine = t.goal.map(|g| g.for_figure(n - k));
+                harness::run_toward(topo, root, &sp, mine.as_ref())
+            });
+        match res {
+            Ok(x) => report.results.push(x),
+            Err(e) => keep_or_stop(cfg.keep_going, failed, e, || {
+                format!("kernel {}", kernel.descriptor().name)
+            })?,
+        }
+        (t.progress)(k + 1, n);
+    }
+    Ok(())
+}
+
+/// One node-to-node matrix per kernel.
+fn run_matrices(
+    t: &Toward,
+    cells: Option<&[(u32, u32)]>,
+    threads: Option<usize>,
+    report: &mut BandwidthReport,
+    failed: &mut Option<anyhow::Error>,
+) -> anyhow::Result<()> {
+    for &kernel in &t.cfg.kernels {
+        let m = matrix::run_matrix(
+            t.topo,
+            t.root,
+            kernel,
+            cells,
+            threads,
+            t.cfg,
+            t.goal,
+            &mut report.results,
+            failed,
+            t.progress,
+        )?;
+        report.matrix.push(m);
+    }
+    Ok(())
+}
+
+/// One set of thread-scaling curves per kernel.
+fn run_scalings(
+    t: &Toward,
+    curves: &scaling::Curves,
+    report: &mut BandwidthReport,
+    failed: &mut Option<anyhow::Error>,
+) -> anyhow::Result<()> {
+    for &kernel in &t.cfg.kernels {
+        let s = scaling::run_scaling(
+            t.topo,
+            t.root,
+            kernel,
+            curves,
+            t.cfg,
+            t.goal,
+            &mut report.results,
+            failed,
+            t.progress,
+        )?;
+        report.scaling.push(s);
+    }
+    Ok(())
+}
+
+/// The peak injection bandwidth, with the read kernel.
+fn run_peak_part(
+    t: &Toward,
+    req: &super::peak::PeakRequest,
+    report: &mut BandwidthReport,
+    failed: &mut Option<anyhow::Error>,
+) -> anyhow::Result<()> {
+    let read =
+        *t.cfg.kernels.first().ok_or_else(|| {
+            anyhow::anyhow!("--peak needs the read kernel; this is a numascope bug")
+        })?;
+    report.peak = Some(super::peak::run_peak(
+        t.topo,
+        t.root,
+        read,
+        &t.cfg.settings,
+        req,
+        t.cfg.keep_going,
+        failed,
+        t.progress,
+    )?);
+    Ok(())
+}
+
+/// The warnings of every disturbed result and peak run.
+fn add_disturbed_warnings(report: &mut BandwidthReport) {
     report.warnings = report
         .results
         .iter()
@@ -237,7 +303,6 @@ pub fn run_toward(
             .warnings
             .extend(p.runs.iter().filter_map(|r| r.disturbed_warning()));
     }
-    Ok(Outcome { report, failed })
 }
 
 /// Every kernel at every working-set size (per thread), through the same settings and harness

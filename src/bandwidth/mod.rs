@@ -12,6 +12,7 @@ pub mod isa;
 pub mod kernels;
 pub mod matrix;
 pub mod peak;
+mod peak_domains;
 pub mod peak_plan;
 pub mod plan;
 pub mod result;

@@ -20,18 +20,16 @@ use super::descriptor::{mb_per_s, ELEMENT_BYTES};
 use super::experiment::keep_or_stop;
 use super::harness::{rates, CHUNK_ELEMENTS};
 use super::kernels::{Kernel, Params};
+use super::peak_domains::domains_of;
 use super::peak_plan::{plan, PeakMix, PeakPlan, PlannedRun};
 use super::RunSettings;
 use crate::experiment::Progress;
 use crate::loaded::kernel::{self as load, Pace};
 use crate::placement::{PlacedBuffer, PlacementReport, Policy};
-use crate::results::peak::{
-    DomainNode, DomainRow, PeakBest, PeakReport, PeakRun, PeakScope, RateInterval,
-};
-use crate::stats::Summary;
+use crate::results::peak::{PeakBest, PeakReport, PeakRun, PeakScope};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::threads::{run_team, Stop, TeamPlan};
+use crate::threads::{run_team, Stop, TeamPlan, ThreadSample};
 use crate::topology::Topology;
 
 /// One alone-domain rate at or above this share of the all-domain rate "saturates" the node.
@@ -156,39 +154,7 @@ fn assemble(topo: &Topology, p: &PeakPlan, measured: Vec<Option<Measured>>) -> P
             }
         }
     }
-    let domains = p
-        .domains
-        .iter()
-        .map(|d| {
-            let all = d.all.and_then(at);
-            let all_rate = all.map(|i| &runs[i].mb_per_s);
-            let rows: Vec<DomainRow> = d
-                .domains
-                .iter()
-                .map(|x| {
-                    let alone = x.alone.and_then(at);
-                    let in_all = all.and_then(|i| domain_share(&runs[i].cpus, &raw[i], &x.cpus));
-                    let frac = |v: f64| all_rate.filter(|r| r.median > 0.0).map(|r| v / r.median);
-                    DomainRow {
-                        first_cpu: x.first_cpu,
-                        cpus: x.cpus.clone(),
-                        l3_bytes: x.l3_bytes,
-                        alone_run: alone,
-                        in_all_mb_per_s: in_all,
-                        share_fraction: in_all.and_then(|s| frac(s.median)),
-                        alone_fraction_of_all: alone.and_then(|i| frac(runs[i].mb_per_s.median)),
-                    }
-                })
-                .collect();
-            let finding = domain_finding(d.node, &rows, all.map(|i| &runs[i]), &runs);
-            DomainNode {
-                node: d.node,
-                domains: rows,
-                all_run: all,
-                finding,
-            }
-        })
-        .collect();
+    let domains = domains_of(p, &runs, &raw, &at);
     PeakReport {
         mixes: p.mixes.iter().map(PeakMix::info).collect(),
         scopes,
@@ -235,85 +201,6 @@ fn best_of(runs: &[PeakRun], cands: &[(usize, usize)]) -> Option<PeakBest> {
     })
 }
 
-/// The summed rate of `domain`'s CPUs in each repetition of a run on `cpus`. Pure.
-fn domain_share(cpus: &[u32], per_rep: &[Vec<f64>], domain: &[u32]) -> Option<RateInterval> {
-    let idx: Vec<usize> = cpus
-        .iter()
-        .enumerate()
-        .filter(|(_, c)| domain.contains(c))
-        .map(|(i, _)| i)
-        .collect();
-    if idx.is_empty() {
-        return None;
-    }
-    let sums: Vec<f64> = per_rep
-        .iter()
-        .map(|rep| idx.iter().filter_map(|&i| rep.get(i)).sum())
-        .collect();
-    let s = Summary::of(&sums)?;
-    Some(RateInterval {
-        median: s.median,
-        ci_low: s.ci.map(|c| c.low),
-        ci_high: s.ci.map(|c| c.high),
-        samples: s.samples,
-    })
-}
-
-/// What the domain table says, in one sentence. Pure.
-fn domain_finding(
-    node: u32,
-    rows: &[DomainRow],
-    all: Option<&PeakRun>,
-    runs: &[PeakRun],
-) -> String {
-    let list = |c: &[u32]| crate::results::format::format_list(c);
-    if rows.len() == 1 {
-        return format!(
-            "node {node} has one L3 domain (CPUs {}): its bandwidth alone is the node's (the all-CPU read figure), so there is nothing to compare",
-            list(&rows[0].cpus)
-        );
-    }
-    let Some(all) = all else {
-        return format!(
-            "node {node}: the all-domain run failed, so the domains cannot be compared"
-        );
-    };
-    let best = rows
-        .iter()
-        .filter_map(|r| Some((r, runs[r.alone_run?].mb_per_s.clone())))
-        .max_by(|a, b| a.1.median.total_cmp(&b.1.median));
-    let Some((row, alone)) = best else {
-        return format!(
-            "node {node}: no domain-alone run finished, so the domains cannot be compared"
-        );
-    };
-    let frac = if all.mb_per_s.median > 0.0 {
-        alone.median / all.mb_per_s.median
-    } else {
-        0.0
-    };
-    let separated = matches!((alone.ci.map(|c| c.high), all.mb_per_s.ci.map(|c| c.low)), (Some(h), Some(l)) if h < l);
-    let pct = format!("{:.0} %", frac * 100.0);
-    if frac < SATURATES_FRACTION {
-        format!(
-            "node {node}: the best L3 domain alone (CPUs {}) draws {pct} of what its {} domains draw together ({:.0} of {:.0} MB/s){}: one domain cannot saturate this node's memory",
-            list(&row.cpus),
-            rows.len(),
-            alone.median,
-            all.mb_per_s.median,
-            if separated { "" } else { "; the intervals overlap, so this is not established here" }
-        )
-    } else {
-        format!(
-            "node {node}: one L3 domain alone (CPUs {}) draws {pct} of what its {} domains draw together ({:.0} of {:.0} MB/s): one domain nearly saturates this node",
-            list(&row.cpus),
-            rows.len(),
-            alone.median,
-            all.mb_per_s.median
-        )
-    }
-}
-
 /// Bytes of one thread's buffer for `mix` run by `threads` threads (all arrays together).
 pub fn buffer_bytes(topo: &Topology, settings: &RunSettings, mix: PeakMix, threads: usize) -> u64 {
     let arrays = mix.arrays();
@@ -332,21 +219,7 @@ fn measure(
     let bytes = buffer_bytes(topo, settings, r.mix, r.cpus.len());
     let plan = TeamPlan::new(settings.duration, settings.repetitions, settings.warmup);
     let params = settings.params;
-    let setup = |index: usize, cpu: u32| -> anyhow::Result<Worker> {
-        let policy = match topo.node_of_cpu(cpu) {
-            Some(n) if topo.node(n).is_some_and(|x| x.has_memory) => Policy::Bind(vec![n]),
-            _ => Policy::FirstTouch,
-        };
-        let buf = PlacedBuffer::new(topo, root, bytes, &policy, settings.page)
-            .with_context(|| format!("the buffer of CPU {cpu} ({})", policy.describe()))?;
-        let report = buf.verify()?;
-        Ok(Worker {
-            buf,
-            pos: 0,
-            seed: 0x2545_F491_4F6C_DD1D ^ (index as u64).wrapping_mul(0x9E37_79B9),
-            report,
-        })
-    };
+    let setup = |index: usize, cpu: u32| place_worker(topo, root, settings, bytes, (index, cpu));
     let mix = r.mix;
     let work = |_: usize, w: &mut Worker, stop: &Stop| -> Moved {
         match mix {
@@ -369,29 +242,9 @@ fn measure(
     // after the stop flag did a single chunk in a few microseconds, and that chunk over its
     // own time would add a rate it never sustained to the node's peak.
     let floor_ns = settings.duration.as_nanos() as u64;
-    let rate = |f: fn(&Moved) -> u64| -> Vec<Vec<f64>> {
-        outcome
-            .reps
-            .iter()
-            .map(|rep| {
-                rep.iter()
-                    .map(|s| mb_per_s(f(&s.value), s.elapsed_ns.max(floor_ns)))
-                    .collect()
-            })
-            .collect()
-    };
-    let per_rep = rate(|m| m.app);
-    let dram = rate(|m| m.dram);
-    let (mut total, mut on, mut huge) = (0f64, 0f64, 0f64);
-    let mut memory_nodes = BTreeSet::new();
-    for w in &outcome.states {
-        let b = w.report.size_bytes as f64;
-        total += b;
-        on += w.report.fraction_on_intended * b;
-        huge += w.report.huge_fraction * b;
-        memory_nodes.extend(w.report.intended_nodes.iter().copied());
-    }
-    let frac = |x: f64| if total > 0.0 { x / total } else { 0.0 };
+    let per_rep = rep_rates(&outcome.reps, floor_ns, |m| m.app);
+    let dram = rep_rates(&outcome.reps, floor_ns, |m| m.dram);
+    let (on, huge, memory_nodes) = placement_of(&outcome.states);
     let code = match mix {
         PeakMix::Read => format!("read kernel ({})", read.isa().label()),
         PeakMix::Load(_) => "line walk".into(),
@@ -403,13 +256,13 @@ fn measure(
             mix: mix.name(),
             threads: r.cpus.len(),
             cpus: r.cpus.clone(),
-            memory_nodes: memory_nodes.into_iter().collect(),
+            memory_nodes,
             code,
             mb_per_s: rates(&per_rep, &r.cpus),
             dram_mb_per_s_estimate: rates(&dram, &r.cpus),
             bytes_per_thread: bytes,
-            placement_fraction: frac(on),
-            huge_fraction: frac(huge),
+            placement_fraction: on,
+            huge_fraction: huge,
             duration_ms: settings.duration.as_millis() as u64,
             warmup_repetitions: settings.warmup,
             quality: outcome.quality,
@@ -446,11 +299,69 @@ fn read_until_stopped(read: Kernel, params: &Params, w: &mut Worker, stop: &Stop
     }
 }
 
+/// One worker's buffer, bound to its CPU's node when that node has memory (first touch
+/// otherwise), placed and verified on the pinned thread.
+fn place_worker(
+    topo: &Topology,
+    root: &SysRoot,
+    settings: &RunSettings,
+    bytes: u64,
+    (index, cpu): (usize, u32),
+) -> anyhow::Result<Worker> {
+    let policy = match topo.node_of_cpu(cpu) {
+        Some(n) if topo.node(n).is_some_and(|x| x.has_memory) => Policy::Bind(vec![n]),
+        _ => Policy::FirstTouch,
+    };
+    let buf = PlacedBuffer::new(topo, root, bytes, &policy, settings.page)
+        .with_context(|| format!("the buffer of CPU {cpu} ({})", policy.describe()))?;
+    let report = buf.verify()?;
+    Ok(Worker {
+        buf,
+        pos: 0,
+        seed: 0x2545_F491_4F6C_DD1D ^ (index as u64).wrapping_mul(0x9E37_79B9),
+        report,
+    })
+}
+
+/// Each repetition's per-thread MB/s of what `f` counts, each thread's time floored at the
+/// repetition's.
+fn rep_rates(
+    reps: &[Vec<ThreadSample<Moved>>],
+    floor_ns: u64,
+    f: fn(&Moved) -> u64,
+) -> Vec<Vec<f64>> {
+    reps.iter()
+        .map(|rep| {
+            rep.iter()
+                .map(|s| mb_per_s(f(&s.value), s.elapsed_ns.max(floor_ns)))
+                .collect()
+        })
+        .collect()
+}
+
+/// The workers' buffers together: the fraction on the intended nodes, the fraction in huge
+/// pages (both by size), and the intended nodes.
+fn placement_of(states: &[Worker]) -> (f64, f64, Vec<u32>) {
+    let (mut total, mut on, mut huge) = (0f64, 0f64, 0f64);
+    let mut memory_nodes = BTreeSet::new();
+    for w in states {
+        let b = w.report.size_bytes as f64;
+        total += b;
+        on += w.report.fraction_on_intended * b;
+        huge += w.report.huge_fraction * b;
+        memory_nodes.extend(w.report.intended_nodes.iter().copied());
+    }
+    let frac = |x: f64| if total > 0.0 { x / total } else { 0.0 };
+    (frac(on), frac(huge), memory_nodes.into_iter().collect())
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::peak_domains::{domain_finding, domain_share};
     use super::*;
     use crate::bandwidth::WorkingSet;
     use crate::results::bandwidth::Isa;
+    use crate::results::peak::DomainRow;
     use crate::results::placement::PageSize;
     use crate::results::quality::RepetitionQuality;
     use std::time::Duration;

@@ -135,6 +135,67 @@ struct PairBlocks {
     used: Option<BouncePlan>,
 }
 
+impl PairBlocks {
+    /// Adds one block's bounce: its median, its samples and its quality.
+    fn add_block(&mut self, offset_ms: f64, bounce: &bounce::Bounce) {
+        self.blocks.push(BlockMedian {
+            start_offset_ms: offset_ms,
+            ns_one_way_median: (!bounce.samples_ns.is_empty())
+                .then(|| crate::stats::median(&bounce.samples_ns)),
+            samples: bounce.samples_ns.len(),
+            disturbed: bounce.quality.disturbed,
+        });
+        self.samples_ns
+            .extend(bounce.samples_ns.iter().map(|&ns| ns as f32));
+        crate::results::quality::RepetitionQuality::merge_into(&mut self.quality, &bounce.quality);
+    }
+
+    /// The pair's result from its blocks; `None` when no block measured it.
+    fn into_result(
+        self,
+        topo: &Topology,
+        (a, b): (u32, u32),
+        first_plan: &BouncePlan,
+    ) -> Option<PairResult> {
+        let p = self;
+        let ns = blocks::pair_summary(&p.blocks)?;
+        // A disturbed block's median includes waiting for a descheduled thread: two groups
+        // are looked for among the others only, so contention is not taken for a move.
+        let medians: Vec<f64> = p
+            .blocks
+            .iter()
+            .filter(|b| !b.disturbed)
+            .filter_map(|b| b.ns_one_way_median)
+            .collect();
+        Some(PairResult {
+            from: a,
+            to: b,
+            relation: summary::relation(topo, a, b),
+            ns_one_way: ns,
+            ns_one_way_all_samples: Summary::of(
+                &p.samples_ns
+                    .iter()
+                    .map(|&ns| f64::from(ns))
+                    .collect::<Vec<_>>(),
+            ),
+            unstable: blocks::two_groups(&medians),
+            blocks: p.blocks,
+            cpu_share: p
+                .quality
+                .as_ref()
+                .and_then(|q| q.lowest_kept_cpu_share_fraction),
+            quality: p.quality,
+            patience: p
+                .used
+                .filter(|u| u != first_plan)
+                .map(|u| result::Patience {
+                    round_trips_per_sample: u.round_trips_per_sample,
+                    repetition_ms: u.repetition.as_millis() as u64,
+                }),
+        })
+    }
+}
+
 /// Bounces the line for every selected pair in rounds: each round measures one block of
 /// every pair, the start of the order rotating by one pair a round, so whatever changes on
 /// the host during the experiment (a vCPU moved to another host core, another tenant) shows
@@ -182,61 +243,16 @@ fn measure_pairs(
                     p.used.map_or(0, |u| u.repetition.as_millis())
                 );
             }
-            p.blocks.push(BlockMedian {
-                start_offset_ms: offset_ms,
-                ns_one_way_median: (!bounce.samples_ns.is_empty())
-                    .then(|| crate::stats::median(&bounce.samples_ns)),
-                samples: bounce.samples_ns.len(),
-                disturbed: bounce.quality.disturbed,
-            });
-            p.samples_ns
-                .extend(bounce.samples_ns.iter().map(|&ns| ns as f32));
-            crate::results::quality::RepetitionQuality::merge_into(&mut p.quality, &bounce.quality);
+            p.add_block(offset_ms, &bounce);
             done += 1;
             progress(done, total);
         }
     }
-    let mut results = Vec::with_capacity(selected.len());
-    for (&(a, b), p) in selected.iter().zip(acc) {
-        let Some(ns) = blocks::pair_summary(&p.blocks) else {
-            continue;
-        };
-        // A disturbed block's median includes waiting for a descheduled thread: two groups
-        // are looked for among the others only, so contention is not taken for a move.
-        let medians: Vec<f64> = p
-            .blocks
-            .iter()
-            .filter(|b| !b.disturbed)
-            .filter_map(|b| b.ns_one_way_median)
-            .collect();
-        results.push(PairResult {
-            from: a,
-            to: b,
-            relation: summary::relation(topo, a, b),
-            ns_one_way: ns,
-            ns_one_way_all_samples: Summary::of(
-                &p.samples_ns
-                    .iter()
-                    .map(|&ns| f64::from(ns))
-                    .collect::<Vec<_>>(),
-            ),
-            unstable: blocks::two_groups(&medians),
-            blocks: p.blocks,
-            cpu_share: p
-                .quality
-                .as_ref()
-                .and_then(|q| q.lowest_kept_cpu_share_fraction),
-            quality: p.quality,
-            patience: p
-                .used
-                .filter(|u| *u != first_plan)
-                .map(|u| result::Patience {
-                    round_trips_per_sample: u.round_trips_per_sample,
-                    repetition_ms: u.repetition.as_millis() as u64,
-                }),
-        });
-    }
-    Ok(results)
+    Ok(selected
+        .iter()
+        .zip(acc)
+        .filter_map(|(&pair, p)| p.into_result(topo, pair, &first_plan))
+        .collect())
 }
 
 /// A pair's first block and the plan its later blocks use. A block is one short repetition,

@@ -53,43 +53,13 @@ pub fn inspect(root: &SysRoot, topo: &Topology, pid: u32) -> Result<Inspection, 
         }
         return Err(InspectError::NoSuchProcess(pid));
     }
-    let maps_text = match root.read(format!("{base}/numa_maps")) {
-        Ok(t) => t,
-        Err(SysError::Read { source, .. })
-            if source.kind() == std::io::ErrorKind::PermissionDenied =>
-        {
-            return Err(InspectError::NotReadable(crate::error::Marked::new(
-                crate::error::Kind::Environment,
-                format!("cannot read /proc/{pid}/numa_maps: permission denied; run as the process's owner or root"),
-            )))
-        }
-        Err(SysError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
-            return Err(InspectError::NoSuchProcess(pid))
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let maps_text = read_numa_maps(root, &base, pid)?;
     let mappings: Vec<MappingNodes> = parse_numa_maps(&maps_text)
         .into_iter()
         .filter(|m| m.total_pages() > 0)
         .collect();
-    let status = root
-        .read(format!("{base}/status"))
-        .map_err(|_| InspectError::NoSuchProcess(pid))?;
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .map(|v| v.trim().to_string())
-    };
-    let name = field("Name:").unwrap_or_default();
-    let allowed_cpus = field("Cpus_allowed_list:")
-        .and_then(|v| parse_list(&v).ok())
-        .unwrap_or_default();
-    let allowed_nodes = field("Mems_allowed_list:")
-        .and_then(|v| parse_list(&v).ok())
-        .unwrap_or_default();
+    let (name, allowed_cpus, allowed_nodes) = read_status(root, &base, pid)?;
     let threads = tasks::read_threads(root, topo, pid)?;
-
     let mut per_node: std::collections::BTreeMap<u32, u64> = Default::default();
     let mut per_kind: std::collections::BTreeMap<
         MappingKind,
@@ -132,4 +102,48 @@ pub fn inspect(root: &SysRoot, topo: &Topology, pid: u32) -> Result<Inspection, 
         allowed_nodes,
         numastat: read_numastat(root)?,
     })
+}
+
+/// The process's numa_maps text; a permission refusal and a vanished process are told apart.
+fn read_numa_maps(root: &SysRoot, base: &str, pid: u32) -> Result<String, InspectError> {
+    match root.read(format!("{base}/numa_maps")) {
+        Ok(t) => Ok(t),
+        Err(SysError::Read { source, .. })
+            if source.kind() == std::io::ErrorKind::PermissionDenied =>
+        {
+            Err(InspectError::NotReadable(crate::error::Marked::new(
+                crate::error::Kind::Environment,
+                format!("cannot read /proc/{pid}/numa_maps: permission denied; run as the process's owner or root"),
+            )))
+        }
+        Err(SysError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            Err(InspectError::NoSuchProcess(pid))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The process's name and the CPUs and memory nodes it is allowed (from its status file).
+fn read_status(
+    root: &SysRoot,
+    base: &str,
+    pid: u32,
+) -> Result<(String, Vec<u32>, Vec<u32>), InspectError> {
+    let status = root
+        .read(format!("{base}/status"))
+        .map_err(|_| InspectError::NoSuchProcess(pid))?;
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .map(|v| v.trim().to_string())
+    };
+    let name = field("Name:").unwrap_or_default();
+    let allowed_cpus = field("Cpus_allowed_list:")
+        .and_then(|v| parse_list(&v).ok())
+        .unwrap_or_default();
+    let allowed_nodes = field("Mems_allowed_list:")
+        .and_then(|v| parse_list(&v).ok())
+        .unwrap_or_default();
+    Ok((name, allowed_cpus, allowed_nodes))
 }

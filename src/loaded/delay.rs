@@ -78,6 +78,25 @@ pub fn calibrate(trials: usize) -> Option<DelayCalibration> {
     fit(&points)
 }
 
+/// The pace of a load thread at `fraction` of full speed, whose kernel's full-speed line
+/// time is `line` ns: full speed at 1 (or before the line time is known).
+pub(super) fn pace(
+    fraction: f64,
+    line: f64,
+    calibration: &DelayCalibration,
+) -> super::kernel::Pace {
+    if fraction >= 1.0 || line <= 0.0 {
+        super::kernel::Pace::Full
+    } else {
+        super::kernel::Pace::Target {
+            ns_per_line: line / fraction,
+            ns_per_iteration: calibration.ns_per_iteration,
+            start_iterations: super::engine::delay_for(fraction, line)
+                / calibration.ns_per_iteration,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

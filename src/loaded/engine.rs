@@ -25,10 +25,11 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 
 use super::blocks::{block_duration, blocks_for, schedule, Slot, CHASER_SAMPLE};
-use super::delay::{self, DelayCalibration};
+use super::cut::{curves_of, Taken};
+use super::delay::{self, pace, DelayCalibration};
 use super::kernel::{self, LoadCount, LoadKernel, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
-use super::points::{points_of, result_of, Layout, Measured, Out, Window};
+use super::points::{Layout, Measured, Out, Window};
 use super::result::LoadedResult;
 use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
@@ -131,11 +132,7 @@ pub fn run_family(
     cfg: &LoadedConfig,
     kernels: &[LoadKernel],
 ) -> anyhow::Result<Vec<LoadedResult>> {
-    let kernels: Vec<LoadKernel> = if kernels.is_empty() {
-        vec![cfg.kernel]
-    } else {
-        kernels.to_vec()
-    };
+    let kernels = kernels_of(cfg, kernels);
     let calibration = calibrate_on(topo, root, cfg.load_cpus[0])?;
     // Each load thread paces itself to the share's time per line of its kernel's full-speed
     // line time measured in that kernel's warm-up.
@@ -147,48 +144,20 @@ pub fn run_family(
         .map(|_| LineTime(AtomicU64::new(0)))
         .collect();
     let pace_of = |kernel: usize, fraction: usize| -> Pace {
-        let f = fractions[fraction];
-        let line = line_times[kernel].ns();
-        if f >= 1.0 || line <= 0.0 {
-            Pace::Full
-        } else {
-            Pace::Target {
-                ns_per_line: line / f,
-                ns_per_iteration: calibration.ns_per_iteration,
-                start_iterations: delay_for(f, line) / calibration.ns_per_iteration,
-            }
-        }
+        pace(fractions[fraction], line_times[kernel].ns(), &calibration)
     };
 
     let mut chase_buf = place_chased(topo, root, cfg)?;
     let chaser_placement = chase_buf.verify()?;
     let chaser_size_bytes = chase_buf.len() as u64;
-    let spec = ChainSpec {
-        mode: Mode::Random,
-        chains: 1,
-        element_bytes: topo.line_bytes(),
-        group_bytes: cfg.page.tlb_page_bytes(),
-        seed: cfg.seed,
-    };
-    let chain = Mutex::new(Some(Chain::build(chase_buf.as_u64_mut(), &spec)?));
-
+    let chain = Mutex::new(Some(Chain::build(
+        chase_buf.as_u64_mut(),
+        &chase_spec(topo, cfg),
+    )?));
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
-    // Retakes as planned: the work picks each slot from the repetition number, which a
-    // retake keeps; only the chaser is judged (load threads sleep at the idle point). The
-    // allowance is one retake per block, as it was one per point: the same time at most.
-    // A stop signal ends the sweep at once once the first block (the no-load point's: a
-    // curve needs it) is kept; the blocks measured so far are the curves.
     let warmups = kernels.len();
-    let plan = TeamPlan {
-        judged_threads: Some(vec![0]),
-        stop_on_signal: Some(1),
-        ..TeamPlan::new(
-            block_duration(cfg.duration, blocks),
-            slots.len() - warmups,
-            warmups,
-        )
-    };
+    let plan = team_plan(cfg, blocks, slots.len(), warmups);
     let window = AtomicU64::new(0);
     let sweep = Sweep {
         slots: &slots,
@@ -210,35 +179,65 @@ pub fn run_family(
     let load_placement_fraction = load_placement(&outcome.states)?;
     let (reps, rep_quality) = (outcome.reps, outcome.rep_quality);
     drop(outcome.states);
-
-    let measured = &slots[warmups..];
-    let mut curves = Vec::with_capacity(kernels.len());
-    let layout = Layout {
-        blocks,
-        block_ms: block_duration(cfg.duration, blocks).as_secs_f64() * 1e3,
+    let shared = Measured {
+        chaser_size_bytes,
+        chaser_placement,
+        load_placement_fraction,
+        calibration,
+        full_speed_ns_per_line: 0.0,
+        points: vec![],
+        traffic,
+        layout: Layout {
+            blocks,
+            block_ms: block_duration(cfg.duration, blocks).as_secs_f64() * 1e3,
+        },
     };
-    for (k, &kernel) in kernels.iter().enumerate() {
-        let points = points_of(&reps, &rep_quality, measured, k, &fractions, &calibration)?;
-        let kcfg = LoadedConfig {
-            kernel,
-            ..cfg.clone()
-        };
-        curves.push(result_of(
-            topo,
-            &kcfg,
-            Measured {
-                chaser_size_bytes,
-                chaser_placement: chaser_placement.clone(),
-                load_placement_fraction,
-                calibration,
-                full_speed_ns_per_line: line_times[k].ns(),
-                points,
-                traffic: traffic.clone(),
-                layout,
-            },
-        ));
+    let taken = Taken {
+        reps: &reps,
+        rep_quality: &rep_quality,
+        measured: &slots[warmups..],
+        fractions: &fractions,
+        kernels: &kernels,
+        line_ns: line_times.iter().map(LineTime::ns).collect(),
+    };
+    curves_of(topo, cfg, &taken, &shared)
+}
+
+/// The family's kernels: those asked, or the configuration's one.
+fn kernels_of(cfg: &LoadedConfig, kernels: &[LoadKernel]) -> Vec<LoadKernel> {
+    if kernels.is_empty() {
+        vec![cfg.kernel]
+    } else {
+        kernels.to_vec()
     }
-    Ok(curves)
+}
+
+/// The chaser's chain: one random chain over lines, grouped by the TLB page.
+fn chase_spec(topo: &Topology, cfg: &LoadedConfig) -> ChainSpec {
+    ChainSpec {
+        mode: Mode::Random,
+        chains: 1,
+        element_bytes: topo.line_bytes(),
+        group_bytes: cfg.page.tlb_page_bytes(),
+        seed: cfg.seed,
+    }
+}
+
+/// The team's plan. Retakes as planned: the work picks each slot from the repetition number,
+/// which a retake keeps; only the chaser is judged (load threads sleep at the idle point). The
+/// allowance is one retake per block, as it was one per point: the same time at most. A stop
+/// signal ends the sweep at once once the first block (the no-load point's: a curve needs it)
+/// is kept; the blocks measured so far are the curves.
+fn team_plan(cfg: &LoadedConfig, blocks: usize, slots: usize, warmups: usize) -> TeamPlan {
+    TeamPlan {
+        judged_threads: Some(vec![0]),
+        stop_on_signal: Some(1),
+        ..TeamPlan::new(
+            block_duration(cfg.duration, blocks),
+            slots - warmups,
+            warmups,
+        )
+    }
 }
 
 /// What the load threads look up at each repetition.

@@ -7,6 +7,7 @@
 
 mod blocks;
 pub mod curve;
+mod cut;
 pub mod delay;
 pub mod engine;
 pub mod experiment;
@@ -15,6 +16,7 @@ pub mod matrix;
 mod points;
 pub mod result;
 pub mod sizes;
+mod tally;
 mod warnings;
 
 pub use blocks::blocks_for;

@@ -16,6 +16,7 @@ use super::kernel::{lines_in_window, LoadCount, SliceMark, LINE_BYTES};
 use super::result::{
     LoadedBlock, LoadedPoint, LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
 };
+use super::tally::Tally;
 use super::warnings::{descheduling_warning, disturbed_warning, few_blocks_warning};
 use crate::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
@@ -120,63 +121,21 @@ pub(super) fn block_from(
     target_fraction: Option<f64>,
     calibration: &DelayCalibration,
 ) -> Option<Block> {
-    let mut threads = Vec::with_capacity(rep.len());
-    let (mut load_mb, mut chaser_mb, mut dram_extra_mb) = (0.0, 0.0, 0.0);
-    let mut ns = None;
-    let mut chaser_events = None;
-    let mut chaser_windows: &[Window] = &[];
-    let mut chaser_samples: &[f64] = &[];
-    let mut started = None;
-    let mut load_slices: Vec<(&LoadCount, &[SliceMark])> = Vec::new();
-    let (mut spins, mut lines) = (0u64, 0u64);
     let loaded = target_fraction.is_some();
-    for s in rep {
-        let secs_ns = s.elapsed_ns.max(1) as f64;
-        let cpu_share = s.cpu_share();
-        match &s.value {
-            Out::Chaser {
-                started: at,
-                samples_ns,
-                loads,
-                windows,
-                events,
-            } => {
-                chaser_events = events.clone();
-                chaser_windows = windows;
-                chaser_samples = samples_ns;
-                started = Some(*at);
-                let mb = (*loads * LINE_BYTES as u64) as f64 / secs_ns * 1e3;
-                chaser_mb += mb;
-                ns = Summary::of(samples_ns);
-                threads.push(ThreadRate {
-                    cpu: s.cpu,
-                    role: "chaser".into(),
-                    mb_per_s: mb,
-                    elapsed_ns: s.elapsed_ns,
-                    cpu_share,
-                    lines_read: *loads,
-                    lines_written: 0,
-                });
-            }
-            Out::Load { count: c, marks } => {
-                load_slices.push((c, marks));
-                let mb = c.bytes() as f64 / secs_ns * 1e3;
-                load_mb += mb;
-                dram_extra_mb += (c.dram_bytes_estimate() - c.bytes()) as f64 / secs_ns * 1e3;
-                spins += c.spin_iterations;
-                lines += c.lines();
-                threads.push(ThreadRate {
-                    cpu: s.cpu,
-                    role: "load".into(),
-                    mb_per_s: mb,
-                    elapsed_ns: s.elapsed_ns,
-                    cpu_share: if loaded { cpu_share } else { None },
-                    lines_read: c.lines_read,
-                    lines_written: c.lines_written,
-                });
-            }
-        }
-    }
+    let Tally {
+        threads,
+        load_mb,
+        chaser_mb,
+        dram_extra_mb,
+        ns,
+        chaser_events,
+        chaser_windows,
+        chaser_samples,
+        started,
+        load_slices,
+        spins,
+        lines,
+    } = Tally::of(rep, loaded);
     let ns_per_load = ns?;
     let mean_spins = spins as f64 / lines.max(1) as f64;
     let rates = window_rates(chaser_windows, &load_slices);
@@ -486,6 +445,17 @@ mod tests {
     /// window and one writing 500 (normal stores: one read for ownership each). Each window
     /// is one bandwidth sample: n = 8 slices, an interval, and the DRAM estimate per slice
     /// adds the writer's read for ownership.
+    /// A chaser's return with one 100 ns sample of 100 loads in each of `windows`.
+    fn chaser_out(windows: &[Window]) -> Out {
+        Out::Chaser {
+            started: std::time::Instant::now(),
+            samples_ns: vec![100.0; windows.len()],
+            loads: 100 * windows.len() as u64,
+            windows: windows.to_vec(),
+            events: None,
+        }
+    }
+
     #[test]
     fn each_chaser_window_is_one_bandwidth_slice() {
         let windows: Vec<Window> = (10..18)
@@ -516,16 +486,7 @@ mod tests {
             ..LoadCount::default()
         };
         let rep = vec![
-            sample(
-                0,
-                Out::Chaser {
-                    started: std::time::Instant::now(),
-                    samples_ns: vec![100.0; 8],
-                    loads: 800,
-                    windows: windows.clone(),
-                    events: None,
-                },
-            ),
+            sample(0, chaser_out(&windows)),
             sample(
                 1,
                 Out::Load {
@@ -554,16 +515,7 @@ mod tests {
         assert_eq!(p.mb_per_s(), total.median);
 
         // Too few windows for an interval: summarized all the same, n says how many.
-        let rep = vec![sample(
-            0,
-            Out::Chaser {
-                started: std::time::Instant::now(),
-                samples_ns: vec![100.0; 3],
-                loads: 300,
-                windows: windows[..3].to_vec(),
-                events: None,
-            },
-        )];
+        let rep = vec![sample(0, chaser_out(&windows[..3]))];
         let p = block_from(&rep, None, &calibration()).unwrap().point;
         let total = p.total_mb_per_s_summary.unwrap();
         assert_eq!((total.samples, total.ci), (3, None));

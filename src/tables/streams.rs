@@ -69,8 +69,43 @@ pub fn run(
     cfg: &Config,
     progress: &Progress<'_>,
 ) -> anyhow::Result<Outcome<StreamMatrixReport>> {
-    // (matrix index, source, destination) of every cell, in round order.
-    let mut cells: Vec<(usize, u32, u32)> = Vec::new();
+    let (cells, mut matrices) = plan_matrices(topo, cfg);
+    let figs = measure_rounds(topo, root, cfg, &cells, &matrices, progress);
+    let mut warnings = fill_matrices(&cells, &figs, &mut matrices);
+    if let Some(level) = figs.iter().find_map(|f| f.cache_level.clone()) {
+        warnings.insert(0, format!("the arrays fit in {level} on this machine, so the matrix is the cache's rather than the memory's; give a larger --size"));
+    }
+    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
+        warnings.insert(0, "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate remote streams toward the threads".into());
+    }
+    let measured = figs.iter().any(|f| f.summary.is_some());
+    let failed = (!measured && !cells.is_empty() && !interrupted()).then(|| {
+        let first = figs
+            .iter()
+            .find_map(|f| f.error.clone())
+            .unwrap_or_else(|| "nothing was measured".into());
+        anyhow::anyhow!("the stream matrix measured nothing: {first}")
+    });
+    Ok(Outcome {
+        report: StreamMatrixReport {
+            rounds: cfg.rounds,
+            repetition_ms: cfg.settings.duration.as_millis() as u64,
+            page_size: cfg.settings.page.label().into(),
+            matrices,
+            numa_balancing: topo.environment.numa_balancing,
+            environment: topo.environment.clone(),
+            warnings,
+        },
+        failed,
+    })
+}
+
+/// (matrix index, source, destination) of one cell.
+type Cell = (usize, u32, u32);
+
+/// Every cell in round order, and one empty matrix per kernel and CPU node.
+fn plan_matrices(topo: &Topology, cfg: &Config) -> (Vec<Cell>, Vec<StreamMatrix>) {
+    let mut cells: Vec<Cell> = Vec::new();
     let mut matrices = Vec::new();
     for kernel in &cfg.kernels {
         for (node, cpus) in &cfg.cpu_nodes {
@@ -96,6 +131,19 @@ pub fn run(
             });
         }
     }
+    (cells, matrices)
+}
+
+/// Measures every cell once per round, in each round's order, until a stop signal; a cell
+/// that failed is not retried.
+fn measure_rounds(
+    topo: &Topology,
+    root: &SysRoot,
+    cfg: &Config,
+    cells: &[Cell],
+    matrices: &[StreamMatrix],
+    progress: &Progress<'_>,
+) -> Vec<RoundFigure> {
     let kernel_of = |m: usize| cfg.kernels[m / cfg.cpu_nodes.len().max(1)];
     let mut figs: Vec<RoundFigure> = cells.iter().map(|_| RoundFigure::empty()).collect();
     let settings = RunSettings {
@@ -124,31 +172,43 @@ pub fn run(
                 settings: settings.clone(),
                 keep_going: false,
             };
-            match bandwidth::run(topo, root, &bw, &|_, _| {}) {
-                Ok(out) => match out.report.results.first() {
-                    Some(r) => record(
-                        &mut figs[c],
-                        Sample {
-                            value: r.mb_per_s.median,
-                            placement_fraction: Some(r.placement_fraction),
-                            quality: r.quality.clone(),
-                            cache_level: r.cache_level.clone(),
-                        },
-                    ),
-                    None if interrupted() => {}
-                    None => fail(&mut figs[c], "failed: no result".into()),
-                },
-                Err(_) if interrupted() => {}
-                Err(e) => fail(
-                    &mut figs[c],
-                    format!("failed: {}", crate::error::one_sentence(&e)),
-                ),
-            }
+            measure_cell(topo, root, &bw, &mut figs[c]);
             done += 1;
             progress(done, total);
         }
     }
     figs.iter_mut().for_each(summarize);
+    figs
+}
+
+/// One round of one cell: its bandwidth run, recorded in `fig` (or its failure).
+fn measure_cell(topo: &Topology, root: &SysRoot, bw: &bandwidth::Config, fig: &mut RoundFigure) {
+    match bandwidth::run(topo, root, bw, &|_, _| {}) {
+        Ok(out) => match out.report.results.first() {
+            Some(r) => record(
+                fig,
+                Sample {
+                    value: r.mb_per_s.median,
+                    placement_fraction: Some(r.placement_fraction),
+                    quality: r.quality.clone(),
+                    cache_level: r.cache_level.clone(),
+                },
+            ),
+            None if interrupted() => {}
+            None => fail(fig, "failed: no result".into()),
+        },
+        Err(_) if interrupted() => {}
+        Err(e) => fail(fig, format!("failed: {}", crate::error::one_sentence(&e))),
+    }
+}
+
+/// Puts each cell's figure (with its ratio to the CPU node's local cell) into its matrix;
+/// the per-cell warnings.
+fn fill_matrices(
+    cells: &[Cell],
+    figs: &[RoundFigure],
+    matrices: &mut [StreamMatrix],
+) -> Vec<String> {
     let mut warnings = Vec::new();
     for (c, &(m, src, dst)) in cells.iter().enumerate() {
         let node = matrices[m].cpu_node;
@@ -173,32 +233,7 @@ pub fn run(
             mb_per_s: fig,
         });
     }
-    if let Some(level) = figs.iter().find_map(|f| f.cache_level.clone()) {
-        warnings.insert(0, format!("the arrays fit in {level} on this machine, so the matrix is the cache's rather than the memory's; give a larger --size"));
-    }
-    if topo.environment.numa_balancing.unwrap_or(0) != 0 && topo.memory_nodes().len() > 1 {
-        warnings.insert(0, "automatic NUMA balancing is on (/proc/sys/kernel/numa_balancing): the kernel may migrate remote streams toward the threads".into());
-    }
-    let measured = figs.iter().any(|f| f.summary.is_some());
-    let failed = (!measured && !cells.is_empty() && !interrupted()).then(|| {
-        let first = figs
-            .iter()
-            .find_map(|f| f.error.clone())
-            .unwrap_or_else(|| "nothing was measured".into());
-        anyhow::anyhow!("the stream matrix measured nothing: {first}")
-    });
-    Ok(Outcome {
-        report: StreamMatrixReport {
-            rounds: cfg.rounds,
-            repetition_ms: cfg.settings.duration.as_millis() as u64,
-            page_size: cfg.settings.page.label().into(),
-            matrices,
-            numa_balancing: topo.environment.numa_balancing,
-            environment: topo.environment.clone(),
-            warnings,
-        },
-        failed,
-    })
+    warnings
 }
 
 #[cfg(test)]

@@ -178,17 +178,16 @@ pub fn run_team<S: Send, R: Send>(
 ) -> Result<TeamOutcome<S, R>, ThreadError> {
     check_cpus(topo, root, cpus)?;
     let n = cpus.len();
-    let total_reps = plan.warmup + plan.repetitions;
-    let barrier = Barrier::new(n + 1);
-    let stop = Stop::new(AtomicBool::new(false));
-    let abort = AtomicBool::new(false);
-    let finished = AtomicBool::new(false);
-    let setup_errors: Mutex<Vec<Option<ThreadError>>> = Mutex::new((0..n).map(|_| None).collect());
-    let slots: Vec<Mutex<Option<ThreadSample<R>>>> = (0..n).map(|_| Mutex::new(None)).collect();
-    let panicked = AtomicBool::new(false);
-    let judged: Vec<usize> = match &plan.judged_threads {
-        Some(ix) => ix.iter().copied().filter(|&i| i < n).collect(),
-        None => (0..n).collect(),
+    let team = Team {
+        topo,
+        root,
+        barrier: Barrier::new(n + 1),
+        stop: Stop::new(AtomicBool::new(false)),
+        abort: AtomicBool::new(false),
+        finished: AtomicBool::new(false),
+        setup_errors: Mutex::new((0..n).map(|_| None).collect()),
+        slots: (0..n).map(|_| Mutex::new(None)).collect(),
+        panicked: AtomicBool::new(false),
     };
     let mut quality = RepetitionQuality::new(
         plan.min_cpu_share,
@@ -200,160 +199,38 @@ pub fn run_team<S: Send, R: Send>(
             .iter()
             .enumerate()
             .map(|(i, &cpu)| {
-                let (barrier, stop, abort, finished, setup_errors, slots, panicked) = (
-                    &barrier,
-                    &stop,
-                    &abort,
-                    &finished,
-                    &setup_errors,
-                    &slots,
-                    &panicked,
-                );
-                let (setup, work) = (&setup, &work);
-                s.spawn(move || -> Option<S> {
-                    let prepared = pin_current(topo, root, cpu).and_then(|()| {
-                        match catch_unwind(AssertUnwindSafe(|| setup(i, cpu))) {
-                            Ok(Ok(st)) => Ok(st),
-                            Ok(Err(e)) => Err(ThreadError::Setup {
-                                cpu,
-                                message: crate::error::one_sentence(&e),
-                            }),
-                            Err(_) => Err(ThreadError::Panicked(cpu)),
-                        }
-                    });
-                    let mut state = match prepared {
-                        Ok(st) => Some(st),
-                        Err(e) => {
-                            setup_errors.lock().unwrap()[i] = Some(e);
-                            None
-                        }
-                    };
-                    barrier.wait(); // ready
-                    barrier.wait(); // go (abort decided)
-                    if abort.load(Ordering::SeqCst) {
-                        return state;
-                    }
-                    let st = state
-                        .as_mut()
-                        .expect("no abort means every setup succeeded");
-                    loop {
-                        barrier.wait(); // start (or the end of the run)
-                        if finished.load(Ordering::SeqCst) {
-                            break;
-                        }
-                        if !panicked.load(Ordering::Relaxed) {
-                            let probe = ThreadProbe::start();
-                            match catch_unwind(AssertUnwindSafe(|| work(i, st, stop))) {
-                                Ok(value) => {
-                                    let usage = probe.finish();
-                                    *slots[i].lock().unwrap() = Some(ThreadSample {
-                                        cpu,
-                                        elapsed_ns: usage.wall_ns,
-                                        cpu_ns: usage.cpu_ns,
-                                        involuntary_switches: usage.involuntary_switches,
-                                        value,
-                                    });
-                                }
-                                Err(_) => panicked.store(true, Ordering::SeqCst),
-                            }
-                        }
-                        barrier.wait(); // end
-                    }
-                    state
-                })
+                let (team, setup, work) = (&team, &setup, &work);
+                s.spawn(move || worker(team, i, cpu, setup, work))
             })
             .collect();
 
-        barrier.wait(); // ready
-        let first_error = setup_errors
+        team.barrier.wait(); // ready
+        let first_error = team
+            .setup_errors
             .lock()
             .unwrap()
             .iter_mut()
             .find_map(|e| e.take());
         if first_error.is_some() {
-            abort.store(true, Ordering::SeqCst);
+            team.abort.store(true, Ordering::SeqCst);
         }
-        barrier.wait(); // go
-        let mut reps = Vec::with_capacity(plan.repetitions);
-        let mut rep_quality = Vec::with_capacity(plan.repetitions);
-        if first_error.is_none() {
-            let mut planned = 0;
-            // This planned repetition's takes; its allowance is what is left of the team's,
-            // so it decides exactly as the team's record does.
-            let fresh = |q: &RepetitionQuality| {
-                RepetitionQuality::new(plan.min_cpu_share, q.retakes_left())
-            };
-            let mut this_rep = fresh(&quality);
-            let may_stop =
-                |kept: usize| plan.stop_on_signal.is_some_and(|k| kept >= k) && interrupted();
-            while planned < total_reps && !panicked.load(Ordering::SeqCst) && !may_stop(reps.len())
-            {
-                stop.repetition.store(planned, Ordering::SeqCst);
-                let steal = StealProbe::start(root, cpus);
-                barrier.wait(); // start
-                                // A warm-up is dropped anyway: a stop signal cuts it short and the team goes
-                                // on to the repetitions it must keep.
-                let warming = planned < plan.warmup;
-                let cut = match plan.stop_on_signal {
-                    Some(_) => sleep_unless(plan.duration, || {
-                        may_stop(reps.len()) || (warming && interrupted())
-                    }),
-                    None => {
-                        std::thread::sleep(plan.duration);
-                        false
-                    }
-                };
-                stop.flag.store(true, Ordering::SeqCst);
-                barrier.wait(); // end
-                stop.flag.store(false, Ordering::SeqCst);
-                let steal = steal.finish();
-                let samples: Vec<ThreadSample<R>> = slots
-                    .iter()
-                    .filter_map(|m| m.lock().unwrap().take())
-                    .collect();
-                if cut && !warming {
-                    break;
-                }
-                if planned < plan.warmup || samples.len() != n {
-                    planned += 1;
-                    continue;
-                }
-                let usage: Vec<(u32, ThreadUsage)> = judged
-                    .iter()
-                    .map(|&i| (samples[i].cpu, samples[i].usage()))
-                    .collect();
-                let sample = rep_sample(&usage, steal);
-                if plan.stop_on_signal.is_some() && interrupted() {
-                    // Stopping: no more retakes, a disturbed repetition is kept and marked.
-                    quality.retake_allowance = quality.repetitions_discarded;
-                    this_rep.retake_allowance = this_rep.repetitions_discarded;
-                }
-                this_rep.record(&sample);
-                if quality.record(&sample).kept() {
-                    reps.push(samples);
-                    rep_quality.push(std::mem::replace(&mut this_rep, fresh(&quality)));
-                    planned += 1;
-                }
-            }
-            finished.store(true, Ordering::SeqCst);
-            barrier.wait(); // release the workers from their loop
-        }
-        let mut states = Vec::with_capacity(n);
-        let mut join_error = None;
-        for (h, &cpu) in handles.into_iter().zip(cpus) {
-            match h.join() {
-                Ok(Some(st)) => states.push(st),
-                Ok(None) => {}
-                Err(_) => join_error = Some(ThreadError::Panicked(cpu)),
-            }
-        }
+        team.barrier.wait(); // go
+        let (reps, rep_quality) = if first_error.is_none() {
+            let taken = conduct(&team, cpus, plan, &mut quality);
+            team.finished.store(true, Ordering::SeqCst);
+            team.barrier.wait(); // release the workers from their loop
+            taken
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let (states, join_error) = join_workers(handles, cpus);
         if let Some(e) = first_error {
             return Err(e);
         }
         if let Some(e) = join_error {
             return Err(e);
         }
-        if panicked.load(Ordering::SeqCst) {
+        if team.panicked.load(Ordering::SeqCst) {
             return Err(ThreadError::Panicked(cpus[0]));
         }
         Ok(TeamOutcome {
@@ -363,6 +240,189 @@ pub fn run_team<S: Send, R: Send>(
             rep_quality,
         })
     })
+}
+
+/// What the conductor and its pinned workers share during one team run.
+struct Team<'a, R> {
+    topo: &'a Topology,
+    root: &'a SysRoot,
+    barrier: Barrier,
+    stop: Stop,
+    abort: AtomicBool,
+    finished: AtomicBool,
+    setup_errors: Mutex<Vec<Option<ThreadError>>>,
+    slots: Vec<Mutex<Option<ThreadSample<R>>>>,
+    panicked: AtomicBool,
+}
+
+/// Kept repetitions (`[repetition][thread]`) and each one's quality record.
+type Taken<R> = (Vec<Vec<ThreadSample<R>>>, Vec<RepetitionQuality>);
+
+/// One pinned worker: set up on its CPU, then run `work` once per repetition between the
+/// conductor's barriers; its state comes back when the team ends.
+fn worker<S, R>(
+    team: &Team<R>,
+    i: usize,
+    cpu: u32,
+    setup: &(impl Fn(usize, u32) -> anyhow::Result<S> + Sync),
+    work: &(impl Fn(usize, &mut S, &Stop) -> R + Sync),
+) -> Option<S> {
+    let (barrier, stop, abort, finished, setup_errors, slots, panicked) = (
+        &team.barrier,
+        &team.stop,
+        &team.abort,
+        &team.finished,
+        &team.setup_errors,
+        &team.slots,
+        &team.panicked,
+    );
+    let prepared = pin_current(team.topo, team.root, cpu).and_then(|()| {
+        match catch_unwind(AssertUnwindSafe(|| setup(i, cpu))) {
+            Ok(Ok(st)) => Ok(st),
+            Ok(Err(e)) => Err(ThreadError::Setup {
+                cpu,
+                message: crate::error::one_sentence(&e),
+            }),
+            Err(_) => Err(ThreadError::Panicked(cpu)),
+        }
+    });
+    let mut state = match prepared {
+        Ok(st) => Some(st),
+        Err(e) => {
+            setup_errors.lock().unwrap()[i] = Some(e);
+            None
+        }
+    };
+    barrier.wait(); // ready
+    barrier.wait(); // go (abort decided)
+    if abort.load(Ordering::SeqCst) {
+        return state;
+    }
+    let st = state
+        .as_mut()
+        .expect("no abort means every setup succeeded");
+    loop {
+        barrier.wait(); // start (or the end of the run)
+        if finished.load(Ordering::SeqCst) {
+            break;
+        }
+        if !panicked.load(Ordering::Relaxed) {
+            let probe = ThreadProbe::start();
+            match catch_unwind(AssertUnwindSafe(|| work(i, st, stop))) {
+                Ok(value) => {
+                    let usage = probe.finish();
+                    *slots[i].lock().unwrap() = Some(ThreadSample {
+                        cpu,
+                        elapsed_ns: usage.wall_ns,
+                        cpu_ns: usage.cpu_ns,
+                        involuntary_switches: usage.involuntary_switches,
+                        value,
+                    });
+                }
+                Err(_) => panicked.store(true, Ordering::SeqCst),
+            }
+        }
+        barrier.wait(); // end
+    }
+    state
+}
+
+/// The conductor's repetitions: times each one, collects the workers' samples, and keeps or
+/// retakes it by its quality, until the plan is done, a worker panicked, or a stop signal.
+fn conduct<R>(
+    team: &Team<R>,
+    cpus: &[u32],
+    plan: &TeamPlan,
+    quality: &mut RepetitionQuality,
+) -> Taken<R> {
+    let (barrier, stop, slots, panicked, root) = (
+        &team.barrier,
+        &team.stop,
+        &team.slots,
+        &team.panicked,
+        team.root,
+    );
+    let n = cpus.len();
+    let total_reps = plan.warmup + plan.repetitions;
+    let judged: Vec<usize> = match &plan.judged_threads {
+        Some(ix) => ix.iter().copied().filter(|&i| i < n).collect(),
+        None => (0..n).collect(),
+    };
+    let mut reps = Vec::with_capacity(plan.repetitions);
+    let mut rep_quality = Vec::with_capacity(plan.repetitions);
+    let mut planned = 0;
+    // This planned repetition's takes; its allowance is what is left of the team's,
+    // so it decides exactly as the team's record does.
+    let fresh =
+        |q: &RepetitionQuality| RepetitionQuality::new(plan.min_cpu_share, q.retakes_left());
+    let mut this_rep = fresh(quality);
+    let may_stop = |kept: usize| plan.stop_on_signal.is_some_and(|k| kept >= k) && interrupted();
+    while planned < total_reps && !panicked.load(Ordering::SeqCst) && !may_stop(reps.len()) {
+        stop.repetition.store(planned, Ordering::SeqCst);
+        let steal = StealProbe::start(root, cpus);
+        barrier.wait(); // start
+                        // A warm-up is dropped anyway: a stop signal cuts it short and the team goes
+                        // on to the repetitions it must keep.
+        let warming = planned < plan.warmup;
+        let cut = match plan.stop_on_signal {
+            Some(_) => sleep_unless(plan.duration, || {
+                may_stop(reps.len()) || (warming && interrupted())
+            }),
+            None => {
+                std::thread::sleep(plan.duration);
+                false
+            }
+        };
+        stop.flag.store(true, Ordering::SeqCst);
+        barrier.wait(); // end
+        stop.flag.store(false, Ordering::SeqCst);
+        let steal = steal.finish();
+        let samples: Vec<ThreadSample<R>> = slots
+            .iter()
+            .filter_map(|m| m.lock().unwrap().take())
+            .collect();
+        if cut && !warming {
+            break;
+        }
+        if planned < plan.warmup || samples.len() != n {
+            planned += 1;
+            continue;
+        }
+        let usage: Vec<(u32, ThreadUsage)> = judged
+            .iter()
+            .map(|&i| (samples[i].cpu, samples[i].usage()))
+            .collect();
+        let sample = rep_sample(&usage, steal);
+        if plan.stop_on_signal.is_some() && interrupted() {
+            // Stopping: no more retakes, a disturbed repetition is kept and marked.
+            quality.retake_allowance = quality.repetitions_discarded;
+            this_rep.retake_allowance = this_rep.repetitions_discarded;
+        }
+        this_rep.record(&sample);
+        if quality.record(&sample).kept() {
+            reps.push(samples);
+            rep_quality.push(std::mem::replace(&mut this_rep, fresh(quality)));
+            planned += 1;
+        }
+    }
+    (reps, rep_quality)
+}
+
+/// Joins the workers: the states of those that set up, and the first panic among them.
+fn join_workers<S>(
+    handles: Vec<std::thread::ScopedJoinHandle<'_, Option<S>>>,
+    cpus: &[u32],
+) -> (Vec<S>, Option<ThreadError>) {
+    let mut states = Vec::with_capacity(cpus.len());
+    let mut join_error = None;
+    for (h, &cpu) in handles.into_iter().zip(cpus) {
+        match h.join() {
+            Ok(Some(st)) => states.push(st),
+            Ok(None) => {}
+            Err(_) => join_error = Some(ThreadError::Panicked(cpu)),
+        }
+    }
+    (states, join_error)
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ fn read_cgroup(root: &SysRoot, p: &mut Platform) -> Result<(), SysError> {
     let Some(text) = root.read_opt("proc/self/cgroup")? else {
         return Ok(());
     };
-    let (v2_path, v1) = parse_proc_cgroup(root, &text)?;
+    let ProcCgroup { v2_path, v1 } = parse_proc_cgroup(root, &text)?;
     if v1.is_empty() {
         let Some(path) = v2_path else { return Ok(()) };
         read_cgroup_v2(root, path, p)
@@ -156,10 +156,7 @@ const CGROUP_FS: &str = "sys/fs/cgroup";
 
 /// `/proc/self/cgroup`'s v2 path (`0::/path`) and v1 (controller, path) pairs
 /// (`N:controller,controller:/path`).
-fn parse_proc_cgroup(
-    root: &SysRoot,
-    text: &str,
-) -> Result<(Option<String>, Vec<(String, String)>), SysError> {
+fn parse_proc_cgroup(root: &SysRoot, text: &str) -> Result<ProcCgroup, SysError> {
     let mut v2_path = None;
     let mut v1: Vec<(String, String)> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -179,7 +176,15 @@ fn parse_proc_cgroup(
             }
         }
     }
-    Ok((v2_path, v1))
+    Ok(ProcCgroup { v2_path, v1 })
+}
+
+/// The process's cgroups as `/proc/self/cgroup` lists them.
+struct ProcCgroup {
+    /// The v2 (unified) path, where the process has one.
+    v2_path: Option<String>,
+    /// The v1 controllers, each with its path.
+    v1: Vec<(String, String)>,
 }
 
 /// A cgroup v2 process at `path`: its effective cpuset and `cpu.max`.

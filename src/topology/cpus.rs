@@ -51,10 +51,18 @@ pub fn read_cpus(
             Some(o) => o.contains(&id),
             None => cpu_online_flag(root, id, &mut bad_flags)?,
         };
-        let (package, core, siblings) = if is_online {
+        let CpuPlace {
+            package,
+            core,
+            siblings,
+        } = if is_online {
             cpu_place(root, id, warnings)?
         } else {
-            (None, None, Vec::new())
+            CpuPlace {
+                package: None,
+                core: None,
+                siblings: Vec::new(),
+            }
         };
         let mut node = nodes.iter().find(|n| n.cpus.contains(&id)).map(|n| n.id);
         if node.is_none() && !nodes.is_empty() {
@@ -100,11 +108,7 @@ fn global_online_list(
 
 /// An online CPU's package, core and SMT siblings. They are optional facts: a malformed file
 /// leaves that one unknown with a warning (siblings then just the CPU itself).
-fn cpu_place(
-    root: &SysRoot,
-    id: u32,
-    warnings: &mut Vec<String>,
-) -> Result<(Option<u32>, Option<u32>, Vec<u32>), SysError> {
+fn cpu_place(root: &SysRoot, id: u32, warnings: &mut Vec<String>) -> Result<CpuPlace, SysError> {
     let topo = format!("{CPU_DIR}/cpu{id}/topology");
     let package = read_id_opt(root, format!("{topo}/physical_package_id"));
     let package = degrade(
@@ -129,7 +133,21 @@ fn cpu_place(
     )?
     .flatten()
     .unwrap_or_else(|| vec![id]);
-    Ok((package, core, siblings))
+    Ok(CpuPlace {
+        package,
+        core,
+        siblings,
+    })
+}
+
+/// Where an online CPU sits: its package, core and SMT siblings.
+struct CpuPlace {
+    /// `physical_package_id`, where readable.
+    package: Option<u32>,
+    /// `core_id`, where readable.
+    core: Option<u32>,
+    /// The thread siblings, the CPU itself included.
+    siblings: Vec<u32>,
 }
 
 /// One warning for every CPU whose own `online` flag was neither 0 nor 1, naming the first

@@ -46,26 +46,9 @@ pub fn read_environment_warn(
         .or_else(|| field("Hardware"))
         .or_else(|| field("CPU part").map(|p| format!("CPU part {p}")));
     let arch = arch_of(&cpuinfo, &flags, root.is_live());
-    let thp = "sys/kernel/mm/transparent_hugepage";
-    let unknown = "that THP setting is unknown";
-    let thp_enabled = bracketed(root, &format!("{thp}/enabled"));
-    let thp_enabled = degrade(root, thp_enabled, warnings, unknown)?.flatten();
-    let thp_defrag = bracketed(root, &format!("{thp}/defrag"));
-    let thp_defrag = degrade(root, thp_defrag, warnings, unknown)?.flatten();
-    // Values no kernel writes (a THP page of 0 bytes, numa_balancing 7) are refused, each
-    // with a warning, never shown as the machine's setting.
-    let thp_page_size_bytes = root
-        .read_u64_opt(format!("{thp}/hpage_pmd_size"))?
-        .and_then(|b| {
-            in_domain(
-                b,
-                thp_page_ok(b),
-                &format!("/{thp}/hpage_pmd_size"),
-                "a THP page is a power of two from 64 KiB to 1 GiB",
-                "the THP page size is left unknown",
-                warnings,
-            )
-        });
+    let thp = read_thp(root, warnings)?;
+    // A mode no kernel writes (numa_balancing 7) is refused with a warning, never shown as
+    // the machine's setting.
     let numa_balancing = root
         .read_u64_opt("proc/sys/kernel/numa_balancing")?
         .and_then(|v| {
@@ -79,24 +62,8 @@ pub fn read_environment_warn(
             )
         })
         .map(|v| v as u32);
-    let mut cpufreq_governor = None;
-    for c in cpus.iter().filter(|c| c.online) {
-        let g = root.read_trimmed_opt(format!(
-            "sys/devices/system/cpu/cpu{}/cpufreq/scaling_governor",
-            c.id
-        ))?;
-        if g.is_some() {
-            cpufreq_governor = g;
-            break;
-        }
-    }
-    let smt_active = match root.read_u64_opt("sys/devices/system/cpu/smt/active")? {
-        Some(v) => Some(v != 0),
-        None if cpus.iter().any(|c| c.online) => {
-            Some(cpus.iter().any(|c| c.online && c.siblings.len() > 1))
-        }
-        None => None,
-    };
+    let cpufreq_governor = first_governor(root, cpus)?;
+    let smt_active = smt_active(root, cpus)?;
     // Available when the per-node weight files exist (Linux >= 6.9). Listing the files, not
     // just the directory, makes `capture` copy them: an empty directory would not survive
     // a git checkout of a captured fixture.
@@ -112,19 +79,85 @@ pub fn read_environment_warn(
         cpu_model,
         hypervisor,
         hypervisor_type,
-        thp_enabled,
-        thp_defrag,
+        thp_enabled: thp.enabled,
+        thp_defrag: thp.defrag,
         numa_balancing,
         cpufreq_governor,
         smt_active,
         page_size_bytes,
-        thp_page_size_bytes,
+        thp_page_size_bytes: thp.page_size_bytes,
         weighted_interleave_available,
         arch,
         memory_limits,
         platform: crate::environment::platform::read_platform(root, warnings)?,
         tiering: tiering::read_tiering(root, warnings)?,
     })
+}
+
+/// The transparent huge page settings, each unknown (with a warning) where malformed.
+struct Thp {
+    /// The selected word of `enabled`.
+    enabled: Option<String>,
+    /// The selected word of `defrag`.
+    defrag: Option<String>,
+    /// `hpage_pmd_size`, where plausible.
+    page_size_bytes: Option<u64>,
+}
+
+/// Reads the THP choice files and page size; a value no kernel writes (a THP page of 0
+/// bytes) is refused with a warning, never shown as the machine's setting.
+fn read_thp(root: &SysRoot, warnings: &mut Vec<String>) -> Result<Thp, SysError> {
+    let thp = "sys/kernel/mm/transparent_hugepage";
+    let unknown = "that THP setting is unknown";
+    let thp_enabled = bracketed(root, &format!("{thp}/enabled"));
+    let thp_enabled = degrade(root, thp_enabled, warnings, unknown)?.flatten();
+    let thp_defrag = bracketed(root, &format!("{thp}/defrag"));
+    let thp_defrag = degrade(root, thp_defrag, warnings, unknown)?.flatten();
+    let thp_page_size_bytes = root
+        .read_u64_opt(format!("{thp}/hpage_pmd_size"))?
+        .and_then(|b| {
+            in_domain(
+                b,
+                thp_page_ok(b),
+                &format!("/{thp}/hpage_pmd_size"),
+                "a THP page is a power of two from 64 KiB to 1 GiB",
+                "the THP page size is left unknown",
+                warnings,
+            )
+        });
+    Ok(Thp {
+        enabled: thp_enabled,
+        defrag: thp_defrag,
+        page_size_bytes: thp_page_size_bytes,
+    })
+}
+
+/// The cpufreq governor of the first online CPU that has one.
+fn first_governor(root: &SysRoot, cpus: &[Cpu]) -> Result<Option<String>, SysError> {
+    for c in cpus.iter().filter(|c| c.online) {
+        let g = root.read_trimmed_opt(format!(
+            "sys/devices/system/cpu/cpu{}/cpufreq/scaling_governor",
+            c.id
+        ))?;
+        if g.is_some() {
+            return Ok(g);
+        }
+    }
+    Ok(None)
+}
+
+/// Whether SMT is active: the kernel's `smt/active`, else whether an online CPU has a
+/// sibling; unknown without online CPUs.
+fn smt_active(root: &SysRoot, cpus: &[Cpu]) -> Result<Option<bool>, SysError> {
+    Ok(
+        match root.read_u64_opt("sys/devices/system/cpu/smt/active")? {
+            Some(v) => Some(v != 0),
+            None if cpus.iter().any(|c| c.online) => {
+                Some(cpus.iter().any(|c| c.online && c.siblings.len() > 1))
+            }
+            None => None,
+        },
+    )
 }
 
 /// The selected word of a sysfs choice file such as `always [madvise] never`.

@@ -141,7 +141,22 @@ fn read_cgroup(root: &SysRoot, p: &mut Platform) -> Result<(), SysError> {
     let Some(text) = root.read_opt("proc/self/cgroup")? else {
         return Ok(());
     };
-    // v2: `0::/path`; v1: `N:controller,controller:/path`.
+    let ProcCgroup { v2_path, v1 } = parse_proc_cgroup(root, &text)?;
+    if v1.is_empty() {
+        let Some(path) = v2_path else { return Ok(()) };
+        read_cgroup_v2(root, path, p)
+    } else {
+        p.cgroup_version = Some(if v2_path.is_some() { "1 (hybrid)" } else { "1" }.into());
+        read_cgroup_v1(root, &v1, p)
+    }
+}
+
+/// Where the cgroup file system is mounted in the snapshot.
+const CGROUP_FS: &str = "sys/fs/cgroup";
+
+/// `/proc/self/cgroup`'s v2 path (`0::/path`) and v1 (controller, path) pairs
+/// (`N:controller,controller:/path`).
+fn parse_proc_cgroup(root: &SysRoot, text: &str) -> Result<ProcCgroup, SysError> {
     let mut v2_path = None;
     let mut v1: Vec<(String, String)> = Vec::new();
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
@@ -161,63 +176,80 @@ fn read_cgroup(root: &SysRoot, p: &mut Platform) -> Result<(), SysError> {
             }
         }
     }
-    let fs = "sys/fs/cgroup";
-    if v1.is_empty() {
-        let Some(path) = v2_path else { return Ok(()) };
-        p.cgroup_version = Some("2".into());
-        let dir = format!("{fs}{}", path.trim_end_matches('/'));
-        p.cgroup_path = Some(path);
-        p.cpuset_cpus = read_list_opt(root, format!("{dir}/cpuset.cpus.effective"))?;
-        p.cpuset_mems = read_list_opt(root, format!("{dir}/cpuset.mems.effective"))?;
-        let rel = format!("{dir}/cpu.max");
-        if let Some(t) = root.read_trimmed_opt(&rel)? {
-            let mut w = t.split_whitespace();
-            let quota = w.next().unwrap_or("");
-            let period = w.next().and_then(|x| x.parse::<u64>().ok());
-            let quota = match quota {
-                "max" => Some(None),
-                q => q.parse::<u64>().ok().map(Some),
-            };
-            match (quota, period) {
-                (Some(quota_us), Some(period_us)) => {
-                    p.cpu_max = Some(CpuMax {
-                        quota_us,
-                        period_us,
-                    })
-                }
-                _ => {
-                    return Err(malformed(
-                        root,
-                        &rel,
-                        format!(
-                            "expected `max 100000` or `QUOTA PERIOD`, found `{}`",
-                            excerpt(&t)
-                        ),
-                    ))
-                }
-            }
-        }
-    } else {
-        p.cgroup_version = Some(if v2_path.is_some() { "1 (hybrid)" } else { "1" }.into());
-        let path_of = |c: &str| v1.iter().find(|(k, _)| k == c).map(|(_, p)| p.clone());
-        if let Some(path) = path_of("cpuset") {
-            let dir = format!("{fs}/cpuset{}", path.trim_end_matches('/'));
-            p.cpuset_cpus = read_list_opt(root, format!("{dir}/cpuset.effective_cpus"))?;
-            p.cpuset_mems = read_list_opt(root, format!("{dir}/cpuset.effective_mems"))?;
-            p.cgroup_path = Some(path);
-        }
-        if let Some(path) = path_of("cpu") {
-            let dir = format!("{fs}/cpu{}", path.trim_end_matches('/'));
-            let quota = root.read_trimmed_opt(format!("{dir}/cpu.cfs_quota_us"))?;
-            let period = root.read_u64_opt(format!("{dir}/cpu.cfs_period_us"))?;
-            if let (Some(q), Some(period_us)) = (quota, period) {
-                // -1 is the v1 spelling of "no quota".
-                let quota_us = q.parse::<i64>().ok().and_then(|v| u64::try_from(v).ok());
+    Ok(ProcCgroup { v2_path, v1 })
+}
+
+/// The process's cgroups as `/proc/self/cgroup` lists them.
+struct ProcCgroup {
+    /// The v2 (unified) path, where the process has one.
+    v2_path: Option<String>,
+    /// The v1 controllers, each with its path.
+    v1: Vec<(String, String)>,
+}
+
+/// A cgroup v2 process at `path`: its effective cpuset and `cpu.max`.
+fn read_cgroup_v2(root: &SysRoot, path: String, p: &mut Platform) -> Result<(), SysError> {
+    p.cgroup_version = Some("2".into());
+    let dir = format!("{CGROUP_FS}{}", path.trim_end_matches('/'));
+    p.cgroup_path = Some(path);
+    p.cpuset_cpus = read_list_opt(root, format!("{dir}/cpuset.cpus.effective"))?;
+    p.cpuset_mems = read_list_opt(root, format!("{dir}/cpuset.mems.effective"))?;
+    let rel = format!("{dir}/cpu.max");
+    if let Some(t) = root.read_trimmed_opt(&rel)? {
+        let mut w = t.split_whitespace();
+        let quota = w.next().unwrap_or("");
+        let period = w.next().and_then(|x| x.parse::<u64>().ok());
+        let quota = match quota {
+            "max" => Some(None),
+            q => q.parse::<u64>().ok().map(Some),
+        };
+        match (quota, period) {
+            (Some(quota_us), Some(period_us)) => {
                 p.cpu_max = Some(CpuMax {
                     quota_us,
                     period_us,
-                });
+                })
             }
+            _ => {
+                return Err(malformed(
+                    root,
+                    &rel,
+                    format!(
+                        "expected `max 100000` or `QUOTA PERIOD`, found `{}`",
+                        excerpt(&t)
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A cgroup v1 process: the cpuset controller's effective sets and the cpu controller's CFS
+/// quota, each where that controller is mounted for it.
+fn read_cgroup_v1(
+    root: &SysRoot,
+    v1: &[(String, String)],
+    p: &mut Platform,
+) -> Result<(), SysError> {
+    let path_of = |c: &str| v1.iter().find(|(k, _)| k == c).map(|(_, p)| p.clone());
+    if let Some(path) = path_of("cpuset") {
+        let dir = format!("{CGROUP_FS}/cpuset{}", path.trim_end_matches('/'));
+        p.cpuset_cpus = read_list_opt(root, format!("{dir}/cpuset.effective_cpus"))?;
+        p.cpuset_mems = read_list_opt(root, format!("{dir}/cpuset.effective_mems"))?;
+        p.cgroup_path = Some(path);
+    }
+    if let Some(path) = path_of("cpu") {
+        let dir = format!("{CGROUP_FS}/cpu{}", path.trim_end_matches('/'));
+        let quota = root.read_trimmed_opt(format!("{dir}/cpu.cfs_quota_us"))?;
+        let period = root.read_u64_opt(format!("{dir}/cpu.cfs_period_us"))?;
+        if let (Some(q), Some(period_us)) = (quota, period) {
+            // -1 is the v1 spelling of "no quota".
+            let quota_us = q.parse::<i64>().ok().and_then(|v| u64::try_from(v).ok());
+            p.cpu_max = Some(CpuMax {
+                quota_us,
+                period_us,
+            });
         }
     }
     Ok(())

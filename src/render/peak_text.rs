@@ -186,8 +186,9 @@ pub(crate) mod tests {
         }
     }
 
-    pub(crate) fn sample() -> PeakReport {
-        let run = |mix: &str, cpus: Vec<u32>, m: f64| PeakRun {
+    /// One line-walk run of `mix` on `cpus` of node 0 at `m` MB/s.
+    fn sample_run(mix: &str, cpus: Vec<u32>, m: f64) -> PeakRun {
+        PeakRun {
             level: "node".into(),
             id: 0,
             mix: mix.into(),
@@ -203,26 +204,87 @@ pub(crate) mod tests {
             duration_ms: 200,
             warmup_repetitions: 1,
             quality: RepetitionQuality::default(),
-        };
+        }
+    }
+
+    /// The sample's two mixes: all reads, and one read per write.
+    fn sample_mixes() -> Vec<crate::results::peak::PeakMixInfo> {
+        vec![
+            crate::results::peak::PeakMixInfo {
+                name: "read".into(),
+                description: "all reads".into(),
+                reads: 1,
+                writes: 0,
+                non_temporal: false,
+                counting: "bytes read".into(),
+            },
+            crate::results::peak::PeakMixInfo {
+                name: "1:1".into(),
+                description: "half".into(),
+                reads: 1,
+                writes: 1,
+                non_temporal: false,
+                counting: "bytes read + bytes written".into(),
+            },
+        ]
+    }
+
+    /// The sample's best runs: a clear one for reads, and one for 1:1 that is not clear.
+    fn sample_best() -> Vec<PeakBest> {
+        vec![
+            PeakBest {
+                level: "node".into(),
+                id: 0,
+                mix: "read".into(),
+                threads: 2,
+                run: 1,
+                mb_per_s: 12000.0,
+                ci_low: Some(11999.0),
+                ci_high: Some(12001.0),
+                clear: true,
+                indistinguishable_from: vec![],
+            },
+            PeakBest {
+                level: "node".into(),
+                id: 0,
+                mix: "1:1".into(),
+                threads: 2,
+                run: 3,
+                mb_per_s: 7000.5,
+                ci_low: Some(6999.5),
+                ci_high: Some(7001.5),
+                clear: false,
+                indistinguishable_from: vec![1],
+            },
+        ]
+    }
+
+    /// The sample's node 0 with one L3 domain.
+    fn sample_domains() -> Vec<DomainNode> {
+        vec![DomainNode {
+            node: 0,
+            domains: vec![DomainRow {
+                first_cpu: 0,
+                cpus: vec![0, 1],
+                l3_bytes: 32 << 20,
+                alone_run: None,
+                in_all_mb_per_s: Some(RateInterval {
+                    median: 12000.0,
+                    ci_low: Some(11999.0),
+                    ci_high: Some(12001.0),
+                    samples: 9,
+                }),
+                share_fraction: Some(1.0),
+                alone_fraction_of_all: None,
+            }],
+            all_run: Some(1),
+            finding: "node 0 has one L3 domain (CPUs 0-1): nothing to compare".into(),
+        }]
+    }
+
+    pub(crate) fn sample() -> PeakReport {
         PeakReport {
-            mixes: vec![
-                crate::results::peak::PeakMixInfo {
-                    name: "read".into(),
-                    description: "all reads".into(),
-                    reads: 1,
-                    writes: 0,
-                    non_temporal: false,
-                    counting: "bytes read".into(),
-                },
-                crate::results::peak::PeakMixInfo {
-                    name: "1:1".into(),
-                    description: "half".into(),
-                    reads: 1,
-                    writes: 1,
-                    non_temporal: false,
-                    counting: "bytes read + bytes written".into(),
-                },
-            ],
+            mixes: sample_mixes(),
             scopes: vec![PeakScope {
                 level: "node".into(),
                 id: 0,
@@ -232,56 +294,13 @@ pub(crate) mod tests {
                 runs: vec![vec![Some(0), Some(1)], vec![Some(2), Some(3)]],
             }],
             runs: vec![
-                run("read", vec![0], 9000.0),
-                run("read", vec![0, 1], 12000.0),
-                run("1:1", vec![0], 7000.0),
-                run("1:1", vec![0, 1], 7000.5),
+                sample_run("read", vec![0], 9000.0),
+                sample_run("read", vec![0, 1], 12000.0),
+                sample_run("1:1", vec![0], 7000.0),
+                sample_run("1:1", vec![0, 1], 7000.5),
             ],
-            best: vec![
-                PeakBest {
-                    level: "node".into(),
-                    id: 0,
-                    mix: "read".into(),
-                    threads: 2,
-                    run: 1,
-                    mb_per_s: 12000.0,
-                    ci_low: Some(11999.0),
-                    ci_high: Some(12001.0),
-                    clear: true,
-                    indistinguishable_from: vec![],
-                },
-                PeakBest {
-                    level: "node".into(),
-                    id: 0,
-                    mix: "1:1".into(),
-                    threads: 2,
-                    run: 3,
-                    mb_per_s: 7000.5,
-                    ci_low: Some(6999.5),
-                    ci_high: Some(7001.5),
-                    clear: false,
-                    indistinguishable_from: vec![1],
-                },
-            ],
-            domains: vec![DomainNode {
-                node: 0,
-                domains: vec![DomainRow {
-                    first_cpu: 0,
-                    cpus: vec![0, 1],
-                    l3_bytes: 32 << 20,
-                    alone_run: None,
-                    in_all_mb_per_s: Some(RateInterval {
-                        median: 12000.0,
-                        ci_low: Some(11999.0),
-                        ci_high: Some(12001.0),
-                        samples: 9,
-                    }),
-                    share_fraction: Some(1.0),
-                    alone_fraction_of_all: None,
-                }],
-                all_run: Some(1),
-                finding: "node 0 has one L3 domain (CPUs 0-1): nothing to compare".into(),
-            }],
+            best: sample_best(),
+            domains: sample_domains(),
             notes: vec!["package 0 holds the usable CPUs of node 0 only".into()],
         }
     }

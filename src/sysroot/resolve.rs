@@ -70,48 +70,66 @@ impl SysRoot {
                     "it passes through more than {MAX_LINK_HOPS} symbolic links (a loop?) inside the snapshot"
                 )));
             }
-            let target = std::fs::read_link(&here).map_err(|source| SysError::Read {
-                path: here.clone(),
-                source,
-            })?;
-            let link_name = done.iter().collect::<PathBuf>();
-            done.pop();
-            let target = if target.is_absolute() {
-                // An absolute link is acceptable only when it names a place inside this root
-                // (a snapshot that was unpacked where it was made).
-                match target.strip_prefix(&self.root) {
-                    Ok(inside) => {
-                        done.clear();
-                        inside.to_path_buf()
-                    }
-                    Err(_) => {
-                        return Err(refused(format!(
-                            "{} is a symbolic link to `{}`, outside the snapshot; numascope never follows a link out of a snapshot (replace the link by the file it should hold)",
-                            link_name.display(),
-                            excerpt(&target.to_string_lossy())
-                        )))
-                    }
-                }
-            } else {
-                target
-            };
-            let before = done.len();
-            // Check the climb now, to name the link rather than a later component.
-            let ups = target
-                .components()
-                .take_while(|c| matches!(c, Component::ParentDir | Component::CurDir))
-                .filter(|c| matches!(c, Component::ParentDir))
-                .count();
-            if ups > before {
-                return Err(refused(format!(
-                    "{} is a symbolic link to `{}`, which climbs out of the snapshot; numascope never follows a link out of a snapshot",
-                    link_name.display(),
-                    excerpt(&target.to_string_lossy())
-                )));
-            }
+            let target = self.link_target(&here, &mut done, &shown)?;
             push_components(&mut todo, &target);
         }
         Ok(self.root.join(done.iter().collect::<PathBuf>()))
+    }
+
+    /// The target of the link `here` (the last of the components `done`), to walk next,
+    /// relative to where `done` is left: the link's own component is dropped, and an
+    /// absolute target inside the root restarts from the root. A target outside the root,
+    /// or one climbing out of it with `..`, is refused (in the message about `shown`).
+    fn link_target(
+        &self,
+        here: &Path,
+        done: &mut Vec<OsString>,
+        shown: &Path,
+    ) -> Result<PathBuf, SysError> {
+        let refused = |why: String| SysError::Refused {
+            path: shown.to_path_buf(),
+            why,
+        };
+        let target = std::fs::read_link(here).map_err(|source| SysError::Read {
+            path: here.to_path_buf(),
+            source,
+        })?;
+        let link_name = done.iter().collect::<PathBuf>();
+        done.pop();
+        let target = if target.is_absolute() {
+            // An absolute link is acceptable only when it names a place inside this root
+            // (a snapshot that was unpacked where it was made).
+            match target.strip_prefix(&self.root) {
+                Ok(inside) => {
+                    done.clear();
+                    inside.to_path_buf()
+                }
+                Err(_) => {
+                    return Err(refused(format!(
+                        "{} is a symbolic link to `{}`, outside the snapshot; numascope never follows a link out of a snapshot (replace the link by the file it should hold)",
+                        link_name.display(),
+                        excerpt(&target.to_string_lossy())
+                    )))
+                }
+            }
+        } else {
+            target
+        };
+        let before = done.len();
+        // Check the climb now, to name the link rather than a later component.
+        let ups = target
+            .components()
+            .take_while(|c| matches!(c, Component::ParentDir | Component::CurDir))
+            .filter(|c| matches!(c, Component::ParentDir))
+            .count();
+        if ups > before {
+            return Err(refused(format!(
+                "{} is a symbolic link to `{}`, which climbs out of the snapshot; numascope never follows a link out of a snapshot",
+                link_name.display(),
+                excerpt(&target.to_string_lossy())
+            )));
+        }
+        Ok(target)
     }
 }
 

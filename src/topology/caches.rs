@@ -31,84 +31,10 @@ pub fn read_caches(
         let dir = format!("{CPU_DIR}/cpu{}/cache", cpu.id);
         for idx in root.list_numbered(&dir, "index")? {
             let d = format!("{dir}/index{idx}");
-            let Some(level) = root.read_u64_opt(format!("{d}/level"))? else {
-                continue;
-            };
-            let kind = root
-                .read_trimmed_opt(format!("{d}/type"))?
-                .unwrap_or_else(|| "Unified".to_string());
-            let size_rel = format!("{d}/size");
-            let Some(size_text) = root.read_trimmed_opt(&size_rel)? else {
-                continue;
-            };
-            let size_bytes = parse_sysfs_size(&size_text);
-            // A level or a size no CPU has (L0, L9, 2^60 bytes) is refused like a size that
-            // does not parse: that instance is left out, with a warning.
-            let bad = if !domain::CACHE_LEVELS.contains(&level) {
-                Some(malformed(
-                    root,
-                    format!("{d}/level"),
-                    format!(
-                        "it gives level {level}, which no CPU cache has (levels are {} to {})",
-                        domain::CACHE_LEVELS.start(),
-                        domain::CACHE_LEVELS.end()
-                    ),
-                ))
-            } else if size_bytes.is_some_and(|s| s == 0 || s > domain::MAX_CACHE_BYTES)
-                || (size_bytes.is_none() && is_count(&size_text))
-            {
-                Some(malformed(
-                    root,
-                    &size_rel,
-                    format!(
-                        "it gives `{}`, which no CPU cache has (above 0 and at most 16 GiB)",
-                        excerpt(&size_text)
-                    ),
-                ))
-            } else {
-                size_bytes.is_none().then(|| {
-                    malformed(
-                        root,
-                        &size_rel,
-                        format!(
-                            "expected a size like `32K`, found `{}`",
-                            excerpt(&size_text)
-                        ),
-                    )
-                })
-            };
-            if let Some(bad) = bad {
-                degrade(
-                    root,
-                    Err::<(), _>(bad),
-                    warnings,
-                    &format!("this level {level} cache of cpu{} is left out", cpu.id),
-                )?;
-                continue;
+            if let Some(cache) = read_cache_index(root, cpu.id, &d, warnings)? {
+                let key = (cache.level, cache.kind.clone(), cache.cpus.clone());
+                seen.entry(key).or_insert(cache);
             }
-            let size_bytes = size_bytes.unwrap_or_default();
-            let line_bytes = root
-                .read_u64_opt(format!("{d}/coherency_line_size"))?
-                .filter(|&l| l > 0);
-            let ways = root
-                .read_u64_opt(format!("{d}/ways_of_associativity"))?
-                .filter(|&w| w > 0)
-                .map(|w| w as u32);
-            let sharing = match read_list_opt(root, format!("{d}/shared_cpu_list"))? {
-                Some(l) if !l.is_empty() => l,
-                _ => read_mask_opt(root, format!("{d}/shared_cpu_map"))?
-                    .filter(|m| !m.is_empty())
-                    .unwrap_or_else(|| vec![cpu.id]),
-            };
-            let key = (level as u32, kind.clone(), sharing.clone());
-            seen.entry(key).or_insert(Cache {
-                level: level as u32,
-                kind,
-                size_bytes,
-                line_bytes,
-                ways,
-                cpus: sharing,
-            });
         }
     }
     let mut caches: Vec<Cache> = seen.into_values().collect();
@@ -120,6 +46,94 @@ pub fn read_caches(
         ))
     });
     Ok(caches)
+}
+
+/// Reads one `indexN` cache directory `d` of `cpu`: `None` when it has no level or size, or
+/// when its level or size is refused (with a warning).
+fn read_cache_index(
+    root: &SysRoot,
+    cpu: u32,
+    d: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Cache>, SysError> {
+    let Some(level) = root.read_u64_opt(format!("{d}/level"))? else {
+        return Ok(None);
+    };
+    let kind = root
+        .read_trimmed_opt(format!("{d}/type"))?
+        .unwrap_or_else(|| "Unified".to_string());
+    let Some(size_text) = root.read_trimmed_opt(format!("{d}/size"))? else {
+        return Ok(None);
+    };
+    let size_bytes = parse_sysfs_size(&size_text);
+    if let Some(bad) = refused_level_or_size(root, d, level, &size_text) {
+        degrade(
+            root,
+            Err::<(), _>(bad),
+            warnings,
+            &format!("this level {level} cache of cpu{cpu} is left out"),
+        )?;
+        return Ok(None);
+    }
+    let size_bytes = size_bytes.unwrap_or_default();
+    let line_bytes = root
+        .read_u64_opt(format!("{d}/coherency_line_size"))?
+        .filter(|&l| l > 0);
+    let ways = root
+        .read_u64_opt(format!("{d}/ways_of_associativity"))?
+        .filter(|&w| w > 0)
+        .map(|w| w as u32);
+    let sharing = match read_list_opt(root, format!("{d}/shared_cpu_list"))? {
+        Some(l) if !l.is_empty() => l,
+        _ => read_mask_opt(root, format!("{d}/shared_cpu_map"))?
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| vec![cpu]),
+    };
+    Ok(Some(Cache {
+        level: level as u32,
+        kind,
+        size_bytes,
+        line_bytes,
+        ways,
+        cpus: sharing,
+    }))
+}
+
+/// The error for a level or a size no CPU has (L0, L9, 2^60 bytes), refused like a size that
+/// does not parse; `None` when both are plausible.
+fn refused_level_or_size(root: &SysRoot, d: &str, level: u64, size_text: &str) -> Option<SysError> {
+    let size_rel = format!("{d}/size");
+    let size_bytes = parse_sysfs_size(size_text);
+    if !domain::CACHE_LEVELS.contains(&level) {
+        Some(malformed(
+            root,
+            format!("{d}/level"),
+            format!(
+                "it gives level {level}, which no CPU cache has (levels are {} to {})",
+                domain::CACHE_LEVELS.start(),
+                domain::CACHE_LEVELS.end()
+            ),
+        ))
+    } else if size_bytes.is_some_and(|s| s == 0 || s > domain::MAX_CACHE_BYTES)
+        || (size_bytes.is_none() && is_count(size_text))
+    {
+        Some(malformed(
+            root,
+            &size_rel,
+            format!(
+                "it gives `{}`, which no CPU cache has (above 0 and at most 16 GiB)",
+                excerpt(size_text)
+            ),
+        ))
+    } else {
+        size_bytes.is_none().then(|| {
+            malformed(
+                root,
+                &size_rel,
+                format!("expected a size like `32K`, found `{}`", excerpt(size_text)),
+            )
+        })
+    }
 }
 
 fn kind_rank(kind: &str) -> u8 {

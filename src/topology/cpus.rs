@@ -40,19 +40,7 @@ pub fn read_cpus(
     nodes: &[Node],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<Cpu>, SysError> {
-    // `cpu/online` is absent on some old kernels and recorded snapshots.
-    let online_rel = format!("{CPU_DIR}/online");
-    let online = match read_list_opt(root, &online_rel)? {
-        Some(o) if o.is_empty() && !present.is_empty() => {
-            warnings.push(format!(
-                "{} is empty although {} CPUs are present; each CPU's own online flag is used instead",
-                shown(&online_rel),
-                present.len()
-            ));
-            None
-        }
-        o => o,
-    };
+    let online = global_online_list(root, present, warnings)?;
     let mut out = Vec::with_capacity(present.len());
     // CPUs whose own `online` flag is neither 0 nor 1, with what it held: one warning for all.
     let mut bad_flags: Vec<(u32, String)> = Vec::new();
@@ -63,37 +51,18 @@ pub fn read_cpus(
             Some(o) => o.contains(&id),
             None => cpu_online_flag(root, id, &mut bad_flags)?,
         };
-        let topo = format!("{CPU_DIR}/cpu{id}/topology");
-        let (package, core, siblings) = if is_online {
-            // Package, core and siblings are optional facts: a malformed file leaves that one
-            // unknown with a warning.
-            let package = read_id_opt(root, format!("{topo}/physical_package_id"));
-            let package = degrade(
-                root,
-                package,
-                warnings,
-                &format!("cpu{id}'s package is unknown"),
-            )?
-            .flatten();
-            let core = read_id_opt(root, format!("{topo}/core_id"));
-            let core =
-                degrade(root, core, warnings, &format!("cpu{id}'s core is unknown"))?.flatten();
-            let siblings = match read_list_opt(root, format!("{topo}/thread_siblings_list")) {
-                Ok(Some(s)) => Ok(Some(s)),
-                Ok(None) => read_mask_opt(root, format!("{topo}/thread_siblings")),
-                Err(e) => Err(e),
-            };
-            let siblings = degrade(
-                root,
-                siblings,
-                warnings,
-                &format!("cpu{id}'s SMT siblings are unknown; it is taken as alone on its core"),
-            )?
-            .flatten()
-            .unwrap_or_else(|| vec![id]);
-            (package, core, siblings)
+        let CpuPlace {
+            package,
+            core,
+            siblings,
+        } = if is_online {
+            cpu_place(root, id, warnings)?
         } else {
-            (None, None, Vec::new())
+            CpuPlace {
+                package: None,
+                core: None,
+                siblings: Vec::new(),
+            }
         };
         let mut node = nodes.iter().find(|n| n.cpus.contains(&id)).map(|n| n.id);
         if node.is_none() && !nodes.is_empty() {
@@ -112,6 +81,78 @@ pub fn read_cpus(
             allowed: false,
         });
     }
+    warn_bad_online_flags(&bad_flags, warnings);
+    Ok(out)
+}
+
+/// The global `cpu/online` list; `None` when absent (some old kernels and recorded
+/// snapshots) or empty although CPUs are present (with a warning).
+fn global_online_list(
+    root: &SysRoot,
+    present: &[u32],
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<u32>>, SysError> {
+    let online_rel = format!("{CPU_DIR}/online");
+    Ok(match read_list_opt(root, &online_rel)? {
+        Some(o) if o.is_empty() && !present.is_empty() => {
+            warnings.push(format!(
+                "{} is empty although {} CPUs are present; each CPU's own online flag is used instead",
+                shown(&online_rel),
+                present.len()
+            ));
+            None
+        }
+        o => o,
+    })
+}
+
+/// An online CPU's package, core and SMT siblings. They are optional facts: a malformed file
+/// leaves that one unknown with a warning (siblings then just the CPU itself).
+fn cpu_place(root: &SysRoot, id: u32, warnings: &mut Vec<String>) -> Result<CpuPlace, SysError> {
+    let topo = format!("{CPU_DIR}/cpu{id}/topology");
+    let package = read_id_opt(root, format!("{topo}/physical_package_id"));
+    let package = degrade(
+        root,
+        package,
+        warnings,
+        &format!("cpu{id}'s package is unknown"),
+    )?
+    .flatten();
+    let core = read_id_opt(root, format!("{topo}/core_id"));
+    let core = degrade(root, core, warnings, &format!("cpu{id}'s core is unknown"))?.flatten();
+    let siblings = match read_list_opt(root, format!("{topo}/thread_siblings_list")) {
+        Ok(Some(s)) => Ok(Some(s)),
+        Ok(None) => read_mask_opt(root, format!("{topo}/thread_siblings")),
+        Err(e) => Err(e),
+    };
+    let siblings = degrade(
+        root,
+        siblings,
+        warnings,
+        &format!("cpu{id}'s SMT siblings are unknown; it is taken as alone on its core"),
+    )?
+    .flatten()
+    .unwrap_or_else(|| vec![id]);
+    Ok(CpuPlace {
+        package,
+        core,
+        siblings,
+    })
+}
+
+/// Where an online CPU sits: its package, core and SMT siblings.
+struct CpuPlace {
+    /// `physical_package_id`, where readable.
+    package: Option<u32>,
+    /// `core_id`, where readable.
+    core: Option<u32>,
+    /// The thread siblings, the CPU itself included.
+    siblings: Vec<u32>,
+}
+
+/// One warning for every CPU whose own `online` flag was neither 0 nor 1, naming the first
+/// file and what it held.
+fn warn_bad_online_flags(bad_flags: &[(u32, String)], warnings: &mut Vec<String>) {
     if let Some((first, what)) = bad_flags.first() {
         let ids: Vec<u32> = bad_flags.iter().map(|(id, _)| *id).collect();
         let rel = format!("{CPU_DIR}/cpu{first}/online");
@@ -125,7 +166,6 @@ pub fn read_cpus(
             )
         });
     }
-    Ok(out)
 }
 
 /// The `cpuN/online` flag: absent or `1` is online, `0` offline; anything else is taken as

@@ -17,57 +17,15 @@ pub fn nodes_per_package(
     distances: &[Vec<u32>],
     cpu_model: Option<&str>,
 ) -> Option<NodesPerPackage> {
-    let online: Vec<&Cpu> = cpus.iter().filter(|c| c.online).collect();
-    if online.is_empty()
-        || online
-            .iter()
-            .any(|c| c.package.is_none() || c.node.is_none())
-    {
-        return None;
-    }
-    let mut per_package: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
-    let mut per_node: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
-    for c in &online {
-        let (p, n) = (c.package?, c.node?);
-        per_package.entry(p).or_default().insert(n);
-        per_node.entry(n).or_default().insert(p);
-    }
+    let (per_package, per_node) = package_node_maps(cpus)?;
     let packages = per_package.len() as u32;
     let cpu_nodes = per_node.len();
     let model = cpu_model.unwrap_or("");
     let epyc = model.contains("EPYC");
     let xeon = model.contains("Xeon");
-    let dist = |a: u32, b: u32| {
-        let i = nodes.iter().position(|n| n.id == a)?;
-        let j = nodes.iter().position(|n| n.id == b)?;
-        distances.get(i)?.get(j).copied()
-    };
     let base = format!("{packages} package(s), {cpu_nodes} node(s) with CPUs");
     if per_node.values().any(|p| p.len() > 1) {
-        let spans_all = per_node.len() == 1 && packages > 1;
-        let (mode, why) = if spans_all {
-            (
-                if epyc {
-                    "NPS0"
-                } else {
-                    "one node for all packages"
-                }
-                .to_string(),
-                "one node holds the CPUs of every package (memory interleaved across sockets)",
-            )
-        } else {
-            (
-                "nodes span packages".to_string(),
-                "some node holds CPUs of more than one package",
-            )
-        };
-        return Some(NodesPerPackage {
-            mode,
-            nodes_per_package: 0,
-            packages,
-            known: Known::Inferred,
-            evidence: format!("{base}: {why}"),
-        });
+        return Some(nodes_spanning_packages(&per_node, packages, epyc, &base));
     }
     let counts: BTreeSet<usize> = per_package.values().map(|n| n.len()).collect();
     if counts.len() != 1 {
@@ -84,23 +42,7 @@ pub fn nodes_per_package(
         });
     }
     let k = *counts.iter().next()? as u32;
-    // Distances between nodes of one package and between packages: sub-NUMA clustering
-    // shows as nearer nodes inside a package.
-    let mut inside = BTreeSet::new();
-    let mut across = BTreeSet::new();
-    for (a, pa) in &per_node {
-        for (b, pb) in &per_node {
-            if a < b {
-                if let Some(d) = dist(*a, *b) {
-                    if pa == pb {
-                        inside.insert(d);
-                    } else {
-                        across.insert(d);
-                    }
-                }
-            }
-        }
-    }
+    let (inside, across) = inside_and_across_distances(nodes, distances, &per_node);
     let show = |s: &BTreeSet<u32>| {
         s.iter()
             .map(|d| d.to_string())
@@ -136,6 +78,93 @@ pub fn nodes_per_package(
         known: Known::Inferred,
         evidence,
     })
+}
+
+/// The nodes of each package and the packages of each node, over the online CPUs; `None`
+/// when no CPU is online or one lacks its package or node.
+fn package_node_maps(cpus: &[Cpu]) -> Option<(NodeSets, NodeSets)> {
+    let online: Vec<&Cpu> = cpus.iter().filter(|c| c.online).collect();
+    if online.is_empty()
+        || online
+            .iter()
+            .any(|c| c.package.is_none() || c.node.is_none())
+    {
+        return None;
+    }
+    let mut per_package: NodeSets = BTreeMap::new();
+    let mut per_node: NodeSets = BTreeMap::new();
+    for c in &online {
+        let (p, n) = (c.package?, c.node?);
+        per_package.entry(p).or_default().insert(n);
+        per_node.entry(n).or_default().insert(p);
+    }
+    Some((per_package, per_node))
+}
+
+/// An id mapped to the set of ids it holds (a package's nodes, or a node's packages).
+type NodeSets = BTreeMap<u32, BTreeSet<u32>>;
+
+/// The answer when some node holds CPUs of more than one package (NPS0 and the like).
+fn nodes_spanning_packages(
+    per_node: &NodeSets,
+    packages: u32,
+    epyc: bool,
+    base: &str,
+) -> NodesPerPackage {
+    let spans_all = per_node.len() == 1 && packages > 1;
+    let (mode, why) = if spans_all {
+        (
+            if epyc {
+                "NPS0"
+            } else {
+                "one node for all packages"
+            }
+            .to_string(),
+            "one node holds the CPUs of every package (memory interleaved across sockets)",
+        )
+    } else {
+        (
+            "nodes span packages".to_string(),
+            "some node holds CPUs of more than one package",
+        )
+    };
+    NodesPerPackage {
+        mode,
+        nodes_per_package: 0,
+        packages,
+        known: Known::Inferred,
+        evidence: format!("{base}: {why}"),
+    }
+}
+
+/// Distances between nodes of one package and between packages: sub-NUMA clustering
+/// shows as nearer nodes inside a package.
+fn inside_and_across_distances(
+    nodes: &[Node],
+    distances: &[Vec<u32>],
+    per_node: &NodeSets,
+) -> (BTreeSet<u32>, BTreeSet<u32>) {
+    let dist = |a: u32, b: u32| {
+        let i = nodes.iter().position(|n| n.id == a)?;
+        let j = nodes.iter().position(|n| n.id == b)?;
+        distances.get(i)?.get(j).copied()
+    };
+    let mut inside = BTreeSet::new();
+    let mut across = BTreeSet::new();
+    for (a, pa) in per_node {
+        for (b, pb) in per_node {
+            if a < b {
+                if let Some(d) = dist(*a, *b) {
+                    if pa == pb {
+                        inside.insert(d);
+                    } else {
+                        across.insert(d);
+                    }
+                }
+            }
+        }
+    }
+    (inside, across)
 }
 
 /// The L3 instances (data or unified) with the nodes of their CPUs, and sentences for an L3

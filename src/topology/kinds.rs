@@ -44,7 +44,6 @@ pub fn read_node_memory(
     let tier_of = |id: u32| tiers.iter().find(|(_, n)| n.contains(&id)).map(|(t, _)| *t);
     // The CPU nodes' memory: the reference a CPU-less node is compared with.
     let cpu_nodes: Vec<&Node> = nodes.iter().filter(|n| n.has_cpu && n.has_memory).collect();
-    let cpu_tier = cpu_nodes.iter().filter_map(|n| tier_of(n.id)).min();
     let best = |f: fn(&HmatTarget) -> Option<u64>, lowest: bool| {
         let v = cpu_nodes
             .iter()
@@ -55,55 +54,86 @@ pub fn read_node_memory(
             v.max()
         }
     };
-    let cpu_latency = best(|h| h.read_latency_ns, true);
-    let cpu_bandwidth = best(|h| h.read_bandwidth_mb_s, false);
+    let evidence = KindEvidence {
+        declared: &declared,
+        cxl_mems: &cxl_mems,
+        cpu_latency: best(|h| h.read_latency_ns, true),
+        cpu_bandwidth: best(|h| h.read_bandwidth_mb_s, false),
+        cpu_tier: cpu_nodes.iter().filter_map(|n| tier_of(n.id)).min(),
+    };
     let mut out = Vec::new();
     for n in nodes.iter().filter(|n| n.has_memory) {
         let tier = tier_of(n.id);
-        let own = hmat_of(hmat, n.id);
-        // Persistent memory onlined into a node that has CPUs shares it with the DRAM there,
-        // so it does not name that node's kind.
-        let (kind, known, evidence) = if let Some((kind, why)) = declared
-            .iter()
-            .find(|(id, k, _)| *id == n.id && !(*k == MemoryKind::Nvm && n.has_cpu))
-            .map(|(_, k, w)| (*k, w.clone()))
-        {
-            match (kind, own.and_then(|h| h.read_bandwidth_mb_s), cpu_bandwidth) {
-                (MemoryKind::Spm, Some(b), Some(c)) if b > c => (
-                    MemoryKind::Hbm,
-                    Known::Inferred,
-                    format!("{why}; its HMAT read bandwidth {b} MB/s is above the CPU nodes' {c} MB/s, as HBM's is"),
-                ),
-                _ => (kind, Known::Declared, why),
-            }
-        } else if n.has_cpu {
-            (
-                MemoryKind::Dram,
-                Known::Inferred,
-                "the node has CPUs and no CXL, DAX or GPU device claims its memory".to_string(),
-            )
-        } else {
-            match far_memory(n.id, own, cpu_latency, cpu_bandwidth, tier, cpu_tier) {
-                (MemoryKind::Unknown, _, _) if !cxl_mems.is_empty() => (
-                    MemoryKind::Cxl,
-                    Known::Inferred,
-                    format!(
-                        "a CPU-less node that no device claims, on a machine whose CXL bus has memory devices ({})",
-                        cxl_mems.join(", ")
-                    ),
-                ),
-                other => other,
-            }
-        };
+        let (kind, known, why) = node_kind(n, hmat_of(hmat, n.id), tier, &evidence);
         out.push(NodeMemory {
             node: n.id,
             kind,
             known,
-            evidence,
+            evidence: why,
             tier,
         });
     }
     Ok(out)
+}
+
+/// What a node's memory kind is judged from, besides the node itself: the device-declared
+/// kinds, the CXL memory devices, and the CPU nodes' HMAT figures and tier.
+struct KindEvidence<'a> {
+    /// Node, declared kind and why, from the devices.
+    declared: &'a [(u32, MemoryKind, String)],
+    /// The CXL memory devices (`memN`) on the kernel's CXL bus.
+    cxl_mems: &'a [String],
+    /// The lowest HMAT read latency of a CPU node.
+    cpu_latency: Option<u64>,
+    /// The highest HMAT read bandwidth of a CPU node.
+    cpu_bandwidth: Option<u64>,
+    /// The fastest memory tier of a CPU node.
+    cpu_tier: Option<u32>,
+}
+
+/// The kind of node `n`'s memory, how it is known and why: declared by a device, DRAM for a
+/// node with CPUs, else judged as far memory.
+fn node_kind(
+    n: &Node,
+    own: Option<&HmatTarget>,
+    tier: Option<u32>,
+    e: &KindEvidence,
+) -> (MemoryKind, Known, String) {
+    // Persistent memory onlined into a node that has CPUs shares it with the DRAM there,
+    // so it does not name that node's kind.
+    if let Some((kind, why)) = e
+        .declared
+        .iter()
+        .find(|(id, k, _)| *id == n.id && !(*k == MemoryKind::Nvm && n.has_cpu))
+        .map(|(_, k, w)| (*k, w.clone()))
+    {
+        match (kind, own.and_then(|h| h.read_bandwidth_mb_s), e.cpu_bandwidth) {
+            (MemoryKind::Spm, Some(b), Some(c)) if b > c => (
+                MemoryKind::Hbm,
+                Known::Inferred,
+                format!("{why}; its HMAT read bandwidth {b} MB/s is above the CPU nodes' {c} MB/s, as HBM's is"),
+            ),
+            _ => (kind, Known::Declared, why),
+        }
+    } else if n.has_cpu {
+        (
+            MemoryKind::Dram,
+            Known::Inferred,
+            "the node has CPUs and no CXL, DAX or GPU device claims its memory".to_string(),
+        )
+    } else {
+        match far_memory(n.id, own, e.cpu_latency, e.cpu_bandwidth, tier, e.cpu_tier) {
+            (MemoryKind::Unknown, _, _) if !e.cxl_mems.is_empty() => (
+                MemoryKind::Cxl,
+                Known::Inferred,
+                format!(
+                    "a CPU-less node that no device claims, on a machine whose CXL bus has memory devices ({})",
+                    e.cxl_mems.join(", ")
+                ),
+            ),
+            other => other,
+        }
+    }
 }
 
 /// A CPU-less node no device claims: HBM when HMAT gives it more bandwidth than the CPU

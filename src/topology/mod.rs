@@ -12,6 +12,7 @@ pub mod domains;
 mod files;
 pub mod hmat;
 pub mod kinds;
+mod meminfo;
 pub mod model;
 pub mod nodes;
 pub mod read;

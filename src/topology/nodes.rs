@@ -9,13 +9,11 @@
 //! file, and CPUs a node lists that are not present are left out with a warning.
 
 use crate::parse::cpulist::format_list;
-use crate::parse::size::parse_meminfo_kb;
-use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::domain;
 use crate::topology::files::{
     degrade, malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR,
 };
+use crate::topology::meminfo::{parse_meminfo, read_node_meminfo};
 use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
@@ -25,6 +23,24 @@ pub fn read_nodes(
     present: &[u32],
     warnings: &mut Vec<String>,
 ) -> Result<Option<Vec<Node>>, SysError> {
+    let Some(ids) = online_node_ids(root, warnings)? else {
+        return Ok(None);
+    };
+    let masks = read_node_masks(root, warnings)?;
+    let mut nodes = Vec::with_capacity(ids.len());
+    for id in ids {
+        nodes.push(read_one_node(root, id, present, &masks, warnings)?);
+    }
+    drop_shared_cpus(&mut nodes, warnings);
+    Ok(Some(nodes))
+}
+
+/// The online node ids (the `online` list, or the nodeN directories when it is missing or
+/// empty), or `None` when the kernel has no node directory.
+fn online_node_ids(
+    root: &SysRoot,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<u32>>, SysError> {
     if !root.try_exists(NODE_DIR)? {
         return Ok(None);
     }
@@ -49,7 +65,20 @@ pub fn read_nodes(
             "it holds no nodeN directory and no online list",
         ));
     }
-    // The kernel's masks are optional: malformed, the node's own CPUs and MemTotal decide.
+    Ok(Some(ids))
+}
+
+/// The kernel's has_cpu and has_memory node masks, each `None` where missing or malformed.
+struct NodeMasks {
+    /// The nodes with CPUs, per the kernel.
+    has_cpu: Option<Vec<u32>>,
+    /// The nodes with memory, per the kernel.
+    has_memory: Option<Vec<u32>>,
+}
+
+/// Reads the kernel's masks; they are optional: malformed, the node's own CPUs and MemTotal
+/// decide.
+fn read_node_masks(root: &SysRoot, warnings: &mut Vec<String>) -> Result<NodeMasks, SysError> {
     let has_cpu = read_list_opt(root, format!("{NODE_DIR}/has_cpu"));
     let then = "which nodes have CPUs is taken from their cpulists";
     let has_cpu = degrade(root, has_cpu, warnings, then)?.flatten();
@@ -61,65 +90,86 @@ pub fn read_nodes(
     };
     let then = "which nodes have memory is taken from their MemTotal";
     let has_memory = degrade(root, has_memory, warnings, then)?.flatten();
-    let mut nodes = Vec::with_capacity(ids.len());
-    for id in ids {
-        let dir = format!("{NODE_DIR}/node{id}");
-        // Old kernels (and some of hwloc's recorded snapshots) have only the hex `cpumap`.
-        let cpus = match read_list_opt(root, format!("{dir}/cpulist"))? {
-            Some(c) => Some(c),
-            None => read_mask_opt(root, format!("{dir}/cpumap"))?,
-        };
-        let cpus = cpus.ok_or_else(|| {
-            missing(
-                root,
-                format!("{dir}/cpulist"),
-                "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
-            )
-        })?;
-        let (cpus, absent): (Vec<u32>, Vec<u32>) =
-            cpus.into_iter().partition(|c| present.contains(c));
-        if !absent.is_empty() {
-            warnings.push(format!(
-                "{} lists CPUs {} that are not present (the machine has CPUs {}); they are left out of node {id}",
-                shown(format!("{dir}/cpulist")),
-                short_list(&absent),
-                short_list(present)
-            ));
-        }
-        let meminfo = read_node_meminfo(root, id, &format!("{dir}/meminfo"), warnings);
-        let (total, free, available) = degrade(
+    Ok(NodeMasks {
+        has_cpu,
+        has_memory,
+    })
+}
+
+/// Reads one online node: its present CPUs, memory figures and huge page pools.
+fn read_one_node(
+    root: &SysRoot,
+    id: u32,
+    present: &[u32],
+    masks: &NodeMasks,
+    warnings: &mut Vec<String>,
+) -> Result<Node, SysError> {
+    let dir = format!("{NODE_DIR}/node{id}");
+    let cpus = read_node_cpus(root, id, &dir, present, warnings)?;
+    let meminfo = read_node_meminfo(root, id, &format!("{dir}/meminfo"), warnings);
+    let (total, free, available) = degrade(
+        root,
+        meminfo,
+        warnings,
+        "the node's memory size and free memory are unknown (shown as 0)",
+    )?
+    .unwrap_or((0, 0, 0));
+    let hugepages = degrade(
+        root,
+        read_hugepages(root, &format!("{dir}/hugepages")),
+        warnings,
+        "the node's huge page pools are unknown",
+    )?
+    .unwrap_or_default();
+    Ok(Node {
+        id,
+        has_cpu: match &masks.has_cpu {
+            Some(m) => m.contains(&id),
+            None => !cpus.is_empty(),
+        },
+        has_memory: match &masks.has_memory {
+            Some(m) => m.contains(&id),
+            None => total > 0,
+        },
+        cpus,
+        memory_total_bytes: total,
+        memory_free_bytes: free,
+        memory_available_bytes: available,
+        hugepages,
+    })
+}
+
+/// The node's CPUs from its cpulist (or the hex `cpumap` of old kernels), keeping only the
+/// present ones, with a warning naming the others.
+fn read_node_cpus(
+    root: &SysRoot,
+    id: u32,
+    dir: &str,
+    present: &[u32],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<u32>, SysError> {
+    // Old kernels (and some of hwloc's recorded snapshots) have only the hex `cpumap`.
+    let cpus = match read_list_opt(root, format!("{dir}/cpulist"))? {
+        Some(c) => Some(c),
+        None => read_mask_opt(root, format!("{dir}/cpumap"))?,
+    };
+    let cpus = cpus.ok_or_else(|| {
+        missing(
             root,
-            meminfo,
-            warnings,
-            "the node's memory size and free memory are unknown (shown as 0)",
-        )?
-        .unwrap_or((0, 0, 0));
-        let hugepages = degrade(
-            root,
-            read_hugepages(root, &format!("{dir}/hugepages")),
-            warnings,
-            "the node's huge page pools are unknown",
-        )?
-        .unwrap_or_default();
-        nodes.push(Node {
-            id,
-            has_cpu: match &has_cpu {
-                Some(m) => m.contains(&id),
-                None => !cpus.is_empty(),
-            },
-            has_memory: match &has_memory {
-                Some(m) => m.contains(&id),
-                None => total > 0,
-            },
-            cpus,
-            memory_total_bytes: total,
-            memory_free_bytes: free,
-            memory_available_bytes: available,
-            hugepages,
-        });
+            format!("{dir}/cpulist"),
+            "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
+        )
+    })?;
+    let (cpus, absent): (Vec<u32>, Vec<u32>) = cpus.into_iter().partition(|c| present.contains(c));
+    if !absent.is_empty() {
+        warnings.push(format!(
+            "{} lists CPUs {} that are not present (the machine has CPUs {}); they are left out of node {id}",
+            shown(format!("{dir}/cpulist")),
+            short_list(&absent),
+            short_list(present)
+        ));
     }
-    drop_shared_cpus(&mut nodes, warnings);
-    Ok(Some(nodes))
+    Ok(cpus)
 }
 
 /// A CPU is local to one node. Firmware that lists a CPU in several nodes (hwloc's recorded
@@ -222,147 +272,6 @@ fn short_list(ids: &[u32]) -> String {
         )
     }
 }
-
-fn read_node_meminfo(
-    root: &SysRoot,
-    id: u32,
-    rel: &str,
-    warnings: &mut Vec<String>,
-) -> Result<(u64, u64, u64), SysError> {
-    let text = root.read_opt(rel)?.ok_or_else(|| {
-        missing(
-            root,
-            rel,
-            "the node is online, so the snapshot is incomplete; capture it again with `numascope capture`",
-        )
-    })?;
-    parse_meminfo(root, rel, &text, Some(id), warnings)
-}
-
-/// Parses `MemTotal`/`MemFree` from a meminfo file, and estimates the memory available
-/// without swapping: `MemAvailable` where the file has it (`/proc/meminfo`), otherwise (per-node
-/// files) free memory plus half of the file-backed page cache and half of the reclaimable
-/// slab, a conservative form of the kernel's own MemAvailable estimate. Per-node files prefix
-/// every line with `Node N`; `/proc/meminfo` does not. Every line must have the
-/// `Key: value [kB]` shape. A missing `MemTotal` or `MemFree`, or `MemFree` above `MemTotal`,
-/// leaves the figure unknown (0) with a warning.
-fn parse_meminfo(
-    root: &SysRoot,
-    rel: &str,
-    text: &str,
-    node: Option<u32>,
-    warnings: &mut Vec<String>,
-) -> Result<(u64, u64, u64), SysError> {
-    let mut total = None;
-    let mut free = None;
-    let mut mem_available = None;
-    let mut file_pages = 0u64;
-    let mut reclaimable = 0u64;
-    let mut refused: Vec<String> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let bad = |what: &str| {
-            malformed(
-                root,
-                rel,
-                format!("line {} `{}` {what}", i + 1, excerpt(line)),
-            )
-        };
-        let mut rest = line.trim();
-        if let Some(n) = node {
-            let words: Vec<&str> = rest.splitn(3, char::is_whitespace).collect();
-            if words.len() < 3 || words[0] != "Node" || words[1].parse::<u32>() != Ok(n) {
-                return Err(bad(&format!("does not start with `Node {n}`")));
-            }
-            rest = words[2].trim_start();
-        }
-        let (key, value) = rest
-            .split_once(':')
-            .ok_or_else(|| bad("has no `Key: value` form"))?;
-        let kb = value.trim();
-        let is_number = kb
-            .strip_suffix("kB")
-            .unwrap_or(kb)
-            .trim()
-            .parse::<u64>()
-            .is_ok();
-        let v = match parse_meminfo_kb(value) {
-            Some(v) if v <= domain::MAX_MEMORY_BYTES => v,
-            // A number of kB beyond any machine (or beyond 2^64 bytes once times 1024):
-            // that line is refused, the others still count.
-            _ if is_number => {
-                if USED_KEYS.contains(&key.trim()) {
-                    refused.push(key.trim().to_string());
-                    warnings.push(domain::refused(
-                        &shown(rel),
-                        &format!("{} {kb}", key.trim()),
-                        "more than the 64 PiB of any address space",
-                        "that figure is left unknown (shown as 0)",
-                    ));
-                }
-                continue;
-            }
-            _ => return Err(bad("has a value that is not a number of kB")),
-        };
-        match key.trim() {
-            "MemTotal" => total = Some(v),
-            "MemFree" => free = Some(v),
-            "MemAvailable" => mem_available = Some(v),
-            "Active(file)" | "Inactive(file)" => file_pages = file_pages.saturating_add(v),
-            "SReclaimable" => reclaimable = v,
-            _ => {}
-        }
-    }
-    let said = |k: &str| refused.iter().any(|r| r == k);
-    let shown = shown(rel);
-    match (total, free) {
-        (Some(t), Some(f)) if f <= t => {
-            let available = mem_available
-                .unwrap_or(
-                    f.saturating_add(file_pages / 2)
-                        .saturating_add(reclaimable / 2),
-                )
-                .clamp(f, t);
-            Ok((t, f, available))
-        }
-        (Some(t), Some(f)) => {
-            warnings.push(format!(
-                "{shown} gives MemFree {} kB above MemTotal {} kB, which cannot be; the free memory is left unknown (shown as 0)",
-                f / 1024,
-                t / 1024
-            ));
-            Ok((t, 0, 0))
-        }
-        (Some(t), None) => {
-            if !said("MemFree") {
-                warnings.push(format!(
-                    "{shown} has no MemFree line; the free memory is unknown (shown as 0)"
-                ));
-            }
-            Ok((t, 0, 0))
-        }
-        (None, _) => {
-            if !said("MemTotal") {
-                warnings.push(format!(
-                    "{shown} has no MemTotal line; the memory size and free memory are unknown (shown as 0)"
-                ));
-            }
-            Ok((0, 0, 0))
-        }
-    }
-}
-
-/// The meminfo lines read here; a refused value of another line is not worth a warning.
-const USED_KEYS: [&str; 6] = [
-    "MemTotal",
-    "MemFree",
-    "MemAvailable",
-    "Active(file)",
-    "Inactive(file)",
-    "SReclaimable",
-];
 
 /// Reads `hugepages-<size>kB/{nr_hugepages,free_hugepages}` under `dir`; absent gives none.
 fn read_hugepages(root: &SysRoot, dir: &str) -> Result<Vec<HugePages>, SysError> {

@@ -13,7 +13,7 @@ use crate::topology::domains::{l3_domains, nodes_per_package};
 use crate::topology::files::degrade;
 use crate::topology::hmat::{read_hmat, read_memory_side_caches};
 use crate::topology::kinds::read_node_memory;
-use crate::topology::model::{Layout, Topology, TOPOLOGY_SCHEMA_VERSION};
+use crate::topology::model::{Cpu, Layout, Node, Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::topology::nodes::{read_nodes, single_node};
 
 /// Why a topology could not be read: always names the file and the problem.
@@ -37,19 +37,7 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
     };
     let mut nodes = nodes;
     let mut cpus = read_cpus(root, &present, &nodes, &mut warnings)?;
-    // The kernel drops an offline CPU from its node's cpulist but keeps the `cpuN/nodeM`
-    // link, which read_cpus falls back to: put such CPUs back in their node's list, so a
-    // node's CPUs are "online or not" as the model promises (seen in the QEMU guest B).
-    for c in &cpus {
-        if let Some(n) = c.node {
-            if let Some(node) = nodes.iter_mut().find(|x| x.id == n) {
-                if !node.cpus.contains(&c.id) {
-                    node.cpus.push(c.id);
-                    node.cpus.sort_unstable();
-                }
-            }
-        }
-    }
+    restore_offline_cpus(&mut nodes, &cpus);
     let w = &mut warnings;
     let caches = read_caches(root, &cpus, w);
     let caches = degrade(root, caches, w, "the caches are unknown")?.unwrap_or_default();
@@ -67,29 +55,7 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         "the memory-side caches are unknown",
     )?
     .unwrap_or_default();
-    let allowed = read_allowed(root);
-    let allowed = degrade(
-        root,
-        allowed,
-        w,
-        "every present CPU and every node is taken as allowed",
-    )?
-    .unwrap_or_default();
-    let allowed_cpus: Vec<u32> = allowed
-        .cpus
-        .map(|a| a.into_iter().filter(|c| present.contains(c)).collect())
-        .unwrap_or_else(|| present.clone());
-    let allowed_nodes: Vec<u32> = allowed
-        .nodes
-        .map(|a| {
-            a.into_iter()
-                .filter(|n| nodes.iter().any(|x| x.id == *n))
-                .collect()
-        })
-        .unwrap_or_else(|| nodes.iter().map(|n| n.id).collect());
-    for c in &mut cpus {
-        c.allowed = allowed_cpus.contains(&c.id);
-    }
+    let (allowed_cpus, allowed_nodes) = allowed_sets(root, &present, &nodes, &mut cpus, w)?;
     let environment = read_environment_warn(root, &cpus, &mut warnings)?;
     let node_memory = read_node_memory(root, &nodes, &hmat, &mut warnings)?;
     // The memory tiers are read by both (a malformed nodelist would be named twice).
@@ -119,4 +85,55 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
             l3_notes,
         },
     })
+}
+
+/// The kernel drops an offline CPU from its node's cpulist but keeps the `cpuN/nodeM`
+/// link, which read_cpus falls back to: put such CPUs back in their node's list, so a
+/// node's CPUs are "online or not" as the model promises (seen in the QEMU guest B).
+fn restore_offline_cpus(nodes: &mut [Node], cpus: &[Cpu]) {
+    for c in cpus {
+        if let Some(n) = c.node {
+            if let Some(node) = nodes.iter_mut().find(|x| x.id == n) {
+                if !node.cpus.contains(&c.id) {
+                    node.cpus.push(c.id);
+                    node.cpus.sort_unstable();
+                }
+            }
+        }
+    }
+}
+
+/// The CPUs and nodes this process may use (every present CPU and node where unknown),
+/// marking each CPU's `allowed` flag.
+fn allowed_sets(
+    root: &SysRoot,
+    present: &[u32],
+    nodes: &[Node],
+    cpus: &mut [Cpu],
+    w: &mut Vec<String>,
+) -> Result<(Vec<u32>, Vec<u32>), TopologyError> {
+    let allowed = read_allowed(root);
+    let allowed = degrade(
+        root,
+        allowed,
+        w,
+        "every present CPU and every node is taken as allowed",
+    )?
+    .unwrap_or_default();
+    let allowed_cpus: Vec<u32> = allowed
+        .cpus
+        .map(|a| a.into_iter().filter(|c| present.contains(c)).collect())
+        .unwrap_or_else(|| present.to_vec());
+    let allowed_nodes: Vec<u32> = allowed
+        .nodes
+        .map(|a| {
+            a.into_iter()
+                .filter(|n| nodes.iter().any(|x| x.id == *n))
+                .collect()
+        })
+        .unwrap_or_else(|| nodes.iter().map(|n| n.id).collect());
+    for c in cpus.iter_mut() {
+        c.allowed = allowed_cpus.contains(&c.id);
+    }
+    Ok((allowed_cpus, allowed_nodes))
 }

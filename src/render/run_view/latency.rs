@@ -469,15 +469,6 @@ mod tests {
         ]);
         let m = l.matrix.as_mut().unwrap();
         assert_eq!(matrix_ratio_line(m), None);
-        let ratio = |r: f64, lo: f64, hi: f64| RatioToLocal {
-            ratio: r,
-            ci: Some(crate::stats::Interval {
-                low: lo,
-                high: hi,
-                level: 0.961,
-            }),
-            pairs: 9,
-        };
         m.cells[0].measured_ratio_interval = Some(ratio(1.0, 1.0, 1.0));
         m.cells[1].measured_ratio_interval = Some(ratio(1.55, 1.53, 1.6));
         m.cells[2].measured_ratio_interval = Some(ratio(1.02, 0.99, 1.04));
@@ -526,6 +517,25 @@ mod tests {
             "{line}"
         );
         // The table's CSV columns follow.
+        assert_ratio_columns(l);
+    }
+
+    /// A ratio to local over 9 pairs with a 96.1 % interval from `lo` to `hi`.
+    fn ratio(r: f64, lo: f64, hi: f64) -> crate::results::tables::RatioToLocal {
+        crate::results::tables::RatioToLocal {
+            ratio: r,
+            ci: Some(crate::stats::Interval {
+                low: lo,
+                high: hi,
+                level: 0.961,
+            }),
+            pairs: 9,
+        }
+    }
+
+    /// The latency table's columns for the matrix test's cells: a local cell and a cell
+    /// without an interval are not judged; the 1->0 cell is not different, over 9 pairs.
+    fn assert_ratio_columns(l: crate::results::latency::LatencyReport) {
         let mut r = crate::run::sample::results();
         r.latency = Some(l);
         let t = latency_matrix_table(&r);

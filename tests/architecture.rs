@@ -300,7 +300,6 @@ fn rule_i_no_file_over_400_lines_of_code() {
 }
 
 #[test]
-#[ignore = "37 functions are still over 80 lines (run with --ignored to list them); enable when none is"]
 fn rule_j_no_function_over_80_lines() {
     assert_none("j", fn_len_breaks(&real_files(), MAX_FN_LINES));
 }

@@ -381,9 +381,15 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
         let idle = f.get(l.idle);
         let peak = f.get(l.at_peak);
         v.push(String::new());
+        // The idle point pooled into the reference is that figure, printed once above.
+        let idle = if f.local_latency == Some(l.idle) {
+            "local latency".to_string()
+        } else {
+            fig(idle)
+        };
         v.push(format!(
             "Loaded latency  {} idle, {} at {} MB/s ({})",
-            fig(idle),
+            idle,
             fig(peak),
             num(l.peak_mb_per_s.median),
             peak.conditions.load.as_deref().unwrap_or("load")

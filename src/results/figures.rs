@@ -387,12 +387,20 @@ fn weights(t: &ScenarioTable, f: &mut RunFigures) {
 
 fn loaded(r: &RunResults, f: &mut RunFigures) {
     if let Some(l) = &r.loaded_latency {
-        f.loaded = loaded_line(l, "loaded", f);
+        // A no-load point pooled into the reference is the reference's figure (one quantity
+        // under one set of conditions, one figure): the line points to it.
+        let place = super::agreement::places::loaded_place(&l.kernel_label);
+        let pooled = r
+            .reference
+            .as_ref()
+            .is_some_and(|rf| rf.is_pooled(super::reference::ReferenceFigure::Latency, &place));
+        let idle = f.local_latency.filter(|_| pooled);
+        f.loaded = loaded_line(l, "loaded", idle, f);
     }
     // One curve per other kind of memory, after the run's own.
     for k in &r.loaded_latency_kinds {
         let key = format!("loaded.{}.{}", k.kind.word().to_lowercase(), k.node);
-        if let Some(line) = loaded_line(&k.curve, &key, f) {
+        if let Some(line) = loaded_line(&k.curve, &key, None, f) {
             f.loaded_kinds
                 .push((format!("{} node {}", k.kind.word(), k.node), line));
         }
@@ -400,9 +408,16 @@ fn loaded(r: &RunResults, f: &mut RunFigures) {
 }
 
 /// A curve's idle point and its point at the highest load, as figures keyed `{key}.idle` and
-/// `{key}.peak`.
-fn loaded_line(l: &LoadedResult, key: &str, f: &mut RunFigures) -> Option<LoadedLine> {
-    let idle = l.points.first()?;
+/// `{key}.peak`; the idle point is `idle` instead when it is already a figure (the reference
+/// its blocks were pooled into).
+fn loaded_line(
+    l: &LoadedResult,
+    key: &str,
+    idle: Option<usize>,
+    f: &mut RunFigures,
+) -> Option<LoadedLine> {
+    let idle_i = idle;
+    let first = l.points.first()?;
     let peak = l
         .points
         .iter()
@@ -417,13 +432,16 @@ fn loaded_line(l: &LoadedResult, key: &str, f: &mut RunFigures) -> Option<Loaded
         load,
         ..Default::default()
     };
-    let idle_i = f.add(figure(
-        format!("{key}.idle"),
-        "idle latency",
-        "ns",
-        &idle.ns_per_load,
-        cond(None),
-    ));
+    let idle_i = match idle_i {
+        Some(i) => i,
+        None => f.add(figure(
+            format!("{key}.idle"),
+            "idle latency",
+            "ns",
+            &first.ns_per_load,
+            cond(None),
+        )),
+    };
     let load = format!("{} load thread(s), {}", l.load_cpus.len(), l.kernel_label);
     let peak_i = f.add(figure(
         format!("{key}.peak"),
@@ -500,5 +518,36 @@ mod tests {
             ..c
         };
         assert_ne!(a, f.add(figure("c".into(), "z", "ns", &s, other)));
+    }
+
+    /// A loaded curve whose no-load point was pooled into the reference shows the reference's
+    /// figure as its idle latency (no second figure for one quantity); unpooled, it keeps its own.
+    #[test]
+    fn a_pooled_no_load_point_is_the_reference_figure() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-quick-v657.json"
+        );
+        let mut r = RunResults::from_json(&std::fs::read_to_string(path).unwrap(), "x").unwrap();
+        let label = r
+            .loaded_latency
+            .as_ref()
+            .expect("a loaded curve")
+            .kernel_label
+            .clone();
+        let own = of_run(&r);
+        let local = own.local_latency.expect("a reference latency");
+        let idle = own.loaded.as_ref().expect("a loaded line").idle;
+        assert_ne!(idle, local);
+        assert!(own.figures.iter().any(|g| g.key == "loaded.idle"));
+        let rf = r.reference.as_mut().expect("a reference");
+        rf.pooled.push(super::super::reference::PooledPlace {
+            figure: super::super::reference::ReferenceFigure::Latency,
+            place: super::super::agreement::places::loaded_place(&label),
+            blocks: 3,
+        });
+        let pooled = of_run(&r);
+        assert_eq!(pooled.loaded.as_ref().unwrap().idle, local);
+        assert!(!pooled.figures.iter().any(|g| g.key == "loaded.idle"));
     }
 }

@@ -168,6 +168,12 @@ pub(super) fn latency_places(r: &RunResults) -> Vec<Candidate<LatencyKey>> {
     out
 }
 
+/// The name of a loaded curve's no-load point as a place, e.g. "loaded-latency no-load point
+/// (read)": what the reference records when it pools the point's blocks.
+pub fn loaded_place(kernel_label: &str) -> String {
+    format!("loaded-latency no-load point ({kernel_label})")
+}
+
 /// The loaded curves' no-load points and scenario (a)'s latency, with their conditions and
 /// blocks.
 pub(super) fn loaded_and_scenario_places(r: &RunResults) -> Vec<Candidate<LatencyKey>> {
@@ -178,7 +184,7 @@ pub(super) fn loaded_and_scenario_places(r: &RunResults) -> Vec<Candidate<Latenc
             continue;
         };
         out.push(Candidate {
-            place: format!("loaded-latency no-load point ({})", c.kernel_label),
+            place: loaded_place(&c.kernel_label),
             key: LatencyKey {
                 cpus: vec![c.chaser_cpu],
                 node: c.mem_node,

@@ -200,38 +200,6 @@ impl ReferenceFigures {
             .iter()
             .any(|f| f.part == part && f.figure == figure)
     }
-
-    /// "the run's local idle latency, n=9, measured across the run" for a filled place, with
-    /// the reference's DISTURBED mark when its repetitions stayed disturbed (a filled place
-    /// repeats the figure, so it repeats its mark).
-    pub fn latency_note(&self) -> Option<String> {
-        let l = self.latency.as_ref()?;
-        Some(format!(
-            "the run's local idle latency, n={}, measured across the run{}",
-            l.ns_per_load.samples,
-            disturbed_mark(&l.quality)
-        ))
-    }
-
-    /// "the run's local read bandwidth, n=9, measured across the run" for a filled place, with
-    /// the reference's DISTURBED mark as [`latency_note`](Self::latency_note).
-    pub fn bandwidth_note(&self) -> Option<String> {
-        let b = self.bandwidth.as_ref()?;
-        Some(format!(
-            "the run's local read bandwidth, n={}, measured across the run{}",
-            b.mb_per_s.samples,
-            disturbed_mark(&b.quality)
-        ))
-    }
-}
-
-/// "; DISTURBED: ..." when the record says the figure stayed disturbed, as the headline says it.
-fn disturbed_mark(q: &RepetitionQuality) -> &'static str {
-    if q.disturbed {
-        "; DISTURBED: its repetitions stayed disturbed after the retakes ran out"
-    } else {
-        ""
-    }
 }
 
 #[cfg(test)]
@@ -239,9 +207,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn places_and_notes() {
+    fn places_filled_and_serde() {
         let mut f = ReferenceFigures::empty();
-        assert_eq!(f.latency_note(), None);
         f.filled.push(FilledPlace {
             part: Part::LatencyMatrix,
             figure: ReferenceFigure::Latency,

@@ -396,7 +396,14 @@ fn c2c(r: &RunResults, f: &mut RunFigures) {
             ..Default::default()
         };
         let key = format!("c2c.{}", g.label);
-        let i = f.add(figure(key, &g.label, "ns", &g.ns_one_way, cond));
+        let mut fig = figure(key, &g.label, "ns", &g.ns_one_way, cond);
+        // A group is disturbed when one of its pairs stayed disturbed after its retakes.
+        fig.quality.disturbed = c
+            .pairs
+            .iter()
+            .filter(|p| p.relation == g.relation)
+            .any(|p| p.quality.as_ref().is_some_and(|q| q.disturbed));
+        let i = f.add(fig);
         f.c2c.push((g.label.clone(), i));
     }
 }
@@ -475,5 +482,29 @@ mod tests {
         let pooled = of_run(&r);
         assert_eq!(pooled.loaded.as_ref().unwrap().idle, local);
         assert!(!pooled.figures.iter().any(|g| g.key == "loaded.idle"));
+    }
+
+    /// A core-to-core group with a pair that stayed disturbed is a disturbed figure (the
+    /// summary printed "Core to core 203 ns" unmarked beside a busy loop on one of its CPUs).
+    #[test]
+    fn a_disturbed_pair_marks_its_core_to_core_group() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-quick-v657.json"
+        );
+        let mut r = RunResults::from_json(&std::fs::read_to_string(path).unwrap(), "x").unwrap();
+        let disturbed = |r: &RunResults| {
+            let f = of_run(r);
+            let i = f.c2c.first().expect("a core-to-core group").1;
+            f.get(i).quality.disturbed
+        };
+        let c = r.c2c.as_mut().expect("a core-to-core part");
+        for p in &mut c.pairs {
+            p.quality.get_or_insert_with(Default::default).disturbed = false;
+        }
+        assert!(!disturbed(&r));
+        let c = r.c2c.as_mut().unwrap();
+        c.pairs[0].quality.as_mut().unwrap().disturbed = true;
+        assert!(disturbed(&r));
     }
 }

@@ -26,7 +26,7 @@ pub use overrides::overrides;
 
 #[derive(Debug, Args, Default, Clone)]
 pub struct RunArgs {
-    /// Short budget: about 30 s on a 2-CPU machine (fewer sizes and samples).
+    /// Short budget: 10 to 30 s on a 2-CPU machine (fewer sizes and samples).
     #[arg(long, conflicts_with = "thorough")]
     pub quick: bool,
     /// Long budget: more sizes, samples, kernels and pairs (minutes on big machines).

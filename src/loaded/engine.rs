@@ -147,6 +147,15 @@ pub fn run_family(
         pace(fractions[fraction], line_times[kernel].ns(), &calibration)
     };
 
+    super::sizes::check_team_fits(
+        topo,
+        (cfg.mem_node, cfg.chaser_bytes),
+        (
+            cfg.load_mem_node,
+            cfg.load_bytes_per_thread,
+            cfg.load_cpus.len(),
+        ),
+    )?;
     let mut chase_buf = place_chased(topo, root, cfg)?;
     let chaser_placement = chase_buf.verify()?;
     let chaser_size_bytes = chase_buf.len() as u64;

@@ -5,6 +5,7 @@
 //! never pushes the machine into reclaim. Sizes are whole MiB, and whole huge pages for
 //! hugetlb backings.
 
+use crate::parse::size::format_bytes;
 use crate::results::placement::PageSize;
 use crate::topology::Topology;
 
@@ -29,6 +30,34 @@ pub fn default_sizes(
     let unit = page.bytes().max(MIB);
     let whole = |b: u64| (b / unit).max(1) * unit;
     (whole(chaser), whole(per_thread))
+}
+
+/// Refuses a team whose buffers together need more than their nodes have available: the
+/// chased buffer plus every load buffer where both are on one node, each node alone otherwise.
+/// Each buffer is checked alone when placed; this catches the sum, which the OOM killer would
+/// otherwise settle mid-sweep.
+pub fn check_team_fits(
+    topo: &Topology,
+    (mem_node, chaser_bytes): (u32, u64),
+    (load_node, load_bytes_per_thread, threads): (u32, u64, usize),
+) -> anyhow::Result<()> {
+    let load = load_bytes_per_thread.saturating_mul(threads as u64);
+    let mut need = vec![(mem_node, chaser_bytes)];
+    match need.iter_mut().find(|(n, _)| *n == load_node) {
+        Some((_, b)) => *b = b.saturating_add(load),
+        None => need.push((load_node, load)),
+    }
+    for (node, bytes) in need {
+        let have = topo.available_over(&[node]);
+        anyhow::ensure!(
+            bytes <= have,
+            "the loaded-latency buffers need {} on node {node} but it has {} available; \
+             use a smaller --size or fewer --load-cpus",
+            format_bytes(bytes),
+            format_bytes(have)
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -77,5 +106,19 @@ mod tests {
             default_sizes(&t, 0, 0, 1, PageSize::Huge1G),
             (1 << 30, 1 << 30)
         );
+    }
+
+    #[test]
+    fn a_team_is_refused_when_its_buffers_together_exceed_the_node() {
+        let t = this_machine_one_node(); // 1 GiB available on node 0
+                                         // Each buffer alone fits; together they do not.
+        let e = check_team_fits(&t, (0, 512 * MIB), (0, 200 * MIB, 3))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("node 0") && e.contains("--size"), "{e}");
+        assert!(check_team_fits(&t, (0, 256 * MIB), (0, 64 * MIB, 3)).is_ok());
+        // Buffers on another node are counted there, not here; an absent node has nothing.
+        assert!(check_team_fits(&t, (0, 512 * MIB), (7, 1, 1)).is_err());
+        assert!(check_team_fits(&t, (0, 512 * MIB), (0, 512 * MIB, 1)).is_ok());
     }
 }

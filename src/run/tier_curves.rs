@@ -6,6 +6,7 @@
 //! others still run.
 
 use crate::loaded::engine::run_curve;
+use crate::loaded::sizes::default_sizes;
 use crate::loaded::LoadedConfig;
 use crate::results::tiers::KindCurve;
 use crate::results::topology::MemoryKind;
@@ -48,9 +49,14 @@ pub fn measure(topo: &Topology, root: &SysRoot, base: &LoadedConfig, r: &mut Run
         if interrupted() {
             break;
         }
+        // Sized for the kind's node (a CXL or HBM node is often far smaller than the home
+        // node the run's curve was sized for), never larger than the run's curve.
+        let (chaser, per_thread) = default_sizes(topo, node, node, base.load_cpus.len(), base.page);
         let cfg = LoadedConfig {
             mem_node: node,
             load_mem_node: node,
+            chaser_bytes: base.chaser_bytes.min(chaser),
+            load_bytes_per_thread: base.load_bytes_per_thread.min(per_thread),
             ..base.clone()
         };
         match run_curve(topo, root, &cfg) {

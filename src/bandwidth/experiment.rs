@@ -143,15 +143,12 @@ pub fn run_toward(
             sweep,
         } => {
             report.sweep = Some(run_sizes(
-                topo,
-                root,
-                cfg,
+                &t,
                 cpus,
                 per_thread_bytes,
                 *sweep,
                 &mut report.results,
                 &mut failed,
-                progress,
             )?);
         }
         Variant::Matrix { cells, threads } => {
@@ -175,13 +172,15 @@ pub fn run_toward(
     Ok(Outcome { report, failed })
 }
 
-/// What every part of one bandwidth run shares.
-struct Toward<'a> {
-    topo: &'a Topology,
-    root: &'a SysRoot,
-    cfg: &'a Config,
-    goal: Option<&'a PrecisionGoal>,
-    progress: &'a Progress<'a>,
+/// What every part of one bandwidth run shares: the machine, its one root, the validated
+/// request, the goal its headline figures are measured toward (`None`: the planned
+/// repetitions only) and where progress goes.
+pub struct Toward<'a> {
+    pub topo: &'a Topology,
+    pub root: &'a SysRoot,
+    pub cfg: &'a Config,
+    pub goal: Option<&'a PrecisionGoal>,
+    pub progress: &'a Progress<'a>,
 }
 
 /// Each kernel once on `cpus`, toward an even share of the goal's pool; Ctrl-C stops at the
@@ -226,18 +225,7 @@ fn run_matrices(
     failed: &mut Option<anyhow::Error>,
 ) -> anyhow::Result<()> {
     for &kernel in &t.cfg.kernels {
-        let m = matrix::run_matrix(
-            t.topo,
-            t.root,
-            kernel,
-            cells,
-            threads,
-            t.cfg,
-            t.goal,
-            &mut report.results,
-            failed,
-            t.progress,
-        )?;
+        let m = matrix::run_matrix(t, kernel, cells, threads, &mut report.results, failed)?;
         report.matrix.push(m);
     }
     Ok(())
@@ -251,17 +239,7 @@ fn run_scalings(
     failed: &mut Option<anyhow::Error>,
 ) -> anyhow::Result<()> {
     for &kernel in &t.cfg.kernels {
-        let s = scaling::run_scaling(
-            t.topo,
-            t.root,
-            kernel,
-            curves,
-            t.cfg,
-            t.goal,
-            &mut report.results,
-            failed,
-            t.progress,
-        )?;
+        let s = scaling::run_scaling(t, kernel, curves, &mut report.results, failed)?;
         report.scaling.push(s);
     }
     Ok(())
@@ -278,16 +256,7 @@ fn run_peak_part(
         *t.cfg.kernels.first().ok_or_else(|| {
             anyhow::anyhow!("--peak needs the read kernel; this is a numascope bug")
         })?;
-    report.peak = Some(super::peak::run_peak(
-        t.topo,
-        t.root,
-        read,
-        &t.cfg.settings,
-        req,
-        t.cfg.keep_going,
-        failed,
-        t.progress,
-    )?);
+    report.peak = Some(super::peak::run_peak(t, read, req, failed)?);
     Ok(())
 }
 
@@ -309,18 +278,15 @@ fn add_disturbed_warnings(report: &mut BandwidthReport) {
 /// as a single run: only the size changes from point to point. A small working set is swept
 /// over and over until the repetition's duration is up (the harness wraps around its arrays),
 /// so every point is timed for the same length.
-#[allow(clippy::too_many_arguments)]
 fn run_sizes(
-    topo: &Topology,
-    root: &SysRoot,
-    cfg: &Config,
+    t: &Toward,
     cpus: &[u32],
     per_thread_bytes: &[u64],
     sweep: bool,
     results: &mut Vec<BandwidthResult>,
     failed: &mut Option<anyhow::Error>,
-    progress: &Progress<'_>,
 ) -> anyhow::Result<Sweep> {
+    let (topo, root, cfg) = (t.topo, t.root, t.cfg);
     let total = per_thread_bytes.len() * cfg.kernels.len();
     let mut points = Vec::with_capacity(total);
     'sizes: for (i, &bytes) in per_thread_bytes.iter().enumerate() {
@@ -348,7 +314,7 @@ fn run_sizes(
                     )
                 })?,
             }
-            progress(i * cfg.kernels.len() + k + 1, total);
+            (t.progress)(i * cfg.kernels.len() + k + 1, total);
         }
     }
     Ok(Sweep {

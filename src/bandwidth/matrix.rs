@@ -4,12 +4,11 @@
 //! the target. HMAT's firmware-declared bandwidth is attached beside each measured cell where the
 //! firmware gives one, labelled as such.
 
-use super::experiment::{keep_or_stop, Config};
+use super::experiment::{keep_or_stop, Config, Toward};
 use super::harness;
 use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, MemPlacement};
 use super::result::{BandwidthResult, Matrix, MatrixCell};
-use crate::experiment::Progress;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::precision::PrecisionGoal;
@@ -77,19 +76,15 @@ fn measure_cell(
 /// Measures the matrix of one kernel, each cell toward `goal` when there is one; each cell's
 /// full result is appended to `results`, a failing cell goes to `failed` when the config keeps
 /// going. `progress` after each cell.
-#[allow(clippy::too_many_arguments)]
 pub fn run_matrix(
-    topo: &Topology,
-    root: &SysRoot,
+    t: &Toward,
     kernel: Kernel,
     cells: Option<&[(u32, u32)]>,
     threads: Option<usize>,
-    cfg: &Config,
-    goal: Option<&PrecisionGoal>,
     results: &mut Vec<BandwidthResult>,
     failed: &mut Option<anyhow::Error>,
-    progress: &Progress<'_>,
 ) -> anyhow::Result<Matrix> {
+    let (topo, root, cfg, goal, progress) = (t.topo, t.root, t.cfg, t.goal, t.progress);
     let (initiators, targets, cells) = layout(topo, cells);
     anyhow::ensure!(
         !targets.is_empty(),

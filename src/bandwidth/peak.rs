@@ -17,13 +17,12 @@ use std::collections::BTreeSet;
 use anyhow::Context as _;
 
 use super::descriptor::{mb_per_s, ELEMENT_BYTES};
-use super::experiment::keep_or_stop;
+use super::experiment::{keep_or_stop, Toward};
 use super::harness::{rates, CHUNK_ELEMENTS};
 use super::kernels::{Kernel, Params};
 use super::peak_domains::domains_of;
 use super::peak_plan::{plan, PeakMix, PeakPlan, PlannedRun};
 use super::RunSettings;
-use crate::experiment::Progress;
 use crate::loaded::kernel::{self as load, Pace};
 use crate::placement::{PlacedBuffer, PlacementReport, Policy};
 use crate::results::peak::{PeakBest, PeakReport, PeakRun, PeakScope};
@@ -68,17 +67,14 @@ struct Measured {
 
 /// Runs the plan of `req`; `progress(done, total)` after each run. Ctrl-C stops before the
 /// next run; a failed run is recorded (with `keep_going`) or ends the measurement.
-#[allow(clippy::too_many_arguments)]
 pub fn run_peak(
-    topo: &Topology,
-    root: &SysRoot,
+    t: &Toward,
     read: Kernel,
-    settings: &RunSettings,
     req: &PeakRequest,
-    keep_going: bool,
     failed: &mut Option<anyhow::Error>,
-    progress: &Progress<'_>,
 ) -> anyhow::Result<PeakReport> {
+    let (topo, root, progress) = (t.topo, t.root, t.progress);
+    let (settings, keep_going) = (&t.cfg.settings, t.cfg.keep_going);
     let p = plan(topo, &req.mixes, &req.nodes, req.domains);
     let mut measured: Vec<Option<Measured>> = Vec::with_capacity(p.runs.len());
     for (i, r) in p.runs.iter().enumerate() {
@@ -467,18 +463,22 @@ mod tests {
             domains: true,
         };
         let read = Kernel::new(crate::bandwidth::descriptor::KernelId::Read, Isa::Scalar).unwrap();
+        let cfg = crate::bandwidth::Config {
+            kernels: vec![read],
+            variant: crate::bandwidth::Variant::Peak(req.clone()),
+            placement: crate::bandwidth::plan::MemPlacement::Local,
+            settings,
+            keep_going: false,
+        };
+        let t = Toward {
+            topo: &topo,
+            root: &root,
+            cfg: &cfg,
+            goal: None,
+            progress: &|_, _| {},
+        };
         let mut failed = None;
-        let rep = run_peak(
-            &topo,
-            &root,
-            read,
-            &settings,
-            &req,
-            false,
-            &mut failed,
-            &|_, _| {},
-        )
-        .unwrap();
+        let rep = run_peak(&t, read, &req, &mut failed).unwrap();
         assert!(failed.is_none());
         let counts = super::super::peak_plan::thread_counts(topo.usable_cpus().len());
         assert_eq!(rep.runs.len(), 2 * counts.len());

@@ -2,15 +2,12 @@
 //! (one CPU per core first), and over the whole machine packed and spread, with the knee (the
 //! thread count where more threads stop helping) found by a pure, tested rule.
 
-use super::experiment::{keep_or_stop, Config};
+use super::experiment::{keep_or_stop, Toward};
 use super::harness;
 use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, Order};
 use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
-use crate::experiment::Progress;
 use crate::sys::signal::interrupted;
-use crate::sysroot::SysRoot;
-use crate::threads::precision::PrecisionGoal;
 use crate::topology::Topology;
 
 /// Relative gain below which more threads are said not to help (10 %).
@@ -90,18 +87,14 @@ impl Curves<'_> {
 /// Measures the curves of one kernel, each point toward `goal` when there is one; every
 /// point's full result is appended to `results`, a failing point goes to `failed` when the
 /// config keeps going. `progress` after each point.
-#[allow(clippy::too_many_arguments)]
 pub fn run_scaling(
-    topo: &Topology,
-    root: &SysRoot,
+    t: &Toward,
     kernel: Kernel,
     curves: &Curves<'_>,
-    cfg: &Config,
-    goal: Option<&PrecisionGoal>,
     results: &mut Vec<BandwidthResult>,
     failed: &mut Option<anyhow::Error>,
-    progress: &Progress<'_>,
 ) -> anyhow::Result<Scaling> {
+    let (topo, root, cfg, goal, progress) = (t.topo, t.root, t.cfg, t.goal, t.progress);
     let desc = kernel.descriptor();
     let streams = desc.stream_count();
     let list = curves.list(topo);

@@ -11,6 +11,7 @@
 pub mod rightmark;
 pub mod streams;
 
+use crate::results::bandwidth::BandwidthResult;
 use crate::results::quality::RepetitionQuality;
 use crate::results::tables::{RatioToLocal, RoundFigure};
 use crate::stats::Summary;
@@ -25,6 +26,18 @@ pub(crate) struct Sample {
     pub placement_fraction: Option<f64>,
     pub quality: Option<RepetitionQuality>,
     pub cache_level: Option<String>,
+}
+
+impl Sample {
+    /// A bandwidth result's median rate, with its placement, quality and cache level.
+    pub(crate) fn of_bandwidth(r: &BandwidthResult) -> Sample {
+        Sample {
+            value: r.mb_per_s.median,
+            placement_fraction: Some(r.placement_fraction),
+            quality: r.quality.clone(),
+            cache_level: r.cache_level.clone(),
+        }
+    }
 }
 
 /// Adds one round's sample to `fig`; a figure that failed earlier sits out (its rounds stay

@@ -175,11 +175,12 @@ pub fn run(
                 }
                 continue;
             };
+            let at = Placed { cpu, mem_node };
             if !kernels.is_empty() {
-                bandwidth_round(topo, root, cfg, cpu, mem_node, &kernels, &mut rows[c]);
+                bandwidth_round(topo, root, cfg, at, &kernels, &mut rows[c]);
             }
             if !modes.is_empty() {
-                latency_round(topo, root, cfg, &clock, cpu, mem_node, &modes, &mut rows[c]);
+                latency_round(topo, root, cfg, &clock, at, &modes, &mut rows[c]);
             }
             done += 1;
             progress(done, total);
@@ -203,20 +204,26 @@ pub fn run(
     Ok(Outcome { report, failed })
 }
 
+/// Where one cell's thread runs and where its block lives.
+#[derive(Clone, Copy, Debug)]
+struct Placed {
+    cpu: u32,
+    mem_node: u32,
+}
+
 /// One round of the bandwidth columns of one cell: one `bandwidth::run` with every kernel.
 fn bandwidth_round(
     topo: &Topology,
     root: &SysRoot,
     cfg: &Config,
-    cpu: u32,
-    mem_node: u32,
+    at: Placed,
     kernels: &[(usize, Kernel)],
     row: &mut [RoundFigure],
 ) {
     let bw = bandwidth::Config {
         kernels: kernels.iter().map(|(_, k)| *k).collect(),
-        variant: bandwidth::Variant::Kernels { cpus: vec![cpu] },
-        placement: MemPlacement::Node(vec![mem_node]),
+        variant: bandwidth::Variant::Kernels { cpus: vec![at.cpu] },
+        placement: MemPlacement::Node(vec![at.mem_node]),
         settings: RunSettings {
             page: cfg.page,
             duration: cfg.bandwidth_repetition,
@@ -230,61 +237,29 @@ fn bandwidth_round(
         },
         keep_going: true,
     };
-    match bandwidth::run(topo, root, &bw, &|_, _| {}) {
-        Ok(out) => {
-            let why = out.failed.map(|e| crate::error::one_sentence(&e));
-            for (k, kernel) in kernels {
-                let name = kernel.descriptor().name;
-                match out.report.results.iter().find(|r| r.kernel == name) {
-                    Some(r) => record(
-                        &mut row[*k],
-                        Sample {
-                            value: r.mb_per_s.median,
-                            placement_fraction: Some(r.placement_fraction),
-                            quality: r.quality.clone(),
-                            cache_level: r.cache_level.clone(),
-                        },
-                    ),
-                    None if interrupted() => {}
-                    None => fail(
-                        &mut row[*k],
-                        format!(
-                            "failed: {}",
-                            why.clone().unwrap_or_else(|| "no result".into())
-                        ),
-                    ),
-                }
-            }
-        }
-        Err(e) if interrupted() => {
-            let _ = e;
-        }
-        Err(e) => {
-            let why = crate::error::one_sentence(&e);
-            for (k, _) in kernels {
-                fail(&mut row[*k], format!("failed: {why}"));
-            }
-        }
-    }
+    let out = bandwidth::run(topo, root, &bw, &|_, _| {});
+    record_round(out, kernels, row, |report, kernel| {
+        let name = kernel.descriptor().name;
+        let r = report.results.iter().find(|r| r.kernel == name)?;
+        Some(Sample::of_bandwidth(r))
+    });
 }
 
 /// One round of the latency columns of one cell: one `latency::run` with both chases.
-#[allow(clippy::too_many_arguments)]
 fn latency_round(
     topo: &Topology,
     root: &SysRoot,
     cfg: &Config,
     clock: &ClockInfo,
-    cpu: u32,
-    mem_node: u32,
+    at: Placed,
     modes: &[(usize, Mode)],
     row: &mut [RoundFigure],
 ) {
     let lat = latency::Config {
         variant: latency::Variant::Sizes {
             at: latency::Chaser {
-                cpu,
-                mem_node: Some(mem_node),
+                cpu: at.cpu,
+                mem_node: Some(at.mem_node),
             },
             sizes: vec![cfg.block_bytes],
         },
@@ -300,20 +275,33 @@ fn latency_round(
         distribution: None,
         distribution_bytes: None,
     };
-    match latency::run(topo, root, &lat, &|_, _| {}) {
+    let out = latency::run(topo, root, &lat, &|_, _| {});
+    record_round(out, modes, row, |report, mode| {
+        let r = report.results.iter().find(|r| r.mode == *mode)?;
+        Some(Sample {
+            value: r.ns_per_load.median,
+            placement_fraction: r.placement_fraction,
+            quality: r.quality.clone(),
+            cache_level: None,
+        })
+    });
+}
+
+/// Records one run's round in `row`: each column `(k, what)` gets the sample `sample_of`
+/// finds in the report, or the run's failure when it has none. After Ctrl-C a missing result
+/// is no failure.
+fn record_round<R, W>(
+    out: anyhow::Result<Outcome<R>>,
+    columns: &[(usize, W)],
+    row: &mut [RoundFigure],
+    sample_of: impl Fn(&R, &W) -> Option<Sample>,
+) {
+    match out {
         Ok(out) => {
             let why = out.failed.map(|e| crate::error::one_sentence(&e));
-            for (k, mode) in modes {
-                match out.report.results.iter().find(|r| r.mode == *mode) {
-                    Some(r) => record(
-                        &mut row[*k],
-                        Sample {
-                            value: r.ns_per_load.median,
-                            placement_fraction: r.placement_fraction,
-                            quality: r.quality.clone(),
-                            cache_level: None,
-                        },
-                    ),
+            for (k, what) in columns {
+                match sample_of(&out.report, what) {
+                    Some(s) => record(&mut row[*k], s),
                     None if interrupted() => {}
                     None => fail(
                         &mut row[*k],
@@ -328,7 +316,7 @@ fn latency_round(
         Err(_) if interrupted() => {}
         Err(e) => {
             let why = crate::error::one_sentence(&e);
-            for (k, _) in modes {
+            for (k, _) in columns {
                 fail(&mut row[*k], format!("failed: {why}"));
             }
         }

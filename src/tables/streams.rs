@@ -185,15 +185,7 @@ fn measure_rounds(
 fn measure_cell(topo: &Topology, root: &SysRoot, bw: &bandwidth::Config, fig: &mut RoundFigure) {
     match bandwidth::run(topo, root, bw, &|_, _| {}) {
         Ok(out) => match out.report.results.first() {
-            Some(r) => record(
-                fig,
-                Sample {
-                    value: r.mb_per_s.median,
-                    placement_fraction: Some(r.placement_fraction),
-                    quality: r.quality.clone(),
-                    cache_level: r.cache_level.clone(),
-                },
-            ),
+            Some(r) => record(fig, Sample::of_bandwidth(r)),
             None if interrupted() => {}
             None => fail(fig, "failed: no result".into()),
         },

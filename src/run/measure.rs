@@ -360,7 +360,7 @@ mod tests {
         let (topo, root, cpus, _) = small_reads();
         // The scenarios' single-thread latency: one thread left to the scheduler, one on the
         // first CPU, two rounds of blocks over one buffer each.
-        use crate::run::scenarios::latency::{measure_rows, BlockPlan, Thread};
+        use crate::run::scenarios::latency::{measure_rows, BlockPlan, RowBuffer, Thread};
         let plan = BlockPlan {
             rounds: 2,
             per_block: 3,
@@ -372,8 +372,10 @@ mod tests {
             &topo,
             &root,
             &threads,
-            &Policy::Bind(vec![0]),
-            4 << 20,
+            RowBuffer {
+                policy: &Policy::Bind(vec![0]),
+                bytes: 4 << 20,
+            },
             &plan,
             30.0,
         )

@@ -166,18 +166,23 @@ pub struct Thread<'a> {
     pub cpus: &'a [u32],
 }
 
-/// Measures the rows' latencies over `bytes` bound by `policy`, one thread per row placed as
+/// The buffer each row's thread chases: `bytes` of its own, placed under `policy`.
+#[derive(Clone, Copy)]
+pub struct RowBuffer<'a> {
+    pub policy: &'a Policy,
+    pub bytes: u64,
+}
+
+/// Measures the rows' latencies, each over its own [`RowBuffer`], one thread per row placed as
 /// its [`Thread`] says, in interleaved blocks (module docs). Every row's chain is built and
 /// walked once before the first block of any row, so the first round does not find one row
 /// alone on an idle memory system with its own lines still cached. Returns each row's blocks
 /// in the order given; a row whose thread or chain could not be set up holds the error.
-#[allow(clippy::too_many_arguments)]
 pub fn measure_rows(
     topo: &Topology,
     root: &SysRoot,
     threads: &[Thread<'_>],
-    policy: &Policy,
-    bytes: u64,
+    buffer: RowBuffer<'_>,
     plan: &BlockPlan,
     timer_resolution_ns: f64,
 ) -> anyhow::Result<Vec<RowBlocks>> {
@@ -200,7 +205,7 @@ pub fn measure_rows(
             ready.push(rx_ready);
             let cpus = t.cpus;
             s.spawn(move || {
-                let Some(mut buf) = place(topo, root, cpus, policy, bytes, &tx_ready) else {
+                let Some(mut buf) = place(topo, root, cpus, buffer, &tx_ready) else {
                     return;
                 };
                 let Some(mut row) =
@@ -250,13 +255,12 @@ struct Prepared<'b> {
 }
 
 /// Places the calling thread on `cpus` (empty: left where it is, every CPU this process may
-/// use) and its buffer under `policy`; says why on `ready` when it cannot.
+/// use) and its buffer as `buffer` says; says why on `ready` when it cannot.
 fn place(
     topo: &Topology,
     root: &SysRoot,
     cpus: &[u32],
-    policy: &Policy,
-    bytes: u64,
+    buffer: RowBuffer<'_>,
     ready: &mpsc::Sender<Result<(), Block>>,
 ) -> Option<PlacedBuffer> {
     let setup = || -> anyhow::Result<PlacedBuffer> {
@@ -264,7 +268,7 @@ fn place(
             crate::sys::affinity::set_current(cpus)
                 .with_context(|| format!("could not bind the latency thread to CPUs {cpus:?}"))?;
         }
-        let buf = PlacedBuffer::new(topo, root, bytes, policy, PageSize::Base)?;
+        let buf = PlacedBuffer::new(topo, root, buffer.bytes, buffer.policy, PageSize::Base)?;
         buf.verify()?;
         Ok(buf)
     };

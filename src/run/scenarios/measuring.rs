@@ -164,8 +164,10 @@ pub(super) fn latency_of_a_and_b(
         step.topo,
         step.root,
         &threads,
-        &Policy::Bind(vec![layout.home]),
-        chase_bytes(step.topo),
+        RowBuffer {
+            policy: &Policy::Bind(vec![layout.home]),
+            bytes: chase_bytes(step.topo),
+        },
         &lat_plan,
         inp.timer_resolution_ns,
     );

@@ -34,7 +34,7 @@ mod layout;
 mod measuring;
 
 use identical::{apply_merges, merge_identical};
-use latency::{block_plan, measure_rows, ratio_to_a, row_latency, Thread};
+use latency::{block_plan, measure_rows, ratio_to_a, row_latency, RowBuffer, Thread};
 use layout::{layout, Layout};
 use measuring::{bandwidth_rows, latency_of_a_and_b, weighted_row, Step};
 

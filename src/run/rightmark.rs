@@ -140,17 +140,21 @@ pub(super) fn run_part(
     let mut cfg = config(topo, s);
     cfg.clock = r.clock.clone();
     let out = rightmark::run(topo, root, &cfg, step)?;
+    keep_warnings(r, &out.report.warnings);
+    r.rightmark = Some(out.report);
+    out.failed.map_or(Ok(()), Err)
+}
+
+/// A table's warnings become the run's. NUMA balancing is the run's finding, stated once;
+/// every other sentence (a disturbed figure, pages off their node, a block that fits in a
+/// cache) is kept.
+fn keep_warnings(r: &mut RunResults, warnings: &[String]) {
     r.warnings.extend(
-        out.report
-            .warnings
+        warnings
             .iter()
-            // NUMA balancing is the run's finding, stated once; every other sentence (a
-            // disturbed figure, pages off their node, a block that fits in a cache) is kept.
             .filter(|w| !w.starts_with("automatic NUMA balancing"))
             .cloned(),
     );
-    r.rightmark = Some(out.report);
-    out.failed.map_or(Ok(()), Err)
 }
 
 /// Most memory nodes whose every pair the stream matrix measures.
@@ -255,15 +259,7 @@ pub(super) fn run_stream_part(
 ) -> anyhow::Result<()> {
     let cfg = stream_config(topo, s)?;
     let out = crate::tables::streams::run(topo, root, &cfg, step)?;
-    r.warnings.extend(
-        out.report
-            .warnings
-            .iter()
-            // NUMA balancing is the run's finding, stated once; every other sentence (a
-            // disturbed figure, pages off their node, a block that fits in a cache) is kept.
-            .filter(|w| !w.starts_with("automatic NUMA balancing"))
-            .cloned(),
-    );
+    keep_warnings(r, &out.report.warnings);
     r.stream_matrix = Some(out.report);
     out.failed.map_or(Ok(()), Err)
 }

@@ -194,10 +194,11 @@ pub fn counter_now() -> Option<u64> {
 /// instruction, the last load included, has executed). AArch64: `isb; mrs cntvct_el0; isb`
 /// starts, `dsb ish; isb; mrs cntvct_el0` ends (DSB waits for the loads to complete). The
 /// loads are exactly 16 `p = *p` in assembly, as in [`walk_one`].
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 mod timed {
     pub const AVAILABLE: bool = true;
 
+    #[cfg(target_arch = "x86_64")]
     macro_rules! group_asm {
         ($loads:literal, $p:expr) => {{
             let mut p: usize = $p;
@@ -232,27 +233,7 @@ mod timed {
         }};
     }
 
-    /// # Safety
-    /// `p` points to a link of a chain as in [`super::walk_n`].
-    #[inline(never)]
-    pub unsafe fn group(p: usize) -> (usize, u64) {
-        group_asm!("16", p)
-    }
-
-    #[inline(never)]
-    pub fn empty() -> u64 {
-        group_asm!("0", 0).1
-    }
-
-    pub fn now() -> u64 {
-        crate::sys::cpu::rdtsc()
-    }
-}
-
-#[cfg(target_arch = "aarch64")]
-mod timed {
-    pub const AVAILABLE: bool = true;
-
+    #[cfg(target_arch = "aarch64")]
     macro_rules! group_asm {
         ($loads:literal, $p:expr) => {{
             let mut p: usize = $p;
@@ -293,6 +274,12 @@ mod timed {
         group_asm!("0", 0).1
     }
 
+    #[cfg(target_arch = "x86_64")]
+    pub fn now() -> u64 {
+        crate::sys::cpu::rdtsc()
+    }
+
+    #[cfg(target_arch = "aarch64")]
     pub fn now() -> u64 {
         let t: u64;
         // SAFETY: reading the virtual counter is allowed at EL0 on Linux and has no effects.

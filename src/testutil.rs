@@ -41,6 +41,32 @@ pub fn cpu(id: u32) -> Cpu {
     }
 }
 
+/// A node `id` with `cpus` and 1 GiB of memory, half of it free, no huge pages.
+pub fn node(id: u32, cpus: Vec<u32>) -> Node {
+    Node {
+        id,
+        cpus,
+        memory_total_bytes: 1 << 30,
+        memory_free_bytes: 1 << 29,
+        memory_available_bytes: 1 << 29,
+        has_cpu: true,
+        has_memory: true,
+        hugepages: vec![],
+    }
+}
+
+/// A sequential chase of 64-byte elements in `chains` cycles (seed 1), for the walk kernels'
+/// mechanics.
+pub fn seq_chain(chains: usize) -> crate::latency::chase::ChainSpec {
+    crate::latency::chase::ChainSpec {
+        mode: crate::latency::chase::Mode::Seq,
+        chains,
+        element_bytes: 64,
+        group_bytes: 4096,
+        seed: 1,
+    }
+}
+
 /// One node 0 with the CPUs this process may use and 1 GiB free.
 pub fn this_machine_one_node() -> Topology {
     let cpus = crate::sys::affinity::get_current().unwrap();
@@ -69,6 +95,16 @@ pub fn this_machine_one_node() -> Topology {
         environment: Environment::default(),
         layout: Default::default(),
     }
+}
+
+/// Rounds around `base`: round `i` is `base * drift[i]` (a drift every row shares) times
+/// `1 + wiggle(i)` (a small wiggle of the row's own).
+pub fn drifting(base: f64, drift: &[f64], wiggle: impl Fn(usize) -> f64) -> Vec<f64> {
+    drift
+        .iter()
+        .enumerate()
+        .map(|(i, d)| base * d * (1.0 + wiggle(i)))
+        .collect()
 }
 
 /// Serializes the unit tests that time pinned threads. The test harness runs tests in

@@ -237,18 +237,14 @@ mod tests {
     /// Nine rounds with a drift shared by every candidate and a small wiggle of their own.
     fn walls(base: f64, wiggle: f64, phase: usize) -> Vec<f64> {
         let drift = [1.0, 1.3, 0.9, 1.1, 1.25, 0.95, 1.05, 1.2, 1.0];
-        (0..9)
-            .map(|i| {
-                base * drift[i]
-                    * (1.0
-                        + wiggle
-                            * if (i + phase).is_multiple_of(2) {
-                                1.0
-                            } else {
-                                -1.0
-                            })
-            })
-            .collect()
+        let sign = |i: usize| {
+            if (i + phase).is_multiple_of(2) {
+                1.0
+            } else {
+                -1.0
+            }
+        };
+        crate::testutil::drifting(base, &drift, |i| wiggle * sign(i))
     }
 
     fn rounds_of(cands: &[AppCandidate], w: &[Vec<f64>]) -> Rounds {

@@ -130,19 +130,9 @@ mod tests {
             source: "synthetic".into(),
             warnings: vec![],
             nodes: (0..nodes)
-                .map(|n| Node {
-                    id: n,
-                    cpus: cpus
-                        .iter()
-                        .filter(|c| c.node == Some(n))
-                        .map(|c| c.id)
-                        .collect(),
-                    memory_total_bytes: 1 << 30,
-                    memory_free_bytes: 1 << 29,
-                    memory_available_bytes: 1 << 29,
-                    has_cpu: true,
-                    has_memory: true,
-                    hugepages: vec![],
+                .map(|n| {
+                    let on_n = cpus.iter().filter(|c| c.node == Some(n));
+                    crate::testutil::node(n, on_n.map(|c| c.id).collect())
                 })
                 .collect(),
             distances: vec![],

@@ -482,16 +482,9 @@ mod tests {
     /// count; nothing about how long they took.
     #[test]
     fn timed_groups_walk_the_chain() {
-        use crate::latency::chase::{ChainSpec, Mode};
         let mut buf = vec![0u64; 64 * 8];
         let base = buf.as_ptr() as usize;
-        let spec = ChainSpec {
-            mode: Mode::Seq,
-            chains: 1,
-            element_bytes: 64,
-            group_bytes: 4096,
-            seed: 1,
-        };
+        let spec = crate::testutil::seq_chain(1);
         let mut ch = Chain::build(&mut buf, &spec).unwrap();
         let mut t = Vec::new();
         let ok = ch.timed_groups(5, &mut t);

@@ -394,7 +394,6 @@ unsafe fn walk_one(mut p: usize, iterations: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::latency::chase::Mode;
 
     /// Chains in different words of the same lines live side by side and each walks its own
     /// cycle; a chain that would link a word another links is refused.
@@ -402,13 +401,7 @@ mod tests {
     fn an_arena_keeps_chains_in_different_words_apart() {
         let mut buf = vec![0u64; 8 * 64 + 8];
         let base = buf.as_ptr() as usize;
-        let spec = ChainSpec {
-            mode: Mode::Seq,
-            chains: 1,
-            element_bytes: 64,
-            group_bytes: 4096,
-            seed: 1,
-        };
+        let spec = crate::testutil::seq_chain(1);
         let mut arena = ChainArena::new(&mut buf);
         let mut a = arena.build(0, 64 * 64, &spec).unwrap();
         let mut b = arena.build(1, 32 * 64, &spec).unwrap();
@@ -438,13 +431,7 @@ mod tests {
         for chains in chase::SUPPORTED_CHAINS {
             let mut buf = vec![0u64; 8 * 64];
             let base = buf.as_ptr() as usize;
-            let spec = ChainSpec {
-                mode: Mode::Seq,
-                chains,
-                element_bytes: 64,
-                group_bytes: 4096,
-                seed: 1,
-            };
+            let spec = crate::testutil::seq_chain(chains);
             let mut ch = Chain::build(&mut buf, &spec).unwrap();
             assert_eq!(ch.elements(), 64);
             // Seq over 64 elements split into `chains` cycles of 64/chains: after 16 loads

@@ -84,7 +84,7 @@ pub fn one_node(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::topology::{Cpu, Node};
+    use crate::results::topology::Cpu;
 
     /// Two nodes of two CPUs each (0-1 on node 0, 2-3 on node 1); CPU 3 is not allowed.
     fn topo() -> Topology {
@@ -101,16 +101,7 @@ mod tests {
             })
             .collect();
         t.nodes = (0..2)
-            .map(|id| Node {
-                id,
-                cpus: vec![2 * id, 2 * id + 1],
-                memory_total_bytes: 1 << 30,
-                memory_free_bytes: 1 << 29,
-                memory_available_bytes: 1 << 29,
-                has_cpu: true,
-                has_memory: true,
-                hugepages: vec![],
-            })
+            .map(|id| crate::testutil::node(id, vec![2 * id, 2 * id + 1]))
             .collect();
         t.allowed_nodes = vec![0, 1];
         t

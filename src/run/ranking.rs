@@ -304,18 +304,14 @@ mod tests {
     /// of the row's own (`wiggle` as a fraction, alternating in sign).
     fn rounds(mb: f64, wiggle: f64, phase: usize) -> Vec<f64> {
         let drift = [1.0, 0.8, 1.1, 0.95, 1.2, 0.9, 1.05, 0.85, 1.0];
-        (0..9)
-            .map(|i| {
-                mb * drift[i]
-                    * (1.0
-                        + wiggle
-                            * if (i + phase).is_multiple_of(3) {
-                                1.0
-                            } else {
-                                -0.5
-                            })
-            })
-            .collect()
+        let sign = |i: usize| {
+            if (i + phase).is_multiple_of(3) {
+                1.0
+            } else {
+                -0.5
+            }
+        };
+        crate::testutil::drifting(mb, &drift, |i| wiggle * sign(i))
     }
 
     /// The article's conclusion on symmetric NUMA: pin single-threaded programs (6.4 vs 4.2),

@@ -287,14 +287,8 @@ mod tests {
 
     fn node(id: u32, cpu: bool) -> Node {
         Node {
-            id,
-            cpus: if cpu { vec![id] } else { vec![] },
-            memory_total_bytes: 1 << 30,
-            memory_free_bytes: 1 << 29,
-            memory_available_bytes: 1 << 29,
             has_cpu: cpu,
-            has_memory: true,
-            hugepages: vec![],
+            ..crate::testutil::node(id, if cpu { vec![id] } else { vec![] })
         }
     }
 

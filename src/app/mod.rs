@@ -180,13 +180,7 @@ fn empty_report(
                 same_reason: merged[k].map(|_| reason.to_string()),
                 unavailable: c.unavailable.clone(),
                 how: cfg.numactl.how_to(&c.policy, c.cpus.as_deref(), &program),
-                wall_s: None,
-                user_s: None,
-                sys_s: None,
-                max_rss_kib: None,
-                runs: vec![],
-                observed: None,
-                kernel: None,
+                ..AppCandidate::default()
             })
             .collect(),
         ranking: rank::rank(&[], &vec![]),

@@ -206,31 +206,16 @@ fn merged_note(merged: &[usize], name: &dyn Fn(usize) -> String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::app::HowTo;
     use crate::stats::Summary;
 
     fn cand(k: usize, walls: &[f64], same_as: Option<&str>) -> AppCandidate {
         AppCandidate {
             id: format!("c{k}"),
             letter: (b'a' + k as u8) as char,
-            label: String::new(),
-            policy: String::new(),
-            cpus: None,
             same_as: same_as.map(str::to_string),
             same_reason: same_as.map(|_| "same placement here: one memory node".to_string()),
-            unavailable: None,
-            how: HowTo {
-                command: None,
-                why_not: None,
-                kernel_way: String::new(),
-            },
             wall_s: Summary::of(walls),
-            user_s: None,
-            sys_s: None,
-            max_rss_kib: None,
-            runs: vec![],
-            observed: None,
-            kernel: None,
+            ..AppCandidate::default()
         }
     }
 

@@ -27,7 +27,7 @@ pub struct Numactl {
 }
 
 /// One way to run a program under a placement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct HowTo {
     /// A command line the installed numactl accepts (or the bare program when nothing needs
     /// to be set); `None` when numactl cannot give this placement here.
@@ -63,8 +63,9 @@ pub struct AppReport {
     pub stopped: Option<String>,
 }
 
-/// One candidate placement and what the program did under it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One candidate placement and what the program did under it; the default is nothing
+/// measured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AppCandidate {
     /// Short name as `--candidates` takes it: `default`, `bind:0`, `interleave`, ...
     pub id: String,

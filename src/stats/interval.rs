@@ -131,7 +131,7 @@ pub fn median_interval(samples: &[f64], level: f64) -> Result<MedianInterval, No
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::sim::Rng;
+    use crate::stats::sim::{coverage, Rng, Sampler};
     use proptest::prelude::*;
 
     #[test]
@@ -176,7 +176,6 @@ mod tests {
         for n in [6usize, 9, 15, 40] {
             let exact = median_ranks(n, CONFIDENCE).unwrap().1;
             // (name, sampler, true median)
-            type Sampler = fn(&mut Rng) -> f64;
             let cases: [(&str, Sampler, f64); 3] = [
                 ("normal", |r| 100.0 + 5.0 * r.normal(), 100.0),
                 ("lognormal", |r| (0.5 * r.normal()).exp(), 1.0),
@@ -194,15 +193,10 @@ mod tests {
                 ),
             ];
             for (name, draw, truth) in cases {
-                let mut hit = 0;
-                for _ in 0..trials {
-                    let v: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
-                    let i = median_interval(&v, CONFIDENCE).unwrap();
-                    if i.low <= truth && truth <= i.high {
-                        hit += 1;
-                    }
-                }
-                let rate = hit as f64 / trials as f64;
+                let rate = coverage(&mut rng, trials, n, draw, truth, |v| {
+                    let i = median_interval(v, CONFIDENCE).unwrap();
+                    (i.low, i.high)
+                });
                 // 3000 trials: a binomial standard error of ~0.4 %; allow 4 of them.
                 assert!(
                     (rate - exact).abs() < 0.016,

@@ -130,7 +130,7 @@ pub fn quantile_interval(
 mod tests {
     use super::*;
     use crate::stats::interval::median_ranks;
-    use crate::stats::sim::Rng;
+    use crate::stats::sim::{coverage, Rng, Sampler};
     use crate::stats::CONFIDENCE;
     use proptest::prelude::*;
 
@@ -193,7 +193,6 @@ mod tests {
         };
         for (n, p) in [(30usize, 0.1), (40, 0.5), (60, 0.9), (400, 0.99)] {
             let (_, _, exact) = quantile_ranks(n, p, CONFIDENCE).unwrap();
-            type Sampler = fn(&mut Rng) -> f64;
             let cases: [(&str, Sampler, f64); 3] = [
                 ("normal", |r| 100.0 + 5.0 * r.normal(), 100.0 + 5.0 * z(p)),
                 (
@@ -204,15 +203,10 @@ mod tests {
                 ("exponential", |r| -r.uniform().ln(), -(1.0 - p).ln()),
             ];
             for (name, draw, truth) in cases {
-                let mut hit = 0;
-                for _ in 0..trials {
-                    let v: Vec<f64> = (0..n).map(|_| draw(&mut rng)).collect();
-                    let i = quantile_interval(&v, p, CONFIDENCE).unwrap();
-                    if i.low <= truth && truth <= i.high {
-                        hit += 1;
-                    }
-                }
-                let rate = hit as f64 / trials as f64;
+                let rate = coverage(&mut rng, trials, n, draw, truth, |v| {
+                    let i = quantile_interval(v, p, CONFIDENCE).unwrap();
+                    (i.low, i.high)
+                });
                 // 2000 trials: a binomial standard error of ~0.5 %; allow 4 of them.
                 assert!(
                     (rate - exact).abs() < 0.02,

@@ -29,3 +29,27 @@ impl Rng {
         (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
     }
 }
+
+/// A sampler of one distribution.
+pub type Sampler = fn(&mut Rng) -> f64;
+
+/// The share of `trials` samples of `n` draws whose interval (`interval` gives its low and
+/// high) holds `truth`.
+pub fn coverage(
+    rng: &mut Rng,
+    trials: usize,
+    n: usize,
+    draw: Sampler,
+    truth: f64,
+    interval: impl Fn(&[f64]) -> (f64, f64),
+) -> f64 {
+    let mut hit = 0;
+    for _ in 0..trials {
+        let v: Vec<f64> = (0..n).map(|_| draw(rng)).collect();
+        let (low, high) = interval(&v);
+        if low <= truth && truth <= high {
+            hit += 1;
+        }
+    }
+    hit as f64 / trials as f64
+}

@@ -505,6 +505,20 @@ mod tests {
         }
     }
 
+    /// Three sizes in [`plan6`]'s passes, the sizes from `from` on aimed at `goal`: their
+    /// points and the sizes in the order measured.
+    fn aimed(
+        values: &dyn Fn(usize, usize) -> f64,
+        goal: &PrecisionGoal,
+        from: usize,
+    ) -> (Vec<Point>, Vec<usize>) {
+        let mut log = Vec::new();
+        let aim = Aim { goal, from };
+        let block = source(values, &[], &mut log);
+        let (points, _) = in_passes(3, &plan6(), Some(aim), block, |_, _| {}).unwrap();
+        (points, log)
+    }
+
     /// Each pass measures every size once, each pass starting elsewhere; a size's
     /// figure is the median of its six block medians with n = 6; its quality record sums its
     /// blocks; progress counts sizes up to all of them.
@@ -562,19 +576,7 @@ mod tests {
             _ => 50.0,
         };
         let goal = PrecisionGoal::count_bounded(0.03);
-        let aim = Aim {
-            goal: &goal,
-            from: 1,
-        };
-        let mut log = Vec::new();
-        let (points, _) = in_passes(
-            3,
-            &plan6(),
-            Some(aim),
-            source(&values, &[], &mut log),
-            |_, _| {},
-        )
-        .unwrap();
+        let (points, log) = aimed(&values, &goal, 1);
         assert_eq!(points[0].blocks.len(), 6, "not aimed");
         assert_eq!((points[1].blocks.len(), points[1].extra), (6, 0), "met");
         assert_eq!((points[2].blocks.len(), points[2].extra), (12, 6));
@@ -586,19 +588,7 @@ mod tests {
 
         // 3.5 ms of pool at 1 ms a block: one batch of three, then the pool is short.
         let goal = PrecisionGoal::within(0.03, Duration::from_micros(3500));
-        let aim = Aim {
-            goal: &goal,
-            from: 2,
-        };
-        let mut log = Vec::new();
-        let (points, _) = in_passes(
-            3,
-            &plan6(),
-            Some(aim),
-            source(&values, &[], &mut log),
-            |_, _| {},
-        )
-        .unwrap();
+        let (points, _) = aimed(&values, &goal, 2);
         assert_eq!((points[2].blocks.len(), points[2].extra), (9, 3));
         assert_eq!(goal.pool_left(), Some(Duration::from_micros(500)));
         let rec = goal.record(&blocks::medians(&points[2].blocks), 6, points[2].extra);

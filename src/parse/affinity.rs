@@ -198,28 +198,17 @@ mod tests {
     /// Two packages of two cores with two threads each: CPUs 0-3 on package 0 (siblings
     /// 0/2 and 1/3), 4-7 on package 1, one L3 per package, one node per package.
     fn domains() -> Domains {
+        let domain = |name: &str, cpus: Vec<u32>| Domain {
+            name: name.into(),
+            cpus,
+        };
         Domains {
             domains: vec![
-                Domain {
-                    name: "N".into(),
-                    cpus: vec![0, 1, 4, 5, 2, 3, 6, 7],
-                },
-                Domain {
-                    name: "S0".into(),
-                    cpus: vec![0, 1, 2, 3],
-                },
-                Domain {
-                    name: "S1".into(),
-                    cpus: vec![4, 5, 6, 7],
-                },
-                Domain {
-                    name: "C0".into(),
-                    cpus: vec![0, 1, 2, 3],
-                },
-                Domain {
-                    name: "M1".into(),
-                    cpus: vec![4, 5, 6, 7],
-                },
+                domain("N", vec![0, 1, 4, 5, 2, 3, 6, 7]),
+                domain("S0", vec![0, 1, 2, 3]),
+                domain("S1", vec![4, 5, 6, 7]),
+                domain("C0", vec![0, 1, 2, 3]),
+                domain("M1", vec![4, 5, 6, 7]),
             ],
         }
     }

@@ -7,7 +7,28 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::results::format::format_list;
-use crate::topology::model::{Cache, Cpu, Known, L3Domain, Node, NodesPerPackage};
+use crate::topology::model::{
+    Cache, Cpu, Known, L3Domain, Layout, Node, NodeMemory, NodesPerPackage,
+};
+
+/// The machine's layout, as both topology readers (the live one and the hwloc XML one) derive
+/// it: `node_memory` as read, the nodes per package and the L3 domains from the rest.
+pub fn layout(
+    nodes: &[Node],
+    cpus: &[Cpu],
+    caches: &[Cache],
+    distances: &[Vec<u32>],
+    cpu_model: Option<&str>,
+    node_memory: Vec<NodeMemory>,
+) -> Layout {
+    let (l3_domains, l3_notes) = l3_domains(caches, cpus);
+    Layout {
+        node_memory,
+        nodes_per_package: nodes_per_package(nodes, cpus, distances, cpu_model),
+        l3_domains,
+        l3_notes,
+    }
+}
 
 /// Nodes per package from the online CPUs' packages and nodes; `None` when the packages or
 /// nodes of the CPUs are not known.

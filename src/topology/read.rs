@@ -9,11 +9,11 @@ use crate::topology::allowed::read_allowed;
 use crate::topology::caches::read_caches;
 use crate::topology::cpus::{present_cpus, read_cpus};
 use crate::topology::distances::read_distances;
-use crate::topology::domains::{l3_domains, nodes_per_package};
+use crate::topology::domains::layout;
 use crate::topology::files::degrade;
 use crate::topology::hmat::{read_hmat, read_memory_side_caches};
 use crate::topology::kinds::read_node_memory;
-use crate::topology::model::{Cpu, Layout, Node, Topology, TOPOLOGY_SCHEMA_VERSION};
+use crate::topology::model::{Cpu, Node, Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::topology::nodes::{read_nodes, single_node};
 
 /// Why a topology could not be read: always names the file and the problem.
@@ -61,9 +61,8 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
     // The memory tiers are read by both (a malformed nodelist would be named twice).
     let mut seen = std::collections::HashSet::new();
     warnings.retain(|w| seen.insert(w.clone()));
-    let nodes_per_package =
-        nodes_per_package(&nodes, &cpus, &distances, environment.cpu_model.as_deref());
-    let (l3_domains, l3_notes) = l3_domains(&caches, &cpus);
+    let model = environment.cpu_model.as_deref();
+    let layout = layout(&nodes, &cpus, &caches, &distances, model, node_memory);
     Ok(Topology {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         live: root.is_live(),
@@ -78,12 +77,7 @@ pub fn read_topology(root: &SysRoot) -> Result<Topology, TopologyError> {
         allowed_nodes,
         environment,
         warnings,
-        layout: Layout {
-            node_memory,
-            nodes_per_package,
-            l3_domains,
-            l3_notes,
-        },
+        layout,
     })
 }
 

@@ -25,7 +25,7 @@ use std::path::Path;
 use anyhow::Context as _;
 
 use crate::sysroot::SysRoot;
-use crate::topology::model::{Layout, Topology, TOPOLOGY_SCHEMA_VERSION};
+use crate::topology::model::{Topology, TOPOLOGY_SCHEMA_VERSION};
 
 mod build;
 mod memory;
@@ -126,13 +126,9 @@ fn assemble(p: &parse::Parsed, root: &SysRoot) -> anyhow::Result<Topology> {
     let mut node_memory =
         crate::topology::kinds::read_node_memory(root, &nodes, &hmat, &mut warnings)?;
     memory::declare_kinds(p, &mut node_memory);
-    let nodes_per_package = crate::topology::domains::nodes_per_package(
-        &nodes,
-        &cpus,
-        &distances,
-        environment.cpu_model.as_deref(),
-    );
-    let (l3_domains, l3_notes) = crate::topology::domains::l3_domains(&caches, &cpus);
+    let model = environment.cpu_model.as_deref();
+    let layout =
+        crate::topology::domains::layout(&nodes, &cpus, &caches, &distances, model, node_memory);
     Ok(Topology {
         schema_version: TOPOLOGY_SCHEMA_VERSION,
         live: false,
@@ -147,12 +143,7 @@ fn assemble(p: &parse::Parsed, root: &SysRoot) -> anyhow::Result<Topology> {
         allowed_nodes,
         environment,
         warnings,
-        layout: Layout {
-            node_memory,
-            nodes_per_package,
-            l3_domains,
-            l3_notes,
-        },
+        layout,
     })
 }
 

@@ -147,22 +147,26 @@ pub(super) fn declare_kinds(p: &Parsed, memory: &mut [NodeMemory]) {
         let tier = p.memtiers.iter().position(|(_, ns)| ns.contains(&m.node));
         m.tier = tier.map(|t| t as u32).or_else(|| x.and_then(|n| n.tier));
         let subtype = x.and_then(|n| n.subtype.as_deref());
-        if let Some(k) = subtype.and_then(kind_of_subtype) {
+        let by_subtype = subtype.and_then(kind_of_subtype).map(|k| {
+            let s = subtype.unwrap_or_default();
+            (
+                k,
+                format!("the hwloc XML gives node {} the subtype \"{s}\"", m.node),
+            )
+        });
+        let by_tier = || {
+            let t = tier?;
+            let (k, word) = kind_of_tier(p.memtiers[t].0)?;
+            let why = format!(
+                "the hwloc XML puts node {} in memory tier {t} of kind {word}",
+                m.node
+            );
+            Some((k, why))
+        };
+        if let Some((k, why)) = by_subtype.or_else(by_tier) {
             m.kind = k;
             m.known = Known::Declared;
-            m.evidence = format!(
-                "the hwloc XML gives node {} the subtype \"{}\"",
-                m.node,
-                subtype.unwrap_or_default()
-            );
-        } else if let Some((k, word)) = tier.and_then(|t| kind_of_tier(p.memtiers[t].0)) {
-            m.kind = k;
-            m.known = Known::Declared;
-            m.evidence = format!(
-                "the hwloc XML puts node {} in memory tier {} of kind {word}",
-                m.node,
-                tier.unwrap_or_default()
-            );
+            m.evidence = why;
         }
     }
 }

@@ -75,6 +75,13 @@ pub struct Sampling<'a> {
     pub aim: Option<Aim<'a>>,
 }
 
+impl<'a> Sampling<'a> {
+    /// The goal size `k` (in sweep order) is measured toward: the aim's, from its `from` on.
+    fn goal_of(&self, k: usize) -> Option<&'a PrecisionGoal> {
+        self.aim.filter(|a| k >= a.from).map(|a| a.goal)
+    }
+}
+
 /// Measures every size over prefixes of `buf`, the sizes the aim names toward its goal;
 /// `progress(done, total)` after each point. A stop signal ends the sweep at the next point or
 /// sample: the sizes measured are returned, and a size that kept no sample is left out. Each
@@ -85,22 +92,21 @@ pub fn run(
     how: &Sampling<'_>,
     mut progress: impl FnMut(usize, usize),
 ) -> Result<Vec<(u64, Measurement)>, ChainError> {
-    let Sampling {
-        spec,
-        plan,
-        timer_resolution_ns,
-        judge,
-        aim,
-    } = *how;
     let mut out = Vec::with_capacity(sizes.len());
     for (k, &s) in sizes.iter().enumerate() {
         if interrupted() {
             break;
         }
         let words = ((s / 8) as usize).min(buf.len());
-        let mut chain = Chain::build(&mut buf[..words], spec)?;
-        let goal = aim.filter(|a| k >= a.from).map(|a| a.goal);
-        match measure_toward(&mut chain, plan, timer_resolution_ns, judge, goal) {
+        let mut chain = Chain::build(&mut buf[..words], how.spec)?;
+        let (plan, judge) = (how.plan, how.judge);
+        match measure_toward(
+            &mut chain,
+            plan,
+            how.timer_resolution_ns,
+            judge,
+            how.goal_of(k),
+        ) {
             Some(m) => out.push((s, m)),
             None => break,
         }
@@ -311,7 +317,7 @@ pub fn run_blocked(
     let (points, stopped) = in_passes(n, &pp, aim, block, &mut progress)?;
     let mut out = Vec::with_capacity(n);
     for (i, pt) in points.into_iter().enumerate() {
-        let goal = aim.filter(|a| i >= a.from).map(|a| a.goal);
+        let goal = how.goal_of(i);
         if let Some(m) = pt.into_measurement(pp.per_pass, pp.sample_ns, pp.passes, goal) {
             out.push((sizes[i], m));
         }

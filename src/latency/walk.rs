@@ -198,65 +198,66 @@ pub fn counter_now() -> Option<u64> {
 mod timed {
     pub const AVAILABLE: bool = true;
 
+    /// The counter reads and fences around `$loads` loads `$p = *$p`, the ticks between
+    /// them written to `$ticks`.
     #[cfg(target_arch = "x86_64")]
-    macro_rules! group_asm {
-        ($loads:literal, $p:expr) => {{
-            let mut p: usize = $p;
-            let ticks: u64;
-            // SAFETY: (of the expansion site's contract) the loads read only links; the rest is
-            // counter reads and fences on the declared registers.
-            unsafe {
-                std::arch::asm!(
-                    "lfence",
-                    "rdtsc",
-                    "lfence",
-                    "shl rdx, 32",
-                    "or rax, rdx",
-                    "mov {t0}, rax",
-                    concat!(".rept ", $loads),
-                    "mov {p}, qword ptr [{p}]",
-                    ".endr",
-                    "rdtscp",
-                    "lfence",
-                    "shl rdx, 32",
-                    "or rax, rdx",
-                    "sub rax, {t0}",
-                    p = inout(reg) p,
-                    t0 = out(reg) _,
-                    out("rax") ticks,
-                    out("rdx") _,
-                    out("rcx") _,
-                    options(nostack, readonly),
-                );
-            }
-            (p, ticks)
-        }};
+    macro_rules! timed_asm {
+        ($loads:literal, $p:ident, $ticks:ident) => {
+            std::arch::asm!(
+                "lfence",
+                "rdtsc",
+                "lfence",
+                "shl rdx, 32",
+                "or rax, rdx",
+                "mov {t0}, rax",
+                concat!(".rept ", $loads),
+                "mov {p}, qword ptr [{p}]",
+                ".endr",
+                "rdtscp",
+                "lfence",
+                "shl rdx, 32",
+                "or rax, rdx",
+                "sub rax, {t0}",
+                p = inout(reg) $p,
+                t0 = out(reg) _,
+                out("rax") $ticks,
+                out("rdx") _,
+                out("rcx") _,
+                options(nostack, readonly),
+            )
+        };
     }
 
     #[cfg(target_arch = "aarch64")]
+    macro_rules! timed_asm {
+        ($loads:literal, $p:ident, $ticks:ident) => {
+            std::arch::asm!(
+                "isb",
+                "mrs {t0}, cntvct_el0",
+                "isb",
+                concat!(".rept ", $loads),
+                "ldr {p}, [{p}]",
+                ".endr",
+                "dsb ish",
+                "isb",
+                "mrs {t1}, cntvct_el0",
+                "sub {t1}, {t1}, {t0}",
+                p = inout(reg) $p,
+                t0 = out(reg) _,
+                t1 = out(reg) $ticks,
+                options(nostack, readonly),
+            )
+        };
+    }
+
     macro_rules! group_asm {
         ($loads:literal, $p:expr) => {{
             let mut p: usize = $p;
             let ticks: u64;
             // SAFETY: (of the expansion site's contract) the loads read only links; the rest is
-            // counter reads and barriers on the declared registers.
+            // counter reads and fences (barriers on AArch64) on the declared registers.
             unsafe {
-                std::arch::asm!(
-                    "isb",
-                    "mrs {t0}, cntvct_el0",
-                    "isb",
-                    concat!(".rept ", $loads),
-                    "ldr {p}, [{p}]",
-                    ".endr",
-                    "dsb ish",
-                    "isb",
-                    "mrs {t1}, cntvct_el0",
-                    "sub {t1}, {t1}, {t0}",
-                    p = inout(reg) p,
-                    t0 = out(reg) _,
-                    t1 = out(reg) ticks,
-                    options(nostack, readonly),
-                );
+                timed_asm!($loads, p, ticks);
             }
             (p, ticks)
         }};

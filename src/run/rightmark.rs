@@ -13,16 +13,16 @@
 
 use std::time::Duration;
 
-use crate::experiment::Progress;
+use crate::experiment::Outcome;
 use crate::latency::measure::SamplePlan;
 use crate::results::placement::PageSize;
 use crate::results::plan::{Budget, Part};
 use crate::results::tables::RightmarkMetric;
 use crate::results::RunResults;
-use crate::sysroot::SysRoot;
 use crate::tables::rightmark::{self, cell_round_s, plan_cells, Config, BLOCK_BYTES};
 use crate::topology::Topology;
 
+use super::runners::Ctx;
 use super::scenarios::home_node;
 use super::settings::Settings;
 
@@ -129,32 +129,30 @@ pub(super) fn describe(s: &Settings, topo: &Topology, reduced: &mut Vec<String>)
     )
 }
 
-/// Measures the part into `r.rightmark`; its warnings become the run's.
-pub(super) fn run_part(
-    topo: &Topology,
-    root: &SysRoot,
-    s: &Settings,
-    r: &mut RunResults,
-    step: &Progress<'_>,
-) -> anyhow::Result<()> {
-    let mut cfg = config(topo, s);
+/// Measures the part into `r.rightmark`.
+pub(super) fn run_part(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let mut cfg = config(c.topo, c.s);
     cfg.clock = r.clock.clone();
-    let out = rightmark::run(topo, root, &cfg, step)?;
-    keep_warnings(r, &out.report.warnings);
-    r.rightmark = Some(out.report);
-    out.failed.map_or(Ok(()), Err)
+    let out = rightmark::run(c.topo, c.root, &cfg, c.step)?;
+    file(r, out, |t| &t.warnings, |r| &mut r.rightmark)
 }
 
-/// A table's warnings become the run's. NUMA balancing is the run's finding, stated once;
-/// every other sentence (a disturbed figure, pages off their node, a block that fits in a
-/// cache) is kept.
-fn keep_warnings(r: &mut RunResults, warnings: &[String]) {
-    r.warnings.extend(
-        warnings
-            .iter()
-            .filter(|w| !w.starts_with("automatic NUMA balancing"))
-            .cloned(),
-    );
+/// Files a table's outcome in the run: the report in `slot`, its warnings as the run's, its
+/// failure as the part's. NUMA balancing is the run's finding, stated once; every other
+/// sentence (a disturbed figure, pages off their node, a block that fits in a cache) is kept.
+fn file<T>(
+    r: &mut RunResults,
+    out: Outcome<T>,
+    warnings: impl FnOnce(&T) -> &Vec<String>,
+    slot: impl FnOnce(&mut RunResults) -> &mut Option<T>,
+) -> anyhow::Result<()> {
+    let kept = warnings(&out.report)
+        .iter()
+        .filter(|w| !w.starts_with("automatic NUMA balancing"))
+        .cloned();
+    r.warnings.extend(kept);
+    *slot(r) = Some(out.report);
+    out.failed.map_or(Ok(()), Err)
 }
 
 /// Most memory nodes whose every pair the stream matrix measures.
@@ -250,18 +248,10 @@ pub(super) fn describe_streams(
 }
 
 /// Measures the stream-matrix part into `r.stream_matrix`.
-pub(super) fn run_stream_part(
-    topo: &Topology,
-    root: &SysRoot,
-    s: &Settings,
-    r: &mut RunResults,
-    step: &Progress<'_>,
-) -> anyhow::Result<()> {
-    let cfg = stream_config(topo, s)?;
-    let out = crate::tables::streams::run(topo, root, &cfg, step)?;
-    keep_warnings(r, &out.report.warnings);
-    r.stream_matrix = Some(out.report);
-    out.failed.map_or(Ok(()), Err)
+pub(super) fn run_stream_part(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let cfg = stream_config(c.topo, c.s)?;
+    let out = crate::tables::streams::run(c.topo, c.root, &cfg, c.step)?;
+    file(r, out, |t| &t.warnings, |r| &mut r.stream_matrix)
 }
 
 #[cfg(test)]

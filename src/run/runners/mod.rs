@@ -32,11 +32,11 @@ pub(super) const SEED: u64 = 0x6e75_6d61_7363_6f70;
 
 /// What every part runner reads: the machine, the plan's settings and the progress sink.
 #[derive(Clone, Copy)]
-struct Ctx<'a> {
-    topo: &'a Topology,
-    root: &'a SysRoot,
-    s: &'a Settings,
-    step: &'a Step<'a>,
+pub(super) struct Ctx<'a> {
+    pub(super) topo: &'a Topology,
+    pub(super) root: &'a SysRoot,
+    pub(super) s: &'a Settings,
+    pub(super) step: &'a Step<'a>,
 }
 
 /// Runs one part into `r`; `step(done, total)` reports its progress.
@@ -92,8 +92,8 @@ pub(super) fn run_part(
             r.advisor = Some(advice);
             Ok(())
         }
-        Part::Rightmark => super::rightmark::run_part(topo, root, s, r, step),
-        Part::StreamMatrix => super::rightmark::run_stream_part(topo, root, s, r, step),
+        Part::Rightmark => super::rightmark::run_part(&c, r),
+        Part::StreamMatrix => super::rightmark::run_stream_part(&c, r),
         Part::Peak => bandwidth::peak(&c, r),
     }
 }

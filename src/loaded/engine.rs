@@ -147,15 +147,6 @@ pub fn run_family(
         pace(fractions[fraction], line_times[kernel].ns(), &calibration)
     };
 
-    super::sizes::check_team_fits(
-        topo,
-        (cfg.mem_node, cfg.chaser_bytes),
-        (
-            cfg.load_mem_node,
-            cfg.load_bytes_per_thread,
-            cfg.load_cpus.len(),
-        ),
-    )?;
     let mut chase_buf = place_chased(topo, root, cfg)?;
     let chaser_placement = chase_buf.verify()?;
     let chaser_size_bytes = chase_buf.len() as u64;
@@ -260,12 +251,20 @@ struct Sweep<'a> {
     window: &'a AtomicU64,
 }
 
-/// The chased buffer, bound to the memory node and faulted in from the chaser's CPU.
+/// The chased buffer, bound to the memory node and faulted in from the chaser's CPU, once
+/// the team's buffers together (the chased one and every load thread's) are known to fit
+/// their nodes' available memory.
 fn place_chased(
     topo: &Topology,
     root: &SysRoot,
     cfg: &LoadedConfig,
 ) -> anyhow::Result<PlacedBuffer> {
+    let loads = (
+        cfg.load_mem_node,
+        cfg.load_bytes_per_thread,
+        cfg.load_cpus.len(),
+    );
+    super::sizes::check_team_fits(topo, (cfg.mem_node, cfg.chaser_bytes), loads)?;
     let policy = Policy::Bind(vec![cfg.mem_node]);
     on_cpu(topo, root, cfg.chaser_cpu, || {
         PlacedBuffer::new(topo, root, cfg.chaser_bytes, &policy, cfg.page)

@@ -107,6 +107,27 @@ pub fn drifting(base: f64, drift: &[f64], wiggle: impl Fn(usize) -> f64) -> Vec<
         .collect()
 }
 
+/// A scenario row's latency over nine interleaved blocks of three samples whose medians are
+/// all `ns`, summarised by `s`.
+pub fn nine_blocks(
+    ns: f64,
+    s: crate::stats::Summary,
+) -> crate::results::scenarios::ScenarioLatency {
+    crate::results::scenarios::ScenarioLatency {
+        ns_per_load: s,
+        blocks: crate::results::latency::PointBlocks {
+            blocks: 9,
+            samples_per_block: 3,
+            min_sample_ns: 1_000_000,
+            block_medians_ns: vec![ns; 9],
+            all_samples: s,
+        },
+        cpus: vec![],
+        interleaved: true,
+        quality: None,
+    }
+}
+
 /// Serializes the unit tests that time pinned threads. The test harness runs tests in
 /// parallel threads of one process; two such tests pinned to the same CPUs of a 2-CPU machine
 /// would time each other. Hold the guard for the whole test.

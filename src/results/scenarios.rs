@@ -444,19 +444,7 @@ mod tests {
         for r in [&mut a, &mut b] {
             let s = Summary::of(&[100.0; 9]).unwrap();
             r.latency_ns = Some(100.0);
-            r.latency = Some(ScenarioLatency {
-                ns_per_load: s,
-                blocks: crate::results::latency::PointBlocks {
-                    blocks: 9,
-                    samples_per_block: 3,
-                    min_sample_ns: 1_000_000,
-                    block_medians_ns: vec![100.0; 9],
-                    all_samples: s,
-                },
-                cpus: vec![],
-                interleaved: true,
-                quality: None,
-            });
+            r.latency = Some(crate::testutil::nine_blocks(100.0, s));
         }
         if disturbed {
             let mut q = crate::results::quality::RepetitionQuality::new(0.9, 1);

@@ -679,26 +679,12 @@ mod tests {
     /// as another is not a second metric.
     #[test]
     fn scenario_latency_is_judged_by_its_interval_under_its_conditions() {
-        use crate::results::scenarios::ScenarioLatency;
         let with = |ns: f64, bytes: u64| {
             let mut r = full();
             let t = r.scenarios.as_mut().unwrap();
             t.latency_working_set_bytes = Some(bytes);
             for row in t.scenarios.iter_mut().take(2) {
-                let s = summary(ns);
-                row.latency = Some(ScenarioLatency {
-                    ns_per_load: s,
-                    blocks: crate::results::latency::PointBlocks {
-                        blocks: 9,
-                        samples_per_block: 3,
-                        min_sample_ns: 1_000_000,
-                        block_medians_ns: vec![ns; 9],
-                        all_samples: s,
-                    },
-                    cpus: vec![],
-                    interleaved: true,
-                    quality: None,
-                });
+                row.latency = Some(crate::testutil::nine_blocks(ns, summary(ns)));
             }
             t.scenarios[1].same_as = Some(crate::results::ScenarioId::PinnedLocal);
             r

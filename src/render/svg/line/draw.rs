@@ -20,8 +20,14 @@ pub(super) fn draw(
     legend: &[Vec<(Entry, String, i32)>],
 ) -> DrawResult {
     let to_x = |x: f64| super::to_x(c, x);
-    let (plot_area, legend_area) = root.split_vertically(c.height);
-    let mut chart = frame::plot(&plot_area, &c.title, c.text_scale, (x0, x1), (y0, y1))?;
+    let (plot_area, legend_area) = root.split_vertically(c.canvas.height);
+    let mut chart = frame::plot(
+        &plot_area,
+        &c.canvas.title,
+        c.canvas.text_scale,
+        (x0, x1),
+        (y0, y1),
+    )?;
     let log2 = c.x_scale == XScale::Log2Bytes;
     // Counts (threads) get integer ticks only.
     let integral = !log2
@@ -73,10 +79,10 @@ pub(super) fn draw(
         .y_labels(y_labels)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, c.px(13)).into_font().color(&MUTED))
-        .axis_desc_style((FONT, c.px(14)).into_font().color(&INK))
-        .x_desc(&c.x_label)
-        .y_desc(&c.y_label)
+        .label_style((FONT, c.canvas.px(13)).into_font().color(&MUTED))
+        .axis_desc_style((FONT, c.canvas.px(14)).into_font().color(&INK))
+        .x_desc(&c.canvas.x_label)
+        .y_desc(&c.canvas.y_label)
         .draw()?;
 
     if y_log {
@@ -156,7 +162,7 @@ fn draw_x_intervals(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64)
         (r.start, r.end)
     };
     // Caps as tall as the vertical bars' caps are wide, in the plot's proportions.
-    let cap = (y1 - y0) * 0.006 * c.width as f64 / c.height.max(1) as f64;
+    let cap = (y1 - y0) * 0.006 * c.canvas.width as f64 / c.canvas.height.max(1) as f64;
     for e in c
         .x_errors
         .iter()
@@ -232,7 +238,7 @@ fn draw_markers(
         chart.draw_series(std::iter::once(Text::new(
             format!("\u{2009}{}", m.label),
             (x, y1),
-            (FONT, c.px(13))
+            (FONT, c.canvas.px(13))
                 .into_font()
                 .color(&MUTED)
                 .pos(Pos::new(HPos::Left, VPos::Top)),
@@ -269,7 +275,7 @@ fn draw_legend(
                     legend_area.draw(&Circle::new((x + 10, y), 5, MUTED.stroke_width(2)))?
                 }
             }
-            frame::legend_text(legend_area, name, (x + 26, y), c.text_scale)?;
+            frame::legend_text(legend_area, name, (x + 26, y), c.canvas.text_scale)?;
         }
     }
     Ok(())

@@ -7,7 +7,7 @@
 
 mod draw;
 
-use super::frame::{self, EntrySize};
+use super::frame::{self, Canvas, EntrySize};
 use super::ChartError;
 
 /// How the x axis maps values.
@@ -68,16 +68,13 @@ pub const ERROR_BAR_OPACITY: f64 = 0.55;
 /// What to draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
+    /// Title, axis texts, size and text scale.
+    pub canvas: Canvas,
     pub x_scale: XScale,
     /// Start the y axis at zero (bandwidth) rather than just below the smallest value.
     pub y_from_zero: bool,
     pub series: Vec<Series>,
     pub markers: Vec<Marker>,
-    pub width: u32,
-    pub height: u32,
     /// Draw y on a log-10 axis (ticks at 1, 10, 100, ... with light lines at 2..9 of each
     /// decade); values must be positive.
     pub y_log: bool,
@@ -87,46 +84,30 @@ pub struct LineChart {
     pub x_errors: Vec<XErrorBar>,
     /// Points (series index, x) whose figure is disturbed: drawn hollow, with a legend entry.
     pub disturbed: Vec<(usize, f64)>,
-    /// Text size relative to the default (1.0); the phone layout draws larger text.
-    pub text_scale: f64,
 }
 
 impl LineChart {
-    /// A chart with the report's default size (760 x 380 px) and no series yet.
+    /// A chart with the report's default size ([`Canvas::new`]) and no series yet.
     pub fn new(title: &str, x_label: &str, y_label: &str, x_scale: XScale) -> LineChart {
         LineChart {
-            title: title.to_string(),
-            x_label: x_label.to_string(),
-            y_label: y_label.to_string(),
+            canvas: Canvas::new(title, x_label, y_label),
             x_scale,
             y_from_zero: false,
             series: Vec::new(),
             markers: Vec::new(),
-            width: 1000,
-            height: 420,
             y_log: false,
             errors: Vec::new(),
             x_errors: Vec::new(),
             disturbed: Vec::new(),
-            text_scale: 1.0,
         }
     }
 
-    /// The same chart laid out for a phone (about 420 px wide): drawn 420 units wide with
-    /// text 1.3 times larger, so that scaled to a 420 px screen's content width (~375 px) the
-    /// smallest text (tick labels) stays at about 12 px.
+    /// The same chart laid out for a phone ([`Canvas::narrow`]).
     pub fn narrow(&self) -> LineChart {
         LineChart {
-            width: 420,
-            height: 360,
-            text_scale: 1.3,
+            canvas: self.canvas.narrow(),
             ..self.clone()
         }
-    }
-
-    /// A font size scaled by `text_scale`.
-    fn px(&self, size: u32) -> f64 {
-        size as f64 * self.text_scale
     }
 }
 
@@ -143,7 +124,7 @@ enum Entry {
 
 /// The height of one legend row at the chart's text size.
 fn legend_row(c: &LineChart) -> u32 {
-    (20.0 * c.text_scale).round() as u32
+    (20.0 * c.canvas.text_scale).round() as u32
 }
 
 /// The legend: each series, then the interval whisker and the hollow point when drawn,
@@ -166,10 +147,10 @@ fn legend(c: &LineChart) -> Vec<Vec<(Entry, String, i32)>> {
     }
     let size = EntrySize {
         lead: 26,
-        char_px: (6.0 * c.text_scale).round(),
+        char_px: (6.0 * c.canvas.text_scale).round(),
         gap: 12,
     };
-    frame::legend_rows(names, c.width, size)
+    frame::legend_rows(names, c.canvas.width, size)
 }
 
 /// The x value as drawn: log2 on a byte axis.
@@ -198,16 +179,18 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
         .filter(|(x, y)| x.is_finite() && y.is_finite())
         .collect();
     if pts.is_empty() {
-        return Err(ChartError::new(&c.title, "no data points"));
+        return Err(ChartError::new(&c.canvas.title, "no data points"));
     }
     let x = x_range(c, &pts);
     let (y0, y1) = y_range(c, &pts)?;
     let y1 = marker_headroom(c, &pts, x, (y0, y1), &|v| to_x(c, v));
     let legend = legend(c);
     let legend_h = legend_row(c) * legend.len() as u32 + 8;
-    frame::svg_string(&c.title, (c.width, c.height + legend_h), |root| {
-        draw::draw(root, c, x, (y0, y1), &legend)
-    })
+    frame::svg_string(
+        &c.canvas.title,
+        (c.canvas.width, c.canvas.height + legend_h),
+        |root| draw::draw(root, c, x, (y0, y1), &legend),
+    )
 }
 
 /// The x range as drawn: whole powers of two on a byte axis, a little padding on a linear one
@@ -247,7 +230,7 @@ fn y_range(c: &LineChart, pts: &[(f64, f64)]) -> Result<(f64, f64), ChartError> 
         .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     if c.y_log && ymin <= 0.0 {
         return Err(ChartError::new(
-            &c.title,
+            &c.canvas.title,
             "a log axis needs positive values",
         ));
     }
@@ -280,13 +263,13 @@ fn marker_headroom(
     to_x: &dyn Fn(f64) -> f64,
 ) -> f64 {
     // The plot's size in pixels: the canvas less margins, caption and axis label areas.
-    let plot_w = c.width as f64 - 14.0 - 24.0 - c.px(62);
-    let plot_h = c.height as f64 - 28.0 - c.px(17) * 1.6 - c.px(44);
+    let plot_w = c.canvas.plot_width();
+    let plot_h = c.canvas.height as f64 - 28.0 - c.canvas.px(17) * 1.6 - c.canvas.px(44);
     if plot_w <= 0.0 || plot_h <= 0.0 || x1 <= x0 {
         return y1;
     }
     // The label's height and a little air, as a fraction of the plot's height.
-    let band = ((c.px(13) + 6.0) / plot_h).min(0.5);
+    let band = ((c.canvas.px(13) + 6.0) / plot_h).min(0.5);
     let mut top = f64::MIN;
     for m in &c.markers {
         let mx = to_x(m.x);
@@ -294,7 +277,7 @@ fn marker_headroom(
             continue;
         }
         // About 0.6 em a character, the thin space included.
-        let label_w = (m.label.chars().count() + 1) as f64 * c.px(13) * 0.6;
+        let label_w = (m.label.chars().count() + 1) as f64 * c.canvas.px(13) * 0.6;
         let right = mx + label_w / plot_w * (x1 - x0);
         let highs = pts.iter().map(|p| (p.0, p.1)).chain(
             c.errors
@@ -449,7 +432,7 @@ mod tests {
     #[test]
     fn narrow_layout_scales_text() {
         let c = sweep_chart().narrow();
-        assert_eq!(c.width, 420);
+        assert_eq!(c.canvas.width, 420);
         let svg = line_chart(&c).unwrap();
         assert_well_formed(&svg);
         assert!(svg.starts_with("<svg width=\"420\""));
@@ -535,8 +518,8 @@ mod tests {
     fn linear_scaling_snapshot() {
         let mut c = LineChart::new("Scaling", "threads", "MB/s", XScale::Linear);
         c.y_from_zero = true;
-        c.width = 400;
-        c.height = 240;
+        c.canvas.width = 400;
+        c.canvas.height = 240;
         c.series.push(Series {
             name: "node 0".into(),
             points: vec![(1.0, 6286.0), (2.0, 9000.0), (4.0, 10500.0)],

@@ -634,8 +634,11 @@ mod tests {
         }
     }
 
+    /// A curve's (bytes, median ns) points.
+    type Curve = Vec<(u64, f64)>;
+
     /// The sweep of a `run --quick` results fixture: (bytes, median ns) and the sysfs caches.
-    fn fixture_sweep(file: &str) -> (Vec<(u64, f64)>, Vec<(u32, u64)>) {
+    fn fixture_sweep(file: &str) -> (Curve, Vec<(u32, u64)>) {
         let path = format!(
             "{}/tests/fixtures/results/{file}",
             env!("CARGO_MANIFEST_DIR")

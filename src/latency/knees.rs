@@ -4,9 +4,14 @@
 //!
 //! Before plateaus are looked for, the latencies go through a running median of three, which
 //! removes a lone disturbed point (one preempted sample set) but keeps steps where they are.
-//! A *plateau* is then a maximal run of at least [`KneeParams::min_points`] consecutive points
-//! (one octave at the sweep's 4 points per octave) whose largest latency is within `tolerance`
-//! of their smallest (left to right, greedy); points in no plateau are transitions. Adjacent
+//! A *plateau* is then a maximal run of two or more consecutive points that covers at least
+//! [`KneeParams::min_octaves`] of working set (each point standing for one grid step, the
+//! sweep's median spacing: four points at the default 4 points per octave, two at `--quick`'s
+//! one per octave) and whose largest latency is within the tolerance of their smallest (left
+//! to right, greedy); points in no plateau are transitions. The tolerance is for neighbours
+//! up to half an octave apart; on a sparser grid, whose neighbours may drift further on one
+//! level, it grows in proportion ([`KneeParams::tolerance_for`]: 24 % at one point per
+//! octave, where the development VM's L3 rises 19 % from 2 to 4 MiB before DRAM). Adjacent
 //! plateaus whose latencies differ by less than `merge_ratio` are one level that drifts (DRAM
 //! with a growing page-walk share) and are merged. A plateau's latency is the median of its
 //! measured points; its *knee* is the largest working set on it whose latency is within half
@@ -25,7 +30,10 @@
 //! that level has no plateau, the first later plateau whose run reaches beyond the last-level
 //! cache's sysfs size: with small pages DRAM latency keeps rising with the page-walk share, so
 //! the first plateau past the caches is the figure least inflated by the TLB (the curve
-//! itself shows the rest).
+//! itself shows the rest). Where the sweep reaches beyond `slack` x the last-level cache's
+//! size, no cache holds those sets: a plateau above half the lowest latency there is memory's,
+//! never a cache level's (a sparse sweep of a VM that gets a 3 MiB slice of a 36 MiB L3 has a
+//! DRAM plateau at 4-16 MiB, inside the L3's range, and no L3 plateau at all).
 
 use serde::{Deserialize, Serialize};
 
@@ -34,8 +42,9 @@ use serde::{Deserialize, Serialize};
 pub struct KneeParams {
     /// Largest max/min - 1 within one plateau (0.12 = 12 %).
     pub tolerance: f64,
-    /// Fewest points that make a plateau.
-    pub min_points: usize,
+    /// Least working set a plateau covers, octaves (each point counting one grid step; a
+    /// tenth under one octave, for the grid's rounding to whole cache lines).
+    pub min_octaves: f64,
     /// How far (as a factor) beyond a level's sysfs size its knee may lie.
     pub slack: f64,
     /// Adjacent plateaus closer than this latency ratio are merged.
@@ -46,10 +55,34 @@ impl Default for KneeParams {
     fn default() -> Self {
         KneeParams {
             tolerance: 0.12,
-            min_points: 4,
+            min_octaves: 0.9,
             slack: 1.5,
             merge_ratio: 1.3,
         }
+    }
+}
+
+/// The widest grid spacing `tolerance` is meant for, octaves.
+const DENSE_STEP: f64 = 0.5;
+
+impl KneeParams {
+    /// The tolerance on a grid whose points lie `step` octaves apart: `tolerance` as given
+    /// up to half an octave, beyond it in proportion to the spacing.
+    pub fn tolerance_for(&self, step: f64) -> f64 {
+        self.tolerance * (step / DENSE_STEP).max(1.0)
+    }
+}
+
+/// The median distance between neighbouring sweep sizes, octaves (0 with fewer than two).
+pub fn grid_step(points: &[(u64, f64)]) -> f64 {
+    let steps: Vec<f64> = points
+        .windows(2)
+        .map(|w| (w[1].0 as f64 / w[0].0.max(1) as f64).log2())
+        .collect();
+    if steps.is_empty() {
+        0.0
+    } else {
+        crate::stats::median(&steps)
     }
 }
 
@@ -73,6 +106,12 @@ pub fn median3(v: &[f64]) -> Vec<f64> {
 /// Finds the plateaus of a curve given as (bytes, ns) sorted by bytes.
 pub fn plateaus(points: &[(u64, f64)], p: &KneeParams) -> Vec<Plateau> {
     let smooth = median3(&points.iter().map(|x| x.1).collect::<Vec<_>>());
+    let step = grid_step(points);
+    let tolerance = p.tolerance_for(step);
+    // The working set points i..j cover, each standing for one grid step.
+    let covers = |i: usize, j: usize| {
+        j - i >= 2 && (points[j - 1].0 as f64 / points[i].0 as f64).log2() + step >= p.min_octaves
+    };
     // Runs as index ranges; each merged plateau is a list of runs.
     let mut runs: Vec<Vec<(usize, usize)>> = Vec::new();
     let med = |rs: &[(usize, usize)]| -> f64 {
@@ -89,14 +128,14 @@ pub fn plateaus(points: &[(u64, f64)], p: &KneeParams) -> Vec<Plateau> {
         while j < points.len() {
             let v = smooth[j];
             let (nlo, nhi) = (lo.min(v), hi.max(v));
-            if nhi > nlo * (1.0 + p.tolerance) {
+            if nhi > nlo * (1.0 + tolerance) {
                 break;
             }
             lo = nlo;
             hi = nhi;
             j += 1;
         }
-        if j - i >= p.min_points.max(1) {
+        if covers(i, j) {
             let merge = runs.last().is_some_and(|prev| {
                 let (a, b) = (med(prev), med(&[(i, j)]));
                 a.max(b) < a.min(b) * p.merge_ratio
@@ -118,7 +157,7 @@ pub fn plateaus(points: &[(u64, f64)], p: &KneeParams) -> Vec<Plateau> {
             let last = rs[rs.len() - 1];
             let knee = (last.0..last.1)
                 .rev()
-                .find(|&k| smooth[k] <= m * (1.0 + p.tolerance / 2.0))
+                .find(|&k| smooth[k] <= m * (1.0 + tolerance / 2.0))
                 .unwrap_or(last.1 - 1);
             Plateau {
                 from_bytes: points[rs[0].0].0,
@@ -179,11 +218,25 @@ pub fn merge_within_noise(found: Vec<Plateau>, points: &[BandedPoint]) -> Vec<Pl
     out
 }
 
-/// Matches plateaus with cache levels `(level, sysfs bytes)` (ascending level); see the
-/// module documentation for the rule. `cycles` converts ns to core cycles when the core
-/// clock is known.
+/// The lowest latency (running median of three) of the curve's points beyond `slack` x the
+/// last-level cache's size, where no cache holds the set; `None` when the sweep stops before.
+fn memory_floor(points: &[(u64, f64)], caches: &[(u32, u64)], p: &KneeParams) -> Option<f64> {
+    let llc = p.slack * caches.last()?.1 as f64;
+    let smooth = median3(&points.iter().map(|x| x.1).collect::<Vec<_>>());
+    points
+        .iter()
+        .zip(smooth)
+        .filter(|(x, _)| x.0 as f64 > llc)
+        .map(|(_, ns)| ns)
+        .min_by(f64::total_cmp)
+}
+
+/// Matches plateaus of the curve `points` (bytes, ns) with cache levels `(level, sysfs
+/// bytes)` (ascending level); see the module documentation for the rule. `cycles` converts
+/// ns to core cycles when the core clock is known.
 pub fn match_levels(
     found: &[Plateau],
+    points: &[(u64, f64)],
     caches: &[(u32, u64)],
     p: &KneeParams,
     cycles: impl Fn(f64) -> Option<f64>,
@@ -191,11 +244,12 @@ pub fn match_levels(
     let mut next = 0usize;
     let mut lower = 0.0f64;
     let mut out = Vec::with_capacity(caches.len() + 1);
+    let floor = memory_floor(points, caches, p).unwrap_or(f64::INFINITY);
     for &(level, size) in caches {
         let upper = p.slack * size as f64;
         let hit = (next..found.len()).find(|&k| {
             let knee = found[k].to_bytes as f64;
-            knee > lower && knee <= upper
+            knee > lower && knee <= upper && found[k].ns_per_load <= floor / 2.0
         });
         if let Some(k) = hit {
             next = k + 1;
@@ -334,7 +388,9 @@ mod tests {
         let p = KneeParams::default();
         let found = plateaus(&pts, &p);
         assert_eq!(found.len(), 4, "{found:#?}");
-        check(&match_levels(&found, &CACHES, &p, |ns| Some(ns * 3.0)));
+        check(&match_levels(&found, &pts, &CACHES, &p, |ns| {
+            Some(ns * 3.0)
+        }));
     }
 
     #[test]
@@ -342,7 +398,9 @@ mod tests {
         let pts = curve(smooth, 0.02);
         let p = KneeParams::default();
         let found = plateaus(&pts, &p);
-        check(&match_levels(&found, &CACHES, &p, |ns| Some(ns * 3.0)));
+        check(&match_levels(&found, &pts, &CACHES, &p, |ns| {
+            Some(ns * 3.0)
+        }));
     }
 
     #[test]
@@ -355,7 +413,7 @@ mod tests {
         let p = KneeParams::default();
         let found = plateaus(&pts, &p);
         assert_eq!(found.len(), 2);
-        let lv = match_levels(&found, &CACHES, &p, |_| None);
+        let lv = match_levels(&found, &pts, &CACHES, &p, |_| None);
         assert_eq!(lv[0].knee_bytes, Some(32 * KIB));
         assert_eq!(lv[1].knee_bytes, None);
         assert_eq!(lv[2].knee_bytes, None);
@@ -385,7 +443,7 @@ mod tests {
         let p = KneeParams::default();
         let found = plateaus(&pts, &p);
         assert_eq!(found.len(), 4, "{found:#?}");
-        let lv = match_levels(&found, &CACHES, &p, |_| None);
+        let lv = match_levels(&found, &pts, &CACHES, &p, |_| None);
         assert_eq!(lv[0].knee_bytes, Some(32 * KIB));
         assert_eq!(lv[1].knee_bytes, Some(256 * KIB));
         assert!((lv[1].plateau_ns.unwrap() - 4.55).abs() < 0.1);
@@ -430,7 +488,7 @@ mod tests {
 
     fn vm_levels(curve: &[(u64, f64)]) -> Vec<LevelKnee> {
         let p = KneeParams::default();
-        match_levels(&plateaus(curve, &p), &VM_CACHES, &p, |_| None)
+        match_levels(&plateaus(curve, &p), curve, &VM_CACHES, &p, |_| None)
     }
 
     #[test]
@@ -482,9 +540,13 @@ mod tests {
         let i = pts.iter().rposition(|x| x.0 <= MIB).unwrap() - 2;
         pts[i].1 *= 3.0;
         let p = KneeParams::default();
-        check(&match_levels(&plateaus(&pts, &p), &CACHES, &p, |ns| {
-            Some(ns * 3.0)
-        }));
+        check(&match_levels(
+            &plateaus(&pts, &p),
+            &pts,
+            &CACHES,
+            &p,
+            |ns| Some(ns * 3.0),
+        ));
     }
 
     #[test]
@@ -499,10 +561,139 @@ mod tests {
         };
         let pts = curve(f, 0.01);
         let p = KneeParams::default();
-        let lv = match_levels(&plateaus(&pts, &p), &CACHES, &p, |_| None);
+        let lv = match_levels(&plateaus(&pts, &p), &pts, &CACHES, &p, |_| None);
         let k3 = lv[2].knee_bytes.unwrap();
         assert!(k3 > 32 * MIB && k3 <= 40 * MIB, "{k3}");
         assert_eq!(lv[3].level, "memory");
         assert!((lv[3].plateau_ns.unwrap() / 90.0 - 1.0).abs() < 0.05);
+    }
+
+    /// Every fourth point of a recorded 4-per-octave sweep: the same curve at `--quick`'s
+    /// one point per octave.
+    fn one_per_octave(curve: &[(u64, f64)]) -> Vec<(u64, f64)> {
+        curve.iter().step_by(4).copied().collect()
+    }
+
+    /// A plateau is a stretch of working set, not a count of points: three dense points (half
+    /// an octave) are none, two points an octave apart are one.
+    #[test]
+    fn a_plateau_covers_an_octave_whatever_the_density() {
+        let p = KneeParams::default();
+        // `n` points at 1.5 ns on the dense grid, then a steady rise of 30 % a step.
+        let dense = |n: usize| -> Vec<(u64, f64)> {
+            grid()
+                .into_iter()
+                .take(12)
+                .enumerate()
+                .map(|(k, s)| {
+                    (
+                        s,
+                        if k < n {
+                            1.5
+                        } else {
+                            20.0 * 1.3f64.powi(k as i32)
+                        },
+                    )
+                })
+                .collect()
+        };
+        assert!(
+            plateaus(&dense(3), &p).is_empty(),
+            "{:?}",
+            plateaus(&dense(3), &p)
+        );
+        assert_eq!(plateaus(&dense(4), &p).len(), 1);
+        let sparse: Vec<(u64, f64)> = (0..8)
+            .map(|k| (4096u64 << k, if k < 2 { 1.5 } else { 4.0 * 3f64.powi(k) }))
+            .collect();
+        let found = plateaus(&sparse, &p);
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!((found[0].from_bytes, found[0].to_bytes), (4096, 8192));
+        // One point alone covers an octave but is no run: a transition, not a plateau.
+        assert!(plateaus(&sparse[1..], &p).is_empty());
+    }
+
+    /// The recorded VM sweeps at one point per octave find the knees the dense sweeps find
+    /// (and a reader sees as steps): L1 at 32 KiB, L2 at 256 KiB, L3 at 4 MiB, then memory,
+    /// each plateau within 15 % of the dense sweep's.
+    #[test]
+    fn sparse_sweeps_find_the_knees_of_dense_ones() {
+        for (name, dense) in [("thp", sweep(VM_THP)), ("4k", sweep(VM_4K))] {
+            let sparse = one_per_octave(&dense);
+            assert_eq!(grid_step(&sparse), 1.0);
+            let (d, s) = (vm_levels(&dense), vm_levels(&sparse));
+            let names: Vec<&str> = s.iter().map(|l| l.level.as_str()).collect();
+            assert_eq!(names, ["L1", "L2", "L3", "memory"], "{name}: {s:#?}");
+            assert_eq!(s[0].knee_bytes, Some(32 * KIB), "{name}");
+            assert_eq!(s[1].knee_bytes, Some(256 * KIB), "{name}");
+            assert_eq!(s[2].knee_bytes, Some(4 * MIB), "{name}");
+            for (a, b) in d.iter().zip(&s) {
+                let (a, b) = (a.plateau_ns.unwrap(), b.plateau_ns.unwrap());
+                assert!((b / a - 1.0).abs() < 0.15, "{name}: dense {a} sparse {b}");
+            }
+        }
+    }
+
+    /// A curve's (bytes, median ns) points.
+    type Curve = Vec<(u64, f64)>;
+
+    /// The sweep of a `run --quick` results fixture: (bytes, median ns) and the sysfs caches.
+    fn fixture_sweep(file: &str) -> (Curve, Vec<(u32, u64)>) {
+        let path = format!(
+            "{}/tests/fixtures/results/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let l = &v["latency"];
+        let pts = l["sweep"][0]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let b = p["working_set_bytes"].as_u64().unwrap();
+                (b, p["ns_per_load"]["median"].as_f64().unwrap())
+            })
+            .collect();
+        let caches = l["knees"][0]["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|k| {
+                let level = k["level"].as_str()?.strip_prefix('L')?.parse().ok()?;
+                Some((level, k["sysfs_bytes"].as_u64()?))
+            })
+            .collect();
+        (pts, caches)
+    }
+
+    /// Two recorded `run --quick` sweeps (one point per octave), whose files say "no knee"
+    /// for every level. This machine's: the L1 and L2 plateaus, and the L3 knee at 2 MiB
+    /// before the step to 69 ns at 4 MiB. The 2-vCPU guest's: its L3 slice shows as one point
+    /// (25.5 ns at 2 MiB, no plateau), and the DRAM plateau at 4-16 MiB, inside the L3's
+    /// range, is not taken for the L3: it lies above half the latency beyond 1.5 x the L3.
+    #[test]
+    fn quick_sweeps_of_recorded_runs_find_their_knees() {
+        let p = KneeParams::default();
+        let levels = |file: &str| {
+            let (pts, caches) = fixture_sweep(file);
+            assert_eq!(grid_step(&pts), 1.0, "{file}");
+            match_levels(&plateaus(&pts, &p), &pts, &caches, &p, |_| None)
+        };
+        let lv = levels("this-machine-quick-v657.json");
+        assert!(lv[0].knee_bytes.is_some_and(|k| k <= 16 * KIB), "{lv:#?}");
+        assert!((1.3..1.6).contains(&lv[0].plateau_ns.unwrap()), "{lv:#?}");
+        assert!(lv[1]
+            .knee_bytes
+            .is_some_and(|k| (64 * KIB..=128 * KIB).contains(&k)));
+        assert!((3.8..4.7).contains(&lv[1].plateau_ns.unwrap()), "{lv:#?}");
+        assert_eq!(lv[2].knee_bytes, Some(2 * MIB), "{lv:#?}");
+        assert!((15.0..19.0).contains(&lv[2].plateau_ns.unwrap()), "{lv:#?}");
+        assert_eq!(lv[3].level, "memory");
+        let kvm = levels("this-machine-kvm-2cpu.json");
+        assert_eq!(kvm[0].knee_bytes, Some(16 * KIB), "{kvm:#?}");
+        assert!(kvm[1].knee_bytes.is_some(), "{kvm:#?}");
+        assert_eq!(kvm[2].knee_bytes, None, "{kvm:#?}");
+        assert!(kvm[1].plateau_ns.unwrap() < 7.0, "{kvm:#?}");
     }
 }

@@ -80,7 +80,7 @@ impl CurveKnees {
             .and_then(|r| r.cycles_per_load.as_ref())
             .map(|c| c.core_hz);
         let levels =
-            super::knees::match_levels(&plateaus, caches, &p, |ns| hz.map(|h| ns * h / 1e9));
+            super::knees::match_levels(&plateaus, &pts, caches, &p, |ns| hz.map(|h| ns * h / 1e9));
         CurveKnees {
             mode,
             page_size,

@@ -70,9 +70,9 @@ pub(super) fn cache_lines(c: &LineChart) -> String {
 }
 
 /// The knees marked on the chart, and for the levels without one what the detector needs and
-/// what this sweep gave it: a knee is the end of a plateau (at least four consecutive sweep
-/// points within 12 % of each other) inside the level's range, so a coarse sweep can show a
-/// step the detector does not call a knee.
+/// what this sweep gave it: a knee is the end of a plateau (two or more consecutive sweep
+/// points covering an octave within 12 % of each other, 24 % at one point per octave) inside
+/// the level's range, so a step between single points is not one.
 fn knees_note(r: &RunResults, c: &LineChart) -> String {
     let marked: Vec<String> = c
         .markers
@@ -104,9 +104,9 @@ fn knees_note(r: &RunResults, c: &LineChart) -> String {
     }
     if !missing.is_empty() {
         s.push_str(&format!(
-            " No knee for {}: a knee is the end of a plateau of at least four consecutive \
-             points within 12 % of each other inside the level's range, and this sweep has {} \
-             (a step between single points is not one).",
+            " No knee for {}: a knee is the end of a plateau (consecutive points covering an \
+             octave within 12 % of each other, 24 % at one point per octave) inside the \
+             level's range, and this sweep has {} (a step between single points is not one).",
             missing.join(", "),
             points_per_octave(r)
         ));

@@ -19,6 +19,56 @@ pub(super) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 pub(super) type Chart<'a, 'b> =
     ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
+/// What a line chart and a histogram share: the texts around the plot, the canvas size and
+/// the text scale, with the report's default size and the phone layout made once.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Canvas {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub width: u32,
+    pub height: u32,
+    /// Text size relative to the default (1.0); the phone layout draws larger text.
+    pub text_scale: f64,
+}
+
+impl Canvas {
+    /// The report's default size (1000 x 420) at the default text size.
+    pub fn new(title: &str, x_label: &str, y_label: &str) -> Canvas {
+        Canvas {
+            title: title.to_string(),
+            x_label: x_label.to_string(),
+            y_label: y_label.to_string(),
+            width: 1000,
+            height: 420,
+            text_scale: 1.0,
+        }
+    }
+
+    /// The phone layout (about 420 px wide): drawn 420 units wide with text 1.3 times larger,
+    /// so that scaled to a 420 px screen's content width (~375 px) the smallest text (tick
+    /// labels) stays at about 12 px.
+    pub fn narrow(&self) -> Canvas {
+        Canvas {
+            width: 420,
+            height: 360,
+            text_scale: 1.3,
+            ..self.clone()
+        }
+    }
+
+    /// A font size scaled by `text_scale`.
+    pub(super) fn px(&self, size: u32) -> f64 {
+        size as f64 * self.text_scale
+    }
+
+    /// The plot's width in pixels: the canvas less the margins of [`plot`] and its y label
+    /// area.
+    pub(super) fn plot_width(&self) -> f64 {
+        self.width as f64 - 14.0 - 24.0 - self.px(62).round()
+    }
+}
+
 /// Draws an SVG of `size` pixels with `draw` on a white canvas; `title` names the chart in
 /// an error.
 pub(super) fn svg_string(

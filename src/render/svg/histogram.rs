@@ -10,7 +10,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::frame::{self, Area, Chart, DrawResult, EntrySize};
+use super::frame::{self, Area, Canvas, Chart, DrawResult, EntrySize};
 use super::{series_color, tick_label, ChartError, FONT, GRID, INK, MUTED, PALETTE};
 
 /// One bin: `low <= x < high`, `count` values in it.
@@ -44,48 +44,32 @@ pub struct HistMark {
 /// place on a log axis and are left out: the caller says how many values they held.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Histogram {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
+    /// Title, axis texts, size and text scale.
+    pub canvas: Canvas,
     /// Legend text of the bars.
     pub bins_label: String,
     pub bins: Vec<HistBin>,
     /// Drawn in order; mark `i` takes colour [`mark_color`]`(i)`.
     pub marks: Vec<HistMark>,
-    pub width: u32,
-    pub height: u32,
-    /// Text size relative to the default (1.0); the phone layout draws larger text.
-    pub text_scale: f64,
 }
 
 impl Histogram {
     /// A histogram with the report's default size (1000 x 420) and no bins yet.
     pub fn new(title: &str, x_label: &str, y_label: &str, bins_label: &str) -> Histogram {
         Histogram {
-            title: title.to_string(),
-            x_label: x_label.to_string(),
-            y_label: y_label.to_string(),
+            canvas: Canvas::new(title, x_label, y_label),
             bins_label: bins_label.to_string(),
             bins: Vec::new(),
             marks: Vec::new(),
-            width: 1000,
-            height: 420,
-            text_scale: 1.0,
         }
     }
 
     /// The same chart laid out for a phone, as [`super::LineChart::narrow`] does.
     pub fn narrow(&self) -> Histogram {
         Histogram {
-            width: 420,
-            height: 360,
-            text_scale: 1.3,
+            canvas: self.canvas.narrow(),
             ..self.clone()
         }
-    }
-
-    fn px(&self, size: u32) -> f64 {
-        size as f64 * self.text_scale
     }
 }
 
@@ -119,10 +103,10 @@ fn legend_rows(h: &Histogram) -> Vec<Vec<Entry>> {
     );
     let size = EntrySize {
         lead: SWATCH + 8,
-        char_px: LEGEND_CHAR_PX * h.text_scale,
+        char_px: LEGEND_CHAR_PX * h.canvas.text_scale,
         gap: 16,
     };
-    frame::legend_rows(items, h.width, size)
+    frame::legend_rows(items, h.canvas.width, size)
 }
 
 /// Renders the histogram to an SVG string.
@@ -136,7 +120,7 @@ pub fn histogram(h: &Histogram) -> Result<String, ChartError> {
     let max = bins.iter().map(|b| b.count).max().unwrap_or(0);
     if max == 0 {
         return Err(ChartError::new(
-            &h.title,
+            &h.canvas.title,
             "no bin with a positive edge holds a value",
         ));
     }
@@ -154,11 +138,13 @@ pub fn histogram(h: &Histogram) -> Result<String, ChartError> {
     // Counts from half a value (so a bin of one shows) to a little above the peak.
     let (y0, y1) = (0.5f64.log10(), (max as f64 * 1.6).log10().max(1.0));
     let rows = legend_rows(h);
-    let row_h = (LEGEND_ROW * h.text_scale).round() as u32;
+    let row_h = (LEGEND_ROW * h.canvas.text_scale).round() as u32;
     let legend_h = row_h * rows.len() as u32 + 8;
-    frame::svg_string(&h.title, (h.width, h.height + legend_h), |root| {
-        draw(root, h, &bins, (x0, x1), (y0, y1), &rows)
-    })
+    frame::svg_string(
+        &h.canvas.title,
+        (h.canvas.width, h.canvas.height + legend_h),
+        |root| draw(root, h, &bins, (x0, x1), (y0, y1), &rows),
+    )
 }
 
 /// The x ticks (log10 units, value) for a plot `decade_px` pixels per decade whose labels
@@ -206,8 +192,14 @@ fn draw(
     (y0, y1): (f64, f64),
     rows: &[Vec<Entry>],
 ) -> DrawResult {
-    let (plot_area, legend_area) = root.split_vertically(h.height);
-    let mut chart = frame::plot(&plot_area, &h.title, h.text_scale, (x0, x1), (y0, y1))?;
+    let (plot_area, legend_area) = root.split_vertically(h.canvas.height);
+    let mut chart = frame::plot(
+        &plot_area,
+        &h.canvas.title,
+        h.canvas.text_scale,
+        (x0, x1),
+        (y0, y1),
+    )?;
     let y_fmt = |v: &f64| {
         if (v - v.round()).abs() < 1e-9 && *v >= 0.0 {
             tick_label(10f64.powf(v.round()))
@@ -225,10 +217,10 @@ fn draw(
         .x_labels(0)
         .y_labels(((y1.floor() - y0.ceil()) as usize + 1).max(2))
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, h.px(13)).into_font().color(&MUTED))
-        .axis_desc_style((FONT, h.px(14)).into_font().color(&INK))
-        .x_desc(&h.x_label)
-        .y_desc(&h.y_label)
+        .label_style((FONT, h.canvas.px(13)).into_font().color(&MUTED))
+        .axis_desc_style((FONT, h.canvas.px(14)).into_font().color(&INK))
+        .x_desc(&h.canvas.x_label)
+        .y_desc(&h.canvas.y_label)
         .draw()?;
     draw_x_ticks(&mut chart, &plot_area, h, (x0, x1), (y0, y1))?;
     draw_bins(&mut chart, bins, y0)?;
@@ -244,14 +236,14 @@ fn draw_x_ticks(
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
 ) -> DrawResult {
-    let label_font = (FONT, h.px(13))
+    let label_font = (FONT, h.canvas.px(13))
         .into_font()
         .color(&MUTED)
         .pos(Pos::new(HPos::Center, VPos::Top));
     // The plot's width: the canvas less the margins and the y label area, as built above.
-    let plot_px = h.width as f64 - 14.0 - 24.0 - h.px(62).round();
+    let plot_px = h.canvas.plot_width();
     let decade_px = plot_px / (x1 - x0);
-    for (x, value) in ticks(x0, x1, decade_px, h.px(13) * 0.6) {
+    for (x, value) in ticks(x0, x1, decade_px, h.canvas.px(13) * 0.6) {
         chart.draw_series(std::iter::once(PathElement::new(
             vec![(x, y0), (x, y1)],
             GRID.stroke_width(1),
@@ -328,7 +320,7 @@ fn draw_marks(
 
 /// The legend rows: a swatch (a bar's square or a mark's line) and the entry's text.
 fn draw_legend(area: &Area, h: &Histogram, rows: &[Vec<Entry>]) -> DrawResult {
-    let row_h = (LEGEND_ROW * h.text_scale).round() as i32;
+    let row_h = (LEGEND_ROW * h.canvas.text_scale).round() as i32;
     for (r, row) in rows.iter().enumerate() {
         let y = 4 + row_h * r as i32 + row_h / 2;
         for (what, text, x) in row {
@@ -350,7 +342,7 @@ fn draw_legend(area: &Area, h: &Histogram, rows: &[Vec<Entry>]) -> DrawResult {
                     }
                 }
             }
-            frame::legend_text(area, text, (*x + SWATCH + 8, y), h.text_scale)?;
+            frame::legend_text(area, text, (*x + SWATCH + 8, y), h.canvas.text_scale)?;
         }
     }
     Ok(())

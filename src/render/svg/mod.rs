@@ -16,6 +16,7 @@ pub mod line;
 pub mod strip;
 
 pub use bar::{bar_chart, bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
+pub use frame::Canvas;
 pub use heatmap::{heatmap, Heatmap};
 pub use histogram::{histogram, HistBin, HistMark, Histogram, MarkStyle};
 pub use line::XErrorBar;

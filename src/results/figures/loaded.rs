@@ -3,7 +3,7 @@
 //! memory.
 
 use super::{figure, Conditions, LoadedLine, RunFigures};
-use crate::results::loaded::LoadedResult;
+use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
 use crate::stats::Estimate;
 
@@ -55,22 +55,28 @@ fn loaded_line(
     };
     let idle_i = match idle_i {
         Some(i) => i,
-        None => f.add(figure(
-            format!("{key}.idle"),
-            "idle latency",
-            "ns",
-            &first.ns_per_load,
-            cond(None),
-        )),
+        None => {
+            let mut g = figure(
+                format!("{key}.idle"),
+                "idle latency",
+                "ns",
+                &first.ns_per_load,
+                cond(None),
+            );
+            g.quality.disturbed = disturbed(first);
+            f.add(g)
+        }
     };
     let load = format!("{} load thread(s), {}", l.load_cpus.len(), l.kernel_label);
-    let peak_i = f.add(figure(
+    let mut g = figure(
         format!("{key}.peak"),
         "latency at the highest load",
         "ns",
         &peak.ns_per_load,
         cond(Some(load)),
-    ));
+    );
+    g.quality.disturbed = disturbed(peak);
+    let peak_i = f.add(g);
     let bw = peak
         .total_mb_per_s_summary
         .map(|s| s.estimate())
@@ -80,4 +86,57 @@ fn loaded_line(
         at_peak: peak_i,
         peak_mb_per_s: bw,
     })
+}
+
+/// Whether a point kept a disturbed block (its chaser got less than 90 % of its CPU, or
+/// steal, after the retakes ran out): its quality record says so, or, in a file whose points
+/// carry blocks but no quality record, one of its blocks does.
+fn disturbed(p: &LoadedPoint) -> bool {
+    match &p.quality {
+        Some(q) => q.disturbed,
+        None => p.blocks.iter().any(|b| b.disturbed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::of_run;
+    use crate::results::RunResults;
+
+    /// A loaded curve whose idle or peak point kept a disturbed block gives a disturbed
+    /// figure, as the latency, bandwidth and core-to-core figures are (the summary printed the
+    /// loaded line unmarked while the run's warnings said its blocks were disturbed); a file
+    /// whose points carry blocks but no quality record is read from its blocks.
+    #[test]
+    fn a_disturbed_loaded_point_marks_its_figure() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-quick-v657.json"
+        );
+        let mut r = RunResults::from_json(&std::fs::read_to_string(path).unwrap(), "x").unwrap();
+        let marks = |r: &RunResults| {
+            let f = of_run(r);
+            let l = f.loaded.as_ref().expect("a loaded line");
+            (
+                f.get(l.idle).quality.disturbed,
+                f.get(l.at_peak).quality.disturbed,
+            )
+        };
+        assert_eq!(marks(&r), (false, false));
+        let l = r.loaded_latency.as_mut().expect("a loaded curve");
+        let peak = l
+            .points
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1.total_mb_per_s.total_cmp(&b.1.total_mb_per_s))
+            .unwrap()
+            .0;
+        assert_ne!(peak, 0, "the no-load point is not the peak");
+        l.points[peak].quality.as_mut().unwrap().disturbed = true;
+        assert_eq!(marks(&r), (false, true));
+        let l = r.loaded_latency.as_mut().unwrap();
+        l.points[0].quality = None;
+        l.points[0].blocks[2].disturbed = true;
+        assert_eq!(marks(&r), (true, true));
+    }
 }

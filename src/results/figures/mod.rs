@@ -121,13 +121,15 @@ pub struct RunFigures {
 
 impl RunFigures {
     /// Adds a figure, or finds the one already made for the same quantity (unit, method,
-    /// conditions, estimate): its index either way.
+    /// conditions, estimate): its index either way; the one figure is a headline, or
+    /// disturbed, when either was.
     fn add(&mut self, f: Figure) -> usize {
         let same = |g: &Figure| {
             g.unit == f.unit && g.estimate == f.estimate && g.conditions == f.conditions
         };
         if let Some(i) = self.figures.iter().position(same) {
             self.figures[i].headline |= f.headline;
+            self.figures[i].quality.disturbed |= f.quality.disturbed;
             return i;
         }
         self.figures.push(f);

@@ -20,8 +20,33 @@ pub(super) fn draw(
     legend: &[Vec<(Entry, String, i32)>],
 ) -> DrawResult {
     let to_x = |x: f64| super::to_x(c, x);
-    let (plot_area, legend_area) = root.split_vertically(c.height);
-    let mut chart = frame::plot(&plot_area, &c.title, c.text_scale, (x0, x1), (y0, y1))?;
+    let (plot_area, legend_area) = root.split_vertically(c.canvas.height);
+    let mut chart = frame::plot(
+        &plot_area,
+        &c.canvas.title,
+        c.canvas.text_scale,
+        (x0, x1),
+        (y0, y1),
+    )?;
+    draw_mesh(&mut chart, c, (x0, x1), (y0, y1))?;
+    if c.y_log {
+        draw_minor_decades(&mut chart, (x0, x1), (y0, y1))?;
+    }
+    draw_markers(&mut chart, c, (x0, x1), (y0, y1), &to_x)?;
+    draw_intervals(&mut chart, c, (x0, x1), &to_x)?;
+    draw_series(&mut chart, c, &to_x)?;
+    draw_legend(&legend_area, legend, c)
+}
+
+/// The axes, their tick labels and the grid: powers of two on a byte axis (a tick every
+/// octave, labelled where the labels fit apart), whole decades on a log axis, integers for
+/// counts.
+fn draw_mesh(
+    chart: &mut Chart,
+    c: &LineChart,
+    (x0, x1): (f64, f64),
+    (y0, y1): (f64, f64),
+) -> DrawResult {
     let log2 = c.x_scale == XScale::Log2Bytes;
     // Counts (threads) get integer ticks only.
     let integral = !log2
@@ -29,9 +54,11 @@ pub(super) fn draw(
             .iter()
             .flat_map(|s| &s.points)
             .all(|p| p.0 == p.0.round());
+    // On a byte axis a tick at every octave, labelled where the labels fit apart.
+    let shown = super::octave_labels(c, (x0, x1));
     let x_fmt = |v: &f64| {
         if log2 {
-            if (v - v.round()).abs() < 1e-9 {
+            if (v - v.round()).abs() < 1e-9 && shown.contains(&(v.round() as i64)) {
                 bytes_short(2f64.powf(v.round()))
             } else {
                 String::new()
@@ -59,7 +86,9 @@ pub(super) fn draw(
     } else {
         8
     };
-    let x_labels = if log2 || integral {
+    let x_labels = if log2 {
+        ((x1 - x0).ceil() as usize + 1).max(2)
+    } else if integral {
         ((x1 - x0).ceil() as usize + 1).clamp(2, 14)
     } else {
         10
@@ -73,19 +102,12 @@ pub(super) fn draw(
         .y_labels(y_labels)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .label_style((FONT, c.px(13)).into_font().color(&MUTED))
-        .axis_desc_style((FONT, c.px(14)).into_font().color(&INK))
-        .x_desc(&c.x_label)
-        .y_desc(&c.y_label)
+        .label_style((FONT, c.canvas.px(13)).into_font().color(&MUTED))
+        .axis_desc_style((FONT, c.canvas.px(14)).into_font().color(&INK))
+        .x_desc(&c.canvas.x_label)
+        .y_desc(&c.canvas.y_label)
         .draw()?;
-
-    if y_log {
-        draw_minor_decades(&mut chart, (x0, x1), (y0, y1))?;
-    }
-    draw_markers(&mut chart, c, (x0, x1), (y0, y1), &to_x)?;
-    draw_intervals(&mut chart, c, (x0, x1), &to_x)?;
-    draw_series(&mut chart, c, &to_x)?;
-    draw_legend(&legend_area, legend, c)
+    Ok(())
 }
 
 /// Light lines at 2..9 of every decade of a log axis, so values between the labelled
@@ -156,7 +178,7 @@ fn draw_x_intervals(chart: &mut Chart, c: &LineChart, to_x: &dyn Fn(f64) -> f64)
         (r.start, r.end)
     };
     // Caps as tall as the vertical bars' caps are wide, in the plot's proportions.
-    let cap = (y1 - y0) * 0.006 * c.width as f64 / c.height.max(1) as f64;
+    let cap = (y1 - y0) * 0.006 * c.canvas.width as f64 / c.canvas.height.max(1) as f64;
     for e in c
         .x_errors
         .iter()
@@ -218,7 +240,8 @@ fn draw_markers(
     (y0, y1): (f64, f64),
     to_x: &dyn Fn(f64) -> f64,
 ) -> DrawResult {
-    for m in &c.markers {
+    let rows = super::marker_rows(c, (x0, x1));
+    for (m, row) in c.markers.iter().zip(rows) {
         let x = to_x(m.x);
         if !(x0..=x1).contains(&x) {
             continue;
@@ -229,14 +252,19 @@ fn draw_markers(
             4,
             MUTED.mix(0.7).stroke_width(1),
         )))?;
-        chart.draw_series(std::iter::once(Text::new(
-            format!("\u{2009}{}", m.label),
-            (x, y1),
-            (FONT, c.px(13))
-                .into_font()
-                .color(&MUTED)
-                .pos(Pos::new(HPos::Left, VPos::Top)),
-        )))?;
+        // The label in its row, that many rows below the top of the plot.
+        let below = (row as f64 * super::marker_row_px(c)).round() as i32;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((x, y1))
+                + Text::new(
+                    format!("\u{2009}{}", m.label),
+                    (0, below),
+                    (FONT, c.canvas.px(13))
+                        .into_font()
+                        .color(&MUTED)
+                        .pos(Pos::new(HPos::Left, VPos::Top)),
+                ),
+        ))?;
     }
     Ok(())
 }
@@ -269,7 +297,7 @@ fn draw_legend(
                     legend_area.draw(&Circle::new((x + 10, y), 5, MUTED.stroke_width(2)))?
                 }
             }
-            frame::legend_text(legend_area, name, (x + 26, y), c.text_scale)?;
+            frame::legend_text(legend_area, name, (x + 26, y), c.canvas.text_scale)?;
         }
     }
     Ok(())

@@ -7,7 +7,7 @@
 
 mod draw;
 
-use super::frame::{self, EntrySize};
+use super::frame::{self, Canvas, EntrySize};
 use super::ChartError;
 
 /// How the x axis maps values.
@@ -68,16 +68,13 @@ pub const ERROR_BAR_OPACITY: f64 = 0.55;
 /// What to draw.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LineChart {
-    pub title: String,
-    pub x_label: String,
-    pub y_label: String,
+    /// Title, axis texts, size and text scale.
+    pub canvas: Canvas,
     pub x_scale: XScale,
     /// Start the y axis at zero (bandwidth) rather than just below the smallest value.
     pub y_from_zero: bool,
     pub series: Vec<Series>,
     pub markers: Vec<Marker>,
-    pub width: u32,
-    pub height: u32,
     /// Draw y on a log-10 axis (ticks at 1, 10, 100, ... with light lines at 2..9 of each
     /// decade); values must be positive.
     pub y_log: bool,
@@ -87,46 +84,30 @@ pub struct LineChart {
     pub x_errors: Vec<XErrorBar>,
     /// Points (series index, x) whose figure is disturbed: drawn hollow, with a legend entry.
     pub disturbed: Vec<(usize, f64)>,
-    /// Text size relative to the default (1.0); the phone layout draws larger text.
-    pub text_scale: f64,
 }
 
 impl LineChart {
-    /// A chart with the report's default size (760 x 380 px) and no series yet.
+    /// A chart with the report's default size ([`Canvas::new`]) and no series yet.
     pub fn new(title: &str, x_label: &str, y_label: &str, x_scale: XScale) -> LineChart {
         LineChart {
-            title: title.to_string(),
-            x_label: x_label.to_string(),
-            y_label: y_label.to_string(),
+            canvas: Canvas::new(title, x_label, y_label),
             x_scale,
             y_from_zero: false,
             series: Vec::new(),
             markers: Vec::new(),
-            width: 1000,
-            height: 420,
             y_log: false,
             errors: Vec::new(),
             x_errors: Vec::new(),
             disturbed: Vec::new(),
-            text_scale: 1.0,
         }
     }
 
-    /// The same chart laid out for a phone (about 420 px wide): drawn 420 units wide with
-    /// text 1.3 times larger, so that scaled to a 420 px screen's content width (~375 px) the
-    /// smallest text (tick labels) stays at about 12 px.
+    /// The same chart laid out for a phone ([`Canvas::narrow`]).
     pub fn narrow(&self) -> LineChart {
         LineChart {
-            width: 420,
-            height: 360,
-            text_scale: 1.3,
+            canvas: self.canvas.narrow(),
             ..self.clone()
         }
-    }
-
-    /// A font size scaled by `text_scale`.
-    fn px(&self, size: u32) -> f64 {
-        size as f64 * self.text_scale
     }
 }
 
@@ -143,7 +124,7 @@ enum Entry {
 
 /// The height of one legend row at the chart's text size.
 fn legend_row(c: &LineChart) -> u32 {
-    (20.0 * c.text_scale).round() as u32
+    (20.0 * c.canvas.text_scale).round() as u32
 }
 
 /// The legend: each series, then the interval whisker and the hollow point when drawn,
@@ -166,10 +147,36 @@ fn legend(c: &LineChart) -> Vec<Vec<(Entry, String, i32)>> {
     }
     let size = EntrySize {
         lead: 26,
-        char_px: (6.0 * c.text_scale).round(),
+        char_px: (6.0 * c.canvas.text_scale).round(),
         gap: 12,
     };
-    frame::legend_rows(names, c.width, size)
+    frame::legend_rows(names, c.canvas.width, size)
+}
+
+/// The octaves (whole log2 values) from `x0` to `x1` whose labels a byte axis shows: the
+/// first, then every `step`-th, the smallest power of two whose labels (the widest of them
+/// at 0.6 em a character, with half an em between) fit apart on the plot's width, and the
+/// last; a label that would crowd the last is left out. A 17-octave sweep keeps every label on a 1000 px chart and
+/// every fourth on a phone's 420 px.
+fn octave_labels(c: &LineChart, (x0, x1): (f64, f64)) -> Vec<i64> {
+    let (first, last) = (x0.round() as i64, x1.round() as i64);
+    if last <= first {
+        return vec![first];
+    }
+    let em = c.canvas.px(13);
+    let widest = (first..=last)
+        .map(|o| super::bytes_short(2f64.powi(o as i32)).chars().count())
+        .max()
+        .unwrap_or(1);
+    let label_px = widest as f64 * em * 0.6 + em / 2.0;
+    let octave_px = c.canvas.plot_width() / (last - first) as f64;
+    let step = ((label_px / octave_px).ceil().max(1.0) as u64).next_power_of_two() as i64;
+    let mut v: Vec<i64> = (first..last)
+        .step_by(step as usize)
+        .filter(|&o| o == first || last - o >= step)
+        .collect();
+    v.push(last);
+    v
 }
 
 /// The x value as drawn: log2 on a byte axis.
@@ -198,16 +205,18 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
         .filter(|(x, y)| x.is_finite() && y.is_finite())
         .collect();
     if pts.is_empty() {
-        return Err(ChartError::new(&c.title, "no data points"));
+        return Err(ChartError::new(&c.canvas.title, "no data points"));
     }
     let x = x_range(c, &pts);
     let (y0, y1) = y_range(c, &pts)?;
     let y1 = marker_headroom(c, &pts, x, (y0, y1), &|v| to_x(c, v));
     let legend = legend(c);
     let legend_h = legend_row(c) * legend.len() as u32 + 8;
-    frame::svg_string(&c.title, (c.width, c.height + legend_h), |root| {
-        draw::draw(root, c, x, (y0, y1), &legend)
-    })
+    frame::svg_string(
+        &c.canvas.title,
+        (c.canvas.width, c.canvas.height + legend_h),
+        |root| draw::draw(root, c, x, (y0, y1), &legend),
+    )
 }
 
 /// The x range as drawn: whole powers of two on a byte axis, a little padding on a linear one
@@ -247,7 +256,7 @@ fn y_range(c: &LineChart, pts: &[(f64, f64)]) -> Result<(f64, f64), ChartError> 
         .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
     if c.y_log && ymin <= 0.0 {
         return Err(ChartError::new(
-            &c.title,
+            &c.canvas.title,
             "a log axis needs positive values",
         ));
     }
@@ -268,10 +277,52 @@ fn y_range(c: &LineChart, pts: &[(f64, f64)]) -> Result<(f64, f64), ChartError> 
     Ok((y0, y1))
 }
 
+/// A marker label's width in pixels: about 0.6 em a character, the thin space before it
+/// included.
+fn label_px(c: &LineChart, label: &str) -> f64 {
+    (label.chars().count() + 1) as f64 * c.canvas.px(13) * 0.6
+}
+
+/// The height of one row of marker labels in pixels: the text and a little air.
+pub(super) fn marker_row_px(c: &LineChart) -> f64 {
+    c.canvas.px(13) + 6.0
+}
+
+/// The row each marker's label is drawn in (0 at the top of the plot, each label right of
+/// its line): taken in x order, a label that would run into one already placed goes into
+/// the first row below where it fits (on a phone a knee an octave below its cache size
+/// wrote "L1 knee" over "L1 32K"). Markers outside the x range keep row 0 and are not drawn.
+pub(super) fn marker_rows(c: &LineChart, (x0, x1): (f64, f64)) -> Vec<usize> {
+    let mut rows = vec![0; c.markers.len()];
+    if x1 <= x0 {
+        return rows;
+    }
+    let mut order: Vec<usize> = (0..c.markers.len()).collect();
+    order.sort_by(|&a, &b| c.markers[a].x.total_cmp(&c.markers[b].x));
+    // The right end of the last label in each row, pixels from the plot's left edge.
+    let mut ends: Vec<f64> = Vec::new();
+    for i in order {
+        let mx = to_x(c, c.markers[i].x);
+        if !(x0..=x1).contains(&mx) {
+            continue;
+        }
+        let left = (mx - x0) / (x1 - x0) * c.canvas.plot_width();
+        let right = left + label_px(c, &c.markers[i].label);
+        let row = ends.iter().position(|&e| e < left).unwrap_or(ends.len());
+        match ends.get_mut(row) {
+            Some(e) => *e = right,
+            None => ends.push(right),
+        }
+        rows[i] = row;
+    }
+    rows
+}
+
 /// The top of the y range raised, when needed, so that no point or interval lies under a
-/// marker's label (drawn at the top of the plot, right of its line): the label band is
-/// estimated in pixels from the chart's size and text size and turned into axis units.
-/// Charts whose points stay clear of every label keep their range unchanged.
+/// marker's label (drawn at the top of the plot, right of its line, in its row of
+/// [`marker_rows`]): the label band is estimated in pixels from the chart's size and text
+/// size and turned into axis units. Charts whose points stay clear of every label keep their
+/// range unchanged.
 fn marker_headroom(
     c: &LineChart,
     pts: &[(f64, f64)],
@@ -280,40 +331,40 @@ fn marker_headroom(
     to_x: &dyn Fn(f64) -> f64,
 ) -> f64 {
     // The plot's size in pixels: the canvas less margins, caption and axis label areas.
-    let plot_w = c.width as f64 - 14.0 - 24.0 - c.px(62);
-    let plot_h = c.height as f64 - 28.0 - c.px(17) * 1.6 - c.px(44);
+    let plot_w = c.canvas.plot_width();
+    let plot_h = c.canvas.height as f64 - 28.0 - c.canvas.px(17) * 1.6 - c.canvas.px(44);
     if plot_w <= 0.0 || plot_h <= 0.0 || x1 <= x0 {
         return y1;
     }
-    // The label's height and a little air, as a fraction of the plot's height.
-    let band = ((c.px(13) + 6.0) / plot_h).min(0.5);
-    let mut top = f64::MIN;
-    for m in &c.markers {
+    let rows = marker_rows(c, (x0, x1));
+    let mut raised = y1;
+    for (m, row) in c.markers.iter().zip(rows) {
         let mx = to_x(m.x);
         if !(x0..=x1).contains(&mx) {
             continue;
         }
-        // About 0.6 em a character, the thin space included.
-        let label_w = (m.label.chars().count() + 1) as f64 * c.px(13) * 0.6;
-        let right = mx + label_w / plot_w * (x1 - x0);
+        // The label's rows and a little air, as a fraction of the plot's height.
+        let band = ((row + 1) as f64 * marker_row_px(c) / plot_h).min(0.5);
+        let right = mx + label_px(c, &m.label) / plot_w * (x1 - x0);
         let highs = pts.iter().map(|p| (p.0, p.1)).chain(
             c.errors
                 .iter()
                 .filter(|e| e.high.is_finite())
                 .map(|e| (e.x, e.high)),
         );
-        for (x, y) in highs {
-            let x = to_x(x);
-            if x >= mx - (x1 - x0) * 0.01 && x <= right && y.is_finite() {
-                top = top.max(to_y(c, y));
-            }
+        let top = highs
+            .filter(|&(x, y)| {
+                let x = to_x(x);
+                x >= mx - (x1 - x0) * 0.01 && x <= right && y.is_finite()
+            })
+            .map(|(_, y)| to_y(c, y))
+            .fold(f64::MIN, f64::max);
+        if top > y1 - band * (y1 - y0) {
+            // Solve y1' - band * (y1' - y0) = top.
+            raised = raised.max((top - band * y0) / (1.0 - band));
         }
     }
-    if top == f64::MIN || top <= y1 - band * (y1 - y0) {
-        return y1;
-    }
-    // Solve y1' - band * (y1' - y0) = top.
-    (top - band * y0) / (1.0 - band)
+    raised
 }
 
 #[cfg(test)]
@@ -449,7 +500,7 @@ mod tests {
     #[test]
     fn narrow_layout_scales_text() {
         let c = sweep_chart().narrow();
-        assert_eq!(c.width, 420);
+        assert_eq!(c.canvas.width, 420);
         let svg = line_chart(&c).unwrap();
         assert_well_formed(&svg);
         assert!(svg.starts_with("<svg width=\"420\""));
@@ -467,6 +518,34 @@ mod tests {
             "{}",
             smallest(&svg)
         );
+    }
+
+    /// A byte axis labels only the octaves whose labels fit apart, the first and last always:
+    /// on a phone a 4 KiB to 512 MiB sweep keeps every fourth (its 14 labels ran into each
+    /// other at 420 px), on the wide chart every one; the unlabelled octaves keep their ticks.
+    #[test]
+    fn byte_axis_labels_are_thinned_to_fit() {
+        let mut c = LineChart::new("t", "working set", "ns", XScale::Log2Bytes);
+        c.series.push(Series {
+            name: "s".into(),
+            points: (12..=29).map(|o| (2f64.powi(o), 1.0 + o as f64)).collect(),
+            style: SeriesStyle::LinePoints,
+        });
+        assert_eq!(
+            octave_labels(&c, (12.0, 29.0)),
+            (12..=29).collect::<Vec<_>>()
+        );
+        let n = c.narrow();
+        assert_eq!(octave_labels(&n, (12.0, 29.0)), [12, 16, 20, 24, 29]);
+        let svg = line_chart(&n).unwrap();
+        for shown in ["4K", "64K", "1M", "16M", "512M"] {
+            assert!(has_text(&svg, shown), "{shown}");
+        }
+        for hidden in ["8K", "256M"] {
+            assert!(!has_text(&svg, hidden), "{hidden}");
+        }
+        let wide = line_chart(&c).unwrap();
+        assert!(has_text(&wide, "8K") && has_text(&wide, "256M"));
     }
 
     /// A marker label at the top right of its line is never drawn over points (the
@@ -508,6 +587,44 @@ mod tests {
         assert_well_formed(&line_chart(&c.narrow()).unwrap());
     }
 
+    /// Marker labels that would run into each other are drawn in rows: on a phone a knee
+    /// an octave below its cache size wrote "L1 knee" over "L1 32K"; a label with room stays
+    /// at the top, and the y range makes room for the lower row over high points.
+    #[test]
+    fn crowded_marker_labels_take_rows() {
+        let mut c = sweep_chart().narrow();
+        c.markers = [
+            (14, "L1 knee"),
+            (15, "L1 32K"),
+            (16, "L2 knee"),
+            (22, "L3 4M"),
+        ]
+        .iter()
+        .map(|&(o, l)| Marker {
+            x: 2f64.powi(o),
+            label: l.into(),
+        })
+        .collect();
+        assert_eq!(marker_rows(&c, (12.0, 28.0)), [0, 1, 2, 0]);
+        let svg = line_chart(&c).unwrap();
+        assert_well_formed(&svg);
+        let y_of = |label: &str| {
+            let at = svg.find(&format!("\u{2009}{label}")).unwrap();
+            let tag = &svg[svg[..at].rfind("<text").unwrap()..at];
+            let y = &tag[tag.find(" y=\"").unwrap() + 4..];
+            y[..y.find('"').unwrap()].parse::<i32>().unwrap()
+        };
+        assert!(y_of("L1 32K") > y_of("L1 knee") && y_of("L2 knee") > y_of("L1 32K"));
+        assert_eq!(y_of("L3 4M"), y_of("L1 knee"));
+        // Points under the third row's label raise the range more than under the first's.
+        let pts: Vec<(f64, f64)> = (12..=28).map(|k| (2f64.powi(k), 100.0)).collect();
+        let head =
+            |c: &LineChart| marker_headroom(c, &pts, (12.0, 28.0), (0.0, 2.0), &|x| x.log2());
+        let mut top_only = c.clone();
+        top_only.markers.truncate(1);
+        assert!(head(&c) > head(&top_only) && head(&top_only) > 2.0);
+    }
+
     #[test]
     fn output_is_deterministic() {
         assert_eq!(
@@ -535,8 +652,8 @@ mod tests {
     fn linear_scaling_snapshot() {
         let mut c = LineChart::new("Scaling", "threads", "MB/s", XScale::Linear);
         c.y_from_zero = true;
-        c.width = 400;
-        c.height = 240;
+        c.canvas.width = 400;
+        c.canvas.height = 240;
         c.series.push(Series {
             name: "node 0".into(),
             points: vec![(1.0, 6286.0), (2.0, 9000.0), (4.0, 10500.0)],

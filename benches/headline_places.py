@@ -53,6 +53,12 @@ def run_places(path, rnd):
         if reps:
             # The spread of the repetitions themselves (one 20 ms figure each), over the run.
             line("reference_reps", rnd, (statistics.median(reps), min(reps), max(reps)))
+        pr = lat.get("probe")
+        if pr:
+            # The idle probe's verdict: blocks judged disturbed of those probed, and whether
+            # they (with any kept short of CPU) were left out of the figure.
+            line("reference_probe", rnd, (pr["blocks_disturbed"], pr["blocks_probed"], None),
+                 "left out" if pr.get("left_out") else "")
     # Places whose blocks the reference pooled into its figure (one estimate): their own
     # figure is shown marked "pooled", and is not a second figure of the quantity.
     names = [(p.get("figure"), p.get("place", "")) for p in ref.get("pooled", [])]
@@ -216,6 +222,13 @@ def summarize(path):
         print(f"run's reference working set: {', '.join(f'{int(w) >> 20} MiB' for w in sorted(ws))}")
     dist = [r for r in rounds if notes.get(("reference", r)) == "DISTURBED"]
     print(f"rounds whose headline is marked DISTURBED: {len(dist)}/{len(rounds)}")
+    probed = [r for r in rounds if ("reference_probe", r) in rows]
+    if probed:
+        per = ", ".join(f"{rows[('reference_probe', r)][0]:.0f}/{rows[('reference_probe', r)][1]:.0f}"
+                        for r in probed)
+        out = [r for r in probed if notes.get(("reference_probe", r)) == "left out"]
+        print(f"idle probe: blocks judged disturbed per round {per}; disturbed blocks left out"
+              f" of the figure in {len(out)}/{len(probed)} rounds")
 
 
 if __name__ == "__main__":

@@ -76,6 +76,40 @@ pub struct ReferenceLatency {
     /// Repetitions taken, discarded (the thread got less than 90 % of its CPU, or steal) and
     /// kept.
     pub quality: RepetitionQuality,
+    /// The paired idle probe's verdict on the kept blocks (`IdleProbe`); absent in files
+    /// written before it existed and when the probe could not be set up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<IdleProbe>,
+}
+
+/// The paired idle probe of the reference latency (docs/METHODOLOGY.md, "Disturbed
+/// repetitions"): right before and right after each repetition's timed samples the chasing
+/// thread walks a small probe chain, one element per 4 KiB page, so every load misses the TLB
+/// and the L2 and is served by a page walk and the L3 or memory, the parts of the machine that
+/// another CPU shares (an SMT sibling on the host, a neighbour on the L3). A repetition's probe is the
+/// lower of its two (a preemption of one probe is not a slow memory system); the run's quiet
+/// level is the median of the lowest third of them, and a kept block whose probe exceeds it by
+/// more than `threshold_fraction` was measured while something else used those parts: it is
+/// disturbed although its thread had all of its CPU.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct IdleProbe {
+    /// Dependent loads in one probe, count (one lap of the probe chain).
+    pub loads: u64,
+    /// The probe chain's working set, bytes (its pages, one element each).
+    pub working_set_bytes: u64,
+    /// The run's quiet level, ns per probe load (median of the lowest third of the kept
+    /// blocks' probes).
+    pub quiet_ns: f64,
+    /// A block is disturbed when its probe exceeds `quiet_ns` by more than this, fraction.
+    pub threshold_fraction: f64,
+    /// Kept blocks whose probe was above the threshold, count.
+    pub blocks_disturbed: usize,
+    /// Kept blocks with a probe, count.
+    pub blocks_probed: usize,
+    /// True when the disturbed blocks (by this probe, or kept short of CPU once the retake
+    /// allowance was spent) are left out of the figure (enough quiet blocks remained for an
+    /// interval); false when they are in it and the figure is marked.
+    pub left_out: bool,
 }
 
 fn one() -> usize {
@@ -126,6 +160,17 @@ pub struct ReferenceRepetition {
     /// Whether the bandwidth sample went into the figure.
     #[serde(default)]
     pub bandwidth_kept: bool,
+    /// The paired idle probe right before and right after the latency samples, ns per probe
+    /// load each (`IdleProbe`); absent when not taken.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_ns: Option<[f64; 2]>,
+    /// Whether the idle probe judged this kept latency block disturbed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub probe_disturbed: bool,
+    /// Whether this latency block was kept although its thread lacked its CPU (CPU share or
+    /// steal) because the retake allowance was spent.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cpu_disturbed: bool,
 }
 
 /// Which reference figure a place shows.

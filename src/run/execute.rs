@@ -191,5 +191,9 @@ fn warn_disturbed_reference(r: &mut RunResults) {
                     .push(format!("the run's reference {what}: {reason}"));
             }
         }
+        let probe = f.latency.as_ref().and_then(|l| l.probe.as_ref());
+        if let Some(w) = probe.and_then(crate::run::reference::probe_warning) {
+            r.warnings.push(w);
+        }
     }
 }

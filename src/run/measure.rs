@@ -187,20 +187,8 @@ pub fn team_read_kept(
 }
 
 /// Read bandwidth of one thread left to the scheduler among `cpus` (empty: every CPU this
-/// process may use), its buffer under `policy`.
-pub fn unpinned_read(
-    topo: &Topology,
-    root: &SysRoot,
-    policy: &Policy,
-    cpus: &[u32],
-    bytes: u64,
-    timed: &TimedSettings,
-) -> anyhow::Result<TeamBandwidth> {
-    unpinned_read_kept(topo, root, policy, cpus, bytes, timed, &mut None)
-}
-
-/// [`unpinned_read`] that reuses the buffer in `kept` when there is one and leaves this run's
-/// buffer there. Each repetition is judged like a pinned team's (docs/METHODOLOGY.md, "Disturbed
+/// process may use), its buffer under `policy`; it reuses the buffer in `kept` when there is
+/// one and leaves this run's buffer there (`&mut None`: a buffer of its own). Each repetition is judged like a pinned team's (docs/METHODOLOGY.md, "Disturbed
 /// repetitions"): the thread's CPU time against wall time wherever the scheduler ran it, and the
 /// steal time of the CPUs it may run on; a disturbed repetition is taken again while the allowance
 /// (as many retakes as repetitions planned) lasts, then kept and the figure marked disturbed.
@@ -339,8 +327,16 @@ mod tests {
         // Left to the scheduler among all usable CPUs, then bound to the first one's set: the
         // thread is judged wherever it ran, and keeps the planned repetitions.
         for set in [vec![], cpus.clone()] {
-            let u =
-                unpinned_read(&topo, &root, &Policy::Bind(vec![0]), &set, 8 << 20, &timed).unwrap();
+            let u = unpinned_read_kept(
+                &topo,
+                &root,
+                &Policy::Bind(vec![0]),
+                &set,
+                8 << 20,
+                &timed,
+                &mut None,
+            )
+            .unwrap();
             assert!(
                 u.total_mb_per_s.median.is_finite() && u.total_mb_per_s.median > 0.0,
                 "{u:?}"

@@ -370,6 +370,7 @@ mod tests {
             samples_per_repetition: 1,
             ns_per_load: summary(110.0),
             quality: RepetitionQuality::default(),
+            probe: None,
         });
         f.bandwidth = Some(ReferenceBandwidth {
             kernel: "read".into(),

@@ -16,7 +16,7 @@ use crate::sysroot::SysRoot;
 use crate::threads::{pin_current, Probe};
 use crate::topology::Topology;
 
-use super::{Conditions, LATENCY_SAMPLE_NS, SAMPLES_PER_REP};
+use super::{probe, Conditions, LATENCY_SAMPLE_NS, SAMPLES_PER_REP};
 
 /// What the chasing thread sends back.
 pub(super) enum LatMsg {
@@ -29,6 +29,9 @@ pub(super) enum LatMsg {
         /// The repetition's samples, ns per load each.
         samples_ns: Vec<f64>,
         sample: RepSample,
+        /// The idle probe right before and right after the samples, ns per probe load
+        /// (`probe`); `None` when the probe chain could not be placed.
+        probe_ns: Option<[f64; 2]>,
     },
     Failed(String),
 }
@@ -104,6 +107,19 @@ fn place(
     Ok((buf, report))
 }
 
+/// Places and links the idle probe's chain (`probe`): one element per 4 KiB page, bound to
+/// the reference node; `None` when it cannot be placed (the blocks are then not probed).
+fn probe_buffer(topo: &Topology, root: &SysRoot, c: &Conditions) -> Option<PlacedBuffer> {
+    PlacedBuffer::new(
+        topo,
+        root,
+        probe::PROBE_PAGES * probe::PROBE_ELEMENT_BYTES,
+        &Policy::Bind(vec![c.node]),
+        PageSize::Base,
+    )
+    .ok()
+}
+
 /// The body of the chasing thread: place, link, size a sample, then serve repetitions until
 /// the run drops the worker.
 fn chaser_main(
@@ -134,6 +150,14 @@ fn chaser_main(
             return;
         }
     };
+    let mut probe_buf = probe_buffer(topo, root, c);
+    let probe_spec = ChainSpec {
+        element_bytes: probe::PROBE_ELEMENT_BYTES,
+        ..spec
+    };
+    let mut probe_chain = probe_buf
+        .as_mut()
+        .and_then(|b| Chain::build(b.as_u64_mut(), &probe_spec).ok());
     // No full first pass (unlike a one-off measurement): every page was faulted in and
     // every element written by the linking.
     crate::latency::steady::settle(&mut chain);
@@ -147,7 +171,7 @@ fn chaser_main(
         return;
     }
     while go.recv().is_ok() {
-        let rep = repetition(&mut chain, iterations, root, c.cpu);
+        let rep = repetition(&mut chain, probe_chain.as_mut(), iterations, root, c.cpu);
         if back.send(rep).is_err() {
             return;
         }
@@ -178,9 +202,16 @@ fn sample_iterations(chain: &mut Chain<'_>) -> u64 {
 
 /// One repetition: the part before streamed through the caches and the TLB, so the chain is
 /// walked back to steady state untimed first (`latency::steady`), then the samples are timed
-/// under the CPU probe.
-fn repetition(chain: &mut Chain<'_>, iterations: u64, root: &SysRoot, cpu: u32) -> LatMsg {
+/// under the CPU probe, with the idle probe right before and right after them (`probe`).
+fn repetition(
+    chain: &mut Chain<'_>,
+    mut idle: Option<&mut Chain<'_>>,
+    iterations: u64,
+    root: &SysRoot,
+    cpu: u32,
+) -> LatMsg {
     crate::latency::steady::settle(chain);
+    let before = idle.as_deref_mut().map(probe::walk);
     let probe = Probe::start(root, cpu);
     let mut samples_ns = Vec::with_capacity(SAMPLES_PER_REP);
     for _ in 0..SAMPLES_PER_REP {
@@ -189,8 +220,11 @@ fn repetition(chain: &mut Chain<'_>, iterations: u64, root: &SysRoot, cpu: u32) 
         let e = t.elapsed().as_nanos() as f64;
         samples_ns.push(e / loads.max(1) as f64);
     }
+    let sample = probe.finish();
+    let after = idle.map(probe::walk);
     LatMsg::Rep {
         samples_ns,
-        sample: probe.finish(),
+        sample,
+        probe_ns: before.zip(after).map(|(b, a)| [b, a]),
     }
 }

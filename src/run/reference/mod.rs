@@ -35,6 +35,7 @@ mod disturbed_tests;
 mod fill;
 mod plan;
 mod pool;
+mod probe;
 mod take;
 #[cfg(test)]
 mod tests;
@@ -44,6 +45,7 @@ pub use plan::{
     bandwidth_ready, coverage, estimate_s, latency_ready, per_slot, planned, slot_before, slots,
     wanted, Coverage,
 };
+pub use probe::warning as probe_warning;
 pub use take::Reference;
 
 use crate::results::Part;

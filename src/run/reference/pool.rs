@@ -12,20 +12,96 @@
 //! each pooled place), with the order-statistic interval over the blocks, so the interval
 //! holds the run's drift, and every view shows that one figure.
 
-use crate::results::reference::{PooledPlace, ReferenceFigure};
+use crate::results::quality::RepetitionQuality;
+use crate::results::reference::{IdleProbe, PooledPlace, ReferenceFigure, ReferenceRepetition};
 use crate::results::RunResults;
 use crate::stats::Summary;
 
+use super::probe;
 use super::take::Reference;
+use super::MIN_REPETITIONS;
+
+/// The reference's own latency blocks after the idle probe's verdict.
+pub(super) struct LatencyVerdict {
+    /// The blocks in the figure: the median of each kept repetition's samples, those the
+    /// probe judged disturbed left out when enough quiet ones remain.
+    pub(super) blocks: Vec<f64>,
+    /// The probe's record; `None` when no kept block has a probe.
+    pub(super) probe: Option<IdleProbe>,
+    /// The repetitions with `probe_disturbed` set.
+    pub(super) repetitions: Vec<ReferenceRepetition>,
+    /// Blocks kept short of CPU (`cpu_disturbed`) that were left out with the probe's.
+    pub(super) cpu_left_out: u32,
+}
+
+/// Judges the kept latency blocks of `reps` by their idle probes (`probe`): the blocks that go
+/// into the figure, the probe's record, and the repetitions marked. Pure.
+pub(super) fn latency_verdict(reps: &[ReferenceRepetition]) -> LatencyVerdict {
+    let mut repetitions = reps.to_vec();
+    let kept: Vec<usize> = (0..reps.len())
+        .filter(|&i| reps[i].latency_kept && reps[i].ns_per_load.is_some())
+        .collect();
+    let probes: Vec<Option<f64>> = kept
+        .iter()
+        .map(|&i| reps[i].probe_ns.map(|[b, a]| b.min(a)))
+        .collect();
+    let (quiet, disturbed) = probe::judge(&probes, probe::PROBE_THRESHOLD);
+    let either: Vec<bool> = (0..kept.len())
+        .map(|k| disturbed[k] || reps[kept[k]].cpu_disturbed)
+        .collect();
+    let (chosen, left_out) = probe::select(&either, MIN_REPETITIONS);
+    let cpu_left_out = if left_out {
+        kept.iter().filter(|&&i| reps[i].cpu_disturbed).count() as u32
+    } else {
+        0
+    };
+    for (k, &i) in kept.iter().enumerate() {
+        repetitions[i].probe_disturbed = disturbed[k];
+    }
+    let blocks = chosen
+        .iter()
+        .filter_map(|&k| reps[kept[k]].ns_per_load)
+        .collect();
+    let probe = quiet.map(|quiet_ns| IdleProbe {
+        loads: probe::PROBE_PAGES,
+        working_set_bytes: probe::PROBE_PAGES * probe::PROBE_ELEMENT_BYTES,
+        quiet_ns,
+        threshold_fraction: probe::PROBE_THRESHOLD,
+        blocks_disturbed: disturbed.iter().filter(|d| **d).count(),
+        blocks_probed: probes.iter().flatten().count(),
+        left_out,
+    });
+    LatencyVerdict {
+        blocks,
+        probe,
+        repetitions,
+        cpu_left_out,
+    }
+}
+
+impl LatencyVerdict {
+    /// The latency's quality record after the verdict: the blocks kept short of CPU that were
+    /// left out count as discarded, and the figure is marked disturbed when a disturbed block
+    /// (by CPU or by the probe) stayed in it.
+    pub(super) fn quality(&self, q: &RepetitionQuality) -> RepetitionQuality {
+        let mut q = q.clone();
+        let n = self.cpu_left_out.min(q.repetitions_kept_disturbed);
+        q.repetitions_discarded += n;
+        q.repetitions_kept -= n.min(q.repetitions_kept);
+        q.repetitions_kept_disturbed -= n;
+        let probed = self
+            .probe
+            .as_ref()
+            .is_some_and(|p| p.blocks_disturbed > 0 && !p.left_out);
+        q.disturbed = q.repetitions_kept_disturbed > 0 || probed;
+        q
+    }
+}
 
 impl Reference {
-    /// The reference's own latency blocks: the median of each kept repetition's samples.
-    pub(super) fn latency_blocks(&self) -> Vec<f64> {
-        self.repetitions
-            .iter()
-            .filter(|x| x.latency_kept)
-            .filter_map(|x| x.ns_per_load)
-            .collect()
+    /// The reference's own latency blocks after the idle probe's verdict.
+    pub(super) fn latency_verdict(&self) -> LatencyVerdict {
+        latency_verdict(&self.repetitions)
     }
 
     /// Pools the blocks of the places under the reference's conditions into `r`'s reference
@@ -36,7 +112,7 @@ impl Reference {
         let Some(f) = r.reference.as_mut() else {
             return;
         };
-        let mut latency = self.latency_blocks();
+        let mut latency = self.latency_verdict().blocks;
         let mut bandwidth = self.bw_totals.clone();
         f.pooled.clear();
         for p in places {

@@ -10,7 +10,7 @@ use crate::latency::chase::Mode;
 use crate::placement::{PlacedBuffer, PlacementReport, Policy};
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
-use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::results::quality::{Decision, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{
     ReferenceBandwidth, ReferenceFigures, ReferenceLatency, ReferenceRepetition,
 };
@@ -126,7 +126,7 @@ impl Reference {
                 return;
             }
             let at_s = self.t0.elapsed().as_secs_f64();
-            let (ns, latency_kept) = self.take_latency(before);
+            let (ns, latency_kept, probe_ns, cpu_disturbed) = self.take_latency(before);
             let (mb, bandwidth_kept) = self.take_bandwidth(topo, root);
             self.repetitions.push(ReferenceRepetition {
                 before,
@@ -135,6 +135,9 @@ impl Reference {
                 latency_kept,
                 mb_per_s: mb,
                 bandwidth_kept,
+                probe_ns,
+                probe_disturbed: false,
+                cpu_disturbed,
             });
         }
     }
@@ -145,12 +148,16 @@ impl Reference {
     }
 
     /// One latency repetition, taken again while it is disturbed and the allowance lasts
-    /// (once spent, a disturbed one is kept and the figure marked). (sample, kept); each
-    /// discarded take is recorded as its own repetition.
-    fn take_latency(&mut self, before: Option<Part>) -> (Option<f64>, bool) {
+    /// (once spent, a disturbed one is kept and the figure marked, unless enough quiet blocks
+    /// let `pool::latency_verdict` leave it out). (sample, kept, idle probes, kept
+    /// disturbed); each discarded take is recorded as its own repetition.
+    fn take_latency(
+        &mut self,
+        before: Option<Part>,
+    ) -> (Option<f64>, bool, Option<[f64; 2]>, bool) {
         loop {
             let Some(w) = self.lat.as_ref() else {
-                return (None, false);
+                return (None, false, None, false);
             };
             let at_s = self.t0.elapsed().as_secs_f64();
             let got =
@@ -158,16 +165,27 @@ impl Reference {
                     .is_some_and(|g| g.send(()).is_ok())
                     .then(|| w.back.recv().ok())
                     .flatten();
-            let Some(LatMsg::Rep { samples_ns, sample }) = got else {
+            let Some(LatMsg::Rep {
+                samples_ns,
+                sample,
+                probe_ns,
+            }) = got
+            else {
                 self.warnings.push(
                     "the run's reference chasing thread stopped answering; the latency figure keeps the repetitions taken so far".into(),
                 );
                 self.lat = None;
-                return (None, false);
+                return (None, false, None, false);
             };
             let ns = crate::stats::median(&samples_ns);
-            if self.lat_quality.record(&sample).kept() {
-                return (Some(ns), true);
+            let decision = self.lat_quality.record(&sample);
+            if decision.kept() {
+                return (
+                    Some(ns),
+                    true,
+                    probe_ns,
+                    decision == Decision::KeepDisturbed,
+                );
             }
             self.repetitions.push(ReferenceRepetition {
                 before,
@@ -176,9 +194,12 @@ impl Reference {
                 latency_kept: false,
                 mb_per_s: None,
                 bandwidth_kept: false,
+                probe_ns,
+                probe_disturbed: false,
+                cpu_disturbed: false,
             });
             if interrupted() {
-                return (None, false);
+                return (None, false, None, false);
             }
         }
     }
@@ -244,7 +265,9 @@ impl Reference {
     /// The figures so far (places filled are the run's; `filled` is kept from `r`).
     pub fn figures(&self, keep: Option<&ReferenceFigures>) -> ReferenceFigures {
         let c = &self.cond;
-        let latency = match (&self.lat, Summary::of(&self.latency_blocks())) {
+        let verdict = self.latency_verdict();
+        let quality = verdict.quality(&self.lat_quality);
+        let latency = match (&self.lat, Summary::of(&verdict.blocks)) {
             (_, Some(s)) => Some(ReferenceLatency {
                 cpu: c.cpu,
                 memory_node: c.node,
@@ -264,7 +287,8 @@ impl Reference {
                     .map_or(0, |w| w.loads * SAMPLES_PER_REP as u64),
                 samples_per_repetition: SAMPLES_PER_REP,
                 ns_per_load: s,
-                quality: self.lat_quality.clone(),
+                quality,
+                probe: verdict.probe,
             }),
             _ => None,
         };
@@ -298,7 +322,7 @@ impl Reference {
         ReferenceFigures {
             latency,
             bandwidth,
-            repetitions: self.repetitions.clone(),
+            repetitions: verdict.repetitions,
             filled: keep.map(|k| k.filled.clone()).unwrap_or_default(),
             pooled: vec![],
             partial: self.partial,

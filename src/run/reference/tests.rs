@@ -25,6 +25,7 @@ pub(super) fn figures(median: f64, n: usize) -> ReferenceFigures {
         samples_per_repetition: 1,
         ns_per_load: Summary::of(&samples).unwrap(),
         quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
+        probe: None,
     });
     f
 }
@@ -196,6 +197,9 @@ fn the_figure_pools_the_blocks_of_the_places_under_its_conditions() {
             latency_kept: true,
             mb_per_s: None,
             bandwidth_kept: false,
+            probe_ns: None,
+            probe_disturbed: false,
+            cpu_disturbed: false,
         })
         .collect();
     me.bw_totals = vec![20_000.0; 10];
@@ -238,4 +242,121 @@ fn the_figure_pools_the_blocks_of_the_places_under_its_conditions() {
             .all(|w| !w.contains("no-load point") && !w.contains("scenario (d)")),
         "{w:?}"
     );
+}
+
+/// A repetition with a latency block `ns` and an idle probe `probe` (before and after alike).
+fn probed(
+    ns: f64,
+    probe: Option<f64>,
+    kept: bool,
+) -> crate::results::reference::ReferenceRepetition {
+    crate::results::reference::ReferenceRepetition {
+        before: None,
+        at_s: 0.0,
+        ns_per_load: Some(ns),
+        latency_kept: kept,
+        mb_per_s: None,
+        bandwidth_kept: false,
+        probe_ns: probe.map(|p| [p, p]),
+        probe_disturbed: false,
+        cpu_disturbed: false,
+    }
+}
+
+#[test]
+fn blocks_the_idle_probe_judges_disturbed_leave_the_figure_when_enough_quiet_ones_remain() {
+    // Eight kept blocks, two of them with a probe 50 % above the quiet 100 ns (and slow
+    // blocks), one discarded repetition (never judged) and one kept block without a probe.
+    let mut reps: Vec<_> = (0..6)
+        .map(|k| probed(250.0 + k as f64, Some(100.0), true))
+        .collect();
+    reps.push(probed(400.0, Some(150.0), true));
+    reps.push(probed(410.0, Some(150.0), true));
+    reps.push(probed(900.0, Some(300.0), false));
+    reps.push(probed(252.0, None, true));
+    let v = super::pool::latency_verdict(&reps);
+    let p = v.probe.unwrap();
+    assert_eq!(
+        (p.blocks_disturbed, p.blocks_probed, p.left_out),
+        (2, 8, true)
+    );
+    assert_eq!(p.quiet_ns, 100.0);
+    assert_eq!(v.blocks.len(), 7, "six quiet, one unprobed");
+    assert!(v.blocks.iter().all(|b| *b < 300.0), "{:?}", v.blocks);
+    let marked: Vec<bool> = v.repetitions.iter().map(|r| r.probe_disturbed).collect();
+    assert_eq!(
+        marked,
+        [false, false, false, false, false, false, true, true, false, false]
+    );
+
+    // With only four quiet blocks the disturbed ones stay in, and are counted.
+    let v = super::pool::latency_verdict(&reps[4..]);
+    let p = v.probe.unwrap();
+    assert_eq!((p.blocks_disturbed, p.left_out), (2, false));
+    assert_eq!(v.blocks.len(), 5);
+}
+
+#[test]
+fn a_reference_with_disturbed_blocks_it_could_not_leave_out_is_marked_disturbed() {
+    let f = recorded().reference.unwrap();
+    let mut me = Reference::detached(f.bandwidth.as_ref().unwrap());
+    let mut reps: Vec<_> = (0..4)
+        .map(|k| probed(250.0 + k as f64, Some(100.0), true))
+        .collect();
+    reps.extend((0..4).map(|k| probed(400.0 + k as f64, Some(160.0), true)));
+    me.repetitions = reps.clone();
+    let got = me.figures(None).latency.unwrap();
+    assert!(
+        got.quality.disturbed,
+        "four quiet blocks are too few to leave four out"
+    );
+    assert_eq!(got.ns_per_load.samples, 8);
+    // Two more quiet blocks: the disturbed ones leave, and the figure is not marked.
+    reps.extend((0..2).map(|k| probed(260.0 + k as f64, Some(101.0), true)));
+    me.repetitions = reps;
+    let got = me.figures(None).latency.unwrap();
+    assert!(!got.quality.disturbed);
+    assert_eq!(got.ns_per_load.samples, 6);
+    assert!(got.ns_per_load.max < 300.0);
+}
+
+#[test]
+fn blocks_kept_short_of_cpu_leave_the_figure_with_the_probes_when_enough_quiet_ones_remain() {
+    let f = recorded().reference.unwrap();
+    let mut me = Reference::detached(f.bandwidth.as_ref().unwrap());
+    // Seven quiet blocks and two kept short of CPU once the allowance was spent.
+    let mut reps: Vec<_> = (0..7)
+        .map(|k| probed(250.0 + k as f64, Some(100.0), true))
+        .collect();
+    for ns in [850.0, 900.0] {
+        let mut r = probed(ns, Some(100.0), true);
+        r.cpu_disturbed = true;
+        reps.push(r);
+    }
+    me.repetitions = reps;
+    me.lat_quality.repetitions_taken = 13;
+    me.lat_quality.repetitions_discarded = 4;
+    me.lat_quality.repetitions_kept = 9;
+    me.lat_quality.repetitions_kept_disturbed = 2;
+    me.lat_quality.disturbed = true;
+    let got = me.figures(None).latency.unwrap();
+    assert_eq!(got.ns_per_load.samples, 7);
+    assert!(got.ns_per_load.max < 300.0);
+    let q = &got.quality;
+    assert!(!q.disturbed, "no disturbed block is left in the figure");
+    assert_eq!(
+        (
+            q.repetitions_kept,
+            q.repetitions_discarded,
+            q.repetitions_kept_disturbed
+        ),
+        (7, 6, 0)
+    );
+    assert!(got.probe.unwrap().left_out);
+    // One quiet block fewer than six after leaving them out: they stay, and the mark too.
+    me.repetitions.drain(0..2);
+    let got = me.figures(None).latency.unwrap();
+    assert_eq!(got.ns_per_load.samples, 7);
+    assert!(got.quality.disturbed);
+    assert_eq!(got.quality.repetitions_kept_disturbed, 2);
 }

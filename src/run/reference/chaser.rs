@@ -200,9 +200,9 @@ fn sample_iterations(chain: &mut Chain<'_>) -> u64 {
     }
 }
 
-/// One repetition: the part before streamed through the caches and the TLB, so the chain is
-/// walked back to steady state untimed first (`latency::steady`), then the samples are timed
-/// under the CPU probe, with the idle probe right before and right after them (`probe`).
+/// One repetition: the idle probe (`probe`), then, because the part before and the probe
+/// streamed through the caches and the TLB, the chain walked back to steady state untimed
+/// (`latency::steady`), then the samples timed under the CPU probe, then the idle probe again.
 fn repetition(
     chain: &mut Chain<'_>,
     mut idle: Option<&mut Chain<'_>>,
@@ -210,8 +210,9 @@ fn repetition(
     root: &SysRoot,
     cpu: u32,
 ) -> LatMsg {
-    crate::latency::steady::settle(chain);
+    // The probe first: its walk misses the TLB on every load and would undo the settling.
     let before = idle.as_deref_mut().map(probe::walk);
+    crate::latency::steady::settle(chain);
     let probe = Probe::start(root, cpu);
     let mut samples_ns = Vec::with_capacity(SAMPLES_PER_REP);
     for _ in 0..SAMPLES_PER_REP {

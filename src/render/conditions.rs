@@ -133,7 +133,7 @@ mod tests {
             html.contains("<td>45.6 [45.6, 45.6] (disturbed)</td>"),
             "{html}"
         );
-        let csv = crate::render::run_view::scenarios_table(&r);
+        let csv = crate::render::run_view::policy::scenarios_table(&r);
         let row = &csv.rows[1];
         assert_eq!(
             row[csv.col("ns_per_load_blocks_count")],

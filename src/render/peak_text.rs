@@ -12,7 +12,7 @@ use crate::results::peak::{DomainNode, PeakBest, PeakReport, RateInterval};
 use crate::results::quality::RepetitionQuality;
 use crate::stats::Summary;
 
-use super::run_view::{fmt_ci, rates_summary};
+use super::run_view::{bandwidth::rates_summary, fmt_ci};
 
 /// Writes every table of the peak report.
 pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {

@@ -23,8 +23,8 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 s.repetitions,
                 s.duration_ms
             )?;
-            let t = view::with_latency_text(
-                view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+            let t = view::policy::with_latency_text(
+                view::policy::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
                 r,
             );
             let [what, mb_col, ns, numactl] = [
@@ -43,7 +43,7 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 if res.same_as.is_some() {
                     continue;
                 }
-                let (letters, why) = view::merged_letters(s, res);
+                let (letters, why) = view::policy::merged_letters(s, res);
                 if let Some(why) = why {
                     notes.push(format!("{letters}: {why}"));
                 }
@@ -70,7 +70,7 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             for rec in &s.recommendations {
                 writeln!(out, "* {}", rec.text)?;
                 if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
-                    writeln!(out, "  ({})", view::comparison(rec))?;
+                    writeln!(out, "  ({})", view::policy::comparison(rec))?;
                 }
             }
             // Row (h) against (g): the kernel's auto weights against the measured ones.

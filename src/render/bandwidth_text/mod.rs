@@ -153,7 +153,7 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
             pct(r.huge_fraction),
             format_bytes(r.working_set_bytes),
             super::run_view::fmt_ci(
-                &super::run_view::rates_summary(&r.mb_per_s),
+                &super::run_view::bandwidth::rates_summary(&r.mb_per_s),
                 r.quality.as_ref(),
             ),
             mb(r.mb_per_s.max),
@@ -254,7 +254,7 @@ pub fn render_sweep(w: &mut dyn Write, sw: &Sweep, results: &[BandwidthResult]) 
                 None => "-".into(),
                 Some(p) => match results.get(p.result_index) {
                     Some(r) => super::run_view::fmt_ci(
-                        &super::run_view::rates_summary(&r.mb_per_s),
+                        &super::run_view::bandwidth::rates_summary(&r.mb_per_s),
                         r.quality.as_ref(),
                     ),
                     None => mb(p.mb_per_s),
@@ -365,7 +365,7 @@ pub fn render_scaling(
         for p in &series.points {
             let median = match results.get(p.result_index) {
                 Some(r) => {
-                    let mut sum = super::run_view::rates_summary(&r.mb_per_s);
+                    let mut sum = super::run_view::bandwidth::rates_summary(&r.mb_per_s);
                     sum.median = p.mb_per_s;
                     super::run_view::fmt_ci(&sum, r.quality.as_ref())
                 }

@@ -115,7 +115,7 @@ const SECTIONS: &[Section] = &[
         lead: "Dependent loads over a random cycle, one per cache line: random walks include TLB misses, page walks mostly hit the TLB.",
         body: sweep::latency_sweep,
         part: Some(Part::Latency),
-        measured: |r| view::latency_sweep_chart(r).is_some() || view::bandwidth_sweep_chart(r).is_some(),
+        measured: |r| view::latency::latency_sweep_chart(r).is_some() || view::bandwidth_sweep::bandwidth_sweep_chart(r).is_some(),
     },
     Section {
         id: "latency-matrix",
@@ -124,7 +124,7 @@ const SECTIONS: &[Section] = &[
         lead: "Each row is the node whose CPU chases pointers, each column the node holding the memory. Beside it, what the firmware declares (HMAT when present, else the SLIT distance).",
         body: parts::latency_matrix,
         part: Some(Part::LatencyMatrix),
-        measured: |r| view::latency_heatmaps(r).is_some(),
+        measured: |r| view::latency::latency_heatmaps(r).is_some(),
     },
     Section {
         id: "bandwidth",
@@ -133,7 +133,7 @@ const SECTIONS: &[Section] = &[
         lead: "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
         body: parts::bandwidth_kernels,
         part: Some(Part::Bandwidth),
-        measured: |r| !view::bandwidth_table(r).rows.is_empty() || view::peak_report(r).is_some(),
+        measured: |r| !view::bandwidth::bandwidth_table(r).rows.is_empty() || view::peak::peak_report(r).is_some(),
     },
     Section {
         id: "bandwidth-matrix",
@@ -142,7 +142,7 @@ const SECTIONS: &[Section] = &[
         lead: "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
         body: parts::bandwidth_matrix,
         part: Some(Part::BandwidthMatrix),
-        measured: |r| view::bandwidth_heatmaps(r).is_some(),
+        measured: |r| view::bandwidth::bandwidth_heatmaps(r).is_some(),
     },
     Section {
         id: "scaling",
@@ -151,7 +151,7 @@ const SECTIONS: &[Section] = &[
         lead: "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
         body: parts::scaling,
         part: Some(Part::Scaling),
-        measured: |r| view::scaling_chart(r).is_some(),
+        measured: |r| view::scaling::scaling_chart(r).is_some(),
     },
     Section {
         id: "loaded",
@@ -160,7 +160,7 @@ const SECTIONS: &[Section] = &[
         lead: "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
         body: parts::loaded,
         part: Some(Part::LoadedLatency),
-        measured: |r| view::loaded_chart(r).is_some(),
+        measured: |r| view::loaded::loaded_chart(r).is_some(),
     },
     Section {
         id: "c2c",
@@ -169,7 +169,7 @@ const SECTIONS: &[Section] = &[
         lead: "One cache line bounced between two CPUs; one-way time is half the round trip.",
         body: parts::core_to_core,
         part: Some(Part::C2c),
-        measured: |r| view::c2c_heatmap(r).is_some(),
+        measured: |r| view::c2c::c2c_heatmap(r).is_some(),
     },
     Section {
         id: "scenarios",

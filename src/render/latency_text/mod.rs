@@ -346,7 +346,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                         {
                             f2(1.0)
                         }
-                        Some(_) => opt(crate::render::run_view::matrix_ratio_text(cell)),
+                        Some(_) => opt(crate::render::run_view::latency::matrix_ratio_text(cell)),
                         None => opt(cell.measured_ratio.map(f2)),
                     },
                     opt(cell.slit_distance.map(|d| d.to_string())),
@@ -389,7 +389,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 b.min_sample_ns as f64 / 1e6
             )?;
         }
-        if let Some(l) = crate::render::run_view::matrix_ratio_line(m) {
+        if let Some(l) = crate::render::run_view::latency::matrix_ratio_line(m) {
             writeln!(out, "  {l}")?;
         }
     }

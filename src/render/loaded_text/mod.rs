@@ -11,7 +11,8 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::run_view::{
-    doubling_text, fmt_interval, has_blocks, has_slices, loaded_mb_text, max_point,
+    fmt_interval, loaded::has_blocks, loaded::has_slices, loaded::loaded_mb_text,
+    loaded_family::doubling_text, loaded_family::max_point,
 };
 use super::traffic_text;
 
@@ -252,7 +253,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         out,
         "idle latency {:.1} ns; {}; peak {peak} MB/s (latency there {:.1} ns)",
         r.curve.idle_ns_per_load,
-        super::run_view::doubling_clause(r),
+        super::run_view::loaded_family::doubling_clause(r),
         r.curve.ns_per_load_at_peak
     )?;
     writeln!(out, "{}", trend_sentence(r))?;
@@ -297,7 +298,7 @@ fn points_table(r: &LoadedResult) -> Table {
             .map(|t| format!("{:.0}", t.mb_per_s))
             .collect();
         t.add_row(vec![
-            super::run_view::load_label(p),
+            super::run_view::loaded::load_label(p),
             match p.delay_ns {
                 None => "no load".into(),
                 Some(d) => super::run_view::fmt_num(d),

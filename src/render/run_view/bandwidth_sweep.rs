@@ -50,7 +50,8 @@ pub fn bandwidth_sweep_table(r: &RunResults) -> Table {
             Cell::Text(p.fits_in.clone()),
         ];
         row.extend(interval_cells(
-            run.map(|x| super::rates_summary(&x.mb_per_s)).as_ref(),
+            run.map(|x| super::bandwidth::rates_summary(&x.mb_per_s))
+                .as_ref(),
         ));
         row.extend(quality_cells(run.and_then(|x| x.quality.as_ref())));
         t.rows.push(row);

@@ -266,7 +266,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         return None;
     }
     if !r.loaded_latency_mixes.is_empty() {
-        return super::loaded_family_chart(&run_loaded_curves(r));
+        return super::loaded_charts::loaded_family_chart(&run_loaded_curves(r));
     }
     let mut c = LineChart::new(
         "Latency under load",
@@ -303,7 +303,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         points,
         style: SeriesStyle::LinePoints,
     });
-    if let (Some(x), _) = super::supported_doubling(l) {
+    if let (Some(x), _) = super::loaded_family::supported_doubling(l) {
         c.markers.push(Marker {
             x,
             label: format!("latency x2 at {} MB/s", fmt_num(x)),
@@ -338,7 +338,7 @@ pub fn loaded_summary(r: &RunResults) -> Option<String> {
     let c = &l.curve;
     // Stated only where more than one point supports it (by their intervals where the points
     // were measured in blocks), as in every other place the doubling is shown.
-    let doubled = super::doubling_clause(l);
+    let doubled = super::loaded_family::doubling_clause(l);
     let mut s = format!(
         "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
          threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",

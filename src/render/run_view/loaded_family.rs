@@ -6,9 +6,11 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
-use super::{bandwidth_cells, bandwidth_columns, blocks_cell, blocks_column};
 use super::{
     fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
+};
+use super::{
+    loaded::bandwidth_cells, loaded::bandwidth_columns, loaded::blocks_cell, loaded::blocks_column,
 };
 use crate::results::format::format_list;
 use crate::results::loaded::{LoadedPoint, LoadedReport, LoadedResult};
@@ -180,8 +182,8 @@ pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
             }
         }
     }
-    if super::has_slices(curves.iter().copied()) {
-        t.columns[total] = super::total_mb_label(curves.iter().copied());
+    if super::loaded::has_slices(curves.iter().copied()) {
+        t.columns[total] = super::loaded::total_mb_label(curves.iter().copied());
         t.columns[load] = "MB/s of the load threads [95 % interval]".into();
     }
     t.with_interval_text("ns_per_load", "ns per load")
@@ -343,7 +345,7 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
         .iter()
         .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))
     {
-        let of = if super::has_blocks(curves.iter().copied()) {
+        let of = if super::loaded::has_blocks(curves.iter().copied()) {
             "blocks"
         } else {
             "slices"
@@ -355,7 +357,7 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{loaded_family_chart, loaded_matrix_heatmaps};
+    use super::super::{loaded_charts::loaded_family_chart, loaded_charts::loaded_matrix_heatmaps};
     use super::*;
     use crate::results::loaded::{
         LoadedFamily, LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION,

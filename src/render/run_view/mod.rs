@@ -5,29 +5,17 @@
 use crate::render::svg::Heatmap;
 use crate::results::{Part, RunResults};
 
-mod bandwidth;
-mod bandwidth_sweep;
-mod c2c;
-mod latency;
-mod latency_dist;
-mod loaded;
-mod loaded_charts;
-mod loaded_family;
-mod peak;
-mod policy;
-mod scaling;
-
-pub use bandwidth::*;
-pub use bandwidth_sweep::*;
-pub use c2c::*;
-pub use latency::*;
-pub use latency_dist::*;
-pub use loaded::*;
-pub use loaded_charts::*;
-pub use loaded_family::*;
-pub use peak::*;
-pub use policy::*;
-pub use scaling::*;
+pub mod bandwidth;
+pub mod bandwidth_sweep;
+pub mod c2c;
+pub mod latency;
+pub mod latency_dist;
+pub mod loaded;
+pub mod loaded_charts;
+pub mod loaded_family;
+pub mod peak;
+pub mod policy;
+pub mod scaling;
 
 /// One table cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -298,21 +286,21 @@ pub fn absent_reason(r: &RunResults, part: Part) -> String {
 /// Every table, in report order.
 pub fn all_tables(r: &RunResults) -> Vec<Table> {
     let mut v = vec![
-        latency_sweep_table(r),
-        latency_matrix_table(r),
-        bandwidth_table(r),
-        bandwidth_matrix_table(r),
-        bandwidth_sweep_table(r),
-        scaling_table(r),
-        loaded_table(r),
-        c2c_table(r),
-        c2c_groups_table(r),
-        scenarios_table(r),
-        recommendations_table(r),
+        latency::latency_sweep_table(r),
+        latency::latency_matrix_table(r),
+        bandwidth::bandwidth_table(r),
+        bandwidth::bandwidth_matrix_table(r),
+        bandwidth_sweep::bandwidth_sweep_table(r),
+        scaling::scaling_table(r),
+        loaded::loaded_table(r),
+        c2c::c2c_table(r),
+        c2c::c2c_groups_table(r),
+        policy::scenarios_table(r),
+        policy::recommendations_table(r),
     ];
-    v.extend(latency_extra_tables(r.latency.as_ref()));
-    v.push(peak_table(r));
-    v.push(peak_domains_table(r));
+    v.extend(latency_dist::latency_extra_tables(r.latency.as_ref()));
+    v.push(peak::peak_table(r));
+    v.push(peak::peak_domains_table(r));
     v
 }
 

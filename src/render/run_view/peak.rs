@@ -4,7 +4,8 @@
 //! run. Read from the run's `peak` report only.
 
 use super::{
-    interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
+    bandwidth::rates_summary, interval_cells, interval_columns, quality_cells, quality_columns,
+    Cell, Table,
 };
 use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;

@@ -1,7 +1,8 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
 use super::{
-    interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
+    bandwidth::rates_summary, interval_cells, interval_columns, quality_cells, quality_columns,
+    Cell, Table,
 };
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;

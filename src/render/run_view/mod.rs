@@ -52,17 +52,12 @@ impl Cell {
         }
     }
 
-    fn opt(v: Option<f64>) -> Cell {
+    pub(crate) fn opt(v: Option<f64>) -> Cell {
         v.filter(|v| v.is_finite()).map_or(Cell::Missing, Cell::Num)
     }
 
-    fn int(v: Option<u64>) -> Cell {
+    pub(crate) fn int(v: Option<u64>) -> Cell {
         v.map_or(Cell::Missing, Cell::Int)
-    }
-
-    /// True for the cells a numeric column may hold.
-    pub fn is_numeric(&self) -> bool {
-        matches!(self, Cell::Num(_) | Cell::Int(_) | Cell::Missing)
     }
 }
 
@@ -70,13 +65,7 @@ impl Cell {
 /// `{base}_median`, `{base}_ci_low`, `{base}_ci_high`, `ci_level_fraction`, `samples_count`.
 pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
     match s {
-        None => [
-            Cell::Missing,
-            Cell::Missing,
-            Cell::Missing,
-            Cell::Missing,
-            Cell::Missing,
-        ],
+        None => std::array::from_fn(|_| Cell::Missing),
         Some(s) => [
             Cell::opt(Some(s.median)),
             Cell::opt(s.ci.map(|c| c.low)),
@@ -106,6 +95,15 @@ pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)>
         ),
         ("samples_count".into(), "samples (n)".into()),
     ]
+}
+
+/// The cells of [`Table::extend_estimate`]'s columns: [`interval_cells`], then
+/// [`quality_cells`].
+pub(crate) fn estimate_cells(
+    s: &crate::stats::Summary,
+    q: Option<&crate::results::quality::RepetitionQuality>,
+) -> impl Iterator<Item = Cell> {
+    interval_cells(Some(s)).into_iter().chain(quality_cells(q))
 }
 
 /// The repetition-quality columns: `repetitions_discarded_count`, `disturbed`; empty when
@@ -198,7 +196,7 @@ pub struct Table {
 }
 
 impl Table {
-    fn new(name: &'static str, title: &str, columns: &[(&str, &str)]) -> Table {
+    pub(crate) fn new(name: &'static str, title: &str, columns: &[(&str, &str)]) -> Table {
         Table {
             name,
             title: title.into(),
@@ -209,11 +207,20 @@ impl Table {
     }
 
     /// Appends columns (key, label).
-    fn extend(&mut self, columns: Vec<(String, String)>) {
+    pub(crate) fn extend<K: Into<String>, L: Into<String>>(
+        &mut self,
+        columns: impl IntoIterator<Item = (K, L)>,
+    ) {
         for (k, l) in columns {
-            self.keys.push(k);
-            self.columns.push(l);
+            self.keys.push(k.into());
+            self.columns.push(l.into());
         }
+    }
+
+    /// Appends the [`interval_columns`] of figure `base`, then the [`quality_columns`].
+    pub(crate) fn extend_estimate(&mut self, base: &str, label: &str) {
+        self.extend(interval_columns(base, label));
+        self.extend(quality_columns());
     }
 
     /// The index of the column with CSV key `key`.
@@ -304,8 +311,14 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
     v
 }
 
-/// A node x node grid from (initiator, memory, value) triples.
-fn grid(title: &str, unit: &str, worse_high: bool, cells: &[(u32, u32, f64)]) -> Option<Heatmap> {
+/// A node x node grid from (initiator, memory, value) triples; a pair without a value is an
+/// empty cell.
+pub(crate) fn grid(
+    title: &str,
+    unit: &str,
+    worse_high: bool,
+    cells: &[(u32, u32, Option<f64>)],
+) -> Option<Heatmap> {
     if cells.is_empty() {
         return None;
     }
@@ -325,7 +338,12 @@ fn grid(title: &str, unit: &str, worse_high: bool, cells: &[(u32, u32, f64)]) ->
             .iter()
             .map(|&a| {
                 cols.iter()
-                    .map(|&b| cells.iter().find(|c| c.0 == a && c.1 == b).map(|c| c.2))
+                    .map(|&b| {
+                        cells
+                            .iter()
+                            .find(|c| c.0 == a && c.1 == b)
+                            .and_then(|c| c.2)
+                    })
                     .collect()
             })
             .collect(),

@@ -107,15 +107,16 @@ fn header(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
 
 /// The relation groups (same core, same package, across packages, ...) with their intervals.
 fn groups(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
-    let mut g = Table::new();
-    g.load_preset(NOTHING);
-    g.set_header(vec![
-        "group",
-        "pairs",
-        "median ns [95 % interval of pair medians]",
-        "min",
-        "max",
-    ]);
+    let mut g = crate::render::width::table(
+        NOTHING,
+        vec![
+            "group",
+            "pairs",
+            "median ns [95 % interval of pair medians]",
+            "min",
+            "max",
+        ],
+    );
     for grp in &r.groups {
         g.add_row(vec![
             grp.label.clone(),

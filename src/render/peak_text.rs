@@ -86,16 +86,17 @@ fn domains(w: &mut dyn Write, p: &PeakReport, d: &DomainNode) -> io::Result<()> 
         "L3 domains of node {} (read mix, local memory): MB/s median [95 % interval]",
         d.node
     )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "L3 domain (CPUs)",
-        "L3",
-        "alone",
-        "with every domain running",
-        "share of all",
-        "alone / all",
-    ]);
+    let mut t = crate::render::width::table(
+        UTF8_FULL_CONDENSED,
+        vec![
+            "L3 domain (CPUs)",
+            "L3",
+            "alone",
+            "with every domain running",
+            "share of all",
+            "alone / all",
+        ],
+    );
     let all_quality = d.all_run.and_then(|i| p.runs.get(i)).map(|r| &r.quality);
     for x in &d.domains {
         let alone = x.alone_run.and_then(|i| p.runs.get(i));

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, Table as Ct};
+use comfy_table::presets::NOTHING;
 
 use super::run_text::absent;
 use super::run_view as view;
@@ -34,9 +34,10 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 "numactl",
             ]
             .map(|k| t.col(k));
-            let mut ct = Ct::new();
-            ct.load_preset(NOTHING);
-            ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
+            let mut ct = crate::render::width::table(
+                NOTHING,
+                vec!["", "what runs", "MB/s", "ns", "numactl"],
+            );
             let mut notes = Vec::new();
             for (row, res) in t.rows.iter().zip(&s.scenarios) {
                 // A scenario placed exactly as another is shown once, on that one's row.

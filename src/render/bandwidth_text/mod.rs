@@ -116,21 +116,22 @@ fn pct(f: f64) -> String {
 
 /// One row per run: rates (median and max over repetitions) and each thread's median.
 pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Result<()> {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "kernel",
-        "ISA",
-        "threads (CPUs)",
-        "memory",
-        "on intended node",
-        "huge pages",
-        "working set",
-        "MB/s median (1 MB = 10^6 B) [95 % interval]",
-        "MB/s max",
-        "DRAM MB/s est. median",
-        "per thread MB/s (median)",
-    ]);
+    let mut t = crate::render::width::table(
+        UTF8_FULL_CONDENSED,
+        vec![
+            "kernel",
+            "ISA",
+            "threads (CPUs)",
+            "memory",
+            "on intended node",
+            "huge pages",
+            "working set",
+            "MB/s median (1 MB = 10^6 B) [95 % interval]",
+            "MB/s max",
+            "DRAM MB/s est. median",
+            "per thread MB/s (median)",
+        ],
+    );
     for r in results {
         let memory = if r.placement == "local" {
             format!("local ({})", format_list(&r.memory_nodes))
@@ -354,14 +355,15 @@ pub fn render_scaling(
             None => "whole machine".into(),
         };
         writeln!(w, "{}: {} over {}", s.kernel, series.mode, scope)?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
-            "threads",
-            "CPUs",
-            "MB/s median (1 MB = 10^6 B) [95 % interval]",
-            "MB/s max",
-        ]);
+        let mut t = crate::render::width::table(
+            UTF8_FULL_CONDENSED,
+            vec![
+                "threads",
+                "CPUs",
+                "MB/s median (1 MB = 10^6 B) [95 % interval]",
+                "MB/s max",
+            ],
+        );
         for p in &series.points {
             let median = match results.get(p.result_index) {
                 Some(r) => {

@@ -227,6 +227,15 @@ const SECTIONS: &[Section] = &[
     },
 ];
 
+/// Opens the run report's section `id` with its heading and lead, on a page of its own.
+fn open_section(p: &mut Page, id: &str) {
+    let s = SECTIONS
+        .iter()
+        .find(|s| s.id == id)
+        .expect("a section of SECTIONS");
+    p.section_open(s.id, s.title, s.lead);
+}
+
 /// Renders the page.
 pub fn render(r: &RunResults) -> String {
     let env = &r.topology.environment;
@@ -565,22 +574,10 @@ mod tests {
             "{c}"
         );
         assert!(!c.contains("no cache sizes"), "{c}");
-        let l = r.latency.as_mut().unwrap();
-        let level =
-            |name: &str, bytes: u64, knee: Option<u64>| crate::results::latency::LevelKnee {
-                level: name.into(),
-                sysfs_bytes: Some(bytes),
-                knee_bytes: knee,
-                plateau_ns: None,
-                plateau_cycles: None,
-            };
-        l.knees = vec![crate::results::latency::CurveKnees {
-            mode: l.sweep[0].mode,
-            page_size: l.sweep[0].page_size,
-            chains: 1,
-            plateaus: Vec::new(),
-            levels: vec![level("L1", 65536, Some(65536)), level("L2", 1 << 20, None)],
-        }];
+        crate::render::fixture::set_knees(
+            &mut r,
+            &[("L1", 65536, Some(65536)), ("L2", 1 << 20, None)],
+        );
         let c = cap(&render(&r));
         assert!(
             c.contains(

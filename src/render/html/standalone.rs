@@ -37,11 +37,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         sweep_section(&mut p, &r, &c);
     }
     if report.sweep.is_none() && !view::bandwidth::bandwidth_table(&r).rows.is_empty() {
-        p.section_open(
-            "bandwidth",
-            "Bandwidth kernels",
-            "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
-        );
+        super::open_section(&mut p, "bandwidth");
         if let Some((c, marks)) = kernels_chart(report) {
             p.bar_chart(
                 &c,
@@ -53,20 +49,12 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         p.section_close();
     }
     if view::bandwidth::bandwidth_heatmaps(&r).is_some() {
-        p.section_open(
-            "bandwidth-matrix",
-            "Bandwidth, CPU node \u{00d7} memory node",
-            "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
-        );
+        super::open_section(&mut p, "bandwidth-matrix");
         parts::bandwidth_matrix(&mut p, &r);
         p.section_close();
     }
     if view::scaling::scaling_chart(&r).is_some() {
-        p.section_open(
-            "scaling",
-            "Bandwidth scaling with threads",
-            "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
-        );
+        super::open_section(&mut p, "scaling");
         parts::scaling(&mut p, &r);
         p.section_close();
     }

@@ -8,6 +8,8 @@
 
 use std::io::{self, Write};
 
+use super::width::indent;
+
 mod distribution;
 use distribution::distribution;
 
@@ -401,10 +403,6 @@ fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     let q = super::verdict::of_checks(&crate::results::findings::latency_checks(r));
     super::verdict::write_text(out, Some(&q), &r.warnings, "")
-}
-
-fn indent(s: &str) -> String {
-    s.lines().map(|l| format!("  {l}\n")).collect()
 }
 
 #[cfg(test)]

@@ -269,17 +269,13 @@ mod tests {
     }
 
     fn text_of(r: &C2cResult) -> String {
-        let mut out = Vec::new();
-        render(r, &mut out).unwrap();
-        String::from_utf8(out).unwrap()
+        crate::render::fixture::written(|o| render(r, o))
     }
 
     #[test]
     fn renders_matrix_groups_placement_and_counters() {
         let r = two_pairs();
-        let mut out = Vec::new();
-        render(&r, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| render(&r, o));
         assert!(
             text.contains(
                 "line home node 0 (first touched on CPU 0); verified 100% of its page on node 0"

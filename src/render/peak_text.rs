@@ -308,9 +308,7 @@ pub(crate) mod tests {
 
     #[test]
     fn tables_show_every_mix_with_intervals_and_the_peak_count() {
-        let mut out = Vec::new();
-        render_peak(&mut out, &sample()).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_peak(o, &sample()));
         assert!(s.contains("12000 [11999, 12001]"), "{s}");
         assert!(s.contains("2 thread(s) (interval above the others)"), "{s}");
         assert!(s.contains("indistinguishable from 1"), "{s}");

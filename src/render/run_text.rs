@@ -297,9 +297,7 @@ mod tests {
     use crate::render::fixture::opteron_example;
 
     fn text(r: &RunResults) -> String {
-        let mut v = Vec::new();
-        render(r, &mut v).unwrap();
-        String::from_utf8(v).unwrap()
+        crate::render::fixture::written(|o| render(r, o))
     }
 
     #[test]

@@ -110,9 +110,7 @@ mod tests {
     #[test]
     fn the_table_shows_intervals_and_ratios() {
         let r = rightmark_example();
-        let mut buf = Vec::new();
-        render_rightmark(&r, &mut buf).unwrap();
-        let t = String::from_utf8(buf).unwrap();
+        let t = crate::render::fixture::written(|o| render_rightmark(&r, o));
         assert!(t.contains("CPU node 0 -> memory node 1"), "{t}");
         assert!(t.contains("average read"), "{t}");
         assert!(t.contains("n=9"), "{t}");

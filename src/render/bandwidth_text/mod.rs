@@ -456,9 +456,7 @@ mod tests {
                 row("read-random", true),
             ],
         };
-        let mut out = Vec::new();
-        render_kernel_list(&mut out, &listing).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_kernel_list(o, &listing));
         for d in &listing.kernels {
             assert!(s.contains(&d.name), "{}", d.name);
         }
@@ -477,18 +475,14 @@ mod tests {
             .expect("the fixture has a bandwidth part")
             .results;
         results.truncate(2);
-        let mut plain = Vec::new();
-        render_results(&mut plain, &results).unwrap();
-        let plain = String::from_utf8(plain).unwrap();
+        let plain = crate::render::fixture::written(|o| render_results(o, &results));
         assert!(!plain.contains("stride"), "{plain}");
         results[0].stride_elements = Some(8);
         assert_eq!(
             kernel_label(&results[0]),
             format!("{}, stride 8 (64 B)", results[0].kernel)
         );
-        let mut out = Vec::new();
-        render_results(&mut out, &results).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_results(o, &results));
         assert!(s.contains("stride 8 (64 B)"), "{s}");
         assert!(
             s.contains("useful bytes") && s.contains("lines they"),
@@ -519,18 +513,14 @@ mod tests {
             planned_rounds: 9,
             extra_rounds: 3,
         });
-        let mut out = Vec::new();
-        render_report(&mut out, b).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_report(o, b));
         assert!(s.contains("against their target"), "{s}");
         assert!(
             s.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
             "{s}"
         );
         // `report --full` prints the same section, so the same line.
-        let mut full = Vec::new();
-        crate::render::run_text::render(&r, &mut full).unwrap();
-        let full = String::from_utf8(full).unwrap();
+        let full = crate::render::fixture::written(|o| crate::render::run_text::render(&r, o));
         assert!(
             full.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
             "{full}"

@@ -630,9 +630,7 @@ mod tests {
     fn cards_are_the_summary_figures() {
         let r = opteron_example();
         let h = render(&r);
-        let mut txt = Vec::new();
-        crate::render::summary::render(&mut txt, &r, None).unwrap();
-        let txt = String::from_utf8(txt).unwrap();
+        let txt = crate::render::fixture::written(|o| crate::render::summary::render(o, &r, None));
         let f = crate::results::figures::of_run(&r);
         let cards = &h[h.find("<div class=\"cards\">").unwrap()..];
         let cards = &cards[..cards.find("</div>\n").unwrap()];

@@ -440,9 +440,7 @@ mod tests {
             extra_rounds: 0,
             ..p
         });
-        let mut out = Vec::new();
-        render(l, &mut out).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render(l, o));
         assert!(s.contains("against their target"), "{s}");
         assert!(
             s.contains(": \u{b1}4.1 % (target \u{b1}3 %, 8 extra samples)"),

@@ -393,9 +393,7 @@ mod tests {
                 ns_per_load: 300.0,
             },
         ];
-        let mut out = Vec::new();
-        sketch(&pts, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| sketch(&pts, o));
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].starts_with("    300 ns |") && lines[0].ends_with('*'),
@@ -421,9 +419,7 @@ mod tests {
             order: "interleaved".into(),
             curves: vec![read.clone(), mix.clone()],
         };
-        let mut out = Vec::new();
-        render(&LoadedReport::Family(f), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| render(&LoadedReport::Family(f), o));
         assert!(text.starts_with("Loaded latency, 2 load mixes"), "{text}");
         assert_eq!(text.matches("\nmix read").count(), 2, "{text}");
         assert!(text.contains("a = read, b = read:write 2:1"), "{text}");
@@ -443,9 +439,7 @@ mod tests {
             load_nodes: None,
             load_mem_node: None,
         };
-        let mut out = Vec::new();
-        render(&LoadedReport::Matrix(m), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| render(&LoadedReport::Matrix(m), o));
         assert!(text.contains("load from the initiator's other CPUs onto the target"));
         assert!(
             text.contains("so the matrix is the single cell 0 -> 0"),

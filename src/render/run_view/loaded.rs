@@ -438,9 +438,7 @@ mod tests {
         assert!(last.contains("no interval"), "{last}");
         assert!(p.rows[1][total].display().contains(" ["));
         // `report --full` prints the loaded-latency command's family section: every mix.
-        let mut full = Vec::new();
-        crate::render::run_text::render(&r, &mut full).unwrap();
-        let full = String::from_utf8(full).unwrap();
+        let full = crate::render::fixture::written(|o| crate::render::run_text::render(&r, o));
         assert!(full.contains("Loaded latency, 2 load mixes"), "{full}");
         assert!(full.contains("mix read:write 2:1 (full speed"), "{full}");
         assert!(loaded_summary(&r)

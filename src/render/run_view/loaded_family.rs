@@ -272,45 +272,25 @@ fn summary_row(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
 /// `231 [226, 240] n=9` text (each with its own n), disturbed ones marked.
 pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
     let mut t = loaded_summary_table(curves);
-    let [m, lo, hi, n, d] = [
+    let c = |k: &str| t.col(k);
+    let at_max = [
         "ns_per_load_at_max_median",
         "ns_per_load_at_max_ci_low",
         "ns_per_load_at_max_ci_high",
-        "at_max_samples_count",
-        "at_max_disturbed",
     ]
-    .map(|k| t.col(k));
-    for row in &mut t.rows {
-        let (Cell::Num(median), Cell::Int(count)) = (&row[m], &row[n]) else {
-            continue;
-        };
-        let ci = match (&row[lo], &row[hi]) {
-            (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
-            _ => None,
-        };
-        let mut s = super::fmt_median_interval(*median, ci, *count as usize);
-        if row[d] == Cell::Bool(true) {
-            s.push_str(" (disturbed)");
-        }
-        row[m] = Cell::Text(s);
-    }
-    t.columns[m] = "ns at max median [95 % interval] n".into();
-    let [x, lo, hi, n] = [
+    .map(c);
+    let (n, d) = (c("at_max_samples_count"), c("at_max_disturbed"));
+    let x = [
         "max_mb_per_s",
         "max_mb_per_s_ci_low",
         "max_mb_per_s_ci_high",
-        "max_slices_count",
     ]
-    .map(|k| t.col(k));
-    for row in &mut t.rows {
-        if let (Cell::Num(median), Cell::Int(count)) = (&row[x], &row[n]) {
-            let ci = match (&row[lo], &row[hi]) {
-                (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
-                _ => None,
-            };
-            row[x] = Cell::Text(super::fmt_median_interval(*median, ci, *count as usize));
-        }
-    }
+    .map(c);
+    let slices = c("max_slices_count");
+    t.interval_text_at(at_max, Some(n), Some(d));
+    t.columns[at_max[0]] = "ns at max median [95 % interval] n".into();
+    t.interval_text_at(x, Some(slices), None);
+    let x = x[0];
     if curves
         .iter()
         .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))

@@ -249,6 +249,20 @@ impl Table {
         let hi = self.col(&format!("{base}_ci_high"));
         let n = self.keys.iter().position(|k| k == "samples_count");
         let d = self.keys.iter().position(|k| k == "disturbed");
+        self.interval_text_at([m, lo, hi], n, d);
+        self.columns[m] = format!("{label} median [95 % interval] n");
+        self
+    }
+
+    /// The rows' median in column `m` as `231 [226, 240] n=9` from the interval columns `lo`,
+    /// `hi` and the count column `n` (without one, the bare median; a row whose count is
+    /// missing keeps its number), ` (disturbed)` where the column `d` says so.
+    pub(crate) fn interval_text_at(
+        &mut self,
+        [m, lo, hi]: [usize; 3],
+        n: Option<usize>,
+        d: Option<usize>,
+    ) {
         for row in &mut self.rows {
             let Cell::Num(median) = row[m] else { continue };
             let ci = match (&row[lo], &row[hi]) {
@@ -257,15 +271,14 @@ impl Table {
             };
             let mut s = match n.map(|i| &row[i]) {
                 Some(Cell::Int(n)) => fmt_median_interval(median, ci, *n as usize),
-                _ => fmt_num(median),
+                Some(_) => continue,
+                None => fmt_num(median),
             };
             if d.is_some_and(|i| row[i] == Cell::Bool(true)) {
                 s.push_str(" (disturbed)");
             }
             row[m] = Cell::Text(s);
         }
-        self.columns[m] = format!("{label} median [95 % interval] n");
-        self
     }
 }
 

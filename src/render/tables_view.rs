@@ -445,36 +445,19 @@ mod tests {
     #[test]
     fn csv_files_follow_the_documented_columns() {
         use crate::render::csv::{csv_check, table_csv};
-        use crate::results::tables::{StreamCell, StreamMatrix};
         let doc =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/csv.md")).unwrap();
         let d = csv_check::documented(&doc);
         let rm = table_csv(&rightmark_table(Some(&rightmark_example()))).unwrap();
         let p = csv_check::check_file("rightmark.csv", &rm, &d["rightmark.csv"]);
         assert!(p.is_empty(), "{p:?}");
-        let fig = rightmark_example().cells[1].figures[0].figure.clone();
-        let sm = StreamMatrixReport {
-            rounds: 9,
-            repetition_ms: 100,
-            page_size: "thp".into(),
-            matrices: vec![StreamMatrix {
-                kernel: "copy".into(),
-                non_temporal: false,
-                cpu_node: 0,
-                cpus: vec![0, 1],
-                array_bytes_per_thread: 1 << 20,
-                source_nodes: vec![0],
-                destination_nodes: vec![1],
-                cells: vec![StreamCell {
-                    source_node: 0,
-                    destination_node: 1,
-                    mb_per_s: fig,
-                }],
-            }],
-            numa_balancing: None,
-            environment: Default::default(),
-            warnings: vec![],
-        };
+        // The example's one remote cell, 0 -> 1, alone on thp pages.
+        let mut sm = fixture::stream_example();
+        sm.page_size = "thp".into();
+        let m = &mut sm.matrices[0];
+        m.cells
+            .retain(|c| (c.source_node, c.destination_node) == (0, 1));
+        (m.source_nodes, m.destination_nodes) = (vec![0], vec![1]);
         let t = stream_matrix_table(Some(&sm));
         assert_eq!(t.rows.len(), 1);
         let text = table_csv(&t).unwrap();

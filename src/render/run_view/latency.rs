@@ -1,7 +1,7 @@
 //! The latency part of a run as tables and charts: the working-set sweep, the node x node
 //! matrix and its heatmaps beside the firmware's view (HMAT, else SLIT).
 
-use super::{estimate_cells, grid, Cell, Table};
+use super::{ci_cells, estimate_cells, grid, Cell, Table};
 use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
@@ -240,10 +240,8 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
                 Cell::opt(c.result.placement_fraction),
             ]);
             let p = c.measured_ratio_interval.as_ref();
+            row.extend(ci_cells(p.and_then(|p| p.ci)));
             row.extend([
-                Cell::opt(p.and_then(|p| p.ci.map(|c| c.low))),
-                Cell::opt(p.and_then(|p| p.ci.map(|c| c.high))),
-                Cell::opt(p.and_then(|p| p.ci.map(|c| c.level))),
                 Cell::int(p.map(|p| p.pairs as u64)),
                 match c.differs_from_reference() {
                     Some(d) if c.initiator_node != c.memory_node => Cell::Bool(d),

@@ -66,13 +66,16 @@ impl Cell {
 pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
     match s {
         None => std::array::from_fn(|_| Cell::Missing),
-        Some(s) => [
-            Cell::opt(Some(s.median)),
-            Cell::opt(s.ci.map(|c| c.low)),
-            Cell::opt(s.ci.map(|c| c.high)),
-            Cell::opt(s.ci.map(|c| c.level)),
-            Cell::Int(s.samples as u64),
-        ],
+        Some(s) => {
+            let [lo, hi, level] = ci_cells(s.ci);
+            [
+                Cell::opt(Some(s.median)),
+                lo,
+                hi,
+                level,
+                Cell::Int(s.samples as u64),
+            ]
+        }
     }
 }
 
@@ -94,6 +97,15 @@ pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)>
             "interval coverage (fraction)".into(),
         ),
         ("samples_count".into(), "samples (n)".into()),
+    ]
+}
+
+/// An interval's low, high and coverage cells, empty without one.
+pub(crate) fn ci_cells(ci: Option<crate::stats::Interval>) -> [Cell; 3] {
+    [
+        Cell::opt(ci.map(|c| c.low)),
+        Cell::opt(ci.map(|c| c.high)),
+        Cell::opt(ci.map(|c| c.level)),
     ]
 }
 

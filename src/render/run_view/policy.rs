@@ -1,6 +1,6 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
-use super::{interval_cells, quality_cells, Cell, Table};
+use super::{ci_cells, interval_cells, quality_cells, Cell, Table};
 use crate::results::scenarios::Verdict;
 use crate::results::{Recommendation, RunResults, ScenarioResult};
 
@@ -77,10 +77,8 @@ fn scenario_row(s: &crate::results::scenarios::ScenarioTable, row: &ScenarioResu
     ]);
     let lat = row.latency.as_ref();
     let ratio = row.latency_ratio_to_a.as_ref();
+    cells.extend(ci_cells(lat.and_then(|l| l.ns_per_load.ci)));
     cells.extend([
-        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.low))),
-        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.high))),
-        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.level))),
         lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
         lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
         Cell::opt(ratio.map(|r| r.ratio)),
@@ -166,13 +164,18 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 },
                 rec.verdict
                     .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
-                Cell::opt(rec.gain_over_runner_up),
-                Cell::opt(rec.ratio),
-                Cell::opt(rec.ratio_ci_low),
-                Cell::opt(rec.ratio_ci_high),
-                Cell::opt(rec.ratio_ci_level),
-                Cell::opt(rec.margin),
             ]);
+            t.rows.last_mut().expect("pushed above").extend(
+                [
+                    rec.gain_over_runner_up,
+                    rec.ratio,
+                    rec.ratio_ci_low,
+                    rec.ratio_ci_high,
+                    rec.ratio_ci_level,
+                    rec.margin,
+                ]
+                .map(Cell::opt),
+            );
         }
     }
     t

@@ -107,15 +107,16 @@ fn header(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
 
 /// The relation groups (same core, same package, across packages, ...) with their intervals.
 fn groups(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
-    let mut g = Table::new();
-    g.load_preset(NOTHING);
-    g.set_header(vec![
-        "group",
-        "pairs",
-        "median ns [95 % interval of pair medians]",
-        "min",
-        "max",
-    ]);
+    let mut g = crate::render::width::table(
+        NOTHING,
+        vec![
+            "group",
+            "pairs",
+            "median ns [95 % interval of pair medians]",
+            "min",
+            "max",
+        ],
+    );
     for grp in &r.groups {
         g.add_row(vec![
             grp.label.clone(),
@@ -268,17 +269,13 @@ mod tests {
     }
 
     fn text_of(r: &C2cResult) -> String {
-        let mut out = Vec::new();
-        render(r, &mut out).unwrap();
-        String::from_utf8(out).unwrap()
+        crate::render::fixture::written(|o| render(r, o))
     }
 
     #[test]
     fn renders_matrix_groups_placement_and_counters() {
         let r = two_pairs();
-        let mut out = Vec::new();
-        render(&r, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| render(&r, o));
         assert!(
             text.contains(
                 "line home node 0 (first touched on CPU 0); verified 100% of its page on node 0"

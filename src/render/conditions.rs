@@ -94,9 +94,7 @@ mod tests {
     fn scenario_latencies_show_their_interval_blocks_and_paired_difference() {
         let mut r = sample::results();
         let full = |r: &RunResults| {
-            let mut out = Vec::new();
-            crate::render::run_text::render(r, &mut out).unwrap();
-            String::from_utf8(out).unwrap()
+            crate::render::fixture::written(|o| crate::render::run_text::render(r, o))
         };
         let s = full(&r);
         assert!(s.contains("45.6 [45.6, 45.6]"), "{s}");
@@ -133,7 +131,7 @@ mod tests {
             html.contains("<td>45.6 [45.6, 45.6] (disturbed)</td>"),
             "{html}"
         );
-        let csv = crate::render::run_view::scenarios_table(&r);
+        let csv = crate::render::run_view::policy::scenarios_table(&r);
         let row = &csv.rows[1];
         assert_eq!(
             row[csv.col("ns_per_load_blocks_count")],

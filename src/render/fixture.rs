@@ -24,6 +24,35 @@ pub fn opteron_example() -> RunResults {
         .expect("tests/fixtures/results/opteron-2node.json matches the results contract")
 }
 
+/// What `f` writes, as text.
+pub fn written(f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    f(&mut out).expect("writing to memory");
+    String::from_utf8(out).expect("the renderers write UTF-8")
+}
+
+/// Gives the first sweep curve of `r` the knee analysis `levels`: (level, sysfs size, knee).
+pub fn set_knees(r: &mut RunResults, levels: &[(&str, u64, Option<u64>)]) {
+    let l = r.latency.as_mut().expect("the fixture has a latency part");
+    let levels = levels
+        .iter()
+        .map(|&(name, size, knee)| crate::results::latency::LevelKnee {
+            level: name.into(),
+            sysfs_bytes: Some(size),
+            knee_bytes: knee,
+            plateau_ns: None,
+            plateau_cycles: None,
+        })
+        .collect();
+    l.knees = vec![crate::results::latency::CurveKnees {
+        mode: l.sweep[0].mode,
+        page_size: l.sweep[0].page_size,
+        chains: 1,
+        plateaus: Vec::new(),
+        levels,
+    }];
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

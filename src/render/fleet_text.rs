@@ -11,9 +11,10 @@ use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
 fn table(header: &[&str]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(header.iter().map(|h| h.to_string()).collect::<Vec<_>>());
+    let t = crate::render::width::table(
+        NOTHING,
+        header.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
+    );
     t
 }
 

@@ -16,6 +16,8 @@
 
 use std::fmt::Write as _;
 
+use crate::render::html::esc;
+
 use crate::results::topology::Topology;
 use crate::results::RunResults;
 
@@ -43,10 +45,6 @@ pub fn bitmap(bits: &[u32]) -> String {
         .map(|x| format!("0x{x:08x}"))
         .collect::<Vec<_>>()
         .join(",")
-}
-
-fn esc(s: &str) -> String {
-    crate::render::html::esc(s)
 }
 
 /// (initiator node, memory node, value) triples.

@@ -158,9 +158,7 @@ fn memory_table(i: &Inspection) -> Table {
 
 /// One row per thread: where it last ran.
 fn threads_table(i: &Inspection) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(vec!["tid", "name", "state", "cpu", "node"]);
+    let mut t = crate::render::width::table(NOTHING, vec!["tid", "name", "state", "cpu", "node"]);
     for th in &i.threads {
         let opt = |v: Option<u32>| v.map(|x| x.to_string()).unwrap_or_else(|| "-".into());
         t.add_row(vec![
@@ -176,17 +174,18 @@ fn threads_table(i: &Inspection) -> Table {
 
 /// The system's numastat counters, one row per node.
 fn numastat_table(i: &Inspection) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(vec![
-        "node",
-        "numa_hit",
-        "numa_miss",
-        "numa_foreign",
-        "interleave_hit",
-        "local_node",
-        "other_node",
-    ]);
+    let mut t = crate::render::width::table(
+        NOTHING,
+        vec![
+            "node",
+            "numa_hit",
+            "numa_miss",
+            "numa_foreign",
+            "interleave_hit",
+            "local_node",
+            "other_node",
+        ],
+    );
     for s in &i.numastat {
         t.add_row(vec![
             s.node.to_string(),

@@ -12,7 +12,7 @@ use crate::results::peak::{DomainNode, PeakBest, PeakReport, RateInterval};
 use crate::results::quality::RepetitionQuality;
 use crate::stats::Summary;
 
-use super::run_view::{fmt_ci, rates_summary};
+use super::run_view::{bandwidth::rates_summary, fmt_ci};
 
 /// Writes every table of the peak report.
 pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
@@ -86,16 +86,17 @@ fn domains(w: &mut dyn Write, p: &PeakReport, d: &DomainNode) -> io::Result<()> 
         "L3 domains of node {} (read mix, local memory): MB/s median [95 % interval]",
         d.node
     )?;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "L3 domain (CPUs)",
-        "L3",
-        "alone",
-        "with every domain running",
-        "share of all",
-        "alone / all",
-    ]);
+    let mut t = crate::render::width::table(
+        UTF8_FULL_CONDENSED,
+        vec![
+            "L3 domain (CPUs)",
+            "L3",
+            "alone",
+            "with every domain running",
+            "share of all",
+            "alone / all",
+        ],
+    );
     let all_quality = d.all_run.and_then(|i| p.runs.get(i)).map(|r| &r.quality);
     for x in &d.domains {
         let alone = x.alone_run.and_then(|i| p.runs.get(i));
@@ -307,9 +308,7 @@ pub(crate) mod tests {
 
     #[test]
     fn tables_show_every_mix_with_intervals_and_the_peak_count() {
-        let mut out = Vec::new();
-        render_peak(&mut out, &sample()).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_peak(o, &sample()));
         assert!(s.contains("12000 [11999, 12001]"), "{s}");
         assert!(s.contains("2 thread(s) (interval above the others)"), "{s}");
         assert!(s.contains("indistinguishable from 1"), "{s}");

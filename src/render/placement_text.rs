@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, Table};
+use comfy_table::presets::NOTHING;
 
 use crate::results::format::format_bytes;
 use crate::results::placement::PlacementCheck;
@@ -30,9 +30,8 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
             c.ran_on_cpu
         )?,
     }
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    t.set_header(vec!["node", "pages", "size", "share", "expected"]);
+    let mut t =
+        crate::render::width::table(NOTHING, vec!["node", "pages", "size", "share", "expected"]);
     let mut nodes: Vec<u32> = r.histogram.iter().map(|h| h.node).collect();
     if let Some(exp) = &c.expected_shares {
         nodes.extend(exp.iter().map(|(n, _)| *n));

@@ -64,9 +64,7 @@ mod tests {
         let t = sample::opteron_topology();
         let p =
             crate::run::plan::make_plan(&t, &Default::default(), crate::run::execute::BUILT).plan;
-        let mut out = Vec::new();
-        render_plan(&mut out, &p).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_plan(o, &p));
         assert!(
             s.starts_with("numascope run plan (default budget, target 60 s"),
             "{s}"
@@ -74,9 +72,7 @@ mod tests {
         assert!(s.contains("loaded-latency    "), "{s}");
         let only_topo = [crate::results::Part::Topology];
         let p = crate::run::plan::make_plan(&t, &Default::default(), &only_topo).plan;
-        let mut out = Vec::new();
-        render_plan(&mut out, &p).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_plan(o, &p));
         assert!(
             s.contains("c2c: its measurement engine is not part of this build"),
             "{s}"

@@ -4,7 +4,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, Table as Ct};
+use comfy_table::presets::NOTHING;
 
 use super::run_text::absent;
 use super::run_view as view;
@@ -23,8 +23,8 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 s.repetitions,
                 s.duration_ms
             )?;
-            let t = view::with_latency_text(
-                view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+            let t = view::policy::with_latency_text(
+                view::policy::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
                 r,
             );
             let [what, mb_col, ns, numactl] = [
@@ -34,16 +34,17 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
                 "numactl",
             ]
             .map(|k| t.col(k));
-            let mut ct = Ct::new();
-            ct.load_preset(NOTHING);
-            ct.set_header(vec!["", "what runs", "MB/s", "ns", "numactl"]);
+            let mut ct = crate::render::width::table(
+                NOTHING,
+                vec!["", "what runs", "MB/s", "ns", "numactl"],
+            );
             let mut notes = Vec::new();
             for (row, res) in t.rows.iter().zip(&s.scenarios) {
                 // A scenario placed exactly as another is shown once, on that one's row.
                 if res.same_as.is_some() {
                     continue;
                 }
-                let (letters, why) = view::merged_letters(s, res);
+                let (letters, why) = view::policy::merged_letters(s, res);
                 if let Some(why) = why {
                     notes.push(format!("{letters}: {why}"));
                 }
@@ -70,7 +71,7 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             for rec in &s.recommendations {
                 writeln!(out, "* {}", rec.text)?;
                 if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
-                    writeln!(out, "  ({})", view::comparison(rec))?;
+                    writeln!(out, "  ({})", view::policy::comparison(rec))?;
                 }
             }
             // Row (h) against (g): the kernel's auto weights against the measured ones.

@@ -61,7 +61,7 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     headline(r, out)?;
     // The per-load distribution (run --distribution), when measured: the one line `run`
     // printed before its one-screen summary.
-    if let Some(l) = super::run_view::latency_distribution_line(r.latency.as_ref()) {
+    if let Some(l) = super::run_view::latency_dist::latency_distribution_line(r.latency.as_ref()) {
         writeln!(out, "{l}")?;
     }
     for (title, body) in SECTIONS {
@@ -175,7 +175,7 @@ fn latency(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     };
     super::latency_text::render(l, out)?;
     if l.matrix.is_some() {
-        cell_intervals(out, view::latency_matrix_table(r), "ns_per_load")
+        cell_intervals(out, view::latency::latency_matrix_table(r), "ns_per_load")
     } else {
         write!(out, "node x node latency: ")?;
         absent(out, r, Part::LatencyMatrix)
@@ -205,7 +205,7 @@ fn bandwidth(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         }
         _ => absent(out, r, Part::Bandwidth)?,
     }
-    if let Some(p) = view::peak_report(r) {
+    if let Some(p) = view::peak::peak_report(r) {
         writeln!(out)?;
         super::peak_text::render_peak(out, p)?;
     }
@@ -228,7 +228,7 @@ const RUN_MIX_ORDER: &str = "one team measured the mixes interleaved, as `numasc
 /// The `loaded-latency` command's own section: the curve, or with several mixes the family
 /// (one headline row per mix, each mix's points, one sketch).
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match view::run_loaded_curves(r).as_slice() {
+    match view::loaded::run_loaded_curves(r).as_slice() {
         [] => absent(out, r, Part::LoadedLatency),
         [one] => super::loaded_text::render_curve(one, out),
         several => super::loaded_text::render_mixes(several, RUN_MIX_ORDER, out),
@@ -297,9 +297,7 @@ mod tests {
     use crate::render::fixture::opteron_example;
 
     fn text(r: &RunResults) -> String {
-        let mut v = Vec::new();
-        render(r, &mut v).unwrap();
-        String::from_utf8(v).unwrap()
+        crate::render::fixture::written(|o| render(r, o))
     }
 
     #[test]

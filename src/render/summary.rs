@@ -448,9 +448,7 @@ mod tests {
     fn one_line_with_every_field() {
         let r = crate::run::sample::results();
         let f = figures::of_run(&r);
-        let mut out = Vec::new();
-        line(&mut out, &r, Path::new("res/h1")).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| line(o, &r, Path::new("res/h1")));
         assert_eq!(s.lines().count(), 1, "{s}");
         for k in [
             "host=",
@@ -542,9 +540,7 @@ mod tests {
     }
 
     fn summary(r: &RunResults) -> String {
-        let mut out = Vec::new();
-        render(&mut out, r, None).unwrap();
-        String::from_utf8(out).unwrap()
+        crate::render::fixture::written(|o| render(o, r, None))
     }
 
     /// Every number with a decimal point or three digits appears no more often than the

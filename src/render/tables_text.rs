@@ -5,13 +5,11 @@
 
 use std::io::{self, Write};
 
-use super::tables_view::{figure_text, ratio_text};
+use super::width::indent;
+
+use super::tables_view::{rightmark_layout, stream_layout, LayoutStyle};
 use crate::results::format::format_bytes;
 use crate::results::tables::{RightmarkReport, StreamMatrixReport};
-
-fn indent(s: &str) -> String {
-    s.lines().map(|l| format!("  {l}\n")).collect()
-}
 
 /// Renders `numascope rightmark`.
 pub fn render_rightmark(r: &RightmarkReport, out: &mut dyn Write) -> io::Result<()> {
@@ -26,32 +24,12 @@ pub fn render_rightmark(r: &RightmarkReport, out: &mut dyn Write) -> io::Result<
         out,
         "  median [95 % interval] n over the rounds; MB/s = 10^6 B/s; latency in ns per load; xR = this / the CPU node's local cell (median of paired rounds)"
     )?;
-    let mut headers: Vec<String> = vec!["column".into(), "unit".into()];
-    for c in &r.cells {
-        headers.push(format!(
-            "CPU node {} -> memory node {}{}",
-            c.cpu_node,
-            c.memory_node,
-            if c.local { " (local)" } else { "" }
-        ));
-    }
-    let rows: Vec<Vec<String>> = r
-        .metrics
-        .iter()
-        .map(|&m| {
-            let mut row = vec![m.label().to_string(), m.unit().to_string()];
-            for c in &r.cells {
-                row.push(match c.figure(m) {
-                    Some(f) => match &f.ratio_to_local {
-                        Some(x) => format!("{}  {}", figure_text(f), ratio_text(x)),
-                        None => figure_text(f),
-                    },
-                    None => "-".into(),
-                });
-            }
-            row
-        })
-        .collect();
+    let style = LayoutStyle {
+        first: "column",
+        arrow: "->",
+        sep: "  ",
+    };
+    let (headers, rows) = rightmark_layout(r, &style);
     let h: Vec<&str> = headers.iter().map(String::as_str).collect();
     write!(out, "{}", indent(&super::width::fit_columns(&h, &rows)))?;
     let cpus: Vec<String> = {
@@ -99,29 +77,7 @@ pub fn render_stream_matrix(r: &StreamMatrixReport, out: &mut dyn Write) -> io::
             "  rows: the source (read) stream's node; columns: the destination (written) stream's node; MB/s = 10^6 B/s of application bytes, median [95 % interval] n; xR = this / both streams on node {}",
             m.cpu_node
         )?;
-        let mut headers: Vec<String> = vec!["source \\ destination".into()];
-        headers.extend(m.destination_nodes.iter().map(|d| format!("node {d}")));
-        let rows: Vec<Vec<String>> = m
-            .source_nodes
-            .iter()
-            .map(|&s| {
-                let mut row = vec![format!("node {s}")];
-                for &d in &m.destination_nodes {
-                    let c = m
-                        .cells
-                        .iter()
-                        .find(|c| c.source_node == s && c.destination_node == d);
-                    row.push(match c {
-                        Some(c) => match &c.mb_per_s.ratio_to_local {
-                            Some(x) => format!("{}  {}", figure_text(&c.mb_per_s), ratio_text(x)),
-                            None => figure_text(&c.mb_per_s),
-                        },
-                        None => "-".into(),
-                    });
-                }
-                row
-            })
-            .collect();
+        let (headers, rows) = stream_layout(m, "  ");
         let h: Vec<&str> = headers.iter().map(String::as_str).collect();
         write!(out, "{}", indent(&super::width::fit_columns(&h, &rows)))?;
         if m.cells.len() == 1 {
@@ -154,9 +110,7 @@ mod tests {
     #[test]
     fn the_table_shows_intervals_and_ratios() {
         let r = rightmark_example();
-        let mut buf = Vec::new();
-        render_rightmark(&r, &mut buf).unwrap();
-        let t = String::from_utf8(buf).unwrap();
+        let t = crate::render::fixture::written(|o| render_rightmark(&r, o));
         assert!(t.contains("CPU node 0 -> memory node 1"), "{t}");
         assert!(t.contains("average read"), "{t}");
         assert!(t.contains("n=9"), "{t}");

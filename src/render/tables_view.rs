@@ -10,17 +10,6 @@ use crate::results::tables::{
     RatioToLocal, RightmarkMetric, RightmarkReport, RoundFigure, StreamMatrix, StreamMatrixReport,
 };
 
-fn num(v: Option<f64>) -> Cell {
-    v.filter(|v| v.is_finite()).map_or(Cell::Missing, Cell::Num)
-}
-
-fn keyed(cols: &[(&str, &str)]) -> (Vec<String>, Vec<String>) {
-    (
-        cols.iter().map(|c| c.0.to_string()).collect(),
-        cols.iter().map(|c| c.1.to_string()).collect(),
-    )
-}
-
 /// The columns every figure row ends with: its value (in the unit's columns), the interval,
 /// the ratio to local with its interval, placement and quality.
 const FIGURE_COLUMNS: &[(&str, &str)] = &[
@@ -59,9 +48,9 @@ const FIGURE_COLUMNS: &[(&str, &str)] = &[
 fn figure_cells(f: &RoundFigure, latency: bool) -> Vec<Cell> {
     let s = f.summary.as_ref();
     let three = [
-        num(s.map(|s| s.median)),
-        num(s.and_then(|s| s.ci.map(|c| c.low))),
-        num(s.and_then(|s| s.ci.map(|c| c.high))),
+        Cell::opt(s.map(|s| s.median)),
+        Cell::opt(s.and_then(|s| s.ci.map(|c| c.low))),
+        Cell::opt(s.and_then(|s| s.ci.map(|c| c.high))),
     ];
     let none = [Cell::Missing, Cell::Missing, Cell::Missing];
     let (bw, ns) = if latency {
@@ -72,12 +61,12 @@ fn figure_cells(f: &RoundFigure, latency: bool) -> Vec<Cell> {
     let mut row: Vec<Cell> = bw.into_iter().chain(ns).collect();
     let r = f.ratio_to_local.as_ref();
     row.extend([
-        num(s.and_then(|s| s.ci.map(|c| c.level))),
+        Cell::opt(s.and_then(|s| s.ci.map(|c| c.level))),
         s.map_or(Cell::Missing, |s| Cell::Int(s.samples as u64)),
-        num(r.map(|r| r.ratio)),
-        num(r.and_then(|r| r.ci.map(|c| c.low))),
-        num(r.and_then(|r| r.ci.map(|c| c.high))),
-        num(f.placement_fraction),
+        Cell::opt(r.map(|r| r.ratio)),
+        Cell::opt(r.and_then(|r| r.ci.map(|c| c.low))),
+        Cell::opt(r.and_then(|r| r.ci.map(|c| c.high))),
+        Cell::opt(f.placement_fraction),
         f.quality
             .as_ref()
             .map_or(Cell::Missing, |q| Cell::Int(q.repetitions_discarded as u64)),
@@ -100,17 +89,12 @@ pub fn rightmark_table(r: Option<&RightmarkReport>) -> Table {
         ("metric", "column"),
         ("block_bytes", "block (bytes)"),
     ];
-    let (mut keys, mut columns) = keyed(head);
-    let (k2, c2) = keyed(FIGURE_COLUMNS);
-    keys.extend(k2);
-    columns.extend(c2);
-    let mut t = Table {
-        name: "rightmark",
-        title: "RightMark table: one thread, CPU node x memory node".into(),
-        columns,
-        keys,
-        rows: vec![],
-    };
+    let mut t = Table::new(
+        "rightmark",
+        "RightMark table: one thread, CPU node x memory node",
+        head,
+    );
+    t.extend(FIGURE_COLUMNS.iter().copied());
     for rep in r.iter() {
         for c in &rep.cells {
             for f in &c.figures {
@@ -142,22 +126,18 @@ pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
         ("destination_node", "destination node"),
         ("array_bytes", "array per thread and stream (bytes)"),
     ];
-    let (mut keys, mut columns) = keyed(head);
-    let (k2, c2) = keyed(FIGURE_COLUMNS);
+    let mut t = Table::new(
+        "stream_matrix",
+        "Per-stream placement: source node x destination node",
+        head,
+    );
     // Bandwidth only: the latency columns would always be empty.
-    for (k, c) in k2.into_iter().zip(c2) {
-        if !k.starts_with("ns_per_load") {
-            keys.push(k);
-            columns.push(c);
-        }
-    }
-    let mut t = Table {
-        name: "stream_matrix",
-        title: "Per-stream placement: source node x destination node".into(),
-        columns,
-        keys,
-        rows: vec![],
-    };
+    t.extend(
+        FIGURE_COLUMNS
+            .iter()
+            .copied()
+            .filter(|(k, _)| !k.starts_with("ns_per_load")),
+    );
     for m in r.iter().flat_map(|r| &r.matrices) {
         for c in &m.cells {
             let mut row = vec![
@@ -208,38 +188,91 @@ pub fn ratio_text(r: &RatioToLocal) -> String {
     }
 }
 
+/// How a layout writes its cells: the RightMark table's first header (`column`, `figure`),
+/// the arrow between a cell's nodes (`->`, `\u{2192}`) and what parts a figure from its ratio
+/// to local (two spaces, ` \u{00b7} `).
+pub struct LayoutStyle {
+    pub first: &'static str,
+    pub arrow: &'static str,
+    pub sep: &'static str,
+}
+
+/// `231 [226, 240] n=9`, a remote figure followed by `{sep}x0.65 [0.64, 0.66]`, `-` without.
+fn figure_with_ratio(f: Option<&RoundFigure>, sep: &str) -> String {
+    match f {
+        Some(f) => match &f.ratio_to_local {
+            Some(x) => format!("{}{sep}{}", figure_text(f), ratio_text(x)),
+            None => figure_text(f),
+        },
+        None => "-".into(),
+    }
+}
+
+/// The RightMark table in the article's layout, headers and rows: one row per column of the
+/// table (its name and unit), one column per CPU node -> memory node cell.
+pub fn rightmark_layout(r: &RightmarkReport, s: &LayoutStyle) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut headers = vec![s.first.to_string(), "unit".to_string()];
+    headers.extend(r.cells.iter().map(|c| {
+        let local = if c.local { " (local)" } else { "" };
+        format!(
+            "CPU node {} {} memory node {}{local}",
+            c.cpu_node, s.arrow, c.memory_node
+        )
+    }));
+    let rows = r
+        .metrics
+        .iter()
+        .map(|&m| {
+            let mut row = vec![m.label().to_string(), m.unit().to_string()];
+            row.extend(
+                r.cells
+                    .iter()
+                    .map(|c| figure_with_ratio(c.figure(m), s.sep)),
+            );
+            row
+        })
+        .collect();
+    (headers, rows)
+}
+
+/// One per-stream matrix as source rows x destination columns, headers and rows.
+pub fn stream_layout(m: &StreamMatrix, sep: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut headers = vec!["source \\ destination".to_string()];
+    headers.extend(m.destination_nodes.iter().map(|d| format!("node {d}")));
+    let rows = m
+        .source_nodes
+        .iter()
+        .map(|&s| {
+            let mut row = vec![format!("node {s}")];
+            row.extend(m.destination_nodes.iter().map(|&d| {
+                let c = m
+                    .cells
+                    .iter()
+                    .find(|c| c.source_node == s && c.destination_node == d);
+                figure_with_ratio(c.map(|c| &c.mb_per_s), sep)
+            }));
+            row
+        })
+        .collect();
+    (headers, rows)
+}
+
 /// One heatmap per column of the RightMark table: CPU node x memory node, the median.
 pub fn rightmark_heatmaps(r: &RightmarkReport) -> Vec<Heatmap> {
-    let mut rows: Vec<u32> = r.cells.iter().map(|c| c.cpu_node).collect();
-    let mut cols: Vec<u32> = r.cells.iter().map(|c| c.memory_node).collect();
-    rows.sort_unstable();
-    rows.dedup();
-    cols.sort_unstable();
-    cols.dedup();
     r.metrics
         .iter()
-        .map(|&m| Heatmap {
-            title: format!("{}, {}", m.label(), m.unit()),
-            row_title: "CPU node".into(),
-            col_title: "memory node".into(),
-            row_labels: rows.iter().map(|n| n.to_string()).collect(),
-            col_labels: cols.iter().map(|n| n.to_string()).collect(),
-            values: rows
+        .filter_map(|&m| {
+            let cells: Vec<(u32, u32, Option<f64>)> = r
+                .cells
                 .iter()
-                .map(|&a| {
-                    cols.iter()
-                        .map(|&b| {
-                            r.cells
-                                .iter()
-                                .find(|c| c.cpu_node == a && c.memory_node == b)
-                                .and_then(|c| c.figure(m))
-                                .and_then(RoundFigure::median)
-                        })
-                        .collect()
+                .map(|c| {
+                    let v = c.figure(m).and_then(RoundFigure::median);
+                    (c.cpu_node, c.memory_node, v)
                 })
-                .collect(),
-            unit: m.unit().into(),
-            higher_is_worse: m == RightmarkMetric::PseudoRandom || m == RightmarkMetric::Random,
+                .collect();
+            let worse_high = m == RightmarkMetric::PseudoRandom || m == RightmarkMetric::Random;
+            let title = format!("{}, {}", m.label(), m.unit());
+            crate::render::run_view::grid(&title, m.unit(), worse_high, &cells)
         })
         .collect()
 }
@@ -412,36 +445,19 @@ mod tests {
     #[test]
     fn csv_files_follow_the_documented_columns() {
         use crate::render::csv::{csv_check, table_csv};
-        use crate::results::tables::{StreamCell, StreamMatrix};
         let doc =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/csv.md")).unwrap();
         let d = csv_check::documented(&doc);
         let rm = table_csv(&rightmark_table(Some(&rightmark_example()))).unwrap();
         let p = csv_check::check_file("rightmark.csv", &rm, &d["rightmark.csv"]);
         assert!(p.is_empty(), "{p:?}");
-        let fig = rightmark_example().cells[1].figures[0].figure.clone();
-        let sm = StreamMatrixReport {
-            rounds: 9,
-            repetition_ms: 100,
-            page_size: "thp".into(),
-            matrices: vec![StreamMatrix {
-                kernel: "copy".into(),
-                non_temporal: false,
-                cpu_node: 0,
-                cpus: vec![0, 1],
-                array_bytes_per_thread: 1 << 20,
-                source_nodes: vec![0],
-                destination_nodes: vec![1],
-                cells: vec![StreamCell {
-                    source_node: 0,
-                    destination_node: 1,
-                    mb_per_s: fig,
-                }],
-            }],
-            numa_balancing: None,
-            environment: Default::default(),
-            warnings: vec![],
-        };
+        // The example's one remote cell, 0 -> 1, alone on thp pages.
+        let mut sm = fixture::stream_example();
+        sm.page_size = "thp".into();
+        let m = &mut sm.matrices[0];
+        m.cells
+            .retain(|c| (c.source_node, c.destination_node) == (0, 1));
+        (m.source_nodes, m.destination_nodes) = (vec![0], vec![1]);
         let t = stream_matrix_table(Some(&sm));
         assert_eq!(t.rows.len(), 1);
         let text = table_csv(&t).unwrap();

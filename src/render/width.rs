@@ -74,6 +74,19 @@ pub fn fit(t: &comfy_table::Table) -> String {
     }
 }
 
+/// A comfy table drawn with `preset`, its header row set.
+pub(crate) fn table(preset: &str, header: impl Into<comfy_table::Row>) -> comfy_table::Table {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(preset);
+    t.set_header(header);
+    t
+}
+
+/// Each line of `s` indented by two spaces.
+pub(crate) fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("  {l}\n")).collect()
+}
+
 /// [`crate::render::topo_text::columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
     let drawn = crate::render::topo_text::columns(headers, rows);
@@ -181,13 +194,10 @@ mod tests {
     use super::*;
 
     fn wide() -> comfy_table::Table {
-        let mut t = comfy_table::Table::new();
-        t.load_preset(comfy_table::presets::NOTHING);
-        t.set_header(vec![
-            "kernel",
-            "MB/s median [95 % interval] n",
-            "per thread MB/s",
-        ]);
+        let mut t = crate::render::width::table(
+            comfy_table::presets::NOTHING,
+            vec!["kernel", "MB/s median [95 % interval] n", "per thread MB/s"],
+        );
         t.add_row(vec![
             "read",
             "6286 [6270, 6300] n=9",

@@ -374,7 +374,7 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
 
     if let Some(dir) = &args.csv {
         // The distribution and MLP tables with rows, one file each.
-        let tables = crate::render::run_view::latency_extra_tables(Some(&report));
+        let tables = crate::render::run_view::latency_dist::latency_extra_tables(Some(&report));
         super::write_tables_csv(dir, tables.into_iter().filter(|t| !t.rows.is_empty()))?;
     }
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))

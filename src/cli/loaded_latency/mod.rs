@@ -301,12 +301,12 @@ pub fn run(ctx: &Context, args: &LoadedLatencyArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     if let Some(dir) = &args.csv {
         // Every point of every curve, and one headline row per curve.
-        let curves = crate::render::run_view::report_curves(&report);
+        let curves = crate::render::run_view::loaded_family::report_curves(&report);
         super::write_tables_csv(
             dir,
             [
-                crate::render::run_view::loaded_curves_table(&curves),
-                crate::render::run_view::loaded_summary_table(&curves),
+                crate::render::run_view::loaded_family::loaded_curves_table(&curves),
+                crate::render::run_view::loaded_family::loaded_summary_table(&curves),
             ],
         )?;
     }

@@ -9,7 +9,7 @@
 //! of those carries the conditions it was measured under, so `compare` can say "not
 //! comparable" when two runs measured it differently.
 
-use crate::render::run_view::{bw_matrix, nodes_text};
+use crate::render::run_view::{bandwidth::bw_matrix, nodes_text};
 use crate::results::compare::{Better, Metric, RunMetrics};
 use crate::results::format::format_bytes;
 use crate::results::quality::RepetitionQuality;
@@ -401,7 +401,7 @@ mod tests {
         r.rightmark = Some(crate::render::tables_view::fixture::rightmark_example());
         r.stream_matrix = Some(crate::render::tables_view::fixture::stream_example());
         r.latency.as_mut().unwrap().distribution =
-            Some(crate::render::run_view::tests_support::distribution());
+            Some(crate::render::run_view::latency_dist::tests_support::distribution());
         r
     }
 

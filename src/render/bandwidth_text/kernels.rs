@@ -3,27 +3,28 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment};
 
 use crate::results::bandwidth::KernelListing;
 
 /// Writes the table of kernels with their byte accounting.
 pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Result<()> {
     let line_bytes = listing.line_bytes;
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "kernel",
-        "streams",
-        "read B/elem",
-        "written B/elem",
-        "app B/elem (STREAM)",
-        "write-allocate B/elem",
-        "DRAM B/elem (est.)",
-        "stores",
-        "ISAs",
-        "what it does",
-    ]);
+    let mut t = crate::render::width::table(
+        UTF8_FULL_CONDENSED,
+        vec![
+            "kernel",
+            "streams",
+            "read B/elem",
+            "written B/elem",
+            "app B/elem (STREAM)",
+            "write-allocate B/elem",
+            "DRAM B/elem (est.)",
+            "stores",
+            "ISAs",
+            "what it does",
+        ],
+    );
     for d in &listing.kernels {
         let stores = if d.written_bytes_per_element == 0 {
             "-"

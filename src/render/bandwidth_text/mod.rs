@@ -116,21 +116,22 @@ fn pct(f: f64) -> String {
 
 /// One row per run: rates (median and max over repetitions) and each thread's median.
 pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Result<()> {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(vec![
-        "kernel",
-        "ISA",
-        "threads (CPUs)",
-        "memory",
-        "on intended node",
-        "huge pages",
-        "working set",
-        "MB/s median (1 MB = 10^6 B) [95 % interval]",
-        "MB/s max",
-        "DRAM MB/s est. median",
-        "per thread MB/s (median)",
-    ]);
+    let mut t = crate::render::width::table(
+        UTF8_FULL_CONDENSED,
+        vec![
+            "kernel",
+            "ISA",
+            "threads (CPUs)",
+            "memory",
+            "on intended node",
+            "huge pages",
+            "working set",
+            "MB/s median (1 MB = 10^6 B) [95 % interval]",
+            "MB/s max",
+            "DRAM MB/s est. median",
+            "per thread MB/s (median)",
+        ],
+    );
     for r in results {
         let memory = if r.placement == "local" {
             format!("local ({})", format_list(&r.memory_nodes))
@@ -153,7 +154,7 @@ pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Res
             pct(r.huge_fraction),
             format_bytes(r.working_set_bytes),
             super::run_view::fmt_ci(
-                &super::run_view::rates_summary(&r.mb_per_s),
+                &super::run_view::bandwidth::rates_summary(&r.mb_per_s),
                 r.quality.as_ref(),
             ),
             mb(r.mb_per_s.max),
@@ -254,7 +255,7 @@ pub fn render_sweep(w: &mut dyn Write, sw: &Sweep, results: &[BandwidthResult]) 
                 None => "-".into(),
                 Some(p) => match results.get(p.result_index) {
                     Some(r) => super::run_view::fmt_ci(
-                        &super::run_view::rates_summary(&r.mb_per_s),
+                        &super::run_view::bandwidth::rates_summary(&r.mb_per_s),
                         r.quality.as_ref(),
                     ),
                     None => mb(p.mb_per_s),
@@ -354,18 +355,19 @@ pub fn render_scaling(
             None => "whole machine".into(),
         };
         writeln!(w, "{}: {} over {}", s.kernel, series.mode, scope)?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        t.set_header(vec![
-            "threads",
-            "CPUs",
-            "MB/s median (1 MB = 10^6 B) [95 % interval]",
-            "MB/s max",
-        ]);
+        let mut t = crate::render::width::table(
+            UTF8_FULL_CONDENSED,
+            vec![
+                "threads",
+                "CPUs",
+                "MB/s median (1 MB = 10^6 B) [95 % interval]",
+                "MB/s max",
+            ],
+        );
         for p in &series.points {
             let median = match results.get(p.result_index) {
                 Some(r) => {
-                    let mut sum = super::run_view::rates_summary(&r.mb_per_s);
+                    let mut sum = super::run_view::bandwidth::rates_summary(&r.mb_per_s);
                     sum.median = p.mb_per_s;
                     super::run_view::fmt_ci(&sum, r.quality.as_ref())
                 }
@@ -454,9 +456,7 @@ mod tests {
                 row("read-random", true),
             ],
         };
-        let mut out = Vec::new();
-        render_kernel_list(&mut out, &listing).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_kernel_list(o, &listing));
         for d in &listing.kernels {
             assert!(s.contains(&d.name), "{}", d.name);
         }
@@ -475,18 +475,14 @@ mod tests {
             .expect("the fixture has a bandwidth part")
             .results;
         results.truncate(2);
-        let mut plain = Vec::new();
-        render_results(&mut plain, &results).unwrap();
-        let plain = String::from_utf8(plain).unwrap();
+        let plain = crate::render::fixture::written(|o| render_results(o, &results));
         assert!(!plain.contains("stride"), "{plain}");
         results[0].stride_elements = Some(8);
         assert_eq!(
             kernel_label(&results[0]),
             format!("{}, stride 8 (64 B)", results[0].kernel)
         );
-        let mut out = Vec::new();
-        render_results(&mut out, &results).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_results(o, &results));
         assert!(s.contains("stride 8 (64 B)"), "{s}");
         assert!(
             s.contains("useful bytes") && s.contains("lines they"),
@@ -517,18 +513,14 @@ mod tests {
             planned_rounds: 9,
             extra_rounds: 3,
         });
-        let mut out = Vec::new();
-        render_report(&mut out, b).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render_report(o, b));
         assert!(s.contains("against their target"), "{s}");
         assert!(
             s.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
             "{s}"
         );
         // `report --full` prints the same section, so the same line.
-        let mut full = Vec::new();
-        crate::render::run_text::render(&r, &mut full).unwrap();
-        let full = String::from_utf8(full).unwrap();
+        let full = crate::render::fixture::written(|o| crate::render::run_text::render(&r, o));
         assert!(
             full.contains(": \u{b1}1.2 % (target \u{b1}3 %, 3 extra repetitions)"),
             "{full}"

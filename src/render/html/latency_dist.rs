@@ -31,27 +31,27 @@ const KEYS: &[&str] = &[
 /// The histogram and the table, under their own heading; nothing without a distribution.
 pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
     let l = r.latency.as_ref();
-    let Some(h) = view::latency_histogram_chart(l) else {
+    let Some(h) = view::latency_dist::latency_histogram_chart(l) else {
         return;
     };
     let _ = write!(
         p.html,
         "<h3>{}</h3>",
-        esc(&view::latency_histogram_heading(l))
+        esc(&view::latency_dist::latency_histogram_heading(l))
     );
     p.wide_and_narrow(
         svg::histogram(&h),
         svg::histogram(&h.narrow()),
-        &view::latency_histogram_caption(l),
+        &view::latency_dist::latency_histogram_caption(l),
     );
-    let mut t = view::latency_distribution_table(l);
+    let mut t = view::latency_dist::latency_distribution_table(l);
     // Each percentile with its interval in one cell, as every other table shows its figures.
     if let (Some(d), Some(row)) = (l.and_then(|l| l.distribution.as_ref()), t.rows.first()) {
         let mut row = row.clone();
         for (name, v, ci) in d.ns_per_load.named() {
             if ci.is_some() {
                 let c = t.col(&format!("ns_per_load_{}", name.replace('.', "_")));
-                row[c] = view::Cell::Text(view::fmt_percentile(v, ci));
+                row[c] = view::Cell::Text(view::latency_dist::fmt_percentile(v, ci));
                 t.columns[c].push_str(" [95 % interval]");
             }
         }
@@ -62,7 +62,7 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
 
 #[cfg(test)]
 mod tests {
-    use crate::render::run_view::tests_support::distribution;
+    use crate::render::run_view::latency_dist::tests_support::distribution;
 
     /// A run whose latency report holds a distribution shows its histogram (the
     /// chart's svg and its legend) and its table in the latency section; one without shows

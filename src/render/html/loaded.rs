@@ -9,8 +9,9 @@ use std::fmt::Write as _;
 use super::page::Page;
 use super::prose;
 use crate::render::run_view::{
-    has_blocks, has_slices, loaded_curves_for_people, loaded_family_chart, loaded_matrix_heatmaps,
-    loaded_summary_for_people, report_curves,
+    loaded::has_blocks, loaded::has_slices, loaded_charts::loaded_family_chart,
+    loaded_charts::loaded_matrix_heatmaps, loaded_family::loaded_curves_for_people,
+    loaded_family::loaded_summary_for_people, loaded_family::report_curves,
 };
 use crate::render::svg;
 use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
@@ -82,7 +83,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     p.push("</header>\n");
     let mut warnings: Vec<String> = Vec::new();
     for c in &curves {
-        let name = crate::render::run_view::curve_name(c, &curves);
+        let name = crate::render::run_view::loaded_family::curve_name(c, &curves);
         for w in &c.warnings {
             let w = format!("{name}: {w}");
             if !warnings.contains(&w) {
@@ -182,7 +183,7 @@ fn matrix_section(p: &mut Page, m: &LoadedMatrix) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::run_view::loaded_curves_table;
+    use crate::render::run_view::loaded_family::loaded_curves_table;
     use crate::results::loaded::{LoadedFamily, LOADED_SCHEMA_VERSION};
 
     /// Two mixes from the example run's curve: one chart with two series, one headline row

@@ -115,7 +115,7 @@ const SECTIONS: &[Section] = &[
         lead: "Dependent loads over a random cycle, one per cache line: random walks include TLB misses, page walks mostly hit the TLB.",
         body: sweep::latency_sweep,
         part: Some(Part::Latency),
-        measured: |r| view::latency_sweep_chart(r).is_some() || view::bandwidth_sweep_chart(r).is_some(),
+        measured: |r| view::latency::latency_sweep_chart(r).is_some() || view::bandwidth_sweep::bandwidth_sweep_chart(r).is_some(),
     },
     Section {
         id: "latency-matrix",
@@ -124,7 +124,7 @@ const SECTIONS: &[Section] = &[
         lead: "Each row is the node whose CPU chases pointers, each column the node holding the memory. Beside it, what the firmware declares (HMAT when present, else the SLIT distance).",
         body: parts::latency_matrix,
         part: Some(Part::LatencyMatrix),
-        measured: |r| view::latency_heatmaps(r).is_some(),
+        measured: |r| view::latency::latency_heatmaps(r).is_some(),
     },
     Section {
         id: "bandwidth",
@@ -133,7 +133,7 @@ const SECTIONS: &[Section] = &[
         lead: "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
         body: parts::bandwidth_kernels,
         part: Some(Part::Bandwidth),
-        measured: |r| !view::bandwidth_table(r).rows.is_empty() || view::peak_report(r).is_some(),
+        measured: |r| !view::bandwidth::bandwidth_table(r).rows.is_empty() || view::peak::peak_report(r).is_some(),
     },
     Section {
         id: "bandwidth-matrix",
@@ -142,7 +142,7 @@ const SECTIONS: &[Section] = &[
         lead: "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
         body: parts::bandwidth_matrix,
         part: Some(Part::BandwidthMatrix),
-        measured: |r| view::bandwidth_heatmaps(r).is_some(),
+        measured: |r| view::bandwidth::bandwidth_heatmaps(r).is_some(),
     },
     Section {
         id: "scaling",
@@ -151,7 +151,7 @@ const SECTIONS: &[Section] = &[
         lead: "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
         body: parts::scaling,
         part: Some(Part::Scaling),
-        measured: |r| view::scaling_chart(r).is_some(),
+        measured: |r| view::scaling::scaling_chart(r).is_some(),
     },
     Section {
         id: "loaded",
@@ -160,7 +160,7 @@ const SECTIONS: &[Section] = &[
         lead: "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
         body: parts::loaded,
         part: Some(Part::LoadedLatency),
-        measured: |r| view::loaded_chart(r).is_some(),
+        measured: |r| view::loaded::loaded_chart(r).is_some(),
     },
     Section {
         id: "c2c",
@@ -169,7 +169,7 @@ const SECTIONS: &[Section] = &[
         lead: "One cache line bounced between two CPUs; one-way time is half the round trip.",
         body: parts::core_to_core,
         part: Some(Part::C2c),
-        measured: |r| view::c2c_heatmap(r).is_some(),
+        measured: |r| view::c2c::c2c_heatmap(r).is_some(),
     },
     Section {
         id: "scenarios",
@@ -226,6 +226,15 @@ const SECTIONS: &[Section] = &[
         measured: |_| true,
     },
 ];
+
+/// Opens the run report's section `id` with its heading and lead, on a page of its own.
+fn open_section(p: &mut Page, id: &str) {
+    let s = SECTIONS
+        .iter()
+        .find(|s| s.id == id)
+        .expect("a section of SECTIONS");
+    p.section_open(s.id, s.title, s.lead);
+}
 
 /// Renders the page.
 pub fn render(r: &RunResults) -> String {
@@ -565,22 +574,10 @@ mod tests {
             "{c}"
         );
         assert!(!c.contains("no cache sizes"), "{c}");
-        let l = r.latency.as_mut().unwrap();
-        let level =
-            |name: &str, bytes: u64, knee: Option<u64>| crate::results::latency::LevelKnee {
-                level: name.into(),
-                sysfs_bytes: Some(bytes),
-                knee_bytes: knee,
-                plateau_ns: None,
-                plateau_cycles: None,
-            };
-        l.knees = vec![crate::results::latency::CurveKnees {
-            mode: l.sweep[0].mode,
-            page_size: l.sweep[0].page_size,
-            chains: 1,
-            plateaus: Vec::new(),
-            levels: vec![level("L1", 65536, Some(65536)), level("L2", 1 << 20, None)],
-        }];
+        crate::render::fixture::set_knees(
+            &mut r,
+            &[("L1", 65536, Some(65536)), ("L2", 1 << 20, None)],
+        );
         let c = cap(&render(&r));
         assert!(
             c.contains(
@@ -633,9 +630,7 @@ mod tests {
     fn cards_are_the_summary_figures() {
         let r = opteron_example();
         let h = render(&r);
-        let mut txt = Vec::new();
-        crate::render::summary::render(&mut txt, &r, None).unwrap();
-        let txt = String::from_utf8(txt).unwrap();
+        let txt = crate::render::fixture::written(|o| crate::render::summary::render(o, &r, None));
         let f = crate::results::figures::of_run(&r);
         let cards = &h[h.find("<div class=\"cards\">").unwrap()..];
         let cards = &cards[..cards.find("</div>\n").unwrap()];

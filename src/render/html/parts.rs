@@ -53,12 +53,12 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
             )
         })
         .unwrap_or_default();
-    let ws = match view::cell_intervals(view::latency_matrix_table(r), "ns_per_load") {
+    let ws = match view::cell_intervals(view::latency::latency_matrix_table(r), "ns_per_load") {
         Some(ci) => format!("{ws} {ci}."),
         None => ws,
     };
     if !p.heatmaps(
-        view::latency_heatmaps(r),
+        view::latency::latency_heatmaps(r),
         &ws,
         "The firmware declares no SLIT or HMAT figures for these pairs.",
     ) {
@@ -69,7 +69,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
         .latency
         .as_ref()
         .and_then(|l| l.matrix.as_ref())
-        .and_then(view::matrix_ratio_line)
+        .and_then(view::latency::matrix_ratio_line)
     {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
     }
@@ -80,7 +80,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
-    let bt = view::bandwidth_table(r);
+    let bt = view::bandwidth::bandwidth_table(r);
     if bt.rows.is_empty() {
         p.absent(r, Part::Bandwidth);
     } else {
@@ -115,18 +115,18 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
 /// The peak part, when it ran: the mixes as grouped bars with their intervals, the L3
 /// domains alone beside their shares, both tables and the domain finding.
 pub(super) fn peak(p: &mut Page, r: &RunResults) {
-    let Some(rep) = view::peak_report(r) else {
+    let Some(rep) = view::peak::peak_report(r) else {
         return;
     };
     p.push("<h3>Peak injection bandwidth per read/write mix</h3>");
-    if let Some((c, marks)) = view::peak_chart(r) {
+    if let Some((c, marks)) = view::peak::peak_chart(r) {
         p.bar_chart(
             &c,
             &marks,
             "Median MB/s (MB = 10^6 bytes) of each mix at each thread count, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest. Reads + writes are counted; the read-for-ownership of normal stores is not (see the DRAM estimate column).",
         );
     }
-    let t = view::peak_table(r).with_interval_text("mb_per_s", "MB/s");
+    let t = view::peak::peak_table(r).with_interval_text("mb_per_s", "MB/s");
     let cols = t.cols(&[
         "scope",
         "mix",
@@ -139,14 +139,14 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
     p.table(&t, &cols, &|i| {
         t.rows[i][t.col("peak")] == view::Cell::Bool(true)
     });
-    if let Some((c, marks)) = view::domains_chart(r) {
+    if let Some((c, marks)) = view::peak::domains_chart(r) {
         p.bar_chart(
             &c,
             &marks,
             "Read MB/s of each L3 domain alone and its threads' share while every domain runs, with the 95 % intervals.",
         );
     }
-    let dt = view::peak_domains_table(r);
+    let dt = view::peak::peak_domains_table(r);
     if !dt.rows.is_empty() {
         let dt = dt.with_interval_text("alone_mb_per_s", "alone MB/s");
         let cols = dt.cols(&[
@@ -170,22 +170,22 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
-    let bt = view::bandwidth_matrix_table(r);
+    let bt = view::bandwidth::bandwidth_matrix_table(r);
     let bw_title = bt.title.clone();
     let ci = view::cell_intervals(bt, "mb_per_s").map_or(String::new(), |c| format!(" {c}."));
-    if !p.heatmaps(view::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
+    if !p.heatmaps(view::bandwidth::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
         p.absent(r, Part::BandwidthMatrix);
     }
 }
 
 pub(super) fn scaling(p: &mut Page, r: &RunResults) {
-    match view::scaling_chart(r) {
+    match view::scaling::scaling_chart(r) {
         Some(c) => p.line_chart(
             &c,
             &format!(
                 "MB/s (median, MB = 10^6 bytes) against the number of threads. {} {}",
                 intervals_note(&c),
-                view::scaling_knee_note(r)
+                view::scaling::scaling_knee_note(r)
             ),
         ),
         None => p.absent(r, Part::Scaling),
@@ -198,7 +198,7 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn loaded(p: &mut Page, r: &RunResults) {
-    match view::loaded_chart(r) {
+    match view::loaded::loaded_chart(r) {
         Some(c) => {
             p.line_chart(
                 &c,
@@ -206,12 +206,12 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
                     "ns per load (median) against the total bandwidth of all threads (load \
                      threads plus the chaser's own 64 B per load). {}{}",
                     intervals_note(&c),
-                    view::loaded_bandwidth_note(r)
+                    view::loaded::loaded_bandwidth_note(r)
                 ),
             );
-            let t = view::loaded_table_for_people(r);
-            p.table(&t, &t.cols(view::LOADED_KEYS), &|_| false);
-            if let Some(s) = view::loaded_summary(r) {
+            let t = view::loaded::loaded_table_for_people(r);
+            p.table(&t, &t.cols(view::loaded::LOADED_KEYS), &|_| false);
+            if let Some(s) = view::loaded::loaded_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }
         }
@@ -220,8 +220,8 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
-    let groups = view::c2c_groups_table(r);
-    match view::c2c_heatmap(r) {
+    let groups = view::c2c::c2c_groups_table(r);
+    match view::c2c::c2c_heatmap(r) {
         Some(h) => {
             let line = r
                 .c2c
@@ -232,9 +232,9 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
             if !groups.rows.is_empty() {
                 let groups =
                     groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
-                p.table(&groups, &groups.cols(view::C2C_GROUP_KEYS), &|_| false);
+                p.table(&groups, &groups.cols(view::c2c::C2C_GROUP_KEYS), &|_| false);
             }
-            if let Some(s) = view::c2c_summary(r) {
+            if let Some(s) = view::c2c::c2c_summary(r) {
                 let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }
         }

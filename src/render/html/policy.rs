@@ -26,7 +26,7 @@ fn scenario_bars(p: &mut Page, s: &ScenarioTable) {
         // the table below.
         .filter(|row| row.same_as.is_none())
         .filter_map(|row| {
-            let letters = view::merged_letters(s, row).0;
+            let letters = view::policy::merged_letters(s, row).0;
             Some((format!("{letters} {}", row.label), row.bandwidth()?))
         })
         .collect();
@@ -67,13 +67,13 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
     let winners: Vec<crate::results::ScenarioId> = s
         .recommendations
         .iter()
-        .filter(|r| view::names_winner(r))
+        .filter(|r| view::policy::names_winner(r))
         .map(|r| r.best)
         .collect();
     // A scenario placed exactly as another is shown once, on that one's row, with
     // its letters merged and the reason below the table.
-    let mut t = view::with_latency_text(
-        view::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+    let mut t = view::policy::with_latency_text(
+        view::policy::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
         r,
     );
     let mut keep = Vec::new();
@@ -82,7 +82,7 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
         if res.same_as.is_some() {
             continue;
         }
-        let (letters, why) = view::merged_letters(s, res);
+        let (letters, why) = view::policy::merged_letters(s, res);
         if let Some(why) = why {
             notes.push(format!("{letters}: {why}"));
         }
@@ -136,7 +136,7 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
 
 /// The best placement per kind of application, as a table and in words.
 fn recommendations(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
-    let rt = view::recommendations_table(r);
+    let rt = view::policy::recommendations_table(r);
     if !rt.rows.is_empty() {
         p.push("<h3>Best placement per kind of application</h3>");
         p.table(&rt, &[0, 1, 2, 3, 4], &|_| false);
@@ -146,7 +146,7 @@ fn recommendations(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
                 p.html,
                 "<li>{} <span class=\"muted\">({})</span></li>",
                 prose(&rec.text),
-                prose(&view::comparison(rec))
+                prose(&view::policy::comparison(rec))
             );
         }
         p.push("</ul>");

@@ -33,15 +33,11 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         "kernels"
     };
     let mut p = open("Bandwidth", what, &report.environment, &report.warnings);
-    if let Some(c) = view::bandwidth_sweep_chart(&r) {
+    if let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(&r) {
         sweep_section(&mut p, &r, &c);
     }
-    if report.sweep.is_none() && !view::bandwidth_table(&r).rows.is_empty() {
-        p.section_open(
-            "bandwidth",
-            "Bandwidth kernels",
-            "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
-        );
+    if report.sweep.is_none() && !view::bandwidth::bandwidth_table(&r).rows.is_empty() {
+        super::open_section(&mut p, "bandwidth");
         if let Some((c, marks)) = kernels_chart(report) {
             p.bar_chart(
                 &c,
@@ -52,25 +48,17 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         parts::bandwidth_kernels(&mut p, &r);
         p.section_close();
     }
-    if view::bandwidth_heatmaps(&r).is_some() {
-        p.section_open(
-            "bandwidth-matrix",
-            "Bandwidth, CPU node \u{00d7} memory node",
-            "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
-        );
+    if view::bandwidth::bandwidth_heatmaps(&r).is_some() {
+        super::open_section(&mut p, "bandwidth-matrix");
         parts::bandwidth_matrix(&mut p, &r);
         p.section_close();
     }
-    if view::scaling_chart(&r).is_some() {
-        p.section_open(
-            "scaling",
-            "Bandwidth scaling with threads",
-            "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
-        );
+    if view::scaling::scaling_chart(&r).is_some() {
+        super::open_section(&mut p, "scaling");
         parts::scaling(&mut p, &r);
         p.section_close();
     }
-    if view::peak_report(&r).is_some() {
+    if view::peak::peak_report(&r).is_some() {
         p.section_open(
             "peak",
             "Peak injection bandwidth",
@@ -100,7 +88,7 @@ fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
     );
     // The sizes are this variant's rows, so its table replaces the kernels table (whose
     // rows would repeat each kernel once per size without naming the size).
-    let t = view::bandwidth_sweep_table(r).with_interval_text("mb_per_s", "MB/s");
+    let t = view::bandwidth_sweep::bandwidth_sweep_table(r).with_interval_text("mb_per_s", "MB/s");
     let cols = t.cols(&[
         "kernel",
         "threads_count",
@@ -130,7 +118,7 @@ fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark
     let mut highlight = None;
     let mut top = f64::MIN;
     for x in &b.results {
-        let s = view::rates_summary(&x.mb_per_s);
+        let s = view::bandwidth::rates_summary(&x.mb_per_s);
         if s.median > top {
             top = s.median;
             highlight = Some(bars.len());

@@ -14,7 +14,7 @@ use crate::results::RunResults;
 const KNEE: &str = " knee";
 
 pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
-    if let Some(c) = view::latency_sweep_chart(r) {
+    if let Some(c) = view::latency::latency_sweep_chart(r) {
         // A sweep in passes summarises each size by its block medians.
         let blocked = r
             .latency
@@ -37,7 +37,7 @@ pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
             ),
         );
     }
-    if let Some(c) = view::bandwidth_sweep_chart(r) {
+    if let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(r) {
         p.line_chart(
             &c,
             &format!(

@@ -11,8 +11,10 @@ use super::esc;
 use super::page::Page;
 use crate::render::run_view::{Cell, Table};
 use crate::render::svg;
-use crate::render::tables_view::{figure_text, ratio_text, rightmark_heatmaps, stream_heatmap};
-use crate::results::tables::{RightmarkReport, StreamMatrix, StreamMatrixReport};
+use crate::render::tables_view::{
+    rightmark_heatmaps, rightmark_layout, stream_heatmap, stream_layout, LayoutStyle,
+};
+use crate::results::tables::{RightmarkReport, StreamMatrixReport};
 use crate::results::RunResults;
 
 pub(super) fn rightmark(p: &mut Page, r: &RunResults) {
@@ -42,7 +44,16 @@ pub(super) fn rightmark_body(p: &mut Page, rm: &RightmarkReport) {
             rm.page_size
         ))
     );
-    let t = layout(rm);
+    let style = LayoutStyle {
+        first: "figure",
+        arrow: "\u{2192}",
+        sep: " \u{00b7} ",
+    };
+    let t = text_table(
+        "rightmark_layout",
+        "RightMark table",
+        rightmark_layout(rm, &style),
+    );
     let cols: Vec<usize> = (0..t.columns.len()).collect();
     p.table(&t, &cols, &|_| false);
 }
@@ -72,83 +83,28 @@ pub(super) fn stream_matrix_body(p: &mut Page, sm: &StreamMatrixReport) {
                 m.cpu_node
             ))
         );
-        let t = stream_layout(m);
+        let layout = stream_layout(m, " \u{00b7} ");
+        let t = text_table("stream_matrix_layout", "Per-stream placement", layout);
         let cols: Vec<usize> = (0..t.columns.len()).collect();
         p.table(&t, &cols, &|_| false);
     }
 }
 
-/// Source rows x destination columns, each cell `median [interval] n=6 · x0.80 [..]`.
-fn stream_layout(m: &StreamMatrix) -> Table {
-    let mut columns = vec!["source \\ destination".to_string()];
-    columns.extend(m.destination_nodes.iter().map(|d| format!("node {d}")));
-    let rows = m
-        .source_nodes
-        .iter()
-        .map(|&s| {
-            let mut row = vec![Cell::Text(format!("node {s}"))];
-            for &d in &m.destination_nodes {
-                let c = m
-                    .cells
-                    .iter()
-                    .find(|c| c.source_node == s && c.destination_node == d);
-                row.push(Cell::Text(match c {
-                    Some(c) => match &c.mb_per_s.ratio_to_local {
-                        Some(x) => {
-                            format!("{} \u{00b7} {}", figure_text(&c.mb_per_s), ratio_text(x))
-                        }
-                        None => figure_text(&c.mb_per_s),
-                    },
-                    None => "-".into(),
-                }));
-            }
-            row
-        })
-        .collect();
+/// A layout's headers and rows as a table of text for [`Page::table`].
+fn text_table(
+    name: &'static str,
+    title: &str,
+    (columns, rows): (Vec<String>, Vec<Vec<String>>),
+) -> Table {
     Table {
-        name: "stream_matrix_layout",
-        title: "Per-stream placement".into(),
+        name,
+        title: title.into(),
         keys: columns.clone(),
         columns,
-        rows,
-    }
-}
-
-/// The article's layout: one row per column of the table, one column per cell, each cell
-/// `median [interval] n=9`, remote cells followed by `x0.65 [0.64, 0.66]`.
-fn layout(r: &RightmarkReport) -> Table {
-    let mut columns = vec!["figure".to_string(), "unit".to_string()];
-    for c in &r.cells {
-        columns.push(format!(
-            "CPU node {} \u{2192} memory node {}{}",
-            c.cpu_node,
-            c.memory_node,
-            if c.local { " (local)" } else { "" }
-        ));
-    }
-    let rows = r
-        .metrics
-        .iter()
-        .map(|&m| {
-            let mut row = vec![Cell::Text(m.label().into()), Cell::Text(m.unit().into())];
-            for c in &r.cells {
-                row.push(Cell::Text(match c.figure(m) {
-                    Some(f) => match &f.ratio_to_local {
-                        Some(x) => format!("{} \u{00b7} {}", figure_text(f), ratio_text(x)),
-                        None => figure_text(f),
-                    },
-                    None => "-".into(),
-                }));
-            }
-            row
-        })
-        .collect();
-    Table {
-        name: "rightmark_layout",
-        title: "RightMark table".into(),
-        keys: columns.clone(),
-        columns,
-        rows,
+        rows: rows
+            .into_iter()
+            .map(|r| r.into_iter().map(Cell::Text).collect())
+            .collect(),
     }
 }
 

@@ -8,6 +8,8 @@
 
 use std::io::{self, Write};
 
+use super::width::indent;
+
 mod distribution;
 use distribution::distribution;
 
@@ -346,7 +348,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                         {
                             f2(1.0)
                         }
-                        Some(_) => opt(crate::render::run_view::matrix_ratio_text(cell)),
+                        Some(_) => opt(crate::render::run_view::latency::matrix_ratio_text(cell)),
                         None => opt(cell.measured_ratio.map(f2)),
                     },
                     opt(cell.slit_distance.map(|d| d.to_string())),
@@ -389,7 +391,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 b.min_sample_ns as f64 / 1e6
             )?;
         }
-        if let Some(l) = crate::render::run_view::matrix_ratio_line(m) {
+        if let Some(l) = crate::render::run_view::latency::matrix_ratio_line(m) {
             writeln!(out, "  {l}")?;
         }
     }
@@ -401,10 +403,6 @@ fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     let q = super::verdict::of_checks(&crate::results::findings::latency_checks(r));
     super::verdict::write_text(out, Some(&q), &r.warnings, "")
-}
-
-fn indent(s: &str) -> String {
-    s.lines().map(|l| format!("  {l}\n")).collect()
 }
 
 #[cfg(test)]
@@ -442,9 +440,7 @@ mod tests {
             extra_rounds: 0,
             ..p
         });
-        let mut out = Vec::new();
-        render(l, &mut out).unwrap();
-        let s = String::from_utf8(out).unwrap();
+        let s = crate::render::fixture::written(|o| render(l, o));
         assert!(s.contains("against their target"), "{s}");
         assert!(
             s.contains(": \u{b1}4.1 % (target \u{b1}3 %, 8 extra samples)"),

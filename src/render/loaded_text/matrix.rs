@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use super::{bandwidth_note, headline_table, shared_idle_checks};
-use crate::render::run_view::has_slices;
+use crate::render::run_view::loaded::has_slices;
 use crate::render::traffic_text;
 use crate::results::format::format_list;
 use crate::results::loaded::LoadedMatrix;

@@ -11,7 +11,8 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::run_view::{
-    doubling_text, fmt_interval, has_blocks, has_slices, loaded_mb_text, max_point,
+    fmt_interval, loaded::has_blocks, loaded::has_slices, loaded::loaded_mb_text,
+    loaded_family::doubling_text, loaded_family::max_point,
 };
 use super::traffic_text;
 
@@ -252,7 +253,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
         out,
         "idle latency {:.1} ns; {}; peak {peak} MB/s (latency there {:.1} ns)",
         r.curve.idle_ns_per_load,
-        super::run_view::doubling_clause(r),
+        super::run_view::loaded_family::doubling_clause(r),
         r.curve.ns_per_load_at_peak
     )?;
     writeln!(out, "{}", trend_sentence(r))?;
@@ -297,7 +298,7 @@ fn points_table(r: &LoadedResult) -> Table {
             .map(|t| format!("{:.0}", t.mb_per_s))
             .collect();
         t.add_row(vec![
-            super::run_view::load_label(p),
+            super::run_view::loaded::load_label(p),
             match p.delay_ns {
                 None => "no load".into(),
                 Some(d) => super::run_view::fmt_num(d),
@@ -392,9 +393,7 @@ mod tests {
                 ns_per_load: 300.0,
             },
         ];
-        let mut out = Vec::new();
-        sketch(&pts, &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| sketch(&pts, o));
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].starts_with("    300 ns |") && lines[0].ends_with('*'),
@@ -420,9 +419,7 @@ mod tests {
             order: "interleaved".into(),
             curves: vec![read.clone(), mix.clone()],
         };
-        let mut out = Vec::new();
-        render(&LoadedReport::Family(f), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| render(&LoadedReport::Family(f), o));
         assert!(text.starts_with("Loaded latency, 2 load mixes"), "{text}");
         assert_eq!(text.matches("\nmix read").count(), 2, "{text}");
         assert!(text.contains("a = read, b = read:write 2:1"), "{text}");
@@ -442,9 +439,7 @@ mod tests {
             load_nodes: None,
             load_mem_node: None,
         };
-        let mut out = Vec::new();
-        render(&LoadedReport::Matrix(m), &mut out).unwrap();
-        let text = String::from_utf8(out).unwrap();
+        let text = crate::render::fixture::written(|o| render(&LoadedReport::Matrix(m), o));
         assert!(text.contains("load from the initiator's other CPUs onto the target"));
         assert!(
             text.contains("so the matrix is the single cell 0 -> 0"),

@@ -1,9 +1,7 @@
 //! The bandwidth part of a run as tables and heatmaps: every kernel result and the node x
 //! node matrix beside HMAT.
 
-use super::{
-    grid, interval_cells, interval_columns, nodes_text, quality_cells, quality_columns, Cell, Table,
-};
+use super::{estimate_cells, grid, nodes_text, Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::bandwidth::Rates;
 use crate::results::quality::RepetitionQuality;
@@ -27,20 +25,15 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             ("page_size", "page size"),
         ],
     );
-    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("mb_per_s_min", "MB/s min"),
-            ("mb_per_s_max", "MB/s max"),
-            ("dram_mb_per_s_estimate_median", "DRAM MB/s (estimate)"),
-            ("on_intended_node_fraction", "on intended node (fraction)"),
-            ("huge_page_backed_fraction", "huge-page backed (fraction)"),
-            ("stride_bytes", "stride (bytes)"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
+    t.extend([
+        ("mb_per_s_min", "MB/s min"),
+        ("mb_per_s_max", "MB/s max"),
+        ("dram_mb_per_s_estimate_median", "DRAM MB/s (estimate)"),
+        ("on_intended_node_fraction", "on intended node (fraction)"),
+        ("huge_page_backed_fraction", "huge-page backed (fraction)"),
+        ("stride_bytes", "stride (bytes)"),
+    ]);
     for b in r.bandwidth.iter().flat_map(|b| &b.results) {
         let mut row = vec![
             Cell::Text(b.kernel.clone()),
@@ -53,8 +46,10 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             Cell::Int(b.working_set_bytes),
             Cell::Text(b.page_size.label().into()),
         ];
-        row.extend(interval_cells(Some(&rates_summary(&b.mb_per_s))));
-        row.extend(quality_cells(b.quality.as_ref()));
+        row.extend(estimate_cells(
+            &rates_summary(&b.mb_per_s),
+            b.quality.as_ref(),
+        ));
         row.extend([
             Cell::Num(b.mb_per_s.min),
             Cell::Num(b.mb_per_s.max),
@@ -127,21 +122,15 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
         },
         &[("cpu_node", "CPU node"), ("memory_node", "memory node")],
     );
-    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("mb_per_s_min", "MB/s min"),
-            ("mb_per_s_max", "MB/s max"),
-            ("hmat_read_mb_per_s", "HMAT read bandwidth MB/s (firmware)"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
+    t.extend([
+        ("mb_per_s_min", "MB/s min"),
+        ("mb_per_s_max", "MB/s max"),
+        ("hmat_read_mb_per_s", "HMAT read bandwidth MB/s (firmware)"),
+    ]);
     for c in bw_matrix(r) {
         let mut row = vec![Cell::Int(c.initiator as u64), Cell::Int(c.target as u64)];
-        row.extend(interval_cells(Some(&c.mb_per_s)));
-        row.extend(quality_cells(c.quality));
+        row.extend(estimate_cells(&c.mb_per_s, c.quality));
         row.extend([
             Cell::Num(c.mb_per_s.min),
             Cell::Num(c.mb_per_s.max),
@@ -155,21 +144,21 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
 /// Measured bandwidth heatmap and HMAT (from the cells, else the topology) beside it.
 pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
     let cells = bw_matrix(r);
-    let measured: Vec<(u32, u32, f64)> = cells
+    let measured: Vec<(u32, u32, Option<f64>)> = cells
         .iter()
-        .map(|c| (c.initiator, c.target, c.mb_per_s.median))
+        .map(|c| (c.initiator, c.target, Some(c.mb_per_s.median)))
         .collect();
     let m = grid("Measured bandwidth (MB/s)", "MB/s", false, &measured)?;
-    let mut hmat: Vec<(u32, u32, f64)> = cells
+    let mut hmat: Vec<(u32, u32, Option<f64>)> = cells
         .iter()
-        .filter_map(|c| Some((c.initiator, c.target, c.hmat_read_mb_per_s?)))
+        .filter_map(|c| Some((c.initiator, c.target, Some(c.hmat_read_mb_per_s?))))
         .collect();
     if hmat.is_empty() {
         hmat = cells
             .iter()
             .filter_map(|c| {
                 let h = r.topology.hmat_for(c.initiator, c.target)?;
-                Some((c.initiator, c.target, h.read_bandwidth_mb_s? as f64))
+                Some((c.initiator, c.target, Some(h.read_bandwidth_mb_s? as f64)))
             })
             .collect();
     }

@@ -2,7 +2,7 @@
 //! (`bandwidth_sweep.csv`) and a log2-x line chart, one line per kernel with its intervals,
 //! the declared cache sizes marked: the chart the HTML report draws beside latency's.
 
-use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
+use super::{interval_cells, quality_cells, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
@@ -30,8 +30,7 @@ pub fn bandwidth_sweep_table(r: &RunResults) -> Table {
             ("fits_in", "fits in"),
         ],
     );
-    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
-    t.extend(quality_columns());
+    t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
     let Some(b) = sweep_report(r) else {
         return t;
     };
@@ -50,7 +49,8 @@ pub fn bandwidth_sweep_table(r: &RunResults) -> Table {
             Cell::Text(p.fits_in.clone()),
         ];
         row.extend(interval_cells(
-            run.map(|x| super::rates_summary(&x.mb_per_s)).as_ref(),
+            run.map(|x| super::bandwidth::rates_summary(&x.mb_per_s))
+                .as_ref(),
         ));
         row.extend(quality_cells(run.and_then(|x| x.quality.as_ref())));
         t.rows.push(row);

@@ -1,7 +1,7 @@
 //! Core-to-core transfer latencies as tables (pairs and relation groups), a heatmap and the
 //! engine's sentence (with, in a virtual machine, what the figures describe).
 
-use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
+use super::{estimate_cells, interval_cells, interval_columns, Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::RunResults;
 
@@ -27,17 +27,12 @@ pub fn c2c_table(r: &RunResults) -> Table {
             ("relation", "relation"),
         ],
     );
-    t.extend(interval_columns("ns_one_way", "ns one way"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("ns_one_way_min", "ns min"),
-            ("ns_one_way_p90", "ns p90"),
-            ("lowest_cpu_share_fraction", "lowest CPU share (fraction)"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("ns_one_way", "ns one way");
+    t.extend([
+        ("ns_one_way_min", "ns min"),
+        ("ns_one_way_p90", "ns p90"),
+        ("lowest_cpu_share_fraction", "lowest CPU share (fraction)"),
+    ]);
     for p in r.c2c.iter().flat_map(|c| &c.pairs) {
         let s = &p.ns_one_way;
         let all = p.ns_one_way_all_samples.as_ref().unwrap_or(s);
@@ -46,8 +41,7 @@ pub fn c2c_table(r: &RunResults) -> Table {
             Cell::Int(p.to as u64),
             Cell::Text(p.relation.label()),
         ];
-        row.extend(interval_cells(Some(s)));
-        row.extend(quality_cells(p.quality.as_ref()));
+        row.extend(estimate_cells(s, p.quality.as_ref()));
         row.extend([
             Cell::Num(all.min),
             Cell::Num(all.p90),
@@ -70,11 +64,7 @@ pub fn c2c_groups_table(r: &RunResults) -> Table {
         "ns_one_way",
         "ns one way (of pair medians)",
     ));
-    t.extend(
-        [("ns_one_way_min", "ns min"), ("ns_one_way_max", "ns max")]
-            .map(|(k, l)| (k.to_string(), l.to_string()))
-            .to_vec(),
-    );
+    t.extend([("ns_one_way_min", "ns min"), ("ns_one_way_max", "ns max")]);
     for g in r.c2c.iter().flat_map(|c| &c.groups) {
         let s = &g.ns_one_way;
         let mut row = vec![Cell::Text(g.label.clone()), Cell::Int(g.pairs as u64)];

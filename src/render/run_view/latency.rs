@@ -1,7 +1,7 @@
 //! The latency part of a run as tables and charts: the working-set sweep, the node x node
 //! matrix and its heatmaps beside the firmware's view (HMAT, else SLIT).
 
-use super::{grid, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
+use super::{ci_cells, estimate_cells, grid, Cell, Table};
 use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 
@@ -17,21 +17,16 @@ pub fn latency_sweep_table(r: &RunResults) -> Table {
             ("working_set_bytes", "working set (bytes)"),
         ],
     );
-    t.extend(interval_columns("ns_per_load", "ns per load"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("ns_per_load_min", "ns min"),
-            ("ns_per_load_p90", "ns p90"),
-            ("cycles_per_load_median", "cycles per load (median)"),
-            ("cpu", "CPU"),
-            ("memory_node", "memory node"),
-            ("on_intended_node_fraction", "on intended node (fraction)"),
-            ("huge_page_backed_fraction", "huge-page backed (fraction)"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("ns_per_load", "ns per load");
+    t.extend([
+        ("ns_per_load_min", "ns min"),
+        ("ns_per_load_p90", "ns p90"),
+        ("cycles_per_load_median", "cycles per load (median)"),
+        ("cpu", "CPU"),
+        ("memory_node", "memory node"),
+        ("on_intended_node_fraction", "on intended node (fraction)"),
+        ("huge_page_backed_fraction", "huge-page backed (fraction)"),
+    ]);
     for c in r.latency.iter().flat_map(|l| &l.sweep) {
         for p in &c.points {
             let mut row = vec![
@@ -40,8 +35,7 @@ pub fn latency_sweep_table(r: &RunResults) -> Table {
                 Cell::Int(c.chains as u64),
                 Cell::Int(p.working_set_bytes),
             ];
-            row.extend(interval_cells(Some(&p.ns_per_load)));
-            row.extend(quality_cells(p.quality.as_ref()));
+            row.extend(estimate_cells(&p.ns_per_load, p.quality.as_ref()));
             row.extend([
                 Cell::Num(p.ns_per_load.min),
                 Cell::Num(p.ns_per_load.p90),
@@ -203,34 +197,29 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
             ("working_set_bytes", "working set (bytes)"),
         ],
     );
-    t.extend(interval_columns("ns_per_load", "ns per load"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("ns_per_load_min", "ns min"),
-            ("ns_per_load_max", "ns max"),
-            ("relative_to_local_ratio", "relative to local"),
-            ("slit_distance", "SLIT distance (firmware)"),
-            ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
-            ("on_intended_node_fraction", "on intended node (fraction)"),
-            (
-                "relative_to_local_ci_low_ratio",
-                "relative to local, 95 % low",
-            ),
-            (
-                "relative_to_local_ci_high_ratio",
-                "relative to local, 95 % high",
-            ),
-            (
-                "relative_to_local_ci_level_fraction",
-                "relative to local, coverage",
-            ),
-            ("relative_to_local_pairs_count", "rounds paired"),
-            ("differs_from_local", "differs from local beyond noise"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("ns_per_load", "ns per load");
+    t.extend([
+        ("ns_per_load_min", "ns min"),
+        ("ns_per_load_max", "ns max"),
+        ("relative_to_local_ratio", "relative to local"),
+        ("slit_distance", "SLIT distance (firmware)"),
+        ("hmat_read_latency_ns", "HMAT read latency ns (firmware)"),
+        ("on_intended_node_fraction", "on intended node (fraction)"),
+        (
+            "relative_to_local_ci_low_ratio",
+            "relative to local, 95 % low",
+        ),
+        (
+            "relative_to_local_ci_high_ratio",
+            "relative to local, 95 % high",
+        ),
+        (
+            "relative_to_local_ci_level_fraction",
+            "relative to local, coverage",
+        ),
+        ("relative_to_local_pairs_count", "rounds paired"),
+        ("differs_from_local", "differs from local beyond noise"),
+    ]);
     if let Some(m) = r.latency.as_ref().and_then(|l| l.matrix.as_ref()) {
         for c in &m.cells {
             let mut row = vec![
@@ -238,8 +227,10 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
                 Cell::Int(c.memory_node as u64),
                 Cell::Int(m.working_set_bytes),
             ];
-            row.extend(interval_cells(Some(&c.result.ns_per_load)));
-            row.extend(quality_cells(c.result.quality.as_ref()));
+            row.extend(estimate_cells(
+                &c.result.ns_per_load,
+                c.result.quality.as_ref(),
+            ));
             row.extend([
                 Cell::Num(c.result.ns_per_load.min),
                 Cell::Num(c.result.ns_per_load.max),
@@ -249,10 +240,8 @@ pub fn latency_matrix_table(r: &RunResults) -> Table {
                 Cell::opt(c.result.placement_fraction),
             ]);
             let p = c.measured_ratio_interval.as_ref();
+            row.extend(ci_cells(p.and_then(|p| p.ci)));
             row.extend([
-                Cell::opt(p.and_then(|p| p.ci.map(|c| c.low))),
-                Cell::opt(p.and_then(|p| p.ci.map(|c| c.high))),
-                Cell::opt(p.and_then(|p| p.ci.map(|c| c.level))),
                 Cell::int(p.map(|p| p.pairs as u64)),
                 match c.differs_from_reference() {
                     Some(d) if c.initiator_node != c.memory_node => Cell::Bool(d),
@@ -359,18 +348,24 @@ pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> 
 /// SLIT), restricted to the measured pairs.
 pub fn latency_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
     let m = r.latency.as_ref()?.matrix.as_ref()?;
-    let cells: Vec<(u32, u32, f64)> = m
+    let cells: Vec<(u32, u32, Option<f64>)> = m
         .cells
         .iter()
-        .map(|c| (c.initiator_node, c.memory_node, c.result.ns_per_load.median))
+        .map(|c| {
+            (
+                c.initiator_node,
+                c.memory_node,
+                Some(c.result.ns_per_load.median),
+            )
+        })
         .collect();
     let measured = grid("Measured latency (ns)", "ns", true, &cells)?;
-    let hmat: Vec<(u32, u32, f64)> = m
+    let hmat: Vec<(u32, u32, Option<f64>)> = m
         .cells
         .iter()
         .filter_map(|c| {
             c.hmat_read_latency_ns
-                .map(|v| (c.initiator_node, c.memory_node, v as f64))
+                .map(|v| (c.initiator_node, c.memory_node, Some(v as f64)))
         })
         .collect();
     let declared = if !hmat.is_empty() {
@@ -381,10 +376,10 @@ pub fn latency_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
     Some((measured, declared))
 }
 
-fn slit_grid(r: &RunResults, pairs: &[(u32, u32, f64)]) -> Option<Heatmap> {
-    let slit: Vec<(u32, u32, f64)> = pairs
+fn slit_grid(r: &RunResults, pairs: &[(u32, u32, Option<f64>)]) -> Option<Heatmap> {
+    let slit: Vec<(u32, u32, Option<f64>)> = pairs
         .iter()
-        .filter_map(|&(a, b, _)| r.topology.distance(a, b).map(|d| (a, b, d as f64)))
+        .filter_map(|&(a, b, _)| r.topology.distance(a, b).map(|d| (a, b, Some(d as f64))))
         .collect();
     grid("SLIT distance (firmware)", "", true, &slit)
 }
@@ -432,21 +427,10 @@ mod tests {
         );
         assert!(svg.contains("hollow: disturbed"));
         assert!(latency_knee_note(&r).starts_with("No knee found"));
-        let l = r.latency.as_mut().unwrap();
-        let level = |name: &str, size: u64, knee: Option<u64>| crate::results::latency::LevelKnee {
-            level: name.into(),
-            sysfs_bytes: Some(size),
-            knee_bytes: knee,
-            plateau_ns: None,
-            plateau_cycles: None,
-        };
-        l.knees = vec![crate::results::latency::CurveKnees {
-            mode: l.sweep[0].mode,
-            page_size: l.sweep[0].page_size,
-            chains: 1,
-            plateaus: Vec::new(),
-            levels: vec![level("L1", 65536, Some(32768)), level("L2", 1048576, None)],
-        }];
+        crate::render::fixture::set_knees(
+            &mut r,
+            &[("L1", 65536, Some(32768)), ("L2", 1048576, None)],
+        );
         let note = latency_knee_note(&r);
         assert!(note.contains("L1 at 32K"), "{note}");
         assert!(note.contains("no knee found for L2"), "{note}");

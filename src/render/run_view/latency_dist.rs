@@ -5,7 +5,7 @@
 //! docs/csv.md (`latency --csv`, `run`, and `report --csv` for a results file that holds them).
 //! Also the distribution's one summary line and its histogram chart for `run`'s outputs.
 
-use super::{fmt_num, Cell, Table};
+use super::{ci_cells, fmt_num, Cell, Table};
 use crate::render::svg::{HistBin, HistMark, Histogram, MarkStyle};
 use crate::results::format::format_bytes;
 use crate::results::latency::{LatencyReport, LoadDistribution};
@@ -60,24 +60,22 @@ pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
             Cell::int(d.memory_node.map(u64::from)),
             Cell::Int(d.loads_per_group),
             Cell::Int(d.groups as u64),
-            Cell::Num(p.min),
-            Cell::Num(p.p1),
-            Cell::Num(p.p10),
-            Cell::Num(p.p50),
-            Cell::Num(p.p90),
-            Cell::Num(p.p99),
-            Cell::Num(p.p99_9),
-            Cell::Num(p.max),
-            Cell::Num(p.mean),
-            Cell::Num(o.median_ns),
-            Cell::Num(o.p10_ns),
-            Cell::Num(o.p90_ns),
+        ]);
+        let row = t.rows.last_mut().expect("pushed above");
+        row.extend(
+            [
+                p.min, p.p1, p.p10, p.p50, p.p90, p.p99, p.p99_9, p.max, p.mean,
+            ]
+            .into_iter()
+            .chain([o.median_ns, o.p10_ns, o.p90_ns])
+            .map(Cell::Num),
+        );
+        row.extend([
             Cell::Int(d.clamped_groups as u64),
             Cell::opt(d.chase_ns_per_load_median),
             d.counter_invariant.map_or(Cell::Missing, Cell::Bool),
             Cell::opt(d.interleaved_chase_ns_per_load_median),
         ]);
-        let row = t.rows.last_mut().expect("pushed above");
         for (_, _, ci) in p.named() {
             row.push(Cell::opt(ci.map(|c| c.low)));
             row.push(Cell::opt(ci.map(|c| c.high)));
@@ -178,10 +176,11 @@ pub fn latency_mlp_table(l: Option<&LatencyReport>) -> Table {
             Cell::Num(m.ns_per_load),
             Cell::Num(m.per_chain_ns_per_load),
             Cell::Num(m.factor),
-            Cell::opt(m.ci.map(|c| c.low)),
-            Cell::opt(m.ci.map(|c| c.high)),
-            Cell::opt(m.ci.map(|c| c.level)),
         ]);
+        t.rows
+            .last_mut()
+            .expect("pushed above")
+            .extend(ci_cells(m.ci));
     }
     t
 }

@@ -7,10 +7,7 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{
-    fmt_ci, fmt_interval, fmt_num, interval_cells, interval_columns, quality_cells,
-    quality_columns, Cell, Table,
-};
+use super::{estimate_cells, fmt_ci, fmt_interval, fmt_num, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XErrorBar, XScale};
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
@@ -56,12 +53,26 @@ pub fn loaded_mb_text(p: &LoadedPoint) -> String {
     }
 }
 
-/// The same in a table cell whose row shows n elsewhere (`6679 [6500, 6800]`), for a figure
-/// with its per-slice summary, or the bare figure as before.
-fn mb_cell(summary: Option<&crate::stats::Summary>, bare: f64) -> Cell {
-    match summary {
-        Some(s) => Cell::Text(fmt_ci(s, None)),
-        None => Cell::Num(bare),
+/// The total and load bandwidth columns of a loaded-latency table for people, one row per
+/// point of `curves`: each figure with its per-slice (or per-block) summary as `6679 [6500,
+/// 6800]` (the row shows n elsewhere), the bare figure of an older file as before; the labels
+/// say what the interval is over.
+pub(crate) fn bandwidths_for_people(t: &mut Table, curves: &[&LoadedResult]) {
+    let [total, load] = ["total_mb_per_s", "load_mb_per_s"].map(|k| t.col(k));
+    let points = curves.iter().flat_map(|c| c.points.iter());
+    for (row, p) in t.rows.iter_mut().zip(points) {
+        for (col, s) in [
+            (total, &p.total_mb_per_s_summary),
+            (load, &p.load_mb_per_s_summary),
+        ] {
+            if let Some(s) = s {
+                row[col] = Cell::Text(fmt_ci(s, None));
+            }
+        }
+    }
+    if has_slices(curves.iter().copied()) {
+        t.columns[total] = total_mb_label(curves.iter().copied());
+        t.columns[load] = "MB/s of the load threads [95 % interval]".into();
     }
 }
 
@@ -87,9 +98,7 @@ pub(crate) fn blocks_column() -> (String, String) {
 
 /// The people's label of the total bandwidth column: the median of the points' blocks,
 /// or of their slices in files written before blocks.
-pub(crate) fn total_mb_label<'a>(
-    curves: impl IntoIterator<Item = &'a LoadedResult> + Clone,
-) -> String {
+fn total_mb_label<'a>(curves: impl IntoIterator<Item = &'a LoadedResult> + Clone) -> String {
     let of = if has_blocks(curves) {
         "blocks"
     } else {
@@ -186,8 +195,7 @@ pub fn loaded_table(r: &RunResults) -> Table {
             ("load_mb_per_s", "MB/s of the load threads"),
         ],
     );
-    t.extend(interval_columns("ns_per_load", "ns per load"));
-    t.extend(quality_columns());
+    t.extend_estimate("ns_per_load", "ns per load");
     t.columns.push("ns p90".into());
     t.keys.push("ns_per_load_p90".into());
     t.extend(bandwidth_columns());
@@ -203,8 +211,7 @@ pub fn loaded_table(r: &RunResults) -> Table {
                 Cell::Num(p.total_mb_per_s),
                 Cell::Num(p.load_mb_per_s),
             ];
-            row.extend(interval_cells(Some(&p.ns_per_load)));
-            row.extend(quality_cells(p.quality.as_ref()));
+            row.extend(estimate_cells(&p.ns_per_load, p.quality.as_ref()));
             row.push(Cell::Num(p.sample_p90_p99().0));
             row.extend(bandwidth_cells(p));
             row.push(blocks_cell(p));
@@ -226,7 +233,8 @@ pub fn loaded_table_for_people(r: &RunResults) -> Table {
         .enumerate()
         .flat_map(|(k, c)| c.points.iter().map(move |p| (*c, p, k > 0)))
         .collect();
-    let [label, total, load] = ["load_label", "total_mb_per_s", "load_mb_per_s"].map(|k| t.col(k));
+    bandwidths_for_people(&mut t, &curves);
+    let label = t.col("load_label");
     let mut rows = Vec::with_capacity(t.rows.len());
     for (mut row, (c, p, later)) in std::mem::take(&mut t.rows).into_iter().zip(points) {
         if several && later && p.target_fraction.is_none() {
@@ -235,15 +243,9 @@ pub fn loaded_table_for_people(r: &RunResults) -> Table {
         if several && p.target_fraction.is_some() {
             row[label] = Cell::Text(format!("{}, {}", c.kernel_label, load_label(p)));
         }
-        row[total] = mb_cell(p.total_mb_per_s_summary.as_ref(), p.total_mb_per_s);
-        row[load] = mb_cell(p.load_mb_per_s_summary.as_ref(), p.load_mb_per_s);
         rows.push(row);
     }
     t.rows = rows;
-    if has_slices(curves.iter().copied()) {
-        t.columns[total] = total_mb_label(curves.iter().copied());
-        t.columns[load] = "MB/s of the load threads [95 % interval]".into();
-    }
     t.with_interval_text("ns_per_load", "ns per load")
 }
 
@@ -266,7 +268,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         return None;
     }
     if !r.loaded_latency_mixes.is_empty() {
-        return super::loaded_family_chart(&run_loaded_curves(r));
+        return super::loaded_charts::loaded_family_chart(&run_loaded_curves(r));
     }
     let mut c = LineChart::new(
         "Latency under load",
@@ -303,7 +305,7 @@ pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
         points,
         style: SeriesStyle::LinePoints,
     });
-    if let (Some(x), _) = super::supported_doubling(l) {
+    if let (Some(x), _) = super::loaded_family::supported_doubling(l) {
         c.markers.push(Marker {
             x,
             label: format!("latency x2 at {} MB/s", fmt_num(x)),
@@ -338,7 +340,7 @@ pub fn loaded_summary(r: &RunResults) -> Option<String> {
     let c = &l.curve;
     // Stated only where more than one point supports it (by their intervals where the points
     // were measured in blocks), as in every other place the doubling is shown.
-    let doubled = super::doubling_clause(l);
+    let doubled = super::loaded_family::doubling_clause(l);
     let mut s = format!(
         "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
          threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
@@ -436,9 +438,7 @@ mod tests {
         assert!(last.contains("no interval"), "{last}");
         assert!(p.rows[1][total].display().contains(" ["));
         // `report --full` prints the loaded-latency command's family section: every mix.
-        let mut full = Vec::new();
-        crate::render::run_text::render(&r, &mut full).unwrap();
-        let full = String::from_utf8(full).unwrap();
+        let full = crate::render::fixture::written(|o| crate::render::run_text::render(&r, o));
         assert!(full.contains("Loaded latency, 2 load mixes"), "{full}");
         assert!(full.contains("mix read:write 2:1 (full speed"), "{full}");
         assert!(loaded_summary(&r)

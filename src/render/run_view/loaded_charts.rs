@@ -1,7 +1,10 @@
 //! The charts of `numascope loaded-latency`: latency against bandwidth with every curve of a
 //! family and its error bars, and the initiator x target matrix as heat maps.
 
-use super::{curve_name, fmt_num, max_point, supported_doubling, x_error};
+use super::{
+    fmt_num, loaded::x_error, loaded_family::curve_name, loaded_family::max_point,
+    loaded_family::supported_doubling,
+};
 use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedResult};
 

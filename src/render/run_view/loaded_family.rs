@@ -6,9 +6,11 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
-use super::{bandwidth_cells, bandwidth_columns, blocks_cell, blocks_column};
 use super::{
-    fmt_num, interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table,
+    estimate_cells, fmt_num, interval_cells, interval_columns, quality_cells, Cell, Table,
+};
+use super::{
+    loaded::bandwidth_cells, loaded::bandwidth_columns, loaded::blocks_cell, loaded::blocks_column,
 };
 use crate::results::format::format_list;
 use crate::results::loaded::{LoadedPoint, LoadedReport, LoadedResult};
@@ -114,21 +116,17 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
             ("load_mb_per_s", "MB/s of the load threads"),
         ],
     );
-    t.extend(interval_columns("ns_per_load", "ns per load"));
-    t.extend(quality_columns());
-    t.extend(vec![
+    t.extend_estimate("ns_per_load", "ns per load");
+    t.extend([
         (
-            "chaser_cpu_share_fraction".into(),
-            "chaser's lowest CPU share (fraction)".into(),
+            "chaser_cpu_share_fraction",
+            "chaser's lowest CPU share (fraction)",
         ),
-        (
-            "steal_fraction".into(),
-            "highest steal over the point (fraction)".into(),
-        ),
-        ("ns_per_load_p90".into(), "ns p90".into()),
+        ("steal_fraction", "highest steal over the point (fraction)"),
+        ("ns_per_load_p90", "ns p90"),
     ]);
     t.extend(bandwidth_columns());
-    t.extend(vec![blocks_column()]);
+    t.extend([blocks_column()]);
     for r in curves {
         let name = curve_name(r, curves);
         for p in &r.points {
@@ -150,8 +148,7 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
                 Cell::Num(p.total_mb_per_s),
                 Cell::Num(p.load_mb_per_s),
             ];
-            row.extend(interval_cells(Some(&p.ns_per_load)));
-            row.extend(quality_cells(q));
+            row.extend(estimate_cells(&p.ns_per_load, q));
             row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
             row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
             row.push(Cell::Num(p.sample_p90_p99().0));
@@ -168,22 +165,7 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
 /// older files as before).
 pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
     let mut t = loaded_curves_table(curves);
-    let [total, load] = ["total_mb_per_s", "load_mb_per_s"].map(|k| t.col(k));
-    let points = curves.iter().flat_map(|c| c.points.iter());
-    for (row, p) in t.rows.iter_mut().zip(points) {
-        for (col, s) in [
-            (total, &p.total_mb_per_s_summary),
-            (load, &p.load_mb_per_s_summary),
-        ] {
-            if let Some(s) = s {
-                row[col] = Cell::Text(super::fmt_ci(s, None));
-            }
-        }
-    }
-    if super::has_slices(curves.iter().copied()) {
-        t.columns[total] = super::total_mb_label(curves.iter().copied());
-        t.columns[load] = "MB/s of the load threads [95 % interval]".into();
-    }
+    super::loaded::bandwidths_for_people(&mut t, curves);
     t.with_interval_text("ns_per_load", "ns per load")
 }
 
@@ -202,18 +184,17 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
             ("points_count", "points (idle included)"),
         ],
     );
-    t.extend(interval_columns("idle_ns_per_load", "idle ns per load"));
-    t.extend(quality_columns());
-    t.extend(vec![
+    t.extend_estimate("idle_ns_per_load", "idle ns per load");
+    t.extend([
         (
-            "doubled_at_mb_per_s".into(),
-            "latency doubled at (MB/s; stated with more than one point beyond)".into(),
+            "doubled_at_mb_per_s",
+            "latency doubled at (MB/s; stated with more than one point beyond)",
         ),
         (
-            "points_beyond_doubling_count".into(),
-            "points at or beyond the doubling".into(),
+            "points_beyond_doubling_count",
+            "points at or beyond the doubling",
         ),
-        ("max_mb_per_s".into(), "max MB/s (one repetition)".into()),
+        ("max_mb_per_s", "max MB/s (one repetition)"),
     ]);
     let at_max: Vec<(String, String)> = interval_columns("ns_per_load_at_max", "ns at max")
         .into_iter()
@@ -224,31 +205,22 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
         })
         .collect();
     t.extend(at_max);
-    t.extend(vec![
+    t.extend([
+        ("at_max_disturbed", "max point disturbed (retakes ran out)"),
         (
-            "at_max_disturbed".into(),
-            "max point disturbed (retakes ran out)".into(),
+            "disturbed_points_count",
+            "points disturbed (retakes ran out)",
         ),
         (
-            "disturbed_points_count".into(),
-            "points disturbed (retakes ran out)".into(),
+            "on_intended_node_fraction",
+            "pages on the intended node (lowest of chased and load buffers)",
         ),
+        ("max_mb_per_s_ci_low", "max MB/s, median 95 % interval low"),
         (
-            "on_intended_node_fraction".into(),
-            "pages on the intended node (lowest of chased and load buffers)".into(),
+            "max_mb_per_s_ci_high",
+            "max MB/s, median 95 % interval high",
         ),
-        (
-            "max_mb_per_s_ci_low".into(),
-            "max MB/s, median 95 % interval low".into(),
-        ),
-        (
-            "max_mb_per_s_ci_high".into(),
-            "max MB/s, median 95 % interval high".into(),
-        ),
-        (
-            "max_slices_count".into(),
-            "slices behind the max MB/s (n)".into(),
-        ),
+        ("max_slices_count", "slices behind the max MB/s (n)"),
     ]);
     t.rows.extend(curves.iter().map(|r| summary_row(r, curves)));
     t
@@ -300,50 +272,30 @@ fn summary_row(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
 /// `231 [226, 240] n=9` text (each with its own n), disturbed ones marked.
 pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
     let mut t = loaded_summary_table(curves);
-    let [m, lo, hi, n, d] = [
+    let c = |k: &str| t.col(k);
+    let at_max = [
         "ns_per_load_at_max_median",
         "ns_per_load_at_max_ci_low",
         "ns_per_load_at_max_ci_high",
-        "at_max_samples_count",
-        "at_max_disturbed",
     ]
-    .map(|k| t.col(k));
-    for row in &mut t.rows {
-        let (Cell::Num(median), Cell::Int(count)) = (&row[m], &row[n]) else {
-            continue;
-        };
-        let ci = match (&row[lo], &row[hi]) {
-            (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
-            _ => None,
-        };
-        let mut s = super::fmt_median_interval(*median, ci, *count as usize);
-        if row[d] == Cell::Bool(true) {
-            s.push_str(" (disturbed)");
-        }
-        row[m] = Cell::Text(s);
-    }
-    t.columns[m] = "ns at max median [95 % interval] n".into();
-    let [x, lo, hi, n] = [
+    .map(c);
+    let (n, d) = (c("at_max_samples_count"), c("at_max_disturbed"));
+    let x = [
         "max_mb_per_s",
         "max_mb_per_s_ci_low",
         "max_mb_per_s_ci_high",
-        "max_slices_count",
     ]
-    .map(|k| t.col(k));
-    for row in &mut t.rows {
-        if let (Cell::Num(median), Cell::Int(count)) = (&row[x], &row[n]) {
-            let ci = match (&row[lo], &row[hi]) {
-                (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
-                _ => None,
-            };
-            row[x] = Cell::Text(super::fmt_median_interval(*median, ci, *count as usize));
-        }
-    }
+    .map(c);
+    let slices = c("max_slices_count");
+    t.interval_text_at(at_max, Some(n), Some(d));
+    t.columns[at_max[0]] = "ns at max median [95 % interval] n".into();
+    t.interval_text_at(x, Some(slices), None);
+    let x = x[0];
     if curves
         .iter()
         .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))
     {
-        let of = if super::has_blocks(curves.iter().copied()) {
+        let of = if super::loaded::has_blocks(curves.iter().copied()) {
             "blocks"
         } else {
             "slices"
@@ -355,7 +307,7 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{loaded_family_chart, loaded_matrix_heatmaps};
+    use super::super::{loaded_charts::loaded_family_chart, loaded_charts::loaded_matrix_heatmaps};
     use super::*;
     use crate::results::loaded::{
         LoadedFamily, LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION,

@@ -5,29 +5,17 @@
 use crate::render::svg::Heatmap;
 use crate::results::{Part, RunResults};
 
-mod bandwidth;
-mod bandwidth_sweep;
-mod c2c;
-mod latency;
-mod latency_dist;
-mod loaded;
-mod loaded_charts;
-mod loaded_family;
-mod peak;
-mod policy;
-mod scaling;
-
-pub use bandwidth::*;
-pub use bandwidth_sweep::*;
-pub use c2c::*;
-pub use latency::*;
-pub use latency_dist::*;
-pub use loaded::*;
-pub use loaded_charts::*;
-pub use loaded_family::*;
-pub use peak::*;
-pub use policy::*;
-pub use scaling::*;
+pub mod bandwidth;
+pub mod bandwidth_sweep;
+pub mod c2c;
+pub mod latency;
+pub mod latency_dist;
+pub mod loaded;
+pub mod loaded_charts;
+pub mod loaded_family;
+pub mod peak;
+pub mod policy;
+pub mod scaling;
 
 /// One table cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,17 +52,12 @@ impl Cell {
         }
     }
 
-    fn opt(v: Option<f64>) -> Cell {
+    pub(crate) fn opt(v: Option<f64>) -> Cell {
         v.filter(|v| v.is_finite()).map_or(Cell::Missing, Cell::Num)
     }
 
-    fn int(v: Option<u64>) -> Cell {
+    pub(crate) fn int(v: Option<u64>) -> Cell {
         v.map_or(Cell::Missing, Cell::Int)
-    }
-
-    /// True for the cells a numeric column may hold.
-    pub fn is_numeric(&self) -> bool {
-        matches!(self, Cell::Num(_) | Cell::Int(_) | Cell::Missing)
     }
 }
 
@@ -82,20 +65,17 @@ impl Cell {
 /// `{base}_median`, `{base}_ci_low`, `{base}_ci_high`, `ci_level_fraction`, `samples_count`.
 pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
     match s {
-        None => [
-            Cell::Missing,
-            Cell::Missing,
-            Cell::Missing,
-            Cell::Missing,
-            Cell::Missing,
-        ],
-        Some(s) => [
-            Cell::opt(Some(s.median)),
-            Cell::opt(s.ci.map(|c| c.low)),
-            Cell::opt(s.ci.map(|c| c.high)),
-            Cell::opt(s.ci.map(|c| c.level)),
-            Cell::Int(s.samples as u64),
-        ],
+        None => std::array::from_fn(|_| Cell::Missing),
+        Some(s) => {
+            let [lo, hi, level] = ci_cells(s.ci);
+            [
+                Cell::opt(Some(s.median)),
+                lo,
+                hi,
+                level,
+                Cell::Int(s.samples as u64),
+            ]
+        }
     }
 }
 
@@ -118,6 +98,24 @@ pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)>
         ),
         ("samples_count".into(), "samples (n)".into()),
     ]
+}
+
+/// An interval's low, high and coverage cells, empty without one.
+pub(crate) fn ci_cells(ci: Option<crate::stats::Interval>) -> [Cell; 3] {
+    [
+        Cell::opt(ci.map(|c| c.low)),
+        Cell::opt(ci.map(|c| c.high)),
+        Cell::opt(ci.map(|c| c.level)),
+    ]
+}
+
+/// The cells of [`Table::extend_estimate`]'s columns: [`interval_cells`], then
+/// [`quality_cells`].
+pub(crate) fn estimate_cells(
+    s: &crate::stats::Summary,
+    q: Option<&crate::results::quality::RepetitionQuality>,
+) -> impl Iterator<Item = Cell> {
+    interval_cells(Some(s)).into_iter().chain(quality_cells(q))
 }
 
 /// The repetition-quality columns: `repetitions_discarded_count`, `disturbed`; empty when
@@ -210,7 +208,7 @@ pub struct Table {
 }
 
 impl Table {
-    fn new(name: &'static str, title: &str, columns: &[(&str, &str)]) -> Table {
+    pub(crate) fn new(name: &'static str, title: &str, columns: &[(&str, &str)]) -> Table {
         Table {
             name,
             title: title.into(),
@@ -221,11 +219,20 @@ impl Table {
     }
 
     /// Appends columns (key, label).
-    fn extend(&mut self, columns: Vec<(String, String)>) {
+    pub(crate) fn extend<K: Into<String>, L: Into<String>>(
+        &mut self,
+        columns: impl IntoIterator<Item = (K, L)>,
+    ) {
         for (k, l) in columns {
-            self.keys.push(k);
-            self.columns.push(l);
+            self.keys.push(k.into());
+            self.columns.push(l.into());
         }
+    }
+
+    /// Appends the [`interval_columns`] of figure `base`, then the [`quality_columns`].
+    pub(crate) fn extend_estimate(&mut self, base: &str, label: &str) {
+        self.extend(interval_columns(base, label));
+        self.extend(quality_columns());
     }
 
     /// The index of the column with CSV key `key`.
@@ -254,6 +261,20 @@ impl Table {
         let hi = self.col(&format!("{base}_ci_high"));
         let n = self.keys.iter().position(|k| k == "samples_count");
         let d = self.keys.iter().position(|k| k == "disturbed");
+        self.interval_text_at([m, lo, hi], n, d);
+        self.columns[m] = format!("{label} median [95 % interval] n");
+        self
+    }
+
+    /// The rows' median in column `m` as `231 [226, 240] n=9` from the interval columns `lo`,
+    /// `hi` and the count column `n` (without one, the bare median; a row whose count is
+    /// missing keeps its number), ` (disturbed)` where the column `d` says so.
+    pub(crate) fn interval_text_at(
+        &mut self,
+        [m, lo, hi]: [usize; 3],
+        n: Option<usize>,
+        d: Option<usize>,
+    ) {
         for row in &mut self.rows {
             let Cell::Num(median) = row[m] else { continue };
             let ci = match (&row[lo], &row[hi]) {
@@ -262,15 +283,14 @@ impl Table {
             };
             let mut s = match n.map(|i| &row[i]) {
                 Some(Cell::Int(n)) => fmt_median_interval(median, ci, *n as usize),
-                _ => fmt_num(median),
+                Some(_) => continue,
+                None => fmt_num(median),
             };
             if d.is_some_and(|i| row[i] == Cell::Bool(true)) {
                 s.push_str(" (disturbed)");
             }
             row[m] = Cell::Text(s);
         }
-        self.columns[m] = format!("{label} median [95 % interval] n");
-        self
     }
 }
 
@@ -298,26 +318,32 @@ pub fn absent_reason(r: &RunResults, part: Part) -> String {
 /// Every table, in report order.
 pub fn all_tables(r: &RunResults) -> Vec<Table> {
     let mut v = vec![
-        latency_sweep_table(r),
-        latency_matrix_table(r),
-        bandwidth_table(r),
-        bandwidth_matrix_table(r),
-        bandwidth_sweep_table(r),
-        scaling_table(r),
-        loaded_table(r),
-        c2c_table(r),
-        c2c_groups_table(r),
-        scenarios_table(r),
-        recommendations_table(r),
+        latency::latency_sweep_table(r),
+        latency::latency_matrix_table(r),
+        bandwidth::bandwidth_table(r),
+        bandwidth::bandwidth_matrix_table(r),
+        bandwidth_sweep::bandwidth_sweep_table(r),
+        scaling::scaling_table(r),
+        loaded::loaded_table(r),
+        c2c::c2c_table(r),
+        c2c::c2c_groups_table(r),
+        policy::scenarios_table(r),
+        policy::recommendations_table(r),
     ];
-    v.extend(latency_extra_tables(r.latency.as_ref()));
-    v.push(peak_table(r));
-    v.push(peak_domains_table(r));
+    v.extend(latency_dist::latency_extra_tables(r.latency.as_ref()));
+    v.push(peak::peak_table(r));
+    v.push(peak::peak_domains_table(r));
     v
 }
 
-/// A node x node grid from (initiator, memory, value) triples.
-fn grid(title: &str, unit: &str, worse_high: bool, cells: &[(u32, u32, f64)]) -> Option<Heatmap> {
+/// A node x node grid from (initiator, memory, value) triples; a pair without a value is an
+/// empty cell.
+pub(crate) fn grid(
+    title: &str,
+    unit: &str,
+    worse_high: bool,
+    cells: &[(u32, u32, Option<f64>)],
+) -> Option<Heatmap> {
     if cells.is_empty() {
         return None;
     }
@@ -337,7 +363,12 @@ fn grid(title: &str, unit: &str, worse_high: bool, cells: &[(u32, u32, f64)]) ->
             .iter()
             .map(|&a| {
                 cols.iter()
-                    .map(|&b| cells.iter().find(|c| c.0 == a && c.1 == b).map(|c| c.2))
+                    .map(|&b| {
+                        cells
+                            .iter()
+                            .find(|c| c.0 == a && c.1 == b)
+                            .and_then(|c| c.2)
+                    })
                     .collect()
             })
             .collect(),

@@ -4,7 +4,7 @@
 //! run. Read from the run's `peak` report only.
 
 use super::{
-    interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
+    bandwidth::rates_summary, estimate_cells, interval_cells, interval_columns, Cell, Table,
 };
 use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;
@@ -29,21 +29,16 @@ pub fn peak_table(r: &RunResults) -> Table {
             ("cpus", "CPUs"),
         ],
     );
-    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            (
-                "dram_mb_per_s_estimate_median",
-                "DRAM MB/s est. (median, with RFO)",
-            ),
-            ("on_intended_node_fraction", "on intended node (fraction)"),
-            ("peak", "highest median of its scope and mix"),
-            ("peak_clear", "its interval lies above the other counts'"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
+    t.extend([
+        (
+            "dram_mb_per_s_estimate_median",
+            "DRAM MB/s est. (median, with RFO)",
+        ),
+        ("on_intended_node_fraction", "on intended node (fraction)"),
+        ("peak", "highest median of its scope and mix"),
+        ("peak_clear", "its interval lies above the other counts'"),
+    ]);
     let Some(p) = peak_report(r) else { return t };
     for s in &p.scopes {
         for (m, row) in p.mixes.iter().zip(&s.runs) {
@@ -60,8 +55,10 @@ pub fn peak_table(r: &RunResults) -> Table {
                     Cell::Int(n as u64),
                     Cell::Text(format_list(&run.cpus)),
                 ];
-                cells.extend(interval_cells(Some(&rates_summary(&run.mb_per_s))));
-                cells.extend(quality_cells(Some(&run.quality)));
+                cells.extend(estimate_cells(
+                    &rates_summary(&run.mb_per_s),
+                    Some(&run.quality),
+                ));
                 cells.extend([
                     Cell::Num(run.dram_mb_per_s_estimate.median),
                     Cell::Num(run.placement_fraction),
@@ -88,30 +85,26 @@ pub fn peak_domains_table(r: &RunResults) -> Table {
         ],
     );
     t.extend(interval_columns("alone_mb_per_s", "alone MB/s"));
-    t.extend(
-        [
-            (
-                "in_all_mb_per_s_median",
-                "with every domain running, MB/s (median)",
-            ),
-            (
-                "in_all_mb_per_s_ci_low",
-                "with every domain, 95 % interval low",
-            ),
-            (
-                "in_all_mb_per_s_ci_high",
-                "with every domain, 95 % interval high",
-            ),
-            (
-                "all_mb_per_s_median",
-                "every domain together, MB/s (median)",
-            ),
-            ("share_fraction", "share of every domain together"),
-            ("alone_fraction_of_all", "alone / every domain together"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend([
+        (
+            "in_all_mb_per_s_median",
+            "with every domain running, MB/s (median)",
+        ),
+        (
+            "in_all_mb_per_s_ci_low",
+            "with every domain, 95 % interval low",
+        ),
+        (
+            "in_all_mb_per_s_ci_high",
+            "with every domain, 95 % interval high",
+        ),
+        (
+            "all_mb_per_s_median",
+            "every domain together, MB/s (median)",
+        ),
+        ("share_fraction", "share of every domain together"),
+        ("alone_fraction_of_all", "alone / every domain together"),
+    ]);
     let Some(p) = peak_report(r) else { return t };
     for d in &p.domains {
         let all = d.all_run.and_then(|i| p.runs.get(i));

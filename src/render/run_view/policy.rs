@@ -1,6 +1,6 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
-use super::{interval_cells, interval_columns, quality_cells, quality_columns, Cell, Table};
+use super::{ci_cells, interval_cells, quality_cells, Cell, Table};
 use crate::results::scenarios::Verdict;
 use crate::results::{Recommendation, RunResults, ScenarioResult};
 
@@ -16,41 +16,36 @@ pub fn scenarios_table(r: &RunResults) -> Table {
             ("memory_policy", "memory policy"),
         ],
     );
-    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("mb_per_s_min", "MB/s min"),
-            ("mb_per_s_max", "MB/s max"),
-            ("ns_per_load_median", "ns per load"),
-            ("on_intended_node_fraction", "on intended nodes (fraction)"),
-            ("numactl", "numactl"),
-            ("not_measured_because", "not measured because"),
-            ("same_placement_as", "same placement as"),
-            ("why_the_same", "why the same"),
-            // The single-thread latency's interval over its blocks and (b)'s paired
-            // ratio to (a), appended so older readers' columns keep their places.
-            ("ns_per_load_ci_low", "ns per load 95 % interval low"),
-            ("ns_per_load_ci_high", "ns per load 95 % interval high"),
-            (
-                "ns_per_load_ci_level_fraction",
-                "ns per load interval coverage (fraction)",
-            ),
-            ("ns_per_load_blocks_count", "ns per load: blocks"),
-            ("ns_per_load_disturbed", "ns per load: disturbed"),
-            ("ns_per_load_ratio_to_a", "ns per load over (a)'s (paired)"),
-            (
-                "ns_per_load_ratio_to_a_ci_low",
-                "ns per load over (a)'s: 95 % interval low",
-            ),
-            (
-                "ns_per_load_ratio_to_a_ci_high",
-                "ns per load over (a)'s: 95 % interval high",
-            ),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
+    t.extend([
+        ("mb_per_s_min", "MB/s min"),
+        ("mb_per_s_max", "MB/s max"),
+        ("ns_per_load_median", "ns per load"),
+        ("on_intended_node_fraction", "on intended nodes (fraction)"),
+        ("numactl", "numactl"),
+        ("not_measured_because", "not measured because"),
+        ("same_placement_as", "same placement as"),
+        ("why_the_same", "why the same"),
+        // The single-thread latency's interval over its blocks and (b)'s paired
+        // ratio to (a), appended so older readers' columns keep their places.
+        ("ns_per_load_ci_low", "ns per load 95 % interval low"),
+        ("ns_per_load_ci_high", "ns per load 95 % interval high"),
+        (
+            "ns_per_load_ci_level_fraction",
+            "ns per load interval coverage (fraction)",
+        ),
+        ("ns_per_load_blocks_count", "ns per load: blocks"),
+        ("ns_per_load_disturbed", "ns per load: disturbed"),
+        ("ns_per_load_ratio_to_a", "ns per load over (a)'s (paired)"),
+        (
+            "ns_per_load_ratio_to_a_ci_low",
+            "ns per load over (a)'s: 95 % interval low",
+        ),
+        (
+            "ns_per_load_ratio_to_a_ci_high",
+            "ns per load over (a)'s: 95 % interval high",
+        ),
+    ]);
     if let Some(s) = &r.scenarios {
         t.rows
             .extend(s.scenarios.iter().map(|row| scenario_row(s, row)));
@@ -82,10 +77,8 @@ fn scenario_row(s: &crate::results::scenarios::ScenarioTable, row: &ScenarioResu
     ]);
     let lat = row.latency.as_ref();
     let ratio = row.latency_ratio_to_a.as_ref();
+    cells.extend(ci_cells(lat.and_then(|l| l.ns_per_load.ci)));
     cells.extend([
-        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.low))),
-        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.high))),
-        Cell::opt(lat.and_then(|l| l.ns_per_load.ci.map(|c| c.level))),
         lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
         lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
         Cell::opt(ratio.map(|r| r.ratio)),
@@ -171,13 +164,18 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 },
                 rec.verdict
                     .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
-                Cell::opt(rec.gain_over_runner_up),
-                Cell::opt(rec.ratio),
-                Cell::opt(rec.ratio_ci_low),
-                Cell::opt(rec.ratio_ci_high),
-                Cell::opt(rec.ratio_ci_level),
-                Cell::opt(rec.margin),
             ]);
+            t.rows.last_mut().expect("pushed above").extend(
+                [
+                    rec.gain_over_runner_up,
+                    rec.ratio,
+                    rec.ratio_ci_low,
+                    rec.ratio_ci_high,
+                    rec.ratio_ci_level,
+                    rec.margin,
+                ]
+                .map(Cell::opt),
+            );
         }
     }
     t

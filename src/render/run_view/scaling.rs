@@ -1,8 +1,6 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
-use super::{
-    interval_cells, interval_columns, quality_cells, quality_columns, rates_summary, Cell, Table,
-};
+use super::{bandwidth::rates_summary, estimate_cells, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::RunResults;
 use crate::stats::Summary;
@@ -29,16 +27,11 @@ pub fn scaling_table(r: &RunResults) -> Table {
             ("cpus", "CPUs"),
         ],
     );
-    t.extend(interval_columns("mb_per_s", "MB/s (MB = 10^6 B)"));
-    t.extend(quality_columns());
-    t.extend(
-        [
-            ("mb_per_s_max", "MB/s max"),
-            ("knee_threads_count", "stops rising after (threads)"),
-        ]
-        .map(|(k, l)| (k.to_string(), l.to_string()))
-        .to_vec(),
-    );
+    t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
+    t.extend([
+        ("mb_per_s_max", "MB/s max"),
+        ("knee_threads_count", "stops rising after (threads)"),
+    ]);
     if let Some(b) = &r.scaling {
         for sc in &b.scaling {
             for s in &sc.series {
@@ -56,8 +49,7 @@ pub fn scaling_table(r: &RunResults) -> Table {
                         Cell::Int(p.threads as u64),
                         Cell::Text(crate::results::format::format_list(&p.cpus)),
                     ];
-                    row.extend(interval_cells(Some(&sum)));
-                    row.extend(quality_cells(run.and_then(|x| x.quality.as_ref())));
+                    row.extend(estimate_cells(&sum, run.and_then(|x| x.quality.as_ref())));
                     row.extend([
                         Cell::Num(p.mb_per_s_max),
                         Cell::int(s.knee_threads.map(|k| k as u64)),

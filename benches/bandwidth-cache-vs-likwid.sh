@@ -46,7 +46,8 @@ LIKWID_BENCH=${LIKWID_BENCH:-likwid-bench}
 nice=$(nice_prefix)
 
 # likwid-bench kernel -> numascope kernel; the *_mem_avx ones store non-temporally (vmovntpd,
-# no fence), as write-nt and copy-nt do (issue 28).
+# never a fence), as write-nt and copy-nt do (one sfence per kernel call, every 8 MiB per
+# stream: a fence per pass cost 14-18 %, see benches/README.md).
 declare -A map=([load_avx]=read [store_avx]=write [copy_avx]=copy
     [store_mem_avx]=write-nt [copy_mem_avx]=copy-nt)
 kernels=${KERNELS:-"load_avx store_avx copy_avx store_mem_avx copy_mem_avx"}

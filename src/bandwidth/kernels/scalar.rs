@@ -153,18 +153,22 @@ pub fn strided_count(n: usize, stride: usize) -> u64 {
     n.div_ceil(stride.max(1)) as u64
 }
 
-/// `a[i] = v` for every `stride`-th element; returns the elements written.
-pub fn write_strided(a: &mut [f64], v: f64, stride: usize) -> u64 {
+/// `a[i] = f(a[i])` for every `stride`-th element; returns the elements processed. The one
+/// loop of the in-place strided kernels (write, update); `f` is inlined into each.
+#[inline(always)]
+fn map_in_place_strided(a: &mut [f64], stride: usize, f: impl Fn(f64) -> f64) -> u64 {
     let stride = stride.max(1);
     for x in a.iter_mut().step_by(stride) {
-        *x = v;
+        *x = f(*x);
     }
     strided_count(a.len(), stride)
 }
 
-/// `a[i] = b[i]` for every `stride`-th element; returns the elements copied. Each access is
-/// independent of the others, so the core keeps as many lines in flight as it can.
-pub fn copy_strided(a: &mut [f64], b: &[f64], stride: usize) -> u64 {
+/// `a[i] = f(b[i])` for every `stride`-th element; returns the elements processed. The one
+/// loop of the two-stream strided kernels (copy, scale). Each access is independent of the
+/// others, so the core keeps as many lines in flight as it can.
+#[inline(always)]
+fn map_strided(a: &mut [f64], b: &[f64], stride: usize, f: impl Fn(f64) -> f64) -> u64 {
     let stride = stride.max(1);
     let n = a.len().min(b.len());
     for (x, y) in a[..n]
@@ -172,27 +176,21 @@ pub fn copy_strided(a: &mut [f64], b: &[f64], stride: usize) -> u64 {
         .step_by(stride)
         .zip(b[..n].iter().step_by(stride))
     {
-        *x = *y;
+        *x = f(*y);
     }
     strided_count(n, stride)
 }
 
-/// `a[i] = s * b[i]` for every `stride`-th element; returns the elements processed.
-pub fn scale_strided(a: &mut [f64], b: &[f64], s: f64, stride: usize) -> u64 {
-    let stride = stride.max(1);
-    let n = a.len().min(b.len());
-    for (x, y) in a[..n]
-        .iter_mut()
-        .step_by(stride)
-        .zip(b[..n].iter().step_by(stride))
-    {
-        *x = s * y;
-    }
-    strided_count(n, stride)
-}
-
-/// `a[i] = b[i] + c[i]` for every `stride`-th element; returns the elements processed.
-pub fn add_strided(a: &mut [f64], b: &[f64], c: &[f64], stride: usize) -> u64 {
+/// `a[i] = f(b[i], c[i])` for every `stride`-th element; returns the elements processed. The
+/// one loop of the three-stream strided kernels (add, triad).
+#[inline(always)]
+fn map2_strided(
+    a: &mut [f64],
+    b: &[f64],
+    c: &[f64],
+    stride: usize,
+    f: impl Fn(f64, f64) -> f64,
+) -> u64 {
     let stride = stride.max(1);
     let n = a.len().min(b.len()).min(c.len());
     let bc = b[..n]
@@ -200,33 +198,40 @@ pub fn add_strided(a: &mut [f64], b: &[f64], c: &[f64], stride: usize) -> u64 {
         .step_by(stride)
         .zip(c[..n].iter().step_by(stride));
     for (x, (y, z)) in a[..n].iter_mut().step_by(stride).zip(bc) {
-        *x = y + z;
+        *x = f(*y, *z);
     }
     strided_count(n, stride)
+}
+
+/// `a[i] = v` for every `stride`-th element; returns the elements written.
+pub fn write_strided(a: &mut [f64], v: f64, stride: usize) -> u64 {
+    map_in_place_strided(a, stride, |_| v)
+}
+
+/// `a[i] = b[i]` for every `stride`-th element; returns the elements copied.
+pub fn copy_strided(a: &mut [f64], b: &[f64], stride: usize) -> u64 {
+    map_strided(a, b, stride, |y| y)
+}
+
+/// `a[i] = s * b[i]` for every `stride`-th element; returns the elements processed.
+pub fn scale_strided(a: &mut [f64], b: &[f64], s: f64, stride: usize) -> u64 {
+    map_strided(a, b, stride, |y| s * y)
+}
+
+/// `a[i] = b[i] + c[i]` for every `stride`-th element; returns the elements processed.
+pub fn add_strided(a: &mut [f64], b: &[f64], c: &[f64], stride: usize) -> u64 {
+    map2_strided(a, b, c, stride, |y, z| y + z)
 }
 
 /// `a[i] = b[i] + s * c[i]` (not fused, as [`triad`]) for every `stride`-th element; returns
 /// the elements processed.
 pub fn triad_strided(a: &mut [f64], b: &[f64], c: &[f64], s: f64, stride: usize) -> u64 {
-    let stride = stride.max(1);
-    let n = a.len().min(b.len()).min(c.len());
-    let bc = b[..n]
-        .iter()
-        .step_by(stride)
-        .zip(c[..n].iter().step_by(stride));
-    for (x, (y, z)) in a[..n].iter_mut().step_by(stride).zip(bc) {
-        *x = y + s * z;
-    }
-    strided_count(n, stride)
+    map2_strided(a, b, c, stride, |y, z| y + s * z)
 }
 
 /// `a[i] = a[i] + s` for every `stride`-th element; returns the elements processed.
 pub fn update_strided(a: &mut [f64], s: f64, stride: usize) -> u64 {
-    let stride = stride.max(1);
-    for x in a.iter_mut().step_by(stride) {
-        *x += s;
-    }
-    strided_count(a.len(), stride)
+    map_in_place_strided(a, stride, |x| x + s)
 }
 
 /// The line a random-read generator visits next: four interleaved 64-bit LCGs (Knuth's

@@ -372,7 +372,12 @@ fn the_matrix_takes_mixes_load_nodes_and_a_load_memory_node() {
     if one_node {
         let text = numascope().args(args).output().unwrap();
         let t = String::from_utf8_lossy(&text.stdout);
-        assert!(t.contains("so the matrix is the single cell 0 -> 0"), "{t}");
+        assert!(
+            t.contains("so the matrix is the single cell 0 -> 0"),
+            "{}: stdout {t}; stderr {}",
+            text.status,
+            String::from_utf8_lossy(&text.stderr)
+        );
     }
     // An existing --html file is not overwritten.
     refused_in_one_sentence(

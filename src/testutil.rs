@@ -4,8 +4,8 @@
 //! the files a test names; and the lock that keeps timed tests from timing each other.
 
 use crate::results::environment::Environment;
+use crate::results::topology::*;
 use crate::sysroot::SysRoot;
-use crate::topology::*;
 
 /// A snapshot root holding exactly `files` (path relative to the root, text content), plus
 /// the `sys/devices/system` directory every snapshot has. Keep the `TempDir` alive as long as

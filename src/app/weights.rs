@@ -8,10 +8,10 @@
 
 use crate::placement::measured_weights::{derive_weights, weights_text};
 use crate::placement::Policy;
+use crate::results::topology::Topology;
 use crate::run::rounds::{measure_once, Config, Job};
 use crate::schedule::TimedSettings;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::error::AppError;
 

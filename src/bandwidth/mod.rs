@@ -23,7 +23,7 @@ pub use experiment::{run, Config, Variant};
 use std::time::Duration;
 
 use crate::results::placement::PageSize;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 /// Settings shared by every run of one invocation.
 #[derive(Clone, Debug)]

@@ -6,12 +6,12 @@ use super::experiment::{keep_or_stop, Config};
 use super::harness;
 use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, Order};
-use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
 use crate::experiment::Progress;
+use crate::results::bandwidth::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::precision::PrecisionGoal;
-use crate::topology::Topology;
 
 /// Relative gain below which more threads are said not to help (10 %).
 pub const KNEE_GAIN: f64 = 0.10;

@@ -482,7 +482,7 @@ mod tests {
     /// count; nothing about how long they took.
     #[test]
     fn timed_groups_walk_the_chain() {
-        use crate::latency::chase::{ChainSpec, Mode};
+        use crate::{latency::chase::ChainSpec, results::latency::Mode};
         let mut buf = vec![0u64; 64 * 8];
         let base = buf.as_ptr() as usize;
         let spec = ChainSpec {

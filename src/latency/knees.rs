@@ -27,6 +27,7 @@
 //! the first plateau past the caches is the figure least inflated by the TLB (the curve
 //! itself shows the rest).
 
+use crate::results::latency::{LevelKnee, Plateau};
 use serde::{Deserialize, Serialize};
 
 /// Detection parameters.
@@ -52,8 +53,6 @@ impl Default for KneeParams {
         }
     }
 }
-
-pub use crate::results::latency::{LevelKnee, Plateau};
 
 /// The running median of three (the ends kept): a lone outlier goes, a step stays.
 pub fn median3(v: &[f64]) -> Vec<f64> {
@@ -232,6 +231,7 @@ pub fn match_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::latency::*;
 
     /// Two plateaus whose points' intervals overlap are one level; apart, two; no
     /// intervals, left as found.

@@ -10,9 +10,6 @@ use std::time::Duration;
 
 use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
-use super::measure::{
-    measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, SamplePlan, Samples,
-};
 use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
 use crate::results::quality::RepetitionQuality;
@@ -20,6 +17,10 @@ use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::threads::precision::PrecisionGoal;
+use {
+    super::measure::{measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, Samples},
+    crate::results::latency::SamplePlan,
+};
 
 /// Default smallest working set.
 pub const DEFAULT_FROM_BYTES: u64 = 4096;
@@ -634,7 +635,7 @@ mod tests {
             min_sample_ns: 50_000,
         };
         let spec = ChainSpec {
-            mode: super::super::chase::Mode::Random,
+            mode: crate::results::latency::Mode::Random,
             chains: 1,
             element_bytes: 64,
             group_bytes: 4096,

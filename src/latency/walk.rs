@@ -407,7 +407,7 @@ unsafe fn walk_one(mut p: usize, iterations: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::latency::chase::Mode;
+    use crate::results::latency::Mode;
 
     /// Chains in different words of the same lines live side by side and each walks its own
     /// cycle; a chain that would link a word another links is refused.

@@ -4,8 +4,6 @@
 //! because a user who writes "GB" in a memory tool usually means it. Bandwidth is always
 //! reported in MB/s = 10^6 B/s; see [`format_bytes`] for memory sizes.
 
-pub use crate::results::format::format_bytes;
-
 /// Why a size did not parse; the message names the text and the accepted forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("`{text}` is not a size: {why}; write e.g. `4096`, `64KiB`, `256MiB`, `1G`")]
@@ -77,6 +75,7 @@ pub fn parse_sysfs_size(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::format::*;
     use proptest::prelude::*;
 
     #[test]

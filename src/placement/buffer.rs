@@ -3,16 +3,19 @@
 
 use std::sync::atomic::AtomicU64;
 
+use crate::results::topology::Topology;
 use crate::sys::mmap::Mapping;
 use crate::sys::{affinity, numa};
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::page_size::base_page_bytes;
 use super::validate::validate;
 use super::weights::WeightGuard;
-use super::{PlacementError, PlacementReport, Policy};
 use crate::results::placement::PageSize;
+use {
+    super::{PlacementError, Policy},
+    crate::results::placement::PlacementReport,
+};
 
 /// A page-aligned anonymous buffer placed by a NUMA policy and already faulted in.
 #[derive(Debug)]

@@ -18,9 +18,9 @@
 
 use super::quality::RepetitionQuality;
 use super::tables::{RatioToLocal, RightmarkMetric, RightmarkReport};
-use super::{Finding, RunResults};
 use crate::stats::decide::{percent, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
 use crate::stats::Summary;
+use {super::RunResults, crate::results::findings::Finding};
 
 /// What a penalty is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,9 +11,9 @@ use super::loaded::LoadedResult;
 use super::penalty::{cell_ratios, Quantity, RemotePenalty};
 use super::scenarios::{ScenarioId, ScenarioTable};
 use super::topology::{HmatTarget, MemoryKind, Topology};
-use super::{Finding, RunResults};
 use crate::stats::decide::{percent, PRACTICAL_MARGIN};
 use serde::{Deserialize, Serialize};
+use {super::RunResults, crate::results::findings::Finding};
 
 /// One measured (initiator, memory node) pair of a tier, with the declared figures.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,16 +8,16 @@
 //! indistinguishable here. On a machine with one memory node there is nothing to weigh, and the
 //! advice says so without measuring. Nothing here prints.
 
-use crate::numactl::Installed;
-use crate::parse::cpulist::format_list;
 use crate::placement::Policy;
 use crate::results::advice::{Advice, PolicyCheck};
+use crate::results::app::Numactl as Installed;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 use crate::stats::decide::percent;
 use crate::stats::decide::unbeaten;
 use crate::stats::{Summary, PRACTICAL_MARGIN};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::plan::ScenarioSettings;
 use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};

@@ -4,9 +4,9 @@
 //! care (THP, virtual machine, placement, NUMA balancing, governor). Nothing here measures;
 //! a finding is only made from figures present in the results.
 
-use crate::results::findings::{figure_checks, judge_figures};
 use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
-use crate::results::{Finding, RunQuality, RunResults};
+use crate::results::verdict::{figure_checks, judge_figures};
+use crate::results::{findings::Finding, verdict::RunQuality, RunResults};
 use crate::stats::decide::unpaired_ratio;
 use crate::stats::Summary;
 
@@ -530,7 +530,7 @@ mod tests {
     #[test]
     fn verdict_from_the_figures() {
         use crate::results::quality::RepetitionQuality;
-        use crate::results::Verdict;
+        use crate::results::verdict::Verdict;
         let mut r = crate::render::fixture::opteron_example();
         let q = quality(&r);
         assert!(q.figures > 10, "{}", q.figures);

@@ -16,12 +16,12 @@ use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
 use crate::results::placement::{NodePages, PlacementReport};
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::quality::rep_sample;
 use crate::threads::{run_team, StealProbe, TeamPlan, ThreadProbe};
-use crate::topology::Topology;
 
 use crate::schedule::TimedSettings;
 
@@ -323,7 +323,12 @@ mod tests {
     }
 
     /// Two 20 ms repetitions of 8 MiB reads on this machine's first usable CPU.
-    fn small_reads() -> (crate::topology::Topology, SysRoot, Vec<u32>, TimedSettings) {
+    fn small_reads() -> (
+        crate::results::topology::Topology,
+        SysRoot,
+        Vec<u32>,
+        TimedSettings,
+    ) {
         let topo = this_machine_one_node();
         let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
         let timed = TimedSettings {

@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use crate::placement::{Policy, WeightGuard};
 use crate::results::placement::NodePages;
 use crate::results::quality::{Precision, RepetitionQuality};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::measure::{team_read_kept, unpinned_read_kept, Kept, TeamBandwidth};
 use crate::schedule::rounds::{round_fits, RoundPlan, MAX_TOTAL_ROUNDS, OVERHEAD_S};

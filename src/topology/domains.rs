@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::results::format::format_list;
-use crate::topology::model::{Cache, Cpu, Known, L3Domain, Node, NodesPerPackage};
+use crate::results::topology::{Cache, Cpu, Known, L3Domain, Node, NodesPerPackage};
 
 /// Nodes per package from the online CPUs' packages and nodes; `None` when the packages or
 /// nodes of the CPUs are not known.

@@ -339,10 +339,10 @@ fn reference_metrics(r: &RunResults, out: &mut Vec<Metric>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{compare, Conditions};
     use crate::results::latency::Mode;
     use crate::results::placement::PageSize;
     use crate::results::reference::{ReferenceBandwidth, ReferenceFigures, ReferenceLatency};
+    use crate::{compare::compare, results::compare::Conditions};
 
     fn summary(v: f64) -> Summary {
         let s: Vec<f64> = (0..9)
@@ -700,7 +700,7 @@ mod tests {
                     quality: None,
                 });
             }
-            t.scenarios[1].same_as = Some(crate::results::ScenarioId::PinnedLocal);
+            t.scenarios[1].same_as = Some(crate::results::scenarios::ScenarioId::PinnedLocal);
             r
         };
         let a = metrics(&with(100.0, 64 << 20), "a");

@@ -39,7 +39,7 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
         render_scaling(w, s, &report.results)?;
     }
     precision(w, report)?;
-    let q = super::verdict::of_checks(&crate::results::findings::bandwidth_checks(
+    let q = super::verdict::of_checks(&crate::results::verdict::bandwidth_checks(
         "bandwidth",
         report,
     ));

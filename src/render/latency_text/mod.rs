@@ -399,7 +399,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 /// What the reader must know.
 fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
-    let q = super::verdict::of_checks(&crate::results::findings::latency_checks(r));
+    let q = super::verdict::of_checks(&crate::results::verdict::latency_checks(r));
     super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 

@@ -3,7 +3,7 @@
 //! lays out what this module extracted.
 
 use crate::render::svg::Heatmap;
-use crate::results::{Part, RunResults};
+use crate::results::{plan::Part, RunResults};
 
 mod bandwidth;
 mod bandwidth_sweep;

@@ -46,8 +46,8 @@ pub use plan::{
 };
 pub use take::Reference;
 
-use crate::results::Part;
-use crate::topology::Topology;
+use crate::results::plan::Part;
+use crate::results::topology::Topology;
 
 use super::scenarios::home_node;
 use super::settings::Settings;

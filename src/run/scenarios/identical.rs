@@ -6,7 +6,7 @@
 
 use crate::placement::model::{pages, same_reason};
 use crate::results::scenarios::ScenarioResult;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::super::rounds::{Config, Job};
 

@@ -24,8 +24,6 @@ use std::sync::mpsc;
 use anyhow::Context as _;
 
 use crate::latency::blocks::{medians, pass_plan, MIN_PASSES};
-use crate::latency::chase::{ChainSpec, Mode};
-use crate::latency::measure::{calibrate, first_pass, take_samples, SamplePlan, Samples, Taken};
 use crate::latency::walk::Chain;
 use crate::placement::{PlacedBuffer, Policy};
 use crate::results::latency::PointBlocks;
@@ -33,13 +31,18 @@ use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
 use crate::results::scenarios::ScenarioLatency;
 use crate::results::tables::RatioToLocal;
+use crate::results::topology::Topology;
 use crate::schedule::round_order;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::quality::rep_sample;
 use crate::threads::{StealProbe, ThreadProbe};
-use crate::topology::Topology;
+use crate::{latency::chase::ChainSpec, results::latency::Mode};
+use crate::{
+    latency::measure::{calibrate, first_pass, take_samples, Samples, Taken},
+    results::latency::SamplePlan,
+};
 
 /// Rounds of blocks: nine give the 2nd and 8th block medians as a 96 % interval (six, the
 /// fewest with an interval, would give only the extremes).

@@ -11,14 +11,14 @@
 //! interleaved rounds ([`super::rounds`]). A row that cannot run here says why; a row that fails
 //! records its error and the others still run. The ranking is [`super::ranking`].
 
-use crate::latency::measure::SamplePlan;
-use crate::parse::cpulist::format_list;
 use crate::placement::Policy;
+use crate::results::format::format_list;
+use crate::results::latency::SamplePlan;
 use crate::results::scenarios::{ScenarioId, ScenarioResult, ScenarioTable};
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::measure::KERNEL;
 use super::plan::ScenarioSettings;

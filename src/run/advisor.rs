@@ -20,8 +20,8 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 
 use super::plan::ScenarioSettings;
-use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use super::scenarios::{home_node, weighted_unavailable};
+use crate::bandwidth::team::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use crate::placement::measured_weights::{derive_weights, weights_text};
 use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
 use crate::schedule::TimedSettings;

@@ -24,10 +24,10 @@ use crate::{
     results::placement::PlacementReport,
 };
 
-use super::super::measure::{read_until, reuse_or_place, Reuse};
 use super::chaser::{spawn_latency, LatMsg, LatWorker};
 use super::fill::fill_latency;
 use super::{Conditions, BANDWIDTH_REP_MS, SAMPLES_PER_REP};
+use crate::bandwidth::team::read::{read_until, reuse_or_place, Reuse};
 
 /// The read side: the kernel and the placed buffers kept from one repetition to the next.
 pub(super) struct BwState {

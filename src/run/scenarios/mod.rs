@@ -20,10 +20,10 @@ use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 
-use super::measure::KERNEL;
 use super::plan::ScenarioSettings;
 use super::ranking::recommend;
-use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job};
+use crate::bandwidth::team::read::KERNEL;
+use crate::bandwidth::team::{keep_buffers, measure_once, run_rounds, Config, Job};
 use crate::placement::measured_weights::{derive_weights, nodes_text, weights_text};
 use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
 

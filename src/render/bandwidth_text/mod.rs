@@ -91,7 +91,7 @@ fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
         };
         lines.push(format!(
             "{what}: {}",
-            p.clause_in("repetition", "repetitions")
+            crate::render::precision_words::clause_in(p, "repetition", "repetitions")
         ));
     }
     if !lines.is_empty() {

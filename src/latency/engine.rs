@@ -20,12 +20,10 @@ use crate::{
 use super::blocks::{self, Regions};
 use super::chase::ChainError;
 use super::chase::ChainSpec;
+use super::measure::{Aim, Judge};
 use super::sweep;
+use crate::results::latency::SamplePlan;
 use crate::results::latency::{LatencyResult, LoadDistribution, Placement};
-use {
-    super::measure::{Aim, Judge},
-    crate::results::latency::SamplePlan,
-};
 
 /// p90 / min above this marks a measurement as disturbed.
 const NOISY: f64 = 1.25;

@@ -14,15 +14,14 @@ use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 
+use super::chase::{self, ChainSpec};
 use super::engine::{run_distribution_job, run_job, Job, Target};
 use super::matrix;
+use super::measure::Aim;
+use crate::results::latency::Mode;
+use crate::results::latency::SamplePlan;
 use crate::results::latency::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
 use crate::threads::precision::PrecisionGoal;
-use {
-    super::chase::{self, ChainSpec},
-    crate::results::latency::Mode,
-};
-use {super::measure::Aim, crate::results::latency::SamplePlan};
 
 /// Where a single-CPU variant chases from and where its buffer lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,17 +10,15 @@ use std::time::Duration;
 
 use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
+use super::measure::{measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, Samples};
 use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
+use crate::results::latency::SamplePlan;
 use crate::results::quality::RepetitionQuality;
 use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::threads::precision::PrecisionGoal;
-use {
-    super::measure::{measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, Samples},
-    crate::results::latency::SamplePlan,
-};
 
 /// Default smallest working set.
 pub const DEFAULT_FROM_BYTES: u64 = 4096;

@@ -26,10 +26,14 @@ use anyhow::Context as _;
 
 use super::blocks::{block_duration, blocks_for, schedule, Slot, CHASER_SAMPLE};
 use super::cut::{curves_of, Taken};
+use super::delay::{self, pace};
+use super::kernel::{self, LoadCount, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
 use super::points::{Layout, Measured, Out, Window};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
+use crate::results::loaded::DelayCalibration;
+use crate::results::loaded::LoadKernel;
 use crate::results::loaded::LoadedResult;
 use crate::results::placement::PageSize;
 use crate::results::topology::Topology;
@@ -38,14 +42,6 @@ use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::traffic::perf::NodeEvents;
 use crate::traffic::TrafficRecorder;
 use crate::{latency::chase::ChainSpec, results::latency::Mode};
-use {
-    super::delay::{self, pace},
-    crate::results::loaded::DelayCalibration,
-};
-use {
-    super::kernel::{self, LoadCount, Pace, SliceLog},
-    crate::results::loaded::LoadKernel,
-};
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,11 +11,9 @@ use crate::sysroot::SysRoot;
 use super::page_size::base_page_bytes;
 use super::validate::validate;
 use super::weights::WeightGuard;
+use super::{PlacementError, Policy};
 use crate::results::placement::PageSize;
-use {
-    super::{PlacementError, Policy},
-    crate::results::placement::PlacementReport,
-};
+use crate::results::placement::PlacementReport;
 
 /// A page-aligned anonymous buffer placed by a NUMA policy and already faulted in.
 #[derive(Debug)]

@@ -1,8 +1,9 @@
 //! The result of `numascope placement`: a request, where the pages really went, and the
 //! judgement. A plain serde type so text and JSON are rendered from the same data.
 
+use super::Policy;
+use crate::results::placement::PlacementReport;
 use crate::results::placement::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
-use {super::Policy, crate::results::placement::PlacementReport};
 
 impl PlacementCheck {
     /// Judges `report` against `policy`.

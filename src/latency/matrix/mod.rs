@@ -44,8 +44,9 @@ use crate::threads::precision::PrecisionGoal;
 use super::blocks::{MIN_BLOCK_SAMPLE_NS, MIN_PER_PASS};
 use super::chase::ChainSpec;
 use super::engine::{buffer_bytes, run_job, Job, JobError, Target};
+use super::measure::Aim;
+use crate::results::latency::SamplePlan;
 use crate::results::latency::{LatencyResult, Matrix};
-use {super::measure::Aim, crate::results::latency::SamplePlan};
 
 /// Fewest rounds: six give the first 95 % interval for the median.
 pub const MIN_ROUNDS: usize = crate::schedule::MIN_SAMPLES_FOR_INTERVAL;

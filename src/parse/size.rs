@@ -2,7 +2,7 @@
 //! memory sizes, as in numactl and the kernel: `4k` = `4KiB` = 4096 bytes, `1G` = 2^30.
 //! Decimal units are accepted only when spelled out (`KB`, `MB`, `GB`, `TB` = powers of 10),
 //! because a user who writes "GB" in a memory tool usually means it. Bandwidth is always
-//! reported in MB/s = 10^6 B/s; see [`format_bytes`] for memory sizes.
+//! reported in MB/s = 10^6 B/s; see [`crate::results::format::format_bytes`] for memory sizes.
 
 /// Why a size did not parse; the message names the text and the accepted forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,7 +2,7 @@
 //! bandwidth they get from each memory node, propose weights proportional to those figures
 //! (reduced to small integers, [`crate::placement::measured_weights`]), then check the proposal by
 //! measurement against plain interleave and against binding to the best node, the three measured
-//! side by side in interleaved rounds ([`super::rounds`]), and say how to apply it. A policy is
+//! side by side in interleaved rounds ([`crate::bandwidth::team`]), and say how to apply it. A policy is
 //! called better only when its paired ratio to each other policy has an interval beyond 1 + the
 //! practical margin (the rule of [`super::ranking`]); otherwise the advice says they are
 //! indistinguishable here. On a machine with one memory node there is nothing to weigh, and the

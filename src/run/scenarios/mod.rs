@@ -8,7 +8,7 @@
 //! identically on this machine (one memory node: (d), (e), (f); one CPU per node: (c) and (e))
 //! are recognised and measured once, the others showing that figure with the reason
 //! (docs/METHODOLOGY.md, "Identical placements"); the distinct rows are measured side by side in
-//! interleaved rounds ([`super::rounds`]). A row that cannot run here says why; a row that fails
+//! interleaved rounds ([`crate::bandwidth::team`]). A row that cannot run here says why; a row that fails
 //! records its error and the others still run. The ranking is [`super::ranking`].
 
 use crate::placement::Policy;

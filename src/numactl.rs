@@ -10,10 +10,9 @@
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::parse::cpulist::format_list;
 use crate::placement::Policy;
-
-pub use crate::results::app::{HowTo, Numactl as Installed};
+use crate::results::app::{HowTo, Numactl as Installed};
+use crate::results::format::format_list;
 
 impl Installed {
     /// Looks for `numactl` on `PATH` and asks it for its usage text and version.

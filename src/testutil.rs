@@ -4,8 +4,8 @@
 //! the files a test names; and the lock that keeps timed tests from timing each other.
 
 use crate::results::environment::Environment;
+use crate::results::topology::*;
 use crate::sysroot::SysRoot;
-use crate::topology::*;
 
 /// A snapshot root holding exactly `files` (path relative to the root, text content), plus
 /// the `sys/devices/system` directory every snapshot has. Keep the `TempDir` alive as long as
@@ -59,7 +59,7 @@ pub fn node(id: u32, cpus: Vec<u32>) -> Node {
 /// mechanics.
 pub fn seq_chain(chains: usize) -> crate::latency::chase::ChainSpec {
     crate::latency::chase::ChainSpec {
-        mode: crate::latency::chase::Mode::Seq,
+        mode: crate::results::latency::Mode::Seq,
         chains,
         element_bytes: 64,
         group_bytes: 4096,

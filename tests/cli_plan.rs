@@ -8,7 +8,7 @@
 mod common;
 
 use common::{fixture, json_of};
-use numascope::results::Part;
+use numascope::results::plan::Part;
 use serde_json::Value;
 
 /// (fixture, default target s, quick target s).

@@ -6,8 +6,8 @@
 
 use std::process::Command;
 
+use numascope::results::plan::Part;
 use numascope::results::reference::ReferenceFigure;
-use numascope::results::Part;
 
 fn run(lock: &std::path::Path, out: &std::path::Path, args: &[&str]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_numascope"))

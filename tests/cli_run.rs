@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use assert_cmd::prelude::*;
-use numascope::results::Part;
+use numascope::results::plan::Part;
 use predicates::prelude::*;
 
 fn bin() -> Command {

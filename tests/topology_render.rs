@@ -5,7 +5,7 @@ use std::path::Path;
 
 use numascope::render::{topo_graph, topo_text};
 use numascope::sysroot::SysRoot;
-use numascope::topology::{read_topology, Topology};
+use numascope::{results::topology::Topology, topology::read_topology};
 
 fn load(name: &str) -> Topology {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))

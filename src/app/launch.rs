@@ -10,14 +10,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::inspect::{inspect, Inspection};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sys::spawn::{
     end_group, signal_group, spawn_placed, wait_child, ChildEnd, ChildOutput, ChildPlacement,
     GroupSignal,
 };
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
+use crate::{inspect::inspect, results::inspect::Inspection};
 
 use super::error::AppError;
 

@@ -23,15 +23,13 @@ pub use candidates::Candidate;
 pub use error::{exit_status_of, AppError};
 
 use crate::experiment::{Outcome, Progress};
-use crate::inspect::Inspection;
-use crate::numactl::{shell_line, Installed};
 use crate::results::app::{AppCandidate, AppReport, AppRun, APP_SCHEMA_VERSION};
+use crate::results::inspect::Inspection;
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::spawn::ChildOutput;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
-
-pub use crate::results::app;
+use crate::{numactl::shell_line, results::app::Numactl as Installed};
 
 /// Where the program's own output goes.
 #[derive(Clone, Debug, PartialEq)]
@@ -195,7 +193,7 @@ fn empty_report(
 fn summarize(
     report: &mut AppReport,
     merged: &[Option<usize>],
-    samples: &[Vec<crate::inspect::Inspection>],
+    samples: &[Vec<crate::results::inspect::Inspection>],
     cands: &[Candidate],
 ) {
     let kept = |c: &AppCandidate| -> Vec<AppRun> {
@@ -212,7 +210,7 @@ fn summarize(
         c.user_s = of(&|r| r.user_s);
         c.sys_s = of(&|r| r.sys_s);
         c.max_rss_kib = of(&|r| r.max_rss_kib as f64);
-        let refs: Vec<&crate::inspect::Inspection> = samples[k].iter().collect();
+        let refs: Vec<&crate::results::inspect::Inspection> = samples[k].iter().collect();
         c.observed = observe::observe(&cands[k], &refs);
     }
     for (k, leader) in merged.iter().enumerate() {

@@ -6,10 +6,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::inspect::Inspection;
-use crate::parse::cpulist::format_list;
 use crate::results::app::Observed;
 use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::inspect::Inspection;
 
 use super::candidates::Candidate;
 
@@ -95,8 +95,11 @@ fn mode_word(policy: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inspect::{parse_numa_maps, NodeMemory, ThreadPlace};
     use crate::placement::Policy;
+    use crate::{
+        inspect::parse_numa_maps,
+        results::inspect::{NodeMemory, ThreadPlace},
+    };
 
     fn sample(maps: &str, cpus: &[u32]) -> Inspection {
         let mappings = parse_numa_maps(maps);

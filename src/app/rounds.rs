@@ -3,12 +3,12 @@
 //! recorded in the report, and the sentence that ends the rounds early when one does.
 
 use crate::experiment::Progress;
-use crate::inspect::Inspection;
 use crate::results::app::{AppReport, AppRun};
 use crate::results::app_tiering::KnobSetting;
+use crate::results::inspect::Inspection;
+use crate::results::topology::Topology;
 use crate::sys::signal::{interrupted, stop_reason};
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::{launch, open_output, tiering, AppError, Candidate, Config, Weights};
 

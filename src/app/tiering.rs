@@ -16,13 +16,13 @@
 //! weights' guard does. Around each run `/proc/vmstat`'s promotion, demotion and migration
 //! counters are read, and each sample's pages per node kept for the timeline.
 
-use crate::inspect::Inspection;
 use crate::results::app_tiering::{
     KernelManaged, KnobSetting, PagesSample, RunCounters, VMSTAT_COUNTERS,
 };
+use crate::results::inspect::Inspection;
+use crate::results::topology::Topology;
 use crate::sysroot::warn::shown;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::error::AppError;
 

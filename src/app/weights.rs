@@ -6,12 +6,12 @@
 //! so they are set only while the candidate's program runs and restored after each run
 //! (`placement::WeightGuard`, which also restores them on a stop signal or an error).
 
+use crate::bandwidth::team::{measure_once, Config, Job};
 use crate::placement::measured_weights::{derive_weights, weights_text};
 use crate::placement::Policy;
-use crate::run::rounds::{measure_once, Config, Job};
+use crate::results::topology::Topology;
 use crate::schedule::TimedSettings;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::error::AppError;
 

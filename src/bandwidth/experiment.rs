@@ -6,20 +6,20 @@
 //! parses text or prints.
 
 use crate::experiment::{Outcome, Progress};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::precision::PrecisionGoal;
-use crate::topology::Topology;
 
 use super::harness;
 use super::kernels::Kernel;
 use super::matrix;
 use super::plan::MemPlacement;
-use super::result::{
-    BandwidthReport, BandwidthResult, Sweep, SweepPoint, BANDWIDTH_SCHEMA_VERSION,
-};
 use super::scaling;
 use super::{RunSettings, WorkingSet};
+use crate::results::bandwidth::{
+    BandwidthReport, BandwidthResult, Sweep, SweepPoint, BANDWIDTH_SCHEMA_VERSION,
+};
 
 /// What to measure.
 #[derive(Clone, Debug, PartialEq)]

@@ -15,17 +15,19 @@ use anyhow::Context as _;
 
 use super::descriptor::{mb_per_s, ELEMENT_BYTES};
 use super::kernels::{Kernel, Params};
-use super::result::{BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate};
 use crate::placement::{PlacedBuffer, Policy};
+use crate::results::bandwidth::{
+    BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate,
+};
 use crate::results::placement::PageSize;
 use crate::results::quality::Precision;
+use crate::results::topology::Topology;
 use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::precision::PrecisionGoal;
 use crate::threads::{run_team, Stop, TeamOutcome, TeamPlan, ThreadSample};
-use crate::topology::Topology;
 
 /// Elements per stream handed to the kernel between two polls of the stop flag (512 KiB per
 /// stream: tens of microseconds of work at DRAM speed, so polling costs nothing and overshoot
@@ -74,7 +76,7 @@ struct Worker {
     /// Next element to process (carried over repetitions).
     pos: usize,
     seed: u64,
-    reports: Vec<crate::placement::PlacementReport>,
+    reports: Vec<crate::results::placement::PlacementReport>,
 }
 
 /// What one thread did in one repetition.

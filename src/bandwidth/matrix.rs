@@ -8,11 +8,11 @@ use super::experiment::{keep_or_stop, Config, Toward};
 use super::harness;
 use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, MemPlacement};
-use super::result::{BandwidthResult, Matrix, MatrixCell};
+use crate::results::bandwidth::{BandwidthResult, Matrix, MatrixCell};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::precision::PrecisionGoal;
-use crate::topology::Topology;
 
 /// The matrix's rows, columns and cells: the given cells (rows in their order, columns
 /// ascending), or every initiator node against every memory node.

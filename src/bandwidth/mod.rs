@@ -1,7 +1,9 @@
 //! Bandwidth: kernels described as data (`descriptor`), implemented per ISA and chosen at run
 //! time (`kernels`, `isa`), run by a synchronized, time-bounded multi-thread harness over
 //! placed, verified buffers (`harness`), planned from the user's choices (`plan`) and composed
-//! into node x node matrices (`matrix`) and thread-scaling curves (`scaling`). Results are the
+//! into node x node matrices (`matrix`) and thread-scaling curves (`scaling`); `team` reads
+//! placed buffers with a team of threads, configurations in interleaved rounds (the scenarios'
+//! rows, the advisor's candidates, `app`'s measured weights). Results are the
 //! serde types of `result`. [`run`] ([`experiment`]) is the one entry point the CLI and the
 //! full run call. Nothing here prints; `render::bandwidth_text` shows the results.
 
@@ -17,13 +19,14 @@ pub mod peak_plan;
 pub mod plan;
 pub mod result;
 pub mod scaling;
+pub mod team;
 
 pub use experiment::{run, Config, Variant};
 
 use std::time::Duration;
 
 use crate::results::placement::PageSize;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 /// Settings shared by every run of one invocation.
 #[derive(Clone, Debug)]

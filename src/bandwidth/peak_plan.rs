@@ -8,10 +8,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::loaded::LoadKernel;
 use crate::results::format::format_list;
+use crate::results::loaded::LoadKernel;
 use crate::results::peak::PeakMixInfo;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::plan::node_cpus_cores_first;
 

@@ -3,10 +3,10 @@
 //! (local, one node or one node per stream, interleaved, weighted), and how big the arrays are.
 //! Pure functions of the topology; every refusal is one sentence naming the value and the fix.
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
 use crate::placement::Policy;
-use crate::topology::Topology;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 
 /// How threads are laid over nodes when only a count is given.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,9 +1,8 @@
-//! The bandwidth JSON contract lives in `crate::results::bandwidth`; this path re-exports it
-//! so the engine and its callers keep their imports.
-
-pub use crate::results::bandwidth::*;
+//! The kernel catalog as the bandwidth JSON contract (`crate::results::bandwidth`) stores it,
+//! built from the kernel descriptors.
 
 use super::descriptor::{Access, KERNELS};
+use crate::results::bandwidth::{KernelListing, KernelRow};
 
 /// The kernel catalog for `line_bytes` cache lines, from the descriptors.
 pub fn kernel_listing(line_bytes: u64) -> KernelListing {

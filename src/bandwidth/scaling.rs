@@ -6,9 +6,9 @@ use super::experiment::{keep_or_stop, Toward};
 use super::harness;
 use super::kernels::Kernel;
 use super::plan::{check_fits, node_cpus_cores_first, ordered_cpus, Order};
-use super::result::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
+use crate::results::bandwidth::{BandwidthResult, Scaling, ScalingPoint, ScalingSeries};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
-use crate::topology::Topology;
 
 /// Relative gain below which more threads are said not to help (10 %).
 pub const KNEE_GAIN: f64 = 0.10;

@@ -2,7 +2,7 @@
 //! a virtual machine the hypervisor moves virtual CPUs between host cores, so samples taken
 //! back to back describe one placement at one moment: five runs on this project's VM gave one
 //! pair 42 to 180 ns while each run's interval was +-1.2 %. So each pair is measured in short
-//! blocks, in rounds over all pairs (the pair order rotated each round, as `run::rounds` does
+//! blocks, in rounds over all pairs (the pair order rotated each round, as `bandwidth::team` does
 //! for scenarios), and the pair's figure and 95 % interval come from the per-block medians: a
 //! drift within the run widens the interval instead of hiding behind thousands of samples of
 //! one moment. Blocks that fall into two separated groups mark the pair unstable: the vCPUs

@@ -16,9 +16,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::results::quality::RepetitionQuality;
+use crate::results::topology::Topology;
 use crate::sysroot::SysRoot;
 use crate::threads::{run_team, Stop, TeamPlan, ThreadError};
-use crate::topology::Topology;
 
 /// How one pair is measured.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,7 +8,6 @@
 pub mod blocks;
 pub mod bounce;
 pub mod pairs;
-pub mod result;
 pub mod summary;
 
 use std::sync::atomic::AtomicU64;
@@ -19,19 +18,21 @@ use anyhow::Context as _;
 use crate::experiment::{Outcome, Progress};
 use crate::placement::{PlacedBuffer, Policy};
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{check_cpus, on_cpu};
-use crate::topology::Topology;
 use crate::traffic::TrafficRecorder;
 
+use crate::results::c2c::{
+    BlockMedian, C2cPlan, C2cResult, PairResult, Unstable, C2C_SCHEMA_VERSION,
+};
 pub use bounce::BouncePlan;
 
 /// Attempts at a pair's first block, each with 4x longer repetitions and 16x smaller batches than the last
 /// (10 ms and 200 round trips a sample become 640 ms and one).
 const ATTEMPTS: usize = 4;
-pub use result::{BlockMedian, C2cPlan, C2cResult, PairResult, Unstable, C2C_SCHEMA_VERSION};
 
 /// A validated c2c request.
 #[derive(Clone, Debug)]
@@ -55,7 +56,7 @@ pub fn check_config_cpus(
     if v.len() < 2 {
         anyhow::bail!(
             "core-to-core latency needs at least two CPUs, --cpus gives only {}; name two or more, e.g. --cpus 0,1",
-            crate::parse::cpulist::format_list(&v)
+            crate::results::format::format_list(&v)
         );
     }
     Ok(v)
@@ -98,7 +99,7 @@ pub fn run(
     let layout = blocks::layout(&cfg.plan);
     Ok(Outcome::done(C2cResult {
         schema_version: C2C_SCHEMA_VERSION,
-        matrix: result::matrix_of(&cpus, &results),
+        matrix: crate::results::c2c::matrix_of(&cpus, &results),
         summary: summary::sentence(&groups),
         groups,
         cpus,
@@ -188,7 +189,7 @@ impl PairBlocks {
             patience: p
                 .used
                 .filter(|u| u != first_plan)
-                .map(|u| result::Patience {
+                .map(|u| crate::results::c2c::Patience {
                     round_trips_per_sample: u.round_trips_per_sample,
                     repetition_ms: u.repetition.as_millis() as u64,
                 }),
@@ -331,6 +332,7 @@ fn place_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::testutil::this_machine_one_node;
     use std::sync::Mutex;
     use std::time::Duration;

@@ -3,12 +3,11 @@
 //! has 65,280 pairs), so each CPU is measured against a fixed sample of partners spread evenly
 //! over the list (both directions), and the result says so.
 
+use crate::results::c2c::Sampling;
 /// Up to this many CPUs, every ordered pair is measured.
 pub const ALL_PAIRS_MAX_CPUS: usize = 64;
 /// Partners in the fixed sample used above [`ALL_PAIRS_MAX_CPUS`].
 pub const SAMPLE_PARTNERS: usize = 16;
-
-pub use crate::results::c2c::Sampling;
 
 /// The ordered pairs `(ping CPU, pong CPU)` for `cpus` (ascending, distinct), and the
 /// selection made.

@@ -4,10 +4,9 @@
 //! groups put the measurement beside the cache topology `topo` reports, e.g. "CPUs sharing an
 //! L3: 18 ns; no shared cache, same package: 70 ns; across packages: 130 ns". Pure functions.
 
+use crate::results::c2c::{Group, Relation};
+use crate::results::topology::Topology;
 use crate::stats::Summary;
-use crate::topology::Topology;
-
-pub use crate::results::c2c::{Group, Relation};
 
 /// Classifies the pair `(a, b)` by `topo`.
 pub fn relation(topo: &Topology, a: u32, b: u32) -> Relation {
@@ -26,8 +25,8 @@ pub fn relation(topo: &Topology, a: u32, b: u32) -> Relation {
     if let Some(level) = shared {
         return Relation::SharedCache { level };
     }
-    let node = |c: Option<&crate::topology::Cpu>| c.and_then(|c| c.node);
-    let pkg = |c: Option<&crate::topology::Cpu>| c.and_then(|c| c.package);
+    let node = |c: Option<&crate::results::topology::Cpu>| c.and_then(|c| c.node);
+    let pkg = |c: Option<&crate::results::topology::Cpu>| c.and_then(|c| c.package);
     let same_node = node(ca).is_some() && node(ca) == node(cb);
     let same_pkg = match (pkg(ca), pkg(cb)) {
         (Some(x), Some(y)) => Some(x == y),
@@ -82,8 +81,10 @@ pub fn sentence(groups: &[Group]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::c2c::*;
     use crate::results::environment::Environment;
-    use crate::topology::*;
+
+    use crate::results::topology::*;
 
     /// Two packages, one node each; each package has two cores with two SMT threads; L2 per
     /// core, L3 per package. CPU ids: package p, core c, thread t -> 4p + 2c + t.

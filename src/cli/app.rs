@@ -13,9 +13,9 @@ use clap::Args;
 
 use crate::app::{self, AppError, ChildOutputTo};
 use crate::cli::Context;
-use crate::numactl::Installed;
 use crate::parse::duration::{parse_duration, DurationRange};
 use crate::render::app_text;
+use crate::results::app::Numactl as Installed;
 use crate::run::output::OutputDir;
 use crate::topology::read_topology;
 
@@ -193,7 +193,7 @@ fn check_input(args: &AppArgs) -> anyhow::Result<()> {
 /// default list with the impossible ones kept and marked; `--tiering` adds its own.
 fn candidates(
     ctx: &Context,
-    topo: &crate::topology::Topology,
+    topo: &crate::results::topology::Topology,
     args: &AppArgs,
 ) -> anyhow::Result<Vec<app::Candidate>> {
     // Candidates asked for by name must all be possible here; the default list keeps the

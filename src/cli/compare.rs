@@ -10,8 +10,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::compare::{compare_with, metrics, Conditions};
 use crate::render::compare_text;
+use crate::{
+    compare::{compare_with, metrics},
+    results::compare::Conditions,
+};
 
 /// Flags of `numascope compare`.
 #[derive(Debug, Args)]

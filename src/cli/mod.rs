@@ -512,7 +512,7 @@ mod tests {
         assert!(run_status(&r).is_ok());
         r.partial = true;
         r.failed.push(crate::results::PartError {
-            part: crate::results::Part::C2c,
+            part: crate::results::plan::Part::C2c,
             error: "c2c needs two CPUs".into(),
         });
         let e = run_status(&r).unwrap_err();

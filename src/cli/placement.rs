@@ -8,15 +8,18 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::parse::cpulist::{excerpt, format_list};
 use crate::parse::selection;
 use crate::parse::size::parse_size;
-use crate::placement::{PlacedBuffer, PlacementCheck, Policy};
 use crate::render::placement_text;
 use crate::results::placement::PageSize;
 use crate::sys::affinity;
 use crate::threads::on_cpu;
-use crate::topology::{read_topology, Topology};
+use crate::{parse::cpulist::excerpt, results::format::format_list};
+use crate::{
+    placement::{PlacedBuffer, Policy},
+    results::placement::PlacementCheck,
+};
+use crate::{results::topology::Topology, topology::read_topology};
 
 /// Flags of `numascope placement`.
 #[derive(Debug, Args)]
@@ -121,7 +124,7 @@ pub fn run(ctx: &Context, args: &PlacementArgs) -> anyhow::Result<()> {
             if topo.node(*n).is_none() {
                 anyhow::bail!(
                     "--weights names node {n}, which does not exist; this machine has nodes {}",
-                    crate::parse::cpulist::format_list(&topo.node_ids())
+                    crate::results::format::format_list(&topo.node_ids())
                 );
             }
         }

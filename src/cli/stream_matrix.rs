@@ -19,8 +19,8 @@ use crate::parse::size::parse_size;
 use crate::render::tables_text;
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::tables::streams::{self, refuse_kernel, Config};
-use crate::topology::Topology;
 
 /// The bandwidth flags that do nothing with `--stream-matrix`, refused with what applies.
 fn refuse_flags(args: &BandwidthArgs) -> anyhow::Result<()> {

@@ -2,7 +2,7 @@
 //! as a ratio to the first run, with the differences beyond noise flagged, and with four or
 //! more runs (a fleet) the hosts whose figures stand out from the others. This module is the
 //! pure comparison logic over [`RunMetrics`] (the types are the contract in
-//! `crate::results::compare`, re-exported here); pulling metrics out of a run is
+//! `crate::results::compare`); pulling metrics out of a run is
 //! [`metrics`], printing is `crate::render::compare_text`.
 //!
 //! What is flagged (docs/METHODOLOGY.md, "Deciding"):
@@ -44,11 +44,14 @@
 mod metrics;
 mod outliers;
 
-pub use crate::results::compare::*;
 pub use metrics::metrics;
 use outliers::fleet_outliers;
 pub use outliers::median_mad;
 
+use crate::results::compare::{
+    Affects, Better, Cell, Comparison, Conditions, Metric, Row, RunMetrics, MIN_COMPARED_SHARE,
+    MIN_FLEET, VM_C2C_CAUSE,
+};
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
 use crate::stats::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
@@ -445,6 +448,7 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::compare::*;
     use crate::stats::Summary;
 
     fn m(key: &str, better: Better, value: f64, low: f64, high: f64) -> Metric {

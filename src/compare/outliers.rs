@@ -3,6 +3,7 @@
 //! and their own interval.
 
 use super::*;
+use crate::results::compare::*;
 
 fn median(v: &[f64]) -> f64 {
     crate::stats::median(v)

@@ -11,11 +11,14 @@ use std::path::PathBuf;
 use super::figures::{count_not_judged, keys, settle, worse};
 use super::{environment_differences, finish, hardware, hardware_differences, judge};
 use super::{kernel_releases, new_host};
-use crate::compare::{figure_unjudged, median_mad, metrics, RunMetrics, MAD_SCALE};
 use crate::compare::{MIN_RELATIVE_DIFFERENCE, OUTLIER_Z};
 use crate::results::fleet::*;
 use crate::results::RunResults;
 use crate::stats::median;
+use crate::{
+    compare::{figure_unjudged, median_mad, metrics, MAD_SCALE},
+    results::compare::RunMetrics,
+};
 
 /// The baseline of a fleet: every figure that the fleet judged on at least four hosts of a
 /// group, from those hosts' values with the outliers left out.
@@ -293,7 +296,7 @@ fn check_group(
 /// the reason is added to the host and the outlier given.
 fn outside(
     bf: &BaselineFigure,
-    m: &crate::compare::Metric,
+    m: &crate::results::compare::Metric,
     host: &mut FleetHost,
 ) -> Option<FleetOutlier> {
     let (lo, hi) = (m.ci_low.unwrap_or(m.value), m.ci_high.unwrap_or(m.value));

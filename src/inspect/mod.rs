@@ -8,20 +8,18 @@ mod system;
 mod targets;
 mod tasks;
 
-pub use numa_maps::{parse_numa_maps, MappingKind, MappingNodes};
+pub use numa_maps::parse_numa_maps;
 pub use system::{parse_node_meminfo, read_system_memory};
 pub use targets::{match_name, resolve as resolve_targets};
-pub use tasks::{parse_stat_processor, ThreadPlace};
+pub use tasks::parse_stat_processor;
 
 use crate::parse::cpulist::parse_list;
-use crate::sysroot::{SysError, SysRoot};
-use crate::topology::Topology;
-use crate::traffic::numastat::read_numastat;
-
-pub use crate::results::inspect::{
-    Inspection, KindMemory, MeminfoField, MeminfoUnit, NodeMemory, SystemMemory,
-    INSPECT_SCHEMA_VERSION, SYSTEM_MEMORY_SCHEMA_VERSION,
+use crate::results::inspect::{
+    Inspection, KindMemory, MappingKind, MappingNodes, NodeMemory, INSPECT_SCHEMA_VERSION,
 };
+use crate::results::topology::Topology;
+use crate::sysroot::{SysError, SysRoot};
+use crate::traffic::numastat::read_numastat;
 
 /// Errors of inspect: the process is gone or unreadable, or procfs is malformed.
 #[derive(Debug, thiserror::Error)]

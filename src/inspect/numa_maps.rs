@@ -1,8 +1,7 @@
 //! Parser of `/proc/PID/numa_maps`: one line per mapping, `ADDRESS POLICY key=value...`, with
 //! `N<node>=<pages>` counts in units of `kernelpagesize_kB`.
 
-pub use crate::results::inspect::{MappingKind, MappingNodes};
-
+use crate::results::inspect::{MappingKind, MappingNodes};
 impl MappingNodes {
     /// Pages in the mapping's own unit.
     pub fn total_pages(&self) -> u64 {
@@ -81,6 +80,7 @@ pub fn parse_numa_maps(text: &str) -> Vec<MappingNodes> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::inspect::*;
 
     #[test]
     fn parses_kinds_and_nodes() {

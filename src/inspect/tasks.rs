@@ -1,10 +1,9 @@
 //! Where each thread of a process ran last: field 39 (`processor`) of `/proc/PID/task/TID/stat`,
 //! mapped to its node.
 
+use crate::results::inspect::ThreadPlace;
+use crate::results::topology::Topology;
 use crate::sysroot::{SysError, SysRoot};
-use crate::topology::Topology;
-
-pub use crate::results::inspect::ThreadPlace;
 
 /// Reads every thread of `pid`; threads that exit meanwhile are skipped.
 pub fn read_threads(

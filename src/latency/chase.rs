@@ -23,8 +23,7 @@
 //! into its own cycle; the walk advances all N at once to expose memory-level parallelism.
 //! Nothing here times anything.
 
-pub use crate::results::latency::Mode;
-
+use crate::results::latency::Mode;
 impl std::str::FromStr for Mode {
     type Err = String;
     fn from_str(s: &str) -> Result<Mode, String> {
@@ -193,6 +192,7 @@ pub fn link(buf: &mut [u64], order: &[u32], spec: &ChainSpec) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::latency::*;
     use proptest::prelude::*;
 
     fn spec(mode: Mode, chains: usize, group: u64) -> ChainSpec {

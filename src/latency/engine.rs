@@ -7,19 +7,23 @@
 
 use crate::clock::estimate_core_hz;
 
-use crate::placement::{PlacedBuffer, PlacementReport, Policy};
 use crate::results::clock::ClockInfo;
 use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
+use crate::results::topology::Topology;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
+use crate::{
+    placement::{PlacedBuffer, Policy},
+    results::placement::PlacementReport,
+};
 
 use super::blocks::{self, Regions};
 use super::chase::ChainError;
 use super::chase::ChainSpec;
-use super::measure::{Aim, Judge, SamplePlan};
-use super::result::{LatencyResult, LoadDistribution, Placement};
+use super::measure::{Aim, Judge};
 use super::sweep;
+use crate::results::latency::SamplePlan;
+use crate::results::latency::{LatencyResult, LoadDistribution, Placement};
 
 /// p90 / min above this marks a measurement as disturbed.
 const NOISY: f64 = 1.25;
@@ -337,7 +341,7 @@ pub(crate) fn clock_warning(clock: &ClockInfo, cpu: u32) -> Option<String> {
 
 /// "at 64 MiB" or "3 of 20 sizes between 1 MiB and 64 MiB", for the sizes picked out.
 fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
-    let fb = crate::parse::size::format_bytes;
+    let fb = crate::results::format::format_bytes;
     let (first, last) = (picked.first()?, picked.last()?);
     Some(if picked.len() == 1 {
         fb(*first)

@@ -10,15 +10,17 @@ use anyhow::Context as _;
 use crate::experiment::{Outcome, Progress};
 use crate::results::clock::ClockInfo;
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
-use super::chase::{self, ChainSpec, Mode};
+use super::chase::{self, ChainSpec};
 use super::engine::{run_distribution_job, run_job, Job, Target};
 use super::matrix;
-use super::measure::{Aim, SamplePlan};
-use super::result::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
+use super::measure::Aim;
+use crate::results::latency::Mode;
+use crate::results::latency::SamplePlan;
+use crate::results::latency::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
 use crate::threads::precision::PrecisionGoal;
 
 /// Where a single-CPU variant chases from and where its buffer lives.

@@ -35,6 +35,7 @@
 //! never a cache level's (a sparse sweep of a VM that gets a 3 MiB slice of a 36 MiB L3 has a
 //! DRAM plateau at 4-16 MiB, inside the L3's range, and no L3 plateau at all).
 
+use crate::results::latency::{LevelKnee, Plateau};
 use serde::{Deserialize, Serialize};
 
 /// Detection parameters.
@@ -85,8 +86,6 @@ pub fn grid_step(points: &[(u64, f64)]) -> f64 {
         crate::stats::median(&steps)
     }
 }
-
-pub use crate::results::latency::{LevelKnee, Plateau};
 
 /// The running median of three (the ends kept): a lone outlier goes, a step stays.
 pub fn median3(v: &[f64]) -> Vec<f64> {
@@ -286,6 +285,7 @@ pub fn match_levels(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::latency::*;
 
     /// Two plateaus whose points' intervals overlap are one level; apart, two; no
     /// intervals, left as found.

@@ -27,6 +27,7 @@
 use std::time::{Duration, Instant};
 
 use super::walk::{Chain, LOADS_PER_ITERATION};
+use crate::results::latency::SamplePlan;
 use crate::results::quality::{Precision, RepSample, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
@@ -42,8 +43,6 @@ pub struct Judge<'a> {
     pub root: &'a SysRoot,
     pub cpu: u32,
 }
-
-pub use crate::results::latency::SamplePlan;
 
 /// Default minimum length of one sample, ns (2 ms: thousands of DRAM loads, hundreds of
 /// thousands of timer resolutions, short enough that one preemption spoils one sample only).
@@ -343,7 +342,8 @@ fn ns_per(e: Duration, loads: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::latency::chase::{ChainSpec, Mode};
+    use crate::results::latency::*;
+    use crate::{latency::chase::ChainSpec, results::latency::Mode};
 
     /// Measures a 4 KiB (L1-resident) random chain: `samples` of at least `min_sample_ns`.
     fn measure_l1(samples: usize, min_sample_ns: u64, judge: Option<Judge<'_>>) -> Measurement {

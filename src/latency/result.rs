@@ -2,11 +2,12 @@
 //! builds it from the engine's own types (a chain spec, a measurement, the sample plan) and runs
 //! the knee analysis once, so the figures stored in the report are never recomputed by readers.
 
-pub use crate::results::latency::*;
-
 use super::chase::ChainSpec;
 use super::measure::Measurement;
 use crate::results::clock::ClockInfo;
+use crate::results::latency::{
+    CurveKnees, CyclesPerLoad, LatencyResult, Mode, Placement, SamplePlan,
+};
 use crate::results::placement::PageSize;
 
 impl LatencyResult {

@@ -10,11 +10,10 @@ use std::time::Duration;
 
 use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
-use super::measure::{
-    measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, SamplePlan, Samples,
-};
+use super::measure::{measure_block, measure_toward, Aim, BlockPlan, Judge, Measurement, Samples};
 use super::walk::{Chain, ChainArena, LOADS_PER_ITERATION};
 use crate::results::latency::PointBlocks;
+use crate::results::latency::SamplePlan;
 use crate::results::quality::RepetitionQuality;
 use crate::schedule::extras::{next_batch, ExtraCost};
 use crate::stats::Summary;
@@ -630,7 +629,7 @@ mod tests {
             min_sample_ns: 50_000,
         };
         let spec = ChainSpec {
-            mode: super::super::chase::Mode::Random,
+            mode: crate::results::latency::Mode::Random,
             chains: 1,
             element_bytes: 64,
             group_bytes: 4096,

@@ -7,8 +7,7 @@
 //! load threads are too few to load the memory system). Also a noise-tolerant monotonicity
 //! check used by the self-checks.
 
-pub use crate::results::loaded::{CurvePoint, CurveSummary};
-
+use crate::results::loaded::{CurvePoint, CurveSummary};
 /// Summarizes `loaded` points (any order) against the `idle` point.
 pub fn summarize(idle: CurvePoint, loaded: &[CurvePoint]) -> CurveSummary {
     let mut all: Vec<CurvePoint> = std::iter::once(idle)
@@ -108,6 +107,7 @@ pub fn monotonic_violations(points: &[CurvePoint], tolerance: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::loaded::*;
 
     fn p(mb_per_s: f64, ns_per_load: f64) -> CurvePoint {
         CurvePoint {

@@ -3,11 +3,11 @@
 
 use super::blocks::Slot;
 use super::engine::LoadedConfig;
-use super::kernel::LoadKernel;
 use super::points::{points_of, result_of, Measured, Sample};
-use super::result::LoadedResult;
+use crate::results::loaded::LoadKernel;
+use crate::results::loaded::LoadedResult;
 use crate::results::quality::RepetitionQuality;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 /// One curve per kernel of the family, in `taken.kernels` order.
 pub(super) fn curves_of(

@@ -5,6 +5,7 @@
 //! is a pure least-squares line through timed runs, so the
 //! calibration's arithmetic is unit-tested apart from the machine.
 
+use crate::results::loaded::DelayCalibration;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -18,8 +19,6 @@ pub fn spin(iterations: u64) {
     }
     black_box(x);
 }
-
-pub use crate::results::loaded::DelayCalibration;
 
 /// Least-squares line through `(iterations, ns)` points. `None` with fewer than two distinct
 /// iteration counts or a non-positive slope.

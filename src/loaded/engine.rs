@@ -26,20 +26,22 @@ use anyhow::Context as _;
 
 use super::blocks::{block_duration, blocks_for, schedule, Slot, CHASER_SAMPLE};
 use super::cut::{curves_of, Taken};
-use super::delay::{self, pace, DelayCalibration};
-use super::kernel::{self, LoadCount, LoadKernel, Pace, SliceLog};
+use super::delay::{self, pace};
+use super::kernel::{self, LoadCount, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
 use super::points::{Layout, Measured, Out, Window};
-use super::result::LoadedResult;
-use crate::latency::chase::{ChainSpec, Mode};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
+use crate::results::loaded::DelayCalibration;
+use crate::results::loaded::LoadKernel;
+use crate::results::loaded::LoadedResult;
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
-use crate::topology::Topology;
 use crate::traffic::perf::NodeEvents;
 use crate::traffic::TrafficRecorder;
+use crate::{latency::chase::ChainSpec, results::latency::Mode};
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]
@@ -467,8 +469,8 @@ fn chase_until(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loaded::result::{LoadedPoint, ThreadRate};
     use crate::loaded::warnings::descheduling_warning;
+    use crate::results::loaded::{LoadedPoint, ThreadRate};
     use crate::stats::Summary;
 
     #[test]

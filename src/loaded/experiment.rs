@@ -5,13 +5,13 @@
 //! text or prints.
 
 use crate::experiment::{Outcome, Progress};
+use crate::results::topology::Topology;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::engine::{run_curve, run_family, LoadedConfig};
-use super::kernel::LoadKernel;
 use super::matrix::{run_matrix, MatrixTemplate};
-use super::result::{LoadedFamily, LoadedReport, LOADED_SCHEMA_VERSION};
+use crate::results::loaded::LoadKernel;
+use crate::results::loaded::{LoadedFamily, LoadedReport, LOADED_SCHEMA_VERSION};
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]

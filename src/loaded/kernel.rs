@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use super::delay::spin;
+use crate::results::loaded::LoadKernel;
 use crate::threads::Stop;
 
 /// Bytes in one line of the load kernels.
@@ -37,8 +38,6 @@ const WORDS: usize = LINE_BYTES / 8;
 pub const POLL_LINES: usize = 64;
 /// Share of the time-per-line error a paced thread corrects per group of lines.
 const PACE_GAIN: f64 = 0.5;
-
-pub use crate::results::loaded::LoadKernel;
 
 impl LoadKernel {
     /// Parses `--kernel` (read, write, write-nt).
@@ -449,6 +448,7 @@ fn fence_nt() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::loaded::*;
     use std::sync::atomic::AtomicBool;
 
     fn stop_after_first_poll() -> Stop {

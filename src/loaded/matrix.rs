@@ -7,15 +7,15 @@
 //! interconnect to it, saturates, and how much a load elsewhere slows a remote access.
 
 use super::engine::{self, LoadedConfig};
-use super::kernel::LoadKernel;
-use super::result::{LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
 use super::sizes::default_sizes;
 use crate::experiment::Progress;
-use crate::parse::cpulist::format_list;
+use crate::results::format::format_list;
+use crate::results::loaded::LoadKernel;
+use crate::results::loaded::{LoadedMatrix, LoadedMatrixCell, LOADED_SCHEMA_VERSION};
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 /// What is common to every cell.
 #[derive(Clone, Debug, PartialEq)]

@@ -22,8 +22,3 @@ mod warnings;
 pub use blocks::blocks_for;
 pub use engine::{delay_for, load_fractions, LoadedConfig};
 pub use experiment::{run, Config};
-pub use kernel::LoadKernel;
-pub use result::{
-    LoadedBlock, LoadedFamily, LoadedMatrix, LoadedMatrixCell, LoadedPoint, LoadedReport,
-    LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
-};

@@ -9,21 +9,22 @@
 //! them. Pure arithmetic over what the engine collected.
 
 use super::blocks::Slot;
-use super::curve::{self, CurvePoint};
-use super::delay::DelayCalibration;
+use super::curve;
 use super::engine::LoadedConfig;
 use super::kernel::{lines_in_window, LoadCount, SliceMark, LINE_BYTES};
-use super::result::{
-    LoadedBlock, LoadedPoint, LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
-};
 use super::tally::Tally;
 use super::warnings::{descheduling_warning, disturbed_warning, few_blocks_warning};
-use crate::placement::PlacementReport;
+use crate::results::loaded::CurvePoint;
+use crate::results::loaded::DelayCalibration;
+use crate::results::loaded::{
+    LoadedBlock, LoadedPoint, LoadedResult, SampleSpread, ThreadRate, LOADED_SCHEMA_VERSION,
+};
+use crate::results::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
+use crate::results::topology::Topology;
 use crate::results::traffic::NodeEventCounts;
 use crate::results::traffic::NumaTraffic;
 use crate::stats::Summary;
-use crate::topology::Topology;
 
 /// One thread's return of one repetition (its CPU time measured by the team).
 pub(super) type Sample = crate::threads::ThreadSample<Out>;

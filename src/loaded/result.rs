@@ -2,9 +2,8 @@
 //! file adds the curve arithmetic on it (the trend filled in for files written before it was
 //! stored).
 
-pub use crate::results::loaded::*;
-
 use super::curve;
+use crate::results::loaded::LoadedResult;
 
 impl LoadedResult {
     /// Computes the trend of a result read from a file written before the trend fields

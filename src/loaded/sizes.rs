@@ -5,9 +5,9 @@
 //! never pushes the machine into reclaim. Sizes are whole MiB, and whole huge pages for
 //! hugetlb backings.
 
-use crate::parse::size::format_bytes;
+use crate::results::format::format_bytes;
 use crate::results::placement::PageSize;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 const MIB: u64 = 1 << 20;
 
@@ -63,8 +63,8 @@ pub fn check_team_fits(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::topology::Cache;
     use crate::testutil::this_machine_one_node;
-    use crate::topology::Cache;
 
     #[test]
     fn sizes_follow_the_llc_and_respect_available_memory() {

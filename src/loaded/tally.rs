@@ -3,7 +3,7 @@
 
 use super::kernel::{LoadCount, SliceMark, LINE_BYTES};
 use super::points::{Out, Sample, Window};
-use super::result::ThreadRate;
+use crate::results::loaded::ThreadRate;
 use crate::results::traffic::NodeEventCounts;
 use crate::stats::Summary;
 

@@ -4,7 +4,7 @@
 
 use super::blocks::min_duration_for_interval;
 use super::points::{Layout, MIN_CPU_SHARE};
-use super::result::LoadedPoint;
+use crate::results::loaded::LoadedPoint;
 use crate::results::quality::RepetitionQuality;
 use crate::schedule::MIN_SAMPLES_FOR_INTERVAL as MIN_BLOCKS;
 

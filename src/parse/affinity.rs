@@ -8,8 +8,11 @@
 //! LIKWID's `E:` and `L:` expressions and die domains (`D0`) are refused with a sentence: the
 //! topology does not know dies, and the expression forms have plain-list equivalents.
 
-use crate::parse::cpulist::{excerpt, format_list, parse_list, ListError};
 use crate::results::topology::Topology;
+use crate::{
+    parse::cpulist::{excerpt, parse_list, ListError},
+    results::format::format_list,
+};
 
 /// One affinity domain: its LIKWID name and its usable CPUs in LIKWID's order.
 #[derive(Debug, Clone, PartialEq, Eq)]

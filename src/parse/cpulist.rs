@@ -5,8 +5,7 @@
 //! first). Lists are returned sorted and without duplicates. Messages quote at most a short
 //! excerpt of the text, so a huge file or argument never becomes a huge error line.
 
-pub use crate::results::format::{format_list, Compact};
-
+use crate::results::format::format_list;
 use std::collections::BTreeSet;
 
 /// Why a list did not parse; the message names the offending text.
@@ -245,6 +244,7 @@ pub fn parse_mask(text: &str) -> Result<Vec<u32>, ListError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use proptest::prelude::*;
 
     #[test]

@@ -2,9 +2,7 @@
 //! memory sizes, as in numactl and the kernel: `4k` = `4KiB` = 4096 bytes, `1G` = 2^30.
 //! Decimal units are accepted only when spelled out (`KB`, `MB`, `GB`, `TB` = powers of 10),
 //! because a user who writes "GB" in a memory tool usually means it. Bandwidth is always
-//! reported in MB/s = 10^6 B/s; see [`format_bytes`] for memory sizes.
-
-pub use crate::results::format::format_bytes;
+//! reported in MB/s = 10^6 B/s; see [`crate::results::format::format_bytes`] for memory sizes.
 
 /// Why a size did not parse; the message names the text and the accepted forms.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,6 +75,7 @@ pub fn parse_sysfs_size(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::format::*;
     use proptest::prelude::*;
 
     #[test]

@@ -3,16 +3,17 @@
 
 use std::sync::atomic::AtomicU64;
 
+use crate::results::topology::Topology;
 use crate::sys::mmap::Mapping;
 use crate::sys::{affinity, numa};
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::page_size::base_page_bytes;
 use super::validate::validate;
 use super::weights::WeightGuard;
-use super::{PlacementError, PlacementReport, Policy};
+use super::{PlacementError, Policy};
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementReport;
 
 /// A page-aligned anonymous buffer placed by a NUMA policy and already faulted in.
 #[derive(Debug)]

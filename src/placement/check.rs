@@ -1,9 +1,9 @@
 //! The result of `numascope placement`: a request, where the pages really went, and the
 //! judgement. A plain serde type so text and JSON are rendered from the same data.
 
-use super::{PlacementReport, Policy};
-
-pub use crate::results::placement::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
+use super::Policy;
+use crate::results::placement::PlacementReport;
+use crate::results::placement::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
 
 impl PlacementCheck {
     /// Judges `report` against `policy`.

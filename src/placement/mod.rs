@@ -16,9 +16,9 @@ mod validate;
 mod weights;
 
 pub use buffer::PlacedBuffer;
-pub use check::{PlacementCheck, PLACEMENT_SCHEMA_VERSION};
+
 pub use error::PlacementError;
 pub use policy::Policy;
-pub use report::{NodePages, PlacementReport};
+
 pub use validate::check_limit;
 pub use weights::{read_weights, WeightGuard};

@@ -3,7 +3,7 @@
 //! machine cannot tell apart (one memory node, one CPU per node), so they are measured once
 //! and the others say why.
 
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::Policy;
 

@@ -32,9 +32,9 @@ impl PageSize {
         if self.is_hugetlb() && !size_bytes.is_multiple_of(g) {
             return Err(format!(
                 "{} is not a multiple of the {} huge page size; use a multiple such as {}",
-                crate::parse::size::format_bytes(size_bytes),
+                crate::results::format::format_bytes(size_bytes),
                 self.label(),
-                crate::parse::size::format_bytes(size_bytes.div_ceil(g).saturating_mul(g))
+                crate::results::format::format_bytes(size_bytes.div_ceil(g).saturating_mul(g))
             ));
         }
         Ok(())

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::parse::cpulist::{format_list, parse_user_list};
 use crate::sys::numa::Mode;
+use crate::{parse::cpulist::parse_user_list, results::format::format_list};
 
 /// A placement request. Node lists are ascending and non-empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -5,8 +5,7 @@
 use super::Policy;
 
 use crate::results::placement::PageSize;
-
-pub use crate::results::placement::{NodePages, PlacementReport};
+use crate::results::placement::{NodePages, PlacementReport};
 
 impl PlacementReport {
     /// A warning when the buffer (`what`, e.g. "the chased buffer") is not backed as its page
@@ -131,7 +130,7 @@ impl PlacementReport {
                     }
                     _ => format!(
                         "{pct:.1}% of pages on node(s) {}",
-                        crate::parse::cpulist::format_list(&self.intended_nodes)
+                        crate::results::format::format_list(&self.intended_nodes)
                     ),
                 };
                 (ok, format!("{what}: {}", self.shares_text()))
@@ -161,6 +160,7 @@ impl PlacementReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::placement::*;
 
     #[test]
     fn backing_warnings_name_the_buffer_and_the_share() {

@@ -2,9 +2,9 @@
 //! have memory and are allowed; the size is positive, fits the page size, and fits in the
 //! target nodes' available memory (free plus reclaimable page cache) (so the OOM killer never decides); hugetlb pages are reserved.
 
-use crate::parse::cpulist::format_list;
-use crate::parse::size::format_bytes;
-use crate::topology::Topology;
+use crate::results::format::format_bytes;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 
 use super::{PlacementError, Policy};
 

@@ -179,7 +179,7 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     traffic_text::render(&r.traffic, out)?;
-    let q = super::verdict::of_checks(&crate::results::findings::c2c_checks(r));
+    let q = super::verdict::of_checks(&crate::results::verdict::c2c_checks(r));
     super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 

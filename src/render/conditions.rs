@@ -15,7 +15,13 @@ pub(crate) fn precision_line(r: &RunResults) -> Option<String> {
         .scenarios
         .iter()
         .filter(|s| s.same_as.is_none())
-        .filter_map(|s| Some(format!("({}) {}", s.letter, s.precision?.clause())))
+        .filter_map(|s| {
+            Some(format!(
+                "({}) {}",
+                s.letter,
+                crate::render::precision_words::clause(&s.precision?)
+            ))
+        })
         .collect();
     if rows.is_empty() {
         return None;

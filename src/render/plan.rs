@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use crate::results::Plan;
+use crate::results::plan::Plan;
 
 /// The plan of `--dry-run`: parts with estimates and settings, then skipped parts.
 pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
@@ -70,7 +70,7 @@ mod tests {
             "{s}"
         );
         assert!(s.contains("loaded-latency    "), "{s}");
-        let only_topo = [crate::results::Part::Topology];
+        let only_topo = [crate::results::plan::Part::Topology];
         let p = crate::run::plan::make_plan(&t, &Default::default(), &only_topo).plan;
         let s = crate::render::fixture::written(|o| render_plan(o, &p));
         assert!(

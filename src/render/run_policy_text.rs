@@ -9,7 +9,7 @@ use comfy_table::presets::NOTHING;
 use super::run_text::absent;
 use super::run_view as view;
 use super::svg::bytes_short;
-use crate::results::{Part, RunResults};
+use crate::results::{plan::Part, RunResults};
 
 pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match &r.scenarios {

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use super::run_policy_text::{advisor, scenarios};
 use super::run_view::{self as view, Table};
-use crate::results::{Part, RunResults, Severity};
+use crate::results::{findings::Severity, plan::Part, RunResults};
 
 fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
     writeln!(out)?;
@@ -312,7 +312,7 @@ mod tests {
         r.latency = None;
         r.c2c = None;
         r.completed.retain(|p| *p != Part::C2c);
-        r.plan.skipped.push(crate::results::SkippedPart {
+        r.plan.skipped.push(crate::results::plan::SkippedPart {
             part: Part::Latency,
             reason: "--skip latency".into(),
         });

@@ -412,7 +412,7 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
 
 /// The warnings that matter, each cut to its first clause, and how many more there are.
 fn warnings(r: &RunResults) -> Vec<String> {
-    let all = crate::results::findings::gathered_warnings(r);
+    let all = crate::results::verdict::gathered_warnings(r);
     if all.is_empty() {
         return Vec::new();
     }

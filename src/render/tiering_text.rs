@@ -214,7 +214,11 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
     if !checks.is_empty() {
         v.push(String::new());
         v.push("Measured against local memory, beside the firmware's figures:".into());
-        v.extend(checks.iter().map(|c| format!("  - {}", c.sentence())));
+        v.extend(
+            checks
+                .iter()
+                .map(|c| format!("  - {}", super::tier_words::sentence(c))),
+        );
     }
     if !knobs.is_empty() {
         v.push(String::new());
@@ -422,7 +426,7 @@ pub fn mover_sentences(e: &Environment) -> Vec<String> {
     page_movers(e.numa_balancing, &e.tiering)
         .iter()
         .filter(|m| **m != PageMover::NumaBalancing)
-        .map(PageMover::sentence)
+        .map(super::page_mover::sentence)
         .collect()
 }
 

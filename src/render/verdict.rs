@@ -5,8 +5,8 @@
 
 use std::io::{self, Write};
 
-use crate::results::findings::{judge_figures, FigureCheck, RunQuality};
 use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
+use crate::results::verdict::{judge_figures, FigureCheck, RunQuality};
 
 /// The verdict of one standalone report's figures.
 pub fn of_checks(checks: &[FigureCheck]) -> RunQuality {
@@ -19,7 +19,7 @@ pub fn write_run(out: &mut dyn Write, r: &crate::results::RunResults) -> io::Res
     write_text(
         out,
         r.quality.as_ref(),
-        &crate::results::findings::gathered_warnings(r),
+        &crate::results::verdict::gathered_warnings(r),
         "",
     )
 }

@@ -74,19 +74,6 @@ impl MemoryLimit {
             .saturating_sub(self.used_bytes.unwrap_or(0))
     }
 
-    /// One line for the environment tables: `300 MiB (cgroup v2 memory.max in
-    /// /sys/fs/cgroup/x/memory.max; 296 MiB left)`.
-    pub fn summary(&self) -> String {
-        use crate::results::format::format_bytes;
-        format!(
-            "{} ({} in {}; {} left)",
-            format_bytes(self.limit_bytes),
-            self.kind,
-            self.source,
-            format_bytes(self.left_bytes())
-        )
-    }
-
     /// How to raise it, for the sentence that refuses a request.
     pub fn fix(&self) -> &'static str {
         if self.kind == "RLIMIT_AS" {

@@ -161,21 +161,6 @@ pub enum PageMover {
     },
 }
 
-impl PageMover {
-    /// One sentence for the environment warnings and the run's findings.
-    pub fn sentence(&self) -> String {
-        match self {
-            PageMover::NumaBalancing => "NUMA balancing (mode 1) migrates pages toward the threads that touch them".into(),
-            PageMover::TieringPromotion => "NUMA balancing's memory-tiering mode (2) promotes hot pages from a slower tier to a faster one".into(),
-            PageMover::Demotion => "demotion_enabled is true: memory reclaim moves cold pages to a slower tier instead of dropping them".into(),
-            PageMover::DamonScheme { kdamond, context, scheme, action } => format!(
-                "DAMON kdamond.{kdamond} runs a `{action}` scheme (contexts/{context}/schemes/{scheme}) on physical memory: it can {} any process's pages, a measurement's included",
-                if action == "pageout" { "reclaim" } else { "migrate" }
-            ),
-        }
-    }
-}
-
 /// The kernel's actors that can move or reclaim a measurement's pages while it runs, given
 /// the `numa_balancing` value and the tiering state.
 pub fn page_movers(numa_balancing: Option<u32>, t: &Tiering) -> Vec<PageMover> {
@@ -272,8 +257,15 @@ mod tests {
         };
         let m = page_movers(Some(0), &t);
         assert_eq!(m.len(), 1);
-        assert!(m[0].sentence().contains("kdamond.0 runs a `pageout`"));
-        assert!(m[0].sentence().contains("reclaim"));
+        assert_eq!(
+            m[0],
+            PageMover::DamonScheme {
+                kdamond: 0,
+                context: 0,
+                scheme: 0,
+                action: "pageout".into()
+            }
+        );
         t.kdamonds = vec![daemon("off", "paddr", "pageout")];
         assert!(
             page_movers(Some(0), &t).is_empty(),

@@ -4,8 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use super::verdict::*;
-
 /// How much a finding matters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -47,7 +45,8 @@ impl Finding {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+
+    use crate::results::verdict::*;
 
     fn fig(name: &str, half: Option<f64>, share: Option<f64>, disturbed: bool) -> FigureCheck {
         FigureCheck {

@@ -41,11 +41,13 @@ pub mod verdict;
 
 use serde::{Deserialize, Serialize};
 
-pub use advice::{Advice, PolicyCheck};
-pub use findings::{Finding, RunQuality, Severity, Verdict};
-pub use plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
-pub use scenarios::{AppKind, Recommendation, ScenarioId, ScenarioResult, ScenarioTable};
-
+use crate::results::{
+    advice::Advice,
+    findings::Finding,
+    plan::{Part, Plan},
+    scenarios::ScenarioTable,
+    verdict::RunQuality,
+};
 use bandwidth::BandwidthReport;
 use c2c::C2cResult;
 use clock::ClockInfo;
@@ -296,6 +298,7 @@ impl RunResults {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::run::sample;
 
     #[test]

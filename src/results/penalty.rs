@@ -18,8 +18,8 @@
 
 use super::quality::RepetitionQuality;
 use super::tables::{RatioToLocal, RightmarkMetric, RightmarkReport};
-use super::{Finding, RunResults};
-use crate::stats::decide::{percent, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
+use super::RunResults;
+use crate::stats::decide::{unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
 use crate::stats::Summary;
 
 /// What a penalty is about.
@@ -32,14 +32,14 @@ pub enum Quantity {
 }
 
 impl Quantity {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Quantity::Latency => "latency",
             Quantity::Bandwidth => "bandwidth",
         }
     }
 
-    fn unit(self) -> &'static str {
+    pub fn unit(self) -> &'static str {
         match self {
             Quantity::Latency => "ns",
             Quantity::Bandwidth => "MB/s",
@@ -67,7 +67,7 @@ impl Quantity {
     }
 
     /// True when remote over local `ratio` is a cost (slower or less bandwidth).
-    fn is_cost(self, ratio: f64) -> bool {
+    pub fn is_cost(self, ratio: f64) -> bool {
         if self.lower_is_better() {
             ratio > 1.0
         } else {
@@ -83,18 +83,6 @@ pub enum Method {
     Paired { rounds: usize },
     /// The ratio of two independent medians with the conservative interval (the matrices).
     Unpaired { local_n: usize, remote_n: usize },
-}
-
-impl Method {
-    /// "paired, 9 rounds" or "unpaired medians, n=9 and 9".
-    pub fn phrase(self) -> String {
-        match self {
-            Method::Paired { rounds } => format!("paired, {rounds} rounds"),
-            Method::Unpaired { local_n, remote_n } => {
-                format!("unpaired medians, n={local_n} and {remote_n}")
-            }
-        }
-    }
 }
 
 /// One initiator's worst remote memory node against its local figure, for one quantity.
@@ -118,56 +106,6 @@ impl RemotePenalty {
     pub fn decision(&self) -> Decision {
         self.ratio.decide(PRACTICAL_MARGIN)
     }
-
-    /// The finding's sentence (see the module docs for the three cases).
-    pub fn sentence(&self) -> String {
-        let q = self.quantity;
-        let i = self.initiator;
-        let figures = format!(
-            "node {}: {} vs {} {} local",
-            self.memory_node,
-            value(self.remote),
-            value(self.local),
-            q.unit()
-        );
-        let mark = if self.disturbed {
-            "; disturbed: a measuring thread did not have its CPU to itself"
-        } else {
-            ""
-        };
-        let how = self.method.phrase();
-        match self.decision() {
-            Decision::Higher | Decision::Lower => {
-                let (lo, hi) = (
-                    self.ratio.low.unwrap_or(self.ratio.ratio),
-                    self.ratio.high.unwrap_or(self.ratio.ratio),
-                );
-                let change = format!(
-                    "{} % {} [{}, {} %]",
-                    signed(self.ratio.ratio - 1.0),
-                    q.name(),
-                    signed(lo - 1.0),
-                    signed(hi - 1.0)
-                );
-                if q.is_cost(self.ratio.ratio) {
-                    format!("remote memory costs {change} from node {i} ({figures}; {how}{mark})")
-                } else {
-                    format!(
-                        "remote memory beats local from node {i}: {change} ({figures}; {how}{mark})"
-                    )
-                }
-            }
-            Decision::Indistinguishable { within } => format!(
-                "from node {i}, remote and local memory are indistinguishable here in {} (within +-{}; {figures}; {how}{mark})",
-                q.name(),
-                percent(within)
-            ),
-            Decision::NoInterval { samples } => format!(
-                "remote memory {} from node {i} has no interval (n={samples}), so no penalty is stated ({figures}{mark})",
-                q.name()
-            ),
-        }
-    }
 }
 
 /// A fraction as a signed percentage: whole numbers from 10 % up, one decimal below.
@@ -177,15 +115,6 @@ pub fn signed(f: f64) -> String {
         format!("{p:+.0}")
     } else {
         format!("{p:+.1}")
-    }
-}
-
-/// A figure with the digits it deserves: one decimal below 10, whole numbers above.
-fn value(v: f64) -> String {
-    if v.abs() < 10.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.0}")
     }
 }
 
@@ -417,15 +346,6 @@ pub fn penalties(r: &RunResults) -> Vec<RemotePenalty> {
     out
 }
 
-/// The `remote-latency-penalty` and `remote-bandwidth-penalty` findings, one per initiator and
-/// quantity with a remote figure.
-pub fn findings(r: &RunResults) -> Vec<Finding> {
-    penalties(r)
-        .iter()
-        .map(|p| Finding::info(p.quantity.finding_id(), p.sentence()))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -512,7 +432,7 @@ mod tests {
             (0, 0, rounds(6286.0, 0.01), rounds(45.6, 0.01)),
             (0, 1, rounds(3116.0, -0.01), rounds(70.9, -0.01)),
         ]));
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert_eq!(f.len(), 2, "{f:?}");
         assert_eq!(
             f[0].text,
@@ -528,13 +448,15 @@ mod tests {
             (0, 1, 70.9, None),
         ]));
         r.advisor = Some(sample::advice(0, &[(0, 6286.0), (1, 3116.0)]));
-        assert!(findings(&r)[0].text.contains("paired, 9 rounds"));
+        assert!(crate::run::findings::remote_penalties(&r)[0]
+            .text
+            .contains("paired, 9 rounds"));
         // A block that fits in a cache: its read column is the cache's, so bandwidth comes
         // from the run's other figures (here the advisor's, which have no interval).
         for c in &mut r.rightmark.as_mut().unwrap().cells {
             c.figures[0].figure.cache_level = Some("L3".into());
         }
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert!(f[0].text.contains("paired, 9 rounds"), "{}", f[0].text);
         assert_eq!(
             f[1].text,
@@ -555,7 +477,7 @@ mod tests {
             (0, 0, rounds(10_000.0, 0.0), rounds(100.0, 0.0)),
             (0, 1, rounds(10_000.0, 0.015), remote_ns),
         ]));
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert_eq!(
             f[0].text,
             "from node 0, remote and local memory are indistinguishable here in latency (within +-2 %; node 1: 102 vs 100 ns local; paired, 9 rounds)"
@@ -579,7 +501,7 @@ mod tests {
             (0, 0, short(6286.0), short(45.6)),
             (0, 1, short(3116.0), short(70.9)),
         ]));
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert_eq!(
             f[0].text,
             "remote memory latency from node 0 has no interval (n=4), so no penalty is stated (node 1: 69 vs 44 ns local)"
@@ -612,7 +534,7 @@ mod tests {
             (1, 1, tight(45.6)),
             (1, 0, tight(46.0)),
         ]));
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert_eq!(f.len(), 2, "{f:?}");
         assert!(
             f[0].text.starts_with("remote memory costs +55 % latency [+54, +57 %] from node 0 (node 1: 71 vs 46 ns local; unpaired medians, n=9 and 9)"),
@@ -632,7 +554,7 @@ mod tests {
             (0, 1, vec![70.0, 72.0]),
         ]));
         assert_eq!(
-            findings(&r)[0].text,
+            crate::run::findings::remote_penalties(&r)[0].text,
             "remote memory latency from node 0 has no interval (n=2), so no penalty is stated (node 1: 71 vs 46 ns local)"
         );
     }
@@ -656,7 +578,7 @@ mod tests {
             pairs: 6,
         });
         r.latency = Some(l.clone());
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert!(
             f[0].text.starts_with("remote memory costs +56 % latency [+53, +60 %] from node 0 (node 1: 71 vs 45 ns local; paired, 6 rounds)"),
             "{}",
@@ -674,7 +596,7 @@ mod tests {
             pairs: 6,
         });
         r.latency = Some(l);
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert!(
             f[0].text.starts_with("from node 0, remote and local memory are indistinguishable here in latency (within +-"),
             "{}",
@@ -696,7 +618,7 @@ mod tests {
             ..RepetitionQuality::default()
         });
         r.rightmark = Some(t);
-        let f = findings(&r);
+        let f = crate::run::findings::remote_penalties(&r);
         assert!(
             f[0].text
                 .ends_with("; disturbed: a measuring thread did not have its CPU to itself)"),

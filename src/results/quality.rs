@@ -156,54 +156,6 @@ impl Precision {
         self.half_width_fraction
             .is_some_and(|h| h <= self.target_half_width_fraction)
     }
-
-    /// "+-2.1 % (target +-3 %, 4 extra rounds)" for labels.
-    pub fn clause(&self) -> String {
-        let w = match self.half_width_fraction {
-            Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
-            None => "no interval".to_string(),
-        };
-        let extra = match self.extra_rounds {
-            0 => "no extra rounds".to_string(),
-            1 => "1 extra round".to_string(),
-            n => format!("{n} extra rounds"),
-        };
-        format!(
-            "{w} (target \u{b1}{:.0} %, {extra})",
-            self.target_half_width_fraction * 100.0
-        )
-    }
-}
-
-impl Precision {
-    /// The half-width reached, "+-2.1 %" ("no interval" without one).
-    pub fn width_text(&self) -> String {
-        match self.half_width_fraction {
-            Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
-            None => "no interval".to_string(),
-        }
-    }
-
-    /// The target and the extras of a figure measured alone, counting its extra repetitions
-    /// as `one` / `many` ("sample"/"samples" for a latency, "repetition"/"repetitions" for a
-    /// bandwidth): "target +-3 %, 3 extra samples".
-    pub fn target_text(&self, one: &str, many: &str) -> String {
-        let extra = match self.extra_rounds {
-            0 => format!("no extra {many}"),
-            1 => format!("1 extra {one}"),
-            n => format!("{n} extra {many}"),
-        };
-        format!(
-            "target \u{b1}{:.0} %, {extra}",
-            self.target_half_width_fraction * 100.0
-        )
-    }
-
-    /// [`clause`](Self::clause) for a figure measured alone: "+-2.1 % (target +-3 %, 3 extra
-    /// samples)".
-    pub fn clause_in(&self, one: &str, many: &str) -> String {
-        format!("{} ({})", self.width_text(), self.target_text(one, many))
-    }
 }
 
 impl Default for RepetitionQuality {
@@ -522,29 +474,6 @@ mod tests {
         assert_eq!(
             q.reason().unwrap(),
             "the hypervisor took up to 40 % of the CPUs' time (steal) in 1 of 2 repetitions: another guest shared the host; 1 of the 2 kept repetitions are disturbed, so the figure is marked disturbed; rerun on an idle machine"
-        );
-    }
-
-    #[test]
-    fn precision_clauses_name_the_width_the_target_and_the_extras() {
-        let p = Precision {
-            target_half_width_fraction: 0.03,
-            half_width_fraction: Some(0.021),
-            planned_rounds: 9,
-            extra_rounds: 1,
-        };
-        assert_eq!(
-            p.clause_in("sample", "samples"),
-            "\u{b1}2.1 % (target \u{b1}3 %, 1 extra sample)"
-        );
-        let p = Precision {
-            extra_rounds: 0,
-            half_width_fraction: None,
-            ..p
-        };
-        assert_eq!(
-            p.clause_in("repetition", "repetitions"),
-            "no interval (target \u{b1}3 %, no extra repetitions)"
         );
     }
 

@@ -11,8 +11,8 @@ use super::loaded::LoadedResult;
 use super::penalty::{cell_ratios, Quantity, RemotePenalty};
 use super::scenarios::{ScenarioId, ScenarioTable};
 use super::topology::{HmatTarget, MemoryKind, Topology};
-use super::{Finding, RunResults};
-use crate::stats::decide::{percent, PRACTICAL_MARGIN};
+use super::RunResults;
+use crate::stats::decide::PRACTICAL_MARGIN;
 use serde::{Deserialize, Serialize};
 
 /// One measured (initiator, memory node) pair of a tier, with the declared figures.
@@ -58,45 +58,6 @@ impl TierCheck {
         } else {
             Agreement::Agree
         }
-    }
-
-    /// One sentence: the measured ratio with its interval, and what is declared.
-    pub fn sentence(&self) -> String {
-        let m = &self.measured;
-        let q = match m.quantity {
-            Quantity::Latency => "idle latency",
-            Quantity::Bandwidth => "read bandwidth",
-        };
-        let unit = match m.quantity {
-            Quantity::Latency => "ns",
-            Quantity::Bandwidth => "MB/s",
-        };
-        let interval = match (m.ratio.low, m.ratio.high) {
-            (Some(l), Some(h)) => format!(" [{l:.2}, {h:.2}]"),
-            _ => " (no interval)".into(),
-        };
-        let tier = self
-            .tier
-            .map(|t| format!(", kernel tier {t}"))
-            .unwrap_or_default();
-        let declared = match self.declared_ratio() {
-            Some(d) => format!(
-                "HMAT declares x{d:.2} ({} vs {} {unit})",
-                self.declared.unwrap_or(0),
-                self.declared_local.unwrap_or(0)
-            ),
-            None => "HMAT declares nothing for this pair".into(),
-        };
-        format!(
-            "{} node {}{tier} from node {}: {q} x{:.2}{interval} of local ({:.1} vs {:.1} {unit}, {}); {declared}",
-            self.kind.word(),
-            m.memory_node,
-            m.initiator,
-            m.ratio.ratio,
-            m.remote,
-            m.local,
-            m.method.phrase()
-        )
     }
 }
 
@@ -146,35 +107,6 @@ pub fn tier_checks(r: &RunResults) -> Vec<TierCheck> {
                 declared_local: hmat_figure(hmat, m.initiator, m.initiator, q),
                 measured: m,
             });
-        }
-    }
-    out
-}
-
-/// The run's tier findings: one `tier-measured` (info) per pair, and a
-/// `tier-declared-disagrees` warning where HMAT's ratio lies beyond the measured interval.
-pub fn findings(r: &RunResults) -> Vec<Finding> {
-    let mut out = Vec::new();
-    for c in tier_checks(r) {
-        out.push(Finding::info("tier-measured", c.sentence()));
-        if let Agreement::Disagree { declared_ratio } = c.agreement() {
-            out.push(Finding::warning(
-                "tier-declared-disagrees",
-                format!(
-                    "the firmware's HMAT figures do not match this machine beyond noise: {} node {} from node {} declares x{declared_ratio:.2} of local {}, measured x{:.2} [{:.2}, {:.2}] (margin +-{}); trust the measured figure, and the kernel's tiers and `auto` interleave weights derived from HMAT less",
-                    c.kind.word(),
-                    c.measured.memory_node,
-                    c.measured.initiator,
-                    match c.measured.quantity {
-                        Quantity::Latency => "latency",
-                        Quantity::Bandwidth => "read bandwidth",
-                    },
-                    c.measured.ratio.ratio,
-                    c.measured.ratio.low.unwrap_or(0.0),
-                    c.measured.ratio.high.unwrap_or(0.0),
-                    percent(PRACTICAL_MARGIN)
-                ),
-            ));
         }
     }
     out
@@ -370,7 +302,7 @@ mod tests {
             }
         );
         assert_eq!(check(2.4, 2.6, None).agreement(), Agreement::Unknown);
-        let s = check(2.4, 2.6, Some(250)).sentence();
+        let s = crate::render::tier_words::sentence(&check(2.4, 2.6, Some(250)));
         assert!(
             s.starts_with(
                 "CXL node 2, kernel tier 22 from node 0: idle latency x2.50 [2.40, 2.60]"
@@ -510,7 +442,7 @@ mod tests {
         assert_eq!(c.len(), 1, "{c:?}");
         assert_eq!((c[0].measured.initiator, c[0].measured.memory_node), (0, 1));
         assert!(matches!(c[0].agreement(), Agreement::Disagree { .. }));
-        let f = findings(&r);
+        let f = crate::run::findings::tier_findings(&r);
         assert_eq!(f[0].id, "tier-measured");
         assert!(
             f[0].text
@@ -521,7 +453,7 @@ mod tests {
         assert_eq!(f[1].id, "tier-declared-disagrees");
         // HMAT that agrees: no warning.
         r.topology.hmat = vec![hmat(0, 100), hmat(1, 250)];
-        assert!(findings(&r)
+        assert!(crate::run::findings::tier_findings(&r)
             .iter()
             .all(|f| f.id != "tier-declared-disagrees"));
     }

@@ -2,26 +2,26 @@
 //! bandwidth they get from each memory node, propose weights proportional to those figures
 //! (reduced to small integers, [`crate::placement::measured_weights`]), then check the proposal by
 //! measurement against plain interleave and against binding to the best node, the three measured
-//! side by side in interleaved rounds ([`super::rounds`]), and say how to apply it. A policy is
+//! side by side in interleaved rounds ([`crate::bandwidth::team`]), and say how to apply it. A policy is
 //! called better only when its paired ratio to each other policy has an interval beyond 1 + the
 //! practical margin (the rule of [`super::ranking`]); otherwise the advice says they are
 //! indistinguishable here. On a machine with one memory node there is nothing to weigh, and the
 //! advice says so without measuring. Nothing here prints.
 
-use crate::numactl::Installed;
-use crate::parse::cpulist::format_list;
 use crate::placement::Policy;
 use crate::results::advice::{Advice, PolicyCheck};
+use crate::results::app::Numactl as Installed;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 use crate::stats::decide::percent;
 use crate::stats::decide::unbeaten;
 use crate::stats::{Summary, PRACTICAL_MARGIN};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::plan::ScenarioSettings;
-use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use super::scenarios::{home_node, weighted_unavailable};
+use crate::bandwidth::team::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use crate::placement::measured_weights::{derive_weights, weights_text};
 use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
 use crate::schedule::TimedSettings;

@@ -3,7 +3,7 @@
 //! machine from them.
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::latency::chase::Mode;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::plan::{Budget, Part, Plan};
 use crate::threads::precision::PrecisionGoal;

@@ -14,7 +14,7 @@
 
 use crate::results::latency::{CurveKnees, LatencyReport, LatencyResult, Mode, SweepCurve};
 use crate::results::placement::PageSize;
-use crate::results::{Finding, RunResults};
+use crate::results::{findings::Finding, RunResults};
 use crate::stats::decide::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
 
 /// A knee at or below this fraction of the declared size contradicts the declaration.

@@ -16,10 +16,10 @@
 
 use std::time::Instant;
 
-use crate::results::{Part, PartError, PartTiming, RunResults};
+use crate::results::topology::Topology;
+use crate::results::{plan::Part, PartError, PartTiming, RunResults};
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::findings;
 use super::plan::Planned;

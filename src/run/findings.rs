@@ -4,9 +4,9 @@
 //! care (THP, virtual machine, placement, NUMA balancing, governor). Nothing here measures;
 //! a finding is only made from figures present in the results.
 
-use crate::results::findings::{figure_checks, judge_figures};
 use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
-use crate::results::{Finding, RunQuality, RunResults};
+use crate::results::verdict::{figure_checks, judge_figures};
+use crate::results::{findings::Finding, verdict::RunQuality, RunResults};
 use crate::stats::decide::unpaired_ratio;
 use crate::stats::Summary;
 
@@ -22,7 +22,7 @@ pub fn derive(r: &RunResults) -> Vec<Finding> {
     let mut v = Vec::new();
     v.extend(single_node(r));
     v.extend(remote_penalties(r));
-    v.extend(crate::results::tiers::findings(r));
+    v.extend(tier_findings(r));
     v.extend(saturation(r));
     v.extend(policy_winners(r));
     v.extend(hmat_disagreement(r));
@@ -47,7 +47,33 @@ fn single_node(r: &RunResults) -> Vec<Finding> {
 /// (...; paired, 9 rounds)"), one per initiator and quantity, each decided by its ratio's
 /// interval against the practical margin (see `run::penalty`).
 pub fn remote_penalties(r: &RunResults) -> Vec<Finding> {
-    crate::results::penalty::findings(r)
+    crate::results::penalty::penalties(r)
+        .iter()
+        .map(|p| {
+            Finding::info(
+                p.quantity.finding_id(),
+                crate::render::penalty_words::sentence(p),
+            )
+        })
+        .collect()
+}
+
+/// The run's tier findings: one `tier-measured` (info) per pair, and a
+/// `tier-declared-disagrees` warning where HMAT's ratio lies beyond the measured interval.
+pub fn tier_findings(r: &RunResults) -> Vec<Finding> {
+    use crate::render::tier_words::{disagreement, sentence};
+    use crate::results::tiers::{tier_checks, Agreement};
+    let mut out = Vec::new();
+    for c in tier_checks(r) {
+        out.push(Finding::info("tier-measured", sentence(&c)));
+        if let Agreement::Disagree { declared_ratio } = c.agreement() {
+            out.push(Finding::warning(
+                "tier-declared-disagrees",
+                disagreement(&c, declared_ratio),
+            ));
+        }
+    }
+    out
 }
 
 /// The smallest thread count whose bandwidth reaches [`SATURATION_FRACTION`] of the largest,
@@ -290,7 +316,7 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
         crate::results::environment_tiering::page_movers(env.numa_balancing, &env.tiering)
             .iter()
             .filter(|m| **m != crate::results::environment_tiering::PageMover::NumaBalancing)
-            .map(|m| m.sentence())
+            .map(crate::render::page_mover::sentence)
             .collect();
     if !movers.is_empty() {
         out.push(Finding::warning(
@@ -530,7 +556,7 @@ mod tests {
     #[test]
     fn verdict_from_the_figures() {
         use crate::results::quality::RepetitionQuality;
-        use crate::results::Verdict;
+        use crate::results::verdict::Verdict;
         let mut r = crate::render::fixture::opteron_example();
         let q = quality(&r);
         assert!(q.figures > 10, "{}", q.figures);

@@ -9,13 +9,11 @@ pub mod cache_check;
 mod estimate;
 pub mod execute;
 pub mod findings;
-pub mod measure;
 pub mod output;
 pub mod plan;
 pub mod ranking;
 pub mod reference;
 pub mod rightmark;
-pub mod rounds;
 mod runners;
 #[cfg(test)]
 pub(crate) mod sample;

@@ -8,7 +8,7 @@
 //! measures.
 
 use crate::results::plan::{Budget, Part, Plan, SkippedPart};
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::budget::{knobs, CellChoice, Knobs};
 use super::estimate::describe;
@@ -41,7 +41,7 @@ fn loaded_settings(k: &Knobs) -> LoadedSettings {
             duration_ms: k.bw.duration_ms,
             repetitions: 1,
         },
-        mixes: crate::loaded::LoadKernel::all_mixes()
+        mixes: crate::results::loaded::LoadKernel::all_mixes()
             .into_iter()
             .take(k.loaded_mixes.max(1))
             .collect(),

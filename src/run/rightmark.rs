@@ -14,13 +14,13 @@
 use std::time::Duration;
 
 use crate::experiment::Outcome;
-use crate::latency::measure::SamplePlan;
+use crate::results::latency::SamplePlan;
 use crate::results::placement::PageSize;
 use crate::results::plan::{Budget, Part};
 use crate::results::tables::RightmarkMetric;
+use crate::results::topology::Topology;
 use crate::results::RunResults;
 use crate::tables::rightmark::{self, cell_round_s, plan_cells, Config, BLOCK_BYTES};
-use crate::topology::Topology;
 
 use super::runners::Ctx;
 use super::scenarios::home_node;

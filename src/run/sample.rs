@@ -9,7 +9,7 @@ use crate::results::clock::ClockInfo;
 use crate::results::latency::LatencyReport;
 use crate::results::scenarios::ScenarioResult;
 use crate::results::topology::Topology;
-use crate::results::{Advice, RunResults};
+use crate::results::{advice::Advice, RunResults};
 use crate::stats::Summary;
 
 /// The topology of the article's machine (fixture `opteron250-2s`).

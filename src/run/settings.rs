@@ -3,7 +3,7 @@
 //! experiment's `Config`. Plain data: no strings to parse again, nothing that measures.
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::latency::chase::Mode;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::plan::Plan;
 use crate::schedule::TimedSettings;
@@ -60,7 +60,7 @@ pub struct LoadedSettings {
     pub delays: usize,
     pub timed: TimedSettings,
     /// The load mixes, read first; more than one: one curve each, measured interleaved.
-    pub mixes: Vec<crate::loaded::LoadKernel>,
+    pub mixes: Vec<crate::results::loaded::LoadKernel>,
 }
 
 /// Core to core: the CPUs whose ordered pairs are all measured.
@@ -147,7 +147,11 @@ impl Overrides {
     /// Restricts the matrices' cells to `--cpu-nodes` x `--mem-nodes`: the budget's cells
     /// inside them, or, when the budget sampled none of them, every cell they name (the flags
     /// were checked against the initiator and memory nodes, so that is never empty).
-    fn select_cells(&self, s: &mut super::plan::Settings, topo: &crate::topology::Topology) {
+    fn select_cells(
+        &self,
+        s: &mut super::plan::Settings,
+        topo: &crate::results::topology::Topology,
+    ) {
         if self.cpu_nodes.is_none() && self.mem_nodes.is_none() {
             return;
         }
@@ -181,7 +185,7 @@ impl Overrides {
     pub fn apply(
         &self,
         planned: &mut Planned,
-        topo: &crate::topology::Topology,
+        topo: &crate::results::topology::Topology,
     ) -> Result<(), String> {
         for (flag, parts) in &self.given {
             if !parts.iter().any(|p| planned.plan.runs(*p)) {

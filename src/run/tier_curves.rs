@@ -10,10 +10,10 @@ use crate::loaded::sizes::default_sizes;
 use crate::loaded::LoadedConfig;
 use crate::results::tiers::KindCurve;
 use crate::results::topology::MemoryKind;
+use crate::results::topology::Topology;
 use crate::results::RunResults;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 /// One memory node for each kind of memory other than `home`'s, the first of that kind in
 /// node order, where a kind is the memory's kind and the kernel's tier (a memory-only DRAM

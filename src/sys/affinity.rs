@@ -20,7 +20,7 @@ pub fn set_current(cpus: &[u32]) -> Result<(), SysCallError> {
         )
     };
     check(ret, "sched_setaffinity", || {
-        format!("CPUs {}", crate::parse::cpulist::format_list(cpus))
+        format!("CPUs {}", crate::results::format::format_list(cpus))
     })
     .map_err(|e| {
         let hint = match e.errno() {

@@ -142,7 +142,7 @@ fn check_policy_call(
         format!(
             "{} on nodes {}",
             mode.name(),
-            crate::parse::cpulist::format_list(nodes)
+            crate::results::format::format_list(nodes)
         )
     })
     .map_err(|e| explain(e, mode))?;

@@ -12,9 +12,9 @@ use crate::bandwidth::plan::MemPlacement;
 use crate::bandwidth::{self, RunSettings};
 use crate::experiment::{Outcome, Progress};
 use crate::results::tables::{RoundFigure, StreamCell, StreamMatrix, StreamMatrixReport};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::{fail, figure_warnings, ratio_to_local, record, summarize, Sample};
 use crate::schedule::round_order;

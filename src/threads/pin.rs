@@ -1,10 +1,10 @@
 //! Pinning the calling thread to one CPU, with the checks that make it trustworthy: the CPU
 //! exists, is online, is in the process's allowed set, and `getcpu` confirms it.
 
-use crate::parse::cpulist::format_list;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 use crate::sys::affinity;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::ThreadError;
 

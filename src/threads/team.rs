@@ -16,9 +16,9 @@ use std::sync::{Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::quality::{rep_sample, StealProbe, ThreadProbe, ThreadUsage};
 use super::{check_cpus, pin_current, ThreadError};

@@ -6,11 +6,11 @@
 use std::collections::BTreeMap;
 
 use crate::parse::size::parse_sysfs_size;
+use crate::results::topology::{Cache, Cpu};
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::domain;
 use crate::topology::files::{degrade, malformed, read_list_opt, read_mask_opt, CPU_DIR};
-use crate::topology::model::{Cache, Cpu};
 
 /// True when `text` is a whole number with an optional K, M or G: a size in the kernel's form
 /// even when its bytes do not fit 64 bits.

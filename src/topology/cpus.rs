@@ -4,13 +4,13 @@
 //! nodes' cpulists (the `cpuN/nodeM` link is only a fallback). The allowed flag is filled by
 //! [`crate::topology::allowed`].
 
-use crate::parse::cpulist::format_list;
+use crate::results::format::format_list;
+use crate::results::topology::{Cpu, Node};
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{
     degrade, missing, read_id_opt, read_list_opt, read_mask_opt, shown, CPU_DIR,
 };
-use crate::topology::model::{Cpu, Node};
 
 /// Present CPU ids: `cpu/present`, else the `cpuN` directories.
 pub fn present_cpus(root: &SysRoot) -> Result<Vec<u32>, SysError> {

@@ -1,12 +1,12 @@
 //! The SLIT distance matrix from `nodeN/distance`: one row per node, one column per online
 //! node in ascending id order (the kernel's order, which is also the order of
-//! [`crate::topology::Topology::nodes`]). Absent rows give an empty matrix; a row with the
+//! [`crate::results::topology::Topology::nodes`]). Absent rows give an empty matrix; a row with the
 //! wrong length or a non-number is malformed.
 
+use crate::results::topology::Node;
 use crate::sys::safe_read::excerpt;
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{malformed, missing, read_list_opt, NODE_DIR};
-use crate::topology::model::Node;
 
 /// Reads the matrix; empty when no node has a distance file.
 pub fn read_distances(root: &SysRoot, nodes: &[Node]) -> Result<Vec<Vec<u32>>, SysError> {

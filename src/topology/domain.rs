@@ -7,7 +7,7 @@
 //! to the plan or the memory-kind inference. Pure functions over what the readers parsed.
 
 use crate::parse::cpulist::excerpt;
-use crate::topology::model::HmatTarget;
+use crate::results::topology::HmatTarget;
 
 /// The highest node id Linux can give (MAX_NUMNODES is at most 1024).
 pub const MAX_NODE_ID: u32 = 1023;

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::results::format::format_list;
-use crate::topology::model::{
+use crate::results::topology::{
     Cache, Cpu, Known, L3Domain, Layout, Node, NodeMemory, NodesPerPackage,
 };
 

@@ -3,9 +3,9 @@
 //! their read/write latency (ns) and bandwidth (MB/s), and `nodeN/memory_side_cache/indexK`
 //! describes memory-side caches. All of it is firmware-declared and optional.
 
+use crate::results::topology::{HmatTarget, MemorySideCache, Node};
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::NODE_DIR;
-use crate::topology::model::{HmatTarget, MemorySideCache, Node};
 
 /// HMAT access attributes of every node that has them, by node then access class.
 pub fn read_hmat(root: &SysRoot, nodes: &[Node]) -> Result<Vec<HmatTarget>, SysError> {

@@ -14,9 +14,9 @@
 //! tier compared with the CPU nodes', or from CXL memory devices (`memN`) on the kernel's CXL
 //! bus, or left unknown.
 
+use crate::results::topology::{HmatTarget, Known, MemoryKind, Node, NodeMemory};
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{degrade, shown};
-use crate::topology::model::{HmatTarget, Known, MemoryKind, Node, NodeMemory};
 
 /// The memory kind and tier of every node with memory, in node order. Unreadable optional
 /// files leave the fact unknown with a warning.

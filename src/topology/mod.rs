@@ -1,6 +1,6 @@
 //! The machine's memory topology: NUMA nodes, CPUs, caches, SLIT distances, HMAT attributes
 //! and the process's allowed sets, read through a [`crate::sysroot::SysRoot`] so that live
-//! machines and captured snapshots are handled the same way. The data model is in [`model`];
+//! machines and captured snapshots are handled the same way. The data model is the contract's [`crate::results::topology`];
 //! [`read::read_topology`] assembles it from one reader module per kind of file.
 
 pub mod allowed;
@@ -13,10 +13,8 @@ mod files;
 pub mod hmat;
 pub mod kinds;
 mod meminfo;
-pub mod model;
 pub mod nodes;
 pub mod read;
 pub mod xml;
 
-pub use model::*;
 pub use read::{read_topology, TopologyError};

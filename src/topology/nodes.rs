@@ -8,13 +8,13 @@
 //! or `MemFree` above `MemTotal` leaves that figure unknown (0) with a warning naming the
 //! file, and CPUs a node lists that are not present are left out with a warning.
 
-use crate::parse::cpulist::format_list;
+use crate::results::format::format_list;
+use crate::results::topology::{HugePages, Node};
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::files::{
     degrade, malformed, missing, read_list_opt, read_mask_opt, shown, NODE_DIR,
 };
 use crate::topology::meminfo::{parse_meminfo, read_node_meminfo};
-use crate::topology::model::{HugePages, Node};
 
 /// Reads the nodes in ascending id order, or `None` when the kernel has no node directory.
 /// `present` are the present CPUs: a node listing others gets a warning in `warnings`.

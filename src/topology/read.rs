@@ -4,6 +4,7 @@
 //! an optional file would have added is left unknown with a warning in `Topology::warnings`.
 
 use crate::environment::read_environment_warn;
+use crate::results::topology::{Cpu, Node, Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::sysroot::{SysError, SysRoot};
 use crate::topology::allowed::read_allowed;
 use crate::topology::caches::read_caches;
@@ -13,7 +14,6 @@ use crate::topology::domains::layout;
 use crate::topology::files::degrade;
 use crate::topology::hmat::{read_hmat, read_memory_side_caches};
 use crate::topology::kinds::read_node_memory;
-use crate::topology::model::{Cpu, Node, Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::topology::nodes::{read_nodes, single_node};
 
 /// Why a topology could not be read: always names the file and the problem.

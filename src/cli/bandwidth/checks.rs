@@ -6,8 +6,8 @@ use crate::bandwidth::kernels::Kernel;
 use crate::bandwidth::plan::{check_fits, MemPlacement};
 use crate::bandwidth::RunSettings;
 use crate::parse::cpulist::excerpt;
-use crate::parse::size::format_bytes;
-use crate::topology::Topology;
+use crate::results::format::format_bytes;
+use crate::results::topology::Topology;
 
 use super::BandwidthArgs;
 

@@ -18,7 +18,7 @@ use crate::placement::Policy;
 use crate::render::bandwidth_text;
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
-use crate::topology::{read_topology, Topology};
+use crate::{results::topology::Topology, topology::read_topology};
 
 mod checks;
 mod sizes;

@@ -3,8 +3,8 @@
 
 use anyhow::Context as _;
 
-use crate::parse::size::{format_bytes, parse_size};
-use crate::topology::Topology;
+use crate::results::topology::Topology;
+use crate::{parse::size::parse_size, results::format::format_bytes};
 
 use super::BandwidthArgs;
 

@@ -8,17 +8,20 @@ use anyhow::bail;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::latency::chase::{self, ChainSpec, Mode};
 use crate::latency::matrix;
 use crate::latency::{Chaser, Config, Variant};
-use crate::parse::cpulist::format_list;
 use crate::parse::selection;
 use crate::render::latency_text;
+use crate::results::format::format_list;
 use crate::results::placement::PageSize;
 use crate::sysroot::SysRoot;
+use crate::{
+    latency::chase::{self, ChainSpec},
+    results::latency::Mode,
+};
 mod sizes;
 
-use crate::topology::{read_topology, Topology};
+use crate::{results::topology::Topology, topology::read_topology};
 pub(crate) use sizes::parse_range;
 use sizes::{chain_geometry, check_size, distribution_groups, sample_plan, size_flag, sweep_sizes};
 

@@ -5,11 +5,11 @@ use crate::latency::chase;
 use anyhow::{bail, Context as _};
 
 use super::LatencyArgs;
-use crate::latency::measure::SamplePlan;
 use crate::latency::sweep;
 use crate::parse::cpulist::excerpt;
-use crate::parse::size::{format_bytes, parse_size};
-use crate::topology::Topology;
+use crate::results::latency::SamplePlan;
+use crate::results::topology::Topology;
+use crate::{parse::size::parse_size, results::format::format_bytes};
 
 pub(super) fn size_flag(flag: &str, text: &str) -> anyhow::Result<u64> {
     parse_size(text).with_context(|| flag.to_string())

@@ -2,9 +2,9 @@
 //! the memory nodes of the chased and the load buffers, each checked against the topology.
 
 use super::LoadedLatencyArgs;
-use crate::parse::cpulist::format_list;
 use crate::parse::selection;
-use crate::topology::Topology;
+use crate::results::format::format_list;
+use crate::results::topology::Topology;
 
 /// `--load-nodes`: nodes with usable CPUs, ascending.
 pub(super) fn load_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {

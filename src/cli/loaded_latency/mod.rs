@@ -10,13 +10,16 @@ use crate::cli::Context;
 use crate::loaded::matrix::MatrixTemplate;
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::Config;
-use crate::loaded::{self, LoadKernel, LoadedConfig};
 use crate::parse::duration::{parse_duration, LOADED_POINT};
 use crate::parse::size::parse_size;
 use crate::render::loaded_text;
 use crate::results::placement::PageSize;
 use crate::threads::check_cpus;
-use crate::topology::{read_topology, Topology};
+use crate::{
+    loaded::{self, LoadedConfig},
+    results::loaded::LoadKernel,
+};
+use crate::{results::topology::Topology, topology::read_topology};
 
 mod cpus;
 

@@ -13,8 +13,8 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::Context;
+use crate::results::plan::{Budget, Part};
 use crate::results::time::UtcTime;
-use crate::results::{Budget, Part};
 use crate::run::execute::{execute, NoProgress, Progress, RunHeader, BUILT};
 use crate::run::output::{default_dir_name, safe_host, OutputDir};
 use crate::run::plan::{make_plan, parse_parts, PlanRequest};

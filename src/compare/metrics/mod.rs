@@ -339,10 +339,10 @@ fn reference_metrics(r: &RunResults, out: &mut Vec<Metric>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::{compare, Conditions};
     use crate::results::latency::Mode;
     use crate::results::placement::PageSize;
     use crate::results::reference::{ReferenceBandwidth, ReferenceFigures, ReferenceLatency};
+    use crate::{compare::compare, results::compare::Conditions};
 
     fn summary(v: f64) -> Summary {
         let s: Vec<f64> = (0..9)
@@ -687,7 +687,7 @@ mod tests {
             for row in t.scenarios.iter_mut().take(2) {
                 row.latency = Some(crate::testutil::nine_blocks(ns, summary(ns)));
             }
-            t.scenarios[1].same_as = Some(crate::results::ScenarioId::PinnedLocal);
+            t.scenarios[1].same_as = Some(crate::results::scenarios::ScenarioId::PinnedLocal);
             r
         };
         let a = metrics(&with(100.0, 64 << 20), "a");

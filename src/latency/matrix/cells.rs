@@ -3,9 +3,9 @@
 //! latency.
 
 use crate::results::tables::RatioToLocal;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
-use super::super::result::{LatencyResult, Matrix, MatrixCell};
+use crate::results::latency::{LatencyResult, Matrix, MatrixCell};
 
 /// The paired ratio of `this` to `reference` from their round medians (the shorter prefix of
 /// both: round i pairs with round i); `None` unless both were measured in rounds.

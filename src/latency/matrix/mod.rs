@@ -36,16 +36,17 @@ pub(crate) use schedule::{in_rounds, measurement_of, Schedule};
 
 use crate::results::clock::ClockInfo;
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::precision::PrecisionGoal;
-use crate::topology::Topology;
 
 use super::blocks::{MIN_BLOCK_SAMPLE_NS, MIN_PER_PASS};
 use super::chase::ChainSpec;
 use super::engine::{buffer_bytes, run_job, Job, JobError, Target};
-use super::measure::{Aim, SamplePlan};
-use super::result::{LatencyResult, Matrix};
+use super::measure::Aim;
+use crate::results::latency::SamplePlan;
+use crate::results::latency::{LatencyResult, Matrix};
 
 /// Fewest rounds: six give the first 95 % interval for the median.
 pub const MIN_ROUNDS: usize = crate::schedule::MIN_SAMPLES_FOR_INTERVAL;
@@ -178,7 +179,7 @@ pub fn run_cells(job: &MatrixJob<'_>) -> Result<(Matrix, Vec<String>), JobError>
     } else if !buffers_fit(topo, &nodes, bytes) {
         Some(format!(
             "its buffers ({} on each of {} node(s)) do not fit together in half the free memory of their nodes",
-            crate::parse::size::format_bytes(bytes),
+            crate::results::format::format_bytes(bytes),
             nodes.len()
         ))
     } else {
@@ -186,7 +187,7 @@ pub fn run_cells(job: &MatrixJob<'_>) -> Result<(Matrix, Vec<String>), JobError>
             Ok(done) => return Ok(done),
             Err(JobError::Placement(e)) => Some(format!(
                 "its buffers ({} on each of {} node(s)) could not be placed together ({e})",
-                crate::parse::size::format_bytes(bytes),
+                crate::results::format::format_bytes(bytes),
                 nodes.len()
             )),
             Err(e) => return Err(e),

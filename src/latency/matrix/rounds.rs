@@ -5,20 +5,23 @@ use std::collections::BTreeMap;
 
 use crate::clock::estimate_core_hz;
 
-use crate::placement::{PlacedBuffer, PlacementReport, Policy};
 use crate::results::clock::ClockInfo;
+use crate::{
+    placement::{PlacedBuffer, Policy},
+    results::placement::PlacementReport,
+};
 
 use super::super::engine::{
     buffer_bytes, clock_warning, disturbed_warning, noise_warning_between, placement_warnings,
     JobError,
 };
 use super::super::measure::{measure_block, BlockPlan, Judge, Measurement};
-use super::super::result::{LatencyResult, Matrix, Placement};
 use super::super::sweep::Block;
 use super::super::walk::Chain;
 use super::{
     cells, in_rounds, measurement_of, memory_nodes, round_plan, MatrixJob, RoundPlan, Schedule,
 };
+use crate::results::latency::{LatencyResult, Matrix, Placement};
 
 /// One memory node's buffer as placed.
 struct NodeBuffer {

@@ -2,14 +2,14 @@ use std::time::Duration;
 
 use super::*;
 use crate::latency::blocks::tests::plan;
-use crate::latency::chase::Mode;
 use crate::latency::measure::Measurement;
 use crate::latency::measure::Samples;
-use crate::latency::result::Placement;
 use crate::latency::sweep::{Block, Point};
+use crate::results::latency::Mode;
+use crate::results::latency::Placement;
 use crate::results::latency::PointBlocks;
+use crate::results::topology::HmatTarget;
 use crate::stats::Summary;
-use crate::topology::HmatTarget;
 
 fn result(ns: f64) -> LatencyResult {
     let m = Measurement {

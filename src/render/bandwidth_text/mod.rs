@@ -39,7 +39,7 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
         render_scaling(w, s, &report.results)?;
     }
     precision(w, report)?;
-    let q = super::verdict::of_checks(&crate::results::findings::bandwidth_checks(
+    let q = super::verdict::of_checks(&crate::results::verdict::bandwidth_checks(
         "bandwidth",
         report,
     ));
@@ -91,7 +91,7 @@ fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
         };
         lines.push(format!(
             "{what}: {}",
-            p.clause_in("repetition", "repetitions")
+            crate::render::precision_words::clause_in(p, "repetition", "repetitions")
         ));
     }
     if !lines.is_empty() {

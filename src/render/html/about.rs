@@ -86,7 +86,7 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
     facts.extend(
         env.memory_limits
             .iter()
-            .map(|l| ("memory limit", l.summary())),
+            .map(|l| ("memory limit", crate::render::memory_limit::summary(l))),
     );
     facts.extend(layout_facts(r));
     facts

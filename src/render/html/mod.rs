@@ -25,7 +25,7 @@ pub use standalone::{render_bandwidth, render_rightmark, render_stream_matrix};
 use std::fmt::Write as _;
 
 use crate::render::run_view as view;
-use crate::results::{Part, RunResults, RESULTS_SCHEMA_VERSION};
+use crate::results::{plan::Part, RunResults, RESULTS_SCHEMA_VERSION};
 use page::Page;
 
 /// Escapes text for HTML element content and attribute values.
@@ -314,7 +314,7 @@ const WARNINGS_SHOWN: usize = 4;
 
 /// The verdict and every part's warnings, before the first section.
 fn verdict_banner(p: &mut Page, r: &RunResults) {
-    let warnings = crate::results::findings::gathered_warnings(r);
+    let warnings = crate::results::verdict::gathered_warnings(r);
     let (class, line) = match &r.quality {
         Some(q) => (q.verdict.label(), q.sentence.clone()),
         None => (
@@ -496,7 +496,7 @@ mod tests {
         r.completed.retain(|p| *p != Part::C2c);
         r.scaling = None;
         r.plan.parts.retain(|p| p.part != Part::Scaling);
-        r.plan.skipped.push(crate::results::SkippedPart {
+        r.plan.skipped.push(crate::results::plan::SkippedPart {
             part: Part::Scaling,
             reason: "one CPU per node".into(),
         });

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use super::{esc, prose};
 use crate::render::run_view::{self as view, Cell, Table};
 use crate::render::svg::{self, Heatmap};
-use crate::results::{Part, RunResults};
+use crate::results::{plan::Part, RunResults};
 
 pub(super) const CSS: &str = r#"
 :root{--ink:#23272f;--muted:#687080;--line:#e3e6eb;--soft:#f6f7f9;--accent:#0b6fa4;--warn:#9a4d00;--warnbg:#fff5e6;--ok:#1d7a52}

@@ -10,7 +10,7 @@ use super::prose;
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
 use crate::results::figures;
-use crate::results::{Part, RunResults, Severity};
+use crate::results::{findings::Severity, plan::Part, RunResults};
 
 pub(super) fn findings(p: &mut Page, r: &RunResults) {
     if r.findings.is_empty() && r.warnings.is_empty() {

@@ -8,7 +8,7 @@ use super::{esc, prose};
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
 use crate::results::scenarios::ScenarioTable;
-use crate::results::{Part, RunResults};
+use crate::results::{plan::Part, RunResults};
 
 pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
     let Some(s) = &r.scenarios else { return };
@@ -64,7 +64,7 @@ fn scenario_bars(p: &mut Page, s: &ScenarioTable) {
 /// latency column measured.
 fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
     // Only a named winner (or the only candidate measured) is highlighted.
-    let winners: Vec<crate::results::ScenarioId> = s
+    let winners: Vec<crate::results::scenarios::ScenarioId> = s
         .recommendations
         .iter()
         .filter(|r| view::policy::names_winner(r))

@@ -52,7 +52,13 @@ pub(super) fn scenarios_line(r: &RunResults, t: &ScenarioTable) -> Option<String
         .scenarios
         .iter()
         .filter(|s| s.same_as.is_none())
-        .filter_map(|s| Some(format!("({}) {}", s.letter, s.precision?.clause())))
+        .filter_map(|s| {
+            Some(format!(
+                "({}) {}",
+                s.letter,
+                crate::render::precision_words::clause(&s.precision?)
+            ))
+        })
         .collect();
     against_target(r, "scenario", rows)
 }

@@ -138,8 +138,8 @@ mod tests {
         );
         r.stream_matrix = None;
         r.rightmark = None;
-        r.plan.skipped.push(crate::results::SkippedPart {
-            part: crate::results::Part::Rightmark,
+        r.plan.skipped.push(crate::results::plan::SkippedPart {
+            part: crate::results::plan::Part::Rightmark,
             reason: "one NUMA node: its one cell would repeat".into(),
         });
         let html = crate::render::html::render(&r);

@@ -96,8 +96,12 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 /// reached and the extra samples it took; nothing when no figure has a target.
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let mut lines = Vec::new();
-    let clause = |p: &crate::results::quality::Precision| p.clause_in("sample", "samples");
-    let blocks = |p: &crate::results::quality::Precision| p.clause_in("block", "blocks");
+    let clause = |p: &crate::results::quality::Precision| {
+        crate::render::precision_words::clause_in(p, "sample", "samples")
+    };
+    let blocks = |p: &crate::results::quality::Precision| {
+        crate::render::precision_words::clause_in(p, "block", "blocks")
+    };
     let mut any_blocks = false;
     for x in &r.results {
         if let Some(p) = &x.precision {
@@ -135,7 +139,7 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 c.initiator_node,
                 c.memory_node,
                 if c.result.blocks.is_some() {
-                    p.clause_in("round", "rounds")
+                    crate::render::precision_words::clause_in(p, "round", "rounds")
                 } else {
                     clause(p)
                 }
@@ -401,7 +405,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 /// What the reader must know.
 fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
-    let q = super::verdict::of_checks(&crate::results::findings::latency_checks(r));
+    let q = super::verdict::of_checks(&crate::results::verdict::latency_checks(r));
     super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 

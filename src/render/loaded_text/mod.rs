@@ -80,7 +80,7 @@ fn shared_idle_checks<'a>(
     curves
         .enumerate()
         .flat_map(|(i, r)| {
-            crate::results::findings::loaded_checks(r)
+            crate::results::verdict::loaded_checks(r)
                 .into_iter()
                 .skip(usize::from(i > 0))
         })
@@ -260,7 +260,7 @@ pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     sketch(&r.curve_points(), out)?;
     traffic_text::render(&r.traffic, out)?;
-    let q = super::verdict::of_checks(&crate::results::findings::loaded_checks(r));
+    let q = super::verdict::of_checks(&crate::results::verdict::loaded_checks(r));
     super::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 

@@ -3,7 +3,7 @@
 //! lays out what this module extracted.
 
 use crate::render::svg::Heatmap;
-use crate::results::{Part, RunResults};
+use crate::results::{plan::Part, RunResults};
 
 pub mod bandwidth;
 pub mod bandwidth_sweep;

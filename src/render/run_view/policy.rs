@@ -2,7 +2,10 @@
 
 use super::{ci_cells, interval_cells, quality_cells, Cell, Table};
 use crate::results::scenarios::Verdict;
-use crate::results::{Recommendation, RunResults, ScenarioResult};
+use crate::results::{
+    scenarios::{Recommendation, ScenarioResult},
+    RunResults,
+};
 
 /// The Opteron closing table for this machine.
 pub fn scenarios_table(r: &RunResults) -> Table {
@@ -238,10 +241,10 @@ pub fn comparison(rec: &Recommendation) -> String {
 /// The letters of a scenario and of every scenario measured as the same placement,
 /// "(d) = (e) = (f)", and the reason they are one configuration here.
 pub fn merged_letters(
-    t: &crate::results::ScenarioTable,
-    row: &crate::results::ScenarioResult,
+    t: &crate::results::scenarios::ScenarioTable,
+    row: &crate::results::scenarios::ScenarioResult,
 ) -> (String, Option<String>) {
-    let same: Vec<&crate::results::ScenarioResult> = t
+    let same: Vec<&crate::results::scenarios::ScenarioResult> = t
         .scenarios
         .iter()
         .filter(|o| o.same_as == Some(row.id))

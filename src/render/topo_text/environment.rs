@@ -52,11 +52,12 @@ pub(super) fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         ],
     ];
     // Memory limits on this process, only when there are some.
-    rows.extend(
-        e.memory_limits
-            .iter()
-            .map(|l| vec!["memory limit".into(), l.summary()]),
-    );
+    rows.extend(e.memory_limits.iter().map(|l| {
+        vec![
+            "memory limit".into(),
+            crate::render::memory_limit::summary(l),
+        ]
+    }));
     rows.extend(platform_rows(&e.platform));
     out.write_all(crate::render::width::fit_columns(&["setting", "value"], &rows).as_bytes())?;
     let tiers = crate::render::tiering_text::section(t, None);

@@ -1,6 +1,6 @@
 //! Estimates and detail lines of the bandwidth parts: kernels, matrix and scaling.
 
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::super::settings::Settings;
 use super::latency::matrix_reduced;

@@ -18,7 +18,7 @@ pub(super) fn c2c(s: &Settings, reduced: &mut Vec<String>) -> (f64, String) {
         format!(
             "{} ordered CPU pairs over CPUs {}, {} x {} ms each",
             c.pairs(),
-            crate::parse::cpulist::format_list(&c.cpus),
+            crate::results::format::format_list(&c.cpus),
             c.repetitions,
             c.repetition_ms
         ),

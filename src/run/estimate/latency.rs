@@ -1,8 +1,8 @@
 //! Estimates and detail lines of the latency parts: the working-set sweep and the matrix.
 
-use crate::latency::chase::Mode;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::super::settings::{MatrixSettings, Settings};
 use super::{grid_points, labels, mib, CHAIN_S_PER_ELEMENT, DRAM_LOAD_S, FAULT_BYTES_PER_S};

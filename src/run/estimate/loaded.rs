@@ -20,7 +20,7 @@ pub(super) fn loaded_latency(s: &Settings, reduced: &mut Vec<String>) -> (f64, S
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let left: Vec<String> = crate::loaded::LoadKernel::all_mixes()
+    let left: Vec<String> = crate::results::loaded::LoadKernel::all_mixes()
         .into_iter()
         .filter(|k| !l.mixes.contains(k))
         .map(|k| k.label())

@@ -14,8 +14,8 @@ mod loaded;
 mod scenarios;
 
 use crate::results::plan::{Part, PlannedPart};
+use crate::results::topology::Topology;
 use crate::schedule::TimedSettings;
-use crate::topology::Topology;
 
 use super::settings::Settings;
 
@@ -44,7 +44,7 @@ pub(super) fn labels<'a>(names: impl Iterator<Item = &'a str>, sep: &str) -> Str
 }
 
 pub(super) fn mib(b: u64) -> String {
-    crate::parse::size::format_bytes(b)
+    crate::results::format::format_bytes(b)
 }
 
 /// Settings in words and the time estimate of one part.
@@ -115,7 +115,7 @@ pub(super) fn timed_s(t: &TimedSettings) -> f64 {
 
 #[cfg(test)]
 mod loaded_mix_tests {
-    use crate::loaded::LoadKernel;
+    use crate::results::loaded::LoadKernel;
     use crate::results::plan::{Budget, Part};
     use crate::run::plan::{make_plan, PlanRequest};
 

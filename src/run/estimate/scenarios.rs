@@ -1,6 +1,6 @@
 //! Estimates and detail lines of the policy scenarios and the weighted-interleave advisor.
 
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
 use super::super::settings::Settings;
 use super::{mib, timed_s, CHAIN_S_PER_ELEMENT, FAULT_BYTES_PER_S};

@@ -3,7 +3,7 @@
 use super::fill::fill_latency;
 use super::tests::{figures, place};
 use super::*;
-use crate::latency::chase::Mode;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::quality::{RepSample, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{
@@ -53,7 +53,7 @@ fn run_filled_while_quiet() -> (RunResults, ReferenceFigures) {
 
 /// The bandwidth, bandwidth-matrix and scaling results the parts push where they leave the
 /// measurement to the reference: its placeholder as it stood then.
-fn push_placeholders(topo: &crate::topology::Topology, r: &mut RunResults) {
+fn push_placeholders(topo: &crate::results::topology::Topology, r: &mut RunResults) {
     use crate::results::bandwidth::{Matrix, MatrixCell, Scaling, ScalingPoint, ScalingSeries};
     let early = Reference::placeholder(r).unwrap();
     assert!(!early.quality.as_ref().unwrap().disturbed);
@@ -182,7 +182,7 @@ fn each_filled_place_holds(r: &RunResults, bad: &RepetitionQuality) {
 /// The verdict counts every filled place as disturbed, and compare marks their metrics.
 fn the_verdict_and_compare_mark_the_filled_places(r: &RunResults) {
     // The verdict counts every filled place as disturbed, and nothing else.
-    let checks = crate::results::findings::figure_checks(r);
+    let checks = crate::results::verdict::figure_checks(r);
     let marked: Vec<&str> = checks
         .iter()
         .filter(|c| c.disturbed)

@@ -6,19 +6,19 @@ use std::time::Instant;
 
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::Kernel;
-use crate::latency::chase::Mode;
-use crate::placement::{PlacementReport, Policy};
 use crate::results::bandwidth::Isa;
 use crate::results::bandwidth::{
     BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate,
 };
+use crate::results::latency::Mode;
 use crate::results::latency::{CurveKnees, LatencyResult};
 use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
 use crate::results::reference::{ReferenceBandwidth, ReferenceFigure, ReferenceLatency};
-use crate::results::{Part, RunResults};
+use crate::results::topology::Topology;
+use crate::results::{plan::Part, RunResults};
 use crate::stats::Summary;
-use crate::topology::Topology;
+use crate::{placement::Policy, results::placement::PlacementReport};
 
 use super::take::Reference;
 use super::Conditions;

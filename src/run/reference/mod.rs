@@ -48,8 +48,8 @@ pub use plan::{
 pub use probe::warning as probe_warning;
 pub use take::Reference;
 
-use crate::results::Part;
-use crate::topology::Topology;
+use crate::results::plan::Part;
+use crate::results::topology::Topology;
 
 use super::scenarios::home_node;
 use super::settings::Settings;

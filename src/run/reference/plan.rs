@@ -3,10 +3,13 @@
 //! its figure instead of measuring.
 
 use crate::bandwidth::descriptor::KernelId;
-use crate::latency::chase::Mode;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
-use crate::results::{Part, Plan, RunResults};
-use crate::topology::Topology;
+use crate::results::topology::Topology;
+use crate::results::{
+    plan::{Part, Plan},
+    RunResults,
+};
 
 use super::super::settings::Settings;
 use super::{
@@ -120,7 +123,7 @@ pub fn planned(
     if sides.0 {
         what.push(format!(
             "local idle latency (random walk, 4k pages, {} bound to node {}, CPU {})",
-            crate::parse::size::format_bytes(c.latency_bytes),
+            crate::results::format::format_bytes(c.latency_bytes),
             c.node,
             c.cpu
         ));
@@ -128,9 +131,9 @@ pub fn planned(
     if sides.1 {
         what.push(format!(
             "local read bandwidth (read kernel on CPUs {} of node {}, {} per thread, 4k pages)",
-            crate::parse::cpulist::format_list(&c.cpus),
+            crate::results::format::format_list(&c.cpus),
             c.node,
-            crate::parse::size::format_bytes(c.bytes_per_thread)
+            crate::results::format::format_bytes(c.bytes_per_thread)
         ));
     }
     Some(crate::results::reference::PlannedReference {

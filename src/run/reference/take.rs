@@ -6,25 +6,28 @@ use std::time::{Duration, Instant};
 
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::Kernel;
-use crate::latency::chase::Mode;
-use crate::placement::{PlacedBuffer, PlacementReport, Policy};
 use crate::results::bandwidth::Isa;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::quality::{Decision, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{
     ReferenceBandwidth, ReferenceFigures, ReferenceLatency, ReferenceRepetition,
 };
-use crate::results::{Part, RunResults};
+use crate::results::topology::Topology;
+use crate::results::{plan::Part, RunResults};
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{run_team, TeamPlan};
-use crate::topology::Topology;
+use crate::{
+    placement::{PlacedBuffer, Policy},
+    results::placement::PlacementReport,
+};
 
-use super::super::measure::{read_until, reuse_or_place, Reuse};
 use super::chaser::{spawn_latency, LatMsg, LatWorker};
 use super::fill::fill_latency;
 use super::{Conditions, BANDWIDTH_REP_MS, SAMPLES_PER_REP};
+use crate::bandwidth::team::read::{read_until, reuse_or_place, Reuse};
 
 /// The read side: the kernel and the placed buffers kept from one repetition to the next.
 pub(super) struct BwState {

@@ -1,6 +1,6 @@
 use super::fill::fill_latency;
 use super::*;
-use crate::latency::chase::Mode;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{FilledPlace, ReferenceFigure, ReferenceFigures, ReferenceLatency};

@@ -8,14 +8,14 @@ use anyhow::Context as _;
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::MemPlacement;
-use crate::bandwidth::result::BandwidthReport;
 use crate::bandwidth::{self, RunSettings, WorkingSet};
 use crate::experiment::Progress as Step;
+use crate::results::bandwidth::BandwidthReport;
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
-use crate::results::{Part, RunResults};
+use crate::results::topology::Topology;
+use crate::results::{plan::Part, RunResults};
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::super::plan::Settings;
 use super::super::reference;

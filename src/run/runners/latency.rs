@@ -4,11 +4,14 @@
 use anyhow::Context as _;
 
 use crate::experiment::Progress as Step;
-use crate::latency::{self, chase::Mode, result::LatencyReport, sweep};
 use crate::results::placement::PageSize;
-use crate::results::{Part, RunResults};
+use crate::results::topology::Topology;
+use crate::results::{plan::Part, RunResults};
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
+use crate::{
+    latency::{self, sweep},
+    results::latency::{LatencyReport, Mode},
+};
 
 use super::super::plan::Settings;
 use super::super::reference;
@@ -67,7 +70,7 @@ pub(super) fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<(
             reference_latency(),
             format!(
                 "random 4k curve, {} point",
-                crate::parse::size::format_bytes(ref_bytes)
+                crate::results::format::format_bytes(ref_bytes)
             ),
             None,
         );

@@ -5,9 +5,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::loaded::sizes::default_sizes;
-use crate::loaded::{self, LoadKernel, LoadedConfig, LoadedReport};
 use crate::results::placement::PageSize;
 use crate::results::RunResults;
+use crate::{
+    loaded::{self, LoadedConfig},
+    results::loaded::{LoadKernel, LoadedReport},
+};
 
 use super::super::scenarios::home_node;
 use super::{measuring_cpu, Ctx, SEED};

@@ -17,11 +17,11 @@ mod scaling;
 use anyhow::Context as _;
 
 use crate::experiment::Progress as Step;
-use crate::latency::measure::SamplePlan;
 use crate::results::clock::ClockInfo;
-use crate::results::{Part, RunResults};
+use crate::results::latency::SamplePlan;
+use crate::results::topology::Topology;
+use crate::results::{plan::Part, RunResults};
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
 use super::advisor::run_advisor;
 use super::plan::Settings;

@@ -7,7 +7,7 @@ use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::Kernel;
 use crate::bandwidth::{self};
 use crate::results::bandwidth::{Scaling, ScalingPoint, ScalingSeries};
-use crate::results::{Part, RunResults};
+use crate::results::{plan::Part, RunResults};
 use crate::threads::precision::PrecisionGoal;
 
 use super::super::reference;
@@ -123,7 +123,10 @@ fn measure_around_reference(
 
 /// The read kernel's one scaling entry (the second job's series joined to the first's) and,
 /// in it, node `h`'s packed series, added first where it is missing.
-fn home_series(report: &mut bandwidth::result::BandwidthReport, h: u32) -> &mut ScalingSeries {
+fn home_series(
+    report: &mut crate::results::bandwidth::BandwidthReport,
+    h: u32,
+) -> &mut ScalingSeries {
     if report.scaling.len() > 1 {
         let rest: Vec<_> = report.scaling.drain(1..).collect();
         for sc in rest {

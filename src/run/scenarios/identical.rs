@@ -6,9 +6,9 @@
 
 use crate::placement::model::{pages, same_reason};
 use crate::results::scenarios::ScenarioResult;
-use crate::topology::Topology;
+use crate::results::topology::Topology;
 
-use super::super::rounds::{Config, Job};
+use crate::bandwidth::team::{Config, Job};
 
 /// Where one thread runs, for comparing placements.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -24,8 +24,6 @@ use std::sync::mpsc;
 use anyhow::Context as _;
 
 use crate::latency::blocks::{medians, pass_plan, MIN_PASSES};
-use crate::latency::chase::{ChainSpec, Mode};
-use crate::latency::measure::{calibrate, first_pass, take_samples, SamplePlan, Samples, Taken};
 use crate::latency::walk::Chain;
 use crate::placement::{PlacedBuffer, Policy};
 use crate::results::latency::PointBlocks;
@@ -33,13 +31,18 @@ use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
 use crate::results::scenarios::ScenarioLatency;
 use crate::results::tables::RatioToLocal;
+use crate::results::topology::Topology;
 use crate::schedule::round_order;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::quality::rep_sample;
 use crate::threads::{StealProbe, ThreadProbe};
-use crate::topology::Topology;
+use crate::{latency::chase::ChainSpec, results::latency::Mode};
+use crate::{
+    latency::measure::{calibrate, first_pass, take_samples, Samples, Taken},
+    results::latency::SamplePlan,
+};
 
 /// Rounds of blocks: nine give the 2nd and 8th block medians as a 96 % interval (six, the
 /// fewest with an interval, would give only the extremes).
@@ -499,5 +502,44 @@ mod tests {
         assert!(quick.rounds >= MIN_PASSES);
         assert_eq!((quick.per_block, quick.warmup), (3, 2));
         assert_eq!(quick.sample_ns, 7_000_000 / 18);
+    }
+
+    #[test]
+    fn the_scenarios_latency_rows_keep_judged_blocks() {
+        let topo = crate::testutil::this_machine_one_node();
+        let root = crate::sysroot::SysRoot::live();
+        let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
+        // The scenarios' single-thread latency: one thread left to the scheduler, one on the
+        // first CPU, two rounds of blocks over one buffer each.
+        let plan = BlockPlan {
+            rounds: 2,
+            per_block: 3,
+            warmup: 1,
+            sample_ns: 200_000,
+        };
+        let threads = [Thread { cpus: &[] }, Thread { cpus: &cpus }];
+        let rows = measure_rows(
+            &topo,
+            &root,
+            &threads,
+            RowBuffer {
+                policy: &Policy::Bind(vec![0]),
+                bytes: 4 << 20,
+            },
+            &plan,
+            30.0,
+        )
+        .unwrap();
+        for r in &rows {
+            assert_eq!(r.error, None);
+            assert_eq!(r.blocks.len(), 2, "{r:?}");
+            let q = r.quality.as_ref().expect("every block is judged");
+            assert_eq!(q.repetitions_kept, 6);
+            for &ns in r.blocks.iter().flatten() {
+                // A dependent load cannot take less than a cycle; a folded chain would show
+                // ~0. No upper bound: a busy machine only makes it slower.
+                assert!(ns.is_finite() && ns > 0.3, "{ns}");
+            }
+        }
     }
 }

@@ -8,22 +8,22 @@
 //! identically on this machine (one memory node: (d), (e), (f); one CPU per node: (c) and (e))
 //! are recognised and measured once, the others showing that figure with the reason
 //! (docs/METHODOLOGY.md, "Identical placements"); the distinct rows are measured side by side in
-//! interleaved rounds ([`super::rounds`]). A row that cannot run here says why; a row that fails
+//! interleaved rounds ([`crate::bandwidth::team`]). A row that cannot run here says why; a row that fails
 //! records its error and the others still run. The ranking is [`super::ranking`].
 
-use crate::latency::measure::SamplePlan;
-use crate::parse::cpulist::format_list;
 use crate::placement::Policy;
+use crate::results::format::format_list;
+use crate::results::latency::SamplePlan;
 use crate::results::scenarios::{ScenarioId, ScenarioResult, ScenarioTable};
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::topology::Topology;
 
-use super::measure::KERNEL;
 use super::plan::ScenarioSettings;
 use super::ranking::recommend;
-use super::rounds::{keep_buffers, measure_once, run_rounds, Config, Job};
+use crate::bandwidth::team::read::KERNEL;
+use crate::bandwidth::team::{keep_buffers, measure_once, run_rounds, Config, Job};
 use crate::placement::measured_weights::{derive_weights, nodes_text, weights_text};
 use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
 

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::parse::Parsed;
-use crate::topology::model::{Cache, Cpu, Node};
+use crate::results::topology::{Cache, Cpu, Node};
 
 /// The present CPUs (the Machine's complete cpuset and every PU), and the online ones (PUs).
 pub(super) fn cpu_sets(p: &Parsed) -> (Vec<u32>, BTreeSet<u32>) {

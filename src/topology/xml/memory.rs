@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::parse::{Parsed, XValue};
-use crate::topology::model::{HmatTarget, Known, MemoryKind, MemorySideCache, Node, NodeMemory};
+use crate::results::topology::{HmatTarget, Known, MemoryKind, MemorySideCache, Node, NodeMemory};
 
 /// The node an attribute value targets.
 fn target(p: &Parsed, v: &XValue) -> Option<u32> {

@@ -24,8 +24,8 @@ use std::path::Path;
 
 use anyhow::Context as _;
 
+use crate::results::topology::{Topology, TOPOLOGY_SCHEMA_VERSION};
 use crate::sysroot::SysRoot;
-use crate::topology::model::{Topology, TOPOLOGY_SCHEMA_VERSION};
 
 mod build;
 mod memory;

@@ -16,12 +16,12 @@ use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
 use crate::results::placement::{NodePages, PlacementReport};
 use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::quality::rep_sample;
 use crate::threads::{run_team, StealProbe, TeamPlan, ThreadProbe};
-use crate::topology::Topology;
 
 use crate::schedule::TimedSettings;
 
@@ -65,7 +65,7 @@ fn read_kernel() -> anyhow::Result<Kernel> {
 }
 
 /// Reads `buf` in chunks until `stop()`; returns bytes read and a checksum.
-pub(super) fn read_until(kernel: &Kernel, buf: &mut [f64], stop: impl Fn() -> bool) -> (u64, u64) {
+pub(crate) fn read_until(kernel: &Kernel, buf: &mut [f64], stop: impl Fn() -> bool) -> (u64, u64) {
     let p = Params::default();
     let mut seed = 1u64;
     let mut bytes = 0u64;
@@ -95,12 +95,12 @@ fn mb_per_s(bytes: u64, ns: u64) -> f64 {
 pub type Kept = Option<Vec<(PlacedBuffer, PlacementReport)>>;
 
 /// Buffers handed from one team to the next: slot `i` is thread `i`'s, taken by it.
-pub(super) type Reuse = std::sync::Mutex<Vec<Option<(PlacedBuffer, PlacementReport)>>>;
+pub(crate) type Reuse = std::sync::Mutex<Vec<Option<(PlacedBuffer, PlacementReport)>>>;
 
 /// Thread `i`'s buffer: the one left in `reuse` by the team before when there is one (placed
 /// and faulted in already), else a new one of `bytes` under `policy` in 4 KiB pages, first
 /// touched on the calling thread and its placement checked.
-pub(super) fn reuse_or_place(
+pub(crate) fn reuse_or_place(
     reuse: &Reuse,
     i: usize,
     topo: &Topology,
@@ -311,7 +311,12 @@ mod tests {
     }
 
     /// Two 20 ms repetitions of 8 MiB reads on this machine's first usable CPU.
-    fn small_reads() -> (crate::topology::Topology, SysRoot, Vec<u32>, TimedSettings) {
+    fn small_reads() -> (
+        crate::results::topology::Topology,
+        SysRoot,
+        Vec<u32>,
+        TimedSettings,
+    ) {
         let topo = this_machine_one_node();
         let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
         let timed = TimedSettings {
@@ -348,44 +353,6 @@ mod tests {
                 .expect("the unpinned thread is judged too");
             assert_eq!(q.repetitions_kept, 2);
             assert_eq!(q.repetitions_taken, 2 + q.repetitions_discarded);
-        }
-    }
-
-    #[test]
-    fn the_scenarios_latency_rows_keep_judged_blocks() {
-        let (topo, root, cpus, _) = small_reads();
-        // The scenarios' single-thread latency: one thread left to the scheduler, one on the
-        // first CPU, two rounds of blocks over one buffer each.
-        use crate::run::scenarios::latency::{measure_rows, BlockPlan, RowBuffer, Thread};
-        let plan = BlockPlan {
-            rounds: 2,
-            per_block: 3,
-            warmup: 1,
-            sample_ns: 200_000,
-        };
-        let threads = [Thread { cpus: &[] }, Thread { cpus: &cpus }];
-        let rows = measure_rows(
-            &topo,
-            &root,
-            &threads,
-            RowBuffer {
-                policy: &Policy::Bind(vec![0]),
-                bytes: 4 << 20,
-            },
-            &plan,
-            30.0,
-        )
-        .unwrap();
-        for r in &rows {
-            assert_eq!(r.error, None);
-            assert_eq!(r.blocks.len(), 2, "{r:?}");
-            let q = r.quality.as_ref().expect("every block is judged");
-            assert_eq!(q.repetitions_kept, 6);
-            for &ns in r.blocks.iter().flatten() {
-                // A dependent load cannot take less than a cycle; a folded chain would show
-                // ~0. No upper bound: a busy machine only makes it slower.
-                assert!(ns.is_finite() && ns > 0.3, "{ns}");
-            }
         }
     }
 }

@@ -1,0 +1,71 @@
+//! A figure's precision record ([`Precision`]: the half-width reached, the target, the extra
+//! rounds the target cost) in words, for labels and conditions lines. The record itself is
+//! the contract in `results::quality`.
+
+use crate::results::quality::Precision;
+
+/// The half-width reached, "+-2.1 %" ("no interval" without one).
+pub fn width(p: &Precision) -> String {
+    match p.half_width_fraction {
+        Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
+        None => "no interval".to_string(),
+    }
+}
+
+/// The target and the extras, counting the extra rounds as `one` / `many` ("round"/"rounds"
+/// for interleaved rounds, "sample"/"samples" for a latency measured alone,
+/// "repetition"/"repetitions" for a bandwidth): "target +-3 %, 3 extra samples".
+pub fn target(p: &Precision, one: &str, many: &str) -> String {
+    let extra = match p.extra_rounds {
+        0 => format!("no extra {many}"),
+        1 => format!("1 extra {one}"),
+        n => format!("{n} extra {many}"),
+    };
+    format!(
+        "target \u{b1}{:.0} %, {extra}",
+        p.target_half_width_fraction * 100.0
+    )
+}
+
+/// "+-2.1 % (target +-3 %, 3 extra samples)".
+pub fn clause_in(p: &Precision, one: &str, many: &str) -> String {
+    format!("{} ({})", width(p), target(p, one, many))
+}
+
+/// [`clause_in`] for interleaved rounds: "+-2.1 % (target +-3 %, 4 extra rounds)".
+pub fn clause(p: &Precision) -> String {
+    clause_in(p, "round", "rounds")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precision_clauses_name_the_width_the_target_and_the_extras() {
+        let p = Precision {
+            target_half_width_fraction: 0.03,
+            half_width_fraction: Some(0.021),
+            planned_rounds: 9,
+            extra_rounds: 1,
+        };
+        assert_eq!(
+            clause_in(&p, "sample", "samples"),
+            "\u{b1}2.1 % (target \u{b1}3 %, 1 extra sample)"
+        );
+        let p = Precision {
+            extra_rounds: 0,
+            half_width_fraction: None,
+            ..p
+        };
+        assert_eq!(
+            clause_in(&p, "repetition", "repetitions"),
+            "no interval (target \u{b1}3 %, no extra repetitions)"
+        );
+        let p = Precision {
+            extra_rounds: 4,
+            ..p
+        };
+        assert_eq!(clause(&p), "no interval (target \u{b1}3 %, 4 extra rounds)");
+    }
+}

@@ -67,6 +67,17 @@ pub fn seq_chain(chains: usize) -> crate::latency::chase::ChainSpec {
     }
 }
 
+/// A node's memory of `kind` in memory tier `tier`, its kind inferred (no evidence text).
+pub fn node_memory(node: u32, kind: MemoryKind, tier: u32) -> NodeMemory {
+    NodeMemory {
+        node,
+        kind,
+        known: Known::Inferred,
+        evidence: String::new(),
+        tier: Some(tier),
+    }
+}
+
 /// One node 0 with the CPUs this process may use and 1 GiB free.
 pub fn this_machine_one_node() -> Topology {
     let cpus = crate::sys::affinity::get_current().unwrap();

@@ -11,18 +11,7 @@ use crate::results::RunResults;
 /// intervals are widest). `None` when no row carries a precision record.
 pub(crate) fn precision_line(r: &RunResults) -> Option<String> {
     let t = r.scenarios.as_ref()?;
-    let rows: Vec<String> = t
-        .scenarios
-        .iter()
-        .filter(|s| s.same_as.is_none())
-        .filter_map(|s| {
-            Some(format!(
-                "({}) {}",
-                s.letter,
-                crate::render::precision_words::clause(&s.precision?)
-            ))
-        })
-        .collect();
+    let rows = crate::render::precision_words::scenario_clauses(t);
     if rows.is_empty() {
         return None;
     }

@@ -37,6 +37,16 @@ pub fn clause(p: &Precision) -> String {
     clause_in(p, "round", "rounds")
 }
 
+/// Each scenario row measured toward the target, "(a) +-2.1 % ..." (its [`clause`]), rows
+/// that repeat another's measurement left out.
+pub fn scenario_clauses(t: &crate::results::scenarios::ScenarioTable) -> Vec<String> {
+    t.scenarios
+        .iter()
+        .filter(|s| s.same_as.is_none())
+        .filter_map(|s| Some(format!("({}) {}", s.letter, clause(&s.precision?))))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

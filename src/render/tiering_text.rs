@@ -517,15 +517,9 @@ mod tests {
     #[test]
     fn tiers_section_of_a_run_shows_measured_figures_and_a_curve_per_kind() {
         use crate::results::tiers::KindCurve;
-        use crate::results::topology::{Known, MemoryKind, NodeMemory};
+        use crate::results::topology::MemoryKind;
         let mut r = crate::render::fixture::opteron_example();
-        let mem = |node, kind, tier| NodeMemory {
-            node,
-            kind,
-            known: Known::Inferred,
-            evidence: String::new(),
-            tier: Some(tier),
-        };
+        let mem = crate::testutil::node_memory;
         r.topology.layout.node_memory =
             vec![mem(0, MemoryKind::Dram, 4), mem(1, MemoryKind::Cxl, 22)];
         let mut curve = r.loaded_latency.clone().unwrap();

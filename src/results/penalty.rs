@@ -560,6 +560,19 @@ mod tests {
     }
 
     /// Matrix cells measured in rounds: the paired ratio decides, and the sentence says so.
+    /// A remote cell's paired ratio to local over six rounds, its 96.9 % interval [low, high].
+    fn paired(ratio: f64, low: f64, high: f64) -> RatioToLocal {
+        RatioToLocal {
+            ratio,
+            ci: Some(crate::stats::Interval {
+                low,
+                high,
+                level: 0.969,
+            }),
+            pairs: 6,
+        }
+    }
+
     #[test]
     fn matrix_in_rounds_uses_the_paired_ratio() {
         let mut r = sample::results();
@@ -568,15 +581,7 @@ mod tests {
             (0, 1, vec![70.0, 72.0, 69.0, 71.0, 73.0, 70.5]),
         ]);
         let cells = &mut l.matrix.as_mut().unwrap().cells;
-        cells[1].measured_ratio_interval = Some(RatioToLocal {
-            ratio: 1.56,
-            ci: Some(crate::stats::Interval {
-                low: 1.53,
-                high: 1.6,
-                level: 0.969,
-            }),
-            pairs: 6,
-        });
+        cells[1].measured_ratio_interval = Some(paired(1.56, 1.53, 1.6));
         r.latency = Some(l.clone());
         let f = crate::run::findings::remote_penalties(&r);
         assert!(
@@ -586,15 +591,7 @@ mod tests {
         );
         // A paired interval that holds 1: indistinguishable, whatever the medians say.
         let cells = &mut l.matrix.as_mut().unwrap().cells;
-        cells[1].measured_ratio_interval = Some(RatioToLocal {
-            ratio: 1.01,
-            ci: Some(crate::stats::Interval {
-                low: 0.99,
-                high: 1.02,
-                level: 0.969,
-            }),
-            pairs: 6,
-        });
+        cells[1].measured_ratio_interval = Some(paired(1.01, 0.99, 1.02));
         r.latency = Some(l);
         let f = crate::run::findings::remote_penalties(&r);
         assert!(

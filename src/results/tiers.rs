@@ -404,7 +404,6 @@ mod tests {
 
     #[test]
     fn a_cxl_node_is_measured_beside_hmat_and_a_wrong_hmat_is_named() {
-        use crate::results::topology::{Known, NodeMemory};
         use crate::stats::Summary;
         let mut r = crate::run::sample::results();
         r.bandwidth = None;
@@ -418,13 +417,7 @@ mod tests {
             c.result.ns_per_load = Summary::of(&s).unwrap();
         }
         r.latency = Some(lat);
-        let mem = |node, kind, tier| NodeMemory {
-            node,
-            kind,
-            known: Known::Inferred,
-            evidence: String::new(),
-            tier: Some(tier),
-        };
+        let mem = crate::testutil::node_memory;
         r.topology.layout.node_memory =
             vec![mem(0, MemoryKind::Dram, 4), mem(1, MemoryKind::Cxl, 22)];
         let hmat = |node, lat| HmatTarget {

@@ -48,18 +48,7 @@ pub(super) fn figures_line(
 /// The scenario rows measured toward the target: the width each reached and the extra
 /// rounds it got.
 pub(super) fn scenarios_line(r: &RunResults, t: &ScenarioTable) -> Option<String> {
-    let rows = t
-        .scenarios
-        .iter()
-        .filter(|s| s.same_as.is_none())
-        .filter_map(|s| {
-            Some(format!(
-                "({}) {}",
-                s.letter,
-                crate::render::precision_words::clause(&s.precision?)
-            ))
-        })
-        .collect();
+    let rows = crate::render::precision_words::scenario_clauses(t);
     against_target(r, "scenario", rows)
 }
 

@@ -304,6 +304,40 @@ fn rule_j_no_function_over_80_lines() {
     assert_none("j", fn_len_breaks(&real_files(), MAX_FN_LINES));
 }
 
+/// docs/ARCHITECTURE.md's folder index names every folder of `src/` (snapshot folders aside)
+/// and no folder that is gone.
+#[test]
+fn every_folder_is_in_the_index() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
+    let listed: BTreeSet<String> = doc
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("| `")?
+                .split_once("/` |")
+                .map(|(d, _)| d.to_string())
+        })
+        .collect();
+    let mut present = BTreeSet::new();
+    let mut todo = vec![root.join("src")];
+    while let Some(dir) = todo.pop() {
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.is_dir() && path.file_name().is_some_and(|n| n != "snapshots") {
+                let rel = path.strip_prefix(root.join("src")).unwrap();
+                present.insert(rel.to_string_lossy().into_owned());
+                todo.push(path);
+            }
+        }
+    }
+    let missing: Vec<&String> = present.difference(&listed).collect();
+    let gone: Vec<&String> = listed.difference(&present).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "docs/ARCHITECTURE.md's folder index lacks {missing:?} and names folders that are gone {gone:?}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The checker
 // ---------------------------------------------------------------------------------------------

@@ -381,19 +381,22 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
         let idle = f.get(l.idle);
         let peak = f.get(l.at_peak);
         v.push(String::new());
-        // The idle point pooled into the reference is that figure, printed once above.
-        let idle = if f.local_latency == Some(l.idle) {
-            "local latency".to_string()
+        let load = peak.conditions.load.as_deref().unwrap_or("load");
+        let at = num(l.peak_mb_per_s.median);
+        // The idle point pooled into the reference is that figure, printed once above: the
+        // line leads with the loaded figure and points to it.
+        v.push(if f.local_latency == Some(l.idle) {
+            format!(
+                "Loaded latency  {} at {at} MB/s ({load}); idle: the local latency",
+                fig(peak)
+            )
         } else {
-            fig(idle)
-        };
-        v.push(format!(
-            "Loaded latency  {} idle, {} at {} MB/s ({})",
-            idle,
-            fig(peak),
-            num(l.peak_mb_per_s.median),
-            peak.conditions.load.as_deref().unwrap_or("load")
-        ));
+            format!(
+                "Loaded latency  {} idle, {} at {at} MB/s ({load})",
+                fig(idle),
+                fig(peak)
+            )
+        });
         v.extend(super::tiering_text::loaded_kind_lines(f));
     }
     if !f.c2c.is_empty() {
@@ -596,6 +599,36 @@ mod tests {
     #[test]
     fn this_machine_one_node_in_thirty_lines() {
         insta::assert_snapshot!(check(&load("this-machine-kvm-2cpu.json"), 30));
+    }
+
+    /// A loaded curve whose idle point was pooled into the reference leads with its loaded
+    /// figure and points to the local latency line for the idle one, never printing it twice
+    /// nor reading as if the loaded figure were the idle one.
+    #[test]
+    fn a_pooled_idle_point_points_to_the_local_latency() {
+        use crate::results::agreement::places::loaded_place;
+        use crate::results::reference::{PooledPlace, ReferenceFigure};
+        let mut r = load("this-machine-quick-v657.json");
+        let label = r.loaded_latency.as_ref().unwrap().kernel_label.clone();
+        let own = summary(&r);
+        let line = |t: &str| {
+            t.lines()
+                .find(|l| l.starts_with("Loaded latency"))
+                .unwrap()
+                .to_string()
+        };
+        assert!(line(&own).contains(" idle, "), "{own}");
+        r.reference.as_mut().unwrap().pooled.push(PooledPlace {
+            figure: ReferenceFigure::Latency,
+            place: loaded_place(&label),
+            blocks: 3,
+        });
+        let pooled = summary(&r);
+        let l = line(&pooled);
+        assert!(l.ends_with("; idle: the local latency"), "{l}");
+        let local = figures::of_run(&r);
+        let local = fig(local.get(local.local_latency.unwrap()));
+        assert_eq!(pooled.matches(local.as_str()).count(), 1, "{pooled}");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::results::reference::ReferenceFigure;
 use crate::results::RunResults;
 use crate::stats::{Interval, Summary};
 
-pub(super) mod places;
+pub(crate) mod places;
 
 use places::{
     bandwidth_places, latency_places, loaded_and_scenario_places, scenario_bandwidth_places,

@@ -29,11 +29,13 @@ pub(super) fn write(p: &mut Page, r: &RunResults) {
     }
     if let Some(l) = &f.loaded {
         let peak = f.get(l.at_peak);
-        let at = format!(
-            "idle {} ns; at {} MB/s",
-            num(f.get(l.idle).estimate.median),
-            num(l.peak_mb_per_s.median)
-        );
+        // The idle point pooled into the reference is the local latency card's figure.
+        let idle = if f.local_latency == Some(l.idle) {
+            "idle: the local latency".to_string()
+        } else {
+            format!("idle {} ns", num(f.get(l.idle).estimate.median))
+        };
+        let at = format!("{idle}; at {} MB/s", num(l.peak_mb_per_s.median));
         figure_card(p, "Latency at the highest load", peak, &at);
     }
     if let Some((label, i)) = f.c2c.first() {
@@ -63,4 +65,36 @@ fn figure_card(p: &mut Page, title: &str, g: &Figure, note: &str) {
     detail.extend(crate::render::summary::source(g).map(str::to_string));
     detail.push(conditions(&g.conditions));
     card(p, title, &value, g.unit, &detail.join("; "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A loaded curve whose idle point is pooled into the local latency says so on its card
+    /// instead of printing the local latency card's number a second time.
+    #[test]
+    fn a_pooled_idle_point_is_named_not_repeated() {
+        use crate::results::agreement::places::loaded_place;
+        use crate::results::reference::{PooledPlace, ReferenceFigure};
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/this-machine-quick-v657.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut r = RunResults::from_json(&text, "x").unwrap();
+        let cards = |r: &RunResults| {
+            let mut p = Page::open("t", "", "t", &[]);
+            write(&mut p, r);
+            p.close("")
+        };
+        assert!(cards(&r).contains("idle ") && !cards(&r).contains("idle: the local latency"));
+        let label = r.loaded_latency.as_ref().unwrap().kernel_label.clone();
+        r.reference.as_mut().unwrap().pooled.push(PooledPlace {
+            figure: ReferenceFigure::Latency,
+            place: loaded_place(&label),
+            blocks: 3,
+        });
+        assert!(cards(&r).contains("idle: the local latency; at "));
+    }
 }

@@ -11,6 +11,7 @@ use std::path::Path;
 
 use super::estimate::{compact, num};
 use crate::results::figures::{self, Conditions, Figure, NodeMatrix, RunFigures};
+use crate::results::findings::SHORT_OF_MEMORY;
 use crate::results::format::{format_bytes, format_list};
 use crate::results::penalty::{penalties, signed, Quantity, RemotePenalty};
 use crate::results::RunResults;
@@ -233,6 +234,9 @@ fn latency_block(r: &RunResults, f: &RunFigures) -> Vec<String> {
         v.push(String::new());
         v.push(format!("Local latency   {}", fig(g)));
         v.push(format!("  {}", conditions(&g.conditions)));
+    }
+    if let Some(short) = r.findings.iter().find(|f| f.id == SHORT_OF_MEMORY) {
+        v.push(format!("  caution: {}", short.text));
     }
     v
 }
@@ -629,6 +633,31 @@ mod tests {
         let local = figures::of_run(&r);
         let local = fig(local.get(local.local_latency.unwrap()));
         assert_eq!(pooled.matches(local.as_str()).count(), 1, "{pooled}");
+    }
+
+    /// A latency walk short of 8x the last-level cache is said right under the latency it
+    /// qualifies, once, and nowhere when the run holds no such finding.
+    #[test]
+    fn a_walk_short_of_memory_is_cautioned_under_the_local_latency() {
+        use crate::results::findings::Finding;
+        let mut r = load("this-machine-quick-v657.json");
+        assert!(!summary(&r).contains("caution:"));
+        r.findings.push(Finding::warning(
+            SHORT_OF_MEMORY,
+            "the latency walk (929 MiB) is short",
+        ));
+        let text = summary(&r);
+        let lines: Vec<&str> = text.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with("Local latency"))
+            .unwrap();
+        assert_eq!(
+            lines[at + 2],
+            "  caution: the latency walk (929 MiB) is short",
+            "{text}"
+        );
+        assert_eq!(text.matches("caution:").count(), 1, "{text}");
     }
 
     #[test]

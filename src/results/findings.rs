@@ -14,6 +14,10 @@ pub enum Severity {
     Warning,
 }
 
+/// The id of the finding that the run's latency walk fell short of 8x the last-level cache
+/// (`crate::run::dram_reach`), which the summary repeats under the latency it qualifies.
+pub const SHORT_OF_MEMORY: &str = "latency-short-of-memory";
+
 /// One finding.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Finding {

@@ -27,6 +27,7 @@ pub fn derive(r: &RunResults) -> Vec<Finding> {
     v.extend(policy_winners(r));
     v.extend(hmat_disagreement(r));
     v.extend(super::cache_check::declared_vs_measured(r));
+    v.extend(super::dram_reach::short_of_memory(r));
     v.extend(placement_below_full(r));
     v.extend(environment_notes(r));
     v

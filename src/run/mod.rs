@@ -6,6 +6,7 @@
 pub mod advisor;
 mod budget;
 pub mod cache_check;
+pub mod dram_reach;
 mod estimate;
 pub mod execute;
 pub mod findings;

@@ -21,6 +21,14 @@ impl ClockInfo {
         let flags = cpu_flags(root);
         let (tsc_hz, tsc_source) = tsc_frequency(&flags);
         let (core_hz_estimate, core_hz_source) = match estimate_core_hz() {
+            Some(hz) if hz >= MAX_CREDIBLE_HZ => (
+                None,
+                format!(
+                    "the dependent-add chain ran at {:.1} GHz, faster than any core clock: the \
+                     CPU shortened it; cycles are not reported",
+                    hz / 1e9
+                ),
+            ),
             Some(hz) => (
                 Some(hz),
                 format!(
@@ -46,7 +54,7 @@ impl ClockInfo {
 
     /// Re-estimates the core clock (right before a measurement, as the clock may have moved).
     pub fn refresh_core_hz(&mut self) {
-        if let Some(hz) = estimate_core_hz() {
+        if let Some(hz) = estimate_core_hz().filter(|&hz| hz < MAX_CREDIBLE_HZ) {
             self.core_hz_estimate = Some(hz);
         }
     }
@@ -176,6 +184,10 @@ fn calibrate_tsc() -> f64 {
 }
 
 const CORE_RUNS: usize = 5;
+/// A core clock estimate at or above this is not a clock (no shipping x86-64 or Arm core runs
+/// at 7 GHz): the CPU executed the chain faster than one add per cycle, and cycles derived
+/// from it would be wrong by that factor.
+pub const MAX_CREDIBLE_HZ: f64 = 7e9;
 const CORE_RUN: Duration = Duration::from_millis(10);
 
 /// The running core clock in Hz: the fastest of several ~10 ms runs of the add chain (the
@@ -228,7 +240,7 @@ mod tests {
         if let Some(hz) = estimate_core_hz() {
             assert!(hz.is_finite() && hz > 0.0, "core clock estimate {hz} Hz");
             assert!(
-                hz < 7e9,
+                hz < MAX_CREDIBLE_HZ,
                 "core clock estimate {hz} Hz: the chain was folded"
             );
         }

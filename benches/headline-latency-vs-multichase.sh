@@ -32,8 +32,12 @@
 #                column is skipped.
 #   NUMASCOPE    numascope binary (default: target/release/numascope, then PATH)
 #   ROUNDS       alternating rounds (default 5)
-#   SIZE         the standalone's and multichase's working set (default 256MiB: the run's
-#                reference working set on a 32 MiB L3; the summary warns when the run's differs)
+#   SIZE         the standalone's and multichase's working set (default: the working set of
+#                the first round's run, read from its results.json, since the run goes first in
+#                round 1; the run sizes it 8x the largest L3 capped at a quarter of free memory,
+#                so a fixed size compares different walks on a machine with a large L3: on a
+#                300 MiB L3 a 256 MiB walk mostly hits the cache; the summary warns when the
+#                runs' working sets differ)
 #   BUSY=1       run a busy loop pinned to another CPU (`taskset -c <other> sh -c 'while :;
 #                do :; done'`) for the whole benchmark: the figure must then stay within its
 #                target or be marked disturbed, never drift silently
@@ -74,10 +78,15 @@ trap cleanup EXIT
 # machine) and working set (8x the last-level cache: 256 MiB for a 32 MiB L3; the summary
 # checks it against the run's own record).
 cpu=$(pick_cpu)
-size=$(size_bytes "${SIZE:-256MiB}") || {
-    echo "numascope bench: SIZE '${SIZE}' is not NNNKiB/MiB/GiB or bytes"
-    exit 2
-}
+size_from_run=1
+size=0
+if [[ -n ${SIZE:-} ]]; then
+    size_from_run=0
+    size=$(size_bytes "$SIZE") || {
+        echo "numascope bench: SIZE '${SIZE}' is not NNNKiB/MiB/GiB or bytes"
+        exit 2
+    }
+fi
 
 if [[ ${BUSY:-0} == 1 ]]; then
     other=$(awk -v c="$cpu" '/^Cpus_allowed_list/ { n = split($2, a, /,/); for (i = 1; i <= n; i++) { split(a[i], r, /-/); lo = r[1]; hi = (r[2] == "" ? r[1] : r[2]); for (x = lo; x <= hi; x++) if (x != c) { print x; exit } } }' /proc/self/status)
@@ -91,8 +100,9 @@ if [[ ${BUSY:-0} == 1 ]]; then
 fi
 
 print_context
+if ((size_from_run)); then what="the first run's working set"; else what="$((size / 1048576)) MiB"; fi
 echo "# numascope: $ns_bin; ${nice:-normal priority}; $ROUNDS alternating rounds;" \
-    "CPU $cpu; working set $((size / 1048576)) MiB, 4 KiB pages"
+    "CPU $cpu; working set $what, 4 KiB pages"
 
 [[ -n ${KEEP:-} ]] && mkdir -p "$KEEP"
 tsv=$tmp/headline.tsv
@@ -105,6 +115,11 @@ run_one() {
         rm -rf "$tmp/run"
         if $nice "$ns_bin" run --quick --output "$tmp/run" --summary-line >"$tmp/run.out" 2>&1; then
             python3 "$root/benches/headline_places.py" run "$tmp/run/results.json" "$round" >>"$tsv"
+            if ((size_from_run)); then
+                size=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["reference"]["latency"]["working_set_bytes"])' "$tmp/run/results.json") || size=0
+                size_from_run=0
+                echo "# working set from round $round's run: $((size / 1048576)) MiB"
+            fi
             [[ -n ${KEEP:-} ]] && cp "$tmp/run/results.json" "$KEEP/run-$round.json"
         else
             failed=1
@@ -112,6 +127,11 @@ run_one() {
         fi
         ;;
     standalone)
+        if ((size == 0)); then
+            failed=1
+            echo "numascope bench: no working set (the first run failed and SIZE is unset)"
+            return 0
+        fi
         if $nice "$ns_bin" latency --mode random --size "$size" --page-size 4k --cpu "$cpu" \
             --json >"$tmp/ns.json" 2>"$tmp/ns.err"; then
             python3 "$root/benches/headline_places.py" standalone "$tmp/ns.json" "$round" >>"$tsv"
@@ -122,7 +142,7 @@ run_one() {
         fi
         ;;
     multichase)
-        ((have_mc)) || return 0
+        ((have_mc && size > 0)) || return 0
         if $nice taskset -c "$cpu" "$MULTICHASE" -m "$size" -s 64 -T "$size" -n 9 -v \
             >"$tmp/mc.out" 2>&1; then
             python3 "$root/benches/headline_places.py" multichase "$tmp/mc.out" "$round" >>"$tsv"

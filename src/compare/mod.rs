@@ -206,11 +206,10 @@ fn cell(
         value: m.value,
         low: m.low,
         high: m.high,
-        ci_low: m.ci_low,
-        ci_high: m.ci_high,
+        ci: m.ci,
+        samples: m.samples,
         ratio_to_first: None,
-        ratio_ci_low: None,
-        ratio_ci_high: None,
+        ratio_ci: None,
         p_value: None,
         p_adjusted: None,
         not_judged: None,
@@ -239,8 +238,7 @@ fn cell(
     }
     let r = unpaired_ratio(&f.summary(), &m.summary());
     if let Some(r) = r {
-        cell.ratio_ci_low = r.low;
-        cell.ratio_ci_high = r.high;
+        cell.ratio_ci = r.interval();
         cell.p_value = r.p_value;
     }
     let mut decision = None;
@@ -449,7 +447,7 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::results::compare::*;
-    use crate::stats::Summary;
+    use crate::stats::{Interval, Summary};
 
     fn m(key: &str, better: Better, value: f64, low: f64, high: f64) -> Metric {
         Metric {
@@ -466,9 +464,11 @@ mod tests {
             low,
             high,
             // The recorded spread stands in for the interval in these hand-made runs.
-            ci_low: Some(low),
-            ci_high: Some(high),
-            ci_level: Some(0.96),
+            ci: Some(Interval {
+                low,
+                high,
+                level: 0.96,
+            }),
             samples: 9,
             disturbed: false,
             condition: None,
@@ -648,8 +648,7 @@ mod tests {
         runs[2].metrics[0].value = 104.0;
         assert!(compare(&runs).outliers.is_empty());
         runs[2].metrics[0].value = 106.0;
-        runs[2].metrics[0].ci_low = Some(106.0);
-        runs[2].metrics[0].ci_high = Some(106.0);
+        runs[2].metrics[0].ci = Some(Interval::new(106.0, 106.0));
         let c = compare(&runs);
         assert_eq!(c.outlier_hosts[0].run, "h2");
         assert_eq!(c.outliers[0].robust_z, None);
@@ -721,8 +720,7 @@ mod tests {
         assert!(cell.p_adjusted.unwrap() <= ALPHA);
         // An older file without intervals: shown, not judged.
         for m in b.metrics.iter_mut() {
-            m.ci_low = None;
-            m.ci_high = None;
+            m.ci = None;
         }
         let c = compare(&[a, b]);
         assert!(!c.differs && c.judged == 0);
@@ -864,8 +862,7 @@ mod tests {
         }
         // ...a figure's own wide interval does, and nothing compared is said first.
         let mut wide = b();
-        wide.metrics[0].ci_low = Some(150.0);
-        wide.metrics[0].ci_high = Some(260.0);
+        wide.metrics[0].ci = Some(Interval::new(150.0, 260.0));
         let c = compare(&[a(), wide]);
         assert!(!c.differs && c.judged == 0);
         assert_eq!(

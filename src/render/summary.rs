@@ -336,7 +336,7 @@ fn what_to_run(f: &RunFigures) -> Vec<String> {
             "no difference here".to_string()
         } else {
             match (&c.gain, &c.over) {
-                (Some(g), Some(o)) => format!("{} over {o}", gain_text(g)),
+                (Some(g), Some(o)) => format!("{} over {o}", super::estimate::gain(g)),
                 _ => "the only way measured".into(),
             }
         });
@@ -363,15 +363,6 @@ fn kind_label(k: crate::results::scenarios::AppKind) -> &'static str {
         SeveralSingleThreaded => "several single-threaded",
         MultiThreadedNumaUnaware => "multi-threaded, NUMA-unaware",
         MultiThreadedNumaAware => "multi-threaded, NUMA-aware",
-    }
-}
-
-/// `+49 % [+44, +53]`.
-fn gain_text(g: &crate::stats::Estimate) -> String {
-    let pct = |x: f64| format!("{:+.0}", x * 100.0);
-    match g.interval {
-        Some(i) => format!("{} % [{}, {}]", pct(g.median), pct(i.low), pct(i.high)),
-        None => format!("{} %", pct(g.median)),
     }
 }
 

@@ -78,6 +78,11 @@ pub fn percent(f: f64) -> String {
 }
 
 impl RatioInterval {
+    /// The ratio's interval as the one interval type; `None` without one.
+    pub fn interval(&self) -> Option<super::Interval> {
+        super::Interval::from_ends(self.low, self.high, self.level)
+    }
+
     /// The decision with practical margin `margin` (a fraction, e.g. 0.03).
     pub fn decide(&self, margin: f64) -> Decision {
         match (self.low, self.high) {

@@ -1,11 +1,13 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
 use super::{ci_cells, interval_cells, quality_cells, Cell, Table};
+use crate::render::estimate;
 use crate::results::scenarios::Verdict;
 use crate::results::{
     scenarios::{Recommendation, ScenarioResult},
     RunResults,
 };
+use crate::stats::Estimate;
 
 /// The Opteron closing table for this machine.
 pub fn scenarios_table(r: &RunResults) -> Table {
@@ -168,17 +170,10 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 rec.verdict
                     .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
             ]);
-            t.rows.last_mut().expect("pushed above").extend(
-                [
-                    rec.gain_over_runner_up,
-                    rec.ratio,
-                    rec.ratio_ci_low,
-                    rec.ratio_ci_high,
-                    rec.ratio_ci_level,
-                    rec.margin,
-                ]
-                .map(Cell::opt),
-            );
+            let row = t.rows.last_mut().expect("pushed above");
+            row.extend([rec.gain_over_runner_up, rec.ratio].map(Cell::opt));
+            row.extend(ci_cells(rec.ratio_ci));
+            row.push(Cell::opt(rec.margin));
         }
     }
     t
@@ -209,18 +204,16 @@ pub fn names_winner(rec: &Recommendation) -> bool {
 /// "+12 % [+8, +16 %] paired", "indistinguishable here (within +-4 %)", "same placement".
 pub fn comparison(rec: &Recommendation) -> String {
     let pct = |r: f64| (r - 1.0) * 100.0;
-    let reach = match (rec.ratio_ci_low, rec.ratio_ci_high) {
-        (Some(l), Some(h)) => Some(pct(l).abs().max(pct(h).abs())),
-        _ => None,
-    };
+    let reach = rec
+        .ratio_ci
+        .map(|c| pct(c.low).abs().max(pct(c.high).abs()));
+    let gain = |r: f64, ci| estimate::gain(&Estimate::new(r, ci, 0).shifted(-1.0));
     match rec.verdict {
-        Some(Verdict::Winner) => match (rec.ratio, rec.ratio_ci_low, rec.ratio_ci_high) {
-            (Some(r), Some(l), Some(h)) => {
-                format!("{:+.0} % [{:+.0}, {:+.0} %] paired", pct(r), pct(l), pct(h))
-            }
+        Some(Verdict::Winner) => match (rec.ratio, rec.ratio_ci) {
+            (Some(r), ci @ Some(_)) => format!("{} paired", gain(r, ci)),
             _ => rec
                 .gain_over_runner_up
-                .map_or_else(|| "winner".into(), |g| format!("{:+.0} %", pct(g))),
+                .map_or_else(|| "winner".into(), |g| gain(g, None)),
         },
         Some(Verdict::Indistinguishable) => match reach {
             Some(x) => format!("indistinguishable here (within \u{b1}{x:.0} %)"),
@@ -232,7 +225,7 @@ pub fn comparison(rec: &Recommendation) -> String {
         Some(Verdict::Disturbed) => "disturbed rounds: no winner named".into(),
         None => match (rec.gain_over_runner_up, rec.tie) {
             (_, true) => "tie (< 5 %)".into(),
-            (Some(g), _) => format!("{:+.0} %", pct(g)),
+            (Some(g), _) => gain(g, None),
             (None, _) => "-".into(),
         },
     }

@@ -238,7 +238,7 @@ fn cell(
     }
     let r = unpaired_ratio(&f.summary(), &m.summary());
     if let Some(r) = r {
-        cell.ratio_ci = r.interval();
+        cell.ratio_ci = r.ci;
         cell.p_value = r.p_value;
     }
     let mut decision = None;

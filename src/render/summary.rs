@@ -291,8 +291,8 @@ fn penalty_text(p: &RemotePenalty) -> String {
     let mut s = match p.decision() {
         Decision::Higher | Decision::Lower => format!(
             "{change} % [{}, {}] {pair}",
-            signed(p.ratio.low.unwrap_or(p.ratio.ratio) - 1.0),
-            signed(p.ratio.high.unwrap_or(p.ratio.ratio) - 1.0)
+            signed(p.ratio.ci.map_or(p.ratio.ratio, |c| c.low) - 1.0),
+            signed(p.ratio.ci.map_or(p.ratio.ratio, |c| c.high) - 1.0)
         ),
         Decision::Indistinguishable { within } => {
             format!("within \u{b1}{} {pair}", percent(within))

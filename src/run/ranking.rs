@@ -73,7 +73,7 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
         text,
         verdict: Some(verdict),
         ratio: ratio.map(|r| r.ratio),
-        ratio_ci: ratio.and_then(|r| r.interval()),
+        ratio_ci: ratio.and_then(|r| r.ci),
         margin: Some(PRACTICAL_MARGIN),
         same_placement: same.iter().map(|r| r.id).collect(),
     })

@@ -21,11 +21,9 @@ pub const PRACTICAL_MARGIN: f64 = 0.03;
 pub struct RatioInterval {
     /// Median of the paired ratios (paired) or ratio of medians (unpaired).
     pub ratio: f64,
-    /// The interval; `None` when too few samples for one.
-    pub low: Option<f64>,
-    pub high: Option<f64>,
-    /// Coverage of the interval (exact for paired; a lower bound for unpaired).
-    pub level: Option<f64>,
+    /// The interval and its coverage (exact for paired; a lower bound for unpaired); `None`
+    /// when too few samples for one.
+    pub ci: Option<super::Interval>,
     /// Pairs (paired) or the smaller sample count (unpaired).
     pub samples: usize,
     /// Two-sided p-value against "no difference" (sign test when paired, a normal
@@ -78,15 +76,10 @@ pub fn percent(f: f64) -> String {
 }
 
 impl RatioInterval {
-    /// The ratio's interval as the one interval type; `None` without one.
-    pub fn interval(&self) -> Option<super::Interval> {
-        super::Interval::from_ends(self.low, self.high, self.level)
-    }
-
     /// The decision with practical margin `margin` (a fraction, e.g. 0.03).
     pub fn decide(&self, margin: f64) -> Decision {
-        match (self.low, self.high) {
-            (Some(lo), Some(hi)) => {
+        match self.ci.map(|c| c.ends()) {
+            Some((lo, hi)) => {
                 let up = 1.0 + margin.max(0.0);
                 if lo > up {
                     Decision::Higher
@@ -98,7 +91,7 @@ impl RatioInterval {
                     }
                 }
             }
-            _ => Decision::NoInterval {
+            None => Decision::NoInterval {
                 samples: self.samples,
             },
         }
@@ -122,9 +115,7 @@ pub fn paired_ratio(a: &[f64], b: &[f64], level: f64) -> Option<RatioInterval> {
     let below = ratios.iter().filter(|r| **r < 1.0).count();
     Some(RatioInterval {
         ratio: median(&ratios),
-        low: iv.map(|i| i.low),
-        high: iv.map(|i| i.high),
-        level: iv.map(|i| i.level),
+        ci: iv.map(super::Interval::from),
         samples: ratios.len(),
         p_value: iv.map(|_| sign_test_p(above, below)),
     })
@@ -143,9 +134,7 @@ pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
     let samples = a.samples.min(b.samples);
     let alone = RatioInterval {
         ratio,
-        low: None,
-        high: None,
-        level: None,
+        ci: None,
         samples,
         p_value: None,
     };
@@ -163,9 +152,11 @@ pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
     let z = ratio.ln() / (se(al, ah).powi(2) + se(bl, bh).powi(2)).sqrt();
     Some(RatioInterval {
         ratio,
-        low: Some(bl / ah),
-        high: Some(bh / al),
-        level: Some(alv * blv),
+        ci: Some(super::Interval {
+            low: bl / ah,
+            high: bh / al,
+            level: alv * blv,
+        }),
         samples,
         p_value: Some(normal_two_sided_p(z)),
     })
@@ -271,7 +262,8 @@ mod tests {
         let r = unpaired_ratio(&a, &b).unwrap();
         assert_eq!(r.decide(PRACTICAL_MARGIN), Decision::Lower);
         assert!(r.p_value.unwrap() < 1e-6);
-        assert!(r.low.unwrap() <= r.ratio && r.ratio <= r.high.unwrap());
+        let ci = r.ci.unwrap();
+        assert!(ci.low <= r.ratio && r.ratio <= ci.high);
         let same = unpaired_ratio(&a, &a).unwrap();
         assert!(!same.decide(PRACTICAL_MARGIN).differs());
         assert!((same.p_value.unwrap() - 1.0).abs() < 1e-9);

@@ -75,10 +75,11 @@ pub fn cell(e: &Estimate) -> String {
 }
 
 /// A relative difference (a fraction: 0.12 = 12 % more) as a signed percentage with its
-/// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up, where the
-/// sign is the point.
+/// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up or a remote
+/// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
+/// (`+3.4 % [+1.2, +5.6 %]`), as [`crate::results::penalty::signed`] writes them.
 pub fn gain(e: &Estimate) -> String {
-    let pct = |x: f64| format!("{:+.0}", x * 100.0);
+    let pct = crate::results::penalty::signed;
     match e.interval {
         Some(i) => format!("{} % [{}, {} %]", pct(e.median), pct(i.low), pct(i.high)),
         None => format!("{} %", pct(e.median)),
@@ -124,7 +125,9 @@ mod tests {
     fn a_gain_is_signed_with_its_interval() {
         let g = Estimate::new(0.49, Some(Interval::new(0.44, 0.53)), 9);
         assert_eq!(gain(&g), "+49 % [+44, +53 %]");
-        assert_eq!(gain(&Estimate::new(-0.02, None, 3)), "-2 %");
+        assert_eq!(gain(&Estimate::new(-0.02, None, 3)), "-2.0 %");
+        let small = Estimate::new(0.034, Some(Interval::new(0.012, 0.11)), 9);
+        assert_eq!(gain(&small), "+3.4 % [+1.2, +11 %]");
     }
 
     #[test]

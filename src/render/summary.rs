@@ -283,17 +283,16 @@ fn remote_penalty(r: &RunResults) -> Vec<String> {
     ]
 }
 
-/// `+55 % [+53, +60] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
+/// `+55 % [+53, +60 %] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
 /// worst CPU node -> memory node pair against that CPU node's local memory.
 fn penalty_text(p: &RemotePenalty) -> String {
     let change = signed(p.ratio.ratio - 1.0);
     let pair = format!("{}->{}", p.initiator, p.memory_node);
     let mut s = match p.decision() {
-        Decision::Higher | Decision::Lower => format!(
-            "{change} % [{}, {}] {pair}",
-            signed(p.ratio.ci.map_or(p.ratio.ratio, |c| c.low) - 1.0),
-            signed(p.ratio.ci.map_or(p.ratio.ratio, |c| c.high) - 1.0)
-        ),
+        Decision::Higher | Decision::Lower => {
+            let e = crate::stats::Estimate::new(p.ratio.ratio, p.ratio.ci, p.ratio.samples);
+            format!("{} {pair}", super::estimate::gain(&e.shifted(-1.0)))
+        }
         Decision::Indistinguishable { within } => {
             format!("within \u{b1}{} {pair}", percent(within))
         }

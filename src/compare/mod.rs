@@ -54,7 +54,7 @@ use crate::results::compare::{
 };
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
-use crate::stats::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
+use crate::stats::{unpaired_estimates, Decision, PRACTICAL_MARGIN};
 
 /// Smallest relative difference of a fleet member ever flagged, as a fraction.
 pub const MIN_RELATIVE_DIFFERENCE: f64 = 0.05;
@@ -141,7 +141,7 @@ pub fn figure_unjudged(m: &Metric, virtual_machine: bool, needs_interval: bool) 
     if m.disturbed {
         return Some("disturbed".into());
     }
-    match m.summary().relative_half_width() {
+    match m.estimate().relative_half_width() {
         None => needs_interval.then(|| "no interval".into()),
         Some(h) if h > WIDE_INTERVAL => Some(format!(
             "interval wider than +-{:.0} %",
@@ -158,7 +158,7 @@ fn untrusted(first: &RunMetrics, run: &RunMetrics, a: &Metric, b: &Metric) -> Op
         if m.disturbed {
             return Some(format!("disturbed in {}", r.name));
         }
-        if m.summary()
+        if m.estimate()
             .relative_half_width()
             .is_some_and(|h| h > WIDE_INTERVAL)
         {
@@ -236,7 +236,7 @@ fn cell(
             blocking.push(format!("{b} vs {a}"));
         }
     }
-    let r = unpaired_ratio(&f.summary(), &m.summary());
+    let r = unpaired_estimates(&f.estimate(), &m.estimate());
     if let Some(r) = r {
         cell.ratio_ci = r.ci;
         cell.p_value = r.p_value;

@@ -86,18 +86,6 @@ impl Metric {
         self
     }
 
-    pub fn summary(&self) -> Summary {
-        Summary {
-            median: self.value,
-            min: self.low,
-            max: self.high,
-            p90: self.high,
-            p99: self.high,
-            samples: self.samples,
-            ci: self.ci,
-        }
-    }
-
     /// The headline with its interval and count, for the one formatter.
     pub const fn estimate(&self) -> Estimate {
         Estimate::new(self.value, self.ci, self.samples)

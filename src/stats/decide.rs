@@ -10,7 +10,7 @@
 
 use super::interval::{median_interval, median_ranks, NoInterval, CONFIDENCE};
 use super::multiple::{normal_two_sided_p, sign_test_p};
-use super::{median, Summary};
+use super::{median, Estimate, Summary};
 
 /// The practical margin used across numascope: differences below 3 % are not worth a
 /// recommendation even when they are real.
@@ -127,11 +127,17 @@ pub fn paired_ratio(a: &[f64], b: &[f64], level: f64) -> Option<RatioInterval> {
 /// stands alone (`low`/`high` `None`). The p-value treats each interval as +-1.96 standard
 /// errors of the log median (a normal approximation), for multiple-comparison control.
 pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
+    unpaired_estimates(&a.estimate(), &b.estimate())
+}
+
+/// [`unpaired_ratio`] of two estimates (all it reads of a summary: the median, the interval
+/// and the count), for figures kept without their other statistics (`compare`'s metrics).
+pub fn unpaired_estimates(a: &Estimate, b: &Estimate) -> Option<RatioInterval> {
     if !(a.median > 0.0 && b.median > 0.0 && a.median.is_finite() && b.median.is_finite()) {
         return None;
     }
     let ratio = b.median / a.median;
-    let samples = a.samples.min(b.samples);
+    let samples = a.count.min(b.count);
     let alone = RatioInterval {
         ratio,
         ci: None,
@@ -139,8 +145,8 @@ pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
         p_value: None,
     };
     let (Some((al, ah, alv)), Some((bl, bh, blv))) = (
-        a.ci.map(|c| (c.low, c.high, c.level)),
-        b.ci.map(|c| (c.low, c.high, c.level)),
+        a.interval.map(|c| (c.low, c.high, c.level)),
+        b.interval.map(|c| (c.low, c.high, c.level)),
     ) else {
         return Some(alone);
     };

@@ -82,22 +82,25 @@ pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
 /// The (key, label) pairs of [`interval_cells`] for a figure `base` (`ns_per_load`) whose
 /// people's name is `label` (`ns per load`).
 pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)> {
-    vec![
-        (format!("{base}_median"), format!("{label} (median)")),
+    let mut v = vec![(format!("{base}_median"), format!("{label} (median)"))];
+    v.extend(ci_columns(base, &format!("{label} median")));
+    v.push((
+        "ci_level_fraction".into(),
+        "interval coverage (fraction)".into(),
+    ));
+    v.push(("samples_count".into(), "samples (n)".into()));
+    v
+}
+
+/// The (key, label) pairs of an interval's two ends for a figure `base` whose people's name
+/// is `label`: `{base}_ci_low` ("{label} 95 % interval low"), `{base}_ci_high`.
+pub(crate) fn ci_columns(base: &str, label: &str) -> [(String, String); 2] {
+    ["low", "high"].map(|end| {
         (
-            format!("{base}_ci_low"),
-            format!("{label} median 95 % interval low"),
-        ),
-        (
-            format!("{base}_ci_high"),
-            format!("{label} median 95 % interval high"),
-        ),
-        (
-            "ci_level_fraction".into(),
-            "interval coverage (fraction)".into(),
-        ),
-        ("samples_count".into(), "samples (n)".into()),
-    ]
+            format!("{base}_ci_{end}"),
+            format!("{label} 95 % interval {end}"),
+        )
+    })
 }
 
 /// An interval's low, high and coverage cells, empty without one.

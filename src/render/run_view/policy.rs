@@ -1,6 +1,6 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
-use super::{ci_cells, interval_cells, quality_cells, Cell, Table};
+use super::{ci_cells, ci_columns, interval_cells, quality_cells, Cell, Table};
 use crate::render::estimate;
 use crate::results::scenarios::Verdict;
 use crate::results::{
@@ -31,10 +31,11 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         ("not_measured_because", "not measured because"),
         ("same_placement_as", "same placement as"),
         ("why_the_same", "why the same"),
-        // The single-thread latency's interval over its blocks and (b)'s paired
-        // ratio to (a), appended so older readers' columns keep their places.
-        ("ns_per_load_ci_low", "ns per load 95 % interval low"),
-        ("ns_per_load_ci_high", "ns per load 95 % interval high"),
+    ]);
+    // The single-thread latency's interval over its blocks and (b)'s paired ratio to (a),
+    // appended so older readers' columns keep their places.
+    t.extend(ci_columns("ns_per_load", "ns per load"));
+    t.extend([
         (
             "ns_per_load_ci_level_fraction",
             "ns per load interval coverage (fraction)",
@@ -42,15 +43,11 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         ("ns_per_load_blocks_count", "ns per load: blocks"),
         ("ns_per_load_disturbed", "ns per load: disturbed"),
         ("ns_per_load_ratio_to_a", "ns per load over (a)'s (paired)"),
-        (
-            "ns_per_load_ratio_to_a_ci_low",
-            "ns per load over (a)'s: 95 % interval low",
-        ),
-        (
-            "ns_per_load_ratio_to_a_ci_high",
-            "ns per load over (a)'s: 95 % interval high",
-        ),
     ]);
+    t.extend(ci_columns(
+        "ns_per_load_ratio_to_a",
+        "ns per load over (a)'s:",
+    ));
     if let Some(s) = &r.scenarios {
         t.rows
             .extend(s.scenarios.iter().map(|row| scenario_row(s, row)));
@@ -139,12 +136,13 @@ pub fn recommendations_table(r: &RunResults) -> Table {
             ("verdict", "verdict"),
             ("gain_over_runner_up_ratio", "gain over runner-up (ratio)"),
             ("paired_ratio", "paired ratio (winner / runner-up)"),
-            ("paired_ratio_ci_low", "paired ratio 95 % interval low"),
-            ("paired_ratio_ci_high", "paired ratio 95 % interval high"),
-            ("ci_level_fraction", "interval coverage (fraction)"),
-            ("margin_fraction", "practical margin (fraction)"),
         ],
     );
+    t.extend(ci_columns("paired_ratio", "paired ratio"));
+    t.extend([
+        ("ci_level_fraction", "interval coverage (fraction)"),
+        ("margin_fraction", "practical margin (fraction)"),
+    ]);
     if let Some(s) = &r.scenarios {
         for rec in &s.recommendations {
             let best = s.get(rec.best);

@@ -171,7 +171,7 @@ fn against_fastest(
                 reference: cands[rounds[fastest].0].id.clone(),
                 candidate: cands[rounds[k].0].id.clone(),
                 ratio: r.map_or(f64::NAN, |r| r.ratio),
-                ci: r.and_then(|r| crate::stats::Interval::from_ends(r.low, r.high, r.level)),
+                ci: r.and_then(|r| r.ci),
                 rounds: r.map_or(0, |r| r.samples),
                 decision: match decision {
                     Decision::Higher => "slower",

@@ -336,8 +336,7 @@ pub fn sweep_point(topo: &Topology, r: &BandwidthResult, result_index: usize) ->
         cache_level: fit.as_ref().map(|f| f.level),
         fits_in: fit.map_or_else(|| "DRAM".into(), |f| format!("fits in {}", f.label)),
         mb_per_s: r.mb_per_s.median,
-        ci_low: r.mb_per_s.ci.map(|c| c.low),
-        ci_high: r.mb_per_s.ci.map(|c| c.high),
+        ci: r.mb_per_s.ci,
         disturbed: r.quality.as_ref().is_some_and(|q| q.disturbed),
         result_index,
     }

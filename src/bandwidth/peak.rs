@@ -193,9 +193,8 @@ fn best_of(runs: &[PeakRun], cands: &[(usize, usize)]) -> Option<PeakBest> {
         threads,
         run,
         mb_per_s: r.median,
-        ci_low: r.ci.map(|c| c.low),
-        ci_high: r.ci.map(|c| c.high),
-        clear: indistinguishable_from.is_empty() && r.ci.map(|c| c.low).is_some(),
+        ci: r.ci,
+        clear: indistinguishable_from.is_empty() && r.ci.is_some(),
         indistinguishable_from,
     })
 }
@@ -417,7 +416,7 @@ mod tests {
         let s = domain_share(&[4, 5, 6, 7], &per_rep, &[4, 6]).unwrap();
         assert_eq!(s.samples, 6);
         assert_eq!(s.median, 42.5);
-        assert_eq!((s.ci_low, s.ci_high), (Some(40.0), Some(45.0)));
+        assert_eq!(s.ci.map(|c| c.ends()), Some((40.0, 45.0)));
         assert!(domain_share(&[4, 5], &per_rep, &[9]).is_none());
     }
 

@@ -70,8 +70,7 @@ pub(super) fn domain_share(
     let s = Summary::of(&sums)?;
     Some(RateInterval {
         median: s.median,
-        ci_low: s.ci.map(|c| c.low),
-        ci_high: s.ci.map(|c| c.high),
+        ci: s.ci,
         samples: s.samples,
     })
 }

@@ -54,7 +54,7 @@ use crate::results::compare::{
 };
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::stats::multiple::holm;
-use crate::stats::{unpaired_ratio, Decision, PRACTICAL_MARGIN};
+use crate::stats::{unpaired_estimates, Decision, PRACTICAL_MARGIN};
 
 /// Smallest relative difference of a fleet member ever flagged, as a fraction.
 pub const MIN_RELATIVE_DIFFERENCE: f64 = 0.05;
@@ -141,7 +141,7 @@ pub fn figure_unjudged(m: &Metric, virtual_machine: bool, needs_interval: bool) 
     if m.disturbed {
         return Some("disturbed".into());
     }
-    match m.summary().relative_half_width() {
+    match m.estimate().relative_half_width() {
         None => needs_interval.then(|| "no interval".into()),
         Some(h) if h > WIDE_INTERVAL => Some(format!(
             "interval wider than +-{:.0} %",
@@ -158,7 +158,7 @@ fn untrusted(first: &RunMetrics, run: &RunMetrics, a: &Metric, b: &Metric) -> Op
         if m.disturbed {
             return Some(format!("disturbed in {}", r.name));
         }
-        if m.summary()
+        if m.estimate()
             .relative_half_width()
             .is_some_and(|h| h > WIDE_INTERVAL)
         {
@@ -206,11 +206,10 @@ fn cell(
         value: m.value,
         low: m.low,
         high: m.high,
-        ci_low: m.ci_low,
-        ci_high: m.ci_high,
+        ci: m.ci,
+        samples: m.samples,
         ratio_to_first: None,
-        ratio_ci_low: None,
-        ratio_ci_high: None,
+        ratio_ci: None,
         p_value: None,
         p_adjusted: None,
         not_judged: None,
@@ -237,10 +236,9 @@ fn cell(
             blocking.push(format!("{b} vs {a}"));
         }
     }
-    let r = unpaired_ratio(&f.summary(), &m.summary());
+    let r = unpaired_estimates(&f.estimate(), &m.estimate());
     if let Some(r) = r {
-        cell.ratio_ci_low = r.low;
-        cell.ratio_ci_high = r.high;
+        cell.ratio_ci = r.ci;
         cell.p_value = r.p_value;
     }
     let mut decision = None;
@@ -449,7 +447,7 @@ pub fn run_names(runs: &[(&std::path::Path, &str)]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::results::compare::*;
-    use crate::stats::Summary;
+    use crate::stats::{Interval, Summary};
 
     fn m(key: &str, better: Better, value: f64, low: f64, high: f64) -> Metric {
         Metric {
@@ -466,9 +464,11 @@ mod tests {
             low,
             high,
             // The recorded spread stands in for the interval in these hand-made runs.
-            ci_low: Some(low),
-            ci_high: Some(high),
-            ci_level: Some(0.96),
+            ci: Some(Interval {
+                low,
+                high,
+                level: 0.96,
+            }),
             samples: 9,
             disturbed: false,
             condition: None,
@@ -648,8 +648,7 @@ mod tests {
         runs[2].metrics[0].value = 104.0;
         assert!(compare(&runs).outliers.is_empty());
         runs[2].metrics[0].value = 106.0;
-        runs[2].metrics[0].ci_low = Some(106.0);
-        runs[2].metrics[0].ci_high = Some(106.0);
+        runs[2].metrics[0].ci = Some(Interval::new(106.0, 106.0));
         let c = compare(&runs);
         assert_eq!(c.outlier_hosts[0].run, "h2");
         assert_eq!(c.outliers[0].robust_z, None);
@@ -721,8 +720,7 @@ mod tests {
         assert!(cell.p_adjusted.unwrap() <= ALPHA);
         // An older file without intervals: shown, not judged.
         for m in b.metrics.iter_mut() {
-            m.ci_low = None;
-            m.ci_high = None;
+            m.ci = None;
         }
         let c = compare(&[a, b]);
         assert!(!c.differs && c.judged == 0);
@@ -864,8 +862,7 @@ mod tests {
         }
         // ...a figure's own wide interval does, and nothing compared is said first.
         let mut wide = b();
-        wide.metrics[0].ci_low = Some(150.0);
-        wide.metrics[0].ci_high = Some(260.0);
+        wide.metrics[0].ci = Some(Interval::new(150.0, 260.0));
         let c = compare(&[a(), wide]);
         assert!(!c.differs && c.judged == 0);
         assert_eq!(

@@ -47,10 +47,8 @@ pub(super) fn fleet_outliers(
             // outlier, whatever the MAD of a handful of runs says.
             let cell = row.cells[i].as_ref();
             let interval_agrees = cell
-                .and_then(|c| Some((c.ci_low?, c.ci_high?)))
-                .is_some_and(|(lo, hi)| {
-                    lo <= med * (1.0 + PRACTICAL_MARGIN) && hi >= med / (1.0 + PRACTICAL_MARGIN)
-                });
+                .and_then(|c| c.ci)
+                .is_some_and(|ci| ci.reaches(med, PRACTICAL_MARGIN));
             let outlying = rel > MIN_RELATIVE_DIFFERENCE
                 && !matches!(z, Some(z) if z <= OUTLIER_Z)
                 && !interval_agrees;

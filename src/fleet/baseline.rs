@@ -51,7 +51,7 @@ pub fn save(runs: &[(PathBuf, RunResults)]) -> Baseline {
             let (expected, mad) = median_mad(&vals);
             let halves: Vec<f64> = judged
                 .iter()
-                .filter_map(|m| Some((m.ci_high? - m.ci_low?) / 2.0))
+                .filter_map(|m| m.ci.map(|c| (c.high - c.low) / 2.0))
                 .collect();
             let half = (OUTLIER_Z * MAD_SCALE * mad)
                 .max(MIN_RELATIVE_DIFFERENCE * expected.abs())
@@ -299,7 +299,7 @@ fn outside(
     m: &crate::results::compare::Metric,
     host: &mut FleetHost,
 ) -> Option<FleetOutlier> {
-    let (lo, hi) = (m.ci_low.unwrap_or(m.value), m.ci_high.unwrap_or(m.value));
+    let (lo, hi) = m.ci.map_or((m.value, m.value), |c| c.ends());
     if !(hi < bf.low || lo > bf.high) {
         return None;
     }

@@ -44,9 +44,7 @@ fn stands_out(host: &str, m: &Metric, med: f64, mad: f64) -> Option<FleetOutlier
     let rel = (m.value / med - 1.0).abs();
     let z = (mad > 0.0).then(|| (m.value - med).abs() / (MAD_SCALE * mad));
     // Its own interval reaching the median (+- the margin) clears it, whatever the MAD says.
-    let interval_agrees = m.ci_low.zip(m.ci_high).is_some_and(|(lo, hi)| {
-        lo <= med * (1.0 + PRACTICAL_MARGIN) && hi >= med / (1.0 + PRACTICAL_MARGIN)
-    });
+    let interval_agrees = m.ci.is_some_and(|ci| ci.reaches(med, PRACTICAL_MARGIN));
     let outlying = rel > MIN_RELATIVE_DIFFERENCE
         && !matches!(z, Some(z) if z <= OUTLIER_Z)
         && !interval_agrees;

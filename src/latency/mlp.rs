@@ -44,7 +44,7 @@ pub fn factors<'a>(results: impl IntoIterator<Item = &'a LatencyResult> + Clone)
             ns_per_load: r.ns_per_load.median,
             per_chain_ns_per_load: r.chains as f64 * r.ns_per_load.median,
             factor: ratio.ratio,
-            ci: crate::stats::Interval::from_ends(ratio.low, ratio.high, ratio.level),
+            ci: ratio.ci,
         });
     }
     out

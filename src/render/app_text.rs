@@ -9,8 +9,9 @@ use std::io::{self, Write};
 use crate::results::app::{AppCandidate, AppReport, Observed};
 use crate::results::format::format_bytes;
 
+use super::estimate::bracketed;
 use super::html::esc;
-use super::run_view::{fmt_interval, fmt_num};
+use super::run_view::fmt_num;
 
 /// The text report.
 pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
@@ -86,7 +87,7 @@ fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             (Some(s), _, _) => format!("same placement as {s}, measured once there"),
             (None, None, Some(w)) => format!(
                 "{:<30} {:>8} {:>8} {:>10}  {}",
-                fmt_interval(w),
+                bracketed(&w.estimate()),
                 c.user_s.map_or("-".into(), |s| fmt_num(s.median)),
                 c.sys_s.map_or("-".into(), |s| fmt_num(s.median)),
                 c.max_rss_kib
@@ -246,7 +247,7 @@ pub fn html(r: &AppReport) -> String {
     for c in &r.candidates {
         let wall = match (&c.same_as, &c.wall_s) {
             (Some(s), _) => format!("same placement as {s}"),
-            (None, Some(w)) => fmt_interval(w),
+            (None, Some(w)) => bracketed(&w.estimate()),
             (None, None) => "no run kept".into(),
         };
         rows.push_str(&format!(

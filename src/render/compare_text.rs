@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
-use crate::render::run_view::fmt_num;
+use crate::render::estimate::{compact, num};
 use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
@@ -44,7 +44,7 @@ fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     }
     writeln!(
         out,
-        "Comparing {} runs; ratios are to the first ({}).",
+        "Comparing {} runs; each figure is its median \u{b1} half its 95 % interval (n=count without one); ratios are to the first ({}).",
         c.runs.len(),
         c.runs[0]
     )?;
@@ -57,7 +57,7 @@ fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
     )?;
     writeln!(
         out,
-        "? a figure without an interval (fewer than 6 repetitions), ~ one not comparable; MB = 10^6 B."
+        "? a figure without an interval (fewer than 6 repetitions, or a file written before intervals), ~ one not comparable; MB = 10^6 B."
     )?;
     writeln!(
         out,
@@ -96,10 +96,10 @@ fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
             cells.push(match cell {
                 None => "-".into(),
                 Some(x) => match x.ratio_to_first {
-                    None => fmt_num(x.value),
+                    None => compact(&x.estimate(), ""),
                     Some(r) => format!(
                         "{} (x{:.2}) {:<7}",
-                        fmt_num(x.value),
+                        compact(&x.estimate(), ""),
                         r,
                         match (x.better_than_first, &x.not_judged) {
                             (Some(true), _) => "*better",
@@ -204,9 +204,9 @@ fn fleet(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
                         out,
                         "  {}: {} {} vs fleet median {} (x{:.2}, {dir})",
                         o.label,
-                        fmt_num(o.value),
+                        num(o.value),
                         o.unit,
-                        fmt_num(o.fleet_median),
+                        num(o.fleet_median),
                         o.ratio_to_median
                     )?;
                 }

@@ -6,6 +6,7 @@
 //!   one-screen summary where the figure matters more than its ends;
 //! - [`bracketed`]: `247 [218, 300] n=9`, where the width matters (detail tables);
 //! - [`cell`]: `247 [218, 300]`, a table cell whose row gives the count elsewhere;
+//! - [`gain`]: `+12 % [+8, +16 %]`, a relative difference (a winner over its runner-up);
 //! - without an interval: `247 ns (n=2)` in compact form (the count says why), and
 //!   `247, no interval (n=2)` in the long forms.
 
@@ -27,9 +28,10 @@ pub fn no_interval(n: usize) -> &'static str {
     }
 }
 
-/// `247 ns ±17 %`; `247 ns (n=2)` without an interval. The ± is half the interval's width
-/// against the median, rounded to a whole percent (`±<1 %` below half a percent), so an asymmetric interval
-/// reads as its typical width; `unit` may be empty.
+/// `247 ns ±17 %`; `247 ns (n=2)` without an interval (`247 ns` when the count is unknown,
+/// 0). The ± is half the interval's width against the median, rounded to a whole percent
+/// (`±<1 %` below half a percent), so an asymmetric interval reads as its typical width;
+/// `unit` may be empty.
 pub fn compact(e: &Estimate, unit: &str) -> String {
     let unit = if unit.is_empty() {
         String::new()
@@ -39,6 +41,8 @@ pub fn compact(e: &Estimate, unit: &str) -> String {
     match e.relative_half_width() {
         Some(w) if w < 0.005 => format!("{}{unit} ±<1 %", num(e.median)),
         Some(w) => format!("{}{unit} ±{} %", num(e.median), (w * 100.0).round()),
+        // A count of 0 is unknown (a figure derived without its samples): nothing to add.
+        None if e.count == 0 => format!("{}{unit}", num(e.median)),
         None => format!("{}{unit} (n={})", num(e.median), e.count),
     }
 }
@@ -67,6 +71,18 @@ pub fn cell(e: &Estimate) -> String {
     match e.interval {
         Some(i) => format!("{} [{}, {}]", num(e.median), num(i.low), num(i.high)),
         None => format!("{}, {}", num(e.median), no_interval(e.count)),
+    }
+}
+
+/// A relative difference (a fraction: 0.12 = 12 % more) as a signed percentage with its
+/// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up or a remote
+/// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
+/// (`+3.4 % [+1.2, +5.6 %]`), as [`crate::results::penalty::signed`] writes them.
+pub fn gain(e: &Estimate) -> String {
+    let pct = crate::results::penalty::signed;
+    match e.interval {
+        Some(i) => format!("{} % [{}, {} %]", pct(e.median), pct(i.low), pct(i.high)),
+        None => format!("{} %", pct(e.median)),
     }
 }
 
@@ -99,6 +115,19 @@ mod tests {
         assert_eq!(bracketed(&old), "45.6, no interval recorded (n=15)");
         assert_eq!(cell(&old), "45.6, no interval recorded");
         assert_eq!(ends(&old), None);
+        assert_eq!(
+            compact(&Estimate::new(5785.0, None, 0), "MB/s"),
+            "5785 MB/s"
+        );
+    }
+
+    #[test]
+    fn a_gain_is_signed_with_its_interval() {
+        let g = Estimate::new(0.49, Some(Interval::new(0.44, 0.53)), 9);
+        assert_eq!(gain(&g), "+49 % [+44, +53 %]");
+        assert_eq!(gain(&Estimate::new(-0.02, None, 3)), "-2.0 %");
+        let small = Estimate::new(0.034, Some(Interval::new(0.012, 0.11)), 9);
+        assert_eq!(gain(&small), "+3.4 % [+1.2, +11 %]");
     }
 
     #[test]

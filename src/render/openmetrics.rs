@@ -90,14 +90,12 @@ pub fn render(m: &RunMetrics, info: &RunInfo, judgeable: &dyn Fn(&Metric) -> boo
                 esc(&x.key),
                 esc(&x.label)
             );
-            let _ = writeln!(
-                s,
-                "{name}{{{labels},bound=\"median\"}} {}",
-                num(x.value * f)
-            );
-            if let (Some(lo), Some(hi)) = (x.ci_low, x.ci_high) {
-                let _ = writeln!(s, "{name}{{{labels},bound=\"ci_low\"}} {}", num(lo * f));
-                let _ = writeln!(s, "{name}{{{labels},bound=\"ci_high\"}} {}", num(hi * f));
+            let e = x.estimate().scaled(f);
+            let _ = writeln!(s, "{name}{{{labels},bound=\"median\"}} {}", num(e.median));
+            if let Some(ci) = e.interval {
+                for (bound, v) in [("ci_low", ci.low), ("ci_high", ci.high)] {
+                    let _ = writeln!(s, "{name}{{{labels},bound=\"{bound}\"}} {}", num(v));
+                }
             }
         }
     }
@@ -149,12 +147,11 @@ mod tests {
             Better::Lower,
             &crate::stats::Summary::of(&[100.0, 101.0, 99.0, 100.0, 100.5, 99.5, 100.2]).unwrap(),
         );
-        lat.ci_low = Some(99.0);
-        lat.ci_high = Some(101.0);
+        lat.ci = Some(crate::stats::Interval::new(99.0, 101.0));
         let mut bw = lat.clone();
         bw.key = "bandwidth/read".into();
         bw.unit = "MB/s".into();
-        bw.ci_low = None;
+        bw.ci = None;
         let m = RunMetrics {
             name: "h".into(),
             metrics: vec![lat, bw],

@@ -156,7 +156,7 @@ fn interval(s: &RateInterval, q: Option<&RepetitionQuality>) -> String {
         p90: s.median,
         p99: s.median,
         samples: s.samples,
-        ci: crate::stats::Interval::from_ends(s.ci_low, s.ci_high, None),
+        ci: s.ci,
     };
     fmt_ci(&sum, q)
 }
@@ -240,8 +240,7 @@ pub(crate) mod tests {
                 threads: 2,
                 run: 1,
                 mb_per_s: 12000.0,
-                ci_low: Some(11999.0),
-                ci_high: Some(12001.0),
+                ci: Some(crate::stats::Interval::new(11999.0, 12001.0)),
                 clear: true,
                 indistinguishable_from: vec![],
             },
@@ -252,8 +251,7 @@ pub(crate) mod tests {
                 threads: 2,
                 run: 3,
                 mb_per_s: 7000.5,
-                ci_low: Some(6999.5),
-                ci_high: Some(7001.5),
+                ci: Some(crate::stats::Interval::new(6999.5, 7001.5)),
                 clear: false,
                 indistinguishable_from: vec![1],
             },
@@ -271,8 +269,7 @@ pub(crate) mod tests {
                 alone_run: None,
                 in_all_mb_per_s: Some(RateInterval {
                     median: 12000.0,
-                    ci_low: Some(11999.0),
-                    ci_high: Some(12001.0),
+                    ci: Some(crate::stats::Interval::new(11999.0, 12001.0)),
                     samples: 9,
                 }),
                 share_fraction: Some(1.0),

@@ -47,8 +47,8 @@ pub fn sentence(p: &RemotePenalty) -> String {
     match p.decision() {
         Decision::Higher | Decision::Lower => {
             let (lo, hi) = (
-                p.ratio.low.unwrap_or(p.ratio.ratio),
-                p.ratio.high.unwrap_or(p.ratio.ratio),
+                p.ratio.ci.map_or(p.ratio.ratio, |c| c.low),
+                p.ratio.ci.map_or(p.ratio.ratio, |c| c.high),
             );
             let change = format!(
                 "{} % {} [{}, {} %]",

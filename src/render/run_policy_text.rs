@@ -95,7 +95,9 @@ pub(super) fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             writeln!(out, "{}", a.summary)?;
             for c in &a.checks {
                 let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
-                    (Some(m), Some(_), _) => format!("{} MB/s", view::fmt_interval(m)),
+                    (Some(m), Some(_), _) => {
+                        format!("{} MB/s", crate::render::estimate::bracketed(&m.estimate()))
+                    }
                     (_, Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
                     (_, None, Some(u)) => format!("not measured: {u}"),
                     (_, None, None) => "not measured".into(),

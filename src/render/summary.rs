@@ -287,17 +287,16 @@ fn remote_penalty(r: &RunResults) -> Vec<String> {
     ]
 }
 
-/// `+55 % [+53, +60] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
+/// `+55 % [+53, +60 %] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
 /// worst CPU node -> memory node pair against that CPU node's local memory.
 fn penalty_text(p: &RemotePenalty) -> String {
     let change = signed(p.ratio.ratio - 1.0);
     let pair = format!("{}->{}", p.initiator, p.memory_node);
     let mut s = match p.decision() {
-        Decision::Higher | Decision::Lower => format!(
-            "{change} % [{}, {}] {pair}",
-            signed(p.ratio.low.unwrap_or(p.ratio.ratio) - 1.0),
-            signed(p.ratio.high.unwrap_or(p.ratio.ratio) - 1.0)
-        ),
+        Decision::Higher | Decision::Lower => {
+            let e = crate::stats::Estimate::new(p.ratio.ratio, p.ratio.ci, p.ratio.samples);
+            format!("{} {pair}", super::estimate::gain(&e.shifted(-1.0)))
+        }
         Decision::Indistinguishable { within } => {
             format!("within \u{b1}{} {pair}", percent(within))
         }
@@ -340,7 +339,7 @@ fn what_to_run(f: &RunFigures) -> Vec<String> {
             "no difference here".to_string()
         } else {
             match (&c.gain, &c.over) {
-                (Some(g), Some(o)) => format!("{} over {o}", gain_text(g)),
+                (Some(g), Some(o)) => format!("{} over {o}", super::estimate::gain(g)),
                 _ => "the only way measured".into(),
             }
         });
@@ -367,15 +366,6 @@ fn kind_label(k: crate::results::scenarios::AppKind) -> &'static str {
         SeveralSingleThreaded => "several single-threaded",
         MultiThreadedNumaUnaware => "multi-threaded, NUMA-unaware",
         MultiThreadedNumaAware => "multi-threaded, NUMA-aware",
-    }
-}
-
-/// `+49 % [+44, +53]`.
-fn gain_text(g: &crate::stats::Estimate) -> String {
-    let pct = |x: f64| format!("{:+.0}", x * 100.0);
-    match g.interval {
-        Some(i) => format!("{} % [{}, {}]", pct(g.median), pct(i.low), pct(i.high)),
-        None => format!("{} %", pct(g.median)),
     }
 }
 

@@ -4,7 +4,7 @@
 //! the `mb_per_s_*` columns, latency rows the `ns_per_load_*` columns, so every numeric column
 //! keeps one unit (docs/csv.md).
 
-use crate::render::run_view::{fmt_median_interval, fmt_num, Cell, Table};
+use crate::render::run_view::{fmt_num, Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::tables::{
     RatioToLocal, RightmarkMetric, RightmarkReport, RoundFigure, StreamMatrix, StreamMatrixReport,
@@ -167,7 +167,7 @@ pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
 pub fn figure_text(f: &RoundFigure) -> String {
     match &f.summary {
         Some(s) => {
-            let mut t = fmt_median_interval(s.median, s.ci.map(|c| c.ends()), s.samples);
+            let mut t = crate::render::estimate::bracketed(&s.estimate());
             if f.disturbed() {
                 t.push_str(" (disturbed)");
             }

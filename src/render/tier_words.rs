@@ -15,8 +15,8 @@ pub fn sentence(c: &TierCheck) -> String {
         Quantity::Bandwidth => "read bandwidth",
     };
     let unit = m.quantity.unit();
-    let interval = match (m.ratio.low, m.ratio.high) {
-        (Some(l), Some(h)) => format!(" [{l:.2}, {h:.2}]"),
+    let interval = match m.ratio.ci.map(|c| c.ends()) {
+        Some((l, h)) => format!(" [{l:.2}, {h:.2}]"),
         _ => " (no interval)".into(),
     };
     let tier = c
@@ -55,8 +55,8 @@ pub fn disagreement(c: &TierCheck, declared_ratio: f64) -> String {
             Quantity::Bandwidth => "read bandwidth",
         },
         c.measured.ratio.ratio,
-        c.measured.ratio.low.unwrap_or(0.0),
-        c.measured.ratio.high.unwrap_or(0.0),
+        c.measured.ratio.ci.map_or(0.0, |c| c.low),
+        c.measured.ratio.ci.map_or(0.0, |c| c.high),
         percent(PRACTICAL_MARGIN)
     )
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::results::environment::Environment;
 use crate::results::placement::{PageSize, PlacementReport};
 use crate::results::quality::RepetitionQuality;
-use crate::stats::Summary;
+use crate::stats::{Interval, Summary};
 
 /// Version of the bandwidth JSON contract. Bump on any incompatible change.
 pub const BANDWIDTH_SCHEMA_VERSION: u32 = 1;
@@ -232,10 +232,9 @@ pub struct SweepPoint {
     pub fits_in: String,
     /// Application rate summed over the threads, MB/s, with its interval (the result's).
     pub mb_per_s: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
+    /// Keys `ci_low`, `ci_high`, `ci_level` (the level absent in older files: 95 %).
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
     /// Repetitions stayed disturbed after the retakes (see the result's `quality`).
     pub disturbed: bool,
     /// Index into `results`.

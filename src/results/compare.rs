@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::Summary;
+use crate::stats::{Estimate, Interval, Summary};
 
 /// Fewest runs for fleet outliers: with three, the MAD is one of two deviations.
 pub const MIN_FLEET: usize = 4;
@@ -41,11 +41,10 @@ pub struct Metric {
     pub low: f64,
     /// High end of the run's own spread (max or p90).
     pub high: f64,
-    /// The 95 % interval for the median, when the run recorded one.
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    /// Exact coverage of that interval.
-    pub ci_level: Option<f64>,
+    /// The 95 % interval for the median and its exact coverage, when the run recorded one
+    /// (keys `ci_low`, `ci_high`, `ci_level`, absent without one).
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
     /// Repetitions behind the figure (0 when unknown).
     pub samples: usize,
     /// Its engine marked it disturbed (the retakes ran out): shown, never judged.
@@ -74,9 +73,7 @@ impl Metric {
             value: s.median,
             low: s.min,
             high: s.max,
-            ci_low: s.ci.map(|c| c.low),
-            ci_high: s.ci.map(|c| c.high),
-            ci_level: s.ci.map(|c| c.level),
+            ci: s.ci,
             samples: s.samples,
             disturbed: false,
             condition: None,
@@ -89,16 +86,9 @@ impl Metric {
         self
     }
 
-    pub fn summary(&self) -> Summary {
-        Summary {
-            median: self.value,
-            min: self.low,
-            max: self.high,
-            p90: self.high,
-            p99: self.high,
-            samples: self.samples,
-            ci: crate::stats::Interval::from_ends(self.ci_low, self.ci_high, self.ci_level),
-        }
+    /// The headline with its interval and count, for the one formatter.
+    pub const fn estimate(&self) -> Estimate {
+        Estimate::new(self.value, self.ci, self.samples)
     }
 }
 
@@ -222,14 +212,18 @@ pub struct Cell {
     pub value: f64,
     pub low: f64,
     pub high: f64,
-    /// The interval for the median, when the run recorded one.
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
+    /// The interval for the median, when the run recorded one (keys `ci_low`, `ci_high`,
+    /// `ci_level`).
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
+    /// Repetitions behind the value (0 when unknown).
+    pub samples: usize,
     /// value / the first run's value; `None` for the first run or when the first has none.
     pub ratio_to_first: Option<f64>,
-    /// Conservative interval of that ratio from both runs' intervals.
-    pub ratio_ci_low: Option<f64>,
-    pub ratio_ci_high: Option<f64>,
+    /// Conservative interval of that ratio from both runs' intervals (keys `ratio_ci_low`,
+    /// `ratio_ci_high`, `ratio_ci_level`: at least the product of the two coverages).
+    #[serde(flatten, with = "crate::stats::estimate::ratio_keys")]
+    pub ratio_ci: Option<Interval>,
     /// p-value of the difference (normal approximation from the intervals), and after Holm's
     /// adjustment over every judged cell of the comparison.
     pub p_value: Option<f64>,
@@ -242,6 +236,19 @@ pub struct Cell {
     pub significant: bool,
     /// When significant: true if this run is better than the first.
     pub better_than_first: Option<bool>,
+}
+
+impl Cell {
+    /// The run's value with its interval and count, for the one formatter.
+    pub const fn estimate(&self) -> Estimate {
+        Estimate::new(self.value, self.ci, self.samples)
+    }
+
+    /// The ratio to the first run with its interval; `None` for the first run.
+    pub fn ratio_estimate(&self) -> Option<Estimate> {
+        self.ratio_to_first
+            .map(|r| Estimate::new(r, self.ratio_ci, self.samples))
+    }
 }
 
 /// One metric across runs.

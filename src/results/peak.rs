@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::results::bandwidth::Rates;
 use crate::results::quality::RepetitionQuality;
+use crate::stats::{Estimate, Interval};
 
 /// The peak injection measurement: mixes, runs, best thread counts and L3 domains.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -124,10 +125,10 @@ pub struct PeakBest {
     /// Index into `runs`.
     pub run: usize,
     pub mb_per_s: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
+    /// The 95 % interval of that median (keys `ci_low`, `ci_high`, `ci_level`; the level is
+    /// absent in older files, which read at 95 %).
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
     /// Its interval lies above every other thread count's interval: the peak is that count's
     /// and not noise. False when any interval is missing or overlaps.
     pub clear: bool,
@@ -140,12 +141,19 @@ pub struct PeakBest {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RateInterval {
     pub median: f64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ci_high: Option<f64>,
+    /// The 95 % interval of the median (keys `ci_low`, `ci_high`, `ci_level`; the level is
+    /// absent in older files, which read at 95 %).
+    #[serde(flatten)]
+    pub ci: Option<Interval>,
     /// Repetitions summarized.
     pub samples: usize,
+}
+
+impl RateInterval {
+    /// The median with its interval and count, for the one formatter.
+    pub const fn estimate(&self) -> Estimate {
+        Estimate::new(self.median, self.ci, self.samples)
+    }
 }
 
 /// The L3 domains of one node: each alone, all at once, and each one's share.

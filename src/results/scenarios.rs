@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::stats::Summary;
+use crate::stats::{Interval, Summary};
 
 /// The eight scenarios, (a) to (h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -302,13 +302,10 @@ pub struct Recommendation {
     /// ratios and its order-statistic interval (`None` without enough rounds).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ratio_ci_low: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ratio_ci_high: Option<f64>,
-    /// Exact coverage of that interval, 0..=1.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ratio_ci_level: Option<f64>,
+    /// Its interval and exact coverage (keys `ratio_ci_low`, `ratio_ci_high`,
+    /// `ratio_ci_level`).
+    #[serde(flatten, with = "crate::stats::estimate::ratio_keys")]
+    pub ratio_ci: Option<Interval>,
     /// Practical margin a winner must clear beyond the interval, as a fraction (0.03 = 3 %).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<f64>,

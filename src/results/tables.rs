@@ -90,7 +90,7 @@ impl RatioToLocal {
         let r = crate::stats::paired_ratio(&local[..n], &this[..n], crate::stats::CONFIDENCE)?;
         Some(Self {
             ratio: r.ratio,
-            ci: crate::stats::Interval::from_ends(r.low, r.high, r.level),
+            ci: r.ci,
             pairs: r.samples,
         })
     }
@@ -99,9 +99,7 @@ impl RatioToLocal {
     pub fn interval(&self) -> crate::stats::RatioInterval {
         crate::stats::RatioInterval {
             ratio: self.ratio,
-            low: self.ci.map(|c| c.low),
-            high: self.ci.map(|c| c.high),
-            level: self.ci.map(|c| c.level),
+            ci: self.ci,
             samples: self.pairs,
             p_value: None,
         }

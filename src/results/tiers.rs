@@ -46,10 +46,9 @@ impl TierCheck {
     }
 
     pub fn agreement(&self) -> Agreement {
-        let (Some(d), Some(lo), Some(hi)) = (
+        let (Some(d), Some((lo, hi))) = (
             self.declared_ratio(),
-            self.measured.ratio.low,
-            self.measured.ratio.high,
+            self.measured.ratio.ci.map(|c| c.ends()),
         ) else {
             return Agreement::Unknown;
         };
@@ -276,9 +275,7 @@ mod tests {
                 local: 100.0,
                 ratio: RatioInterval {
                     ratio: (lo + hi) / 2.0,
-                    low: Some(lo),
-                    high: Some(hi),
-                    level: Some(0.95),
+                    ci: Some(crate::stats::Interval::new(lo, hi)),
                     samples: 9,
                     p_value: Some(0.004),
                 },

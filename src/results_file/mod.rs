@@ -50,3 +50,6 @@ pub fn parse(text: &str, name: &str) -> Result<RunResults, LoadError> {
     }
     Ok(r)
 }
+
+#[cfg(test)]
+mod old_files;

@@ -139,8 +139,8 @@ fn saturation(r: &RunResults) -> Vec<Finding> {
             let a = scaling_summary(r, node, top, max);
             let b = scaling_summary(r, node, t, at_t);
             let ratio = unpaired_ratio(&a, &b)?;
-            let share = match (ratio.low, ratio.high) {
-                (Some(lo), Some(hi)) => format!(
+            let share = match ratio.ci.map(|c| c.ends()) {
+                Some((lo, hi)) => format!(
                     "{:.0} % [{:.0}, {:.0} %] (unpaired medians, n={} and {})",
                     ratio.ratio * 100.0,
                     lo * 100.0,
@@ -161,7 +161,7 @@ fn saturation(r: &RunResults) -> Vec<Finding> {
             };
             // Saturation is stated only when the share's whole interval reaches the fraction:
             // an interval reaching below it leaves the question to the noise.
-            let text = if ratio.low.is_some_and(|lo| lo < SATURATION_FRACTION) {
+            let text = if ratio.ci.is_some_and(|c| c.low < SATURATION_FRACTION) {
                 format!(
                     "bandwidth on node {node}: {t} of {all} threads reach {share} of its {max:.0} MB/s; whether {t} {threads} already {verb} it is within noise here (the interval reaches below {:.0} %)",
                     SATURATION_FRACTION * 100.0

@@ -73,9 +73,7 @@ pub fn recommend_for(kind: AppKind, rows: &[ScenarioResult]) -> Option<Recommend
         text,
         verdict: Some(verdict),
         ratio: ratio.map(|r| r.ratio),
-        ratio_ci_low: ratio.and_then(|r| r.low),
-        ratio_ci_high: ratio.and_then(|r| r.high),
-        ratio_ci_level: ratio.and_then(|r| r.level),
+        ratio_ci: ratio.and_then(|r| r.ci),
         margin: Some(PRACTICAL_MARGIN),
         same_placement: same.iter().map(|r| r.id).collect(),
     })
@@ -275,9 +273,7 @@ fn alone(
         text,
         verdict: Some(verdict),
         ratio: None,
-        ratio_ci_low: None,
-        ratio_ci_high: None,
-        ratio_ci_level: None,
+        ratio_ci: None,
         margin: Some(PRACTICAL_MARGIN),
         same_placement: same.iter().map(|r| r.id).collect(),
     }
@@ -357,7 +353,7 @@ mod tests {
         );
         assert_eq!(rec.numactl, "numactl --interleave=all APP");
         assert!(
-            rec.ratio_ci_low.unwrap() > 1.0 + PRACTICAL_MARGIN,
+            rec.ratio_ci.unwrap().low > 1.0 + PRACTICAL_MARGIN,
             "{rec:?}"
         );
         // The same gap between rounds that stayed disturbed names no winner (docs/METHODOLOGY.md,

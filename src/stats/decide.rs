@@ -10,7 +10,7 @@
 
 use super::interval::{median_interval, median_ranks, NoInterval, CONFIDENCE};
 use super::multiple::{normal_two_sided_p, sign_test_p};
-use super::{median, Summary};
+use super::{median, Estimate, Summary};
 
 /// The practical margin used across numascope: differences below 3 % are not worth a
 /// recommendation even when they are real.
@@ -21,11 +21,9 @@ pub const PRACTICAL_MARGIN: f64 = 0.03;
 pub struct RatioInterval {
     /// Median of the paired ratios (paired) or ratio of medians (unpaired).
     pub ratio: f64,
-    /// The interval; `None` when too few samples for one.
-    pub low: Option<f64>,
-    pub high: Option<f64>,
-    /// Coverage of the interval (exact for paired; a lower bound for unpaired).
-    pub level: Option<f64>,
+    /// The interval and its coverage (exact for paired; a lower bound for unpaired); `None`
+    /// when too few samples for one.
+    pub ci: Option<super::Interval>,
     /// Pairs (paired) or the smaller sample count (unpaired).
     pub samples: usize,
     /// Two-sided p-value against "no difference" (sign test when paired, a normal
@@ -80,8 +78,8 @@ pub fn percent(f: f64) -> String {
 impl RatioInterval {
     /// The decision with practical margin `margin` (a fraction, e.g. 0.03).
     pub fn decide(&self, margin: f64) -> Decision {
-        match (self.low, self.high) {
-            (Some(lo), Some(hi)) => {
+        match self.ci.map(|c| c.ends()) {
+            Some((lo, hi)) => {
                 let up = 1.0 + margin.max(0.0);
                 if lo > up {
                     Decision::Higher
@@ -93,7 +91,7 @@ impl RatioInterval {
                     }
                 }
             }
-            _ => Decision::NoInterval {
+            None => Decision::NoInterval {
                 samples: self.samples,
             },
         }
@@ -117,9 +115,7 @@ pub fn paired_ratio(a: &[f64], b: &[f64], level: f64) -> Option<RatioInterval> {
     let below = ratios.iter().filter(|r| **r < 1.0).count();
     Some(RatioInterval {
         ratio: median(&ratios),
-        low: iv.map(|i| i.low),
-        high: iv.map(|i| i.high),
-        level: iv.map(|i| i.level),
+        ci: iv.map(super::Interval::from),
         samples: ratios.len(),
         p_value: iv.map(|_| sign_test_p(above, below)),
     })
@@ -131,22 +127,26 @@ pub fn paired_ratio(a: &[f64], b: &[f64], level: f64) -> Option<RatioInterval> {
 /// stands alone (`low`/`high` `None`). The p-value treats each interval as +-1.96 standard
 /// errors of the log median (a normal approximation), for multiple-comparison control.
 pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
+    unpaired_estimates(&a.estimate(), &b.estimate())
+}
+
+/// [`unpaired_ratio`] of two estimates (all it reads of a summary: the median, the interval
+/// and the count), for figures kept without their other statistics (`compare`'s metrics).
+pub fn unpaired_estimates(a: &Estimate, b: &Estimate) -> Option<RatioInterval> {
     if !(a.median > 0.0 && b.median > 0.0 && a.median.is_finite() && b.median.is_finite()) {
         return None;
     }
     let ratio = b.median / a.median;
-    let samples = a.samples.min(b.samples);
+    let samples = a.count.min(b.count);
     let alone = RatioInterval {
         ratio,
-        low: None,
-        high: None,
-        level: None,
+        ci: None,
         samples,
         p_value: None,
     };
     let (Some((al, ah, alv)), Some((bl, bh, blv))) = (
-        a.ci.map(|c| (c.low, c.high, c.level)),
-        b.ci.map(|c| (c.low, c.high, c.level)),
+        a.interval.map(|c| (c.low, c.high, c.level)),
+        b.interval.map(|c| (c.low, c.high, c.level)),
     ) else {
         return Some(alone);
     };
@@ -158,9 +158,11 @@ pub fn unpaired_ratio(a: &Summary, b: &Summary) -> Option<RatioInterval> {
     let z = ratio.ln() / (se(al, ah).powi(2) + se(bl, bh).powi(2)).sqrt();
     Some(RatioInterval {
         ratio,
-        low: Some(bl / ah),
-        high: Some(bh / al),
-        level: Some(alv * blv),
+        ci: Some(super::Interval {
+            low: bl / ah,
+            high: bh / al,
+            level: alv * blv,
+        }),
         samples,
         p_value: Some(normal_two_sided_p(z)),
     })
@@ -266,7 +268,8 @@ mod tests {
         let r = unpaired_ratio(&a, &b).unwrap();
         assert_eq!(r.decide(PRACTICAL_MARGIN), Decision::Lower);
         assert!(r.p_value.unwrap() < 1e-6);
-        assert!(r.low.unwrap() <= r.ratio && r.ratio <= r.high.unwrap());
+        let ci = r.ci.unwrap();
+        assert!(ci.low <= r.ratio && r.ratio <= ci.high);
         let same = unpaired_ratio(&a, &a).unwrap();
         assert!(!same.decide(PRACTICAL_MARGIN).differs());
         assert!((same.p_value.unwrap() - 1.0).abs() < 1e-9);

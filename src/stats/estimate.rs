@@ -53,9 +53,55 @@ impl Interval {
         (centre != 0.0).then(|| (self.high - self.low) / 2.0 / centre.abs())
     }
 
+    /// True when the interval reaches `value` give or take the relative `margin` (its low end
+    /// at most `value * (1 + margin)`, its high end at least `value / (1 + margin)`): a figure
+    /// whose interval reaches the fleet's median is not an outlier, whatever the spread says.
+    pub fn reaches(&self, value: f64, margin: f64) -> bool {
+        self.low <= value * (1.0 + margin) && self.high >= value / (1.0 + margin)
+    }
+
     /// True when the two intervals share a point.
     pub fn overlaps(&self, other: &Interval) -> bool {
         self.low <= other.high && other.low <= self.high
+    }
+}
+
+/// The same interval under the keys `ratio_ci_low`, `ratio_ci_high`, `ratio_ci_level`, for a
+/// ratio that sits beside another figure's interval in one object (a recommendation's paired
+/// ratio, a comparison cell's ratio to the first run). Use as
+/// `#[serde(flatten, with = "crate::stats::estimate::ratio_keys")]` on an `Option<Interval>`:
+/// nothing is written without an interval, and a pair without a level reads at [`CONFIDENCE`].
+pub mod ratio_keys {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::Interval;
+
+    #[derive(Serialize, Deserialize)]
+    struct Keys {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio_ci_low: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio_ci_high: Option<f64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        ratio_ci_level: Option<f64>,
+    }
+
+    pub fn serialize<S: Serializer>(ci: &Option<Interval>, s: S) -> Result<S::Ok, S::Error> {
+        Keys {
+            ratio_ci_low: ci.map(|c| c.low),
+            ratio_ci_high: ci.map(|c| c.high),
+            ratio_ci_level: ci.map(|c| c.level),
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Interval>, D::Error> {
+        let k = Keys::deserialize(d)?;
+        Ok(Interval::from_ends(
+            k.ratio_ci_low,
+            k.ratio_ci_high,
+            k.ratio_ci_level,
+        ))
     }
 }
 
@@ -95,6 +141,20 @@ impl Estimate {
     /// Half-width of the interval relative to the median, when there is one.
     pub fn relative_half_width(&self) -> Option<f64> {
         self.interval?.relative_half_width(self.median)
+    }
+
+    /// The same estimate with `d` added to every number (a ratio as a gain: `shifted(-1.0)`
+    /// turns 1.49 [1.44, 1.53] into 0.49 [0.44, 0.53]).
+    pub fn shifted(&self, d: f64) -> Estimate {
+        Estimate {
+            median: self.median + d,
+            interval: self.interval.map(|i| Interval {
+                low: i.low + d,
+                high: i.high + d,
+                level: i.level,
+            }),
+            count: self.count,
+        }
     }
 
     /// The same estimate with every number multiplied by `k` (a unit change).
@@ -160,10 +220,51 @@ mod tests {
         assert_eq!(h.ci.unwrap().level, CONFIDENCE);
     }
 
+    #[derive(Serialize, Deserialize, PartialEq, Debug)]
+    struct Ratio {
+        ratio: f64,
+        #[serde(flatten, with = "ratio_keys")]
+        ratio_ci: Option<Interval>,
+        #[serde(flatten)]
+        ci: Option<Interval>,
+    }
+
+    #[test]
+    fn a_ratio_interval_keeps_its_prefixed_keys_beside_another_interval() {
+        let r = Ratio {
+            ratio: 1.1,
+            ratio_ci: Some(Interval::new(1.05, 1.2)),
+            ci: Some(Interval::new(90.0, 110.0)),
+        };
+        let j = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            j,
+            r#"{"ratio":1.1,"ratio_ci_low":1.05,"ratio_ci_high":1.2,"ratio_ci_level":0.95,"ci_low":90.0,"ci_high":110.0,"ci_level":0.95}"#
+        );
+        assert_eq!(serde_json::from_str::<Ratio>(&j).unwrap(), r);
+        let bare: Ratio = serde_json::from_str(r#"{"ratio":1.1}"#).unwrap();
+        assert_eq!((bare.ratio_ci, bare.ci), (None, None));
+        assert_eq!(serde_json::to_string(&bare).unwrap(), r#"{"ratio":1.1}"#);
+        let old: Ratio =
+            serde_json::from_str(r#"{"ratio":1.1,"ratio_ci_low":1.0,"ratio_ci_high":1.3}"#)
+                .unwrap();
+        assert_eq!(old.ratio_ci, Some(Interval::new(1.0, 1.3)));
+        assert_eq!(old.ci, None);
+    }
+
+    #[test]
+    fn an_interval_reaches_a_value_within_the_margin() {
+        let i = Interval::new(100.0, 110.0);
+        assert!(i.reaches(105.0, 0.0) && i.reaches(112.0, 0.03));
+        assert!(!i.reaches(120.0, 0.03) && !i.reaches(90.0, 0.03));
+    }
+
     #[test]
     fn relative_width_and_scaling() {
         let e = Estimate::new(100.0, Some(Interval::new(90.0, 110.0)), 9);
         assert!((e.relative_half_width().unwrap() - 0.1).abs() < 1e-12);
+        let g = Estimate::new(1.49, Some(Interval::new(1.44, 1.53)), 9).shifted(-1.0);
+        assert!((g.median - 0.49).abs() < 1e-12 && (g.interval.unwrap().low - 0.44).abs() < 1e-12);
         let s = e.scaled(0.001);
         assert!((s.interval.unwrap().high - 0.11).abs() < 1e-12);
         assert_eq!(

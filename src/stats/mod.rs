@@ -17,7 +17,9 @@ pub mod quantile;
 #[cfg(test)]
 pub(crate) mod sim;
 
-pub use decide::{paired_ratio, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN};
+pub use decide::{
+    paired_ratio, unpaired_estimates, unpaired_ratio, Decision, RatioInterval, PRACTICAL_MARGIN,
+};
 pub use estimate::{Estimate, Interval};
 pub use interval::{median_interval, MedianInterval, NoInterval, CONFIDENCE};
 pub use quantile::{quantile_interval, QuantileInterval};

@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(l.label, "local idle latency (the run's reference figure)");
         assert_eq!((l.unit.as_str(), l.better), ("ns", Better::Lower));
         assert_eq!(l.value, 110.0);
-        assert!(l.ci_low.is_some());
+        assert!(l.ci.is_some());
         assert_eq!(
             l.condition.as_deref(),
             Some("256 MiB, 4k pages, random walk")
@@ -443,7 +443,7 @@ mod tests {
         let p = find(&m, "peak/node0/1:1/2t");
         assert_eq!(p.label, "peak 1:1 with 2 thread(s) on node 0");
         assert_eq!(p.value, 7000.5);
-        assert_eq!(p.ci_low, Some(6999.5));
+        assert_eq!(p.ci.map(|c| c.low), Some(6999.5));
         assert_eq!(
             keys(&m).iter().filter(|k| k.starts_with("peak/")).count(),
             4
@@ -459,7 +459,7 @@ mod tests {
             find(&m, k);
         }
         let mix_bw = find(&m, "loaded-bandwidth/read:write 2:1/peak");
-        assert!(mix_bw.ci_low.is_some() && mix_bw.unit == "MB/s");
+        assert!(mix_bw.ci.is_some() && mix_bw.unit == "MB/s");
     }
 
     #[test]
@@ -490,15 +490,15 @@ mod tests {
         // The distribution: every percentile, with its interval where it has one.
         let p50 = find(&m, "latency-distribution/p50");
         assert_eq!(
-            (p50.value, p50.ci_low, p50.ci_high),
-            (101.0, Some(100.0), Some(102.0))
+            (p50.value, p50.ci.map(|c| c.ends())),
+            (101.0, Some((100.0, 102.0)))
         );
         assert_eq!(p50.samples, 1000);
         assert_eq!(
             p50.condition.as_deref(),
             Some("random walk, 4k pages, 256 MiB")
         );
-        assert_eq!(find(&m, "latency-distribution/p90").ci_low, None);
+        assert_eq!(find(&m, "latency-distribution/p90").ci, None);
         assert_eq!(
             keys(&m)
                 .iter()

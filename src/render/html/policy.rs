@@ -161,7 +161,7 @@ pub(super) fn advisor(p: &mut Page, r: &RunResults) {
             p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
             for c in &a.checks {
                 let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
-                    (Some(m), Some(_), _) => view::fmt_interval(m),
+                    (Some(m), Some(_), _) => crate::render::estimate::bracketed(&m.estimate()),
                     (_, Some(v), _) => view::fmt_num(v),
                     (_, None, Some(u)) => format!("not measured: {u}"),
                     (_, None, None) => "not measured".into(),

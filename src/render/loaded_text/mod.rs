@@ -11,8 +11,8 @@ use std::io::{self, Write};
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
 use super::run_view::{
-    fmt_interval, loaded::has_blocks, loaded::has_slices, loaded::loaded_mb_text,
-    loaded_family::doubling_text, loaded_family::max_point,
+    loaded::has_blocks, loaded::has_slices, loaded::loaded_mb_text, loaded_family::doubling_text,
+    loaded_family::max_point,
 };
 use super::traffic_text;
 
@@ -56,7 +56,7 @@ fn headline_table(curves: &[&LoadedResult], first: &[(&str, Vec<String>)]) -> Ta
             .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
             .count();
         let mark = |p: &crate::results::loaded::LoadedPoint| {
-            let mut s = fmt_interval(&p.ns_per_load);
+            let mut s = crate::render::estimate::bracketed(&p.ns_per_load.estimate());
             if p.quality.as_ref().is_some_and(|q| q.disturbed) {
                 s.push_str(" (disturbed)");
             }

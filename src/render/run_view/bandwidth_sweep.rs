@@ -92,7 +92,7 @@ pub fn bandwidth_sweep_chart(r: &RunResults) -> Option<LineChart> {
         let pts: Vec<_> = sw.points.iter().filter(|p| p.kernel == *k).collect();
         for p in &pts {
             let x = p.working_set_bytes_per_thread as f64;
-            if let (Some(low), Some(high)) = (p.ci_low, p.ci_high) {
+            if let Some((low, high)) = p.ci.map(|c| c.ends()) {
                 c.errors.push(ErrorBar {
                     series: i,
                     x,
@@ -144,8 +144,7 @@ mod tests {
             cache_level: level,
             fits_in: level.map_or("DRAM".into(), |l| format!("fits in L{l} (...)")),
             mb_per_s: 1000.0 * (i + 1) as f64,
-            ci_low: Some(900.0),
-            ci_high: Some(2100.0),
+            ci: Some(crate::stats::Interval::new(900.0, 2100.0)),
             disturbed: i == 1,
             result_index: i,
         };

@@ -7,7 +7,7 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{estimate_cells, fmt_ci, fmt_interval, fmt_num, Cell, Table};
+use super::{estimate_cells, fmt_ci, fmt_num, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XErrorBar, XScale};
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
@@ -48,7 +48,7 @@ pub const LOADED_KEYS: &[&str] = &[
 /// file written before slices were counted.
 pub fn loaded_mb_text(p: &LoadedPoint) -> String {
     match &p.total_mb_per_s_summary {
-        Some(s) => fmt_interval(s),
+        Some(s) => crate::render::estimate::bracketed(&s.estimate()),
         None => format!("{:.0}", p.total_mb_per_s),
     }
 }

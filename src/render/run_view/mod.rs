@@ -82,22 +82,25 @@ pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
 /// The (key, label) pairs of [`interval_cells`] for a figure `base` (`ns_per_load`) whose
 /// people's name is `label` (`ns per load`).
 pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)> {
-    vec![
-        (format!("{base}_median"), format!("{label} (median)")),
+    let mut v = vec![(format!("{base}_median"), format!("{label} (median)"))];
+    v.extend(ci_columns(base, &format!("{label} median")));
+    v.push((
+        "ci_level_fraction".into(),
+        "interval coverage (fraction)".into(),
+    ));
+    v.push(("samples_count".into(), "samples (n)".into()));
+    v
+}
+
+/// The (key, label) pairs of an interval's two ends for a figure `base` whose people's name
+/// is `label`: `{base}_ci_low` ("{label} 95 % interval low"), `{base}_ci_high`.
+pub(crate) fn ci_columns(base: &str, label: &str) -> [(String, String); 2] {
+    ["low", "high"].map(|end| {
         (
-            format!("{base}_ci_low"),
-            format!("{label} median 95 % interval low"),
-        ),
-        (
-            format!("{base}_ci_high"),
-            format!("{label} median 95 % interval high"),
-        ),
-        (
-            "ci_level_fraction".into(),
-            "interval coverage (fraction)".into(),
-        ),
-        ("samples_count".into(), "samples (n)".into()),
-    ]
+            format!("{base}_ci_{end}"),
+            format!("{label} 95 % interval {end}"),
+        )
+    })
 }
 
 /// An interval's low, high and coverage cells, empty without one.
@@ -141,19 +144,7 @@ pub(crate) fn quality_columns() -> Vec<(String, String)> {
     ]
 }
 
-/// A median with its 95 % interval and count (`231 [226, 240] n=9`, or `231, no interval
-/// (n=2)` below six samples): [`super::estimate::bracketed`].
-pub fn fmt_interval(s: &crate::stats::Summary) -> String {
-    super::estimate::bracketed(&s.estimate())
-}
-
-/// The same from loose parts (a bandwidth `Rates`).
-pub fn fmt_median_interval(median: f64, ci: Option<(f64, f64)>, n: usize) -> String {
-    let ci = ci.map(|(l, h)| crate::stats::Interval::new(l, h));
-    super::estimate::bracketed(&crate::stats::Estimate::new(median, ci, n))
-}
-
-pub use super::estimate::no_interval;
+pub use super::estimate::{no_interval, num as fmt_num};
 
 /// A median with its 95 % interval for a table cell whose row shows the count elsewhere:
 /// `45.6 [44.1, 47.0]`, `45.6, no interval`, with ` (disturbed)` when `disturbed`.
@@ -185,11 +176,6 @@ pub fn cell_intervals(t: Table, base: &str) -> Option<String> {
             cells.join("; ")
         )
     })
-}
-
-/// A measured number for people: 3 significant figures below 100, integers above.
-pub fn fmt_num(v: f64) -> String {
-    super::estimate::num(v)
 }
 
 /// One table of a run. Each column has a machine key (the CSV header: snake_case, the unit
@@ -278,11 +264,15 @@ impl Table {
         for row in &mut self.rows {
             let Cell::Num(median) = row[m] else { continue };
             let ci = match (&row[lo], &row[hi]) {
-                (Cell::Num(l), Cell::Num(h)) => Some((*l, *h)),
+                (Cell::Num(l), Cell::Num(h)) => Some(crate::stats::Interval::new(*l, *h)),
                 _ => None,
             };
             let mut s = match n.map(|i| &row[i]) {
-                Some(Cell::Int(n)) => fmt_median_interval(median, ci, *n as usize),
+                Some(Cell::Int(n)) => super::estimate::bracketed(&crate::stats::Estimate::new(
+                    median,
+                    ci,
+                    *n as usize,
+                )),
                 Some(_) => continue,
                 None => fmt_num(median),
             };

@@ -122,8 +122,8 @@ pub fn peak_domains_table(r: &RunResults) -> Table {
             let opt = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Num);
             cells.extend([
                 opt(x.in_all_mb_per_s.map(|s| s.median)),
-                opt(x.in_all_mb_per_s.and_then(|s| s.ci_low)),
-                opt(x.in_all_mb_per_s.and_then(|s| s.ci_high)),
+                opt(x.in_all_mb_per_s.and_then(|s| s.ci.map(|c| c.low))),
+                opt(x.in_all_mb_per_s.and_then(|s| s.ci.map(|c| c.high))),
                 opt(all.map(|a| a.mb_per_s.median)),
                 opt(x.share_fraction),
                 opt(x.alone_fraction_of_all),
@@ -201,7 +201,7 @@ pub fn domains_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
         if let Some(s) = x.in_all_mb_per_s {
             bars.push((format!("CPUs {} with all", format_list(&x.cpus)), s.median));
             marks.push(BarMark {
-                interval: s.ci_low.zip(s.ci_high),
+                interval: s.ci.map(|c| c.ends()),
                 disturbed: false,
             });
         }

@@ -1,11 +1,13 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
-use super::{ci_cells, interval_cells, quality_cells, Cell, Table};
+use super::{ci_cells, ci_columns, interval_cells, quality_cells, Cell, Table};
+use crate::render::estimate;
 use crate::results::scenarios::Verdict;
 use crate::results::{
     scenarios::{Recommendation, ScenarioResult},
     RunResults,
 };
+use crate::stats::Estimate;
 
 /// The Opteron closing table for this machine.
 pub fn scenarios_table(r: &RunResults) -> Table {
@@ -29,10 +31,11 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         ("not_measured_because", "not measured because"),
         ("same_placement_as", "same placement as"),
         ("why_the_same", "why the same"),
-        // The single-thread latency's interval over its blocks and (b)'s paired
-        // ratio to (a), appended so older readers' columns keep their places.
-        ("ns_per_load_ci_low", "ns per load 95 % interval low"),
-        ("ns_per_load_ci_high", "ns per load 95 % interval high"),
+    ]);
+    // The single-thread latency's interval over its blocks and (b)'s paired ratio to (a),
+    // appended so older readers' columns keep their places.
+    t.extend(ci_columns("ns_per_load", "ns per load"));
+    t.extend([
         (
             "ns_per_load_ci_level_fraction",
             "ns per load interval coverage (fraction)",
@@ -40,15 +43,11 @@ pub fn scenarios_table(r: &RunResults) -> Table {
         ("ns_per_load_blocks_count", "ns per load: blocks"),
         ("ns_per_load_disturbed", "ns per load: disturbed"),
         ("ns_per_load_ratio_to_a", "ns per load over (a)'s (paired)"),
-        (
-            "ns_per_load_ratio_to_a_ci_low",
-            "ns per load over (a)'s: 95 % interval low",
-        ),
-        (
-            "ns_per_load_ratio_to_a_ci_high",
-            "ns per load over (a)'s: 95 % interval high",
-        ),
     ]);
+    t.extend(ci_columns(
+        "ns_per_load_ratio_to_a",
+        "ns per load over (a)'s:",
+    ));
     if let Some(s) = &r.scenarios {
         t.rows
             .extend(s.scenarios.iter().map(|row| scenario_row(s, row)));
@@ -137,12 +136,13 @@ pub fn recommendations_table(r: &RunResults) -> Table {
             ("verdict", "verdict"),
             ("gain_over_runner_up_ratio", "gain over runner-up (ratio)"),
             ("paired_ratio", "paired ratio (winner / runner-up)"),
-            ("paired_ratio_ci_low", "paired ratio 95 % interval low"),
-            ("paired_ratio_ci_high", "paired ratio 95 % interval high"),
-            ("ci_level_fraction", "interval coverage (fraction)"),
-            ("margin_fraction", "practical margin (fraction)"),
         ],
     );
+    t.extend(ci_columns("paired_ratio", "paired ratio"));
+    t.extend([
+        ("ci_level_fraction", "interval coverage (fraction)"),
+        ("margin_fraction", "practical margin (fraction)"),
+    ]);
     if let Some(s) = &r.scenarios {
         for rec in &s.recommendations {
             let best = s.get(rec.best);
@@ -168,17 +168,10 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 rec.verdict
                     .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
             ]);
-            t.rows.last_mut().expect("pushed above").extend(
-                [
-                    rec.gain_over_runner_up,
-                    rec.ratio,
-                    rec.ratio_ci_low,
-                    rec.ratio_ci_high,
-                    rec.ratio_ci_level,
-                    rec.margin,
-                ]
-                .map(Cell::opt),
-            );
+            let row = t.rows.last_mut().expect("pushed above");
+            row.extend([rec.gain_over_runner_up, rec.ratio].map(Cell::opt));
+            row.extend(ci_cells(rec.ratio_ci));
+            row.push(Cell::opt(rec.margin));
         }
     }
     t
@@ -209,18 +202,16 @@ pub fn names_winner(rec: &Recommendation) -> bool {
 /// "+12 % [+8, +16 %] paired", "indistinguishable here (within +-4 %)", "same placement".
 pub fn comparison(rec: &Recommendation) -> String {
     let pct = |r: f64| (r - 1.0) * 100.0;
-    let reach = match (rec.ratio_ci_low, rec.ratio_ci_high) {
-        (Some(l), Some(h)) => Some(pct(l).abs().max(pct(h).abs())),
-        _ => None,
-    };
+    let reach = rec
+        .ratio_ci
+        .map(|c| pct(c.low).abs().max(pct(c.high).abs()));
+    let gain = |r: f64, ci| estimate::gain(&Estimate::new(r, ci, 0).shifted(-1.0));
     match rec.verdict {
-        Some(Verdict::Winner) => match (rec.ratio, rec.ratio_ci_low, rec.ratio_ci_high) {
-            (Some(r), Some(l), Some(h)) => {
-                format!("{:+.0} % [{:+.0}, {:+.0} %] paired", pct(r), pct(l), pct(h))
-            }
+        Some(Verdict::Winner) => match (rec.ratio, rec.ratio_ci) {
+            (Some(r), ci @ Some(_)) => format!("{} paired", gain(r, ci)),
             _ => rec
                 .gain_over_runner_up
-                .map_or_else(|| "winner".into(), |g| format!("{:+.0} %", pct(g))),
+                .map_or_else(|| "winner".into(), |g| gain(g, None)),
         },
         Some(Verdict::Indistinguishable) => match reach {
             Some(x) => format!("indistinguishable here (within \u{b1}{x:.0} %)"),
@@ -232,7 +223,7 @@ pub fn comparison(rec: &Recommendation) -> String {
         Some(Verdict::Disturbed) => "disturbed rounds: no winner named".into(),
         None => match (rec.gain_over_runner_up, rec.tie) {
             (_, true) => "tie (< 5 %)".into(),
-            (Some(g), _) => format!("{:+.0} %", pct(g)),
+            (Some(g), _) => gain(g, None),
             (None, _) => "-".into(),
         },
     }

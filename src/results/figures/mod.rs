@@ -9,7 +9,7 @@
 use crate::results::scenarios::{AppKind, ScenarioId, ScenarioResult, ScenarioTable};
 use crate::results::tiers::WeightsChoice;
 use crate::results::RunResults;
-use crate::stats::{Estimate, Interval, Summary};
+use crate::stats::{Estimate, Summary};
 
 mod loaded;
 use loaded::loaded;
@@ -323,18 +323,9 @@ fn what_to_run(t: &ScenarioTable, f: &mut RunFigures) {
             continue;
         };
         let figure = scenario_figure(t, chosen, f);
-        let gain = rec.ratio.map(|r| {
-            let ci = Interval::from_ends(rec.ratio_ci_low, rec.ratio_ci_high, rec.ratio_ci_level);
-            Estimate::new(
-                r - 1.0,
-                ci.map(|i| Interval {
-                    low: i.low - 1.0,
-                    high: i.high - 1.0,
-                    level: i.level,
-                }),
-                0,
-            )
-        });
+        let gain = rec
+            .ratio
+            .map(|r| Estimate::new(r, rec.ratio_ci, 0).shifted(-1.0));
         let over = rec
             .runner_up
             .and_then(|u| t.get(u))

@@ -6,6 +6,7 @@
 
 pub mod disturbed;
 pub mod figure;
+pub mod fleet;
 pub mod labels;
 pub mod numbers;
 pub mod scenarios;

@@ -118,7 +118,7 @@ pub enum FigureName {
     },
     /// A core-to-core pair.
     CoreToCore { from: u32, to: u32 },
-    /// A scenario row's bandwidth (`letter` as stored, "(a)" or "a").
+    /// A scenario row's bandwidth (`letter` as the row stores it: "a").
     Scenario { letter: String },
     /// The single-thread latency of a scenario row.
     ScenarioLatency { letter: String },

@@ -4,6 +4,7 @@
 //! records the data (counts, values, enums); these functions word it, and the code that
 //! fills a results file's sentence fields (`warnings`, the verdict's `sentence`) calls them.
 
+pub mod compare;
 pub mod disturbed;
 pub mod figure;
 pub mod fleet;

@@ -265,12 +265,14 @@ fn add_disturbed_warnings(report: &mut BandwidthReport) {
     report.warnings = report
         .results
         .iter()
-        .filter_map(BandwidthResult::disturbed_warning)
+        .filter_map(crate::render::words::disturbed::bandwidth)
         .collect();
     if let Some(p) = &report.peak {
-        report
-            .warnings
-            .extend(p.runs.iter().filter_map(|r| r.disturbed_warning()));
+        report.warnings.extend(
+            p.runs
+                .iter()
+                .filter_map(crate::render::words::disturbed::peak),
+        );
     }
 }
 

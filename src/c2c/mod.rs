@@ -300,7 +300,7 @@ fn disturbed_warning(results: &[PairResult]) -> Option<String> {
         .iter()
         .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
         .min_by(|x, y| share(x).total_cmp(&share(y)))?;
-    let reason = worst.quality.as_ref()?.reason()?;
+    let reason = crate::render::words::disturbed::reason(worst.quality.as_ref()?)?;
     Some(format!(
         "core-to-core time of CPU {} -> CPU {}: {reason}",
         worst.from, worst.to

@@ -61,7 +61,7 @@ pub fn group(topo: &Topology, pair_medians: &[(u32, u32, f64)]) -> Vec<Group> {
         i += vals.len();
         out.push(Group {
             relation: r,
-            label: r.label(),
+            label: crate::render::words::labels::relation(&r),
             pairs: vals.len(),
             ns_one_way: Summary::of(&vals).expect("finite, non-empty"),
         });

@@ -68,7 +68,7 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
         if f.has_outliers() {
             return Err(crate::error::differs("a run falls outside the baseline"));
         }
-        if let Some(why) = f.nothing_judged() {
+        if let Some(why) = crate::render::words::fleet::nothing_judged(&f) {
             return Err(crate::error::not_comparable(why));
         }
         return Ok(());

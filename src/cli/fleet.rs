@@ -94,7 +94,7 @@ pub fn run(_ctx: &Context, args: &FleetArgs) -> anyhow::Result<()> {
         // Exit status 1 once the verdict is printed, as `compare` does (nothing more printed).
         return Err(crate::error::differs("at least one host stands out"));
     }
-    if let Some(why) = f.nothing_judged() {
+    if let Some(why) = crate::render::words::fleet::nothing_judged(&f) {
         // Exit status 4: nothing judged is not "no host stands out" (printed first already).
         return Err(crate::error::not_comparable(why));
     }

@@ -22,7 +22,8 @@
 //!   run only; between runs buffers, vCPU placement and other tenants change too. A difference
 //!   must clear the larger of the margin and the metric's floor (wider in a virtual machine,
 //!   where core to core is not compared at all; a difference beyond both intervals is still
-//!   said, with the vCPU placement as its likely cause: [`Comparison::vm_c2c_differences`]).
+//!   said, with the vCPU placement as its likely cause:
+//!   `render::words::compare::vm_c2c_differences`).
 //! - **Not comparable**: runs planned with different budgets measure the latency sweep to
 //!   different sizes; runs under a different kernel version, transparent-huge-page mode or on
 //!   another host differ in more than the memory system. The affected metrics are shown,
@@ -909,7 +910,7 @@ mod tests {
             c.rows[0].cells[1].as_ref().unwrap().not_judged,
             Some(format!("not comparable: {VM_C2C}"))
         );
-        assert!(c.vm_c2c_differences().is_empty());
+        assert!(crate::render::words::compare::vm_c2c_differences(&c).is_empty());
         // A VM's c2c difference is not silenced: it is said with its likely cause,
         // and stays out of the exit status.
         let c = pair(true, 3.0, "c2c/SMT siblings");
@@ -921,7 +922,7 @@ mod tests {
             ))
         );
         assert_eq!(
-            c.vm_c2c_differences(),
+            crate::render::words::compare::vm_c2c_differences(&c),
             vec![format!(
                 "b: c2c/SMT siblings: x3.00 beyond both runs' intervals; {VM_C2C_CAUSE}"
             )]

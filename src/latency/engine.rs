@@ -236,7 +236,7 @@ pub fn run_distribution_job(
         .quality
         .as_ref()
         .filter(|q| q.disturbed)
-        .and_then(|q| q.reason())
+        .and_then(crate::render::words::disturbed::reason)
     {
         warnings.push(format!("{where_}: {reason}"));
     }
@@ -431,7 +431,10 @@ pub(crate) fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Opti
             let s = |q: &RepetitionQuality| q.lowest_taken_cpu_share_fraction.unwrap_or(1.0);
             s(a).total_cmp(&s(b))
         })?;
-    Some(format!("latency at {at} for {where_}: {}", worst.reason()?))
+    Some(format!(
+        "latency at {at} for {where_}: {}",
+        crate::render::words::disturbed::reason(worst)?
+    ))
 }
 
 #[cfg(test)]

@@ -50,5 +50,8 @@ pub(super) fn disturbed_warning(points: &[LoadedPoint]) -> Option<String> {
         None => "the no-load point".to_string(),
         Some(f) => format!("the point at {:.0} % load", 100.0 * f),
     };
-    Some(format!("loaded latency at {which}: {}", q.reason()?))
+    Some(format!(
+        "loaded latency at {which}: {}",
+        crate::render::words::disturbed::reason(q)?
+    ))
 }

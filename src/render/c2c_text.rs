@@ -211,7 +211,7 @@ mod tests {
             .collect();
         let groups = vec![Group {
             relation: Relation::SharedCache { level: 3 },
-            label: Relation::SharedCache { level: 3 }.label(),
+            label: crate::render::words::labels::relation(&Relation::SharedCache { level: 3 }),
             pairs: 2,
             ns_one_way: Summary::of(&[41.0, 43.0]).unwrap(),
         }];

@@ -18,7 +18,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     table(c, all, out)?;
     writeln!(out)?;
     per_run(c, out)?;
-    for l in c.vm_c2c_differences() {
+    for l in super::words::compare::vm_c2c_differences(c) {
         writeln!(out, "{l}")?;
     }
     writeln!(

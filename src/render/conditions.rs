@@ -68,7 +68,7 @@ pub(crate) fn latency_conditions(t: &crate::results::scenarios::ScenarioTable) -
         format!("measured in {most} blocks, [95 % interval] over the block medians")
     };
     let mut line = format!("{conditions}; {how}");
-    if let Some(d) = t.latency_difference() {
+    if let Some(d) = crate::render::words::scenarios::latency_difference(t) {
         line.push_str("; ");
         line.push_str(&d);
     }

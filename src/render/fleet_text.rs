@@ -21,7 +21,7 @@ fn table(header: &[&str]) -> Table {
 /// Renders the fleet verdict as text.
 pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     // Nothing judged is said before anything else (exit status 4).
-    if let Some(why) = f.nothing_judged() {
+    if let Some(why) = super::words::fleet::nothing_judged(f) {
         writeln!(out, "Not judged: {why}.")?;
     }
     if let Some(b) = &f.baseline {
@@ -84,7 +84,7 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
                 .collect::<Vec<_>>()
                 .join(", ")
         )
-    } else if f.nothing_judged().is_some() {
+    } else if f.nothing_judged() {
         writeln!(out, "Verdict: no host could be judged (exit status 4).")
     } else {
         writeln!(out, "Verdict: no host stands out (exit status 0).")

@@ -43,3 +43,4 @@ pub mod topo_text;
 pub mod traffic_text;
 pub mod verdict;
 pub mod width;
+pub mod words;

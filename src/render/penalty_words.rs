@@ -3,7 +3,8 @@
 //! `remote-bandwidth-penalty` findings' sentences, and how the ratio was taken. The decision
 //! is the contract's; this file only says it.
 
-use crate::results::penalty::{signed, Method, RemotePenalty};
+use super::words::numbers::signed;
+use crate::results::penalty::{Method, RemotePenalty};
 use crate::stats::decide::{percent, Decision};
 
 /// "paired, 9 rounds" or "unpaired medians, n=9 and 9".

@@ -10,10 +10,11 @@ use std::io::{self, Write};
 use std::path::Path;
 
 use super::estimate::{compact, num};
+use super::words::numbers::signed;
 use crate::results::figures::{self, Conditions, Figure, NodeMatrix, RunFigures};
 use crate::results::findings::SHORT_OF_MEMORY;
 use crate::results::format::{format_bytes, format_list};
-use crate::results::penalty::{penalties, signed, Quantity, RemotePenalty};
+use crate::results::penalty::{penalties, Quantity, RemotePenalty};
 use crate::results::RunResults;
 use crate::stats::decide::{percent, Decision};
 
@@ -409,7 +410,7 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
 
 /// The warnings that matter, each cut to its first clause, and how many more there are.
 fn warnings(r: &RunResults) -> Vec<String> {
-    let all = crate::results::verdict::gathered_warnings(r);
+    let all = crate::render::words::warnings::gathered(r);
     if all.is_empty() {
         return Vec::new();
     }

@@ -1,16 +1,16 @@
 //! The verdict line and the gathered warnings, in one wording for every text output (the run
 //! summary, the end-of-run brief, the standalone commands) and the HTML banner, so a
 //! disturbance reaches the user wherever they look. The verdict itself is
-//! computed by `results::findings` (the rule) from the figures; this file only words it.
+//! computed by `results::verdict` (the rule) from the figures; `words::verdict` words it.
 
 use std::io::{self, Write};
 
 use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
 use crate::results::verdict::{judge_figures, FigureCheck, RunQuality};
 
-/// The verdict of one standalone report's figures.
+/// The verdict of one standalone report's figures, worded.
 pub fn of_checks(checks: &[FigureCheck]) -> RunQuality {
-    judge_figures(checks, DEFAULT_MIN_CPU_SHARE)
+    super::words::verdict::recorded(&judge_figures(checks, DEFAULT_MIN_CPU_SHARE))
 }
 
 /// A whole run's verdict and every part's warnings, as the terminal summary and the brief
@@ -19,7 +19,7 @@ pub fn write_run(out: &mut dyn Write, r: &crate::results::RunResults) -> io::Res
     write_text(
         out,
         r.quality.as_ref(),
-        &crate::results::verdict::gathered_warnings(r),
+        &super::words::warnings::gathered(r),
         "",
     )
 }

@@ -33,15 +33,6 @@ pub struct PolicyCheck {
     pub pages_per_node: Vec<crate::results::placement::NodePages>,
 }
 
-impl PolicyCheck {
-    /// One warning sentence when this check's rounds stayed disturbed after the retakes ran
-    /// out.
-    pub fn disturbed_warning(&self) -> Option<String> {
-        let q = self.quality.as_ref().filter(|q| q.disturbed)?;
-        Some(format!("advisor check {}: {}", self.policy, q.reason()?))
-    }
-}
-
 /// The advice of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Advice {

@@ -363,23 +363,3 @@ pub struct KernelRow {
     /// Not a sequential walk (strided or random): each access costs a whole line.
     pub strided: bool,
 }
-
-impl BandwidthResult {
-    /// The figure in a few words, for a warning: kernel, threads and CPUs, placement.
-    pub fn label(&self) -> String {
-        let cpus: Vec<String> = self.cpus.iter().map(|c| c.to_string()).collect();
-        format!(
-            "{} with {} thread(s) on CPU {} ({} memory)",
-            self.kernel,
-            self.threads,
-            cpus.join(","),
-            self.placement
-        )
-    }
-
-    /// One warning sentence when this figure's repetitions stayed disturbed; `None` otherwise.
-    pub fn disturbed_warning(&self) -> Option<String> {
-        let q = self.quality.as_ref().filter(|q| q.disturbed)?;
-        Some(format!("bandwidth of {}: {}", self.label(), q.reason()?))
-    }
-}

@@ -181,25 +181,11 @@ pub enum Relation {
     Remote,
 }
 
-impl Relation {
-    /// Words for the group sentence.
-    pub fn label(&self) -> String {
-        match self {
-            Relation::SameCore => "SMT siblings (same core)".into(),
-            Relation::SharedCache { level } => format!("CPUs sharing an L{level}"),
-            Relation::SameNode => "no shared cache, same node and package".into(),
-            Relation::SamePackageOtherNode => "across nodes of one package".into(),
-            Relation::SameNodeOtherPackage => "across packages within one node".into(),
-            Relation::Remote => "across packages".into(),
-        }
-    }
-}
-
 /// One group of pairs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Group {
     pub relation: Relation,
-    /// `relation` in words.
+    /// `relation` in words (`render::words::labels::relation`), kept for readers of the file.
     pub label: String,
     /// Ordered pairs in the group.
     pub pairs: usize,

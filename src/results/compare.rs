@@ -332,28 +332,3 @@ pub struct Comparison {
 /// `compare` ends such a cell's `not_judged` reason with it.
 pub const VM_C2C_CAUSE: &str =
     "likely cause: the host placed the vCPUs on other host cores in each run (not a property of the machine, so not counted)";
-
-impl Comparison {
-    /// One line per core-to-core figure of runs in a virtual machine that differs beyond both
-    /// intervals ("b: core to core, CPUs sharing an L2: x3.10 ...; likely cause: ..."), for the
-    /// text: such cells are not judged, and the per-run line names only the first reason.
-    pub fn vm_c2c_differences(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for row in &self.rows {
-            for (i, cell) in row.cells.iter().enumerate() {
-                let Some(cell) = cell else { continue };
-                let differs = cell
-                    .not_judged
-                    .as_deref()
-                    .is_some_and(|w| w.ends_with(VM_C2C_CAUSE));
-                if let (true, Some(ratio)) = (differs, cell.ratio_to_first) {
-                    out.push(format!(
-                        "{}: {}: x{ratio:.2} beyond both runs' intervals; {VM_C2C_CAUSE}",
-                        self.runs[i], row.label
-                    ));
-                }
-            }
-        }
-        out
-    }
-}

@@ -177,28 +177,11 @@ impl FleetReport {
         !self.outlier_hosts.is_empty()
     }
 
-    /// Why nothing was judged, when no figure of any host could be (`fleet` exits 4 then):
-    /// too few hosts per group, or every figure disturbed or too wide.
-    pub fn nothing_judged(&self) -> Option<String> {
-        if self.hosts.iter().any(|h| h.judged_metrics > 0) || self.has_outliers() {
-            return None;
-        }
-        let mut why: Vec<String> = self
-            .groups
-            .iter()
-            .filter_map(|g| g.not_judged.clone())
-            .collect();
-        why.dedup();
-        if why.is_empty() {
-            why.push(format!(
-                "every figure of every host was disturbed or had an interval wider than +-{:.0} %",
-                self.max_interval_half_width * 100.0
-            ));
-        }
-        Some(format!(
-            "no figure of any host could be judged: {}",
-            why.join("; ")
-        ))
+    /// True when no figure of any host could be judged (`fleet` exits 4 then): too few
+    /// hosts per group, or every figure disturbed or too wide
+    /// (`render::words::fleet::nothing_judged` says why).
+    pub fn nothing_judged(&self) -> bool {
+        !self.hosts.iter().any(|h| h.judged_metrics > 0) && !self.has_outliers()
     }
 
     /// The hosts with a standing.

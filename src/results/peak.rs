@@ -99,22 +99,6 @@ pub struct PeakRun {
     pub quality: RepetitionQuality,
 }
 
-impl PeakRun {
-    /// The run in a few words, for a warning.
-    pub fn label(&self) -> String {
-        format!(
-            "peak {} with {} thread(s) on {} {}",
-            self.mix, self.threads, self.level, self.id
-        )
-    }
-
-    /// One sentence when its repetitions stayed disturbed.
-    pub fn disturbed_warning(&self) -> Option<String> {
-        let q = Some(&self.quality).filter(|q| q.disturbed)?;
-        Some(format!("bandwidth of {}: {}", self.label(), q.reason()?))
-    }
-}
-
 /// The thread count that gave the highest median for one scope and mix.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PeakBest {

@@ -108,16 +108,6 @@ impl RemotePenalty {
     }
 }
 
-/// A fraction as a signed percentage: whole numbers from 10 % up, one decimal below.
-pub fn signed(f: f64) -> String {
-    let p = f * 100.0;
-    if p.abs() >= 9.95 {
-        format!("{p:+.0}")
-    } else {
-        format!("{p:+.1}")
-    }
-}
-
 /// One matrix cell as the comparison sees it.
 #[derive(Clone, Debug, PartialEq)]
 struct Cell {

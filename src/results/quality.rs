@@ -3,7 +3,7 @@
 //! less than a stated share of its CPU (another program ran there) or in which the hypervisor took
 //! the CPUs away (steal time) is not a sample of the memory system; it is discarded and taken
 //! again while the retake allowance lasts. When the allowance runs out the figure is kept but
-//! marked disturbed, and [`RepetitionQuality::reason`] says why in one sentence.
+//! marked disturbed, and `render::words::disturbed::reason` says why in one sentence.
 //!
 //! This module holds the plain types and the pure decision; measuring (thread CPU time,
 //! `getrusage`, `/proc/stat`) happens in `threads::quality`, and nothing here prints.
@@ -247,46 +247,6 @@ impl RepetitionQuality {
         decision
     }
 
-    /// One sentence saying what disturbed the repetitions, for a warning; `None` when no
-    /// taken repetition was disturbed. E.g. "CPU 1 ran 48 % of the time in 3 of 9
-    /// repetitions: another program shared it; the figure is kept but marked disturbed".
-    pub fn reason(&self) -> Option<String> {
-        let mut parts = Vec::new();
-        if self.repetitions_short_of_cpu > 0 {
-            let who = match self.lowest_taken_cpu {
-                Some(cpu) => format!("CPU {cpu}"),
-                None => "a measuring thread".to_string(),
-            };
-            let pct = self.lowest_taken_cpu_share_fraction.unwrap_or(0.0) * 100.0;
-            parts.push(format!(
-                "{who} ran {pct:.0} % of the time in {} of {} repetitions: another program shared it",
-                self.repetitions_short_of_cpu, self.repetitions_taken
-            ));
-        }
-        if self.repetitions_stolen > 0 {
-            let pct = self.highest_taken_steal_fraction.unwrap_or(0.0) * 100.0;
-            parts.push(format!(
-                "the hypervisor took up to {pct:.0} % of the CPUs' time (steal) in {} of {} repetitions: another guest shared the host",
-                self.repetitions_stolen, self.repetitions_taken
-            ));
-        }
-        if parts.is_empty() {
-            return None;
-        }
-        let outcome = if self.disturbed {
-            format!(
-                "{} of the {} kept repetitions are disturbed, so the figure is marked disturbed; rerun on an idle machine",
-                self.repetitions_kept_disturbed, self.repetitions_kept
-            )
-        } else {
-            format!(
-                "those {} repetitions were discarded and taken again",
-                self.repetitions_discarded
-            )
-        };
-        Some(format!("{}; {outcome}", parts.join("; ")))
-    }
-
     /// Adds another record of the same figure (e.g. one interleaved round's measurement) to
     /// this one: counts and allowances add up, the worst conditions are kept, and the figure
     /// is disturbed when either part is.
@@ -454,7 +414,7 @@ mod tests {
         }
         assert!(!q.disturbed);
         assert_eq!(q.repetitions_discarded, 0);
-        assert_eq!(q.reason(), None);
+        assert_eq!(crate::render::words::disturbed::reason(&q), None);
         assert_eq!(q.highest_kept_steal_fraction, Some(0.0));
     }
 
@@ -465,14 +425,14 @@ mod tests {
             q.record(&rep(s, 0, 20));
         }
         assert_eq!(
-            q.reason().unwrap(),
+            crate::render::words::disturbed::reason(&q).unwrap(),
             "CPU 1 ran 48 % of the time in 3 of 9 repetitions: another program shared it; those 3 repetitions were discarded and taken again"
         );
         let mut q = RepetitionQuality::new(0.9, 0);
         q.record(&rep(0.99, 8, 20));
         q.record(&rep(0.99, 0, 20));
         assert_eq!(
-            q.reason().unwrap(),
+            crate::render::words::disturbed::reason(&q).unwrap(),
             "the hypervisor took up to 40 % of the CPUs' time (steal) in 1 of 2 repetitions: another guest shared the host; 1 of the 2 kept repetitions are disturbed, so the figure is marked disturbed; rerun on an idle machine"
         );
     }

@@ -176,37 +176,6 @@ impl ScenarioResult {
         self.mb_per_s.map(|s| s.median)
     }
 
-    /// One warning sentence when this row was measured (not copied from an identical row)
-    /// and its rounds stayed disturbed after the retakes ran out.
-    pub fn disturbed_warning(&self) -> Option<String> {
-        if self.same_as.is_some() {
-            return None;
-        }
-        let bandwidth = self
-            .quality
-            .as_ref()
-            .filter(|q| q.disturbed)
-            .and_then(|q| q.reason());
-        // The latency blocks are judged too: their disturbance is the run's
-        // warning as well, said after the bandwidth's.
-        let latency = self
-            .latency
-            .as_ref()
-            .and_then(|l| l.quality.as_ref())
-            .filter(|q| q.disturbed)
-            .and_then(|q| q.reason())
-            .map(|why| format!("its latency blocks: {why}"));
-        let why = match (bandwidth, latency) {
-            (Some(b), Some(l)) => format!("{b}; {l}"),
-            (Some(w), None) | (None, Some(w)) => w,
-            (None, None) => return None,
-        };
-        Some(format!(
-            "policy scenario ({}) {}: {why}",
-            self.letter, self.label
-        ))
-    }
-
     /// True when this row's latency blocks stayed disturbed after the retakes ran out.
     pub fn latency_disturbed(&self) -> bool {
         self.latency
@@ -373,57 +342,14 @@ impl ScenarioTable {
     pub fn get(&self, id: ScenarioId) -> Option<&ScenarioResult> {
         self.scenarios.iter().find(|s| s.id == id)
     }
-
-    /// How (b)'s single-thread latency compares with (a)'s, in one clause, decided by the
-    /// paired ratio of their interleaved blocks: a difference is stated only when
-    /// the ratio's whole interval lies beyond 1 +- the practical margin
-    /// (`(b) vs (a) latency: +12 % [+8, +15 %], paired, 9 rounds`); otherwise "indistinguishable
-    /// here (within +-x %)"; nothing is stated from too few rounds or from disturbed blocks.
-    /// `None` when (b) was not measured apart from (a) (merged, unavailable, older files).
-    pub fn latency_difference(&self) -> Option<String> {
-        use crate::results::penalty::signed;
-        use crate::stats::decide::{percent, Decision, PRACTICAL_MARGIN};
-        let a = self.get(ScenarioId::PinnedLocal)?;
-        let b = self.get(ScenarioId::UnpinnedOneNode)?;
-        if b.same_as.is_some() {
-            return None;
-        }
-        let r = b.latency_ratio_to_a?;
-        let rounds = format!(
-            "paired, {} round{}",
-            r.pairs,
-            if r.pairs == 1 { "" } else { "s" }
-        );
-        if a.latency_disturbed() || b.latency_disturbed() {
-            return Some(format!(
-                "(b) vs (a) latency: not stated, their blocks stayed disturbed after the retakes ran out (DISTURBED; {rounds})"
-            ));
-        }
-        let iv = r.interval();
-        Some(match iv.decide(PRACTICAL_MARGIN) {
-            Decision::Higher | Decision::Lower => format!(
-                "(b) vs (a) latency: {} % [{}, {} %], {rounds}",
-                signed(r.ratio - 1.0),
-                signed(r.ci.map(|c| c.low).unwrap_or(r.ratio) - 1.0),
-                signed(r.ci.map(|c| c.high).unwrap_or(r.ratio) - 1.0)
-            ),
-            Decision::Indistinguishable { within } => format!(
-                "(b) vs (a) latency: indistinguishable here (within \u{b1}{}; {rounds})",
-                percent(within)
-            ),
-            Decision::NoInterval { samples } => {
-                format!("(b) vs (a) latency: no interval (n={samples}), so no difference is stated")
-            }
-        })
-    }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::results::tables::RatioToLocal;
 
-    fn table_with(ratio: Option<RatioToLocal>, disturbed: bool) -> ScenarioTable {
+    pub(crate) fn table_with(ratio: Option<RatioToLocal>, disturbed: bool) -> ScenarioTable {
         let mut a = crate::run::scenarios::row(
             ScenarioId::PinnedLocal,
             &[0, 1],
@@ -468,7 +394,7 @@ mod tests {
         }
     }
 
-    fn ratio(r: f64, lo: f64, hi: f64, pairs: usize) -> Option<RatioToLocal> {
+    pub(crate) fn ratio(r: f64, lo: f64, hi: f64, pairs: usize) -> Option<RatioToLocal> {
         Some(RatioToLocal {
             ratio: r,
             ci: Some(crate::stats::Interval {
@@ -478,44 +404,6 @@ mod tests {
             }),
             pairs,
         })
-    }
-
-    /// (b) vs (a) is stated only when the paired interval clears the 3 % margin,
-    /// in the house wording; otherwise "indistinguishable here (within +-x %)"; nothing from
-    /// too few rounds or from disturbed blocks; nothing when (b) is (a) here.
-    #[test]
-    fn the_latency_difference_is_stated_only_beyond_noise() {
-        let t = table_with(ratio(1.12, 1.08, 1.15, 9), false);
-        assert_eq!(
-            t.latency_difference().unwrap(),
-            "(b) vs (a) latency: +12 % [+8.0, +15 %], paired, 9 rounds"
-        );
-        let t = table_with(ratio(0.80, 0.75, 0.85, 9), false);
-        assert_eq!(
-            t.latency_difference().unwrap(),
-            "(b) vs (a) latency: -20 % [-25, -15 %], paired, 9 rounds"
-        );
-        // The interval reaches into 1 + 3 %: no difference, the reach said.
-        let t = table_with(ratio(1.05, 1.02, 1.09, 9), false);
-        assert_eq!(
-            t.latency_difference().unwrap(),
-            "(b) vs (a) latency: indistinguishable here (within \u{b1}9 %; paired, 9 rounds)"
-        );
-        let mut few = ratio(1.3, 1.2, 1.4, 4).unwrap();
-        few.ci = None;
-        let t = table_with(Some(few), false);
-        assert_eq!(
-            t.latency_difference().unwrap(),
-            "(b) vs (a) latency: no interval (n=4), so no difference is stated"
-        );
-        let t = table_with(ratio(1.5, 1.4, 1.6, 9), true);
-        let s = t.latency_difference().unwrap();
-        assert!(s.contains("not stated") && s.contains("DISTURBED"), "{s}");
-        assert!(!s.contains("+50"), "{s}");
-        let mut t = table_with(ratio(1.5, 1.4, 1.6, 9), false);
-        t.scenarios[1].same_as = Some(ScenarioId::PinnedLocal);
-        assert_eq!(t.latency_difference(), None);
-        assert_eq!(table_with(None, false).latency_difference(), None);
     }
 
     /// Files written before the blocks hold `latency_ns` only: they load, without an interval
@@ -540,19 +428,9 @@ mod tests {
             r.latency = None;
             r.latency_ratio_to_a = None;
         }
-        assert_eq!(t.latency_difference(), None);
-    }
-
-    #[test]
-    fn a_disturbed_latency_is_the_row_s_warning() {
-        let t = table_with(None, true);
-        let w = t.scenarios[1].disturbed_warning();
-        assert!(
-            w.as_deref().is_some_and(
-                |w| w.starts_with("policy scenario (b)") && w.contains("its latency blocks")
-            ),
-            "{w:?}"
+        assert_eq!(
+            crate::render::words::scenarios::latency_difference(&t),
+            None
         );
-        assert_eq!(t.scenarios[0].disturbed_warning(), None);
     }
 }

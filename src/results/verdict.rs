@@ -1,14 +1,15 @@
-//! The run's verdict: which figures were disturbed or
-//! too wide to trust, the evidence (lowest CPU share, largest steal, widest interval), one
-//! word for the whole run, and every part's warnings gathered for the places a user looks.
-//! Pure functions of the results contract; `crate::run::findings` stores the verdict.
+//! The run's verdict: which figures were disturbed or too wide to trust, the evidence
+//! (lowest CPU share, largest steal, widest interval) and one word for the whole run, as
+//! data. Pure functions of the results contract; `render::words::verdict` names the figures
+//! and words the sentence, and `crate::run::findings` stores the worded verdict.
 
 use serde::{Deserialize, Serialize};
 
 use super::bandwidth::BandwidthReport;
 use super::c2c::C2cResult;
-use super::latency::{LatencyReport, LatencyResult};
+use super::latency::{LatencyReport, Mode};
 use super::loaded::LoadedResult;
+use super::placement::PageSize;
 use super::quality::RepetitionQuality;
 use super::RunResults;
 
@@ -37,8 +38,9 @@ impl Verdict {
 /// An interval whose half-width exceeds this fraction of its median marks its figure (+-10 %).
 pub const WIDE_INTERVAL: f64 = 0.10;
 
-/// The run's verdict with its evidence, computed by `crate::run::findings::quality` from the
-/// finished parts. Absent in results files written before verdicts existed.
+/// The run's verdict with its evidence as results files store it: [`judge_figures`]'s
+/// [`Judgement`] with its figures named and its sentence worded by
+/// `render::words::verdict::recorded`. Absent in results files written before verdicts existed.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunQuality {
@@ -58,7 +60,8 @@ pub struct RunQuality {
     /// Widest interval half-width relative to its median (0.05 = +-5 %), and which figure.
     pub widest_interval_fraction: Option<f64>,
     pub widest_interval_figure: Option<String>,
-    /// The verdict line, e.g. "noisy: 3 of 41 figures marked (...)".
+    /// The verdict line, e.g. "noisy: 3 of 41 figures marked (...)", for readers of the
+    /// file (`render::words::verdict::sentence` of the fields above).
     pub sentence: String,
 }
 
@@ -80,11 +83,54 @@ impl Default for RunQuality {
     }
 }
 
+/// Which figure a check is about, as data: `render::words::figure` names it
+/// ("latency 1 GiB 4k random, CPU 0 node 0").
+#[derive(Clone, Debug, PartialEq)]
+pub enum FigureName {
+    /// A latency sweep point or matrix cell.
+    Latency {
+        working_set_bytes: u64,
+        page_size: PageSize,
+        mode: Mode,
+        cpu: u32,
+        memory_node: Option<u32>,
+    },
+    /// A bandwidth or scaling result; `part` names the report ("bandwidth", "scaling").
+    Bandwidth {
+        part: &'static str,
+        kernel: String,
+        threads: usize,
+    },
+    /// A peak-injection run of a bandwidth report.
+    Peak {
+        part: &'static str,
+        mix: String,
+        threads: usize,
+        level: String,
+        id: u32,
+    },
+    /// A loaded-latency point (index from the idle point), the CPU whose share was lowest,
+    /// and the load mix when it is one of the further mixes.
+    LoadedPoint {
+        index: usize,
+        cpu: Option<u32>,
+        mix: Option<String>,
+    },
+    /// A core-to-core pair.
+    CoreToCore { from: u32, to: u32 },
+    /// A scenario row's bandwidth (`letter` as the row stores it: "a").
+    Scenario { letter: String },
+    /// The single-thread latency of a scenario row.
+    ScenarioLatency { letter: String },
+    /// A measured check of the weighted-interleave advice.
+    AdvisorCheck { policy: String },
+}
+
 /// One headline figure as the verdict sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FigureCheck {
-    /// What the figure is ("latency 1 GiB 4 KiB random, CPU 0").
-    pub name: String,
+    /// Which figure it is.
+    pub figure: FigureName,
     /// Interval half-width relative to the median, when there is an interval.
     pub half_width: Option<f64>,
     /// Lowest CPU share of its measuring threads, when recorded.
@@ -97,9 +143,13 @@ pub struct FigureCheck {
 
 impl FigureCheck {
     /// A figure with the interval width given and its engine's repetition quality.
-    fn of(name: String, half_width: Option<f64>, q: &Option<RepetitionQuality>) -> FigureCheck {
+    fn of(
+        figure: FigureName,
+        half_width: Option<f64>,
+        q: &Option<RepetitionQuality>,
+    ) -> FigureCheck {
         FigureCheck {
-            name,
+            figure,
             half_width,
             cpu_share: q.as_ref().and_then(|q| q.lowest_kept_cpu_share_fraction),
             steal: q.as_ref().and_then(|q| q.highest_kept_steal_fraction),
@@ -108,117 +158,77 @@ impl FigureCheck {
     }
 }
 
+/// The verdict before it is worded: the counts, and each piece of evidence with the figure
+/// it came from. `render::words::verdict::recorded` names the figures and words the
+/// sentence into the [`RunQuality`] that results files store.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judgement {
+    pub verdict: Verdict,
+    /// Headline figures checked, count.
+    pub figures: usize,
+    /// Figures whose repetitions were disturbed, count.
+    pub figures_disturbed: usize,
+    /// Figures not disturbed but with an interval wider than +-10 %, count.
+    pub figures_wide: usize,
+    /// Lowest CPU share any measuring thread got (fraction) and its figure.
+    pub lowest_cpu_share: Option<(f64, FigureName)>,
+    /// Largest steal fraction seen and its figure.
+    pub highest_steal: Option<(f64, FigureName)>,
+    /// Widest interval half-width relative to its median and its figure.
+    pub widest_interval: Option<(f64, FigureName)>,
+}
+
+/// Keeps `(value, figure)` when `better` says the new value beats the one held.
+fn keep(
+    held: &mut Option<(f64, FigureName)>,
+    v: f64,
+    f: &FigureName,
+    better: fn(f64, f64) -> bool,
+) {
+    if held.as_ref().is_none_or(|(h, _)| better(v, *h)) {
+        *held = Some((v, f.clone()));
+    }
+}
+
 /// Judges a set of figures (pure): a figure is disturbed when its engine marked it or its CPU
 /// share is below `min_cpu_share`; wide when not disturbed and its interval exceeds
 /// [`WIDE_INTERVAL`]. Unusable when more than half of the figures are disturbed; noisy when any
 /// figure is disturbed or wide; quiet otherwise.
-pub fn judge_figures(checks: &[FigureCheck], min_cpu_share: f64) -> RunQuality {
-    let mut q = RunQuality {
+pub fn judge_figures(checks: &[FigureCheck], min_cpu_share: f64) -> Judgement {
+    let mut j = Judgement {
+        verdict: Verdict::Quiet,
         figures: checks.len(),
-        ..RunQuality::default()
+        figures_disturbed: 0,
+        figures_wide: 0,
+        lowest_cpu_share: None,
+        highest_steal: None,
+        widest_interval: None,
     };
     for c in checks {
         let disturbed = c.disturbed || c.cpu_share.is_some_and(|s| s < min_cpu_share);
         if disturbed {
-            q.figures_disturbed += 1;
+            j.figures_disturbed += 1;
         } else if c.half_width.is_some_and(|h| h > WIDE_INTERVAL) {
-            q.figures_wide += 1;
+            j.figures_wide += 1;
         }
         if let Some(s) = c.cpu_share {
-            if q.lowest_cpu_share_fraction.is_none_or(|l| s < l) {
-                q.lowest_cpu_share_fraction = Some(s);
-                q.lowest_cpu_share_where = Some(c.name.clone());
-            }
+            keep(&mut j.lowest_cpu_share, s, &c.figure, |v, h| v < h);
         }
         if let Some(s) = c.steal {
-            if q.highest_steal_fraction.is_none_or(|l| s > l) {
-                q.highest_steal_fraction = Some(s);
-                q.highest_steal_where = Some(c.name.clone());
-            }
+            keep(&mut j.highest_steal, s, &c.figure, |v, h| v > h);
         }
         if let Some(h) = c.half_width {
-            if q.widest_interval_fraction.is_none_or(|l| h > l) {
-                q.widest_interval_fraction = Some(h);
-                q.widest_interval_figure = Some(c.name.clone());
-            }
+            keep(&mut j.widest_interval, h, &c.figure, |v, h| v > h);
         }
     }
-    q.verdict = if q.figures > 0 && 2 * q.figures_disturbed > q.figures {
+    j.verdict = if j.figures > 0 && 2 * j.figures_disturbed > j.figures {
         Verdict::Unusable
-    } else if q.figures_disturbed + q.figures_wide > 0 {
+    } else if j.figures_disturbed + j.figures_wide > 0 {
         Verdict::Noisy
     } else {
         Verdict::Quiet
     };
-    q.sentence = verdict_sentence(&q);
-    q
-}
-
-fn pct(f: f64) -> String {
-    format!("{:.0} %", f * 100.0)
-}
-
-/// The evidence clause: lowest CPU share, steal, widest interval.
-fn evidence(q: &RunQuality) -> String {
-    let mut e = Vec::new();
-    match (&q.lowest_cpu_share_fraction, &q.lowest_cpu_share_where) {
-        (Some(s), Some(w)) => e.push(format!("lowest CPU share {} ({w})", pct(*s))),
-        _ => e.push("CPU share not recorded".into()),
-    }
-    if let (Some(s), Some(w)) = (&q.highest_steal_fraction, &q.highest_steal_where) {
-        e.push(format!("largest steal {} ({w})", pct(*s)));
-    }
-    if let (Some(h), Some(w)) = (&q.widest_interval_fraction, &q.widest_interval_figure) {
-        e.push(format!("widest interval \u{b1}{:.1} % ({w})", h * 100.0));
-    }
-    e.join("; ")
-}
-
-/// The one-line verdict.
-pub fn verdict_sentence(q: &RunQuality) -> String {
-    match q.verdict {
-        Verdict::Quiet if q.lowest_cpu_share_fraction.is_some() => format!(
-            "quiet: every checked repetition ran with its CPU to itself and every interval is within \u{b1}{:.0} % ({} figures; {})",
-            WIDE_INTERVAL * 100.0,
-            q.figures,
-            evidence(q)
-        ),
-        Verdict::Quiet => format!(
-            "quiet: no figure marked disturbed and every interval is within \u{b1}{:.0} % ({} figures; {})",
-            WIDE_INTERVAL * 100.0,
-            q.figures,
-            evidence(q)
-        ),
-        Verdict::Noisy => format!(
-            "noisy: {} of {} figures marked ({} disturbed, {} with an interval wider than \u{b1}{:.0} %); {}",
-            q.figures_disturbed + q.figures_wide,
-            q.figures,
-            q.figures_disturbed,
-            q.figures_wide,
-            WIDE_INTERVAL * 100.0,
-            evidence(q)
-        ),
-        Verdict::Unusable => format!(
-            "unusable: {} of {} figures disturbed: rerun on an idle machine; {}",
-            q.figures_disturbed,
-            q.figures,
-            evidence(q)
-        ),
-    }
-}
-
-/// One label for a latency figure: size, page size, walk mode, CPU and memory node.
-fn latency_label(res: &LatencyResult) -> String {
-    format!(
-        "latency {} {} {}, CPU {}{}",
-        super::format::format_bytes(res.working_set_bytes),
-        res.page_size,
-        res.mode.label(),
-        res.cpu,
-        res.memory_node
-            .map(|n| format!(" node {n}"))
-            .unwrap_or_default()
-    )
+    j
 }
 
 /// Every headline figure of the run as the verdict sees it: its interval, the CPU share its
@@ -245,7 +255,9 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     // curve's, counted once above.
     for m in &r.loaded_latency_mixes {
         v.extend(loaded_checks(m).into_iter().skip(1).map(|mut c| {
-            c.name = format!("{} ({})", c.name, m.kernel_label);
+            if let FigureName::LoadedPoint { mix, .. } = &mut c.figure {
+                *mix = Some(m.kernel_label.clone());
+            }
             c
         }));
     }
@@ -255,12 +267,16 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(t) = &r.scenarios {
         for s in t.scenarios.iter().filter(|s| s.same_as.is_none()) {
             if let Some(m) = &s.mb_per_s {
-                let name = format!("scenario ({})", s.letter);
+                let name = FigureName::Scenario {
+                    letter: s.letter.clone(),
+                };
                 v.push(FigureCheck::of(name, m.relative_half_width(), &s.quality));
             }
             // The single-thread latency of (a) and (b), from its interleaved blocks.
             if let Some(l) = &s.latency {
-                let name = format!("scenario ({}) latency", s.letter);
+                let name = FigureName::ScenarioLatency {
+                    letter: s.letter.clone(),
+                };
                 v.push(FigureCheck::of(
                     name,
                     l.ns_per_load.relative_half_width(),
@@ -272,7 +288,9 @@ pub fn figure_checks(r: &RunResults) -> Vec<FigureCheck> {
     if let Some(a) = &r.advisor {
         for c in &a.checks {
             if let Some(m) = &c.mb_per_s_summary {
-                let name = format!("advisor check {}", c.policy);
+                let name = FigureName::AdvisorCheck {
+                    policy: c.policy.clone(),
+                };
                 v.push(FigureCheck::of(name, m.relative_half_width(), &c.quality));
             }
         }
@@ -285,13 +303,20 @@ pub fn latency_checks(l: &LatencyReport) -> Vec<FigureCheck> {
     l.all_results()
         .map(|res| {
             let half = res.ns_per_load.relative_half_width();
-            FigureCheck::of(latency_label(res), half, &res.quality)
+            let name = FigureName::Latency {
+                working_set_bytes: res.working_set_bytes,
+                page_size: res.page_size,
+                mode: res.mode,
+                cpu: res.cpu,
+                memory_node: res.memory_node,
+            };
+            FigureCheck::of(name, half, &res.quality)
         })
         .collect()
 }
 
 /// The figures of a bandwidth report (`what` names it: "bandwidth", "scaling").
-pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
+pub fn bandwidth_checks(what: &'static str, b: &BandwidthReport) -> Vec<FigureCheck> {
     b.results
         .iter()
         .map(|res| {
@@ -300,7 +325,11 @@ pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
                 (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
                 _ => None,
             };
-            let name = format!("{what} {} {} threads", res.kernel, res.threads);
+            let name = FigureName::Bandwidth {
+                part: what,
+                kernel: res.kernel.clone(),
+                threads: res.threads,
+            };
             FigureCheck::of(name, half, &res.quality)
         })
         .chain(b.peak.iter().flat_map(|p| &p.runs).map(|r| {
@@ -309,7 +338,13 @@ pub fn bandwidth_checks(what: &str, b: &BandwidthReport) -> Vec<FigureCheck> {
                 (Some(lo), Some(hi)) if m.median != 0.0 => Some((hi - lo) / 2.0 / m.median),
                 _ => None,
             };
-            let name = format!("{what} {}", r.label());
+            let name = FigureName::Peak {
+                part: what,
+                mix: r.mix.clone(),
+                threads: r.threads,
+                level: r.level.clone(),
+                id: r.id,
+            };
             FigureCheck::of(name, half, &Some(r.quality.clone()))
         }))
         .collect()
@@ -326,9 +361,10 @@ pub fn loaded_checks(l: &LoadedResult) -> Vec<FigureCheck> {
                 .iter()
                 .filter_map(|t| t.cpu_share.map(|s| (s, t.cpu)))
                 .min_by(|a, b| a.0.total_cmp(&b.0));
-            let name = match own {
-                Some((_, cpu)) => format!("loaded latency point {i}, CPU {cpu}"),
-                None => format!("loaded latency point {i}"),
+            let name = FigureName::LoadedPoint {
+                index: i,
+                cpu: own.map(|o| o.1),
+                mix: None,
             };
             let mut c = FigureCheck::of(name, p.ns_per_load.relative_half_width(), &p.quality);
             c.cpu_share = own.map(|o| o.0).or(c.cpu_share);
@@ -342,45 +378,13 @@ pub fn c2c_checks(c: &C2cResult) -> Vec<FigureCheck> {
     c.pairs
         .iter()
         .map(|p| {
-            let name = format!("core to core {}-{}", p.from, p.to);
+            let name = FigureName::CoreToCore {
+                from: p.from,
+                to: p.to,
+            };
             let mut f = FigureCheck::of(name, p.ns_one_way.relative_half_width(), &p.quality);
             f.cpu_share = p.cpu_share.or(f.cpu_share);
             f
         })
         .collect()
-}
-
-/// Every warning of the run in one list, each prefixed with the part that raised it: the
-/// topology's, each measured part's, then the run's own.
-pub fn gathered_warnings(r: &RunResults) -> Vec<String> {
-    let mut v: Vec<String> = Vec::new();
-    let mut add = |what: &str, ws: &[String]| {
-        for w in ws {
-            let line = format!("{what}: {w}");
-            if !v.contains(&line) {
-                v.push(line);
-            }
-        }
-    };
-    add("topology", &r.topology.warnings);
-    if let Some(l) = &r.latency {
-        add("latency", &l.warnings);
-    }
-    if let Some(b) = &r.bandwidth {
-        add("bandwidth", &b.warnings);
-    }
-    if let Some(b) = &r.scaling {
-        add("scaling", &b.warnings);
-    }
-    if let Some(l) = &r.loaded_latency {
-        add("loaded latency", &l.warnings);
-    }
-    for m in &r.loaded_latency_mixes {
-        add(&format!("loaded latency {}", m.kernel_label), &m.warnings);
-    }
-    if let Some(c) = &r.c2c {
-        add("core to core", &c.warnings);
-    }
-    add("run", &r.warnings);
-    v
 }

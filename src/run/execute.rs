@@ -186,7 +186,10 @@ fn warn_disturbed_reference(r: &mut RunResults) {
             ),
         ];
         for (what, q) in why {
-            if let Some(reason) = q.filter(|q| q.disturbed).and_then(|q| q.reason()) {
+            if let Some(reason) = q
+                .filter(|q| q.disturbed)
+                .and_then(crate::render::words::disturbed::reason)
+            {
                 r.warnings
                     .push(format!("the run's reference {what}: {reason}"));
             }

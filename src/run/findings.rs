@@ -345,10 +345,14 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
 }
 
 /// The run's verdict (quiet / noisy / unusable) with its evidence, from every headline figure
-/// (the figures are listed by `results::findings::figure_checks`, the rule is
-/// `results::findings::judge_figures`, so a standalone command judges its one report alike).
+/// (the figures are listed by `results::verdict::figure_checks`, the rule is
+/// `results::verdict::judge_figures`, so a standalone command judges its one report alike),
+/// its figures named and its sentence worded by `render::words::verdict::recorded`.
 pub fn quality(r: &RunResults) -> RunQuality {
-    judge_figures(&figure_checks(r), DEFAULT_MIN_CPU_SHARE)
+    crate::render::words::verdict::recorded(&judge_figures(
+        &figure_checks(r),
+        DEFAULT_MIN_CPU_SHARE,
+    ))
 }
 
 #[cfg(test)]

@@ -79,7 +79,7 @@ pub(crate) fn figure_warnings(what: &str, fig: &RoundFigure, out: &mut Vec<Strin
         out.push(format!("{what}: {e}"));
     }
     if let Some(q) = fig.quality.as_ref().filter(|q| q.disturbed) {
-        if let Some(why) = q.reason() {
+        if let Some(why) = crate::render::words::disturbed::reason(q) {
             out.push(format!("{what} is marked disturbed: {why}"));
         }
     }

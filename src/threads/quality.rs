@@ -236,8 +236,7 @@ mod tests {
         assert_eq!(quality.repetitions_discarded, 2);
         assert_eq!(quality.repetitions_kept_disturbed, 3);
         assert!(quality.disturbed);
-        assert!(quality
-            .reason()
+        assert!(crate::render::words::disturbed::reason(&quality)
             .unwrap()
             .contains(&format!("CPU {cpu} ran")));
         let mut q = RepetitionQuality::new(0.0, 2);

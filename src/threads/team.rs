@@ -628,7 +628,7 @@ mod tests {
         assert_eq!(out.reps.len(), 3);
         assert_eq!((q.repetitions_taken, q.repetitions_discarded), (3, 0));
         assert!(!q.disturbed);
-        assert_eq!(q.reason(), None);
+        assert_eq!(crate::render::words::disturbed::reason(q), None);
         assert!(out.states.iter().all(|&n| n == 4), "warm-up + 3, no retake");
         assert!(q.lowest_kept_cpu_share_fraction.is_some());
     }

@@ -62,7 +62,7 @@ pub(super) fn peak_metrics(r: &RunResults, out: &mut Vec<Metric>) {
             marked(
                 metric(
                     format!("peak/{}{}/{}/{}t", run.level, run.id, run.mix, run.threads),
-                    run.label(),
+                    crate::render::words::labels::peak_run(run),
                     "MB/s",
                     Better::Higher,
                     &run.mb_per_s.summary(),

@@ -314,7 +314,7 @@ const WARNINGS_SHOWN: usize = 4;
 
 /// The verdict and every part's warnings, before the first section.
 fn verdict_banner(p: &mut Page, r: &RunResults) {
-    let warnings = crate::results::verdict::gathered_warnings(r);
+    let warnings = crate::render::words::warnings::gathered(r);
     let (class, line) = match &r.quality {
         Some(q) => (q.verdict.label(), q.sentence.clone()),
         None => (

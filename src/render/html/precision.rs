@@ -77,7 +77,7 @@ pub(super) fn scenario_latency_note(t: &ScenarioTable) -> Option<String> {
             "; measured in {most} blocks, [95 % interval] over the block medians"
         ));
     }
-    if let Some(d) = t.latency_difference() {
+    if let Some(d) = crate::render::words::scenarios::latency_difference(t) {
         line.push_str("; ");
         line.push_str(&d);
     }

@@ -39,7 +39,7 @@ pub fn c2c_table(r: &RunResults) -> Table {
         let mut row = vec![
             Cell::Int(p.from as u64),
             Cell::Int(p.to as u64),
-            Cell::Text(p.relation.label()),
+            Cell::Text(crate::render::words::labels::relation(&p.relation)),
         ];
         row.extend(estimate_cells(s, p.quality.as_ref()));
         row.extend([

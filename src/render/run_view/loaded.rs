@@ -478,9 +478,9 @@ mod tests {
         let r = with_mix();
         let points = r.loaded_latency.as_ref().unwrap().points.len();
         let checks = crate::results::verdict::figure_checks(&r);
-        let loaded: Vec<&str> = checks
+        let loaded: Vec<String> = checks
             .iter()
-            .map(|c| c.name.as_str())
+            .map(|c| crate::render::words::figure::name(&c.figure))
             .filter(|n| n.starts_with("loaded latency"))
             .collect();
         assert_eq!(loaded.len(), 2 * points - 1, "{loaded:?}");

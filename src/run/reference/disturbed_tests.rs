@@ -183,10 +183,10 @@ fn each_filled_place_holds(r: &RunResults, bad: &RepetitionQuality) {
 fn the_verdict_and_compare_mark_the_filled_places(r: &RunResults) {
     // The verdict counts every filled place as disturbed, and nothing else.
     let checks = crate::results::verdict::figure_checks(r);
-    let marked: Vec<&str> = checks
+    let marked: Vec<String> = checks
         .iter()
         .filter(|c| c.disturbed)
-        .map(|c| c.name.as_str())
+        .map(|c| crate::render::words::figure::name(&c.figure))
         .collect();
     assert_eq!(marked.len(), 4, "{marked:?}");
     assert!(

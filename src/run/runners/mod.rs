@@ -80,15 +80,19 @@ pub(super) fn run_part(
                 table
                     .scenarios
                     .iter()
-                    .filter_map(|row| row.disturbed_warning()),
+                    .filter_map(crate::render::words::disturbed::scenario_row),
             );
             r.scenarios = Some(table);
             Ok(())
         }
         Part::Advisor => {
             let advice = run_advisor(topo, root, &s.scenarios, running_as_root(), &step)?;
-            r.warnings
-                .extend(advice.checks.iter().filter_map(|c| c.disturbed_warning()));
+            r.warnings.extend(
+                advice
+                    .checks
+                    .iter()
+                    .filter_map(crate::render::words::disturbed::advisor_check),
+            );
             r.advisor = Some(advice);
             Ok(())
         }

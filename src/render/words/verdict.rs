@@ -1,0 +1,145 @@
+//! The verdict in words: [`recorded`] turns `results::verdict`'s judgement into the record
+//! results files store (its figures named, its sentence worded); [`sentence`] words any
+//! record, a saved file's included, from its counts and evidence.
+
+use crate::results::verdict::{Judgement, RunQuality, Verdict, WIDE_INTERVAL};
+
+use super::figure::name;
+
+/// The judgement as results files store it.
+pub fn recorded(j: &Judgement) -> RunQuality {
+    let split = |e: &Option<(f64, _)>| match e {
+        Some((v, f)) => (Some(*v), Some(name(f))),
+        None => (None, None),
+    };
+    let (lowest_cpu_share_fraction, lowest_cpu_share_where) = split(&j.lowest_cpu_share);
+    let (highest_steal_fraction, highest_steal_where) = split(&j.highest_steal);
+    let (widest_interval_fraction, widest_interval_figure) = split(&j.widest_interval);
+    let mut q = RunQuality {
+        verdict: j.verdict,
+        figures: j.figures,
+        figures_disturbed: j.figures_disturbed,
+        figures_wide: j.figures_wide,
+        lowest_cpu_share_fraction,
+        lowest_cpu_share_where,
+        highest_steal_fraction,
+        highest_steal_where,
+        widest_interval_fraction,
+        widest_interval_figure,
+        sentence: String::new(),
+    };
+    q.sentence = sentence(&q);
+    q
+}
+
+fn pct(f: f64) -> String {
+    format!("{:.0} %", f * 100.0)
+}
+
+/// The evidence clause: lowest CPU share, steal, widest interval.
+fn evidence(q: &RunQuality) -> String {
+    let mut e = Vec::new();
+    match (&q.lowest_cpu_share_fraction, &q.lowest_cpu_share_where) {
+        (Some(s), Some(w)) => e.push(format!("lowest CPU share {} ({w})", pct(*s))),
+        _ => e.push("CPU share not recorded".into()),
+    }
+    if let (Some(s), Some(w)) = (&q.highest_steal_fraction, &q.highest_steal_where) {
+        e.push(format!("largest steal {} ({w})", pct(*s)));
+    }
+    if let (Some(h), Some(w)) = (&q.widest_interval_fraction, &q.widest_interval_figure) {
+        e.push(format!("widest interval \u{b1}{:.1} % ({w})", h * 100.0));
+    }
+    e.join("; ")
+}
+
+/// The one-line verdict.
+pub fn sentence(q: &RunQuality) -> String {
+    let wide = WIDE_INTERVAL * 100.0;
+    match q.verdict {
+        Verdict::Quiet if q.lowest_cpu_share_fraction.is_some() => format!(
+            "quiet: every checked repetition ran with its CPU to itself and every interval is within \u{b1}{wide:.0} % ({} figures; {})",
+            q.figures,
+            evidence(q)
+        ),
+        Verdict::Quiet => format!(
+            "quiet: no figure marked disturbed and every interval is within \u{b1}{wide:.0} % ({} figures; {})",
+            q.figures,
+            evidence(q)
+        ),
+        Verdict::Noisy => format!(
+            "noisy: {} of {} figures marked ({} disturbed, {} with an interval wider than \u{b1}{wide:.0} %); {}",
+            q.figures_disturbed + q.figures_wide,
+            q.figures,
+            q.figures_disturbed,
+            q.figures_wide,
+            evidence(q)
+        ),
+        Verdict::Unusable => format!(
+            "unusable: {} of {} figures disturbed: rerun on an idle machine; {}",
+            q.figures_disturbed,
+            q.figures,
+            evidence(q)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::verdict::{judge_figures, FigureCheck, FigureName};
+
+    fn fig(row: &str, half: Option<f64>, share: Option<f64>, disturbed: bool) -> FigureCheck {
+        FigureCheck {
+            figure: FigureName::Scenario { letter: row.into() },
+            half_width: half,
+            cpu_share: share,
+            steal: None,
+            disturbed,
+        }
+    }
+
+    fn worded(checks: &[FigureCheck]) -> RunQuality {
+        recorded(&judge_figures(checks, 0.9))
+    }
+
+    #[test]
+    fn verdict_rule() {
+        let quiet = worded(&[
+            fig("a", Some(0.02), Some(0.99), false),
+            fig("b", Some(0.04), Some(0.98), false),
+        ]);
+        assert_eq!(quiet.verdict, Verdict::Quiet);
+        assert!(quiet
+            .sentence
+            .starts_with("quiet: every checked repetition"));
+        assert!(
+            quiet
+                .sentence
+                .contains("lowest CPU share 98 % (scenario (b))"),
+            "{}",
+            quiet.sentence
+        );
+        let noisy = worded(&[
+            fig("a", Some(0.02), Some(0.99), false),
+            fig("b", Some(0.25), None, false),
+            fig("c", None, None, false),
+        ]);
+        assert_eq!(noisy.verdict, Verdict::Noisy);
+        assert_eq!((noisy.figures_wide, noisy.figures_disturbed), (1, 0));
+        assert!(
+            noisy
+                .sentence
+                .contains("widest interval \u{b1}25.0 % (scenario (b))"),
+            "{}",
+            noisy.sentence
+        );
+        let bad = worded(&[
+            fig("a", None, Some(0.47), false),
+            fig("b", None, None, true),
+            fig("c", Some(0.01), Some(0.99), false),
+        ]);
+        assert_eq!(bad.verdict, Verdict::Unusable);
+        assert!(bad.sentence.contains("rerun on an idle machine"));
+        assert_eq!(worded(&[]).verdict, Verdict::Quiet);
+    }
+}

@@ -79,7 +79,7 @@ pub fn cell(e: &Estimate) -> String {
 /// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
 /// (`+3.4 % [+1.2, +5.6 %]`), as [`crate::results::penalty::signed`] writes them.
 pub fn gain(e: &Estimate) -> String {
-    let pct = crate::results::penalty::signed;
+    let pct = super::words::numbers::signed;
     match e.interval {
         Some(i) => format!("{} % [{}, {} %]", pct(e.median), pct(i.low), pct(i.high)),
         None => format!("{} %", pct(e.median)),

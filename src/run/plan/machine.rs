@@ -1,40 +1,11 @@
-//! What the plan reads off the machine once: the home node every part measures on, the
-//! largest last-level cache one thread can fill, the memory free on the memory nodes, and the
-//! single-thread DRAM working set made of them. Pure: read from the topology snapshot.
+//! What the plan reads off the machine once, for every part's settings: the home node every
+//! part measures on and its measuring CPU, the largest last-level cache one thread can fill,
+//! the memory free on the memory nodes, the single-thread DRAM working set made of them, and
+//! whether weighted interleave can be measured. Read from the topology snapshot (and, for
+//! the weights, whether this process is root); nothing here measures.
 
 use crate::results::format::format_list;
 use crate::results::topology::Topology;
-
-/// The node holding the run's single-thread figures, the scenarios' (a), (b) and (d) and the
-/// reference: the first memory node that has usable CPUs, else the first memory node.
-pub fn home_node(topo: &Topology) -> Option<u32> {
-    let mem = topo.memory_nodes();
-    mem.iter()
-        .copied()
-        .find(|n| !topo.usable_cpus_of(*n).is_empty())
-        .or_else(|| mem.first().copied())
-}
-
-/// Bytes of the largest single last-level cache instance: the most one chasing thread can
-/// fill (a remote line is cached in the requester's own LLC, not in the home node's), so
-/// 8x this is a DRAM working set for single-thread latency (docs/METHODOLOGY.md, "Working-set
-/// sweep") on a machine of any size. `None` when sysfs lists no caches.
-pub fn llc_instance_bytes(topo: &Topology) -> Option<u64> {
-    let data = || topo.caches.iter().filter(|c| c.kind != "Instruction");
-    let level = data().map(|c| c.level).max()?;
-    data()
-        .filter(|c| c.level == level)
-        .map(|c| c.size_bytes)
-        .max()
-        .filter(|&b| b > 0)
-}
-
-/// The single-thread DRAM latency working set of a run: 8x the largest LLC instance (32 MiB
-/// assumed when sysfs lists none), at most a quarter of free memory, at least 1 MiB. The
-/// latency matrix uses it, and the scenarios' single-thread latencies chase no more.
-pub fn dram_latency_bytes(topo: &Topology) -> u64 {
-    read_machine(topo).dram_latency
-}
 
 /// What the plan reads off the machine, once, for every part's settings.
 pub(super) struct Machine {
@@ -77,6 +48,37 @@ pub(super) fn read_machine(topo: &Topology) -> Machine {
         dram_latency: (8 * llc_one).min(free / 4).max(1 << 20),
         weighted_unavailable: weighted_unavailable(topo, running_as_root()),
     }
+}
+
+/// The node holding the run's single-thread figures, the scenarios' (a), (b) and (d) and the
+/// reference: the first memory node that has usable CPUs, else the first memory node.
+pub fn home_node(topo: &Topology) -> Option<u32> {
+    let mem = topo.memory_nodes();
+    mem.iter()
+        .copied()
+        .find(|n| !topo.usable_cpus_of(*n).is_empty())
+        .or_else(|| mem.first().copied())
+}
+
+/// Bytes of the largest single last-level cache instance: the most one chasing thread can
+/// fill (a remote line is cached in the requester's own LLC, not in the home node's), so
+/// 8x this is a DRAM working set for single-thread latency (docs/METHODOLOGY.md, "Working-set
+/// sweep") on a machine of any size. `None` when sysfs lists no caches.
+pub fn llc_instance_bytes(topo: &Topology) -> Option<u64> {
+    let data = || topo.caches.iter().filter(|c| c.kind != "Instruction");
+    let level = data().map(|c| c.level).max()?;
+    data()
+        .filter(|c| c.level == level)
+        .map(|c| c.size_bytes)
+        .max()
+        .filter(|&b| b > 0)
+}
+
+/// The single-thread DRAM latency working set of a run: 8x the largest LLC instance (32 MiB
+/// assumed when sysfs lists none), at most a quarter of free memory, at least 1 MiB. The
+/// latency matrix uses it, and the scenarios' single-thread latencies chase no more.
+pub fn dram_latency_bytes(topo: &Topology) -> u64 {
+    read_machine(topo).dram_latency
 }
 
 /// Why weighted interleave cannot be measured here ((g) and the advisor's check), if it

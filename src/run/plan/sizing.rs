@@ -12,6 +12,80 @@ use super::{
     ScalingSettings, ScenarioSettings, Settings,
 };
 
+/// Every part's settings for this machine under the budget's constants.
+pub(super) fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
+    let Machine {
+        home,
+        measuring_cpu,
+        llc_total,
+        llc_one,
+        free,
+        dram_latency: lat_to,
+        weighted_unavailable,
+    } = read_machine(topo);
+    let threads = topo.usable_cpus().len().max(1);
+    // Bandwidth arrays: together at least 4x the LLC (docs/METHODOLOGY.md, "Buffers and kernels"),
+    // at least 16 MiB a thread, at most an eighth of free memory over all threads. The
+    // single-thread working set `lat_to` sizes from the one LLC a thread can fill instead.
+    let bw_total = (4 * llc_total).max(16 << 20).min(free / 8);
+    let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
+
+    let latency = LatencySettings {
+        points_per_octave: k.lat_per_octave,
+        from_bytes: 4096,
+        to_bytes: (k.lat_sweep_llc * llc_one).min(lat_to).max(1 << 20),
+        samples: k.lat_samples,
+        warmup: 2,
+        min_sample_ns: k.lat_min_sample_ns,
+        modes: k.lat_modes.to_vec(),
+        pages: k.lat_pages.to_vec(),
+        distribution_groups: k.lat_dist_groups,
+    };
+    let (lcells, lall) = matrix_cells(topo, k.lat_cells, home);
+    let latency_matrix = MatrixSettings {
+        cells: lcells,
+        all_cells: lall,
+        size_bytes: lat_to,
+    };
+    let (bcells, ball) = matrix_cells(topo, k.bw_cells, home);
+    let bandwidth_matrix = MatrixSettings {
+        cells: bcells,
+        all_cells: ball,
+        size_bytes: bytes_per_thread,
+    };
+    let scaling = scaling_settings(topo, k, home);
+    let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
+    Settings {
+        home_node: home,
+        measuring_cpu,
+        latency,
+        latency_matrix,
+        bandwidth: BandwidthSettings {
+            kernels: k.bw_kernels.to_vec(),
+            timed: k.bw.clone(),
+            bytes_per_thread,
+        },
+        bandwidth_matrix,
+        scaling,
+        loaded: loaded_settings(k),
+        c2c: C2cSettings {
+            cpus: c2c_cpu_list,
+            all_cpus,
+            repetitions: k.c2c_reps,
+            repetition_ms: 10,
+        },
+        scenarios: ScenarioSettings {
+            timed: k.scen.clone(),
+            total_bytes: bw_total,
+            target_half_width: k.target_half_width,
+            // The run's DRAM latency working set: (a)'s latency is then the reference's.
+            latency_bytes: lat_to.max(16 << 20),
+            weighted_unavailable,
+        },
+        peak: peak_settings(topo, home),
+    }
+}
+
 /// Scaling: thread counts up to the largest node's CPUs, on an even sample of the initiator
 /// nodes that keeps the home node.
 fn scaling_settings(topo: &Topology, k: &Knobs, home: Option<u32>) -> ScalingSettings {
@@ -240,79 +314,5 @@ fn peak_settings(topo: &Topology, home: Option<u32>) -> PeakSettings {
             duration_ms: 60,
             repetitions: crate::schedule::MIN_SAMPLES_FOR_INTERVAL,
         },
-    }
-}
-
-/// Every part's settings for this machine under the budget's constants.
-pub(super) fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
-    let Machine {
-        home,
-        measuring_cpu,
-        llc_total,
-        llc_one,
-        free,
-        dram_latency: lat_to,
-        weighted_unavailable,
-    } = read_machine(topo);
-    let threads = topo.usable_cpus().len().max(1);
-    // Bandwidth arrays: together at least 4x the LLC (docs/METHODOLOGY.md, "Buffers and kernels"),
-    // at least 16 MiB a thread, at most an eighth of free memory over all threads. The
-    // single-thread working set `lat_to` sizes from the one LLC a thread can fill instead.
-    let bw_total = (4 * llc_total).max(16 << 20).min(free / 8);
-    let bytes_per_thread = (bw_total / threads as u64).max(16 << 20);
-
-    let latency = LatencySettings {
-        points_per_octave: k.lat_per_octave,
-        from_bytes: 4096,
-        to_bytes: (k.lat_sweep_llc * llc_one).min(lat_to).max(1 << 20),
-        samples: k.lat_samples,
-        warmup: 2,
-        min_sample_ns: k.lat_min_sample_ns,
-        modes: k.lat_modes.to_vec(),
-        pages: k.lat_pages.to_vec(),
-        distribution_groups: k.lat_dist_groups,
-    };
-    let (lcells, lall) = matrix_cells(topo, k.lat_cells, home);
-    let latency_matrix = MatrixSettings {
-        cells: lcells,
-        all_cells: lall,
-        size_bytes: lat_to,
-    };
-    let (bcells, ball) = matrix_cells(topo, k.bw_cells, home);
-    let bandwidth_matrix = MatrixSettings {
-        cells: bcells,
-        all_cells: ball,
-        size_bytes: bytes_per_thread,
-    };
-    let scaling = scaling_settings(topo, k, home);
-    let (c2c_cpu_list, all_cpus) = c2c_cpus(topo, k.c2c_cap);
-    Settings {
-        home_node: home,
-        measuring_cpu,
-        latency,
-        latency_matrix,
-        bandwidth: BandwidthSettings {
-            kernels: k.bw_kernels.to_vec(),
-            timed: k.bw.clone(),
-            bytes_per_thread,
-        },
-        bandwidth_matrix,
-        scaling,
-        loaded: loaded_settings(k),
-        c2c: C2cSettings {
-            cpus: c2c_cpu_list,
-            all_cpus,
-            repetitions: k.c2c_reps,
-            repetition_ms: 10,
-        },
-        scenarios: ScenarioSettings {
-            timed: k.scen.clone(),
-            total_bytes: bw_total,
-            target_half_width: k.target_half_width,
-            // The run's DRAM latency working set: (a)'s latency is then the reference's.
-            latency_bytes: lat_to.max(16 << 20),
-            weighted_unavailable,
-        },
-        peak: peak_settings(topo, home),
     }
 }

@@ -18,7 +18,8 @@ use crate::placement::Policy;
 use crate::render::bandwidth_text;
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
-use crate::{results::topology::Topology, topology::read_topology};
+use crate::results::topology::Topology;
+use crate::topology::read_topology;
 
 mod checks;
 mod sizes;

@@ -4,14 +4,12 @@
 use anyhow::Context as _;
 
 use crate::experiment::Progress as Step;
+use crate::latency::{self, sweep};
+use crate::results::latency::{LatencyReport, Mode};
 use crate::results::placement::PageSize;
 use crate::results::topology::Topology;
 use crate::results::{plan::Part, RunResults};
 use crate::sysroot::SysRoot;
-use crate::{
-    latency::{self, sweep},
-    results::latency::{LatencyReport, Mode},
-};
 
 use super::super::plan::Settings;
 use super::super::reference;

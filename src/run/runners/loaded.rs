@@ -5,12 +5,10 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::loaded::sizes::default_sizes;
+use crate::loaded::{self, LoadedConfig};
+use crate::results::loaded::{LoadKernel, LoadedReport};
 use crate::results::placement::PageSize;
 use crate::results::RunResults;
-use crate::{
-    loaded::{self, LoadedConfig},
-    results::loaded::{LoadKernel, LoadedReport},
-};
 
 use super::{measuring_cpu, Ctx, SEED};
 

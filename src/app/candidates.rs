@@ -6,12 +6,13 @@
 //! same placement model the run's scenarios use. Pure but for reading the weighted-interleave
 //! weights through the SysRoot and one probe of the kernel.
 
+use crate::parse::cpulist::parse_user_list;
 use crate::placement::model::{pages as placed_pages, same_reason as same_placement_reason};
 use crate::placement::Policy;
+use crate::results::format::format_list;
 use crate::results::topology::Topology;
 use crate::sys::spawn::ChildPlacement;
 use crate::sysroot::SysRoot;
-use crate::{parse::cpulist::parse_user_list, results::format::format_list};
 
 use super::error::AppError;
 

@@ -10,6 +10,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::inspect::inspect;
+use crate::results::inspect::Inspection;
 use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sys::spawn::{
@@ -17,7 +19,6 @@ use crate::sys::spawn::{
     GroupSignal,
 };
 use crate::sysroot::SysRoot;
-use crate::{inspect::inspect, results::inspect::Inspection};
 
 use super::error::AppError;
 

@@ -23,13 +23,14 @@ pub use candidates::Candidate;
 pub use error::{exit_status_of, AppError};
 
 use crate::experiment::{Outcome, Progress};
+use crate::numactl::shell_line;
+use crate::results::app::Numactl as Installed;
 use crate::results::app::{AppCandidate, AppReport, AppRun, APP_SCHEMA_VERSION};
 use crate::results::inspect::Inspection;
 use crate::results::topology::Topology;
 use crate::stats::Summary;
 use crate::sys::spawn::ChildOutput;
 use crate::sysroot::SysRoot;
-use crate::{numactl::shell_line, results::app::Numactl as Installed};
 
 /// Where the program's own output goes.
 #[derive(Clone, Debug, PartialEq)]

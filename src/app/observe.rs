@@ -95,11 +95,9 @@ fn mode_word(policy: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::inspect::parse_numa_maps;
     use crate::placement::Policy;
-    use crate::{
-        inspect::parse_numa_maps,
-        results::inspect::{NodeMemory, ThreadPlace},
-    };
+    use crate::results::inspect::{NodeMemory, ThreadPlace};
 
     fn sample(maps: &str, cpus: &[u32]) -> Inspection {
         let mappings = parse_numa_maps(maps);

@@ -24,15 +24,13 @@ use super::peak_domains::domains_of;
 use super::peak_plan::{plan, PeakMix, PeakPlan, PlannedRun};
 use super::RunSettings;
 use crate::loaded::kernel::{self as load, Pace};
+use crate::placement::{PlacedBuffer, Policy};
 use crate::results::peak::{PeakBest, PeakReport, PeakRun, PeakScope};
+use crate::results::placement::PlacementReport;
 use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{run_team, Stop, TeamPlan, ThreadSample};
-use crate::{
-    placement::{PlacedBuffer, Policy},
-    results::placement::PlacementReport,
-};
 
 /// One alone-domain rate at or above this share of the all-domain rate "saturates" the node.
 pub const SATURATES_FRACTION: f64 = 0.9;

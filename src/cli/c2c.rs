@@ -7,10 +7,11 @@ use clap::Args;
 
 use crate::c2c::{self, BouncePlan};
 use crate::cli::Context;
+use crate::parse::cpulist::excerpt;
 use crate::parse::selection;
 use crate::render::c2c_text;
+use crate::results::format::format_list;
 use crate::topology::read_topology;
-use crate::{parse::cpulist::excerpt, results::format::format_list};
 
 /// Flags of `numascope c2c`.
 #[derive(Debug, Args)]

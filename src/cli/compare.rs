@@ -10,11 +10,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::cli::Context;
+use crate::compare::{compare_with, metrics};
 use crate::render::compare_text;
-use crate::{
-    compare::{compare_with, metrics},
-    results::compare::Conditions,
-};
+use crate::results::compare::Conditions;
 
 /// Flags of `numascope compare`.
 #[derive(Debug, Args)]

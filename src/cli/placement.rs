@@ -8,18 +8,18 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
+use crate::parse::cpulist::excerpt;
 use crate::parse::selection;
 use crate::parse::size::parse_size;
+use crate::placement::{PlacedBuffer, Policy};
 use crate::render::placement_text;
+use crate::results::format::format_list;
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementCheck;
+use crate::results::topology::Topology;
 use crate::sys::affinity;
 use crate::threads::on_cpu;
-use crate::{parse::cpulist::excerpt, results::format::format_list};
-use crate::{
-    placement::{PlacedBuffer, Policy},
-    results::placement::PlacementCheck,
-};
-use crate::{results::topology::Topology, topology::read_topology};
+use crate::topology::read_topology;
 
 /// Flags of `numascope placement`.
 #[derive(Debug, Args)]

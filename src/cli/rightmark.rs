@@ -12,19 +12,19 @@ use anyhow::{bail, Context as _};
 use clap::Args;
 
 use crate::cli::Context;
+use crate::latency::chase::{self, ChainSpec};
 use crate::parse::duration::{parse_duration, BANDWIDTH_REPETITION};
 use crate::parse::selection;
+use crate::parse::size::parse_size;
 use crate::render::{tables_standalone, tables_text};
+use crate::results::format::format_bytes;
+use crate::results::latency::Mode;
 use crate::results::latency::SamplePlan;
 use crate::results::placement::PageSize;
 use crate::results::tables::RightmarkMetric;
+use crate::results::topology::Topology;
 use crate::tables::rightmark::{self, Config, BLOCK_BYTES};
-use crate::{
-    latency::chase::{self, ChainSpec},
-    results::latency::Mode,
-};
-use crate::{parse::size::parse_size, results::format::format_bytes};
-use crate::{results::topology::Topology, topology::read_topology};
+use crate::topology::read_topology;
 
 /// Flags of `numascope rightmark`.
 #[derive(Debug, Args)]

@@ -11,14 +11,12 @@ use std::path::PathBuf;
 use super::figures::{count_not_judged, keys, settle, worse};
 use super::{environment_differences, finish, hardware, hardware_differences, judge};
 use super::{kernel_releases, new_host};
+use crate::compare::{figure_unjudged, median_mad, metrics, MAD_SCALE};
 use crate::compare::{MIN_RELATIVE_DIFFERENCE, OUTLIER_Z};
+use crate::results::compare::RunMetrics;
 use crate::results::fleet::*;
 use crate::results::RunResults;
 use crate::stats::median;
-use crate::{
-    compare::{figure_unjudged, median_mad, metrics, MAD_SCALE},
-    results::compare::RunMetrics,
-};
 
 /// The baseline of a fleet: every figure that the fleet judged on at least four hosts of a
 /// group, from those hosts' values with the outliers left out.

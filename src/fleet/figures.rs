@@ -6,14 +6,12 @@
 //! than 5 % from their median, and its own 95 % interval lies beyond the median +- the practical
 //! margin. Each host keeps how many figures were judged and, per reason, how many were not.
 
+use crate::compare::{figure_unjudged, median_mad, MAD_SCALE};
 use crate::compare::{MIN_RELATIVE_DIFFERENCE, OUTLIER_Z};
 use crate::results::compare::{Better, MIN_FLEET};
+use crate::results::compare::{Metric, RunMetrics};
 use crate::results::fleet::*;
 use crate::stats::PRACTICAL_MARGIN;
-use crate::{
-    compare::{figure_unjudged, median_mad, MAD_SCALE},
-    results::compare::{Metric, RunMetrics},
-};
 
 /// Why a figure judged by too few hosts is not judged.
 pub(crate) fn too_few_hosts() -> String {

@@ -16,12 +16,13 @@ pub mod files;
 
 use std::path::PathBuf;
 
+use crate::compare::metrics;
 use crate::compare::{MIN_RELATIVE_DIFFERENCE, OUTLIER_Z};
+use crate::results::compare::RunMetrics;
 use crate::results::compare::{kernel_version, MIN_FLEET};
 use crate::results::fleet::*;
 use crate::results::verdict::WIDE_INTERVAL;
 use crate::results::RunResults;
-use crate::{compare::metrics, results::compare::RunMetrics};
 
 /// Bytes in a GiB, for memory per node.
 const GIB: f64 = (1u64 << 30) as f64;

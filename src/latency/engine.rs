@@ -7,15 +7,13 @@
 
 use crate::clock::estimate_core_hz;
 
+use crate::placement::{PlacedBuffer, Policy};
 use crate::results::clock::ClockInfo;
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
 use crate::results::topology::Topology;
 use crate::sysroot::SysRoot;
-use crate::{
-    placement::{PlacedBuffer, Policy},
-    results::placement::PlacementReport,
-};
 
 use super::blocks::{self, Regions};
 use super::chase::ChainError;

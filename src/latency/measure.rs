@@ -342,8 +342,9 @@ fn ns_per(e: Duration, loads: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::latency::chase::ChainSpec;
+    use crate::results::latency::Mode;
     use crate::results::latency::*;
-    use crate::{latency::chase::ChainSpec, results::latency::Mode};
 
     /// Measures a 4 KiB (L1-resident) random chain: `samples` of at least `min_sample_ns`.
     fn measure_l1(samples: usize, min_sample_ns: u64, judge: Option<Judge<'_>>) -> Measurement {

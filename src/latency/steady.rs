@@ -73,7 +73,8 @@ pub fn lead_samples(sample_ns: &[f64]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{latency::chase::ChainSpec, results::latency::Mode};
+    use crate::latency::chase::ChainSpec;
+    use crate::results::latency::Mode;
 
     #[test]
     fn a_small_chain_settles_after_its_laps() {

@@ -30,8 +30,10 @@ use super::delay::{self, pace};
 use super::kernel::{self, LoadCount, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
 use super::points::{Layout, Measured, Out, Window};
+use crate::latency::chase::ChainSpec;
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
+use crate::results::latency::Mode;
 use crate::results::loaded::DelayCalibration;
 use crate::results::loaded::LoadKernel;
 use crate::results::loaded::LoadedResult;
@@ -41,7 +43,6 @@ use crate::sysroot::SysRoot;
 use crate::threads::{on_cpu, run_team, Stop, TeamPlan};
 use crate::traffic::perf::NodeEvents;
 use crate::traffic::TrafficRecorder;
-use crate::{latency::chase::ChainSpec, results::latency::Mode};
 
 /// A validated loaded-latency request.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,11 +8,9 @@
 //! LIKWID's `E:` and `L:` expressions and die domains (`D0`) are refused with a sentence: the
 //! topology does not know dies, and the expression forms have plain-list equivalents.
 
+use crate::parse::cpulist::{excerpt, parse_list, ListError};
+use crate::results::format::format_list;
 use crate::results::topology::Topology;
-use crate::{
-    parse::cpulist::{excerpt, parse_list, ListError},
-    results::format::format_list,
-};
 
 /// One affinity domain: its LIKWID name and its usable CPUs in LIKWID's order.
 #[derive(Debug, Clone, PartialEq, Eq)]

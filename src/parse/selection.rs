@@ -6,11 +6,9 @@
 //! memory is for the caller to check with its own sentence. docs/cli.md documents the syntax.
 
 use crate::parse::affinity::{is_domain_syntax, parse_domains, Domains};
+use crate::parse::cpulist::{excerpt, parse_numactl, IdSpace};
+use crate::results::format::format_list;
 use crate::results::topology::Topology;
-use crate::{
-    parse::cpulist::{excerpt, parse_numactl, IdSpace},
-    results::format::format_list,
-};
 
 /// A CPU list flag's value (`0-3`, `all`, `!0`, `+0-1`, `N:0-3`, `S0:`, `M1:`, `C0:0`)
 /// resolved to CPU ids, ascending. `all`, `!` and `+` are relative to the usable CPUs (online

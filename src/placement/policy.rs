@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::parse::cpulist::parse_user_list;
+use crate::results::format::format_list;
 use crate::sys::numa::Mode;
-use crate::{parse::cpulist::parse_user_list, results::format::format_list};
 
 /// A placement request. Node lists are ascending and non-empty.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -218,12 +218,10 @@ fn fleet(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::compare::{compare_with, metrics};
     use crate::render::fixture::opteron_example;
     use crate::render::width::with_width;
-    use crate::{
-        compare::{compare_with, metrics},
-        results::compare::Conditions,
-    };
+    use crate::results::compare::Conditions;
 
     /// `compare` of two copies of the Opteron results, rendered for an 80-column
     /// terminal: every table line fits (columns two spaces apart are table lines; prose is

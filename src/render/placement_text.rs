@@ -83,12 +83,10 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
+    use crate::placement::Policy;
     use crate::render::width::with_width;
     use crate::results::placement::{NodePages, PageSize};
-    use crate::{
-        placement::Policy,
-        results::placement::{PlacementCheck, PlacementReport},
-    };
+    use crate::results::placement::{PlacementCheck, PlacementReport};
 
     /// A weighted-interleave placement over three nodes (a synthetic check: 64 MiB
     /// of 4 KiB pages, 3:2:1 as asked but for a few pages), rendered for an 80-column

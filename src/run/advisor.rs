@@ -20,22 +20,22 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 
 use super::plan::ScenarioSettings;
-use super::scenarios::{home_node, weighted_unavailable};
 use crate::bandwidth::team::{keep_buffers, measure_once, run_rounds, Config, Job, Outcome};
 use crate::placement::measured_weights::{derive_weights, weights_text};
 use crate::schedule::rounds::{budget_s, plan_rounds, RoundPlan};
 use crate::schedule::TimedSettings;
 
-/// Builds the advice; `progress(done, total)` after each measurement.
+/// Builds the advice for the threads of `home`, the plan's home node; `progress(done, total)`
+/// after each measurement.
 pub fn run_advisor(
     topo: &Topology,
     root: &SysRoot,
     s: &ScenarioSettings,
-    is_root: bool,
+    home: Option<u32>,
     progress: &dyn Fn(usize, usize),
 ) -> anyhow::Result<Advice> {
     let mem = topo.memory_nodes();
-    let init = home_node(topo).ok_or_else(|| {
+    let init = home.ok_or_else(|| {
         anyhow::anyhow!(
             "no memory node is allowed to this process; check the cpuset (Mems_allowed_list)"
         )
@@ -44,7 +44,7 @@ pub fn run_advisor(
         return Ok(one_node_advice(init, &mem));
     }
     let team = Team::of(topo, init, s.total_bytes);
-    let why_not_root = weighted_unavailable(topo, is_root);
+    let why_not_root = s.weighted_unavailable.clone();
     // The run plan's budget for the advisor: one measurement per node, then the checks.
     let checks_n = 2 + usize::from(why_not_root.is_none());
     let plan = advisor_plan(topo, s, &team, &mem, checks_n);

@@ -14,7 +14,6 @@ pub mod output;
 pub mod plan;
 pub mod ranking;
 pub mod reference;
-pub mod rightmark;
 mod runners;
 #[cfg(test)]
 pub(crate) mod sample;

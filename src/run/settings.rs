@@ -90,11 +90,31 @@ pub struct ScenarioSettings {
     /// Interval half-width the rounds aim for, fraction of the median: extra
     /// rounds are run while a row is wider and the part's budget has time left.
     pub target_half_width: f64,
+    /// Bytes of (a)'s and (b)'s single-thread latency chases: the run's DRAM latency working
+    /// set (at least 16 MiB), that of the reference's local idle latency, so (a)'s latency is
+    /// the same quantity as the reference's and must agree with it.
+    pub latency_bytes: u64,
+    /// Why weighted interleave cannot be measured here ((g), the advisor's check), if it
+    /// cannot: one memory node, a kernel without it, or a process that is not root.
+    pub weighted_unavailable: Option<String>,
+}
+
+/// The peak part: its request (`None` without a node with usable CPUs) and fixed timing.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeakSettings {
+    pub request: Option<crate::bandwidth::peak::PeakRequest>,
+    pub timed: TimedSettings,
 }
 
 /// Every part's settings; the plan says which parts run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {
+    /// The node every part measures its local and single-thread figures on (the first memory
+    /// node with usable CPUs, else the first memory node), chosen once by the plan.
+    pub home_node: Option<u32>,
+    /// The CPU that measures single-thread latency: the first usable CPU of the home node,
+    /// else the first usable CPU.
+    pub measuring_cpu: Option<u32>,
     pub latency: LatencySettings,
     pub latency_matrix: MatrixSettings,
     pub bandwidth: BandwidthSettings,
@@ -103,6 +123,7 @@ pub struct Settings {
     pub loaded: LoadedSettings,
     pub c2c: C2cSettings,
     pub scenarios: ScenarioSettings,
+    pub peak: PeakSettings,
 }
 
 /// The plan and the settings it was made from.

@@ -15,8 +15,10 @@ use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::MemPlacement;
 use crate::bandwidth::{self, RunSettings, WorkingSet};
 use crate::experiment::{Outcome, Progress};
+use crate::latency;
 use crate::results::bandwidth::Isa;
 use crate::results::clock::ClockInfo;
+use crate::results::latency::{Mode, SamplePlan};
 use crate::results::placement::PageSize;
 use crate::results::tables::{
     RightmarkCell, RightmarkFigure, RightmarkMetric, RightmarkReport, RoundFigure,
@@ -24,10 +26,6 @@ use crate::results::tables::{
 use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
-use crate::{
-    latency,
-    results::latency::{Mode, SamplePlan},
-};
 
 use super::{fail, figure_warnings, ratio_to_local, record, summarize, Sample};
 use crate::schedule::round_order;

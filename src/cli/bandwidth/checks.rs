@@ -1,15 +1,41 @@
-//! `numascope bandwidth`'s checks: flags the chosen variant would ignore, the stride, and each
-//! kernel's arrays against the placement and the free memory, all before anything is
-//! allocated or pinned.
+//! `numascope bandwidth`'s checks: flags the chosen variant would ignore, the repetitions,
+//! warm-up and page size, the stride, and each kernel's arrays against the placement and the
+//! free memory, all before anything is allocated or pinned.
 
 use crate::bandwidth::kernels::Kernel;
 use crate::bandwidth::plan::{check_fits, MemPlacement};
 use crate::bandwidth::RunSettings;
 use crate::parse::cpulist::excerpt;
 use crate::results::format::format_bytes;
+use crate::results::placement::PageSize;
 use crate::results::topology::Topology;
 
 use super::BandwidthArgs;
+
+/// Most repetitions `--repetitions` may keep, and `--warmup` may drop.
+const MAX_REPETITIONS: usize = 1000;
+const MAX_WARMUP: usize = 100;
+
+/// `--repetitions` and `--warmup` within their ranges, and `--page-size` parsed.
+pub(super) fn repetitions_and_page(args: &BandwidthArgs) -> anyhow::Result<PageSize> {
+    anyhow::ensure!(
+        args.repetitions > 0,
+        "--repetitions 0 measures nothing; give at least 1 (6 is the default, the fewest with an interval)"
+    );
+    anyhow::ensure!(
+        args.repetitions <= MAX_REPETITIONS,
+        "--repetitions {} is out of range; give 1 to {MAX_REPETITIONS} (6 is the default)",
+        args.repetitions
+    );
+    anyhow::ensure!(
+        args.warmup <= MAX_WARMUP,
+        "--warmup {} is out of range; give 0 to {MAX_WARMUP} repetitions to drop",
+        args.warmup
+    );
+    args.page_size
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))
+}
 
 /// `--stride`: a whole number of 8 B elements above zero, or `line` (the cache line in
 /// elements).

@@ -18,12 +18,13 @@ use crate::placement::Policy;
 use crate::render::bandwidth_text;
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
-use crate::{results::topology::Topology, topology::read_topology};
+use crate::results::topology::Topology;
+use crate::topology::read_topology;
 
 mod checks;
 mod sizes;
 
-use checks::{check_applicability, check_sizes, parse_stride};
+use checks::{check_applicability, check_sizes, parse_stride, repetitions_and_page};
 use sizes::{parse_sizes, per_thread_sizes};
 
 /// `--repetitions` when not given: the fewest with a 95 % interval for the median.
@@ -175,10 +176,6 @@ fn parse_mem_nodes(topo: &Topology, text: &str) -> anyhow::Result<Vec<u32>> {
         .collect()
 }
 
-/// Most repetitions `--repetitions` may keep, and `--warmup` may drop.
-const MAX_REPETITIONS: usize = 1000;
-const MAX_WARMUP: usize = 100;
-
 /// Resolves the flags against the topology into a validated [`Config`]: every flag is parsed
 /// and checked here, once, before anything is allocated or pinned.
 fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
@@ -237,27 +234,6 @@ fn resolve(topo: &Topology, args: &BandwidthArgs) -> anyhow::Result<Config> {
         settings,
         keep_going: false,
     })
-}
-
-/// `--repetitions` and `--warmup` within their ranges, and `--page-size` parsed.
-fn repetitions_and_page(args: &BandwidthArgs) -> anyhow::Result<PageSize> {
-    anyhow::ensure!(
-        args.repetitions > 0,
-        "--repetitions 0 measures nothing; give at least 1 (6 is the default, the fewest with an interval)"
-    );
-    anyhow::ensure!(
-        args.repetitions <= MAX_REPETITIONS,
-        "--repetitions {} is out of range; give 1 to {MAX_REPETITIONS} (6 is the default)",
-        args.repetitions
-    );
-    anyhow::ensure!(
-        args.warmup <= MAX_WARMUP,
-        "--warmup {} is out of range; give 0 to {MAX_WARMUP} repetitions to drop",
-        args.warmup
-    );
-    args.page_size
-        .parse()
-        .map_err(|e: String| anyhow::anyhow!("--page-size: {e}"))
 }
 
 /// The settings every bandwidth variant shares: pages, timing, repetitions and working set.

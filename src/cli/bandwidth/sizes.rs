@@ -3,8 +3,9 @@
 
 use anyhow::Context as _;
 
+use crate::parse::size::parse_size;
+use crate::results::format::format_bytes;
 use crate::results::topology::Topology;
-use crate::{parse::size::parse_size, results::format::format_bytes};
 
 use super::BandwidthArgs;
 

@@ -8,20 +8,19 @@ use anyhow::bail;
 use clap::Args;
 
 use crate::cli::Context;
+use crate::latency::chase::{self, ChainSpec};
 use crate::latency::matrix;
 use crate::latency::{Chaser, Config, Variant};
 use crate::parse::selection;
 use crate::render::latency_text;
 use crate::results::format::format_list;
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::sysroot::SysRoot;
-use crate::{
-    latency::chase::{self, ChainSpec},
-    results::latency::Mode,
-};
 mod sizes;
 
-use crate::{results::topology::Topology, topology::read_topology};
+use crate::results::topology::Topology;
+use crate::topology::read_topology;
 pub(crate) use sizes::parse_range;
 use sizes::{chain_geometry, check_size, distribution_groups, sample_plan, size_flag, sweep_sizes};
 

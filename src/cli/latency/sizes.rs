@@ -7,9 +7,10 @@ use anyhow::{bail, Context as _};
 use super::LatencyArgs;
 use crate::latency::sweep;
 use crate::parse::cpulist::excerpt;
+use crate::parse::size::parse_size;
+use crate::results::format::format_bytes;
 use crate::results::latency::SamplePlan;
 use crate::results::topology::Topology;
-use crate::{parse::size::parse_size, results::format::format_bytes};
 
 pub(super) fn size_flag(flag: &str, text: &str) -> anyhow::Result<u64> {
     parse_size(text).with_context(|| flag.to_string())

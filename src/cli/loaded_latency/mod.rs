@@ -10,16 +10,15 @@ use crate::cli::Context;
 use crate::loaded::matrix::MatrixTemplate;
 use crate::loaded::sizes::default_sizes;
 use crate::loaded::Config;
+use crate::loaded::{self, LoadedConfig};
 use crate::parse::duration::{parse_duration, LOADED_POINT};
 use crate::parse::size::parse_size;
 use crate::render::loaded_text;
+use crate::results::loaded::LoadKernel;
 use crate::results::placement::PageSize;
+use crate::results::topology::Topology;
 use crate::threads::check_cpus;
-use crate::{
-    loaded::{self, LoadedConfig},
-    results::loaded::LoadKernel,
-};
-use crate::{results::topology::Topology, topology::read_topology};
+use crate::topology::read_topology;
 
 mod cpus;
 

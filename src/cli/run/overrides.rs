@@ -7,15 +7,16 @@ use anyhow::bail;
 
 use super::RunArgs;
 use crate::bandwidth::descriptor::by_name;
+use crate::parse::cpulist::excerpt;
 use crate::parse::duration::{parse_duration, RUN_REPETITION};
 use crate::parse::selection;
 use crate::results::format::format_bytes;
+use crate::results::format::format_list;
 use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
 use crate::results::plan::Part as P;
 use crate::results::topology::Topology;
 use crate::run::settings::Overrides;
-use crate::{parse::cpulist::excerpt, results::format::format_list};
 
 /// Each knob given, with its value as written and the parts it applies to, for the plan's
 /// record.

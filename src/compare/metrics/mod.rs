@@ -339,10 +339,11 @@ fn reference_metrics(r: &RunResults, out: &mut Vec<Metric>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::compare;
+    use crate::results::compare::Conditions;
     use crate::results::latency::Mode;
     use crate::results::placement::PageSize;
     use crate::results::reference::{ReferenceBandwidth, ReferenceFigures, ReferenceLatency};
-    use crate::{compare::compare, results::compare::Conditions};
 
     fn summary(v: f64) -> Summary {
         let s: Vec<f64> = (0..9)

@@ -5,11 +5,9 @@ use std::collections::BTreeMap;
 
 use crate::clock::estimate_core_hz;
 
+use crate::placement::{PlacedBuffer, Policy};
 use crate::results::clock::ClockInfo;
-use crate::{
-    placement::{PlacedBuffer, Policy},
-    results::placement::PlacementReport,
-};
+use crate::results::placement::PlacementReport;
 
 use super::super::engine::{
     buffer_bytes, clock_warning, disturbed_warning, noise_warning_between, placement_warnings,

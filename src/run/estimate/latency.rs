@@ -136,7 +136,7 @@ pub(super) fn latency_matrix(
 ) -> (f64, String) {
     let m = &s.latency_matrix;
     reduced.extend(matrix_reduced(m, topo));
-    let home = super::super::scenarios::home_node(topo);
+    let home = s.home_node;
     let home_row_has_others = home.is_some_and(|h| m.cells.iter().any(|&(i, t)| i == h && t != h));
     let measured: Vec<(u32, u32)> = m
         .cells

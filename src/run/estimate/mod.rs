@@ -4,14 +4,16 @@
 //! machine. Pure: nothing here measures.
 //!
 //! One file per kind of part: [`latency`] (the sweep and the matrix), [`bandwidth`] (kernels,
-//! matrix, scaling), [`loaded`], [`c2c`] and [`scenarios`] (the policy scenarios and the
-//! advisor).
+//! matrix, scaling), [`loaded`], [`c2c`], [`peak`], [`scenarios`] (the policy scenarios and
+//! the advisor) and [`tables`] (RightMark and the stream matrix).
 
 mod bandwidth;
 mod c2c;
 mod latency;
 mod loaded;
+mod peak;
 mod scenarios;
+mod tables;
 
 use crate::results::plan::{Part, PlannedPart};
 use crate::results::topology::Topology;
@@ -74,9 +76,9 @@ pub(super) fn describe(
         Part::C2c => c2c::c2c(s, &mut reduced),
         Part::Scenarios => scenarios::scenarios(s, topo),
         Part::Advisor => scenarios::advisor(s, topo, mem_nodes),
-        Part::Rightmark => super::rightmark::describe(s, topo, &mut reduced),
-        Part::StreamMatrix => super::rightmark::describe_streams(s, topo, &mut reduced),
-        Part::Peak => super::plan::describe_peak(topo),
+        Part::Rightmark => tables::rightmark(s, topo, &mut reduced),
+        Part::StreamMatrix => tables::stream_matrix(s, topo, &mut reduced),
+        Part::Peak => peak::peak(s, topo),
     };
     PlannedPart {
         part,

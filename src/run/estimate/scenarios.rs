@@ -15,10 +15,11 @@ use super::{mib, timed_s, CHAIN_S_PER_ELEMENT, FAULT_BYTES_PER_S};
 /// repetitions add time only on a busy machine.
 pub(super) fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     let sc = &s.scenarios;
-    let distinct = super::super::scenarios::distinct_configurations(topo, sc);
+    let shape = super::super::scenarios::shape(topo, sc, s.home_node);
+    let distinct = shape.distinct;
     let rounds = crate::schedule::rounds::budget_s(distinct, &sc.timed, sc.total_bytes);
     let l = &s.latency;
-    let chase_bytes = super::super::scenarios::chase_bytes(topo);
+    let chase_bytes = sc.latency_bytes;
     let bp = super::super::scenarios::latency::block_plan(&crate::results::latency::SamplePlan {
         samples: l.samples,
         warmup: l.warmup,
@@ -27,7 +28,7 @@ pub(super) fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     let chase = chase_bytes as f64 / FAULT_BYTES_PER_S
         + (chase_bytes / 64) as f64 * CHAIN_S_PER_ELEMENT
         + ((bp.rounds * (bp.per_block + bp.warmup)) as f64 + 3.0) * bp.sample_ns as f64 / 1e9;
-    let rows = super::super::scenarios::latency_rows(topo, sc);
+    let rows = shape.latency_rows;
     let which = match rows.len() {
         2 => format!(
             "single-thread latency of (a) and (b) over {} each, in {} interleaved blocks",

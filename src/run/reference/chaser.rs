@@ -6,18 +6,17 @@
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::Instant;
 
+use crate::latency::chase::ChainSpec;
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
+use crate::placement::{PlacedBuffer, Policy};
+use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementReport;
 use crate::results::quality::RepSample;
 use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{pin_current, Probe};
-use crate::{latency::chase::ChainSpec, results::latency::Mode};
-use crate::{
-    placement::{PlacedBuffer, Policy},
-    results::placement::PlacementReport,
-};
 
 use super::{probe, Conditions, LATENCY_SAMPLE_NS, SAMPLES_PER_REP};
 

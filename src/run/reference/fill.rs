@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::Kernel;
+use crate::placement::Policy;
 use crate::results::bandwidth::Isa;
 use crate::results::bandwidth::{
     BandwidthResult, BytesPerElement, Rates, StreamPlacement, ThreadRate,
@@ -13,12 +14,12 @@ use crate::results::bandwidth::{
 use crate::results::latency::Mode;
 use crate::results::latency::{CurveKnees, LatencyResult};
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementReport;
 use crate::results::quality::RepetitionQuality;
 use crate::results::reference::{ReferenceBandwidth, ReferenceFigure, ReferenceLatency};
 use crate::results::topology::Topology;
 use crate::results::{plan::Part, RunResults};
 use crate::stats::Summary;
-use crate::{placement::Policy, results::placement::PlacementReport};
 
 use super::take::Reference;
 use super::Conditions;

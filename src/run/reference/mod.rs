@@ -51,7 +51,6 @@ pub use take::Reference;
 use crate::results::plan::Part;
 use crate::results::topology::Topology;
 
-use super::scenarios::home_node;
 use super::settings::Settings;
 
 /// The parts that show the reference latency (the sweep's point, the matrix's home cell, the
@@ -100,7 +99,7 @@ pub struct Conditions {
 
 /// The conditions, or `None` when the machine has no node with both memory and CPUs.
 pub fn conditions(topo: &Topology, s: &Settings) -> Option<Conditions> {
-    let node = home_node(topo)?;
+    let node = s.home_node?;
     let cpus = topo.usable_cpus_of(node);
     Some(Conditions {
         node,

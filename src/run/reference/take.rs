@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 
 use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::Kernel;
+use crate::placement::{PlacedBuffer, Policy};
 use crate::results::bandwidth::Isa;
 use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementReport;
 use crate::results::quality::{Decision, RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
 use crate::results::reference::{
     ReferenceBandwidth, ReferenceFigures, ReferenceLatency, ReferenceRepetition,
@@ -19,10 +21,6 @@ use crate::stats::Summary;
 use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::{run_team, TeamPlan};
-use crate::{
-    placement::{PlacedBuffer, Policy},
-    results::placement::PlacementReport,
-};
 
 use super::chaser::{spawn_latency, LatMsg, LatWorker};
 use super::fill::fill_latency;

@@ -19,7 +19,6 @@ use crate::sysroot::SysRoot;
 
 use super::super::plan::Settings;
 use super::super::reference;
-use super::super::scenarios::home_node;
 use super::{note_filled, Ctx};
 use crate::schedule::TimedSettings;
 
@@ -101,7 +100,7 @@ pub(super) fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     // When every usable CPU is the home node's, the read kernel here is the run's reference
     // bandwidth (same CPUs, local memory, size per thread): it is not measured again.
     let all = topo.usable_cpus();
-    let from_ref = home_node(topo).is_some_and(|h| topo.usable_cpus_of(h) == all)
+    let from_ref = s.home_node.is_some_and(|h| topo.usable_cpus_of(h) == all)
         && s.bandwidth.kernels.contains(&KernelId::Read)
         && reference::bandwidth_ready(
             r,
@@ -176,14 +175,16 @@ fn shift_indices(report: &mut BandwidthReport, by: usize) {
 /// plan's fixed timing, into the run's `peak` slot.
 pub(super) fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let req = super::super::plan::peak_request(topo)
+    let req = (s.peak.request.clone())
         .context("no node has usable CPUs, so the peak part has nothing to run")?;
-    let timed = TimedSettings {
-        duration_ms: super::super::plan::PEAK_DURATION_MS,
-        repetitions: super::super::plan::PEAK_REPETITIONS,
-    };
     let kernels = vec![kernel(KernelId::Read)?];
-    let cfg = bw_config(topo, s, kernels, bandwidth::Variant::Peak(req), &timed);
+    let cfg = bw_config(
+        topo,
+        s,
+        kernels,
+        bandwidth::Variant::Peak(req),
+        &s.peak.timed,
+    );
     bw_part(topo, root, &cfg, None, &mut r.peak, step)
 }
 
@@ -193,7 +194,7 @@ pub(super) fn bandwidth_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Resul
     let (topo, s) = (c.topo, c.s);
     // The home node's local cell (all its CPUs reading local memory, the read kernel) is the
     // run's reference bandwidth: it is not measured again.
-    let home = home_node(topo);
+    let home = s.home_node;
     let from_ref = home.is_some_and(|h| {
         s.bandwidth_matrix.cells.contains(&(h, h))
             && reference::bandwidth_ready(

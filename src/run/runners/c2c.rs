@@ -7,13 +7,14 @@ use anyhow::Context as _;
 use crate::c2c::{self, BouncePlan};
 use crate::results::RunResults;
 
-use super::super::scenarios::home_node;
 use super::Ctx;
 
 /// Core to core over the plan's CPUs, the line on the home node.
 pub(super) fn core_to_core(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let home = home_node(topo).context("no memory node is allowed to this process")?;
+    let home = s
+        .home_node
+        .context("no memory node is allowed to this process")?;
     let cfg = c2c::Config {
         cpus: s.c2c.cpus.clone(),
         line_node: home,

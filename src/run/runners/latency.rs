@@ -4,25 +4,22 @@
 use anyhow::Context as _;
 
 use crate::experiment::Progress as Step;
+use crate::latency::{self, sweep};
+use crate::results::latency::{LatencyReport, Mode};
 use crate::results::placement::PageSize;
 use crate::results::topology::Topology;
 use crate::results::{plan::Part, RunResults};
 use crate::sysroot::SysRoot;
-use crate::{
-    latency::{self, sweep},
-    results::latency::{LatencyReport, Mode},
-};
 
 use super::super::plan::Settings;
 use super::super::reference;
-use super::super::scenarios::home_node;
 use super::{clock_of, measuring_cpu, note_filled, sample_plan, Ctx, SEED};
 
 pub(super) fn latency_sweep(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let l = &s.latency;
     let at = latency::Chaser {
-        cpu: measuring_cpu(topo)?,
+        cpu: measuring_cpu(s)?,
         mem_node: None,
     };
     let sizes = sweep::sizes(
@@ -184,9 +181,9 @@ pub(super) fn latency_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<
     let m = &s.latency_matrix;
     // The home node's local cell is the run's reference latency (same CPU, size, 4k pages,
     // random walk): it is not measured again.
-    let home = home_node(topo);
-    let from_ref = match (home, measuring_cpu(topo)) {
-        (Some(h), Ok(cpu)) => {
+    let home = s.home_node;
+    let from_ref = match (home, s.measuring_cpu) {
+        (Some(h), Some(cpu)) => {
             m.cells.contains(&(h, h)) && reference::latency_ready(r, topo, s, cpu, m.size_bytes)
         }
         _ => false,

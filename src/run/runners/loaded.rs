@@ -5,22 +5,21 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use crate::loaded::sizes::default_sizes;
+use crate::loaded::{self, LoadedConfig};
+use crate::results::loaded::{LoadKernel, LoadedReport};
 use crate::results::placement::PageSize;
 use crate::results::RunResults;
-use crate::{
-    loaded::{self, LoadedConfig},
-    results::loaded::{LoadKernel, LoadedReport},
-};
 
-use super::super::scenarios::home_node;
 use super::{measuring_cpu, Ctx, SEED};
 
 /// Loaded latency: the chaser on the measuring CPU, every other usable CPU loading, both
 /// buffers on the home node.
 pub(super) fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let home = home_node(topo).context("no memory node is allowed to this process")?;
-    let chaser = measuring_cpu(topo)?;
+    let home = s
+        .home_node
+        .context("no memory node is allowed to this process")?;
+    let chaser = measuring_cpu(s)?;
     let load_cpus: Vec<u32> = topo
         .usable_cpus()
         .into_iter()

@@ -5,14 +5,15 @@
 //! here; measuring does not.
 //!
 //! One file per part: [`latency`] (the sweep and the matrix), [`bandwidth`] (kernels, matrix,
-//! peak), [`scaling`], [`loaded`] and [`c2c`]; the scenarios and the advisor are run here, since
-//! their modules take the settings as they are.
+//! peak), [`scaling`], [`loaded`], [`c2c`] and [`tables`] (RightMark and the stream matrix); the
+//! scenarios and the advisor are run here, since their modules take the settings as they are.
 
 mod bandwidth;
 mod c2c;
 mod latency;
 mod loaded;
 mod scaling;
+pub(super) mod tables;
 
 use anyhow::Context as _;
 
@@ -25,7 +26,7 @@ use crate::sysroot::SysRoot;
 
 use super::advisor::run_advisor;
 use super::plan::Settings;
-use super::scenarios::{home_node, run_scenarios, running_as_root, ScenarioInputs};
+use super::scenarios::{run_scenarios, ScenarioInputs};
 
 /// Seed of every chase of a run, so runs compare.
 pub(super) const SEED: u64 = 0x6e75_6d61_7363_6f70;
@@ -70,9 +71,9 @@ pub(super) fn run_part(
             let clock = clock_of(r, root);
             let inp = ScenarioInputs {
                 settings: &s.scenarios,
+                home_node: s.home_node,
                 latency_plan: sample_plan(s),
                 timer_resolution_ns: clock.resolution_ns,
-                is_root: running_as_root(),
             };
             let table = run_scenarios(topo, root, &inp, step)?;
             // The table has no warnings of its own: a disturbed row is the run's warning.
@@ -86,7 +87,7 @@ pub(super) fn run_part(
             Ok(())
         }
         Part::Advisor => {
-            let advice = run_advisor(topo, root, &s.scenarios, running_as_root(), &step)?;
+            let advice = run_advisor(topo, root, &s.scenarios, s.home_node, &step)?;
             r.warnings.extend(
                 advice
                     .checks
@@ -96,8 +97,8 @@ pub(super) fn run_part(
             r.advisor = Some(advice);
             Ok(())
         }
-        Part::Rightmark => super::rightmark::run_part(&c, r),
-        Part::StreamMatrix => super::rightmark::run_stream_part(&c, r),
+        Part::Rightmark => tables::run_rightmark(&c, r),
+        Part::StreamMatrix => tables::run_stream_matrix(&c, r),
         Part::Peak => bandwidth::peak(&c, r),
     }
 }
@@ -116,12 +117,9 @@ fn sample_plan(s: &Settings) -> SamplePlan {
     }
 }
 
-/// The CPU that measures single-thread latency: the first usable CPU of the home node.
-fn measuring_cpu(topo: &Topology) -> anyhow::Result<u32> {
-    home_node(topo)
-        .and_then(|h| topo.usable_cpus_of(h).first().copied())
-        .or_else(|| topo.usable_cpus().first().copied())
-        .context("no usable CPU")
+/// The plan's CPU that measures single-thread latency, or the error that there is none.
+fn measuring_cpu(s: &Settings) -> anyhow::Result<u32> {
+    s.measuring_cpu.context("no usable CPU")
 }
 
 /// Records that `part` shows a reference figure at `place` (once).

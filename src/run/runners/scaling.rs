@@ -11,7 +11,6 @@ use crate::results::{plan::Part, RunResults};
 use crate::threads::precision::PrecisionGoal;
 
 use super::super::reference;
-use super::super::scenarios::home_node;
 use super::bandwidth::{bw_config, bw_part, kernel, reference_bandwidth};
 use super::{note_filled, Ctx};
 
@@ -22,7 +21,7 @@ pub(super) fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     r.scaling = None;
     // The home node's full point (all its CPUs) is the run's reference bandwidth: it is not
     // measured again; the home node's other points and the other nodes run as two jobs.
-    let home = home_node(topo).filter(|h| s.scaling.nodes.contains(h));
+    let home = s.home_node.filter(|h| s.scaling.nodes.contains(h));
     let full = home.map(|h| topo.usable_cpus_of(h));
     let from_ref = match (&home, &full) {
         (Some(_), Some(cpus)) => {

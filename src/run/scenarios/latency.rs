@@ -24,9 +24,13 @@ use std::sync::mpsc;
 use anyhow::Context as _;
 
 use crate::latency::blocks::{medians, pass_plan, MIN_PASSES};
+use crate::latency::chase::ChainSpec;
+use crate::latency::measure::{calibrate, first_pass, take_samples, Samples, Taken};
 use crate::latency::walk::Chain;
 use crate::placement::{PlacedBuffer, Policy};
+use crate::results::latency::Mode;
 use crate::results::latency::PointBlocks;
+use crate::results::latency::SamplePlan;
 use crate::results::placement::PageSize;
 use crate::results::quality::RepetitionQuality;
 use crate::results::scenarios::ScenarioLatency;
@@ -38,11 +42,6 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 use crate::threads::quality::rep_sample;
 use crate::threads::{StealProbe, ThreadProbe};
-use crate::{latency::chase::ChainSpec, results::latency::Mode};
-use crate::{
-    latency::measure::{calibrate, first_pass, take_samples, Samples, Taken},
-    results::latency::SamplePlan,
-};
 
 /// Rounds of blocks: nine give the 2nd and 8th block medians as a 96 % interval (six, the
 /// fewest with an interval, would give only the extremes).

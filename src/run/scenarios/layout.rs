@@ -18,8 +18,12 @@ pub(super) struct Layout {
 }
 
 /// Lays out this machine's rows and the configuration each runs.
-pub(super) fn layout(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<Layout> {
-    let p = places(topo, s)?;
+pub(super) fn layout(
+    topo: &Topology,
+    s: &ScenarioSettings,
+    home: Option<u32>,
+) -> anyhow::Result<Layout> {
+    let p = places(topo, s, home)?;
     let mut rows = plan_rows(&p);
     let configs = plan_configs(topo, &p, &mut rows);
     Ok(Layout {
@@ -57,9 +61,9 @@ impl Places {
     }
 }
 
-/// Finds the home node, the CPUs and the memory nodes; an error where no row can run.
-fn places(topo: &Topology, s: &ScenarioSettings) -> anyhow::Result<Places> {
-    let home = home_node(topo)
+/// The home node's CPUs, all CPUs and the memory nodes; an error where no row can run.
+fn places(topo: &Topology, s: &ScenarioSettings, home: Option<u32>) -> anyhow::Result<Places> {
+    let home = home
         .ok_or_else(|| anyhow::anyhow!("no memory node is allowed to this process, so no scenario can place memory; check the cpuset (Mems_allowed_list)"))?;
     let all = topo.usable_cpus();
     // The home node's usable CPUs; a memory node without CPUs of its own lends all of them.

@@ -137,7 +137,7 @@ pub(super) fn bandwidth_rows(
 }
 
 /// Single-thread latencies of (a) and (b), on the reference's working set
-/// (`chase_bytes`), so the two differ only in where the thread may
+/// (`ScenarioSettings::latency_bytes`), so the two differ only in where the thread may
 /// run: (a) on the home node's CPUs, (b) anywhere (the latency matrix's cell is another
 /// size). Measured side by side in interleaved blocks ([`latency`]); a row placed as the
 /// other here is measured once.
@@ -166,7 +166,7 @@ pub(super) fn latency_of_a_and_b(
         &threads,
         RowBuffer {
             policy: &Policy::Bind(vec![layout.home]),
-            bytes: chase_bytes(step.topo),
+            bytes: inp.settings.latency_bytes,
         },
         &lat_plan,
         inp.timer_resolution_ns,

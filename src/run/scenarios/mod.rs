@@ -41,92 +41,49 @@ use measuring::{bandwidth_rows, latency_of_a_and_b, weighted_row, Step};
 /// Smallest buffer a thread gets.
 const MIN_BYTES_PER_THREAD: u64 = 16 << 20;
 
-/// The node holding (a), (b) and (d): the first memory node that has usable CPUs, else the
-/// first memory node.
-pub fn home_node(topo: &Topology) -> Option<u32> {
-    let mem = topo.memory_nodes();
-    mem.iter()
-        .copied()
-        .find(|n| !topo.usable_cpus_of(*n).is_empty())
-        .or_else(|| mem.first().copied())
-}
-
-/// Bytes of the single-thread latency chases of (a) and (b): the run's DRAM latency working
-/// set (8x the largest LLC instance), the working set of the run's reference local idle
-/// latency (one quantity, one figure), whatever the rows' bandwidth buffers; (a)'s
-/// latency is then the same quantity as the reference's and must agree with it.
-pub fn chase_bytes(topo: &Topology) -> u64 {
-    super::plan::dram_latency_bytes(topo).max(MIN_BYTES_PER_THREAD)
-}
-
-/// Why weighted interleave cannot be measured here, if it cannot.
-pub fn weighted_unavailable(topo: &Topology, is_root: bool) -> Option<String> {
-    let mem = topo.memory_nodes();
-    if mem.len() < 2 {
-        return Some(format!(
-            "this machine has one memory node ({}): there is nothing to weigh",
-            format_list(&mem)
-        ));
-    }
-    if !topo.environment.weighted_interleave_available {
-        return Some(format!(
-            "weighted interleave needs Linux 6.9 or newer (this kernel is {}: no /sys/kernel/mm/mempolicy/weighted_interleave)",
-            topo.environment.kernel_release.as_deref().unwrap_or("unknown")
-        ));
-    }
-    if !is_root {
-        return Some(
-            "setting the weights (/sys/kernel/mm/mempolicy/weighted_interleave/nodeN) needs root; run numascope as root to measure (g)".into(),
-        );
-    }
-    None
-}
-
 /// Configurations measured apart: the rows' configurations less those that place identically
 /// to an earlier one here, plus (g) when weighted interleave can run.
-fn distinct_of(topo: &Topology, configs: &[Option<Config>], weighted: bool) -> usize {
+fn distinct_of(configs: &[Option<Config>], merged: &[Option<usize>], weighted: bool) -> usize {
     configs
         .iter()
-        .zip(merge_identical(topo, configs))
+        .zip(merged)
         .filter(|(c, m)| c.is_some() && m.is_none())
         .count()
         + usize::from(weighted)
 }
 
-/// How many configurations the scenarios part measures apart on this machine (the run plan's
-/// estimate is their time): (g) is counted when the machine has two memory nodes or more, and
-/// (h) when the firmware also declares bandwidth, whether or not the kernel and privileges
-/// then allow them (an estimate errs long).
-pub fn distinct_configurations(topo: &Topology, s: &ScenarioSettings) -> usize {
-    match layout(topo, s) {
-        // (g), and (h) where the kernel's weights are known.
-        Ok(l) => {
-            let several = l.mem.len() >= 2;
-            distinct_of(topo, &l.configs, several)
-                + usize::from(several && auto_weights::kernel_weights(topo).is_some())
-        }
-        Err(_) => 0,
-    }
+/// What the run plan's estimate and detail line read of the scenarios on this machine, from
+/// one layout of its rows.
+#[derive(Debug, Default)]
+pub struct Shape {
+    /// How many configurations the part measures apart (the estimate is their time): (g) is
+    /// counted when the machine has two memory nodes or more, and (h) when the firmware also
+    /// declares bandwidth, whether or not the kernel and privileges then allow them (an
+    /// estimate errs long).
+    pub distinct: usize,
+    /// Which of (a) and (b) measure their own single-thread latency: (a), and (b) unless it
+    /// places its thread and pages as (a) here (then it shows (a)'s).
+    pub latency_rows: Vec<ScenarioId>,
 }
 
-/// Which of (a) and (b) measure their own single-thread latency on this machine: (a), and (b)
-/// unless it places its thread and pages as (a) here (then it shows (a)'s). The run plan's
-/// estimate and detail line read it.
-pub fn latency_rows(topo: &Topology, s: &ScenarioSettings) -> Vec<ScenarioId> {
-    let Ok(l) = layout(topo, s) else {
-        return vec![];
+/// The scenarios' [`Shape`] on this machine around `home`, the plan's home node; empty where
+/// no row can run.
+pub fn shape(topo: &Topology, s: &ScenarioSettings, home: Option<u32>) -> Shape {
+    let Ok(l) = layout(topo, s, home) else {
+        return Shape::default();
     };
     let merged = merge_identical(topo, &l.configs);
-    [0, 1]
-        .into_iter()
-        .filter(|&i| l.configs[i].is_some() && merged[i].is_none())
-        .map(|i| l.rows[i].id)
-        .collect()
-}
-
-/// True when the process runs as root.
-pub fn running_as_root() -> bool {
-    crate::sys::process::effective_uid() == 0
+    // (g), and (h) where the kernel's weights are known.
+    let several = l.mem.len() >= 2;
+    let auto = several && auto_weights::kernel_weights(topo).is_some();
+    Shape {
+        distinct: distinct_of(&l.configs, &merged, several) + usize::from(auto),
+        latency_rows: [0, 1]
+            .into_iter()
+            .filter(|&i| l.configs[i].is_some() && merged[i].is_none())
+            .map(|i| l.rows[i].id)
+            .collect(),
+    }
 }
 
 /// A scenario row before measurement: who runs where, under which policy, nothing measured.
@@ -165,10 +122,11 @@ pub(crate) fn row(
 /// Inputs of the scenario run besides the machine.
 pub struct ScenarioInputs<'a> {
     pub settings: &'a ScenarioSettings,
+    /// The plan's home node: (a), (b) and (d) are placed on it.
+    pub home_node: Option<u32>,
     /// Samples for the single-thread latencies.
     pub latency_plan: SamplePlan,
     pub timer_resolution_ns: f64,
-    pub is_root: bool,
 }
 
 /// Measures the eight rows: scenarios that place threads and pages identically on this
@@ -183,9 +141,9 @@ pub fn run_scenarios(
     progress: &dyn Fn(usize, usize),
 ) -> anyhow::Result<ScenarioTable> {
     let s = inp.settings;
-    let mut lay = layout(topo, s)?;
+    let mut lay = layout(topo, s, inp.home_node)?;
     let team_bytes = (s.total_bytes / lay.all.len().max(1) as u64).max(MIN_BYTES_PER_THREAD);
-    let weighted_why = weighted_unavailable(topo, inp.is_root);
+    let weighted_why = s.weighted_unavailable.clone();
     // (h): the kernel's own weights, known before measuring, measured in the rounds beside (g).
     let auto_weights = auto_weights::plan_row(
         topo,
@@ -201,7 +159,8 @@ pub fn run_scenarios(
     } else {
         0
     };
-    let distinct = distinct_of(topo, &lay.configs, weighted_why.is_none());
+    let before_g = merge_identical(topo, &lay.configs);
+    let distinct = distinct_of(&lay.configs, &before_g, weighted_why.is_none());
     let plan = round_plan(topo, s, &lay.configs, distinct, extra);
     let total = extra + plan.rounds * distinct + 2;
     let mut done = 0;
@@ -235,7 +194,7 @@ pub fn run_scenarios(
         recommendations,
         weights,
         auto_weights,
-        latency_working_set_bytes: Some(chase_bytes(topo)),
+        latency_working_set_bytes: Some(s.latency_bytes),
     })
 }
 
@@ -265,6 +224,7 @@ fn round_plan(
 mod tests {
     use super::*;
     use crate::placement::model::{pages, same_reason};
+    use crate::run::plan::home_node;
     use crate::schedule::TimedSettings;
     use crate::testutil::this_machine_one_node;
 
@@ -276,6 +236,8 @@ mod tests {
             },
             total_bytes: 64 << 20,
             target_half_width: 0.05,
+            latency_bytes: 64 << 20,
+            weighted_unavailable: None,
         }
     }
 
@@ -288,7 +250,7 @@ mod tests {
     }
 
     fn merged_letters(topo: &Topology) -> Vec<(char, Option<char>)> {
-        let l = layout(topo, &settings()).unwrap();
+        let l = layout(topo, &settings(), home_node(topo)).unwrap();
         merge_identical(topo, &l.configs)
             .iter()
             .zip(&l.rows)
@@ -336,7 +298,7 @@ mod tests {
     fn one_memory_node_advice_never_ranks_d_e_f() {
         use crate::results::scenarios::{AppKind, Verdict};
         let topo = this_machine_one_node();
-        let mut l = layout(&topo, &settings()).unwrap();
+        let mut l = layout(&topo, &settings(), home_node(&topo)).unwrap();
         let merged = merge_identical(&topo, &l.configs);
         // Noisy rounds for the measured rows, each its own level.
         for (i, r) in l.rows.iter_mut().enumerate() {

@@ -1,55 +1,30 @@
-//! The RightMark part of a run (seed 000/001): the table `numascope rightmark` measures, with
-//! settings drawn from the run's budget. It runs only where it adds something: on one node its
-//! one cell would repeat the latency and bandwidth parts' local figures, so the plan skips it
-//! there with that reason, and `--quick` leaves it out (its 15 s hold the other parts). On a
-//! machine of up to four cells (two nodes) every cell is measured; beyond that the home row
-//! (the home CPU node against one memory node per SLIT distance), and the plan says so. Pure planning plus one
-//! call of [`crate::tables::rightmark::run`]; nothing here prints.
+//! The table parts of a run, each the table its own command measures with settings drawn
+//! from the run's budget, through that command's entry point; nothing here prints.
 //!
-//! The stream-matrix part beside it is LIKWID's per-stream copy matrix (seed 002/003): the
-//! home node's threads, the read stream on each memory node and the written stream on each
-//! (up to four memory nodes; beyond, the home node, its nearest and its farthest). It needs two
-//! memory nodes and is left out by `--quick` for the same reasons.
+//! RightMark (seed 000/001, `numascope rightmark`): on a machine of up to four cells (two
+//! nodes) every cell is measured; beyond that the home row (the home CPU node against one
+//! memory node per SLIT distance), and the plan says so. The stream matrix (seed 002/003,
+//! LIKWID's per-stream copy matrix): the home node's threads, the read stream on each memory
+//! node and the written stream on each (up to four memory nodes; beyond, the home node, its
+//! nearest and its farthest). The plan leaves both out on one node and under `--quick`
+//! (`plan::tables_skip_reason`); [`super::super::estimate`] describes them from the configs
+//! built here.
 
 use std::time::Duration;
 
 use crate::experiment::Outcome;
 use crate::results::latency::SamplePlan;
 use crate::results::placement::PageSize;
-use crate::results::plan::{Budget, Part};
 use crate::results::tables::RightmarkMetric;
 use crate::results::topology::Topology;
 use crate::results::RunResults;
-use crate::tables::rightmark::{self, cell_round_s, plan_cells, Config, BLOCK_BYTES};
+use crate::tables::rightmark::{self, plan_cells, Config, BLOCK_BYTES};
 
-use super::runners::Ctx;
-use super::scenarios::home_node;
-use super::settings::Settings;
+use super::super::settings::Settings;
+use super::Ctx;
 
 /// Most cells measured whole; a bigger machine gets its home row.
 const ALL_CELLS_UPTO: usize = 4;
-
-/// Why the part does not run on this machine or budget, or `None` when it does.
-pub(super) fn skip_reason(part: Part, topo: &Topology, budget: Budget) -> Option<String> {
-    if part == Part::StreamMatrix {
-        if topo.memory_nodes().len() < 2 {
-            return Some("one memory node: the matrix would be one cell, the copy kernel with both streams local".into());
-        }
-        return (budget == Budget::Quick).then(|| {
-            "the quick budget leaves the per-stream matrix out to hold 15 s; run the default budget or `numascope bandwidth --stream-matrix`".into()
-        });
-    }
-    if part != Part::Rightmark {
-        return None;
-    }
-    let cells = topo.initiator_nodes().len() * topo.memory_nodes().len();
-    if cells < 2 {
-        return Some("one NUMA node: its one cell would repeat the local figures of the latency and bandwidth parts; `numascope rightmark` measures it alone".into());
-    }
-    (budget == Budget::Quick).then(|| {
-        "the quick budget leaves the RightMark table out to hold 15 s; run the default budget or `numascope rightmark`".into()
-    })
-}
 
 /// The part's configuration from the run's settings: nine rounds under `--thorough`, six
 /// otherwise (the fewest with an interval); repetitions a quarter of the bandwidth part's,
@@ -61,7 +36,7 @@ pub fn config(topo: &Topology, s: &Settings) -> Config {
         plan_cells(topo, &inits, &mems)
     } else {
         // The home row, its local cell first, then one memory node per SLIT distance.
-        let home = home_node(topo).filter(|h| inits.contains(h));
+        let home = s.home_node.filter(|h| inits.contains(h));
         let row: Vec<u32> = home
             .or_else(|| inits.first().copied())
             .into_iter()
@@ -101,36 +76,8 @@ pub fn config(topo: &Topology, s: &Settings) -> Config {
     }
 }
 
-/// The estimate and detail line of the part, and what a big machine leaves out.
-pub(super) fn describe(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
-    let c = config(topo, s);
-    let all = topo.initiator_nodes().len() * topo.memory_nodes().len();
-    if c.cells.len() < all {
-        reduced.push(format!(
-            "the home row, one memory node per SLIT distance ({} of {} CPU node x memory node cells); `numascope rightmark` measures every cell",
-            c.cells.len(),
-            all
-        ));
-    }
-    let per = cell_round_s(
-        &c.metrics,
-        c.block_bytes,
-        c.bandwidth_repetition,
-        &c.latency,
-    );
-    (
-        c.cells.len() as f64 * c.rounds as f64 * per,
-        format!(
-            "{} CPU node x memory node cells, one thread on a 16 MiB block: read, write, read-prefetch, write-nt, page-local and random chase; {} interleaved rounds of {} ms",
-            c.cells.len(),
-            c.rounds,
-            c.bandwidth_repetition.as_millis()
-        ),
-    )
-}
-
-/// Measures the part into `r.rightmark`.
-pub(super) fn run_part(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+/// Measures the RightMark part into `r.rightmark`.
+pub(super) fn run_rightmark(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let mut cfg = config(c.topo, c.s);
     cfg.clock = r.clock.clone();
     let out = rightmark::run(c.topo, c.root, &cfg, c.step)?;
@@ -167,7 +114,7 @@ pub fn stream_config(
 ) -> anyhow::Result<crate::tables::streams::Config> {
     use crate::bandwidth::kernels::{Kernel, Params};
     use crate::bandwidth::{RunSettings, WorkingSet};
-    let home = home_node(topo)
+    let home = (s.home_node)
         .filter(|h| topo.initiator_nodes().contains(h))
         .or_else(|| topo.initiator_nodes().first().copied())
         .ok_or_else(|| anyhow::anyhow!("no node with usable CPUs"))?;
@@ -211,44 +158,8 @@ pub fn stream_config(
     })
 }
 
-/// The estimate and detail line of the stream-matrix part.
-pub(super) fn describe_streams(
-    s: &Settings,
-    topo: &Topology,
-    reduced: &mut Vec<String>,
-) -> (f64, String) {
-    let Ok(c) = stream_config(topo, s) else {
-        return (0.0, "no node with usable CPUs".into());
-    };
-    let all = topo.memory_nodes().len();
-    if c.sources.len() < all {
-        reduced.push(format!(
-            "{} of {} memory nodes (the home node, its nearest and its farthest); `numascope bandwidth --stream-matrix` measures every pair",
-            c.sources.len(),
-            all
-        ));
-    }
-    let cells = c.sources.len() * c.destinations.len();
-    let bytes = match c.settings.size {
-        crate::bandwidth::WorkingSet::PerStream(b) => 2 * b,
-        _ => 0,
-    };
-    let per = 2.0 * c.settings.duration.as_secs_f64() + 0.02 + bytes as f64 / 2.0e9;
-    let (node, cpus) = &c.cpu_nodes[0];
-    (
-        (cells * c.rounds) as f64 * per,
-        format!(
-            "copy with the read stream on each of nodes {} and the written stream on each, {} thread(s) on node {node}; {} interleaved rounds of {} ms",
-            crate::results::format::format_list(&c.sources),
-            cpus.len(),
-            c.rounds,
-            c.settings.duration.as_millis()
-        ),
-    )
-}
-
 /// Measures the stream-matrix part into `r.stream_matrix`.
-pub(super) fn run_stream_part(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+pub(super) fn run_stream_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     let cfg = stream_config(c.topo, c.s)?;
     let out = crate::tables::streams::run(c.topo, c.root, &cfg, c.step)?;
     file(r, out, |t| &t.warnings, |r| &mut r.stream_matrix)
@@ -257,6 +168,8 @@ pub(super) fn run_stream_part(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::plan::{Budget, Part};
+    use crate::run::plan::tables_skip_reason as skip_reason;
     use crate::run::plan::{make_plan, PlanRequest};
     use crate::run::sample::opteron_topology;
 

@@ -1,32 +1,17 @@
 //! Terminal rendering of a c2c result: the home node of the line and its verified placement,
-//! the matrix of median one-way ns (rows: the ping CPU, columns: the pong CPU), each pair's
-//! interval over its blocks, the groups, what the figures mean in a virtual machine, and the
-//! NUMA counters.
+//! then the run view's sections (the CPU x CPU grid of median one-way ns, each pair's
+//! interval over its blocks, the groups, the sentence with what the figures mean in a virtual
+//! machine), the highest tail and the NUMA counters.
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table};
-
-use super::traffic_text;
+use super::run_view::c2c::C2C_GROUP_KEYS;
+use super::run_view::c2c::{c2c_groups_table, c2c_heatmap, c2c_summary, c2c_table};
+use super::{traffic_text, view_text};
 use crate::results::c2c::{C2cResult, PairResult};
 
 /// Up to this many pairs, each pair's interval gets its own line; beyond, only the widest.
 const PAIR_LINES: usize = 12;
-
-/// The sentence a c2c result measured in a virtual machine carries once wherever its figures
-/// are shown: the hypervisor decides which host cores run the vCPUs, and may decide
-/// otherwise next time. `None` on bare metal.
-pub fn vm_note(r: &C2cResult) -> Option<&'static str> {
-    r.environment.hypervisor.then_some(
-        "In a virtual machine these figures describe where the host placed the vCPUs during this run; the next run may place them elsewhere and differ.",
-    )
-}
-
-fn unstable(r: &C2cResult, a: u32, b: u32) -> bool {
-    r.pairs
-        .iter()
-        .any(|p| p.from == a && p.to == b && p.unstable.is_some())
-}
 
 /// Each pair's median with its 95 % interval over its blocks (results with blocks only:
 /// older files had intervals over back-to-back samples, shown in the groups as before).
@@ -34,34 +19,30 @@ fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     let Some(blocks) = r.plan.blocks_per_pair else {
         return Ok(());
     };
-    let line = |p: &PairResult| {
-        format!(
-            "CPU {} -> CPU {}: {} n={}",
-            p.from,
-            p.to,
-            super::run_view::fmt_ci(&p.ns_one_way, p.quality.as_ref()),
-            p.ns_one_way.samples
-        )
-    };
-    if r.pairs.len() <= PAIR_LINES {
-        writeln!(
-            out,
-            "per pair, ns one way [95 % interval of its block medians], n = its blocks with a median (of {blocks}):"
-        )?;
-        for p in &r.pairs {
-            writeln!(out, "  {}", line(p))?;
-        }
-    } else if let Some(w) = r.pairs.iter().max_by(|a, b| {
+    let mut t = c2c_table(Some(r)).with_interval_text("ns_one_way", "ns one way");
+    let what = if r.pairs.len() <= PAIR_LINES {
+        "per pair"
+    } else {
         let h = |p: &PairResult| p.ns_one_way.relative_half_width().unwrap_or(0.0);
-        h(a).total_cmp(&h(b))
-    }) {
-        writeln!(
-            out,
-            "widest pair interval, ns one way [95 % interval of its block medians], n = its blocks with a median (of {blocks}): {}",
-            line(w)
-        )?;
-    }
-    Ok(())
+        let widest = (0..r.pairs.len()).max_by(|&a, &b| h(&r.pairs[a]).total_cmp(&h(&r.pairs[b])));
+        t.rows = widest.map(|i| t.rows.swap_remove(i)).into_iter().collect();
+        "the widest pair interval"
+    };
+    writeln!(
+        out,
+        "{what}: 95 % interval of its block medians, n = its blocks with a median (of {blocks}):"
+    )?;
+    view_text::columns(
+        out,
+        &t,
+        &[
+            "from_cpu",
+            "to_cpu",
+            "ns_one_way_median",
+            "ns_one_way_min",
+            "ns_one_way_p90",
+        ],
+    )
 }
 
 /// What was bounced where: the line's home node and placement, and how the pairs were sampled.
@@ -105,63 +86,37 @@ fn header(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
-/// The relation groups (same core, same package, across packages, ...) with their intervals.
-fn groups(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
-    let mut g = crate::render::width::table(
-        NOTHING,
-        vec![
-            "group",
-            "pairs",
-            "median ns [95 % interval of pair medians]",
-            "min",
-            "max",
-        ],
-    );
-    for grp in &r.groups {
-        g.add_row(vec![
-            grp.label.clone(),
-            grp.pairs.to_string(),
-            super::run_view::fmt_ci(&grp.ns_one_way, None),
-            format!("{:.1}", grp.ns_one_way.min),
-            format!("{:.1}", grp.ns_one_way.max),
-        ]);
+/// The pairs whose blocks fell into two separated groups, when any.
+fn unstable(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
+    let pairs: Vec<String> = r
+        .pairs
+        .iter()
+        .filter(|p| p.unstable.is_some())
+        .map(|p| format!("CPU {} -> CPU {}", p.from, p.to))
+        .collect();
+    if pairs.is_empty() {
+        return Ok(());
     }
-    writeln!(out, "{}", super::width::fit(&g))
+    writeln!(
+        out,
+        "unstable (the pair's blocks fell into two separated groups, see the warning): {}",
+        pairs.join(", ")
+    )
 }
 
 pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     header(r, out)?;
     writeln!(out)?;
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    let mut header = vec!["ping \\ pong".to_string()];
-    header.extend(r.cpus.iter().map(|c| format!("CPU {c}")));
-    t.set_header(header);
-    for (i, &a) in r.cpus.iter().enumerate() {
-        let mut row = vec![format!("CPU {a}")];
-        row.extend(r.matrix[i].iter().zip(&r.cpus).map(|(v, &b)| match v {
-            Some(ns) if unstable(r, a, b) => format!("{ns:.1} ~"),
-            Some(ns) => format!("{ns:.1}"),
-            None => "-".into(),
-        }));
-        t.add_row(row);
+    if let Some(h) = c2c_heatmap(Some(r)) {
+        view_text::grid(out, &h)?;
     }
-    for c in t.column_iter_mut().skip(1) {
-        c.set_cell_alignment(CellAlignment::Right);
-    }
-    writeln!(out, "{}", super::width::fit(&t))?;
-    if r.pairs.iter().any(|p| p.unstable.is_some()) {
-        writeln!(
-            out,
-            "~ unstable: the pair's blocks fell into two separated groups (see the warning)"
-        )?;
-    }
+    unstable(r, out)?;
     pair_intervals(r, out)?;
     writeln!(out)?;
-    groups(r, out)?;
-    writeln!(out, "{}", r.summary)?;
-    if let Some(note) = vm_note(r) {
-        writeln!(out, "{note}")?;
+    let groups = c2c_groups_table(Some(r)).with_interval_text("ns_one_way", "ns one way");
+    view_text::columns(out, &groups, C2C_GROUP_KEYS)?;
+    if let Some(s) = c2c_summary(r) {
+        writeln!(out, "{s}")?;
     }
     let tail = |p: &PairResult| p.ns_one_way_all_samples.unwrap_or(p.ns_one_way);
     let worst = r
@@ -282,11 +237,8 @@ mod tests {
             ),
             "{text}"
         );
-        let row0 = text
-            .lines()
-            .find(|l| l.trim_start().starts_with("CPU 0"))
-            .unwrap();
-        assert!(row0.contains('-') && row0.contains("41.0"), "{row0}");
+        let row0 = text.lines().find(|l| l.starts_with("0 ")).unwrap();
+        assert!(row0.contains('-') && row0.ends_with(" 41"), "{row0}");
         assert!(text.contains("all-pairs"));
         assert!(text.contains("node 0: +7 hit"));
         assert!(text.contains("hardware node events: not available: no PMU"));
@@ -340,20 +292,18 @@ mod tests {
         );
         assert!(
             text.contains(
-                "per pair, ns one way [95 % interval of its block medians], n = its blocks with a median (of 6):"
+                "per pair: 95 % interval of its block medians, n = its blocks with a median (of 6):"
             ),
             "{text}"
         );
+        let pair = text
+            .lines()
+            .find(|l| l.starts_with("0 ") && l.contains(" 1 "));
+        assert!(pair.unwrap().contains("41.2 [40, 43] n=6"), "{text}");
         assert!(
-            text.contains("  CPU 0 -> CPU 1: 41.2 [40, 43] n=6\n"),
+            text.contains("separated groups, see the warning): CPU 1 -> CPU 0\n"),
             "{text}"
         );
-        let row1 = text
-            .lines()
-            .find(|l| l.trim_start().starts_with("CPU 1") && l.contains(" - "))
-            .unwrap();
-        assert!(row1.contains("41.2 ~"), "{row1}");
-        assert!(text.contains("~ unstable: "), "{text}");
         assert_eq!(
             text.matches("In a virtual machine these figures").count(),
             1

@@ -42,4 +42,5 @@ pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;
 pub mod verdict;
+pub mod view_text;
 pub mod width;

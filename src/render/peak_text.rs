@@ -1,67 +1,47 @@
-//! Terminal text for `bandwidth --peak`: one table per node or package (a row per mix, a
-//! column per thread count, each cell the median MB/s with its 95 % interval, and the count
-//! that gave the peak), the L3 domain table of each node, what each mix counts as a byte, and
-//! the plan's notes. Takes a finished [`PeakReport`] and a writer.
+//! Terminal text for `bandwidth --peak`, from the run view's peak tables (the ones the HTML
+//! report and `peak.csv`, `peak_domains.csv` hold): a row per scope, mix and thread count with
+//! its median MB/s and 95 % interval, the count that gave each peak, what each mix counts as a
+//! byte, each node's L3 domains and the plan's notes. Takes a finished [`PeakReport`].
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-
-use crate::results::format::{format_bytes, format_list};
-use crate::results::peak::{DomainNode, PeakBest, PeakReport, RateInterval};
-use crate::results::quality::RepetitionQuality;
-use crate::stats::Summary;
-
-use super::run_view::{bandwidth::rates_summary, fmt_ci};
+use super::run_view::peak::{peak_domains_table, peak_table};
+use super::view_text;
+use crate::results::format::format_list;
+use crate::results::peak::{PeakBest, PeakReport};
 
 /// Writes every table of the peak report.
 pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
-    for s in &p.scopes {
-        writeln!(
-            w,
-            "Peak injection bandwidth, {} {} (CPUs {}, each thread's memory on its own node {}): MB/s median [95 % interval], 1 MB = 10^6 B",
-            s.level,
-            s.id,
-            format_list(&s.cpus),
-            format_list(&s.memory_nodes)
-        )?;
-        let mut t = Table::new();
-        t.load_preset(UTF8_FULL_CONDENSED);
-        let mut header = vec!["mix".to_string()];
-        header.extend(s.thread_counts.iter().map(|n| format!("{n} thread(s)")));
-        header.push("peak at".into());
-        t.set_header(header);
-        for (k, m) in p.mixes.iter().enumerate() {
-            let mut row = vec![m.name.clone()];
-            for c in 0..s.thread_counts.len() {
-                let run = s
-                    .runs
-                    .get(k)
-                    .and_then(|r| r.get(c).copied().flatten())
-                    .and_then(|i| p.runs.get(i));
-                row.push(match run {
-                    Some(r) => fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
-                    None => "-".into(),
-                });
-            }
-            let best = p
-                .best
-                .iter()
-                .find(|b| b.level == s.level && b.id == s.id && b.mix == m.name);
-            row.push(best.map_or("-".into(), peak_at));
-            t.add_row(row);
-        }
-        for c in 1..=s.thread_counts.len() {
-            if let Some(col) = t.column_mut(c) {
-                col.set_cell_alignment(CellAlignment::Right);
-            }
-        }
-        writeln!(w, "{}", super::width::fit(&t))?;
-    }
+    let scopes: Vec<String> = p
+        .scopes
+        .iter()
+        .map(|s| {
+            let nodes = format_list(&s.memory_nodes);
+            format!(
+                "{} {} (CPUs {}, memory nodes {nodes})",
+                s.level,
+                s.id,
+                format_list(&s.cpus)
+            )
+        })
+        .collect();
+    writeln!(
+        w,
+        "Peak injection bandwidth, each thread's memory on its own node: MB/s median [95 % \
+         interval] n, 1 MB = 10^6 B; scopes: {}",
+        scopes.join(", ")
+    )?;
+    let t = peak_table(Some(p)).with_interval_text("mb_per_s", "MB/s");
+    let head = |n: &str| format!("{n} thread(s)");
+    let across = ("threads_count", &head as &dyn Fn(&str) -> String);
+    view_text::pivot(w, &t, &["scope", "mix"], across, "mb_per_s_median")?;
+    let peaks: Vec<String> = p.best.iter().map(peak_at).collect();
+    writeln!(w, "Peaks: {}.", peaks.join("; "))?;
     if let Some(r) = p.runs.first() {
         writeln!(
             w,
-            "Each cell: {} repetitions of {} ms kept ({} warm-up dropped); threads added one per core first, a package's round robin over its nodes.",
+            "Each row: {} repetitions of {} ms kept ({} warm-up dropped); threads added one per \
+             core first, a package's round robin over its nodes.",
             r.mb_per_s.samples, r.duration_ms, r.warmup_repetitions
         )?;
     }
@@ -69,100 +49,59 @@ pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
     for m in &p.mixes {
         writeln!(w, "  {}: {}; counts {}.", m.name, m.description, m.counting)?;
     }
-    for d in &p.domains {
-        domains(w, p, d)?;
-    }
+    domains(w, p)?;
     for n in &p.notes {
         writeln!(w, "Note: {n}.")?;
     }
     Ok(())
 }
 
-/// The L3 domain table of one node: each domain alone and with every domain running.
-fn domains(w: &mut dyn Write, p: &PeakReport, d: &DomainNode) -> io::Result<()> {
+/// The L3 domain table: each domain alone and with every domain of its node running, then
+/// each node's finding.
+fn domains(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
+    if p.domains.is_empty() {
+        return Ok(());
+    }
     writeln!(w)?;
-    writeln!(
-        w,
-        "L3 domains of node {} (read mix, local memory): MB/s median [95 % interval]",
-        d.node
-    )?;
-    let mut t = crate::render::width::table(
-        UTF8_FULL_CONDENSED,
-        vec![
-            "L3 domain (CPUs)",
-            "L3",
-            "alone",
-            "with every domain running",
-            "share of all",
-            "alone / all",
-        ],
-    );
-    let all_quality = d.all_run.and_then(|i| p.runs.get(i)).map(|r| &r.quality);
-    for x in &d.domains {
-        let alone = x.alone_run.and_then(|i| p.runs.get(i));
-        t.add_row(vec![
-            format_list(&x.cpus),
-            format_bytes(x.l3_bytes),
-            match alone {
-                Some(r) => fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
-                None if d.domains.len() == 1 => "= the node (one domain)".into(),
-                None => "-".into(),
-            },
-            x.in_all_mb_per_s
-                .map_or("-".into(), |s| interval(&s, all_quality)),
-            x.share_fraction.map_or("-".into(), pct),
-            x.alone_fraction_of_all.map_or("-".into(), pct),
-        ]);
+    writeln!(w, "L3 domains (read mix, local memory), MB/s:")?;
+    let t = peak_domains_table(Some(p)).with_interval_text("alone_mb_per_s", "alone MB/s");
+    let keys = ["node", "domain_cpus", "l3_bytes", "alone_mb_per_s_median"];
+    let all = [
+        "in_all_mb_per_s_median",
+        "in_all_mb_per_s_ci_low",
+        "in_all_mb_per_s_ci_high",
+    ];
+    let rest = [
+        "all_mb_per_s_median",
+        "share_fraction",
+        "alone_fraction_of_all",
+    ];
+    view_text::columns(w, &t, &[&keys[..], &all, &rest].concat())?;
+    for d in &p.domains {
+        writeln!(w, "{}.", d.finding)?;
     }
-    if let Some(r) = d.all_run.and_then(|i| p.runs.get(i)) {
-        t.add_row(vec![
-            format!("all ({})", format_list(&r.cpus)),
-            "-".into(),
-            "-".into(),
-            fmt_ci(&rates_summary(&r.mb_per_s), Some(&r.quality)),
-            pct(1.0),
-            "-".into(),
-        ]);
-    }
-    writeln!(w, "{}", super::width::fit(&t))?;
-    writeln!(w, "{}.", d.finding)
+    Ok(())
 }
 
-/// `8 threads (clear)`, or which counts it cannot be told from.
+/// `node 0, read: 8 thread(s) (interval above the others)`, or which counts it cannot be
+/// told from.
 fn peak_at(b: &PeakBest) -> String {
-    if b.clear {
-        format!("{} thread(s) (interval above the others)", b.threads)
+    let why = if b.clear {
+        "interval above the others".to_string()
     } else if b.indistinguishable_from.is_empty() {
-        format!("{} thread(s) (no interval)", b.threads)
+        "no interval".to_string()
     } else {
         let others: Vec<String> = b
             .indistinguishable_from
             .iter()
             .map(|t| t.to_string())
             .collect();
-        format!(
-            "{} thread(s) (indistinguishable from {})",
-            b.threads,
-            others.join(", ")
-        )
-    }
-}
-
-fn interval(s: &RateInterval, q: Option<&RepetitionQuality>) -> String {
-    let sum = Summary {
-        median: s.median,
-        min: s.median,
-        max: s.median,
-        p90: s.median,
-        p99: s.median,
-        samples: s.samples,
-        ci: crate::stats::Interval::from_ends(s.ci_low, s.ci_high, None),
+        format!("indistinguishable from {}", others.join(", "))
     };
-    fmt_ci(&sum, q)
-}
-
-fn pct(f: f64) -> String {
-    format!("{:.0} %", f * 100.0)
+    format!(
+        "{} {}, {}: {} thread(s) ({why})",
+        b.level, b.id, b.mix, b.threads
+    )
 }
 
 #[cfg(test)]
@@ -312,7 +251,6 @@ pub(crate) mod tests {
         assert!(s.contains("12000 [11999, 12001]"), "{s}");
         assert!(s.contains("2 thread(s) (interval above the others)"), "{s}");
         assert!(s.contains("indistinguishable from 1"), "{s}");
-        assert!(s.contains("= the node (one domain)"), "{s}");
         assert!(s.contains("one L3 domain"), "{s}");
         assert!(s.contains("Note: package 0"), "{s}");
         assert!(

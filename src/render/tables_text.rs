@@ -91,13 +91,10 @@ pub fn render_stream_matrix(r: &StreamMatrixReport, out: &mut dyn Write) -> io::
     warnings(&r.warnings, out)
 }
 
+/// One `warning: ...` line each, as every measuring command ends.
 fn warnings(w: &[String], out: &mut dyn Write) -> io::Result<()> {
-    if w.is_empty() {
-        return Ok(());
-    }
-    writeln!(out, "\nWarnings:")?;
     for s in w {
-        writeln!(out, "  - {s}")?;
+        writeln!(out, "warning: {s}")?;
     }
     Ok(())
 }

@@ -167,7 +167,7 @@ fn bandwidth_matrix_metrics(r: &RunResults, out: &mut Vec<Metric>) {
         .and_then(|b| b.matrix.first())
         .map(|m| m.kernel.clone())
         .unwrap_or_default();
-    for c in bw_matrix(r) {
+    for c in bw_matrix(r.bandwidth.as_ref()) {
         let (a, b) = (c.initiator, c.target);
         out.push(marked(
             metric(

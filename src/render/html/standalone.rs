@@ -36,7 +36,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
     if let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(&r) {
         sweep_section(&mut p, &r, &c);
     }
-    if report.sweep.is_none() && !view::bandwidth::bandwidth_table(&r).rows.is_empty() {
+    if report.sweep.is_none() && r.bandwidth.as_ref().is_some_and(|b| !b.results.is_empty()) {
         super::open_section(&mut p, "bandwidth");
         if let Some((c, marks)) = kernels_chart(report) {
             p.bar_chart(
@@ -48,7 +48,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         parts::bandwidth_kernels(&mut p, &r);
         p.section_close();
     }
-    if view::bandwidth::bandwidth_heatmaps(&r).is_some() {
+    if view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(topo)).is_some() {
         super::open_section(&mut p, "bandwidth-matrix");
         parts::bandwidth_matrix(&mut p, &r);
         p.section_close();
@@ -88,7 +88,8 @@ fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
     );
     // The sizes are this variant's rows, so its table replaces the kernels table (whose
     // rows would repeat each kernel once per size without naming the size).
-    let t = view::bandwidth_sweep::bandwidth_sweep_table(r).with_interval_text("mb_per_s", "MB/s");
+    let t = view::bandwidth_sweep::bandwidth_sweep_table(r.bandwidth.as_ref())
+        .with_interval_text("mb_per_s", "MB/s");
     let cols = t.cols(&[
         "kernel",
         "threads_count",

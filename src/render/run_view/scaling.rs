@@ -2,19 +2,21 @@
 
 use super::{bandwidth::rates_summary, estimate_cells, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
 use crate::stats::Summary;
 
 /// A scaling curve's name: `read, node 0, packed`.
-fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
+pub(crate) fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
     match s.node {
         Some(n) => format!("{kernel}, node {n}, {}", s.mode),
         None => format!("{kernel}, all nodes, {}", s.mode),
     }
 }
 
-/// Bandwidth versus thread count.
-pub fn scaling_table(r: &RunResults) -> Table {
+/// Bandwidth versus thread count: one row per point of each curve (the run keeps its curves
+/// in `RunResults::scaling`, `bandwidth --scaling` in its own report).
+pub fn scaling_table(b: Option<&BandwidthReport>) -> Table {
     let mut t = Table::new(
         "scaling",
         "Bandwidth scaling with threads",
@@ -32,7 +34,7 @@ pub fn scaling_table(r: &RunResults) -> Table {
         ("mb_per_s_max", "MB/s max"),
         ("knee_threads_count", "stops rising after (threads)"),
     ]);
-    if let Some(b) = &r.scaling {
+    if let Some(b) = b {
         for sc in &b.scaling {
             for s in &sc.series {
                 for p in &s.points {

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::run_view::c2c::C2C_GROUP_KEYS;
-use super::run_view::c2c::{c2c_groups_table, c2c_heatmap, c2c_summary, c2c_table};
+use super::run_view::c2c::{c2c_groups_table, c2c_heatmap, c2c_notes, c2c_summary, c2c_table};
 use super::{traffic_text, view_text};
 use crate::results::c2c::{C2cResult, PairResult};
 
@@ -45,47 +45,6 @@ fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     )
 }
 
-/// What was bounced where: the line's home node and placement, and how the pairs were sampled.
-fn header(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "Core-to-core latency: one cache line bounced between two pinned CPUs, ns one way (median)"
-    )?;
-    let touched = match r.line_touched_on_cpu {
-        Some(c) => format!("first touched on CPU {c}"),
-        None => "node has no usable CPU; bound by policy".into(),
-    };
-    writeln!(
-        out,
-        "line home node {} ({touched}); verified {:.0}% of its page on node {}",
-        r.line_node,
-        100.0 * r.placement_fraction,
-        r.line_node
-    )?;
-    match r.plan.blocks_per_pair {
-        Some(blocks) => writeln!(
-            out,
-            "pairs: {} ({}, of {} ordered pairs); each in {blocks} blocks of {} ms spread over the experiment (rounds over all pairs), the first fifth of each dropped; sample = {} round trips; figure and 95 % interval from the block medians",
-            r.sampling.pairs,
-            r.sampling.strategy,
-            r.sampling.possible_pairs,
-            r.plan.repetition_ms,
-            r.plan.round_trips_per_sample
-        )?,
-        None => writeln!(
-            out,
-            "pairs: {} ({}, of {} ordered pairs); {} kept repetitions of {} ms per pair, first dropped; sample = {} round trips",
-            r.sampling.pairs,
-            r.sampling.strategy,
-            r.sampling.possible_pairs,
-            r.plan.repetitions,
-            r.plan.repetition_ms,
-            r.plan.round_trips_per_sample
-        )?,
-    }
-    Ok(())
-}
-
 /// The pairs whose blocks fell into two separated groups, when any.
 fn unstable(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     let pairs: Vec<String> = r
@@ -105,7 +64,9 @@ fn unstable(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
 }
 
 pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
-    header(r, out)?;
+    for l in c2c_notes(r) {
+        writeln!(out, "{l}")?;
+    }
     writeln!(out)?;
     if let Some(h) = c2c_heatmap(Some(r)) {
         view_text::grid(out, &h)?;
@@ -141,127 +102,27 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::c2c::{matrix_of, C2cPlan, Group, PairResult, Relation, Sampling};
-    use crate::results::placement::{NodePages, PageSize, PlacementReport};
-    use crate::results::traffic::{NodeNumaStat, NumaTraffic, PerfAvailability};
+    use crate::results::c2c::{matrix_of, BlockMedian, Unstable};
     use crate::stats::Summary;
-
-    /// Two pairs with sample intervals, written before blocks existed.
-    fn two_pairs() -> C2cResult {
-        let cpus = vec![0, 1];
-        let pairs: Vec<PairResult> = [(0, 1, 40.0), (1, 0, 42.0)]
-            .iter()
-            .map(|&(from, to, ns)| PairResult {
-                quality: None,
-                from,
-                to,
-                relation: Relation::SharedCache { level: 3 },
-                ns_one_way: Summary::of(&[ns, ns + 1.0, ns + 30.0]).unwrap(),
-                ns_one_way_all_samples: None,
-                blocks: vec![],
-                unstable: None,
-                cpu_share: Some(1.0),
-                patience: None,
-            })
-            .collect();
-        let groups = vec![Group {
-            relation: Relation::SharedCache { level: 3 },
-            label: Relation::SharedCache { level: 3 }.label(),
-            pairs: 2,
-            ns_one_way: Summary::of(&[41.0, 43.0]).unwrap(),
-        }];
-        C2cResult {
-            schema_version: 1,
-            matrix: matrix_of(&cpus, &pairs),
-            cpus: cpus.clone(),
-            line_node: 0,
-            line_touched_on_cpu: Some(0),
-            line_placement: PlacementReport {
-                size_bytes: 4096,
-                page_size: PageSize::Base,
-                pages: 1,
-                histogram: vec![NodePages { node: 0, pages: 1 }],
-                not_present: 0,
-                intended_nodes: vec![0],
-                fraction_on_intended: 1.0,
-                huge_bytes: 0,
-                huge_fraction: 0.0,
-            },
-            placement_fraction: 1.0,
-            plan: C2cPlan {
-                round_trips_per_sample: 200,
-                repetitions: 5,
-                warmup_repetitions: 1,
-                repetition_ms: 10,
-                method: "m".into(),
-                blocks_per_pair: None,
-            },
-            sampling: Sampling {
-                strategy: "all-pairs".into(),
-                partners: vec![],
-                pairs: 2,
-                possible_pairs: 2,
-            },
-            pairs,
-            summary: "CPUs sharing an L3: 42.0 ns one way".into(),
-            groups,
-            traffic: NumaTraffic {
-                numastat_delta: vec![NodeNumaStat {
-                    node: 0,
-                    numa_hit: 7,
-                    ..Default::default()
-                }],
-                numastat_note: None,
-                perf: PerfAvailability {
-                    events: "e".into(),
-                    available: false,
-                    detail: "not available: no PMU".into(),
-                },
-            },
-            environment: Default::default(),
-            warnings: vec!["threads were descheduled".into()],
-        }
-    }
 
     fn text_of(r: &C2cResult) -> String {
         crate::render::fixture::written(|o| render(r, o))
     }
 
+    /// Without blocks (the Opteron fixture) no pair interval is shown; with blocks each pair's
+    /// interval over its blocks is, an unstable pair is named, in a virtual machine the text
+    /// says once what the figures describe, and the tail comes from every sample. (The whole
+    /// layout is the `core_to_core` snapshot of `render::width`.)
     #[test]
-    fn renders_matrix_groups_placement_and_counters() {
-        let r = two_pairs();
-        let text = crate::render::fixture::written(|o| render(&r, o));
-        assert!(
-            text.contains(
-                "line home node 0 (first touched on CPU 0); verified 100% of its page on node 0"
-            ),
-            "{text}"
-        );
-        let row0 = text.lines().find(|l| l.starts_with("0 ")).unwrap();
-        assert!(row0.contains('-') && row0.ends_with(" 41"), "{row0}");
-        assert!(text.contains("all-pairs"));
-        assert!(text.contains("node 0: +7 hit"));
-        assert!(text.contains("hardware node events: not available: no PMU"));
-        assert!(text.contains("warning: threads were descheduled"));
-        assert!(
-            text.contains("highest p99: CPU 1 -> CPU 0: 72.0 ns"),
-            "{text}"
-        );
-    }
-
-    /// With blocks, each pair's interval over its blocks is shown, an unstable pair
-    /// is marked in the matrix, and in a virtual machine the text says once what the figures
-    /// describe; the tail comes from every sample.
-    #[test]
-    fn blocks_unstable_pairs_and_the_vm_note() {
-        use crate::results::c2c::{BlockMedian, Unstable};
-        let mut r = two_pairs();
+    fn blocks_unstable_pairs_the_vm_note_and_warnings() {
+        let mut r = crate::render::fixture::opteron_example().c2c.unwrap();
         let text = text_of(&r);
         assert!(!text.contains("block medians"), "{text}");
         assert!(!text.contains("virtual machine"), "{text}");
 
         r.plan.blocks_per_pair = Some(6);
         r.environment.hypervisor = true;
+        r.warnings = vec!["threads were descheduled".into()];
         for p in &mut r.pairs {
             let medians = [40.0, 41.0, 42.0, 40.5, 41.5, 43.0];
             p.blocks = medians
@@ -287,7 +148,7 @@ mod tests {
         r.matrix = matrix_of(&r.cpus, &r.pairs);
         let text = text_of(&r);
         assert!(
-            text.contains("each in 6 blocks of 10 ms spread over the experiment"),
+            text.contains("each in 6 blocks of 20 ms spread over the experiment"),
             "{text}"
         );
         assert!(
@@ -300,17 +161,26 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("0 ") && l.contains(" 1 "));
         assert!(pair.unwrap().contains("41.2 [40, 43] n=6"), "{text}");
+        let from = (r.pairs[1].from, r.pairs[1].to);
         assert!(
-            text.contains("separated groups, see the warning): CPU 1 -> CPU 0\n"),
+            text.contains(&format!(
+                "separated groups, see the warning): CPU {} -> CPU {}\n",
+                from.0, from.1
+            )),
             "{text}"
         );
         assert_eq!(
             text.matches("In a virtual machine these figures").count(),
             1
         );
+        let first = (r.pairs[0].from, r.pairs[0].to);
         assert!(
-            text.contains("highest p99: CPU 0 -> CPU 1: 250.0 ns"),
+            text.contains(&format!(
+                "highest p99: CPU {} -> CPU {}: 250.0 ns",
+                first.0, first.1
+            )),
             "{text}"
         );
+        assert!(text.contains("warning: threads were descheduled"), "{text}");
     }
 }

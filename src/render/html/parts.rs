@@ -223,11 +223,8 @@ pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
     let groups = view::c2c::c2c_groups_table(r.c2c.as_ref());
     match view::c2c::c2c_heatmap(r.c2c.as_ref()) {
         Some(h) => {
-            let line = r
-                .c2c
-                .as_ref()
-                .map(|c| format!("The bounced line's page is on node {}.", c.line_node))
-                .unwrap_or_default();
+            let notes = r.c2c.as_ref().map(view::c2c::c2c_notes);
+            let line = notes.map(|n| n[1..].join("; ") + ".").unwrap_or_default();
             p.heatmap_figure(svg::heatmap(&h), &line);
             if !groups.rows.is_empty() {
                 let groups =

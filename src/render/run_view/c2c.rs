@@ -96,6 +96,45 @@ pub fn c2c_heatmap(c: Option<&C2cResult>) -> Option<Heatmap> {
     })
 }
 
+/// What was bounced where, the lines the terminal and the HTML report print above the grid:
+/// the line's home node and verified placement, and how the pairs were sampled.
+pub fn c2c_notes(r: &C2cResult) -> Vec<String> {
+    let touched = match r.line_touched_on_cpu {
+        Some(c) => format!("first touched on CPU {c}"),
+        None => "node has no usable CPU; bound by policy".into(),
+    };
+    let (pairs, strategy, of) = (
+        r.sampling.pairs,
+        &r.sampling.strategy,
+        r.sampling.possible_pairs,
+    );
+    let (ms, trips) = (r.plan.repetition_ms, r.plan.round_trips_per_sample);
+    vec![
+        "Core-to-core latency: one cache line bounced between two pinned CPUs, ns one way \
+         (median)"
+            .into(),
+        format!(
+            "line home node {} ({touched}); verified {:.0}% of its page on node {}",
+            r.line_node,
+            100.0 * r.placement_fraction,
+            r.line_node
+        ),
+        match r.plan.blocks_per_pair {
+            Some(blocks) => format!(
+                "pairs: {pairs} ({strategy}, of {of} ordered pairs); each in {blocks} blocks of \
+                 {ms} ms spread over the experiment (rounds over all pairs), the first fifth of \
+                 each dropped; sample = {trips} round trips; figure and 95 % interval from the \
+                 block medians"
+            ),
+            None => format!(
+                "pairs: {pairs} ({strategy}, of {of} ordered pairs); {} kept repetitions of {ms} \
+                 ms per pair, first dropped; sample = {trips} round trips",
+                r.plan.repetitions
+            ),
+        },
+    ]
+}
+
 /// The sentence a c2c result measured in a virtual machine carries once wherever its figures
 /// are shown: the hypervisor decides which host cores run the vCPUs, and may decide
 /// otherwise next time. `None` on bare metal.

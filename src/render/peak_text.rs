@@ -5,10 +5,10 @@
 
 use std::io::{self, Write};
 
-use super::run_view::peak::{peak_domains_table, peak_table};
+use super::run_view::peak::{domain_notes, peak_domains_table, peak_notes, peak_table};
 use super::view_text;
 use crate::results::format::format_list;
-use crate::results::peak::{PeakBest, PeakReport};
+use crate::results::peak::PeakReport;
 
 /// Writes every table of the peak report.
 pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
@@ -35,29 +35,17 @@ pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
     let head = |n: &str| format!("{n} thread(s)");
     let across = ("threads_count", &head as &dyn Fn(&str) -> String);
     view_text::pivot(w, &t, &["scope", "mix"], across, "mb_per_s_median")?;
-    let peaks: Vec<String> = p.best.iter().map(peak_at).collect();
-    writeln!(w, "Peaks: {}.", peaks.join("; "))?;
-    if let Some(r) = p.runs.first() {
-        writeln!(
-            w,
-            "Each row: {} repetitions of {} ms kept ({} warm-up dropped); threads added one per \
-             core first, a package's round robin over its nodes.",
-            r.mb_per_s.samples, r.duration_ms, r.warmup_repetitions
-        )?;
-    }
-    writeln!(w, "What each mix does and counts:")?;
-    for m in &p.mixes {
-        writeln!(w, "  {}: {}; counts {}.", m.name, m.description, m.counting)?;
+    for l in peak_notes(p) {
+        writeln!(w, "{l}")?;
     }
     domains(w, p)?;
-    for n in &p.notes {
-        writeln!(w, "Note: {n}.")?;
+    for l in domain_notes(p) {
+        writeln!(w, "{l}")?;
     }
     Ok(())
 }
 
-/// The L3 domain table: each domain alone and with every domain of its node running, then
-/// each node's finding.
+/// The L3 domain table: each domain alone and with every domain of its node running.
 fn domains(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
     if p.domains.is_empty() {
         return Ok(());
@@ -76,32 +64,7 @@ fn domains(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
         "share_fraction",
         "alone_fraction_of_all",
     ];
-    view_text::columns(w, &t, &[&keys[..], &all, &rest].concat())?;
-    for d in &p.domains {
-        writeln!(w, "{}.", d.finding)?;
-    }
-    Ok(())
-}
-
-/// `node 0, read: 8 thread(s) (interval above the others)`, or which counts it cannot be
-/// told from.
-fn peak_at(b: &PeakBest) -> String {
-    let why = if b.clear {
-        "interval above the others".to_string()
-    } else if b.indistinguishable_from.is_empty() {
-        "no interval".to_string()
-    } else {
-        let others: Vec<String> = b
-            .indistinguishable_from
-            .iter()
-            .map(|t| t.to_string())
-            .collect();
-        format!("indistinguishable from {}", others.join(", "))
-    };
-    format!(
-        "{} {}, {}: {} thread(s) ({why})",
-        b.level, b.id, b.mix, b.threads
-    )
+    view_text::columns(w, &t, &[&keys[..], &all, &rest].concat())
 }
 
 #[cfg(test)]

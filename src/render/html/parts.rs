@@ -139,6 +139,7 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
     p.table(&t, &cols, &|i| {
         t.rows[i][t.col("peak")] == view::Cell::Bool(true)
     });
+    lines(p, &view::peak::peak_notes(rep));
     if let Some((c, marks)) = view::peak::domains_chart(r) {
         p.bar_chart(
             &c,
@@ -161,11 +162,13 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
         ]);
         p.table(&dt, &cols, &|_| false);
     }
-    for d in &rep.domains {
-        let _ = write!(p.html, "<p>{}.</p>", prose(&d.finding));
-    }
-    for n in &rep.notes {
-        let _ = write!(p.html, "<p>Note: {}.</p>", prose(n));
+    lines(p, &view::peak::domain_notes(rep));
+}
+
+/// Each line as a paragraph.
+fn lines(p: &mut Page, lines: &[String]) {
+    for l in lines {
+        let _ = write!(p.html, "<p>{}</p>", prose(l.trim_start()));
     }
 }
 

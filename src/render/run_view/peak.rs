@@ -8,7 +8,7 @@ use super::{
 };
 use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;
-use crate::results::peak::PeakReport;
+use crate::results::peak::{PeakBest, PeakReport};
 use crate::results::RunResults;
 use crate::stats::Summary;
 
@@ -120,6 +120,53 @@ pub fn peak_domains_table(p: Option<&PeakReport>) -> Table {
         }
     }
     t
+}
+
+/// The lines under the peak table, in the terminal and the HTML report: the count that gave
+/// each peak, how each figure was measured and what each mix does and counts as a byte.
+pub fn peak_notes(p: &PeakReport) -> Vec<String> {
+    let peaks: Vec<String> = p.best.iter().map(peak_at).collect();
+    let mut v = vec![format!("Peaks: {}.", peaks.join("; "))];
+    if let Some(r) = p.runs.first() {
+        v.push(format!(
+            "Each figure: {} repetitions of {} ms kept ({} warm-up dropped); threads added one \
+             per core first, a package's round robin over its nodes.",
+            r.mb_per_s.samples, r.duration_ms, r.warmup_repetitions
+        ));
+    }
+    v.push("What each mix does and counts:".into());
+    let mixes = p.mixes.iter();
+    v.extend(mixes.map(|m| format!("  {}: {}; counts {}.", m.name, m.description, m.counting)));
+    v
+}
+
+/// The lines under the L3-domain table: each node's finding, then the plan's notes.
+pub fn domain_notes(p: &PeakReport) -> Vec<String> {
+    let findings = p.domains.iter().map(|d| format!("{}.", d.finding));
+    findings
+        .chain(p.notes.iter().map(|n| format!("Note: {n}.")))
+        .collect()
+}
+
+/// `node 0, read: 8 thread(s) (interval above the others)`, or which counts it cannot be
+/// told from.
+fn peak_at(b: &PeakBest) -> String {
+    let why = if b.clear {
+        "interval above the others".to_string()
+    } else if b.indistinguishable_from.is_empty() {
+        "no interval".to_string()
+    } else {
+        let others: Vec<String> = b
+            .indistinguishable_from
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        format!("indistinguishable from {}", others.join(", "))
+    };
+    format!(
+        "{} {}, {}: {} thread(s) ({why})",
+        b.level, b.id, b.mix, b.threads
+    )
 }
 
 fn mark(s: &Summary, disturbed: bool) -> BarMark {

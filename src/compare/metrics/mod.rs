@@ -388,10 +388,7 @@ mod tests {
         });
         r.reference = Some(f);
         r.scaling = Some(crate::run::sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]));
-        let mut b = crate::run::sample::scaling(0, &[]);
-        b.scaling.clear();
-        b.peak = Some(crate::render::peak_text::tests::sample());
-        r.peak = Some(b);
+        r.peak = Some(crate::render::fixture::peak_bandwidth_report());
         let mut mix = r.loaded_latency.clone().unwrap();
         mix.kernel_label = "read:write 2:1".into();
         for p in mix.points.iter_mut() {

@@ -206,7 +206,7 @@ fn close(p: Page) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::tables_standalone::tests::peak_report;
+    use crate::render::fixture::peak_bandwidth_report;
     use crate::render::tables_view::fixture::{rightmark_example, stream_example};
     use crate::run::sample;
 
@@ -222,7 +222,7 @@ mod tests {
     /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
     #[test]
     fn the_peak_page_has_the_run_reports_bars_and_domain_table() {
-        let html = render_bandwidth(&peak_report(), &sample::opteron_topology());
+        let html = render_bandwidth(&peak_bandwidth_report(), &sample::opteron_topology());
         assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
         let s = section(&html, "peak");
         assert_eq!(s.matches("<svg ").count(), 2, "{s}");

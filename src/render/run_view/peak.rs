@@ -263,10 +263,7 @@ mod tests {
 
     fn with_peak() -> RunResults {
         let mut r = crate::run::sample::results();
-        let mut b = crate::run::sample::scaling(0, &[]);
-        b.scaling.clear();
-        b.peak = Some(crate::render::peak_text::tests::sample());
-        r.peak = Some(b);
+        r.peak = Some(crate::render::fixture::peak_bandwidth_report());
         r
     }
 

@@ -114,37 +114,22 @@ fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark
     {
         return None;
     }
-    let mut bars = Vec::new();
-    let mut marks = Vec::new();
-    let mut highlight = None;
-    let mut top = f64::MIN;
-    for x in &b.results {
-        let s = view::bandwidth::rates_summary(&x.mb_per_s);
-        if s.median > top {
-            top = s.median;
-            highlight = Some(bars.len());
-        }
+    let bars = b.results.iter().map(|x| {
         let stride = x
             .stride_elements
             .map_or(String::new(), |e| format!(", stride {} B", e * 8));
-        bars.push((
-            format!("{}{stride}, {} thread(s)", x.kernel, x.threads),
-            s.median,
-        ));
-        marks.push(svg::BarMark {
-            interval: s.ci.map(|c| c.ends()),
-            disturbed: x.quality.as_ref().is_some_and(|q| q.disturbed),
-        });
-    }
-    Some((
-        svg::BarChart {
-            title: "Bandwidth per kernel".into(),
-            unit: "MB/s".into(),
-            bars,
-            highlight,
-            width: 900,
-        },
-        marks,
+        let label = format!("{}{stride}, {} thread(s)", x.kernel, x.threads);
+        let disturbed = x.quality.as_ref().is_some_and(|q| q.disturbed);
+        (
+            label,
+            x.mb_per_s.median,
+            svg::BarMark::of(&x.mb_per_s.summary(), disturbed),
+        )
+    });
+    Some(svg::BarChart::of(
+        "Bandwidth per kernel".into(),
+        "MB/s",
+        bars.collect(),
     ))
 }
 

@@ -10,7 +10,6 @@ use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;
 use crate::results::peak::{PeakBest, PeakReport};
 use crate::results::RunResults;
-use crate::stats::Summary;
 
 /// The run's peak report, when the part ran.
 pub fn peak_report(r: &RunResults) -> Option<&PeakReport> {
@@ -169,91 +168,59 @@ fn peak_at(b: &PeakBest) -> String {
     )
 }
 
-fn mark(s: &Summary, disturbed: bool) -> BarMark {
-    BarMark {
-        interval: s.ci.map(|c| c.ends()),
-        disturbed,
-    }
-}
-
 /// The mixes of the first scope (the home node) as grouped bars: each mix's thread counts in
 /// a row, with their intervals.
 pub fn peak_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
     let p = peak_report(r)?;
     let s = p.scopes.first()?;
     let mut bars = Vec::new();
-    let mut marks = Vec::new();
-    let mut highlight = None;
-    let mut top = f64::MIN;
     for (m, row) in p.mixes.iter().zip(&s.runs) {
         for (&n, idx) in s.thread_counts.iter().zip(row) {
-            let Some(run) = idx.and_then(|i| p.runs.get(i)) else {
-                continue;
-            };
-            if run.mb_per_s.median > top {
-                top = run.mb_per_s.median;
-                highlight = Some(bars.len());
+            if let Some(run) = idx.and_then(|i| p.runs.get(i)) {
+                let mark = BarMark::of(&run.mb_per_s.summary(), run.quality.disturbed);
+                bars.push((
+                    format!("{}, {n} thread(s)", m.name),
+                    run.mb_per_s.median,
+                    mark,
+                ));
             }
-            bars.push((format!("{}, {n} thread(s)", m.name), run.mb_per_s.median));
-            marks.push(mark(&rates_summary(&run.mb_per_s), run.quality.disturbed));
         }
     }
-    if bars.is_empty() {
-        return None;
-    }
-    Some((
-        BarChart {
-            title: format!(
-                "Peak injection per mix, {} {} (CPUs {})",
-                s.level,
-                s.id,
-                format_list(&s.cpus)
-            ),
-            unit: "MB/s".into(),
-            bars,
-            highlight,
-            width: 900,
-        },
-        marks,
-    ))
+    let cpus = format_list(&s.cpus);
+    let title = format!("Peak injection per mix, {} {} (CPUs {cpus})", s.level, s.id);
+    (!bars.is_empty()).then(|| BarChart::of(title, "MB/s", bars))
 }
 
 /// Each L3 domain of the first node alone beside its share with every domain running, and
-/// every domain together; `None` when no node has more than one domain.
+/// every domain together (the accent bar); `None` when no node has more than one domain.
 pub fn domains_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
     let p = peak_report(r)?;
     let d = p.domains.iter().find(|d| d.domains.len() > 1)?;
+    let run = |i: Option<usize>| i.and_then(|i| p.runs.get(i));
+    let bar = |label: String, r: &crate::results::peak::PeakRun| {
+        let mark = BarMark::of(&r.mb_per_s.summary(), r.quality.disturbed);
+        (label, r.mb_per_s.median, mark)
+    };
     let mut bars = Vec::new();
-    let mut marks = Vec::new();
     for x in &d.domains {
-        if let Some(a) = x.alone_run.and_then(|i| p.runs.get(i)) {
-            bars.push((
-                format!("CPUs {} alone", format_list(&x.cpus)),
-                a.mb_per_s.median,
-            ));
-            marks.push(mark(&rates_summary(&a.mb_per_s), a.quality.disturbed));
+        let cpus = format_list(&x.cpus);
+        if let Some(a) = run(x.alone_run) {
+            bars.push(bar(format!("CPUs {cpus} alone"), a));
         }
         if let Some(s) = x.in_all_mb_per_s {
-            bars.push((format!("CPUs {} with all", format_list(&x.cpus)), s.median));
-            marks.push(BarMark {
-                interval: s.ci_low.zip(s.ci_high),
+            let interval = s.ci_low.zip(s.ci_high);
+            let mark = BarMark {
+                interval,
                 disturbed: false,
-            });
+            };
+            bars.push((format!("CPUs {cpus} with all"), s.median, mark));
         }
     }
-    let all = d.all_run.and_then(|i| p.runs.get(i))?;
-    bars.push(("every domain together".into(), all.mb_per_s.median));
-    marks.push(mark(&rates_summary(&all.mb_per_s), all.quality.disturbed));
-    Some((
-        BarChart {
-            title: format!("Read bandwidth per L3 domain, node {}", d.node),
-            unit: "MB/s".into(),
-            highlight: Some(bars.len() - 1),
-            bars,
-            width: 900,
-        },
-        marks,
-    ))
+    bars.push(bar("every domain together".into(), run(d.all_run)?));
+    let title = format!("Read bandwidth per L3 domain, node {}", d.node);
+    let (mut c, marks) = BarChart::of(title, "MB/s", bars);
+    c.highlight = Some(c.bars.len() - 1);
+    Some((c, marks))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::{estimate_cells, grid, nodes_text, Cell, Table};
 use crate::render::svg::Heatmap;
-use crate::results::bandwidth::{BandwidthReport, Rates};
+use crate::results::bandwidth::BandwidthReport;
 use crate::results::quality::RepetitionQuality;
 use crate::results::topology::Topology;
 use crate::stats::Summary;
@@ -47,10 +47,7 @@ pub fn bandwidth_table(b: Option<&BandwidthReport>) -> Table {
             Cell::Int(b.working_set_bytes),
             Cell::Text(b.page_size.label().into()),
         ];
-        row.extend(estimate_cells(
-            &rates_summary(&b.mb_per_s),
-            b.quality.as_ref(),
-        ));
+        row.extend(estimate_cells(&b.mb_per_s.summary(), b.quality.as_ref()));
         row.extend([
             Cell::Num(b.mb_per_s.min),
             Cell::Num(b.mb_per_s.max),
@@ -63,12 +60,6 @@ pub fn bandwidth_table(b: Option<&BandwidthReport>) -> Table {
         t.rows.push(row);
     }
     t
-}
-
-/// A bandwidth rate as a [`Summary`] (median, range, interval, count; no percentiles are
-/// recorded for rates, so p90 and p99 are the maximum).
-pub fn rates_summary(x: &Rates) -> Summary {
-    x.summary()
 }
 
 /// One cell of the first bandwidth matrix: the nodes, the cell's figure (with the interval
@@ -93,9 +84,7 @@ pub fn bw_matrix(b: Option<&BandwidthReport>) -> Vec<BwMatrixCell<'_>> {
         .iter()
         .map(|c| {
             let run = b.results.get(c.result_index);
-            let mut s = run.map_or(Summary::point(c.mb_per_s, 1), |x| {
-                rates_summary(&x.mb_per_s)
-            });
+            let mut s = run.map_or(Summary::point(c.mb_per_s, 1), |x| x.mb_per_s.summary());
             s.median = c.mb_per_s;
             BwMatrixCell {
                 initiator: c.initiator,

@@ -43,10 +43,7 @@ pub fn bandwidth_sweep_table(b: Option<&BandwidthReport>) -> Table {
             Cell::Text(memory_level(&p.fits_in)),
             Cell::Text(p.fits_in.clone()),
         ];
-        row.extend(interval_cells(
-            run.map(|x| super::bandwidth::rates_summary(&x.mb_per_s))
-                .as_ref(),
-        ));
+        row.extend(interval_cells(run.map(|x| x.mb_per_s.summary()).as_ref()));
         row.extend(quality_cells(run.and_then(|x| x.quality.as_ref())));
         t.rows.push(row);
     }

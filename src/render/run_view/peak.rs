@@ -3,9 +3,7 @@
 //! thread count) with their intervals, and each L3 domain alone beside its share when all
 //! run. Read from the run's `peak` report only.
 
-use super::{
-    bandwidth::rates_summary, estimate_cells, interval_cells, interval_columns, Cell, Table,
-};
+use super::{estimate_cells, interval_cells, interval_columns, Cell, Table};
 use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;
 use crate::results::peak::{PeakBest, PeakReport};
@@ -54,10 +52,7 @@ pub fn peak_table(p: Option<&PeakReport>) -> Table {
                     Cell::Int(n as u64),
                     Cell::Text(format_list(&run.cpus)),
                 ];
-                cells.extend(estimate_cells(
-                    &rates_summary(&run.mb_per_s),
-                    Some(&run.quality),
-                ));
+                cells.extend(estimate_cells(&run.mb_per_s.summary(), Some(&run.quality)));
                 cells.extend([
                     Cell::Num(run.dram_mb_per_s_estimate.median),
                     Cell::Num(run.placement_fraction),
@@ -103,9 +98,7 @@ pub fn peak_domains_table(p: Option<&PeakReport>) -> Table {
                 Cell::Int(x.l3_bytes),
                 Cell::Int(d.domains.len() as u64),
             ];
-            cells.extend(interval_cells(
-                alone.map(|a| rates_summary(&a.mb_per_s)).as_ref(),
-            ));
+            cells.extend(interval_cells(alone.map(|a| a.mb_per_s.summary()).as_ref()));
             let opt = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Num);
             cells.extend([
                 opt(x.in_all_mb_per_s.map(|s| s.median)),

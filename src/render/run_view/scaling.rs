@@ -1,6 +1,6 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
-use super::{bandwidth::rates_summary, estimate_cells, Cell, Table};
+use super::{estimate_cells, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
@@ -39,9 +39,8 @@ pub fn scaling_table(b: Option<&BandwidthReport>) -> Table {
             for s in &sc.series {
                 for p in &s.points {
                     let run = b.results.get(p.result_index);
-                    let mut sum = run.map_or(Summary::point(p.mb_per_s, 1), |x| {
-                        rates_summary(&x.mb_per_s)
-                    });
+                    let mut sum =
+                        run.map_or(Summary::point(p.mb_per_s, 1), |x| x.mb_per_s.summary());
                     sum.median = p.mb_per_s;
                     let mut row = vec![
                         Cell::Text(series_name(&sc.kernel, s)),

@@ -161,26 +161,18 @@ mod tests {
             .lines()
             .find(|l| l.starts_with("0 ") && l.contains(" 1 "));
         assert!(pair.unwrap().contains("41.2 [40, 43] n=6"), "{text}");
-        let from = (r.pairs[1].from, r.pairs[1].to);
-        assert!(
-            text.contains(&format!(
-                "separated groups, see the warning): CPU {} -> CPU {}\n",
-                from.0, from.1
-            )),
-            "{text}"
+        let name = |p: &PairResult| format!("CPU {} -> CPU {}", p.from, p.to);
+        let unstable = format!(
+            "separated groups, see the warning): {}\n",
+            name(&r.pairs[1])
         );
+        assert!(text.contains(&unstable), "{text}");
         assert_eq!(
             text.matches("In a virtual machine these figures").count(),
             1
         );
-        let first = (r.pairs[0].from, r.pairs[0].to);
-        assert!(
-            text.contains(&format!(
-                "highest p99: CPU {} -> CPU {}: 250.0 ns",
-                first.0, first.1
-            )),
-            "{text}"
-        );
+        let p99 = format!("highest p99: {}: 250.0 ns", name(&r.pairs[0]));
+        assert!(text.contains(&p99), "{text}");
         assert!(text.contains("warning: threads were descheduled"), "{text}");
     }
 }

@@ -53,21 +53,6 @@ pub fn set_knees(r: &mut RunResults, levels: &[(&str, u64, Option<u64>)]) {
     }];
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn results_fixture_is_in_canonical_form() {
-        assert_eq!(
-            opteron_example().to_json(),
-            OPTERON_JSON,
-            "tests/fixtures/results/opteron-2node.json is not what the contract writes back: \
-             a field was renamed, added or reordered"
-        );
-    }
-}
-
 /// A `bandwidth --peak` report on node 0 (CPUs 0-1) with two mixes at one and two threads:
 /// reads peak clearly at two threads (12000 MB/s), 1:1 cannot be told from one thread; one L3
 /// domain; one plan note.
@@ -187,4 +172,19 @@ pub fn peak_bandwidth_report() -> crate::results::bandwidth::BandwidthReport {
     b.scaling.clear();
     b.peak = Some(peak_example());
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_fixture_is_in_canonical_form() {
+        assert_eq!(
+            opteron_example().to_json(),
+            OPTERON_JSON,
+            "tests/fixtures/results/opteron-2node.json is not what the contract writes back: \
+             a field was renamed, added or reordered"
+        );
+    }
 }

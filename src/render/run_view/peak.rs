@@ -117,8 +117,8 @@ pub fn peak_domains_table(p: Option<&PeakReport>) -> Table {
 /// The lines under the peak table, in the terminal and the HTML report: the count that gave
 /// each peak, how each figure was measured and what each mix does and counts as a byte.
 pub fn peak_notes(p: &PeakReport) -> Vec<String> {
-    let peaks: Vec<String> = p.best.iter().map(peak_at).collect();
-    let mut v = vec![format!("Peaks: {}.", peaks.join("; "))];
+    let mut v = vec!["The thread count of each peak:".to_string()];
+    v.extend(p.best.iter().map(|b| format!("  {}.", peak_at(b))));
     if let Some(r) = p.runs.first() {
         v.push(format!(
             "Each figure: {} repetitions of {} ms kept ({} warm-up dropped); threads added one \

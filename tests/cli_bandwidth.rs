@@ -79,7 +79,8 @@ fn text_output_states_the_unit() {
         .args(&args)
         .assert()
         .success()
-        .stdout(predicate::str::contains("MB/s median (1 MB = 10^6 B)"));
+        .stdout(predicate::str::contains("MB/s median [95 % interval] n"))
+        .stdout(predicate::str::contains("1 MB = 10^6 B"));
 }
 
 fn refuses(args: &[&str], needle: &str) {
@@ -225,7 +226,11 @@ fn a_sweep_takes_two_points_per_octave_and_the_text_names_the_level() {
     let out = String::from_utf8_lossy(&text.stdout);
     assert!(out.contains("working set per thread"), "{out}");
     assert!(out.contains("1 thread(s) on CPU"), "{out}");
-    assert!(out.contains("read MB/s median [95 % interval]"), "{out}");
+    assert!(out.contains("read MB/s"), "{out}");
+    assert!(
+        out.contains("MB/s median [95 % interval] n over 1 repetitions"),
+        "{out}"
+    );
     assert!(out.contains("16 KiB"), "{out}");
 }
 

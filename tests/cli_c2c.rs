@@ -37,7 +37,7 @@ fn matrix_covers_every_ordered_pair_with_a_verified_home_node() {
         .unwrap();
     let s = String::from_utf8_lossy(&text.stdout);
     assert!(s.contains("line home node 0"), "{s}");
-    assert!(s.contains("ping \\ pong"), "{s}");
+    assert!(s.contains("from CPU \\ to CPU"), "{s}");
 }
 
 #[test]

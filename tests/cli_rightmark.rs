@@ -120,7 +120,7 @@ fn rightmark_text_and_csv_on_one_node_claim_no_ratio() {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("CPU node 0 -> memory node 0 (local)"),
+        text.contains("CPU node 0 \u{2192} memory node 0 (local)"),
         "{text}"
     );
     assert!(text.contains("no local/remote ratio is claimed"), "{text}");

@@ -53,6 +53,133 @@ pub fn set_knees(r: &mut RunResults, levels: &[(&str, u64, Option<u64>)]) {
     }];
 }
 
+/// A `bandwidth --peak` report on node 0 (CPUs 0-1) with two mixes at one and two threads:
+/// reads peak clearly at two threads (12000 MB/s), 1:1 cannot be told from one thread; one L3
+/// domain; one plan note.
+pub fn peak_example() -> crate::results::peak::PeakReport {
+    use crate::results::peak::*;
+    let mix = |name: &str, description: &str, writes: u32, counting: &str| PeakMixInfo {
+        name: name.into(),
+        description: description.into(),
+        reads: 1,
+        writes,
+        non_temporal: false,
+        counting: counting.into(),
+    };
+    let best = |mix: &str, run: usize, m: f64, clear: bool, others: Vec<usize>| PeakBest {
+        level: "node".into(),
+        id: 0,
+        mix: mix.into(),
+        threads: 2,
+        run,
+        mb_per_s: m,
+        ci: Some(crate::stats::Interval {
+            low: m - 1.0,
+            high: m + 1.0,
+            level: 0.95,
+        }),
+        clear,
+        indistinguishable_from: others,
+    };
+    PeakReport {
+        mixes: vec![
+            mix("read", "all reads", 0, "bytes read"),
+            mix("1:1", "half", 1, "bytes read + bytes written"),
+        ],
+        scopes: vec![PeakScope {
+            level: "node".into(),
+            id: 0,
+            cpus: vec![0, 1],
+            thread_counts: vec![1, 2],
+            memory_nodes: vec![0],
+            runs: vec![vec![Some(0), Some(1)], vec![Some(2), Some(3)]],
+        }],
+        runs: vec![
+            peak_run("read", 1, 9000.0),
+            peak_run("read", 2, 12000.0),
+            peak_run("1:1", 1, 7000.0),
+            peak_run("1:1", 2, 7000.5),
+        ],
+        best: vec![
+            best("read", 1, 12000.0, true, vec![]),
+            best("1:1", 3, 7000.5, false, vec![1]),
+        ],
+        domains: vec![peak_domain()],
+        notes: vec!["package 0 holds the usable CPUs of node 0 only".into()],
+    }
+}
+
+/// Node 0's one L3 domain of [`peak_example`], 12000 MB/s with every domain running.
+fn peak_domain() -> crate::results::peak::DomainNode {
+    use crate::results::peak::*;
+    let in_all = RateInterval {
+        median: 12000.0,
+        ci: Some(crate::stats::Interval {
+            low: 11999.0,
+            high: 12001.0,
+            level: 0.95,
+        }),
+        samples: 9,
+    };
+    DomainNode {
+        node: 0,
+        domains: vec![DomainRow {
+            first_cpu: 0,
+            cpus: vec![0, 1],
+            l3_bytes: 32 << 20,
+            alone_run: None,
+            in_all_mb_per_s: Some(in_all),
+            share_fraction: Some(1.0),
+            alone_fraction_of_all: None,
+        }],
+        all_run: Some(1),
+        finding: "node 0 has one L3 domain (CPUs 0-1): nothing to compare".into(),
+    }
+}
+
+/// One line-walk run of `mix` on CPUs 0..`threads` of node 0 at `m` MB/s, its interval
+/// `m` ± 1 over nine repetitions.
+fn peak_run(mix: &str, threads: u32, m: f64) -> crate::results::peak::PeakRun {
+    let rates = crate::results::bandwidth::Rates {
+        median: m,
+        min: m - 2.0,
+        max: m + 2.0,
+        samples: 9,
+        ci: Some(crate::stats::Interval {
+            low: m - 1.0,
+            high: m + 1.0,
+            level: 0.96,
+        }),
+        per_thread: vec![],
+    };
+    crate::results::peak::PeakRun {
+        level: "node".into(),
+        id: 0,
+        mix: mix.into(),
+        threads: threads as usize,
+        cpus: (0..threads).collect(),
+        memory_nodes: vec![0],
+        code: "line walk".into(),
+        mb_per_s: rates.clone(),
+        dram_mb_per_s_estimate: rates,
+        bytes_per_thread: 128 << 20,
+        placement_fraction: 1.0,
+        huge_fraction: 1.0,
+        duration_ms: 200,
+        warmup_repetitions: 1,
+        quality: Default::default(),
+    }
+}
+
+/// [`peak_example`] as `bandwidth --peak` returns it: a bandwidth report holding the peak
+/// and nothing else.
+pub fn peak_bandwidth_report() -> crate::results::bandwidth::BandwidthReport {
+    let mut b = crate::run::sample::scaling(0, &[]);
+    b.scaling.clear();
+    b.peak = Some(peak_example());
+    b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

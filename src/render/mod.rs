@@ -42,5 +42,6 @@ pub mod topo_graph;
 pub mod topo_text;
 pub mod traffic_text;
 pub mod verdict;
+pub mod view_text;
 pub mod width;
 pub mod words;

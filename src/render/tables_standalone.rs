@@ -65,18 +65,11 @@ fn one(t: Table) -> Result<Vec<(String, String)>, csv::Error> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
     use crate::render::csv::csv_check as check;
+    use crate::render::fixture::peak_bandwidth_report;
     use crate::run::sample;
-
-    /// A `bandwidth --peak` report as the command returns it: the peak and nothing else.
-    pub(crate) fn peak_report() -> BandwidthReport {
-        let mut b = sample::scaling(0, &[]);
-        b.scaling.clear();
-        b.peak = Some(crate::render::peak_text::tests::sample());
-        b
-    }
 
     fn names(files: &[(String, String)]) -> Vec<&str> {
         files.iter().map(|f| f.0.as_str()).collect()
@@ -88,7 +81,7 @@ pub(crate) mod tests {
     fn each_variant_writes_the_run_files_of_its_part() {
         let topo = sample::opteron_topology();
         let doc = check::documented(include_str!("../../docs/csv.md"));
-        let peak = bandwidth_csv(&peak_report(), &topo).unwrap();
+        let peak = bandwidth_csv(&peak_bandwidth_report(), &topo).unwrap();
         assert_eq!(names(&peak), ["peak.csv", "peak_domains.csv"]);
         let scaling =
             bandwidth_csv(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo).unwrap();
@@ -123,7 +116,7 @@ pub(crate) mod tests {
     #[test]
     fn the_run_holds_only_the_report() {
         let topo = sample::opteron_topology();
-        let r = bandwidth_run(&peak_report(), &topo);
+        let r = bandwidth_run(&peak_bandwidth_report(), &topo);
         assert!(r.peak.is_some() && r.bandwidth.is_none() && r.scaling.is_none());
         assert!(r.plan.parts.is_empty() && r.plan.skipped.is_empty());
         assert!(r.latency.is_none() && r.rightmark.is_none());

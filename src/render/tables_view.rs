@@ -6,6 +6,7 @@
 
 use crate::render::run_view::{fmt_num, Cell, Table};
 use crate::render::svg::Heatmap;
+use crate::results::format::format_bytes;
 use crate::results::tables::{
     RatioToLocal, RightmarkMetric, RightmarkReport, RoundFigure, StreamMatrix, StreamMatrixReport,
 };
@@ -188,73 +189,150 @@ pub fn ratio_text(r: &RatioToLocal) -> String {
     }
 }
 
-/// How a layout writes its cells: the RightMark table's first header (`column`, `figure`),
-/// the arrow between a cell's nodes (`->`, `\u{2192}`) and what parts a figure from its ratio
-/// to local (two spaces, ` \u{00b7} `).
-pub struct LayoutStyle {
-    pub first: &'static str,
-    pub arrow: &'static str,
-    pub sep: &'static str,
-}
-
-/// `231 [226, 240] n=9`, a remote figure followed by `{sep}x0.65 [0.64, 0.66]`, `-` without.
-fn figure_with_ratio(f: Option<&RoundFigure>, sep: &str) -> String {
-    match f {
+/// `231 [226, 240] n=9`, a remote figure followed by ` \u{00b7} x0.65 [0.64, 0.66]`, `-`
+/// without.
+fn figure_with_ratio(f: Option<&RoundFigure>) -> Cell {
+    Cell::Text(match f {
         Some(f) => match &f.ratio_to_local {
-            Some(x) => format!("{}{sep}{}", figure_text(f), ratio_text(x)),
+            Some(x) => format!("{} \u{00b7} {}", figure_text(f), ratio_text(x)),
             None => figure_text(f),
         },
         None => "-".into(),
+    })
+}
+
+/// A table of text cells whose keys are its labels: a layout for people, not for CSV.
+fn layout(name: &'static str, title: &str, columns: Vec<String>, rows: Vec<Vec<Cell>>) -> Table {
+    Table {
+        name,
+        title: title.into(),
+        keys: columns.clone(),
+        columns,
+        rows,
     }
 }
 
-/// The RightMark table in the article's layout, headers and rows: one row per column of the
-/// table (its name and unit), one column per CPU node -> memory node cell.
-pub fn rightmark_layout(r: &RightmarkReport, s: &LayoutStyle) -> (Vec<String>, Vec<Vec<String>>) {
-    let mut headers = vec![s.first.to_string(), "unit".to_string()];
+/// The RightMark table in the article's layout, as the terminal and the HTML report show
+/// it: one row per column of the table (its name and unit), one column per CPU node ->
+/// memory node cell.
+pub fn rightmark_layout(r: &RightmarkReport) -> Table {
+    let mut headers = vec!["figure".to_string(), "unit".to_string()];
     headers.extend(r.cells.iter().map(|c| {
         let local = if c.local { " (local)" } else { "" };
         format!(
-            "CPU node {} {} memory node {}{local}",
-            c.cpu_node, s.arrow, c.memory_node
+            "CPU node {} \u{2192} memory node {}{local}",
+            c.cpu_node, c.memory_node
         )
     }));
     let rows = r
         .metrics
         .iter()
         .map(|&m| {
-            let mut row = vec![m.label().to_string(), m.unit().to_string()];
-            row.extend(
-                r.cells
-                    .iter()
-                    .map(|c| figure_with_ratio(c.figure(m), s.sep)),
-            );
+            let mut row = vec![Cell::Text(m.label().into()), Cell::Text(m.unit().into())];
+            row.extend(r.cells.iter().map(|c| figure_with_ratio(c.figure(m))));
             row
         })
         .collect();
-    (headers, rows)
+    layout("rightmark_layout", "RightMark table", headers, rows)
 }
 
-/// One per-stream matrix as source rows x destination columns, headers and rows.
-pub fn stream_layout(m: &StreamMatrix, sep: &str) -> (Vec<String>, Vec<Vec<String>>) {
+/// What the RightMark table holds and how it was measured, the sentences the terminal and
+/// the HTML report print with it.
+pub fn rightmark_notes(r: &RightmarkReport) -> Vec<String> {
+    let mut cpus: Vec<(u32, u32)> = r.cells.iter().map(|c| (c.cpu_node, c.cpu)).collect();
+    cpus.dedup();
+    let cpus: Vec<String> = cpus
+        .iter()
+        .map(|(n, c)| format!("node {n} on CPU {c}"))
+        .collect();
+    let mut v = vec![
+        format!(
+            "RightMark table: one thread per CPU node, its {} block bound to the memory node, {} \
+             pages, {} interleaved rounds.",
+            format_bytes(r.block_bytes),
+            r.page_size,
+            r.rounds
+        ),
+        "Median [95 % interval] n over the rounds; MB/s = 10^6 B/s; latency in ns per load; xR \
+         = this / the CPU node's local cell (median of paired rounds)."
+            .into(),
+        format!(
+            "Threads: {}; bandwidth: one warm-up and one {} ms repetition per round (read, write, \
+             read-prefetch, write-nt kernels); latency: {} samples of at least {} ms per round \
+             (page-local chase = pseudo-random, whole-block chase = random).",
+            cpus.join(", "),
+            r.bandwidth_repetition_ms,
+            r.latency_samples_per_round,
+            crate::render::svg::trim_num(r.latency_min_sample_ns as f64 / 1e6, 2)
+        ),
+    ];
+    if r.cells.iter().all(|c| c.local) {
+        v.push(
+            "One memory node: there is no remote cell, so no local/remote ratio is claimed.".into(),
+        );
+    }
+    v
+}
+
+/// One per-stream matrix as source rows x destination columns.
+pub fn stream_layout(m: &StreamMatrix) -> Table {
     let mut headers = vec!["source \\ destination".to_string()];
     headers.extend(m.destination_nodes.iter().map(|d| format!("node {d}")));
     let rows = m
         .source_nodes
         .iter()
         .map(|&s| {
-            let mut row = vec![format!("node {s}")];
+            let mut row = vec![Cell::Text(format!("node {s}"))];
             row.extend(m.destination_nodes.iter().map(|&d| {
                 let c = m
                     .cells
                     .iter()
                     .find(|c| c.source_node == s && c.destination_node == d);
-                figure_with_ratio(c.map(|c| &c.mb_per_s), sep)
+                figure_with_ratio(c.map(|c| &c.mb_per_s))
             }));
             row
         })
         .collect();
-    (headers, rows)
+    layout(
+        "stream_matrix_layout",
+        "Per-stream placement",
+        headers,
+        rows,
+    )
+}
+
+/// What one per-stream matrix holds and how it was measured, the sentences the terminal and
+/// the HTML report print with it.
+pub fn stream_notes(r: &StreamMatrixReport, m: &StreamMatrix) -> Vec<String> {
+    let nt = if m.non_temporal {
+        " (non-temporal stores)"
+    } else {
+        ""
+    };
+    let mut v = vec![
+        format!(
+            "Per-stream placement: {}{nt} on CPU node {} ({} threads, CPUs {}), {} per stream per \
+             thread, {} pages, {} interleaved rounds of {} ms.",
+            m.kernel,
+            m.cpu_node,
+            m.cpus.len(),
+            crate::results::format::format_list(&m.cpus),
+            format_bytes(m.array_bytes_per_thread),
+            r.page_size,
+            r.rounds,
+            r.repetition_ms,
+        ),
+        format!(
+            "Rows: the source (read) stream's node; columns: the destination (written) stream's \
+             node; MB/s = 10^6 B/s of application bytes, median [95 % interval] n; xR = this / \
+             both streams on node {}.",
+            m.cpu_node
+        ),
+    ];
+    if m.cells.len() == 1 {
+        v.push("One memory node: there is no remote placement, so no ratio is claimed.".into());
+    }
+    v
 }
 
 /// One heatmap per column of the RightMark table: CPU node x memory node, the median.

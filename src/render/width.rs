@@ -278,18 +278,9 @@ mod at_80_columns {
     #[test]
     fn bandwidth_results_matrix_and_scaling() {
         let r = opteron_example();
-        let b = r.bandwidth.as_ref().unwrap();
         insta::assert_snapshot!(at_80(|w| {
-            crate::render::bandwidth_text::render_results(w, &b.results)?;
-            for m in &b.matrix {
-                crate::render::bandwidth_text::render_matrix(w, m)?;
-            }
-            if let Some(sc) = &r.scaling {
-                for s in &sc.scaling {
-                    crate::render::bandwidth_text::render_scaling(w, s, &sc.results)?;
-                }
-            }
-            Ok(())
+            crate::render::bandwidth_text::render_report(w, r.bandwidth.as_ref().unwrap())?;
+            crate::render::bandwidth_text::render_report(w, r.scaling.as_ref().unwrap())
         }));
     }
 

@@ -167,7 +167,7 @@ fn bandwidth_matrix_metrics(r: &RunResults, out: &mut Vec<Metric>) {
         .and_then(|b| b.matrix.first())
         .map(|m| m.kernel.clone())
         .unwrap_or_default();
-    for c in bw_matrix(r) {
+    for c in bw_matrix(r.bandwidth.as_ref()) {
         let (a, b) = (c.initiator, c.target);
         out.push(marked(
             metric(
@@ -389,10 +389,7 @@ mod tests {
         });
         r.reference = Some(f);
         r.scaling = Some(crate::run::sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]));
-        let mut b = crate::run::sample::scaling(0, &[]);
-        b.scaling.clear();
-        b.peak = Some(crate::render::peak_text::tests::sample());
-        r.peak = Some(b);
+        r.peak = Some(crate::render::fixture::peak_bandwidth_report());
         let mut mix = r.loaded_latency.clone().unwrap();
         mix.kernel_label = "read:write 2:1".into();
         for p in mix.points.iter_mut() {

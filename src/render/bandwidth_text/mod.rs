@@ -1,13 +1,16 @@
 //! Terminal text for bandwidth: the kernel listing (from the descriptors alone) and the
-//! measured results. Takes finished data and a writer; never measures, never reads the machine.
-//! Every rate column says its unit, MB/s with 1 MB = 10^6 B.
+//! measured results, through the run view's tables (the ones the HTML report and the CSV files
+//! hold). Takes finished data and a writer; never measures, never reads the machine. Every
+//! rate column says its unit, MB/s with 1 MB = 10^6 B.
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment, Table};
-
-use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix, Scaling, Sweep};
-use crate::results::format::format_bytes;
+use super::run_view::bandwidth::bandwidth_table;
+use super::run_view::bandwidth_sweep::bandwidth_sweep_table;
+use super::run_view::scaling::{scaling_table, series_name};
+use super::run_view::{grid, Cell};
+use super::view_text;
+use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix, MatrixCell};
 use crate::results::format::format_list;
 
 mod kernels;
@@ -21,23 +24,15 @@ pub use kernels::render_kernel_list;
 pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
     if let Some(p) = &report.peak {
         super::peak_text::render_peak(w, p)?;
-    } else if let Some(sw) = &report.sweep {
-        render_sweep(w, sw, &report.results)?;
+    } else if report.sweep.is_some() {
+        sweep(w, report)?;
     } else {
-        let listed = unlisted_results(report);
-        if listed.is_empty() {
-            // The scaling tables name no kernel row: say what the stride was here.
-            stride_note(w, &report.results)?;
-        } else {
-            render_results(w, &listed)?;
-        }
+        kernels(w, report)?;
     }
     for m in &report.matrix {
-        render_matrix(w, m)?;
+        matrix(w, m)?;
     }
-    for s in &report.scaling {
-        render_scaling(w, s, &report.results)?;
-    }
+    scaling(w, report)?;
     precision(w, report)?;
     let q = super::verdict::of_checks(&crate::results::verdict::bandwidth_checks(
         "bandwidth",
@@ -46,23 +41,14 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
     super::verdict::write_text(w, Some(&q), &warnings(report), "")
 }
 
-/// The results no scaling point shows (a scaling table prints each point's interval itself).
-fn unlisted_results(report: &BandwidthReport) -> Vec<BandwidthResult> {
-    let on_curve = |i: usize| {
-        report
-            .scaling
-            .iter()
-            .flat_map(|s| &s.series)
-            .flat_map(|s| &s.points)
-            .any(|p| p.result_index == i)
-    };
+/// Whether result `i` is a point of a scaling curve (whose table prints its interval).
+fn on_curve(report: &BandwidthReport, i: usize) -> bool {
     report
-        .results
+        .scaling
         .iter()
-        .enumerate()
-        .filter(|(i, _)| !on_curve(*i))
-        .map(|(_, r)| r.clone())
-        .collect()
+        .flat_map(|s| &s.series)
+        .flat_map(|s| &s.points)
+        .any(|p| p.result_index == i)
 }
 
 /// The headline figures measured toward a precision target (each kernel's result,
@@ -106,90 +92,82 @@ fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
     Ok(())
 }
 
-fn mb(v: f64) -> String {
-    format!("{v:.0}")
-}
-
-fn pct(f: f64) -> String {
-    format!("{:.1} %", f * 100.0)
-}
-
-/// One row per run: rates (median and max over repetitions) and each thread's median.
-pub fn render_results(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Result<()> {
-    let mut t = crate::render::width::table(
-        UTF8_FULL_CONDENSED,
-        vec![
-            "kernel",
-            "ISA",
-            "threads (CPUs)",
-            "memory",
-            "on intended node",
-            "huge pages",
-            "working set",
-            "MB/s median (1 MB = 10^6 B) [95 % interval]",
-            "MB/s max",
-            "DRAM MB/s est. median",
-            "per thread MB/s (median)",
-        ],
-    );
-    for r in results {
-        let memory = if r.placement == "local" {
-            format!("local ({})", format_list(&r.memory_nodes))
-        } else {
-            r.stream_policies.join(" / ")
-        };
-        let per_thread = r
-            .mb_per_s
-            .per_thread
-            .iter()
-            .map(|p| format!("{}: {}", p.cpu, mb(p.median)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        t.add_row(vec![
-            kernel_label(r),
-            r.isa.label().to_string(),
-            format!("{} ({})", r.threads, format_list(&r.cpus)),
-            memory,
-            pct(r.placement_fraction),
-            pct(r.huge_fraction),
-            format_bytes(r.working_set_bytes),
-            super::run_view::fmt_ci(
-                &super::run_view::bandwidth::rates_summary(&r.mb_per_s),
-                r.quality.as_ref(),
-            ),
-            mb(r.mb_per_s.max),
-            // A cache-resident working set never reaches DRAM: say where it is instead.
-            match &r.cache_level {
-                Some(level) => format!("- (fits in {level})"),
-                None => mb(r.dram_mb_per_s_estimate.median),
-            },
-            per_thread,
-        ]);
-    }
-    for c in [4, 5, 6, 7, 8, 9] {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
+/// One row per kernel run no scaling point shows: the run view's kernel table, with what
+/// only the terminal adds: each stream's policy, the cache a cache-resident working set fits
+/// in (its DRAM estimate is no DRAM figure) and each thread's median.
+fn kernels(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
+    let mut t = bandwidth_table(Some(report)).with_interval_text("mb_per_s", "MB/s");
+    t.extend([("per_thread", "per thread MB/s (median)")]);
+    let (placement, dram) = (t.col("placement"), t.col("dram_mb_per_s_estimate_median"));
+    for (row, r) in t.rows.iter_mut().zip(&report.results) {
+        if r.placement != "local" {
+            row[placement] = Cell::Text(r.stream_policies.join(" / "));
         }
+        if let Some(level) = &r.cache_level {
+            row[dram] = Cell::Text(format!("- (fits in {level})"));
+        }
+        let per_thread = r.mb_per_s.per_thread.iter();
+        let per_thread: Vec<String> = per_thread
+            .map(|p| format!("{}: {:.0}", p.cpu, p.median))
+            .collect();
+        row.push(Cell::Text(per_thread.join(", ")));
     }
-    writeln!(w, "{}", super::width::fit(&t))?;
-    if let Some(r) = results.first() {
+    let mut i = 0..;
+    t.rows.retain(|_| !on_curve(report, i.next().unwrap_or(0)));
+    let results = &report.results;
+    if !t.rows.is_empty() {
+        let stride: &[&str] = if results.iter().any(|r| r.stride_elements.is_some()) {
+            &["stride_bytes"]
+        } else {
+            &[]
+        };
+        let head = [
+            "kernel",
+            "isa",
+            "threads_count",
+            "cpus",
+            "memory_nodes",
+            "placement",
+        ];
+        let place = [
+            "on_intended_node_fraction",
+            "huge_page_backed_fraction",
+            "working_set_bytes",
+        ];
+        let rates = [
+            "mb_per_s_median",
+            "mb_per_s_max",
+            "dram_mb_per_s_estimate_median",
+        ];
+        let keys = [
+            &head[..1],
+            stride,
+            &head[1..],
+            &place,
+            &rates,
+            &["per_thread"],
+        ]
+        .concat();
+        view_text::columns(w, &t, &keys)?;
+        repetitions(w, results, "Median and max")?;
         writeln!(
             w,
-            "Median and max over {} repetitions of {} ms ({} dropped as warm-up). MB/s counts \
-             application bytes as STREAM does; the DRAM estimate adds the write-allocate read of \
-             normal stores. 1 MB = 10^6 B.",
-            r.repetitions, r.duration_ms, r.warmup_repetitions
+            "MB/s counts application bytes as STREAM does; the DRAM estimate adds the \
+             write-allocate read of normal stores. 1 MB = 10^6 B."
         )?;
     }
-    stride_note(w, results)?;
-    Ok(())
+    stride_note(w, results)
 }
 
-/// The kernel's name, with its stride when it has one: `triad, stride 8 (64 B)`.
-pub fn kernel_label(r: &BandwidthResult) -> String {
-    match r.stride_elements {
-        Some(s) => format!("{}, stride {s} ({} B)", r.kernel, s * 8),
-        None => r.kernel.clone(),
+/// `{what} over 5 repetitions of 200 ms (1 dropped as warm-up).`, from the first result.
+fn repetitions(w: &mut dyn Write, results: &[BandwidthResult], what: &str) -> io::Result<()> {
+    match results.first() {
+        Some(r) => writeln!(
+            w,
+            "{what} over {} repetitions of {} ms ({} dropped as warm-up).",
+            r.repetitions, r.duration_ms, r.warmup_repetitions
+        ),
+        None => Ok(()),
     }
 }
 
@@ -215,60 +193,12 @@ fn stride_note(w: &mut dyn Write, results: &[BandwidthResult]) -> io::Result<()>
     Ok(())
 }
 
-/// Bandwidth against working-set size: one row per size (per thread, with the cache it fits
-/// in), one column per kernel (median MB/s of all threads with its interval).
-pub fn render_sweep(w: &mut dyn Write, sw: &Sweep, results: &[BandwidthResult]) -> io::Result<()> {
-    let mut kernels: Vec<&str> = Vec::new();
-    let mut sizes: Vec<u64> = Vec::new();
-    for p in &sw.points {
-        if !kernels.contains(&p.kernel.as_str()) {
-            kernels.push(&p.kernel);
-        }
-        if !sizes.contains(&p.working_set_bytes_per_thread) {
-            sizes.push(p.working_set_bytes_per_thread);
-        }
-    }
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    let mut header = vec!["working set per thread".to_string(), "fits in".to_string()];
-    header.extend(
-        kernels
-            .iter()
-            .map(|k| format!("{k} MB/s median [95 % interval]")),
-    );
-    t.set_header(header);
-    for &size in &sizes {
-        let at: Vec<_> = sw
-            .points
-            .iter()
-            .filter(|p| p.working_set_bytes_per_thread == size)
-            .collect();
-        let fits = at.first().map_or("-".into(), |p| {
-            p.fits_in
-                .strip_prefix("fits in ")
-                .unwrap_or(&p.fits_in)
-                .to_string()
-        });
-        let mut row = vec![format_bytes(size), fits];
-        for k in &kernels {
-            row.push(match at.iter().find(|p| p.kernel == *k) {
-                None => "-".into(),
-                Some(p) => match results.get(p.result_index) {
-                    Some(r) => super::run_view::fmt_ci(
-                        &super::run_view::bandwidth::rates_summary(&r.mb_per_s),
-                        r.quality.as_ref(),
-                    ),
-                    None => mb(p.mb_per_s),
-                },
-            });
-        }
-        t.add_row(row);
-    }
-    for c in 2..2 + kernels.len() {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
+/// Bandwidth against working-set size: one row per kernel and size (per thread, with the
+/// cache it fits in), the median MB/s of all threads with its interval.
+fn sweep(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
+    let Some(sw) = &report.sweep else {
+        return Ok(());
+    };
     writeln!(
         w,
         "Bandwidth against working-set size, {} thread(s) on CPU {}; sizes are per thread (all \
@@ -276,65 +206,49 @@ pub fn render_sweep(w: &mut dyn Write, sw: &Sweep, results: &[BandwidthResult]) 
         sw.threads,
         format_list(&sw.cpus)
     )?;
-    writeln!(w, "{}", super::width::fit(&t))?;
-    if let Some(r) = results.first() {
-        writeln!(
-            w,
-            "Median over {} repetitions of {} ms ({} dropped as warm-up); a small working set is \
-             swept over and over for the whole repetition. \"fits in\" is the smallest declared \
-             cache holding the threads' arrays. MB/s counts application bytes as STREAM does, \
-             1 MB = 10^6 B.",
-            r.repetitions, r.duration_ms, r.warmup_repetitions
-        )?;
-    }
-    stride_note(w, results)?;
-    Ok(())
+    let t = bandwidth_sweep_table(Some(report)).with_interval_text("mb_per_s", "MB/s");
+    let head = |k: &str| format!("{k} MB/s");
+    let rows = ["working_set_per_thread_bytes", "fits_in"];
+    view_text::pivot(w, &t, &rows, ("kernel", &head), "mb_per_s_median")?;
+    repetitions(w, &report.results, "MB/s median [95 % interval] n")?;
+    writeln!(
+        w,
+        "A small working set is swept over and over for the whole repetition. \"fits in\" is \
+         the smallest declared cache holding the threads' arrays. MB/s counts application \
+         bytes as STREAM does, 1 MB = 10^6 B."
+    )?;
+    stride_note(w, &report.results)
 }
 
-/// The matrix: initiator rows, memory-node columns, median MB/s; HMAT beside it when given.
-pub fn render_matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
-    let has_hmat = m
-        .cells
-        .iter()
-        .any(|c| c.hmat_read_mb_per_s.is_some() || c.hmat_write_mb_per_s.is_some());
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    let mut header = vec![format!("{}: CPU node \\ memory node", m.kernel)];
-    header.extend(m.targets.iter().map(|n| format!("node {n} MB/s")));
-    t.set_header(header);
-    for &i in &m.initiators {
-        let mut row = vec![format!("node {i}")];
-        for &tg in &m.targets {
-            let cell = m.cells.iter().find(|c| c.initiator == i && c.target == tg);
-            row.push(match cell {
-                None => "-".into(),
-                Some(c) => {
-                    let mut s = mb(c.mb_per_s);
-                    if c.placement_fraction < 0.9995 {
-                        s.push_str(&format!(" ({} placed)", pct(c.placement_fraction)));
-                    }
-                    if has_hmat {
-                        let h = |v: Option<u64>| v.map(|x| x.to_string()).unwrap_or("-".into());
-                        s.push_str(&format!(
-                            "\nHMAT r/w {}/{}",
-                            h(c.hmat_read_mb_per_s),
-                            h(c.hmat_write_mb_per_s)
-                        ));
-                    }
-                    s
-                }
-            });
-        }
-        t.add_row(row);
+/// The matrix: initiator rows, memory-node columns, median MB/s; HMAT's declared read and
+/// write figures as grids beside it when given.
+fn matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
+    let of = |title: &str, f: &dyn Fn(&MatrixCell) -> Option<f64>| {
+        let cells: Vec<_> = m
+            .cells
+            .iter()
+            .filter_map(|c| Some((c.initiator, c.target, Some(f(c)?))))
+            .collect();
+        grid(title, "MB/s", false, &cells)
+    };
+    let measured = format!("{}: measured bandwidth (MB/s)", m.kernel);
+    let read = |c: &MatrixCell| c.hmat_read_mb_per_s.map(|v| v as f64);
+    let write = |c: &MatrixCell| c.hmat_write_mb_per_s.map(|v| v as f64);
+    let grids = [
+        of(&measured, &|c| Some(c.mb_per_s)),
+        of("HMAT read bandwidth (MB/s, firmware)", &read),
+        of("HMAT write bandwidth (MB/s, firmware)", &write),
+    ];
+    for h in grids.iter().flatten() {
+        view_text::grid(w, h)?;
     }
-    writeln!(w, "{}", super::width::fit(&t))?;
-    let threads: Vec<usize> = m.cells.iter().map(|c| c.threads).collect();
+    let threads: Vec<u32> = m.cells.iter().map(|c| c.threads as u32).collect();
     writeln!(
         w,
         "Median MB/s (1 MB = 10^6 B), application bytes; {} thread(s) per initiator node, all \
          streams bound to the memory node.{}",
-        format_list(&threads.iter().map(|&x| x as u32).collect::<Vec<_>>()),
-        if has_hmat {
+        format_list(&threads),
+        if grids[1].is_some() || grids[2].is_some() {
             " HMAT figures are firmware-declared (ACPI), not measured."
         } else {
             ""
@@ -342,61 +256,30 @@ pub fn render_matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
     )
 }
 
-/// Each scaling curve with its knee; each point's interval comes from its result in
-/// `results`.
-pub fn render_scaling(
-    w: &mut dyn Write,
-    s: &Scaling,
-    results: &[BandwidthResult],
-) -> io::Result<()> {
-    for series in &s.series {
-        let scope = match series.node {
-            Some(n) => format!("node {n}"),
-            None => "whole machine".into(),
-        };
-        writeln!(w, "{}: {} over {}", s.kernel, series.mode, scope)?;
-        let mut t = crate::render::width::table(
-            UTF8_FULL_CONDENSED,
-            vec![
-                "threads",
-                "CPUs",
-                "MB/s median (1 MB = 10^6 B) [95 % interval]",
-                "MB/s max",
-            ],
-        );
-        for p in &series.points {
-            let median = match results.get(p.result_index) {
-                Some(r) => {
-                    let mut sum = super::run_view::bandwidth::rates_summary(&r.mb_per_s);
-                    sum.median = p.mb_per_s;
-                    super::run_view::fmt_ci(&sum, r.quality.as_ref())
-                }
-                None => mb(p.mb_per_s),
-            };
-            t.add_row(vec![
-                p.threads.to_string(),
-                format_list(&p.cpus),
-                median,
-                mb(p.mb_per_s_max),
-            ]);
-        }
-        writeln!(w, "{}", super::width::fit(&t))?;
-        match series.knee_threads {
-            Some(k) => writeln!(
-                w,
-                "knee: {k} thread(s); more threads add less than 10 % in total and per thread."
-            )?,
-            None => writeln!(w, "knee: none; bandwidth still rises at the last point.")?,
+/// Each scaling curve: its name and knee, then its points with their intervals.
+fn scaling(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
+    let t = scaling_table(Some(report)).with_interval_text("mb_per_s", "MB/s");
+    let curve = t.col("curve");
+    for s in &report.scaling {
+        for series in &s.series {
+            let name = series_name(&s.kernel, series);
+            match series.knee_threads {
+                Some(k) => writeln!(
+                    w,
+                    "{name}: knee at {k} thread(s); more threads add less than 10 % in total and per thread"
+                )?,
+                None => writeln!(w, "{name}: no knee; bandwidth still rises at the last point")?,
+            }
+            let mut points = t.clone();
+            points.rows.retain(|r| r[curve] == Cell::Text(name.clone()));
+            let keys = ["threads_count", "cpus", "mb_per_s_median", "mb_per_s_max"];
+            view_text::columns(w, &points, &keys)?;
         }
     }
-    if let Some(r) = results.first().filter(|_| !s.series.is_empty()) {
-        writeln!(
-            w,
-            "Each point: median and max over {} repetitions of {} ms ({} dropped as warm-up).",
-            r.repetitions, r.duration_ms, r.warmup_repetitions
-        )?;
+    if t.rows.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    repetitions(w, &report.results, "Each point: median and max")
 }
 
 /// What the reader must know before trusting the numbers.
@@ -405,10 +288,10 @@ pub fn warnings(report: &BandwidthReport) -> Vec<String> {
     for r in &report.results {
         if r.placement_fraction < 0.9995 {
             v.push(format!(
-                "{} on CPUs {}: only {} of the pages are on the intended node(s) {}; the figure mixes nodes (free memory short, or a policy the kernel could not honour)",
+                "{} on CPUs {}: only {:.1} % of the pages are on the intended node(s) {}; the figure mixes nodes (free memory short, or a policy the kernel could not honour)",
                 r.kernel,
                 format_list(&r.cpus),
-                pct(r.placement_fraction),
+                r.placement_fraction * 100.0,
                 format_list(&r.memory_nodes)
             ));
         }
@@ -466,24 +349,22 @@ mod tests {
         assert!(s.contains("for read-stride and read-random"), "{s}");
     }
 
-    /// A strided result names its stride in the kernel column and the note says what its
-    /// MB/s and DRAM estimate count; contiguous results print neither.
+    /// A strided result shows its stride and the note says what its MB/s and DRAM estimate
+    /// count; contiguous results print neither.
     #[test]
     fn a_strided_result_names_its_stride_and_its_accounting() {
-        let mut results = crate::render::fixture::opteron_example()
+        let mut b = crate::render::fixture::opteron_example()
             .bandwidth
-            .expect("the fixture has a bandwidth part")
-            .results;
-        results.truncate(2);
-        let plain = crate::render::fixture::written(|o| render_results(o, &results));
+            .expect("the fixture has a bandwidth part");
+        b.results.truncate(2);
+        b.matrix.clear();
+        let plain = crate::render::fixture::written(|o| render_report(o, &b));
         assert!(!plain.contains("stride"), "{plain}");
-        results[0].stride_elements = Some(8);
-        assert_eq!(
-            kernel_label(&results[0]),
-            format!("{}, stride 8 (64 B)", results[0].kernel)
-        );
-        let s = crate::render::fixture::written(|o| render_results(o, &results));
-        assert!(s.contains("stride 8 (64 B)"), "{s}");
+        b.results[0].stride_elements = Some(8);
+        let s = crate::render::fixture::written(|o| render_report(o, &b));
+        let row = s.lines().find(|l| l.starts_with("read ")).unwrap();
+        assert!(row.contains(" 64 B "), "{s}");
+        assert!(s.contains("Stride 8 (64 B): "), "{s}");
         assert!(
             s.contains("useful bytes") && s.contains("lines they"),
             "{s}"

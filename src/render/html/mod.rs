@@ -133,7 +133,7 @@ const SECTIONS: &[Section] = &[
         lead: "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
         body: parts::bandwidth_kernels,
         part: Some(Part::Bandwidth),
-        measured: |r| !view::bandwidth::bandwidth_table(r).rows.is_empty() || view::peak::peak_report(r).is_some(),
+        measured: |r| !view::bandwidth::bandwidth_table(r.bandwidth.as_ref()).rows.is_empty() || view::peak::peak_report(r).is_some(),
     },
     Section {
         id: "bandwidth-matrix",
@@ -142,7 +142,7 @@ const SECTIONS: &[Section] = &[
         lead: "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
         body: parts::bandwidth_matrix,
         part: Some(Part::BandwidthMatrix),
-        measured: |r| view::bandwidth::bandwidth_heatmaps(r).is_some(),
+        measured: |r| view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)).is_some(),
     },
     Section {
         id: "scaling",
@@ -169,7 +169,7 @@ const SECTIONS: &[Section] = &[
         lead: "One cache line bounced between two CPUs; one-way time is half the round trip.",
         body: parts::core_to_core,
         part: Some(Part::C2c),
-        measured: |r| view::c2c::c2c_heatmap(r).is_some(),
+        measured: |r| view::c2c::c2c_heatmap(r.c2c.as_ref()).is_some(),
     },
     Section {
         id: "scenarios",

@@ -80,7 +80,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
-    let bt = view::bandwidth::bandwidth_table(r);
+    let bt = view::bandwidth::bandwidth_table(r.bandwidth.as_ref());
     if bt.rows.is_empty() {
         p.absent(r, Part::Bandwidth);
     } else {
@@ -126,7 +126,7 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
             "Median MB/s (MB = 10^6 bytes) of each mix at each thread count, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest. Reads + writes are counted; the read-for-ownership of normal stores is not (see the DRAM estimate column).",
         );
     }
-    let t = view::peak::peak_table(r).with_interval_text("mb_per_s", "MB/s");
+    let t = view::peak::peak_table(Some(rep)).with_interval_text("mb_per_s", "MB/s");
     let cols = t.cols(&[
         "scope",
         "mix",
@@ -139,6 +139,7 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
     p.table(&t, &cols, &|i| {
         t.rows[i][t.col("peak")] == view::Cell::Bool(true)
     });
+    lines(p, &view::peak::peak_notes(rep));
     if let Some((c, marks)) = view::peak::domains_chart(r) {
         p.bar_chart(
             &c,
@@ -146,7 +147,7 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
             "Read MB/s of each L3 domain alone and its threads' share while every domain runs, with the 95 % intervals.",
         );
     }
-    let dt = view::peak::peak_domains_table(r);
+    let dt = view::peak::peak_domains_table(Some(rep));
     if !dt.rows.is_empty() {
         let dt = dt.with_interval_text("alone_mb_per_s", "alone MB/s");
         let cols = dt.cols(&[
@@ -161,19 +162,21 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
         ]);
         p.table(&dt, &cols, &|_| false);
     }
-    for d in &rep.domains {
-        let _ = write!(p.html, "<p>{}.</p>", prose(&d.finding));
-    }
-    for n in &rep.notes {
-        let _ = write!(p.html, "<p>Note: {}.</p>", prose(n));
+    lines(p, &view::peak::domain_notes(rep));
+}
+
+/// Each line as a paragraph.
+fn lines(p: &mut Page, lines: &[String]) {
+    for l in lines {
+        let _ = write!(p.html, "<p>{}</p>", prose(l.trim_start()));
     }
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
-    let bt = view::bandwidth::bandwidth_matrix_table(r);
+    let bt = view::bandwidth::bandwidth_matrix_table(r.bandwidth.as_ref());
     let bw_title = bt.title.clone();
     let ci = view::cell_intervals(bt, "mb_per_s").map_or(String::new(), |c| format!(" {c}."));
-    if !p.heatmaps(view::bandwidth::bandwidth_heatmaps(r), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
+    if !p.heatmaps(view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
         p.absent(r, Part::BandwidthMatrix);
     }
 }
@@ -220,21 +223,18 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
 }
 
 pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
-    let groups = view::c2c::c2c_groups_table(r);
-    match view::c2c::c2c_heatmap(r) {
+    let groups = view::c2c::c2c_groups_table(r.c2c.as_ref());
+    match view::c2c::c2c_heatmap(r.c2c.as_ref()) {
         Some(h) => {
-            let line = r
-                .c2c
-                .as_ref()
-                .map(|c| format!("The bounced line's page is on node {}.", c.line_node))
-                .unwrap_or_default();
+            let notes = r.c2c.as_ref().map(view::c2c::c2c_notes);
+            let line = notes.map(|n| n[1..].join("; ") + ".").unwrap_or_default();
             p.heatmap_figure(svg::heatmap(&h), &line);
             if !groups.rows.is_empty() {
                 let groups =
                     groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
                 p.table(&groups, &groups.cols(view::c2c::C2C_GROUP_KEYS), &|_| false);
             }
-            if let Some(s) = view::c2c::c2c_summary(r) {
+            if let Some(s) = r.c2c.as_ref().and_then(view::c2c::c2c_summary) {
                 let _ = write!(p.html, "<p>{}</p>", prose(&s));
             }
         }

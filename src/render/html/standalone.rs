@@ -36,7 +36,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
     if let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(&r) {
         sweep_section(&mut p, &r, &c);
     }
-    if report.sweep.is_none() && !view::bandwidth::bandwidth_table(&r).rows.is_empty() {
+    if report.sweep.is_none() && r.bandwidth.as_ref().is_some_and(|b| !b.results.is_empty()) {
         super::open_section(&mut p, "bandwidth");
         if let Some((c, marks)) = kernels_chart(report) {
             p.bar_chart(
@@ -48,7 +48,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         parts::bandwidth_kernels(&mut p, &r);
         p.section_close();
     }
-    if view::bandwidth::bandwidth_heatmaps(&r).is_some() {
+    if view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(topo)).is_some() {
         super::open_section(&mut p, "bandwidth-matrix");
         parts::bandwidth_matrix(&mut p, &r);
         p.section_close();
@@ -88,7 +88,8 @@ fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
     );
     // The sizes are this variant's rows, so its table replaces the kernels table (whose
     // rows would repeat each kernel once per size without naming the size).
-    let t = view::bandwidth_sweep::bandwidth_sweep_table(r).with_interval_text("mb_per_s", "MB/s");
+    let t = view::bandwidth_sweep::bandwidth_sweep_table(r.bandwidth.as_ref())
+        .with_interval_text("mb_per_s", "MB/s");
     let cols = t.cols(&[
         "kernel",
         "threads_count",
@@ -113,37 +114,22 @@ fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark
     {
         return None;
     }
-    let mut bars = Vec::new();
-    let mut marks = Vec::new();
-    let mut highlight = None;
-    let mut top = f64::MIN;
-    for x in &b.results {
-        let s = view::bandwidth::rates_summary(&x.mb_per_s);
-        if s.median > top {
-            top = s.median;
-            highlight = Some(bars.len());
-        }
+    let bars = b.results.iter().map(|x| {
         let stride = x
             .stride_elements
             .map_or(String::new(), |e| format!(", stride {} B", e * 8));
-        bars.push((
-            format!("{}{stride}, {} thread(s)", x.kernel, x.threads),
-            s.median,
-        ));
-        marks.push(svg::BarMark {
-            interval: s.ci.map(|c| c.ends()),
-            disturbed: x.quality.as_ref().is_some_and(|q| q.disturbed),
-        });
-    }
-    Some((
-        svg::BarChart {
-            title: "Bandwidth per kernel".into(),
-            unit: "MB/s".into(),
-            bars,
-            highlight,
-            width: 900,
-        },
-        marks,
+        let label = format!("{}{stride}, {} thread(s)", x.kernel, x.threads);
+        let disturbed = x.quality.as_ref().is_some_and(|q| q.disturbed);
+        (
+            label,
+            x.mb_per_s.median,
+            svg::BarMark::of(&x.mb_per_s.summary(), disturbed),
+        )
+    });
+    Some(svg::BarChart::of(
+        "Bandwidth per kernel".into(),
+        "MB/s",
+        bars.collect(),
     ))
 }
 
@@ -205,7 +191,7 @@ fn close(p: Page) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::tables_standalone::tests::peak_report;
+    use crate::render::fixture::peak_bandwidth_report;
     use crate::render::tables_view::fixture::{rightmark_example, stream_example};
     use crate::run::sample;
 
@@ -221,7 +207,7 @@ mod tests {
     /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
     #[test]
     fn the_peak_page_has_the_run_reports_bars_and_domain_table() {
-        let html = render_bandwidth(&peak_report(), &sample::opteron_topology());
+        let html = render_bandwidth(&peak_bandwidth_report(), &sample::opteron_topology());
         assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</html>\n"));
         let s = section(&html, "peak");
         assert_eq!(s.matches("<svg ").count(), 2, "{s}");

@@ -9,10 +9,10 @@ use std::fmt::Write as _;
 
 use super::esc;
 use super::page::Page;
-use crate::render::run_view::{Cell, Table};
 use crate::render::svg;
 use crate::render::tables_view::{
-    rightmark_heatmaps, rightmark_layout, stream_heatmap, stream_layout, LayoutStyle,
+    rightmark_heatmaps, rightmark_layout, rightmark_notes, stream_heatmap, stream_layout,
+    stream_notes,
 };
 use crate::results::tables::{RightmarkReport, StreamMatrixReport};
 use crate::results::RunResults;
@@ -34,28 +34,17 @@ pub(super) fn rightmark_body(p: &mut Page, rm: &RightmarkReport) {
         }
         p.push("</div>");
     }
-    let _ = write!(
-        p.html,
-        "<p class=\"lead\">{}</p>",
-        esc(&format!(
-            "Medians over {} interleaved rounds; one thread on each CPU node's first CPU, a {} block on the memory node, {} pages. MB = 10^6 bytes; latency in ns per load (pseudo-random: the page-local chase; random: the whole block). Ratios to the local cell are in the table.",
-            rm.rounds,
-            crate::results::format::format_bytes(rm.block_bytes),
-            rm.page_size
-        ))
-    );
-    let style = LayoutStyle {
-        first: "figure",
-        arrow: "\u{2192}",
-        sep: " \u{00b7} ",
-    };
-    let t = text_table(
-        "rightmark_layout",
-        "RightMark table",
-        rightmark_layout(rm, &style),
-    );
+    lead(p, &rightmark_notes(rm));
+    let t = rightmark_layout(rm);
     let cols: Vec<usize> = (0..t.columns.len()).collect();
     p.table(&t, &cols, &|_| false);
+}
+
+/// Each sentence as a lead paragraph.
+fn lead(p: &mut Page, notes: &[String]) {
+    for n in notes {
+        let _ = write!(p.html, "<p class=\"lead\">{}</p>", esc(n));
+    }
 }
 
 pub(super) fn stream_matrix(p: &mut Page, r: &RunResults) {
@@ -69,42 +58,10 @@ pub(super) fn stream_matrix(p: &mut Page, r: &RunResults) {
 pub(super) fn stream_matrix_body(p: &mut Page, sm: &StreamMatrixReport) {
     for m in &sm.matrices {
         p.heatmap_figure(svg::heatmap(&stream_heatmap(m)), "");
-        let _ = write!(
-            p.html,
-            "<p class=\"lead\">{}</p>",
-            esc(&format!(
-                "{} on CPU node {} with {} threads (CPUs {}); rows: the node of the read stream, columns: the node of the written stream; MB/s of application bytes (MB = 10^6 bytes), medians over {} interleaved rounds of {} ms; the ratio is to both streams on node {}.",
-                m.kernel,
-                m.cpu_node,
-                m.cpus.len(),
-                crate::results::format::format_list(&m.cpus),
-                sm.rounds,
-                sm.repetition_ms,
-                m.cpu_node
-            ))
-        );
-        let layout = stream_layout(m, " \u{00b7} ");
-        let t = text_table("stream_matrix_layout", "Per-stream placement", layout);
+        lead(p, &stream_notes(sm, m));
+        let t = stream_layout(m);
         let cols: Vec<usize> = (0..t.columns.len()).collect();
         p.table(&t, &cols, &|_| false);
-    }
-}
-
-/// A layout's headers and rows as a table of text for [`Page::table`].
-fn text_table(
-    name: &'static str,
-    title: &str,
-    (columns, rows): (Vec<String>, Vec<Vec<String>>),
-) -> Table {
-    Table {
-        name,
-        title: title.into(),
-        keys: columns.clone(),
-        columns,
-        rows: rows
-            .into_iter()
-            .map(|r| r.into_iter().map(Cell::Text).collect())
-            .collect(),
     }
 }
 

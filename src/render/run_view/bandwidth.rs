@@ -3,13 +3,14 @@
 
 use super::{estimate_cells, grid, nodes_text, Cell, Table};
 use crate::render::svg::Heatmap;
-use crate::results::bandwidth::Rates;
+use crate::results::bandwidth::BandwidthReport;
 use crate::results::quality::RepetitionQuality;
-use crate::results::RunResults;
+use crate::results::topology::Topology;
 use crate::stats::Summary;
 
-/// Bandwidth kernel results as the bandwidth engine recorded them (matrix cells included).
-pub fn bandwidth_table(r: &RunResults) -> Table {
+/// Bandwidth kernel results as the bandwidth engine recorded them (matrix cells included), in
+/// the order of the report's results.
+pub fn bandwidth_table(b: Option<&BandwidthReport>) -> Table {
     let mut t = Table::new(
         "bandwidth",
         "Bandwidth kernels",
@@ -34,7 +35,7 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
         ("huge_page_backed_fraction", "huge-page backed (fraction)"),
         ("stride_bytes", "stride (bytes)"),
     ]);
-    for b in r.bandwidth.iter().flat_map(|b| &b.results) {
+    for b in b.iter().flat_map(|b| &b.results) {
         let mut row = vec![
             Cell::Text(b.kernel.clone()),
             Cell::Text(format!("{:?}", b.isa).to_lowercase()),
@@ -46,10 +47,7 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
             Cell::Int(b.working_set_bytes),
             Cell::Text(b.page_size.label().into()),
         ];
-        row.extend(estimate_cells(
-            &rates_summary(&b.mb_per_s),
-            b.quality.as_ref(),
-        ));
+        row.extend(estimate_cells(&b.mb_per_s.summary(), b.quality.as_ref()));
         row.extend([
             Cell::Num(b.mb_per_s.min),
             Cell::Num(b.mb_per_s.max),
@@ -64,12 +62,6 @@ pub fn bandwidth_table(r: &RunResults) -> Table {
     t
 }
 
-/// A bandwidth rate as a [`Summary`] (median, range, interval, count; no percentiles are
-/// recorded for rates, so p90 and p99 are the maximum).
-pub fn rates_summary(x: &Rates) -> Summary {
-    x.summary()
-}
-
 /// One cell of the first bandwidth matrix: the nodes, the cell's figure (with the interval
 /// and quality of the run it comes from) and HMAT's declared read MB/s.
 pub struct BwMatrixCell<'a> {
@@ -81,8 +73,8 @@ pub struct BwMatrixCell<'a> {
 }
 
 /// The cells of the first bandwidth matrix.
-pub fn bw_matrix(r: &RunResults) -> Vec<BwMatrixCell<'_>> {
-    let Some(b) = &r.bandwidth else {
+pub fn bw_matrix(b: Option<&BandwidthReport>) -> Vec<BwMatrixCell<'_>> {
+    let Some(b) = b else {
         return Vec::new();
     };
     let Some(m) = b.matrix.first() else {
@@ -92,9 +84,7 @@ pub fn bw_matrix(r: &RunResults) -> Vec<BwMatrixCell<'_>> {
         .iter()
         .map(|c| {
             let run = b.results.get(c.result_index);
-            let mut s = run.map_or(Summary::point(c.mb_per_s, 1), |x| {
-                rates_summary(&x.mb_per_s)
-            });
+            let mut s = run.map_or(Summary::point(c.mb_per_s, 1), |x| x.mb_per_s.summary());
             s.median = c.mb_per_s;
             BwMatrixCell {
                 initiator: c.initiator,
@@ -108,12 +98,8 @@ pub fn bw_matrix(r: &RunResults) -> Vec<BwMatrixCell<'_>> {
 }
 
 /// Initiator x memory node bandwidth.
-pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
-    let kernel = r
-        .bandwidth
-        .as_ref()
-        .and_then(|b| b.matrix.first())
-        .map(|m| m.kernel.clone());
+pub fn bandwidth_matrix_table(b: Option<&BandwidthReport>) -> Table {
+    let kernel = b.and_then(|b| b.matrix.first()).map(|m| m.kernel.clone());
     let mut t = Table::new(
         "bandwidth_matrix",
         &match kernel {
@@ -128,7 +114,7 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
         ("mb_per_s_max", "MB/s max"),
         ("hmat_read_mb_per_s", "HMAT read bandwidth MB/s (firmware)"),
     ]);
-    for c in bw_matrix(r) {
+    for c in bw_matrix(b) {
         let mut row = vec![Cell::Int(c.initiator as u64), Cell::Int(c.target as u64)];
         row.extend(estimate_cells(&c.mb_per_s, c.quality));
         row.extend([
@@ -141,9 +127,13 @@ pub fn bandwidth_matrix_table(r: &RunResults) -> Table {
     t
 }
 
-/// Measured bandwidth heatmap and HMAT (from the cells, else the topology) beside it.
-pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
-    let cells = bw_matrix(r);
+/// Measured bandwidth heatmap and HMAT (from the cells, else the topology when given) beside
+/// it.
+pub fn bandwidth_heatmaps(
+    b: Option<&BandwidthReport>,
+    topology: Option<&Topology>,
+) -> Option<(Heatmap, Option<Heatmap>)> {
+    let cells = bw_matrix(b);
     let measured: Vec<(u32, u32, Option<f64>)> = cells
         .iter()
         .map(|c| (c.initiator, c.target, Some(c.mb_per_s.median)))
@@ -153,11 +143,11 @@ pub fn bandwidth_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> 
         .iter()
         .filter_map(|c| Some((c.initiator, c.target, Some(c.hmat_read_mb_per_s?))))
         .collect();
-    if hmat.is_empty() {
+    if let Some(topology) = topology.filter(|_| hmat.is_empty()) {
         hmat = cells
             .iter()
             .filter_map(|c| {
-                let h = r.topology.hmat_for(c.initiator, c.target)?;
+                let h = topology.hmat_for(c.initiator, c.target)?;
                 Some((c.initiator, c.target, Some(h.read_bandwidth_mb_s? as f64)))
             })
             .collect();

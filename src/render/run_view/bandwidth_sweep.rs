@@ -7,13 +7,8 @@ use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScal
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
 
-/// The run's bandwidth report holding a sweep, if any.
-fn sweep_report(r: &RunResults) -> Option<&BandwidthReport> {
-    r.bandwidth.as_ref().filter(|b| b.sweep.is_some())
-}
-
 /// One row per kernel and size of the sweep.
-pub fn bandwidth_sweep_table(r: &RunResults) -> Table {
+pub fn bandwidth_sweep_table(b: Option<&BandwidthReport>) -> Table {
     let mut t = Table::new(
         "bandwidth_sweep",
         "Bandwidth vs working set",
@@ -31,7 +26,7 @@ pub fn bandwidth_sweep_table(r: &RunResults) -> Table {
         ],
     );
     t.extend_estimate("mb_per_s", "MB/s (MB = 10^6 B)");
-    let Some(b) = sweep_report(r) else {
+    let Some(b) = b else {
         return t;
     };
     let Some(sw) = &b.sweep else {
@@ -48,10 +43,7 @@ pub fn bandwidth_sweep_table(r: &RunResults) -> Table {
             Cell::Text(memory_level(&p.fits_in)),
             Cell::Text(p.fits_in.clone()),
         ];
-        row.extend(interval_cells(
-            run.map(|x| super::bandwidth::rates_summary(&x.mb_per_s))
-                .as_ref(),
-        ));
+        row.extend(interval_cells(run.map(|x| x.mb_per_s.summary()).as_ref()));
         row.extend(quality_cells(run.and_then(|x| x.quality.as_ref())));
         t.rows.push(row);
     }
@@ -67,8 +59,7 @@ fn memory_level(fits_in: &str) -> String {
 /// The chart: MB/s against working set per thread (log2 x), one line per kernel, intervals as
 /// error bars, disturbed points hollow, the CPU's declared cache sizes as dashed markers.
 pub fn bandwidth_sweep_chart(r: &RunResults) -> Option<LineChart> {
-    let b = sweep_report(r)?;
-    let sw = b.sweep.as_ref()?;
+    let sw = r.bandwidth.as_ref()?.sweep.as_ref()?;
     if sw.points.is_empty() {
         return None;
     }
@@ -164,7 +155,7 @@ mod tests {
 
     #[test]
     fn the_table_has_one_row_per_point_and_empty_level_for_dram() {
-        let t = bandwidth_sweep_table(&with_sweep());
+        let t = bandwidth_sweep_table(with_sweep().bandwidth.as_ref());
         assert_eq!(t.rows.len(), 4);
         let csv = crate::render::csv::table_csv(&t).unwrap();
         let mut lines = csv.lines();
@@ -182,11 +173,11 @@ mod tests {
             "{dram}"
         );
         // Without a sweep there is no row (and so no file).
-        assert!(
-            bandwidth_sweep_table(&crate::render::fixture::opteron_example())
-                .rows
-                .is_empty()
-        );
+        assert!(bandwidth_sweep_table(
+            crate::render::fixture::opteron_example().bandwidth.as_ref()
+        )
+        .rows
+        .is_empty());
     }
 
     /// The sweep's CSV holds to the columns docs/csv.md lists for it.

@@ -3,7 +3,7 @@
 
 use super::{estimate_cells, interval_cells, interval_columns, Cell, Table};
 use crate::render::svg::Heatmap;
-use crate::results::RunResults;
+use crate::results::c2c::C2cResult;
 
 /// The core-to-core group columns people see.
 pub const C2C_GROUP_KEYS: &[&str] = &[
@@ -17,7 +17,7 @@ pub const C2C_GROUP_KEYS: &[&str] = &[
 /// Core-to-core pairs, one row per measured ordered pair. The interval is the pair's own:
 /// over its block medians in results with blocks (n = blocks); min and p90 are over every
 /// sample when recorded.
-pub fn c2c_table(r: &RunResults) -> Table {
+pub fn c2c_table(c: Option<&C2cResult>) -> Table {
     let mut t = Table::new(
         "c2c",
         "Core-to-core latency",
@@ -33,7 +33,7 @@ pub fn c2c_table(r: &RunResults) -> Table {
         ("ns_one_way_p90", "ns p90"),
         ("lowest_cpu_share_fraction", "lowest CPU share (fraction)"),
     ]);
-    for p in r.c2c.iter().flat_map(|c| &c.pairs) {
+    for p in c.iter().flat_map(|c| &c.pairs) {
         let s = &p.ns_one_way;
         let all = p.ns_one_way_all_samples.as_ref().unwrap_or(s);
         let mut row = vec![
@@ -54,7 +54,7 @@ pub fn c2c_table(r: &RunResults) -> Table {
 
 /// Pairs grouped by what their CPUs share. The interval is over the group's per-pair
 /// medians (n = pairs), so a group of fewer than six pairs has none.
-pub fn c2c_groups_table(r: &RunResults) -> Table {
+pub fn c2c_groups_table(c: Option<&C2cResult>) -> Table {
     let mut t = Table::new(
         "c2c_groups",
         "Core-to-core latency by relation",
@@ -65,7 +65,7 @@ pub fn c2c_groups_table(r: &RunResults) -> Table {
         "ns one way (of pair medians)",
     ));
     t.extend([("ns_one_way_min", "ns min"), ("ns_one_way_max", "ns max")]);
-    for g in r.c2c.iter().flat_map(|c| &c.groups) {
+    for g in c.iter().flat_map(|c| &c.groups) {
         let s = &g.ns_one_way;
         let mut row = vec![Cell::Text(g.label.clone()), Cell::Int(g.pairs as u64)];
         row.extend(interval_cells(Some(s)));
@@ -76,8 +76,8 @@ pub fn c2c_groups_table(r: &RunResults) -> Table {
 }
 
 /// The CPU x CPU heatmap.
-pub fn c2c_heatmap(r: &RunResults) -> Option<Heatmap> {
-    let c = r.c2c.as_ref()?;
+pub fn c2c_heatmap(c: Option<&C2cResult>) -> Option<Heatmap> {
+    let c = c?;
     if c.cpus.is_empty()
         || c.matrix.len() != c.cpus.len()
         || c.matrix.iter().any(|row| row.len() != c.cpus.len())
@@ -96,11 +96,58 @@ pub fn c2c_heatmap(r: &RunResults) -> Option<Heatmap> {
     })
 }
 
+/// What was bounced where, the lines the terminal and the HTML report print above the grid:
+/// the line's home node and verified placement, and how the pairs were sampled.
+pub fn c2c_notes(r: &C2cResult) -> Vec<String> {
+    let touched = match r.line_touched_on_cpu {
+        Some(c) => format!("first touched on CPU {c}"),
+        None => "node has no usable CPU; bound by policy".into(),
+    };
+    let (pairs, strategy, of) = (
+        r.sampling.pairs,
+        &r.sampling.strategy,
+        r.sampling.possible_pairs,
+    );
+    let (ms, trips) = (r.plan.repetition_ms, r.plan.round_trips_per_sample);
+    vec![
+        "Core-to-core latency: one cache line bounced between two pinned CPUs, ns one way \
+         (median)"
+            .into(),
+        format!(
+            "line home node {} ({touched}); verified {:.0}% of its page on node {}",
+            r.line_node,
+            100.0 * r.placement_fraction,
+            r.line_node
+        ),
+        match r.plan.blocks_per_pair {
+            Some(blocks) => format!(
+                "pairs: {pairs} ({strategy}, of {of} ordered pairs); each in {blocks} blocks of \
+                 {ms} ms spread over the experiment (rounds over all pairs), the first fifth of \
+                 each dropped; sample = {trips} round trips; figure and 95 % interval from the \
+                 block medians"
+            ),
+            None => format!(
+                "pairs: {pairs} ({strategy}, of {of} ordered pairs); {} kept repetitions of {ms} \
+                 ms per pair, first dropped; sample = {trips} round trips",
+                r.plan.repetitions
+            ),
+        },
+    ]
+}
+
+/// The sentence a c2c result measured in a virtual machine carries once wherever its figures
+/// are shown: the hypervisor decides which host cores run the vCPUs, and may decide
+/// otherwise next time. `None` on bare metal.
+pub fn vm_note(c: &C2cResult) -> Option<&'static str> {
+    c.environment.hypervisor.then_some(
+        "In a virtual machine these figures describe where the host placed the vCPUs during this run; the next run may place them elsewhere and differ.",
+    )
+}
+
 /// The c2c sentence, when recorded, followed in a virtual machine by what the figures
-/// describe (`c2c_text::vm_note`).
-pub fn c2c_summary(r: &RunResults) -> Option<String> {
-    let c = r.c2c.as_ref()?;
-    let s = match crate::render::c2c_text::vm_note(c) {
+/// describe ([`vm_note`]).
+pub fn c2c_summary(c: &C2cResult) -> Option<String> {
+    let s = match vm_note(c) {
         Some(note) if c.summary.is_empty() => note.to_string(),
         Some(note) => format!("{}. {note}", c.summary),
         None => c.summary.clone(),

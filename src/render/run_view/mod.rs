@@ -310,19 +310,19 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
     let mut v = vec![
         latency::latency_sweep_table(r),
         latency::latency_matrix_table(r),
-        bandwidth::bandwidth_table(r),
-        bandwidth::bandwidth_matrix_table(r),
-        bandwidth_sweep::bandwidth_sweep_table(r),
-        scaling::scaling_table(r),
+        bandwidth::bandwidth_table(r.bandwidth.as_ref()),
+        bandwidth::bandwidth_matrix_table(r.bandwidth.as_ref()),
+        bandwidth_sweep::bandwidth_sweep_table(r.bandwidth.as_ref()),
+        scaling::scaling_table(r.scaling.as_ref()),
         loaded::loaded_table(r),
-        c2c::c2c_table(r),
-        c2c::c2c_groups_table(r),
+        c2c::c2c_table(r.c2c.as_ref()),
+        c2c::c2c_groups_table(r.c2c.as_ref()),
         policy::scenarios_table(r),
         policy::recommendations_table(r),
     ];
     v.extend(latency_dist::latency_extra_tables(r.latency.as_ref()));
-    v.push(peak::peak_table(r));
-    v.push(peak::peak_domains_table(r));
+    v.push(peak::peak_table(peak::peak_report(r)));
+    v.push(peak::peak_domains_table(peak::peak_report(r)));
     v
 }
 

@@ -3,14 +3,11 @@
 //! thread count) with their intervals, and each L3 domain alone beside its share when all
 //! run. Read from the run's `peak` report only.
 
-use super::{
-    bandwidth::rates_summary, estimate_cells, interval_cells, interval_columns, Cell, Table,
-};
+use super::{estimate_cells, interval_cells, interval_columns, Cell, Table};
 use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;
-use crate::results::peak::PeakReport;
+use crate::results::peak::{PeakBest, PeakReport};
 use crate::results::RunResults;
-use crate::stats::Summary;
 
 /// The run's peak report, when the part ran.
 pub fn peak_report(r: &RunResults) -> Option<&PeakReport> {
@@ -18,7 +15,7 @@ pub fn peak_report(r: &RunResults) -> Option<&PeakReport> {
 }
 
 /// One row per scope, mix and thread count.
-pub fn peak_table(r: &RunResults) -> Table {
+pub fn peak_table(p: Option<&PeakReport>) -> Table {
     let mut t = Table::new(
         "peak",
         "Peak injection bandwidth per read/write mix",
@@ -39,7 +36,7 @@ pub fn peak_table(r: &RunResults) -> Table {
         ("peak", "highest median of its scope and mix"),
         ("peak_clear", "its interval lies above the other counts'"),
     ]);
-    let Some(p) = peak_report(r) else { return t };
+    let Some(p) = p else { return t };
     for s in &p.scopes {
         for (m, row) in p.mixes.iter().zip(&s.runs) {
             for (&n, idx) in s.thread_counts.iter().zip(row) {
@@ -55,10 +52,7 @@ pub fn peak_table(r: &RunResults) -> Table {
                     Cell::Int(n as u64),
                     Cell::Text(format_list(&run.cpus)),
                 ];
-                cells.extend(estimate_cells(
-                    &rates_summary(&run.mb_per_s),
-                    Some(&run.quality),
-                ));
+                cells.extend(estimate_cells(&run.mb_per_s.summary(), Some(&run.quality)));
                 cells.extend([
                     Cell::Num(run.dram_mb_per_s_estimate.median),
                     Cell::Num(run.placement_fraction),
@@ -73,7 +67,7 @@ pub fn peak_table(r: &RunResults) -> Table {
 }
 
 /// One row per L3 domain of each measured node.
-pub fn peak_domains_table(r: &RunResults) -> Table {
+pub fn peak_domains_table(p: Option<&PeakReport>) -> Table {
     let mut t = Table::new(
         "peak_domains",
         "Read bandwidth per L3 domain: alone, and its share with every domain running",
@@ -86,26 +80,14 @@ pub fn peak_domains_table(r: &RunResults) -> Table {
     );
     t.extend(interval_columns("alone_mb_per_s", "alone MB/s"));
     t.extend([
-        (
-            "in_all_mb_per_s_median",
-            "with every domain running, MB/s (median)",
-        ),
-        (
-            "in_all_mb_per_s_ci_low",
-            "with every domain, 95 % interval low",
-        ),
-        (
-            "in_all_mb_per_s_ci_high",
-            "with every domain, 95 % interval high",
-        ),
-        (
-            "all_mb_per_s_median",
-            "every domain together, MB/s (median)",
-        ),
-        ("share_fraction", "share of every domain together"),
-        ("alone_fraction_of_all", "alone / every domain together"),
+        ("in_all_mb_per_s_median", "with every domain running, MB/s"),
+        ("in_all_mb_per_s_ci_low", "with all, 95 % low"),
+        ("in_all_mb_per_s_ci_high", "with all, 95 % high"),
+        ("all_mb_per_s_median", "all together, MB/s"),
+        ("share_fraction", "share of all"),
+        ("alone_fraction_of_all", "alone / all"),
     ]);
-    let Some(p) = peak_report(r) else { return t };
+    let Some(p) = p else { return t };
     for d in &p.domains {
         let all = d.all_run.and_then(|i| p.runs.get(i));
         for x in &d.domains {
@@ -116,9 +98,7 @@ pub fn peak_domains_table(r: &RunResults) -> Table {
                 Cell::Int(x.l3_bytes),
                 Cell::Int(d.domains.len() as u64),
             ];
-            cells.extend(interval_cells(
-                alone.map(|a| rates_summary(&a.mb_per_s)).as_ref(),
-            ));
+            cells.extend(interval_cells(alone.map(|a| a.mb_per_s.summary()).as_ref()));
             let opt = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Num);
             cells.extend([
                 opt(x.in_all_mb_per_s.map(|s| s.median)),
@@ -134,11 +114,51 @@ pub fn peak_domains_table(r: &RunResults) -> Table {
     t
 }
 
-fn mark(s: &Summary, disturbed: bool) -> BarMark {
-    BarMark {
-        interval: s.ci.map(|c| c.ends()),
-        disturbed,
+/// The lines under the peak table, in the terminal and the HTML report: the count that gave
+/// each peak, how each figure was measured and what each mix does and counts as a byte.
+pub fn peak_notes(p: &PeakReport) -> Vec<String> {
+    let mut v = vec!["The thread count of each peak:".to_string()];
+    v.extend(p.best.iter().map(|b| format!("  {}.", peak_at(b))));
+    if let Some(r) = p.runs.first() {
+        v.push(format!(
+            "Each figure: {} repetitions of {} ms kept ({} warm-up dropped); threads added one \
+             per core first, a package's round robin over its nodes.",
+            r.mb_per_s.samples, r.duration_ms, r.warmup_repetitions
+        ));
     }
+    v.push("What each mix does and counts:".into());
+    let mixes = p.mixes.iter();
+    v.extend(mixes.map(|m| format!("  {}: {}; counts {}.", m.name, m.description, m.counting)));
+    v
+}
+
+/// The lines under the L3-domain table: each node's finding, then the plan's notes.
+pub fn domain_notes(p: &PeakReport) -> Vec<String> {
+    let findings = p.domains.iter().map(|d| format!("{}.", d.finding));
+    findings
+        .chain(p.notes.iter().map(|n| format!("Note: {n}.")))
+        .collect()
+}
+
+/// `node 0, read: 8 thread(s) (interval above the others)`, or which counts it cannot be
+/// told from.
+fn peak_at(b: &PeakBest) -> String {
+    let why = if b.clear {
+        "interval above the others".to_string()
+    } else if b.indistinguishable_from.is_empty() {
+        "no interval".to_string()
+    } else {
+        let others: Vec<String> = b
+            .indistinguishable_from
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        format!("indistinguishable from {}", others.join(", "))
+    };
+    format!(
+        "{} {}, {}: {} thread(s) ({why})",
+        b.level, b.id, b.mix, b.threads
+    )
 }
 
 /// The mixes of the first scope (the home node) as grouped bars: each mix's thread counts in
@@ -147,78 +167,53 @@ pub fn peak_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
     let p = peak_report(r)?;
     let s = p.scopes.first()?;
     let mut bars = Vec::new();
-    let mut marks = Vec::new();
-    let mut highlight = None;
-    let mut top = f64::MIN;
     for (m, row) in p.mixes.iter().zip(&s.runs) {
         for (&n, idx) in s.thread_counts.iter().zip(row) {
-            let Some(run) = idx.and_then(|i| p.runs.get(i)) else {
-                continue;
-            };
-            if run.mb_per_s.median > top {
-                top = run.mb_per_s.median;
-                highlight = Some(bars.len());
+            if let Some(run) = idx.and_then(|i| p.runs.get(i)) {
+                let mark = BarMark::of(&run.mb_per_s.summary(), run.quality.disturbed);
+                bars.push((
+                    format!("{}, {n} thread(s)", m.name),
+                    run.mb_per_s.median,
+                    mark,
+                ));
             }
-            bars.push((format!("{}, {n} thread(s)", m.name), run.mb_per_s.median));
-            marks.push(mark(&rates_summary(&run.mb_per_s), run.quality.disturbed));
         }
     }
-    if bars.is_empty() {
-        return None;
-    }
-    Some((
-        BarChart {
-            title: format!(
-                "Peak injection per mix, {} {} (CPUs {})",
-                s.level,
-                s.id,
-                format_list(&s.cpus)
-            ),
-            unit: "MB/s".into(),
-            bars,
-            highlight,
-            width: 900,
-        },
-        marks,
-    ))
+    let cpus = format_list(&s.cpus);
+    let title = format!("Peak injection per mix, {} {} (CPUs {cpus})", s.level, s.id);
+    (!bars.is_empty()).then(|| BarChart::of(title, "MB/s", bars))
 }
 
 /// Each L3 domain of the first node alone beside its share with every domain running, and
-/// every domain together; `None` when no node has more than one domain.
+/// every domain together (the accent bar); `None` when no node has more than one domain.
 pub fn domains_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
     let p = peak_report(r)?;
     let d = p.domains.iter().find(|d| d.domains.len() > 1)?;
+    let run = |i: Option<usize>| i.and_then(|i| p.runs.get(i));
+    let bar = |label: String, r: &crate::results::peak::PeakRun| {
+        let mark = BarMark::of(&r.mb_per_s.summary(), r.quality.disturbed);
+        (label, r.mb_per_s.median, mark)
+    };
     let mut bars = Vec::new();
-    let mut marks = Vec::new();
     for x in &d.domains {
-        if let Some(a) = x.alone_run.and_then(|i| p.runs.get(i)) {
-            bars.push((
-                format!("CPUs {} alone", format_list(&x.cpus)),
-                a.mb_per_s.median,
-            ));
-            marks.push(mark(&rates_summary(&a.mb_per_s), a.quality.disturbed));
+        let cpus = format_list(&x.cpus);
+        if let Some(a) = run(x.alone_run) {
+            bars.push(bar(format!("CPUs {cpus} alone"), a));
         }
         if let Some(s) = x.in_all_mb_per_s {
-            bars.push((format!("CPUs {} with all", format_list(&x.cpus)), s.median));
-            marks.push(BarMark {
-                interval: s.ci.map(|c| c.ends()),
+            let interval = s.ci.map(|c| c.ends());
+            let mark = BarMark {
+                interval,
                 disturbed: false,
-            });
+            };
+            bars.push((format!("CPUs {cpus} with all"), s.median, mark));
         }
     }
-    let all = d.all_run.and_then(|i| p.runs.get(i))?;
-    bars.push(("every domain together".into(), all.mb_per_s.median));
-    marks.push(mark(&rates_summary(&all.mb_per_s), all.quality.disturbed));
-    Some((
-        BarChart {
-            title: format!("Read bandwidth per L3 domain, node {}", d.node),
-            unit: "MB/s".into(),
-            highlight: Some(bars.len() - 1),
-            bars,
-            width: 900,
-        },
-        marks,
-    ))
+    bars.push(bar("every domain together".into(), run(d.all_run)?));
+    let title = format!("Read bandwidth per L3 domain, node {}", d.node);
+    let (mut c, marks) = BarChart::of(title, "MB/s", bars);
+    c.highlight = Some(c.bars.len() - 1);
+    Some((c, marks))
 }
 
 #[cfg(test)]
@@ -228,10 +223,7 @@ mod tests {
 
     fn with_peak() -> RunResults {
         let mut r = crate::run::sample::results();
-        let mut b = crate::run::sample::scaling(0, &[]);
-        b.scaling.clear();
-        b.peak = Some(crate::render::peak_text::tests::sample());
-        r.peak = Some(b);
+        r.peak = Some(crate::render::fixture::peak_bandwidth_report());
         r
     }
 
@@ -240,8 +232,8 @@ mod tests {
     #[test]
     fn peak_csvs_follow_the_documented_columns() {
         let r = with_peak();
-        assert_eq!(peak_table(&r).rows.len(), 4);
-        assert_eq!(peak_domains_table(&r).rows.len(), 1);
+        assert_eq!(peak_table(peak_report(&r)).rows.len(), 4);
+        assert_eq!(peak_domains_table(peak_report(&r)).rows.len(), 1);
         let doc = check::documented(include_str!("../../../docs/csv.md"));
         let files = run_csv(&r).unwrap();
         for name in ["peak.csv", "peak_domains.csv"] {

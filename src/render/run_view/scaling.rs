@@ -1,20 +1,22 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
-use super::{bandwidth::rates_summary, estimate_cells, Cell, Table};
+use super::{estimate_cells, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
 use crate::stats::Summary;
 
 /// A scaling curve's name: `read, node 0, packed`.
-fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
+pub(crate) fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
     match s.node {
         Some(n) => format!("{kernel}, node {n}, {}", s.mode),
         None => format!("{kernel}, all nodes, {}", s.mode),
     }
 }
 
-/// Bandwidth versus thread count.
-pub fn scaling_table(r: &RunResults) -> Table {
+/// Bandwidth versus thread count: one row per point of each curve (the run keeps its curves
+/// in `RunResults::scaling`, `bandwidth --scaling` in its own report).
+pub fn scaling_table(b: Option<&BandwidthReport>) -> Table {
     let mut t = Table::new(
         "scaling",
         "Bandwidth scaling with threads",
@@ -32,14 +34,13 @@ pub fn scaling_table(r: &RunResults) -> Table {
         ("mb_per_s_max", "MB/s max"),
         ("knee_threads_count", "stops rising after (threads)"),
     ]);
-    if let Some(b) = &r.scaling {
+    if let Some(b) = b {
         for sc in &b.scaling {
             for s in &sc.series {
                 for p in &s.points {
                     let run = b.results.get(p.result_index);
-                    let mut sum = run.map_or(Summary::point(p.mb_per_s, 1), |x| {
-                        rates_summary(&x.mb_per_s)
-                    });
+                    let mut sum =
+                        run.map_or(Summary::point(p.mb_per_s, 1), |x| x.mb_per_s.summary());
                     sum.median = p.mb_per_s;
                     let mut row = vec![
                         Cell::Text(series_name(&sc.kernel, s)),

@@ -21,6 +21,46 @@ pub struct BarChart {
     pub width: u32,
 }
 
+impl BarChart {
+    /// A chart 900 units wide of `bars` (label, median, mark) in that order, the highest bar
+    /// (the first of equals) in the accent colour; the marks come back in bar order.
+    pub fn of(
+        title: String,
+        unit: &str,
+        bars: Vec<(String, f64, BarMark)>,
+    ) -> (Self, Vec<BarMark>) {
+        let mut highlight = None;
+        let mut top = f64::MIN;
+        for (i, b) in bars.iter().enumerate() {
+            if b.1 > top {
+                (top, highlight) = (b.1, Some(i));
+            }
+        }
+        let marks = bars.iter().map(|b| b.2).collect();
+        let bars = bars.into_iter().map(|(l, v, _)| (l, v)).collect();
+        let unit = unit.into();
+        let c = BarChart {
+            title,
+            unit,
+            bars,
+            highlight,
+            width: 900,
+        };
+        (c, marks)
+    }
+}
+
+impl BarMark {
+    /// The mark of a summarized figure: its interval, hollow when `disturbed`.
+    pub fn of(s: &crate::stats::Summary, disturbed: bool) -> Self {
+        let interval = s.ci.map(|c| c.ends());
+        BarMark {
+            interval,
+            disturbed,
+        }
+    }
+}
+
 /// What is known about one bar's figure beyond its median.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct BarMark {

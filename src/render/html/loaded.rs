@@ -9,46 +9,22 @@ use std::fmt::Write as _;
 use super::page::Page;
 use super::prose;
 use crate::render::run_view::{
-    loaded::has_blocks, loaded::has_slices, loaded_charts::loaded_family_chart,
+    loaded::bandwidth_note, loaded_charts::loaded_family_chart,
     loaded_charts::loaded_matrix_heatmaps, loaded_family::loaded_curves_for_people,
     loaded_family::loaded_summary_for_people, loaded_family::report_curves,
 };
 use crate::render::svg;
 use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 
-/// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
-/// bandwidths have intervals (horizontal bars), `blocked` when the points were measured in
-/// blocks (medians and intervals over the blocks).
-fn chart_note(c: &svg::LineChart, sliced: bool, blocked: bool) -> String {
-    let mut s = String::from(if blocked {
-        "ns per load (median of the chaser's block medians) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "
-    } else {
-        "ns per load (median of the chaser's samples) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "
-    });
-    s.push_str(if c.errors.is_empty() {
-        if blocked {
-            "no point has a 95 % interval (fewer than six blocks each)."
-        } else {
-            "no point has a 95 % interval (fewer than six samples each)."
-        }
-    } else {
-        "bars are 95 % intervals of the median."
-    });
-    if !c.disturbed.is_empty() {
-        let _ = write!(
-            s,
-            " {} hollow point(s) disturbed: the retakes ran out.",
-            c.disturbed.len()
-        );
-    }
-    s.push_str(if blocked {
-        " Each point is measured in blocks spread over the curve's time; its bandwidth is the median over its blocks (each block's the median of its 2 ms slices); horizontal bars are its 95 % interval."
-    } else if sliced {
-        " Each point's bandwidth is the median over its slices (the chaser's 2 ms sample windows); horizontal bars are its 95 % interval."
-    } else {
-        " Each point's bandwidth is one repetition's count and has no interval."
-    });
-    s
+/// The chart's caption: what the bars and the hollow points are, how a point's figures
+/// were summarized (as the terminal says it).
+fn chart_note(c: &svg::LineChart, curves: &[&LoadedResult]) -> String {
+    format!(
+        "ns per load (median) against the total bandwidth of all threads (load threads plus \
+         the chaser's own 64 B per load), one curve per load mix. {} {}",
+        super::parts::intervals_note(c),
+        bandwidth_note(curves)
+    )
 }
 
 /// What the page holds and the machine, for its header.
@@ -81,17 +57,9 @@ pub fn render_loaded(r: &LoadedReport) -> String {
         &header_facts(r, &curves),
     );
     p.push("</header>\n");
-    let mut warnings: Vec<String> = Vec::new();
-    for c in &curves {
-        let name = crate::render::run_view::loaded_family::curve_name(c, &curves);
-        for w in &c.warnings {
-            let w = format!("{name}: {w}");
-            if !warnings.contains(&w) {
-                warnings.push(w);
-            }
-        }
-    }
-    p.warnings(&warnings);
+    p.warnings(&crate::render::run_view::loaded_family::curve_warnings(
+        &curves,
+    ));
 
     p.section_open(
         "curves",
@@ -100,12 +68,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     );
     match loaded_family_chart(&curves) {
         Some(c) => {
-            let note = chart_note(
-                &c,
-                has_slices(curves.iter().copied()),
-                has_blocks(curves.iter().copied()),
-            );
-            p.line_chart(&c, &note);
+            p.line_chart(&c, &chart_note(&c, &curves));
         }
         None => p.push("<p class=\"absent\">No curve was measured.</p>"),
     }

@@ -124,7 +124,7 @@ const SECTIONS: &[Section] = &[
         lead: "Each row is the node whose CPU chases pointers, each column the node holding the memory. Beside it, what the firmware declares (HMAT when present, else the SLIT distance).",
         body: parts::latency_matrix,
         part: Some(Part::LatencyMatrix),
-        measured: |r| view::latency::latency_heatmaps(r).is_some(),
+        measured: |r| view::latency_matrix::latency_heatmaps(r).is_some(),
     },
     Section {
         id: "bandwidth",

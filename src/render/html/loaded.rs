@@ -21,7 +21,12 @@ use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 fn chart_note(c: &svg::LineChart, curves: &[&LoadedResult]) -> String {
     format!(
         "ns per load (median) against the total bandwidth of all threads (load threads plus \
-         the chaser's own 64 B per load), one curve per load mix. {} {}",
+         the chaser's own 64 B per load){}. {} {}",
+        if curves.len() > 1 {
+            ", one curve per load mix"
+        } else {
+            ""
+        },
         super::parts::intervals_note(c),
         bandwidth_note(curves)
     )
@@ -47,6 +52,32 @@ fn header_facts(r: &LoadedReport, curves: &[&LoadedResult]) -> Vec<String> {
     facts
 }
 
+/// The curves on one chart with their error bars, then one headline row per curve: the
+/// body of this page's first section and of the run report's loaded-latency section.
+/// `false` (nothing written) when no curve has a point.
+pub(super) fn curves_body(p: &mut Page, curves: &[&LoadedResult]) -> bool {
+    let Some(c) = loaded_family_chart(curves) else {
+        return false;
+    };
+    p.line_chart(&c, &chart_note(&c, curves));
+    let t = loaded_summary_for_people(curves);
+    let cols = t.cols(&[
+        "curve",
+        "cpu_node",
+        "memory_node",
+        "load_cpus",
+        "idle_ns_per_load_median",
+        "doubled_at_mb_per_s",
+        "max_mb_per_s",
+        "ns_per_load_at_max_median",
+        "disturbed_points_count",
+        "on_intended_node_fraction",
+    ]);
+    p.table(&t, &cols, &|_| false);
+    p.push("<p class=\"lead\">The doubling is stated only when more than one point lies at or beyond it; the idle point is measured once per placement and heads every curve of that placement.</p>");
+    true
+}
+
 /// Renders the page.
 pub fn render_loaded(r: &LoadedReport) -> String {
     let curves = report_curves(r);
@@ -66,25 +97,9 @@ pub fn render_loaded(r: &LoadedReport) -> String {
         "Latency against bandwidth",
         "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
     );
-    match loaded_family_chart(&curves) {
-        Some(c) => {
-            p.line_chart(&c, &chart_note(&c, &curves));
-        }
-        None => p.push("<p class=\"absent\">No curve was measured.</p>"),
+    if !curves_body(&mut p, &curves) {
+        p.push("<p class=\"absent\">No curve was measured.</p>");
     }
-    let t = loaded_summary_for_people(&curves);
-    let cols = t.cols(&[
-        "curve",
-        "load_cpus",
-        "idle_ns_per_load_median",
-        "doubled_at_mb_per_s",
-        "max_mb_per_s",
-        "ns_per_load_at_max_median",
-        "disturbed_points_count",
-        "on_intended_node_fraction",
-    ]);
-    p.table(&t, &cols, &|_| false);
-    p.push("<p class=\"lead\">The doubling is stated only when more than one point lies at or beyond it; the idle point is measured once per placement and heads every curve of that placement.</p>");
     p.section_close();
 
     if let LoadedReport::Matrix(m) = r {

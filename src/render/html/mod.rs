@@ -160,7 +160,7 @@ const SECTIONS: &[Section] = &[
         lead: "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
         body: parts::loaded,
         part: Some(Part::LoadedLatency),
-        measured: |r| view::loaded::loaded_chart(r).is_some(),
+        measured: |r| view::loaded_charts::loaded_family_chart(&view::loaded::run_loaded_curves(r)).is_some(),
     },
     Section {
         id: "c2c",

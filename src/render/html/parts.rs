@@ -200,34 +200,34 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
     }
 }
 
+/// The loaded-latency section: the `loaded-latency --html` page's chart and headline table
+/// ([`super::loaded::curves_body`]), every point, and the placement and trend in words.
 pub(super) fn loaded(p: &mut Page, r: &RunResults) {
-    match view::loaded::loaded_chart(r) {
-        Some(c) => {
-            p.line_chart(
-                &c,
-                &format!(
-                    "ns per load (median) against the total bandwidth of all threads (load \
-                     threads plus the chaser's own 64 B per load). {} {}",
-                    intervals_note(&c),
-                    view::loaded::bandwidth_note(&view::loaded::run_loaded_curves(r))
-                ),
-            );
-            let curves = view::loaded::run_loaded_curves(r);
-            let t = view::loaded_family::loaded_points_for_people(&curves);
-            let mut keys = if curves.len() > 1 {
-                vec!["curve"]
-            } else {
-                vec![]
-            };
-            keys.extend(["load_label", "delay_ns", "total_mb_per_s", "load_mb_per_s"]);
-            keys.extend(["ns_per_load_median", "ns_per_load_p90"]);
-            p.table(&t, &t.cols(&keys), &|_| false);
-            if let Some(s) = view::loaded::loaded_summary(r) {
-                let _ = write!(p.html, "<p>{}</p>", prose(&s));
-            }
-        }
-        None => p.absent(r, Part::LoadedLatency),
+    let curves = view::loaded::run_loaded_curves(r);
+    if !super::loaded::curves_body(p, &curves) {
+        return p.absent(r, Part::LoadedLatency);
     }
+    let t = view::loaded_family::loaded_points_for_people(&curves);
+    let mut keys = if curves.len() > 1 {
+        vec!["curve"]
+    } else {
+        vec![]
+    };
+    keys.extend(["load_label", "delay_ns", "total_mb_per_s", "load_mb_per_s"]);
+    keys.extend(["ns_per_load_median", "ns_per_load_p90"]);
+    p.table(&t, &t.cols(&keys), &|_| false);
+    let mut words = vec![crate::render::loaded_text::chaser_line(
+        "Placement",
+        curves[0],
+    )];
+    for c in &curves {
+        let name = view::loaded_family::curve_name(c, &curves);
+        words.push(format!(
+            "{name}: {}",
+            crate::render::loaded_text::trend_sentence(c)
+        ));
+    }
+    let _ = write!(p.html, "<p>{}.</p>", prose(&words.join(". ")));
 }
 
 pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {

@@ -157,7 +157,7 @@ pub fn trend_sentence(r: &LoadedResult) -> String {
 
 /// `{what}: chaser on CPU 0 (node 0), random chase over 64 MiB of 4k pages on node 0 (100% of
 /// pages verified there)`.
-fn chaser_line(what: &str, r: &LoadedResult) -> String {
+pub(crate) fn chaser_line(what: &str, r: &LoadedResult) -> String {
     format!(
         "{what}: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
         r.chaser_cpu,

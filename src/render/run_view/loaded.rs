@@ -7,23 +7,10 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{fmt_ci, fmt_interval, fmt_num, Cell, Table};
-use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XErrorBar, XScale};
+use super::{fmt_ci, fmt_interval, Cell, Table};
+use crate::render::svg::XErrorBar;
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
-
-/// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
-pub fn loaded_name(l: &crate::results::loaded::LoadedResult) -> String {
-    format!(
-        "CPU {} chasing node {}, {} load thread{} ({}) on node {}",
-        l.chaser_cpu,
-        l.mem_node,
-        l.load_cpus.len(),
-        if l.load_cpus.len() == 1 { "" } else { "s" },
-        l.kernel_label,
-        l.load_mem_node
-    )
-}
 
 /// Every loaded-latency curve of a run: the read curve, then the further mixes.
 pub fn run_loaded_curves(r: &RunResults) -> Vec<&LoadedResult> {
@@ -179,60 +166,6 @@ pub(crate) fn x_error(series: usize, p: &LoadedPoint) -> Option<XErrorBar> {
     })
 }
 
-/// The loaded-latency chart (bandwidth on x, latency on y), the doubling point marked; with
-/// several mixes, the family chart (one curve per mix).
-pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
-    let l = r.loaded_latency.as_ref()?;
-    if l.points.is_empty() {
-        return None;
-    }
-    if !r.loaded_latency_mixes.is_empty() {
-        return super::loaded_charts::loaded_family_chart(&run_loaded_curves(r));
-    }
-    let mut c = LineChart::new(
-        "Latency under load",
-        "bandwidth of all threads (MB/s, MB = 10^6 B)",
-        "ns per load (median)",
-        XScale::Linear,
-    );
-    c.y_from_zero = true;
-    let mut points: Vec<(f64, f64)> = l
-        .points
-        .iter()
-        .map(|p| (p.mb_per_s(), p.ns_per_load.median))
-        .collect();
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    for p in &l.points {
-        if let (Some(low), Some(high)) = (
-            p.ns_per_load.ci.map(|c| c.low),
-            p.ns_per_load.ci.map(|c| c.high),
-        ) {
-            c.errors.push(ErrorBar {
-                series: 0,
-                x: p.mb_per_s(),
-                low,
-                high,
-            });
-        }
-        c.x_errors.extend(x_error(0, p));
-        if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-            c.disturbed.push((0, p.mb_per_s()));
-        }
-    }
-    c.series.push(Series {
-        name: loaded_name(l),
-        points,
-        style: SeriesStyle::LinePoints,
-    });
-    if let (Some(x), _) = super::loaded_family::supported_doubling(l) {
-        c.markers.push(Marker {
-            x,
-            label: format!("latency x2 at {} MB/s", fmt_num(x)),
-        });
-    }
-    Some(c)
-}
-
 /// How a point's bandwidth and latency are summarized, in one or two sentences: the median
 /// of its blocks with their interval, of its slices (files written before blocks), or
 /// (files written before slices were counted) one repetition's count.
@@ -246,55 +179,9 @@ pub fn bandwidth_note(curves: &[&LoadedResult]) -> &'static str {
     }
 }
 
-fn upper_first(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
-/// The curve in two sentences: idle, doubling point, peak; then the trend; with several
-/// mixes a third: each further mix's peak and the latency there.
-pub fn loaded_summary(r: &RunResults) -> Option<String> {
-    let l = r.loaded_latency.as_ref()?;
-    let c = &l.curve;
-    // Stated only where more than one point supports it (by their intervals where the points
-    // were measured in blocks), as in every other place the doubling is shown.
-    let doubled = super::loaded_family::doubling_clause(l);
-    let mut s = format!(
-        "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
-         threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
-        fmt_num(c.idle_ns_per_load),
-        l.page_size.label(),
-        crate::results::format::format_bytes(l.chaser_size_bytes),
-        l.chaser_cpu,
-        fmt_num(c.peak_mb_per_s),
-        fmt_num(c.ns_per_load_at_peak),
-        upper_first(&crate::render::loaded_text::trend_sentence(l))
-    );
-    let others: Vec<String> = r
-        .loaded_latency_mixes
-        .iter()
-        .map(|m| {
-            format!(
-                "{} peaks at {} MB/s, where a load takes {} ns",
-                m.kernel_label,
-                fmt_num(m.curve.peak_mb_per_s),
-                fmt_num(m.curve.ns_per_load_at_peak)
-            )
-        })
-        .collect();
-    if !others.is_empty() {
-        s.push_str(&format!(
-            " Under the other load mixes (measured interleaved with the read curve): {}.",
-            others.join("; ")
-        ));
-    }
-    Some(s)
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::loaded_charts::loaded_family_chart;
     use super::*;
     use crate::stats::Summary;
 
@@ -350,15 +237,15 @@ mod tests {
         let full = crate::render::fixture::written(|o| crate::render::run_text::render(&r, o));
         assert!(full.contains("Loaded latency, 2 load mixes"), "{full}");
         assert!(full.contains("mix read:write 2:1 (full speed"), "{full}");
-        assert!(loaded_summary(&r)
-            .unwrap()
-            .contains("read:write 2:1 peaks at"));
+        // The HTML's section: the family's headline rows, each mix's trend in words.
+        let page = crate::render::html::render(&r);
+        assert!(page.contains("read:write 2:1: trend: latency"), "{page}");
     }
 
     #[test]
     fn the_chart_is_the_family_with_horizontal_bars() {
         let r = with_mix();
-        let c = loaded_chart(&r).unwrap();
+        let c = loaded_family_chart(&run_loaded_curves(&r)).unwrap();
         assert_eq!(c.series.len(), 2);
         let points = r.loaded_latency.as_ref().unwrap().points.len();
         assert_eq!(
@@ -369,7 +256,7 @@ mod tests {
         assert!(bandwidth_note(&run_loaded_curves(&r)).contains("slices"));
         let mut one = with_mix();
         one.loaded_latency_mixes.clear();
-        let c = loaded_chart(&one).unwrap();
+        let c = loaded_family_chart(&run_loaded_curves(&one)).unwrap();
         assert_eq!((c.series.len(), c.x_errors.len()), (1, points - 1));
         // The point sits at its slices' median, the bar around it.
         let p = &one.loaded_latency.as_ref().unwrap().points[1];
@@ -410,7 +297,10 @@ mod tests {
         let total = p.col("total_mb_per_s");
         assert!(matches!(p.rows[1][total], Cell::Num(_)));
         assert_eq!(p.columns[total], "total MB/s (MB = 10^6 B)");
-        assert!(loaded_chart(&r).unwrap().x_errors.is_empty());
+        assert!(loaded_family_chart(&run_loaded_curves(&r))
+            .unwrap()
+            .x_errors
+            .is_empty());
         assert!(bandwidth_note(&run_loaded_curves(&r)).contains("one repetition's count"));
         let l = r.loaded_latency.as_ref().unwrap();
         assert_eq!(

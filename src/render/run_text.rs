@@ -220,8 +220,8 @@ const RUN_MIX_ORDER: &str = "one team measured the mixes interleaved, as `numasc
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::loaded::run_loaded_curves(r).as_slice() {
         [] => absent(out, r, Part::LoadedLatency),
-        [one] => super::loaded_text::render_curve(one, out),
-        several => super::loaded_text::render_mixes(several, RUN_MIX_ORDER, out),
+        [one] => super::loaded_text::render_curves(&[one], None, out),
+        several => super::loaded_text::render_curves(several, Some(RUN_MIX_ORDER), out),
     }
 }
 

@@ -10,23 +10,25 @@
 
 use std::io::{self, Write};
 
-use super::run_view::loaded::{bandwidth_note, loaded_mb_text};
+use super::run_view::loaded::bandwidth_note;
 use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people};
-use super::run_view::loaded_family::{loaded_summary_for_people, max_point, point_keys};
+use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
 use super::traffic_text;
 
 mod matrix;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::loaded::CurvePoint;
-use crate::results::loaded::{LoadedFamily, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedReport, LoadedResult};
 use matrix::render_matrix;
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
-        LoadedReport::Curve(c) => render_curve(c, out),
+        LoadedReport::Curve(c) => render_curves(&[c], None, out),
         LoadedReport::Matrix(m) => render_matrix(m, out),
-        LoadedReport::Family(f) => render_family(f, out),
+        LoadedReport::Family(f) => {
+            render_curves(&f.curves.iter().collect::<Vec<_>>(), Some(&f.order), out)
+        }
     }
 }
 
@@ -70,31 +72,51 @@ fn shared_idle_checks<'a>(
         .collect()
 }
 
-/// Several mixes from one placement: the placement once, one headline row per mix, then
-/// each mix's points and a sketch of every curve.
-pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
-    render_mixes(&f.curves.iter().collect::<Vec<_>>(), &f.order, out)
-}
-
-/// [`render_family`] for curves held apart (a run keeps the read curve and its further
-/// mixes in two places), `order` saying how they were measured.
-pub fn render_mixes(curves: &[&LoadedResult], order: &str, out: &mut dyn Write) -> io::Result<()> {
+/// One curve, or several mixes from one placement (`order` saying how they were measured):
+/// the placement once, one headline row per curve, every point (the shared idle point
+/// once), each curve's trend, one sketch of every curve, the counters and the verdict.
+pub fn render_curves(
+    curves: &[&LoadedResult],
+    order: Option<&str>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let Some(r) = curves.first() else {
         return writeln!(out, "Loaded latency: no curve was measured");
     };
-    let mixes = format!("Loaded latency, {} load mixes", curves.len());
-    writeln!(out, "{}", chaser_line(&mixes, r))?;
-    writeln!(out, "{}", load_line(r, None))?;
-    writeln!(out, "order: {order}")?;
+    let several = curves.len() > 1;
+    let (what, kernel, first): (_, _, &[&str]) = match several {
+        true => (
+            format!("Loaded latency, {} load mixes", curves.len()),
+            None,
+            &["curve"],
+        ),
+        false => (
+            "Loaded latency".to_string(),
+            Some(r.kernel_label.as_str()),
+            &[],
+        ),
+    };
+    writeln!(out, "{}", chaser_line(&what, r))?;
+    writeln!(out, "{}", load_line(r, kernel))?;
+    writeln!(out, "{}", delay_line(r))?;
+    if let Some(o) = order {
+        writeln!(out, "order: {o}")?;
+    }
     writeln!(out)?;
-    write!(out, "{}", headline_table(curves, &["curve"]))?;
+    write!(out, "{}", headline_table(curves, first))?;
     writeln!(
         out,
-        "MB = 10^6 B. The idle point is measured once and heads every curve. {} The doubling is stated only with more than one point at or beyond it.",
+        "MB = 10^6 B. {}{} The doubling is stated only with more than one point at or beyond it.",
+        if several {
+            "The idle point is measured once and heads every curve. "
+        } else {
+            ""
+        },
         bandwidth_note(curves)
     )?;
     writeln!(out)?;
-    write!(out, "{}", points_table(curves, &["curve"]))?;
+    write!(out, "{}", points_table(curves, first))?;
+    writeln!(out, "{}", r.counting)?;
     for c in curves {
         let full = format!("full speed {:.1} ns per line", c.full_speed_ns_per_line);
         writeln!(
@@ -108,18 +130,31 @@ pub fn render_mixes(curves: &[&LoadedResult], order: &str, out: &mut dyn Write) 
     let series: Vec<(char, Vec<CurvePoint>)> = curves
         .iter()
         .zip(SYMBOLS.iter().cycle())
-        .map(|(c, &s)| (s, c.curve_points()))
+        .map(|(c, &s)| (if several { s } else { '*' }, c.curve_points()))
         .collect();
     sketch_series(&series, out)?;
-    let legend: Vec<String> = series
-        .iter()
-        .zip(curves)
-        .map(|((s, _), c)| format!("{s} = {}", c.kernel_label))
-        .collect();
-    writeln!(out, "{}", legend.join(", "))?;
+    if several {
+        let legend: Vec<String> = series
+            .iter()
+            .zip(curves)
+            .map(|((s, _), c)| format!("{s} = {}", c.kernel_label))
+            .collect();
+        writeln!(out, "{}", legend.join(", "))?;
+    }
     traffic_text::render(&r.traffic, out)?;
     let q = super::verdict::of_checks(&shared_idle_checks(curves.iter().copied()));
     super::verdict::write_text(out, Some(&q), &curve_warnings(curves), "")
+}
+
+/// `delay spin: 0.500 ns per iteration (calibrated on CPU 1, r^2 0.9990)`.
+fn delay_line(r: &LoadedResult) -> String {
+    let d = &r.delay_calibration;
+    format!(
+        "delay spin: {:.3} ns per iteration (calibrated on CPU {}, r^2 {:.4})",
+        d.ns_per_iteration,
+        d.cpu.map_or("?".into(), |c| c.to_string()),
+        d.r_squared
+    )
 }
 
 /// How the points were cut into blocks, after "ms per point": `, in 6 blocks of 17 ms
@@ -185,48 +220,9 @@ fn load_line(r: &LoadedResult, kernel: Option<&str>) -> String {
     )
 }
 
-pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "{}", chaser_line("Loaded latency", r))?;
-    writeln!(out, "{}", load_line(r, Some(&r.kernel_label)))?;
-    writeln!(
-        out,
-        "delay spin: {:.3} ns per iteration (calibrated on CPU {}, r^2 {:.4})",
-        r.delay_calibration.ns_per_iteration,
-        r.delay_calibration
-            .cpu
-            .map_or("?".into(), |c| c.to_string()),
-        r.delay_calibration.r_squared
-    )?;
-    writeln!(out)?;
-    write!(out, "{}", points_table(&[r], &[]))?;
-    writeln!(out, "{}", r.counting)?;
-    writeln!(out)?;
-    let peak = match max_point(r).filter(|p| p.total_mb_per_s_summary.is_some()) {
-        Some(p) => loaded_mb_text(p),
-        None => format!("{:.0}", r.curve.peak_mb_per_s),
-    };
-    writeln!(
-        out,
-        "idle latency {:.1} ns; {}; peak {peak} MB/s (latency there {:.1} ns)",
-        r.curve.idle_ns_per_load,
-        super::run_view::loaded_family::doubling_clause(r),
-        r.curve.ns_per_load_at_peak
-    )?;
-    writeln!(out, "{}", trend_sentence(r))?;
-    writeln!(out)?;
-    sketch(&r.curve_points(), out)?;
-    traffic_text::render(&r.traffic, out)?;
-    let q = super::verdict::of_checks(&crate::results::verdict::loaded_checks(r));
-    super::verdict::write_text(out, Some(&q), &r.warnings, "")
-}
-
-/// Latency (rows, ns) against bandwidth (columns, MB/s), one `*` per point.
-fn sketch(points: &[CurvePoint], out: &mut dyn Write) -> io::Result<()> {
-    sketch_series(&[('*', points.to_vec())], out)
-}
-
-/// The same for several curves on common axes, each point drawn with its curve's symbol (a
-/// later curve's symbol covers an earlier one's in the same character cell).
+/// Latency (rows, ns) against bandwidth (columns, MB/s) for the curves on common axes, each
+/// point drawn with its curve's symbol (a later curve's symbol covers an earlier one's in
+/// the same character cell).
 fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io::Result<()> {
     const W: usize = 50;
     const H: usize = 10;
@@ -271,7 +267,7 @@ fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::loaded::LoadedMatrix;
+    use crate::results::loaded::{LoadedFamily, LoadedMatrix};
 
     #[test]
     fn the_sketch_puts_low_bandwidth_low_latency_bottom_left() {
@@ -285,7 +281,7 @@ mod tests {
                 ns_per_load: 300.0,
             },
         ];
-        let text = crate::render::fixture::written(|o| sketch(&pts, o));
+        let text = crate::render::fixture::written(|o| sketch_series(&[('*', pts.to_vec())], o));
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].starts_with("    300 ns |") && lines[0].ends_with('*'),
@@ -294,7 +290,7 @@ mod tests {
         assert!(lines[9].starts_with("    100 ns |*"), "{text}");
         assert!(lines[11].contains("1000 MB/s total"));
         let mut empty = Vec::new();
-        sketch(&[], &mut empty).unwrap();
+        sketch_series(&[('*', vec![])], &mut empty).unwrap();
         assert!(empty.is_empty());
     }
 

@@ -41,12 +41,15 @@ pub fn curve_name(r: &LoadedResult, all: &[&LoadedResult]) -> String {
     }
 }
 
-/// Every curve's warnings, each once, led by the curve's name among `curves`.
+/// Every curve's warnings, each once, led by the curve's name among several `curves`.
 pub fn curve_warnings(curves: &[&LoadedResult]) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
     for c in curves {
         for w in &c.warnings {
-            let w = format!("{}: {w}", curve_name(c, curves));
+            let w = match curves.len() {
+                1 => w.clone(),
+                _ => format!("{}: {w}", curve_name(c, curves)),
+            };
             if !v.contains(&w) {
                 v.push(w);
             }
@@ -94,20 +97,6 @@ pub fn doubling_text(r: &LoadedResult) -> String {
             "not beyond double by the 95 % intervals: not stated".into()
         }
         _ => "not reached".into(),
-    }
-}
-
-/// The doubling as a clause of a sentence: `latency doubles at 4,120 MB/s (3 points
-/// beyond)`, or why it is not stated, or `latency never doubles`.
-pub fn doubling_clause(r: &LoadedResult) -> String {
-    match supported_doubling(r) {
-        (Some(x), n) => format!("latency doubles at {} MB/s ({n} points beyond)", fmt_num(x)),
-        (None, 1) => "the doubling is not stated (only the last point is beyond double)".into(),
-        (None, _) if r.curve.doubled_at_mb_per_s.is_some() => {
-            "the doubling is not stated (no two points beyond double by their 95 % intervals)"
-                .into()
-        }
-        _ => "latency never doubles".into(),
     }
 }
 

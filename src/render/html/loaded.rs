@@ -139,21 +139,8 @@ fn matrix_section(p: &mut Page, m: &LoadedMatrix) {
         p.heatmap_figure(svg::heatmap(&max), "");
         p.push("</div>");
     }
-    if m.initiators.len() == 1 && m.targets.len() == 1 {
-        let _ = write!(
-            p.html,
-            "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
-            m.initiators[0], m.targets[0]
-        );
-    }
-    for c in m.cells.iter().filter(|c| c.result.is_none()) {
-        let _ = write!(
-            p.html,
-            "<p class=\"absent\">{} -> {} not measured: {}</p>",
-            c.initiator,
-            c.target,
-            prose(c.note.as_deref().unwrap_or("no reason recorded"))
-        );
+    for n in crate::render::run_view::loaded_family::matrix_notes(m) {
+        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(&n));
     }
     p.section_close();
 }

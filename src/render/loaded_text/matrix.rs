@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use super::{headline_table, shared_idle_checks};
 use crate::render::run_view::loaded::bandwidth_note;
-use crate::render::run_view::loaded_family::curve_warnings;
+use crate::render::run_view::loaded_family::{curve_warnings, matrix_notes};
 use crate::render::traffic_text;
 use crate::results::format::format_list;
 use crate::results::loaded::LoadedMatrix;
@@ -26,15 +26,6 @@ pub(super) fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result
         "Loaded latency, every initiator node x target node (chaser on the initiator's first CPU, chased buffer on the target; load from {from} onto {onto})"
     )?;
     let curves: Vec<_> = m.cells.iter().flat_map(|c| c.curves()).collect();
-    let notes: Vec<String> = m
-        .cells
-        .iter()
-        .filter(|c| c.result.is_none())
-        .map(|c| {
-            let note = c.note.as_deref().unwrap_or("not measured");
-            format!("{} -> {}: {note}", c.initiator, c.target)
-        })
-        .collect();
     let first = [
         "cpu_node",
         "memory_node",
@@ -43,15 +34,8 @@ pub(super) fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result
         "load_memory_node",
     ];
     write!(out, "{}", headline_table(&curves, &first))?;
-    for n in &notes {
-        writeln!(out, "not measured: {n}")?;
-    }
-    if m.cells.len() == 1 && m.initiators.len() == 1 && m.targets.len() == 1 {
-        writeln!(
-            out,
-            "This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.",
-            m.initiators[0], m.targets[0]
-        )?;
+    for n in matrix_notes(m) {
+        writeln!(out, "{n}")?;
     }
     writeln!(
         out,

@@ -5,7 +5,7 @@
 
 use super::{estimate_cells, Cell, Table};
 use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
-use crate::results::latency::{LatencyReport, LatencyResult};
+use crate::results::latency::{CurveKnees, LatencyReport, LatencyResult, Mode};
 use crate::results::RunResults;
 
 /// One row per latency result (a sweep's points, the sizes asked for): the CSV columns of
@@ -167,7 +167,12 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
             });
         }
     }
-    for k in first_curve_knees(r) {
+    let knees = leading_knees(r.latency.as_ref()).map(|k| &k.levels);
+    for k in knees
+        .into_iter()
+        .flatten()
+        .filter(|k| k.sysfs_bytes.is_some())
+    {
         if let Some(b) = k.knee_bytes {
             chart.markers.push(Marker {
                 x: b as f64,
@@ -178,63 +183,11 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     Some(chart)
 }
 
-/// The knees of the curve the chart leads with (the first random walk, else the first).
-fn first_curve_knees(r: &RunResults) -> Vec<&crate::results::latency::LevelKnee> {
-    let Some(l) = &r.latency else {
-        return Vec::new();
-    };
-    let k = l
-        .knees
-        .iter()
-        .find(|k| k.mode == crate::results::latency::Mode::Random)
-        .or(l.knees.first());
-    k.map(|k| {
-        k.levels
-            .iter()
-            .filter(|l| l.sysfs_bytes.is_some())
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
-/// One sentence on the knees of the sweep: where each cache level's plateau ends, and which
-/// levels show none ("no knee found"), so an absent marker is never silent.
-pub fn latency_knee_note(r: &RunResults) -> String {
-    let knees = first_curve_knees(r);
-    if knees.is_empty() {
-        return "No knee found: the curve was not analysed for cache levels (no cache sizes \
-                from sysfs, or too few points)."
-            .into();
-    }
-    let found: Vec<String> = knees
-        .iter()
-        .filter_map(|k| {
-            Some(format!(
-                "{} at {}",
-                k.level,
-                crate::render::svg::bytes_short(k.knee_bytes? as f64)
-            ))
-        })
-        .collect();
-    let missing: Vec<&str> = knees
-        .iter()
-        .filter(|k| k.knee_bytes.is_none())
-        .map(|k| k.level.as_str())
-        .collect();
-    let mut s = String::from("Knees (where latency leaves a cache level's plateau): ");
-    if found.is_empty() {
-        s.push_str("none found");
-    } else {
-        s.push_str(&found.join(", "));
-    }
-    if !missing.is_empty() {
-        s.push_str(&format!(
-            "; no knee found for {} (no flat stretch of the curve ends in that level's range)",
-            missing.join(", ")
-        ));
-    }
-    s.push('.');
-    s
+/// The knee analysis of the curve the chart leads with (the first random walk, else the
+/// first); the chart marks its knees and the HTML caption names the levels without one.
+pub fn leading_knees(l: Option<&LatencyReport>) -> Option<&CurveKnees> {
+    let k = &l?.knees;
+    k.iter().find(|k| k.mode == Mode::Random).or(k.first())
 }
 
 #[cfg(test)]
@@ -279,15 +232,16 @@ mod tests {
             3 * with_ci
         );
         assert!(svg.contains("hollow: disturbed"));
-        assert!(latency_knee_note(&r).starts_with("No knee found"));
+        assert!(!c.markers.iter().any(|m| m.label.ends_with(" knee")));
         crate::render::fixture::set_knees(
             &mut r,
             &[("L1", 65536, Some(32768)), ("L2", 1048576, None)],
         );
-        let note = latency_knee_note(&r);
-        assert!(note.contains("L1 at 32K"), "{note}");
-        assert!(note.contains("no knee found for L2"), "{note}");
         let c = latency_sweep_chart(&r).unwrap();
-        assert!(c.markers.iter().any(|m| m.label == "L1 knee"));
+        let knees: Vec<&str> = c.markers.iter().map(|m| m.label.as_str()).collect();
+        assert!(
+            knees.contains(&"L1 knee") && !knees.contains(&"L2 knee"),
+            "{knees:?}"
+        );
     }
 }

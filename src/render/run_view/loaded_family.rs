@@ -13,7 +13,7 @@ use super::{
     loaded::bandwidth_cells, loaded::bandwidth_columns, loaded::blocks_cell, loaded::blocks_column,
 };
 use crate::results::format::format_list;
-use crate::results::loaded::{LoadedPoint, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedReport, LoadedResult};
 
 /// Every curve of a report, in measurement order (a matrix: cell by cell, the mixes of a cell
 /// together).
@@ -54,6 +54,27 @@ pub fn curve_warnings(curves: &[&LoadedResult]) -> Vec<String> {
                 v.push(w);
             }
         }
+    }
+    v
+}
+
+/// What a matrix's table does not show: each cell not measured and why, and that a machine
+/// of one initiator and one memory node has a single cell.
+pub fn matrix_notes(m: &LoadedMatrix) -> Vec<String> {
+    let mut v: Vec<String> = m
+        .cells
+        .iter()
+        .filter(|c| c.result.is_none())
+        .map(|c| {
+            let why = c.note.as_deref().unwrap_or("no reason recorded");
+            format!("{} -> {} not measured: {why}", c.initiator, c.target)
+        })
+        .collect();
+    if let ([_], [i], [t]) = (m.cells.as_slice(), &m.initiators[..], &m.targets[..]) {
+        v.push(format!(
+            "This machine has one initiator node and one memory node, so the matrix is the \
+             single cell {i} -> {t}."
+        ));
     }
     v
 }

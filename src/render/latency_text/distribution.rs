@@ -5,8 +5,7 @@
 use std::io::{self, Write};
 
 use super::ghz;
-use crate::render::run_view::fmt_num;
-use crate::results::format::format_bytes;
+use crate::render::run_view::{fmt_num, latency_dist};
 use crate::results::latency::{HistogramBin, LatencyReport, LoadDistribution};
 
 /// Width of the longest histogram bar, characters.
@@ -20,11 +19,8 @@ pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result
     };
     writeln!(
         out,
-        "\nPer-load latency distribution: {} mode, {} working set, {} pages, CPU {}, {} groups of {} dependent loads",
-        d.mode.label(),
-        format_bytes(d.working_set_bytes),
-        d.page_size.label(),
-        d.cpu,
+        "\n{}: {} groups of {} dependent loads",
+        latency_dist::latency_histogram_heading(Some(r)),
         d.groups,
         d.loads_per_group
     )?;

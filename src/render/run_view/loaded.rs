@@ -7,7 +7,7 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{fmt_ci, fmt_interval, Cell, Table};
+use super::{fmt_ci, Cell, Table};
 use crate::render::svg::XErrorBar;
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
@@ -18,16 +18,6 @@ pub fn run_loaded_curves(r: &RunResults) -> Vec<&LoadedResult> {
         .iter()
         .chain(r.loaded_latency_mixes.iter())
         .collect()
-}
-
-/// A point's total bandwidth for people: `6679 [6500, 6800] n=58` with its slices'
-/// interval, `6679, no interval (n=3)` with too few slices, or the bare count (`6679`) of a
-/// file written before slices were counted.
-pub fn loaded_mb_text(p: &LoadedPoint) -> String {
-    match &p.total_mb_per_s_summary {
-        Some(s) => fmt_interval(s),
-        None => format!("{:.0}", p.total_mb_per_s),
-    }
 }
 
 /// The total and load bandwidth columns of a loaded-latency table for people, one row per
@@ -54,7 +44,7 @@ pub(crate) fn bandwidths_for_people(t: &mut Table, curves: &[&LoadedResult]) {
 }
 
 /// True when any point of these curves was measured in blocks.
-pub fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
+fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
     curves
         .into_iter()
         .any(|c| c.points.iter().any(|p| !p.blocks.is_empty()))
@@ -74,7 +64,7 @@ pub(crate) fn blocks_column() -> (String, String) {
 }
 
 /// True when any point of these curves has its bandwidth per slice.
-pub fn has_slices<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
+fn has_slices<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
     curves
         .into_iter()
         .any(|c| c.points.iter().any(|p| p.total_mb_per_s_summary.is_some()))
@@ -302,10 +292,5 @@ mod tests {
             .x_errors
             .is_empty());
         assert!(bandwidth_note(&run_loaded_curves(&r)).contains("one repetition's count"));
-        let l = r.loaded_latency.as_ref().unwrap();
-        assert_eq!(
-            loaded_mb_text(&l.points[1]),
-            format!("{:.0}", l.points[1].total_mb_per_s)
-        );
     }
 }

@@ -80,7 +80,8 @@ fn matrix_row(working_set: u64, c: &MatrixCell) -> Vec<Cell> {
 }
 
 /// [`latency_matrix_table`] for people: the median as `45.6 [44.1, 47.0] n=15`, the ratio to
-/// local with its paired interval ([`matrix_ratio_text`]; a row's reference cell `1`).
+/// local with its paired interval (`x1.55 [1.53, 1.60]`, `tables_view::ratio_text`; a row's
+/// reference cell `1`).
 pub fn matrix_for_people(t: Table, l: Option<&LatencyReport>) -> Table {
     let mut t = t.with_interval_text("ns_per_load", "ns");
     let x = t.col("relative_to_local_ratio");

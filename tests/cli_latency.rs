@@ -257,6 +257,44 @@ fn distribution_and_mlp_give_their_json_shape() {
     assert!(mlp[0].get("ci_low").is_none(), "3 samples give no interval");
 }
 
+/// The text's size table is the CSV's and HTML's table for people: each chain count's row
+/// with its median, interval and n, and the MLP factor with its interval under its own head.
+#[test]
+fn size_text_shows_each_row_with_its_interval_and_count() {
+    let out = latency(&[
+        "--size",
+        "64KiB",
+        "--chains",
+        "1,2",
+        "--samples",
+        "6",
+        "--sample-ms",
+        "0.2",
+    ])
+    .success()
+    .get_output()
+    .stdout
+    .clone();
+    let text = String::from_utf8(out).unwrap();
+    let table: Vec<&str> = text
+        .split("\nLatency (ns per load")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    assert!(table[0].contains("ns median [95 % interval] n"), "{text}");
+    let rows = &table[1..];
+    assert_eq!(rows.len(), 2, "one row per chain count: {text}");
+    for (row, chains) in rows.iter().zip(["1", "2"]) {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[..3], ["random", "4k", chains], "{row}");
+        assert!(row.contains("64 KiB") && row.contains("n="), "{row}");
+    }
+    assert!(text.contains("MLP factor [interval]"), "{text}");
+}
+
 #[test]
 fn distribution_text_shows_the_histogram() {
     if !cfg!(any(target_arch = "x86_64", target_arch = "aarch64")) {

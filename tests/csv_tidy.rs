@@ -70,7 +70,7 @@ fn this_machine_fixture_csvs_are_tidy() {
 #[test]
 fn every_documented_file_has_columns() {
     let d = check::documented(&doc());
-    assert_eq!(d.len(), 20, "{:?}", d.keys());
+    assert_eq!(d.len(), 21, "{:?}", d.keys());
     assert!(d.values().all(|c| !c.is_empty()));
 }
 
@@ -98,7 +98,7 @@ fn the_checker_catches_untidy_files() {
     assert!(check::names_unit("mb_per_s_ci_low") && check::names_unit("memory_node"));
 }
 
-/// `latency --csv DIR` writes the distribution, histogram and MLP tables, each holding to
+/// `latency --csv DIR` writes the sizes, distribution, histogram and MLP tables, each holding to
 /// docs/csv.md; the histogram's counts sum to the distribution's groups. Mechanics only.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[test]
@@ -133,6 +133,7 @@ fn latency_distribution_and_mlp_csvs_are_tidy() {
     let mut problems = Vec::new();
     let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
     for name in [
+        "latency_sizes.csv",
         "latency_distribution.csv",
         "latency_histogram.csv",
         "latency_mlp.csv",

@@ -9,7 +9,7 @@
 use std::io::{self, Write};
 
 use super::run_policy_text::{advisor, scenarios};
-use super::run_view::{self as view, Table};
+use super::run_view as view;
 use crate::results::{findings::Severity, plan::Part, RunResults};
 
 fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
@@ -168,27 +168,17 @@ pub(super) fn finding_lines(
 }
 
 /// The `latency` command's own section (clock, sweeps with every point, the node x node
-/// table against SLIT and HMAT, precision, warnings), then each matrix cell's interval.
+/// table against SLIT and HMAT with each cell's interval, precision, warnings).
 fn latency(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let Some(l) = &r.latency else {
         return absent(out, r, Part::Latency);
     };
     super::latency_text::render(l, out)?;
-    if l.matrix.is_some() {
-        cell_intervals(out, view::latency::latency_matrix_table(r), "ns_per_load")
-    } else {
+    if l.matrix.is_none() {
         write!(out, "node x node latency: ")?;
-        absent(out, r, Part::LatencyMatrix)
+        absent(out, r, Part::LatencyMatrix)?;
     }
-}
-
-/// The line under a node x node grid with every cell's interval (see
-/// [`view::cell_intervals`]).
-fn cell_intervals(out: &mut dyn Write, t: Table, base: &str) -> io::Result<()> {
-    match view::cell_intervals(t, base) {
-        Some(l) => writeln!(out, "{l}"),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// The `bandwidth` command's own section for the run's kernels and node x node matrix
@@ -230,8 +220,8 @@ const RUN_MIX_ORDER: &str = "one team measured the mixes interleaved, as `numasc
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::loaded::run_loaded_curves(r).as_slice() {
         [] => absent(out, r, Part::LoadedLatency),
-        [one] => super::loaded_text::render_curve(one, out),
-        several => super::loaded_text::render_mixes(several, RUN_MIX_ORDER, out),
+        [one] => super::loaded_text::render_curves(&[one], None, out),
+        several => super::loaded_text::render_curves(several, Some(RUN_MIX_ORDER), out),
     }
 }
 

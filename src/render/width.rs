@@ -296,8 +296,9 @@ mod at_80_columns {
     #[test]
     fn loaded_latency() {
         let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::loaded_text::render_curve(
-            r.loaded_latency.as_ref().unwrap(),
+        insta::assert_snapshot!(at_80(|w| crate::render::loaded_text::render_curves(
+            &[r.loaded_latency.as_ref().unwrap()],
+            None,
             w
         )));
     }

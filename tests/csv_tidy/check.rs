@@ -18,6 +18,7 @@ pub enum Kind {
 pub fn documented(doc: &str) -> BTreeMap<String, Vec<(String, Kind)>> {
     let mut files = BTreeMap::new();
     let mut current: Option<String> = None;
+    let mut same = Vec::new();
     for line in doc.lines() {
         if let Some(h) = line.strip_prefix("## `") {
             let name = h.trim_end_matches('`').to_string();
@@ -26,6 +27,12 @@ pub fn documented(doc: &str) -> BTreeMap<String, Vec<(String, Kind)>> {
             continue;
         }
         let Some(name) = &current else { continue };
+        // A file with another's columns says so: "the columns of `other.csv`".
+        if let Some(other) = line.split("the columns of `").nth(1) {
+            let other = other.split('`').next().unwrap_or_default();
+            same.push((name.clone(), other.to_string()));
+            continue;
+        }
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         if cells.len() < 4 || !cells[1].starts_with('`') {
             continue;
@@ -41,6 +48,10 @@ pub fn documented(doc: &str) -> BTreeMap<String, Vec<(String, Kind)>> {
             .get_mut(name)
             .unwrap()
             .push((cells[1].trim_matches('`').to_string(), kind));
+    }
+    for (name, other) in same {
+        let cols = files.get(&other).cloned().unwrap_or_default();
+        files.insert(name, cols);
     }
     files
 }

@@ -375,9 +375,17 @@ pub fn run(ctx: &Context, args: &LatencyArgs) -> anyhow::Result<()> {
     }
 
     if let Some(dir) = &args.csv {
-        // The distribution and MLP tables with rows, one file each.
-        let tables = crate::render::run_view::latency_dist::latency_extra_tables(Some(&report));
-        super::write_tables_csv(dir, tables.into_iter().filter(|t| !t.rows.is_empty()))?;
+        // The tables with rows, one file each.
+        let l = Some(&report);
+        use crate::render::run_view::latency as view;
+        let tables = [
+            view::latency_sizes_table(l),
+            view::latency_sweep_table(l),
+            crate::render::run_view::latency_matrix::latency_matrix_table(l),
+        ];
+        let extra = crate::render::run_view::latency_dist::latency_extra_tables(l);
+        let all = tables.into_iter().chain(extra);
+        super::write_tables_csv(dir, all.filter(|t| !t.rows.is_empty()))?;
     }
     super::print_result(args.json, &report, |out| latency_text::render(&report, out))
 }

@@ -9,46 +9,27 @@ use std::fmt::Write as _;
 use super::page::Page;
 use super::prose;
 use crate::render::run_view::{
-    loaded::has_blocks, loaded::has_slices, loaded_charts::loaded_family_chart,
+    loaded::bandwidth_note, loaded_charts::loaded_family_chart,
     loaded_charts::loaded_matrix_heatmaps, loaded_family::loaded_curves_for_people,
     loaded_family::loaded_summary_for_people, loaded_family::report_curves,
 };
 use crate::render::svg;
 use crate::results::loaded::{LoadedMatrix, LoadedReport, LoadedResult};
 
-/// The chart's caption: what the bars and the hollow points are; `sliced` when the points'
-/// bandwidths have intervals (horizontal bars), `blocked` when the points were measured in
-/// blocks (medians and intervals over the blocks).
-fn chart_note(c: &svg::LineChart, sliced: bool, blocked: bool) -> String {
-    let mut s = String::from(if blocked {
-        "ns per load (median of the chaser's block medians) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "
-    } else {
-        "ns per load (median of the chaser's samples) against the total bandwidth of all threads (load threads plus the chaser's own 64 B per load), one curve per load mix; "
-    });
-    s.push_str(if c.errors.is_empty() {
-        if blocked {
-            "no point has a 95 % interval (fewer than six blocks each)."
+/// The chart's caption: what the bars and the hollow points are, how a point's figures
+/// were summarized (as the terminal says it).
+fn chart_note(c: &svg::LineChart, curves: &[&LoadedResult]) -> String {
+    format!(
+        "ns per load (median) against the total bandwidth of all threads (load threads plus \
+         the chaser's own 64 B per load){}. {} {}",
+        if curves.len() > 1 {
+            ", one curve per load mix"
         } else {
-            "no point has a 95 % interval (fewer than six samples each)."
-        }
-    } else {
-        "bars are 95 % intervals of the median."
-    });
-    if !c.disturbed.is_empty() {
-        let _ = write!(
-            s,
-            " {} hollow point(s) disturbed: the retakes ran out.",
-            c.disturbed.len()
-        );
-    }
-    s.push_str(if blocked {
-        " Each point is measured in blocks spread over the curve's time; its bandwidth is the median over its blocks (each block's the median of its 2 ms slices); horizontal bars are its 95 % interval."
-    } else if sliced {
-        " Each point's bandwidth is the median over its slices (the chaser's 2 ms sample windows); horizontal bars are its 95 % interval."
-    } else {
-        " Each point's bandwidth is one repetition's count and has no interval."
-    });
-    s
+            ""
+        },
+        super::parts::intervals_note(c),
+        bandwidth_note(curves)
+    )
 }
 
 /// What the page holds and the machine, for its header.
@@ -71,47 +52,19 @@ fn header_facts(r: &LoadedReport, curves: &[&LoadedResult]) -> Vec<String> {
     facts
 }
 
-/// Renders the page.
-pub fn render_loaded(r: &LoadedReport) -> String {
-    let curves = report_curves(r);
-    let mut p = Page::open(
-        "numascope loaded latency",
-        "",
-        "Loaded latency",
-        &header_facts(r, &curves),
-    );
-    p.push("</header>\n");
-    let mut warnings: Vec<String> = Vec::new();
-    for c in &curves {
-        let name = crate::render::run_view::loaded_family::curve_name(c, &curves);
-        for w in &c.warnings {
-            let w = format!("{name}: {w}");
-            if !warnings.contains(&w) {
-                warnings.push(w);
-            }
-        }
-    }
-    p.warnings(&warnings);
-
-    p.section_open(
-        "curves",
-        "Latency against bandwidth",
-        "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
-    );
-    match loaded_family_chart(&curves) {
-        Some(c) => {
-            let note = chart_note(
-                &c,
-                has_slices(curves.iter().copied()),
-                has_blocks(curves.iter().copied()),
-            );
-            p.line_chart(&c, &note);
-        }
-        None => p.push("<p class=\"absent\">No curve was measured.</p>"),
-    }
-    let t = loaded_summary_for_people(&curves);
+/// The curves on one chart with their error bars, then one headline row per curve: the
+/// body of this page's first section and of the run report's loaded-latency section.
+/// `false` (nothing written) when no curve has a point.
+pub(super) fn curves_body(p: &mut Page, curves: &[&LoadedResult]) -> bool {
+    let Some(c) = loaded_family_chart(curves) else {
+        return false;
+    };
+    p.line_chart(&c, &chart_note(&c, curves));
+    let t = loaded_summary_for_people(curves);
     let cols = t.cols(&[
         "curve",
+        "cpu_node",
+        "memory_node",
         "load_cpus",
         "idle_ns_per_load_median",
         "doubled_at_mb_per_s",
@@ -122,6 +75,31 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     ]);
     p.table(&t, &cols, &|_| false);
     p.push("<p class=\"lead\">The doubling is stated only when more than one point lies at or beyond it; the idle point is measured once per placement and heads every curve of that placement.</p>");
+    true
+}
+
+/// Renders the page.
+pub fn render_loaded(r: &LoadedReport) -> String {
+    let curves = report_curves(r);
+    let mut p = Page::open(
+        "numascope loaded latency",
+        "",
+        "Loaded latency",
+        &header_facts(r, &curves),
+    );
+    p.push("</header>\n");
+    p.warnings(&crate::render::run_view::loaded_family::curve_warnings(
+        &curves,
+    ));
+
+    p.section_open(
+        "curves",
+        "Latency against bandwidth",
+        "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
+    );
+    if !curves_body(&mut p, &curves) {
+        p.push("<p class=\"absent\">No curve was measured.</p>");
+    }
     p.section_close();
 
     if let LoadedReport::Matrix(m) = r {
@@ -161,21 +139,8 @@ fn matrix_section(p: &mut Page, m: &LoadedMatrix) {
         p.heatmap_figure(svg::heatmap(&max), "");
         p.push("</div>");
     }
-    if m.initiators.len() == 1 && m.targets.len() == 1 {
-        let _ = write!(
-            p.html,
-            "<p class=\"lead\">This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.</p>",
-            m.initiators[0], m.targets[0]
-        );
-    }
-    for c in m.cells.iter().filter(|c| c.result.is_none()) {
-        let _ = write!(
-            p.html,
-            "<p class=\"absent\">{} -> {} not measured: {}</p>",
-            c.initiator,
-            c.target,
-            prose(c.note.as_deref().unwrap_or("no reason recorded"))
-        );
+    for n in crate::render::run_view::loaded_family::matrix_notes(m) {
+        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(&n));
     }
     p.section_close();
 }

@@ -124,7 +124,7 @@ const SECTIONS: &[Section] = &[
         lead: "Each row is the node whose CPU chases pointers, each column the node holding the memory. Beside it, what the firmware declares (HMAT when present, else the SLIT distance).",
         body: parts::latency_matrix,
         part: Some(Part::LatencyMatrix),
-        measured: |r| view::latency::latency_heatmaps(r).is_some(),
+        measured: |r| view::latency_matrix::latency_heatmaps(r).is_some(),
     },
     Section {
         id: "bandwidth",
@@ -160,7 +160,7 @@ const SECTIONS: &[Section] = &[
         lead: "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
         body: parts::loaded,
         part: Some(Part::LoadedLatency),
-        measured: |r| view::loaded::loaded_chart(r).is_some(),
+        measured: |r| view::loaded_charts::loaded_family_chart(&view::loaded::run_loaded_curves(r)).is_some(),
     },
     Section {
         id: "c2c",

@@ -53,12 +53,15 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
             )
         })
         .unwrap_or_default();
-    let ws = match view::cell_intervals(view::latency::latency_matrix_table(r), "ns_per_load") {
+    let ws = match view::cell_intervals(
+        view::latency_matrix::latency_matrix_table(r.latency.as_ref()),
+        "ns_per_load",
+    ) {
         Some(ci) => format!("{ws} {ci}."),
         None => ws,
     };
     if !p.heatmaps(
-        view::latency::latency_heatmaps(r),
+        view::latency_matrix::latency_heatmaps(r),
         &ws,
         "The firmware declares no SLIT or HMAT figures for these pairs.",
     ) {
@@ -69,7 +72,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
         .latency
         .as_ref()
         .and_then(|l| l.matrix.as_ref())
-        .and_then(view::latency::matrix_ratio_line)
+        .and_then(view::latency_matrix::matrix_ratio_line)
     {
         let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
     }
@@ -200,26 +203,34 @@ pub(super) fn scaling(p: &mut Page, r: &RunResults) {
     }
 }
 
+/// The loaded-latency section: the `loaded-latency --html` page's chart and headline table
+/// ([`super::loaded::curves_body`]), every point, and the placement and trend in words.
 pub(super) fn loaded(p: &mut Page, r: &RunResults) {
-    match view::loaded::loaded_chart(r) {
-        Some(c) => {
-            p.line_chart(
-                &c,
-                &format!(
-                    "ns per load (median) against the total bandwidth of all threads (load \
-                     threads plus the chaser's own 64 B per load). {}{}",
-                    intervals_note(&c),
-                    view::loaded::loaded_bandwidth_note(r)
-                ),
-            );
-            let t = view::loaded::loaded_table_for_people(r);
-            p.table(&t, &t.cols(view::loaded::LOADED_KEYS), &|_| false);
-            if let Some(s) = view::loaded::loaded_summary(r) {
-                let _ = write!(p.html, "<p>{}</p>", prose(&s));
-            }
-        }
-        None => p.absent(r, Part::LoadedLatency),
+    let curves = view::loaded::run_loaded_curves(r);
+    if !super::loaded::curves_body(p, &curves) {
+        return p.absent(r, Part::LoadedLatency);
     }
+    let t = view::loaded_family::loaded_points_for_people(&curves);
+    let mut keys = if curves.len() > 1 {
+        vec!["curve"]
+    } else {
+        vec![]
+    };
+    keys.extend(["load_label", "delay_ns", "total_mb_per_s", "load_mb_per_s"]);
+    keys.extend(["ns_per_load_median", "ns_per_load_p90"]);
+    p.table(&t, &t.cols(&keys), &|_| false);
+    let mut words = vec![crate::render::loaded_text::chaser_line(
+        "Placement",
+        curves[0],
+    )];
+    for c in &curves {
+        let name = view::loaded_family::curve_name(c, &curves);
+        words.push(format!(
+            "{name}: {}",
+            crate::render::loaded_text::trend_sentence(c)
+        ));
+    }
+    let _ = write!(p.html, "<p>{}.</p>", prose(&words.join(". ")));
 }
 
 pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {

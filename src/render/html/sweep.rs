@@ -7,7 +7,6 @@ use super::page::Page;
 use super::parts::intervals_note;
 use crate::render::run_view as view;
 use crate::render::svg::{bytes_short, LineChart};
-use crate::results::latency::{CurveKnees, Mode};
 use crate::results::RunResults;
 
 /// Suffix of a knee's marker label (`L2 knee`); the other markers are cache sizes.
@@ -82,7 +81,7 @@ fn knees_note(r: &RunResults, c: &LineChart) -> String {
             Some(format!("{level} at {}", bytes_short(m.x)))
         })
         .collect();
-    let Some(curve) = leading_curve(r) else {
+    let Some(curve) = view::latency::leading_knees(r.latency.as_ref()) else {
         return if c.markers.is_empty() {
             String::new()
         } else {
@@ -112,12 +111,6 @@ fn knees_note(r: &RunResults, c: &LineChart) -> String {
         ));
     }
     s.trim_start().to_string()
-}
-
-/// The knees of the curve the chart leads with (the first random walk, else the first).
-fn leading_curve(r: &RunResults) -> Option<&CurveKnees> {
-    let k = &r.latency.as_ref()?.knees;
-    k.iter().find(|k| k.mode == Mode::Random).or(k.first())
 }
 
 /// `1 point per octave`: the density of the first curve's grid.

@@ -4,8 +4,8 @@
 
 use std::io::{self, Write};
 
-use super::{f1, f2, ghz};
-use crate::results::format::format_bytes;
+use super::ghz;
+use crate::render::run_view::{fmt_num, latency_dist};
 use crate::results::latency::{HistogramBin, LatencyReport, LoadDistribution};
 
 /// Width of the longest histogram bar, characters.
@@ -19,11 +19,8 @@ pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result
     };
     writeln!(
         out,
-        "\nPer-load latency distribution: {} mode, {} working set, {} pages, CPU {}, {} groups of {} dependent loads",
-        d.mode.label(),
-        format_bytes(d.working_set_bytes),
-        d.page_size.label(),
-        d.cpu,
+        "\n{}: {} groups of {} dependent loads",
+        latency_dist::latency_histogram_heading(Some(r)),
         d.groups,
         d.loads_per_group
     )?;
@@ -42,51 +39,68 @@ pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result
     writeln!(
         out,
         "  timer cost: {} ns per group subtracted (median of {} empty reads; min {}, p10 {}, p90 {}, p99 {}); {} groups clamped to 0",
-        f1(o.median_ns),
+        fmt_num(o.median_ns),
         o.reads,
-        f1(o.min_ns),
-        f1(o.p10_ns),
-        f1(o.p90_ns),
-        f1(o.p99_ns),
+        fmt_num(o.min_ns),
+        fmt_num(o.p10_ns),
+        fmt_num(o.p90_ns),
+        fmt_num(o.p99_ns),
         d.clamped_groups
     )?;
+    percentiles(d, out)?;
     let p = &d.ns_per_load;
-    writeln!(
-        out,
-        "  ns per load: p1 {}  p10 {}  p50 {}  p90 {}  p99 {}  p99.9 {}  (min {}, max {}, mean {})",
-        f1(p.p1),
-        f1(p.p10),
-        f1(p.p50),
-        f1(p.p90),
-        f1(p.p99),
-        f1(p.p99_9),
-        f1(p.min),
-        f1(p.max),
-        f1(p.mean)
-    )?;
-    intervals(d, out)?;
     if let Some(c) = d.chase_ns_per_load_median {
         writeln!(
             out,
             "  chase on the same chain: {} ns per load (median of samples); p50 / chase = {}",
-            f2(c),
-            f2(p.p50 / c)
+            fmt_num(c),
+            fmt_num(p.p50 / c)
         )?;
     }
     if let Some(c) = d.interleaved_chase_ns_per_load_median {
         writeln!(
             out,
             "  chase between the timed batches (same window): {} ns per load (median of spans); p50 / chase = {}, mean / chase = {}",
-            f2(c),
-            f2(p.p50 / c),
-            f2(p.mean / c)
+            fmt_num(c),
+            fmt_num(p.p50 / c),
+            fmt_num(p.mean / c)
         )?;
     }
     write!(out, "{}", histogram_text(d))
 }
 
+/// The percentiles, then their order-statistic intervals where the file has them.
+fn percentiles(d: &LoadDistribution, out: &mut dyn Write) -> io::Result<()> {
+    let p = &d.ns_per_load;
+    let named = p.named();
+    let values: Vec<String> = named
+        .iter()
+        .map(|(name, v, _)| format!("{name} {}", fmt_num(*v)))
+        .collect();
+    writeln!(
+        out,
+        "  ns per load: {}  (min {}, max {}, mean {})",
+        values.join("  "),
+        fmt_num(p.min),
+        fmt_num(p.max),
+        fmt_num(p.mean)
+    )?;
+    if p.intervals.is_some() {
+        let cis: Vec<String> = named
+            .iter()
+            .map(|(name, _, ci)| match ci {
+                Some(c) => format!("{name} [{}, {}]", fmt_num(c.low), fmt_num(c.high)),
+                None => format!("{name} none (too few groups)"),
+            })
+            .collect();
+        let what = "95 % intervals (order statistics over the groups)";
+        writeln!(out, "  {what}: {}", cis.join("  "))?;
+    }
+    Ok(())
+}
+
 /// The histogram as bars, one line per bin up to the bin holding p99; the tail (preemptions,
-/// interrupts: up to ms) would be tens of near-empty lines, so it is one line.9.
+/// interrupts: up to ms) would be tens of near-empty lines, so it is one line.
 fn histogram_text(d: &LoadDistribution) -> String {
     let cut = d.ns_per_load.p99;
     let shown: Vec<&HistogramBin> = d.histogram.iter().filter(|b| b.low_ns <= cut).collect();
@@ -116,25 +130,4 @@ fn histogram_text(d: &LoadDistribution) -> String {
         ));
     }
     s
-}
-
-/// The order-statistic intervals of the named percentiles, when the groups allow them.
-fn intervals(d: &LoadDistribution, out: &mut dyn Write) -> io::Result<()> {
-    let p = &d.ns_per_load;
-    if p.intervals.is_some() {
-        let cis: Vec<String> = p
-            .named()
-            .iter()
-            .map(|(name, _, ci)| match ci {
-                Some(c) => format!("{name} [{}, {}]", f1(c.low), f1(c.high)),
-                None => format!("{name} none (too few groups)"),
-            })
-            .collect();
-        writeln!(
-            out,
-            "  95 % intervals (order statistics over the groups): {}",
-            cis.join("  ")
-        )?;
-    }
-    Ok(())
 }

@@ -8,76 +8,18 @@
 
 use std::io::{self, Write};
 
+use super::run_view::{fmt_num, latency as view, latency_dist, latency_matrix as matrix};
 use super::width::indent;
 
 mod distribution;
 use distribution::distribution;
 
 use crate::results::format::format_bytes;
-use crate::results::latency::{LatencyReport, LatencyResult};
-
-fn f1(v: f64) -> String {
-    format!("{v:.1}")
-}
-
-fn f2(v: f64) -> String {
-    format!("{v:.2}")
-}
-
-fn opt(v: Option<String>) -> String {
-    v.unwrap_or_else(|| "-".into())
-}
-
-fn pct(v: Option<f64>) -> String {
-    opt(v.map(|f| format!("{:.1}%", 100.0 * f)))
-}
+use crate::results::latency::LatencyReport;
 
 fn ghz(hz: Option<f64>) -> String {
-    opt(hz.map(|h| format!("{:.3} GHz", h / 1e9)))
+    hz.map_or("-".into(), |h| format!("{:.3} GHz", h / 1e9))
 }
-
-fn result_row(r: &LatencyResult) -> Vec<String> {
-    let s = &r.ns_per_load;
-    // A point measured in blocks: the median and interval over the block medians (n =
-    // blocks), the spread columns over every kept sample.
-    let (spread, n) = match &r.blocks {
-        Some(b) => (&b.all_samples, format!("{} blocks", s.samples)),
-        None => (s, s.samples.to_string()),
-    };
-    vec![
-        format_bytes(r.working_set_bytes),
-        r.mode.label().into(),
-        r.page_size.label().into(),
-        r.chains.to_string(),
-        super::run_view::fmt_ci(s, r.quality.as_ref()),
-        f2(spread.min),
-        f2(spread.p90),
-        f2(spread.p99),
-        opt(r.cycles_per_load.as_ref().map(|c| f1(c.median))),
-        n,
-        r.cpu.to_string(),
-        opt(r.memory_node.map(|n| n.to_string())),
-        pct(r.placement_fraction),
-        pct(r.huge_fraction),
-    ]
-}
-
-const RESULT_HEADERS: [&str; 14] = [
-    "working set",
-    "mode",
-    "page",
-    "chains",
-    "ns median [95 % interval]",
-    "ns min",
-    "ns p90",
-    "ns p99",
-    "cycles",
-    "samples",
-    "cpu",
-    "mem node",
-    "on node",
-    "huge",
-];
 
 /// Renders the whole report.
 pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
@@ -206,64 +148,26 @@ fn clock(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// Single-size results (`--size`).
 fn single_sizes(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
-    if !r.results.is_empty() {
+    let t = view::results_for_people(view::latency_sizes_table(Some(r)));
+    if !t.rows.is_empty() {
         writeln!(out, "\nLatency (ns per load; cycles = median x core clock)")?;
-        let rows: Vec<Vec<String>> = r.results.iter().map(result_row).collect();
-        write!(
-            out,
-            "{}",
-            indent(&super::width::fit_columns(&RESULT_HEADERS, &rows))
-        )?;
+        let keys = view::result_keys(&["mode", "page_size", "chains_count"]);
+        write!(out, "{}", indent(&t.text(&keys)))?;
     }
     Ok(())
 }
 
 /// The memory-level-parallelism factor of each multi-chain result (`--chains 1,...`).
 fn mlp(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
-    if r.mlp.is_empty() {
-        return Ok(());
+    let t = latency_dist::mlp_for_people(Some(r));
+    if !t.rows.is_empty() {
+        writeln!(
+            out,
+            "\nMemory-level parallelism (factor = ns per load with 1 chain / with N: loads completed per second over one chain's)"
+        )?;
+        write!(out, "{}", indent(&t.text(latency_dist::MLP_KEYS)))?;
     }
-    writeln!(
-        out,
-        "\nMemory-level parallelism (factor = ns per load with 1 chain / with N: loads completed per second over one chain's)"
-    )?;
-    let rows: Vec<Vec<String>> = r
-        .mlp
-        .iter()
-        .map(|m| {
-            let factor = match (m.ci.map(|c| c.low), m.ci.map(|c| c.high)) {
-                (Some(l), Some(h)) => format!("{} [{}, {}]", f2(m.factor), f2(l), f2(h)),
-                _ => format!("{}, no interval", f2(m.factor)),
-            };
-            vec![
-                format_bytes(m.working_set_bytes),
-                m.mode.label().into(),
-                m.page_size.label().into(),
-                m.chains.to_string(),
-                f2(m.one_chain_ns_per_load),
-                f2(m.ns_per_load),
-                f2(m.per_chain_ns_per_load),
-                factor,
-            ]
-        })
-        .collect();
-    write!(
-        out,
-        "{}",
-        indent(&super::width::fit_columns(
-            &[
-                "working set",
-                "mode",
-                "page",
-                "chains",
-                "ns 1 chain",
-                "ns per load",
-                "ns per chain's load",
-                "MLP factor [interval]",
-            ],
-            &rows
-        ))
-    )
+    Ok(())
 }
 
 /// Each working-set curve with its plateaus and knees.
@@ -277,12 +181,9 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             curve.chains,
             curve.points.first().map_or(0, |p| p.cpu)
         )?;
-        let rows: Vec<Vec<String>> = curve.points.iter().map(result_row).collect();
-        write!(
-            out,
-            "{}",
-            indent(&super::width::fit_columns(&RESULT_HEADERS, &rows))
-        )?;
+        let t = view::results_table("latency_sweep", "", &curve.points);
+        let t = view::results_for_people(t);
+        write!(out, "{}", indent(&t.text(&view::result_keys(&[]))))?;
         if let Some(kn) = r.knees.get(k) {
             writeln!(
                 out,
@@ -294,10 +195,10 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 .map(|l| {
                     vec![
                         l.level.clone(),
-                        opt(l.sysfs_bytes.map(format_bytes)),
-                        opt(l.knee_bytes.map(format_bytes)),
-                        opt(l.plateau_ns.map(f2)),
-                        opt(l.plateau_cycles.map(f1)),
+                        l.sysfs_bytes.map_or("-".into(), format_bytes),
+                        l.knee_bytes.map_or("-".into(), format_bytes),
+                        l.plateau_ns.map_or("-".into(), fmt_num),
+                        l.plateau_cycles.map_or("-".into(), fmt_num),
                     ]
                 })
                 .collect();
@@ -330,61 +231,8 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
             format_bytes(m.working_set_bytes),
             m.page_size.label()
         )?;
-        let rows: Vec<Vec<String>> = m
-            .cells
-            .iter()
-            .map(|cell| {
-                let s = &cell.result.ns_per_load;
-                vec![
-                    cell.initiator_node.to_string(),
-                    cell.result.cpu.to_string(),
-                    cell.memory_node.to_string(),
-                    f2(s.median),
-                    f2(s.min),
-                    f2(s.p99),
-                    pct(cell.result.placement_fraction),
-                    match &cell.measured_ratio_interval {
-                        // The row's reference itself: every pair is 1.
-                        Some(p)
-                            if p.ratio == 1.0
-                                && p.ci.map(|c| c.low) == Some(1.0)
-                                && p.ci.map(|c| c.high) == Some(1.0) =>
-                        {
-                            f2(1.0)
-                        }
-                        Some(_) => opt(crate::render::run_view::latency::matrix_ratio_text(cell)),
-                        None => opt(cell.measured_ratio.map(f2)),
-                    },
-                    opt(cell.slit_distance.map(|d| d.to_string())),
-                    opt(cell.slit_ratio.map(f2)),
-                    opt(cell.measured_over_slit.map(f2)),
-                    opt(cell.hmat_read_latency_ns.map(|h| h.to_string())),
-                    opt(cell.measured_over_hmat.map(f2)),
-                ]
-            })
-            .collect();
-        write!(
-            out,
-            "{}",
-            indent(&super::width::fit_columns(
-                &[
-                    "cpu node",
-                    "cpu",
-                    "mem node",
-                    "ns median",
-                    "ns min",
-                    "ns p99",
-                    "on node",
-                    "x local",
-                    "SLIT",
-                    "SLIT/local",
-                    "measured/SLIT",
-                    "HMAT read ns",
-                    "measured/HMAT",
-                ],
-                &rows
-            ))
-        )?;
+        let t = matrix::matrix_for_people(matrix::latency_matrix_table(Some(r)), Some(r));
+        write!(out, "{}", indent(&t.text(matrix::MATRIX_KEYS)))?;
         if let Some(b) = m.cells.iter().find_map(|c| c.result.blocks.as_ref()) {
             writeln!(
                 out,
@@ -395,7 +243,7 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 b.min_sample_ns as f64 / 1e6
             )?;
         }
-        if let Some(l) = crate::render::run_view::latency::matrix_ratio_line(m) {
+        if let Some(l) = matrix::matrix_ratio_line(m) {
             writeln!(out, "  {l}")?;
         }
     }

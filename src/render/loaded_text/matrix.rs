@@ -3,8 +3,9 @@
 
 use std::io::{self, Write};
 
-use super::{bandwidth_note, headline_table, shared_idle_checks};
-use crate::render::run_view::loaded::has_slices;
+use super::{headline_table, shared_idle_checks};
+use crate::render::run_view::loaded::bandwidth_note;
+use crate::render::run_view::loaded_family::{curve_warnings, matrix_notes};
 use crate::render::traffic_text;
 use crate::results::format::format_list;
 use crate::results::loaded::LoadedMatrix;
@@ -24,64 +25,23 @@ pub(super) fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result
         out,
         "Loaded latency, every initiator node x target node (chaser on the initiator's first CPU, chased buffer on the target; load from {from} onto {onto})"
     )?;
-    let (mut curves, mut init, mut target, mut mix, mut load) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut notes = Vec::new();
-    for c in &m.cells {
-        if c.result.is_none() {
-            notes.push(format!(
-                "{} -> {}: {}",
-                c.initiator,
-                c.target,
-                c.note.clone().unwrap_or_else(|| "not measured".into())
-            ));
-        }
-        for r in c.curves() {
-            curves.push(r);
-            init.push(c.initiator.to_string());
-            target.push(c.target.to_string());
-            mix.push(r.kernel_label.clone());
-            load.push(format!(
-                "{} -> {}",
-                format_list(&r.load_cpus),
-                r.load_mem_node
-            ));
-        }
+    let curves: Vec<_> = m.cells.iter().flat_map(|c| c.curves()).collect();
+    let first = [
+        "cpu_node",
+        "memory_node",
+        "mix",
+        "load_cpus",
+        "load_memory_node",
+    ];
+    write!(out, "{}", headline_table(&curves, &first))?;
+    for n in matrix_notes(m) {
+        writeln!(out, "{n}")?;
     }
-    if !curves.is_empty() {
-        let t = headline_table(
-            &curves,
-            &[
-                ("initiator", init),
-                ("target", target),
-                ("mix", mix),
-                ("load CPUs -> node", load),
-            ],
-        );
-        writeln!(out, "{}", crate::render::width::fit(&t))?;
-    }
-    for n in &notes {
-        writeln!(out, "not measured: {n}")?;
-    }
-    if m.cells.len() == 1 && m.initiators.len() == 1 && m.targets.len() == 1 {
-        writeln!(
-            out,
-            "This machine has one initiator node and one memory node, so the matrix is the single cell {} -> {}.",
-            m.initiators[0], m.targets[0]
-        )?;
-    }
-    if has_slices(m.cells.iter().flat_map(|c| c.curves())) {
-        writeln!(
-            out,
-            "MB = 10^6 B. {} The doubling is stated only with more than one point at or beyond it.",
-            bandwidth_note(&m.cells.iter().flat_map(|c| c.curves()).collect::<Vec<_>>())
-        )?;
-    } else {
-        writeln!(
-            out,
-            "MB = 10^6 B. Bandwidth is one repetition's count per point (no interval); the doubling is stated only with more than one point at or beyond it."
-        )?;
-    }
+    writeln!(
+        out,
+        "MB = 10^6 B. {} The doubling is stated only with more than one point at or beyond it.",
+        bandwidth_note(&curves)
+    )?;
     if let Some(r) = m.cells.iter().find_map(|c| c.result.as_ref()) {
         traffic_text::render(&r.traffic, out)?;
     }
@@ -91,17 +51,7 @@ pub(super) fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result
 /// The cells' warnings, each once, under the verdict of their idle checks; nothing when
 /// there are neither.
 fn verdict(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
-    let mut warnings: Vec<String> = Vec::new();
-    for c in &m.cells {
-        for r in c.curves() {
-            for w in &r.warnings {
-                let w = format!("{} -> {} {}: {w}", c.initiator, c.target, r.kernel_label);
-                if !warnings.contains(&w) {
-                    warnings.push(w);
-                }
-            }
-        }
-    }
+    let warnings = curve_warnings(&m.cells.iter().flat_map(|c| c.curves()).collect::<Vec<_>>());
     let checks: Vec<_> = m
         .cells
         .iter()

@@ -3,73 +3,58 @@
 //! figures, a small ASCII sketch of latency against bandwidth, and the NUMA counters. A
 //! family of load mixes prints one headline row per mix (idle latency and the latency at the
 //! maximum bandwidth with their intervals, the doubling point where more than one point
-//! supports it), each mix's points and one sketch of every curve. The matrix form prints one
-//! line per initiator x target cell and mix.
+//! supports it), every mix's points with the shared idle point once, and one sketch of every
+//! curve. The matrix form prints one row per initiator x target cell and mix. The tables are
+//! run_view's ([`loaded_summary_for_people`], [`loaded_points_for_people`]), the ones the
+//! HTML pages and the CSV files hold.
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table};
-
-use super::run_view::{
-    loaded::has_blocks, loaded::has_slices, loaded::loaded_mb_text, loaded_family::doubling_text,
-    loaded_family::max_point,
-};
+use super::run_view::loaded::bandwidth_note;
+use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people};
+use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
 use super::traffic_text;
 
 mod matrix;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::loaded::CurvePoint;
-use crate::results::loaded::{LoadedFamily, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedReport, LoadedResult};
 use matrix::render_matrix;
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
-        LoadedReport::Curve(c) => render_curve(c, out),
+        LoadedReport::Curve(c) => render_curves(&[c], None, out),
         LoadedReport::Matrix(m) => render_matrix(m, out),
-        LoadedReport::Family(f) => render_family(f, out),
+        LoadedReport::Family(f) => {
+            render_curves(&f.curves.iter().collect::<Vec<_>>(), Some(&f.order), out)
+        }
     }
 }
 
 /// Symbols of the curves in a sketch of several, in order.
 const SYMBOLS: &[char] = &['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
-/// One headline row per curve: idle latency, doubling, maximum bandwidth and the latency
-/// there, with the intervals and the disturbed points.
-fn headline_table(curves: &[&LoadedResult], first: &[(&str, Vec<String>)]) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    let mut header: Vec<&str> = first.iter().map(|c| c.0).collect();
-    header.extend([
-        "idle ns [95 % interval] n",
-        "latency doubled at",
-        "max MB/s",
-        "ns at max [95 % interval] n",
-        "disturbed points",
+/// One headline row per curve (the columns `first`, then idle latency, doubling, maximum
+/// bandwidth and the latency there with their intervals, the disturbed points), as the HTML
+/// and `loaded_summary.csv` hold them.
+fn headline_table(curves: &[&LoadedResult], first: &[&str]) -> String {
+    let mut keys = first.to_vec();
+    keys.extend([
+        "idle_ns_per_load_median",
+        "doubled_at_mb_per_s",
+        "max_mb_per_s",
+        "ns_per_load_at_max_median",
+        "points_count",
+        "disturbed_points_count",
     ]);
-    t.set_header(header);
-    for (i, r) in curves.iter().enumerate() {
-        let mut row: Vec<String> = first.iter().map(|c| c.1[i].clone()).collect();
-        let disturbed = r
-            .points
-            .iter()
-            .filter(|p| p.quality.as_ref().is_some_and(|q| q.disturbed))
-            .count();
-        let mark = |p: &crate::results::loaded::LoadedPoint| {
-            let mut s = crate::render::estimate::bracketed(&p.ns_per_load.estimate());
-            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-                s.push_str(" (disturbed)");
-            }
-            s
-        };
-        row.push(r.points.first().map_or("-".into(), mark));
-        row.push(doubling_text(r));
-        row.push(max_point(r).map_or("-".into(), loaded_mb_text));
-        row.push(max_point(r).map_or("-".into(), mark));
-        row.push(format!("{disturbed} of {}", r.points.len()));
-        t.add_row(row);
-    }
-    t
+    loaded_summary_for_people(curves).text(&keys)
+}
+
+/// One row per point of the curves (the idle point once per placement; the columns
+/// `first` before the figures), as the HTML and `loaded_curves.csv` hold them.
+fn points_table(curves: &[&LoadedResult], first: &[&str]) -> String {
+    loaded_points_for_people(curves).text(&point_keys(first))
 }
 
 /// The figure checks of curves that share one idle point: every point of the first, the
@@ -87,70 +72,89 @@ fn shared_idle_checks<'a>(
         .collect()
 }
 
-/// Several mixes from one placement: the placement once, one headline row per mix, then
-/// each mix's points and a sketch of every curve.
-pub fn render_family(f: &LoadedFamily, out: &mut dyn Write) -> io::Result<()> {
-    render_mixes(&f.curves.iter().collect::<Vec<_>>(), &f.order, out)
-}
-
-/// [`render_family`] for curves held apart (a run keeps the read curve and its further
-/// mixes in two places), `order` saying how they were measured.
-pub fn render_mixes(curves: &[&LoadedResult], order: &str, out: &mut dyn Write) -> io::Result<()> {
+/// One curve, or several mixes from one placement (`order` saying how they were measured):
+/// the placement once, one headline row per curve, every point (the shared idle point
+/// once), each curve's trend, one sketch of every curve, the counters and the verdict.
+pub fn render_curves(
+    curves: &[&LoadedResult],
+    order: Option<&str>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let Some(r) = curves.first() else {
         return writeln!(out, "Loaded latency: no curve was measured");
     };
-    let mixes = format!("Loaded latency, {} load mixes", curves.len());
-    writeln!(out, "{}", chaser_line(&mixes, r))?;
-    writeln!(out, "{}", load_line(r, None))?;
-    writeln!(out, "order: {order}")?;
+    let several = curves.len() > 1;
+    let (what, kernel, first): (_, _, &[&str]) = match several {
+        true => (
+            format!("Loaded latency, {} load mixes", curves.len()),
+            None,
+            &["curve"],
+        ),
+        false => (
+            "Loaded latency".to_string(),
+            Some(r.kernel_label.as_str()),
+            &[],
+        ),
+    };
+    writeln!(out, "{}", chaser_line(&what, r))?;
+    writeln!(out, "{}", load_line(r, kernel))?;
+    writeln!(out, "{}", delay_line(r))?;
+    if let Some(o) = order {
+        writeln!(out, "order: {o}")?;
+    }
     writeln!(out)?;
-    let labels = curves.iter().map(|c| c.kernel_label.clone()).collect();
+    write!(out, "{}", headline_table(curves, first))?;
     writeln!(
         out,
-        "{}",
-        super::width::fit(&headline_table(curves, &[("mix", labels)]))
-    )?;
-    writeln!(
-        out,
-        "MB = 10^6 B. The idle point is measured once and heads every curve. {} The doubling is stated only with more than one point at or beyond it.",
+        "MB = 10^6 B. {}{} The doubling is stated only with more than one point at or beyond it.",
+        if several {
+            "The idle point is measured once and heads every curve. "
+        } else {
+            ""
+        },
         bandwidth_note(curves)
     )?;
+    writeln!(out)?;
+    write!(out, "{}", points_table(curves, first))?;
+    writeln!(out, "{}", r.counting)?;
     for c in curves {
-        writeln!(out)?;
+        let full = format!("full speed {:.1} ns per line", c.full_speed_ns_per_line);
         writeln!(
             out,
-            "mix {} (full speed {:.1} ns per line)",
-            c.kernel_label, c.full_speed_ns_per_line
+            "mix {} ({full}): {}",
+            c.kernel_label,
+            trend_sentence(c)
         )?;
-        writeln!(out, "{}", super::width::fit(&points_table(c)))?;
-        writeln!(out, "{}", trend_sentence(c))?;
     }
     writeln!(out)?;
     let series: Vec<(char, Vec<CurvePoint>)> = curves
         .iter()
         .zip(SYMBOLS.iter().cycle())
-        .map(|(c, &s)| (s, c.curve_points()))
+        .map(|(c, &s)| (if several { s } else { '*' }, c.curve_points()))
         .collect();
     sketch_series(&series, out)?;
-    let legend: Vec<String> = series
-        .iter()
-        .zip(curves)
-        .map(|((s, _), c)| format!("{s} = {}", c.kernel_label))
-        .collect();
-    writeln!(out, "{}", legend.join(", "))?;
-    traffic_text::render(&r.traffic, out)?;
-    let checks = shared_idle_checks(curves.iter().copied());
-    let mut warnings: Vec<String> = Vec::new();
-    for c in curves {
-        for w in &c.warnings {
-            let w = format!("{}: {w}", c.kernel_label);
-            if !warnings.contains(&w) {
-                warnings.push(w);
-            }
-        }
+    if several {
+        let legend: Vec<String> = series
+            .iter()
+            .zip(curves)
+            .map(|((s, _), c)| format!("{s} = {}", c.kernel_label))
+            .collect();
+        writeln!(out, "{}", legend.join(", "))?;
     }
-    let q = super::verdict::of_checks(&checks);
-    super::verdict::write_text(out, Some(&q), &warnings, "")
+    traffic_text::render(&r.traffic, out)?;
+    let q = super::verdict::of_checks(&shared_idle_checks(curves.iter().copied()));
+    super::verdict::write_text(out, Some(&q), &curve_warnings(curves), "")
+}
+
+/// `delay spin: 0.500 ns per iteration (calibrated on CPU 1, r^2 0.9990)`.
+fn delay_line(r: &LoadedResult) -> String {
+    let d = &r.delay_calibration;
+    format!(
+        "delay spin: {:.3} ns per iteration (calibrated on CPU {}, r^2 {:.4})",
+        d.ns_per_iteration,
+        d.cpu.map_or("?".into(), |c| c.to_string()),
+        d.r_squared
+    )
 }
 
 /// How the points were cut into blocks, after "ms per point": `, in 6 blocks of 17 ms
@@ -159,19 +163,6 @@ fn blocks_clause(r: &LoadedResult) -> String {
     match (r.blocks_per_point, r.block_ms) {
         (Some(n), Some(ms)) => format!(", in {n} blocks of {ms:.0} ms spread over the sweep"),
         _ => String::new(),
-    }
-}
-
-/// How a point's bandwidth and latency are summarized, in one or two sentences: the median
-/// of its blocks with their interval, of its slices (files written before blocks), or
-/// (files written before slices were counted) one repetition's count.
-fn bandwidth_note(curves: &[&LoadedResult]) -> &'static str {
-    if has_blocks(curves.iter().copied()) {
-        "Each point is measured in blocks spread over the sweep (rounds over every point, the order moved on each round): its latency is the median of its blocks' median latencies and its bandwidth the median of its blocks' bandwidths (each the median of the block's 2 ms slices), each with the 95 % interval over the blocks (n = blocks)."
-    } else if has_slices(curves.iter().copied()) {
-        "A point's bandwidth is the median over its slices (the chaser's 2 ms sample windows) with their 95 % interval; its latency is the median of the chaser's samples in the same windows with their 95 % interval."
-    } else {
-        "A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval."
     }
 }
 
@@ -201,7 +192,7 @@ pub fn trend_sentence(r: &LoadedResult) -> String {
 
 /// `{what}: chaser on CPU 0 (node 0), random chase over 64 MiB of 4k pages on node 0 (100% of
 /// pages verified there)`.
-fn chaser_line(what: &str, r: &LoadedResult) -> String {
+pub(crate) fn chaser_line(what: &str, r: &LoadedResult) -> String {
     format!(
         "{what}: chaser on CPU {} (node {}), random chase over {} of {} pages on node {} ({:.0}% of pages verified there)",
         r.chaser_cpu,
@@ -229,112 +220,9 @@ fn load_line(r: &LoadedResult, kernel: Option<&str>) -> String {
     )
 }
 
-pub fn render_curve(r: &LoadedResult, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "{}", chaser_line("Loaded latency", r))?;
-    writeln!(out, "{}", load_line(r, Some(&r.kernel_label)))?;
-    writeln!(
-        out,
-        "delay spin: {:.3} ns per iteration (calibrated on CPU {}, r^2 {:.4})",
-        r.delay_calibration.ns_per_iteration,
-        r.delay_calibration
-            .cpu
-            .map_or("?".into(), |c| c.to_string()),
-        r.delay_calibration.r_squared
-    )?;
-    writeln!(out)?;
-    writeln!(out, "{}", super::width::fit(&points_table(r)))?;
-    writeln!(out, "{}", r.counting)?;
-    writeln!(out)?;
-    let peak = match max_point(r).filter(|p| p.total_mb_per_s_summary.is_some()) {
-        Some(p) => loaded_mb_text(p),
-        None => format!("{:.0}", r.curve.peak_mb_per_s),
-    };
-    writeln!(
-        out,
-        "idle latency {:.1} ns; {}; peak {peak} MB/s (latency there {:.1} ns)",
-        r.curve.idle_ns_per_load,
-        super::run_view::loaded_family::doubling_clause(r),
-        r.curve.ns_per_load_at_peak
-    )?;
-    writeln!(out, "{}", trend_sentence(r))?;
-    writeln!(out)?;
-    sketch(&r.curve_points(), out)?;
-    traffic_text::render(&r.traffic, out)?;
-    let q = super::verdict::of_checks(&crate::results::verdict::loaded_checks(r));
-    super::verdict::write_text(out, Some(&q), &r.warnings, "")
-}
-
-/// One row per point of the curve: load asked, delay, bandwidths, latency, per-thread rates.
-fn points_table(r: &LoadedResult) -> Table {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    let sliced = has_slices([r]);
-    let blocked = has_blocks([r]);
-    t.set_header(vec![
-        "load",
-        "delay ns",
-        if sliced {
-            "total MB/s [95 % interval]"
-        } else {
-            "total MB/s"
-        },
-        if sliced {
-            "load MB/s [95 % interval]"
-        } else {
-            "load MB/s"
-        },
-        "chaser MB/s",
-        "median ns [95 % interval]",
-        "p90 ns",
-        "p99 ns",
-        if blocked { "blocks" } else { "samples" },
-        "per load thread MB/s",
-    ]);
-    for p in &r.points {
-        let per: Vec<String> = p
-            .threads
-            .iter()
-            .filter(|t| t.role == "load")
-            .map(|t| format!("{:.0}", t.mb_per_s))
-            .collect();
-        t.add_row(vec![
-            super::run_view::loaded::load_label(p),
-            match p.delay_ns {
-                None => "no load".into(),
-                Some(d) => super::run_view::fmt_num(d),
-            },
-            mb_text(p.total_mb_per_s_summary.as_ref(), p.total_mb_per_s),
-            mb_text(p.load_mb_per_s_summary.as_ref(), p.load_mb_per_s),
-            format!("{:.0}", p.chaser_mb_per_s),
-            super::run_view::fmt_ci(&p.ns_per_load, p.quality.as_ref()),
-            format!("{:.1}", p.sample_p90_p99().0),
-            format!("{:.1}", p.sample_p90_p99().1),
-            p.ns_per_load.samples.to_string(),
-            per.join(" "),
-        ]);
-    }
-    for c in t.column_iter_mut().take(9) {
-        c.set_cell_alignment(CellAlignment::Right);
-    }
-    t
-}
-
-/// A bandwidth in a points table, whose samples column gives n: `246 [221, 273]` with its
-/// slices' interval, `246, no interval` with too few, the bare count in older files.
-fn mb_text(summary: Option<&crate::stats::Summary>, bare: f64) -> String {
-    match summary {
-        Some(s) => super::run_view::fmt_ci(s, None),
-        None => format!("{bare:.0}"),
-    }
-}
-
-/// Latency (rows, ns) against bandwidth (columns, MB/s), one `*` per point.
-fn sketch(points: &[CurvePoint], out: &mut dyn Write) -> io::Result<()> {
-    sketch_series(&[('*', points.to_vec())], out)
-}
-
-/// The same for several curves on common axes, each point drawn with its curve's symbol (a
-/// later curve's symbol covers an earlier one's in the same character cell).
+/// Latency (rows, ns) against bandwidth (columns, MB/s) for the curves on common axes, each
+/// point drawn with its curve's symbol (a later curve's symbol covers an earlier one's in
+/// the same character cell).
 fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io::Result<()> {
     const W: usize = 50;
     const H: usize = 10;
@@ -379,7 +267,7 @@ fn sketch_series(series: &[(char, Vec<CurvePoint>)], out: &mut dyn Write) -> io:
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::loaded::LoadedMatrix;
+    use crate::results::loaded::{LoadedFamily, LoadedMatrix};
 
     #[test]
     fn the_sketch_puts_low_bandwidth_low_latency_bottom_left() {
@@ -393,7 +281,7 @@ mod tests {
                 ns_per_load: 300.0,
             },
         ];
-        let text = crate::render::fixture::written(|o| sketch(&pts, o));
+        let text = crate::render::fixture::written(|o| sketch_series(&[('*', pts.to_vec())], o));
         let lines: Vec<&str> = text.lines().collect();
         assert!(
             lines[0].starts_with("    300 ns |") && lines[0].ends_with('*'),
@@ -402,7 +290,7 @@ mod tests {
         assert!(lines[9].starts_with("    100 ns |*"), "{text}");
         assert!(lines[11].contains("1000 MB/s total"));
         let mut empty = Vec::new();
-        sketch(&[], &mut empty).unwrap();
+        sketch_series(&[('*', vec![])], &mut empty).unwrap();
         assert!(empty.is_empty());
     }
 

@@ -185,6 +185,41 @@ pub fn latency_mlp_table(l: Option<&LatencyReport>) -> Table {
     t
 }
 
+/// [`latency_mlp_table`] for people: the factor as `1.9 [1.8, 2.0]` (`1.9, no interval`
+/// without one), sizes in binary units.
+pub fn mlp_for_people(l: Option<&LatencyReport>) -> Table {
+    let mut t = latency_mlp_table(l).with_sizes("working_set_bytes", "working set");
+    let [f, lo, hi] = [
+        "mlp_factor_ratio",
+        "mlp_factor_ci_low_ratio",
+        "mlp_factor_ci_high_ratio",
+    ]
+    .map(|k| t.col(k));
+    for row in &mut t.rows {
+        let Cell::Num(v) = row[f] else { continue };
+        row[f] = Cell::Text(match (&row[lo], &row[hi]) {
+            (Cell::Num(l), Cell::Num(h)) => {
+                format!("{} [{}, {}]", fmt_num(v), fmt_num(*l), fmt_num(*h))
+            }
+            _ => format!("{}, no interval", fmt_num(v)),
+        });
+    }
+    t.columns[f] = "MLP factor [interval]".into();
+    t
+}
+
+/// The columns of [`mlp_for_people`] the terminal shows.
+pub const MLP_KEYS: &[&str] = &[
+    "working_set_bytes",
+    "mode",
+    "page_size",
+    "chains_count",
+    "one_chain_ns_per_load_median",
+    "ns_per_load_median",
+    "per_chain_ns_per_load_median",
+    "mlp_factor_ratio",
+];
+
 /// The three tables of a latency report, in file order.
 pub fn latency_extra_tables(l: Option<&LatencyReport>) -> [Table; 3] {
     [

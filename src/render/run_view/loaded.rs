@@ -7,23 +7,10 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{estimate_cells, fmt_ci, fmt_num, Cell, Table};
-use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XErrorBar, XScale};
+use super::{fmt_ci, Cell, Table};
+use crate::render::svg::XErrorBar;
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
-
-/// The loaded-latency curve's name: `CPU 0 chasing node 0, load: read`.
-pub fn loaded_name(l: &crate::results::loaded::LoadedResult) -> String {
-    format!(
-        "CPU {} chasing node {}, {} load thread{} ({}) on node {}",
-        l.chaser_cpu,
-        l.mem_node,
-        l.load_cpus.len(),
-        if l.load_cpus.len() == 1 { "" } else { "s" },
-        l.kernel_label,
-        l.load_mem_node
-    )
-}
 
 /// Every loaded-latency curve of a run: the read curve, then the further mixes.
 pub fn run_loaded_curves(r: &RunResults) -> Vec<&LoadedResult> {
@@ -31,26 +18,6 @@ pub fn run_loaded_curves(r: &RunResults) -> Vec<&LoadedResult> {
         .iter()
         .chain(r.loaded_latency_mixes.iter())
         .collect()
-}
-
-/// The loaded-latency columns people see (the summary and the HTML report).
-pub const LOADED_KEYS: &[&str] = &[
-    "load_label",
-    "delay_ns",
-    "total_mb_per_s",
-    "load_mb_per_s",
-    "ns_per_load_median",
-    "ns_per_load_p90",
-];
-
-/// A point's total bandwidth for people: `6679 [6500, 6800] n=58` with its slices'
-/// interval, `6679, no interval (n=3)` with too few slices, or the bare count (`6679`) of a
-/// file written before slices were counted.
-pub fn loaded_mb_text(p: &LoadedPoint) -> String {
-    match &p.total_mb_per_s_summary {
-        Some(s) => crate::render::estimate::bracketed(&s.estimate()),
-        None => format!("{:.0}", p.total_mb_per_s),
-    }
 }
 
 /// The total and load bandwidth columns of a loaded-latency table for people, one row per
@@ -71,13 +38,13 @@ pub(crate) fn bandwidths_for_people(t: &mut Table, curves: &[&LoadedResult]) {
         }
     }
     if has_slices(curves.iter().copied()) {
-        t.columns[total] = total_mb_label(curves.iter().copied());
-        t.columns[load] = "MB/s of the load threads [95 % interval]".into();
+        t.columns[total] = "total MB/s [95 % interval]".into();
+        t.columns[load] = "load MB/s [95 % interval]".into();
     }
 }
 
 /// True when any point of these curves was measured in blocks.
-pub fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
+fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
     curves
         .into_iter()
         .any(|c| c.points.iter().any(|p| !p.blocks.is_empty()))
@@ -96,19 +63,8 @@ pub(crate) fn blocks_column() -> (String, String) {
     )
 }
 
-/// The people's label of the total bandwidth column: the median of the points' blocks,
-/// or of their slices in files written before blocks.
-fn total_mb_label<'a>(curves: impl IntoIterator<Item = &'a LoadedResult> + Clone) -> String {
-    let of = if has_blocks(curves) {
-        "blocks"
-    } else {
-        "slices"
-    };
-    format!("MB/s (total, MB = 10^6 B) median of {of} [95 % interval]")
-}
-
 /// True when any point of these curves has its bandwidth per slice.
-pub fn has_slices<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
+fn has_slices<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
     curves
         .into_iter()
         .any(|c| c.points.iter().any(|p| p.total_mb_per_s_summary.is_some()))
@@ -179,74 +135,14 @@ pub(crate) fn load_label(p: &LoadedPoint) -> String {
     }
 }
 
-/// Latency under bandwidth load, one row per delay setting of every curve (the read curve
-/// first, then each further mix; the idle point heads each). The idle point (load threads
-/// asleep) has empty load columns and says so in `load_label`.
+/// Latency under bandwidth load, one row per load level of every curve (the read curve
+/// first, then each further mix; the idle point heads each): the columns of
+/// `loaded-latency`'s [`loaded_curves_table`](super::loaded_family::loaded_curves_table).
 pub fn loaded_table(r: &RunResults) -> Table {
-    let mut t = Table::new(
-        "loaded_latency",
-        "Loaded latency",
-        &[
-            ("curve", "curve"),
-            ("load_label", "load"),
-            ("load_asked_fraction", "load asked (share of full speed)"),
-            ("delay_ns", "delay between requests (ns)"),
-            ("total_mb_per_s", "MB/s (total, MB = 10^6 B)"),
-            ("load_mb_per_s", "MB/s of the load threads"),
-        ],
-    );
-    t.extend_estimate("ns_per_load", "ns per load");
-    t.columns.push("ns p90".into());
-    t.keys.push("ns_per_load_p90".into());
-    t.extend(bandwidth_columns());
-    t.extend(vec![blocks_column()]);
-    for l in run_loaded_curves(r) {
-        let name = loaded_name(l);
-        for p in &l.points {
-            let mut row = vec![
-                Cell::Text(name.clone()),
-                Cell::Text(load_label(p)),
-                Cell::opt(p.delay_ns.and(p.target_fraction)),
-                Cell::opt(p.delay_ns),
-                Cell::Num(p.total_mb_per_s),
-                Cell::Num(p.load_mb_per_s),
-            ];
-            row.extend(estimate_cells(&p.ns_per_load, p.quality.as_ref()));
-            row.push(Cell::Num(p.sample_p90_p99().0));
-            row.extend(bandwidth_cells(p));
-            row.push(blocks_cell(p));
-            t.rows.push(row);
-        }
-    }
+    let mut t = super::loaded_family::loaded_curves_table(&run_loaded_curves(r));
+    t.name = "loaded_latency";
+    t.title = "Loaded latency".into();
     t
-}
-
-/// [`loaded_table`] for people (terminal and HTML): latency as `231 [226, 240] n=9`, the
-/// bandwidths as the median of their slices with the interval where the file has them; with
-/// several mixes each row's load names its mix and the repeated idle point is shown once.
-pub fn loaded_table_for_people(r: &RunResults) -> Table {
-    let mut t = loaded_table(r);
-    let curves = run_loaded_curves(r);
-    let several = curves.len() > 1;
-    let points: Vec<(&LoadedResult, &LoadedPoint, bool)> = curves
-        .iter()
-        .enumerate()
-        .flat_map(|(k, c)| c.points.iter().map(move |p| (*c, p, k > 0)))
-        .collect();
-    bandwidths_for_people(&mut t, &curves);
-    let label = t.col("load_label");
-    let mut rows = Vec::with_capacity(t.rows.len());
-    for (mut row, (c, p, later)) in std::mem::take(&mut t.rows).into_iter().zip(points) {
-        if several && later && p.target_fraction.is_none() {
-            continue;
-        }
-        if several && p.target_fraction.is_some() {
-            row[label] = Cell::Text(format!("{}, {}", c.kernel_label, load_label(p)));
-        }
-        rows.push(row);
-    }
-    t.rows = rows;
-    t.with_interval_text("ns_per_load", "ns per load")
 }
 
 /// The horizontal bar of a point's bandwidth interval, where it has one.
@@ -260,121 +156,22 @@ pub(crate) fn x_error(series: usize, p: &LoadedPoint) -> Option<XErrorBar> {
     })
 }
 
-/// The loaded-latency chart (bandwidth on x, latency on y), the doubling point marked; with
-/// several mixes, the family chart (one curve per mix).
-pub fn loaded_chart(r: &RunResults) -> Option<LineChart> {
-    let l = r.loaded_latency.as_ref()?;
-    if l.points.is_empty() {
-        return None;
-    }
-    if !r.loaded_latency_mixes.is_empty() {
-        return super::loaded_charts::loaded_family_chart(&run_loaded_curves(r));
-    }
-    let mut c = LineChart::new(
-        "Latency under load",
-        "bandwidth of all threads (MB/s, MB = 10^6 B)",
-        "ns per load (median)",
-        XScale::Linear,
-    );
-    c.y_from_zero = true;
-    let mut points: Vec<(f64, f64)> = l
-        .points
-        .iter()
-        .map(|p| (p.mb_per_s(), p.ns_per_load.median))
-        .collect();
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    for p in &l.points {
-        if let (Some(low), Some(high)) = (
-            p.ns_per_load.ci.map(|c| c.low),
-            p.ns_per_load.ci.map(|c| c.high),
-        ) {
-            c.errors.push(ErrorBar {
-                series: 0,
-                x: p.mb_per_s(),
-                low,
-                high,
-            });
-        }
-        c.x_errors.extend(x_error(0, p));
-        if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-            c.disturbed.push((0, p.mb_per_s()));
-        }
-    }
-    c.series.push(Series {
-        name: loaded_name(l),
-        points,
-        style: SeriesStyle::LinePoints,
-    });
-    if let (Some(x), _) = super::loaded_family::supported_doubling(l) {
-        c.markers.push(Marker {
-            x,
-            label: format!("latency x2 at {} MB/s", fmt_num(x)),
-        });
-    }
-    Some(c)
-}
-
-/// What the chart's bandwidth intervals are, for its caption: one sentence after a space,
-/// empty for a file written before slices were counted.
-pub fn loaded_bandwidth_note(r: &RunResults) -> String {
-    if has_blocks(run_loaded_curves(r)) {
-        " Each point is measured in blocks spread over the curve's time; its latency and bandwidth are the medians of its blocks'. Vertical and horizontal bars: their 95 % intervals over the blocks.".into()
-    } else if has_slices(run_loaded_curves(r)) {
-        " Horizontal bars: 95 % interval of the median bandwidth over the point's slices (the chaser's 2 ms sample windows).".into()
+/// How a point's bandwidth and latency are summarized, in one or two sentences: the median
+/// of its blocks with their interval, of its slices (files written before blocks), or
+/// (files written before slices were counted) one repetition's count.
+pub fn bandwidth_note(curves: &[&LoadedResult]) -> &'static str {
+    if has_blocks(curves.iter().copied()) {
+        "Each point is measured in blocks spread over the sweep (rounds over every point, the order moved on each round): its latency is the median of its blocks' median latencies and its bandwidth the median of its blocks' bandwidths (each the median of the block's 2 ms slices), each with the 95 % interval over the blocks (n = blocks)."
+    } else if has_slices(curves.iter().copied()) {
+        "A point's bandwidth is the median over its slices (the chaser's 2 ms sample windows) with their 95 % interval; its latency is the median of the chaser's samples in the same windows with their 95 % interval."
     } else {
-        String::new()
+        "A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval."
     }
-}
-
-fn upper_first(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
-/// The curve in two sentences: idle, doubling point, peak; then the trend; with several
-/// mixes a third: each further mix's peak and the latency there.
-pub fn loaded_summary(r: &RunResults) -> Option<String> {
-    let l = r.loaded_latency.as_ref()?;
-    let c = &l.curve;
-    // Stated only where more than one point supports it (by their intervals where the points
-    // were measured in blocks), as in every other place the doubling is shown.
-    let doubled = super::loaded_family::doubling_clause(l);
-    let mut s = format!(
-        "Idle {} ns (random walk, {} pages, {} chased by 1 thread pinned to CPU {}, load \
-         threads asleep); {doubled}; at the peak of {} MB/s a load takes {} ns. {}.",
-        fmt_num(c.idle_ns_per_load),
-        l.page_size.label(),
-        crate::results::format::format_bytes(l.chaser_size_bytes),
-        l.chaser_cpu,
-        fmt_num(c.peak_mb_per_s),
-        fmt_num(c.ns_per_load_at_peak),
-        upper_first(&crate::render::loaded_text::trend_sentence(l))
-    );
-    let others: Vec<String> = r
-        .loaded_latency_mixes
-        .iter()
-        .map(|m| {
-            format!(
-                "{} peaks at {} MB/s, where a load takes {} ns",
-                m.kernel_label,
-                fmt_num(m.curve.peak_mb_per_s),
-                fmt_num(m.curve.ns_per_load_at_peak)
-            )
-        })
-        .collect();
-    if !others.is_empty() {
-        s.push_str(&format!(
-            " Under the other load mixes (measured interleaved with the read curve): {}.",
-            others.join("; ")
-        ));
-    }
-    Some(s)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::loaded_charts::loaded_family_chart;
     use super::*;
     use crate::stats::Summary;
 
@@ -403,35 +200,24 @@ mod tests {
         let r = with_mix();
         let points = r.loaded_latency.as_ref().unwrap().points.len();
         let t = loaded_table(&r);
-        assert_eq!(t.rows.len(), 2 * points);
+        assert_eq!((t.name, t.rows.len()), ("loaded_latency", 2 * points));
         let n = t.col("slices_count");
         assert_eq!(t.rows[1][n], Cell::Int(7), "n = slices");
         assert_eq!(t.rows[points - 1][n], Cell::Int(3));
         let lo = t.col("total_mb_per_s_ci_low");
         assert!(matches!(t.rows[1][lo], Cell::Num(_)));
         assert_eq!(t.rows[points - 1][lo], Cell::Missing, "no interval");
-        assert_eq!(t.keys[t.keys.len() - 2], "dram_mb_per_s_estimate_ci_high");
-        assert_eq!(
-            *t.keys.last().unwrap(),
-            "blocks_count",
-            "new columns go at the end"
-        );
-        assert_eq!(
-            t.keys.len(),
-            14 + 11 + 1,
-            "the old columns, eleven new, then blocks"
-        );
-        let b = t.col("blocks_count");
-        assert_eq!(t.rows[1][b], Cell::Missing, "an older file has no blocks");
-        // For people: the idle point once, each loaded row named by its mix.
-        let p = loaded_table_for_people(&r);
+        assert_eq!(t.rows[1][t.col("blocks_count")], Cell::Missing, "no blocks");
+        // For people: the idle point once, each row named by its mix.
+        let curves = run_loaded_curves(&r);
+        let p = super::super::loaded_family::loaded_points_for_people(&curves);
         assert_eq!(p.rows.len(), 2 * points - 1);
-        let label = p.col("load_label");
-        let (read, mixed) = (p.rows[1][label].display(), p.rows[points][label].display());
-        assert!(read.starts_with("read, "), "{read}");
+        let curve = p.col("curve");
+        assert_eq!(p.rows[points][curve].display(), "read:write 2:1");
         assert_eq!(
-            mixed.strip_prefix("read:write 2:1, "),
-            read.strip_prefix("read, ")
+            p.rows[0][p.col("delay_ns")],
+            Cell::Missing,
+            "idle: no delay"
         );
         let total = p.col("total_mb_per_s");
         let last = p.rows[points - 1][total].display();
@@ -441,15 +227,15 @@ mod tests {
         let full = crate::render::fixture::written(|o| crate::render::run_text::render(&r, o));
         assert!(full.contains("Loaded latency, 2 load mixes"), "{full}");
         assert!(full.contains("mix read:write 2:1 (full speed"), "{full}");
-        assert!(loaded_summary(&r)
-            .unwrap()
-            .contains("read:write 2:1 peaks at"));
+        // The HTML's section: the family's headline rows, each mix's trend in words.
+        let page = crate::render::html::render(&r);
+        assert!(page.contains("read:write 2:1: trend: latency"), "{page}");
     }
 
     #[test]
     fn the_chart_is_the_family_with_horizontal_bars() {
         let r = with_mix();
-        let c = loaded_chart(&r).unwrap();
+        let c = loaded_family_chart(&run_loaded_curves(&r)).unwrap();
         assert_eq!(c.series.len(), 2);
         let points = r.loaded_latency.as_ref().unwrap().points.len();
         assert_eq!(
@@ -457,10 +243,10 @@ mod tests {
             2 * (points - 1),
             "one bar per point with an interval"
         );
-        assert!(!loaded_bandwidth_note(&r).is_empty());
+        assert!(bandwidth_note(&run_loaded_curves(&r)).contains("slices"));
         let mut one = with_mix();
         one.loaded_latency_mixes.clear();
-        let c = loaded_chart(&one).unwrap();
+        let c = loaded_family_chart(&run_loaded_curves(&one)).unwrap();
         assert_eq!((c.series.len(), c.x_errors.len()), (1, points - 1));
         // The point sits at its slices' median, the bar around it.
         let p = &one.loaded_latency.as_ref().unwrap().points[1];
@@ -497,16 +283,14 @@ mod tests {
     #[test]
     fn an_older_file_shows_its_one_count_as_before() {
         let r = crate::render::fixture::opteron_example();
-        let p = loaded_table_for_people(&r);
+        let p = super::super::loaded_family::loaded_curves_for_people(&run_loaded_curves(&r));
         let total = p.col("total_mb_per_s");
         assert!(matches!(p.rows[1][total], Cell::Num(_)));
-        assert_eq!(p.columns[total], "MB/s (total, MB = 10^6 B)");
-        assert!(loaded_chart(&r).unwrap().x_errors.is_empty());
-        assert_eq!(loaded_bandwidth_note(&r), "");
-        let l = r.loaded_latency.as_ref().unwrap();
-        assert_eq!(
-            loaded_mb_text(&l.points[1]),
-            format!("{:.0}", l.points[1].total_mb_per_s)
-        );
+        assert_eq!(p.columns[total], "total MB/s (MB = 10^6 B)");
+        assert!(loaded_family_chart(&run_loaded_curves(&r))
+            .unwrap()
+            .x_errors
+            .is_empty());
+        assert!(bandwidth_note(&run_loaded_curves(&r)).contains("one repetition's count"));
     }
 }

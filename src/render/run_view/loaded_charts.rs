@@ -14,8 +14,12 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
     if curves.iter().all(|r| r.points.is_empty()) {
         return None;
     }
+    let title = match curves.len() {
+        1 => "Latency under load",
+        _ => "Latency under load, one curve per load mix",
+    };
     let mut c = LineChart::new(
-        "Latency under load, one curve per load mix",
+        title,
         "bandwidth of all threads (MB/s, MB = 10^6 B)",
         "ns per load (median)",
         XScale::Linear,

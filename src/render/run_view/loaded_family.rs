@@ -13,7 +13,7 @@ use super::{
     loaded::bandwidth_cells, loaded::bandwidth_columns, loaded::blocks_cell, loaded::blocks_column,
 };
 use crate::results::format::format_list;
-use crate::results::loaded::{LoadedPoint, LoadedReport, LoadedResult};
+use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedReport, LoadedResult};
 
 /// Every curve of a report, in measurement order (a matrix: cell by cell, the mixes of a cell
 /// together).
@@ -39,6 +39,44 @@ pub fn curve_name(r: &LoadedResult, all: &[&LoadedResult]) -> String {
             r.kernel_label
         )
     }
+}
+
+/// Every curve's warnings, each once, led by the curve's name among several `curves`.
+pub fn curve_warnings(curves: &[&LoadedResult]) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for c in curves {
+        for w in &c.warnings {
+            let w = match curves.len() {
+                1 => w.clone(),
+                _ => format!("{}: {w}", curve_name(c, curves)),
+            };
+            if !v.contains(&w) {
+                v.push(w);
+            }
+        }
+    }
+    v
+}
+
+/// What a matrix's table does not show: each cell not measured and why, and that a machine
+/// of one initiator and one memory node has a single cell.
+pub fn matrix_notes(m: &LoadedMatrix) -> Vec<String> {
+    let mut v: Vec<String> = m
+        .cells
+        .iter()
+        .filter(|c| c.result.is_none())
+        .map(|c| {
+            let why = c.note.as_deref().unwrap_or("no reason recorded");
+            format!("{} -> {} not measured: {why}", c.initiator, c.target)
+        })
+        .collect();
+    if let ([_], [i], [t]) = (m.cells.as_slice(), &m.initiators[..], &m.targets[..]) {
+        v.push(format!(
+            "This machine has one initiator node and one memory node, so the matrix is the \
+             single cell {i} -> {t}."
+        ));
+    }
+    v
 }
 
 /// The bandwidth at which latency doubled, when more than one loaded point lies at or beyond
@@ -83,20 +121,6 @@ pub fn doubling_text(r: &LoadedResult) -> String {
     }
 }
 
-/// The doubling as a clause of a sentence: `latency doubles at 4,120 MB/s (3 points
-/// beyond)`, or why it is not stated, or `latency never doubles`.
-pub fn doubling_clause(r: &LoadedResult) -> String {
-    match supported_doubling(r) {
-        (Some(x), n) => format!("latency doubles at {} MB/s ({n} points beyond)", fmt_num(x)),
-        (None, 1) => "the doubling is not stated (only the last point is beyond double)".into(),
-        (None, _) if r.curve.doubled_at_mb_per_s.is_some() => {
-            "the doubling is not stated (no two points beyond double by their 95 % intervals)"
-                .into()
-        }
-        _ => "latency never doubles".into(),
-    }
-}
-
 /// One row per point of every curve.
 pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
     let mut t = Table::new(
@@ -112,8 +136,8 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
             ("load_cpus", "load CPUs"),
             ("load_label", "load"),
             ("load_asked_fraction", "load asked (share of full speed)"),
-            ("total_mb_per_s", "MB/s (total, MB = 10^6 B)"),
-            ("load_mb_per_s", "MB/s of the load threads"),
+            ("total_mb_per_s", "total MB/s (MB = 10^6 B)"),
+            ("load_mb_per_s", "load MB/s"),
         ],
     );
     t.extend_estimate("ns_per_load", "ns per load");
@@ -127,13 +151,16 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
     ]);
     t.extend(bandwidth_columns());
     t.extend([blocks_column()]);
+    t.extend([
+        ("delay_ns", "delay ns"),
+        ("chaser_mb_per_s", "chaser MB/s"),
+        ("ns_per_load_p99", "ns p99"),
+        ("load_thread_mb_per_s", "per load thread MB/s"),
+    ]);
     for r in curves {
         let name = curve_name(r, curves);
         for p in &r.points {
-            let label = match p.target_fraction {
-                None => "idle (load threads asleep)".to_string(),
-                Some(f) => format!("{:.0} % of full speed", 100.0 * f),
-            };
+            let label = super::loaded::load_label(p);
             let q = p.quality.as_ref();
             let mut row = vec![
                 Cell::Text(name.clone()),
@@ -154,10 +181,28 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
             row.push(Cell::Num(p.sample_p90_p99().0));
             row.extend(bandwidth_cells(p));
             row.push(blocks_cell(p));
+            row.extend(point_tail(p));
             t.rows.push(row);
         }
     }
     t
+}
+
+/// The last cells of a [`loaded_curves_table`] row: delay, chaser's rate, p99 and each load
+/// thread's rate (`3210 3190`).
+fn point_tail(p: &LoadedPoint) -> [Cell; 4] {
+    let per: Vec<String> = p
+        .threads
+        .iter()
+        .filter(|t| t.role == "load")
+        .map(|t| format!("{:.0}", t.mb_per_s))
+        .collect();
+    [
+        Cell::opt(p.delay_ns),
+        Cell::Num(p.chaser_mb_per_s),
+        Cell::Num(p.sample_p90_p99().1),
+        Cell::Text(per.join(" ")),
+    ]
 }
 
 /// [`loaded_curves_table`] for people: latency as `231 [226, 240] n=9`, the bandwidths as
@@ -166,7 +211,44 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
 pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
     let mut t = loaded_curves_table(curves);
     super::loaded::bandwidths_for_people(&mut t, curves);
-    t.with_interval_text("ns_per_load", "ns per load")
+    t.with_interval_text("ns_per_load", "ns")
+}
+
+/// [`loaded_curves_for_people`] with the idle point once per placement: a later curve of
+/// the same placement (a further mix) repeats the idle point it shares with the first.
+pub fn loaded_points_for_people(curves: &[&LoadedResult]) -> Table {
+    let mut t = loaded_curves_for_people(curves);
+    let place = |c: &LoadedResult| (c.chaser_cpu, c.mem_node, c.load_mem_node);
+    let mut keep = Vec::new();
+    for (k, c) in curves.iter().enumerate() {
+        let repeated = curves[..k].iter().any(|e| place(e) == place(c));
+        keep.extend(
+            c.points
+                .iter()
+                .map(|p| !repeated || p.target_fraction.is_some()),
+        );
+    }
+    let mut keep = keep.into_iter();
+    t.rows.retain(|_| keep.next().unwrap_or(true));
+    t
+}
+
+/// The columns of the loaded points for people that the terminal and the HTML show, after
+/// `first`.
+pub fn point_keys<'a>(first: &[&'a str]) -> Vec<&'a str> {
+    let mut k = first.to_vec();
+    k.extend([
+        "load_label",
+        "delay_ns",
+        "total_mb_per_s",
+        "load_mb_per_s",
+        "chaser_mb_per_s",
+        "ns_per_load_median",
+        "ns_per_load_p90",
+        "ns_per_load_p99",
+        "load_thread_mb_per_s",
+    ]);
+    k
 }
 
 /// One row per curve: its headline figures, each latency with its interval.
@@ -181,7 +263,7 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
             ("memory_node", "chased memory node"),
             ("load_memory_node", "load buffers' node"),
             ("load_cpus", "load CPUs"),
-            ("points_count", "points (idle included)"),
+            ("points_count", "points"),
         ],
     );
     t.extend_estimate("idle_ns_per_load", "idle ns per load");
@@ -207,10 +289,7 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
     t.extend(at_max);
     t.extend([
         ("at_max_disturbed", "max point disturbed (retakes ran out)"),
-        (
-            "disturbed_points_count",
-            "points disturbed (retakes ran out)",
-        ),
+        ("disturbed_points_count", "disturbed points"),
         (
             "on_intended_node_fraction",
             "pages on the intended node (lowest of chased and load buffers)",
@@ -288,21 +367,20 @@ pub fn loaded_summary_for_people(curves: &[&LoadedResult]) -> Table {
     .map(c);
     let slices = c("max_slices_count");
     t.interval_text_at(at_max, Some(n), Some(d));
-    t.columns[at_max[0]] = "ns at max median [95 % interval] n".into();
+    t.columns[at_max[0]] = "ns at max [95 % interval] n".into();
     t.interval_text_at(x, Some(slices), None);
-    let x = x[0];
+    let doubled = t.col("doubled_at_mb_per_s");
+    for (row, r) in t.rows.iter_mut().zip(curves) {
+        row[doubled] = Cell::Text(doubling_text(r));
+    }
+    t.columns[doubled] = "latency doubled at".into();
     if curves
         .iter()
         .any(|c| max_point(c).is_some_and(|p| p.total_mb_per_s_summary.is_some()))
     {
-        let of = if super::loaded::has_blocks(curves.iter().copied()) {
-            "blocks"
-        } else {
-            "slices"
-        };
-        t.columns[x] = format!("max MB/s median of {of} [95 % interval] n");
+        t.columns[x[0]] = "max MB/s [95 % interval] n".into();
     }
-    t.with_interval_text("idle_ns_per_load", "idle ns per load")
+    t.with_interval_text("idle_ns_per_load", "idle ns")
 }
 
 #[cfg(test)]

@@ -10,12 +10,14 @@ pub mod bandwidth_sweep;
 pub mod c2c;
 pub mod latency;
 pub mod latency_dist;
+pub mod latency_matrix;
 pub mod loaded;
 pub mod loaded_charts;
 pub mod loaded_family;
 pub mod peak;
 pub mod policy;
 pub mod scaling;
+mod text;
 
 /// One table cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -308,8 +310,8 @@ pub fn absent_reason(r: &RunResults, part: Part) -> String {
 /// Every table, in report order.
 pub fn all_tables(r: &RunResults) -> Vec<Table> {
     let mut v = vec![
-        latency::latency_sweep_table(r),
-        latency::latency_matrix_table(r),
+        latency::latency_sweep_table(r.latency.as_ref()),
+        latency_matrix::latency_matrix_table(r.latency.as_ref()),
         bandwidth::bandwidth_table(r.bandwidth.as_ref()),
         bandwidth::bandwidth_matrix_table(r.bandwidth.as_ref()),
         bandwidth_sweep::bandwidth_sweep_table(r.bandwidth.as_ref()),

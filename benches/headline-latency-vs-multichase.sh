@@ -12,8 +12,9 @@
 #               stride, TLB locality = the whole buffer: fully random; 4 KiB pages as
 #               transparent huge pages are off for it unless -H; nine 0.5 s samples after
 #               the one it drops)
-# What is compared: the run's headline is the median of its steady-state samples (2 ms each,
-# pooled over the run), and the standalone command's is the median of its samples; multichase
+# What is compared: the run's headline is the median of its steady-state blocks (each the
+# median of 2 ms samples, spread over the run), and the standalone command's is the median of
+# its blocks (spread over its second or so; docs/schema/latency.md, "Sizes in blocks"); multichase
 # prints the best (minimum) of its samples, which sits below any median by the spread of its
 # samples. So the multichase figure compared is the median of its per-sample rows (-v), with
 # the same order-statistic interval numascope uses; its printed best is shown beside it.

@@ -155,6 +155,20 @@ def cell(f, note=""):
     return f"{s} {note}".strip()
 
 
+def cross_cover(rows, rounds, place):
+    """How often another round's median of `place` falls inside a round's interval of it
+    (ordered pairs of rounds), and the median half-width of its intervals in % of the median:
+    an interval that describes a moment narrower than the host's drift holds few of them."""
+    figs = {r: rows[(place, r)] for r in rounds if (place, r) in rows}
+    figs = {r: f for r, f in figs.items() if None not in f}
+    pairs = [(a, b) for a in figs for b in figs if a != b]
+    if not pairs:
+        return None
+    inside = sum(figs[a][1] <= figs[b][0] <= figs[a][2] for a, b in pairs)
+    half = statistics.median(50 * (f[2] - f[1]) / f[0] for f in figs.values())
+    return inside, len(pairs), half
+
+
 def summarize(path):
     rows, notes = load(path)
     rounds = sorted({r for (_, r) in rows})
@@ -194,6 +208,11 @@ def summarize(path):
     if widths:
         print(f"headline interval width / standalone's (same round): median {statistics.median(widths):.2f},"
               f" max {max(widths):.2f} (target <= 2)")
+    for place in ("reference", "standalone", "multichase"):
+        c = cross_cover(rows, rounds, place)
+        if c:
+            print(f"{place}: another round's median inside a round's interval in {c[0]}/{c[1]} pairs;"
+                  f" interval half-width median {c[2]:.1f} %")
     def agreement(a, other, label):
         """Per round: pooled into the reference (one estimate), or its own figure judged by
         overlap; a place under other conditions is not counted. The own interval of a pooled

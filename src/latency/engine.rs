@@ -122,19 +122,42 @@ impl Job<'_> {
     }
 }
 
+/// How a job samples its sizes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// Each size's samples back to back: one moment of the machine, for a caller whose own
+    /// rounds are the blocks.
+    BackToBack,
+    /// Sizes asked for by name, in blocks: passes over the sizes as a sweep's
+    /// ([`sweep::run_blocked`]), each size's figure and interval over its block medians.
+    Blocks,
+    /// The working-set sweep, in passes over its sizes ([`sweep::run_blocked`]).
+    Sweep,
+}
+
+impl Spread {
+    /// What the blocks of a figure were taken between, for the noise warning.
+    fn between(self) -> &'static str {
+        match self {
+            Spread::Sweep => "the sweep's passes",
+            _ => "its blocks",
+        }
+    }
+}
+
 /// Measures every size of `sizes` with the job's chain on its target, the sizes `aim` names
-/// toward its precision goal; `blocked`: in passes over the sizes ([`sweep::run_blocked`],
-/// the sweep), else each size's samples back to back. `progress(done, total)` is called as
-/// sizes are done.
+/// toward its precision goal, as `how` says. `progress(done, total)` is called as sizes are
+/// done.
 pub fn run_job(
     job: &Job<'_>,
     sizes: &[u64],
     aim: Option<Aim<'_>>,
-    blocked: bool,
+    how: Spread,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<JobOutcome, JobError> {
     let (topo, target, plan) = (job.topo, job.target, job.plan);
     let spec = job.spec();
+    let blocked = how != Spread::BackToBack;
     let regions = blocked.then(|| sweep_regions(topo, target, sizes, spec.element_bytes));
     let bytes = match &regions {
         Some(r) => buffer_bytes(&[r.total_bytes], target.page),
@@ -147,16 +170,20 @@ pub fn run_job(
         .max()
         .unwrap_or(0);
     let (report, clock, measured) = place_and_measure(job, bytes, |buf, clock, judge| {
-        let how = sweep::Sampling {
+        let sampling = sweep::Sampling {
             spec: &spec,
             plan,
             timer_resolution_ns: clock.resolution_ns,
             judge: Some(judge),
             aim,
+            pass_spacing: match how {
+                Spread::Blocks => blocks::SIZES_PASS_SPACING,
+                _ => std::time::Duration::ZERO,
+            },
         };
         match &regions {
-            Some(r) => sweep::run_blocked(buf, sizes, r, resident_bytes, &how, progress),
-            None => sweep::run(buf, sizes, &how, progress),
+            Some(r) => sweep::run_blocked(buf, sizes, r, resident_bytes, &sampling, progress),
+            None => sweep::run(buf, sizes, &sampling, progress),
         }
     })?;
     let memory_node = target
@@ -180,7 +207,7 @@ pub fn run_job(
         .iter()
         .map(|(size, m)| LatencyResult::new(&spec, *size, &placement, m, plan, &clock))
         .collect();
-    warnings.extend(noise_warning(&results, &where_));
+    warnings.extend(noise_warning_between(&results, &where_, how.between()));
     warnings.extend(disturbed_warning(&results, &where_));
     Ok(JobOutcome {
         placement,
@@ -353,14 +380,9 @@ fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
     })
 }
 
-/// One warning when samples (a sweep's block medians) spread more than [`NOISY`] (p90 over
-/// min) at some sizes.
-fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
-    noise_warning_between(results, where_, "the sweep's passes")
-}
-
-/// [`noise_warning`] for figures whose blocks were taken in `between` ("the sweep's passes",
-/// "the matrix's rounds").
+/// One warning when samples (or block medians, taken in `between`: "the sweep's passes",
+/// "its blocks", "the matrix's rounds") spread more than [`NOISY`] (p90 over min) at some
+/// sizes.
 pub(crate) fn noise_warning_between(
     results: &[LatencyResult],
     where_: &str,
@@ -441,6 +463,10 @@ mod tests {
     use crate::results::latency::PointBlocks;
     use crate::results::quality::RepetitionQuality;
 
+    fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
+        noise_warning_between(results, where_, Spread::Sweep.between())
+    }
+
     /// A 64 MiB result whose samples spread 40 % (p90 over min), judged or not.
     fn spread(quality: Option<RepetitionQuality>) -> LatencyResult {
         let samples: Vec<f64> = (0..10).map(|i| 100.0 + 5.0 * i as f64).collect();
@@ -499,5 +525,13 @@ mod tests {
         );
         let w = noise_warning(&[point(8192, 10.0, 14.0, false)], "here").unwrap();
         assert!(w.starts_with("samples vary by more than 25 %"), "{w}");
+        // A size asked by name, in blocks: its blocks, not a sweep's passes.
+        let w = noise_warning_between(
+            &[point(8192, 10.0, 14.0, true)],
+            "here",
+            Spread::Blocks.between(),
+        )
+        .unwrap();
+        assert!(w.contains("conditions changed between its blocks"), "{w}");
     }
 }

@@ -15,7 +15,7 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 
 use super::chase::{self, ChainSpec};
-use super::engine::{run_distribution_job, run_job, Job, Target};
+use super::engine::{run_distribution_job, run_job, Job, Spread, Target};
 use super::matrix;
 use super::measure::Aim;
 use crate::results::latency::Mode;
@@ -34,8 +34,16 @@ pub struct Chaser {
 /// What to measure.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Variant {
-    /// Each working set of `sizes`, once per page size x mode x chain count.
-    Sizes { at: Chaser, sizes: Vec<u64> },
+    /// Each working set of `sizes`, once per page size x mode x chain count. `in_blocks`: each
+    /// size measured in blocks, in passes over the sizes (`latency::blocks`, as a sweep's
+    /// points), its figure and interval over the block medians, the kind of interval the
+    /// run's reference has (`latency --size`); `false`: its samples back to back, for a
+    /// caller whose own rounds are the blocks (RightMark's table).
+    Sizes {
+        at: Chaser,
+        sizes: Vec<u64>,
+        in_blocks: bool,
+    },
     /// The working-set curve over `sizes` (ascending), once per page size x mode x chain
     /// count, with the knees of each curve beside the sysfs cache sizes.
     Sweep { at: Chaser, sizes: Vec<u64> },
@@ -124,8 +132,9 @@ pub fn run(
 
 /// [`run`], the headline figures measured toward `goal`: each curve's largest point
 /// of a sweep, every size of a list (the sizes asked for by name) and every matrix cell take
-/// extra samples while their interval is wider than the goal's target, within its pool (a
-/// sweep, measured in passes over its sizes, takes extra blocks instead: `latency::blocks`).
+/// extra samples while their interval is wider than the goal's target, within its pool
+/// (sizes measured in blocks, a sweep or a list with `in_blocks`, take extra blocks instead:
+/// `latency::blocks`).
 /// The other points of a sweep keep the planned count (tens of points: the budget goes to the
 /// figures people quote). `numascope latency` passes a count-bounded goal at +-3 %, `run` one
 /// at its budget's target with the part's pool.
@@ -161,8 +170,19 @@ pub fn run_toward(
         progress,
     };
     let mut failed = match &cfg.variant {
-        Variant::Sizes { at, sizes } => run_curves(&ctx, *at, sizes, false, &mut report)?,
-        Variant::Sweep { at, sizes } => run_curves(&ctx, *at, sizes, true, &mut report)?,
+        Variant::Sizes {
+            at,
+            sizes,
+            in_blocks,
+        } => {
+            let how = if *in_blocks {
+                Spread::Blocks
+            } else {
+                Spread::BackToBack
+            };
+            run_curves(&ctx, *at, sizes, how, &mut report)?
+        }
+        Variant::Sweep { at, sizes } => run_curves(&ctx, *at, sizes, Spread::Sweep, &mut report)?,
         Variant::Matrix { cells, cpus, size } => {
             run_matrix(&ctx, cells.as_ref(), cpus, *size, &mut report)?;
             None
@@ -253,7 +273,7 @@ fn run_distribution(
 ) -> anyhow::Result<Option<anyhow::Error>> {
     let cfg = ctx.cfg;
     let dist_at = match &cfg.variant {
-        Variant::Sizes { at, sizes } => cfg
+        Variant::Sizes { at, sizes, .. } => cfg
             .distribution_bytes
             .or(sizes.first().copied())
             .map(|s| (*at, s)),
@@ -333,9 +353,10 @@ fn run_curves(
     ctx: &Ctx<'_>,
     at: Chaser,
     sizes: &[u64],
-    sweep: bool,
+    how: Spread,
     report: &mut LatencyReport,
 ) -> anyhow::Result<Option<anyhow::Error>> {
+    let sweep = how == Spread::Sweep;
     let (topo, cfg, goal, progress) = (ctx.topo, ctx.cfg, ctx.goal, ctx.progress);
     let curves = cfg.curves();
     let total = curves.len() * sizes.len();
@@ -363,7 +384,7 @@ fn run_curves(
                 0
             },
         });
-        let out = match run_job(&ctx.job(target, &spec), sizes, aim, sweep, &step) {
+        let out = match run_job(&ctx.job(target, &spec), sizes, aim, how, &step) {
             Ok(o) => o,
             Err(e) if cfg.keep_going => {
                 // One curve failing (e.g. THP unavailable) must not lose the others.

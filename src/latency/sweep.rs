@@ -6,7 +6,7 @@
 //! ([`super::blocks`] says why); [`run`] measures each size once, back to back, over a prefix
 //! of the buffer. Nothing here prints; progress goes to a callback.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::blocks::{self, Place, Regions};
 use super::chase::{ChainError, ChainSpec};
@@ -72,6 +72,9 @@ pub struct Sampling<'a> {
     pub timer_resolution_ns: f64,
     pub judge: Option<Judge<'a>>,
     pub aim: Option<Aim<'a>>,
+    /// Least time between the starts of two passes of [`run_blocked`]
+    /// ([`blocks::PassPlan::spacing`]).
+    pub pass_spacing: Duration,
 }
 
 impl<'a> Sampling<'a> {
@@ -266,9 +269,13 @@ pub fn run_blocked(
         timer_resolution_ns,
         judge,
         aim,
+        pass_spacing,
     } = *how;
     let n = sizes.len();
-    let pp = blocks::pass_plan(plan);
+    let pp = blocks::PassPlan {
+        spacing: pass_spacing,
+        ..blocks::pass_plan(plan)
+    };
     let mut chains = Chains::new(buf, regions, sizes);
     let mut iterations: Vec<Option<u64>> = vec![None; n];
     // Each size's first block median, and which size is the largest (its first block is the
@@ -351,7 +358,9 @@ pub(crate) fn in_passes(
 
     let mut stopped = false;
     let mut reported = 0;
+    let mut pacer = Pacer::new(pp.spacing);
     'passes: for pass in 0..pp.passes {
+        pacer.wait();
         for (k, i) in blocks::pass_order(n, pass).into_iter().enumerate() {
             if interrupted() || !one(i, &mut points)? {
                 stopped = true;
@@ -377,6 +386,7 @@ pub(crate) fn in_passes(
         let rounds = want.iter().map(|w| w.1).max().unwrap_or(0);
         let mut short = false;
         'rounds: for r in 0..rounds {
+            pacer.wait();
             for k in blocks::pass_order(want.len(), pass + r) {
                 let (i, b) = want[k];
                 if r >= b {
@@ -429,6 +439,36 @@ fn extra_wanted(points: &[Point], passes: usize, a: Aim<'_>) -> Vec<(usize, usiz
             (b > 0).then_some((i, b))
         })
         .collect()
+}
+
+/// Keeps the starts of passes at least `spacing` apart (`blocks::PassPlan::spacing`).
+struct Pacer {
+    spacing: Duration,
+    last: Option<Instant>,
+}
+
+impl Pacer {
+    fn new(spacing: Duration) -> Pacer {
+        Pacer {
+            spacing,
+            last: None,
+        }
+    }
+
+    /// Sleeps until `spacing` has passed since the last call (in steps of at most 10 ms, so
+    /// a stop signal ends the wait), then marks now.
+    fn wait(&mut self) {
+        if let Some(last) = self.last {
+            while !interrupted() {
+                let left = self.spacing.saturating_sub(last.elapsed());
+                if left.is_zero() {
+                    break;
+                }
+                std::thread::sleep(left.min(Duration::from_millis(10)));
+            }
+        }
+        self.last = Some(Instant::now());
+    }
 }
 
 /// The median of block durations (zero for none).
@@ -507,6 +547,7 @@ mod tests {
             passes: 6,
             per_pass: 3,
             sample_ns: 100_000,
+            spacing: Duration::ZERO,
         }
     }
 
@@ -618,6 +659,30 @@ mod tests {
         );
     }
 
+    /// Sizes asked by name pause between passes: six passes of one size whose blocks take
+    /// no time at all still start at least `spacing` apart (a sleep never ends early, so the
+    /// lower bound holds on any machine), and the sizes' blocks are all taken.
+    #[test]
+    fn passes_start_at_least_their_spacing_apart() {
+        let pp = blocks::PassPlan {
+            spacing: Duration::from_millis(5),
+            ..plan6()
+        };
+        let values = |_: usize, k: usize| 20.0 + k as f64;
+        let mut log = Vec::new();
+        let t = Instant::now();
+        let (points, stopped) =
+            in_passes(1, &pp, None, source(&values, &[], &mut log), |_, _| {}).unwrap();
+        assert!(
+            t.elapsed() >= Duration::from_millis(25),
+            "{:?}",
+            t.elapsed()
+        );
+        assert!(!stopped);
+        assert_eq!(points[0].blocks.len(), 6);
+        assert_eq!(log, vec![0; 6]);
+    }
+
     /// The real thing over a small heap buffer: every size of the sweep gets its six blocks
     /// and a figure from their medians, in its own region or rebuilt in the shared one.
     #[test]
@@ -648,6 +713,7 @@ mod tests {
                 timer_resolution_ns: 30.0,
                 judge: None,
                 aim: None,
+                pass_spacing: Duration::ZERO,
             };
             let out = run_blocked(&mut buf, &sizes, &regions, 16384, &how, |_, _| {}).unwrap();
             assert_eq!(out.iter().map(|o| o.0).collect::<Vec<_>>(), sizes.to_vec());

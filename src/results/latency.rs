@@ -73,12 +73,12 @@ pub struct LatencyResult {
     /// written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub precision: Option<crate::results::quality::Precision>,
-    /// The blocks a sweep point was measured in: the sweep walks its sizes in
-    /// passes spread over its time, and `ns_per_load` is then the summary of the block
-    /// medians (`samples` = blocks), so its interval is the variation between passes;
+    /// The blocks a sweep point or a size asked by name was measured in: the sizes are walked
+    /// in passes spread over the measurement, and `ns_per_load` is then the summary of the
+    /// block medians (`samples` = blocks), so its interval is the variation between blocks;
     /// `precision` then counts blocks. Absent for measurements of samples taken back to back
-    /// (a size asked by name) and in files written before blocks. A matrix cell measured in
-    /// rounds carries its rounds here (one block per round).
+    /// (a RightMark table's round) and in files written before blocks. A matrix cell measured
+    /// in rounds carries its rounds here (one block per round).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<PointBlocks>,
 }

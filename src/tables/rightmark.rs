@@ -263,6 +263,8 @@ fn latency_round(
                 mem_node: Some(at.mem_node),
             },
             sizes: vec![cfg.block_bytes],
+            // The table's rounds are its blocks: one moment per round.
+            in_blocks: false,
         },
         modes: modes.iter().map(|(_, m)| *m).collect(),
         pages: vec![cfg.page],

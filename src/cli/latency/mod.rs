@@ -77,7 +77,11 @@ pub struct LatencyArgs {
     /// Only page mode has groups, so other modes refuse it.
     #[arg(long, value_name = "BYTES")]
     pub locality: Option<String>,
-    /// Samples kept per measurement, 1 to 10000 (the median is the headline).
+    /// Samples per measurement, 1 to 10000: a size (asked by --size, or a sweep's point) is
+    /// measured in at least 6 blocks of them spread over the command (passes over the sizes,
+    /// a --size pass at least 100 ms after the last), each after an untimed walk back to
+    /// steady state; the headline is the median of the block medians and its interval is
+    /// over the blocks.
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub samples: usize,
     /// Samples run and dropped first, 0 to 1000.
@@ -332,7 +336,11 @@ fn point_variant(
     }
     Ok(match sweep_sizes {
         Some(sizes) => Variant::Sweep { at, sizes },
-        None => Variant::Sizes { at, sizes },
+        None => Variant::Sizes {
+            at,
+            sizes,
+            in_blocks: true,
+        },
     })
 }
 

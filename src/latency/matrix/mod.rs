@@ -43,7 +43,7 @@ use crate::threads::precision::PrecisionGoal;
 
 use super::blocks::{MIN_BLOCK_SAMPLE_NS, MIN_PER_PASS};
 use super::chase::ChainSpec;
-use super::engine::{buffer_bytes, run_job, Job, JobError, Target};
+use super::engine::{buffer_bytes, run_job, Job, JobError, Spread, Target};
 use super::measure::Aim;
 use crate::results::latency::SamplePlan;
 use crate::results::latency::{LatencyResult, Matrix};
@@ -242,7 +242,7 @@ fn cell_by_cell(job: &MatrixJob<'_>) -> Result<(Matrix, Vec<String>), JobError> 
             plan: job.plan,
             clock: job.clock,
         };
-        let out = run_job(&one, &[size], aim, false, &|_, _| {})?;
+        let out = run_job(&one, &[size], aim, Spread::BackToBack, &|_, _| {})?;
         warnings.extend(out.warnings);
         measured.extend(out.results.into_iter().map(|r| (node, t, r)));
         (job.progress)(k + 1, placed.len());

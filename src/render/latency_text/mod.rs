@@ -45,14 +45,20 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         crate::render::precision_words::clause_in(p, "block", "blocks")
     };
     let mut any_blocks = false;
+    let mut sized_blocks = false;
     for x in &r.results {
         if let Some(p) = &x.precision {
+            sized_blocks |= x.blocks.is_some();
             lines.push(format!(
                 "{} walk, {} pages, {}: {}",
                 x.mode.label(),
                 x.page_size.label(),
                 format_bytes(x.working_set_bytes),
-                clause(p)
+                if x.blocks.is_some() {
+                    blocks(p)
+                } else {
+                    clause(p)
+                }
             ));
         }
     }
@@ -92,11 +98,12 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(
             out,
             "\nInterval half-widths of the headline figures against their target (extra samples{} are taken while an interval is wider, at most as many as planned)",
-            match (any_blocks, any_rounds) {
-                (true, true) => ", or extra blocks of a sweep or rounds of the matrix,",
-                (true, false) => ", or extra blocks of a sweep,",
-                (false, true) => ", or extra rounds of the matrix,",
-                (false, false) => "",
+            match (sized_blocks, any_blocks, any_rounds) {
+                (true, _, _) => ", or extra blocks,",
+                (false, true, true) => ", or extra blocks of a sweep or rounds of the matrix,",
+                (false, true, false) => ", or extra blocks of a sweep,",
+                (false, false, true) => ", or extra rounds of the matrix,",
+                (false, false, false) => "",
             }
         )?;
         for l in lines {
@@ -129,6 +136,15 @@ fn clock(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         r.plan.warmup,
         r.plan.min_sample_ns as f64 / 1e6
     )?;
+    if let Some(b) = r.results.iter().find_map(|p| p.blocks.as_ref()) {
+        writeln!(
+            out,
+            "  each size: in blocks spread over the command, passes over the sizes ({} samples kept after {} dropped per block, each >= {:.2} ms, after an untimed walk back to steady state); its figure and interval are over its block medians (n = blocks)",
+            b.samples_per_block,
+            r.plan.warmup,
+            b.min_sample_ns as f64 / 1e6
+        )?;
+    }
     if let Some(b) = r
         .sweep
         .iter()

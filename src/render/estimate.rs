@@ -77,7 +77,7 @@ pub fn cell(e: &Estimate) -> String {
 /// A relative difference (a fraction: 0.12 = 12 % more) as a signed percentage with its
 /// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up or a remote
 /// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
-/// (`+3.4 % [+1.2, +5.6 %]`), as [`crate::results::penalty::signed`] writes them.
+/// (`+3.4 % [+1.2, +5.6 %]`), as [`super::words::numbers::signed`] writes them.
 pub fn gain(e: &Estimate) -> String {
     let pct = super::words::numbers::signed;
     match e.interval {

@@ -80,10 +80,10 @@ pub const ADDS_PER_ITERATION: u64 = 64;
 
 // One loop, spelled in each architecture's instructions: 64 dependent adds of the register
 // `one` to `x`, then count `n` down and branch back while it is not zero. The addend is a
-// register, not an immediate: Intel's Golden Cove cores and their successors (Sapphire and
-// Emerald Rapids among them) fold `add reg, imm` chains at rename, several per cycle, and a
-// 16-core Emerald Rapids guest timed the immediate chain at 15.7 GHz; an add of two registers
-// is executed, one cycle each, on every core.
+// register, not an immediate: a 16-core Intel guest (family 6, model 207, Emerald Rapids)
+// timed a chain of `add reg, 1` at 15.7 GHz, so its cores retire dependent immediate adds
+// faster than one per cycle (Intel cores since Golden Cove are reported to fold them at
+// rename); an add of two registers goes through an ALU, one cycle each.
 #[cfg(target_arch = "x86_64")]
 macro_rules! add_x {
     () => {

@@ -21,7 +21,7 @@ use super::chase::ChainSpec;
 use super::measure::{Aim, Judge};
 use super::sweep;
 use crate::results::latency::SamplePlan;
-use crate::results::latency::{LatencyResult, LoadDistribution, Placement};
+use crate::results::latency::{LatencyResult, LoadDistribution, Placement, SweepCurve};
 
 /// p90 / min above this marks a measurement as disturbed.
 const NOISY: f64 = 1.25;
@@ -207,7 +207,10 @@ pub fn run_job(
         .iter()
         .map(|(size, m)| LatencyResult::new(&spec, *size, &placement, m, plan, &clock))
         .collect();
-    warnings.extend(noise_warning_between(&results, &where_, how.between()));
+    // A sweep's curves are judged together once all are measured (sweep_noise_warning).
+    if how != Spread::Sweep {
+        warnings.extend(noise_warning_between(&results, &where_, how.between()));
+    }
     warnings.extend(disturbed_warning(&results, &where_));
     Ok(JobOutcome {
         placement,
@@ -435,6 +438,54 @@ pub(crate) fn noise_warning_between(
     ))
 }
 
+/// One warning for every curve of a sweep whose block medians spread more than [`NOISY`]
+/// (p90 over min) at some points: how many points of how many curves, each curve's count, the
+/// range of sizes, and the cause as [`noise_warning_between`] words it, so that four curves
+/// of one sweep give one line instead of four that differ only in their counts.
+pub(crate) fn sweep_noise_warning(curves: &[SweepCurve], where_: &str) -> Option<String> {
+    let noisy = |c: &SweepCurve| -> Vec<LatencyResult> {
+        c.points
+            .iter()
+            .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
+            .cloned()
+            .collect()
+    };
+    let per_curve: Vec<(String, usize)> = curves
+        .iter()
+        .map(|c| {
+            let label = format!("{} {}", c.mode.label(), c.page_size.label());
+            (label, noisy(c).len())
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    if per_curve.len() < 2 {
+        let one = curves.iter().find(|c| !noisy(c).is_empty())?;
+        let what = format!("{} pages {}", one.page_size.label(), where_);
+        return noise_warning_between(&one.points, &what, Spread::Sweep.between());
+    }
+    let all: Vec<LatencyResult> = curves.iter().flat_map(noisy).collect();
+    let points: usize = curves.iter().map(|c| c.points.len()).sum();
+    let lo = all.iter().map(|r| r.working_set_bytes).min()?;
+    let hi = all.iter().map(|r| r.working_set_bytes).max()?;
+    let counts: Vec<String> = per_curve.iter().map(|(l, n)| format!("{l} {n}")).collect();
+    let fb = crate::results::format::format_bytes;
+    let at = format!(
+        "{} of {points} points of {} curves ({}) between {} and {}",
+        all.len(),
+        curves.len(),
+        counts.join(", "),
+        fb(lo),
+        fb(hi)
+    );
+    let one = noise_warning_between(&all, where_, Spread::Sweep.between())?;
+    // The cause clause is the same as one curve's; only the "at ..." part differs.
+    let cause = one.split_once(": ").map(|(_, c)| c)?;
+    Some(format!(
+        "block medians vary by more than {:.0} % (p90 over min) at {at} {where_}: {cause}",
+        100.0 * (NOISY - 1.0),
+    ))
+}
+
 /// One warning naming the sizes whose samples stayed disturbed after the retakes ran out,
 /// with the reason of the worst of them.
 pub(crate) fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
@@ -509,6 +560,52 @@ mod tests {
             all_samples: r.ns_per_load,
         });
         r
+    }
+
+    fn curve(mode: crate::results::latency::Mode, page: PageSize, noisy: &[u64]) -> SweepCurve {
+        let points = [4096u64, 8192, 16384]
+            .iter()
+            .map(|&b| match noisy.contains(&b) {
+                true => point(b, 10.0, 14.0, true),
+                false => point(b, 10.0, 11.0, true),
+            })
+            .collect();
+        SweepCurve {
+            mode,
+            page_size: page,
+            chains: 1,
+            points,
+        }
+    }
+
+    /// Several curves of one sweep that spread give one warning with each curve's count and
+    /// the range of sizes; one curve alone keeps the one-curve wording; none, nothing.
+    #[test]
+    fn a_sweeps_curves_share_one_noise_warning() {
+        use crate::results::latency::Mode;
+        let (random, page) = (Mode::Random, Mode::Page);
+        let curves = [
+            curve(random, PageSize::Base, &[8192, 16384]),
+            curve(page, PageSize::Base, &[]),
+            curve(random, PageSize::Thp, &[4096]),
+        ];
+        let w = sweep_noise_warning(&curves, "on CPU 0 (memory node 0)").unwrap();
+        assert!(
+            w.starts_with(&format!(
+                "block medians vary by more than 25 % (p90 over min) at 3 of 9 points of 3 curves \
+                 ({} 4k 2, {} thp 1) between 4 KiB and 16 KiB on CPU 0 (memory node 0): ",
+                random.label(),
+                random.label()
+            )),
+            "{w}"
+        );
+        assert!(w.contains("the sweep's passes"), "{w}");
+        let one = sweep_noise_warning(&curves[..2], "on CPU 0 (memory node 0)").unwrap();
+        assert!(
+            one.contains("at 2 of 3 sizes between 8 KiB and 16 KiB for 4k pages on CPU 0"),
+            "{one}"
+        );
+        assert_eq!(sweep_noise_warning(&curves[1..2], "on CPU 0"), None);
     }
 
     /// A sweep in passes spreads its block medians over the sweep's time: its warning names

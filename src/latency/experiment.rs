@@ -417,5 +417,20 @@ fn run_curves(
             report.results.extend(out.results);
         }
     }
+    if sweep {
+        let node = report
+            .sweep
+            .iter()
+            .flat_map(|c| &c.points)
+            .find_map(|p| p.memory_node);
+        let where_ = format!(
+            "on CPU {} (memory node {})",
+            at.cpu,
+            node.map_or("?".into(), |n| n.to_string())
+        );
+        report
+            .warnings
+            .extend(super::engine::sweep_noise_warning(&report.sweep, &where_));
+    }
     Ok(failure)
 }

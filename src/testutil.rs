@@ -146,3 +146,27 @@ pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The run's reference local latency on CPU 0 and node 0 (random walk, 4 KiB pages), over
+/// `working_set` bytes, its figure the summary of `samples`.
+pub fn reference_latency(
+    working_set: u64,
+    samples: &[f64],
+) -> crate::results::reference::ReferenceLatency {
+    use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
+    crate::results::reference::ReferenceLatency {
+        cpu: 0,
+        memory_node: 0,
+        working_set_bytes: working_set,
+        page_size: crate::results::placement::PageSize::Base,
+        mode: crate::results::latency::Mode::Random,
+        element_bytes: 64,
+        placement_fraction: 1.0,
+        huge_fraction: 0.0,
+        loads_per_repetition: 1000,
+        samples_per_repetition: 1,
+        ns_per_load: crate::stats::Summary::of(samples).unwrap(),
+        quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
+        probe: None,
+    }
+}

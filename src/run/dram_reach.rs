@@ -41,12 +41,8 @@ pub fn short_of_memory(r: &RunResults) -> Option<Finding> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::latency::Mode;
-    use crate::results::placement::PageSize;
-    use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
-    use crate::results::reference::{ReferenceFigures, ReferenceLatency};
+    use crate::results::reference::ReferenceFigures;
     use crate::results::topology::Cache;
-    use crate::stats::Summary;
 
     const MIB: u64 = 1 << 20;
 
@@ -61,21 +57,10 @@ mod tests {
             cpus: vec![0, 1],
         }];
         let mut f = ReferenceFigures::empty();
-        f.latency = Some(ReferenceLatency {
-            cpu: 0,
-            memory_node: 0,
-            working_set_bytes: walked,
-            page_size: PageSize::Base,
-            mode: Mode::Random,
-            element_bytes: 64,
-            placement_fraction: 1.0,
-            huge_fraction: 0.0,
-            loads_per_repetition: 1000,
-            samples_per_repetition: 1,
-            ns_per_load: Summary::of(&[100.0, 101.0, 102.0]).unwrap(),
-            quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
-            probe: None,
-        });
+        f.latency = Some(crate::testutil::reference_latency(
+            walked,
+            &[100.0, 101.0, 102.0],
+        ));
         r.reference = Some(f);
         r
     }

@@ -2,31 +2,15 @@ use super::fill::fill_latency;
 use super::*;
 use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
-use crate::results::quality::{RepetitionQuality, DEFAULT_MIN_CPU_SHARE};
-use crate::results::reference::{FilledPlace, ReferenceFigure, ReferenceFigures, ReferenceLatency};
+use crate::results::reference::{FilledPlace, ReferenceFigure, ReferenceFigures};
 use crate::results::RunResults;
 use crate::run::plan::{make_plan, PlanRequest};
 use crate::run::sample;
-use crate::stats::Summary;
 
 pub(super) fn figures(median: f64, n: usize) -> ReferenceFigures {
     let samples: Vec<f64> = (0..n).map(|k| median - 2.0 + (k % 5) as f64).collect();
     let mut f = ReferenceFigures::empty();
-    f.latency = Some(ReferenceLatency {
-        cpu: 0,
-        memory_node: 0,
-        working_set_bytes: 16 << 20,
-        page_size: PageSize::Base,
-        mode: Mode::Random,
-        element_bytes: 64,
-        placement_fraction: 1.0,
-        huge_fraction: 0.0,
-        loads_per_repetition: 1000,
-        samples_per_repetition: 1,
-        ns_per_load: Summary::of(&samples).unwrap(),
-        quality: RepetitionQuality::new(DEFAULT_MIN_CPU_SHARE, 2),
-        probe: None,
-    });
+    f.latency = Some(crate::testutil::reference_latency(16 << 20, &samples));
     f
 }
 

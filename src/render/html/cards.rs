@@ -13,16 +13,18 @@ use crate::results::RunResults;
 /// Writes the row of cards.
 pub(super) fn write(p: &mut Page, r: &RunResults) {
     let f = figures::of_run(r);
+    // As the terminal summary: a figure the run did not measure has no card, and a run with
+    // none of these figures (a file of scenarios only) has no row of cards.
+    if f.local_latency.is_none()
+        && f.local_bandwidth.is_none()
+        && f.loaded.is_none()
+        && f.c2c.is_empty()
+    {
+        return;
+    }
     p.push("<div class=\"cards\">");
-    match f.local_latency {
-        Some(i) => figure_card(p, "Local latency", f.get(i), ""),
-        None => card(
-            p,
-            "Local latency",
-            "\u{2013}",
-            "",
-            "not measured in this run",
-        ),
+    if let Some(i) = f.local_latency {
+        figure_card(p, "Local latency", f.get(i), "");
     }
     if let Some(i) = f.local_bandwidth {
         figure_card(p, "Local bandwidth", f.get(i), "MB = 10^6 B");
@@ -96,5 +98,22 @@ mod tests {
             blocks: 3,
         });
         assert!(cards(&r).contains("idle: the local latency; at "));
+    }
+
+    /// A file holding only the scenario rows (the Opteron article's) gets no row of cards, as
+    /// its terminal summary prints no latency line: no card reads "not measured".
+    #[test]
+    fn a_run_without_headline_figures_has_no_cards() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/results/opteron-article.json"
+        );
+        let text = std::fs::read_to_string(path).unwrap();
+        let r = RunResults::from_json(&text, "x").unwrap();
+        let mut p = Page::open("t", "", "t", &[]);
+        write(&mut p, &r);
+        let html = p.close("");
+        assert!(!html.contains("class=\"cards\""), "{html}");
+        assert!(!html.contains("not measured"), "{html}");
     }
 }

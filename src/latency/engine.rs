@@ -11,7 +11,6 @@ use crate::placement::{PlacedBuffer, Policy};
 use crate::results::clock::ClockInfo;
 use crate::results::placement::PageSize;
 use crate::results::placement::PlacementReport;
-use crate::results::quality::RepetitionQuality;
 use crate::results::topology::Topology;
 use crate::sysroot::SysRoot;
 
@@ -19,12 +18,10 @@ use super::blocks::{self, Regions};
 use super::chase::ChainError;
 use super::chase::ChainSpec;
 use super::measure::{Aim, Judge};
+use super::noise::{disturbed_warning, noise_warning_between};
 use super::sweep;
 use crate::results::latency::SamplePlan;
-use crate::results::latency::{LatencyResult, LoadDistribution, Placement, SweepCurve};
-
-/// p90 / min above this marks a measurement as disturbed.
-const NOISY: f64 = 1.25;
+use crate::results::latency::{LatencyResult, LoadDistribution, Placement};
 
 /// Where to run and what to place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +134,7 @@ pub enum Spread {
 
 impl Spread {
     /// What the blocks of a figure were taken between, for the noise warning.
-    fn between(self) -> &'static str {
+    pub(crate) fn between(self) -> &'static str {
         match self {
             Spread::Sweep => "the sweep's passes",
             _ => "its blocks",
@@ -367,151 +364,12 @@ pub(crate) fn clock_warning(clock: &ClockInfo, cpu: u32) -> Option<String> {
     })
 }
 
-/// "at 64 MiB" or "3 of 20 sizes between 1 MiB and 64 MiB", for the sizes picked out.
-fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
-    let fb = crate::results::format::format_bytes;
-    let (first, last) = (picked.first()?, picked.last()?);
-    Some(if picked.len() == 1 {
-        fb(*first)
-    } else {
-        format!(
-            "{} of {of} sizes between {} and {}",
-            picked.len(),
-            fb(*first),
-            fb(*last)
-        )
-    })
-}
-
-/// One warning when samples (or block medians, taken in `between`: "the sweep's passes",
-/// "its blocks", "the matrix's rounds") spread more than [`NOISY`] (p90 over min) at some
-/// sizes.
-pub(crate) fn noise_warning_between(
-    results: &[LatencyResult],
-    where_: &str,
-    between: &str,
-) -> Option<String> {
-    let noisy: Vec<u64> = results
-        .iter()
-        .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
-        .map(|r| r.working_set_bytes)
-        .collect();
-    let at = sizes_phrase(&noisy, results.len())?;
-    // When every noisy size was judged and its thread kept its CPU, the spread came from
-    // elsewhere: other work on the memory system (other processes, or other tenants of the
-    // host), which no CPU-share probe sees.
-    let kept_cpu = results
-        .iter()
-        .filter(|r| noisy.contains(&r.working_set_bytes))
-        .map(|r| r.quality.as_ref())
-        .collect::<Option<Vec<_>>>()
-        .filter(|q| q.iter().all(|q| !q.disturbed))
-        .and_then(|q| {
-            q.iter()
-                .filter_map(|q| q.lowest_kept_cpu_share_fraction)
-                .reduce(f64::min)
-        });
-    // A sweep in passes: its figures are block medians, spread over the sweep's time.
-    if results.iter().any(|r| r.blocks.is_some()) {
-        let cause = match kept_cpu {
-            Some(share) => format!(
-                "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) changed between {between}",
-                share * 100.0
-            ),
-            None => format!("conditions changed between {between} (other work on this CPU, or the hypervisor)"),
-        };
-        return Some(format!(
-            "block medians vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}, and the intervals show it; rerun on an idle machine",
-            100.0 * (NOISY - 1.0),
-        ));
-    }
-    let cause = match kept_cpu {
-        Some(share) => format!(
-            "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) slowed some samples; the median's interval counts them",
-            share * 100.0
-        ),
-        None => "something else ran on this CPU".into(),
-    };
-    Some(format!(
-        "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}; rerun on an idle machine or with more --samples",
-        100.0 * (NOISY - 1.0),
-    ))
-}
-
-/// One warning for every curve of a sweep whose block medians spread more than [`NOISY`]
-/// (p90 over min) at some points: how many points of how many curves, each curve's count, the
-/// range of sizes, and the cause as [`noise_warning_between`] words it, so that four curves
-/// of one sweep give one line instead of four that differ only in their counts.
-pub(crate) fn sweep_noise_warning(curves: &[SweepCurve], where_: &str) -> Option<String> {
-    let noisy = |c: &SweepCurve| -> Vec<LatencyResult> {
-        c.points
-            .iter()
-            .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
-            .cloned()
-            .collect()
-    };
-    let per_curve: Vec<(String, usize)> = curves
-        .iter()
-        .map(|c| {
-            let label = format!("{} {}", c.mode.label(), c.page_size.label());
-            (label, noisy(c).len())
-        })
-        .filter(|(_, n)| *n > 0)
-        .collect();
-    if per_curve.len() < 2 {
-        let one = curves.iter().find(|c| !noisy(c).is_empty())?;
-        let what = format!("{} pages {}", one.page_size.label(), where_);
-        return noise_warning_between(&one.points, &what, Spread::Sweep.between());
-    }
-    let all: Vec<LatencyResult> = curves.iter().flat_map(noisy).collect();
-    let points: usize = curves.iter().map(|c| c.points.len()).sum();
-    let lo = all.iter().map(|r| r.working_set_bytes).min()?;
-    let hi = all.iter().map(|r| r.working_set_bytes).max()?;
-    let counts: Vec<String> = per_curve.iter().map(|(l, n)| format!("{l} {n}")).collect();
-    let fb = crate::results::format::format_bytes;
-    let at = format!(
-        "{} of {points} points of {} curves ({}) between {} and {}",
-        all.len(),
-        curves.len(),
-        counts.join(", "),
-        fb(lo),
-        fb(hi)
-    );
-    let one = noise_warning_between(&all, where_, Spread::Sweep.between())?;
-    // The cause clause is the same as one curve's; only the "at ..." part differs.
-    let cause = one.split_once(": ").map(|(_, c)| c)?;
-    Some(format!(
-        "block medians vary by more than {:.0} % (p90 over min) at {at} {where_}: {cause}",
-        100.0 * (NOISY - 1.0),
-    ))
-}
-
-/// One warning naming the sizes whose samples stayed disturbed after the retakes ran out,
-/// with the reason of the worst of them.
-pub(crate) fn disturbed_warning(results: &[LatencyResult], where_: &str) -> Option<String> {
-    let disturbed: Vec<&LatencyResult> = results
-        .iter()
-        .filter(|r| r.quality.as_ref().is_some_and(|q| q.disturbed))
-        .collect();
-    let sizes: Vec<u64> = disturbed.iter().map(|r| r.working_set_bytes).collect();
-    let at = sizes_phrase(&sizes, results.len())?;
-    let worst = disturbed
-        .iter()
-        .filter_map(|r| r.quality.as_ref())
-        .min_by(|a, b| {
-            let s = |q: &RepetitionQuality| q.lowest_taken_cpu_share_fraction.unwrap_or(1.0);
-            s(a).total_cmp(&s(b))
-        })?;
-    Some(format!(
-        "latency at {at} for {where_}: {}",
-        crate::render::words::disturbed::reason(worst)?
-    ))
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::noise::sweep_noise_warning;
     use super::*;
     use crate::results::latency::PointBlocks;
+    use crate::results::latency::SweepCurve;
     use crate::results::quality::RepetitionQuality;
 
     fn noise_warning(results: &[LatencyResult], where_: &str) -> Option<String> {

@@ -18,6 +18,7 @@ use super::chase::{self, ChainSpec};
 use super::engine::{run_distribution_job, run_job, Job, Spread, Target};
 use super::matrix;
 use super::measure::Aim;
+use super::noise::sweep_noise_warning;
 use crate::results::latency::Mode;
 use crate::results::latency::SamplePlan;
 use crate::results::latency::{CurveKnees, LatencyReport, SweepCurve, LATENCY_SCHEMA_VERSION};
@@ -418,19 +419,23 @@ fn run_curves(
         }
     }
     if sweep {
-        let node = report
-            .sweep
-            .iter()
-            .flat_map(|c| &c.points)
-            .find_map(|p| p.memory_node);
-        let where_ = format!(
-            "on CPU {} (memory node {})",
-            at.cpu,
-            node.map_or("?".into(), |n| n.to_string())
-        );
-        report
-            .warnings
-            .extend(super::engine::sweep_noise_warning(&report.sweep, &where_));
+        sweep_warning(report, at.cpu);
     }
     Ok(failure)
+}
+
+/// The one noise warning of a sweep's curves, measured on `cpu` ([`sweep_noise_warning`]).
+fn sweep_warning(report: &mut LatencyReport, cpu: u32) {
+    let node = report
+        .sweep
+        .iter()
+        .flat_map(|c| &c.points)
+        .find_map(|p| p.memory_node);
+    let where_ = format!(
+        "on CPU {cpu} (memory node {})",
+        node.map_or("?".into(), |n| n.to_string())
+    );
+    report
+        .warnings
+        .extend(sweep_noise_warning(&report.sweep, &where_));
 }

@@ -16,6 +16,7 @@ pub mod knees;
 pub mod matrix;
 pub mod measure;
 pub mod mlp;
+pub(crate) mod noise;
 pub mod result;
 pub mod steady;
 pub mod sweep;

@@ -9,11 +9,9 @@ use crate::placement::{PlacedBuffer, Policy};
 use crate::results::clock::ClockInfo;
 use crate::results::placement::PlacementReport;
 
-use super::super::engine::{
-    buffer_bytes, clock_warning, disturbed_warning, noise_warning_between, placement_warnings,
-    JobError,
-};
+use super::super::engine::{buffer_bytes, clock_warning, placement_warnings, JobError};
 use super::super::measure::{measure_block, BlockPlan, Judge, Measurement};
+use super::super::noise::{disturbed_warning, noise_warning_between};
 use super::super::sweep::Block;
 use super::super::walk::Chain;
 use super::{

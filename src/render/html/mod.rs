@@ -106,7 +106,7 @@ const SECTIONS: &[Section] = &[
         lead: "",
         body: parts::findings,
         part: None,
-        measured: |r| !r.findings.is_empty() || !r.warnings.is_empty(),
+        measured: |r| !r.findings.is_empty(),
     },
     Section {
         id: "latency",
@@ -623,6 +623,22 @@ mod tests {
         let folded = &banner[banner.find("<details>").expect("folded")..];
         assert!(folded.starts_with("<details><summary>2 more warning(s)</summary>"));
         assert!(folded.contains("warning number 4") && !folded.contains("warning number 3"));
+    }
+
+    /// A run warning is on the page once, in the verdict banner; the findings section lists
+    /// the findings only (the recorded quick run showed scenario (d)'s warning in both).
+    #[test]
+    fn a_run_warning_is_on_the_page_once() {
+        let mut r = opteron_example();
+        r.warnings = vec!["scenario (d) ran short of its CPU once".into()];
+        let h = render(&r);
+        assert_eq!(
+            h.matches("scenario (d) ran short of its CPU once").count(),
+            1,
+            "{h}"
+        );
+        let banner = &h[h.find("id=\"verdict\"").unwrap()..];
+        assert!(banner[..banner.find("</div>").unwrap()].contains("ran short of its CPU once"));
     }
 
     /// The cards show the figures the terminal summary leads with, formatted the same.

@@ -12,8 +12,10 @@ use crate::render::svg::{self, bytes_short};
 use crate::results::figures;
 use crate::results::{findings::Severity, plan::Part, RunResults};
 
+/// The findings. The run's own warnings are not repeated here: the verdict banner above
+/// lists every warning of the run, these among them.
 pub(super) fn findings(p: &mut Page, r: &RunResults) {
-    if r.findings.is_empty() && r.warnings.is_empty() {
+    if r.findings.is_empty() {
         p.push("<p class=\"absent\">No findings recorded.</p>");
     } else {
         p.push("<ul class=\"findings\">");
@@ -26,13 +28,6 @@ pub(super) fn findings(p: &mut Page, r: &RunResults) {
                 p.html,
                 "<li class=\"{class}\"><span class=\"tag\">{tag}</span>{}</li>",
                 prose(&f.text)
-            );
-        }
-        for w in &r.warnings {
-            let _ = write!(
-                p.html,
-                "<li class=\"warning\"><span class=\"tag\">warning</span>{}</li>",
-                prose(w)
             );
         }
         p.push("</ul>");

@@ -8,8 +8,9 @@
 //! figure and 95 % interval come from its per-pass medians, as `c2c::blocks` does for pairs: a
 //! drift within the sweep widens the interval instead of hiding behind many samples of one
 //! moment. Sizes asked for by name (`latency --size`) are measured the same way, so the
-//! standalone command's figure has the kind of interval the run's reference has (issue 28;
-//! the recorded evidence is this module's `interval_tests`).
+//! standalone command's figure has the kind of interval the run's reference has (one quantity,
+//! one kind of interval: docs/METHODOLOGY.md, "Interleaving and blocks"; the recorded evidence
+//! is this module's `interval_tests`).
 //!
 //! The chains of different sizes would be prefixes of one buffer; a pass must not rebuild
 //! the large ones (building and walking a DRAM-sized chain once costs more than its samples),
@@ -493,7 +494,7 @@ mod interval_tests {
         s.ci.is_some_and(|c| c.low <= x && x <= c.high)
     }
 
-    /// Why `latency --size` measures in blocks (issue 28): on recorded samples of a shared
+    /// Why `latency --size` measures in blocks: on recorded samples of a shared
     /// host, consecutive samples are not independent, and the order-statistic interval over
     /// 24 of them held the median of the very next 24 in 21 of 49 windows; the same 24
     /// samples cut into 6 blocks of 4 (the standalone's pass plan, `pass_plan` of 25 x 2 ms)

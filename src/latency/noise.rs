@@ -26,6 +26,11 @@ fn sizes_phrase(picked: &[u64], of: usize) -> Option<String> {
     })
 }
 
+/// Whether a result's samples (or block medians) spread more than [`NOISY`] (p90 over min).
+fn is_noisy(r: &LatencyResult) -> bool {
+    r.ns_per_load.p90 > NOISY * r.ns_per_load.min
+}
+
 /// One warning when samples (or block medians, taken in `between`: "the sweep's passes",
 /// "its blocks", "the matrix's rounds") spread more than [`NOISY`] (p90 over min) at some
 /// sizes.
@@ -34,18 +39,22 @@ pub(crate) fn noise_warning_between(
     where_: &str,
     between: &str,
 ) -> Option<String> {
-    let noisy: Vec<u64> = results
-        .iter()
-        .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
-        .map(|r| r.working_set_bytes)
-        .collect();
-    let at = sizes_phrase(&noisy, results.len())?;
+    let noisy: Vec<&LatencyResult> = results.iter().filter(|r| is_noisy(r)).collect();
+    let sizes: Vec<u64> = noisy.iter().map(|r| r.working_set_bytes).collect();
+    let at = sizes_phrase(&sizes, results.len())?;
+    Some(worded(&format!("at {at} for {where_}"), &noisy, between))
+}
+
+/// The warning for the `noisy` results, placed by `at_where` ("at 64 MiB for 4k pages on
+/// CPU 0 ..."): block medians changing between `between` when they were taken in blocks,
+/// samples slowed otherwise, with the cause each points to.
+fn worded(at_where: &str, noisy: &[&LatencyResult], between: &str) -> String {
+    let pct = 100.0 * (NOISY - 1.0);
     // When every noisy size was judged and its thread kept its CPU, the spread came from
     // elsewhere: other work on the memory system (other processes, or other tenants of the
     // host), which no CPU-share probe sees.
-    let kept_cpu = results
+    let kept_cpu = noisy
         .iter()
-        .filter(|r| noisy.contains(&r.working_set_bytes))
         .map(|r| r.quality.as_ref())
         .collect::<Option<Vec<_>>>()
         .filter(|q| q.iter().all(|q| !q.disturbed))
@@ -54,8 +63,9 @@ pub(crate) fn noise_warning_between(
                 .filter_map(|q| q.lowest_kept_cpu_share_fraction)
                 .reduce(f64::min)
         });
-    // A sweep in passes: its figures are block medians, spread over the sweep's time.
-    if results.iter().any(|r| r.blocks.is_some()) {
+    // Measured in blocks (a sweep's passes, a size's blocks): its figures are block medians,
+    // spread over the measurement's time.
+    if noisy.iter().any(|r| r.blocks.is_some()) {
         let cause = match kept_cpu {
             Some(share) => format!(
                 "the thread kept its CPU (lowest share {:.0} %), so other work on the memory system (other processes, or other tenants of the host) changed between {between}",
@@ -63,10 +73,9 @@ pub(crate) fn noise_warning_between(
             ),
             None => format!("conditions changed between {between} (other work on this CPU, or the hypervisor)"),
         };
-        return Some(format!(
-            "block medians vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}, and the intervals show it; rerun on an idle machine",
-            100.0 * (NOISY - 1.0),
-        ));
+        return format!(
+            "block medians vary by more than {pct:.0} % (p90 over min) {at_where}: {cause}, and the intervals show it; rerun on an idle machine"
+        );
     }
     let cause = match kept_cpu {
         Some(share) => format!(
@@ -75,10 +84,9 @@ pub(crate) fn noise_warning_between(
         ),
         None => "something else ran on this CPU".into(),
     };
-    Some(format!(
-        "samples vary by more than {:.0} % (p90 over min) at {at} for {where_}: {cause}; rerun on an idle machine or with more --samples",
-        100.0 * (NOISY - 1.0),
-    ))
+    format!(
+        "samples vary by more than {pct:.0} % (p90 over min) {at_where}: {cause}; rerun on an idle machine or with more --samples"
+    )
 }
 
 /// One warning for every curve of a sweep whose block medians spread more than [`NOISY`]
@@ -86,47 +94,41 @@ pub(crate) fn noise_warning_between(
 /// range of sizes, and the cause as [`noise_warning_between`] words it, so that four curves
 /// of one sweep give one line instead of four that differ only in their counts.
 pub(crate) fn sweep_noise_warning(curves: &[SweepCurve], where_: &str) -> Option<String> {
-    let noisy = |c: &SweepCurve| -> Vec<LatencyResult> {
-        c.points
-            .iter()
-            .filter(|r| r.ns_per_load.p90 > NOISY * r.ns_per_load.min)
-            .cloned()
-            .collect()
-    };
-    let per_curve: Vec<(String, usize)> = curves
+    let between = Spread::Sweep.between();
+    let per_curve: Vec<Vec<&LatencyResult>> = curves
         .iter()
-        .map(|c| {
-            let label = format!("{} {}", c.mode.label(), c.page_size.label());
-            (label, noisy(c).len())
-        })
-        .filter(|(_, n)| *n > 0)
+        .map(|c| c.points.iter().filter(|r| is_noisy(r)).collect())
         .collect();
-    if per_curve.len() < 2 {
-        let one = curves.iter().find(|c| !noisy(c).is_empty())?;
+    let hit: Vec<usize> = (0..curves.len())
+        .filter(|&k| !per_curve[k].is_empty())
+        .collect();
+    if hit.len() < 2 {
+        let one = &curves[*hit.first()?];
         let what = format!("{} pages {}", one.page_size.label(), where_);
-        return noise_warning_between(&one.points, &what, Spread::Sweep.between());
+        return noise_warning_between(&one.points, &what, between);
     }
-    let all: Vec<LatencyResult> = curves.iter().flat_map(noisy).collect();
+    let counts: Vec<String> = hit
+        .iter()
+        .map(|&k| {
+            let c = &curves[k];
+            let (mode, page) = (c.mode.label(), c.page_size.label());
+            format!("{mode} {page} {}", per_curve[k].len())
+        })
+        .collect();
+    let all: Vec<&LatencyResult> = per_curve.concat();
     let points: usize = curves.iter().map(|c| c.points.len()).sum();
     let lo = all.iter().map(|r| r.working_set_bytes).min()?;
     let hi = all.iter().map(|r| r.working_set_bytes).max()?;
-    let counts: Vec<String> = per_curve.iter().map(|(l, n)| format!("{l} {n}")).collect();
     let fb = crate::results::format::format_bytes;
-    let at = format!(
-        "{} of {points} points of {} curves ({}) between {} and {}",
+    let at_where = format!(
+        "at {} of {points} points of {} curves ({}) between {} and {} {where_}",
         all.len(),
         curves.len(),
         counts.join(", "),
         fb(lo),
         fb(hi)
     );
-    let one = noise_warning_between(&all, where_, Spread::Sweep.between())?;
-    // The cause clause is the same as one curve's; only the "at ..." part differs.
-    let cause = one.split_once(": ").map(|(_, c)| c)?;
-    Some(format!(
-        "block medians vary by more than {:.0} % (p90 over min) at {at} {where_}: {cause}",
-        100.0 * (NOISY - 1.0),
-    ))
+    Some(worded(&at_where, &all, between))
 }
 
 /// One warning naming the sizes whose samples stayed disturbed after the retakes ran out,

@@ -13,6 +13,11 @@ use crate::results::format::format_bytes;
 /// Writes the columns `keys` of `t` (in that order) under their labels, fitted to the
 /// terminal ([`super::width::fit_columns`]).
 pub fn columns(w: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
+    write!(w, "{}", text(t, keys))
+}
+
+/// [`columns`] as a string: the one text layout of a run view's table.
+pub fn text(t: &Table, keys: &[&str]) -> String {
     let at = t.cols(keys);
     let headers: Vec<String> = at.iter().map(|&i| label(&t.columns[i])).collect();
     let rows: Vec<Vec<String>> = t
@@ -21,7 +26,7 @@ pub fn columns(w: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
         .map(|r| at.iter().map(|&i| cell(&t.keys[i], &r[i])).collect())
         .collect();
     let h: Vec<&str> = headers.iter().map(String::as_str).collect();
-    write!(w, "{}", super::width::fit_columns(&h, &rows))
+    super::width::fit_columns(&h, &rows)
 }
 
 /// Writes `t` pivoted, as a person compares its figures: one row per distinct value of the

@@ -5,19 +5,13 @@
 use super::Table;
 
 impl Table {
-    /// The columns with these CSV keys as text columns, in that order; empty without rows.
+    /// The columns with these CSV keys as text columns, in that order, laid out as every
+    /// view table is ([`crate::render::view_text::text`]); empty without rows.
     pub fn text(&self, keys: &[&str]) -> String {
         if self.rows.is_empty() {
             return String::new();
         }
-        let cols = self.cols(keys);
-        let headers: Vec<&str> = cols.iter().map(|&c| self.columns[c].as_str()).collect();
-        let rows: Vec<Vec<String>> = self
-            .rows
-            .iter()
-            .map(|r| cols.iter().map(|&c| r[c].display()).collect())
-            .collect();
-        crate::render::width::fit_columns(&headers, &rows)
+        crate::render::view_text::text(self, keys)
     }
 
     /// Replaces each cell of column `key` that holds a byte count by its binary size for

@@ -9,7 +9,7 @@
 //! Such a place is one of three kinds:
 //! - it shows the reference's figure itself (it was filled from it: [`Verdict::SameFigure`]);
 //! - it measured its own steady-state blocks and the reference pooled them into its one
-//!   estimate ([`Verdict::Pooled`]; [`poolable`] lists them, `ReferenceFigures::pooled`
+//!   estimate, as one block (their median: `run/reference/pool.rs` says why) ([`Verdict::Pooled`]; [`poolable`] lists them, `ReferenceFigures::pooled`
 //!   records them): the loaded curves' no-load points and the scenario rows. A run drifts
 //!   more between its parts than within one block (on the project's 2-vCPU guest the
 //!   reference's own repetitions spread over 244-351 ns in one quick run while each place's

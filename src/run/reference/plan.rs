@@ -139,7 +139,7 @@ pub fn planned(
     Some(crate::results::reference::PlannedReference {
         estimate_s: estimate_s(s, c.cpus.len(), slots, sides),
         detail: format!(
-            "{}: {reps} repetitions spread across the run ({} before each part after the topology, {} after the last; each latency repetition walks back to steady state for {} ms untimed, then times {SAMPLES_PER_REP} samples of {} ms, their median one block); the figure is the median of the blocks, with the blocks of the loaded curves' no-load points and the scenario rows under the same conditions pooled in; the places under the same conditions show it instead of a figure of their own",
+            "{}: {reps} repetitions spread across the run ({} before each part after the topology, {} after the last; each latency repetition walks back to steady state for {} ms untimed, then times {SAMPLES_PER_REP} samples of {} ms, their median one block); the figure is the median of the blocks, the loaded curves' no-load points and the scenario rows under the same conditions joining as one block each (the median of their own); the places under the same conditions show it instead of a figure of their own",
             what.join(" and "),
             per_slot(slots),
             per_slot(slots),

@@ -164,8 +164,9 @@ fn recorded() -> RunResults {
 }
 
 /// Pooling: the figure is the median over the reference's own blocks (one per kept
-/// repetition) and the poolable places' blocks, n = all of them, and the places are recorded;
-/// every call starts again from the reference's own blocks, so a second store pools once.
+/// repetition) and one block per poolable place (the median of its blocks, taken back to back
+/// in its part), and the places are recorded with their block counts; every call starts again
+/// from the reference's own blocks, so a second store pools once.
 #[test]
 fn the_figure_pools_the_blocks_of_the_places_under_its_conditions() {
     let mut r = recorded();
@@ -199,11 +200,13 @@ fn the_figure_pools_the_blocks_of_the_places_under_its_conditions() {
     let g = r.reference.as_ref().unwrap();
     let l = &g.latency.as_ref().unwrap().ns_per_load;
     let mut all = own.clone();
-    all.extend(&loaded);
-    assert_eq!(l.samples, all.len(), "ten own blocks and six pooled, once");
+    all.push(crate::stats::median(&loaded));
+    assert_eq!(l.samples, 11, "ten own blocks and the place's one, once");
     assert_eq!(l.median, crate::stats::median(&all));
     let b = &g.bandwidth.as_ref().unwrap().mb_per_s;
-    assert_eq!(b.samples, 10 + 6, "(d)'s six rounds pooled in");
+    assert_eq!(b.samples, 10 + 1, "(d)'s six rounds joined as one block");
+    let counts: Vec<usize> = g.pooled.iter().map(|p| p.blocks).collect();
+    assert_eq!(counts, [6, 6], "each place's own block count is recorded");
     let names: Vec<&str> = g.pooled.iter().map(|p| p.place.as_str()).collect();
     assert_eq!(
         names,

@@ -68,6 +68,13 @@ pub fn series_color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// The smallest and largest of the finite `values`; (MAX, MIN), the smallest above the
+/// largest, when there are none.
+pub(crate) fn extent(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    (values.into_iter().filter(|v| v.is_finite()))
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)))
+}
+
 /// A byte count as a short power-of-two label: `512`, `32K`, `1M`, `64M`, `2G`, `1.5M`.
 pub fn bytes_short(bytes: f64) -> String {
     const UNITS: [(&str, f64); 4] = [

@@ -40,11 +40,11 @@ fn text(s: &mut String, (x, y): (f64, f64), (size, fill): (u32, &str), anchor: &
 
 /// Renders the chart to an SVG string.
 pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
-    let vals = c.points.iter().map(|p| p.1).filter(|v| v.is_finite());
-    let (mut lo, mut hi) = vals.fold((c.median, c.median), |(a, b), v| (a.min(v), b.max(v)));
-    if !c.points.iter().any(|p| p.1.is_finite()) {
+    let (lo, hi) = super::extent(c.points.iter().map(|p| p.1));
+    if lo > hi {
         return Err(ChartError::new(&c.title, "no finite values"));
     }
+    let (mut lo, mut hi) = (lo.min(c.median), hi.max(c.median));
     if hi - lo < hi.abs() * 1e-9 + 1e-12 {
         lo -= lo.abs() * 0.05 + 1.0;
         hi += hi.abs() * 0.05 + 1.0;

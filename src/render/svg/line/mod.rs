@@ -10,7 +10,7 @@ mod draw;
 use plotters::style::Color;
 
 use super::frame::{self, Canvas, EntrySize, Legend, Swatch};
-use super::{series_color, ChartError};
+use super::{extent, series_color, ChartError};
 
 /// How the x axis maps values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,24 +208,15 @@ pub fn line_chart(c: &LineChart) -> Result<String, ChartError> {
 /// The x range as drawn: whole powers of two on a byte axis, a little padding on a linear one
 /// (never below zero when the values are not).
 fn x_range(c: &LineChart, pts: &[(f64, f64)]) -> (f64, f64) {
-    let (x0, x1) = pts
-        .iter()
-        .map(|p| p.0)
-        .chain(c.x_errors.iter().flat_map(|e| [e.low, e.high]))
-        .filter(|x| x.is_finite())
-        .fold((f64::MAX, f64::MIN), |(a, b), x| {
-            (a.min(to_x(c, x)), b.max(to_x(c, x)))
-        });
+    let xs = pts.iter().map(|p| p.0);
+    let (x0, x1) = extent(xs.chain(c.x_errors.iter().flat_map(|e| [e.low, e.high])));
+    let (x0, x1) = (to_x(c, x0), to_x(c, x1));
     match c.x_scale {
         XScale::Log2Bytes => (x0.floor(), x1.ceil().max(x0.floor() + 1.0)),
         XScale::Linear => {
             let pad = ((x1 - x0) * 0.04).max(if x1 == x0 { 1.0 } else { 0.0 });
-            let lo = if x0 >= 0.0 && x0 - pad < 0.0 {
-                0.0
-            } else {
-                x0 - pad
-            };
-            (lo, x1 + pad)
+            let lo = x0 - pad;
+            (if x0 >= 0.0 { lo.max(0.0) } else { lo }, x1 + pad)
         }
     }
 }
@@ -234,12 +225,8 @@ fn x_range(c: &LineChart, pts: &[(f64, f64)]) -> (f64, f64) {
 /// one decade; the top raised to the next decade when that is near, within x2, so the largest
 /// values sit under a labelled tick); on a linear axis from zero or just below the smallest.
 fn y_range(c: &LineChart, pts: &[(f64, f64)]) -> Result<(f64, f64), ChartError> {
-    let (ymin, ymax) = pts
-        .iter()
-        .map(|p| p.1)
-        .chain(c.errors.iter().flat_map(|e| [e.low, e.high]))
-        .filter(|v| v.is_finite())
-        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)));
+    let ys = pts.iter().map(|p| p.1);
+    let (ymin, ymax) = extent(ys.chain(c.errors.iter().flat_map(|e| [e.low, e.high])));
     if c.y_log && ymin <= 0.0 {
         return Err(ChartError::new(
             &c.canvas.title,
@@ -485,33 +472,12 @@ mod tests {
         assert!(line_chart(&c).is_err());
     }
 
-    /// The phone layout draws its text 1.3 times larger on a 420-unit canvas.
-    #[test]
-    fn narrow_layout_scales_text() {
-        let c = sweep_chart().narrow();
-        assert_eq!(c.canvas.width, 420);
-        let svg = line_chart(&c).unwrap();
-        assert_well_formed(&svg);
-        assert!(svg.starts_with("<svg width=\"420\""));
-        let wide = line_chart(&sweep_chart()).unwrap();
-        let smallest = |s: &str| {
-            s.split("font-size=\"")
-                .skip(1)
-                .map(|r| r[..r.find('"').unwrap()].parse::<f64>().unwrap())
-                .fold(f64::MAX, f64::min)
-        };
-        assert!(
-            smallest(&svg) >= 1.29 * smallest(&wide),
-            "{}",
-            smallest(&svg)
-        );
-    }
-
     /// A byte axis labels only the octaves whose labels fit apart, the first and last always:
     /// on a phone a 4 KiB to 512 MiB sweep keeps every fourth (its 14 labels ran into each
     /// other at 420 px), on the wide chart every one; the unlabelled octaves keep their ticks.
+    /// The phone layout draws its text 1.3 times larger on a 420-unit canvas.
     #[test]
-    fn byte_axis_labels_are_thinned_to_fit() {
+    fn byte_axis_labels_are_thinned_to_fit_and_phone_text_is_larger() {
         let mut c = LineChart::new("t", "working set", "ns", XScale::Log2Bytes);
         let points = (12..=29).map(|o| (2f64.powi(o), 1.0 + o as f64)).collect();
         c.series.push(series("s", points));
@@ -528,6 +494,18 @@ mod tests {
         }
         let wide = line_chart(&c).unwrap();
         assert!(has_text(&wide, "8K") && has_text(&wide, "256M"));
+        assert_well_formed(&svg);
+        assert!(svg.starts_with("<svg width=\"420\""));
+        let smallest = |s: &str| {
+            (s.split("font-size=\"").skip(1))
+                .map(|r| r[..r.find('"').unwrap()].parse::<f64>().unwrap())
+                .fold(f64::MAX, f64::min)
+        };
+        assert!(
+            smallest(&svg) >= 1.29 * smallest(&wide),
+            "{}",
+            smallest(&svg)
+        );
     }
 
     /// A marker label at the top right of its line is never drawn over points (the

@@ -156,9 +156,11 @@ fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: i32) -> Dr
                 &label_font,
             )?;
         }
-        let w = (max > 0.0 && v.is_finite())
-            .then(|| x(*v) - bar_x)
-            .unwrap_or(0);
+        let w = if max > 0.0 && v.is_finite() {
+            x(*v) - bar_x
+        } else {
+            0
+        };
         let color = PALETTE[usize::from(Some(i) == b.highlight)];
         let mark = marks.get(i).copied().unwrap_or_default();
         let corners = [(bar_x, y + 4), (bar_x + w.max(1), y + ROW as i32 - 8)];

@@ -67,7 +67,7 @@ impl Canvas {
         size as f64 * self.text_scale
     }
 
-    /// The plot's width in pixels: the canvas less the margins of [`plot`] and its y label
+    /// The plot's width in pixels: the canvas less the margins of [`plot_svg`] and its y label
     /// area.
     pub(super) fn plot_width(&self) -> f64 {
         self.width as f64 - 14.0 - 24.0 - self.px(62).round()

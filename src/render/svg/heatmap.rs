@@ -207,7 +207,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_values_and_labels() {
+    fn cells_values_and_labels_and_a_mismatched_grid() {
         let svg = heatmap(&opteron()).unwrap();
         assert_well_formed(&svg);
         assert!(has_text(&svg, "45.6") && has_text(&svg, "70.9"));
@@ -215,10 +215,7 @@ mod tests {
         assert!(svg.contains("memory node"));
         // 4 cells + 24 legend steps + the white background.
         assert_eq!(count(&svg, "<rect"), 4 + 24 + 1);
-    }
-
-    #[test]
-    fn mismatched_grid_is_an_error() {
+        // A value grid that does not match the labels is an error.
         let mut h = opteron();
         h.values.pop();
         assert!(heatmap(&h).is_err());

@@ -48,7 +48,7 @@ pub struct Histogram {
     /// Legend text of the bars.
     pub bins_label: String,
     pub bins: Vec<HistBin>,
-    /// Drawn in order; mark `i` takes colour [`mark_color`]`(i)`.
+    /// Drawn in order, each in the next palette colour that is not the bars' blue.
     pub marks: Vec<HistMark>,
 }
 

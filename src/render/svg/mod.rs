@@ -24,20 +24,15 @@ pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XSc
 
 use plotters::style::RGBColor;
 
-/// A chart could not be drawn (a plotters backend error, or a description with nothing in it).
+/// A chart (its title) could not be drawn, and why: a plotters backend error, or a
+/// description with nothing in it.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot draw the chart '{title}': {reason}")]
-pub struct ChartError {
-    pub title: String,
-    pub reason: String,
-}
+#[error("cannot draw the chart '{0}': {1}")]
+pub struct ChartError(String, String);
 
 impl ChartError {
     pub(crate) fn new(title: &str, reason: impl std::fmt::Display) -> ChartError {
-        ChartError {
-            title: title.to_string(),
-            reason: reason.to_string(),
-        }
+        ChartError(title.to_string(), reason.to_string())
     }
 }
 

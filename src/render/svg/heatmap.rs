@@ -4,12 +4,12 @@
 //! categorical, and a cartesian chart would only add axes that have to be hidden again.
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
-use super::frame::{self, Area, DrawResult};
-use super::{value_label, ChartError, FONT, INK, MUTED};
+use super::frame::{self, font, text, Area, DrawResult, CENTRE, LEFT_MID, LEFT_TOP, RIGHT_MID};
+use super::{value_label, ChartError, INK, MUTED};
 
-/// What to draw. `values[row][col]`; `None` is a cell not measured (drawn hatched grey).
+/// What to draw. `values[row][col]`; `None` is a cell not measured (drawn grey with a dash).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Heatmap {
     pub title: String,
@@ -31,41 +31,23 @@ const MAX_GRID_PX: u32 = 560;
 const LEFT: u32 = 86;
 const TOP: u32 = 74;
 
-fn cell_px(n: usize) -> u32 {
-    ((MAX_GRID_PX / n.max(1) as u32).clamp(6, 64)).max(6)
-}
-
-/// Pixel size of one heatmap.
-fn size_of(h: &Heatmap) -> (u32, u32) {
-    let cols = h.col_labels.len().max(1);
-    let rows = h.row_labels.len().max(1);
-    let cell = cell_px(cols.max(rows));
-    let w = LEFT + cell * cols as u32 + 24;
-    let h_px = TOP + cell * rows as u32 + 56;
-    // Room for the title (about 9 px a character at 17 px) and the legend's end label.
-    let title_w = 24 + 9 * h.title.chars().count() as u32;
-    (w.max(300).max(title_w), h_px)
-}
-
-fn check(h: &Heatmap) -> Result<(), ChartError> {
-    if h.row_labels.is_empty() || h.col_labels.is_empty() {
+/// Renders one heatmap to an SVG string: cells of at most 64 pixels (at least 6) in a grid of
+/// at most 560, as wide as the title (about 9 px a character at 17 px) and the legend's end
+/// label need.
+pub fn heatmap(h: &Heatmap) -> Result<String, ChartError> {
+    let (rows, cols) = (h.row_labels.len(), h.col_labels.len());
+    if rows == 0 || cols == 0 {
         return Err(ChartError::new(&h.title, "no rows or columns"));
     }
-    if h.values.len() != h.row_labels.len()
-        || h.values.iter().any(|r| r.len() != h.col_labels.len())
-    {
-        return Err(ChartError::new(
-            &h.title,
-            "the value grid does not match the row and column labels",
-        ));
+    if h.values.len() != rows || h.values.iter().any(|r| r.len() != cols) {
+        let why = "the value grid does not match the row and column labels";
+        return Err(ChartError::new(&h.title, why));
     }
-    Ok(())
-}
-
-/// Renders one heatmap to an SVG string.
-pub fn heatmap(h: &Heatmap) -> Result<String, ChartError> {
-    check(h)?;
-    frame::svg_string(&h.title, size_of(h), |root| draw(root, h))
+    let cell = (MAX_GRID_PX / rows.max(cols) as u32).clamp(6, 64);
+    let title_w = 24 + 9 * h.title.chars().count() as u32;
+    let w = (LEFT + cell * cols as u32 + 24).max(300).max(title_w);
+    let size = (w, TOP + cell * rows as u32 + 56);
+    frame::svg_string(&h.title, size, |root| draw(root, h, cell as i32))
 }
 
 /// Linear interpolation between two colours, `t` in 0..=1.
@@ -80,21 +62,14 @@ fn ramp(t: f64, higher_is_worse: bool) -> RGBColor {
     RGBColor(mix(lo.0, hi.0), mix(lo.1, hi.1), mix(lo.2, hi.2))
 }
 
-fn draw(area: &Area, h: &Heatmap) -> DrawResult {
-    let cols = h.col_labels.len();
-    let rows = h.row_labels.len();
-    let cell = cell_px(cols.max(rows)) as i32;
-    let vals: Vec<f64> = h
+fn draw(area: &Area, h: &Heatmap, cell: i32) -> DrawResult {
+    let vals = h
         .values
         .iter()
         .flatten()
         .flatten()
-        .copied()
-        .filter(|v| v.is_finite())
-        .collect();
-    let (vmin, vmax) = vals
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
+        .filter(|v| v.is_finite());
+    let (vmin, vmax) = vals.fold((f64::MAX, f64::MIN), |(a, b), &v| (a.min(v), b.max(v)));
     // The ramp starts at half the largest value at most, so that a 2 % spread (c2c pairs on
     // one die) does not look like a 2x one: colour differences stay proportionate.
     let lo = if vmin > 0.0 {
@@ -104,75 +79,54 @@ fn draw(area: &Area, h: &Heatmap) -> DrawResult {
     };
     titles_and_labels(area, h, cell)?;
     draw_cells(area, h, cell, lo, vmax)?;
-    draw_legend(area, h, cell, !vals.is_empty(), lo, vmax)
+    draw_legend(area, h, cell, vmin <= vmax, lo, vmax)
 }
 
 /// The title, the axis titles and the row and column labels (thinned on big grids).
 fn titles_and_labels(area: &Area, h: &Heatmap, cell: i32) -> DrawResult {
-    let cols = h.col_labels.len();
     let (left, top) = (LEFT as i32, TOP as i32);
-    let anchor = |hp, vp| Pos::new(hp, vp);
-    area.draw(&Text::new(
-        h.title.clone(),
-        (12, 8),
-        (FONT, 17)
-            .into_font()
-            .color(&INK)
-            .pos(anchor(HPos::Left, VPos::Top)),
-    ))?;
-    let grid_w = cell * cols as i32;
-    area.draw(&Text::new(
-        format!("{} \u{2192}", h.col_title),
+    text(area, &h.title, (12, 8), &font(17.0, &INK, LEFT_TOP))?;
+    let cols = format!("{} \u{2192}", h.col_title);
+    let grid_w = cell * h.col_labels.len() as i32;
+    let centre_top = (HPos::Center, VPos::Top);
+    text(
+        area,
+        cols,
         (left + grid_w / 2, 36),
-        (FONT, 13)
-            .into_font()
-            .color(&MUTED)
-            .pos(anchor(HPos::Center, VPos::Top)),
-    ))?;
-    area.draw(&Text::new(
-        format!("{} \u{2193}", h.row_title),
-        (12, top - 18),
-        (FONT, 13)
-            .into_font()
-            .color(&MUTED)
-            .pos(anchor(HPos::Left, VPos::Bottom)),
-    ))?;
+        &font(13.0, &MUTED, centre_top),
+    )?;
+    let rows = format!("{} \u{2193}", h.row_title);
+    let left_bottom = (HPos::Left, VPos::Bottom);
+    text(area, rows, (12, top - 18), &font(13.0, &MUTED, left_bottom))?;
     // Labels are thinned on big grids (c2c on many CPUs) so they never overlap. They keep
     // 13 px type (about 10.5 px as drawn) even then: on a phone a heatmap is shown at its
     // drawn size, and smaller text was unreadable there.
     let every = (22 / cell).max(1) as usize;
-    let label_size = 13;
-    for (c, l) in h.col_labels.iter().enumerate() {
-        if c % every == 0 {
-            area.draw(&Text::new(
-                l.clone(),
-                (left + cell * c as i32 + cell / 2, top - 6),
-                (FONT, label_size)
-                    .into_font()
-                    .color(&INK)
-                    .pos(anchor(HPos::Center, VPos::Bottom)),
-            ))?;
-        }
+    let style = font(13.0, &INK, (HPos::Center, VPos::Bottom));
+    for (c, l) in h.col_labels.iter().enumerate().step_by(every) {
+        text(
+            area,
+            l,
+            (left + cell * c as i32 + cell / 2, top - 6),
+            &style,
+        )?;
     }
-    for (r, l) in h.row_labels.iter().enumerate() {
-        if r % every == 0 {
-            area.draw(&Text::new(
-                l.clone(),
-                (left - 8, top + cell * r as i32 + cell / 2),
-                (FONT, label_size)
-                    .into_font()
-                    .color(&INK)
-                    .pos(anchor(HPos::Right, VPos::Center)),
-            ))?;
-        }
+    let style = font(13.0, &INK, RIGHT_MID);
+    for (r, l) in h.row_labels.iter().enumerate().step_by(every) {
+        text(
+            area,
+            l,
+            (left - 8, top + cell * r as i32 + cell / 2),
+            &style,
+        )?;
     }
     Ok(())
 }
 
-/// One coloured square per value (grey for a missing one), with the value when it fits.
+/// One coloured square per value (grey with a dash for a missing one), with the value when
+/// it fits.
 fn draw_cells(area: &Area, h: &Heatmap, cell: i32, lo: f64, vmax: f64) -> DrawResult {
     let (left, top) = (LEFT as i32, TOP as i32);
-    let anchor = |hp, vp| Pos::new(hp, vp);
     let t_of = |v: f64| {
         if vmax > lo {
             (v - lo) / (vmax - lo)
@@ -180,49 +134,30 @@ fn draw_cells(area: &Area, h: &Heatmap, cell: i32, lo: f64, vmax: f64) -> DrawRe
             0.35
         }
     };
-    let show_values = cell >= 34;
     for (r, row) in h.values.iter().enumerate() {
         for (c, v) in row.iter().enumerate() {
-            let x = left + cell * c as i32;
-            let y = top + cell * r as i32;
-            let rect = [(x, y), (x + cell - 1, y + cell - 1)];
-            match v {
+            let (x, y) = (left + cell * c as i32, top + cell * r as i32);
+            let (fill, label, ink, size) = match v {
                 Some(v) if v.is_finite() => {
                     let t = t_of(*v);
-                    area.draw(&Rectangle::new(rect, ramp(t, h.higher_is_worse).filled()))?;
-                    if show_values {
-                        let ink = if t > 0.55 { WHITE } else { INK };
-                        let size = if cell >= 52 { 14 } else { 13 };
-                        area.draw(&Text::new(
-                            value_label(*v),
-                            (x + cell / 2, y + cell / 2),
-                            (FONT, size)
-                                .into_font()
-                                .color(&ink)
-                                .pos(anchor(HPos::Center, VPos::Center)),
-                        ))?;
-                    }
+                    let ink = if t > 0.55 { WHITE } else { INK };
+                    let size = if cell >= 52 { 14.0 } else { 13.0 };
+                    (ramp(t, h.higher_is_worse), value_label(*v), ink, size)
                 }
-                _ => {
-                    area.draw(&Rectangle::new(rect, RGBColor(236, 236, 236).filled()))?;
-                    if show_values {
-                        area.draw(&Text::new(
-                            "\u{2013}".to_string(),
-                            (x + cell / 2, y + cell / 2),
-                            (FONT, 13)
-                                .into_font()
-                                .color(&MUTED)
-                                .pos(anchor(HPos::Center, VPos::Center)),
-                        ))?;
-                    }
-                }
+                _ => (RGBColor(236, 236, 236), "\u{2013}".into(), MUTED, 13.0),
+            };
+            let rect = [(x, y), (x + cell - 1, y + cell - 1)];
+            area.draw(&Rectangle::new(rect, fill.filled()))?;
+            if cell >= 34 {
+                let at = (x + cell / 2, y + cell / 2);
+                text(area, label, at, &font(size, &ink, CENTRE))?;
             }
         }
     }
     Ok(())
 }
 
-/// The colour legend under the grid: the ramp with its end values.
+/// The colour legend under the grid: the ramp with its end values (none without a value).
 fn draw_legend(
     area: &Area,
     h: &Heatmap,
@@ -231,39 +166,26 @@ fn draw_legend(
     lo: f64,
     vmax: f64,
 ) -> DrawResult {
-    let (left, top) = (LEFT as i32, TOP as i32);
-    let anchor = |hp, vp| Pos::new(hp, vp);
-    let grid_h = cell * h.row_labels.len() as i32;
-    // Colour legend: a ramp with its end values.
     if !any_value {
         return Ok(());
     }
-    let ly = top + grid_h + 18;
-    let steps = 24;
-    let lw = 6;
+    let left = LEFT as i32;
+    let ly = TOP as i32 + cell * h.row_labels.len() as i32 + 18;
+    let (steps, lw) = (24, 6);
     for i in 0..steps {
         let t = i as f64 / (steps - 1) as f64;
-        let x = left + i * lw;
-        area.draw(&Rectangle::new(
-            [(x, ly), (x + lw, ly + 10)],
-            ramp(t, h.higher_is_worse).filled(),
-        ))?;
+        let (x, fill) = (left + i * lw, ramp(t, h.higher_is_worse).filled());
+        area.draw(&Rectangle::new([(x, ly), (x + lw, ly + 10)], fill))?;
     }
-    let style = (FONT, 13).into_font().color(&MUTED);
-    area.draw(&Text::new(
+    text(
+        area,
         value_label(lo),
         (left - 6, ly + 5),
-        style.pos(anchor(HPos::Right, VPos::Center)),
-    ))?;
-    area.draw(&Text::new(
-        format!("{} {}", value_label(vmax), h.unit),
-        (left + steps * lw + 6, ly + 5),
-        (FONT, 13)
-            .into_font()
-            .color(&MUTED)
-            .pos(anchor(HPos::Left, VPos::Center)),
-    ))?;
-    Ok(())
+        &font(13.0, &MUTED, RIGHT_MID),
+    )?;
+    let high = format!("{} {}", value_label(vmax), h.unit);
+    let at = (left + steps * lw + 6, ly + 5);
+    text(area, high, at, &font(13.0, &MUTED, LEFT_MID))
 }
 
 #[cfg(test)]
@@ -285,7 +207,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_values_and_labels() {
+    fn cells_values_and_labels_and_a_mismatched_grid() {
         let svg = heatmap(&opteron()).unwrap();
         assert_well_formed(&svg);
         assert!(has_text(&svg, "45.6") && has_text(&svg, "70.9"));
@@ -293,10 +215,7 @@ mod tests {
         assert!(svg.contains("memory node"));
         // 4 cells + 24 legend steps + the white background.
         assert_eq!(count(&svg, "<rect"), 4 + 24 + 1);
-    }
-
-    #[test]
-    fn mismatched_grid_is_an_error() {
+        // A value grid that does not match the labels is an error.
         let mut h = opteron();
         h.values.pop();
         assert!(heatmap(&h).is_err());

@@ -6,12 +6,11 @@
 //! distribution sit a few pixels apart and their labels would overlap. Like the other charts
 //! it knows nothing of numascope's result types and its output is deterministic.
 
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::text_anchor::{HPos, VPos};
 
-use super::frame::{self, Area, Canvas, Chart, DrawResult, EntrySize};
-use super::{series_color, tick_label, ChartError, FONT, GRID, INK, MUTED, PALETTE};
+use super::frame::{self, Area, Canvas, Chart, DrawResult, EntrySize, Legend, Swatch};
+use super::{series_color, tick_label, ChartError, GRID, MUTED, PALETTE};
 
 /// One bin: `low <= x < high`, `count` values in it.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -49,7 +48,7 @@ pub struct Histogram {
     /// Legend text of the bars.
     pub bins_label: String,
     pub bins: Vec<HistBin>,
-    /// Drawn in order; mark `i` takes colour [`mark_color`]`(i)`.
+    /// Drawn in order, each in the next palette colour that is not the bars' blue.
     pub marks: Vec<HistMark>,
 }
 
@@ -78,35 +77,32 @@ impl Histogram {
 const MARK_COLORS: [usize; 6] = [1, 2, 3, 5, 7, 6];
 
 /// The colour of mark `i`.
-pub fn mark_color(i: usize) -> RGBColor {
+fn mark_color(i: usize) -> RGBColor {
     PALETTE[MARK_COLORS[i % MARK_COLORS.len()]]
 }
 
-/// Height of one legend row at text scale 1.
-const LEGEND_ROW: f64 = 20.0;
-/// Width of one legend character at text scale 1, pixels (a generous estimate, so entries
-/// never run into each other).
-const LEGEND_CHAR_PX: f64 = 6.5;
-/// Length of a legend swatch.
-const SWATCH: i32 = 22;
+/// A mark's line: dashed (6 pixels, 4 apart) for a percentile, solid for a figure.
+fn dash(m: &HistMark) -> Option<(u32, u32)> {
+    (m.style == MarkStyle::Dashed).then_some((6, 4))
+}
 
-/// One legend entry: the bars (`None`) or mark `Some(i)`, its text and its x offset.
-type Entry = (Option<usize>, String, i32);
-
-/// Legend entries (the bars, then each mark) wrapped into rows that fit the chart's width.
-fn legend_rows(h: &Histogram) -> Vec<Vec<Entry>> {
-    let items = std::iter::once((None, h.bins_label.clone())).chain(
-        h.marks
-            .iter()
-            .enumerate()
-            .map(|(i, m)| (Some(i), m.label.clone())),
-    );
+/// The legend (the bars, then each mark) wrapped to the chart's width; its character width
+/// is a generous estimate, so entries never run into each other.
+fn legend(h: &Histogram) -> Legend {
+    let bars = Swatch::Square(series_color(0).mix(0.8).filled());
+    let marks = h.marks.iter().enumerate().map(|(i, m)| {
+        let line = Swatch::Line(mark_color(i).stroke_width(2), dash(m));
+        (line, m.label.clone())
+    });
+    let items = std::iter::once((bars, h.bins_label.clone())).chain(marks);
     let size = EntrySize {
-        lead: SWATCH + 8,
-        char_px: LEGEND_CHAR_PX * h.canvas.text_scale,
+        swatch: 22,
+        lead: 30,
+        char_px: 6.5 * h.canvas.text_scale,
         gap: 16,
+        top: 4,
     };
-    frame::legend_rows(items, h.canvas.width, size)
+    Legend::new(items.collect(), &h.canvas, size)
 }
 
 /// Renders the histogram to an SVG string.
@@ -137,14 +133,15 @@ pub fn histogram(h: &Histogram) -> Result<String, ChartError> {
     let (x0, x1) = (lo - pad, hi + pad);
     // Counts from half a value (so a bin of one shows) to a little above the peak.
     let (y0, y1) = (0.5f64.log10(), (max as f64 * 1.6).log10().max(1.0));
-    let rows = legend_rows(h);
-    let row_h = (LEGEND_ROW * h.canvas.text_scale).round() as u32;
-    let legend_h = row_h * rows.len() as u32 + 8;
-    frame::svg_string(
-        &h.canvas.title,
-        (h.canvas.width, h.canvas.height + legend_h),
-        |root| draw(root, h, &bins, (x0, x1), (y0, y1), &rows),
-    )
+    let (x, y) = ((x0, x1), (y0, y1));
+    frame::plot_svg(&h.canvas, &legend(h), (x, y), |chart, area| {
+        // One label per whole decade of counts; the x ticks are drawn below.
+        let y_labels: frame::Labels = (frame::decade_count(y), &frame::decade_label);
+        frame::mesh(chart, &h.canvas, (0, &|_| String::new()), y_labels, false)?;
+        draw_x_ticks(chart, area, h, x, y)?;
+        draw_bins(chart, &bins, y0)?;
+        draw_marks(chart, h, x, y)
+    })
 }
 
 /// The x ticks (log10 units, value) for a plot `decade_px` pixels per decade whose labels
@@ -184,50 +181,6 @@ fn ticks_of(x0: f64, x1: f64, multiples: &[f64]) -> Vec<(f64, f64)> {
     v
 }
 
-fn draw(
-    root: &Area,
-    h: &Histogram,
-    bins: &[HistBin],
-    (x0, x1): (f64, f64),
-    (y0, y1): (f64, f64),
-    rows: &[Vec<Entry>],
-) -> DrawResult {
-    let (plot_area, legend_area) = root.split_vertically(h.canvas.height);
-    let mut chart = frame::plot(
-        &plot_area,
-        &h.canvas.title,
-        h.canvas.text_scale,
-        (x0, x1),
-        (y0, y1),
-    )?;
-    let y_fmt = |v: &f64| {
-        if (v - v.round()).abs() < 1e-9 && *v >= 0.0 {
-            tick_label(10f64.powf(v.round()))
-        } else {
-            String::new()
-        }
-    };
-    // One label per whole decade of counts (see line.rs); the x ticks are drawn below.
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .bold_line_style(GRID.stroke_width(1))
-        .light_line_style(WHITE.mix(0.0))
-        .axis_style(MUTED.stroke_width(1))
-        .x_labels(0)
-        .y_labels(((y1.floor() - y0.ceil()) as usize + 1).max(2))
-        .y_label_formatter(&y_fmt)
-        .label_style((FONT, h.canvas.px(13)).into_font().color(&MUTED))
-        .axis_desc_style((FONT, h.canvas.px(14)).into_font().color(&INK))
-        .x_desc(&h.canvas.x_label)
-        .y_desc(&h.canvas.y_label)
-        .draw()?;
-    draw_x_ticks(&mut chart, &plot_area, h, (x0, x1), (y0, y1))?;
-    draw_bins(&mut chart, bins, y0)?;
-    draw_marks(&mut chart, h, (x0, x1), (y0, y1))?;
-    draw_legend(&legend_area, h, rows)
-}
-
 /// The x ticks (1, 2 and 5 of each decade as they fit) with their grid lines and labels.
 fn draw_x_ticks(
     chart: &mut Chart,
@@ -236,28 +189,14 @@ fn draw_x_ticks(
     (x0, x1): (f64, f64),
     (y0, y1): (f64, f64),
 ) -> DrawResult {
-    let label_font = (FONT, h.canvas.px(13))
-        .into_font()
-        .color(&MUTED)
-        .pos(Pos::new(HPos::Center, VPos::Top));
-    // The plot's width: the canvas less the margins and the y label area, as built above.
-    let plot_px = h.canvas.plot_width();
-    let decade_px = plot_px / (x1 - x0);
+    let style = frame::font(h.canvas.px(13), &MUTED, (HPos::Center, VPos::Top));
+    let (grid, tick) = (GRID.stroke_width(1), MUTED.stroke_width(1));
+    let decade_px = h.canvas.plot_width() / (x1 - x0);
     for (x, value) in ticks(x0, x1, decade_px, h.canvas.px(13) * 0.6) {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![(x, y0), (x, y1)],
-            GRID.stroke_width(1),
-        )))?;
+        frame::stroke(chart.plotting_area(), vec![(x, y0), (x, y1)], grid, None)?;
         let (px, py) = chart.backend_coord(&(x, y0));
-        plot_area.draw(&PathElement::new(
-            vec![(px, py), (px, py + 5)],
-            MUTED.stroke_width(1),
-        ))?;
-        plot_area.draw(&Text::new(
-            tick_label(value),
-            (px, py + 8),
-            label_font.clone(),
-        ))?;
+        frame::stroke(plot_area, vec![(px, py), (px, py + 5)], tick, None)?;
+        frame::text(plot_area, tick_label(value), (px, py + 8), &style)?;
     }
     Ok(())
 }
@@ -291,58 +230,18 @@ fn draw_marks(
             continue;
         };
         let (a, b) = (lo.log10().clamp(x0, x1), hi.log10().clamp(x0, x1));
-        chart.draw_series(std::iter::once(Rectangle::new(
-            [(a, y0), (b, y1)],
-            mark_color(i).mix(0.2).filled(),
-        )))?;
+        let band = Rectangle::new([(a, y0), (b, y1)], mark_color(i).mix(0.2).filled());
+        chart.plotting_area().draw(&band)?;
     }
     for (i, m) in h.marks.iter().enumerate() {
-        if !(m.x.is_finite() && m.x > 0.0) {
-            continue;
-        }
-        let x = m.x.log10();
-        let color = mark_color(i);
-        match m.style {
-            MarkStyle::Dashed => chart.draw_series(std::iter::once(DashedPathElement::new(
+        if m.x.is_finite() && m.x > 0.0 {
+            let (x, style) = (m.x.log10(), mark_color(i).stroke_width(2));
+            frame::stroke(
+                chart.plotting_area(),
                 vec![(x, y0), (x, y1)],
-                6,
-                4,
-                color.stroke_width(2),
-            )))?,
-            MarkStyle::Solid => chart.draw_series(std::iter::once(PathElement::new(
-                vec![(x, y0), (x, y1)],
-                color.stroke_width(2),
-            )))?,
-        };
-    }
-    Ok(())
-}
-
-/// The legend rows: a swatch (a bar's square or a mark's line) and the entry's text.
-fn draw_legend(area: &Area, h: &Histogram, rows: &[Vec<Entry>]) -> DrawResult {
-    let row_h = (LEGEND_ROW * h.canvas.text_scale).round() as i32;
-    for (r, row) in rows.iter().enumerate() {
-        let y = 4 + row_h * r as i32 + row_h / 2;
-        for (what, text, x) in row {
-            match what {
-                None => area.draw(&Rectangle::new(
-                    [(*x + 4, y - 6), (*x + SWATCH - 4, y + 6)],
-                    series_color(0).mix(0.8).filled(),
-                ))?,
-                Some(i) => {
-                    let color = mark_color(*i);
-                    let path = vec![(*x, y), (*x + SWATCH, y)];
-                    match h.marks[*i].style {
-                        MarkStyle::Dashed => {
-                            area.draw(&DashedPathElement::new(path, 6, 4, color.stroke_width(2)))?
-                        }
-                        MarkStyle::Solid => {
-                            area.draw(&PathElement::new(path, color.stroke_width(2)))?
-                        }
-                    }
-                }
-            }
-            frame::legend_text(area, text, (*x + SWATCH + 8, y), h.canvas.text_scale)?;
+                style,
+                dash(m),
+            )?;
         }
     }
     Ok(())
@@ -354,52 +253,42 @@ mod tests {
     use super::*;
 
     fn example() -> Histogram {
-        let mut h = Histogram::new(
+        let t = (
             "Per-load latency",
             "ns per load (log scale)",
             "groups (log scale)",
-            "groups per bin",
         );
+        let mut h = Histogram::new(t.0, t.1, t.2, "groups per bin");
         let edge = |i: i32| 2f64.powf(i as f64 / 8.0);
+        let bin = |low, high, count| HistBin { low, high, count };
         // A zero bin (clamped), then bins 2^(64/8) = 256 ns and up.
-        h.bins.push(HistBin {
-            low: 0.0,
-            high: edge(64),
-            count: 3,
-        });
-        for (k, c) in [10u64, 400, 2000, 900, 50, 0, 0, 1].iter().enumerate() {
-            h.bins.push(HistBin {
-                low: edge(64 + k as i32),
-                high: edge(65 + k as i32),
-                count: *c,
-            });
+        h.bins.push(bin(0.0, edge(64), 3));
+        for (k, c) in [10u64, 400, 2000, 900, 50, 0, 0, 1].into_iter().enumerate() {
+            h.bins
+                .push(bin(edge(64 + k as i32), edge(65 + k as i32), c));
         }
         // One slow group far out in the tail.
-        h.bins.push(HistBin {
-            low: edge(88),
-            high: edge(89),
-            count: 1,
-        });
-        h.marks = vec![
-            HistMark {
-                x: 300.0,
-                label: "p50 300 ns".into(),
-                style: MarkStyle::Dashed,
-                band: None,
-            },
-            HistMark {
-                x: 340.0,
-                label: "p99 340 ns".into(),
-                style: MarkStyle::Dashed,
-                band: None,
-            },
-            HistMark {
-                x: 310.0,
-                label: "chase 310 ns".into(),
-                style: MarkStyle::Solid,
-                band: None,
-            },
+        h.bins.push(bin(edge(88), edge(89), 1));
+        let marks = [
+            (300.0, "p50 300 ns"),
+            (340.0, "p99 340 ns"),
+            (310.0, "chase 310 ns"),
         ];
+        h.marks = (marks.into_iter().enumerate())
+            .map(|(i, (x, label))| {
+                let style = if i < 2 {
+                    MarkStyle::Dashed
+                } else {
+                    MarkStyle::Solid
+                };
+                HistMark {
+                    x,
+                    label: label.into(),
+                    style,
+                    band: None,
+                }
+            })
+            .collect();
         h
     }
 
@@ -412,20 +301,11 @@ mod tests {
         // axis), each filled, and the bars' legend swatch.
         let fills = count(&svg, "opacity=\"0.8\" fill=\"#0072B2\"");
         assert_eq!(fills, 7 + 1);
-        for t in [
-            "p50 300 ns",
-            "p99 340 ns",
-            "chase 310 ns",
-            "groups per bin",
-            "500",
-            "1000",
-            "2000",
-        ] {
+        // The marks' and bars' legend, x ticks, and the count axis's decades 1 to 1000.
+        let labels = ["p50 300 ns", "p99 340 ns", "chase 310 ns", "groups per bin"];
+        let ticks = ["500", "2000", "1", "10", "100", "1000"];
+        for t in labels.into_iter().chain(ticks) {
             assert!(has_text(&svg, t), "missing text {t}");
-        }
-        // Count axis: decades 1, 10, 100, 1000.
-        for t in ["1", "10", "100", "1000"] {
-            assert!(has_text(&svg, t), "missing count tick {t}");
         }
         assert_eq!(histogram(&h).unwrap(), svg, "deterministic");
         insta::assert_snapshot!(svg);

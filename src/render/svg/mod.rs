@@ -15,7 +15,7 @@ pub mod histogram;
 pub mod line;
 pub mod strip;
 
-pub use bar::{bar_chart, bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
+pub use bar::{bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
 pub use frame::Canvas;
 pub use heatmap::{heatmap, Heatmap};
 pub use histogram::{histogram, HistBin, HistMark, Histogram, MarkStyle};
@@ -24,20 +24,15 @@ pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XSc
 
 use plotters::style::RGBColor;
 
-/// A chart could not be drawn (a plotters backend error, or a description with nothing in it).
+/// A chart (its title) could not be drawn, and why: a plotters backend error, or a
+/// description with nothing in it.
 #[derive(Debug, thiserror::Error)]
-#[error("cannot draw the chart '{title}': {reason}")]
-pub struct ChartError {
-    pub title: String,
-    pub reason: String,
-}
+#[error("cannot draw the chart '{0}': {1}")]
+pub struct ChartError(String, String);
 
 impl ChartError {
     pub(crate) fn new(title: &str, reason: impl std::fmt::Display) -> ChartError {
-        ChartError {
-            title: title.to_string(),
-            reason: reason.to_string(),
-        }
+        ChartError(title.to_string(), reason.to_string())
     }
 }
 
@@ -66,6 +61,13 @@ pub(crate) const FONT: &str = "sans-serif";
 /// The colour of series `i`.
 pub fn series_color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
+}
+
+/// The smallest and largest of the finite `values`; (MAX, MIN), the smallest above the
+/// largest, when there are none.
+pub(crate) fn extent(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    (values.into_iter().filter(|v| v.is_finite()))
+        .fold((f64::MAX, f64::MIN), |(a, b), v| (a.min(v), b.max(v)))
 }
 
 /// A byte count as a short power-of-two label: `512`, `32K`, `1M`, `64M`, `2G`, `1.5M`.
@@ -125,42 +127,10 @@ pub fn tick_label(v: f64) -> String {
 
 #[cfg(test)]
 pub(crate) mod testing {
-    /// A light structural check of an SVG document: one root element, balanced tags, no
-    /// unescaped ampersands. Not a full XML parser, enough to catch broken output.
+    /// The SVG document parsed as XML (balanced tags, escaped text), its root an `<svg>`.
     pub fn assert_well_formed(svg: &str) {
-        assert!(
-            svg.starts_with("<svg"),
-            "does not start with <svg: {}",
-            &svg[..40.min(svg.len())]
-        );
-        assert!(svg.trim_end().ends_with("</svg>"));
-        let mut stack: Vec<String> = Vec::new();
-        let mut rest = svg;
-        while let Some(i) = rest.find('<') {
-            let j = rest[i..].find('>').expect("unterminated tag") + i;
-            let tag = &rest[i + 1..j];
-            if let Some(name) = tag.strip_prefix('/') {
-                let open = stack.pop().expect("closing tag without opening");
-                assert_eq!(open, name.trim(), "mismatched tags");
-            } else if !tag.ends_with('/') && !tag.starts_with('?') && !tag.starts_with('!') {
-                let name = tag.split_whitespace().next().unwrap_or("").to_string();
-                stack.push(name);
-            }
-            rest = &rest[j + 1..];
-        }
-        assert!(stack.is_empty(), "unclosed tags: {stack:?}");
-        for (k, _) in svg.match_indices('&') {
-            let ent = &svg[k..(k + 6).min(svg.len())];
-            assert!(
-                ent.starts_with("&lt;")
-                    || ent.starts_with("&gt;")
-                    || ent.starts_with("&amp;")
-                    || ent.starts_with("&quot;")
-                    || ent.starts_with("&apos;")
-                    || ent.starts_with("&#"),
-                "unescaped ampersand near {ent}"
-            );
-        }
+        let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{e}: {svg}"));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
     }
 
     /// True when a `<text>` element holds exactly `t` (plotters puts text on its own line).

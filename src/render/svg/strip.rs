@@ -29,19 +29,22 @@ fn rgb(c: plotters::style::RGBColor) -> String {
     format!("rgb({},{},{})", c.0, c.1, c.2)
 }
 
+/// A `<text>` of `body` (escaped) at `x`, `y`, `size` pixels, in `fill`, anchored `anchor`.
+fn text(s: &mut String, (x, y): (f64, f64), (size, fill): (u32, &str), anchor: &str, body: &str) {
+    let body = esc(body);
+    let _ = write!(
+        s,
+        "<text x=\"{x:.1}\" y=\"{y}\" font-family=\"{FONT}\" font-size=\"{size}\" fill=\"{fill}\" text-anchor=\"{anchor}\">{body}</text>"
+    );
+}
+
 /// Renders the chart to an SVG string.
 pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
-    let vals: Vec<f64> = c
-        .points
-        .iter()
-        .map(|p| p.1)
-        .filter(|v| v.is_finite())
-        .collect();
-    if vals.is_empty() {
+    let (lo, hi) = super::extent(c.points.iter().map(|p| p.1));
+    if lo > hi {
         return Err(ChartError::new(&c.title, "no finite values"));
     }
-    let mut lo = vals.iter().copied().fold(c.median, f64::min);
-    let mut hi = vals.iter().copied().fold(c.median, f64::max);
+    let (mut lo, mut hi) = (lo.min(c.median), hi.max(c.median));
     if hi - lo < hi.abs() * 1e-9 + 1e-12 {
         lo -= lo.abs() * 0.05 + 1.0;
         hi += hi.abs() * 0.05 + 1.0;
@@ -55,21 +58,23 @@ pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
     let _ = write!(
         s,
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{HEIGHT}\" viewBox=\"0 0 {w} {HEIGHT}\">\
-<rect width=\"{w}\" height=\"{HEIGHT}\" fill=\"white\"/>\
-<text x=\"{LEFT}\" y=\"16\" font-family=\"{FONT}\" font-size=\"13\" fill=\"{ink}\">{t} ({u})</text>\
-<line x1=\"{LEFT}\" y1=\"{AXIS_Y}\" x2=\"{r:.1}\" y2=\"{AXIS_Y}\" stroke=\"{muted}\" stroke-width=\"1\"/>",
-        w = c.width,
-        t = esc(&c.title),
-        u = esc(&c.unit),
+<rect width=\"{w}\" height=\"{HEIGHT}\" fill=\"white\"/>",
+        w = c.width
+    );
+    let title = format!("{} ({})", c.title, c.unit);
+    text(&mut s, (LEFT, 16.0), (13, &ink), "start", &title);
+    let _ = write!(
+        s,
+        "<line x1=\"{LEFT}\" y1=\"{AXIS_Y}\" x2=\"{r:.1}\" y2=\"{AXIS_Y}\" stroke=\"{muted}\" stroke-width=\"1\"/>",
         r = LEFT + span
     );
     for (v, anchor) in [(lo, "start"), (c.median, "middle"), (hi, "end")] {
-        let _ = write!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"11\" fill=\"{muted}\" text-anchor=\"{anchor}\">{}</text>",
-            x(v),
-            AXIS_Y + 16.0,
-            tick_label(v)
+        text(
+            &mut s,
+            (x(v), AXIS_Y + 16.0),
+            (11, &muted),
+            anchor,
+            &tick_label(v),
         );
     }
     let _ = write!(
@@ -78,10 +83,7 @@ pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
         m = x(c.median),
         y = AXIS_Y + 4.0
     );
-    for (host, v, out) in &c.points {
-        if !v.is_finite() {
-            continue;
-        }
+    for (host, v, out) in c.points.iter().filter(|p| p.1.is_finite()) {
         let (fill, r) = if *out { (&accent, 5.0) } else { (&dot, 3.5) };
         let _ = write!(
             s,
@@ -92,12 +94,12 @@ pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
             tick_label(*v)
         );
         if *out {
-            let _ = write!(
-                s,
-                "<text x=\"{:.1}\" y=\"{}\" font-family=\"{FONT}\" font-size=\"11\" fill=\"{accent}\" text-anchor=\"middle\">{}</text>",
-                x(*v),
-                AXIS_Y - 22.0,
-                esc(host)
+            text(
+                &mut s,
+                (x(*v), AXIS_Y - 22.0),
+                (11, &accent),
+                "middle",
+                host,
             );
         }
     }

@@ -121,25 +121,41 @@ pub fn doubling_text(r: &LoadedResult) -> String {
     }
 }
 
+/// The first columns of the loaded-latency tables: the curve and where its threads ran.
+const PLACEMENT: [(&str, &str); 5] = [
+    ("curve", "curve"),
+    ("mix", "load mix"),
+    ("cpu_node", "chaser's node"),
+    ("memory_node", "chased memory node"),
+    ("load_memory_node", "load buffers' node"),
+];
+
+/// The cells of [`PLACEMENT`] for curve `r` among `curves`.
+fn placement_cells(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
+    vec![
+        Cell::Text(curve_name(r, curves)),
+        Cell::Text(r.kernel_label.clone()),
+        r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
+        Cell::Int(r.mem_node.into()),
+        Cell::Int(r.load_mem_node.into()),
+    ]
+}
+
 /// One row per point of every curve.
 pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
     let mut t = Table::new(
         "loaded_curves",
         "Loaded latency, every point of every curve",
-        &[
-            ("curve", "curve"),
-            ("mix", "load mix"),
-            ("cpu_node", "chaser's node"),
-            ("memory_node", "chased memory node"),
-            ("load_memory_node", "load buffers' node"),
-            ("chaser_cpu", "chaser CPU"),
-            ("load_cpus", "load CPUs"),
-            ("load_label", "load"),
-            ("load_asked_fraction", "load asked (share of full speed)"),
-            ("total_mb_per_s", "total MB/s (MB = 10^6 B)"),
-            ("load_mb_per_s", "load MB/s"),
-        ],
+        &PLACEMENT,
     );
+    t.extend([
+        ("chaser_cpu", "chaser CPU"),
+        ("load_cpus", "load CPUs"),
+        ("load_label", "load"),
+        ("load_asked_fraction", "load asked (share of full speed)"),
+        ("total_mb_per_s", "total MB/s (MB = 10^6 B)"),
+        ("load_mb_per_s", "load MB/s"),
+    ]);
     t.extend_estimate("ns_per_load", "ns per load");
     t.extend([
         (
@@ -158,23 +174,17 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
         ("load_thread_mb_per_s", "per load thread MB/s"),
     ]);
     for r in curves {
-        let name = curve_name(r, curves);
         for p in &r.points {
-            let label = super::loaded::load_label(p);
             let q = p.quality.as_ref();
-            let mut row = vec![
-                Cell::Text(name.clone()),
-                Cell::Text(r.kernel_label.clone()),
-                r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
-                Cell::Int(r.mem_node.into()),
-                Cell::Int(r.load_mem_node.into()),
+            let mut row = placement_cells(r, curves);
+            row.extend([
                 Cell::Int(r.chaser_cpu.into()),
                 Cell::Text(format_list(&r.load_cpus)),
-                Cell::Text(label),
+                Cell::Text(super::loaded::load_label(p)),
                 Cell::opt(p.target_fraction),
                 Cell::Num(p.total_mb_per_s),
                 Cell::Num(p.load_mb_per_s),
-            ];
+            ]);
             row.extend(estimate_cells(&p.ns_per_load, q));
             row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
             row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
@@ -256,16 +266,9 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
     let mut t = Table::new(
         "loaded_summary",
         "Loaded latency, one row per curve",
-        &[
-            ("curve", "curve"),
-            ("mix", "load mix"),
-            ("cpu_node", "chaser's node"),
-            ("memory_node", "chased memory node"),
-            ("load_memory_node", "load buffers' node"),
-            ("load_cpus", "load CPUs"),
-            ("points_count", "points"),
-        ],
+        &PLACEMENT,
     );
+    t.extend([("load_cpus", "load CPUs"), ("points_count", "points")]);
     t.extend_estimate("idle_ns_per_load", "idle ns per load");
     t.extend([
         (
@@ -310,15 +313,11 @@ fn summary_row(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
     let idle = r.points.first();
     let max = max_point(r);
     let (doubled, beyond) = supported_doubling(r);
-    let mut row = vec![
-        Cell::Text(curve_name(r, curves)),
-        Cell::Text(r.kernel_label.clone()),
-        r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
-        Cell::Int(r.mem_node.into()),
-        Cell::Int(r.load_mem_node.into()),
+    let mut row = placement_cells(r, curves);
+    row.extend([
         Cell::Text(format_list(&r.load_cpus)),
         Cell::Int(r.points.len() as u64),
-    ];
+    ]);
     row.extend(interval_cells(idle.map(|p| &p.ns_per_load)));
     row.extend(quality_cells(idle.and_then(|p| p.quality.as_ref())));
     row.push(Cell::opt(doubled));

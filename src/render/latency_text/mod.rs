@@ -41,7 +41,10 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let name = |x: &LatencyResult, at| {
         let (m, p) = (x.mode.label(), x.page_size.label());
-        format!("{m} walk, {p} pages, {at}{}", format_bytes(x.working_set_bytes))
+        format!(
+            "{m} walk, {p} pages, {at}{}",
+            format_bytes(x.working_set_bytes)
+        )
     };
     let unit = |x: &LatencyResult, blocks| if x.blocks.is_some() { blocks } else { "sample" };
     // (what, its precision, what its extras are counted in)
@@ -154,6 +157,15 @@ fn mlp(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// The columns of a curve's plateaus and knees.
+const KNEE_COLUMNS: [&str; 5] = [
+    "level",
+    "sysfs size",
+    "knee",
+    "plateau ns",
+    "plateau cycles",
+];
+
 /// Each working-set curve with its plateaus and knees.
 fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     for (k, curve) in r.sweep.iter().enumerate() {
@@ -173,33 +185,19 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "  Plateaus and knees (knee = largest working set still on the plateau)"
             )?;
+            let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             let rows: Vec<Vec<String>> = kn
                 .levels
                 .iter()
                 .map(|l| {
-                    vec![
-                        l.level.clone(),
-                        l.sysfs_bytes.map_or("-".into(), format_bytes),
-                        l.knee_bytes.map_or("-".into(), format_bytes),
-                        l.plateau_ns.map_or("-".into(), fmt_num),
-                        l.plateau_cycles.map_or("-".into(), fmt_num),
-                    ]
+                    let mut row = vec![l.level.clone()];
+                    row.extend([l.sysfs_bytes, l.knee_bytes].map(|b| dash(b.map(format_bytes))));
+                    row.extend([l.plateau_ns, l.plateau_cycles].map(|v| dash(v.map(fmt_num))));
+                    row
                 })
                 .collect();
-            write!(
-                out,
-                "{}",
-                indent(&indent(&super::width::fit_columns(
-                    &[
-                        "level",
-                        "sysfs size",
-                        "knee",
-                        "plateau ns",
-                        "plateau cycles"
-                    ],
-                    &rows
-                )))
-            )?;
+            let table = super::width::fit_columns(&KNEE_COLUMNS, &rows);
+            write!(out, "{}", indent(&indent(&table)))?;
         }
     }
     Ok(())

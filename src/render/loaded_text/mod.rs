@@ -12,6 +12,7 @@
 use std::io::{self, Write};
 
 use super::run_view::loaded::bandwidth_note;
+use super::run_view::loaded_family::shares_idle;
 use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people, matrix_notes};
 use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
 use super::traffic_text;
@@ -66,21 +67,19 @@ fn headline_note(curves: &[&LoadedResult], shared: bool, out: &mut dyn Write) ->
 /// of their figure checks: every point of a placement's first curve, the loaded points of its
 /// further mixes (the idle point they share is one figure, counted once). Nothing after the
 /// counters when there are neither checks nor warnings.
-fn counters_and_verdict(placements: &[Vec<&LoadedResult>], out: &mut dyn Write) -> io::Result<()> {
-    let curves: Vec<&LoadedResult> = placements.iter().flatten().copied().collect();
+fn counters_and_verdict(curves: &[&LoadedResult], out: &mut dyn Write) -> io::Result<()> {
     if let Some(r) = curves.first() {
         traffic_text::render(&r.traffic, out)?;
     }
-    let checks: Vec<_> = placements
+    let checks: Vec<_> = curves
         .iter()
-        .flat_map(|p| p.iter().enumerate())
-        .flat_map(|(i, r)| {
-            crate::results::verdict::loaded_checks(r)
-                .into_iter()
-                .skip(usize::from(i > 0))
+        .zip(shares_idle(curves))
+        .flat_map(|(r, shared)| {
+            let checks = crate::results::verdict::loaded_checks(r);
+            checks.into_iter().skip(usize::from(shared))
         })
         .collect();
-    let warnings = curve_warnings(&curves);
+    let warnings = curve_warnings(curves);
     if checks.is_empty() && warnings.is_empty() {
         return Ok(());
     }
@@ -103,8 +102,7 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
         out,
         "Loaded latency, every initiator node x target node (chaser on the initiator's first CPU, chased buffer on the target; load from {from} onto {onto})"
     )?;
-    let cells: Vec<Vec<&LoadedResult>> = m.cells.iter().map(|c| c.curves().collect()).collect();
-    let curves: Vec<&LoadedResult> = cells.iter().flatten().copied().collect();
+    let curves: Vec<&LoadedResult> = m.cells.iter().flat_map(|c| c.curves()).collect();
     let first = [
         "cpu_node",
         "memory_node",
@@ -121,7 +119,7 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "{n}")?;
     }
     headline_note(&curves, false, out)?;
-    counters_and_verdict(&cells, out)
+    counters_and_verdict(&curves, out)
 }
 
 /// One curve, or several mixes from one placement (`order` saying how they were measured):
@@ -136,19 +134,16 @@ pub fn render_curves(
         return writeln!(out, "Loaded latency: no curve was measured");
     };
     let several = curves.len() > 1;
-    let (what, kernel, first): (_, _, &[&str]) = match several {
+    // Several mixes: each row names its curve, and the load line no kernel.
+    let (what, first): (_, &[&str]) = match several {
         true => (
             format!("Loaded latency, {} load mixes", curves.len()),
-            None,
             &["curve"],
         ),
-        false => (
-            "Loaded latency".to_string(),
-            Some(r.kernel_label.as_str()),
-            &[],
-        ),
+        false => ("Loaded latency".to_string(), &[]),
     };
     writeln!(out, "{}", chaser_line(&what, r))?;
+    let kernel = (!several).then_some(r.kernel_label.as_str());
     writeln!(out, "{}", load_line(r, kernel))?;
     writeln!(out, "{}", delay_line(r))?;
     if let Some(o) = order {
@@ -187,7 +182,7 @@ pub fn render_curves(
             .collect();
         writeln!(out, "{}", legend.join(", "))?;
     }
-    counters_and_verdict(&[curves.to_vec()], out)
+    counters_and_verdict(curves, out)
 }
 
 /// `delay spin: 0.500 ns per iteration (calibrated on CPU 1, r^2 0.9990)`.

@@ -242,13 +242,9 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
         ("p99.9", p.p99_9, i.p99_9),
     ] {
         // With an interval the legend gives it and the chart draws it as a band.
-        let label = match ci {
-            Some(_) => format!("{name} {} ns", fmt_percentile(v, ci)),
-            None => format!("{name} {} ns", fmt_num(v)),
-        };
         h.marks.push(HistMark {
             x: v,
-            label,
+            label: format!("{name} {} ns", fmt_percentile(v, ci)),
             style: MarkStyle::Dashed,
             band: ci.map(|c| (c.low, c.high)),
         });

@@ -224,21 +224,25 @@ pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
     t.with_interval_text("ns_per_load", "ns")
 }
 
-/// [`loaded_curves_for_people`] with the idle point once per placement: a later curve of
-/// the same placement (a further mix) repeats the idle point it shares with the first.
+/// For each curve, whether an earlier one has its placement (chaser CPU, chased node, load
+/// buffers' node): a further mix, whose idle point is the earlier curve's, measured once.
+pub fn shares_idle(curves: &[&LoadedResult]) -> Vec<bool> {
+    let place = |c: &LoadedResult| (c.chaser_cpu, c.mem_node, c.load_mem_node);
+    let earlier = |k: usize| curves[..k].iter().any(|e| place(e) == place(curves[k]));
+    (0..curves.len()).map(earlier).collect()
+}
+
+/// [`loaded_curves_for_people`] with the idle point once per placement ([`shares_idle`]).
 pub fn loaded_points_for_people(curves: &[&LoadedResult]) -> Table {
     let mut t = loaded_curves_for_people(curves);
-    let place = |c: &LoadedResult| (c.chaser_cpu, c.mem_node, c.load_mem_node);
-    let mut keep = Vec::new();
-    for (k, c) in curves.iter().enumerate() {
-        let repeated = curves[..k].iter().any(|e| place(e) == place(c));
-        keep.extend(
+    let mut keep = curves
+        .iter()
+        .zip(shares_idle(curves))
+        .flat_map(|(c, shared)| {
             c.points
                 .iter()
-                .map(|p| !repeated || p.target_fraction.is_some()),
-        );
-    }
-    let mut keep = keep.into_iter();
+                .map(move |p| !shared || p.target_fraction.is_some())
+        });
     t.rows.retain(|_| keep.next().unwrap_or(true));
     t
 }

@@ -59,11 +59,6 @@ fn scenarios_and_precision(r: &RunResults, out: &mut dyn Write) -> io::Result<()
 /// Renders the summary.
 pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     headline(r, out)?;
-    // The per-load distribution (run --distribution), when measured: the one line `run`
-    // printed before its one-screen summary.
-    if let Some(l) = super::run_view::latency_dist::latency_distribution_line(r.latency.as_ref()) {
-        writeln!(out, "{l}")?;
-    }
     for (title, body) in SECTIONS {
         section(out, title)?;
         body(r, out)?;

@@ -17,9 +17,13 @@ pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result
     let Some(d) = &r.distribution else {
         return Ok(());
     };
+    let disturbed = match d.quality.as_ref().is_some_and(|q| q.disturbed) {
+        true => " (disturbed: the retakes ran out)",
+        false => "",
+    };
     writeln!(
         out,
-        "\n{}: {} groups of {} dependent loads",
+        "\n{}: {} groups of {} dependent loads{disturbed}",
         latency_dist::latency_histogram_heading(Some(r)),
         d.groups,
         d.loads_per_group

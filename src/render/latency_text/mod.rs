@@ -15,7 +15,8 @@ mod distribution;
 use distribution::distribution;
 
 use crate::results::format::format_bytes;
-use crate::results::latency::LatencyReport;
+use crate::results::latency::{LatencyReport, LatencyResult};
+use crate::results::quality::Precision;
 
 fn ghz(hz: Option<f64>) -> String {
     hz.map_or("-".into(), |h| format!("{:.3} GHz", h / 1e9))
@@ -35,80 +36,50 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 
 /// The headline figures measured toward a precision target (each size asked for,
 /// each sweep's largest point, each matrix cell), each with the interval half-width it
-/// reached and the extra samples it took; nothing when no figure has a target.
+/// reached and the extra samples it took (or blocks, or the matrix's rounds, where it was
+/// measured in them); nothing when no figure has a target.
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
-    let mut lines = Vec::new();
-    let clause = |p: &crate::results::quality::Precision| {
-        crate::render::precision_words::clause_in(p, "sample", "samples")
+    let name = |x: &LatencyResult, at| {
+        let (m, p) = (x.mode.label(), x.page_size.label());
+        format!(
+            "{m} walk, {p} pages, {at}{}",
+            format_bytes(x.working_set_bytes)
+        )
     };
-    let blocks = |p: &crate::results::quality::Precision| {
-        crate::render::precision_words::clause_in(p, "block", "blocks")
-    };
-    let mut any_blocks = false;
-    let mut sized_blocks = false;
+    let unit = |x: &LatencyResult, blocks| if x.blocks.is_some() { blocks } else { "sample" };
+    // (what, its precision, what its extras are counted in)
+    let mut items: Vec<(String, Precision, &str)> = Vec::new();
     for x in &r.results {
-        if let Some(p) = &x.precision {
-            sized_blocks |= x.blocks.is_some();
-            lines.push(format!(
-                "{} walk, {} pages, {}: {}",
-                x.mode.label(),
-                x.page_size.label(),
-                format_bytes(x.working_set_bytes),
-                if x.blocks.is_some() {
-                    blocks(p)
-                } else {
-                    clause(p)
-                }
-            ));
-        }
+        items.extend(x.precision.map(|p| (name(x, ""), p, unit(x, "block"))));
     }
-    for c in &r.sweep {
-        if let Some((x, p)) = c.points.last().and_then(|x| Some((x, x.precision?))) {
-            any_blocks |= x.blocks.is_some();
-            lines.push(format!(
-                "sweep {} walk, {} pages, at {}: {}",
-                c.mode.label(),
-                c.page_size.label(),
-                format_bytes(x.working_set_bytes),
-                if x.blocks.is_some() {
-                    blocks(&p)
-                } else {
-                    clause(&p)
-                }
-            ));
-        }
+    for x in r.sweep.iter().filter_map(|c| c.points.last()) {
+        let what = format!("sweep {}", name(x, "at "));
+        items.extend(x.precision.map(|p| (what, p, unit(x, "sweep block"))));
     }
-    let mut any_rounds = false;
     for c in r.matrix.iter().flat_map(|m| &m.cells) {
-        if let Some(p) = &c.result.precision {
-            any_rounds |= c.result.blocks.is_some();
-            lines.push(format!(
-                "node {} -> memory node {}: {}",
-                c.initiator_node,
-                c.memory_node,
-                if c.result.blocks.is_some() {
-                    crate::render::precision_words::clause_in(p, "round", "rounds")
-                } else {
-                    clause(p)
-                }
-            ));
-        }
+        let cell = format!("node {} -> memory node {}", c.initiator_node, c.memory_node);
+        let u = unit(&c.result, "round");
+        items.extend(c.result.precision.map(|p| (cell, p, u)));
     }
-    if !lines.is_empty() {
-        writeln!(
-            out,
-            "\nInterval half-widths of the headline figures against their target (extra samples{} are taken while an interval is wider, at most as many as planned)",
-            match (sized_blocks, any_blocks, any_rounds) {
-                (true, _, _) => ", or extra blocks,",
-                (false, true, true) => ", or extra blocks of a sweep or rounds of the matrix,",
-                (false, true, false) => ", or extra blocks of a sweep,",
-                (false, false, true) => ", or extra rounds of the matrix,",
-                (false, false, false) => "",
-            }
-        )?;
-        for l in lines {
-            writeln!(out, "  {l}")?;
-        }
+    if items.is_empty() {
+        return Ok(());
+    }
+    let has = |u: &str| items.iter().any(|i| i.2 == u);
+    let extras = match (has("block"), has("sweep block"), has("round")) {
+        (true, _, _) => ", or extra blocks,",
+        (false, true, true) => ", or extra blocks of a sweep or rounds of the matrix,",
+        (false, true, false) => ", or extra blocks of a sweep,",
+        (false, false, true) => ", or extra rounds of the matrix,",
+        (false, false, false) => "",
+    };
+    writeln!(
+        out,
+        "\nInterval half-widths of the headline figures against their target (extra samples{extras} are taken while an interval is wider, at most as many as planned)"
+    )?;
+    for (what, p, u) in items {
+        let u = u.trim_start_matches("sweep ");
+        let clause = crate::render::precision_words::clause_in(&p, u, &format!("{u}s"));
+        writeln!(out, "  {what}: {clause}")?;
     }
     Ok(())
 }
@@ -186,6 +157,15 @@ fn mlp(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     Ok(())
 }
 
+/// The columns of a curve's plateaus and knees.
+const KNEE_COLUMNS: [&str; 5] = [
+    "level",
+    "sysfs size",
+    "knee",
+    "plateau ns",
+    "plateau cycles",
+];
+
 /// Each working-set curve with its plateaus and knees.
 fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     for (k, curve) in r.sweep.iter().enumerate() {
@@ -205,33 +185,19 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 out,
                 "  Plateaus and knees (knee = largest working set still on the plateau)"
             )?;
+            let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             let rows: Vec<Vec<String>> = kn
                 .levels
                 .iter()
                 .map(|l| {
-                    vec![
-                        l.level.clone(),
-                        l.sysfs_bytes.map_or("-".into(), format_bytes),
-                        l.knee_bytes.map_or("-".into(), format_bytes),
-                        l.plateau_ns.map_or("-".into(), fmt_num),
-                        l.plateau_cycles.map_or("-".into(), fmt_num),
-                    ]
+                    let mut row = vec![l.level.clone()];
+                    row.extend([l.sysfs_bytes, l.knee_bytes].map(|b| dash(b.map(format_bytes))));
+                    row.extend([l.plateau_ns, l.plateau_cycles].map(|v| dash(v.map(fmt_num))));
+                    row
                 })
                 .collect();
-            write!(
-                out,
-                "{}",
-                indent(&indent(&super::width::fit_columns(
-                    &[
-                        "level",
-                        "sysfs size",
-                        "knee",
-                        "plateau ns",
-                        "plateau cycles"
-                    ],
-                    &rows
-                )))
-            )?;
+            let table = super::width::fit_columns(&KNEE_COLUMNS, &rows);
+            write!(out, "{}", indent(&indent(&table)))?;
         }
     }
     Ok(())
@@ -276,7 +242,6 @@ fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::quality::Precision;
 
     /// The headline latencies measured toward a target (a sweep's largest point, a matrix
     /// cell) show the width they reached and their extra samples in the standalone text (which

@@ -4,23 +4,21 @@
 //! family of load mixes prints one headline row per mix (idle latency and the latency at the
 //! maximum bandwidth with their intervals, the doubling point where more than one point
 //! supports it), every mix's points with the shared idle point once, and one sketch of every
-//! curve. The matrix form prints one row per initiator x target cell and mix. The tables are
-//! run_view's ([`loaded_summary_for_people`], [`loaded_points_for_people`]), the ones the
-//! HTML pages and the CSV files hold.
+//! curve. The matrix form prints one row per initiator x target cell and mix, the cells not
+//! measured, and the warnings under one verdict. The tables are run_view's
+//! ([`loaded_summary_for_people`], [`loaded_points_for_people`]), the ones the HTML pages and
+//! the CSV files hold.
 
 use std::io::{self, Write};
 
 use super::run_view::loaded::bandwidth_note;
-use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people};
+use super::run_view::loaded_family::shares_idle;
+use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people, matrix_notes};
 use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
 use super::traffic_text;
 
-mod matrix;
-use crate::results::format::format_bytes;
-use crate::results::format::format_list;
-use crate::results::loaded::CurvePoint;
-use crate::results::loaded::{LoadedReport, LoadedResult};
-use matrix::render_matrix;
+use crate::results::format::{format_bytes, format_list};
+use crate::results::loaded::{CurvePoint, LoadedMatrix, LoadedReport, LoadedResult};
 
 pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
     match r {
@@ -35,10 +33,10 @@ pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
 /// Symbols of the curves in a sketch of several, in order.
 const SYMBOLS: &[char] = &['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
-/// One headline row per curve (the columns `first`, then idle latency, doubling, maximum
-/// bandwidth and the latency there with their intervals, the disturbed points), as the HTML
-/// and `loaded_summary.csv` hold them.
-fn headline_table(curves: &[&LoadedResult], first: &[&str]) -> String {
+/// The columns of a headline table (one row per curve, as the HTML and
+/// `loaded_summary.csv` hold them): `first`, then idle latency, doubling, maximum bandwidth
+/// and the latency there with their intervals, the disturbed points.
+fn headline_keys<'a>(first: &[&'a str]) -> Vec<&'a str> {
     let mut keys = first.to_vec();
     keys.extend([
         "idle_ns_per_load_median",
@@ -48,28 +46,80 @@ fn headline_table(curves: &[&LoadedResult], first: &[&str]) -> String {
         "points_count",
         "disturbed_points_count",
     ]);
-    loaded_summary_for_people(curves).text(&keys)
+    keys
 }
 
-/// One row per point of the curves (the idle point once per placement; the columns
-/// `first` before the figures), as the HTML and `loaded_curves.csv` hold them.
-fn points_table(curves: &[&LoadedResult], first: &[&str]) -> String {
-    loaded_points_for_people(curves).text(&point_keys(first))
+/// What the headline figures are: MB, the idle point shared by every curve (`shared`), how
+/// a point is summarized, when the doubling is stated.
+fn headline_note(curves: &[&LoadedResult], shared: bool, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "MB = 10^6 B. {}{} The doubling is stated only with more than one point at or beyond it.",
+        match shared {
+            true => "The idle point is measured once and heads every curve. ",
+            false => "",
+        },
+        bandwidth_note(curves)
+    )
 }
 
-/// The figure checks of curves that share one idle point: every point of the first, the
-/// loaded points of the others (the idle point is one figure, counted once).
-fn shared_idle_checks<'a>(
-    curves: impl Iterator<Item = &'a LoadedResult>,
-) -> Vec<crate::results::verdict::FigureCheck> {
-    curves
-        .enumerate()
-        .flat_map(|(i, r)| {
-            crate::results::verdict::loaded_checks(r)
-                .into_iter()
-                .skip(usize::from(i > 0))
+/// The counters of the first curve, then the curves' warnings, each once, under the verdict
+/// of their figure checks: every point of a placement's first curve, the loaded points of its
+/// further mixes (the idle point they share is one figure, counted once). Nothing after the
+/// counters when there are neither checks nor warnings.
+fn counters_and_verdict(curves: &[&LoadedResult], out: &mut dyn Write) -> io::Result<()> {
+    if let Some(r) = curves.first() {
+        traffic_text::render(&r.traffic, out)?;
+    }
+    let checks: Vec<_> = curves
+        .iter()
+        .zip(shares_idle(curves))
+        .flat_map(|(r, shared)| {
+            let checks = crate::results::verdict::loaded_checks(r);
+            checks.into_iter().skip(usize::from(shared))
         })
-        .collect()
+        .collect();
+    let warnings = curve_warnings(curves);
+    if checks.is_empty() && warnings.is_empty() {
+        return Ok(());
+    }
+    let q = super::verdict::of_checks(&checks);
+    super::verdict::write_text(out, Some(&q), &warnings, "")
+}
+
+/// One headline row per initiator x target cell and mix, what was not measured, the counters
+/// and the cells' warnings under one verdict.
+fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
+    let from = match &m.load_nodes {
+        None => "the initiator's other CPUs".to_string(),
+        Some(n) => format!("the CPUs of node(s) {} but the chaser's", format_list(n)),
+    };
+    let onto = match m.load_mem_node {
+        None => "the target".to_string(),
+        Some(n) => format!("node {n}"),
+    };
+    writeln!(
+        out,
+        "Loaded latency, every initiator node x target node (chaser on the initiator's first CPU, chased buffer on the target; load from {from} onto {onto})"
+    )?;
+    let curves: Vec<&LoadedResult> = m.cells.iter().flat_map(|c| c.curves()).collect();
+    let first = [
+        "cpu_node",
+        "memory_node",
+        "mix",
+        "load_cpus",
+        "load_memory_node",
+    ];
+    write!(
+        out,
+        "{}",
+        loaded_summary_for_people(&curves).text(&headline_keys(&first))
+    )?;
+    for n in matrix_notes(m) {
+        writeln!(out, "{n}")?;
+    }
+    headline_note(&curves, false, out)?;
+    counters_and_verdict(&curves, out)
 }
 
 /// One curve, or several mixes from one placement (`order` saying how they were measured):
@@ -84,38 +134,29 @@ pub fn render_curves(
         return writeln!(out, "Loaded latency: no curve was measured");
     };
     let several = curves.len() > 1;
-    let (what, kernel, first): (_, _, &[&str]) = match several {
+    // Several mixes: each row names its curve, and the load line no kernel.
+    let (what, first): (_, &[&str]) = match several {
         true => (
             format!("Loaded latency, {} load mixes", curves.len()),
-            None,
             &["curve"],
         ),
-        false => (
-            "Loaded latency".to_string(),
-            Some(r.kernel_label.as_str()),
-            &[],
-        ),
+        false => ("Loaded latency".to_string(), &[]),
     };
     writeln!(out, "{}", chaser_line(&what, r))?;
+    let kernel = (!several).then_some(r.kernel_label.as_str());
     writeln!(out, "{}", load_line(r, kernel))?;
     writeln!(out, "{}", delay_line(r))?;
     if let Some(o) = order {
         writeln!(out, "order: {o}")?;
     }
     writeln!(out)?;
-    write!(out, "{}", headline_table(curves, first))?;
-    writeln!(
-        out,
-        "MB = 10^6 B. {}{} The doubling is stated only with more than one point at or beyond it.",
-        if several {
-            "The idle point is measured once and heads every curve. "
-        } else {
-            ""
-        },
-        bandwidth_note(curves)
-    )?;
+    let headline = loaded_summary_for_people(curves).text(&headline_keys(first));
+    write!(out, "{headline}")?;
+    headline_note(curves, several, out)?;
     writeln!(out)?;
-    write!(out, "{}", points_table(curves, first))?;
+    // Every point, the idle point once per placement.
+    let points = loaded_points_for_people(curves).text(&point_keys(first));
+    write!(out, "{points}")?;
     writeln!(out, "{}", r.counting)?;
     for c in curves {
         let full = format!("full speed {:.1} ns per line", c.full_speed_ns_per_line);
@@ -141,9 +182,7 @@ pub fn render_curves(
             .collect();
         writeln!(out, "{}", legend.join(", "))?;
     }
-    traffic_text::render(&r.traffic, out)?;
-    let q = super::verdict::of_checks(&shared_idle_checks(curves.iter().copied()));
-    super::verdict::write_text(out, Some(&q), &curve_warnings(curves), "")
+    counters_and_verdict(curves, out)
 }
 
 /// `delay spin: 0.500 ns per iteration (calibrated on CPU 1, r^2 0.9990)`.

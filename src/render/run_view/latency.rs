@@ -119,20 +119,7 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     for (i, c) in l.sweep.iter().enumerate() {
         for p in &c.points {
             let x = p.working_set_bytes as f64;
-            if let (Some(low), Some(high)) = (
-                p.ns_per_load.ci.map(|c| c.low),
-                p.ns_per_load.ci.map(|c| c.high),
-            ) {
-                chart.errors.push(ErrorBar {
-                    series: i,
-                    x,
-                    low,
-                    high,
-                });
-            }
-            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-                chart.disturbed.push((i, x));
-            }
+            mark_point(&mut chart, i, x, &p.ns_per_load, p.quality.as_ref());
         }
         let chains = if c.chains > 1 {
             format!(", {} chains", c.chains)
@@ -181,6 +168,29 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
         }
     }
     Some(chart)
+}
+
+/// A point's 95 % interval as an error bar on series `series` at `x`, where its median has
+/// one, and its hollow mark where its repetitions stayed disturbed.
+pub(crate) fn mark_point(
+    chart: &mut LineChart,
+    series: usize,
+    x: f64,
+    s: &crate::stats::Summary,
+    q: Option<&crate::results::quality::RepetitionQuality>,
+) {
+    if let Some(ci) = s.ci {
+        let (low, high) = (ci.low, ci.high);
+        chart.errors.push(ErrorBar {
+            series,
+            x,
+            low,
+            high,
+        });
+    }
+    if q.is_some_and(|q| q.disturbed) {
+        chart.disturbed.push((series, x));
+    }
 }
 
 /// The knee analysis of the curve the chart leads with (the first random walk, else the

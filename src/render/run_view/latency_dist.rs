@@ -3,84 +3,89 @@
 //! measures the distribution at the sweep's largest point): one row of percentiles and timer
 //! cost, one row per histogram bin, one row per multi-chain result. They feed the CSV files of
 //! docs/csv.md (`latency --csv`, `run`, and `report --csv` for a results file that holds them).
-//! Also the distribution's one summary line and its histogram chart for `run`'s outputs.
+//! Also the distribution's histogram chart, its heading and caption for the HTML.
 
 use super::{ci_cells, fmt_num, Cell, Table};
 use crate::render::svg::{HistBin, HistMark, Histogram, MarkStyle};
 use crate::results::format::format_bytes;
-use crate::results::latency::{LatencyReport, LoadDistribution};
+use crate::results::latency::{LatencyReport, LoadPercentiles, Mode};
+use crate::results::placement::PageSize;
+
+/// The first columns of the distribution's, histogram's and MLP's tables: the walk.
+const WALK: [(&str, &str); 3] = [
+    ("mode", "mode"),
+    ("page_size", "page size"),
+    ("working_set_bytes", "working set (bytes)"),
+];
+
+/// The cells of [`WALK`].
+fn walk_cells(mode: Mode, page: PageSize, working_set: u64) -> Vec<Cell> {
+    vec![
+        Cell::Text(mode.label().into()),
+        Cell::Text(page.label().into()),
+        Cell::Int(working_set),
+    ]
+}
 
 /// The distribution's percentiles, timer cost and the chase beside it: one row.
 pub fn latency_distribution_table(l: Option<&LatencyReport>) -> Table {
     let mut t = Table::new(
         "latency_distribution",
         "Per-load latency distribution",
-        &[
-            ("mode", "mode"),
-            ("page_size", "page size"),
-            ("working_set_bytes", "working set (bytes)"),
-            ("cpu", "CPU"),
-            ("memory_node", "memory node"),
-            ("loads_per_group_count", "loads per group"),
-            ("groups_count", "groups"),
-            ("ns_per_load_min", "ns min"),
-            ("ns_per_load_p1", "ns p1"),
-            ("ns_per_load_p10", "ns p10"),
-            ("ns_per_load_p50", "ns p50"),
-            ("ns_per_load_p90", "ns p90"),
-            ("ns_per_load_p99", "ns p99"),
-            ("ns_per_load_p99_9", "ns p99.9"),
-            ("ns_per_load_max", "ns max"),
-            ("ns_per_load_mean", "ns mean"),
-            (
-                "timer_overhead_ns_median",
-                "timer cost ns (median, subtracted)",
-            ),
-            ("timer_overhead_ns_p10", "timer cost ns p10"),
-            ("timer_overhead_ns_p90", "timer cost ns p90"),
-            ("clamped_groups_count", "groups clamped to 0"),
-            ("chase_ns_per_load_median", "chase ns per load (median)"),
-            ("counter_invariant", "counter invariant"),
-            (
-                "interleaved_chase_ns_per_load_median",
-                "chase ns per load between the batches (median)",
-            ),
-        ],
+        &WALK,
     );
+    t.extend([
+        ("cpu", "CPU"),
+        ("memory_node", "memory node"),
+        ("loads_per_group_count", "loads per group"),
+        ("groups_count", "groups"),
+    ]);
+    let spread = ["min"]
+        .into_iter()
+        .chain(LoadPercentiles::NAMES)
+        .chain(["max", "mean"]);
+    t.extend(spread.map(|n| (percentile_key(n), format!("ns {n}"))));
+    t.extend([
+        (
+            "timer_overhead_ns_median",
+            "timer cost ns (median, subtracted)",
+        ),
+        ("timer_overhead_ns_p10", "timer cost ns p10"),
+        ("timer_overhead_ns_p90", "timer cost ns p90"),
+        ("clamped_groups_count", "groups clamped to 0"),
+        ("chase_ns_per_load_median", "chase ns per load (median)"),
+        ("counter_invariant", "counter invariant"),
+        (
+            "interleaved_chase_ns_per_load_median",
+            "chase ns per load between the batches (median)",
+        ),
+    ]);
     // Each percentile's 95 % interval, at the end so older readers keep their columns.
     t.extend(interval_columns());
     if let Some(d) = l.and_then(|l| l.distribution.as_ref()) {
         let p = &d.ns_per_load;
         let o = &d.timer_overhead;
-        t.rows.push(vec![
-            Cell::Text(d.mode.label().into()),
-            Cell::Text(d.page_size.label().into()),
-            Cell::Int(d.working_set_bytes),
+        let mut row = walk_cells(d.mode, d.page_size, d.working_set_bytes);
+        row.extend([
             Cell::Int(d.cpu as u64),
             Cell::int(d.memory_node.map(u64::from)),
             Cell::Int(d.loads_per_group),
             Cell::Int(d.groups as u64),
         ]);
-        let row = t.rows.last_mut().expect("pushed above");
-        row.extend(
-            [
-                p.min, p.p1, p.p10, p.p50, p.p90, p.p99, p.p99_9, p.max, p.mean,
-            ]
-            .into_iter()
-            .chain([o.median_ns, o.p10_ns, o.p90_ns])
-            .map(Cell::Num),
-        );
+        let named = p.named();
+        let spread = [p.min].into_iter().chain(named.iter().map(|n| n.1));
+        let spread = spread.chain([p.max, p.mean, o.median_ns, o.p10_ns, o.p90_ns]);
+        row.extend(spread.map(Cell::Num));
         row.extend([
             Cell::Int(d.clamped_groups as u64),
             Cell::opt(d.chase_ns_per_load_median),
             d.counter_invariant.map_or(Cell::Missing, Cell::Bool),
             Cell::opt(d.interleaved_chase_ns_per_load_median),
         ]);
-        for (_, _, ci) in p.named() {
-            row.push(Cell::opt(ci.map(|c| c.low)));
-            row.push(Cell::opt(ci.map(|c| c.high)));
-            row.push(Cell::opt(ci.map(|c| c.level)));
+        for (_, _, ci) in named {
+            row.extend([ci.map(|c| c.low), ci.map(|c| c.high), ci.map(|c| c.level)].map(Cell::opt));
         }
+        t.rows.push(row);
     }
     t
 }
@@ -120,28 +125,21 @@ pub fn fmt_percentile(v: f64, ci: Option<crate::results::latency::PercentileInte
 
 /// The distribution's histogram, one row per bin.
 pub fn latency_histogram_table(l: Option<&LatencyReport>) -> Table {
-    let mut t = Table::new(
-        "latency_histogram",
-        "Per-load latency histogram",
-        &[
-            ("mode", "mode"),
-            ("page_size", "page size"),
-            ("working_set_bytes", "working set (bytes)"),
-            ("bin_low_ns", "from ns"),
-            ("bin_high_ns", "to ns"),
-            ("groups_count", "groups"),
-        ],
-    );
-    if let Some(d) = l.and_then(|l| l.distribution.as_ref()) {
+    let mut t = Table::new("latency_histogram", "Per-load latency histogram", &WALK);
+    t.extend([
+        ("bin_low_ns", "from ns"),
+        ("bin_high_ns", "to ns"),
+        ("groups_count", "groups"),
+    ]);
+    for d in l.iter().flat_map(|l| &l.distribution) {
         for b in &d.histogram {
-            t.rows.push(vec![
-                Cell::Text(d.mode.label().into()),
-                Cell::Text(d.page_size.label().into()),
-                Cell::Int(d.working_set_bytes),
+            let mut row = walk_cells(d.mode, d.page_size, d.working_set_bytes);
+            row.extend([
                 Cell::Num(b.low_ns),
                 Cell::Num(b.high_ns),
                 Cell::Int(b.count),
             ]);
+            t.rows.push(row);
         }
     }
     t
@@ -149,38 +147,29 @@ pub fn latency_histogram_table(l: Option<&LatencyReport>) -> Table {
 
 /// The memory-level-parallelism factor of each multi-chain result.
 pub fn latency_mlp_table(l: Option<&LatencyReport>) -> Table {
-    let mut t = Table::new(
-        "latency_mlp",
-        "Memory-level parallelism",
-        &[
-            ("mode", "mode"),
-            ("page_size", "page size"),
-            ("working_set_bytes", "working set (bytes)"),
-            ("chains_count", "chains"),
-            ("one_chain_ns_per_load_median", "ns per load, 1 chain"),
-            ("ns_per_load_median", "ns per load"),
-            ("per_chain_ns_per_load_median", "ns per chain's load"),
-            ("mlp_factor_ratio", "MLP factor"),
-            ("mlp_factor_ci_low_ratio", "factor interval low"),
-            ("mlp_factor_ci_high_ratio", "factor interval high"),
-            ("ci_level_fraction", "interval coverage (at least)"),
-        ],
-    );
+    let mut t = Table::new("latency_mlp", "Memory-level parallelism", &WALK);
+    t.extend([
+        ("chains_count", "chains"),
+        ("one_chain_ns_per_load_median", "ns per load, 1 chain"),
+        ("ns_per_load_median", "ns per load"),
+        ("per_chain_ns_per_load_median", "ns per chain's load"),
+        ("mlp_factor_ratio", "MLP factor"),
+        ("mlp_factor_ci_low_ratio", "factor interval low"),
+        ("mlp_factor_ci_high_ratio", "factor interval high"),
+        ("ci_level_fraction", "interval coverage (at least)"),
+    ]);
     for m in l.iter().flat_map(|l| &l.mlp) {
-        t.rows.push(vec![
-            Cell::Text(m.mode.label().into()),
-            Cell::Text(m.page_size.label().into()),
-            Cell::Int(m.working_set_bytes),
-            Cell::Int(m.chains as u64),
-            Cell::Num(m.one_chain_ns_per_load),
-            Cell::Num(m.ns_per_load),
-            Cell::Num(m.per_chain_ns_per_load),
-            Cell::Num(m.factor),
-        ]);
-        t.rows
-            .last_mut()
-            .expect("pushed above")
-            .extend(ci_cells(m.ci));
+        let mut row = walk_cells(m.mode, m.page_size, m.working_set_bytes);
+        row.push(Cell::Int(m.chains as u64));
+        let figures = [
+            m.one_chain_ns_per_load,
+            m.ns_per_load,
+            m.per_chain_ns_per_load,
+            m.factor,
+        ];
+        row.extend(figures.map(Cell::Num));
+        row.extend(ci_cells(m.ci));
+        t.rows.push(row);
     }
     t
 }
@@ -189,20 +178,10 @@ pub fn latency_mlp_table(l: Option<&LatencyReport>) -> Table {
 /// without one), sizes in binary units.
 pub fn mlp_for_people(l: Option<&LatencyReport>) -> Table {
     let mut t = latency_mlp_table(l).with_sizes("working_set_bytes", "working set");
-    let [f, lo, hi] = [
-        "mlp_factor_ratio",
-        "mlp_factor_ci_low_ratio",
-        "mlp_factor_ci_high_ratio",
-    ]
-    .map(|k| t.col(k));
-    for row in &mut t.rows {
-        let Cell::Num(v) = row[f] else { continue };
-        row[f] = Cell::Text(match (&row[lo], &row[hi]) {
-            (Cell::Num(l), Cell::Num(h)) => {
-                format!("{} [{}, {}]", fmt_num(v), fmt_num(*l), fmt_num(*h))
-            }
-            _ => format!("{}, no interval", fmt_num(v)),
-        });
+    let f = t.col("mlp_factor_ratio");
+    for (row, m) in t.rows.iter_mut().zip(l.iter().flat_map(|l| &l.mlp)) {
+        let e = crate::stats::Estimate::new(m.factor, m.ci, 0);
+        row[f] = Cell::Text(crate::render::estimate::cell(&e));
     }
     t.columns[f] = "MLP factor [interval]".into();
     t
@@ -227,57 +206,6 @@ pub fn latency_extra_tables(l: Option<&LatencyReport>) -> [Table; 3] {
         latency_histogram_table(l),
         latency_mlp_table(l),
     ]
-}
-
-/// The conditions of a distribution in words, as the other headline lines give theirs:
-/// `random walk, 4k pages, 1 thread pinned to CPU 0`.
-fn conditions(d: &LoadDistribution) -> String {
-    format!(
-        "{} walk, {} pages, 1 thread pinned to CPU {}",
-        d.mode.label(),
-        d.page_size.label(),
-        d.cpu
-    )
-}
-
-/// The chase figure the distribution is compared with: the one walked between the batches
-/// (same time window) when the file has it, else the one measured just before the groups;
-/// with its words.
-fn reference_chase(d: &LoadDistribution) -> Option<(f64, &'static str)> {
-    d.interleaved_chase_ns_per_load_median
-        .map(|c| (c, "chase between the batches (same window)"))
-        .or_else(|| {
-            d.chase_ns_per_load_median
-                .map(|c| (c, "chase just before the groups"))
-        })
-}
-
-/// The distribution's summary line for `run`'s terminal summary and summary.txt: its
-/// conditions, the median, p90 and p99 of the groups with the timer cost subtracted, and the
-/// chase beside them. `None` when the report holds no distribution.
-pub fn latency_distribution_line(l: Option<&LatencyReport>) -> Option<String> {
-    let d = l?.distribution.as_ref()?;
-    let p = &d.ns_per_load;
-    let i = p.intervals.unwrap_or_default();
-    let chase = reference_chase(d)
-        .map(|(c, what)| format!("; {what} {} ns per load", fmt_num(c)))
-        .unwrap_or_default();
-    let disturbed = if d.quality.as_ref().is_some_and(|q| q.disturbed) {
-        " (disturbed)"
-    } else {
-        ""
-    };
-    Some(format!(
-        "per-load latency distribution ({}) at {}: median {}, p90 {}, p99 {} ns per load{disturbed} over n={} groups of {} loads, timer cost {} ns per group subtracted{chase}",
-        conditions(d),
-        format_bytes(d.working_set_bytes),
-        fmt_percentile(p.p50, i.p50),
-        fmt_percentile(p.p90, i.p90),
-        fmt_percentile(p.p99, i.p99),
-        d.groups,
-        d.loads_per_group,
-        fmt_num(d.timer_overhead.median_ns),
-    ))
 }
 
 /// The distribution's histogram as a chart: its log-spaced bins on a log axis, the median,
@@ -314,13 +242,9 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
         ("p99.9", p.p99_9, i.p99_9),
     ] {
         // With an interval the legend gives it and the chart draws it as a band.
-        let label = match ci {
-            Some(_) => format!("{name} {} ns", fmt_percentile(v, ci)),
-            None => format!("{name} {} ns", fmt_num(v)),
-        };
         h.marks.push(HistMark {
             x: v,
-            label,
+            label: format!("{name} {} ns", fmt_percentile(v, ci)),
             style: MarkStyle::Dashed,
             band: ci.map(|c| (c.low, c.high)),
         });
@@ -345,12 +269,15 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
     Some(h)
 }
 
-/// The heading of the chart: what was measured and under which conditions.
+/// The heading of the chart and of the text's section: what was measured and under which
+/// conditions (`random walk, 4k pages, 1 thread pinned to CPU 0, 256 MiB`).
 pub fn latency_histogram_heading(l: Option<&LatencyReport>) -> String {
     match l.and_then(|l| l.distribution.as_ref()) {
         Some(d) => format!(
-            "Per-load latency distribution ({}, {})",
-            conditions(d),
+            "Per-load latency distribution ({} walk, {} pages, 1 thread pinned to CPU {}, {})",
+            d.mode.label(),
+            d.page_size.label(),
+            d.cpu,
             format_bytes(d.working_set_bytes)
         ),
         None => "Per-load latency distribution".into(),
@@ -371,7 +298,8 @@ pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
         d.timer_overhead.reads,
         d.loads_per_group
     );
-    if p_has_intervals(d) {
+    // Files written before the percentiles' intervals have none to draw.
+    if d.ns_per_load.named().iter().any(|(_, _, ci)| ci.is_some()) {
         s.push_str(" The light band around each percentile's dashed line is its 95 % interval: order statistics over all groups, the ranks around n x p that the binomial count of groups below the true percentile falls between with 95 % probability.");
     }
     if d.clamped_groups > 0 {
@@ -396,14 +324,10 @@ pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
     s
 }
 
-/// Whether the distribution's percentiles carry intervals (files written before them do not).
-fn p_has_intervals(d: &LoadDistribution) -> bool {
-    d.ns_per_load.named().iter().any(|(_, _, ci)| ci.is_some())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::latency::LoadDistribution;
 
     use super::tests_support::distribution;
 
@@ -451,38 +375,6 @@ mod tests {
         let t = latency_distribution_table(Some(&l));
         assert_eq!(t.rows[0][chase], Cell::Missing);
         assert!(t.rows[0][chase + 1..].iter().all(|c| *c == Cell::Missing));
-    }
-
-    #[test]
-    fn summary_line_names_conditions_percentiles_and_the_chase() {
-        let l = report_with(Some(distribution()));
-        assert_eq!(
-            latency_distribution_line(Some(&l)).unwrap(),
-            "per-load latency distribution (random walk, 4k pages, 1 thread pinned to CPU 0) at 256 MiB: median 101 [100, 102], p90 118, p99 140 [130, 160] ns per load over n=1000 groups of 16 loads, timer cost 30 ns per group subtracted; chase between the batches (same window) 104 ns per load"
-        );
-        // A file written before the intervals reads as it did.
-        let mut older = distribution();
-        older.ns_per_load.intervals = None;
-        assert!(latency_distribution_line(Some(&report_with(Some(older))))
-            .unwrap()
-            .contains("median 101, p90 118, p99 140 ns per load over"));
-        // An older file without the interleaved chase names the one before the groups.
-        let mut d = distribution();
-        d.interleaved_chase_ns_per_load_median = None;
-        let mut q = crate::results::quality::RepetitionQuality::new(0.9, 1);
-        q.disturbed = true;
-        d.quality = Some(q);
-        let line = latency_distribution_line(Some(&report_with(Some(d)))).unwrap();
-        assert!(
-            line.contains("ns per load (disturbed) over n=1000"),
-            "{line}"
-        );
-        assert!(
-            line.ends_with("; chase just before the groups 106 ns per load"),
-            "{line}"
-        );
-        assert!(latency_distribution_line(Some(&report_with(None))).is_none());
-        assert!(latency_distribution_line(None).is_none());
     }
 
     #[test]
@@ -597,33 +489,19 @@ pub(crate) mod tests_support {
                     ..PercentileIntervals::default()
                 }),
             },
-            histogram: vec![
-                HistogramBin {
-                    low_ns: 0.0,
-                    high_ns: 76.1,
-                    count: 2,
-                },
-                HistogramBin {
-                    low_ns: 76.1,
-                    high_ns: 90.5,
-                    count: 97,
-                },
-                HistogramBin {
-                    low_ns: 90.5,
-                    high_ns: 107.6,
-                    count: 700,
-                },
-                HistogramBin {
-                    low_ns: 107.6,
-                    high_ns: 128.0,
-                    count: 200,
-                },
-                HistogramBin {
-                    low_ns: 861.0,
-                    high_ns: 1024.0,
-                    count: 1,
-                },
-            ],
+            histogram: [
+                (0.0, 76.1, 2),
+                (76.1, 90.5, 97),
+                (90.5, 107.6, 700),
+                (107.6, 128.0, 200),
+                (861.0, 1024.0, 1),
+            ]
+            .map(|(low_ns, high_ns, count)| HistogramBin {
+                low_ns,
+                high_ns,
+                count,
+            })
+            .to_vec(),
             bins_per_octave: 8,
             chase_ns_per_load_median: Some(106.0),
             interleaved_chase_ns_per_load_median: Some(103.5),

@@ -88,8 +88,7 @@ pub fn matrix_for_people(t: Table, l: Option<&LatencyReport>) -> Table {
     let cells = l.and_then(|l| l.matrix.as_ref()).map(|m| &m.cells);
     for (row, c) in t.rows.iter_mut().zip(cells.into_iter().flatten()) {
         if let Some(p) = &c.measured_ratio_interval {
-            let reference = p.ratio == 1.0 && p.ci.is_some_and(|c| c.low == 1.0 && c.high == 1.0);
-            row[x] = match reference {
+            row[x] = match is_reference(p) {
                 true => Cell::Num(1.0),
                 false => Cell::Text(crate::render::tables_view::ratio_text(p)),
             };
@@ -133,23 +132,15 @@ pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> 
         .filter(|c| c.memory_node != c.initiator_node)
         .filter_map(|c| {
             let p = c.measured_ratio_interval.as_ref()?;
-            // The row's reference itself (a row without local memory): every pair is 1.
-            if p.ratio == 1.0
-                && p.ci.map(|c| c.low) == Some(1.0)
-                && p.ci.map(|c| c.high) == Some(1.0)
-            {
+            if is_reference(p) {
                 return None;
             }
-            let verdict = match (
-                c.differs_from_reference(),
-                p.ci.map(|c| c.low),
-                p.ci.map(|c| c.high),
-            ) {
-                (Some(true), _, _) if p.ratio > 1.0 => " slower than local".to_string(),
-                (Some(true), _, _) => " faster than local".to_string(),
-                (Some(false), Some(l), Some(h)) => format!(
+            let verdict = match (c.differs_from_reference(), p.ci) {
+                (Some(true), _) if p.ratio > 1.0 => " slower than local".to_string(),
+                (Some(true), _) => " faster than local".to_string(),
+                (Some(false), Some(i)) => format!(
                     " indistinguishable from local here (within \u{b1}{})",
-                    crate::stats::decide::percent((1.0 - l).abs().max((h - 1.0).abs()))
+                    crate::stats::decide::percent((1.0 - i.low).abs().max((i.high - 1.0).abs()))
                 ),
                 // The ratio's text already says it has no interval: no call either way.
                 _ => String::new(),
@@ -194,6 +185,12 @@ pub fn matrix_ratio_line(m: &crate::results::latency::Matrix) -> Option<String> 
             items.join("; ")
         )
     })
+}
+
+/// Whether a cell's ratio is its row's reference itself (a row without local memory takes
+/// another cell as its reference): every pair is 1.
+fn is_reference(p: &crate::results::tables::RatioToLocal) -> bool {
+    p.ratio == 1.0 && p.ci.is_some_and(|c| c.low == 1.0 && c.high == 1.0)
 }
 
 /// The measured latency heatmap and the firmware's view beside it (HMAT if declared, else
@@ -323,16 +320,7 @@ mod tests {
     /// without an interval are not judged; the 1->0 cell is not different, over 9 pairs.
     fn assert_ratio_columns(l: crate::results::latency::LatencyReport) {
         let t = latency_matrix_table(Some(&l));
-        let k = t
-            .keys
-            .iter()
-            .position(|k| k == "differs_from_local")
-            .unwrap();
-        let p = t
-            .keys
-            .iter()
-            .position(|k| k == "relative_to_local_pairs_count")
-            .unwrap();
+        let [k, p] = ["differs_from_local", "relative_to_local_pairs_count"].map(|k| t.col(k));
         assert_eq!(t.rows[0][k], Cell::Missing, "a local cell is not judged");
         assert_eq!(t.rows[2][k], Cell::Bool(false));
         assert_eq!(t.rows[1][k], Cell::Missing, "no interval: not judged");

@@ -7,7 +7,7 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{fmt_ci, Cell, Table};
+use super::{ci_cells, ci_columns, fmt_ci, Cell, Table};
 use crate::render::svg::XErrorBar;
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
@@ -80,14 +80,7 @@ pub(crate) fn bandwidth_columns() -> Vec<(String, String)> {
         ("dram_mb_per_s_estimate", "DRAM MB/s (estimate) per slice"),
     ] {
         v.push((format!("{base}_median"), format!("{label} (median)")));
-        v.push((
-            format!("{base}_ci_low"),
-            format!("{label}, median 95 % interval low"),
-        ));
-        v.push((
-            format!("{base}_ci_high"),
-            format!("{label}, median 95 % interval high"),
-        ));
+        v.extend(ci_columns(base, &format!("{label}, median")));
         if base == "total_mb_per_s" {
             v.push((
                 "mb_per_s_ci_level_fraction".into(),
@@ -115,12 +108,10 @@ pub(crate) fn bandwidth_cells(p: &LoadedPoint) -> Vec<Cell> {
     .enumerate()
     {
         let s = s.as_ref();
-        v.push(Cell::opt(s.map(|s| s.median)));
-        v.push(Cell::opt(s.and_then(|s| s.ci.map(|c| c.low))));
-        v.push(Cell::opt(s.and_then(|s| s.ci.map(|c| c.high))));
+        let [low, high, level] = ci_cells(s.and_then(|s| s.ci));
+        v.extend([Cell::opt(s.map(|s| s.median)), low, high]);
         if k == 0 {
-            v.push(Cell::opt(s.and_then(|s| s.ci.map(|c| c.level))));
-            v.push(Cell::int(s.map(|s| s.samples as u64)));
+            v.extend([level, Cell::int(s.map(|s| s.samples as u64))]);
         }
     }
     v

@@ -1,11 +1,12 @@
 //! The charts of `numascope loaded-latency`: latency against bandwidth with every curve of a
 //! family and its error bars, and the initiator x target matrix as heat maps.
 
+use super::latency::mark_point;
 use super::{
-    fmt_num, loaded::x_error, loaded_family::curve_name, loaded_family::max_point,
+    fmt_num, grid, loaded::x_error, loaded_family::curve_name, loaded_family::max_point,
     loaded_family::supported_doubling,
 };
-use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
 use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedResult};
 
 /// Latency against bandwidth, one series per curve, each point's 95 % interval as an error
@@ -33,21 +34,8 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
             .collect();
         points.sort_by(|a, b| a.0.total_cmp(&b.0));
         for p in &r.points {
-            if let (Some(low), Some(high)) = (
-                p.ns_per_load.ci.map(|c| c.low),
-                p.ns_per_load.ci.map(|c| c.high),
-            ) {
-                c.errors.push(ErrorBar {
-                    series: s,
-                    x: p.mb_per_s(),
-                    low,
-                    high,
-                });
-            }
+            mark_point(&mut c, s, p.mb_per_s(), &p.ns_per_load, p.quality.as_ref());
             c.x_errors.extend(x_error(s, p));
-            if p.quality.as_ref().is_some_and(|q| q.disturbed) {
-                c.disturbed.push((s, p.mb_per_s()));
-            }
         }
         let name = curve_name(r, curves);
         if let (Some(x), _) = supported_doubling(r) {
@@ -66,61 +54,35 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
 }
 
 /// The matrix as heat maps, one pair per mix: idle latency and maximum bandwidth per
-/// initiator x target cell (the cells' intervals are in the summary table).
+/// initiator x target cell (the cells' intervals are in the summary table; a cell not
+/// measured is empty).
 pub fn loaded_matrix_heatmaps(m: &LoadedMatrix) -> Vec<(Heatmap, Heatmap)> {
-    let mixes: Vec<String> = m
+    let mixes: Vec<&str> = m
         .cells
         .iter()
         .find(|c| c.result.is_some())
-        .map(|c| c.curves().map(|r| r.kernel_label.clone()).collect())
+        .map(|c| c.curves().map(|r| r.kernel_label.as_str()).collect())
         .unwrap_or_default();
-    let rows: Vec<String> = m.initiators.iter().map(|n| n.to_string()).collect();
-    let cols: Vec<String> = m.targets.iter().map(|n| n.to_string()).collect();
-    mixes
-        .iter()
-        .enumerate()
-        .map(|(k, mix)| {
-            let value = |f: &dyn Fn(&LoadedResult) -> Option<f64>| -> Vec<Vec<Option<f64>>> {
-                m.initiators
-                    .iter()
-                    .map(|&i| {
-                        m.targets
-                            .iter()
-                            .map(|&t| {
-                                m.cells
-                                    .iter()
-                                    .find(|c| c.initiator == i && c.target == t)
-                                    .and_then(|c| c.curves().nth(k))
-                                    .and_then(f)
-                            })
-                            .collect()
-                    })
-                    .collect()
-            };
-            let map = |title: String, unit: &str, worse: bool, values| Heatmap {
-                title,
-                row_title: "CPU node".into(),
-                col_title: "memory node".into(),
-                row_labels: rows.clone(),
-                col_labels: cols.clone(),
-                values,
-                unit: unit.into(),
-                higher_is_worse: worse,
-            };
-            (
-                map(
-                    format!("Idle latency, load {mix}"),
-                    "ns",
-                    true,
-                    value(&|r| r.points.first().map(|p| p.ns_per_load.median)),
-                ),
-                map(
-                    format!("Max bandwidth, load {mix}"),
-                    "MB/s",
-                    false,
-                    value(&|r| max_point(r).map(LoadedPoint::mb_per_s)),
-                ),
-            )
-        })
-        .collect()
+    let map = |k: usize, title: String, unit: &str, worse, f: fn(&LoadedResult) -> Option<f64>| {
+        let value = |i: u32, t: u32| {
+            let c = m.cells.iter().find(|c| c.initiator == i && c.target == t);
+            c.and_then(|c| c.curves().nth(k)).and_then(f)
+        };
+        let cells: Vec<(u32, u32, Option<f64>)> = m
+            .initiators
+            .iter()
+            .flat_map(|&i| m.targets.iter().map(move |&t| (i, t)))
+            .map(|(i, t)| (i, t, value(i, t)))
+            .collect();
+        grid(&title, unit, worse, &cells)
+    };
+    let idle = |r: &LoadedResult| r.points.first().map(|p| p.ns_per_load.median);
+    let max = |r: &LoadedResult| max_point(r).map(LoadedPoint::mb_per_s);
+    let pair = |(k, mix): (usize, &&str)| {
+        Some((
+            map(k, format!("Idle latency, load {mix}"), "ns", true, idle)?,
+            map(k, format!("Max bandwidth, load {mix}"), "MB/s", false, max)?,
+        ))
+    };
+    mixes.iter().enumerate().filter_map(pair).collect()
 }

@@ -121,25 +121,41 @@ pub fn doubling_text(r: &LoadedResult) -> String {
     }
 }
 
+/// The first columns of the loaded-latency tables: the curve and where its threads ran.
+const PLACEMENT: [(&str, &str); 5] = [
+    ("curve", "curve"),
+    ("mix", "load mix"),
+    ("cpu_node", "chaser's node"),
+    ("memory_node", "chased memory node"),
+    ("load_memory_node", "load buffers' node"),
+];
+
+/// The cells of [`PLACEMENT`] for curve `r` among `curves`.
+fn placement_cells(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
+    vec![
+        Cell::Text(curve_name(r, curves)),
+        Cell::Text(r.kernel_label.clone()),
+        r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
+        Cell::Int(r.mem_node.into()),
+        Cell::Int(r.load_mem_node.into()),
+    ]
+}
+
 /// One row per point of every curve.
 pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
     let mut t = Table::new(
         "loaded_curves",
         "Loaded latency, every point of every curve",
-        &[
-            ("curve", "curve"),
-            ("mix", "load mix"),
-            ("cpu_node", "chaser's node"),
-            ("memory_node", "chased memory node"),
-            ("load_memory_node", "load buffers' node"),
-            ("chaser_cpu", "chaser CPU"),
-            ("load_cpus", "load CPUs"),
-            ("load_label", "load"),
-            ("load_asked_fraction", "load asked (share of full speed)"),
-            ("total_mb_per_s", "total MB/s (MB = 10^6 B)"),
-            ("load_mb_per_s", "load MB/s"),
-        ],
+        &PLACEMENT,
     );
+    t.extend([
+        ("chaser_cpu", "chaser CPU"),
+        ("load_cpus", "load CPUs"),
+        ("load_label", "load"),
+        ("load_asked_fraction", "load asked (share of full speed)"),
+        ("total_mb_per_s", "total MB/s (MB = 10^6 B)"),
+        ("load_mb_per_s", "load MB/s"),
+    ]);
     t.extend_estimate("ns_per_load", "ns per load");
     t.extend([
         (
@@ -158,23 +174,17 @@ pub fn loaded_curves_table(curves: &[&LoadedResult]) -> Table {
         ("load_thread_mb_per_s", "per load thread MB/s"),
     ]);
     for r in curves {
-        let name = curve_name(r, curves);
         for p in &r.points {
-            let label = super::loaded::load_label(p);
             let q = p.quality.as_ref();
-            let mut row = vec![
-                Cell::Text(name.clone()),
-                Cell::Text(r.kernel_label.clone()),
-                r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
-                Cell::Int(r.mem_node.into()),
-                Cell::Int(r.load_mem_node.into()),
+            let mut row = placement_cells(r, curves);
+            row.extend([
                 Cell::Int(r.chaser_cpu.into()),
                 Cell::Text(format_list(&r.load_cpus)),
-                Cell::Text(label),
+                Cell::Text(super::loaded::load_label(p)),
                 Cell::opt(p.target_fraction),
                 Cell::Num(p.total_mb_per_s),
                 Cell::Num(p.load_mb_per_s),
-            ];
+            ]);
             row.extend(estimate_cells(&p.ns_per_load, q));
             row.push(Cell::opt(q.and_then(|q| q.lowest_kept_cpu_share_fraction)));
             row.push(Cell::opt(q.and_then(|q| q.highest_kept_steal_fraction)));
@@ -214,21 +224,25 @@ pub fn loaded_curves_for_people(curves: &[&LoadedResult]) -> Table {
     t.with_interval_text("ns_per_load", "ns")
 }
 
-/// [`loaded_curves_for_people`] with the idle point once per placement: a later curve of
-/// the same placement (a further mix) repeats the idle point it shares with the first.
+/// For each curve, whether an earlier one has its placement (chaser CPU, chased node, load
+/// buffers' node): a further mix, whose idle point is the earlier curve's, measured once.
+pub fn shares_idle(curves: &[&LoadedResult]) -> Vec<bool> {
+    let place = |c: &LoadedResult| (c.chaser_cpu, c.mem_node, c.load_mem_node);
+    let earlier = |k: usize| curves[..k].iter().any(|e| place(e) == place(curves[k]));
+    (0..curves.len()).map(earlier).collect()
+}
+
+/// [`loaded_curves_for_people`] with the idle point once per placement ([`shares_idle`]).
 pub fn loaded_points_for_people(curves: &[&LoadedResult]) -> Table {
     let mut t = loaded_curves_for_people(curves);
-    let place = |c: &LoadedResult| (c.chaser_cpu, c.mem_node, c.load_mem_node);
-    let mut keep = Vec::new();
-    for (k, c) in curves.iter().enumerate() {
-        let repeated = curves[..k].iter().any(|e| place(e) == place(c));
-        keep.extend(
+    let mut keep = curves
+        .iter()
+        .zip(shares_idle(curves))
+        .flat_map(|(c, shared)| {
             c.points
                 .iter()
-                .map(|p| !repeated || p.target_fraction.is_some()),
-        );
-    }
-    let mut keep = keep.into_iter();
+                .map(move |p| !shared || p.target_fraction.is_some())
+        });
     t.rows.retain(|_| keep.next().unwrap_or(true));
     t
 }
@@ -256,16 +270,9 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
     let mut t = Table::new(
         "loaded_summary",
         "Loaded latency, one row per curve",
-        &[
-            ("curve", "curve"),
-            ("mix", "load mix"),
-            ("cpu_node", "chaser's node"),
-            ("memory_node", "chased memory node"),
-            ("load_memory_node", "load buffers' node"),
-            ("load_cpus", "load CPUs"),
-            ("points_count", "points"),
-        ],
+        &PLACEMENT,
     );
+    t.extend([("load_cpus", "load CPUs"), ("points_count", "points")]);
     t.extend_estimate("idle_ns_per_load", "idle ns per load");
     t.extend([
         (
@@ -310,15 +317,11 @@ fn summary_row(r: &LoadedResult, curves: &[&LoadedResult]) -> Vec<Cell> {
     let idle = r.points.first();
     let max = max_point(r);
     let (doubled, beyond) = supported_doubling(r);
-    let mut row = vec![
-        Cell::Text(curve_name(r, curves)),
-        Cell::Text(r.kernel_label.clone()),
-        r.chaser_node.map_or(Cell::Missing, |n| Cell::Int(n.into())),
-        Cell::Int(r.mem_node.into()),
-        Cell::Int(r.load_mem_node.into()),
+    let mut row = placement_cells(r, curves);
+    row.extend([
         Cell::Text(format_list(&r.load_cpus)),
         Cell::Int(r.points.len() as u64),
-    ];
+    ]);
     row.extend(interval_cells(idle.map(|p| &p.ns_per_load)));
     row.extend(quality_cells(idle.and_then(|p| p.quality.as_ref())));
     row.push(Cell::opt(doubled));

@@ -201,39 +201,23 @@ fn figure_with_ratio(f: Option<&RoundFigure>) -> Cell {
     })
 }
 
-/// A table of text cells whose keys are its labels: a layout for people, not for CSV.
-fn layout(name: &'static str, title: &str, columns: Vec<String>, rows: Vec<Vec<Cell>>) -> Table {
-    Table {
-        name,
-        title: title.into(),
-        keys: columns.clone(),
-        columns,
-        rows,
-    }
-}
-
 /// The RightMark table in the article's layout, as the terminal and the HTML report show
 /// it: one row per column of the table (its name and unit), one column per CPU node ->
 /// memory node cell.
 pub fn rightmark_layout(r: &RightmarkReport) -> Table {
-    let mut headers = vec!["figure".to_string(), "unit".to_string()];
-    headers.extend(r.cells.iter().map(|c| {
-        let local = if c.local { " (local)" } else { "" };
-        format!(
-            "CPU node {} \u{2192} memory node {}{local}",
-            c.cpu_node, c.memory_node
-        )
-    }));
-    let rows = r
-        .metrics
-        .iter()
-        .map(|&m| {
-            let mut row = vec![Cell::Text(m.label().into()), Cell::Text(m.unit().into())];
-            row.extend(r.cells.iter().map(|c| figure_with_ratio(c.figure(m))));
-            row
-        })
-        .collect();
-    layout("rightmark_layout", "RightMark table", headers, rows)
+    let columns = [("figure", "figure"), ("unit", "unit"), ("cell", ""), ("v", "")];
+    let mut t = Table::new("rightmark_layout", "RightMark table", &columns);
+    for &m in &r.metrics {
+        for c in &r.cells {
+            let local = if c.local { " (local)" } else { "" };
+            let (from, to) = (c.cpu_node, c.memory_node);
+            let cell = format!("CPU node {from} \u{2192} memory node {to}{local}");
+            let text = |s: &str| Cell::Text(s.into());
+            let v = figure_with_ratio(c.figure(m));
+            t.rows.push(vec![text(m.label()), text(m.unit()), text(&cell), v]);
+        }
+    }
+    t.pivot(&["figure", "unit"], ("cell", &|c: &str| c.into()), "v")
 }
 
 /// What the RightMark table holds and how it was measured, the sentences the terminal and
@@ -276,29 +260,14 @@ pub fn rightmark_notes(r: &RightmarkReport) -> Vec<String> {
 
 /// One per-stream matrix as source rows x destination columns.
 pub fn stream_layout(m: &StreamMatrix) -> Table {
-    let mut headers = vec!["source \\ destination".to_string()];
-    headers.extend(m.destination_nodes.iter().map(|d| format!("node {d}")));
-    let rows = m
-        .source_nodes
-        .iter()
-        .map(|&s| {
-            let mut row = vec![Cell::Text(format!("node {s}"))];
-            row.extend(m.destination_nodes.iter().map(|&d| {
-                let c = m
-                    .cells
-                    .iter()
-                    .find(|c| c.source_node == s && c.destination_node == d);
-                figure_with_ratio(c.map(|c| &c.mb_per_s))
-            }));
-            row
-        })
-        .collect();
-    layout(
-        "stream_matrix_layout",
-        "Per-stream placement",
-        headers,
-        rows,
-    )
+    let columns = [("source", "source \\ destination"), ("to", ""), ("v", "")];
+    let mut t = Table::new("stream_matrix_layout", "Per-stream placement", &columns);
+    for c in &m.cells {
+        let node = |n: u32| Cell::Text(format!("node {n}"));
+        let v = figure_with_ratio(Some(&c.mb_per_s));
+        t.rows.push(vec![node(c.source_node), node(c.destination_node), v]);
+    }
+    t.pivot(&["source"], ("to", &|d: &str| d.into()), "v")
 }
 
 /// What one per-stream matrix holds and how it was measured, the sentences the terminal and
@@ -357,30 +326,14 @@ pub fn rightmark_heatmaps(r: &RightmarkReport) -> Vec<Heatmap> {
 
 /// The heatmap of one per-stream matrix: source node x destination node, MB/s.
 pub fn stream_heatmap(m: &StreamMatrix) -> Heatmap {
-    Heatmap {
-        title: format!("{} on CPU node {}, MB/s", m.kernel, m.cpu_node),
-        row_title: "source node".into(),
-        col_title: "destination node".into(),
-        row_labels: m.source_nodes.iter().map(|n| n.to_string()).collect(),
-        col_labels: m.destination_nodes.iter().map(|n| n.to_string()).collect(),
-        values: m
-            .source_nodes
-            .iter()
-            .map(|&s| {
-                m.destination_nodes
-                    .iter()
-                    .map(|&d| {
-                        m.cells
-                            .iter()
-                            .find(|c| c.source_node == s && c.destination_node == d)
-                            .and_then(|c| c.mb_per_s.median())
-                    })
-                    .collect()
-            })
-            .collect(),
-        unit: "MB/s".into(),
-        higher_is_worse: false,
-    }
+    let cells: Vec<(u32, u32, Option<f64>)> = m
+        .cells
+        .iter()
+        .map(|c| (c.source_node, c.destination_node, c.mb_per_s.median()))
+        .collect();
+    let title = format!("{} on CPU node {}, MB/s", m.kernel, m.cpu_node);
+    let axes = ("source node", "destination node");
+    crate::render::run_view::grid_of(&title, axes, "MB/s", false, &cells)
 }
 
 /// The Opteron article's table (seed 001, no bank interleave) as a 2 x 2 report measured in

@@ -165,8 +165,10 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 } else {
                     Cell::Text(rec.numactl.clone())
                 },
+                // The verdict's name as results.json spells it.
                 rec.verdict
-                    .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
+                    .and_then(|v| serde_json::to_value(v).ok()?.as_str().map(String::from))
+                    .map_or(Cell::Missing, Cell::Text),
             ]);
             let row = t.rows.last_mut().expect("pushed above");
             row.extend([rec.gain_over_runner_up, rec.ratio].map(Cell::opt));
@@ -175,18 +177,6 @@ pub fn recommendations_table(r: &RunResults) -> Table {
         }
     }
     t
-}
-
-/// The verdict's name as results.json spells it.
-pub fn verdict_id(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Winner => "winner",
-        Verdict::Indistinguishable => "indistinguishable",
-        Verdict::SamePlacement => "same-placement",
-        Verdict::OnlyOne => "only-one",
-        Verdict::NoInterval => "no-interval",
-        Verdict::Disturbed => "disturbed",
-    }
 }
 
 /// True when the recommendation names a winner to act on (a winner, or the only candidate

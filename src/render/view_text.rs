@@ -94,7 +94,8 @@ impl Table {
             }
         }
         let body = keys.iter().map(|k| {
-            let at_pair = |c: &String| (self.rows.iter()).find(|r| &text(r, a) == c && &key(r) == k);
+            let at_pair =
+                |c: &String| (self.rows.iter()).find(|r| &text(r, a) == c && &key(r) == k);
             let cells = across_values
                 .iter()
                 .map(|c| at_pair(c).map_or("-".into(), |r| text(r, v)));

@@ -6,9 +6,9 @@
 use std::io::{self, Write};
 
 use super::run_view::bandwidth::bandwidth_table;
+use super::run_view::bandwidth::matrix_grids;
 use super::run_view::bandwidth_sweep::bandwidth_sweep_table;
 use super::run_view::scaling::{scaling_table, series_name};
-use super::run_view::bandwidth::matrix_grids;
 use super::run_view::Cell;
 use super::view_text;
 use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix};

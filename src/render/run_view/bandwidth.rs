@@ -157,7 +157,11 @@ pub fn bandwidth_heatmaps(
     let m = b?.matrix.first()?;
     let [measured, read, _] = matrix_grids(m, "Measured bandwidth (MB/s)");
     let read = read.or_else(|| {
-        let hmat = |c: &MatrixCell| topology?.hmat_for(c.initiator, c.target)?.read_bandwidth_mb_s;
+        let hmat = |c: &MatrixCell| {
+            topology?
+                .hmat_for(c.initiator, c.target)?
+                .read_bandwidth_mb_s
+        };
         let cells: Vec<_> = (m.cells.iter())
             .filter_map(|c| Some((c.initiator, c.target, Some(hmat(c)? as f64))))
             .collect();

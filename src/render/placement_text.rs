@@ -3,8 +3,6 @@
 
 use std::io::{self, Write};
 
-use comfy_table::presets::NOTHING;
-
 use crate::results::format::format_bytes;
 use crate::results::placement::PlacementCheck;
 
@@ -30,8 +28,7 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
             c.ran_on_cpu
         )?,
     }
-    let mut t =
-        crate::render::width::table(NOTHING, vec!["node", "pages", "size", "share", "expected"]);
+    let mut rows = Vec::new();
     let mut nodes: Vec<u32> = r.histogram.iter().map(|h| h.node).collect();
     if let Some(exp) = &c.expected_shares {
         nodes.extend(exp.iter().map(|(n, _)| *n));
@@ -46,7 +43,7 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
             .and_then(|e| e.iter().find(|(m, _)| *m == n))
             .map(|(_, s)| format!("{:.1}%", s * 100.0))
             .unwrap_or_else(|| "-".into());
-        t.add_row(vec![
+        rows.push(vec![
             n.to_string(),
             pages.to_string(),
             format_bytes(pages * 4096),
@@ -55,7 +52,7 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
         ]);
     }
     if r.not_present > 0 {
-        t.add_row(vec![
+        rows.push(vec![
             "absent".into(),
             r.not_present.to_string(),
             format_bytes(r.not_present * 4096),
@@ -63,7 +60,8 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
             String::new(),
         ]);
     }
-    writeln!(out, "{}", super::width::fit(&t))?;
+    let headers = ["node", "pages", "size", "share", "expected"];
+    write!(out, "{}", super::width::fit_columns(&headers, &rows))?;
     writeln!(
         out,
         "on intended node(s): {:.2}%   huge pages: {} ({:.1}%)",

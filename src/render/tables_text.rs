@@ -29,8 +29,7 @@ fn notes_and_table(out: &mut dyn Write, notes: &[String], t: &Table) -> io::Resu
     for n in notes {
         writeln!(out, "{n}")?;
     }
-    let keys: Vec<&str> = t.keys.iter().map(String::as_str).collect();
-    super::view_text::columns(out, t, &keys)
+    super::view_text::layout(out, t)
 }
 
 /// One `warning: ...` line each, as every measuring command ends.

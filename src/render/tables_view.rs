@@ -4,7 +4,8 @@
 //! the `mb_per_s_*` columns, latency rows the `ns_per_load_*` columns, so every numeric column
 //! keeps one unit (docs/csv.md).
 
-use crate::render::run_view::{fmt_num, Cell, Table};
+use crate::render::run_view::{ci_cells, fmt_num, quality_cells};
+use crate::render::run_view::{Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::format::format_bytes;
 use crate::results::tables::{
@@ -46,36 +47,29 @@ const FIGURE_COLUMNS: &[(&str, &str)] = &[
     ("error", "error"),
 ];
 
-fn figure_cells(f: &RoundFigure, latency: bool) -> Vec<Cell> {
+/// The cells of [`FIGURE_COLUMNS`] (without the ns ones unless `ns`): the median and
+/// interval in the ns columns for a `latency` figure, else in the MB/s ones.
+fn figure_cells(f: &RoundFigure, ns: bool, latency: bool) -> Vec<Cell> {
     let s = f.summary.as_ref();
-    let three = [
-        Cell::opt(s.map(|s| s.median)),
-        Cell::opt(s.and_then(|s| s.ci.map(|c| c.low))),
-        Cell::opt(s.and_then(|s| s.ci.map(|c| c.high))),
-    ];
-    let none = [Cell::Missing, Cell::Missing, Cell::Missing];
-    let (bw, ns) = if latency {
-        (none, three)
-    } else {
-        (three, none)
+    let [lo, hi, level] = ci_cells(s.and_then(|s| s.ci));
+    let figure = vec![Cell::opt(s.map(|s| s.median)), lo, hi];
+    let mut row = match (ns, latency) {
+        (true, true) => [vec![Cell::Missing; 3], figure].concat(),
+        (true, false) => [figure, vec![Cell::Missing; 3]].concat(),
+        (false, _) => figure,
     };
-    let mut row: Vec<Cell> = bw.into_iter().chain(ns).collect();
     let r = f.ratio_to_local.as_ref();
+    let [ratio_low, ratio_high, _] = ci_cells(r.and_then(|r| r.ci));
     row.extend([
-        Cell::opt(s.and_then(|s| s.ci.map(|c| c.level))),
+        level,
         s.map_or(Cell::Missing, |s| Cell::Int(s.samples as u64)),
         Cell::opt(r.map(|r| r.ratio)),
-        Cell::opt(r.and_then(|r| r.ci.map(|c| c.low))),
-        Cell::opt(r.and_then(|r| r.ci.map(|c| c.high))),
+        ratio_low,
+        ratio_high,
         Cell::opt(f.placement_fraction),
-        f.quality
-            .as_ref()
-            .map_or(Cell::Missing, |q| Cell::Int(q.repetitions_discarded as u64)),
-        f.quality
-            .as_ref()
-            .map_or(Cell::Missing, |q| Cell::Bool(q.disturbed)),
-        f.error.clone().map_or(Cell::Missing, Cell::Text),
     ]);
+    row.extend(quality_cells(f.quality.as_ref()));
+    row.push(f.error.clone().map_or(Cell::Missing, Cell::Text));
     row
 }
 
@@ -109,7 +103,7 @@ pub fn rightmark_table(r: Option<&RightmarkReport>) -> Table {
                     Cell::Text(f.metric.name().into()),
                     Cell::Int(rep.block_bytes),
                 ];
-                row.extend(figure_cells(&f.figure, f.metric.is_latency()));
+                row.extend(figure_cells(&f.figure, true, f.metric.is_latency()));
                 t.rows.push(row);
             }
         }
@@ -133,12 +127,8 @@ pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
         head,
     );
     // Bandwidth only: the latency columns would always be empty.
-    t.extend(
-        FIGURE_COLUMNS
-            .iter()
-            .copied()
-            .filter(|(k, _)| !k.starts_with("ns_per_load")),
-    );
+    let bandwidth = FIGURE_COLUMNS.iter().copied();
+    t.extend(bandwidth.filter(|(k, _)| !k.starts_with("ns_per_load")));
     for m in r.iter().flat_map(|r| &r.matrices) {
         for c in &m.cells {
             let mut row = vec![
@@ -149,14 +139,7 @@ pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
                 Cell::Int(c.destination_node as u64),
                 Cell::Int(m.array_bytes_per_thread),
             ];
-            let cells = figure_cells(&c.mb_per_s, false);
-            row.extend(
-                cells
-                    .into_iter()
-                    .enumerate()
-                    .filter(|(i, _)| !(3..6).contains(i))
-                    .map(|(_, c)| c),
-            );
+            row.extend(figure_cells(&c.mb_per_s, false, false));
             t.rows.push(row);
         }
     }
@@ -201,39 +184,29 @@ fn figure_with_ratio(f: Option<&RoundFigure>) -> Cell {
     })
 }
 
-/// A table of text cells whose keys are its labels: a layout for people, not for CSV.
-fn layout(name: &'static str, title: &str, columns: Vec<String>, rows: Vec<Vec<Cell>>) -> Table {
-    Table {
-        name,
-        title: title.into(),
-        keys: columns.clone(),
-        columns,
-        rows,
-    }
-}
-
 /// The RightMark table in the article's layout, as the terminal and the HTML report show
 /// it: one row per column of the table (its name and unit), one column per CPU node ->
 /// memory node cell.
 pub fn rightmark_layout(r: &RightmarkReport) -> Table {
-    let mut headers = vec!["figure".to_string(), "unit".to_string()];
-    headers.extend(r.cells.iter().map(|c| {
-        let local = if c.local { " (local)" } else { "" };
-        format!(
-            "CPU node {} \u{2192} memory node {}{local}",
-            c.cpu_node, c.memory_node
-        )
-    }));
-    let rows = r
-        .metrics
-        .iter()
-        .map(|&m| {
-            let mut row = vec![Cell::Text(m.label().into()), Cell::Text(m.unit().into())];
-            row.extend(r.cells.iter().map(|c| figure_with_ratio(c.figure(m))));
-            row
-        })
-        .collect();
-    layout("rightmark_layout", "RightMark table", headers, rows)
+    let columns = [
+        ("figure", "figure"),
+        ("unit", "unit"),
+        ("cell", ""),
+        ("v", ""),
+    ];
+    let mut t = Table::new("rightmark_layout", "RightMark table", &columns);
+    for &m in &r.metrics {
+        for c in &r.cells {
+            let local = if c.local { " (local)" } else { "" };
+            let (from, to) = (c.cpu_node, c.memory_node);
+            let cell = format!("CPU node {from} \u{2192} memory node {to}{local}");
+            let text = |s: &str| Cell::Text(s.into());
+            let v = figure_with_ratio(c.figure(m));
+            t.rows
+                .push(vec![text(m.label()), text(m.unit()), text(&cell), v]);
+        }
+    }
+    t.pivot(&["figure", "unit"], ("cell", &|c: &str| c.into()), "v")
 }
 
 /// What the RightMark table holds and how it was measured, the sentences the terminal and
@@ -276,29 +249,15 @@ pub fn rightmark_notes(r: &RightmarkReport) -> Vec<String> {
 
 /// One per-stream matrix as source rows x destination columns.
 pub fn stream_layout(m: &StreamMatrix) -> Table {
-    let mut headers = vec!["source \\ destination".to_string()];
-    headers.extend(m.destination_nodes.iter().map(|d| format!("node {d}")));
-    let rows = m
-        .source_nodes
-        .iter()
-        .map(|&s| {
-            let mut row = vec![Cell::Text(format!("node {s}"))];
-            row.extend(m.destination_nodes.iter().map(|&d| {
-                let c = m
-                    .cells
-                    .iter()
-                    .find(|c| c.source_node == s && c.destination_node == d);
-                figure_with_ratio(c.map(|c| &c.mb_per_s))
-            }));
-            row
-        })
-        .collect();
-    layout(
-        "stream_matrix_layout",
-        "Per-stream placement",
-        headers,
-        rows,
-    )
+    let columns = [("source", "source \\ destination"), ("to", ""), ("v", "")];
+    let mut t = Table::new("stream_matrix_layout", "Per-stream placement", &columns);
+    for c in &m.cells {
+        let node = |n: u32| Cell::Text(format!("node {n}"));
+        let v = figure_with_ratio(Some(&c.mb_per_s));
+        t.rows
+            .push(vec![node(c.source_node), node(c.destination_node), v]);
+    }
+    t.pivot(&["source"], ("to", &|d: &str| d.into()), "v")
 }
 
 /// What one per-stream matrix holds and how it was measured, the sentences the terminal and
@@ -357,30 +316,14 @@ pub fn rightmark_heatmaps(r: &RightmarkReport) -> Vec<Heatmap> {
 
 /// The heatmap of one per-stream matrix: source node x destination node, MB/s.
 pub fn stream_heatmap(m: &StreamMatrix) -> Heatmap {
-    Heatmap {
-        title: format!("{} on CPU node {}, MB/s", m.kernel, m.cpu_node),
-        row_title: "source node".into(),
-        col_title: "destination node".into(),
-        row_labels: m.source_nodes.iter().map(|n| n.to_string()).collect(),
-        col_labels: m.destination_nodes.iter().map(|n| n.to_string()).collect(),
-        values: m
-            .source_nodes
-            .iter()
-            .map(|&s| {
-                m.destination_nodes
-                    .iter()
-                    .map(|&d| {
-                        m.cells
-                            .iter()
-                            .find(|c| c.source_node == s && c.destination_node == d)
-                            .and_then(|c| c.mb_per_s.median())
-                    })
-                    .collect()
-            })
-            .collect(),
-        unit: "MB/s".into(),
-        higher_is_worse: false,
-    }
+    let cells: Vec<(u32, u32, Option<f64>)> = m
+        .cells
+        .iter()
+        .map(|c| (c.source_node, c.destination_node, c.mb_per_s.median()))
+        .collect();
+    let title = format!("{} on CPU node {}, MB/s", m.kernel, m.cpu_node);
+    let axes = ("source node", "destination node");
+    crate::render::run_view::grid_of(&title, axes, "MB/s", false, &cells)
 }
 
 /// The Opteron article's table (seed 001, no bank interleave) as a 2 x 2 report measured in

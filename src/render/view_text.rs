@@ -29,42 +29,88 @@ pub fn text(t: &Table, keys: &[&str]) -> String {
     super::width::fit_columns(&h, &rows)
 }
 
-/// Writes `t` pivoted, as a person compares its figures: one row per distinct value of the
-/// columns `rows` (in the order first seen), one column per distinct value of column `across`
-/// (headed `head(value)`), each cell column `value`'s text, `-` where no row has that pair.
+impl Table {
+    /// The columns with these CSV keys as text columns, in that order, laid out as [`text`]
+    /// does; empty without rows.
+    pub fn text(&self, keys: &[&str]) -> String {
+        if self.rows.is_empty() {
+            return String::new();
+        }
+        text(self, keys)
+    }
+
+    /// Replaces each cell of column `key` that holds a byte count by its binary size for
+    /// people (`16 MiB`), the label by `label`.
+    pub fn with_sizes(mut self, key: &str, label: &str) -> Table {
+        let c = self.col(key);
+        for row in &mut self.rows {
+            if let Cell::Int(b) = row[c] {
+                row[c] = Cell::Text(format_bytes(b));
+            }
+        }
+        self.columns[c] = label.into();
+        self
+    }
+}
+
+/// Writes `t` [`Table::pivot`]ed.
 pub fn pivot(
     w: &mut dyn Write,
     t: &Table,
     rows: &[&str],
-    (across, head): (&str, &dyn Fn(&str) -> String),
+    across: (&str, &dyn Fn(&str) -> String),
     value: &str,
 ) -> io::Result<()> {
-    let (at, a, v) = (t.cols(rows), t.col(across), t.col(value));
-    let text = |r: &[Cell], i: usize| cell(&t.keys[i], &r[i]);
-    let key = |r: &[Cell]| at.iter().map(|&i| text(r, i)).collect::<Vec<_>>();
-    let (mut across_values, mut keys): (Vec<String>, Vec<Vec<String>>) = (vec![], vec![]);
-    for r in &t.rows {
-        if !across_values.contains(&text(r, a)) {
-            across_values.push(text(r, a));
+    layout(w, &t.pivot(rows, across, value))
+}
+
+/// Writes every column of `t` in order.
+pub fn layout(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+    let keys: Vec<&str> = t.keys.iter().map(String::as_str).collect();
+    columns(w, t, &keys)
+}
+
+impl Table {
+    /// The table pivoted, as a person compares its figures: one row per distinct value of the
+    /// columns `rows` (in the order first seen), one column per distinct value of column
+    /// `across` (headed `head(value)`), each cell column `value`'s text, `-` where no row has
+    /// that pair. A layout for people (text cells; its keys are its labels), not for CSV.
+    pub fn pivot(
+        &self,
+        rows: &[&str],
+        (across, head): (&str, &dyn Fn(&str) -> String),
+        value: &str,
+    ) -> Table {
+        let (at, a, v) = (self.cols(rows), self.col(across), self.col(value));
+        let text = |r: &[Cell], i: usize| cell(&self.keys[i], &r[i]);
+        let key = |r: &[Cell]| at.iter().map(|&i| text(r, i)).collect::<Vec<_>>();
+        let (mut across_values, mut keys): (Vec<String>, Vec<Vec<String>>) = (vec![], vec![]);
+        for r in &self.rows {
+            if !across_values.contains(&text(r, a)) {
+                across_values.push(text(r, a));
+            }
+            if !keys.contains(&key(r)) {
+                keys.push(key(r));
+            }
         }
-        if !keys.contains(&key(r)) {
-            keys.push(key(r));
-        }
-    }
-    let body: Vec<Vec<String>> = keys
-        .iter()
-        .map(|k| {
-            let at_pair = |c: &String| t.rows.iter().find(|r| &text(r, a) == c && &key(r) == k);
+        let body = keys.iter().map(|k| {
+            let at_pair =
+                |c: &String| (self.rows.iter()).find(|r| &text(r, a) == c && &key(r) == k);
             let cells = across_values
                 .iter()
                 .map(|c| at_pair(c).map_or("-".into(), |r| text(r, v)));
-            k.iter().cloned().chain(cells).collect()
-        })
-        .collect();
-    let mut headers: Vec<String> = at.iter().map(|&i| label(&t.columns[i])).collect();
-    headers.extend(across_values.iter().map(|c| head(c)));
-    let h: Vec<&str> = headers.iter().map(String::as_str).collect();
-    write!(w, "{}", super::width::fit_columns(&h, &body))
+            k.iter().cloned().chain(cells).map(Cell::Text).collect()
+        });
+        let mut headers: Vec<String> = at.iter().map(|&i| label(&self.columns[i])).collect();
+        headers.extend(across_values.iter().map(|c| head(c)));
+        Table {
+            name: self.name,
+            title: self.title.clone(),
+            keys: headers.clone(),
+            columns: headers,
+            rows: body.collect(),
+        }
+    }
 }
 
 /// A label without the unit its column's text form no longer needs.

@@ -3,28 +3,12 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, CellAlignment};
-
 use crate::results::bandwidth::KernelListing;
 
 /// Writes the table of kernels with their byte accounting.
 pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Result<()> {
     let line_bytes = listing.line_bytes;
-    let mut t = crate::render::width::table(
-        UTF8_FULL_CONDENSED,
-        vec![
-            "kernel",
-            "streams",
-            "read B/elem",
-            "written B/elem",
-            "app B/elem (STREAM)",
-            "write-allocate B/elem",
-            "DRAM B/elem (est.)",
-            "stores",
-            "ISAs",
-            "what it does",
-        ],
-    );
+    let mut rows = Vec::new();
     for d in &listing.kernels {
         let stores = if d.written_bytes_per_element == 0 {
             "-"
@@ -38,7 +22,7 @@ pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Res
         } else {
             "scalar (one code for all)"
         };
-        t.add_row(vec![
+        rows.push(vec![
             d.name.to_string(),
             d.streams.to_string(),
             d.read_bytes_per_element.to_string(),
@@ -51,12 +35,19 @@ pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Res
             d.description.to_string(),
         ]);
     }
-    for c in 1..=6 {
-        if let Some(col) = t.column_mut(c) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    writeln!(w, "{}", crate::render::width::fit(&t))?;
+    let headers = [
+        "kernel",
+        "streams",
+        "read B/elem",
+        "written B/elem",
+        "app B/elem (STREAM)",
+        "write-allocate B/elem",
+        "DRAM B/elem (est.)",
+        "stores",
+        "ISAs",
+        "what it does",
+    ];
+    write!(w, "{}", crate::render::width::fit_columns(&headers, &rows))?;
     let strided = listing
         .kernels
         .iter()

@@ -6,11 +6,12 @@
 use std::io::{self, Write};
 
 use super::run_view::bandwidth::bandwidth_table;
+use super::run_view::bandwidth::matrix_grids;
 use super::run_view::bandwidth_sweep::bandwidth_sweep_table;
 use super::run_view::scaling::{scaling_table, series_name};
-use super::run_view::{grid, Cell};
+use super::run_view::Cell;
 use super::view_text;
-use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix, MatrixCell};
+use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix};
 use crate::results::format::format_list;
 
 mod kernels;
@@ -116,38 +117,24 @@ fn kernels(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
     t.rows.retain(|_| !on_curve(report, i.next().unwrap_or(0)));
     let results = &report.results;
     if !t.rows.is_empty() {
-        let stride: &[&str] = if results.iter().any(|r| r.stride_elements.is_some()) {
-            &["stride_bytes"]
-        } else {
-            &[]
-        };
-        let head = [
-            "kernel",
+        let mut keys = vec!["kernel"];
+        if results.iter().any(|r| r.stride_elements.is_some()) {
+            keys.push("stride_bytes");
+        }
+        keys.extend([
             "isa",
             "threads_count",
             "cpus",
             "memory_nodes",
             "placement",
-        ];
-        let place = [
             "on_intended_node_fraction",
             "huge_page_backed_fraction",
             "working_set_bytes",
-        ];
-        let rates = [
             "mb_per_s_median",
             "mb_per_s_max",
             "dram_mb_per_s_estimate_median",
-        ];
-        let keys = [
-            &head[..1],
-            stride,
-            &head[1..],
-            &place,
-            &rates,
-            &["per_thread"],
-        ]
-        .concat();
+            "per_thread",
+        ]);
         view_text::columns(w, &t, &keys)?;
         repetitions(w, results, "Median and max")?;
         writeln!(
@@ -223,22 +210,8 @@ fn sweep(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
 /// The matrix: initiator rows, memory-node columns, median MB/s; HMAT's declared read and
 /// write figures as grids beside it when given.
 fn matrix(w: &mut dyn Write, m: &Matrix) -> io::Result<()> {
-    let of = |title: &str, f: &dyn Fn(&MatrixCell) -> Option<f64>| {
-        let cells: Vec<_> = m
-            .cells
-            .iter()
-            .filter_map(|c| Some((c.initiator, c.target, Some(f(c)?))))
-            .collect();
-        grid(title, "MB/s", false, &cells)
-    };
     let measured = format!("{}: measured bandwidth (MB/s)", m.kernel);
-    let read = |c: &MatrixCell| c.hmat_read_mb_per_s.map(|v| v as f64);
-    let write = |c: &MatrixCell| c.hmat_write_mb_per_s.map(|v| v as f64);
-    let grids = [
-        of(&measured, &|c| Some(c.mb_per_s)),
-        of("HMAT read bandwidth (MB/s, firmware)", &read),
-        of("HMAT write bandwidth (MB/s, firmware)", &write),
-    ];
+    let grids = matrix_grids(m, &measured);
     for h in grids.iter().flatten() {
         view_text::grid(w, h)?;
     }

@@ -3,7 +3,7 @@
 
 use super::{estimate_cells, grid, nodes_text, Cell, Table};
 use crate::render::svg::Heatmap;
-use crate::results::bandwidth::BandwidthReport;
+use crate::results::bandwidth::{BandwidthReport, Matrix, MatrixCell};
 use crate::results::quality::RepetitionQuality;
 use crate::results::topology::Topology;
 use crate::stats::Summary;
@@ -127,33 +127,45 @@ pub fn bandwidth_matrix_table(b: Option<&BandwidthReport>) -> Table {
     t
 }
 
-/// Measured bandwidth heatmap and HMAT (from the cells, else the topology when given) beside
-/// it.
+/// A matrix as grids (CPU node x memory node, MB/s): the measured medians under
+/// `measured_title`, then HMAT's declared read and write figures; each `None` without a value.
+pub fn matrix_grids(m: &Matrix, measured_title: &str) -> [Option<Heatmap>; 3] {
+    let of = |title: &str, f: &dyn Fn(&MatrixCell) -> Option<f64>| {
+        let cells = m.cells.iter();
+        let cells: Vec<_> = cells
+            .filter_map(|c| Some((c.initiator, c.target, Some(f(c)?))))
+            .collect();
+        grid(title, "MB/s", false, &cells)
+    };
+    let read = |c: &MatrixCell| c.hmat_read_mb_per_s.map(|v| v as f64);
+    let write = |c: &MatrixCell| c.hmat_write_mb_per_s.map(|v| v as f64);
+    [
+        of(measured_title, &|c| Some(c.mb_per_s)),
+        of(HMAT_READ, &read),
+        of("HMAT write bandwidth (MB/s, firmware)", &write),
+    ]
+}
+
+const HMAT_READ: &str = "HMAT read bandwidth (MB/s, firmware)";
+
+/// The first matrix's measured bandwidth heatmap and HMAT's read figures (from the cells,
+/// else the topology when given) beside it.
 pub fn bandwidth_heatmaps(
     b: Option<&BandwidthReport>,
     topology: Option<&Topology>,
 ) -> Option<(Heatmap, Option<Heatmap>)> {
-    let cells = bw_matrix(b);
-    let measured: Vec<(u32, u32, Option<f64>)> = cells
-        .iter()
-        .map(|c| (c.initiator, c.target, Some(c.mb_per_s.median)))
-        .collect();
-    let m = grid("Measured bandwidth (MB/s)", "MB/s", false, &measured)?;
-    let mut hmat: Vec<(u32, u32, Option<f64>)> = cells
-        .iter()
-        .filter_map(|c| Some((c.initiator, c.target, Some(c.hmat_read_mb_per_s?))))
-        .collect();
-    if let Some(topology) = topology.filter(|_| hmat.is_empty()) {
-        hmat = cells
-            .iter()
-            .filter_map(|c| {
-                let h = topology.hmat_for(c.initiator, c.target)?;
-                Some((c.initiator, c.target, Some(h.read_bandwidth_mb_s? as f64)))
-            })
+    let m = b?.matrix.first()?;
+    let [measured, read, _] = matrix_grids(m, "Measured bandwidth (MB/s)");
+    let read = read.or_else(|| {
+        let hmat = |c: &MatrixCell| {
+            topology?
+                .hmat_for(c.initiator, c.target)?
+                .read_bandwidth_mb_s
+        };
+        let cells: Vec<_> = (m.cells.iter())
+            .filter_map(|c| Some((c.initiator, c.target, Some(hmat(c)? as f64))))
             .collect();
-    }
-    Some((
-        m,
-        grid("HMAT read bandwidth (MB/s, firmware)", "MB/s", false, &hmat),
-    ))
+        grid(HMAT_READ, "MB/s", false, &cells)
+    });
+    Some((measured?, read))
 }

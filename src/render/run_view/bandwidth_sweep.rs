@@ -3,7 +3,7 @@
 //! the declared cache sizes marked: the chart the HTML report draws beside latency's.
 
 use super::{interval_cells, quality_cells, Cell, Table};
-use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{LineChart, Marker, XScale};
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
 
@@ -79,30 +79,13 @@ pub fn bandwidth_sweep_chart(r: &RunResults) -> Option<LineChart> {
             kernels.push(&p.kernel);
         }
     }
-    for (i, k) in kernels.iter().enumerate() {
-        let pts: Vec<_> = sw.points.iter().filter(|p| p.kernel == *k).collect();
-        for p in &pts {
+    for k in kernels {
+        let points = sw.points.iter().filter(|p| p.kernel == k);
+        let points = points.map(|p| {
             let x = p.working_set_bytes_per_thread as f64;
-            if let Some((low, high)) = p.ci.map(|c| c.ends()) {
-                c.errors.push(ErrorBar {
-                    series: i,
-                    x,
-                    low,
-                    high,
-                });
-            }
-            if p.disturbed {
-                c.disturbed.push((i, x));
-            }
-        }
-        c.series.push(Series {
-            name: (*k).to_string(),
-            points: pts
-                .iter()
-                .map(|p| (p.working_set_bytes_per_thread as f64, p.mb_per_s))
-                .collect(),
-            style: SeriesStyle::LinePoints,
+            (x, p.mb_per_s, p.ci, p.disturbed)
         });
+        super::add_line(&mut c, k.to_string(), points);
     }
     if let Some(&cpu) = sw.cpus.first() {
         for (level, size) in r.topology.cache_sizes_for_cpu(cpu) {

@@ -135,22 +135,15 @@ pub fn c2c_notes(r: &C2cResult) -> Vec<String> {
     ]
 }
 
-/// The sentence a c2c result measured in a virtual machine carries once wherever its figures
-/// are shown: the hypervisor decides which host cores run the vCPUs, and may decide
-/// otherwise next time. `None` on bare metal.
-pub fn vm_note(c: &C2cResult) -> Option<&'static str> {
-    c.environment.hypervisor.then_some(
-        "In a virtual machine these figures describe where the host placed the vCPUs during this run; the next run may place them elsewhere and differ.",
-    )
-}
-
 /// The c2c sentence, when recorded, followed in a virtual machine by what the figures
-/// describe ([`vm_note`]).
+/// describe, carried once wherever they are shown: the hypervisor decides which host cores
+/// run the vCPUs, and may decide otherwise next time.
 pub fn c2c_summary(c: &C2cResult) -> Option<String> {
-    let s = match vm_note(c) {
-        Some(note) if c.summary.is_empty() => note.to_string(),
-        Some(note) => format!("{}. {note}", c.summary),
-        None => c.summary.clone(),
+    const VM: &str = "In a virtual machine these figures describe where the host placed the vCPUs during this run; the next run may place them elsewhere and differ.";
+    let s = match (c.environment.hypervisor, c.summary.is_empty()) {
+        (true, true) => VM.to_string(),
+        (true, false) => format!("{}. {VM}", c.summary),
+        (false, _) => c.summary.clone(),
     };
     (!s.is_empty()).then_some(s)
 }

@@ -2,7 +2,7 @@
 //! output (terminal text, CSV, HTML) and `compare` show the same figures: a renderer only
 //! lays out what this module extracted.
 
-use crate::render::svg::Heatmap;
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Series, SeriesStyle};
 use crate::results::{plan::Part, RunResults};
 
 pub mod bandwidth;
@@ -17,7 +17,6 @@ pub mod loaded_family;
 pub mod peak;
 pub mod policy;
 pub mod scaling;
-mod text;
 
 /// One table cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -336,19 +335,29 @@ pub(crate) fn grid(
     worse_high: bool,
     cells: &[(u32, u32, Option<f64>)],
 ) -> Option<Heatmap> {
-    if cells.is_empty() {
-        return None;
-    }
+    let axes = ("CPU node", "memory node");
+    (!cells.is_empty()).then(|| grid_of(title, axes, unit, worse_high, cells))
+}
+
+/// [`grid`] with other axis titles (row, column), `source node` x `destination node`; no
+/// rows without cells.
+pub(crate) fn grid_of(
+    title: &str,
+    (row_title, col_title): (&str, &str),
+    unit: &str,
+    worse_high: bool,
+    cells: &[(u32, u32, Option<f64>)],
+) -> Heatmap {
     let mut rows: Vec<u32> = cells.iter().map(|c| c.0).collect();
     let mut cols: Vec<u32> = cells.iter().map(|c| c.1).collect();
     rows.sort_unstable();
     rows.dedup();
     cols.sort_unstable();
     cols.dedup();
-    Some(Heatmap {
+    Heatmap {
         title: title.into(),
-        row_title: "CPU node".into(),
-        col_title: "memory node".into(),
+        row_title: row_title.into(),
+        col_title: col_title.into(),
         row_labels: rows.iter().map(|n| n.to_string()).collect(),
         col_labels: cols.iter().map(|n| n.to_string()).collect(),
         values: rows
@@ -366,7 +375,38 @@ pub(crate) fn grid(
             .collect(),
         unit: unit.into(),
         higher_is_worse: worse_high,
-    })
+    }
+}
+
+/// Adds a line named `name` to `c` through `points` (x, median, 95 % interval, disturbed):
+/// the intervals as error bars, the disturbed points hollow.
+pub(crate) fn add_line(
+    c: &mut LineChart,
+    name: String,
+    points: impl IntoIterator<Item = (f64, f64, Option<crate::stats::Interval>, bool)>,
+) {
+    let series = c.series.len();
+    let mut line = Vec::new();
+    for (x, y, ci, disturbed) in points {
+        if let Some((low, high)) = ci.map(|c| c.ends()) {
+            c.errors.push(ErrorBar {
+                series,
+                x,
+                low,
+                high,
+            });
+        }
+        if disturbed {
+            c.disturbed.push((series, x));
+        }
+        line.push((x, y));
+    }
+    let style = SeriesStyle::LinePoints;
+    c.series.push(Series {
+        name,
+        points: line,
+        style,
+    });
 }
 
 /// Nodes as a comma-separated list (`0,1`), as tables and `compare` keys show them.

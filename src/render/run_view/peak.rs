@@ -3,7 +3,7 @@
 //! thread count) with their intervals, and each L3 domain alone beside its share when all
 //! run. Read from the run's `peak` report only.
 
-use super::{estimate_cells, interval_cells, interval_columns, Cell, Table};
+use super::{ci_cells, estimate_cells, interval_cells, interval_columns, Cell, Table};
 use crate::render::svg::{BarChart, BarMark};
 use crate::results::format::format_list;
 use crate::results::peak::{PeakBest, PeakReport};
@@ -99,14 +99,14 @@ pub fn peak_domains_table(p: Option<&PeakReport>) -> Table {
                 Cell::Int(d.domains.len() as u64),
             ];
             cells.extend(interval_cells(alone.map(|a| a.mb_per_s.summary()).as_ref()));
-            let opt = |v: Option<f64>| v.map_or(Cell::Missing, Cell::Num);
+            let [low, high, _] = ci_cells(x.in_all_mb_per_s.and_then(|s| s.ci));
             cells.extend([
-                opt(x.in_all_mb_per_s.map(|s| s.median)),
-                opt(x.in_all_mb_per_s.and_then(|s| s.ci.map(|c| c.low))),
-                opt(x.in_all_mb_per_s.and_then(|s| s.ci.map(|c| c.high))),
-                opt(all.map(|a| a.mb_per_s.median)),
-                opt(x.share_fraction),
-                opt(x.alone_fraction_of_all),
+                Cell::opt(x.in_all_mb_per_s.map(|s| s.median)),
+                low,
+                high,
+                Cell::opt(all.map(|a| a.mb_per_s.median)),
+                Cell::opt(x.share_fraction),
+                Cell::opt(x.alone_fraction_of_all),
             ]);
             t.rows.push(cells);
         }

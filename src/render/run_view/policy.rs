@@ -80,41 +80,34 @@ fn scenario_row(s: &crate::results::scenarios::ScenarioTable, row: &ScenarioResu
     let lat = row.latency.as_ref();
     let ratio = row.latency_ratio_to_a.as_ref();
     cells.extend(ci_cells(lat.and_then(|l| l.ns_per_load.ci)));
+    let [low, high, _] = ci_cells(ratio.and_then(|r| r.ci));
     cells.extend([
         lat.map_or(Cell::Missing, |l| Cell::Int(l.ns_per_load.samples as u64)),
         lat.map_or(Cell::Missing, |l| Cell::Bool(l.disturbed())),
         Cell::opt(ratio.map(|r| r.ratio)),
-        Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.low))),
-        Cell::opt(ratio.and_then(|r| r.ci.map(|c| c.high))),
+        low,
+        high,
     ]);
     cells
 }
 
-/// A row's single-thread latency for people, without a mark: `282 [270, 301]` (the median of
-/// its blocks and the 95 % interval over them), `282, no interval` from fewer than six
-/// blocks or from a file written before the blocks; `None` when the row has no latency.
-pub fn latency_text(row: &ScenarioResult) -> Option<String> {
-    match &row.latency {
-        Some(l) => Some(super::fmt_ci(&l.ns_per_load, None)),
-        None => row
-            .latency_ns
-            .map(|v| super::fmt_ci(&crate::stats::Summary::point(v, 1), None)),
-    }
-}
-
-/// Replaces the `ns_per_load_median` column of [`scenarios_table`] by [`latency_text`], with
-/// ` (disturbed)` where the row's latency blocks are disturbed (text and HTML reports).
+/// Replaces the `ns_per_load_median` column of [`scenarios_table`] by each row's
+/// single-thread latency for people (text and HTML reports): `282 [270, 301]` (the median of
+/// its blocks and the 95 % interval over them), `282, no interval` from fewer than six blocks
+/// or from a file written before the blocks, with ` (disturbed)` where its blocks are.
 pub fn with_latency_text(mut t: Table, r: &RunResults) -> Table {
     let c = t.col("ns_per_load_median");
-    if let Some(s) = &r.scenarios {
-        for (row, res) in t.rows.iter_mut().zip(&s.scenarios) {
-            if let Some(mut v) = latency_text(res) {
-                if res.latency_disturbed() {
-                    v.push_str(" (disturbed)");
-                }
-                row[c] = Cell::Text(v);
-            }
+    let results = r.scenarios.iter().flat_map(|s| &s.scenarios);
+    for (row, res) in t.rows.iter_mut().zip(results) {
+        let point = res.latency_ns.map(|v| crate::stats::Summary::point(v, 1));
+        let Some(s) = res.latency.as_ref().map(|l| l.ns_per_load).or(point) else {
+            continue;
+        };
+        let mut v = super::fmt_ci(&s, None);
+        if res.latency_disturbed() {
+            v.push_str(" (disturbed)");
         }
+        row[c] = Cell::Text(v);
     }
     t.columns[c] = "ns per load median [95 % interval]".into();
     t
@@ -165,8 +158,10 @@ pub fn recommendations_table(r: &RunResults) -> Table {
                 } else {
                     Cell::Text(rec.numactl.clone())
                 },
+                // The verdict's name as results.json spells it.
                 rec.verdict
-                    .map_or(Cell::Missing, |v| Cell::Text(verdict_id(v).into())),
+                    .and_then(|v| serde_json::to_value(v).ok()?.as_str().map(String::from))
+                    .map_or(Cell::Missing, Cell::Text),
             ]);
             let row = t.rows.last_mut().expect("pushed above");
             row.extend([rec.gain_over_runner_up, rec.ratio].map(Cell::opt));
@@ -175,18 +170,6 @@ pub fn recommendations_table(r: &RunResults) -> Table {
         }
     }
     t
-}
-
-/// The verdict's name as results.json spells it.
-pub fn verdict_id(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Winner => "winner",
-        Verdict::Indistinguishable => "indistinguishable",
-        Verdict::SamePlacement => "same-placement",
-        Verdict::OnlyOne => "only-one",
-        Verdict::NoInterval => "no-interval",
-        Verdict::Disturbed => "disturbed",
-    }
 }
 
 /// True when the recommendation names a winner to act on (a winner, or the only candidate

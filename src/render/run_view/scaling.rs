@@ -1,7 +1,7 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
 use super::{estimate_cells, Cell, Table};
-use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{LineChart, Marker, XScale};
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
 use crate::stats::Summary;
@@ -78,28 +78,6 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
             if s.points.is_empty() {
                 continue;
             }
-            let name = series_name(&sc.kernel, s);
-            let i = c.series.len();
-            for p in &s.points {
-                let run = b.results.get(p.result_index);
-                let (lo, hi) = run.map_or((None, None), |x| {
-                    (x.mb_per_s.ci.map(|c| c.low), x.mb_per_s.ci.map(|c| c.high))
-                });
-                if let (Some(low), Some(high)) = (lo, hi) {
-                    c.errors.push(ErrorBar {
-                        series: i,
-                        x: p.threads as f64,
-                        low,
-                        high,
-                    });
-                }
-                if run
-                    .and_then(|x| x.quality.as_ref())
-                    .is_some_and(|q| q.disturbed)
-                {
-                    c.disturbed.push((i, p.threads as f64));
-                }
-            }
             if let Some(k) = s.knee_threads {
                 c.markers.push(Marker {
                     x: k as f64,
@@ -109,15 +87,14 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
                     ),
                 });
             }
-            c.series.push(Series {
-                name,
-                points: s
-                    .points
-                    .iter()
-                    .map(|p| (p.threads as f64, p.mb_per_s))
-                    .collect(),
-                style: SeriesStyle::LinePoints,
+            let points = s.points.iter().map(|p| {
+                let run = b.results.get(p.result_index);
+                let ci = run.and_then(|x| x.mb_per_s.ci);
+                let disturbed = run.and_then(|x| x.quality.as_ref());
+                let disturbed = disturbed.is_some_and(|q| q.disturbed);
+                (p.threads as f64, p.mb_per_s, ci, disturbed)
             });
+            super::add_line(&mut c, series_name(&sc.kernel, s), points);
         }
     }
     (!c.series.is_empty()).then_some(c)

@@ -4,7 +4,10 @@
 //! closest core-to-core group (the machine's nodes are in the header). Each card is the figure, its
 //! interval and the conditions that define it.
 
-use super::page::{card, Page};
+use std::fmt::Write as _;
+
+use super::page::Page;
+use super::{esc, prose};
 use crate::render::estimate::{ends, no_interval, num};
 use crate::render::summary::conditions;
 use crate::results::figures::{self, Figure};
@@ -66,7 +69,14 @@ fn figure_card(p: &mut Page, title: &str, g: &Figure, note: &str) {
     // Whose figure it is: the run's reference, shown again wherever the conditions match.
     detail.extend(crate::render::summary::source(g).map(str::to_string));
     detail.push(conditions(&g.conditions));
-    card(p, title, &value, g.unit, &detail.join("; "));
+    let _ = write!(
+        p.html,
+        "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}<small>{}</small></div><div class=\"d\">{}</div></div>",
+        esc(title),
+        esc(&value),
+        esc(g.unit),
+        prose(&detail.join("; "))
+    );
 }
 
 #[cfg(test)]

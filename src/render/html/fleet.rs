@@ -110,7 +110,7 @@ fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup)
             p.html,
             "<tr class=\"{s}\"><td>{}</td><td class=\"tag-{s}\" title=\"{}\">{s}</td>",
             esc(&h.name),
-            prose(&h.reasons.join("; ")),
+            esc(&h.reasons.join("; ")),
             s = h.standing.label()
         );
         for m in &metrics {

@@ -4,9 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{esc, prose};
-use crate::render::run_view::{self as view, Cell, Table};
+use crate::render::run_view::{Cell, Table};
 use crate::render::svg::{self, Heatmap};
-use crate::results::{plan::Part, RunResults};
 
 pub(super) const CSS: &str = r#"
 :root{--ink:#23272f;--muted:#687080;--line:#e3e6eb;--soft:#f6f7f9;--accent:#0b6fa4;--warn:#9a4d00;--warnbg:#fff5e6;--ok:#1d7a52}
@@ -115,19 +114,13 @@ impl Page {
                     list.len()
                 );
             }
-            self.list("warnings", list);
-            self.push(if i == 1 { "</details>" } else { "" });
+            self.push("<ul class=\"warnings\">");
+            for w in *list {
+                let _ = write!(self.html, "<li>{}</li>", prose(w));
+            }
+            self.push(if i == 1 { "</ul></details>" } else { "</ul>" });
         }
         self.push("</div>\n");
-    }
-
-    /// The items as a `<ul class="{class}">`, each as prose.
-    pub(super) fn list(&mut self, class: &str, items: &[String]) {
-        let _ = write!(self.html, "<ul class=\"{class}\">");
-        for w in items {
-            let _ = write!(self.html, "<li>{}</li>", prose(w));
-        }
-        self.push("</ul>");
     }
 
     /// The footer (its text escaped here) and the end of the document.
@@ -168,11 +161,6 @@ impl Page {
 
     pub(super) fn section_close(&mut self) {
         self.push("</section>\n");
-    }
-
-    pub(super) fn absent(&mut self, r: &RunResults, part: Part) {
-        let why = view::absent_reason(r, part);
-        self.para("absent", &format!("Not measured in this run ({why})."));
     }
 
     /// A figure of one drawing, or of a chart drawn twice (`[wide, narrow]`: laid out for a

@@ -78,7 +78,8 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) -> bool {
     let bt = view::bandwidth::bandwidth_table(r.bandwidth.as_ref());
     let kernels = !bt.rows.is_empty();
     if !kernels {
-        p.absent(r, Part::Bandwidth);
+        let why = view::absent_reason(r, Part::Bandwidth);
+        p.para("absent", &format!("Not measured in this run ({why})."));
     } else {
         let bt = bt.with_interval_text("mb_per_s", "MB/s");
         let mut names = vec![

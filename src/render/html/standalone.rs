@@ -206,13 +206,7 @@ mod tests {
     use crate::render::tables_view::fixture::{rightmark_example, stream_example};
     use crate::run::sample;
 
-    fn section<'a>(html: &'a str, id: &str) -> &'a str {
-        let start = html
-            .find(&format!("<section id=\"{id}\">"))
-            .unwrap_or_else(|| panic!("no section {id}"));
-        let s = &html[start..];
-        &s[..s.find("</section>").unwrap()]
-    }
+    use super::super::tests::section_of as section;
 
     /// `bandwidth --peak --html` draws the run report's per-mix bars (wide and for
     /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
@@ -287,6 +281,6 @@ mod tests {
             s.matches("<figure class=\"heatmap\">").count(),
             sm.matrices.len()
         );
-        assert!(s.contains("source \\ destination"));
+        assert!(s.contains("source \\ destination") && s.contains("x0.655"));
     }
 }

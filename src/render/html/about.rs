@@ -20,12 +20,25 @@ pub(super) fn environment(p: &mut Page, r: &RunResults) -> bool {
 }
 
 /// The machine and its settings, its layout, the clock checks, the kernel's tiering rows and
-/// what can move a measurement's pages, as (name, value) rows; a row whose value is `None`
-/// (not known, or not there: a memory limit, an L3 domain list, a clock check) is left out.
+/// what can move a measurement's pages, as (name, value) rows.
 fn facts(r: &RunResults) -> Vec<(String, String)> {
+    let env = &r.topology.environment;
+    let machine = machine_rows(r).into_iter().map(|(k, v)| (k, Some(v)));
+    // A layout row whose value is `None` (not known, or not there) is left out.
+    let mut rows: Vec<(String, String)> = (machine.chain(layout_rows(r)))
+        .filter_map(|(k, v)| Some((k.to_string(), v?)))
+        .collect();
+    rows.extend(tiering_text::rows(env));
+    let movers = tiering_text::mover_sentences(env).into_iter();
+    rows.extend(movers.map(|m| ("can move pages".into(), m)));
+    rows
+}
+
+/// The machine and its settings, and the memory limits on this process (only when there
+/// are some).
+fn machine_rows(r: &RunResults) -> Vec<(&'static str, String)> {
     let (t, env) = (&r.topology, &r.topology.environment);
-    let (layout, platform) = (&t.layout, &env.platform);
-    let known = |o: &Option<String>| Some(o.clone().unwrap_or_else(|| "unknown".into()));
+    let known = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
     let balancing = match env.numa_balancing {
         None => "unknown".into(),
         Some(0) => "off (0)".into(),
@@ -36,130 +49,85 @@ fn facts(r: &RunResults) -> Vec<(String, String)> {
     } else {
         "not available (Linux < 6.9 or disabled)"
     };
-    let kinds = layout.node_memory.iter().map(|m| {
-        let tier = m.tier.map(|x| format!(", tier {x}")).unwrap_or_default();
-        let (kind, known) = (m.kind.word(), m.known.word());
-        format!("node {}: {kind} ({known}{tier})", m.node)
-    });
-    let l3 = std::iter::once(layout.l3_domains.len().to_string()).chain(layout.l3_notes.clone());
-    let mut rows: Vec<(&str, Option<String>)> = vec![
-        ("host", Some(r.host.clone())),
+    let thp = format!(
+        "{} (defrag {})",
+        known(&env.thp_enabled),
+        known(&env.thp_defrag)
+    );
+    let smt = env.smt_active.map(|b| if b { "yes" } else { "no" }.into());
+    let mut rows = vec![
+        ("host", r.host.clone()),
         ("CPU", known(&env.cpu_model)),
-        ("architecture", Some(env.arch.clone())),
+        ("architecture", env.arch.clone()),
         ("kernel", known(&env.kernel_release)),
-        (
-            "virtual machine",
-            Some(super::virtual_machine(env, "yes", "no")),
-        ),
-        (
-            "transparent huge pages",
-            Some(format!(
-                "{} (defrag {})",
-                known(&env.thp_enabled).unwrap(),
-                known(&env.thp_defrag).unwrap()
-            )),
-        ),
-        ("automatic NUMA balancing", Some(balancing)),
+        ("virtual machine", super::virtual_machine(env, "yes", "no")),
+        ("transparent huge pages", thp),
+        ("automatic NUMA balancing", balancing),
         ("frequency governor", known(&env.cpufreq_governor)),
-        (
-            "SMT",
-            known(&env.smt_active.map(|b| if b { "yes" } else { "no" }.into())),
-        ),
-        (
-            "base page size",
-            Some(bytes_short(env.page_size_bytes as f64)),
-        ),
-        ("weighted interleave", Some(weighted.into())),
+        ("SMT", known(&smt)),
+        ("base page size", bytes_short(env.page_size_bytes as f64)),
+        ("weighted interleave", weighted.into()),
         (
             "allowed CPUs",
-            Some(format!("{} of {}", t.allowed_cpus.len(), t.cpus.len())),
+            format!("{} of {}", t.allowed_cpus.len(), t.cpus.len()),
         ),
-        (
-            "allowed memory nodes",
-            Some(format!("{:?}", t.allowed_nodes)),
-        ),
+        ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
     ];
     let limits = env.memory_limits.iter();
-    rows.extend(limits.map(|l| {
-        (
-            "memory limit",
-            Some(crate::render::memory_limit::summary(l)),
-        )
-    }));
-    let clock = r.clock.as_ref();
-    rows.extend([
+    rows.extend(limits.map(|l| ("memory limit", crate::render::memory_limit::summary(l))));
+    rows
+}
+
+/// Memory kinds and tiers, nodes per package, L3 domains, platform limits, the clock checks
+/// and the NUMA balancing mode bits, each `None` when not known or not there.
+fn layout_rows(r: &RunResults) -> [(&'static str, Option<String>); 8] {
+    let (layout, env) = (&r.topology.layout, &r.topology.environment);
+    let platform = &env.platform;
+    let kinds: Vec<String> = (layout.node_memory.iter())
+        .map(|m| {
+            let tier = m.tier.map(|x| format!(", tier {x}")).unwrap_or_default();
+            let (kind, known) = (m.kind.word(), m.known.word());
+            format!("node {}: {kind} ({known}{tier})", m.node)
+        })
+        .collect();
+    let l3 = std::iter::once(layout.l3_domains.len().to_string()).chain(layout.l3_notes.clone());
+    let l3 = (!layout.l3_domains.is_empty()).then(|| l3.collect::<Vec<_>>().join("; "));
+    let per_package = (layout.nodes_per_package.as_ref())
+        .map(|n| format!("{} ({}: {})", n.mode, n.known.word(), n.evidence));
+    let from = platform
+        .hypervisor_source
+        .as_deref()
+        .unwrap_or("unknown source");
+    let hypervisor = (platform.hypervisor_vendor.as_ref()).map(|v| format!("{v} (from {from})"));
+    let cgroup = (platform.cpu_max.as_ref())
+        .map(|c| c.cpus().map_or("none".into(), |n| format!("{n:.2} CPUs")));
+    let clock = r.clock.as_ref().map(|c| {
+        let [res, cost] = [c.resolution_ns, c.read_cost_ns].map(view::fmt_num);
+        format!("resolution {res} ns, read cost {cost} ns")
+    });
+    let core = (r.clock.as_ref()).and_then(|c| {
+        Some(format!(
+            "{:.2} GHz ({})",
+            c.core_hz_estimate? / 1e9,
+            c.core_hz_source
+        ))
+    });
+    // The mode bits, when memory-tiering mode is on (the row above says on/off).
+    let modes =
+        (env.numa_balancing.filter(|v| *v & 2 != 0)).map(|v| tiering_text::numa_balancing(Some(v)));
+    [
         (
             "memory kinds",
-            Some(kinds.collect::<Vec<_>>().join("; ")).filter(|k| !k.is_empty()),
+            (!kinds.is_empty()).then(|| kinds.join("; ")),
         ),
-        (
-            "nodes per package",
-            layout
-                .nodes_per_package
-                .as_ref()
-                .map(|n| format!("{} ({}: {})", n.mode, n.known.word(), n.evidence)),
-        ),
-        (
-            "L3 domains",
-            (!layout.l3_domains.is_empty()).then(|| l3.collect::<Vec<_>>().join("; ")),
-        ),
-        (
-            "hypervisor",
-            platform.hypervisor_vendor.as_ref().map(|v| {
-                format!(
-                    "{v} (from {})",
-                    platform
-                        .hypervisor_source
-                        .as_deref()
-                        .unwrap_or("unknown source")
-                )
-            }),
-        ),
-        (
-            "cgroup CPU limit",
-            platform
-                .cpu_max
-                .as_ref()
-                .map(|c| c.cpus().map_or("none".into(), |n| format!("{n:.2} CPUs"))),
-        ),
-        (
-            "clock",
-            clock.map(|c| {
-                format!(
-                    "resolution {} ns, read cost {} ns",
-                    view::fmt_num(c.resolution_ns),
-                    view::fmt_num(c.read_cost_ns)
-                )
-            }),
-        ),
-        (
-            "core clock",
-            clock.and_then(|c| {
-                Some(format!(
-                    "{:.2} GHz ({})",
-                    c.core_hz_estimate? / 1e9,
-                    c.core_hz_source
-                ))
-            }),
-        ),
-        // The mode bits, when memory-tiering mode is on (the row above says on/off).
-        (
-            "NUMA balancing modes",
-            env.numa_balancing
-                .filter(|v| *v & 2 != 0)
-                .map(|v| tiering_text::numa_balancing(Some(v))),
-        ),
-    ]);
-    let mut rows: Vec<(String, String)> = (rows.into_iter())
-        .filter_map(|(k, v)| Some((k.to_string(), v?)))
-        .collect();
-    rows.extend(tiering_text::rows(env));
-    rows.extend(
-        tiering_text::mover_sentences(env)
-            .into_iter()
-            .map(|m| ("can move pages".into(), m)),
-    );
-    rows
+        ("nodes per package", per_package),
+        ("L3 domains", l3),
+        ("hypervisor", hypervisor),
+        ("cgroup CPU limit", cgroup),
+        ("clock", clock),
+        ("core clock", core),
+        ("NUMA balancing modes", modes),
+    ]
 }
 
 pub(super) fn plan(p: &mut Page, r: &RunResults) -> bool {

@@ -226,20 +226,18 @@ fn section(id: &str) -> &'static Section {
 fn write_sections<'s>(
     p: &mut Page,
     r: &RunResults,
-    sections: &[&'s Section],
+    sections: impl IntoIterator<Item = &'s Section>,
 ) -> (Vec<&'s Section>, Vec<&'s Section>) {
     let (mut shown, mut left_out) = (vec![], vec![]);
     for s in sections {
-        let mut body = Page {
-            html: String::new(),
-        };
+        let mut body = Page::default();
         body.section_open(s.id, s.title, s.lead);
         if (s.body)(&mut body, r) {
             body.section_close();
             p.push(&body.html);
-            shown.push(*s);
+            shown.push(s);
         } else {
-            left_out.push(*s);
+            left_out.push(s);
         }
     }
     (shown, left_out)
@@ -262,10 +260,8 @@ pub fn render(r: &RunResults) -> String {
     let title = format!("numascope report: {}", r.host);
     let mut p = Page::open(&title, "", &format!("Memory on {}", r.host), &facts);
     // The sections first, so that the navigation names only the ones shown.
-    let mut body = Page {
-        html: String::new(),
-    };
-    let (shown, left_out) = write_sections(&mut body, r, &SECTIONS.iter().collect::<Vec<_>>());
+    let mut body = Page::default();
+    let (shown, left_out) = write_sections(&mut body, r, SECTIONS);
     p.push("<nav class=\"toc\">");
     for s in &shown {
         let _ = write!(p.html, "<a href=\"#{}\">{}</a>", s.id, s.toc);

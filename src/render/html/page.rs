@@ -71,6 +71,7 @@ footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
 @media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
 "#;
 
+#[derive(Default)]
 pub(super) struct Page {
     pub(super) html: String,
 }

@@ -59,7 +59,7 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         &report.environment,
         &report.warnings,
         |p| {
-            super::write_sections(p, &r, &sections);
+            super::write_sections(p, &r, sections);
         },
     )
 }

@@ -7,177 +7,130 @@ use super::page::Page;
 use super::{esc, prose};
 use crate::render::run_view::{self as view};
 use crate::render::svg::bytes_short;
+use crate::render::tiering_text;
 use crate::results::RunResults;
 
-pub(super) fn environment(p: &mut Page, r: &RunResults) {
+pub(super) fn environment(p: &mut Page, r: &RunResults) -> bool {
     p.push("<dl class=\"kv\">");
-    let mut kv = machine_facts(r);
-    clock_facts(r, &mut kv);
-    for (k, v) in kv {
-        let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(k), prose(&v));
-    }
-    for (k, v) in tiering_facts(r) {
+    for (k, v) in facts(r) {
         let _ = write!(p.html, "<dt>{}</dt><dd>{}</dd>", esc(&k), prose(&v));
     }
     p.push("</dl>");
+    true
 }
 
-/// The machine and its settings, as (name, value) lines.
-fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
+/// The machine and its settings, its layout, the clock checks, the kernel's tiering rows and
+/// what can move a measurement's pages, as (name, value) rows.
+fn facts(r: &RunResults) -> Vec<(String, String)> {
     let env = &r.topology.environment;
-    let t = &r.topology;
-    let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
-    let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
-    let mut facts = vec![
+    let machine = machine_rows(r).into_iter().map(|(k, v)| (k, Some(v)));
+    // A layout row whose value is `None` (not known, or not there) is left out.
+    let mut rows: Vec<(String, String)> = (machine.chain(layout_rows(r)))
+        .filter_map(|(k, v)| Some((k.to_string(), v?)))
+        .collect();
+    rows.extend(tiering_text::rows(env));
+    let movers = tiering_text::mover_sentences(env).into_iter();
+    rows.extend(movers.map(|m| ("can move pages".into(), m)));
+    rows
+}
+
+/// The machine and its settings, and the memory limits on this process (only when there
+/// are some).
+fn machine_rows(r: &RunResults) -> Vec<(&'static str, String)> {
+    let (t, env) = (&r.topology, &r.topology.environment);
+    let known = |o: &Option<String>| o.clone().unwrap_or_else(|| "unknown".into());
+    let balancing = match env.numa_balancing {
+        None => "unknown".into(),
+        Some(0) => "off (0)".into(),
+        Some(v) => format!("on ({v})"),
+    };
+    let weighted = if env.weighted_interleave_available {
+        "available"
+    } else {
+        "not available (Linux < 6.9 or disabled)"
+    };
+    let thp = format!(
+        "{} (defrag {})",
+        known(&env.thp_enabled),
+        known(&env.thp_defrag)
+    );
+    let smt = env.smt_active.map(|b| if b { "yes" } else { "no" }.into());
+    let mut rows = vec![
         ("host", r.host.clone()),
-        ("CPU", opt(&env.cpu_model)),
+        ("CPU", known(&env.cpu_model)),
         ("architecture", env.arch.clone()),
-        ("kernel", opt(&env.kernel_release)),
-        (
-            "virtual machine",
-            if env.hypervisor {
-                format!(
-                    "yes{}",
-                    env.hypervisor_type
-                        .as_deref()
-                        .map(|t| format!(" ({t})"))
-                        .unwrap_or_default()
-                )
-            } else {
-                "no".into()
-            },
-        ),
-        (
-            "transparent huge pages",
-            format!(
-                "{} (defrag {})",
-                opt(&env.thp_enabled),
-                opt(&env.thp_defrag)
-            ),
-        ),
-        (
-            "automatic NUMA balancing",
-            env.numa_balancing.map_or("unknown".into(), |v| {
-                if v == 0 {
-                    "off (0)".into()
-                } else {
-                    format!("on ({v})")
-                }
-            }),
-        ),
-        ("frequency governor", opt(&env.cpufreq_governor)),
-        ("SMT", env.smt_active.map_or("unknown".into(), yes_no)),
+        ("kernel", known(&env.kernel_release)),
+        ("virtual machine", super::virtual_machine(env, "yes", "no")),
+        ("transparent huge pages", thp),
+        ("automatic NUMA balancing", balancing),
+        ("frequency governor", known(&env.cpufreq_governor)),
+        ("SMT", known(&smt)),
         ("base page size", bytes_short(env.page_size_bytes as f64)),
-        (
-            "weighted interleave",
-            if env.weighted_interleave_available {
-                "available".into()
-            } else {
-                "not available (Linux < 6.9 or disabled)".into()
-            },
-        ),
+        ("weighted interleave", weighted.into()),
         (
             "allowed CPUs",
             format!("{} of {}", t.allowed_cpus.len(), t.cpus.len()),
         ),
         ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
     ];
-    // Memory limits on this process, only when there are some.
-    facts.extend(
-        env.memory_limits
-            .iter()
-            .map(|l| ("memory limit", crate::render::memory_limit::summary(l))),
-    );
-    facts.extend(layout_facts(r));
-    facts
-}
-
-/// The kernel's tiering rows and what can move a measurement's pages.
-fn tiering_facts(r: &RunResults) -> Vec<(String, String)> {
-    let env = &r.topology.environment;
-    let mut rows = Vec::new();
-    // The mode bits, when memory-tiering mode is on (the row above says on/off).
-    if let Some(v) = env.numa_balancing.filter(|v| *v & 2 != 0) {
-        let modes = crate::render::tiering_text::numa_balancing(Some(v));
-        rows.push(("NUMA balancing modes".to_string(), modes));
-    }
-    rows.extend(crate::render::tiering_text::rows(env));
-    for m in crate::render::tiering_text::mover_sentences(env) {
-        rows.push(("can move pages".into(), m));
-    }
+    let limits = env.memory_limits.iter();
+    rows.extend(limits.map(|l| ("memory limit", crate::render::memory_limit::summary(l))));
     rows
 }
 
-/// Memory kinds and tiers, nodes per package, L3 domains and platform limits,
-/// each only when known.
-fn layout_facts(r: &RunResults) -> Vec<(&'static str, String)> {
-    let t = &r.topology;
-    let p = &t.environment.platform;
-    let mut kv = Vec::new();
-    if !t.layout.node_memory.is_empty() {
-        let kinds: Vec<String> = t
-            .layout
-            .node_memory
-            .iter()
-            .map(|m| {
-                let tier = m.tier.map(|x| format!(", tier {x}")).unwrap_or_default();
-                format!(
-                    "node {}: {} ({}{tier})",
-                    m.node,
-                    m.kind.word(),
-                    m.known.word()
-                )
-            })
-            .collect();
-        kv.push(("memory kinds", kinds.join("; ")));
-    }
-    if let Some(n) = &t.layout.nodes_per_package {
-        kv.push((
-            "nodes per package",
-            format!("{} ({}: {})", n.mode, n.known.word(), n.evidence),
-        ));
-    }
-    if !t.layout.l3_domains.is_empty() {
-        let mut v = format!("{}", t.layout.l3_domains.len());
-        for note in &t.layout.l3_notes {
-            let _ = write!(v, "; {note}");
-        }
-        kv.push(("L3 domains", v));
-    }
-    if let Some(v) = &p.hypervisor_vendor {
-        let from = p.hypervisor_source.as_deref().unwrap_or("unknown source");
-        kv.push(("hypervisor", format!("{v} (from {from})")));
-    }
-    if let Some(c) = &p.cpu_max {
-        kv.push((
-            "cgroup CPU limit",
-            c.cpus().map_or("none".into(), |n| format!("{n:.2} CPUs")),
-        ));
-    }
-    kv
+/// Memory kinds and tiers, nodes per package, L3 domains, platform limits, the clock checks
+/// and the NUMA balancing mode bits, each `None` when not known or not there.
+fn layout_rows(r: &RunResults) -> [(&'static str, Option<String>); 8] {
+    let (layout, env) = (&r.topology.layout, &r.topology.environment);
+    let platform = &env.platform;
+    let kinds: Vec<String> = (layout.node_memory.iter())
+        .map(|m| {
+            let tier = m.tier.map(|x| format!(", tier {x}")).unwrap_or_default();
+            let (kind, known) = (m.kind.word(), m.known.word());
+            format!("node {}: {kind} ({known}{tier})", m.node)
+        })
+        .collect();
+    let l3 = std::iter::once(layout.l3_domains.len().to_string()).chain(layout.l3_notes.clone());
+    let l3 = (!layout.l3_domains.is_empty()).then(|| l3.collect::<Vec<_>>().join("; "));
+    let per_package = (layout.nodes_per_package.as_ref())
+        .map(|n| format!("{} ({}: {})", n.mode, n.known.word(), n.evidence));
+    let from = platform
+        .hypervisor_source
+        .as_deref()
+        .unwrap_or("unknown source");
+    let hypervisor = (platform.hypervisor_vendor.as_ref()).map(|v| format!("{v} (from {from})"));
+    let cgroup = (platform.cpu_max.as_ref())
+        .map(|c| c.cpus().map_or("none".into(), |n| format!("{n:.2} CPUs")));
+    let clock = r.clock.as_ref().map(|c| {
+        let [res, cost] = [c.resolution_ns, c.read_cost_ns].map(view::fmt_num);
+        format!("resolution {res} ns, read cost {cost} ns")
+    });
+    let core = (r.clock.as_ref()).and_then(|c| {
+        Some(format!(
+            "{:.2} GHz ({})",
+            c.core_hz_estimate? / 1e9,
+            c.core_hz_source
+        ))
+    });
+    // The mode bits, when memory-tiering mode is on (the row above says on/off).
+    let modes =
+        (env.numa_balancing.filter(|v| *v & 2 != 0)).map(|v| tiering_text::numa_balancing(Some(v)));
+    [
+        (
+            "memory kinds",
+            (!kinds.is_empty()).then(|| kinds.join("; ")),
+        ),
+        ("nodes per package", per_package),
+        ("L3 domains", l3),
+        ("hypervisor", hypervisor),
+        ("cgroup CPU limit", cgroup),
+        ("clock", clock),
+        ("core clock", core),
+        ("NUMA balancing modes", modes),
+    ]
 }
 
-/// The clock checks, when the run made them.
-fn clock_facts(r: &RunResults, kv: &mut Vec<(&'static str, String)>) {
-    if let Some(c) = &r.clock {
-        kv.push((
-            "clock",
-            format!(
-                "resolution {} ns, read cost {} ns",
-                view::fmt_num(c.resolution_ns),
-                view::fmt_num(c.read_cost_ns)
-            ),
-        ));
-        if let Some(hz) = c.core_hz_estimate {
-            kv.push((
-                "core clock",
-                format!("{:.2} GHz ({})", hz / 1e9, c.core_hz_source),
-            ));
-        }
-    }
-}
-
-pub(super) fn plan(p: &mut Page, r: &RunResults) {
+pub(super) fn plan(p: &mut Page, r: &RunResults) -> bool {
     let _ = write!(
         p.html,
         "<p class=\"lead\">Budget {}{}; estimated {:.0} s, took {:.1} s.</p>",
@@ -221,4 +174,5 @@ pub(super) fn plan(p: &mut Page, r: &RunResults) {
         );
     }
     p.push("</tbody></table></div>");
+    true
 }

@@ -4,33 +4,27 @@
 //! closest core-to-core group (the machine's nodes are in the header). Each card is the figure, its
 //! interval and the conditions that define it.
 
-use super::page::{card, Page};
+use std::fmt::Write as _;
+
+use super::page::Page;
+use super::{esc, prose};
 use crate::render::estimate::{ends, no_interval, num};
 use crate::render::summary::conditions;
 use crate::results::figures::{self, Figure};
 use crate::results::RunResults;
 
-/// Writes the row of cards.
+/// Writes the row of cards. As the terminal summary: a figure the run did not measure has
+/// no card, and a run with none of these figures (a file of scenarios only) has no row.
 pub(super) fn write(p: &mut Page, r: &RunResults) {
     let f = figures::of_run(r);
-    // As the terminal summary: a figure the run did not measure has no card, and a run with
-    // none of these figures (a file of scenarios only) has no row of cards.
-    if f.local_latency.is_none()
-        && f.local_bandwidth.is_none()
-        && f.loaded.is_none()
-        && f.c2c.is_empty()
-    {
-        return;
-    }
-    p.push("<div class=\"cards\">");
+    let mut cards = Vec::new();
     if let Some(i) = f.local_latency {
-        figure_card(p, "Local latency", f.get(i), "");
+        cards.push(("Local latency".to_string(), f.get(i), String::new()));
     }
     if let Some(i) = f.local_bandwidth {
-        figure_card(p, "Local bandwidth", f.get(i), "MB = 10^6 B");
+        cards.push(("Local bandwidth".into(), f.get(i), "MB = 10^6 B".into()));
     }
     if let Some(l) = &f.loaded {
-        let peak = f.get(l.at_peak);
         // The idle point pooled into the reference is the local latency card's figure.
         let idle = if f.local_latency == Some(l.idle) {
             "idle: the local latency".to_string()
@@ -38,12 +32,19 @@ pub(super) fn write(p: &mut Page, r: &RunResults) {
             format!("idle {} ns", num(f.get(l.idle).estimate.median))
         };
         let at = format!("{idle}; at {} MB/s", num(l.peak_mb_per_s.median));
-        figure_card(p, "Latency at the highest load", peak, &at);
+        cards.push(("Latency at the highest load".into(), f.get(l.at_peak), at));
     }
     if let Some((label, i)) = f.c2c.first() {
-        figure_card(p, &format!("Core to core, {label}"), f.get(*i), "one way");
+        let title = format!("Core to core, {label}");
+        cards.push((title, f.get(*i), "one way".into()));
     }
-    p.push("</div>\n");
+    if !cards.is_empty() {
+        p.push("<div class=\"cards\">");
+        for (title, g, note) in cards {
+            figure_card(p, &title, g, &note);
+        }
+        p.push("</div>\n");
+    }
 }
 
 /// A figure's card: the median (marked when disturbed), its unit, then its interval, `note`
@@ -66,7 +67,14 @@ fn figure_card(p: &mut Page, title: &str, g: &Figure, note: &str) {
     // Whose figure it is: the run's reference, shown again wherever the conditions match.
     detail.extend(crate::render::summary::source(g).map(str::to_string));
     detail.push(conditions(&g.conditions));
-    card(p, title, &value, g.unit, &detail.join("; "));
+    let _ = write!(
+        p.html,
+        "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}<small>{}</small></div><div class=\"d\">{}</div></div>",
+        esc(title),
+        esc(&value),
+        esc(g.unit),
+        prose(&detail.join("; "))
+    );
 }
 
 #[cfg(test)]

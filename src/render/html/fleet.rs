@@ -37,21 +37,13 @@ pub fn render(f: &FleetReport) -> String {
 
 /// Which hosts stand out, and the hosts not compared (and why).
 fn verdict_banner(p: &mut Page, f: &FleetReport) {
-    let verdict = if f.has_outliers() {
-        format!(
-            "{} host(s) stand out: {}",
-            f.outlier_hosts.len(),
-            f.outlier_hosts.join(", ")
-        )
+    let (class, verdict) = if f.has_outliers() {
+        let hosts = f.outlier_hosts.join(", ");
+        let n = f.outlier_hosts.len();
+        ("noisy", format!("{n} host(s) stand out: {hosts}"))
     } else {
-        "No host stands out.".to_string()
+        ("quiet", "No host stands out.".to_string())
     };
-    let class = if f.has_outliers() { "noisy" } else { "quiet" };
-    let _ = write!(
-        p.html,
-        "<div class=\"banner verdict {class}\">{}",
-        prose(&verdict)
-    );
     let others: Vec<String> = f
         .hosts
         .iter()
@@ -65,14 +57,8 @@ fn verdict_banner(p: &mut Page, f: &FleetReport) {
             )
         })
         .collect();
-    if !others.is_empty() {
-        p.push("<ul class=\"warnings\">");
-        for o in &others {
-            let _ = write!(p.html, "<li>{}</li>", prose(o));
-        }
-        p.push("</ul>");
-    }
-    p.push("</div>\n");
+    let open = format!("<div class=\"banner verdict {class}\">{}", prose(&verdict));
+    p.banner(&open, &others, usize::MAX);
 }
 
 /// What the group's hosts share (hardware, kernel, THP) and how it differs from the largest.
@@ -105,7 +91,7 @@ fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup)
         &lead,
     );
     if let Some(why) = &group.not_judged {
-        let _ = write!(p.html, "<p class=\"absent\">Not judged: {}</p>", prose(why));
+        p.para("absent", &format!("Not judged: {why}"));
     }
     let metrics: Vec<_> = f.metrics.iter().filter(|m| m.group == g).collect();
     p.push("<div class=\"scroll\"><table><thead><tr><th>host</th><th>standing</th>");
@@ -124,7 +110,7 @@ fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup)
             p.html,
             "<tr class=\"{s}\"><td>{}</td><td class=\"tag-{s}\" title=\"{}\">{s}</td>",
             esc(&h.name),
-            prose(&h.reasons.join("; ")),
+            esc(&h.reasons.join("; ")),
             s = h.standing.label()
         );
         for m in &metrics {
@@ -161,7 +147,7 @@ fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup)
             median: m.median,
             width: 1000,
         };
-        p.figure(strip_chart(&chart), "");
+        p.figure(false, vec![strip_chart(&chart)], "");
     }
     p.section_close();
 }

@@ -39,9 +39,10 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
         "<h3>{}</h3>",
         esc(&view::latency_dist::latency_histogram_heading(l))
     );
-    p.wide_and_narrow(
-        svg::histogram(&h),
-        svg::histogram(&h.narrow()),
+    let drawn = vec![svg::histogram(&h), svg::histogram(&h.narrow())];
+    p.figure(
+        false,
+        drawn,
         &view::latency_dist::latency_histogram_caption(l),
     );
     let mut t = view::latency_dist::latency_distribution_table(l);
@@ -57,7 +58,7 @@ pub(super) fn latency_distribution(p: &mut Page, r: &RunResults) {
         }
         t.rows[0] = row;
     }
-    p.table(&t, &t.cols(KEYS), &|_| false);
+    p.table(&t, KEYS);
 }
 
 #[cfg(test)]

@@ -4,13 +4,10 @@
 //! intervals as error bars, one headline row per curve, the matrix as heat maps, every point,
 //! and the warnings. A run's report shows its own loaded-latency curve in its section.
 
-use std::fmt::Write as _;
-
 use super::page::Page;
-use super::prose;
 use crate::render::run_view::{
     loaded::bandwidth_note, loaded_charts::loaded_family_chart,
-    loaded_charts::loaded_matrix_heatmaps, loaded_family::loaded_curves_for_people,
+    loaded_charts::loaded_matrix_heatmaps, loaded_family::loaded_points_for_people,
     loaded_family::loaded_summary_for_people, loaded_family::report_curves,
 };
 use crate::render::svg;
@@ -61,7 +58,7 @@ pub(super) fn curves_body(p: &mut Page, curves: &[&LoadedResult]) -> bool {
     };
     p.line_chart(&c, &chart_note(&c, curves));
     let t = loaded_summary_for_people(curves);
-    let cols = t.cols(&[
+    let keys = [
         "curve",
         "cpu_node",
         "memory_node",
@@ -72,10 +69,30 @@ pub(super) fn curves_body(p: &mut Page, curves: &[&LoadedResult]) -> bool {
         "ns_per_load_at_max_median",
         "disturbed_points_count",
         "on_intended_node_fraction",
-    ]);
-    p.table(&t, &cols, &|_| false);
-    p.push("<p class=\"lead\">The doubling is stated only when more than one point lies at or beyond it; the idle point is measured once per placement and heads every curve of that placement.</p>");
+    ];
+    p.table(&t, &keys);
+    p.para("lead", "The doubling is stated only when more than one point lies at or beyond it; the idle point is measured once per placement and heads every curve of that placement.");
     true
+}
+
+/// Every point of every curve (the idle point once per placement), with the chaser's CPU
+/// share, the steal and the retakes that judge it: this page's last section and the run
+/// report's loaded-latency table.
+pub(super) fn points_table(p: &mut Page, curves: &[&LoadedResult]) {
+    let t = loaded_points_for_people(curves);
+    let mut keys = if curves.len() > 1 {
+        vec!["curve"]
+    } else {
+        vec![]
+    };
+    keys.extend(["load_label", "delay_ns", "total_mb_per_s", "load_mb_per_s"]);
+    keys.extend([
+        "ns_per_load_median",
+        "ns_per_load_p90",
+        "chaser_cpu_share_fraction",
+    ]);
+    keys.extend(["steal_fraction", "repetitions_discarded_count"]);
+    p.table(&t, &keys);
 }
 
 /// Renders the page.
@@ -88,9 +105,8 @@ pub fn render_loaded(r: &LoadedReport) -> String {
         &header_facts(r, &curves),
     );
     p.push("</header>\n");
-    p.warnings(&crate::render::run_view::loaded_family::curve_warnings(
-        &curves,
-    ));
+    let warnings = crate::render::run_view::loaded_family::curve_warnings(&curves);
+    super::standalone::warnings(&mut p, &warnings);
 
     p.section_open(
         "curves",
@@ -98,7 +114,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
         "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
     );
     if !curves_body(&mut p, &curves) {
-        p.push("<p class=\"absent\">No curve was measured.</p>");
+        p.para("absent", "No curve was measured.");
     }
     p.section_close();
 
@@ -107,18 +123,7 @@ pub fn render_loaded(r: &LoadedReport) -> String {
     }
 
     p.section_open("points", "Every point", "");
-    let t = loaded_curves_for_people(&curves);
-    let cols = t.cols(&[
-        "curve",
-        "load_label",
-        "total_mb_per_s",
-        "load_mb_per_s",
-        "ns_per_load_median",
-        "chaser_cpu_share_fraction",
-        "steal_fraction",
-        "repetitions_discarded_count",
-    ]);
-    p.table(&t, &cols, &|_| false);
+    points_table(&mut p, &curves);
     p.section_close();
     p.close(&format!(
         "numascope {} \u{00b7} MB = 10^6 bytes",
@@ -134,13 +139,10 @@ fn matrix_section(p: &mut Page, m: &LoadedMatrix) {
         "Idle latency and maximum bandwidth of every cell, one pair of heat maps per mix; the intervals are in the table above.",
     );
     for (idle, max) in loaded_matrix_heatmaps(m) {
-        p.push("<div class=\"pair\">");
-        p.heatmap_figure(svg::heatmap(&idle), "");
-        p.heatmap_figure(svg::heatmap(&max), "");
-        p.push("</div>");
+        p.heatmap_pair(&[&idle, &max]);
     }
     for n in crate::render::run_view::loaded_family::matrix_notes(m) {
-        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(&n));
+        p.para("lead", &n);
     }
     p.section_close();
 }

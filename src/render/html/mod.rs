@@ -14,7 +14,6 @@ mod loaded;
 mod page;
 mod parts;
 mod policy;
-mod precision;
 mod standalone;
 mod sweep;
 mod tables;
@@ -82,19 +81,20 @@ fn commands(o: &mut String, mut s: &str) {
 
 /// One section of the page: its anchor, its name in the table of contents, its heading, its
 /// lead paragraph and the function that writes its body. [`SECTIONS`] drives both the table
-/// of contents and the body, so the two cannot drift apart.
+/// of contents and the body, so the two cannot drift apart; the standalone pages
+/// ([`standalone`]) are lists of sections too.
+#[derive(Clone, Copy)]
 struct Section {
     id: &'static str,
     toc: &'static str,
     title: &'static str,
     lead: &'static str,
-    body: fn(&mut Page, &RunResults),
+    /// Writes the body; `false` when the run holds nothing for the section, which is then
+    /// left out of the navigation and the page, and named in the closing list of what was
+    /// not measured, with the reason.
+    body: fn(&mut Page, &RunResults) -> bool,
     /// The part whose absence the section would show; `None` for sections always present.
     part: Option<Part>,
-    /// Whether the run holds anything for the section: a section with nothing measured is
-    /// left out of the navigation and the body, and named in the closing list of what was
-    /// not measured, with the reason.
-    measured: fn(&RunResults) -> bool,
 }
 
 /// The sections in page order.
@@ -106,7 +106,6 @@ const SECTIONS: &[Section] = &[
         lead: "",
         body: parts::findings,
         part: None,
-        measured: |r| !r.findings.is_empty(),
     },
     Section {
         id: "latency",
@@ -115,7 +114,6 @@ const SECTIONS: &[Section] = &[
         lead: "Dependent loads over a random cycle, one per cache line: random walks include TLB misses, page walks mostly hit the TLB.",
         body: sweep::latency_sweep,
         part: Some(Part::Latency),
-        measured: |r| view::latency::latency_sweep_chart(r).is_some() || view::bandwidth_sweep::bandwidth_sweep_chart(r).is_some(),
     },
     Section {
         id: "latency-matrix",
@@ -124,7 +122,6 @@ const SECTIONS: &[Section] = &[
         lead: "Each row is the node whose CPU chases pointers, each column the node holding the memory. Beside it, what the firmware declares (HMAT when present, else the SLIT distance).",
         body: parts::latency_matrix,
         part: Some(Part::LatencyMatrix),
-        measured: |r| view::latency_matrix::latency_heatmaps(r).is_some(),
     },
     Section {
         id: "bandwidth",
@@ -133,7 +130,6 @@ const SECTIONS: &[Section] = &[
         lead: "Application bytes moved per second by each kernel; MB = 10^6 bytes. Threads start on a barrier and stop on one shared flag.",
         body: parts::bandwidth_kernels,
         part: Some(Part::Bandwidth),
-        measured: |r| !view::bandwidth::bandwidth_table(r.bandwidth.as_ref()).rows.is_empty() || view::peak::peak_report(r).is_some(),
     },
     Section {
         id: "bandwidth-matrix",
@@ -142,7 +138,6 @@ const SECTIONS: &[Section] = &[
         lead: "Threads of the row's node reading memory of the column's node, beside the firmware's HMAT bandwidth when declared.",
         body: parts::bandwidth_matrix,
         part: Some(Part::BandwidthMatrix),
-        measured: |r| view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)).is_some(),
     },
     Section {
         id: "scaling",
@@ -151,7 +146,6 @@ const SECTIONS: &[Section] = &[
         lead: "Total bandwidth as threads are added; where the curve flattens, memory (not the cores) is the limit.",
         body: parts::scaling,
         part: Some(Part::Scaling),
-        measured: |r| view::scaling::scaling_chart(r).is_some(),
     },
     Section {
         id: "loaded",
@@ -160,7 +154,6 @@ const SECTIONS: &[Section] = &[
         lead: "One thread chases pointers while the others generate bandwidth with a decreasing delay between requests: latency rises as bandwidth approaches its limit.",
         body: parts::loaded,
         part: Some(Part::LoadedLatency),
-        measured: |r| view::loaded_charts::loaded_family_chart(&view::loaded::run_loaded_curves(r)).is_some(),
     },
     Section {
         id: "c2c",
@@ -169,7 +162,6 @@ const SECTIONS: &[Section] = &[
         lead: "One cache line bounced between two CPUs; one-way time is half the round trip.",
         body: parts::core_to_core,
         part: Some(Part::C2c),
-        measured: |r| view::c2c::c2c_heatmap(r.c2c.as_ref()).is_some(),
     },
     Section {
         id: "scenarios",
@@ -178,7 +170,6 @@ const SECTIONS: &[Section] = &[
         lead: "The closing table of the 2005 Opteron NUMA analysis, measured on this machine: the same bandwidth kernel run with each placement.",
         body: policy::scenarios,
         part: Some(Part::Scenarios),
-        measured: |r| r.scenarios.is_some(),
     },
     Section {
         id: "advisor",
@@ -187,7 +178,6 @@ const SECTIONS: &[Section] = &[
         lead: "Per-node weights from the measured bandwidths, checked by measurement against binding and plain interleave.",
         body: policy::advisor,
         part: Some(Part::Advisor),
-        measured: |r| r.advisor.is_some() && r.topology.memory_nodes().len() > 1,
     },
     Section {
         id: "rightmark",
@@ -196,7 +186,6 @@ const SECTIONS: &[Section] = &[
         lead: "The 2005 Opteron article's table measured here: one thread on the row's node, a 16 MiB block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
         body: tables::rightmark,
         part: Some(Part::Rightmark),
-        measured: |r| r.rightmark.is_some(),
     },
     Section {
         id: "stream-matrix",
@@ -205,7 +194,6 @@ const SECTIONS: &[Section] = &[
         lead: "LIKWID's per-stream placement: the home node's threads copy from an array on the row's node into an array on the column's node.",
         body: tables::stream_matrix,
         part: Some(Part::StreamMatrix),
-        measured: |r| r.stream_matrix.is_some(),
     },
     Section {
         id: "environment",
@@ -214,7 +202,6 @@ const SECTIONS: &[Section] = &[
         lead: "What changes memory results, recorded with them.",
         body: about::environment,
         part: None,
-        measured: |_| true,
     },
     Section {
         id: "plan",
@@ -223,24 +210,43 @@ const SECTIONS: &[Section] = &[
         lead: "",
         body: about::plan,
         part: None,
-        measured: |_| true,
     },
 ];
 
-/// Opens the run report's section `id` with its heading and lead, on a page of its own.
-fn open_section(p: &mut Page, id: &str) {
-    let s = SECTIONS
+/// The run report's section `id`.
+fn section(id: &str) -> &'static Section {
+    SECTIONS
         .iter()
         .find(|s| s.id == id)
-        .expect("a section of SECTIONS");
-    p.section_open(s.id, s.title, s.lead);
+        .expect("a section of SECTIONS")
+}
+
+/// Writes each section of `sections` that has something to show (in a frame of its own:
+/// heading, lead, body); returns the ones shown and the ones left out.
+fn write_sections<'s>(
+    p: &mut Page,
+    r: &RunResults,
+    sections: impl IntoIterator<Item = &'s Section>,
+) -> (Vec<&'s Section>, Vec<&'s Section>) {
+    let (mut shown, mut left_out) = (vec![], vec![]);
+    for s in sections {
+        let mut body = Page::default();
+        body.section_open(s.id, s.title, s.lead);
+        if (s.body)(&mut body, r) {
+            body.section_close();
+            p.push(&body.html);
+            shown.push(s);
+        } else {
+            left_out.push(s);
+        }
+    }
+    (shown, left_out)
 }
 
 /// Renders the page.
 pub fn render(r: &RunResults) -> String {
-    let env = &r.topology.environment;
     let t = &r.topology;
-    let mut facts = machine_facts(env);
+    let mut facts = machine_facts(&t.environment);
     facts.push(format!(
         "{} NUMA node(s): {} with CPUs, {} with memory; {} CPUs usable",
         t.nodes.len(),
@@ -249,16 +255,14 @@ pub fn render(r: &RunResults) -> String {
         t.usable_cpus().len()
     ));
     facts.push(format!("started {}", r.started_at));
-    facts.push(format!(
-        "{:.1} s, {} budget",
-        r.duration_s,
-        r.plan.budget.name()
-    ));
+    let budget = r.plan.budget.name();
+    facts.push(format!("{:.1} s, {budget} budget", r.duration_s));
     let title = format!("numascope report: {}", r.host);
     let mut p = Page::open(&title, "", &format!("Memory on {}", r.host), &facts);
+    // The sections first, so that the navigation names only the ones shown.
+    let mut body = Page::default();
+    let (shown, left_out) = write_sections(&mut body, r, SECTIONS);
     p.push("<nav class=\"toc\">");
-    let (shown, left_out): (Vec<&Section>, Vec<&Section>) =
-        SECTIONS.iter().partition(|s| (s.measured)(r));
     for s in &shown {
         let _ = write!(p.html, "<a href=\"#{}\">{}</a>", s.id, s.toc);
     }
@@ -266,16 +270,10 @@ pub fn render(r: &RunResults) -> String {
     if r.partial {
         p.push("<div class=\"banner partial\">Partial run: the run was interrupted or a part failed. Sections without data are named at the end, with the reason.</div>\n");
     }
-
     verdict_banner(&mut p, r);
     cards::write(&mut p, r);
-    for s in &shown {
-        p.section_open(s.id, s.title, s.lead);
-        (s.body)(&mut p, r);
-        p.section_close();
-    }
+    p.push(&body.html);
     not_measured(&mut p, r, &left_out);
-
     p.close(&format!(
         "numascope {} \u{00b7} results schema version {} (this build reads {}) \u{00b7} MB = 10^6 \
          bytes, KiB/MiB = 2^10/2^20 bytes \u{00b7} firmware figures (SLIT, HMAT) are declared, \
@@ -312,9 +310,9 @@ fn not_measured(p: &mut Page, r: &RunResults, left_out: &[&Section]) {
 /// summary shows.
 const WARNINGS_SHOWN: usize = 4;
 
-/// The verdict and every part's warnings, before the first section.
+/// The verdict and every part's warnings, before the first section: the first few as the
+/// terminal summary shows them, the rest folded under them.
 fn verdict_banner(p: &mut Page, r: &RunResults) {
-    let warnings = crate::render::words::warnings::gathered(r);
     let (class, line) = match &r.quality {
         Some(q) => (q.verdict.label(), q.sentence.clone()),
         None => (
@@ -322,61 +320,49 @@ fn verdict_banner(p: &mut Page, r: &RunResults) {
             "not recorded (results file written before verdicts existed)".to_string(),
         ),
     };
-    let _ = write!(
-        p.html,
+    let open = format!(
         "<div class=\"banner verdict {class}\" id=\"verdict\"><strong>Verdict:</strong> {}",
         prose(&line)
     );
-    // The first few, as the terminal summary shows them; the rest folded under them.
-    let shown = warnings.len().min(WARNINGS_SHOWN);
-    for (i, list) in [&warnings[..shown], &warnings[shown..]].iter().enumerate() {
-        if list.is_empty() {
-            continue;
-        }
-        if i == 1 {
-            let _ = write!(
-                p.html,
-                "<details><summary>{} more warning(s)</summary>",
-                list.len()
-            );
-        }
-        p.push("<ul class=\"warnings\">");
-        for w in *list {
-            let _ = write!(p.html, "<li>{}</li>", prose(w));
-        }
-        p.push(if i == 1 { "</ul></details>" } else { "</ul>" });
-    }
-    p.push("</div>\n");
+    let warnings = crate::render::words::warnings::gathered(r);
+    p.banner(&open, &warnings, WARNINGS_SHOWN);
 }
 
 /// The machine in the header of every page: CPU model, kernel, and "virtual machine (type)"
 /// when the hypervisor flag is set.
 pub(super) fn machine_facts(env: &crate::results::environment::Environment) -> Vec<String> {
-    let mut facts = vec![
-        env.cpu_model
-            .clone()
-            .unwrap_or_else(|| "unknown CPU".into()),
-        format!(
-            "Linux {}",
-            env.kernel_release.as_deref().unwrap_or("unknown")
-        ),
-    ];
-    if env.hypervisor {
-        facts.push(format!(
-            "virtual machine{}",
-            env.hypervisor_type
-                .as_deref()
-                .map(|t| format!(" ({t})"))
-                .unwrap_or_default()
-        ));
-    }
+    let cpu = env.cpu_model.as_deref().unwrap_or("unknown CPU");
+    let kernel = env.kernel_release.as_deref().unwrap_or("unknown");
+    let mut facts = vec![cpu.to_string(), format!("Linux {kernel}")];
+    facts.extend(
+        env.hypervisor
+            .then(|| virtual_machine(env, "virtual machine", "")),
+    );
     facts
+}
+
+/// `yes` and the hypervisor's type (`yes (kvm)`) when the hypervisor flag is set, else `no`.
+fn virtual_machine(env: &crate::results::environment::Environment, yes: &str, no: &str) -> String {
+    match (env.hypervisor, &env.hypervisor_type) {
+        (true, Some(t)) => format!("{yes} ({t})"),
+        (true, None) => yes.to_string(),
+        (false, _) => no.to_string(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::render::fixture::opteron_example;
+
+    /// The section `id` of a page, from its opening tag to its end; panics without one.
+    pub(in crate::render::html) fn section_of<'a>(html: &'a str, id: &str) -> &'a str {
+        let open = format!("<section id=\"{id}\">");
+        let s = &html[html
+            .find(&open)
+            .unwrap_or_else(|| panic!("no section {id}"))..];
+        &s[..s.find("</section>").unwrap()]
+    }
 
     #[test]
     fn escapes_everything_it_is_given() {
@@ -400,31 +386,15 @@ mod tests {
                 && h.matches(bad).count() == h.matches("http://www.w3.org/2000/svg").count();
             assert!(ok || !h.contains(bad), "page contains {bad}");
         }
-        for id in [
-            "findings",
-            "latency",
-            "latency-matrix",
-            "bandwidth",
-            "bandwidth-matrix",
-            "scaling",
-            "loaded",
-            "c2c",
-            "scenarios",
-            "advisor",
-            "environment",
-            "plan",
-        ] {
-            assert!(
-                h.contains(&format!("<section id=\"{id}\">")),
-                "missing section {id}"
-            );
+        // Every section but the two tables the fixture predates.
+        let predates = |s: &&Section| matches!(s.part, Some(Part::Rightmark | Part::StreamMatrix));
+        for s in SECTIONS.iter().filter(|s| !predates(s)) {
+            let _ = section_of(&h, s.id);
         }
         // Charts: sweep, 2 latency heatmaps, 1 bandwidth heatmap, scaling, loaded, c2c, bars;
-        // the three line charts and the bar chart come twice, laid out wide and for a phone,
-        // and the four heatmaps keep their drawn size on a phone (they scroll sideways).
+        // the three line charts and the bar chart come twice, laid out wide and for a phone
+        // (four phone layouts and four heat maps: phone_charts_keep_text_readable).
         assert_eq!(h.matches("<svg ").count(), 12);
-        assert_eq!(h.matches("<div class=\"chart-narrow\">").count(), 4);
-        assert_eq!(h.matches("<figure class=\"heatmap\">").count(), 4);
         // Every part of the fixture's plan is drawn; only the two it predates are listed.
         assert!(!h.contains("Not measured in this run ("));
         assert!(h.contains("Not measured in this run: RightMark table ("));
@@ -525,8 +495,7 @@ mod tests {
         m.cells
             .retain(|c| c.initiator_node == 0 && c.memory_node == 0);
         let h = render(&r);
-        let sec = &h[h.find("<section id=\"latency-matrix\">").unwrap()..];
-        let sec = &sec[..sec.find("</section>").unwrap()];
+        let sec = section_of(&h, "latency-matrix");
         assert!(!sec.contains("<svg"), "{sec}");
         assert!(sec.contains(
             "Measured latency (ns), CPU node 0 \u{2192} memory node 0</dt><dd>45.6</dd>"
@@ -561,7 +530,7 @@ mod tests {
     fn sweep_caption_matches_the_chart() {
         let mut r = opteron_example();
         let cap = |h: &str| {
-            let s = &h[h.find("<section id=\"latency\">").unwrap()..];
+            let s = section_of(h, "latency");
             s[s.find("<figcaption>").unwrap()..s.find("</figcaption>").unwrap()].to_string()
         };
         let c = cap(&render(&r));

@@ -4,9 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{esc, prose};
-use crate::render::run_view::{self as view, Cell, Table};
+use crate::render::run_view::{Cell, Table};
 use crate::render::svg::{self, Heatmap};
-use crate::results::{plan::Part, RunResults};
 
 pub(super) const CSS: &str = r#"
 :root{--ink:#23272f;--muted:#687080;--line:#e3e6eb;--soft:#f6f7f9;--accent:#0b6fa4;--warn:#9a4d00;--warnbg:#fff5e6;--ok:#1d7a52}
@@ -72,6 +71,7 @@ footer{color:var(--muted);font-size:12.5px;text-align:center;padding:8px 0 0}
 @media print{body{background:#fff}section,header.top,.card{border-color:#ccc;break-inside:avoid}}
 "#;
 
+#[derive(Default)]
 pub(super) struct Page {
     pub(super) html: String,
 }
@@ -99,16 +99,29 @@ impl Page {
         p
     }
 
-    /// The warnings as a list in a banner, when there are any.
-    pub(super) fn warnings(&mut self, warnings: &[String]) {
-        if warnings.is_empty() {
-            return;
+    /// A banner: `open` (its `<div class="banner ...">` and what it says first, as HTML),
+    /// then `items` as a list, the ones after the first `shown` folded under a "more" line.
+    pub(super) fn banner(&mut self, open: &str, items: &[String], shown: usize) {
+        self.push(open);
+        let shown = items.len().min(shown);
+        for (i, list) in [&items[..shown], &items[shown..]].iter().enumerate() {
+            if list.is_empty() {
+                continue;
+            }
+            if i == 1 {
+                let _ = write!(
+                    self.html,
+                    "<details><summary>{} more warning(s)</summary>",
+                    list.len()
+                );
+            }
+            self.push("<ul class=\"warnings\">");
+            for w in *list {
+                let _ = write!(self.html, "<li>{}</li>", prose(w));
+            }
+            self.push(if i == 1 { "</ul></details>" } else { "</ul>" });
         }
-        self.push("<div class=\"banner verdict\"><ul class=\"warnings\">");
-        for w in warnings {
-            let _ = write!(self.html, "<li>{}</li>", prose(w));
-        }
-        self.push("</ul></div>\n");
+        self.push("</div>\n");
     }
 
     /// The footer (its text escaped here) and the end of the document.
@@ -123,6 +136,16 @@ impl Page {
 
     pub(super) fn push(&mut self, s: &str) {
         self.html.push_str(s);
+    }
+
+    /// A paragraph of prose, `<p class="{class}">` (no class when empty).
+    pub(super) fn para(&mut self, class: &str, text: &str) {
+        let class = if class.is_empty() {
+            String::new()
+        } else {
+            format!(" class=\"{class}\"")
+        };
+        let _ = write!(self.html, "<p{class}>{}</p>", prose(text));
     }
 
     pub(super) fn section_open(&mut self, id: &str, title: &str, lead: &str) {
@@ -141,90 +164,81 @@ impl Page {
         self.push("</section>\n");
     }
 
-    pub(super) fn absent(&mut self, r: &RunResults, part: Part) {
-        let _ = write!(
-            self.html,
-            "<p class=\"absent\">Not measured in this run ({}).</p>",
-            prose(&view::absent_reason(r, part))
-        );
-    }
-
-    pub(super) fn figure(&mut self, svg: Result<String, svg::ChartError>, caption: &str) {
-        self.figure_in("<figure>", svg, caption);
-    }
-
-    /// A heatmap: on a phone it keeps its drawn size (its smallest text is 10 px) and scrolls
-    /// sideways inside its figure, since a grid cannot be laid out again narrower the way a
-    /// line or bar chart can.
-    pub(super) fn heatmap_figure(&mut self, svg: Result<String, svg::ChartError>, caption: &str) {
-        self.figure_in("<figure class=\"heatmap\">", svg, caption);
-    }
-
-    fn figure_in(&mut self, open: &str, svg: Result<String, svg::ChartError>, caption: &str) {
-        match svg {
-            Ok(s) => {
-                self.push(open);
-                self.push(&s);
-                if !caption.is_empty() {
-                    let _ = write!(self.html, "<figcaption>{}</figcaption>", prose(caption));
-                }
-                self.push("</figure>");
-            }
-            Err(e) => {
-                let _ = write!(
-                    self.html,
-                    "<p class=\"absent\">{}</p>",
-                    prose(&e.to_string())
-                );
-            }
-        }
-    }
-
-    /// A line chart twice: laid out for a wide screen and for a phone (480 px wide, so its
-    /// text stays readable scaled to ~400 px); CSS shows one of them.
-    pub(super) fn line_chart(&mut self, c: &svg::LineChart, caption: &str) {
-        self.wide_and_narrow(svg::line_chart(c), svg::line_chart(&c.narrow()), caption);
-    }
-
-    /// A bar chart twice, laid out wide and for a phone (labels above the bars, larger text);
-    /// CSS shows one of them, as for [`Page::line_chart`].
-    pub(super) fn bar_chart(&mut self, b: &svg::BarChart, marks: &[svg::BarMark], caption: &str) {
-        self.wide_and_narrow(
-            svg::bar_chart_marked(b, marks),
-            svg::bar_chart_narrow(b, marks),
-            caption,
-        );
-    }
-
-    /// One figure holding both layouts of a chart (`chart-wide`, `chart-narrow`); a chart that
-    /// failed to draw becomes the figure's error, as [`Page::figure`] shows it.
-    pub(super) fn wide_and_narrow(
+    /// A figure of one drawing, or of a chart drawn twice (`[wide, narrow]`: laid out for a
+    /// wide screen and for a phone, CSS shows one of them), with its caption; a chart that
+    /// failed to draw becomes its error in place of the figure. A heat map keeps its drawn
+    /// size on a phone (its smallest text is 10 px) and scrolls sideways inside its figure,
+    /// since a grid cannot be laid out again narrower the way a line or bar chart can.
+    pub(super) fn figure(
         &mut self,
-        wide: Result<String, svg::ChartError>,
-        narrow: Result<String, svg::ChartError>,
+        heatmap: bool,
+        drawn: Vec<Result<String, svg::ChartError>>,
         caption: &str,
     ) {
-        match (wide, narrow) {
-            (Ok(wide), Ok(narrow)) => {
-                self.push("<figure>");
+        let svgs = match drawn.into_iter().collect::<Result<Vec<_>, _>>() {
+            Ok(s) => s,
+            Err(e) => return self.para("absent", &e.to_string()),
+        };
+        self.push(if heatmap {
+            "<figure class=\"heatmap\">"
+        } else {
+            "<figure>"
+        });
+        match svgs.as_slice() {
+            [wide, narrow] => {
                 let _ = write!(
                     self.html,
                     "<div class=\"chart-wide\">{wide}</div><div class=\"chart-narrow\">{narrow}</div>"
                 );
-                if !caption.is_empty() {
-                    let _ = write!(self.html, "<figcaption>{}</figcaption>", prose(caption));
-                }
-                self.push("</figure>");
             }
-            (Err(e), _) | (_, Err(e)) => self.figure(Err(e), caption),
+            _ => svgs.iter().for_each(|s| self.html.push_str(s)),
         }
+        if !caption.is_empty() {
+            let _ = write!(self.html, "<figcaption>{}</figcaption>", prose(caption));
+        }
+        self.push("</figure>");
     }
 
-    /// A table with the listed columns; `win` marks rows to highlight.
-    pub(super) fn table(&mut self, t: &Table, cols: &[usize], win: &dyn Fn(usize) -> bool) {
+    /// Heat maps side by side, without captions.
+    pub(super) fn heatmap_pair(&mut self, maps: &[&Heatmap]) {
+        self.push("<div class=\"pair\">");
+        for h in maps {
+            self.figure(true, vec![svg::heatmap(h)], "");
+        }
+        self.push("</div>");
+    }
+
+    /// A line chart, wide and for a phone (480 px wide, so its text stays readable scaled
+    /// to ~400 px).
+    pub(super) fn line_chart(&mut self, c: &svg::LineChart, caption: &str) {
+        let drawn = vec![svg::line_chart(c), svg::line_chart(&c.narrow())];
+        self.figure(false, drawn, caption);
+    }
+
+    /// A bar chart, wide and for a phone (labels above the bars, larger text).
+    pub(super) fn bar_chart(&mut self, b: &svg::BarChart, marks: &[svg::BarMark], caption: &str) {
+        let drawn = vec![
+            svg::bar_chart_marked(b, marks),
+            svg::bar_chart_narrow(b, marks),
+        ];
+        self.figure(false, drawn, caption);
+    }
+
+    /// A table with the columns of `keys` (every column when empty).
+    pub(super) fn table(&mut self, t: &Table, keys: &[&str]) {
+        self.table_marked(t, keys, &|_| false);
+    }
+
+    /// A table with the columns of `keys` (every column when empty); `win` marks rows to
+    /// highlight.
+    pub(super) fn table_marked(&mut self, t: &Table, keys: &[&str], win: &dyn Fn(usize) -> bool) {
+        let mut cols = if keys.is_empty() {
+            (0..t.columns.len()).collect()
+        } else {
+            t.cols(keys)
+        };
         // The figure (the first median column) right after the row's name, so that on a phone
         // the two stay in view while the conditions scroll inside the table's box.
-        let mut cols = cols.to_vec();
         if let Some(k) = cols
             .iter()
             .skip(1)
@@ -238,15 +252,16 @@ impl Page {
             let _ = write!(self.html, "<th>{}</th>", esc(&t.columns[c]));
         }
         self.push("</tr></thead><tbody>");
+        let numeric: Vec<bool> = (cols.iter())
+            .map(|&c| {
+                (t.rows.iter()).all(|r| matches!(r[c], Cell::Num(_) | Cell::Int(_) | Cell::Missing))
+            })
+            .collect();
         for (i, row) in t.rows.iter().enumerate() {
             self.push(if win(i) { "<tr class=\"win\">" } else { "<tr>" });
-            for &c in &cols {
+            for (&c, &numeric) in cols.iter().zip(&numeric) {
                 let cell = &row[c];
-                let numeric_col = t
-                    .rows
-                    .iter()
-                    .all(|r| matches!(r[c], Cell::Num(_) | Cell::Int(_) | Cell::Missing));
-                let class = if numeric_col { " class=\"n\"" } else { "" };
+                let class = if numeric { " class=\"n\"" } else { "" };
                 if t.columns[c] == "numactl" && matches!(cell, Cell::Text(_)) {
                     let _ = write!(self.html, "<td><code>{}</code></td>", esc(&cell.display()));
                 } else {
@@ -258,6 +273,9 @@ impl Page {
         self.push("</tbody></table></div>");
     }
 
+    /// A node x node pair: the measured heat map beside the firmware's (or `none_declared`
+    /// in its place), then the caption; a one-cell pair is a plain figure, no colour scale.
+    /// `false` (nothing written) without a pair.
     pub(super) fn heatmaps(
         &mut self,
         pair: Option<(Heatmap, Option<Heatmap>)>,
@@ -281,19 +299,15 @@ impl Page {
                 );
             }
             self.push("</dl>");
-            let _ = write!(self.html, "<p class=\"lead\">{}</p>", prose(caption));
-            return true;
+        } else if let Some(d) = &d {
+            self.heatmap_pair(&[&m, d]);
+        } else {
+            self.push("<div class=\"pair\">");
+            self.figure(true, vec![svg::heatmap(&m)], "");
+            let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(none_declared));
+            self.push("</div>");
         }
-        self.push("<div class=\"pair\">");
-        self.heatmap_figure(svg::heatmap(&m), "");
-        match d {
-            Some(d) => self.heatmap_figure(svg::heatmap(&d), ""),
-            None => {
-                let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(none_declared));
-            }
-        }
-        self.push("</div>");
-        let _ = write!(self.html, "<p class=\"lead\">{}</p>", prose(caption));
+        self.para("lead", caption);
         true
     }
 }
@@ -304,15 +318,4 @@ fn single_cell(h: &Heatmap) -> Option<f64> {
         [row] if row.len() == 1 => row[0],
         _ => None,
     }
-}
-
-pub(super) fn card(p: &mut Page, k: &str, v: &str, unit: &str, d: &str) {
-    let _ = write!(
-        p.html,
-        "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}<small>{}</small></div><div class=\"d\">{}</div></div>",
-        esc(k),
-        esc(v),
-        esc(unit),
-        prose(d)
-    );
 }

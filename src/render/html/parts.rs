@@ -1,40 +1,37 @@
-//! The measurement sections of the HTML report: findings, latency (sweep, the per-load
-//! distribution's histogram from [`super::latency_dist`], and matrix), bandwidth (kernels and
-//! matrix), scaling, loaded latency and core to core.
+//! The measurement sections of the HTML report: findings, the latency matrix, bandwidth
+//! (kernels, peak and matrix), scaling, loaded latency and core to core, each with the
+//! widths its headline figures reached against the run's target. A section's body returns
+//! `false` when the run holds nothing for it ([`super::Section`]).
 
 use std::fmt::Write as _;
 
 use super::page::Page;
-use super::precision;
 use super::prose;
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
-use crate::results::figures;
+use crate::results::figures::{self, RunFigures};
 use crate::results::{findings::Severity, plan::Part, RunResults};
 
 /// The findings. The run's own warnings are not repeated here: the verdict banner above
 /// lists every warning of the run, these among them.
-pub(super) fn findings(p: &mut Page, r: &RunResults) {
-    if r.findings.is_empty() {
-        p.push("<p class=\"absent\">No findings recorded.</p>");
-    } else {
-        p.push("<ul class=\"findings\">");
-        for f in &r.findings {
-            let (class, tag) = match f.severity {
-                Severity::Warning => ("warning", "warning"),
-                Severity::Info => ("info", "finding"),
-            };
-            let _ = write!(
-                p.html,
-                "<li class=\"{class}\"><span class=\"tag\">{tag}</span>{}</li>",
-                prose(&f.text)
-            );
-        }
-        p.push("</ul>");
+pub(super) fn findings(p: &mut Page, r: &RunResults) -> bool {
+    p.push("<ul class=\"findings\">");
+    for f in &r.findings {
+        let (class, tag) = match f.severity {
+            Severity::Warning => ("warning", "warning"),
+            Severity::Info => ("info", "finding"),
+        };
+        let _ = write!(
+            p.html,
+            "<li class=\"{class}\"><span class=\"tag\">{tag}</span>{}</li>",
+            prose(&f.text)
+        );
     }
+    p.push("</ul>");
+    !r.findings.is_empty()
 }
 
-pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
+pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) -> bool {
     let ws = r
         .latency
         .as_ref()
@@ -60,27 +57,29 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) {
         &ws,
         "The firmware declares no SLIT or HMAT figures for these pairs.",
     ) {
-        p.absent(r, Part::LatencyMatrix);
+        return false;
     }
-    // The paired ratios to local with their intervals.
-    if let Some(l) = r
+    // The paired ratios to local with their intervals, and the headline latencies' widths
+    // against the run's target.
+    let ratios = r
         .latency
         .as_ref()
         .and_then(|l| l.matrix.as_ref())
-        .and_then(view::latency_matrix::matrix_ratio_line)
-    {
-        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
+        .and_then(view::latency_matrix::matrix_ratio_line);
+    let widths = figures_line(r, &figures::of_run(r), "ns", "latency");
+    for l in ratios.iter().chain(&widths) {
+        p.para("lead", &format!("{l}."));
     }
-    // The headline latencies' widths against the run's target.
-    if let Some(l) = precision::figures_line(r, &figures::of_run(r), "ns", "latency") {
-        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
-    }
+    true
 }
 
-pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
+/// The kernels' table and the peak part; `false` when the run has neither.
+pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) -> bool {
     let bt = view::bandwidth::bandwidth_table(r.bandwidth.as_ref());
-    if bt.rows.is_empty() {
-        p.absent(r, Part::Bandwidth);
+    let kernels = !bt.rows.is_empty();
+    if !kernels {
+        let why = view::absent_reason(r, Part::Bandwidth);
+        p.para("absent", &format!("Not measured in this run ({why})."));
     } else {
         let bt = bt.with_interval_text("mb_per_s", "MB/s");
         let mut names = vec![
@@ -104,17 +103,16 @@ pub(super) fn bandwidth_kernels(p: &mut Page, r: &RunResults) {
         {
             names.insert(1, "stride_bytes");
         }
-        let cols = bt.cols(&names);
-        p.table(&bt, &cols, &|_| false);
+        p.table(&bt, &names);
     }
-    peak(p, r);
+    peak(p, r) || kernels
 }
 
 /// The peak part, when it ran: the mixes as grouped bars with their intervals, the L3
 /// domains alone beside their shares, both tables and the domain finding.
-pub(super) fn peak(p: &mut Page, r: &RunResults) {
+pub(super) fn peak(p: &mut Page, r: &RunResults) -> bool {
     let Some(rep) = view::peak::peak_report(r) else {
-        return;
+        return false;
     };
     p.push("<h3>Peak injection bandwidth per read/write mix</h3>");
     if let Some((c, marks)) = view::peak::peak_chart(r) {
@@ -125,7 +123,7 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
         );
     }
     let t = view::peak::peak_table(Some(rep)).with_interval_text("mb_per_s", "MB/s");
-    let cols = t.cols(&[
+    let keys = [
         "scope",
         "mix",
         "threads_count",
@@ -133,8 +131,8 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
         "dram_mb_per_s_estimate_median",
         "peak",
         "peak_clear",
-    ]);
-    p.table(&t, &cols, &|i| {
+    ];
+    p.table_marked(&t, &keys, &|i| {
         t.rows[i][t.col("peak")] == view::Cell::Bool(true)
     });
     lines(p, &view::peak::peak_notes(rep));
@@ -148,72 +146,64 @@ pub(super) fn peak(p: &mut Page, r: &RunResults) {
     let dt = view::peak::peak_domains_table(Some(rep));
     if !dt.rows.is_empty() {
         let dt = dt.with_interval_text("alone_mb_per_s", "alone MB/s");
-        let cols = dt.cols(&[
-            "node",
-            "domain_cpus",
-            "l3_bytes",
-            "alone_mb_per_s_median",
-            "in_all_mb_per_s_median",
-            "all_mb_per_s_median",
-            "share_fraction",
-            "alone_fraction_of_all",
-        ]);
-        p.table(&dt, &cols, &|_| false);
+        p.table(
+            &dt,
+            &[
+                "node",
+                "domain_cpus",
+                "l3_bytes",
+                "alone_mb_per_s_median",
+                "in_all_mb_per_s_median",
+                "all_mb_per_s_median",
+                "share_fraction",
+                "alone_fraction_of_all",
+            ],
+        );
     }
     lines(p, &view::peak::domain_notes(rep));
+    true
 }
 
 /// Each line as a paragraph.
 fn lines(p: &mut Page, lines: &[String]) {
     for l in lines {
-        let _ = write!(p.html, "<p>{}</p>", prose(l.trim_start()));
+        p.para("", l.trim_start());
     }
 }
 
-pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) {
+pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) -> bool {
     let bt = view::bandwidth::bandwidth_matrix_table(r.bandwidth.as_ref());
     let bw_title = bt.title.clone();
     let ci = view::cell_intervals(bt, "mb_per_s").map_or(String::new(), |c| format!(" {c}."));
-    if !p.heatmaps(view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).") {
-        p.absent(r, Part::BandwidthMatrix);
-    }
+    p.heatmaps(view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).")
 }
 
-pub(super) fn scaling(p: &mut Page, r: &RunResults) {
-    match view::scaling::scaling_chart(r) {
-        Some(c) => p.line_chart(
-            &c,
-            &format!(
-                "MB/s (median, MB = 10^6 bytes) against the number of threads. {} {}",
-                intervals_note(&c),
-                view::scaling::scaling_knee_note(r)
-            ),
-        ),
-        None => p.absent(r, Part::Scaling),
-    }
+pub(super) fn scaling(p: &mut Page, r: &RunResults) -> bool {
+    let Some(c) = view::scaling::scaling_chart(r) else {
+        return false;
+    };
+    let caption = format!(
+        "MB/s (median, MB = 10^6 bytes) against the number of threads. {} {}",
+        intervals_note(&c),
+        view::scaling::scaling_knee_note(r)
+    );
+    p.line_chart(&c, &caption);
     // The headline bandwidths' (kernels, matrix cells, scaling points) widths against the
     // run's target, after the last bandwidth section.
-    if let Some(l) = precision::figures_line(r, &figures::of_run(r), "MB/s", "bandwidth") {
-        let _ = write!(p.html, "<p class=\"lead\">{}.</p>", prose(&l));
+    if let Some(l) = figures_line(r, &figures::of_run(r), "MB/s", "bandwidth") {
+        p.para("lead", &format!("{l}."));
     }
+    true
 }
 
 /// The loaded-latency section: the `loaded-latency --html` page's chart and headline table
 /// ([`super::loaded::curves_body`]), every point, and the placement and trend in words.
-pub(super) fn loaded(p: &mut Page, r: &RunResults) {
+pub(super) fn loaded(p: &mut Page, r: &RunResults) -> bool {
     let curves = view::loaded::run_loaded_curves(r);
     if !super::loaded::curves_body(p, &curves) {
-        return p.absent(r, Part::LoadedLatency);
+        return false;
     }
-    let t = view::loaded_family::loaded_points_for_people(&curves);
-    let mut keys = if curves.len() > 1 {
-        vec!["curve"]
-    } else {
-        vec![]
-    };
-    keys.extend(["load_label", "delay_ns", "total_mb_per_s", "load_mb_per_s"]);
-    keys.extend(["ns_per_load_median", "ns_per_load_p90"]);
-    p.table(&t, &t.cols(&keys), &|_| false);
+    super::loaded::points_table(p, &curves);
     let mut words = vec![crate::render::loaded_text::chaser_line(
         "Placement",
         curves[0],
@@ -225,27 +215,58 @@ pub(super) fn loaded(p: &mut Page, r: &RunResults) {
             crate::render::loaded_text::trend_sentence(c)
         ));
     }
-    let _ = write!(p.html, "<p>{}.</p>", prose(&words.join(". ")));
+    p.para("", &format!("{}.", words.join(". ")));
+    true
 }
 
-pub(super) fn core_to_core(p: &mut Page, r: &RunResults) {
-    let groups = view::c2c::c2c_groups_table(r.c2c.as_ref());
-    match view::c2c::c2c_heatmap(r.c2c.as_ref()) {
-        Some(h) => {
-            let notes = r.c2c.as_ref().map(view::c2c::c2c_notes);
-            let line = notes.map(|n| n[1..].join("; ") + ".").unwrap_or_default();
-            p.heatmap_figure(svg::heatmap(&h), &line);
-            if !groups.rows.is_empty() {
-                let groups =
-                    groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
-                p.table(&groups, &groups.cols(view::c2c::C2C_GROUP_KEYS), &|_| false);
-            }
-            if let Some(s) = r.c2c.as_ref().and_then(view::c2c::c2c_summary) {
-                let _ = write!(p.html, "<p>{}</p>", prose(&s));
-            }
-        }
-        None => p.absent(r, Part::C2c),
+pub(super) fn core_to_core(p: &mut Page, r: &RunResults) -> bool {
+    let (Some(c), Some(h)) = (&r.c2c, view::c2c::c2c_heatmap(r.c2c.as_ref())) else {
+        return false;
+    };
+    let line = view::c2c::c2c_notes(c)[1..].join("; ") + ".";
+    p.figure(true, vec![svg::heatmap(&h)], &line);
+    let groups = view::c2c::c2c_groups_table(Some(c));
+    if !groups.rows.is_empty() {
+        let groups = groups.with_interval_text("ns_one_way", "ns one way (of pair medians)");
+        p.table(&groups, view::c2c::C2C_GROUP_KEYS);
     }
+    if let Some(s) = view::c2c::c2c_summary(c) {
+        p.para("", &s);
+    }
+    true
+}
+
+/// "latency interval half-widths against the quick budget's target of ±5 %: " and the width
+/// each figure of `unit` whose key starts with `what` (the local figure and the matrix
+/// cells) reached, from the figure list: `local ±1.2 %; 0 → 1 ±2.0 %`; `None` without any.
+pub(super) fn figures_line(
+    r: &RunResults,
+    f: &RunFigures,
+    unit: &str,
+    what: &str,
+) -> Option<String> {
+    let items: Vec<String> = f
+        .figures
+        .iter()
+        .filter(|g| g.unit == unit && g.key.starts_with(what))
+        .filter_map(|g| {
+            let w = g.estimate.relative_half_width()?;
+            let cell = g.key.rsplitn(3, '.').collect::<Vec<_>>();
+            let name = match cell.as_slice() {
+                [to, from, _] if from.parse::<u32>().is_ok() => format!("{from} \u{2192} {to}"),
+                _ => "local".to_string(),
+            };
+            Some(format!("{name} \u{b1}{:.1} %", w * 100.0))
+        })
+        .collect();
+    (!items.is_empty()).then(|| {
+        format!(
+            "{what} interval half-widths against the {} budget's target of \u{b1}{:.0} %: {}",
+            r.plan.budget.name(),
+            r.plan.budget.target_half_width() * 100.0,
+            items.join("; ")
+        )
+    })
 }
 
 /// What the chart's bars and hollow points mean, or why there are no bars.

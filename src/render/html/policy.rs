@@ -5,21 +5,23 @@ use std::fmt::Write as _;
 
 use super::page::Page;
 use super::{esc, prose};
+use crate::render::conditions;
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
 use crate::results::scenarios::ScenarioTable;
-use crate::results::{plan::Part, RunResults};
+use crate::results::RunResults;
 
-pub(super) fn scenarios(p: &mut Page, r: &RunResults) {
-    let Some(s) = &r.scenarios else { return };
+pub(super) fn scenarios(p: &mut Page, r: &RunResults) -> bool {
+    let Some(s) = &r.scenarios else { return false };
     scenario_bars(p, s);
     scenario_table(p, r, s);
     recommendations(p, r, s);
+    true
 }
 
 /// The bandwidth of each placement as bars, the best highlighted.
 fn scenario_bars(p: &mut Page, s: &ScenarioTable) {
-    let bars: Vec<(String, f64)> = s
+    let bars: Vec<(String, f64, svg::BarMark)> = s
         .scenarios
         .iter()
         // A scenario placed exactly as another is one bar, its letters merged, as in
@@ -27,37 +29,25 @@ fn scenario_bars(p: &mut Page, s: &ScenarioTable) {
         .filter(|row| row.same_as.is_none())
         .filter_map(|row| {
             let letters = view::policy::merged_letters(s, row).0;
-            Some((format!("{letters} {}", row.label), row.bandwidth()?))
+            let mark = svg::BarMark {
+                interval: row.mb_per_s.and_then(|m| m.ci.map(|c| c.ends())),
+                disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
+            };
+            Some((format!("{letters} {}", row.label), row.bandwidth()?, mark))
         })
         .collect();
-    let marks: Vec<svg::BarMark> = s
-        .scenarios
-        .iter()
-        .filter(|row| row.same_as.is_none() && row.bandwidth().is_some())
-        .map(|row| svg::BarMark {
-            interval: row.mb_per_s.and_then(|m| m.ci.map(|c| c.ends())),
-            disturbed: row.quality.as_ref().is_some_and(|q| q.disturbed),
-        })
-        .collect();
-    let best = bars
-        .iter()
-        .enumerate()
-        .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1))
-        .map(|(i, _)| i);
-    if !bars.is_empty() {
-        p.bar_chart(
-            &svg::BarChart {
-                title: format!("Bandwidth by placement ({} kernel)", s.kernel),
-                unit: "MB/s".into(),
-                bars,
-                highlight: best,
-                width: 820,
-            },
-            &marks,
-            "Bars are medians over the interleaved rounds; whiskers are 95 % intervals \
-             of the median; a hollow bar is disturbed (its retakes ran out).",
-        );
+    if bars.is_empty() {
+        return;
     }
+    let title = format!("Bandwidth by placement ({} kernel)", s.kernel);
+    let (mut c, marks) = svg::BarChart::of(title, "MB/s", bars);
+    c.width = 820;
+    p.bar_chart(
+        &c,
+        &marks,
+        "Bars are medians over the interleaved rounds; whiskers are 95 % intervals of the \
+         median; a hollow bar is disturbed (its retakes ran out).",
+    );
 }
 
 /// The table of the placements, identical placements merged into one row, and what its
@@ -91,7 +81,7 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
         keep.push((res.id, row));
     }
     t.rows = keep.iter().map(|k| k.1.clone()).collect();
-    let cols = t.cols(&[
+    let keys = [
         "scenario",
         "what_runs",
         "threads_count",
@@ -101,18 +91,13 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
         "ns_per_load_median",
         "numactl",
         "not_measured_because",
-    ]);
-    p.table(&t, &cols, &|i| winners.contains(&keep[i].0));
-    for n in &notes {
-        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(n));
-    }
-    // What the latency column measured and each row's precision.
-    let extra = [
-        super::precision::scenario_latency_note(s),
-        super::precision::scenarios_line(r, s),
     ];
-    for n in extra.iter().flatten() {
-        let _ = write!(p.html, "<p class=\"lead\">{}</p>", prose(n));
+    p.table_marked(&t, &keys, &|i| winners.contains(&keep[i].0));
+    // What the latency column measured and each row's precision, as `report --full` says.
+    let precision = conditions::precision_line(r).map(|l| format!("scenario {l}"));
+    let extra = [conditions::latency_conditions(s), precision];
+    for n in notes.iter().chain(extra.iter().flatten()) {
+        p.para("lead", n);
     }
     // Row (h) against (g): the kernel's auto weights against the measured ones.
     let w = crate::render::tiering_text::weights_lines(&crate::results::figures::of_run(r));
@@ -139,7 +124,8 @@ fn recommendations(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
     let rt = view::policy::recommendations_table(r);
     if !rt.rows.is_empty() {
         p.push("<h3>Best placement per kind of application</h3>");
-        p.table(&rt, &[0, 1, 2, 3, 4], &|_| false);
+        let keys: Vec<&str> = rt.keys[..5].iter().map(String::as_str).collect();
+        p.table(&rt, &keys);
         p.push("<ul class=\"recs\">");
         for rec in &s.recommendations {
             let _ = write!(
@@ -153,51 +139,52 @@ fn recommendations(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
     }
 }
 
-pub(super) fn advisor(p: &mut Page, r: &RunResults) {
-    match &r.advisor {
-        None => p.absent(r, Part::Advisor),
-        Some(a) => {
-            let _ = write!(p.html, "<p>{}</p>", prose(&a.summary));
-            p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
-            for c in &a.checks {
-                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
-                    (Some(m), Some(_), _) => crate::render::estimate::bracketed(&m.estimate()),
-                    (_, Some(v), _) => view::fmt_num(v),
-                    (_, None, Some(u)) => format!("not measured: {u}"),
-                    (_, None, None) => "not measured".into(),
-                };
-                let class = if c.mb_per_s.is_some() {
-                    " class=\"n\""
-                } else {
-                    ""
-                };
-                let _ = write!(
-                    p.html,
-                    "<tr><td>{}</td><td{class}>{}</td><td><code>{}</code></td></tr>",
-                    esc(&c.policy),
-                    esc(&v),
-                    esc(&c.numactl)
-                );
-            }
-            p.push("</tbody></table></div>");
-            if !a.weights.is_empty() {
-                let w: Vec<String> = a
-                    .weights
-                    .iter()
-                    .map(|(n, w)| format!("node {n}: {w}"))
-                    .collect();
-                let _ = write!(
-                    p.html,
-                    "<p>Proposed weights for threads on node {}: {}.</p>",
-                    a.initiator_node,
-                    esc(&w.join(", "))
-                );
-            }
-            if !a.apply.is_empty() {
-                p.push("<pre>");
-                p.push(&esc(&a.apply.join("\n")));
-                p.push("</pre>");
-            }
-        }
+pub(super) fn advisor(p: &mut Page, r: &RunResults) -> bool {
+    let Some(a) = r
+        .advisor
+        .as_ref()
+        .filter(|_| r.topology.memory_nodes().len() > 1)
+    else {
+        return false;
+    };
+    p.para("", &a.summary);
+    p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
+    for c in &a.checks {
+        let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
+            (Some(m), Some(_), _) => crate::render::estimate::bracketed(&m.estimate()),
+            (_, Some(v), _) => view::fmt_num(v),
+            (_, None, Some(u)) => format!("not measured: {u}"),
+            (_, None, None) => "not measured".into(),
+        };
+        let class = if c.mb_per_s.is_some() {
+            " class=\"n\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            p.html,
+            "<tr><td>{}</td><td{class}>{}</td><td><code>{}</code></td></tr>",
+            esc(&c.policy),
+            esc(&v),
+            esc(&c.numactl)
+        );
     }
+    p.push("</tbody></table></div>");
+    if !a.weights.is_empty() {
+        let w: Vec<String> = a
+            .weights
+            .iter()
+            .map(|(n, w)| format!("node {n}: {w}"))
+            .collect();
+        let _ = write!(
+            p.html,
+            "<p>Proposed weights for threads on node {}: {}.</p>",
+            a.initiator_node,
+            esc(&w.join(", "))
+        );
+    }
+    if !a.apply.is_empty() {
+        let _ = write!(p.html, "<pre>{}</pre>", esc(&a.apply.join("\n")));
+    }
+    true
 }

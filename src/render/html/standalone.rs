@@ -8,7 +8,7 @@
 //! ([`crate::render::tables_standalone::bandwidth_run`]), so no chart is drawn twice in code.
 
 use super::page::Page;
-use super::{parts, tables};
+use super::{parts, tables, Section};
 use crate::render::run_view as view;
 use crate::render::svg;
 use crate::render::tables_standalone::bandwidth_run;
@@ -32,73 +32,76 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
     } else {
         "kernels"
     };
-    let mut p = open("Bandwidth", what, &report.environment, &report.warnings);
-    if let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(&r) {
-        sweep_section(&mut p, &r, &c);
-    }
-    if report.sweep.is_none() && r.bandwidth.as_ref().is_some_and(|b| !b.results.is_empty()) {
-        super::open_section(&mut p, "bandwidth");
-        if let Some((c, marks)) = kernels_chart(report) {
-            p.bar_chart(
-                &c,
-                &marks,
-                "Median MB/s (MB = 10^6 bytes, application bytes: with a stride, the bytes of the elements processed) of each kernel run, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest.",
-            );
-        }
-        parts::bandwidth_kernels(&mut p, &r);
-        p.section_close();
-    }
-    if view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(topo)).is_some() {
-        super::open_section(&mut p, "bandwidth-matrix");
-        parts::bandwidth_matrix(&mut p, &r);
-        p.section_close();
-    }
-    if view::scaling::scaling_chart(&r).is_some() {
-        super::open_section(&mut p, "scaling");
-        parts::scaling(&mut p, &r);
-        p.section_close();
-    }
-    if view::peak::peak_report(&r).is_some() {
-        p.section_open(
-            "peak",
-            "Peak injection bandwidth",
-            "Every node and package with 1, half and all of its usable CPUs, each thread's memory bound to its own node, for each read/write mix; then each node's L3 domains alone and all at once.",
-        );
-        parts::peak(&mut p, &r);
-        p.section_close();
-    }
-    close(p)
+    let sweep = Section {
+        id: "bandwidth-sweep",
+        toc: "",
+        title: "Bandwidth vs working set",
+        lead: "Each size is labelled with the cache it fits in.",
+        body: sweep_section,
+        part: None,
+    };
+    let kernels = Section {
+        body: kernels_section,
+        ..*super::section("bandwidth")
+    };
+    let peak = Section {
+        id: "peak",
+        title: "Peak injection bandwidth",
+        lead: "Every node and package with 1, half and all of its usable CPUs, each thread's memory bound to its own node, for each read/write mix; then each node's L3 domains alone and all at once.",
+        body: parts::peak,
+        ..kernels
+    };
+    let [matrix, scaling] = ["bandwidth-matrix", "scaling"].map(super::section);
+    let sections = [&sweep, &kernels, matrix, scaling, &peak];
+    page(
+        "Bandwidth",
+        what,
+        &report.environment,
+        &report.warnings,
+        |p| {
+            super::write_sections(p, &r, sections);
+        },
+    )
 }
 
 /// The section of `bandwidth --sweep`: the chart and the sizes' table.
-fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
-    p.section_open(
-        "bandwidth-sweep",
-        "Bandwidth vs working set",
-        "Each size is labelled with the cache it fits in.",
-    );
-    p.line_chart(
-        c,
-        &format!(
-            "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
-             against the working set per thread; x axis in powers of two. {} {}",
-            super::sweep::cache_lines(c),
-            parts::intervals_note(c)
-        ),
-    );
+fn sweep_section(p: &mut Page, r: &RunResults) -> bool {
+    let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(r) else {
+        return false;
+    };
+    super::sweep::bandwidth_chart(p, &c);
     // The sizes are this variant's rows, so its table replaces the kernels table (whose
     // rows would repeat each kernel once per size without naming the size).
     let t = view::bandwidth_sweep::bandwidth_sweep_table(r.bandwidth.as_ref())
         .with_interval_text("mb_per_s", "MB/s");
-    let cols = t.cols(&[
+    let keys = [
         "kernel",
         "threads_count",
         "working_set_per_thread_bytes",
         "fits_in",
         "mb_per_s_median",
-    ]);
-    p.table(&t, &cols, &|_| false);
-    p.section_close();
+    ];
+    p.table(&t, &keys);
+    true
+}
+
+/// The run report's kernels section, after the kernels as bars when the page has no other
+/// chart of them; nothing for a sweep (its own section has the sizes).
+fn kernels_section(p: &mut Page, r: &RunResults) -> bool {
+    let Some(b) = r.bandwidth.as_ref() else {
+        return false;
+    };
+    if b.sweep.is_some() || b.results.is_empty() {
+        return false;
+    }
+    if let Some((c, marks)) = kernels_chart(b) {
+        p.bar_chart(
+            &c,
+            &marks,
+            "Median MB/s (MB = 10^6 bytes, application bytes: with a stride, the bytes of the elements processed) of each kernel run, whiskers the 95 % interval, hollow bars disturbed; the accent bar is the highest.",
+        );
+    }
+    parts::bandwidth_kernels(p, r)
 }
 
 /// The kernel runs of a plain `bandwidth` (or `--stride`) invocation as bars with their
@@ -106,12 +109,7 @@ fn sweep_section(p: &mut Page, r: &RunResults, c: &svg::LineChart) {
 /// the same runs as a table only, beside its other charts; the matrix, sweep, scaling and
 /// peak variants have their own charts, so they get none here.
 fn kernels_chart(b: &BandwidthReport) -> Option<(svg::BarChart, Vec<svg::BarMark>)> {
-    if b.results.is_empty()
-        || !b.matrix.is_empty()
-        || !b.scaling.is_empty()
-        || b.sweep.is_some()
-        || b.peak.is_some()
-    {
+    if !b.matrix.is_empty() || !b.scaling.is_empty() || b.peak.is_some() {
         return None;
     }
     let bars = b.results.iter().map(|x| {
@@ -140,52 +138,65 @@ pub fn render_rightmark(r: &RightmarkReport) -> String {
         r.cells.len(),
         r.rounds
     );
-    let mut p = open("RightMark table", &what, &r.environment, &r.warnings);
-    p.section_open(
-        "rightmark",
-        "RightMark table, CPU node \u{00d7} memory node",
-        "The 2005 Opteron article's table measured here: one thread on the row's node, a block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
-    );
-    tables::rightmark_body(&mut p, r);
-    p.section_close();
-    close(p)
+    page("RightMark table", &what, &r.environment, &r.warnings, |p| {
+        p.section_open(
+            "rightmark",
+            super::section("rightmark").title,
+            "The 2005 Opteron article's table measured here: one thread on the row's node, a block on the column's node; average and maximum (software prefetch, non-temporal stores) read and write bandwidth, pseudo-random and random latency.",
+        );
+        tables::rightmark_body(p, r);
+        p.section_close();
+    })
 }
 
 /// The page of `numascope bandwidth --stream-matrix --html`: the run report's per-stream
 /// section, one heat map per kernel and CPU node.
 pub fn render_stream_matrix(r: &StreamMatrixReport) -> String {
     let what = format!("{} matrix(es), {} rounds", r.matrices.len(), r.rounds);
-    let mut p = open("Per-stream placement", &what, &r.environment, &r.warnings);
-    p.section_open(
-        "stream-matrix",
-        "Bandwidth, source node \u{00d7} destination node",
-        "LIKWID's per-stream placement: the CPU node's threads read from arrays on the row's node and write into an array on the column's node.",
-    );
-    tables::stream_matrix_body(&mut p, r);
-    p.section_close();
-    close(p)
+    page(
+        "Per-stream placement",
+        &what,
+        &r.environment,
+        &r.warnings,
+        |p| {
+            p.section_open(
+            "stream-matrix",
+            "Bandwidth, source node \u{00d7} destination node",
+            "LIKWID's per-stream placement: the CPU node's threads read from arrays on the row's node and write into an array on the column's node.",
+        );
+            tables::stream_matrix_body(p, r);
+            p.section_close();
+        },
+    )
 }
 
-/// The document head, the header (title, what was measured, the machine) and the warnings.
-fn open(title: &str, what: &str, env: &Environment, warnings: &[String]) -> Page {
+/// A page of its own: the header (title, what was measured, the machine), the warnings,
+/// what `body` writes and the footer.
+fn page(
+    title: &str,
+    what: &str,
+    env: &Environment,
+    warnings: &[String],
+    body: impl FnOnce(&mut Page),
+) -> String {
     let mut facts = vec![what.to_string()];
     facts.extend(super::machine_facts(env));
-    let mut p = Page::open(
-        &format!("numascope {}", title.to_lowercase()),
-        "",
-        title,
-        &facts,
-    );
+    let lower = format!("numascope {}", title.to_lowercase());
+    let mut p = Page::open(&lower, "", title, &facts);
     p.push("</header>\n");
-    p.warnings(warnings);
-    p
-}
-
-fn close(p: Page) -> String {
+    self::warnings(&mut p, warnings);
+    body(&mut p);
     p.close(&format!(
         "numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes",
         env!("CARGO_PKG_VERSION")
     ))
+}
+
+/// The warnings of a page of its own in a banner, when there are any.
+pub(super) fn warnings(p: &mut Page, warnings: &[String]) {
+    if !warnings.is_empty() {
+        p.banner("<div class=\"banner verdict\">", warnings, usize::MAX);
+    }
 }
 
 #[cfg(test)]
@@ -195,13 +206,7 @@ mod tests {
     use crate::render::tables_view::fixture::{rightmark_example, stream_example};
     use crate::run::sample;
 
-    fn section<'a>(html: &'a str, id: &str) -> &'a str {
-        let start = html
-            .find(&format!("<section id=\"{id}\">"))
-            .unwrap_or_else(|| panic!("no section {id}"));
-        let s = &html[start..];
-        &s[..s.find("</section>").unwrap()]
-    }
+    use super::super::tests::section_of as section;
 
     /// `bandwidth --peak --html` draws the run report's per-mix bars (wide and for
     /// a phone) with their whiskers and the L3-domain table, and nothing it did not measure.
@@ -276,6 +281,6 @@ mod tests {
             s.matches("<figure class=\"heatmap\">").count(),
             sm.matrices.len()
         );
-        assert!(s.contains("source \\ destination"));
+        assert!(s.contains("source \\ destination") && s.contains("x0.655"));
     }
 }

@@ -12,8 +12,9 @@ use crate::results::RunResults;
 /// Suffix of a knee's marker label (`L2 knee`); the other markers are cache sizes.
 const KNEE: &str = " knee";
 
-pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
-    if let Some(c) = view::latency::latency_sweep_chart(r) {
+pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) -> bool {
+    let latency = view::latency::latency_sweep_chart(r);
+    if let Some(c) = &latency {
         // A sweep in passes summarises each size by its block medians.
         let blocked = r
             .latency
@@ -26,32 +27,38 @@ pub(super) fn latency_sweep(p: &mut Page, r: &RunResults) {
             "median of the samples"
         };
         p.line_chart(
-            &c,
+            c,
             &format!(
                 "ns per load ({what}) against working set; x axis in powers of two, y axis \
                  logarithmic so cache and DRAM levels both show. {} {} {}",
-                intervals_note(&c),
-                cache_lines(&c),
-                knees_note(r, &c)
+                intervals_note(c),
+                cache_lines(c),
+                knees_note(r, c)
             ),
         );
     }
-    if let Some(c) = view::bandwidth_sweep::bandwidth_sweep_chart(r) {
-        p.line_chart(
-            &c,
-            &format!(
-                "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) \
-                 against the working set per thread; x axis in powers of two. {} {}",
-                cache_lines(&c),
-                intervals_note(&c)
-            ),
-        );
+    let bandwidth = view::bandwidth_sweep::bandwidth_sweep_chart(r);
+    if let Some(c) = &bandwidth {
+        bandwidth_chart(p, c);
     }
     super::latency_dist::latency_distribution(p, r);
+    latency.is_some() || bandwidth.is_some()
+}
+
+/// Bandwidth against working set: in the run report's latency section and on the page of
+/// `bandwidth --sweep --html`.
+pub(super) fn bandwidth_chart(p: &mut Page, c: &LineChart) {
+    let caption = format!(
+        "MB/s (median of the repetitions, all threads together, MB = 10^6 bytes) against the \
+         working set per thread; x axis in powers of two. {} {}",
+        cache_lines(c),
+        intervals_note(c)
+    );
+    p.line_chart(c, &caption);
 }
 
 /// The chart's dashed cache-size lines, named, or that it has none.
-pub(super) fn cache_lines(c: &LineChart) -> String {
+fn cache_lines(c: &LineChart) -> String {
     let caches: Vec<&str> = c
         .markers
         .iter()

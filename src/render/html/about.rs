@@ -83,11 +83,12 @@ fn machine_facts(r: &RunResults) -> Vec<(&'static str, String)> {
         ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
     ];
     // Memory limits on this process, only when there are some.
-    facts.extend(
-        env.memory_limits
-            .iter()
-            .map(|l| ("memory limit", crate::render::memory_limit::summary(l))),
-    );
+    facts.extend(env.memory_limits.iter().map(|l| {
+        (
+            "memory limit",
+            crate::render::topo::environment::memory_limit(l),
+        )
+    }));
     facts.extend(layout_facts(r));
     facts
 }
@@ -98,11 +99,11 @@ fn tiering_facts(r: &RunResults) -> Vec<(String, String)> {
     let mut rows = Vec::new();
     // The mode bits, when memory-tiering mode is on (the row above says on/off).
     if let Some(v) = env.numa_balancing.filter(|v| *v & 2 != 0) {
-        let modes = crate::render::tiering_text::numa_balancing(Some(v));
+        let modes = crate::render::topo::tiering::numa_balancing(Some(v));
         rows.push(("NUMA balancing modes".to_string(), modes));
     }
-    rows.extend(crate::render::tiering_text::rows(env));
-    for m in crate::render::tiering_text::mover_sentences(env) {
+    rows.extend(crate::render::topo::tiering::rows(env));
+    for m in crate::render::topo::tiering::mover_sentences(env) {
         rows.push(("can move pages".into(), m));
     }
     rows

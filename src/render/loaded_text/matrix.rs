@@ -4,9 +4,9 @@
 use std::io::{self, Write};
 
 use super::{headline_table, shared_idle_checks};
+use crate::render::inspect::traffic as traffic_text;
 use crate::render::run_view::loaded::bandwidth_note;
 use crate::render::run_view::loaded_family::{curve_warnings, matrix_notes};
-use crate::render::traffic_text;
 use crate::results::format::format_list;
 use crate::results::loaded::LoadedMatrix;
 

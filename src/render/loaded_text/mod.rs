@@ -10,10 +10,10 @@
 
 use std::io::{self, Write};
 
+use super::inspect::traffic as traffic_text;
 use super::run_view::loaded::bandwidth_note;
 use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people};
 use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
-use super::traffic_text;
 
 mod matrix;
 use crate::results::format::format_bytes;

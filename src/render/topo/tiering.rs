@@ -14,7 +14,7 @@ use crate::results::tiers::WeightsVerdict;
 use crate::results::topology::{HmatTarget, NodeMemory, Topology};
 use crate::results::RunResults;
 
-use super::estimate::{compact, num};
+use crate::render::estimate::{compact, num};
 
 /// `numa_balancing` with its mode bits named: `0 (off)`, `1 (normal)`, `2 (memory tiering)`,
 /// `3 (normal + memory tiering)`.
@@ -57,19 +57,22 @@ pub fn rows(e: &Environment) -> Vec<(String, String)> {
 /// daemon and scheme.
 pub fn knob_rows(e: &Environment) -> Vec<(String, String)> {
     let t = &e.tiering;
-    let mut rows = Vec::new();
-    if let Some(d) = t.demotion_enabled {
-        rows.push((
-            "demotion on reclaim".into(),
-            if d { "enabled" } else { "disabled" }.to_string(),
-        ));
-    }
-    if let Some(r) = t.promote_rate_limit_mib_per_s {
-        rows.push(("promotion rate limit".into(), format!("{r} MiB/s")));
-    }
-    if t.damon_available && t.kdamonds.is_empty() {
-        rows.push(("DAMON".into(), "available, no daemon".into()));
-    }
+    let damon = t.damon_available && t.kdamonds.is_empty();
+    let mut rows: Vec<(String, String)> = [
+        (
+            "demotion on reclaim",
+            t.demotion_enabled
+                .map(|d| ["disabled", "enabled"][usize::from(d)].to_string()),
+        ),
+        (
+            "promotion rate limit",
+            t.promote_rate_limit_mib_per_s.map(|r| format!("{r} MiB/s")),
+        ),
+        ("DAMON", damon.then(|| "available, no daemon".to_string())),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some((k.to_string(), v?)))
+    .collect();
     for k in &t.kdamonds {
         rows.push((format!("DAMON kdamond.{}", k.id), daemon(k)));
         for c in &k.contexts {
@@ -194,11 +197,7 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
             "read latency, firmware-declared",
             "read bandwidth, firmware-declared",
         ];
-        v.push(
-            super::width::fit_columns(&headers, &rows)
-                .trim_end()
-                .to_string(),
-        );
+        v.push(table(&headers, &rows));
         v.push(if t.hmat.is_empty() {
             "(the firmware declares no latency or bandwidth: no HMAT)".into()
         } else {
@@ -208,33 +207,37 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
     if let Some(r) = r {
         v.extend(curve_rows(r));
     }
-    let checks = r
-        .map(crate::results::tiers::tier_checks)
-        .unwrap_or_default();
-    if !checks.is_empty() {
-        v.push(String::new());
-        v.push("Measured against local memory, beside the firmware's figures:".into());
-        v.extend(
-            checks
-                .iter()
-                .map(|c| format!("  - {}", super::tier_words::sentence(c))),
-        );
-    }
+    let checks = r.map(crate::results::tiers::tier_checks);
+    let checks = checks.iter().flatten();
+    block(
+        &mut v,
+        "Measured against local memory, beside the firmware's figures:",
+        checks.map(crate::render::tier_words::sentence).collect(),
+    );
     if !knobs.is_empty() {
         v.push(String::new());
-        v.push(
-            super::width::fit_columns(&["tiering setting", "value"], &knobs)
-                .trim_end()
-                .to_string(),
-        );
+        v.push(table(&["tiering setting", "value"], &knobs));
     }
-    let movers = mover_sentences(e);
-    if !movers.is_empty() {
-        v.push(String::new());
-        v.push("Can move or reclaim a measurement's pages while it runs:".into());
-        v.extend(movers.iter().map(|m| format!("  - {m}")));
-    }
+    block(
+        &mut v,
+        "Can move or reclaim a measurement's pages while it runs:",
+        mover_sentences(e),
+    );
     v
+}
+
+/// A blank line, `title`, then each item as `  - item`; nothing without an item.
+fn block(v: &mut Vec<String>, title: &str, items: Vec<String>) {
+    if !items.is_empty() {
+        v.extend([String::new(), title.into()]);
+        v.extend(items.iter().map(|i| format!("  - {i}")));
+    }
+}
+
+/// Rows under headers, fitted to the terminal, without the last newline.
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let t = crate::render::width::fit_columns(headers, rows);
+    t.trim_end().to_string()
 }
 
 /// The loaded-latency curve of each kind of memory measured (the run's own curve first):
@@ -247,25 +250,19 @@ fn curve_rows(r: &RunResults) -> Vec<String> {
     let mut rows = Vec::new();
     for (kind, node, c) in curves {
         for (i, p) in c.points.iter().enumerate() {
-            let name = if i == 0 {
-                format!("{} node {node}", kind.word())
-            } else {
-                String::new()
-            };
             rows.push(vec![
-                name,
+                (i == 0)
+                    .then(|| format!("{} node {node}", kind.word()))
+                    .unwrap_or_default(),
                 num(p.total_mb_per_s),
                 compact(&p.ns_per_load.estimate(), "ns"),
             ]);
         }
     }
-    let headers = ["memory", "load, MB/s", "latency"];
     vec![
         String::new(),
         "Loaded latency per kind of memory (chaser and load threads as the run's curve):".into(),
-        super::width::fit_columns(&headers, &rows)
-            .trim_end()
-            .to_string(),
+        table(&["memory", "load, MB/s", "latency"], &rows),
     ]
 }
 
@@ -307,17 +304,15 @@ fn node_row(t: &Topology, m: &NodeMemory) -> Vec<String> {
             format!(" from node {}", n.join(","))
         }
     };
-    let lat = h
-        .iter()
-        .find_map(|h| h.read_latency_ns.map(|l| format!("{l} ns{}", from(h))))
-        .unwrap_or_else(|| "-".into());
-    let bw = h
-        .iter()
-        .find_map(|h| {
-            h.read_bandwidth_mb_s
-                .map(|b| format!("{b} MB/s{}", from(h)))
-        })
-        .unwrap_or_else(|| "-".into());
+    // The first declared figure, with its unit and initiators.
+    let declared = |v: fn(&HmatTarget) -> Option<u64>, unit: &str| {
+        let first = h
+            .iter()
+            .find_map(|h| Some(format!("{} {unit}{}", v(h)?, from(h))));
+        first.unwrap_or_else(|| "-".into())
+    };
+    let lat = declared(|h| h.read_latency_ns, "ns");
+    let bw = declared(|h| h.read_bandwidth_mb_s, "MB/s");
     vec![
         m.node.to_string(),
         format!("{} ({})", m.kind.word(), m.known.word()),
@@ -426,8 +421,21 @@ pub fn mover_sentences(e: &Environment) -> Vec<String> {
     page_movers(e.numa_balancing, &e.tiering)
         .iter()
         .filter(|m| **m != PageMover::NumaBalancing)
-        .map(super::page_mover::sentence)
+        .map(mover_sentence)
         .collect()
+}
+
+/// One sentence: what the mover does to a measurement's pages.
+pub fn mover_sentence(m: &PageMover) -> String {
+    match m {
+        PageMover::NumaBalancing => "NUMA balancing (mode 1) migrates pages toward the threads that touch them".into(),
+        PageMover::TieringPromotion => "NUMA balancing's memory-tiering mode (2) promotes hot pages from a slower tier to a faster one".into(),
+        PageMover::Demotion => "demotion_enabled is true: memory reclaim moves cold pages to a slower tier instead of dropping them".into(),
+        PageMover::DamonScheme { kdamond, context, scheme, action } => format!(
+            "DAMON kdamond.{kdamond} runs a `{action}` scheme (contexts/{context}/schemes/{scheme}) on physical memory: it can {} any process's pages, a measurement's included",
+            if action == "pageout" { "reclaim" } else { "migrate" }
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -599,5 +607,23 @@ mod tests {
         let m = mover_sentences(&e);
         assert_eq!(m.len(), 1);
         assert!(m[0].contains("kdamond.0 runs a `pageout` scheme"), "{m:?}");
+    }
+
+    #[test]
+    fn a_damon_scheme_names_its_daemon_and_what_it_does() {
+        let m = |action: &str| PageMover::DamonScheme {
+            kdamond: 0,
+            context: 1,
+            scheme: 2,
+            action: action.into(),
+        };
+        let s = mover_sentence(&m("pageout"));
+        assert!(
+            s.contains("kdamond.0 runs a `pageout` scheme (contexts/1/schemes/2)"),
+            "{s}"
+        );
+        assert!(s.contains("reclaim"), "{s}");
+        assert!(mover_sentence(&m("migrate_cold")).contains("it can migrate"));
+        assert!(mover_sentence(&PageMover::Demotion).starts_with("demotion_enabled is true"));
     }
 }

@@ -3,6 +3,9 @@
 //! host with its standing and why, then the verdict a script reads from the exit status. The
 //! CSV is long: one row per host and metric, with the group median and the host's ratio to it.
 
+pub mod compare;
+pub mod openmetrics;
+
 use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
@@ -11,17 +14,13 @@ use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
 fn table(header: &[&str]) -> Table {
-    let t = crate::render::width::table(
-        NOTHING,
-        header.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
-    );
-    t
+    crate::render::width::table(NOTHING, header.to_vec())
 }
 
 /// Renders the fleet verdict as text.
 pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     // Nothing judged is said before anything else (exit status 4).
-    if let Some(why) = super::words::fleet::nothing_judged(f) {
+    if let Some(why) = crate::render::words::fleet::nothing_judged(f) {
         writeln!(out, "Not judged: {why}.")?;
     }
     if let Some(b) = &f.baseline {
@@ -130,16 +129,12 @@ fn group_table(
             group.kernel_releases.join(", ")
         )?;
     }
-    let base = f.baseline.is_some();
+    let [hosts, median, spread] = match f.baseline {
+        Some(_) => ["checked", "expected", "envelope"],
+        None => ["hosts", "median", "spread"],
+    };
     let mut t = table(&[
-        "metric",
-        "unit",
-        if base { "checked" } else { "hosts" },
-        if base { "expected" } else { "median" },
-        if base { "envelope" } else { "spread" },
-        "min",
-        "max",
-        "outliers",
+        "metric", "unit", hosts, median, spread, "min", "max", "outliers",
     ]);
     for m in f.metrics.iter().filter(|m| m.group == g) {
         t.add_row(metric_row(m));

@@ -133,11 +133,7 @@ fn collapse(t: &Topology, cores: &[Core], rows: &[Row], k: usize) -> Vec<Row> {
                 let mut cpus: Vec<u32> =
                     cores[*x..=*y].iter().flat_map(|c| c.cpus.clone()).collect();
                 cpus.sort_unstable();
-                let mark = if cpus.iter().all(|c| t.allowed_cpus.contains(c)) {
-                    ""
-                } else {
-                    "*"
-                };
+                let mark = super::mark(cpus.iter().all(|c| t.allowed_cpus.contains(c)));
                 let n = y - x + 1;
                 let word = if n == 1 { "core" } else { "cores" };
                 (g, g, format!("{n} {word} {}{mark}", format_list(&cpus)))

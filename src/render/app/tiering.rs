@@ -4,9 +4,11 @@
 //! timeline (one bar character per sample, scaled to the node's largest count).
 
 use crate::results::app::{AppCandidate, AppRun};
-use crate::results::app_tiering::{KernelManaged, VMSTAT_COUNTERS};
+use std::collections::BTreeSet;
 
-use super::html::esc;
+use crate::results::app_tiering::{KernelManaged, PagesSample, VMSTAT_COUNTERS};
+
+use crate::render::html::esc;
 
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 /// The most samples a timeline shows (evenly picked from longer runs).
@@ -21,7 +23,10 @@ pub fn lines(c: &AppCandidate) -> Vec<String> {
     let set: Vec<String> = k
         .settings
         .iter()
-        .map(|s| format!("{} = {} (was {})", s.file, s.value, or_dash(&s.was)))
+        .map(|s| {
+            let was = if s.was.is_empty() { "-" } else { &s.was };
+            format!("{} = {} (was {was})", s.file, s.value)
+        })
         .collect();
     out.push(format!(
         "  ({}) {} set for each run, restored after: {}",
@@ -55,52 +60,28 @@ pub fn lines(c: &AppCandidate) -> Vec<String> {
     out
 }
 
-fn or_dash(s: &str) -> &str {
-    if s.is_empty() {
-        "-"
-    } else {
-        s
-    }
-}
-
 /// Per node: the bar timeline and its first and last page counts.
 fn timeline(k: &KernelManaged) -> Vec<(u32, String, u64, u64)> {
-    let mut nodes: Vec<u32> = k
-        .timeline
-        .iter()
+    let nodes: BTreeSet<u32> = (k.timeline.iter())
         .flat_map(|s| s.pages.iter().map(|p| p.0))
         .collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    let n = k.timeline.len();
-    let picked: Vec<usize> = if n <= MAX_POINTS {
-        (0..n).collect()
-    } else {
-        (0..MAX_POINTS)
-            .map(|i| i * (n - 1) / (MAX_POINTS - 1))
-            .collect()
-    };
+    // At most MAX_POINTS samples, evenly picked, the first and the last included.
+    let (n, m) = (k.timeline.len(), k.timeline.len().min(MAX_POINTS));
+    let picked: Vec<&PagesSample> = (0..m)
+        .map(|i| &k.timeline[i * (n - 1) / (m - 1).max(1)])
+        .collect();
     nodes
         .into_iter()
         .map(|node| {
-            let series: Vec<u64> = picked
-                .iter()
-                .map(|&i| {
-                    k.timeline[i]
-                        .pages
-                        .iter()
-                        .find(|p| p.0 == node)
-                        .map_or(0, |p| p.1)
-                })
+            let series: Vec<u64> = (picked.iter())
+                .map(|s| s.pages.iter().find(|p| p.0 == node).map_or(0, |p| p.1))
                 .collect();
             let max = series.iter().copied().max().unwrap_or(0).max(1);
-            let bar: String = series
-                .iter()
+            let bar: String = (series.iter())
                 .map(|&v| BARS[((v * 7 + max / 2) / max).min(7) as usize])
                 .collect();
             let first = series.first().copied().unwrap_or(0);
-            let last = series.last().copied().unwrap_or(0);
-            (node, bar, first, last)
+            (node, bar, first, series.last().copied().unwrap_or(0))
         })
         .collect()
 }

@@ -178,22 +178,8 @@ mod tests {
             letter: 'c',
             label: "tiering".into(),
             policy: "first touch".into(),
-            cpus: None,
-            same_as: None,
-            same_reason: None,
-            unavailable: None,
-            how: crate::results::app::HowTo {
-                command: None,
-                why_not: None,
-                kernel_way: String::new(),
-            },
-            wall_s: None,
-            user_s: None,
-            sys_s: None,
-            max_rss_kib: None,
             runs: vec![run],
-            observed: None,
-            kernel: None,
+            ..AppCandidate::default()
         }
     }
 

@@ -75,38 +75,22 @@ fn platform_rows(p: &Platform) -> impl Iterator<Item = (&'static str, String)> +
     let weights: Vec<String> = (p.weighted_interleave_weights.iter())
         .map(|w| format!("node {}: {}", w.node, w.weight))
         .collect();
+    let weights = (!weights.is_empty()).then(|| weights.join(", "));
+    let vendor = (p.hypervisor_vendor.as_ref())
+        .map(|v| format!("{v} (from {})", or(&p.hypervisor_source, "unknown source")));
+    let cgroup = (p.cgroup_version.as_ref()).map(|v| format!("v{v}, {}", or(&p.cgroup_path, "-")));
+    let cpus = p.cpuset_cpus.as_deref().map(list_or_none);
+    let mems = p.cpuset_mems.as_deref().map(list_or_none);
+    let auto = (p.weighted_interleave_auto).map(|a| ["off", "on"][usize::from(a)].to_string());
     [
-        (
-            "hypervisor vendor",
-            p.hypervisor_vendor
-                .as_ref()
-                .map(|v| format!("{v} (from {})", or(&p.hypervisor_source, "unknown source"))),
-        ),
+        ("hypervisor vendor", vendor),
         ("DMI system", dmi),
-        (
-            "cgroup",
-            p.cgroup_version
-                .as_ref()
-                .map(|v| format!("v{v}, {}", or(&p.cgroup_path, "-"))),
-        ),
-        (
-            "cgroup cpuset cpus",
-            p.cpuset_cpus.as_deref().map(list_or_none),
-        ),
-        (
-            "cgroup cpuset mems",
-            p.cpuset_mems.as_deref().map(list_or_none),
-        ),
+        ("cgroup", cgroup),
+        ("cgroup cpuset cpus", cpus),
+        ("cgroup cpuset mems", mems),
         ("cgroup cpu.max", cpu_max),
-        (
-            "weighted interleave auto",
-            p.weighted_interleave_auto
-                .map(|a| ["off", "on"][usize::from(a)].to_string()),
-        ),
-        (
-            "interleave weights",
-            (!weights.is_empty()).then(|| weights.join(", ")),
-        ),
+        ("weighted interleave auto", auto),
+        ("interleave weights", weights),
     ]
     .into_iter()
     .filter_map(|(k, v)| Some((k, v?)))

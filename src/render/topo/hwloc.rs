@@ -385,39 +385,20 @@ mod tests {
             "lstopo failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let lat = text
-            .split("name `Latency'")
-            .nth(1)
-            .expect("Latency attribute")
-            .split("Memory attribute")
-            .next()
-            .unwrap();
-        assert!(
-            lat.contains("NUMANode L#0 = 46 from cpuset 0x00000001"),
-            "{text}"
-        );
-        assert!(
-            lat.contains("NUMANode L#1 = 71 from cpuset 0x00000001"),
-            "{text}"
-        );
-        assert!(
-            lat.contains("NUMANode L#0 = 71 from cpuset 0x00000002"),
-            "{text}"
-        );
-        let bw = text
-            .split("name `Bandwidth'")
-            .nth(1)
-            .expect("Bandwidth attribute")
-            .split("Memory attribute")
-            .next()
-            .unwrap();
-        assert!(
-            bw.contains("NUMANode L#0 = 5995 from cpuset 0x00000001"),
-            "{text}"
-        );
-        assert!(
-            bw.contains("NUMANode L#1 = 2972 from cpuset 0x00000001"),
-            "{text}"
-        );
+        // Each attribute's block, then the values hwloc read from it.
+        let block = |name: &str| {
+            let after = text.split(&format!("name `{name}'")).nth(1);
+            let after = after.unwrap_or_else(|| panic!("no {name} attribute: {text}"));
+            after.split("Memory attribute").next().unwrap().to_string()
+        };
+        for (name, value) in [
+            ("Latency", "NUMANode L#0 = 46 from cpuset 0x00000001"),
+            ("Latency", "NUMANode L#1 = 71 from cpuset 0x00000001"),
+            ("Latency", "NUMANode L#0 = 71 from cpuset 0x00000002"),
+            ("Bandwidth", "NUMANode L#0 = 5995 from cpuset 0x00000001"),
+            ("Bandwidth", "NUMANode L#1 = 2972 from cpuset 0x00000001"),
+        ] {
+            assert!(block(name).contains(value), "{name} {value}: {text}");
+        }
     }
 }

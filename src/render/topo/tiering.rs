@@ -57,22 +57,19 @@ pub fn rows(e: &Environment) -> Vec<(String, String)> {
 /// daemon and scheme.
 pub fn knob_rows(e: &Environment) -> Vec<(String, String)> {
     let t = &e.tiering;
+    let demotion = (t.demotion_enabled).map(|d| ["disabled", "enabled"][usize::from(d)].into());
+    let rate = (t.promote_rate_limit_mib_per_s).map(|r| format!("{r} MiB/s"));
     let damon = t.damon_available && t.kdamonds.is_empty();
-    let mut rows: Vec<(String, String)> = [
-        (
-            "demotion on reclaim",
-            t.demotion_enabled
-                .map(|d| ["disabled", "enabled"][usize::from(d)].to_string()),
-        ),
-        (
-            "promotion rate limit",
-            t.promote_rate_limit_mib_per_s.map(|r| format!("{r} MiB/s")),
-        ),
-        ("DAMON", damon.then(|| "available, no daemon".to_string())),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| Some((k.to_string(), v?)))
-    .collect();
+    let damon = damon.then(|| "available, no daemon".to_string());
+    let known = [
+        ("demotion on reclaim", demotion),
+        ("promotion rate limit", rate),
+        ("DAMON", damon),
+    ];
+    let known = known
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_string(), v?)));
+    let mut rows: Vec<(String, String)> = known.collect();
     for k in &t.kdamonds {
         rows.push((format!("DAMON kdamond.{}", k.id), daemon(k)));
         for c in &k.contexts {
@@ -93,37 +90,29 @@ fn daemon(k: &Kdamond) -> String {
         Some(p) if p > 0 => format!(" (pid {p})"),
         _ => String::new(),
     };
-    let ctx: Vec<String> = k
-        .contexts
-        .iter()
+    let ctx: Vec<String> = (k.contexts.iter())
         .map(|c| {
-            let ops = c.operations.as_deref().unwrap_or("?");
-            let bytes: u64 = c
-                .targets
-                .iter()
-                .flat_map(|t| &t.regions)
-                .map(|r| r.end.saturating_sub(r.start))
-                .sum();
-            let pids: Vec<String> = c
-                .targets
-                .iter()
-                .filter_map(|t| t.pid.filter(|p| *p > 0).map(|p| p.to_string()))
+            let regions = c.targets.iter().flat_map(|t| &t.regions);
+            let bytes: u64 = regions.map(|r| r.end.saturating_sub(r.start)).sum();
+            let pids: Vec<String> = (c.targets.iter())
+                .filter_map(|t| Some(t.pid.filter(|p| *p > 0)?.to_string()))
                 .collect();
-            let mut s = format!("{ops} context");
-            if !pids.is_empty() {
-                s += &format!(" on pid {}", pids.join(","));
-            }
-            if bytes > 0 {
-                s += &format!(" over {}", format_bytes(bytes));
-            }
-            s
+            let on = (!pids.is_empty()).then(|| format!(" on pid {}", pids.join(",")));
+            let over = (bytes > 0).then(|| format!(" over {}", format_bytes(bytes)));
+            let ops = c.operations.as_deref().unwrap_or("?");
+            format!(
+                "{ops} context{}{}",
+                on.unwrap_or_default(),
+                over.unwrap_or_default()
+            )
         })
         .collect();
-    if ctx.is_empty() {
-        format!("{state}{pid}, no context")
+    let ctx = if ctx.is_empty() {
+        "no context".into()
     } else {
-        format!("{state}{pid}, {}", ctx.join("; "))
-    }
+        ctx.join("; ")
+    };
+    format!("{state}{pid}, {ctx}")
 }
 
 fn scheme(c: &DamonContext, s: &DamonScheme) -> String {
@@ -148,18 +137,15 @@ fn scheme(c: &DamonContext, s: &DamonScheme) -> String {
         range(s.nr_accesses_min, s.nr_accesses_max),
         range(s.age_min, s.age_max)
     );
-    let mut quota = Vec::new();
-    if let Some(b) = s.quota_bytes.filter(|b| *b > 0) {
-        quota.push(format_bytes(b));
-    }
-    if let Some(ms) = s.quota_ms.filter(|m| *m > 0) {
-        quota.push(format!("{ms} ms CPU"));
-    }
+    let bytes = s.quota_bytes.filter(|b| *b > 0).map(format_bytes);
+    let cpu = s
+        .quota_ms
+        .filter(|m| *m > 0)
+        .map(|ms| format!("{ms} ms CPU"));
+    let quota: Vec<String> = bytes.into_iter().chain(cpu).collect();
     if !quota.is_empty() {
-        let per = s
-            .quota_reset_interval_ms
-            .map(|r| format!(" per {r} ms"))
-            .unwrap_or_default();
+        let per = s.quota_reset_interval_ms.map(|r| format!(" per {r} ms"));
+        let per = per.unwrap_or_default();
         out += &format!("; quota {}{per}", quota.join(", "));
     }
     if let Some(m) = &s.watermark_metric {

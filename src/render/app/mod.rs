@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use crate::results::app::{AppCandidate, AppReport, AppRun, Observed};
 use crate::results::format::format_bytes;
+use crate::stats::Summary;
 
 mod tiering;
 
@@ -77,6 +78,7 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
 /// One line per candidate: wall time with its interval, user and sys time, max RSS and where
 /// its pages and threads were seen.
 fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
+    let median = |s: Option<Summary>| s.map_or("-".into(), |s| fmt_num(s.median));
     for c in &r.candidates {
         let name = format!("({}) {}", c.letter, c.id);
         let figures = match (&c.same_as, &c.unavailable, &c.wall_s) {
@@ -85,8 +87,8 @@ fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             (None, None, Some(w)) => format!(
                 "{:<30} {:>8} {:>8} {:>10}  {}",
                 bracketed(&w.estimate()),
-                c.user_s.map_or("-".into(), |s| fmt_num(s.median)),
-                c.sys_s.map_or("-".into(), |s| fmt_num(s.median)),
+                median(c.user_s),
+                median(c.sys_s),
                 c.max_rss_kib
                     .map_or("-".into(), |s| format_bytes(s.median as u64 * 1024)),
                 c.observed.as_ref().map_or("not sampled".into(), seen)
@@ -106,15 +108,10 @@ fn how_to_run(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "  ({}) {}: {}", c.letter, c.id, c.label)?;
         writeln!(out, "      {}", how(c))?;
     }
-    if let Some(f) = r
-        .candidates
-        .iter()
-        .flat_map(|c| &c.runs)
-        .find_map(|run| run.stdout_file.as_ref())
-    {
-        let dir = std::path::Path::new(f)
-            .parent()
-            .map_or(String::new(), |p| p.display().to_string());
+    let runs = r.candidates.iter().flat_map(|c| &c.runs);
+    if let Some(f) = runs.filter_map(|run| run.stdout_file.as_ref()).next() {
+        let dir = std::path::Path::new(f).parent();
+        let dir = dir.map_or(String::new(), |p| p.display().to_string());
         writeln!(
             out,
             "The program's output: one .stdout and .stderr file per run in {dir}"
@@ -150,33 +147,20 @@ fn how(c: &AppCandidate) -> String {
 /// `node 0 100 % (64 MiB); CPUs 0-1`.
 fn seen(o: &Observed) -> String {
     let total: u64 = o.nodes.iter().map(|n| n.bytes).sum();
-    let mem: Vec<String> = o
-        .nodes
-        .iter()
-        .map(|n| {
-            format!(
-                "node {} {:.0} %",
-                n.node,
-                if total > 0 {
-                    n.bytes as f64 * 100.0 / total as f64
-                } else {
-                    0.0
-                }
-            )
-        })
+    let share = |b: u64| match total {
+        0 => 0.0,
+        _ => b as f64 * 100.0 / total as f64,
+    };
+    let mem: Vec<String> = (o.nodes.iter())
+        .map(|n| format!("node {} {:.0} %", n.node, share(n.bytes)))
         .collect();
     let cpus: Vec<String> = o.thread_cpus.iter().map(u32::to_string).collect();
-    format!(
-        "memory {} of {}; threads on CPU {}{}",
-        mem.join(", "),
-        format_bytes(total),
-        cpus.join(","),
-        if o.overriding.is_some() {
-            "; OVERRIDDEN by the program"
-        } else {
-            ""
-        }
-    )
+    let overridden = match o.overriding {
+        Some(_) => "; OVERRIDDEN by the program",
+        None => "",
+    };
+    let (mem, total, cpus) = (mem.join(", "), format_bytes(total), cpus.join(","));
+    format!("memory {mem} of {total}; threads on CPU {cpus}{overridden}")
 }
 
 /// `app.csv`: one row per run, snake_case headers with units, numbers as numbers, missing

@@ -189,18 +189,15 @@ fn draw_package(out: &mut dyn Write, pkg: Option<u32>, blocks: &[Vec<String>]) -
 fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     for n in t.nodes.iter().filter(|n| n.cpus.is_empty()) {
         let mark = mark(t.allowed_nodes.contains(&n.id));
-        let kind = match t.layout.node_memory.iter().find(|m| m.node == n.id) {
-            Some(m) => {
-                let tier = m.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
-                format!(", {} ({}){tier}", m.kind.word(), m.known.word())
-            }
-            None => String::new(),
-        };
+        let kind = (t.layout.node_memory.iter().find(|m| m.node == n.id)).map(|m| {
+            let tier = m.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
+            format!(", {} ({}){tier}", m.kind.word(), m.known.word())
+        });
+        let (size, kind) = (format_bytes(n.memory_total_bytes), kind.unwrap_or_default());
         writeln!(
             out,
-            "Memory-only node {}{mark}: {} (no CPUs){kind}",
-            n.id,
-            format_bytes(n.memory_total_bytes)
+            "Memory-only node {}{mark}: {size} (no CPUs){kind}",
+            n.id
         )?;
     }
     // Memory of nodes with CPUs that is not plain DRAM (HBM in cache-less flat mode, say).
@@ -208,35 +205,23 @@ fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         m.kind != crate::results::topology::MemoryKind::Dram
             && t.node(m.node).is_some_and(|n| !n.cpus.is_empty())
     }) {
-        writeln!(
-            out,
-            "Node {} memory: {} ({})",
-            m.node,
-            m.kind.word(),
-            m.known.word()
-        )?;
+        let (kind, known) = (m.kind.word(), m.known.word());
+        writeln!(out, "Node {} memory: {kind} ({known})", m.node)?;
     }
     if let Some(n) = &t.layout.nodes_per_package {
         writeln!(out, "Nodes per package: {} ({})", n.mode, n.known.word())?;
     }
-    for note in &t.layout.l3_notes {
-        wrapped(out, &format!("Note: {note}"))?;
-    }
+    let notes = t.layout.l3_notes.iter().map(|note| format!("Note: {note}"));
     let any_disallowed = t.cpus.iter().any(|c| !c.allowed)
         || t.nodes.iter().any(|n| !t.allowed_nodes.contains(&n.id));
-    if any_disallowed {
-        wrapped(
-            out,
-            &format!(
-                "* not allowed for this process (allowed CPUs {}, nodes {})",
-                format_list(&t.allowed_cpus),
-                format_list(&t.allowed_nodes)
-            ),
-        )?;
-    }
+    let disallowed = any_disallowed.then(|| {
+        let (cpus, nodes) = (format_list(&t.allowed_cpus), format_list(&t.allowed_nodes));
+        format!("* not allowed for this process (allowed CPUs {cpus}, nodes {nodes})")
+    });
     let offline: Vec<u32> = t.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect();
-    if !offline.is_empty() {
-        wrapped(out, &format!("Offline CPUs: {}", format_list(&offline)))?;
+    let offline = (!offline.is_empty()).then(|| format!("Offline CPUs: {}", format_list(&offline)));
+    for line in notes.chain(disallowed).chain(offline) {
+        wrapped(out, &line)?;
     }
     Ok(())
 }

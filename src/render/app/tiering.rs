@@ -19,39 +19,34 @@ pub fn lines(c: &AppCandidate) -> Vec<String> {
     let Some(k) = &c.kernel else {
         return vec![];
     };
-    let mut out = Vec::new();
-    let set: Vec<String> = k
-        .settings
-        .iter()
+    let set: Vec<String> = (k.settings.iter())
         .map(|s| {
             let was = if s.was.is_empty() { "-" } else { &s.was };
             format!("{} = {} (was {was})", s.file, s.value)
         })
         .collect();
-    out.push(format!(
-        "  ({}) {} set for each run, restored after: {}",
-        c.letter,
-        c.id,
-        set.join(", ")
-    ));
     let measured = k.runs.iter().filter(|r| !r.warmup).count();
-    let counters: Vec<String> = VMSTAT_COUNTERS
-        .iter()
-        .filter(|n| {
-            k.runs
-                .iter()
-                .any(|r| r.counters.iter().any(|(c, _)| c == *n))
-        })
+    let read = |n: &&&str| {
+        k.runs
+            .iter()
+            .any(|r| r.counters.iter().any(|(c, _)| c == **n))
+    };
+    let counters: Vec<String> = (VMSTAT_COUNTERS.iter().filter(read))
         .map(|n| format!("{n} +{}", k.measured_total(n)))
         .collect();
-    out.push(format!(
-        "      /proc/vmstat over {measured} measured run(s), system-wide: {}",
-        if counters.is_empty() {
-            "no counter readable".into()
-        } else {
-            counters.join(", ")
-        }
-    ));
+    let counters = match counters.is_empty() {
+        true => "no counter readable".into(),
+        false => counters.join(", "),
+    };
+    let mut out = vec![
+        format!(
+            "  ({}) {} set for each run, restored after: {}",
+            c.letter,
+            c.id,
+            set.join(", ")
+        ),
+        format!("      /proc/vmstat over {measured} measured run(s), system-wide: {counters}"),
+    ];
     for (node, bar, first, last) in timeline(k) {
         out.push(format!(
             "      node {node} pages over the first measured run: {bar} ({first} -> {last})"

@@ -158,35 +158,29 @@ fn node_cpus(t: &Topology, online: &[u32]) -> Vec<(u32, Vec<u32>)> {
     // hwloc's Linux backend reads them; else none.
     let hmat_initiators = |id: u32| -> Vec<u32> {
         let class = |k: u32| -> Vec<u32> {
-            t.hmat
+            let h = t
+                .hmat
                 .iter()
-                .filter(|h| h.node == id && h.access_class == k)
-                .flat_map(|h| h.initiators.clone())
-                .collect()
+                .filter(|h| h.node == id && h.access_class == k);
+            h.flat_map(|h| h.initiators.clone()).collect()
         };
         let i = class(1);
         let nodes = if i.is_empty() { class(0) } else { i };
-        t.nodes
-            .iter()
-            .filter(|n| nodes.contains(&n.id))
-            .flat_map(|n| on(&n.cpus))
-            .collect()
+        let nodes = t.nodes.iter().filter(|n| nodes.contains(&n.id));
+        nodes.flat_map(|n| on(&n.cpus)).collect()
     };
-    t.nodes
-        .iter()
-        .map(|n| {
-            let own = on(&n.cpus);
-            let mut c = if own.is_empty() {
-                hmat_initiators(n.id)
-            } else {
-                own
-            };
-            c.sort_unstable();
-            c.dedup();
-            (n.id, c)
-        })
-        .filter(|(_, c)| !c.is_empty())
-        .collect()
+    let local = t.nodes.iter().map(|n| {
+        let own = on(&n.cpus);
+        let mut c = if own.is_empty() {
+            hmat_initiators(n.id)
+        } else {
+            own
+        };
+        c.sort_unstable();
+        c.dedup();
+        (n.id, c)
+    });
+    local.filter(|(_, c)| !c.is_empty()).collect()
 }
 
 /// The objects as a tree under the machine: largest first, each under the smallest container.
@@ -230,18 +224,15 @@ fn attach_memory(
     // (and everything when the machine is one node) at the top.
     // A kernel without NUMA support has no node directory: hwloc then makes one node 0 of
     // all the machine's memory and CPUs, and so does the export.
-    let mut mem: Vec<(u32, Vec<u32>)> = t
-        .nodes
-        .iter()
+    let cpus_of = |id: u32| {
+        cpu_nodes
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map(|(_, c)| c.clone())
+    };
+    let mut mem: Vec<(u32, Vec<u32>)> = (t.nodes.iter())
         .filter(|n| n.has_memory || !n.cpus.is_empty())
-        .map(|n| {
-            let cpus = cpu_nodes
-                .iter()
-                .find(|(id, _)| *id == n.id)
-                .map(|(_, c)| c.clone())
-                .unwrap_or_default();
-            (n.id, cpus)
-        })
+        .map(|n| (n.id, cpus_of(n.id).unwrap_or_default()))
         .collect();
     if mem.is_empty() {
         mem.push((0, online.to_vec()));

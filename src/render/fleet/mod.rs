@@ -50,9 +50,7 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     hosts_table(f, out)?;
     writeln!(out)?;
-    let names =
-        |s: Standing| -> Vec<String> { f.with_standing(s).map(|h| h.name.clone()).collect() };
-    for (s, what) in [
+    let standings = [
         (Standing::Noisy, "Noisy (no figure could be judged, rerun)"),
         (Standing::NoBaseline, "Not in the baseline (not judged)"),
         (
@@ -63,8 +61,9 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             Standing::DifferentHardware,
             "Different hardware (judged only within its group)",
         ),
-    ] {
-        let n = names(s);
+    ];
+    for (s, what) in standings {
+        let n: Vec<String> = f.with_standing(s).map(|h| h.name.clone()).collect();
         if !n.is_empty() {
             writeln!(out, "{what}: {}", n.join(", "))?;
         }

@@ -318,25 +318,24 @@ pub fn auto_weights_row(t: &Topology) -> Option<(String, String)> {
     let w = crate::results::tiers::kernel_auto_weights(t)?;
     let text: Vec<String> = w.iter().map(|(n, w)| format!("node {n}: {w}")).collect();
     let p = &t.environment.platform;
-    let current: Vec<(u32, u32)> = p
+    let current = p
         .weighted_interleave_weights
         .iter()
-        .map(|w| (w.node, w.weight))
-        .collect();
-    let apply = if current.is_empty() || current == w {
-        String::new()
-    } else if p.weighted_interleave_auto == Some(true) {
-        "; the kernel's own auto weights differ (it may have had CXL CDAT figures)".into()
-    } else if p.weighted_interleave_auto == Some(false) {
-        "; apply: echo true > /sys/kernel/mm/mempolicy/weighted_interleave/auto".into()
-    } else {
-        let lines: Vec<String> = w
-            .iter()
-            .map(|(n, w)| {
-                format!("echo {w} > /sys/kernel/mm/mempolicy/weighted_interleave/node{n}")
-            })
-            .collect();
-        format!("; apply: {}", lines.join("; "))
+        .map(|w| (w.node, w.weight));
+    let current: Vec<(u32, u32)> = current.collect();
+    let sysfs = "/sys/kernel/mm/mempolicy/weighted_interleave";
+    let apply = match p.weighted_interleave_auto {
+        _ if current.is_empty() || current == w => String::new(),
+        Some(true) => {
+            "; the kernel's own auto weights differ (it may have had CXL CDAT figures)".into()
+        }
+        Some(false) => format!("; apply: echo true > {sysfs}/auto"),
+        None => {
+            let lines: Vec<String> = (w.iter())
+                .map(|(n, w)| format!("echo {w} > {sysfs}/node{n}"))
+                .collect();
+            format!("; apply: {}", lines.join("; "))
+        }
     };
     Some((
         "kernel auto weights".into(),

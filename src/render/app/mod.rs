@@ -163,12 +163,15 @@ fn seen(o: &Observed) -> String {
     format!("memory {mem} of {total}; threads on CPU {cpus}{overridden}")
 }
 
+/// How one run of a candidate reads in one CSV column.
+type CsvCell<'a> = dyn Fn(&AppCandidate, &AppRun) -> String + 'a;
+
 /// `app.csv`: one row per run, snake_case headers with units, numbers as numbers, missing
 /// as empty.
 pub fn csv(r: &AppReport) -> Result<String, csv::Error> {
     use crate::sanitize::csv_text;
     let opt = |v: Option<i32>| v.map_or(String::new(), |x| x.to_string());
-    let cols: [(&str, &dyn Fn(&AppCandidate, &AppRun) -> String); 14] = [
+    let cols: [(&str, &CsvCell<'_>); 14] = [
         ("candidate", &|c, _| csv_text(&c.id)),
         ("policy", &|c, _| csv_text(&c.policy)),
         ("cpus", &|c, _| {

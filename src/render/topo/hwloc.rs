@@ -267,10 +267,8 @@ fn distances(d: &mut Doc) {
 fn memattrs(d: &mut Doc, lat: &[(u32, u32, f64)], bw: &[(u32, u32, f64)]) {
     // Flags as hwloc writes them: Bandwidth 5 (higher is better, needs initiator), Latency 6
     // (lower is better, needs initiator). Values in hwloc's units: MiB/s and whole ns.
-    let attrs: [(&str, u32, _, fn(f64) -> f64); 2] = [
-        ("Bandwidth", 5, bw, |v| v * 1e6 / 1048576.0),
-        ("Latency", 6, lat, |v| v),
-    ];
+    let mib: fn(f64) -> f64 = |v| v * 1e6 / 1048576.0;
+    let attrs = [("Bandwidth", 5, bw, mib), ("Latency", 6, lat, |v: f64| v)];
     for (name, flags, cells, unit) in attrs {
         let lines: Vec<String> = (cells.iter())
             .filter_map(|&(a, b, v)| {

@@ -237,9 +237,10 @@ fn curve_rows(r: &RunResults) -> Vec<String> {
     for (kind, node, c) in curves {
         for (i, p) in c.points.iter().enumerate() {
             rows.push(vec![
-                (i == 0)
-                    .then(|| format!("{} node {node}", kind.word()))
-                    .unwrap_or_default(),
+                match i {
+                    0 => format!("{} node {node}", kind.word()),
+                    _ => String::new(),
+                },
                 num(p.total_mb_per_s),
                 compact(&p.ns_per_load.estimate(), "ns"),
             ]);

@@ -111,22 +111,22 @@ fn group_table(
         crate::sanitize::value(group.thp.as_deref().unwrap_or("unknown")),
         group.numa_balancing.map_or("unknown".into(), |v| v.to_string())
     )?;
-    if !group.differs_from_largest.is_empty() {
-        writeln!(
-            out,
-            "  differs from group 1: {}",
-            group.differs_from_largest.join("; ")
-        )?;
-    }
-    if let Some(why) = &group.not_judged {
-        writeln!(out, "  not judged: {why}")?;
-    }
-    if !group.kernel_releases.is_empty() {
-        writeln!(
-            out,
-            "  kernel builds of one version (stated, not a reason to set hosts aside): {}",
-            group.kernel_releases.join(", ")
-        )?;
+    let (differs, builds) = (&group.differs_from_largest, &group.kernel_releases);
+    let notes = [
+        (!differs.is_empty()).then(|| format!("differs from group 1: {}", differs.join("; "))),
+        group
+            .not_judged
+            .as_ref()
+            .map(|why| format!("not judged: {why}")),
+        (!builds.is_empty()).then(|| {
+            format!(
+                "kernel builds of one version (stated, not a reason to set hosts aside): {}",
+                builds.join(", ")
+            )
+        }),
+    ];
+    for note in notes.into_iter().flatten() {
+        writeln!(out, "  {note}")?;
     }
     let [hosts, median, spread] = match f.baseline {
         Some(_) => ["checked", "expected", "envelope"],
@@ -143,8 +143,7 @@ fn group_table(
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{t}")?;
-    Ok(())
+    writeln!(out, "{t}")
 }
 
 /// One metric of a group: hosts, median (or expected), spread (or envelope), min, max and

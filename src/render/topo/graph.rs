@@ -10,7 +10,7 @@
 //! are collapsed into one column with their count (`8 cores 0-7`, `8x L2 1 MiB`), as lstopo
 //! collapses identical objects; a machine too large for that is listed one group a line.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use crate::results::format::format_bytes;
@@ -30,9 +30,7 @@ pub(crate) type Row = Vec<(usize, usize, String)>;
 /// Renders every package of `t`.
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let online: Vec<&Cpu> = t.cpus.iter().filter(|c| c.online).collect();
-    let mut packages: Vec<Option<u32>> = online.iter().map(|c| c.package).collect();
-    packages.sort_unstable();
-    packages.dedup();
+    let packages: BTreeSet<Option<u32>> = online.iter().map(|c| c.package).collect();
     for pkg in packages {
         let cores = cores_of(&online, pkg);
         let rows = rows_of(t, &cores);

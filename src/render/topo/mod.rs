@@ -3,7 +3,7 @@
 //! sets and the environment (like `likwid-topology`). Sizes use binary units (KiB = 1024 bytes)
 //! as the kernel does; HMAT bandwidth is in MB/s (10^6 bytes) as the kernel reports it.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use crate::render::width::fit_columns;
@@ -52,9 +52,7 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
 /// Machine line: live or snapshot, CPU model, packages, CPUs online, nodes.
 fn header(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let online = t.cpus.iter().filter(|c| c.online).count();
-    let mut packages: Vec<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
-    packages.sort_unstable();
-    packages.dedup();
+    let packages: BTreeSet<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
     writeln!(
         out,
         "Machine ({}): {}, {} package(s), {} of {} CPUs online, {} NUMA node(s)",

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use numascope::render::{topo_graph, topo_text};
+use numascope::render::topo::{self as topo_text, graph as topo_graph};
 use numascope::sysroot::SysRoot;
 use numascope::{results::topology::Topology, topology::read_topology};
 

@@ -14,7 +14,7 @@ use clap::Args;
 use crate::app::{self, AppError, ChildOutputTo};
 use crate::cli::Context;
 use crate::parse::duration::{parse_duration, DurationRange};
-use crate::render::app_text;
+use crate::render::app as app_text;
 use crate::results::app::Numactl as Installed;
 use crate::run::output::OutputDir;
 use crate::topology::read_topology;

@@ -11,7 +11,7 @@ use clap::Args;
 
 use crate::cli::Context;
 use crate::compare::{compare_with, metrics};
-use crate::render::compare_text;
+use crate::render::fleet::compare as compare_text;
 use crate::results::compare::Conditions;
 
 /// Flags of `numascope compare`.
@@ -60,9 +60,7 @@ pub fn run(_ctx: &Context, args: &CompareArgs) -> anyhow::Result<()> {
             ));
         }
         let f = super::fleet::check_baseline(b, &runs)?;
-        super::print_result(args.json, &f, |out| {
-            crate::render::fleet_text::render(&f, out)
-        })?;
+        super::print_result(args.json, &f, |out| crate::render::fleet::render(&f, out))?;
         if f.has_outliers() {
             return Err(crate::error::differs("a run falls outside the baseline"));
         }

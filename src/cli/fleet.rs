@@ -13,7 +13,7 @@ use clap::Args;
 
 use crate::cli::report::check_new;
 use crate::cli::Context;
-use crate::render::{fleet_text, html};
+use crate::render::{fleet as fleet_text, html};
 use crate::run::output::write_atomic;
 
 /// Flags of `numascope fleet`.

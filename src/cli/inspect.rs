@@ -10,7 +10,7 @@ use clap::Args;
 use crate::cli::Context;
 use crate::inspect::{inspect, read_system_memory, resolve_targets};
 use crate::parse::duration::{parse_duration, DurationRange};
-use crate::render::inspect_text;
+use crate::render::inspect as inspect_text;
 use crate::topology::read_topology;
 
 /// `inspect --watch`: a pause between two looks, 100 ms to a day.

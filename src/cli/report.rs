@@ -11,7 +11,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::render::{csv as csv_render, html, hwloc, run_text};
+use crate::render::{csv as csv_render, html, run_text, topo::hwloc};
 use crate::run::output::write_atomic;
 
 /// Flags of `numascope report`.
@@ -122,7 +122,7 @@ pub(crate) fn check_distinct(outputs: &[(&str, Option<&PathBuf>)]) -> anyhow::Re
 fn openmetrics_text(r: &crate::results::RunResults) -> String {
     let m = crate::compare::metrics(r, &r.host);
     let env = &r.topology.environment;
-    let info = crate::render::openmetrics::RunInfo {
+    let info = crate::render::fleet::openmetrics::RunInfo {
         host: &r.host,
         kernel: env.kernel_release.as_deref().unwrap_or("unknown"),
         cpu_model: env.cpu_model.as_deref().unwrap_or("unknown"),
@@ -132,7 +132,7 @@ fn openmetrics_text(r: &crate::results::RunResults) -> String {
         started_at: &r.started_at,
     };
     let vm = m.virtual_machine;
-    crate::render::openmetrics::render(&m, &info, &|x| {
+    crate::render::fleet::openmetrics::render(&m, &info, &|x| {
         crate::compare::figure_unjudged(x, vm, true).is_none()
     })
 }

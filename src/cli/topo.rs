@@ -5,7 +5,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use crate::cli::Context;
-use crate::render::{topo_graph, topo_text};
+use crate::render::topo::{self as topo_text, graph as topo_graph};
 use crate::topology::read_topology;
 
 /// Flags of `numascope topo`.
@@ -25,7 +25,7 @@ pub fn run(ctx: &Context, args: &TopoArgs) -> anyhow::Result<()> {
     for w in &topo.warnings {
         super::ui::warning(w);
     }
-    for m in crate::render::tiering_text::mover_sentences(&topo.environment) {
+    for m in crate::render::topo::tiering::mover_sentences(&topo.environment) {
         super::ui::warning(format!("{m} (placement is checked after each measurement)"));
     }
     if let Some(a) = &ctx.archive {

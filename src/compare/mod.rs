@@ -3,7 +3,7 @@
 //! more runs (a fleet) the hosts whose figures stand out from the others. This module is the
 //! pure comparison logic over [`RunMetrics`] (the types are the contract in
 //! `crate::results::compare`); pulling metrics out of a run is
-//! [`metrics`], printing is `crate::render::compare_text`.
+//! [`metrics`], printing is `crate::render::fleet::compare`.
 //!
 //! What is flagged (docs/METHODOLOGY.md, "Deciding"):
 //! - **Difference** (a run vs the first run): judged with both runs' 95 % intervals for the

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use super::run_view::c2c::C2C_GROUP_KEYS;
 use super::run_view::c2c::{c2c_groups_table, c2c_heatmap, c2c_notes, c2c_summary, c2c_table};
-use super::{traffic_text, view_text};
+use super::{inspect::traffic as traffic_text, view_text};
 use crate::results::c2c::{C2cResult, PairResult};
 
 /// Up to this many pairs, each pair's interval gets its own line; beyond, only the widest.

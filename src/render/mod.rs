@@ -1,27 +1,20 @@
 //! Renderers: each turns a finished result into bytes for one audience (terminal text, JSON,
 //! CSV, SVG, HTML). Renderers never measure and never read the machine.
 
-pub mod app_text;
-pub mod app_tiering;
+pub mod app;
 pub mod bandwidth_text;
 pub mod c2c_text;
 pub mod columns;
-pub mod compare_text;
 pub mod conditions;
 pub mod csv;
 pub mod estimate;
 #[cfg(test)]
 pub(crate) mod fixture;
-pub mod fleet_text;
+pub mod fleet;
 pub mod html;
-pub mod hwloc;
-pub mod hwloc_tree;
-pub mod inspect_text;
+pub mod inspect;
 pub mod latency_text;
 pub mod loaded_text;
-pub mod memory_limit;
-pub mod openmetrics;
-pub mod page_mover;
 pub mod peak_text;
 pub mod penalty_words;
 pub mod placement_text;
@@ -37,10 +30,7 @@ pub mod tables_standalone;
 pub mod tables_text;
 pub mod tables_view;
 pub mod tier_words;
-pub mod tiering_text;
-pub mod topo_graph;
-pub mod topo_text;
-pub mod traffic_text;
+pub mod topo;
 pub mod verdict;
 pub mod view_text;
 pub mod width;

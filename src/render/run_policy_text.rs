@@ -76,7 +76,7 @@ pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             }
             // Row (h) against (g): the kernel's auto weights against the measured ones.
             let f = crate::results::figures::of_run(r);
-            for l in super::tiering_text::weights_lines(&f) {
+            for l in super::topo::tiering::weights_lines(&f) {
                 writeln!(out, "{l}")?;
             }
         }

@@ -72,7 +72,7 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
         section(out, "Copy bandwidth, source node x destination node")?;
         super::tables_text::render_stream_matrix(sm, out)?;
     }
-    let tiers = super::tiering_text::section(&r.topology, Some(r));
+    let tiers = super::topo::tiering::section(&r.topology, Some(r));
     if !tiers.is_empty() {
         section(out, "Memory tiers")?;
         for l in tiers {

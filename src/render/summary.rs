@@ -31,7 +31,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     lines.extend(bandwidth_block(&f));
     lines.extend(remote_penalty(r));
     lines.extend(what_to_run(&f));
-    lines.extend(super::tiering_text::weights_lines(&f));
+    lines.extend(super::topo::tiering::weights_lines(&f));
     lines.extend(loaded_and_c2c(&f));
     lines.extend(warnings(r));
     lines.push(where_the_rest_is(r, dir));
@@ -392,7 +392,7 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
                 fig(peak)
             )
         });
-        v.extend(super::tiering_text::loaded_kind_lines(f));
+        v.extend(super::topo::tiering::loaded_kind_lines(f));
     }
     if !f.c2c.is_empty() {
         let groups: Vec<String> = f

@@ -87,9 +87,9 @@ pub(crate) fn indent(s: &str) -> String {
     s.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-/// [`crate::render::topo_text::columns`] fitted to [`target`] the same way.
+/// [`crate::render::columns::columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let drawn = crate::render::topo_text::columns(headers, rows);
+    let drawn = crate::render::columns::columns(headers, rows);
     match target() {
         Some(w) if too_wide(&drawn, w) => {
             let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
@@ -315,6 +315,6 @@ mod at_80_columns {
     #[test]
     fn topology() {
         let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::topo_text::render(&r.topology, w)));
+        insta::assert_snapshot!(at_80(|w| crate::render::topo::render(&r.topology, w)));
     }
 }

@@ -317,7 +317,7 @@ fn environment_notes(r: &RunResults) -> Vec<Finding> {
         crate::results::environment_tiering::page_movers(env.numa_balancing, &env.tiering)
             .iter()
             .filter(|m| **m != crate::results::environment_tiering::PageMover::NumaBalancing)
-            .map(crate::render::page_mover::sentence)
+            .map(crate::render::topo::tiering::mover_sentence)
             .collect();
     if !movers.is_empty() {
         out.push(Finding::warning(

@@ -7,7 +7,7 @@ use super::page::Page;
 use super::{esc, prose};
 use crate::render::run_view::{self as view};
 use crate::render::svg::bytes_short;
-use crate::render::tiering_text;
+use crate::render::topo::tiering;
 use crate::results::RunResults;
 
 pub(super) fn environment(p: &mut Page, r: &RunResults) -> bool {
@@ -28,8 +28,8 @@ fn facts(r: &RunResults) -> Vec<(String, String)> {
     let mut rows: Vec<(String, String)> = (machine.chain(layout_rows(r)))
         .filter_map(|(k, v)| Some((k.to_string(), v?)))
         .collect();
-    rows.extend(tiering_text::rows(env));
-    let movers = tiering_text::mover_sentences(env).into_iter();
+    rows.extend(tiering::rows(env));
+    let movers = tiering::mover_sentences(env).into_iter();
     rows.extend(movers.map(|m| ("can move pages".into(), m)));
     rows
 }
@@ -74,7 +74,12 @@ fn machine_rows(r: &RunResults) -> Vec<(&'static str, String)> {
         ("allowed memory nodes", format!("{:?}", t.allowed_nodes)),
     ];
     let limits = env.memory_limits.iter();
-    rows.extend(limits.map(|l| ("memory limit", crate::render::memory_limit::summary(l))));
+    rows.extend(limits.map(|l| {
+        (
+            "memory limit",
+            crate::render::topo::environment::memory_limit(l),
+        )
+    }));
     rows
 }
 
@@ -114,7 +119,7 @@ fn layout_rows(r: &RunResults) -> [(&'static str, Option<String>); 8] {
     });
     // The mode bits, when memory-tiering mode is on (the row above says on/off).
     let modes =
-        (env.numa_balancing.filter(|v| *v & 2 != 0)).map(|v| tiering_text::numa_balancing(Some(v)));
+        (env.numa_balancing.filter(|v| *v & 2 != 0)).map(|v| tiering::numa_balancing(Some(v)));
     [
         (
             "memory kinds",

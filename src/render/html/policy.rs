@@ -100,7 +100,7 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
         p.para("lead", n);
     }
     // Row (h) against (g): the kernel's auto weights against the measured ones.
-    let w = crate::render::tiering_text::weights_lines(&crate::results::figures::of_run(r));
+    let w = crate::render::topo::tiering::weights_lines(&crate::results::figures::of_run(r));
     if let Some((title, rest)) = w.split_first().and_then(|(_, w)| w.split_first()) {
         let _ = write!(
             p.html,

@@ -11,11 +11,11 @@
 
 use std::io::{self, Write};
 
+use super::inspect::traffic as traffic_text;
 use super::run_view::loaded::bandwidth_note;
 use super::run_view::loaded_family::shares_idle;
 use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people, matrix_notes};
 use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
-use super::traffic_text;
 
 use crate::results::format::{format_bytes, format_list};
 use crate::results::loaded::{CurvePoint, LoadedMatrix, LoadedReport, LoadedResult};

@@ -9,6 +9,8 @@
 //! reproducible from `results.json` alone. hwloc tools such as `hwloc-calc core:1` and
 //! `lstopo --input` then see the same cores and caches as lstopo on the measured machine.
 
+use std::collections::BTreeMap;
+
 use crate::results::topology::{Cache, Topology};
 
 /// The kinds of object the export writes, in hwloc's order for equal cpusets.
@@ -56,13 +58,10 @@ impl Obj {
             Kind::Package => "Package",
             Kind::Group => "Group",
             Kind::Cache(_, 2) => "L1iCache",
-            Kind::Cache(std::cmp::Reverse(l), _) => match l {
-                1 => "L1Cache",
-                2 => "L2Cache",
-                3 => "L3Cache",
-                4 => "L4Cache",
-                _ => "L5Cache",
-            },
+            Kind::Cache(std::cmp::Reverse(l @ 1..=4), _) => {
+                ["L1Cache", "L2Cache", "L3Cache", "L4Cache"][l as usize - 1]
+            }
+            Kind::Cache(..) => "L5Cache",
             Kind::Core => "Core",
             Kind::Pu => "PU",
         }
@@ -114,33 +113,21 @@ fn cpu_objects(t: &Topology, online: &[u32]) -> Vec<Obj> {
     let on = |v: &[u32]| online_only(v, online);
     let mut flat: Vec<Obj> = Vec::new();
     // Packages, cores and PUs from the CPU records.
-    let mut packages: Vec<u32> = t.cpus.iter().filter_map(|c| c.package).collect();
-    packages.sort_unstable();
-    packages.dedup();
-    for p in &packages {
-        let cpus: Vec<u32> = t
-            .cpus
-            .iter()
-            .filter(|c| c.package == Some(*p))
-            .map(|c| c.id)
-            .collect();
-        flat.push(Obj::new(Kind::Package, Some(*p), on(&cpus)));
+    let mut packages: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut cores: BTreeMap<(Option<u32>, u32), Vec<u32>> = BTreeMap::new();
+    for c in &t.cpus {
+        if let Some(p) = c.package {
+            packages.entry(p).or_default().push(c.id);
+        }
+        if let Some(core) = c.core {
+            cores.entry((c.package, core)).or_default().push(c.id);
+        }
     }
-    let mut cores: Vec<(Option<u32>, u32)> = t
-        .cpus
-        .iter()
-        .filter_map(|c| Some((c.package, c.core?)))
-        .collect();
-    cores.sort_unstable();
-    cores.dedup();
-    for (p, core) in &cores {
-        let cpus: Vec<u32> = t
-            .cpus
-            .iter()
-            .filter(|c| c.package == *p && c.core == Some(*core))
-            .map(|c| c.id)
-            .collect();
-        flat.push(Obj::new(Kind::Core, Some(*core), on(&cpus)));
+    for (p, cpus) in packages {
+        flat.push(Obj::new(Kind::Package, Some(p), on(&cpus)));
+    }
+    for ((_, core), cpus) in cores {
+        flat.push(Obj::new(Kind::Core, Some(core), on(&cpus)));
     }
     for c in online {
         flat.push(Obj::new(Kind::Pu, Some(*c), vec![*c]));
@@ -171,35 +158,29 @@ fn node_cpus(t: &Topology, online: &[u32]) -> Vec<(u32, Vec<u32>)> {
     // hwloc's Linux backend reads them; else none.
     let hmat_initiators = |id: u32| -> Vec<u32> {
         let class = |k: u32| -> Vec<u32> {
-            t.hmat
+            let h = t
+                .hmat
                 .iter()
-                .filter(|h| h.node == id && h.access_class == k)
-                .flat_map(|h| h.initiators.clone())
-                .collect()
+                .filter(|h| h.node == id && h.access_class == k);
+            h.flat_map(|h| h.initiators.clone()).collect()
         };
         let i = class(1);
         let nodes = if i.is_empty() { class(0) } else { i };
-        t.nodes
-            .iter()
-            .filter(|n| nodes.contains(&n.id))
-            .flat_map(|n| on(&n.cpus))
-            .collect()
+        let nodes = t.nodes.iter().filter(|n| nodes.contains(&n.id));
+        nodes.flat_map(|n| on(&n.cpus)).collect()
     };
-    t.nodes
-        .iter()
-        .map(|n| {
-            let own = on(&n.cpus);
-            let mut c = if own.is_empty() {
-                hmat_initiators(n.id)
-            } else {
-                own
-            };
-            c.sort_unstable();
-            c.dedup();
-            (n.id, c)
-        })
-        .filter(|(_, c)| !c.is_empty())
-        .collect()
+    let local = t.nodes.iter().map(|n| {
+        let own = on(&n.cpus);
+        let mut c = if own.is_empty() {
+            hmat_initiators(n.id)
+        } else {
+            own
+        };
+        c.sort_unstable();
+        c.dedup();
+        (n.id, c)
+    });
+    local.filter(|(_, c)| !c.is_empty()).collect()
 }
 
 /// The objects as a tree under the machine: largest first, each under the smallest container.
@@ -212,9 +193,7 @@ fn nest(mut flat: Vec<Obj>, online: &[u32]) -> Vec<Obj> {
             .then(a.kind.cmp(&b.kind))
             .then(a.cpus.cmp(&b.cpus))
     });
-    let mut machine = Obj::new(Kind::Group, None, online.to_vec());
-    machine.kind = Kind::Group;
-    let mut objs = vec![machine];
+    let mut objs = vec![Obj::new(Kind::Group, None, online.to_vec())];
     for o in flat {
         let mut parent = 0;
         'down: loop {
@@ -245,18 +224,15 @@ fn attach_memory(
     // (and everything when the machine is one node) at the top.
     // A kernel without NUMA support has no node directory: hwloc then makes one node 0 of
     // all the machine's memory and CPUs, and so does the export.
-    let mut mem: Vec<(u32, Vec<u32>)> = t
-        .nodes
-        .iter()
+    let cpus_of = |id: u32| {
+        cpu_nodes
+            .iter()
+            .find(|(n, _)| *n == id)
+            .map(|(_, c)| c.clone())
+    };
+    let mut mem: Vec<(u32, Vec<u32>)> = (t.nodes.iter())
         .filter(|n| n.has_memory || !n.cpus.is_empty())
-        .map(|n| {
-            let cpus = cpu_nodes
-                .iter()
-                .find(|(id, _)| *id == n.id)
-                .map(|(_, c)| c.clone())
-                .unwrap_or_default();
-            (n.id, cpus)
-        })
+        .map(|n| (n.id, cpus_of(n.id).unwrap_or_default()))
         .collect();
     if mem.is_empty() {
         mem.push((0, online.to_vec()));

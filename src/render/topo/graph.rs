@@ -10,6 +10,7 @@
 //! are collapsed into one column with their count (`8 cores 0-7`, `8x L2 1 MiB`), as lstopo
 //! collapses identical objects; a machine too large for that is listed one group a line.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
 use crate::results::format::format_bytes;
@@ -29,9 +30,7 @@ pub(crate) type Row = Vec<(usize, usize, String)>;
 /// Renders every package of `t`.
 pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     let online: Vec<&Cpu> = t.cpus.iter().filter(|c| c.online).collect();
-    let mut packages: Vec<Option<u32>> = online.iter().map(|c| c.package).collect();
-    packages.sort_unstable();
-    packages.dedup();
+    let packages: BTreeSet<Option<u32>> = online.iter().map(|c| c.package).collect();
     for pkg in packages {
         let cores = cores_of(&online, pkg);
         let rows = rows_of(t, &cores);
@@ -44,103 +43,71 @@ pub fn render(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
 /// The core columns of package `pkg`, ordered by node then core id so shared caches are
 /// contiguous.
 fn cores_of(online: &[&Cpu], pkg: Option<u32>) -> Vec<Core> {
-    // Cores of this package, ordered by node then core id so shared caches are contiguous.
-    let mut keys: Vec<(Option<u32>, Option<u32>, u32)> = Vec::new();
+    let mut cores: BTreeMap<(Option<u32>, Option<u32>, u32), Vec<u32>> = BTreeMap::new();
     for c in online.iter().filter(|c| c.package == pkg) {
         let first = c.siblings.first().copied().unwrap_or(c.id);
-        keys.push((c.node, c.core, first));
+        cores.entry((c.node, c.core, first)).or_default().push(c.id);
     }
-    keys.sort_unstable();
-    keys.dedup();
-    let mut cores: Vec<Core> = Vec::new();
-    for (node, core, first) in &keys {
-        let cpus: Vec<u32> = online
-            .iter()
-            .filter(|c| {
-                c.package == pkg
-                    && c.node == *node
-                    && c.core == *core
-                    && c.siblings.first().copied().unwrap_or(c.id) == *first
-            })
-            .map(|c| c.id)
-            .collect();
-        cores.push(Core { cpus });
+    cores.into_values().map(|cpus| Core { cpus }).collect()
+}
+
+/// `*` for what this process may not use.
+fn mark(allowed: bool) -> &'static str {
+    if allowed {
+        ""
+    } else {
+        "*"
     }
-    cores
 }
 
 /// The rows of boxes of one package: hardware threads, each cache level, the nodes.
 fn rows_of(t: &Topology, cores: &[Core]) -> Vec<Row> {
-    let col_of = |cpu: u32| cores.iter().position(|k| k.cpus.contains(&cpu));
-    // Boxes per row: (first column, last column, label).
-    let mut rows: Vec<Vec<(usize, usize, String)>> = Vec::new();
-    rows.push(
-        cores
+    // The columns a CPU set spans, first and last.
+    let span = |cpus: &[u32]| {
+        let cols = cpus
             .iter()
-            .enumerate()
-            .map(|(i, k)| {
-                let label = k
-                    .cpus
-                    .iter()
-                    .map(|c| {
-                        if t.allowed_cpus.contains(c) {
-                            c.to_string()
-                        } else {
-                            format!("{c}*")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ");
-                (i, i, label)
-            })
-            .collect(),
-    );
-    let mut levels: Vec<(u32, String)> = t
-        .caches
-        .iter()
+            .filter_map(|c| cores.iter().position(|k| k.cpus.contains(c)));
+        let (a, b) = cols.fold((usize::MAX, 0), |(a, b), c| (a.min(c), b.max(c)));
+        (a <= b).then_some((a, b))
+    };
+    let threads: Row = (cores.iter().enumerate())
+        .map(|(i, k)| {
+            let cpus: Vec<String> = (k.cpus.iter())
+                .map(|c| format!("{c}{}", mark(t.allowed_cpus.contains(c))))
+                .collect();
+            (i, i, cpus.join(" "))
+        })
+        .collect();
+    let mut levels: Vec<(u32, &str)> = (t.caches.iter())
         .filter(|c| c.kind != "Instruction")
-        .map(|c| (c.level, c.kind.clone()))
+        .map(|c| (c.level, c.kind.as_str()))
         .collect();
     levels.sort();
     levels.dedup();
-    for (level, kind) in levels {
-        let mut row = Vec::new();
-        for c in t
-            .caches
-            .iter()
+    let caches = levels.into_iter().map(|(level, kind)| {
+        (t.caches.iter())
             .filter(|c| c.level == level && c.kind == kind)
-        {
-            let cols: Vec<usize> = c.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
-            if let (Some(&a), Some(&b)) = (cols.iter().min(), cols.iter().max()) {
-                row.push((a, b, format!("L{level} {}", format_bytes(c.size_bytes))));
-            }
-        }
-        if !row.is_empty() {
-            row.sort();
-            rows.push(row);
-        }
-    }
-    let mut node_row = Vec::new();
-    for n in &t.nodes {
-        let cols: Vec<usize> = n.cpus.iter().filter_map(|&cpu| col_of(cpu)).collect();
-        if let (Some(&a), Some(&b)) = (cols.iter().min(), cols.iter().max()) {
-            let mark = if t.allowed_nodes.contains(&n.id) {
-                ""
-            } else {
-                "*"
-            };
-            node_row.push((
-                a,
-                b,
-                format!("node {}{mark} {}", n.id, format_bytes(n.memory_total_bytes)),
-            ));
-        }
-    }
-    node_row.sort();
-    if !node_row.is_empty() {
-        rows.push(node_row);
-    }
-    rows
+            .filter_map(|c| {
+                let (a, b) = span(&c.cpus)?;
+                Some((a, b, format!("L{level} {}", format_bytes(c.size_bytes))))
+            })
+            .collect::<Row>()
+    });
+    let nodes: Row = (t.nodes.iter())
+        .filter_map(|n| {
+            let (a, b) = span(&n.cpus)?;
+            let m = mark(t.allowed_nodes.contains(&n.id));
+            let size = format_bytes(n.memory_total_bytes);
+            Some((a, b, format!("node {}{m} {size}", n.id)))
+        })
+        .collect();
+    (std::iter::once(threads).chain(caches).chain([nodes]))
+        .filter(|r| !r.is_empty())
+        .map(|mut r| {
+            r.sort();
+            r
+        })
+        .collect()
 }
 
 /// The lines of one block of `ncols` columns: each row's boxes, three lines a row.
@@ -174,7 +141,8 @@ pub(crate) fn block_lines(ncols: usize, rows: &[Row]) -> Vec<String> {
             top.push_str(&"-".repeat(inner));
             top.push('+');
             mid.push('|');
-            mid.push_str(&center(label, inner));
+            // Centred, cut at the box's width.
+            mid.push_str(&format!("{label:^inner$.inner$}"));
             mid.push('|');
             col = b + 1;
             if col < ncols {
@@ -218,23 +186,16 @@ fn draw_package(out: &mut dyn Write, pkg: Option<u32>, blocks: &[Vec<String>]) -
 /// Memory-only nodes, the not-allowed mark and offline CPUs, below the packages.
 fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
     for n in t.nodes.iter().filter(|n| n.cpus.is_empty()) {
-        let mark = if t.allowed_nodes.contains(&n.id) {
-            ""
-        } else {
-            "*"
-        };
-        let kind = match t.layout.node_memory.iter().find(|m| m.node == n.id) {
-            Some(m) => {
-                let tier = m.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
-                format!(", {} ({}){tier}", m.kind.word(), m.known.word())
-            }
-            None => String::new(),
-        };
+        let mark = mark(t.allowed_nodes.contains(&n.id));
+        let kind = (t.layout.node_memory.iter().find(|m| m.node == n.id)).map(|m| {
+            let tier = m.tier.map(|t| format!(", tier {t}")).unwrap_or_default();
+            format!(", {} ({}){tier}", m.kind.word(), m.known.word())
+        });
+        let (size, kind) = (format_bytes(n.memory_total_bytes), kind.unwrap_or_default());
         writeln!(
             out,
-            "Memory-only node {}{mark}: {} (no CPUs){kind}",
-            n.id,
-            format_bytes(n.memory_total_bytes)
+            "Memory-only node {}{mark}: {size} (no CPUs){kind}",
+            n.id
         )?;
     }
     // Memory of nodes with CPUs that is not plain DRAM (HBM in cache-less flat mode, say).
@@ -242,35 +203,23 @@ fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         m.kind != crate::results::topology::MemoryKind::Dram
             && t.node(m.node).is_some_and(|n| !n.cpus.is_empty())
     }) {
-        writeln!(
-            out,
-            "Node {} memory: {} ({})",
-            m.node,
-            m.kind.word(),
-            m.known.word()
-        )?;
+        let (kind, known) = (m.kind.word(), m.known.word());
+        writeln!(out, "Node {} memory: {kind} ({known})", m.node)?;
     }
     if let Some(n) = &t.layout.nodes_per_package {
         writeln!(out, "Nodes per package: {} ({})", n.mode, n.known.word())?;
     }
-    for note in &t.layout.l3_notes {
-        wrapped(out, &format!("Note: {note}"))?;
-    }
+    let notes = t.layout.l3_notes.iter().map(|note| format!("Note: {note}"));
     let any_disallowed = t.cpus.iter().any(|c| !c.allowed)
         || t.nodes.iter().any(|n| !t.allowed_nodes.contains(&n.id));
-    if any_disallowed {
-        wrapped(
-            out,
-            &format!(
-                "* not allowed for this process (allowed CPUs {}, nodes {})",
-                format_list(&t.allowed_cpus),
-                format_list(&t.allowed_nodes)
-            ),
-        )?;
-    }
+    let disallowed = any_disallowed.then(|| {
+        let (cpus, nodes) = (format_list(&t.allowed_cpus), format_list(&t.allowed_nodes));
+        format!("* not allowed for this process (allowed CPUs {cpus}, nodes {nodes})")
+    });
     let offline: Vec<u32> = t.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect();
-    if !offline.is_empty() {
-        wrapped(out, &format!("Offline CPUs: {}", format_list(&offline)))?;
+    let offline = (!offline.is_empty()).then(|| format!("Offline CPUs: {}", format_list(&offline)));
+    for line in notes.chain(disallowed).chain(offline) {
+        wrapped(out, &line)?;
     }
     Ok(())
 }
@@ -304,18 +253,4 @@ fn wrapped(out: &mut dyn Write, text: &str) -> io::Result<()> {
         writeln!(out, "{line}")?;
     }
     Ok(())
-}
-
-fn center(label: &str, width: usize) -> String {
-    let n = label.chars().count();
-    if n >= width {
-        return label.chars().take(width).collect();
-    }
-    let left = (width - n) / 2;
-    format!(
-        "{}{}{}",
-        " ".repeat(left),
-        label,
-        " ".repeat(width - n - left)
-    )
 }

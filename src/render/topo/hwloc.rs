@@ -31,7 +31,7 @@ pub enum HwlocError {
 }
 
 /// An hwloc bitmap string: `0x00000003`, `0x00000001,0xffffffff` (32-bit words, high first).
-pub fn bitmap(bits: &[u32]) -> String {
+fn bitmap(bits: &[u32]) -> String {
     let Some(&max) = bits.iter().max() else {
         return "0x0".into();
     };
@@ -47,27 +47,6 @@ pub fn bitmap(bits: &[u32]) -> String {
         .join(",")
 }
 
-/// (initiator node, memory node, value) triples.
-type Cells = Vec<(u32, u32, f64)>;
-
-/// The run's measured latency matrix (median ns) and bandwidth matrix (MB/s) cells.
-fn figures(r: &RunResults) -> (Cells, Cells) {
-    let lat = r.latency_cells();
-    let bw = r.bandwidth_matrix_cells();
-    (lat, bw)
-}
-
-struct Ids {
-    next: u64,
-}
-
-impl Ids {
-    fn take(&mut self) -> u64 {
-        self.next += 1;
-        self.next
-    }
-}
-
 fn sets(cpus: &[u32], nodes: &[u32]) -> String {
     let c = bitmap(cpus);
     let n = bitmap(nodes);
@@ -80,36 +59,50 @@ struct Doc<'a> {
     t: &'a Topology,
     online: Vec<u32>,
     mem_nodes: Vec<u32>,
-    ids: Ids,
+    gp: u64,
     node_gp: Vec<(u32, u64)>,
     x: String,
 }
 
+impl Doc<'_> {
+    /// The next object's gp_index.
+    fn take(&mut self) -> u64 {
+        self.gp += 1;
+        self.gp
+    }
+
+    /// The CPU model as hwloc's `CPUModel` info, indented `pad`, when known.
+    fn cpu_model(&mut self, pad: &str) {
+        if let Some(m) = &self.t.environment.cpu_model {
+            let _ = writeln!(
+                self.x,
+                "{pad}<info name=\"CPUModel\" value=\"{}\"/>",
+                esc(m)
+            );
+        }
+    }
+}
+
 /// The XML topology with the measured memory attributes.
 pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
-    let (lat, bw) = figures(r);
+    let (lat, bw) = (r.latency_cells(), r.bandwidth_matrix_cells());
     if lat.is_empty() && bw.is_empty() {
         return Err(HwlocError::NothingToExport);
     }
     let t: &Topology = &r.topology;
     let online: Vec<u32> = t.cpus.iter().filter(|c| c.online).map(|c| c.id).collect();
-    let mem_nodes: Vec<u32> = t
-        .nodes
-        .iter()
-        .filter(|n| n.has_memory)
+    let mut mem_nodes: Vec<u32> = (t.nodes.iter().filter(|n| n.has_memory))
         .map(|n| n.id)
         .collect();
     // No node directory (a kernel without NUMA): one node 0, as hwloc makes.
-    let mem_nodes = if mem_nodes.is_empty() {
-        vec![0]
-    } else {
-        mem_nodes
-    };
+    if mem_nodes.is_empty() {
+        mem_nodes.push(0);
+    }
     let mut d = Doc {
         t,
         online,
         mem_nodes,
-        ids: Ids { next: 0 },
+        gp: 0,
         node_gp: Vec::new(),
         x: String::new(),
     };
@@ -117,45 +110,34 @@ pub fn hwloc_xml(r: &RunResults) -> Result<String, HwlocError> {
     objects(&mut d);
     distances(&mut d);
     memattrs(&mut d, &lat, &bw);
-    let mut x = d.x;
-    x.push_str("</topology>\n");
-    Ok(x)
+    d.x.push_str("</topology>\n");
+    Ok(d.x)
 }
 
 /// The XML header and the Machine object's opening tag and facts.
 fn machine(d: &mut Doc, r: &RunResults) {
-    let Doc {
-        t, online, ids, x, ..
-    } = d;
-    x.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">\n");
-    let mut all_nodes: Vec<u32> = t.nodes.iter().map(|n| n.id).collect();
+    let mut all_nodes: Vec<u32> = d.t.nodes.iter().map(|n| n.id).collect();
     if all_nodes.is_empty() {
         all_nodes.push(0);
     }
-    let all = sets(online, &all_nodes);
-    let _ = writeln!(
-        x,
-        "  <object type=\"Machine\" os_index=\"0\" {all} allowed_cpuset=\"{}\" allowed_nodeset=\"{}\" gp_index=\"{}\">",
-        bitmap(online),
+    let gp = d.take();
+    let on = &d.online;
+    let _ = write!(
+        d.x,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">\n<topology version=\"2.0\">\n  <object type=\"Machine\" os_index=\"0\" {} allowed_cpuset=\"{}\" allowed_nodeset=\"{}\" gp_index=\"{gp}\">\n",
+        sets(on, &all_nodes),
+        bitmap(on),
         bitmap(&all_nodes),
-        ids.take()
     );
     let _ = writeln!(
-        x,
-        "    <info name=\"HostName\" value=\"{}\"/>",
-        esc(&r.host)
-    );
-    let _ = writeln!(x, "    <info name=\"Backend\" value=\"numascope\"/>");
-    let _ = writeln!(
-        x,
-        "    <info name=\"numascope\" value=\"Latency (ns) and Bandwidth (MiB/s) are numascope {} measurements of {}, not firmware figures\"/>",
+        d.x,
+        "    <info name=\"HostName\" value=\"{}\"/>\n    <info name=\"Backend\" value=\"numascope\"/>\n    <info name=\"numascope\" value=\"Latency (ns) and Bandwidth (MiB/s) are numascope {} measurements of {}, not firmware figures\"/>",
+        esc(&r.host),
         esc(&r.tool_version),
         esc(&r.started_at)
     );
-    if t.cpus.iter().all(|c| c.package.is_none()) {
-        if let Some(m) = &t.environment.cpu_model {
-            let _ = writeln!(x, "    <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
-        }
+    if d.t.cpus.iter().all(|c| c.package.is_none()) {
+        d.cpu_model("    ");
     }
 }
 
@@ -179,19 +161,12 @@ fn locality(t: &Topology, mem_nodes: &[u32], cpus: &[u32]) -> Vec<u32> {
 /// hwloc writes memory children), then its normal children. Then the Machine closes.
 fn objects(d: &mut Doc) {
     let tree = hwloc_tree::build(d.t, &d.online);
-    let machine_numa = tree.objs[0].numa.clone();
-    let top = tree.objs[0].children.clone();
-    for n in machine_numa {
-        numa_node(d, n, &d.online.clone(), 2);
-    }
-    for ch in top {
-        object(d, &tree, ch, 2);
-    }
+    children(d, &tree, 0, 2);
     // A memory-only node (CXL, HBM) has no CPUs of its own: hwloc's Linux backend puts it in
     // a memory Group (kind 1001) with an empty cpuset, and so does the export, so hwloc tools
     // count and place it as they do on the machine itself.
-    for n in tree.cpuless.clone() {
-        let gp = d.ids.take();
+    for &n in &tree.cpuless {
+        let gp = d.take();
         let _ = writeln!(
             d.x,
             "    <object type=\"Group\" {} gp_index=\"{gp}\" kind=\"1001\" subkind=\"0\">",
@@ -204,7 +179,7 @@ fn objects(d: &mut Doc) {
 }
 
 fn numa_node(d: &mut Doc, node: u32, cpus: &[u32], depth: usize) {
-    let gp = d.ids.take();
+    let gp = d.take();
     d.node_gp.push((node, gp));
     let mem = d.t.node(node).map(|n| n.memory_total_bytes).unwrap_or(0);
     let pad = "  ".repeat(depth);
@@ -227,7 +202,7 @@ fn object(d: &mut Doc, tree: &hwloc_tree::Tree, i: usize, depth: usize) {
         attrs,
         " {} gp_index=\"{}\"",
         sets(&o.cpus, &nodes),
-        d.ids.take()
+        d.take()
     );
     if let (Some((size, line, ways)), hwloc_tree::Kind::Cache(std::cmp::Reverse(level), kind)) =
         (o.cache, o.kind)
@@ -249,17 +224,21 @@ fn object(d: &mut Doc, tree: &hwloc_tree::Tree, i: usize, depth: usize) {
     }
     let _ = writeln!(d.x, "{pad}<object {attrs}>");
     if o.kind == hwloc_tree::Kind::Package {
-        if let Some(m) = &d.t.environment.cpu_model {
-            let _ = writeln!(d.x, "{pad}  <info name=\"CPUModel\" value=\"{}\"/>", esc(m));
-        }
+        d.cpu_model(&format!("{pad}  "));
     }
-    for n in o.numa.clone() {
-        numa_node(d, n, &o.cpus.clone(), depth + 1);
-    }
-    for ch in o.children.clone() {
-        object(d, tree, ch, depth + 1);
-    }
+    children(d, tree, i, depth + 1);
     let _ = writeln!(d.x, "{pad}</object>");
+}
+
+/// The memory children of object `i`, then its normal children, at `depth`.
+fn children(d: &mut Doc, tree: &hwloc_tree::Tree, i: usize, depth: usize) {
+    let o = &tree.objs[i];
+    for &n in &o.numa {
+        numa_node(d, n, &o.cpus, depth);
+    }
+    for &ch in &o.children {
+        object(d, tree, ch, depth);
+    }
 }
 
 /// The firmware's node distances (SLIT) as hwloc's NUMALatency matrix, os-indexed.
@@ -286,55 +265,29 @@ fn distances(d: &mut Doc) {
 
 /// The measured latency and bandwidth as hwloc memory attributes.
 fn memattrs(d: &mut Doc, lat: &[(u32, u32, f64)], bw: &[(u32, u32, f64)]) {
-    let Doc {
-        t,
-        online,
-        node_gp,
-        x,
-        ..
-    } = d;
-    let initiator = |node: u32| -> Option<String> {
-        let cpus: Vec<u32> = t
-            .node(node)?
-            .cpus
-            .iter()
-            .copied()
-            .filter(|c| online.contains(c))
-            .collect();
-        (!cpus.is_empty()).then(|| bitmap(&cpus))
-    };
-    let mut attr = |name: &str, flags: u32, vals: &[(u32, u32, u64)]| {
-        let lines: Vec<String> = vals
-            .iter()
+    // Flags as hwloc writes them: Bandwidth 5 (higher is better, needs initiator), Latency 6
+    // (lower is better, needs initiator). Values in hwloc's units: MiB/s and whole ns.
+    let mib: fn(f64) -> f64 = |v| v * 1e6 / 1048576.0;
+    let attrs = [("Bandwidth", 5, bw, mib), ("Latency", 6, lat, |v: f64| v)];
+    for (name, flags, cells, unit) in attrs {
+        let lines: Vec<String> = (cells.iter())
             .filter_map(|&(a, b, v)| {
-                let gp = node_gp.iter().find(|(n, _)| *n == b)?.1;
+                let gp = d.node_gp.iter().find(|(n, _)| *n == b)?.1;
+                let cpus = d.t.node(a)?.cpus.iter().copied();
+                let cpus: Vec<u32> = cpus.filter(|c| d.online.contains(c)).collect();
+                let from = (!cpus.is_empty()).then(|| bitmap(&cpus))?;
+                let v = unit(v).round().max(1.0) as u64;
                 Some(format!(
-                    "    <memattr_value target_obj_type=\"NUMANode\" target_obj_gp_index=\"{gp}\" value=\"{v}\" initiator_cpuset=\"{}\"/>",
-                    initiator(a)?
+                    "    <memattr_value target_obj_type=\"NUMANode\" target_obj_gp_index=\"{gp}\" value=\"{v}\" initiator_cpuset=\"{from}\"/>\n"
                 ))
             })
             .collect();
         if !lines.is_empty() {
-            let _ = writeln!(x, "  <memattr name=\"{name}\" flags=\"{flags}\">");
-            for l in lines {
-                x.push_str(&l);
-                x.push('\n');
-            }
-            x.push_str("  </memattr>\n");
+            let _ = writeln!(d.x, "  <memattr name=\"{name}\" flags=\"{flags}\">");
+            d.x.push_str(&lines.concat());
+            d.x.push_str("  </memattr>\n");
         }
-    };
-    // Flags as hwloc writes them: Bandwidth 5 (higher is better, needs initiator), Latency 6
-    // (lower is better, needs initiator).
-    let lat_ns: Vec<(u32, u32, u64)> = lat
-        .iter()
-        .map(|&(a, b, v)| (a, b, v.round().max(1.0) as u64))
-        .collect();
-    let bw_mib: Vec<(u32, u32, u64)> = bw
-        .iter()
-        .map(|&(a, b, v)| (a, b, (v * 1e6 / 1048576.0).round().max(1.0) as u64))
-        .collect();
-    attr("Bandwidth", 5, &bw_mib);
-    attr("Latency", 6, &lat_ns);
+    }
 }
 
 #[cfg(test)]
@@ -430,39 +383,20 @@ mod tests {
             "lstopo failed: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        let lat = text
-            .split("name `Latency'")
-            .nth(1)
-            .expect("Latency attribute")
-            .split("Memory attribute")
-            .next()
-            .unwrap();
-        assert!(
-            lat.contains("NUMANode L#0 = 46 from cpuset 0x00000001"),
-            "{text}"
-        );
-        assert!(
-            lat.contains("NUMANode L#1 = 71 from cpuset 0x00000001"),
-            "{text}"
-        );
-        assert!(
-            lat.contains("NUMANode L#0 = 71 from cpuset 0x00000002"),
-            "{text}"
-        );
-        let bw = text
-            .split("name `Bandwidth'")
-            .nth(1)
-            .expect("Bandwidth attribute")
-            .split("Memory attribute")
-            .next()
-            .unwrap();
-        assert!(
-            bw.contains("NUMANode L#0 = 5995 from cpuset 0x00000001"),
-            "{text}"
-        );
-        assert!(
-            bw.contains("NUMANode L#1 = 2972 from cpuset 0x00000001"),
-            "{text}"
-        );
+        // Each attribute's block, then the values hwloc read from it.
+        let block = |name: &str| {
+            let after = text.split(&format!("name `{name}'")).nth(1);
+            let after = after.unwrap_or_else(|| panic!("no {name} attribute: {text}"));
+            after.split("Memory attribute").next().unwrap().to_string()
+        };
+        for (name, value) in [
+            ("Latency", "NUMANode L#0 = 46 from cpuset 0x00000001"),
+            ("Latency", "NUMANode L#1 = 71 from cpuset 0x00000001"),
+            ("Latency", "NUMANode L#0 = 71 from cpuset 0x00000002"),
+            ("Bandwidth", "NUMANode L#0 = 5995 from cpuset 0x00000001"),
+            ("Bandwidth", "NUMANode L#1 = 2972 from cpuset 0x00000001"),
+        ] {
+            assert!(block(name).contains(value), "{name} {value}: {text}");
+        }
     }
 }

@@ -4,9 +4,11 @@
 //! timeline (one bar character per sample, scaled to the node's largest count).
 
 use crate::results::app::{AppCandidate, AppRun};
-use crate::results::app_tiering::{KernelManaged, VMSTAT_COUNTERS};
+use std::collections::BTreeSet;
 
-use super::html::esc;
+use crate::results::app_tiering::{KernelManaged, PagesSample, VMSTAT_COUNTERS};
+
+use crate::render::html::esc;
 
 const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 /// The most samples a timeline shows (evenly picked from longer runs).
@@ -17,36 +19,34 @@ pub fn lines(c: &AppCandidate) -> Vec<String> {
     let Some(k) = &c.kernel else {
         return vec![];
     };
-    let mut out = Vec::new();
-    let set: Vec<String> = k
-        .settings
-        .iter()
-        .map(|s| format!("{} = {} (was {})", s.file, s.value, or_dash(&s.was)))
-        .collect();
-    out.push(format!(
-        "  ({}) {} set for each run, restored after: {}",
-        c.letter,
-        c.id,
-        set.join(", ")
-    ));
-    let measured = k.runs.iter().filter(|r| !r.warmup).count();
-    let counters: Vec<String> = VMSTAT_COUNTERS
-        .iter()
-        .filter(|n| {
-            k.runs
-                .iter()
-                .any(|r| r.counters.iter().any(|(c, _)| c == *n))
+    let set: Vec<String> = (k.settings.iter())
+        .map(|s| {
+            let was = if s.was.is_empty() { "-" } else { &s.was };
+            format!("{} = {} (was {was})", s.file, s.value)
         })
+        .collect();
+    let measured = k.runs.iter().filter(|r| !r.warmup).count();
+    let read = |n: &&&str| {
+        k.runs
+            .iter()
+            .any(|r| r.counters.iter().any(|(c, _)| c == **n))
+    };
+    let counters: Vec<String> = (VMSTAT_COUNTERS.iter().filter(read))
         .map(|n| format!("{n} +{}", k.measured_total(n)))
         .collect();
-    out.push(format!(
-        "      /proc/vmstat over {measured} measured run(s), system-wide: {}",
-        if counters.is_empty() {
-            "no counter readable".into()
-        } else {
-            counters.join(", ")
-        }
-    ));
+    let counters = match counters.is_empty() {
+        true => "no counter readable".into(),
+        false => counters.join(", "),
+    };
+    let mut out = vec![
+        format!(
+            "  ({}) {} set for each run, restored after: {}",
+            c.letter,
+            c.id,
+            set.join(", ")
+        ),
+        format!("      /proc/vmstat over {measured} measured run(s), system-wide: {counters}"),
+    ];
     for (node, bar, first, last) in timeline(k) {
         out.push(format!(
             "      node {node} pages over the first measured run: {bar} ({first} -> {last})"
@@ -55,52 +55,28 @@ pub fn lines(c: &AppCandidate) -> Vec<String> {
     out
 }
 
-fn or_dash(s: &str) -> &str {
-    if s.is_empty() {
-        "-"
-    } else {
-        s
-    }
-}
-
 /// Per node: the bar timeline and its first and last page counts.
 fn timeline(k: &KernelManaged) -> Vec<(u32, String, u64, u64)> {
-    let mut nodes: Vec<u32> = k
-        .timeline
-        .iter()
+    let nodes: BTreeSet<u32> = (k.timeline.iter())
         .flat_map(|s| s.pages.iter().map(|p| p.0))
         .collect();
-    nodes.sort_unstable();
-    nodes.dedup();
-    let n = k.timeline.len();
-    let picked: Vec<usize> = if n <= MAX_POINTS {
-        (0..n).collect()
-    } else {
-        (0..MAX_POINTS)
-            .map(|i| i * (n - 1) / (MAX_POINTS - 1))
-            .collect()
-    };
+    // At most MAX_POINTS samples, evenly picked, the first and the last included.
+    let (n, m) = (k.timeline.len(), k.timeline.len().min(MAX_POINTS));
+    let picked: Vec<&PagesSample> = (0..m)
+        .map(|i| &k.timeline[i * (n - 1) / (m - 1).max(1)])
+        .collect();
     nodes
         .into_iter()
         .map(|node| {
-            let series: Vec<u64> = picked
-                .iter()
-                .map(|&i| {
-                    k.timeline[i]
-                        .pages
-                        .iter()
-                        .find(|p| p.0 == node)
-                        .map_or(0, |p| p.1)
-                })
+            let series: Vec<u64> = (picked.iter())
+                .map(|s| s.pages.iter().find(|p| p.0 == node).map_or(0, |p| p.1))
                 .collect();
             let max = series.iter().copied().max().unwrap_or(0).max(1);
-            let bar: String = series
-                .iter()
+            let bar: String = (series.iter())
                 .map(|&v| BARS[((v * 7 + max / 2) / max).min(7) as usize])
                 .collect();
             let first = series.first().copied().unwrap_or(0);
-            let last = series.last().copied().unwrap_or(0);
-            (node, bar, first, last)
+            (node, bar, first, series.last().copied().unwrap_or(0))
         })
         .collect()
 }
@@ -197,22 +173,8 @@ mod tests {
             letter: 'c',
             label: "tiering".into(),
             policy: "first touch".into(),
-            cpus: None,
-            same_as: None,
-            same_reason: None,
-            unavailable: None,
-            how: crate::results::app::HowTo {
-                command: None,
-                why_not: None,
-                kernel_way: String::new(),
-            },
-            wall_s: None,
-            user_s: None,
-            sys_s: None,
-            max_rss_kib: None,
             runs: vec![run],
-            observed: None,
-            kernel: None,
+            ..AppCandidate::default()
         }
     }
 

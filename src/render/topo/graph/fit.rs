@@ -92,26 +92,26 @@ fn chunked(n: usize, rows: &[Row]) -> Option<Vec<Vec<String>>> {
     None
 }
 
-/// Labels with their counts: `8x L2 1 MiB`, or each distinct one counted.
-fn counted(labels: &[&String]) -> String {
-    let mut distinct: Vec<(&String, usize)> = Vec::new();
-    for l in labels {
-        match distinct.iter_mut().find(|(d, _)| d == l) {
-            Some(e) => e.1 += 1,
-            None => distinct.push((l, 1)),
+/// The values grouped by key, keys in the order first seen.
+fn grouped<K: PartialEq, V>(items: impl IntoIterator<Item = (K, V)>) -> Vec<(K, Vec<V>)> {
+    let mut out: Vec<(K, Vec<V>)> = Vec::new();
+    for (k, v) in items {
+        match out.iter_mut().find(|(x, _)| *x == k) {
+            Some(e) => e.1.push(v),
+            None => out.push((k, vec![v])),
         }
     }
-    distinct
-        .iter()
-        .map(|(l, n)| {
-            if *n == 1 {
-                l.to_string()
-            } else {
-                format!("{n}x {l}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" + ")
+    out
+}
+
+/// Labels with their counts: `8x L2 1 MiB`, or each distinct one counted.
+fn counted(labels: &[&String]) -> String {
+    let distinct = grouped(labels.iter().map(|l| (*l, ())));
+    let each = distinct.iter().map(|(l, n)| match n.len() {
+        1 => l.to_string(),
+        n => format!("{n}x {l}"),
+    });
+    each.collect::<Vec<_>>().join(" + ")
 }
 
 /// One column per box of row `k`: its cores counted with their CPUs, and every row's boxes
@@ -119,48 +119,23 @@ fn counted(labels: &[&String]) -> String {
 fn collapse(t: &Topology, cores: &[Core], rows: &[Row], k: usize) -> Vec<Row> {
     let spans: Vec<(usize, usize)> = rows[k].iter().map(|(a, b, _)| (*a, *b)).collect();
     let group = |c: usize| {
-        spans
-            .iter()
-            .position(|(x, y)| *x <= c && c <= *y)
-            .unwrap_or(0)
+        let g = spans.iter().position(|(x, y)| *x <= c && c <= *y);
+        g.unwrap_or(0)
     };
-    let mut out: Vec<Row> = Vec::new();
-    out.push(
-        spans
-            .iter()
-            .enumerate()
-            .map(|(g, (x, y))| {
-                let mut cpus: Vec<u32> =
-                    cores[*x..=*y].iter().flat_map(|c| c.cpus.clone()).collect();
-                cpus.sort_unstable();
-                let mark = if cpus.iter().all(|c| t.allowed_cpus.contains(c)) {
-                    ""
-                } else {
-                    "*"
-                };
-                let n = y - x + 1;
-                let word = if n == 1 { "core" } else { "cores" };
-                (g, g, format!("{n} {word} {}{mark}", format_list(&cpus)))
-            })
-            .collect(),
-    );
-    for row in &rows[1..] {
-        let mut boxes: Vec<((usize, usize), Vec<&String>)> = Vec::new();
-        for (a, b, label) in row {
-            let key = (group(*a), group(*b));
-            match boxes.iter_mut().find(|(k, _)| *k == key) {
-                Some(e) => e.1.push(label),
-                None => boxes.push((key, vec![label])),
-            }
-        }
-        out.push(
-            boxes
-                .into_iter()
-                .map(|((a, b), ls)| (a, b, counted(&ls)))
-                .collect(),
-        );
-    }
-    out
+    let cores_row = (spans.iter().enumerate()).map(|(g, (x, y))| {
+        let mut cpus: Vec<u32> = cores[*x..=*y].iter().flat_map(|c| c.cpus.clone()).collect();
+        cpus.sort_unstable();
+        let mark = super::mark(cpus.iter().all(|c| t.allowed_cpus.contains(c)));
+        let n = y - x + 1;
+        let word = if n == 1 { "core" } else { "cores" };
+        (g, g, format!("{n} {word} {}{mark}", format_list(&cpus)))
+    });
+    let boxes = rows[1..].iter().map(|row| {
+        let boxes = grouped(row.iter().map(|(a, b, l)| ((group(*a), group(*b)), l)));
+        let boxes = boxes.into_iter().map(|((a, b), ls)| (a, b, counted(&ls)));
+        boxes.collect::<Row>()
+    });
+    std::iter::once(cores_row.collect()).chain(boxes).collect()
 }
 
 /// Last resort: one line per group of the coarsest partitioning row (or the whole package),

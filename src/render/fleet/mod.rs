@@ -3,6 +3,9 @@
 //! host with its standing and why, then the verdict a script reads from the exit status. The
 //! CSV is long: one row per host and metric, with the group median and the host's ratio to it.
 
+pub mod compare;
+pub mod openmetrics;
+
 use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
@@ -11,17 +14,13 @@ use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
 fn table(header: &[&str]) -> Table {
-    let t = crate::render::width::table(
-        NOTHING,
-        header.iter().map(|h| h.to_string()).collect::<Vec<_>>(),
-    );
-    t
+    crate::render::width::table(NOTHING, header.to_vec())
 }
 
 /// Renders the fleet verdict as text.
 pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     // Nothing judged is said before anything else (exit status 4).
-    if let Some(why) = super::words::fleet::nothing_judged(f) {
+    if let Some(why) = crate::render::words::fleet::nothing_judged(f) {
         writeln!(out, "Not judged: {why}.")?;
     }
     if let Some(b) = &f.baseline {
@@ -51,9 +50,7 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
     hosts_table(f, out)?;
     writeln!(out)?;
-    let names =
-        |s: Standing| -> Vec<String> { f.with_standing(s).map(|h| h.name.clone()).collect() };
-    for (s, what) in [
+    let standings = [
         (Standing::Noisy, "Noisy (no figure could be judged, rerun)"),
         (Standing::NoBaseline, "Not in the baseline (not judged)"),
         (
@@ -64,8 +61,9 @@ pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             Standing::DifferentHardware,
             "Different hardware (judged only within its group)",
         ),
-    ] {
-        let n = names(s);
+    ];
+    for (s, what) in standings {
+        let n: Vec<String> = f.with_standing(s).map(|h| h.name.clone()).collect();
         if !n.is_empty() {
             writeln!(out, "{what}: {}", n.join(", "))?;
         }
@@ -113,33 +111,29 @@ fn group_table(
         crate::sanitize::value(group.thp.as_deref().unwrap_or("unknown")),
         group.numa_balancing.map_or("unknown".into(), |v| v.to_string())
     )?;
-    if !group.differs_from_largest.is_empty() {
-        writeln!(
-            out,
-            "  differs from group 1: {}",
-            group.differs_from_largest.join("; ")
-        )?;
+    let (differs, builds) = (&group.differs_from_largest, &group.kernel_releases);
+    let notes = [
+        (!differs.is_empty()).then(|| format!("differs from group 1: {}", differs.join("; "))),
+        group
+            .not_judged
+            .as_ref()
+            .map(|why| format!("not judged: {why}")),
+        (!builds.is_empty()).then(|| {
+            format!(
+                "kernel builds of one version (stated, not a reason to set hosts aside): {}",
+                builds.join(", ")
+            )
+        }),
+    ];
+    for note in notes.into_iter().flatten() {
+        writeln!(out, "  {note}")?;
     }
-    if let Some(why) = &group.not_judged {
-        writeln!(out, "  not judged: {why}")?;
-    }
-    if !group.kernel_releases.is_empty() {
-        writeln!(
-            out,
-            "  kernel builds of one version (stated, not a reason to set hosts aside): {}",
-            group.kernel_releases.join(", ")
-        )?;
-    }
-    let base = f.baseline.is_some();
+    let [hosts, median, spread] = match f.baseline {
+        Some(_) => ["checked", "expected", "envelope"],
+        None => ["hosts", "median", "spread"],
+    };
     let mut t = table(&[
-        "metric",
-        "unit",
-        if base { "checked" } else { "hosts" },
-        if base { "expected" } else { "median" },
-        if base { "envelope" } else { "spread" },
-        "min",
-        "max",
-        "outliers",
+        "metric", "unit", hosts, median, spread, "min", "max", "outliers",
     ]);
     for m in f.metrics.iter().filter(|m| m.group == g) {
         t.add_row(metric_row(m));
@@ -149,8 +143,7 @@ fn group_table(
             col.set_cell_alignment(CellAlignment::Right);
         }
     }
-    writeln!(out, "{t}")?;
-    Ok(())
+    writeln!(out, "{t}")
 }
 
 /// One metric of a group: hosts, median (or expected), spread (or envelope), min, max and

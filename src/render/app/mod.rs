@@ -6,12 +6,15 @@
 
 use std::io::{self, Write};
 
-use crate::results::app::{AppCandidate, AppReport, Observed};
+use crate::results::app::{AppCandidate, AppReport, AppRun, Observed};
 use crate::results::format::format_bytes;
+use crate::stats::Summary;
 
-use super::estimate::bracketed;
-use super::html::esc;
-use super::run_view::fmt_num;
+mod tiering;
+
+use crate::render::estimate::bracketed;
+use crate::render::html::esc;
+use crate::render::run_view::fmt_num;
 
 /// The text report.
 pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
@@ -47,19 +50,14 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             cmp.candidate,
             cmp.reference,
             fmt_num(cmp.ratio),
-            match (cmp.ci.map(|c| c.low), cmp.ci.map(|c| c.high)) {
-                (Some(l), Some(h)) => format!(" [{}, {}]", fmt_num(l), fmt_num(h)),
-                _ => String::new(),
-            },
+            cmp.ci.map_or(String::new(), |c| {
+                format!(" [{}, {}]", fmt_num(c.low), fmt_num(c.high))
+            }),
             cmp.rounds,
             cmp.decision
         )?;
     }
-    let kernel: Vec<String> = r
-        .candidates
-        .iter()
-        .flat_map(super::app_tiering::lines)
-        .collect();
+    let kernel: Vec<String> = r.candidates.iter().flat_map(tiering::lines).collect();
     if !kernel.is_empty() {
         writeln!(out, "Kernel-managed candidates (what the kernel did):")?;
         for l in kernel {
@@ -80,6 +78,7 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
 /// One line per candidate: wall time with its interval, user and sys time, max RSS and where
 /// its pages and threads were seen.
 fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
+    let median = |s: Option<Summary>| s.map_or("-".into(), |s| fmt_num(s.median));
     for c in &r.candidates {
         let name = format!("({}) {}", c.letter, c.id);
         let figures = match (&c.same_as, &c.unavailable, &c.wall_s) {
@@ -88,8 +87,8 @@ fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             (None, None, Some(w)) => format!(
                 "{:<30} {:>8} {:>8} {:>10}  {}",
                 bracketed(&w.estimate()),
-                c.user_s.map_or("-".into(), |s| fmt_num(s.median)),
-                c.sys_s.map_or("-".into(), |s| fmt_num(s.median)),
+                median(c.user_s),
+                median(c.sys_s),
                 c.max_rss_kib
                     .map_or("-".into(), |s| format_bytes(s.median as u64 * 1024)),
                 c.observed.as_ref().map_or("not sampled".into(), seen)
@@ -109,15 +108,10 @@ fn how_to_run(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
         writeln!(out, "  ({}) {}: {}", c.letter, c.id, c.label)?;
         writeln!(out, "      {}", how(c))?;
     }
-    if let Some(f) = r
-        .candidates
-        .iter()
-        .flat_map(|c| &c.runs)
-        .find_map(|run| run.stdout_file.as_ref())
-    {
-        let dir = std::path::Path::new(f)
-            .parent()
-            .map_or(String::new(), |p| p.display().to_string());
+    let runs = r.candidates.iter().flat_map(|c| &c.runs);
+    if let Some(f) = runs.filter_map(|run| run.stdout_file.as_ref()).next() {
+        let dir = std::path::Path::new(f).parent();
+        let dir = dir.map_or(String::new(), |p| p.display().to_string());
         writeln!(
             out,
             "The program's output: one .stdout and .stderr file per run in {dir}"
@@ -138,7 +132,7 @@ fn numactl_name(r: &AppReport) -> String {
 /// the kernel way.
 fn how(c: &AppCandidate) -> String {
     if let Some(k) = c.kernel.as_ref().filter(|k| !k.settings.is_empty()) {
-        return super::app_tiering::how(k, c.how.command.as_deref());
+        return tiering::how(k, c.how.command.as_deref());
     }
     match &c.how.command {
         Some(cmd) => cmd.clone(),
@@ -153,85 +147,58 @@ fn how(c: &AppCandidate) -> String {
 /// `node 0 100 % (64 MiB); CPUs 0-1`.
 fn seen(o: &Observed) -> String {
     let total: u64 = o.nodes.iter().map(|n| n.bytes).sum();
-    let mem: Vec<String> = o
-        .nodes
-        .iter()
-        .map(|n| {
-            format!(
-                "node {} {:.0} %",
-                n.node,
-                if total > 0 {
-                    n.bytes as f64 * 100.0 / total as f64
-                } else {
-                    0.0
-                }
-            )
-        })
+    let share = |b: u64| match total {
+        0 => 0.0,
+        _ => b as f64 * 100.0 / total as f64,
+    };
+    let mem: Vec<String> = (o.nodes.iter())
+        .map(|n| format!("node {} {:.0} %", n.node, share(n.bytes)))
         .collect();
     let cpus: Vec<String> = o.thread_cpus.iter().map(u32::to_string).collect();
-    format!(
-        "memory {} of {}; threads on CPU {}{}",
-        mem.join(", "),
-        format_bytes(total),
-        cpus.join(","),
-        if o.overriding.is_some() {
-            "; OVERRIDDEN by the program"
-        } else {
-            ""
-        }
-    )
+    let overridden = match o.overriding {
+        Some(_) => "; OVERRIDDEN by the program",
+        None => "",
+    };
+    let (mem, total, cpus) = (mem.join(", "), format_bytes(total), cpus.join(","));
+    format!("memory {mem} of {total}; threads on CPU {cpus}{overridden}")
 }
+
+/// How one run of a candidate reads in one CSV column.
+type CsvCell<'a> = dyn Fn(&AppCandidate, &AppRun) -> String + 'a;
 
 /// `app.csv`: one row per run, snake_case headers with units, numbers as numbers, missing
 /// as empty.
 pub fn csv(r: &AppReport) -> Result<String, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(
-        [
-            "candidate",
-            "policy",
-            "cpus",
-            "same_as",
-            "round",
-            "warmup",
-            "wall_s",
-            "user_s",
-            "sys_s",
-            "max_rss_kib",
-            "exit_code",
-            "signal",
-            "stopped",
-            "samples",
-        ]
-        .into_iter()
-        .map(str::to_string)
-        .chain(super::app_tiering::csv_headers()),
-    )?;
+    use crate::sanitize::csv_text;
     let opt = |v: Option<i32>| v.map_or(String::new(), |x| x.to_string());
+    let cols: [(&str, &CsvCell<'_>); 14] = [
+        ("candidate", &|c, _| csv_text(&c.id)),
+        ("policy", &|c, _| csv_text(&c.policy)),
+        ("cpus", &|c, _| {
+            let cpus = c.cpus.iter().flatten().map(u32::to_string);
+            cpus.collect::<Vec<_>>().join(" ")
+        }),
+        ("same_as", &|c, _| {
+            csv_text(c.same_as.as_deref().unwrap_or(""))
+        }),
+        ("round", &|_, run| run.round.to_string()),
+        ("warmup", &|_, run| run.warmup.to_string()),
+        ("wall_s", &|_, run| run.wall_s.to_string()),
+        ("user_s", &|_, run| run.user_s.to_string()),
+        ("sys_s", &|_, run| run.sys_s.to_string()),
+        ("max_rss_kib", &|_, run| run.max_rss_kib.to_string()),
+        ("exit_code", &|_, run| opt(run.exit_code)),
+        ("signal", &|_, run| opt(run.signal)),
+        ("stopped", &|_, run| run.stopped.to_string()),
+        ("samples", &|_, run| run.samples.to_string()),
+    ];
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let headers = cols.iter().map(|c| c.0.to_string());
+    w.write_record(headers.chain(tiering::csv_headers()))?;
     for c in &r.candidates {
         for run in &c.runs {
-            w.write_record(
-                [
-                    crate::sanitize::csv_text(&c.id),
-                    crate::sanitize::csv_text(&c.policy),
-                    c.cpus.as_ref().map_or(String::new(), |v| {
-                        v.iter().map(u32::to_string).collect::<Vec<_>>().join(" ")
-                    }),
-                    crate::sanitize::csv_text(&c.same_as.clone().unwrap_or_default()),
-                    run.round.to_string(),
-                    run.warmup.to_string(),
-                    run.wall_s.to_string(),
-                    run.user_s.to_string(),
-                    run.sys_s.to_string(),
-                    run.max_rss_kib.to_string(),
-                    opt(run.exit_code),
-                    opt(run.signal),
-                    run.stopped.to_string(),
-                    run.samples.to_string(),
-                ]
-                .into_iter()
-                .chain(super::app_tiering::csv_cells(c, run)),
-            )?;
+            let cells = cols.iter().map(|col| (col.1)(c, run));
+            w.write_record(cells.chain(tiering::csv_cells(c, run)))?;
         }
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
@@ -264,7 +231,7 @@ pub fn html(r: &AppReport) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>numascope app: {cmd}</title>\n<style>body{{font-family:system-ui,sans-serif;max-width:70rem;margin:1rem auto;padding:0 1rem;color:#111;background:#fff}}table{{border-collapse:collapse;width:100%}}td,th{{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}}td.n{{text-align:right;font-variant-numeric:tabular-nums}}pre{{overflow-x:auto;background:#f4f4f4;padding:.5rem}}</style></head><body>\n<h1>numascope app</h1>\n<p><code>{cmd}</code></p>\n<p><strong>{verdict}</strong></p>\n<table><thead><tr><th>candidate</th><th>placement</th><th>wall s (median [95 % interval] n)</th><th>where it was</th><th>how to run it</th></tr></thead><tbody>\n{rows}</tbody></table>\n{kernel}<h2>Text report</h2>\n<pre>{text}</pre>\n</body></html>\n",
         cmd = esc(&r.command.join(" ")),
         verdict = esc(&r.ranking.text),
-        kernel = super::app_tiering::html(&r.candidates),
+        kernel = tiering::html(&r.candidates),
         text = esc(&String::from_utf8_lossy(&text)),
     )
 }

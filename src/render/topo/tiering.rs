@@ -14,7 +14,7 @@ use crate::results::tiers::WeightsVerdict;
 use crate::results::topology::{HmatTarget, NodeMemory, Topology};
 use crate::results::RunResults;
 
-use super::estimate::{compact, num};
+use crate::render::estimate::{compact, num};
 
 /// `numa_balancing` with its mode bits named: `0 (off)`, `1 (normal)`, `2 (memory tiering)`,
 /// `3 (normal + memory tiering)`.
@@ -57,19 +57,19 @@ pub fn rows(e: &Environment) -> Vec<(String, String)> {
 /// daemon and scheme.
 pub fn knob_rows(e: &Environment) -> Vec<(String, String)> {
     let t = &e.tiering;
-    let mut rows = Vec::new();
-    if let Some(d) = t.demotion_enabled {
-        rows.push((
-            "demotion on reclaim".into(),
-            if d { "enabled" } else { "disabled" }.to_string(),
-        ));
-    }
-    if let Some(r) = t.promote_rate_limit_mib_per_s {
-        rows.push(("promotion rate limit".into(), format!("{r} MiB/s")));
-    }
-    if t.damon_available && t.kdamonds.is_empty() {
-        rows.push(("DAMON".into(), "available, no daemon".into()));
-    }
+    let demotion = (t.demotion_enabled).map(|d| ["disabled", "enabled"][usize::from(d)].into());
+    let rate = (t.promote_rate_limit_mib_per_s).map(|r| format!("{r} MiB/s"));
+    let damon = t.damon_available && t.kdamonds.is_empty();
+    let damon = damon.then(|| "available, no daemon".to_string());
+    let known = [
+        ("demotion on reclaim", demotion),
+        ("promotion rate limit", rate),
+        ("DAMON", damon),
+    ];
+    let known = known
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_string(), v?)));
+    let mut rows: Vec<(String, String)> = known.collect();
     for k in &t.kdamonds {
         rows.push((format!("DAMON kdamond.{}", k.id), daemon(k)));
         for c in &k.contexts {
@@ -90,37 +90,29 @@ fn daemon(k: &Kdamond) -> String {
         Some(p) if p > 0 => format!(" (pid {p})"),
         _ => String::new(),
     };
-    let ctx: Vec<String> = k
-        .contexts
-        .iter()
+    let ctx: Vec<String> = (k.contexts.iter())
         .map(|c| {
-            let ops = c.operations.as_deref().unwrap_or("?");
-            let bytes: u64 = c
-                .targets
-                .iter()
-                .flat_map(|t| &t.regions)
-                .map(|r| r.end.saturating_sub(r.start))
-                .sum();
-            let pids: Vec<String> = c
-                .targets
-                .iter()
-                .filter_map(|t| t.pid.filter(|p| *p > 0).map(|p| p.to_string()))
+            let regions = c.targets.iter().flat_map(|t| &t.regions);
+            let bytes: u64 = regions.map(|r| r.end.saturating_sub(r.start)).sum();
+            let pids: Vec<String> = (c.targets.iter())
+                .filter_map(|t| Some(t.pid.filter(|p| *p > 0)?.to_string()))
                 .collect();
-            let mut s = format!("{ops} context");
-            if !pids.is_empty() {
-                s += &format!(" on pid {}", pids.join(","));
-            }
-            if bytes > 0 {
-                s += &format!(" over {}", format_bytes(bytes));
-            }
-            s
+            let on = (!pids.is_empty()).then(|| format!(" on pid {}", pids.join(",")));
+            let over = (bytes > 0).then(|| format!(" over {}", format_bytes(bytes)));
+            let ops = c.operations.as_deref().unwrap_or("?");
+            format!(
+                "{ops} context{}{}",
+                on.unwrap_or_default(),
+                over.unwrap_or_default()
+            )
         })
         .collect();
-    if ctx.is_empty() {
-        format!("{state}{pid}, no context")
+    let ctx = if ctx.is_empty() {
+        "no context".into()
     } else {
-        format!("{state}{pid}, {}", ctx.join("; "))
-    }
+        ctx.join("; ")
+    };
+    format!("{state}{pid}, {ctx}")
 }
 
 fn scheme(c: &DamonContext, s: &DamonScheme) -> String {
@@ -145,18 +137,15 @@ fn scheme(c: &DamonContext, s: &DamonScheme) -> String {
         range(s.nr_accesses_min, s.nr_accesses_max),
         range(s.age_min, s.age_max)
     );
-    let mut quota = Vec::new();
-    if let Some(b) = s.quota_bytes.filter(|b| *b > 0) {
-        quota.push(format_bytes(b));
-    }
-    if let Some(ms) = s.quota_ms.filter(|m| *m > 0) {
-        quota.push(format!("{ms} ms CPU"));
-    }
+    let bytes = s.quota_bytes.filter(|b| *b > 0).map(format_bytes);
+    let cpu = s
+        .quota_ms
+        .filter(|m| *m > 0)
+        .map(|ms| format!("{ms} ms CPU"));
+    let quota: Vec<String> = bytes.into_iter().chain(cpu).collect();
     if !quota.is_empty() {
-        let per = s
-            .quota_reset_interval_ms
-            .map(|r| format!(" per {r} ms"))
-            .unwrap_or_default();
+        let per = s.quota_reset_interval_ms.map(|r| format!(" per {r} ms"));
+        let per = per.unwrap_or_default();
         out += &format!("; quota {}{per}", quota.join(", "));
     }
     if let Some(m) = &s.watermark_metric {
@@ -194,11 +183,7 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
             "read latency, firmware-declared",
             "read bandwidth, firmware-declared",
         ];
-        v.push(
-            super::width::fit_columns(&headers, &rows)
-                .trim_end()
-                .to_string(),
-        );
+        v.push(table(&headers, &rows));
         v.push(if t.hmat.is_empty() {
             "(the firmware declares no latency or bandwidth: no HMAT)".into()
         } else {
@@ -208,33 +193,37 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
     if let Some(r) = r {
         v.extend(curve_rows(r));
     }
-    let checks = r
-        .map(crate::results::tiers::tier_checks)
-        .unwrap_or_default();
-    if !checks.is_empty() {
-        v.push(String::new());
-        v.push("Measured against local memory, beside the firmware's figures:".into());
-        v.extend(
-            checks
-                .iter()
-                .map(|c| format!("  - {}", super::tier_words::sentence(c))),
-        );
-    }
+    let checks = r.map(crate::results::tiers::tier_checks);
+    let checks = checks.iter().flatten();
+    block(
+        &mut v,
+        "Measured against local memory, beside the firmware's figures:",
+        checks.map(crate::render::tier_words::sentence).collect(),
+    );
     if !knobs.is_empty() {
         v.push(String::new());
-        v.push(
-            super::width::fit_columns(&["tiering setting", "value"], &knobs)
-                .trim_end()
-                .to_string(),
-        );
+        v.push(table(&["tiering setting", "value"], &knobs));
     }
-    let movers = mover_sentences(e);
-    if !movers.is_empty() {
-        v.push(String::new());
-        v.push("Can move or reclaim a measurement's pages while it runs:".into());
-        v.extend(movers.iter().map(|m| format!("  - {m}")));
-    }
+    block(
+        &mut v,
+        "Can move or reclaim a measurement's pages while it runs:",
+        mover_sentences(e),
+    );
     v
+}
+
+/// A blank line, `title`, then each item as `  - item`; nothing without an item.
+fn block(v: &mut Vec<String>, title: &str, items: Vec<String>) {
+    if !items.is_empty() {
+        v.extend([String::new(), title.into()]);
+        v.extend(items.iter().map(|i| format!("  - {i}")));
+    }
+}
+
+/// Rows under headers, fitted to the terminal, without the last newline.
+fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let t = crate::render::width::fit_columns(headers, rows);
+    t.trim_end().to_string()
 }
 
 /// The loaded-latency curve of each kind of memory measured (the run's own curve first):
@@ -247,25 +236,20 @@ fn curve_rows(r: &RunResults) -> Vec<String> {
     let mut rows = Vec::new();
     for (kind, node, c) in curves {
         for (i, p) in c.points.iter().enumerate() {
-            let name = if i == 0 {
-                format!("{} node {node}", kind.word())
-            } else {
-                String::new()
-            };
             rows.push(vec![
-                name,
+                match i {
+                    0 => format!("{} node {node}", kind.word()),
+                    _ => String::new(),
+                },
                 num(p.total_mb_per_s),
                 compact(&p.ns_per_load.estimate(), "ns"),
             ]);
         }
     }
-    let headers = ["memory", "load, MB/s", "latency"];
     vec![
         String::new(),
         "Loaded latency per kind of memory (chaser and load threads as the run's curve):".into(),
-        super::width::fit_columns(&headers, &rows)
-            .trim_end()
-            .to_string(),
+        table(&["memory", "load, MB/s", "latency"], &rows),
     ]
 }
 
@@ -307,17 +291,15 @@ fn node_row(t: &Topology, m: &NodeMemory) -> Vec<String> {
             format!(" from node {}", n.join(","))
         }
     };
-    let lat = h
-        .iter()
-        .find_map(|h| h.read_latency_ns.map(|l| format!("{l} ns{}", from(h))))
-        .unwrap_or_else(|| "-".into());
-    let bw = h
-        .iter()
-        .find_map(|h| {
-            h.read_bandwidth_mb_s
-                .map(|b| format!("{b} MB/s{}", from(h)))
-        })
-        .unwrap_or_else(|| "-".into());
+    // The first declared figure, with its unit and initiators.
+    let declared = |v: fn(&HmatTarget) -> Option<u64>, unit: &str| {
+        let first = h
+            .iter()
+            .find_map(|h| Some(format!("{} {unit}{}", v(h)?, from(h))));
+        first.unwrap_or_else(|| "-".into())
+    };
+    let lat = declared(|h| h.read_latency_ns, "ns");
+    let bw = declared(|h| h.read_bandwidth_mb_s, "MB/s");
     vec![
         m.node.to_string(),
         format!("{} ({})", m.kind.word(), m.known.word()),
@@ -337,25 +319,24 @@ pub fn auto_weights_row(t: &Topology) -> Option<(String, String)> {
     let w = crate::results::tiers::kernel_auto_weights(t)?;
     let text: Vec<String> = w.iter().map(|(n, w)| format!("node {n}: {w}")).collect();
     let p = &t.environment.platform;
-    let current: Vec<(u32, u32)> = p
+    let current = p
         .weighted_interleave_weights
         .iter()
-        .map(|w| (w.node, w.weight))
-        .collect();
-    let apply = if current.is_empty() || current == w {
-        String::new()
-    } else if p.weighted_interleave_auto == Some(true) {
-        "; the kernel's own auto weights differ (it may have had CXL CDAT figures)".into()
-    } else if p.weighted_interleave_auto == Some(false) {
-        "; apply: echo true > /sys/kernel/mm/mempolicy/weighted_interleave/auto".into()
-    } else {
-        let lines: Vec<String> = w
-            .iter()
-            .map(|(n, w)| {
-                format!("echo {w} > /sys/kernel/mm/mempolicy/weighted_interleave/node{n}")
-            })
-            .collect();
-        format!("; apply: {}", lines.join("; "))
+        .map(|w| (w.node, w.weight));
+    let current: Vec<(u32, u32)> = current.collect();
+    let sysfs = "/sys/kernel/mm/mempolicy/weighted_interleave";
+    let apply = match p.weighted_interleave_auto {
+        _ if current.is_empty() || current == w => String::new(),
+        Some(true) => {
+            "; the kernel's own auto weights differ (it may have had CXL CDAT figures)".into()
+        }
+        Some(false) => format!("; apply: echo true > {sysfs}/auto"),
+        None => {
+            let lines: Vec<String> = (w.iter())
+                .map(|(n, w)| format!("echo {w} > {sysfs}/node{n}"))
+                .collect();
+            format!("; apply: {}", lines.join("; "))
+        }
     };
     Some((
         "kernel auto weights".into(),
@@ -426,8 +407,21 @@ pub fn mover_sentences(e: &Environment) -> Vec<String> {
     page_movers(e.numa_balancing, &e.tiering)
         .iter()
         .filter(|m| **m != PageMover::NumaBalancing)
-        .map(super::page_mover::sentence)
+        .map(mover_sentence)
         .collect()
+}
+
+/// One sentence: what the mover does to a measurement's pages.
+pub fn mover_sentence(m: &PageMover) -> String {
+    match m {
+        PageMover::NumaBalancing => "NUMA balancing (mode 1) migrates pages toward the threads that touch them".into(),
+        PageMover::TieringPromotion => "NUMA balancing's memory-tiering mode (2) promotes hot pages from a slower tier to a faster one".into(),
+        PageMover::Demotion => "demotion_enabled is true: memory reclaim moves cold pages to a slower tier instead of dropping them".into(),
+        PageMover::DamonScheme { kdamond, context, scheme, action } => format!(
+            "DAMON kdamond.{kdamond} runs a `{action}` scheme (contexts/{context}/schemes/{scheme}) on physical memory: it can {} any process's pages, a measurement's included",
+            if action == "pageout" { "reclaim" } else { "migrate" }
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -599,5 +593,23 @@ mod tests {
         let m = mover_sentences(&e);
         assert_eq!(m.len(), 1);
         assert!(m[0].contains("kdamond.0 runs a `pageout` scheme"), "{m:?}");
+    }
+
+    #[test]
+    fn a_damon_scheme_names_its_daemon_and_what_it_does() {
+        let m = |action: &str| PageMover::DamonScheme {
+            kdamond: 0,
+            context: 1,
+            scheme: 2,
+            action: action.into(),
+        };
+        let s = mover_sentence(&m("pageout"));
+        assert!(
+            s.contains("kdamond.0 runs a `pageout` scheme (contexts/1/schemes/2)"),
+            "{s}"
+        );
+        assert!(s.contains("reclaim"), "{s}");
+        assert!(mover_sentence(&m("migrate_cold")).contains("it can migrate"));
+        assert!(mover_sentence(&PageMover::Demotion).starts_with("demotion_enabled is true"));
     }
 }

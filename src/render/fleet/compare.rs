@@ -6,7 +6,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table};
+use comfy_table::{presets::NOTHING, CellAlignment};
 
 use crate::render::estimate::{compact, num};
 use crate::results::compare::{Comparison, MIN_FLEET};
@@ -18,7 +18,7 @@ pub fn render(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> 
     table(c, all, out)?;
     writeln!(out)?;
     per_run(c, out)?;
-    for l in super::words::compare::vm_c2c_differences(c) {
+    for l in crate::render::words::compare::vm_c2c_differences(c) {
         writeln!(out, "{l}")?;
     }
     writeln!(
@@ -80,11 +80,9 @@ fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 /// One row per metric, one column per run, each cell with its ratio to the first run and its
 /// mark; the metrics only some runs measured are hidden unless `all`.
 fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
-    let mut t = Table::new();
-    t.load_preset(NOTHING);
-    let mut h = vec!["metric".to_string(), "unit".to_string()];
-    h.extend(c.runs.iter().cloned());
-    t.set_header(h);
+    let h = ["metric", "unit"].iter().map(|h| h.to_string());
+    let mut t =
+        crate::render::width::table(NOTHING, h.chain(c.runs.iter().cloned()).collect::<Vec<_>>());
     let mut shown = 0;
     for row in &c.rows {
         if !all && row.cells.iter().any(|c| c.is_none()) {
@@ -126,7 +124,7 @@ fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
             "The runs have no metric in common (use --all to see each run's own)."
         )?;
     } else {
-        writeln!(out, "{}", super::width::fit(&t))?;
+        writeln!(out, "{}", crate::render::width::fit(&t))?;
     }
     let hidden = c.rows.len() - shown;
     if hidden > 0 {

@@ -32,18 +32,23 @@ fn esc(v: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// The family, its unit and the factor to base units of a metric unit.
-fn family(unit: &str) -> Option<(&'static str, &'static str, f64)> {
-    match unit {
-        "ns" => Some(("numascope_latency_seconds", "seconds", 1e-9)),
-        "MB/s" => Some((
-            "numascope_bandwidth_bytes_per_second",
-            "bytes_per_second",
-            1e6,
-        )),
-        _ => None,
-    }
-}
+/// The gauge families: (metric unit, family, its unit, factor to base units, what it holds).
+const FAMILIES: [(&str, &str, &str, f64, &str); 2] = [
+    (
+        "ns",
+        "numascope_latency_seconds",
+        "seconds",
+        1e-9,
+        "latency",
+    ),
+    (
+        "MB/s",
+        "numascope_bandwidth_bytes_per_second",
+        "bytes_per_second",
+        1e6,
+        "bandwidth",
+    ),
+];
 
 /// A sample value: finite numbers as Rust prints them (shortest round trip), else NaN/+Inf.
 fn num(v: f64) -> String {
@@ -61,19 +66,8 @@ fn num(v: f64) -> String {
 pub fn render(m: &RunMetrics, info: &RunInfo, judgeable: &dyn Fn(&Metric) -> bool) -> String {
     let mut s = String::new();
     let host = esc(info.host);
-    for (name, unit, what) in [
-        ("numascope_latency_seconds", "seconds", "latency"),
-        (
-            "numascope_bandwidth_bytes_per_second",
-            "bytes_per_second",
-            "bandwidth",
-        ),
-    ] {
-        let mine: Vec<&Metric> = m
-            .metrics
-            .iter()
-            .filter(|x| family(&x.unit).is_some_and(|f| f.0 == name))
-            .collect();
+    for (metric_unit, name, unit, factor, what) in FAMILIES {
+        let mine: Vec<&Metric> = m.metrics.iter().filter(|x| x.unit == metric_unit).collect();
         if mine.is_empty() {
             continue;
         }
@@ -84,13 +78,12 @@ pub fn render(m: &RunMetrics, info: &RunInfo, judgeable: &dyn Fn(&Metric) -> boo
             "# HELP {name} numascope {what} figure: bound=median is the run's median, bound=ci_low and ci_high the 95 % interval of the median."
         );
         for x in mine {
-            let f = family(&x.unit).map_or(1.0, |f| f.2);
             let labels = format!(
                 "host=\"{host}\",figure=\"{}\",label=\"{}\"",
                 esc(&x.key),
                 esc(&x.label)
             );
-            let e = x.estimate().scaled(f);
+            let e = x.estimate().scaled(factor);
             let _ = writeln!(s, "{name}{{{labels},bound=\"median\"}} {}", num(e.median));
             if let Some(ci) = e.interval {
                 for (bound, v) in [("ci_low", ci.low), ("ci_high", ci.high)] {
@@ -105,7 +98,7 @@ pub fn render(m: &RunMetrics, info: &RunInfo, judgeable: &dyn Fn(&Metric) -> boo
         s,
         "# HELP {j} 1 when the figure can be judged on its own (not disturbed, 95 % interval within +-10 % of its median), else 0."
     );
-    for x in m.metrics.iter().filter(|x| family(&x.unit).is_some()) {
+    for x in (m.metrics.iter()).filter(|x| FAMILIES.iter().any(|f| f.0 == x.unit)) {
         let _ = writeln!(
             s,
             "{j}{{host=\"{host}\",figure=\"{}\"}} {}",

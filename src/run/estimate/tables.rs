@@ -1,10 +1,10 @@
 //! Estimates and detail lines of the table parts, RightMark and the stream matrix, from the
-//! configs their runners build.
+//! configs the plan decided (`plan::tables`).
 
 use crate::results::topology::Topology;
 use crate::tables::rightmark::cell_round_s;
 
-use super::super::runners::tables::{config, stream_config};
+use super::super::plan::tables::{config, stream_config};
 use super::super::settings::Settings;
 
 /// The estimate and detail line of the RightMark part, and what a big machine leaves out.

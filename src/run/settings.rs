@@ -107,7 +107,7 @@ pub struct PeakSettings {
 }
 
 /// Every part's settings; the plan says which parts run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// The node every part measures its local and single-thread figures on (the first memory
     /// node with usable CPUs, else the first memory node), chosen once by the plan.
@@ -124,10 +124,14 @@ pub struct Settings {
     pub c2c: C2cSettings,
     pub scenarios: ScenarioSettings,
     pub peak: PeakSettings,
+    /// The RightMark part's config, where it is planned (`plan::tables`).
+    pub rightmark: Option<crate::tables::rightmark::Config>,
+    /// The stream-matrix part's config, where it is planned and a node has usable CPUs.
+    pub stream_matrix: Option<crate::tables::streams::Config>,
 }
 
 /// The plan and the settings it was made from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Planned {
     pub plan: Plan,
     pub settings: Settings,

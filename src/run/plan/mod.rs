@@ -9,7 +9,7 @@
 //! construction, timed samples), checked against real runs on a 2-CPU machine. Pure: nothing
 //! here measures.
 
-use crate::results::plan::{Budget, Part, Plan, SkippedPart};
+use crate::results::plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 use crate::results::topology::Topology;
 
 use super::budget::knobs;
@@ -78,51 +78,46 @@ pub fn parse_parts(flag: &str, text: &str) -> Result<Vec<Part>, String> {
 /// Makes the plan. `built` lists the parts this build can execute; `weighted_ok` is not
 /// needed here (the scenarios say themselves what they could not run).
 pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned {
-    let k = knobs(req.budget);
-    let mut settings = sizing::settings_for(topo, &k);
-    req.overrides.apply(&mut settings, topo);
+    // Which parts run, then their settings (the budget's, the command line's overrides,
+    // the table parts' configs), then each part described once, then the reference.
     let cpus = topo.usable_cpus().len();
-    let threads = cpus.max(1);
-    let mem_nodes = topo.memory_nodes();
-    let mut parts = Vec::new();
+    let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for part in Part::ALL {
         match skip_reason(part, req, built, cpus)
             .or_else(|| tables_skip_reason(part, topo, req.budget))
         {
             Some(reason) => skipped.push(SkippedPart { part, reason }),
-            None => {
-                let mut p = describe(part, &settings, topo, &mem_nodes, threads);
-                req.overrides.name_in(&mut p);
-                parts.push(p);
-            }
+            None => runs.push(part),
         }
     }
-    let mut planned = Planned {
-        plan: Plan {
-            budget: req.budget,
-            target_s: k.target_s,
-            estimate_s: 0.0,
-            parts,
-            skipped,
-            reference: None,
-        },
-        settings,
+    let k = knobs(req.budget);
+    let mut settings = sizing::settings_for(topo, &k);
+    req.overrides.apply(&mut settings, topo);
+    tables::decide(&mut settings, topo, &runs);
+    let mem_nodes = topo.memory_nodes();
+    let parts: Vec<PlannedPart> = runs
+        .iter()
+        .map(|&part| {
+            let mut p = describe(part, &settings, topo, &mem_nodes, cpus.max(1));
+            req.overrides.name_in(&mut p);
+            p
+        })
+        .collect();
+    let mut plan = Plan {
+        budget: req.budget,
+        target_s: k.target_s,
+        estimate_s: 0.0,
+        parts,
+        skipped,
+        reference: None,
     };
-    plan_reference(&mut planned, topo);
-    planned
-}
-
-/// Describes the run's reference measurement in the plan (it runs when a part that shows it
-/// is planned) and makes the total the parts' estimates plus its own.
-fn plan_reference(planned: &mut Planned, topo: &Topology) {
-    planned.plan.reference = super::reference::planned(topo, &planned.settings, &planned.plan);
-    planned.plan.estimate_s = planned.plan.parts.iter().map(|p| p.estimate_s).sum::<f64>()
-        + planned
-            .plan
-            .reference
-            .as_ref()
-            .map_or(0.0, |r| r.estimate_s);
+    // The run's reference measurement runs when a part that shows it is planned; the total
+    // is the parts' estimates plus its own.
+    plan.reference = super::reference::planned(topo, &settings, &plan);
+    plan.estimate_s = plan.parts.iter().map(|p| p.estimate_s).sum::<f64>()
+        + plan.reference.as_ref().map_or(0.0, |r| r.estimate_s);
+    Planned { plan, settings }
 }
 
 /// Why `part` does not run, or `None` when it does.

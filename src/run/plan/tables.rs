@@ -1,5 +1,5 @@
-//! The table parts' configs, decided with the plan: the estimates describe them and the
-//! runners measure them.
+//! The table parts' skip reasons and configs, decided once with the plan into its settings:
+//! the estimates describe them and the runners measure them.
 //!
 //! RightMark (seed 000/001, `numascope rightmark`): on a machine of up to four cells (two
 //! nodes) every cell is measured; beyond that the home row (the home CPU node against one
@@ -44,13 +44,26 @@ pub(super) fn tables_skip_reason(part: Part, topo: &Topology, budget: Budget) ->
     })
 }
 
+/// Decides the configs of the table parts among `runs` into `s`, from its final values (the
+/// budget's with the command line's overrides): the estimate describes them and the runner
+/// measures them.
+pub(super) fn decide(s: &mut Settings, topo: &Topology, runs: &[Part]) {
+    if runs.contains(&Part::Rightmark) {
+        s.rightmark = Some(config(topo, s));
+    }
+    if runs.contains(&Part::StreamMatrix) {
+        // None: no node has usable CPUs (the copy kernel always builds).
+        s.stream_matrix = stream_config(topo, s).ok();
+    }
+}
+
 /// Most cells measured whole; a bigger machine gets its home row.
 const ALL_CELLS_UPTO: usize = 4;
 
 /// The part's configuration from the run's settings: nine rounds under `--thorough`, six
 /// otherwise (the fewest with an interval); repetitions a quarter of the bandwidth part's,
 /// three latency samples of half its sample length per round.
-pub fn config(topo: &Topology, s: &Settings) -> Config {
+fn config(topo: &Topology, s: &Settings) -> Config {
     let inits = topo.initiator_nodes();
     let mems = topo.memory_nodes();
     let (cells, cpus) = if inits.len() * mems.len() <= ALL_CELLS_UPTO {
@@ -103,7 +116,7 @@ const STREAM_NODES_UPTO: usize = 4;
 /// The stream-matrix part's configuration: copy, every usable CPU of the home node, each
 /// stream's arrays of the bandwidth part's size (at most 128 MiB over the threads), six rounds (nine
 /// with `--thorough`) of a quarter of the bandwidth part's repetition.
-pub fn stream_config(
+fn stream_config(
     topo: &Topology,
     s: &Settings,
 ) -> anyhow::Result<crate::tables::streams::Config> {
@@ -180,7 +193,7 @@ mod tests {
             "{}",
             planned.estimate_s
         );
-        let c = config(&t, &p.settings);
+        let c = p.settings.rightmark.as_ref().expect("decided with the plan");
         assert_eq!(c.cells, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
         assert_eq!(c.rounds, 6);
         let q = make_plan(
@@ -198,6 +211,8 @@ mod tests {
             .find(|s| s.part == Part::Rightmark)
             .unwrap();
         assert!(why.reason.contains("quick"), "{}", why.reason);
+        // A table part left out has no config.
+        assert!(q.settings.rightmark.is_none() && q.settings.stream_matrix.is_none());
         let mut one = t.clone();
         one.nodes.truncate(1);
         let n0: Vec<u32> = one.nodes[0].cpus.clone();
@@ -219,7 +234,7 @@ mod tests {
             "{}",
             sm.estimate_s
         );
-        let c = stream_config(&t, &p.settings).unwrap();
+        let c = p.settings.stream_matrix.as_ref().expect("decided with the plan");
         assert_eq!(
             (c.sources.clone(), c.destinations.clone()),
             (vec![0, 1], vec![0, 1])

@@ -5,12 +5,13 @@ use crate::experiment::Outcome;
 use crate::results::RunResults;
 use crate::tables::rightmark;
 
-use super::super::plan::tables::{config, stream_config};
+use anyhow::Context as _;
+
 use super::Ctx;
 
 /// Measures the RightMark part into `r.rightmark`.
 pub(super) fn run_rightmark(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let mut cfg = config(c.topo, c.s);
+    let mut cfg = (c.s.rightmark.clone()).context("the plan has no RightMark config")?;
     cfg.clock = r.clock.clone();
     let out = rightmark::run(c.topo, c.root, &cfg, c.step)?;
     file(r, out, |t| &t.warnings, |r| &mut r.rightmark)
@@ -36,7 +37,7 @@ fn file<T>(
 
 /// Measures the stream-matrix part into `r.stream_matrix`.
 pub(super) fn run_stream_matrix(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let cfg = stream_config(c.topo, c.s)?;
-    let out = crate::tables::streams::run(c.topo, c.root, &cfg, c.step)?;
+    let cfg = (c.s.stream_matrix.as_ref()).context("no node with usable CPUs")?;
+    let out = crate::tables::streams::run(c.topo, c.root, cfg, c.step)?;
     file(r, out, |t| &t.warnings, |r| &mut r.stream_matrix)
 }

@@ -116,10 +116,7 @@ const STREAM_NODES_UPTO: usize = 4;
 /// The stream-matrix part's configuration: copy, every usable CPU of the home node, each
 /// stream's arrays of the bandwidth part's size (at most 128 MiB over the threads), six rounds (nine
 /// with `--thorough`) of a quarter of the bandwidth part's repetition.
-fn stream_config(
-    topo: &Topology,
-    s: &Settings,
-) -> anyhow::Result<crate::tables::streams::Config> {
+fn stream_config(topo: &Topology, s: &Settings) -> anyhow::Result<crate::tables::streams::Config> {
     use crate::bandwidth::kernels::{Kernel, Params};
     use crate::bandwidth::{RunSettings, WorkingSet};
     let home = (s.home_node)
@@ -193,7 +190,11 @@ mod tests {
             "{}",
             planned.estimate_s
         );
-        let c = p.settings.rightmark.as_ref().expect("decided with the plan");
+        let c = p
+            .settings
+            .rightmark
+            .as_ref()
+            .expect("decided with the plan");
         assert_eq!(c.cells, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
         assert_eq!(c.rounds, 6);
         let q = make_plan(
@@ -234,7 +235,11 @@ mod tests {
             "{}",
             sm.estimate_s
         );
-        let c = p.settings.stream_matrix.as_ref().expect("decided with the plan");
+        let c = p
+            .settings
+            .stream_matrix
+            .as_ref()
+            .expect("decided with the plan");
         assert_eq!(
             (c.sources.clone(), c.destinations.clone()),
             (vec![0, 1], vec![0, 1])

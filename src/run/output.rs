@@ -163,19 +163,21 @@ impl OutputDir {
         self.write_results(&so_far).map(|_| ())
     }
 
-    /// Writes the finished results, report.html and one CSV per table (the report
-    /// renderers), then summary.txt; gives the summary's bytes.
+    /// Writes the finished run: every file rendered first (results.json, report.html and one
+    /// CSV per table from the report renderers, summary.txt), then each written in that
+    /// order; gives the summary's bytes.
     pub fn write_finished(&self, results: &RunResults) -> anyhow::Result<Vec<u8>> {
-        self.write_results(results)?;
-        for (name, bytes) in crate::render::run_files::run_files(results)? {
-            self.write(&name, &bytes)?;
-        }
+        let mut files = vec![("results.json".to_string(), results.to_json().into_bytes())];
+        files.extend(crate::render::run_files::run_files(results)?);
         let mut summary = Vec::new();
         crate::render::summary::render(&mut summary, results, Some(self.path()))?;
         // The summary quotes the machine's own strings (host, CPU model): escaped by the one
         // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
         let summary = crate::sanitize::text_bytes(&summary).into_owned();
-        self.write("summary.txt", &summary)?;
+        files.push(("summary.txt".to_string(), summary.clone()));
+        for (name, bytes) in &files {
+            self.write(name, bytes)?;
+        }
         Ok(summary)
     }
 }

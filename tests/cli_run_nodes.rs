@@ -80,9 +80,10 @@ fn check(name: &str, want_nodes: usize) {
                     (Ok(_), false) => panic!("{what} accepted"),
                     (Err(e), true) => panic!("{what} refused: {e}"),
                 };
-                let mut planned = make_plan(&topo, &resolve(&a).unwrap(), BUILT);
-                knobs
-                    .apply(&mut planned, &topo)
+                let mut req = resolve(&a).unwrap();
+                req.overrides = knobs;
+                let planned = make_plan(&topo, &req, BUILT);
+                (req.overrides.check(&planned.plan))
                     .unwrap_or_else(|e| panic!("{what} refused by the plan: {e}"));
                 let s = &planned.settings;
                 if *flag == "--cpu-nodes" {

@@ -1,6 +1,6 @@
 //! Runs a plan: each planned part in order, through the engines, into one [`RunResults`].
-//! After every part the caller's `checkpoint` gets the results so far (the output writer saves
-//! `results.json` then, so a later failure or Ctrl-C loses nothing). A part that fails is
+//! After every part the results so far go to the output directory (`results.json`, marked
+//! partial, so a later failure or Ctrl-C loses nothing). A part that fails is
 //! recorded with its error and the run goes on; Ctrl-C (the SIGINT flag of `sys::signal`)
 //! stops at the next check (between sweep curves, matrix cells, scenario rows, kernel calls)
 //! and the run ends marked `partial`. Progress goes to a [`Progress`] sink; nothing here prints.
@@ -22,6 +22,7 @@ use crate::sys::signal::interrupted;
 use crate::sysroot::SysRoot;
 
 use super::findings;
+use super::output::OutputDir;
 use super::plan::Planned;
 use super::reference::{self, Reference};
 use super::runners;
@@ -54,15 +55,15 @@ pub struct RunHeader {
     pub host: String,
 }
 
-/// Executes `planned` on the machine. `checkpoint` is called after every part with the results
-/// so far; its error stops the run (the output cannot be written).
+/// Executes `planned` on the machine. After every part the results so far are written to
+/// `out`, marked partial; a failure to write stops the run (the output cannot be written).
 pub fn execute(
     topo: &Topology,
     root: &SysRoot,
     planned: &Planned,
     header: RunHeader,
     progress: &dyn Progress,
-    checkpoint: &mut dyn FnMut(&RunResults) -> anyhow::Result<()>,
+    out: &OutputDir,
 ) -> anyhow::Result<RunResults> {
     let t0 = Instant::now();
     let mut r = RunResults::begin(
@@ -120,7 +121,7 @@ pub fn execute(
         }
         record_outcome(&mut r, part, outcome);
         derive(&mut r, t0);
-        checkpoint(&r)?;
+        out.write_partial(&r)?;
     }
     if let Some(mut m) = refm.take() {
         if interrupted() {

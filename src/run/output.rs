@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
+use crate::results::time::UtcTime;
 use crate::results::RunResults;
+use crate::sysroot::SysRoot;
 
 /// Writes a whole file atomically and exclusively (`sys::files::write_replacing`): a temporary
 /// file of an unpredictable name in the same directory, created `O_EXCL|O_NOFOLLOW`, flushed
@@ -81,6 +83,32 @@ pub fn default_dir_name(host: &str, compact_time: &str) -> String {
     format!("numascope-{}-{compact_time}", safe_host(host))
 }
 
+/// The host's name and the output directory: `--output`'s `template` with its `{host}`,
+/// `{date}` and `{rank}` filled in, or numascope-HOST-DATE in the current directory.
+pub fn place(
+    root: &SysRoot,
+    template: Option<&Path>,
+    now: &UtcTime,
+    rank: Option<(u64, &'static str)>,
+) -> anyhow::Result<(String, PathBuf)> {
+    let host = root
+        .read_trimmed_opt("proc/sys/kernel/hostname")?
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "host".into());
+    let path = match template {
+        Some(t) => crate::launcher::expand_output(
+            t,
+            &crate::launcher::TemplateValues {
+                host: safe_host(&host),
+                date: now.compact(),
+                rank: rank.map(|r| r.0),
+            },
+        )?,
+        None => PathBuf::from(default_dir_name(&host, &now.compact())),
+    };
+    Ok((host, path))
+}
+
 /// The run's output directory, created and checked.
 #[derive(Debug, Clone)]
 pub struct OutputDir {
@@ -124,6 +152,33 @@ impl OutputDir {
     /// Writes `results.json`.
     pub fn write_results(&self, r: &RunResults) -> anyhow::Result<PathBuf> {
         self.write("results.json", r.to_json().as_bytes())
+    }
+
+    /// Writes the results so far as `results.json`, marked partial: until the run completes,
+    /// the file on disk says so, and a kill, an OOM or a full disk between two checkpoints
+    /// leaves a file that does not pass for a finished run.
+    pub fn write_partial(&self, r: &RunResults) -> anyhow::Result<()> {
+        let mut so_far = r.clone();
+        so_far.partial = true;
+        self.write_results(&so_far).map(|_| ())
+    }
+
+    /// Writes the finished run: every file rendered first (results.json, report.html and one
+    /// CSV per table from the report renderers, summary.txt), then each written in that
+    /// order; gives the summary's bytes.
+    pub fn write_finished(&self, results: &RunResults) -> anyhow::Result<Vec<u8>> {
+        let mut files = vec![("results.json".to_string(), results.to_json().into_bytes())];
+        files.extend(crate::render::run_files::run_files(results)?);
+        let mut summary = Vec::new();
+        crate::render::summary::render(&mut summary, results, Some(self.path()))?;
+        // The summary quotes the machine's own strings (host, CPU model): escaped by the one
+        // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
+        let summary = crate::sanitize::text_bytes(&summary).into_owned();
+        files.push(("summary.txt".to_string(), summary.clone()));
+        for (name, bytes) in &files {
+            self.write(name, bytes)?;
+        }
+        Ok(summary)
     }
 }
 

@@ -107,7 +107,7 @@ pub struct PeakSettings {
 }
 
 /// Every part's settings; the plan says which parts run.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Settings {
     /// The node every part measures its local and single-thread figures on (the first memory
     /// node with usable CPUs, else the first memory node), chosen once by the plan.
@@ -124,10 +124,14 @@ pub struct Settings {
     pub c2c: C2cSettings,
     pub scenarios: ScenarioSettings,
     pub peak: PeakSettings,
+    /// The RightMark part's config, where it is planned (`plan::tables`).
+    pub rightmark: Option<crate::tables::rightmark::Config>,
+    /// The stream-matrix part's config, where it is planned and a node has usable CPUs.
+    pub stream_matrix: Option<crate::tables::streams::Config>,
 }
 
 /// The plan and the settings it was made from.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Planned {
     pub plan: Plan,
     pub settings: Settings,
@@ -168,11 +172,7 @@ impl Overrides {
     /// Restricts the matrices' cells to `--cpu-nodes` x `--mem-nodes`: the budget's cells
     /// inside them, or, when the budget sampled none of them, every cell they name (the flags
     /// were checked against the initiator and memory nodes, so that is never empty).
-    fn select_cells(
-        &self,
-        s: &mut super::plan::Settings,
-        topo: &crate::results::topology::Topology,
-    ) {
+    fn select_cells(&self, s: &mut Settings, topo: &crate::results::topology::Topology) {
         if self.cpu_nodes.is_none() && self.mem_nodes.is_none() {
             return;
         }
@@ -199,17 +199,10 @@ impl Overrides {
         }
     }
 
-    /// Applies the values to `planned`: the settings change, and every planned part is
-    /// described again from them (detail line and estimate), its detail naming the flags that
-    /// set it, so results.json and `--dry-run` show what was asked. A flag none of whose parts
-    /// is planned is refused, as is a node filter that leaves a matrix no cell.
-    pub fn apply(
-        &self,
-        planned: &mut Planned,
-        topo: &crate::results::topology::Topology,
-    ) -> Result<(), String> {
+    /// Refuses a flag none of whose parts is planned: it would do nothing.
+    pub fn check(&self, plan: &Plan) -> Result<(), String> {
         for (flag, parts) in &self.given {
-            if !parts.iter().any(|p| planned.plan.runs(*p)) {
+            if !parts.iter().any(|p| plan.runs(*p)) {
                 let names: Vec<&str> = parts.iter().map(|p| p.name()).collect();
                 return Err(format!(
                     "{flag} applies to the {} part(s), which this run does not include; drop {} or add a part with --only",
@@ -218,7 +211,12 @@ impl Overrides {
                 ));
             }
         }
-        let s = &mut planned.settings;
+        Ok(())
+    }
+
+    /// Applies the values to the budget's settings `s`, before the plan describes its parts
+    /// from them.
+    pub(super) fn apply(&self, s: &mut Settings, topo: &crate::results::topology::Topology) {
         if let Some(k) = &self.kernels {
             s.bandwidth.kernels = k.clone();
         }
@@ -259,23 +257,19 @@ impl Overrides {
             s.scaling.nodes = n.clone();
         }
         self.select_cells(s, topo);
-        let threads = topo.usable_cpus().len().max(1);
-        let mem_nodes = topo.memory_nodes();
-        for p in &mut planned.plan.parts {
-            let mut again =
-                super::estimate::describe(p.part, &planned.settings, topo, &mem_nodes, threads);
-            let set: Vec<&str> = self
-                .given
-                .iter()
-                .filter(|(_, parts)| parts.contains(&p.part))
-                .map(|(f, _)| f.as_str())
-                .collect();
-            if !set.is_empty() {
-                again.detail = format!("{} (set by {})", again.detail, set.join(", "));
-            }
-            *p = again;
+    }
+
+    /// Names the flags that set a planned part in its detail line, so results.json and
+    /// `--dry-run` show what was asked.
+    pub(super) fn name_in(&self, p: &mut crate::results::plan::PlannedPart) {
+        let set: Vec<&str> = self
+            .given
+            .iter()
+            .filter(|(_, parts)| parts.contains(&p.part))
+            .map(|(f, _)| f.as_str())
+            .collect();
+        if !set.is_empty() {
+            p.detail = format!("{} (set by {})", p.detail, set.join(", "));
         }
-        super::plan::plan_reference(planned, topo);
-        Ok(())
     }
 }

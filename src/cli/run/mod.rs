@@ -5,23 +5,23 @@
 
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
-use std::time::{Instant, SystemTime};
+use std::time::SystemTime;
 
 use anyhow::bail;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::Context;
 use crate::results::plan::{Budget, Part};
 use crate::results::time::UtcTime;
 use crate::run::execute::{execute, NoProgress, Progress, RunHeader, BUILT};
-use crate::run::output::{default_dir_name, safe_host, OutputDir};
+use crate::run::output::{self, OutputDir};
 use crate::run::plan::{make_plan, parse_parts, PlanRequest};
 use crate::topology::read_topology;
 
+mod bars;
 mod overrides;
 
+use bars::Bars;
 pub use overrides::overrides;
 
 #[derive(Debug, Args, Default, Clone)]
@@ -120,7 +120,7 @@ pub struct RunArgs {
     pub size: Option<String>,
 }
 
-/// Flags resolved into a plan request.
+/// Flags resolved into a plan request (the overrides, which need the topology, come after).
 pub fn resolve(args: &RunArgs) -> anyhow::Result<PlanRequest> {
     let budget = if args.quick {
         Budget::Quick
@@ -164,58 +164,21 @@ pub fn resolve(args: &RunArgs) -> anyhow::Result<PlanRequest> {
             }
         }
     }
-    Ok(PlanRequest { budget, only, skip })
-}
-
-/// Progress bars on stderr, one per part.
-struct Bars {
-    bar: Mutex<Option<ProgressBar>>,
-    started: Mutex<Option<(Part, Instant)>>,
-}
-
-impl Progress for Bars {
-    fn start(&self, part: Part, estimate_s: f64) {
-        let b = ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        b.set_prefix(part.name());
-        b.set_message(format!("(about {estimate_s:.0} s)"));
-        b.set_position(0);
-        *self.bar.lock().unwrap() = Some(b);
-        *self.started.lock().unwrap() = Some((part, Instant::now()));
-    }
-    fn step(&self, done: usize, total: usize) {
-        if let Some(b) = self.bar.lock().unwrap().as_ref() {
-            b.set_length(total as u64);
-            b.set_position(done as u64);
-        }
-    }
-    fn finish(&self) {
-        if let Some(b) = self.bar.lock().unwrap().take() {
-            b.finish_and_clear();
-        }
-        if let Some((p, t)) = self.started.lock().unwrap().take() {
-            super::ui::stderr_line(&format!(
-                "{:>16} done in {:.1} s",
-                p.name(),
-                t.elapsed().as_secs_f64()
-            ));
-        }
-    }
+    Ok(PlanRequest {
+        budget,
+        only,
+        skip,
+        ..Default::default()
+    })
 }
 
 pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
-    let req = resolve(args)?;
+    let mut req = resolve(args)?;
     let root = &ctx.root;
     let topo = read_topology(root)?;
-    let knobs = overrides(&topo, args)?;
-    let mut planned = make_plan(&topo, &req, BUILT);
-    knobs
-        .apply(&mut planned, &topo)
-        .map_err(anyhow::Error::msg)?;
+    req.overrides = overrides(&topo, args)?;
+    let planned = make_plan(&topo, &req, BUILT);
+    (req.overrides.check(&planned.plan)).map_err(anyhow::Error::msg)?;
     if args.dry_run {
         // The same warnings `topo` prints for this snapshot: the plan rests on its values.
         for w in &topo.warnings {
@@ -228,7 +191,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     root.require_live("run measurements")?;
     let now = UtcTime::of(SystemTime::now());
     let rank = crate::launcher::rank();
-    let (host, dir_path) = output_path(ctx, args, &now, rank)?;
+    let (host, dir_path) = output::place(root, args.output.as_deref(), &now, rank)?;
     crate::sys::signal::install_stop_handlers()?;
     let existed = dir_path.exists();
     let dir = OutputDir::prepare(&dir_path, args.force)?;
@@ -246,23 +209,14 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         started_at: now.rfc3339(),
         host,
     };
-    let bars = Bars {
-        bar: Mutex::new(None),
-        started: Mutex::new(None),
-    };
+    let bars = Bars::default();
     let progress: &dyn Progress = if super::ui::show_progress() {
         &bars
     } else {
         &NoProgress
     };
-    // Until the run completes, the file on disk says it is partial: a kill, an OOM or a full
-    // disk between two checkpoints leaves a file that does not pass for a finished run.
-    let results = execute(&topo, root, &planned, header, progress, &mut |r| {
-        let mut so_far = r.clone();
-        so_far.partial = true;
-        dir.write_results(&so_far).map(|_| ())
-    })?;
-    let summary = write_outputs(&dir, &results)?;
+    let results = execute(&topo, root, &planned, header, progress, &dir)?;
+    let summary = dir.write_finished(&results)?;
     if args.json {
         let mut out = std::io::stdout().lock();
         out.write_all(results.to_json().as_bytes())?;
@@ -281,53 +235,22 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
     super::run_status(&results)
 }
 
-/// The host's name and the output directory: `--output` with its `{host}`, `{date}` and
-/// `{rank}` filled in, or numascope-HOST-DATE in the current directory.
-fn output_path(
-    ctx: &Context,
-    args: &RunArgs,
-    now: &UtcTime,
-    rank: Option<(u64, &'static str)>,
-) -> anyhow::Result<(String, PathBuf)> {
-    let host = ctx
-        .root
-        .read_trimmed_opt("proc/sys/kernel/hostname")?
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "host".into());
-    let path = match &args.output {
-        Some(t) => crate::launcher::expand_output(
-            t,
-            &crate::launcher::TemplateValues {
-                host: safe_host(&host),
-                date: now.compact(),
-                rank: rank.map(|r| r.0),
-            },
-        )?,
-        None => PathBuf::from(default_dir_name(&host, &now.compact())),
-    };
-    Ok((host, path))
-}
-
-/// Writes the finished results, report.html and one CSV per table (the report renderers),
-/// then summary.txt; gives the summary's bytes.
-fn write_outputs(dir: &OutputDir, results: &crate::results::RunResults) -> anyhow::Result<Vec<u8>> {
-    dir.write_results(results)?;
-    for (name, bytes) in crate::render::run_files::run_files(results)? {
-        dir.write(&name, &bytes)?;
-    }
-    let mut summary = Vec::new();
-    crate::render::summary::render(&mut summary, results, Some(dir.path()))?;
-    // The summary quotes the machine's own strings (host, CPU model): escaped by the one
-    // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
-    let summary = crate::sanitize::text_bytes(&summary).into_owned();
-    dir.write("summary.txt", &summary)?;
-    Ok(summary)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::results::placement::PageSize;
+    use crate::run::plan::Planned;
+
+    /// The plan `run` makes of `args`, or its refusal of a flag.
+    fn plan_of(
+        topo: &crate::results::topology::Topology,
+        args: &RunArgs,
+    ) -> Result<Planned, String> {
+        let mut req = resolve(args).unwrap();
+        req.overrides = overrides(topo, args).unwrap();
+        let planned = make_plan(topo, &req, BUILT);
+        req.overrides.check(&planned.plan).map(|()| planned)
+    }
 
     #[test]
     fn flags_resolve_to_a_request() {
@@ -372,9 +295,7 @@ mod tests {
             sweep: Some("4KiB..1MiB".into()),
             ..Default::default()
         };
-        let knobs = overrides(&topo, &args).unwrap();
-        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
-        knobs.apply(&mut planned, &topo).unwrap();
+        let planned = plan_of(&topo, &args).unwrap();
         let s = &planned.settings;
         assert_eq!(
             s.bandwidth.kernels,
@@ -468,9 +389,7 @@ mod tests {
             size: Some("24MiB".into()),
             ..Default::default()
         };
-        let knobs = overrides(&topo, &args).unwrap();
-        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
-        knobs.apply(&mut planned, &topo).unwrap();
+        let planned = plan_of(&topo, &args).unwrap();
         let s = &planned.settings;
         let threads = topo.usable_cpus().len().max(1) as u64;
         assert_eq!(s.latency_matrix.size_bytes, 24 << 20);
@@ -489,9 +408,7 @@ mod tests {
             size: Some("24MiB".into()),
             ..Default::default()
         };
-        let knobs = overrides(&topo, &args).unwrap();
-        let mut planned = make_plan(&topo, &resolve(&args).unwrap(), BUILT);
-        let e = knobs.apply(&mut planned, &topo).unwrap_err();
+        let e = plan_of(&topo, &args).unwrap_err();
         assert!(e.contains("--size 24MiB applies to"), "{e}");
     }
 }

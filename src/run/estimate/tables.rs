@@ -1,15 +1,16 @@
 //! Estimates and detail lines of the table parts, RightMark and the stream matrix, from the
-//! configs their runners build.
+//! configs the plan decided into the settings (`plan::tables`).
 
 use crate::results::topology::Topology;
 use crate::tables::rightmark::cell_round_s;
 
-use super::super::runners::tables::{config, stream_config};
 use super::super::settings::Settings;
 
 /// The estimate and detail line of the RightMark part, and what a big machine leaves out.
 pub(super) fn rightmark(s: &Settings, topo: &Topology, reduced: &mut Vec<String>) -> (f64, String) {
-    let c = config(topo, s);
+    let Some(c) = &s.rightmark else {
+        return (0.0, "no config: the plan did not decide its cells".into());
+    };
     let all = topo.initiator_nodes().len() * topo.memory_nodes().len();
     if c.cells.len() < all {
         reduced.push(format!(
@@ -41,7 +42,7 @@ pub(super) fn stream_matrix(
     topo: &Topology,
     reduced: &mut Vec<String>,
 ) -> (f64, String) {
-    let Ok(c) = stream_config(topo, s) else {
+    let Some(c) = &s.stream_matrix else {
         return (0.0, "no node with usable CPUs".into());
     };
     let all = topo.memory_nodes().len();

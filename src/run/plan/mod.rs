@@ -9,30 +9,34 @@
 //! construction, timed samples), checked against real runs on a 2-CPU machine. Pure: nothing
 //! here measures.
 
-use crate::results::plan::{Budget, Part, Plan, SkippedPart};
+use crate::results::plan::{Budget, Part, Plan, PlannedPart, SkippedPart};
 use crate::results::topology::Topology;
 
 use super::budget::knobs;
 use super::estimate::describe;
 pub use super::settings::{
-    BandwidthSettings, C2cSettings, LatencySettings, LoadedSettings, MatrixSettings, PeakSettings,
-    Planned, ScalingSettings, ScenarioSettings, Settings,
+    BandwidthSettings, C2cSettings, LatencySettings, LoadedSettings, MatrixSettings, Overrides,
+    PeakSettings, Planned, ScalingSettings, ScenarioSettings, Settings,
 };
+use tables::tables_skip_reason;
 
 mod machine;
 mod sizing;
+pub(super) mod tables;
 
 pub use machine::{dram_latency_bytes, home_node, llc_instance_bytes};
 pub use sizing::sample_evenly;
 
 /// What the user asked for.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlanRequest {
     pub budget: Budget,
     /// `--only`: run just these parts (`None`: all).
     pub only: Option<Vec<Part>>,
     /// `--skip`: parts left out.
     pub skip: Vec<Part>,
+    /// The command line's values that replace the budget's choices (`--kernel`, `--size`...).
+    pub overrides: Overrides,
 }
 
 impl Default for PlanRequest {
@@ -41,6 +45,7 @@ impl Default for PlanRequest {
             budget: Budget::Default,
             only: None,
             skip: vec![],
+            overrides: Overrides::default(),
         }
     }
 }
@@ -73,47 +78,46 @@ pub fn parse_parts(flag: &str, text: &str) -> Result<Vec<Part>, String> {
 /// Makes the plan. `built` lists the parts this build can execute; `weighted_ok` is not
 /// needed here (the scenarios say themselves what they could not run).
 pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned {
-    let k = knobs(req.budget);
-    let settings = sizing::settings_for(topo, &k);
+    // Which parts run, then their settings (the budget's, the command line's overrides,
+    // the table parts' configs), then each part described once, then the reference.
     let cpus = topo.usable_cpus().len();
-    let threads = cpus.max(1);
-    let mem_nodes = topo.memory_nodes();
-    let mut parts = Vec::new();
+    let mut runs = Vec::new();
     let mut skipped = Vec::new();
     for part in Part::ALL {
         match skip_reason(part, req, built, cpus)
             .or_else(|| tables_skip_reason(part, topo, req.budget))
         {
             Some(reason) => skipped.push(SkippedPart { part, reason }),
-            None => parts.push(describe(part, &settings, topo, &mem_nodes, threads)),
+            None => runs.push(part),
         }
     }
-    let mut planned = Planned {
-        plan: Plan {
-            budget: req.budget,
-            target_s: k.target_s,
-            estimate_s: 0.0,
-            parts,
-            skipped,
-            reference: None,
-        },
-        settings,
+    let k = knobs(req.budget);
+    let mut settings = sizing::settings_for(topo, &k);
+    req.overrides.apply(&mut settings, topo);
+    tables::decide(&mut settings, topo, &runs);
+    let mem_nodes = topo.memory_nodes();
+    let parts: Vec<PlannedPart> = runs
+        .iter()
+        .map(|&part| {
+            let mut p = describe(part, &settings, topo, &mem_nodes, cpus.max(1));
+            req.overrides.name_in(&mut p);
+            p
+        })
+        .collect();
+    let mut plan = Plan {
+        budget: req.budget,
+        target_s: k.target_s,
+        estimate_s: 0.0,
+        parts,
+        skipped,
+        reference: None,
     };
-    plan_reference(&mut planned, topo);
-    planned
-}
-
-/// Describes the run's reference measurement in the plan (it runs when a part that shows it
-/// is planned) and makes the total the parts' estimates plus its own. Called again after
-/// the command line's overrides changed the settings.
-pub fn plan_reference(planned: &mut Planned, topo: &Topology) {
-    planned.plan.reference = super::reference::planned(topo, &planned.settings, &planned.plan);
-    planned.plan.estimate_s = planned.plan.parts.iter().map(|p| p.estimate_s).sum::<f64>()
-        + planned
-            .plan
-            .reference
-            .as_ref()
-            .map_or(0.0, |r| r.estimate_s);
+    // The run's reference measurement runs when a part that shows it is planned; the total
+    // is the parts' estimates plus its own.
+    plan.reference = super::reference::planned(topo, &settings, &plan);
+    plan.estimate_s = plan.parts.iter().map(|p| p.estimate_s).sum::<f64>()
+        + plan.reference.as_ref().map_or(0.0, |r| r.estimate_s);
+    Planned { plan, settings }
 }
 
 /// Why `part` does not run, or `None` when it does.
@@ -147,30 +151,6 @@ fn skip_reason(part: Part, req: &PlanRequest, built: &[Part], cpus: usize) -> Op
         ));
     }
     None
-}
-
-/// Why a table part (RightMark, the stream matrix) does not run on this machine or budget,
-/// or `None` when it does: on one node its one cell would repeat the local figures, and
-/// `--quick` leaves both out to hold 15 s.
-pub(super) fn tables_skip_reason(part: Part, topo: &Topology, budget: Budget) -> Option<String> {
-    if part == Part::StreamMatrix {
-        if topo.memory_nodes().len() < 2 {
-            return Some("one memory node: the matrix would be one cell, the copy kernel with both streams local".into());
-        }
-        return (budget == Budget::Quick).then(|| {
-            "the quick budget leaves the per-stream matrix out to hold 15 s; run the default budget or `numascope bandwidth --stream-matrix`".into()
-        });
-    }
-    if part != Part::Rightmark {
-        return None;
-    }
-    let cells = topo.initiator_nodes().len() * topo.memory_nodes().len();
-    if cells < 2 {
-        return Some("one NUMA node: its one cell would repeat the local figures of the latency and bandwidth parts; `numascope rightmark` measures it alone".into());
-    }
-    (budget == Budget::Quick).then(|| {
-        "the quick budget leaves the RightMark table out to hold 15 s; run the default budget or `numascope rightmark`".into()
-    })
 }
 
 #[cfg(test)]
@@ -234,6 +214,7 @@ mod tests {
             budget: Budget::Quick,
             only: Some(vec![Part::Scenarios, Part::Latency]),
             skip: vec![Part::Latency],
+            ..Default::default()
         };
         let p = make_plan(&t, &req, &Part::ALL).plan;
         let run: Vec<Part> = p.parts.iter().map(|p| p.part).collect();

@@ -83,6 +83,9 @@ pub(super) fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
             weighted_unavailable,
         },
         peak: peak_settings(topo, home),
+        // Decided after the command line's overrides, for the planned table parts.
+        rightmark: None,
+        stream_matrix: None,
     }
 }
 

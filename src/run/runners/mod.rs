@@ -5,15 +5,16 @@
 //! here; measuring does not.
 //!
 //! One file per part: [`latency`] (the sweep and the matrix), [`bandwidth`] (kernels, matrix,
-//! peak), [`scaling`], [`loaded`], [`c2c`] and [`tables`] (RightMark and the stream matrix); the
-//! scenarios and the advisor are run here, since their modules take the settings as they are.
+//! peak), [`scaling`], [`loaded`], [`c2c`], [`tables`] (RightMark and the stream matrix) and
+//! [`policy`] (the scenarios and the advisor, whose modules take the settings as they are).
 
 mod bandwidth;
 mod c2c;
 mod latency;
 mod loaded;
+mod policy;
 mod scaling;
-pub(super) mod tables;
+mod tables;
 
 use anyhow::Context as _;
 
@@ -24,9 +25,7 @@ use crate::results::topology::Topology;
 use crate::results::{plan::Part, RunResults};
 use crate::sysroot::SysRoot;
 
-use super::advisor::run_advisor;
 use super::plan::Settings;
-use super::scenarios::{run_scenarios, ScenarioInputs};
 
 /// Seed of every chase of a run, so runs compare.
 pub(super) const SEED: u64 = 0x6e75_6d61_7363_6f70;
@@ -55,6 +54,7 @@ pub(super) fn run_part(
         s,
         step,
     };
+    // One runner file after the other: the dispatcher only names each part's runner.
     match part {
         Part::Topology => {
             r.clock = Some(ClockInfo::measure(root));
@@ -64,42 +64,14 @@ pub(super) fn run_part(
         Part::LatencyMatrix => latency::latency_matrix(&c, r),
         Part::Bandwidth => bandwidth::bandwidth(&c, r),
         Part::BandwidthMatrix => bandwidth::bandwidth_matrix(&c, r),
+        Part::Peak => bandwidth::peak(&c, r),
         Part::Scaling => scaling::scaling(&c, r),
         Part::LoadedLatency => loaded::loaded_latency(&c, r),
         Part::C2c => c2c::core_to_core(&c, r),
-        Part::Scenarios => {
-            let clock = clock_of(r, root);
-            let inp = ScenarioInputs {
-                settings: &s.scenarios,
-                home_node: s.home_node,
-                latency_plan: sample_plan(s),
-                timer_resolution_ns: clock.resolution_ns,
-            };
-            let table = run_scenarios(topo, root, &inp, step)?;
-            // The table has no warnings of its own: a disturbed row is the run's warning.
-            r.warnings.extend(
-                table
-                    .scenarios
-                    .iter()
-                    .filter_map(crate::render::words::disturbed::scenario_row),
-            );
-            r.scenarios = Some(table);
-            Ok(())
-        }
-        Part::Advisor => {
-            let advice = run_advisor(topo, root, &s.scenarios, s.home_node, &step)?;
-            r.warnings.extend(
-                advice
-                    .checks
-                    .iter()
-                    .filter_map(crate::render::words::disturbed::advisor_check),
-            );
-            r.advisor = Some(advice);
-            Ok(())
-        }
         Part::Rightmark => tables::run_rightmark(&c, r),
         Part::StreamMatrix => tables::run_stream_matrix(&c, r),
-        Part::Peak => bandwidth::peak(&c, r),
+        Part::Scenarios => policy::scenarios(&c, r),
+        Part::Advisor => policy::advisor(&c, r),
     }
 }
 

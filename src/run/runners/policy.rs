@@ -1,0 +1,43 @@
+//! The policy parts of a run: the Opteron article's scenarios and the weighted-interleave
+//! advisor, each measured by its own module with the plan's settings as they are; a
+//! disturbed row or check is the run's warning.
+
+use crate::results::RunResults;
+
+use super::super::advisor::run_advisor;
+use super::super::scenarios::{run_scenarios, ScenarioInputs};
+use super::{clock_of, sample_plan, Ctx};
+
+/// The scenarios part: the table's rows measured in interleaved rounds.
+pub(super) fn scenarios(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let clock = clock_of(r, c.root);
+    let inp = ScenarioInputs {
+        settings: &c.s.scenarios,
+        home_node: c.s.home_node,
+        latency_plan: sample_plan(c.s),
+        timer_resolution_ns: clock.resolution_ns,
+    };
+    let table = run_scenarios(c.topo, c.root, &inp, c.step)?;
+    // The table has no warnings of its own: a disturbed row is the run's warning.
+    r.warnings.extend(
+        table
+            .scenarios
+            .iter()
+            .filter_map(crate::render::words::disturbed::scenario_row),
+    );
+    r.scenarios = Some(table);
+    Ok(())
+}
+
+/// The advisor part: the weighted-interleave weights that serve the home node best.
+pub(super) fn advisor(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let advice = run_advisor(c.topo, c.root, &c.s.scenarios, c.s.home_node, c.step)?;
+    r.warnings.extend(
+        advice
+            .checks
+            .iter()
+            .filter_map(crate::render::words::disturbed::advisor_check),
+    );
+    r.advisor = Some(advice);
+    Ok(())
+}

@@ -217,7 +217,7 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
         v.extend(
             checks
                 .iter()
-                .map(|c| format!("  - {}", super::tier_words::sentence(c))),
+                .map(|c| format!("  - {}", super::words::tier::sentence(c))),
         );
     }
     if !knobs.is_empty() {

@@ -77,7 +77,7 @@ fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
         };
         lines.push(format!(
             "{what}: {}",
-            crate::render::precision_words::clause_in(p, "repetition", "repetitions")
+            crate::render::words::precision::clause_in(p, "repetition", "repetitions")
         ));
     }
     if !lines.is_empty() {

@@ -48,7 +48,7 @@ pub(super) fn figures_line(
 /// The scenario rows measured toward the target: the width each reached and the extra
 /// rounds it got.
 pub(super) fn scenarios_line(r: &RunResults, t: &ScenarioTable) -> Option<String> {
-    let rows = crate::render::precision_words::scenario_clauses(t);
+    let rows = crate::render::words::precision::scenario_clauses(t);
     against_target(r, "scenario", rows)
 }
 

@@ -39,10 +39,10 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let mut lines = Vec::new();
     let clause = |p: &crate::results::quality::Precision| {
-        crate::render::precision_words::clause_in(p, "sample", "samples")
+        crate::render::words::precision::clause_in(p, "sample", "samples")
     };
     let blocks = |p: &crate::results::quality::Precision| {
-        crate::render::precision_words::clause_in(p, "block", "blocks")
+        crate::render::words::precision::clause_in(p, "block", "blocks")
     };
     let mut any_blocks = false;
     let mut sized_blocks = false;
@@ -87,7 +87,7 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 c.initiator_node,
                 c.memory_node,
                 if c.result.blocks.is_some() {
-                    crate::render::precision_words::clause_in(p, "round", "rounds")
+                    crate::render::words::precision::clause_in(p, "round", "rounds")
                 } else {
                     clause(p)
                 }

@@ -10,7 +10,7 @@ use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::topology::{Cache, Topology};
 
-pub use super::columns::columns;
+pub use super::width::columns;
 
 mod environment;
 use environment::environment;

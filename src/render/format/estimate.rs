@@ -15,7 +15,7 @@ use crate::stats::{Estimate, CONFIDENCE};
 
 /// A measured number for people: 3 significant figures below 100, integers above.
 pub fn num(v: f64) -> String {
-    super::svg::value_label(v)
+    crate::render::svg::value_label(v)
 }
 
 /// Why a figure has no interval: "no interval" below six samples (too few for one), "no
@@ -77,13 +77,18 @@ pub fn cell(e: &Estimate) -> String {
 /// A relative difference (a fraction: 0.12 = 12 % more) as a signed percentage with its
 /// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up or a remote
 /// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
-/// (`+3.4 % [+1.2, +5.6 %]`), as [`super::words::numbers::signed`] writes them.
+/// (`+3.4 % [+1.2, +5.6 %]`), as [`crate::render::words::numbers::signed`] writes them.
 pub fn gain(e: &Estimate) -> String {
-    let pct = super::words::numbers::signed;
+    let pct = crate::render::words::numbers::signed;
     match e.interval {
         Some(i) => format!("{} % [{}, {} %]", pct(e.median), pct(i.low), pct(i.high)),
         None => format!("{} %", pct(e.median)),
     }
+}
+
+/// A ratio B / A as the [`gain`] of B over A: 1.12 [1.08, 1.15] reads `+12 % [+8.0, +15 %]`.
+pub fn ratio_gain(r: &crate::stats::RatioInterval) -> String {
+    gain(&Estimate::new(r.ratio, r.ci, r.samples).shifted(-1.0))
 }
 
 /// The interval alone, `[218, 300]`; `None` without one.

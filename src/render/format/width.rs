@@ -1,4 +1,6 @@
-//! The width terminal tables must fit. A table wider than the terminal wraps into garbage
+//! Text tables for the terminal: rows under headers, each column padded to its widest cell,
+//! two spaces apart, no trailing blanks ([`columns`]), so every text table of numascope lines
+//! up the same way; and the width they must fit. A table wider than the terminal wraps into garbage
 //! (`bandwidth` printed 186 columns into a 90-column terminal), so a table that does
 //! not fit is stacked instead: one block per row, one `label  value` line per column, values
 //! wrapped to the width. When stdout is not a terminal (piped to a file or another program),
@@ -87,9 +89,9 @@ pub(crate) fn indent(s: &str) -> String {
     s.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-/// [`crate::render::topo_text::columns`] fitted to [`target`] the same way.
+/// [`columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let drawn = crate::render::topo_text::columns(headers, rows);
+    let drawn = columns(headers, rows);
     match target() {
         Some(w) if too_wide(&drawn, w) => {
             let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
@@ -99,25 +101,32 @@ pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
     }
 }
 
-/// One `  label  value` line (label padded to `label_width`), the value wrapped under
-/// itself when the line would not fit [`target`]. Ends with a newline.
-pub fn fit_pair(label: &str, label_width: usize, value: &str) -> String {
-    let line = format!("  {label:<label_width$} {value}");
-    match target() {
-        Some(w) if line.chars().count() > w => {
-            let indent = 3 + label_width.max(label.chars().count());
-            let mut out = String::new();
-            for (i, l) in wrap(value, w.saturating_sub(indent).max(10))
-                .iter()
-                .enumerate()
-            {
-                let head = if i == 0 { label } else { "" };
-                out.push_str(&format!("  {head:<label_width$} {l}\n"));
+/// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
+pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            if i < w.len() {
+                w[i] = w[i].max(c.chars().count());
             }
-            out
         }
-        _ => line + "\n",
     }
+    let line = |cells: Vec<&str>| -> String {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i + 1 == cells.len() {
+                s.push_str(c);
+            } else {
+                s.push_str(&format!("{:<width$}  ", c, width = w[i]));
+            }
+        }
+        s.trim_end().to_string() + "\n"
+    };
+    let mut out = line(headers.to_vec());
+    for r in rows {
+        out.push_str(&line(r.iter().map(|s| s.as_str()).collect()));
+    }
+    out
 }
 
 fn too_wide(text: &str, width: usize) -> bool {
@@ -206,18 +215,14 @@ mod tests {
         t
     }
 
+    /// At full width, or at a width it fits, a table is drawn as is.
     #[test]
     fn full_width_unless_a_width_is_set() {
         let t = wide();
         assert_eq!(with_width(None, || fit(&t)), t.to_string());
+        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
         // The library alone never looks at the terminal.
         assert_eq!(target(), None);
-    }
-
-    #[test]
-    fn a_table_that_fits_is_drawn_as_is() {
-        let t = wide();
-        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
     }
 
     #[test]
@@ -243,8 +248,9 @@ mod tests {
     }
 }
 
-/// Every kind of terminal table of numascope rendered at 80 columns, from the
-/// Opteron fixture; each snapshot is checked to stay within the width.
+/// Every kind of terminal table of numascope rendered at 80 columns, from the Opteron
+/// fixture (the full report holds the latency, bandwidth, loaded-latency and core-to-core
+/// sections; `topo` has its own); each snapshot is checked to stay within the width.
 #[cfg(test)]
 mod at_80_columns {
     use super::with_width;
@@ -273,43 +279,6 @@ mod at_80_columns {
     fn run_summary() {
         let r = opteron_example();
         insta::assert_snapshot!(at_80(|w| crate::render::run_text::render(&r, w)));
-    }
-
-    #[test]
-    fn bandwidth_results_matrix_and_scaling() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| {
-            crate::render::bandwidth_text::render_report(w, r.bandwidth.as_ref().unwrap())?;
-            crate::render::bandwidth_text::render_report(w, r.scaling.as_ref().unwrap())
-        }));
-    }
-
-    #[test]
-    fn latency() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::latency_text::render(
-            r.latency.as_ref().unwrap(),
-            w
-        )));
-    }
-
-    #[test]
-    fn loaded_latency() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::loaded_text::render_curves(
-            &[r.loaded_latency.as_ref().unwrap()],
-            None,
-            w
-        )));
-    }
-
-    #[test]
-    fn core_to_core() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::c2c_text::render(
-            r.c2c.as_ref().unwrap(),
-            w
-        )));
     }
 
     #[test]

@@ -47,29 +47,18 @@ pub fn compact(e: &Estimate, unit: &str) -> String {
     }
 }
 
-/// `247 [218, 300] n=9`, or `247, no interval (n=2)`.
+/// `247 [218, 300] n=9`, or `247, no interval (n=2)`: [`cell`] with the count.
 pub fn bracketed(e: &Estimate) -> String {
     match e.interval {
-        Some(i) => format!(
-            "{} [{}, {}] n={}",
-            num(e.median),
-            num(i.low),
-            num(i.high),
-            e.count
-        ),
-        None => format!(
-            "{}, {} (n={})",
-            num(e.median),
-            no_interval(e.count),
-            e.count
-        ),
+        Some(_) => format!("{} n={}", cell(e), e.count),
+        None => format!("{} (n={})", cell(e), e.count),
     }
 }
 
 /// `247 [218, 300]`, or `247, no interval`: a cell whose row shows the count elsewhere.
 pub fn cell(e: &Estimate) -> String {
-    match e.interval {
-        Some(i) => format!("{} [{}, {}]", num(e.median), num(i.low), num(i.high)),
+    match ends(e) {
+        Some(ends) => format!("{} {ends}", num(e.median)),
         None => format!("{}, {}", num(e.median), no_interval(e.count)),
     }
 }

@@ -59,19 +59,18 @@ pub fn with_width<R>(width: Option<usize>, f: impl FnOnce() -> R) -> R {
 /// A comfy table as text fitted to [`target`]: as drawn when it fits (or at full width),
 /// stacked otherwise. No trailing newline.
 pub fn fit(t: &comfy_table::Table) -> String {
-    let drawn = t.to_string();
+    let texts = |r: &comfy_table::Row| r.cell_iter().map(|c| c.content()).collect();
+    fitted(t.to_string(), |w| {
+        let header: Vec<String> = t.header().map(texts).unwrap_or_default();
+        let rows: Vec<Vec<String>> = t.row_iter().map(texts).collect();
+        stacked(&header, &rows, w).trim_end().to_string()
+    })
+}
+
+/// `drawn` when it fits [`target`] (or at full width), `stack(width)` otherwise.
+fn fitted(drawn: String, stack: impl FnOnce(usize) -> String) -> String {
     match target() {
-        Some(w) if too_wide(&drawn, w) => {
-            let header: Vec<String> = t
-                .header()
-                .map(|h| h.cell_iter().map(|c| c.content()).collect())
-                .unwrap_or_default();
-            let rows: Vec<Vec<String>> = t
-                .row_iter()
-                .map(|r| r.cell_iter().map(|c| c.content()).collect())
-                .collect();
-            stacked(&header, &rows, w).trim_end().to_string()
-        }
+        Some(w) if drawn.lines().any(|l| l.trim_end().chars().count() > w) => stack(w),
         _ => drawn,
     }
 }
@@ -91,46 +90,32 @@ pub(crate) fn indent(s: &str) -> String {
 
 /// [`columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let drawn = columns(headers, rows);
-    match target() {
-        Some(w) if too_wide(&drawn, w) => {
-            let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
-            stacked(&h, rows, w)
-        }
-        _ => drawn,
-    }
+    fitted(columns(headers, rows), |w| {
+        let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
+        stacked(&h, rows, w)
+    })
 }
 
 /// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            if i < w.len() {
-                w[i] = w[i].max(c.chars().count());
-            }
+    for (i, c) in rows.iter().flat_map(|r| r.iter().enumerate()) {
+        if let Some(w) = w.get_mut(i) {
+            *w = (*w).max(c.chars().count());
         }
     }
-    let line = |cells: Vec<&str>| -> String {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i + 1 == cells.len() {
-                s.push_str(c);
-            } else {
-                s.push_str(&format!("{:<width$}  ", c, width = w[i]));
-            }
-        }
-        s.trim_end().to_string() + "\n"
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = (cells.iter().enumerate())
+            .map(|(i, c)| format!("{c:<n$}", n = w.get(i).copied().unwrap_or(0)))
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
     };
-    let mut out = line(headers.to_vec());
-    for r in rows {
-        out.push_str(&line(r.iter().map(|s| s.as_str()).collect()));
-    }
-    out
-}
-
-fn too_wide(text: &str, width: usize) -> bool {
-    text.lines().any(|l| l.trim_end().chars().count() > width)
+    let rows = rows
+        .iter()
+        .map(|r| line(r.iter().map(String::as_str).collect()));
+    std::iter::once(line(headers.to_vec()))
+        .chain(rows)
+        .collect()
 }
 
 /// One block per row: `label  value` per non-empty cell, labels padded to the widest (at

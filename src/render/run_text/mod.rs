@@ -4,7 +4,7 @@
 //! in words, then each part through its own command's section (latency, bandwidth with its
 //! matrix and scaling, loaded latency and core to core print as `numascope latency`,
 //! `bandwidth`, `loaded-latency` and `c2c` do), the scenario table with the winner per kind
-//! of application and the weighted-interleave advice ([`policy`]), and what was not measured
+//! of application and the weighted-interleave advice (`policy.rs`), and what was not measured
 //! and why.
 
 use std::io::{self, Write};

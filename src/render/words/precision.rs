@@ -40,7 +40,7 @@ pub fn scenario_clauses(t: &crate::results::scenarios::ScenarioTable) -> Vec<Str
 /// The precision line: the run's target and, for the scenario rows measured in rounds, the
 /// width each reached and the extra rounds it got (the budget goes where the
 /// intervals are widest). `None` when no row carries a precision record.
-pub(crate) fn precision_line(r: &crate::results::RunResults) -> Option<String> {
+pub fn precision_line(r: &crate::results::RunResults) -> Option<String> {
     let t = r.scenarios.as_ref()?;
     let rows = scenario_clauses(t);
     if rows.is_empty() {

@@ -48,7 +48,7 @@ pub fn latency_difference(t: &ScenarioTable) -> Option<String> {
 /// What the scenario table's ns column is: one thread's latency under which conditions
 /// (a latency measured apart from the headline's says its conditions); `None` when
 /// no row has a latency.
-pub(crate) fn latency_conditions(t: &ScenarioTable) -> Option<String> {
+pub fn latency_conditions(t: &ScenarioTable) -> Option<String> {
     if t.scenarios.iter().all(|s| s.latency_ns.is_none()) {
         return None;
     }

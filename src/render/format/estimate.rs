@@ -6,7 +6,8 @@
 //!   one-screen summary where the figure matters more than its ends;
 //! - [`bracketed`]: `247 [218, 300] n=9`, where the width matters (detail tables);
 //! - [`cell`]: `247 [218, 300]`, a table cell whose row gives the count elsewhere;
-//! - [`gain`]: `+12 % [+8, +16 %]`, a relative difference (a winner over its runner-up);
+//! - [`gain`]: `+12 % [+8, +16 %]`, a relative difference (a winner over its runner-up),
+//!   its numbers as [`signed`] writes a fraction;
 //! - without an interval: `247 ns (n=2)` in compact form (the count says why), and
 //!   `247, no interval (n=2)` in the long forms.
 
@@ -63,15 +64,30 @@ pub fn cell(e: &Estimate) -> String {
     }
 }
 
+/// A fraction as a signed percentage: whole numbers from 10 % up, one decimal below
+/// (`+12`, `-8.5`).
+pub fn signed(f: f64) -> String {
+    let p = f * 100.0;
+    if p.abs() >= 9.95 {
+        format!("{p:+.0}")
+    } else {
+        format!("{p:+.1}")
+    }
+}
+
 /// A relative difference (a fraction: 0.12 = 12 % more) as a signed percentage with its
 /// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up or a remote
 /// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
-/// (`+3.4 % [+1.2, +5.6 %]`), as [`crate::render::words::numbers::signed`] writes them.
+/// (`+3.4 % [+1.2, +5.6 %]`), as [`signed`] writes them.
 pub fn gain(e: &Estimate) -> String {
-    let pct = crate::render::words::numbers::signed;
     match e.interval {
-        Some(i) => format!("{} % [{}, {} %]", pct(e.median), pct(i.low), pct(i.high)),
-        None => format!("{} %", pct(e.median)),
+        Some(i) => format!(
+            "{} % [{}, {} %]",
+            signed(e.median),
+            signed(i.low),
+            signed(i.high)
+        ),
+        None => format!("{} %", signed(e.median)),
     }
 }
 

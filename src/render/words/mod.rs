@@ -11,7 +11,6 @@ pub mod disturbed;
 pub mod figure;
 pub mod fleet;
 pub mod labels;
-pub mod numbers;
 pub mod penalty;
 pub mod precision;
 pub mod scenarios;

@@ -283,15 +283,8 @@ mod tests {
     use super::*;
     use crate::render::fixture::opteron_example;
 
-    fn text(r: &RunResults) -> String {
-        crate::render::fixture::written(|o| render(r, o))
-    }
-
-    #[test]
-    fn opteron_summary_snapshot() {
-        insta::assert_snapshot!(text(&opteron_example()));
-    }
-
+    // The whole report of the Opteron fixture is tests/cli_report.rs's text_report_full
+    // snapshot (`report --full`, the same bytes).
     #[test]
     fn absent_parts_say_why_and_partial_is_announced() {
         let mut r = opteron_example();
@@ -303,7 +296,7 @@ mod tests {
             part: Part::Latency,
             reason: "--skip latency".into(),
         });
-        let t = text(&r);
+        let t = crate::render::fixture::written(|o| render(&r, o));
         assert!(t.contains("PARTIAL RUN"));
         assert!(t.contains("not measured in this run (--skip latency)"));
         assert!(t.contains("not measured in this run (the run stopped before this part finished)"));

@@ -176,7 +176,7 @@ fn matrix_note(f: &RunFigures, m: &NodeMatrix) -> String {
     let widest = figs
         .iter()
         .filter_map(|g| g.estimate.relative_half_width())
-        .fold(None, |a: Option<f64>, w| Some(a.map_or(w, |a| a.max(w))));
+        .reduce(f64::max);
     let n = figs.iter().map(|g| g.estimate.count).max().unwrap_or(0);
     let disturbed = figs.iter().filter(|g| g.quality.disturbed).count();
     let mut s = match widest {

@@ -123,7 +123,7 @@ fn the_reference_is_measured_across_the_run_and_shown_where_conditions_match() {
     );
     // The one-screen summary shows the reference once (the filled places are the same
     // figure); the HTML says whose figure the filled places show.
-    let local = numascope::render::estimate::num(l.ns_per_load.median);
+    let local = numascope::render::format::estimate::num(l.ns_per_load.median);
     let shown = stdout.split_whitespace().filter(|w| *w == local).count();
     assert!(shown <= 1, "{local} shown {shown} times: {stdout}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();

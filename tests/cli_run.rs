@@ -57,7 +57,7 @@ fn quick_run_writes_results_and_summary() {
     let q = r.quality.as_ref().expect("a run records its verdict");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     // The one-screen summary gives the verdict's first clause; report --full the rest.
-    let verdict = numascope::render::summary::verdict_clause(&q.sentence);
+    let verdict = numascope::render::run_text::summary::verdict_clause(&q.sentence);
     assert!(
         summary.contains(&format!("verdict: {verdict}")),
         "{summary}"

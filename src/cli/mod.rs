@@ -207,7 +207,7 @@ pub fn main() -> i32 {
     };
     ui::configure(cli.color, cli.quiet);
     // Tables printed to a terminal fit its width; piped output stays full width.
-    crate::render::width::fit_stdout_terminal();
+    crate::render::format::width::fit_stdout_terminal();
     let result = run(cli);
     let signal = crate::sys::signal::exit_status();
     match result {

@@ -226,7 +226,7 @@ pub fn run(_ctx: &Context, args: &ReportArgs) -> anyhow::Result<()> {
         super::ui::write_stdout(&text)?;
     } else if args.text || !wrote_files {
         let mut text = Vec::new();
-        crate::render::summary::render(&mut text, &r, None)?;
+        crate::render::run_text::summary::render(&mut text, &r, None)?;
         super::ui::write_stdout(&text)?;
     }
     Ok(())

@@ -95,8 +95,8 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
         )?;
     }
     traffic_text::render(&r.traffic, out)?;
-    let q = super::verdict::of_checks(&crate::results::verdict::c2c_checks(r));
-    super::verdict::write_text(out, Some(&q), &r.warnings, "")
+    let q = crate::render::words::verdict::of_checks(&crate::results::verdict::c2c_checks(r));
+    crate::render::words::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 
 #[cfg(test)]
@@ -112,7 +112,7 @@ mod tests {
     /// Without blocks (the Opteron fixture) no pair interval is shown; with blocks each pair's
     /// interval over its blocks is, an unstable pair is named, in a virtual machine the text
     /// says once what the figures describe, and the tail comes from every sample. (The whole
-    /// layout is the `core_to_core` snapshot of `render::width`.)
+    /// layout is the `core_to_core` snapshot of `render::format::width`.)
     #[test]
     fn blocks_unstable_pairs_the_vm_note_and_warnings() {
         let mut r = crate::render::fixture::opteron_example().c2c.unwrap();

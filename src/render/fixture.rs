@@ -24,6 +24,15 @@ pub fn opteron_example() -> RunResults {
         .expect("tests/fixtures/results/opteron-2node.json matches the results contract")
 }
 
+/// A saved results file of `tests/fixtures/results/`.
+pub fn saved(name: &str) -> RunResults {
+    let path = format!(
+        "{}/tests/fixtures/results/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    RunResults::from_json(&std::fs::read_to_string(&path).unwrap(), name).unwrap()
+}
+
 /// What `f` writes, as text.
 pub fn written(f: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> String {
     let mut out = Vec::new();

@@ -61,7 +61,11 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
         ]);
     }
     let headers = ["node", "pages", "size", "share", "expected"];
-    write!(out, "{}", super::width::fit_columns(&headers, &rows))?;
+    write!(
+        out,
+        "{}",
+        crate::render::format::width::fit_columns(&headers, &rows)
+    )?;
     writeln!(
         out,
         "on intended node(s): {:.2}%   huge pages: {} ({:.1}%)",
@@ -82,7 +86,7 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use crate::placement::Policy;
-    use crate::render::width::with_width;
+    use crate::render::format::width::with_width;
     use crate::results::placement::{NodePages, PageSize};
     use crate::results::placement::{PlacementCheck, PlacementReport};
 

@@ -151,7 +151,7 @@ pub fn stream_matrix_table(r: Option<&StreamMatrixReport>) -> Table {
 pub fn figure_text(f: &RoundFigure) -> String {
     match &f.summary {
         Some(s) => {
-            let mut t = crate::render::estimate::bracketed(&s.estimate());
+            let mut t = crate::render::format::estimate::bracketed(&s.estimate());
             if f.disturbed() {
                 t.push_str(" (disturbed)");
             }

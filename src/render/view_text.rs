@@ -11,7 +11,7 @@ use super::svg::Heatmap;
 use crate::results::format::format_bytes;
 
 /// Writes the columns `keys` of `t` (in that order) under their labels, fitted to the
-/// terminal ([`super::width::fit_columns`]).
+/// terminal ([`crate::render::format::width::fit_columns`]).
 pub fn columns(w: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
     write!(w, "{}", text(t, keys))
 }
@@ -26,7 +26,7 @@ pub fn text(t: &Table, keys: &[&str]) -> String {
         .map(|r| at.iter().map(|&i| cell(&t.keys[i], &r[i])).collect())
         .collect();
     let h: Vec<&str> = headers.iter().map(String::as_str).collect();
-    super::width::fit_columns(&h, &rows)
+    crate::render::format::width::fit_columns(&h, &rows)
 }
 
 impl Table {
@@ -146,7 +146,11 @@ pub fn grid(w: &mut dyn Write, h: &Heatmap) -> io::Result<()> {
         })
         .collect();
     let h: Vec<&str> = headers.iter().map(String::as_str).collect();
-    write!(w, "{}", super::width::fit_columns(&h, &rows))
+    write!(
+        w,
+        "{}",
+        crate::render::format::width::fit_columns(&h, &rows)
+    )
 }
 
 #[cfg(test)]

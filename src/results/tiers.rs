@@ -299,7 +299,7 @@ mod tests {
             }
         );
         assert_eq!(check(2.4, 2.6, None).agreement(), Agreement::Unknown);
-        let s = crate::render::tier_words::sentence(&check(2.4, 2.6, Some(250)));
+        let s = crate::render::words::tier::sentence(&check(2.4, 2.6, Some(250)));
         assert!(
             s.starts_with(
                 "CXL node 2, kernel tier 22 from node 0: idle latency x2.50 [2.40, 2.60]"

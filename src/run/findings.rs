@@ -53,7 +53,7 @@ pub fn remote_penalties(r: &RunResults) -> Vec<Finding> {
         .map(|p| {
             Finding::info(
                 p.quantity.finding_id(),
-                crate::render::penalty_words::sentence(p),
+                crate::render::words::penalty::sentence(p),
             )
         })
         .collect()
@@ -62,7 +62,7 @@ pub fn remote_penalties(r: &RunResults) -> Vec<Finding> {
 /// The run's tier findings: one `tier-measured` (info) per pair, and a
 /// `tier-declared-disagrees` warning where HMAT's ratio lies beyond the measured interval.
 pub fn tier_findings(r: &RunResults) -> Vec<Finding> {
-    use crate::render::tier_words::{disagreement, sentence};
+    use crate::render::words::tier::{disagreement, sentence};
     use crate::results::tiers::{tier_checks, Agreement};
     let mut out = Vec::new();
     for c in tier_checks(r) {

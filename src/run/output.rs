@@ -170,7 +170,7 @@ impl OutputDir {
         let mut files = vec![("results.json".to_string(), results.to_json().into_bytes())];
         files.extend(crate::render::run_files::run_files(results)?);
         let mut summary = Vec::new();
-        crate::render::summary::render(&mut summary, results, Some(self.path()))?;
+        crate::render::run_text::summary::render(&mut summary, results, Some(self.path()))?;
         // The summary quotes the machine's own strings (host, CPU model): escaped by the one
         // sanitizer in the file too, so `cat summary.txt` cannot drive a terminal.
         let summary = crate::sanitize::text_bytes(&summary).into_owned();

@@ -185,7 +185,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
             super::ui::warning(w);
         }
         return super::print_result(args.json, &planned.plan, |out| {
-            crate::render::plan::render_plan(out, &planned.plan)
+            crate::render::run_text::plan::render_plan(out, &planned.plan)
         });
     }
     root.require_live("run measurements")?;
@@ -225,7 +225,7 @@ pub fn run(ctx: &Context, args: &RunArgs) -> anyhow::Result<()> {
         let _ = std::io::stderr().write_all(&summary);
     } else if args.summary_line || rank.is_some() {
         let mut line = Vec::new();
-        crate::render::summary::line(&mut line, &results, dir.path())?;
+        crate::render::run_text::summary::line(&mut line, &results, dir.path())?;
         let mut out = std::io::stdout().lock();
         out.write_all(&crate::sanitize::text_bytes(&line))?;
         out.flush()?;

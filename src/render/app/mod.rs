@@ -12,7 +12,7 @@ use crate::stats::Summary;
 
 mod tiering;
 
-use crate::render::estimate::bracketed;
+use crate::render::format::estimate::bracketed;
 use crate::render::html::esc;
 use crate::render::run_view::fmt_num;
 

@@ -47,7 +47,11 @@ pub fn render_kernel_list(w: &mut dyn Write, listing: &KernelListing) -> io::Res
         "ISAs",
         "what it does",
     ];
-    write!(w, "{}", crate::render::width::fit_columns(&headers, &rows))?;
+    write!(
+        w,
+        "{}",
+        crate::render::format::width::fit_columns(&headers, &rows)
+    )?;
     let strided = listing
         .kernels
         .iter()

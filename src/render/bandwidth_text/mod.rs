@@ -35,11 +35,11 @@ pub fn render_report(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<
     }
     scaling(w, report)?;
     precision(w, report)?;
-    let q = super::verdict::of_checks(&crate::results::verdict::bandwidth_checks(
+    let q = crate::render::words::verdict::of_checks(&crate::results::verdict::bandwidth_checks(
         "bandwidth",
         report,
     ));
-    super::verdict::write_text(w, Some(&q), &warnings(report), "")
+    crate::render::words::verdict::write_text(w, Some(&q), &warnings(report), "")
 }
 
 /// Whether result `i` is a point of a scaling curve (whose table prints its interval).
@@ -78,7 +78,7 @@ fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
         };
         lines.push(format!(
             "{what}: {}",
-            crate::render::precision_words::clause_in(p, "repetition", "repetitions")
+            crate::render::words::precision::clause_in(p, "repetition", "repetitions")
         ));
     }
     if !lines.is_empty() {

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment};
 
-use crate::render::estimate::{compact, num};
+use crate::render::format::estimate::{compact, num};
 use crate::results::compare::{Comparison, MIN_FLEET};
 
 /// Renders the comparison; `all` keeps metrics that some runs lack.
@@ -81,8 +81,10 @@ fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 /// mark; the metrics only some runs measured are hidden unless `all`.
 fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
     let h = ["metric", "unit"].iter().map(|h| h.to_string());
-    let mut t =
-        crate::render::width::table(NOTHING, h.chain(c.runs.iter().cloned()).collect::<Vec<_>>());
+    let mut t = crate::render::format::width::table(
+        NOTHING,
+        h.chain(c.runs.iter().cloned()).collect::<Vec<_>>(),
+    );
     let mut shown = 0;
     for row in &c.rows {
         if !all && row.cells.iter().any(|c| c.is_none()) {
@@ -124,7 +126,7 @@ fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
             "The runs have no metric in common (use --all to see each run's own)."
         )?;
     } else {
-        writeln!(out, "{}", crate::render::width::fit(&t))?;
+        writeln!(out, "{}", crate::render::format::width::fit(&t))?;
     }
     let hidden = c.rows.len() - shown;
     if hidden > 0 {
@@ -218,7 +220,7 @@ fn fleet(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 mod tests {
     use crate::compare::{compare_with, metrics};
     use crate::render::fixture::opteron_example;
-    use crate::render::width::with_width;
+    use crate::render::format::width::with_width;
     use crate::results::compare::Conditions;
 
     /// `compare` of two copies of the Opteron results, rendered for an 80-column

@@ -14,7 +14,7 @@ use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
 fn table(header: &[&str]) -> Table {
-    crate::render::width::table(NOTHING, header.to_vec())
+    crate::render::format::width::table(NOTHING, header.to_vec())
 }
 
 /// Renders the fleet verdict as text.

@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 
 use super::page::Page;
 use super::{esc, prose};
-use crate::render::estimate::{ends, no_interval, num};
-use crate::render::summary::conditions;
+use crate::render::format::estimate::{ends, no_interval, num};
+use crate::render::run_text::summary::conditions;
 use crate::results::figures::{self, Figure};
 use crate::results::RunResults;
 
@@ -65,7 +65,7 @@ fn figure_card(p: &mut Page, title: &str, g: &Figure, note: &str) {
     }
     detail.extend((!note.is_empty()).then(|| note.to_string()));
     // Whose figure it is: the run's reference, shown again wherever the conditions match.
-    detail.extend(crate::render::summary::source(g).map(str::to_string));
+    detail.extend(crate::render::run_text::summary::source(g).map(str::to_string));
     detail.push(conditions(&g.conditions));
     let _ = write!(
         p.html,

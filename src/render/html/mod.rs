@@ -615,12 +615,14 @@ mod tests {
     fn cards_are_the_summary_figures() {
         let r = opteron_example();
         let h = render(&r);
-        let txt = crate::render::fixture::written(|o| crate::render::summary::render(o, &r, None));
+        let txt = crate::render::fixture::written(|o| {
+            crate::render::run_text::summary::render(o, &r, None)
+        });
         let f = crate::results::figures::of_run(&r);
         let cards = &h[h.find("<div class=\"cards\">").unwrap()..];
         let cards = &cards[..cards.find("</div>\n").unwrap()];
         for i in [f.local_latency, f.local_bandwidth].into_iter().flatten() {
-            let v = crate::render::estimate::num(f.get(i).estimate.median);
+            let v = crate::render::format::estimate::num(f.get(i).estimate.median);
             assert!(
                 cards.contains(&format!("<div class=\"v\">{v}<small>")),
                 "{v} not a card"

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 
 use super::page::Page;
 use super::{esc, prose};
-use crate::render::conditions;
 use crate::render::run_view::{self as view};
 use crate::render::svg::{self, bytes_short};
+use crate::render::words::{precision, scenarios as scenario_words};
 use crate::results::scenarios::ScenarioTable;
 use crate::results::RunResults;
 
@@ -94,8 +94,8 @@ fn scenario_table(p: &mut Page, r: &RunResults, s: &ScenarioTable) {
     ];
     p.table_marked(&t, &keys, &|i| winners.contains(&keep[i].0));
     // What the latency column measured and each row's precision, as `report --full` says.
-    let precision = conditions::precision_line(r).map(|l| format!("scenario {l}"));
-    let extra = [conditions::latency_conditions(s), precision];
+    let precision = precision::precision_line(r).map(|l| format!("scenario {l}"));
+    let extra = [scenario_words::latency_conditions(s), precision];
     for n in notes.iter().chain(extra.iter().flatten()) {
         p.para("lead", n);
     }
@@ -151,7 +151,7 @@ pub(super) fn advisor(p: &mut Page, r: &RunResults) -> bool {
     p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
     for c in &a.checks {
         let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
-            (Some(m), Some(_), _) => crate::render::estimate::bracketed(&m.estimate()),
+            (Some(m), Some(_), _) => crate::render::format::estimate::bracketed(&m.estimate()),
             (_, Some(v), _) => view::fmt_num(v),
             (_, None, Some(u)) => format!("not measured: {u}"),
             (_, None, None) => "not measured".into(),

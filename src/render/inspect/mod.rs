@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use comfy_table::{presets::NOTHING, CellAlignment, Table};
 
-use crate::render::width::table;
+use crate::render::format::width::table;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::inspect::{Inspection, KindMemory, MeminfoUnit, SystemMemory};

@@ -9,7 +9,7 @@
 use std::io::{self, Write};
 
 use super::run_view::{fmt_num, latency as view, latency_dist, latency_matrix as matrix};
-use super::width::indent;
+use crate::render::format::width::indent;
 
 mod distribution;
 use distribution::distribution;
@@ -78,7 +78,7 @@ fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     )?;
     for (what, p, u) in items {
         let u = u.trim_start_matches("sweep ");
-        let clause = crate::render::precision_words::clause_in(&p, u, &format!("{u}s"));
+        let clause = crate::render::words::precision::clause_in(&p, u, &format!("{u}s"));
         writeln!(out, "  {what}: {clause}")?;
     }
     Ok(())
@@ -196,7 +196,7 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                     row
                 })
                 .collect();
-            let table = super::width::fit_columns(&KNEE_COLUMNS, &rows);
+            let table = crate::render::format::width::fit_columns(&KNEE_COLUMNS, &rows);
             write!(out, "{}", indent(&indent(&table)))?;
         }
     }
@@ -235,8 +235,8 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 /// What the reader must know.
 fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out)?;
-    let q = super::verdict::of_checks(&crate::results::verdict::latency_checks(r));
-    super::verdict::write_text(out, Some(&q), &r.warnings, "")
+    let q = crate::render::words::verdict::of_checks(&crate::results::verdict::latency_checks(r));
+    crate::render::words::verdict::write_text(out, Some(&q), &r.warnings, "")
 }
 
 #[cfg(test)]

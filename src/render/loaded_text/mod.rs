@@ -83,8 +83,8 @@ fn counters_and_verdict(curves: &[&LoadedResult], out: &mut dyn Write) -> io::Re
     if checks.is_empty() && warnings.is_empty() {
         return Ok(());
     }
-    let q = super::verdict::of_checks(&checks);
-    super::verdict::write_text(out, Some(&q), &warnings, "")
+    let q = crate::render::words::verdict::of_checks(&checks);
+    crate::render::words::verdict::write_text(out, Some(&q), &warnings, "")
 }
 
 /// One headline row per initiator x target cell and mix, what was not measured, the counters

@@ -181,7 +181,7 @@ pub fn mlp_for_people(l: Option<&LatencyReport>) -> Table {
     let f = t.col("mlp_factor_ratio");
     for (row, m) in t.rows.iter_mut().zip(l.iter().flat_map(|l| &l.mlp)) {
         let e = crate::stats::Estimate::new(m.factor, m.ci, 0);
-        row[f] = Cell::Text(crate::render::estimate::cell(&e));
+        row[f] = Cell::Text(crate::render::format::estimate::cell(&e));
     }
     t.columns[f] = "MLP factor [interval]".into();
     t

@@ -145,7 +145,7 @@ pub(crate) fn quality_columns() -> Vec<(String, String)> {
     ]
 }
 
-pub use super::estimate::{no_interval, num as fmt_num};
+pub use crate::render::format::estimate::{no_interval, num as fmt_num};
 
 /// A median with its 95 % interval for a table cell whose row shows the count elsewhere:
 /// `45.6 [44.1, 47.0]`, `45.6, no interval`, with ` (disturbed)` when `disturbed`.
@@ -153,7 +153,7 @@ pub fn fmt_ci(
     s: &crate::stats::Summary,
     q: Option<&crate::results::quality::RepetitionQuality>,
 ) -> String {
-    let mut out = super::estimate::cell(&s.estimate());
+    let mut out = crate::render::format::estimate::cell(&s.estimate());
     if q.is_some_and(|q| q.disturbed) {
         out.push_str(" (disturbed)");
     }
@@ -269,11 +269,9 @@ impl Table {
                 _ => None,
             };
             let mut s = match n.map(|i| &row[i]) {
-                Some(Cell::Int(n)) => super::estimate::bracketed(&crate::stats::Estimate::new(
-                    median,
-                    ci,
-                    *n as usize,
-                )),
+                Some(Cell::Int(n)) => crate::render::format::estimate::bracketed(
+                    &crate::stats::Estimate::new(median, ci, *n as usize),
+                ),
                 Some(_) => continue,
                 None => fmt_num(median),
             };

@@ -1,7 +1,7 @@
 //! The policy scenarios (a)..(g) and the per-kind recommendations as tables.
 
 use super::{ci_cells, ci_columns, interval_cells, quality_cells, Cell, Table};
-use crate::render::estimate;
+use crate::render::format::estimate;
 use crate::results::scenarios::Verdict;
 use crate::results::{
     scenarios::{Recommendation, ScenarioResult},

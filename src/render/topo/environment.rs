@@ -48,7 +48,9 @@ pub(super) fn environment(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
         .chain(platform_rows(&e.platform))
         .map(|(k, v)| vec![k.to_string(), v])
         .collect();
-    out.write_all(crate::render::width::fit_columns(&["setting", "value"], &rows).as_bytes())?;
+    out.write_all(
+        crate::render::format::width::fit_columns(&["setting", "value"], &rows).as_bytes(),
+    )?;
     let tiers = super::tiering::section(t, None);
     if !tiers.is_empty() {
         writeln!(out, "\nMemory tiers")?;

@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Write};
 
-use crate::render::width::fit_columns;
+use crate::render::format::width::fit_columns;
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::topology::{Cache, Node, Topology};

@@ -14,7 +14,7 @@ use crate::results::tiers::WeightsVerdict;
 use crate::results::topology::{HmatTarget, NodeMemory, Topology};
 use crate::results::RunResults;
 
-use crate::render::estimate::{compact, num};
+use crate::render::format::estimate::{compact, num};
 
 /// `numa_balancing` with its mode bits named: `0 (off)`, `1 (normal)`, `2 (memory tiering)`,
 /// `3 (normal + memory tiering)`.
@@ -198,7 +198,7 @@ pub fn section(t: &Topology, r: Option<&RunResults>) -> Vec<String> {
     block(
         &mut v,
         "Measured against local memory, beside the firmware's figures:",
-        checks.map(crate::render::tier_words::sentence).collect(),
+        checks.map(crate::render::words::tier::sentence).collect(),
     );
     if !knobs.is_empty() {
         v.push(String::new());
@@ -222,7 +222,7 @@ fn block(v: &mut Vec<String>, title: &str, items: Vec<String>) {
 
 /// Rows under headers, fitted to the terminal, without the last newline.
 fn table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let t = crate::render::width::fit_columns(headers, rows);
+    let t = crate::render::format::width::fit_columns(headers, rows);
     t.trim_end().to_string()
 }
 

@@ -48,30 +48,26 @@ pub fn reason(q: &RepetitionQuality) -> Option<String> {
     Some(format!("{}; {outcome}", parts.join("; ")))
 }
 
+/// `what: reason` when `q` stayed disturbed.
+fn warning(what: String, q: Option<&RepetitionQuality>) -> Option<String> {
+    Some(format!("{what}: {}", reason(q.filter(|q| q.disturbed)?)?))
+}
+
 /// A bandwidth result's warning.
 pub fn bandwidth(r: &BandwidthResult) -> Option<String> {
-    let q = r.quality.as_ref().filter(|q| q.disturbed)?;
-    Some(format!(
-        "bandwidth of {}: {}",
-        super::labels::bandwidth(r),
-        reason(q)?
-    ))
+    let what = format!("bandwidth of {}", super::labels::bandwidth(r));
+    warning(what, r.quality.as_ref())
 }
 
 /// A peak-injection run's warning.
 pub fn peak(r: &PeakRun) -> Option<String> {
-    let q = Some(&r.quality).filter(|q| q.disturbed)?;
-    Some(format!(
-        "bandwidth of {}: {}",
-        super::labels::peak_run(r),
-        reason(q)?
-    ))
+    let what = format!("bandwidth of {}", super::labels::peak_run(r));
+    warning(what, Some(&r.quality))
 }
 
 /// An advisor check's warning, when its rounds stayed disturbed.
 pub fn advisor_check(c: &PolicyCheck) -> Option<String> {
-    let q = c.quality.as_ref().filter(|q| q.disturbed)?;
-    Some(format!("advisor check {}: {}", c.policy, reason(q)?))
+    warning(format!("advisor check {}", c.policy), c.quality.as_ref())
 }
 
 /// A scenario row's warning, when it was measured (not copied from an identical row) and its
@@ -81,17 +77,17 @@ pub fn scenario_row(s: &ScenarioResult) -> Option<String> {
         return None;
     }
     let bandwidth = s.quality.as_ref().filter(|q| q.disturbed).and_then(reason);
-    let latency = s
-        .latency
-        .as_ref()
-        .and_then(|l| l.quality.as_ref())
-        .filter(|q| q.disturbed)
-        .and_then(reason)
-        .map(|why| format!("its latency blocks: {why}"));
-    let why = match (bandwidth, latency) {
-        (Some(b), Some(l)) => format!("{b}; {l}"),
-        (Some(w), None) | (None, Some(w)) => w,
-        (None, None) => return None,
-    };
-    Some(format!("policy scenario ({}) {}: {why}", s.letter, s.label))
+    let blocks = s.latency.as_ref().and_then(|l| l.quality.as_ref());
+    let why: Vec<String> = [bandwidth, warning("its latency blocks".into(), blocks)]
+        .into_iter()
+        .flatten()
+        .collect();
+    (!why.is_empty()).then(|| {
+        format!(
+            "policy scenario ({}) {}: {}",
+            s.letter,
+            s.label,
+            why.join("; ")
+        )
+    })
 }

@@ -33,16 +33,11 @@ pub fn name(f: &FigureName) -> String {
             level,
             id,
         } => format!("{part} {}", super::labels::peak(mix, *threads, level, *id)),
-        FigureName::LoadedPoint { index, cpu, mix } => {
-            let point = match cpu {
-                Some(cpu) => format!("loaded latency point {index}, CPU {cpu}"),
-                None => format!("loaded latency point {index}"),
-            };
-            match mix {
-                Some(m) => format!("{point} ({m})"),
-                None => point,
-            }
-        }
+        FigureName::LoadedPoint { index, cpu, mix } => format!(
+            "loaded latency point {index}{}{}",
+            cpu.map(|c| format!(", CPU {c}")).unwrap_or_default(),
+            mix.as_ref().map(|m| format!(" ({m})")).unwrap_or_default()
+        ),
         FigureName::CoreToCore { from, to } => format!("core to core {from}-{to}"),
         FigureName::Scenario { letter } => format!("scenario ({letter})"),
         FigureName::ScenarioLatency { letter } => format!("scenario ({letter}) latency"),

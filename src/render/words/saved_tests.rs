@@ -1,18 +1,9 @@
 //! The results files earlier versions saved (tests/fixtures/results/) hold sentences these
 //! functions now word from the data: wording them again gives the words the files stored.
 
+use crate::render::fixture::saved;
 use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
 use crate::results::verdict::{figure_checks, judge_figures};
-use crate::results::RunResults;
-
-fn saved(name: &str) -> RunResults {
-    let path = format!(
-        "{}/tests/fixtures/results/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap();
-    RunResults::from_json(&text, name).unwrap()
-}
 
 /// The files with a verdict word the sentence they stored from its fields, and judging
 /// their figures again records the same verdict, its figures named alike.

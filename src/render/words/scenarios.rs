@@ -1,8 +1,9 @@
-//! The scenarios' single-thread latency clause: how (b)'s latency compares with (a)'s,
-//! decided by the paired ratio of their interleaved blocks (the conditions line and the
-//! HTML precision section say it).
+//! The scenarios' single-thread latency in words: what the scenario table's ns column
+//! measured ([`latency_conditions`], which `report --full` and the HTML print under the
+//! table) and how (b)'s latency compares with (a)'s, decided by the paired ratio of their
+//! interleaved blocks.
 
-use super::numbers::signed;
+use crate::render::format::estimate::ratio_gain;
 use crate::results::scenarios::{ScenarioId, ScenarioTable};
 use crate::stats::decide::{percent, Decision, PRACTICAL_MARGIN};
 
@@ -31,12 +32,9 @@ pub fn latency_difference(t: &ScenarioTable) -> Option<String> {
     }
     let iv = r.interval();
     Some(match iv.decide(PRACTICAL_MARGIN) {
-        Decision::Higher | Decision::Lower => format!(
-            "(b) vs (a) latency: {} % [{}, {} %], {rounds}",
-            signed(r.ratio - 1.0),
-            signed(r.ci.map(|c| c.low).unwrap_or(r.ratio) - 1.0),
-            signed(r.ci.map(|c| c.high).unwrap_or(r.ratio) - 1.0)
-        ),
+        Decision::Higher | Decision::Lower => {
+            format!("(b) vs (a) latency: {}, {rounds}", ratio_gain(&iv))
+        }
         Decision::Indistinguishable { within } => format!(
             "(b) vs (a) latency: indistinguishable here (within \u{b1}{}; {rounds})",
             percent(within)
@@ -45,6 +43,58 @@ pub fn latency_difference(t: &ScenarioTable) -> Option<String> {
             format!("(b) vs (a) latency: no interval (n={samples}), so no difference is stated")
         }
     })
+}
+
+/// What the scenario table's ns column is: one thread's latency under which conditions
+/// (a latency measured apart from the headline's says its conditions); `None` when
+/// no row has a latency.
+pub fn latency_conditions(t: &ScenarioTable) -> Option<String> {
+    if t.scenarios.iter().all(|s| s.latency_ns.is_none()) {
+        return None;
+    }
+    let size = t
+        .latency_working_set_bytes
+        .map(|b| format!(" on {}", crate::results::format::format_bytes(b)))
+        .unwrap_or_default();
+    // Row (a) pinned its thread to one CPU in files before the fix; since, it binds the
+    // thread to its node's CPUs (its numactl line). Say which this file holds.
+    let a = match t.scenarios.first().map(|s| s.cpus.as_slice()) {
+        Some([one]) => format!("pinned to CPU {one}"),
+        Some(cpus) if !cpus.is_empty() => format!(
+            "on node {}'s CPUs ({})",
+            t.home_node,
+            crate::results::format::format_list(cpus)
+        ),
+        _ => "pinned to its CPU".to_string(),
+    };
+    let conditions = format!(
+        "ns: one thread's median dependent-load latency, random walk, 4k pages{size} on node {}; (a) {a}, (b) left to the scheduler",
+        t.home_node
+    );
+    // The rows' blocks, interleaved or not, and (b) against (a) only as the
+    // paired interval allows. Older files hold bare medians and read as before.
+    let blocks: Vec<&crate::results::scenarios::ScenarioLatency> = t
+        .scenarios
+        .iter()
+        .filter(|s| s.same_as.is_none())
+        .filter_map(|s| s.latency.as_ref())
+        .collect();
+    let Some(most) = blocks.iter().map(|l| l.blocks.blocks).max() else {
+        return Some(conditions);
+    };
+    let how = if blocks.iter().any(|l| l.interleaved) {
+        format!(
+            "(a) and (b) measured in {most} interleaved blocks each ((a) (b), then (b) (a), ...), [95 % interval] over the block medians"
+        )
+    } else {
+        format!("measured in {most} blocks, [95 % interval] over the block medians")
+    };
+    let mut line = format!("{conditions}; {how}");
+    if let Some(d) = latency_difference(t) {
+        line.push_str("; ");
+        line.push_str(&d);
+    }
+    Some(line)
 }
 
 #[cfg(test)]
@@ -102,5 +152,66 @@ mod tests {
             "{w:?}"
         );
         assert_eq!(scenario_row(&t.scenarios[0]), None);
+    }
+
+    /// The scenario table's ns cells carry their interval over the blocks, a
+    /// disturbed latency is marked, the conditions line says how the blocks ran and states
+    /// (b) against (a) only beyond noise; `report --full`, the HTML cell and the CSV columns
+    /// say the same.
+    #[test]
+    fn scenario_latencies_show_their_interval_blocks_and_paired_difference() {
+        let mut r = crate::run::sample::results();
+        let full = |r: &crate::results::RunResults| {
+            crate::render::fixture::written(|o| crate::render::run_text::render(r, o))
+        };
+        let s = full(&r);
+        assert!(s.contains("45.6 [45.6, 45.6]"), "{s}");
+        assert!(s.contains("57.5 [57.5, 57.5]"), "{s}");
+        assert!(
+            s.contains("(a) and (b) measured in 9 interleaved blocks each ((a) (b), then (b) (a), ...), [95 % interval] over the block medians; (b) vs (a) latency: +26 % [+26, +26 %], paired, 9 rounds"),
+            "{s}"
+        );
+        // Noise: the rounds' ratios straddle 1 beyond the margin's reach.
+        let t = r.scenarios.as_mut().unwrap();
+        let a = t.scenarios[0].latency.clone().unwrap();
+        let mut b = a.clone();
+        b.blocks.block_medians_ns = [0.9, 1.1, 0.95, 1.05, 1.0, 1.08, 0.93, 1.02, 0.99]
+            .iter()
+            .map(|f| f * 45.6)
+            .collect();
+        t.scenarios[1].latency_ratio_to_a = crate::run::scenarios::latency::ratio_to_a(&a, &b);
+        let line = latency_conditions(r.scenarios.as_ref().unwrap()).unwrap();
+        assert!(
+            line.contains(
+                "(b) vs (a) latency: indistinguishable here (within \u{b1}8 %; paired, 9 rounds)"
+            ),
+            "{line}"
+        );
+        let mut q = crate::results::quality::RepetitionQuality::new(0.9, 3);
+        q.disturbed = true;
+        let t = r.scenarios.as_mut().unwrap();
+        t.scenarios[0].latency.as_mut().unwrap().quality = Some(q);
+        let s = full(&r);
+        assert!(s.contains("45.6 [45.6, 45.6] (disturbed)"), "{s}");
+        assert!(s.contains("(b) vs (a) latency: not stated"), "{s}");
+        let html = crate::render::html::render(&r);
+        assert!(
+            html.contains("<td>45.6 [45.6, 45.6] (disturbed)</td>"),
+            "{html}"
+        );
+        let csv = crate::render::run_view::policy::scenarios_table(&r);
+        let row = &csv.rows[1];
+        assert_eq!(
+            row[csv.col("ns_per_load_blocks_count")],
+            crate::render::run_view::Cell::Int(9)
+        );
+        assert!(matches!(
+            row[csv.col("ns_per_load_ratio_to_a")],
+            crate::render::run_view::Cell::Num(_)
+        ));
+        assert_eq!(
+            csv.rows[0][csv.col("ns_per_load_disturbed")],
+            crate::render::run_view::Cell::Bool(true)
+        );
     }
 }

@@ -1,8 +1,15 @@
 //! The verdict in words: [`recorded`] turns `results::verdict`'s judgement into the record
 //! results files store (its figures named, its sentence worded); [`sentence`] words any
-//! record, a saved file's included, from its counts and evidence.
+//! record, a saved file's included, from its counts and evidence; [`write_text`] prints it
+//! with the warnings in one wording for every text output (the run's full report, the
+//! standalone commands), so a disturbance reaches the user wherever they look.
 
-use crate::results::verdict::{Judgement, RunQuality, Verdict, WIDE_INTERVAL};
+use std::io::{self, Write};
+
+use crate::results::quality::DEFAULT_MIN_CPU_SHARE;
+use crate::results::verdict::{
+    judge_figures, FigureCheck, Judgement, RunQuality, Verdict, WIDE_INTERVAL,
+};
 
 use super::figure::name;
 
@@ -32,19 +39,15 @@ pub fn recorded(j: &Judgement) -> RunQuality {
     q
 }
 
-fn pct(f: f64) -> String {
-    format!("{:.0} %", f * 100.0)
-}
-
 /// The evidence clause: lowest CPU share, steal, widest interval.
 fn evidence(q: &RunQuality) -> String {
     let mut e = Vec::new();
     match (&q.lowest_cpu_share_fraction, &q.lowest_cpu_share_where) {
-        (Some(s), Some(w)) => e.push(format!("lowest CPU share {} ({w})", pct(*s))),
+        (Some(s), Some(w)) => e.push(format!("lowest CPU share {:.0} % ({w})", s * 100.0)),
         _ => e.push("CPU share not recorded".into()),
     }
     if let (Some(s), Some(w)) = (&q.highest_steal_fraction, &q.highest_steal_where) {
-        e.push(format!("largest steal {} ({w})", pct(*s)));
+        e.push(format!("largest steal {:.0} % ({w})", s * 100.0));
     }
     if let (Some(h), Some(w)) = (&q.widest_interval_fraction, &q.widest_interval_figure) {
         e.push(format!("widest interval \u{b1}{:.1} % ({w})", h * 100.0));
@@ -56,13 +59,13 @@ fn evidence(q: &RunQuality) -> String {
 pub fn sentence(q: &RunQuality) -> String {
     let wide = WIDE_INTERVAL * 100.0;
     match q.verdict {
-        Verdict::Quiet if q.lowest_cpu_share_fraction.is_some() => format!(
-            "quiet: every checked repetition ran with its CPU to itself and every interval is within \u{b1}{wide:.0} % ({} figures; {})",
-            q.figures,
-            evidence(q)
-        ),
         Verdict::Quiet => format!(
-            "quiet: no figure marked disturbed and every interval is within \u{b1}{wide:.0} % ({} figures; {})",
+            "quiet: {} and every interval is within \u{b1}{wide:.0} % ({} figures; {})",
+            if q.lowest_cpu_share_fraction.is_some() {
+                "every checked repetition ran with its CPU to itself"
+            } else {
+                "no figure marked disturbed"
+            },
             q.figures,
             evidence(q)
         ),
@@ -83,10 +86,35 @@ pub fn sentence(q: &RunQuality) -> String {
     }
 }
 
+/// The verdict of one standalone report's figures, worded.
+pub fn of_checks(checks: &[FigureCheck]) -> RunQuality {
+    recorded(&judge_figures(checks, DEFAULT_MIN_CPU_SHARE))
+}
+
+/// `verdict: <sentence>` then one "warning: ..." line per warning.
+pub fn write_text(
+    out: &mut dyn Write,
+    q: Option<&RunQuality>,
+    warnings: &[String],
+    indent: &str,
+) -> io::Result<()> {
+    match q {
+        Some(q) => writeln!(out, "{indent}verdict: {}", q.sentence)?,
+        None => writeln!(
+            out,
+            "{indent}verdict: not recorded (results file written before verdicts existed)"
+        )?,
+    }
+    for w in warnings {
+        writeln!(out, "{indent}warning: {w}")?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::verdict::{judge_figures, FigureCheck, FigureName};
+    use crate::results::verdict::FigureName;
 
     fn fig(row: &str, half: Option<f64>, share: Option<f64>, disturbed: bool) -> FigureCheck {
         FigureCheck {

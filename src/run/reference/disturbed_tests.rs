@@ -227,7 +227,7 @@ fn the_text_marks_the_filled_places(r: &RunResults) {
         assert!(g.quality.disturbed, "{g:?}");
     }
     let mut out = Vec::new();
-    crate::render::summary::render(&mut out, r, None).unwrap();
+    crate::render::run_text::summary::render(&mut out, r, None).unwrap();
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("DISTURBED"), "{text}");
     // The terminal: the filled cells' intervals are marked.

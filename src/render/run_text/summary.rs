@@ -9,8 +9,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use super::estimate::{compact, num};
-use super::words::numbers::signed;
+use crate::render::format::estimate::{compact, gain, no_interval, num, ratio_gain};
 use crate::results::figures::{self, Conditions, Figure, NodeMatrix, RunFigures};
 use crate::results::findings::SHORT_OF_MEMORY;
 use crate::results::format::{format_bytes, format_list};
@@ -31,10 +30,10 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     lines.extend(bandwidth_block(&f));
     lines.extend(remote_penalty(r));
     lines.extend(what_to_run(&f));
-    lines.extend(super::topo::tiering::weights_lines(&f));
+    lines.extend(crate::render::topo::tiering::weights_lines(&f));
     lines.extend(loaded_and_c2c(&f));
     lines.extend(warnings(r));
-    lines.push(where_the_rest_is(r, dir));
+    lines.push(where_the_rest_is(dir));
     for l in lines.iter().flat_map(|l| l.split('\n')) {
         writeln!(out, "{}", fit(l))?;
     }
@@ -177,12 +176,12 @@ fn matrix_note(f: &RunFigures, m: &NodeMatrix) -> String {
     let widest = figs
         .iter()
         .filter_map(|g| g.estimate.relative_half_width())
-        .fold(None, |a: Option<f64>, w| Some(a.map_or(w, |a| a.max(w))));
+        .reduce(f64::max);
     let n = figs.iter().map(|g| g.estimate.count).max().unwrap_or(0);
     let disturbed = figs.iter().filter(|g| g.quality.disturbed).count();
     let mut s = match widest {
         Some(w) => format!("  medians; intervals at most ±{:.0} %, n<={n}", w * 100.0),
-        None => format!("  medians; {} (n={n})", super::estimate::no_interval(n)),
+        None => format!("  medians; {} (n={n})", no_interval(n)),
     };
     if disturbed > 0 {
         s.push_str(&format!("; {disturbed} cell(s) disturbed"));
@@ -291,17 +290,15 @@ fn remote_penalty(r: &RunResults) -> Vec<String> {
 /// `+55 % [+53, +60 %] 1->0`, `within +-3 % 1->0` or `+55 % 1->0 (n=15)` (no interval): the
 /// worst CPU node -> memory node pair against that CPU node's local memory.
 fn penalty_text(p: &RemotePenalty) -> String {
-    let change = signed(p.ratio.ratio - 1.0);
     let pair = format!("{}->{}", p.initiator, p.memory_node);
     let mut s = match p.decision() {
-        Decision::Higher | Decision::Lower => {
-            let e = crate::stats::Estimate::new(p.ratio.ratio, p.ratio.ci, p.ratio.samples);
-            format!("{} {pair}", super::estimate::gain(&e.shifted(-1.0)))
-        }
+        Decision::Higher | Decision::Lower => format!("{} {pair}", ratio_gain(&p.ratio)),
         Decision::Indistinguishable { within } => {
             format!("within \u{b1}{} {pair}", percent(within))
         }
-        Decision::NoInterval { samples } => format!("{change} % {pair} (n={samples})"),
+        Decision::NoInterval { samples } => {
+            format!("{} {pair} (n={samples})", ratio_gain(&p.ratio))
+        }
     };
     if p.disturbed {
         s.push_str(" DISTURBED");
@@ -320,33 +317,31 @@ fn what_to_run(f: &RunFigures) -> Vec<String> {
             f.scenario_kernel.as_deref().unwrap_or("?")
         ),
     ];
-    let mut shown: Vec<(usize, String)> = Vec::new();
+    let mut shown: Vec<(usize, &str)> = Vec::new();
     for c in &f.what_to_run {
-        let kind = kind_label(c.kind);
-        let figure = c.figure.map(|i| f.get(i));
-        let disturbed = figure.is_some_and(|g| g.quality.disturbed);
+        let g = c.figure.map(|i| f.get(i));
         let earlier = c.figure.and_then(|i| shown.iter().find(|(j, _)| *j == i));
-        let figure = match (earlier, figure) {
+        let figure = match (earlier, g) {
             (Some((_, letter)), _) => format!("as {letter}"),
             (None, Some(g)) => compact(&g.estimate, g.unit),
             (None, None) => "-".into(),
         };
-        if let Some(i) = c.figure {
-            let letter = c.best.split(' ').next().unwrap_or("").to_string();
-            shown.push((i, letter));
-        }
-        let mut gain = if disturbed { "DISTURBED; " } else { "" }.to_string();
-        gain.push_str(&if c.tie {
-            "no difference here".to_string()
-        } else {
-            match (&c.gain, &c.over) {
-                (Some(g), Some(o)) => format!("{} over {o}", super::estimate::gain(g)),
-                _ => "the only way measured".into(),
-            }
-        });
+        shown.extend(
+            c.figure
+                .map(|i| (i, c.best.split(' ').next().unwrap_or(""))),
+        );
+        let why = match (&c.gain, &c.over) {
+            _ if c.tie => "no difference here".to_string(),
+            (Some(g), Some(o)) => format!("{} over {o}", gain(g)),
+            _ => "the only way measured".into(),
+        };
+        let mark = match g {
+            Some(g) if g.quality.disturbed => "DISTURBED; ",
+            _ => "",
+        };
         let best: String = c.best.chars().take(47).collect();
-        v.push(format!("  {kind:<28} {best:<47} {figure}"));
-        let line = format!("      {gain}");
+        v.push(format!("  {:<28} {best:<47} {figure}", kind_label(c.kind)));
+        let line = format!("      {mark}{why}");
         if c.numactl.is_empty() || c.tie {
             v.push(line);
         } else if line.len() + 2 + c.numactl.len() <= WIDTH {
@@ -392,7 +387,7 @@ fn loaded_and_c2c(f: &RunFigures) -> Vec<String> {
                 fig(peak)
             )
         });
-        v.extend(super::topo::tiering::loaded_kind_lines(f));
+        v.extend(crate::render::topo::tiering::loaded_kind_lines(f));
     }
     if !f.c2c.is_empty() {
         let groups: Vec<String> = f
@@ -427,8 +422,7 @@ fn warnings(r: &RunResults) -> Vec<String> {
     v
 }
 
-fn where_the_rest_is(r: &RunResults, dir: Option<&Path>) -> String {
-    let _ = r;
+fn where_the_rest_is(dir: Option<&Path>) -> String {
     match dir {
         Some(d) => format!("More: numascope report --full {}/results.json", d.display()),
         None => {
@@ -441,6 +435,7 @@ fn where_the_rest_is(r: &RunResults, dir: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::render::fixture::saved as load;
 
     #[test]
     fn one_line_with_every_field() {
@@ -468,73 +463,6 @@ mod tests {
             .local_bandwidth
             .map_or("-".into(), |i| format!("{:.1}", f.get(i).estimate.median));
         assert!(s.contains(&format!("bandwidth_mb_s={bw} ")), "{s}");
-    }
-
-    fn load(name: &str) -> RunResults {
-        let path = format!(
-            "{}/tests/fixtures/results/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        RunResults::from_json(&std::fs::read_to_string(&path).unwrap(), name).unwrap()
-    }
-
-    /// The Opteron fixture grown to four nodes (a Magny-Cours-like square: one hop 1.4x,
-    /// two hops 1.8x), its bandwidth matrix grown the same way.
-    fn four_nodes() -> RunResults {
-        let mut r = load("opteron-2node.json");
-        let hops = |a: u32, b: u32| (a ^ b).count_ones();
-        let mut cells = Vec::new();
-        for i in 0..4 {
-            for m in 0..4 {
-                let ns = [61.0, 85.4, 109.8][hops(i, m) as usize]
-                    + f64::from(i) * 0.7
-                    + f64::from(m) * 0.3;
-                cells.push((i, m, ns, None));
-            }
-        }
-        r.latency = Some(crate::run::sample::latency_matrix(&cells));
-        r.topology.distances = (0..4)
-            .map(|i| (0..4).map(|m| [10, 16, 22][hops(i, m) as usize]).collect())
-            .collect();
-        let node = r.topology.nodes[0].clone();
-        r.topology.nodes = (0..4)
-            .map(|i| {
-                let mut n = node.clone();
-                n.id = i;
-                n
-            })
-            .collect();
-        if let Some(b) = &mut r.bandwidth {
-            let m = &mut b.matrix[0];
-            let base = b.results[m.cells[0].result_index].clone();
-            let mut out = Vec::new();
-            m.cells.clear();
-            for i in 0..4u32 {
-                for t in 0..4u32 {
-                    let mut x = base.clone();
-                    let k = [1.0, 0.52, 0.31][hops(i, t) as usize]
-                        - f64::from(i) * 0.013
-                        - f64::from(t) * 0.007;
-                    x.mb_per_s.median = (x.mb_per_s.median * k).round();
-                    out.push(x);
-                    m.cells.push(crate::results::bandwidth::MatrixCell {
-                        initiator: i,
-                        target: t,
-                        threads: 1,
-                        mb_per_s: 0.0,
-                        dram_mb_per_s_estimate: 0.0,
-                        placement_fraction: 1.0,
-                        hmat_read_mb_per_s: None,
-                        hmat_write_mb_per_s: None,
-                        result_index: b.results.len() + out.len() - 1,
-                    });
-                }
-            }
-            m.initiators = vec![0, 1, 2, 3];
-            m.targets = vec![0, 1, 2, 3];
-            b.results.extend(out);
-        }
-        r
     }
 
     fn summary(r: &RunResults) -> String {
@@ -651,8 +579,11 @@ mod tests {
         assert_eq!(text.matches("caution:").count(), 1, "{text}");
     }
 
+    /// tests/fixtures/results/four-node.json is the Opteron fixture grown to four nodes (a
+    /// Magny-Cours-like square: latency one hop 1.4x, two hops 1.8x; SLIT 10/16/22; its
+    /// bandwidth matrix grown the same way, 0.52x and 0.31x): a rendering fixture.
     #[test]
     fn four_nodes_in_forty_lines() {
-        insta::assert_snapshot!(check(&four_nodes(), 40));
+        insta::assert_snapshot!(check(&load("four-node.json"), 40));
     }
 }

@@ -1,4 +1,6 @@
-//! The width terminal tables must fit. A table wider than the terminal wraps into garbage
+//! Text tables for the terminal: rows under headers, each column padded to its widest cell,
+//! two spaces apart, no trailing blanks ([`columns`]), so every text table of numascope lines
+//! up the same way; and the width they must fit. A table wider than the terminal wraps into garbage
 //! (`bandwidth` printed 186 columns into a 90-column terminal), so a table that does
 //! not fit is stacked instead: one block per row, one `label  value` line per column, values
 //! wrapped to the width. When stdout is not a terminal (piped to a file or another program),
@@ -57,19 +59,18 @@ pub fn with_width<R>(width: Option<usize>, f: impl FnOnce() -> R) -> R {
 /// A comfy table as text fitted to [`target`]: as drawn when it fits (or at full width),
 /// stacked otherwise. No trailing newline.
 pub fn fit(t: &comfy_table::Table) -> String {
-    let drawn = t.to_string();
+    let texts = |r: &comfy_table::Row| r.cell_iter().map(|c| c.content()).collect();
+    fitted(t.to_string(), |w| {
+        let header: Vec<String> = t.header().map(texts).unwrap_or_default();
+        let rows: Vec<Vec<String>> = t.row_iter().map(texts).collect();
+        stacked(&header, &rows, w).trim_end().to_string()
+    })
+}
+
+/// `drawn` when it fits [`target`] (or at full width), `stack(width)` otherwise.
+fn fitted(drawn: String, stack: impl FnOnce(usize) -> String) -> String {
     match target() {
-        Some(w) if too_wide(&drawn, w) => {
-            let header: Vec<String> = t
-                .header()
-                .map(|h| h.cell_iter().map(|c| c.content()).collect())
-                .unwrap_or_default();
-            let rows: Vec<Vec<String>> = t
-                .row_iter()
-                .map(|r| r.cell_iter().map(|c| c.content()).collect())
-                .collect();
-            stacked(&header, &rows, w).trim_end().to_string()
-        }
+        Some(w) if drawn.lines().any(|l| l.trim_end().chars().count() > w) => stack(w),
         _ => drawn,
     }
 }
@@ -87,41 +88,34 @@ pub(crate) fn indent(s: &str) -> String {
     s.lines().map(|l| format!("  {l}\n")).collect()
 }
 
-/// [`crate::render::columns::columns`] fitted to [`target`] the same way.
+/// [`columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let drawn = crate::render::columns::columns(headers, rows);
-    match target() {
-        Some(w) if too_wide(&drawn, w) => {
-            let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
-            stacked(&h, rows, w)
-        }
-        _ => drawn,
-    }
+    fitted(columns(headers, rows), |w| {
+        let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
+        stacked(&h, rows, w)
+    })
 }
 
-/// One `  label  value` line (label padded to `label_width`), the value wrapped under
-/// itself when the line would not fit [`target`]. Ends with a newline.
-pub fn fit_pair(label: &str, label_width: usize, value: &str) -> String {
-    let line = format!("  {label:<label_width$} {value}");
-    match target() {
-        Some(w) if line.chars().count() > w => {
-            let indent = 3 + label_width.max(label.chars().count());
-            let mut out = String::new();
-            for (i, l) in wrap(value, w.saturating_sub(indent).max(10))
-                .iter()
-                .enumerate()
-            {
-                let head = if i == 0 { label } else { "" };
-                out.push_str(&format!("  {head:<label_width$} {l}\n"));
-            }
-            out
+/// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
+pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for (i, c) in rows.iter().flat_map(|r| r.iter().enumerate()) {
+        if let Some(w) = w.get_mut(i) {
+            *w = (*w).max(c.chars().count());
         }
-        _ => line + "\n",
     }
-}
-
-fn too_wide(text: &str, width: usize) -> bool {
-    text.lines().any(|l| l.trim_end().chars().count() > width)
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = (cells.iter().enumerate())
+            .map(|(i, c)| format!("{c:<n$}", n = w.get(i).copied().unwrap_or(0)))
+            .collect();
+        padded.join("  ").trim_end().to_string() + "\n"
+    };
+    let rows = rows
+        .iter()
+        .map(|r| line(r.iter().map(String::as_str).collect()));
+    std::iter::once(line(headers.to_vec()))
+        .chain(rows)
+        .collect()
 }
 
 /// One block per row: `label  value` per non-empty cell, labels padded to the widest (at
@@ -194,7 +188,7 @@ mod tests {
     use super::*;
 
     fn wide() -> comfy_table::Table {
-        let mut t = crate::render::width::table(
+        let mut t = crate::render::format::width::table(
             comfy_table::presets::NOTHING,
             vec!["kernel", "MB/s median [95 % interval] n", "per thread MB/s"],
         );
@@ -206,18 +200,14 @@ mod tests {
         t
     }
 
+    /// At full width, or at a width it fits, a table is drawn as is.
     #[test]
     fn full_width_unless_a_width_is_set() {
         let t = wide();
         assert_eq!(with_width(None, || fit(&t)), t.to_string());
+        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
         // The library alone never looks at the terminal.
         assert_eq!(target(), None);
-    }
-
-    #[test]
-    fn a_table_that_fits_is_drawn_as_is() {
-        let t = wide();
-        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
     }
 
     #[test]
@@ -243,8 +233,9 @@ mod tests {
     }
 }
 
-/// Every kind of terminal table of numascope rendered at 80 columns, from the
-/// Opteron fixture; each snapshot is checked to stay within the width.
+/// Every kind of terminal table of numascope rendered at 80 columns, from the Opteron
+/// fixture (the full report holds the latency, bandwidth, loaded-latency and core-to-core
+/// sections; `topo` has its own); each snapshot is checked to stay within the width.
 #[cfg(test)]
 mod at_80_columns {
     use super::with_width;
@@ -273,43 +264,6 @@ mod at_80_columns {
     fn run_summary() {
         let r = opteron_example();
         insta::assert_snapshot!(at_80(|w| crate::render::run_text::render(&r, w)));
-    }
-
-    #[test]
-    fn bandwidth_results_matrix_and_scaling() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| {
-            crate::render::bandwidth_text::render_report(w, r.bandwidth.as_ref().unwrap())?;
-            crate::render::bandwidth_text::render_report(w, r.scaling.as_ref().unwrap())
-        }));
-    }
-
-    #[test]
-    fn latency() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::latency_text::render(
-            r.latency.as_ref().unwrap(),
-            w
-        )));
-    }
-
-    #[test]
-    fn loaded_latency() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::loaded_text::render_curves(
-            &[r.loaded_latency.as_ref().unwrap()],
-            None,
-            w
-        )));
-    }
-
-    #[test]
-    fn core_to_core() {
-        let r = opteron_example();
-        insta::assert_snapshot!(at_80(|w| crate::render::c2c_text::render(
-            r.c2c.as_ref().unwrap(),
-            w
-        )));
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub fn render_plan(out: &mut dyn Write, plan: &Plan) -> io::Result<()> {
     write!(
         out,
         "{}",
-        super::width::fit_columns(&["part", "estimate", "what"], &rows)
+        crate::render::format::width::fit_columns(&["part", "estimate", "what"], &rows)
     )?;
     if !plan.skipped.is_empty() {
         writeln!(out, "skipped:")?;

@@ -3,7 +3,7 @@
 //! `remote-bandwidth-penalty` findings' sentences, and how the ratio was taken. The decision
 //! is the contract's; this file only says it.
 
-use super::words::numbers::signed;
+use crate::render::format::estimate::signed;
 use crate::results::penalty::{Method, RemotePenalty};
 use crate::stats::decide::{percent, Decision};
 

@@ -1,16 +1,21 @@
-//! The terminal report of a whole run (`numascope report --full`; `run` and plain `report`
-//! print the one-screen summary of `render::summary`): who and what was measured, the
-//! headline figures, the findings in words, then each part through its own command's section
-//! (latency, bandwidth with its matrix and scaling, loaded latency and core to core print as
-//! `numascope latency`, `bandwidth`, `loaded-latency` and `c2c` do), the scenario table with
-//! the winner per kind of application, the weighted-interleave advice, and what was not
-//! measured and why.
+//! A run's texts: the plan `run --dry-run` prints ([`plan`]), the one-screen [`summary`] that
+//! `run`, `report` and summary.txt print, and here the full terminal report
+//! (`numascope report --full`): who and what was measured, the headline figures, the findings
+//! in words, then each part through its own command's section (latency, bandwidth with its
+//! matrix and scaling, loaded latency and core to core print as `numascope latency`,
+//! `bandwidth`, `loaded-latency` and `c2c` do), the scenario table with the winner per kind
+//! of application and the weighted-interleave advice (`policy.rs`), and what was not measured
+//! and why.
 
 use std::io::{self, Write};
 
-use super::run_policy_text::{advisor, scenarios};
-use super::run_view as view;
+use self::policy::{advisor, scenarios};
+use crate::render::run_view as view;
 use crate::results::{findings::Severity, plan::Part, RunResults};
+
+pub mod plan;
+mod policy;
+pub mod summary;
 
 fn section(out: &mut dyn Write, title: &str) -> io::Result<()> {
     writeln!(out)?;
@@ -46,11 +51,11 @@ const SECTIONS: &[(&str, SectionBody)] = &[
 fn scenarios_and_precision(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     scenarios(r, out)?;
     if let Some(t) = &r.scenarios {
-        if let Some(l) = super::conditions::latency_conditions(t) {
+        if let Some(l) = crate::render::words::scenarios::latency_conditions(t) {
             writeln!(out, "{l}")?;
         }
     }
-    if let Some(p) = super::conditions::precision_line(r) {
+    if let Some(p) = crate::render::words::precision::precision_line(r) {
         writeln!(out, "{p}")?;
     }
     Ok(())
@@ -66,13 +71,13 @@ pub fn render(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     // Only runs that measured it (two or more nodes): older and one-node runs print as before.
     if let Some(rm) = &r.rightmark {
         section(out, "RightMark table, CPU node x memory node")?;
-        super::tables_text::render_rightmark(rm, out)?;
+        crate::render::tables_text::render_rightmark(rm, out)?;
     }
     if let Some(sm) = &r.stream_matrix {
         section(out, "Copy bandwidth, source node x destination node")?;
-        super::tables_text::render_stream_matrix(sm, out)?;
+        crate::render::tables_text::render_stream_matrix(sm, out)?;
     }
-    let tiers = super::topo::tiering::section(&r.topology, Some(r));
+    let tiers = crate::render::topo::tiering::section(&r.topology, Some(r));
     if !tiers.is_empty() {
         section(out, "Memory tiers")?;
         for l in tiers {
@@ -126,38 +131,30 @@ fn headline(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
             Some(g) => writeln!(
                 out,
                 "{what}: {}; {}{}",
-                super::summary::fig(g),
-                super::summary::source(g).map_or(String::new(), |s| format!("{s}; ")),
-                super::summary::conditions(&g.conditions)
+                summary::fig(g),
+                summary::source(g).map_or(String::new(), |s| format!("{s}; ")),
+                summary::conditions(&g.conditions)
             )?,
             None => writeln!(out, "{what}: not measured in this run")?,
         }
     }
     writeln!(out)?;
-    super::verdict::write_run(out, r)
+    let warnings = crate::render::words::warnings::gathered(r);
+    crate::render::words::verdict::write_text(out, r.quality.as_ref(), &warnings, "")
 }
 
+/// One line per finding: `!` for a warning or `*` for a fact, then the text.
 fn findings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     if r.findings.is_empty() {
         writeln!(out, "none")?;
     }
-    finding_lines(r, out, "", "*")
-}
-
-/// One line per finding: `prefix`, then `!` for a warning or `info` for a fact, then the text.
-pub(super) fn finding_lines(
-    r: &RunResults,
-    out: &mut dyn Write,
-    prefix: &str,
-    info: &str,
-) -> io::Result<()> {
     for f in &r.findings {
         let mark = if f.severity == Severity::Warning {
             "!"
         } else {
-            info
+            "*"
         };
-        writeln!(out, "{prefix}{mark} {}", f.text)?;
+        writeln!(out, "{mark} {}", f.text)?;
     }
     Ok(())
 }
@@ -168,7 +165,7 @@ fn latency(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     let Some(l) = &r.latency else {
         return absent(out, r, Part::Latency);
     };
-    super::latency_text::render(l, out)?;
+    crate::render::latency_text::render(l, out)?;
     if l.matrix.is_none() {
         write!(out, "node x node latency: ")?;
         absent(out, r, Part::LatencyMatrix)?;
@@ -182,7 +179,7 @@ fn latency(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 fn bandwidth(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match &r.bandwidth {
         Some(b) if !b.results.is_empty() => {
-            super::bandwidth_text::render_report(out, b)?;
+            crate::render::bandwidth_text::render_report(out, b)?;
             if b.matrix.is_empty() {
                 write!(out, "node x node bandwidth: ")?;
                 absent(out, r, Part::BandwidthMatrix)?;
@@ -192,7 +189,7 @@ fn bandwidth(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     }
     if let Some(p) = view::peak::peak_report(r) {
         writeln!(out)?;
-        super::peak_text::render_peak(out, p)?;
+        crate::render::peak_text::render_peak(out, p)?;
     }
     Ok(())
 }
@@ -200,7 +197,7 @@ fn bandwidth(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
 /// The `bandwidth` command's section for the run's scaling curves.
 fn scaling(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match r.scaling.as_ref().filter(|s| !s.scaling.is_empty()) {
-        Some(s) => super::bandwidth_text::render_report(out, s),
+        Some(s) => crate::render::bandwidth_text::render_report(out, s),
         None => absent(out, r, Part::Scaling),
     }
 }
@@ -215,15 +212,15 @@ const RUN_MIX_ORDER: &str = "one team measured the mixes interleaved, as `numasc
 fn loaded(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match view::loaded::run_loaded_curves(r).as_slice() {
         [] => absent(out, r, Part::LoadedLatency),
-        [one] => super::loaded_text::render_curves(&[one], None, out),
-        several => super::loaded_text::render_curves(several, Some(RUN_MIX_ORDER), out),
+        [one] => crate::render::loaded_text::render_curves(&[one], None, out),
+        several => crate::render::loaded_text::render_curves(several, Some(RUN_MIX_ORDER), out),
     }
 }
 
 /// The `c2c` command's own section: matrix, pair intervals, groups, what the figures mean.
 fn core_to_core(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     match r.c2c.as_ref().filter(|c| !c.groups.is_empty()) {
-        Some(c) => super::c2c_text::render(c, out),
+        Some(c) => crate::render::c2c_text::render(c, out),
         None => absent(out, r, Part::C2c),
     }
 }
@@ -272,7 +269,7 @@ fn timings(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     write!(
         out,
         "{}",
-        super::width::fit_columns(&["part", "took", "estimated"], &rows)
+        crate::render::format::width::fit_columns(&["part", "took", "estimated"], &rows)
     )
 }
 
@@ -281,15 +278,8 @@ mod tests {
     use super::*;
     use crate::render::fixture::opteron_example;
 
-    fn text(r: &RunResults) -> String {
-        crate::render::fixture::written(|o| render(r, o))
-    }
-
-    #[test]
-    fn opteron_summary_snapshot() {
-        insta::assert_snapshot!(text(&opteron_example()));
-    }
-
+    // The whole report of the Opteron fixture is tests/cli_report.rs's text_report_full
+    // snapshot (`report --full`, the same bytes).
     #[test]
     fn absent_parts_say_why_and_partial_is_announced() {
         let mut r = opteron_example();
@@ -301,7 +291,7 @@ mod tests {
             part: Part::Latency,
             reason: "--skip latency".into(),
         });
-        let t = text(&r);
+        let t = crate::render::fixture::written(|o| render(&r, o));
         assert!(t.contains("PARTIAL RUN"));
         assert!(t.contains("not measured in this run (--skip latency)"));
         assert!(t.contains("not measured in this run (the run stopped before this part finished)"));

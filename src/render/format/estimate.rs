@@ -6,7 +6,8 @@
 //!   one-screen summary where the figure matters more than its ends;
 //! - [`bracketed`]: `247 [218, 300] n=9`, where the width matters (detail tables);
 //! - [`cell`]: `247 [218, 300]`, a table cell whose row gives the count elsewhere;
-//! - [`gain`]: `+12 % [+8, +16 %]`, a relative difference (a winner over its runner-up);
+//! - [`gain`]: `+12 % [+8, +16 %]`, a relative difference (a winner over its runner-up),
+//!   its numbers as [`signed`] writes a fraction;
 //! - without an interval: `247 ns (n=2)` in compact form (the count says why), and
 //!   `247, no interval (n=2)` in the long forms.
 
@@ -15,7 +16,7 @@ use crate::stats::{Estimate, CONFIDENCE};
 
 /// A measured number for people: 3 significant figures below 100, integers above.
 pub fn num(v: f64) -> String {
-    super::svg::value_label(v)
+    crate::render::svg::value_label(v)
 }
 
 /// Why a figure has no interval: "no interval" below six samples (too few for one), "no
@@ -47,43 +48,52 @@ pub fn compact(e: &Estimate, unit: &str) -> String {
     }
 }
 
-/// `247 [218, 300] n=9`, or `247, no interval (n=2)`.
+/// `247 [218, 300] n=9`, or `247, no interval (n=2)`: [`cell`] with the count.
 pub fn bracketed(e: &Estimate) -> String {
     match e.interval {
-        Some(i) => format!(
-            "{} [{}, {}] n={}",
-            num(e.median),
-            num(i.low),
-            num(i.high),
-            e.count
-        ),
-        None => format!(
-            "{}, {} (n={})",
-            num(e.median),
-            no_interval(e.count),
-            e.count
-        ),
+        Some(_) => format!("{} n={}", cell(e), e.count),
+        None => format!("{} (n={})", cell(e), e.count),
     }
 }
 
 /// `247 [218, 300]`, or `247, no interval`: a cell whose row shows the count elsewhere.
 pub fn cell(e: &Estimate) -> String {
-    match e.interval {
-        Some(i) => format!("{} [{}, {}]", num(e.median), num(i.low), num(i.high)),
+    match ends(e) {
+        Some(ends) => format!("{} {ends}", num(e.median)),
         None => format!("{}, {}", num(e.median), no_interval(e.count)),
+    }
+}
+
+/// A fraction as a signed percentage: whole numbers from 10 % up, one decimal below
+/// (`+12`, `-8.5`).
+pub fn signed(f: f64) -> String {
+    let p = f * 100.0;
+    if p.abs() >= 9.95 {
+        format!("{p:+.0}")
+    } else {
+        format!("{p:+.1}")
     }
 }
 
 /// A relative difference (a fraction: 0.12 = 12 % more) as a signed percentage with its
 /// interval, `+12 % [+8, +16 %]`, or `+12 %` without one: a gain over a runner-up or a remote
 /// penalty, where the sign is the point. Whole percents from 10 % on, one decimal below
-/// (`+3.4 % [+1.2, +5.6 %]`), as [`super::words::numbers::signed`] writes them.
+/// (`+3.4 % [+1.2, +5.6 %]`), as [`signed`] writes them.
 pub fn gain(e: &Estimate) -> String {
-    let pct = super::words::numbers::signed;
     match e.interval {
-        Some(i) => format!("{} % [{}, {} %]", pct(e.median), pct(i.low), pct(i.high)),
-        None => format!("{} %", pct(e.median)),
+        Some(i) => format!(
+            "{} % [{}, {} %]",
+            signed(e.median),
+            signed(i.low),
+            signed(i.high)
+        ),
+        None => format!("{} %", signed(e.median)),
     }
+}
+
+/// A ratio B / A as the [`gain`] of B over A: 1.12 [1.08, 1.15] reads `+12 % [+8.0, +15 %]`.
+pub fn ratio_gain(r: &crate::stats::RatioInterval) -> String {
+    gain(&Estimate::new(r.ratio, r.ci, r.samples).shifted(-1.0))
 }
 
 /// The interval alone, `[218, 300]`; `None` without one.

@@ -39,7 +39,7 @@ pub fn sentence(c: &TierCheck) -> String {
         m.ratio.ratio,
         m.remote,
         m.local,
-        super::penalty_words::method(m.method)
+        super::penalty::method(m.method)
     )
 }
 

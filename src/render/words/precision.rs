@@ -1,35 +1,25 @@
 //! A figure's precision record ([`Precision`]: the half-width reached, the target, the extra
-//! rounds the target cost) in words, for labels and conditions lines. The record itself is
-//! the contract in `results::quality`.
+//! rounds the target cost) in words, for labels and conditions lines, and the run's precision
+//! line that `report --full` prints under the scenario table. The record itself is the
+//! contract in `results::quality`.
 
 use crate::results::quality::Precision;
 
-/// The half-width reached, "+-2.1 %" ("no interval" without one).
-pub fn width(p: &Precision) -> String {
-    match p.half_width_fraction {
-        Some(h) => format!("\u{b1}{:.1} %", h * 100.0),
-        None => "no interval".to_string(),
-    }
-}
-
-/// The target and the extras, counting the extra rounds as `one` / `many` ("round"/"rounds"
-/// for interleaved rounds, "sample"/"samples" for a latency measured alone,
-/// "repetition"/"repetitions" for a bandwidth): "target +-3 %, 3 extra samples".
-pub fn target(p: &Precision, one: &str, many: &str) -> String {
+/// The half-width reached ("no interval" without one), then the target and the extra rounds,
+/// counted as `one` / `many` ("round"/"rounds" for interleaved rounds, "sample"/"samples" for
+/// a latency measured alone, "repetition"/"repetitions" for a bandwidth):
+/// "+-2.1 % (target +-3 %, 3 extra samples)".
+pub fn clause_in(p: &Precision, one: &str, many: &str) -> String {
+    let width = p.half_width_fraction.map_or("no interval".into(), |h| {
+        format!("\u{b1}{:.1} %", h * 100.0)
+    });
     let extra = match p.extra_rounds {
         0 => format!("no extra {many}"),
         1 => format!("1 extra {one}"),
         n => format!("{n} extra {many}"),
     };
-    format!(
-        "target \u{b1}{:.0} %, {extra}",
-        p.target_half_width_fraction * 100.0
-    )
-}
-
-/// "+-2.1 % (target +-3 %, 3 extra samples)".
-pub fn clause_in(p: &Precision, one: &str, many: &str) -> String {
-    format!("{} ({})", width(p), target(p, one, many))
+    let target = p.target_half_width_fraction * 100.0;
+    format!("{width} (target \u{b1}{target:.0} %, {extra})")
 }
 
 /// [`clause_in`] for interleaved rounds: "+-2.1 % (target +-3 %, 4 extra rounds)".
@@ -45,6 +35,23 @@ pub fn scenario_clauses(t: &crate::results::scenarios::ScenarioTable) -> Vec<Str
         .filter(|s| s.same_as.is_none())
         .filter_map(|s| Some(format!("({}) {}", s.letter, clause(&s.precision?))))
         .collect()
+}
+
+/// The precision line: the run's target and, for the scenario rows measured in rounds, the
+/// width each reached and the extra rounds it got (the budget goes where the
+/// intervals are widest). `None` when no row carries a precision record.
+pub fn precision_line(r: &crate::results::RunResults) -> Option<String> {
+    let t = r.scenarios.as_ref()?;
+    let rows = scenario_clauses(t);
+    if rows.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "interval half-widths against the {} budget's target of \u{b1}{:.0} %: {}",
+        r.plan.budget.name(),
+        r.plan.budget.target_half_width() * 100.0,
+        rows.join("; ")
+    ))
 }
 
 #[cfg(test)]

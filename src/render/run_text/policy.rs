@@ -1,115 +1,106 @@
-//! The policy sections of the run's terminal summary (`render::run_text`): the scenario table
+//! The policy sections of the run's full report ([`super`]): the scenario table
 //! with merged configurations and each kind of application's verdict, and the
 //! weighted-interleave advice with each check's interval.
 
 use std::io::{self, Write};
 
-use comfy_table::presets::NOTHING;
-
-use super::run_text::absent;
-use super::run_view as view;
-use super::svg::bytes_short;
+use super::absent;
+use crate::render::run_view as view;
+use crate::render::svg::bytes_short;
+use crate::render::format::{estimate::bracketed, width};
 use crate::results::{plan::Part, RunResults};
 
 pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match &r.scenarios {
-        None => absent(out, r, Part::Scenarios)?,
-        Some(s) => {
-            writeln!(
-                out,
-                "kernel {}, {} per thread, {} x {} ms",
-                s.kernel,
-                bytes_short(s.buffer_bytes_per_thread as f64),
-                s.repetitions,
-                s.duration_ms
-            )?;
-            let t = view::policy::with_latency_text(
-                view::policy::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
-                r,
-            );
-            let [what, mb_col, ns, numactl] = [
-                "what_runs",
-                "mb_per_s_median",
-                "ns_per_load_median",
-                "numactl",
-            ]
-            .map(|k| t.col(k));
-            let mut ct = crate::render::width::table(
-                NOTHING,
-                vec!["", "what runs", "MB/s", "ns", "numactl"],
-            );
-            let mut notes = Vec::new();
-            for (row, res) in t.rows.iter().zip(&s.scenarios) {
-                // A scenario placed exactly as another is shown once, on that one's row.
-                if res.same_as.is_some() {
-                    continue;
-                }
-                let (letters, why) = view::policy::merged_letters(s, res);
-                if let Some(why) = why {
-                    notes.push(format!("{letters}: {why}"));
-                }
-                let mb = match (&res.unavailable, &res.mb_per_s) {
-                    (Some(u), _) => {
-                        notes.push(format!("({}) not measured: {u}", res.letter));
-                        "n/a".into()
-                    }
-                    (None, _) => row[mb_col].display(),
-                };
-                ct.add_row(vec![
-                    letters,
-                    row[what].display(),
-                    mb,
-                    row[ns].display(),
-                    row[numactl].display(),
-                ]);
-            }
-            writeln!(out, "{}", super::width::fit(&ct))?;
-            for n in notes {
-                writeln!(out, "{n}")?;
-            }
-            writeln!(out)?;
-            for rec in &s.recommendations {
-                writeln!(out, "* {}", rec.text)?;
-                if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
-                    writeln!(out, "  ({})", view::policy::comparison(rec))?;
-                }
-            }
-            // Row (h) against (g): the kernel's auto weights against the measured ones.
-            let f = crate::results::figures::of_run(r);
-            for l in super::topo::tiering::weights_lines(&f) {
-                writeln!(out, "{l}")?;
-            }
+    let Some(s) = &r.scenarios else {
+        return absent(out, r, Part::Scenarios);
+    };
+    writeln!(
+        out,
+        "kernel {}, {} per thread, {} x {} ms",
+        s.kernel,
+        bytes_short(s.buffer_bytes_per_thread as f64),
+        s.repetitions,
+        s.duration_ms
+    )?;
+    let t = view::policy::with_latency_text(
+        view::policy::scenarios_table(r).with_interval_text("mb_per_s", "MB/s"),
+        r,
+    );
+    let cols = [
+        "what_runs",
+        "mb_per_s_median",
+        "ns_per_load_median",
+        "numactl",
+    ]
+    .map(|k| t.col(k));
+    let (mut rows, mut notes) = (Vec::new(), Vec::new());
+    // A scenario placed exactly as another is shown once, on that one's row.
+    for (row, res) in t
+        .rows
+        .iter()
+        .zip(&s.scenarios)
+        .filter(|(_, x)| x.same_as.is_none())
+    {
+        let (letters, why) = view::policy::merged_letters(s, res);
+        notes.extend(why.map(|why| format!("{letters}: {why}")));
+        let mut cells: Vec<String> = cols.iter().map(|&c| row[c].display()).collect();
+        if let Some(u) = &res.unavailable {
+            notes.push(format!("({}) not measured: {u}", res.letter));
+            cells[1] = "n/a".into();
         }
+        rows.push([vec![letters], cells].concat());
+    }
+    let head = ["", "what runs", "MB/s", "ns", "numactl"];
+    write!(out, "{}", width::fit_columns(&head, &rows))?;
+    for n in notes {
+        writeln!(out, "{n}")?;
+    }
+    writeln!(out)?;
+    for rec in &s.recommendations {
+        writeln!(out, "* {}", rec.text)?;
+        if rec.verdict == Some(crate::results::scenarios::Verdict::Winner) {
+            writeln!(out, "  ({})", view::policy::comparison(rec))?;
+        }
+    }
+    // Row (h) against (g): the kernel's auto weights against the measured ones.
+    let f = crate::results::figures::of_run(r);
+    for l in crate::render::topo::tiering::weights_lines(&f) {
+        writeln!(out, "{l}")?;
     }
     Ok(())
 }
 
 pub(super) fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
-    match &r.advisor {
-        None => absent(out, r, Part::Advisor)?,
-        Some(_) if r.topology.memory_nodes().len() <= 1 => writeln!(
+    let Some(a) = &r.advisor else {
+        return absent(out, r, Part::Advisor);
+    };
+    if r.topology.memory_nodes().len() <= 1 {
+        return writeln!(
             out,
             "one memory node: weighted interleave has nothing to spread pages over on this machine"
-        )?,
-        Some(a) => {
-            writeln!(out, "{}", a.summary)?;
-            for c in &a.checks {
-                let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
-                    (Some(m), Some(_), _) => {
-                        format!("{} MB/s", crate::render::estimate::bracketed(&m.estimate()))
-                    }
-                    (_, Some(v), _) => format!("{} MB/s", view::fmt_num(v)),
-                    (_, None, Some(u)) => format!("not measured: {u}"),
-                    (_, None, None) => "not measured".into(),
-                };
-                write!(out, "{}", super::width::fit_pair(&c.policy, 22, &v))?;
-            }
-            if !a.apply.is_empty() {
-                writeln!(out, "To apply:")?;
-                for l in &a.apply {
-                    writeln!(out, "  {l}")?;
-                }
-            }
+        );
+    }
+    writeln!(out, "{}", a.summary)?;
+    let (mut rows, mut notes) = (Vec::new(), Vec::new());
+    for c in &a.checks {
+        let v = match (&c.mb_per_s_summary, c.mb_per_s) {
+            (Some(m), Some(_)) => bracketed(&m.estimate()),
+            (_, Some(v)) => view::fmt_num(v),
+            (_, None) => "n/a".into(),
+        };
+        let why = c.unavailable.as_deref().filter(|_| c.mb_per_s.is_none());
+        notes.extend(why.map(|u| format!("{}: not measured: {u}", c.policy)));
+        rows.push(vec![c.policy.clone(), v]);
+    }
+    let table = width::fit_columns(&["policy", "MB/s"], &rows);
+    write!(out, "{}", width::indent(&table))?;
+    for n in notes {
+        writeln!(out, "{n}")?;
+    }
+    if !a.apply.is_empty() {
+        writeln!(out, "To apply:")?;
+        for l in &a.apply {
+            writeln!(out, "  {l}")?;
         }
     }
     Ok(())

@@ -5,9 +5,9 @@
 use std::io::{self, Write};
 
 use super::absent;
+use crate::render::format::{estimate::bracketed, width};
 use crate::render::run_view as view;
 use crate::render::svg::bytes_short;
-use crate::render::format::{estimate::bracketed, width};
 use crate::results::{plan::Part, RunResults};
 
 pub(super) fn scenarios(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {

@@ -141,15 +141,24 @@ fn plan_rows(p: &Places) -> Vec<ScenarioResult> {
             &copy_cpus,
             true,
             format!("each copy bound to its own node ({copy_nodes_text})"),
-            format!(
-                "for N in {}; do numactl --cpunodebind=$N --membind=$N APP & done; wait",
-                copy_nodes_words.join(" ")
-            ),
+            copy_command(&copy_nodes_words),
         ),
     ]
     .into_iter()
     .chain(team_rows(p))
     .collect()
+}
+
+/// The command for (c): one copy per node in a loop, or the one copy itself on a machine with
+/// one node (a loop over one node reads as a mistake).
+fn copy_command(nodes: &[String]) -> String {
+    match nodes {
+        [n] => format!("numactl --cpunodebind={n} --membind={n} APP"),
+        _ => format!(
+            "for N in {}; do numactl --cpunodebind=$N --membind=$N APP & done; wait",
+            nodes.join(" ")
+        ),
+    }
 }
 
 /// Rows (d) to (h): all threads, the memory placed as each row says ((g) and (h) described

@@ -352,6 +352,24 @@ mod tests {
         assert!(same_reason(&topo, false).contains("one CPU per node"));
     }
 
+    /// (c)'s command: one copy per node in a loop on two nodes, the one copy itself on one.
+    #[test]
+    fn one_copy_per_node_is_a_loop_only_over_several_nodes() {
+        let copy = |topo: &Topology| {
+            let l = layout(topo, &settings(), home_node(topo)).unwrap();
+            let c = l.rows.iter().find(|r| r.id == ScenarioId::CopyPerNode);
+            c.unwrap().numactl.clone()
+        };
+        assert_eq!(
+            copy(&this_machine_one_node()),
+            "numactl --cpunodebind=0 --membind=0 APP"
+        );
+        assert_eq!(
+            copy(&fixture("opteron250-2s")),
+            "for N in 0 1; do numactl --cpunodebind=$N --membind=$N APP & done; wait"
+        );
+    }
+
     /// Several CPUs per node on several nodes: every scenario is its own configuration.
     #[test]
     fn many_cpus_per_node_merges_nothing() {

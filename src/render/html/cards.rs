@@ -87,12 +87,7 @@ mod tests {
     fn a_pooled_idle_point_is_named_not_repeated() {
         use crate::results::agreement::places::loaded_place;
         use crate::results::reference::{PooledPlace, ReferenceFigure};
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/results/this-machine-quick-v657.json"
-        );
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut r = RunResults::from_json(&text, "x").unwrap();
+        let mut r = crate::render::fixture::saved("this-machine-quick-v657.json");
         let cards = |r: &RunResults| {
             let mut p = Page::open("t", "", "t", &[]);
             write(&mut p, r);
@@ -112,12 +107,7 @@ mod tests {
     /// its terminal summary prints no latency line: no card reads "not measured".
     #[test]
     fn a_run_without_headline_figures_has_no_cards() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/results/opteron-article.json"
-        );
-        let text = std::fs::read_to_string(path).unwrap();
-        let r = RunResults::from_json(&text, "x").unwrap();
+        let r = crate::render::fixture::saved("opteron-article.json");
         let mut p = Page::open("t", "", "t", &[]);
         write(&mut p, &r);
         let html = p.close("");

@@ -4,7 +4,7 @@
 //! [`super::latency_matrix`].
 
 use super::{estimate_cells, Cell, Table};
-use crate::render::svg::{ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{LineChart, Marker, XScale};
 use crate::results::latency::{CurveKnees, LatencyReport, LatencyResult, Mode};
 use crate::results::RunResults;
 
@@ -116,29 +116,18 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     );
     // Log y: the 1-17 ns cache plateaus and 200 ns DRAM on one readable axis.
     chart.y_log = true;
-    for (i, c) in l.sweep.iter().enumerate() {
-        for p in &c.points {
-            let x = p.working_set_bytes as f64;
-            mark_point(&mut chart, i, x, &p.ns_per_load, p.quality.as_ref());
-        }
+    for c in &l.sweep {
         let chains = if c.chains > 1 {
             format!(", {} chains", c.chains)
         } else {
             String::new()
         };
-        chart.series.push(Series {
-            name: format!(
-                "{} walk, {} pages{chains}",
-                c.mode.label(),
-                c.page_size.label()
-            ),
-            points: c
-                .points
-                .iter()
-                .map(|p| (p.working_set_bytes as f64, p.ns_per_load.median))
-                .collect(),
-            style: SeriesStyle::LinePoints,
-        });
+        let name = format!(
+            "{} walk, {} pages{chains}",
+            c.mode.label(),
+            c.page_size.label()
+        );
+        super::add_line(&mut chart, name, c.points.iter().map(point));
     }
     let cpu = l
         .sweep
@@ -170,27 +159,11 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     Some(chart)
 }
 
-/// A point's 95 % interval as an error bar on series `series` at `x`, where its median has
-/// one, and its hollow mark where its repetitions stayed disturbed.
-pub(crate) fn mark_point(
-    chart: &mut LineChart,
-    series: usize,
-    x: f64,
-    s: &crate::stats::Summary,
-    q: Option<&crate::results::quality::RepetitionQuality>,
-) {
-    if let Some(ci) = s.ci {
-        let (low, high) = (ci.low, ci.high);
-        chart.errors.push(ErrorBar {
-            series,
-            x,
-            low,
-            high,
-        });
-    }
-    if q.is_some_and(|q| q.disturbed) {
-        chart.disturbed.push((series, x));
-    }
+/// A sweep point as [`super::add_line`] draws it: working set, median, interval, disturbed.
+fn point(p: &LatencyResult) -> (f64, f64, Option<crate::stats::Interval>, bool) {
+    let disturbed = p.quality.as_ref().is_some_and(|q| q.disturbed);
+    let s = &p.ns_per_load;
+    (p.working_set_bytes as f64, s.median, s.ci, disturbed)
 }
 
 /// The knee analysis of the curve the chart leads with (the first random walk, else the

@@ -1,12 +1,11 @@
 //! The charts of `numascope loaded-latency`: latency against bandwidth with every curve of a
 //! family and its error bars, and the initiator x target matrix as heat maps.
 
-use super::latency::mark_point;
 use super::{
     fmt_num, grid, loaded::x_error, loaded_family::curve_name, loaded_family::max_point,
     loaded_family::supported_doubling,
 };
-use crate::render::svg::{Heatmap, LineChart, Marker, Series, SeriesStyle, XScale};
+use crate::render::svg::{Heatmap, LineChart, Marker, XScale};
 use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedResult};
 
 /// Latency against bandwidth, one series per curve, each point's 95 % interval as an error
@@ -26,17 +25,10 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
         XScale::Linear,
     );
     c.y_from_zero = true;
-    for (s, r) in curves.iter().enumerate() {
-        let mut points: Vec<(f64, f64)> = r
-            .points
-            .iter()
-            .map(|p| (p.mb_per_s(), p.ns_per_load.median))
-            .collect();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        for p in &r.points {
-            mark_point(&mut c, s, p.mb_per_s(), &p.ns_per_load, p.quality.as_ref());
-            c.x_errors.extend(x_error(s, p));
-        }
+    for r in curves {
+        let s = c.series.len();
+        c.x_errors
+            .extend(r.points.iter().flat_map(|p| x_error(s, p)));
         let name = curve_name(r, curves);
         if let (Some(x), _) = supported_doubling(r) {
             c.markers.push(Marker {
@@ -44,13 +36,22 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
                 label: format!("{name}: x2 at {}", fmt_num(x)),
             });
         }
-        c.series.push(Series {
-            name,
-            points,
-            style: SeriesStyle::LinePoints,
-        });
+        let mut points: Vec<_> = r.points.iter().map(point).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        super::add_line(&mut c, name, points);
     }
     Some(c)
+}
+
+/// A point as [`super::add_line`] draws it: bandwidth, median latency, interval, disturbed.
+fn point(p: &LoadedPoint) -> (f64, f64, Option<crate::stats::Interval>, bool) {
+    let disturbed = p.quality.as_ref().is_some_and(|q| q.disturbed);
+    (
+        p.mb_per_s(),
+        p.ns_per_load.median,
+        p.ns_per_load.ci,
+        disturbed,
+    )
 }
 
 /// The matrix as heat maps, one pair per mix: idle latency and maximum bandwidth per

@@ -97,12 +97,15 @@ pub fn trim_num(v: f64, decimals: usize) -> String {
 }
 
 /// A measured value with a precision suited to its size: `0.812`, `7.41`, `45.6`, `6286`,
-/// `12800`. Used for cell values and axis labels alike so every chart reads the same.
+/// `12800`. Used for cell values and axis labels alike so every chart reads the same. A whole
+/// number from 10 to 100 (a figure recorded as one, e.g. from an article's table) prints
+/// without its decimal, and so does a float one rounding step off it (87.00000000000001 reads
+/// `87` beside `86`, not `87.0`); 86.96 keeps its three figures, `87.0`.
 pub fn value_label(v: f64) -> String {
     let a = v.abs();
     if !v.is_finite() {
         "-".to_string()
-    } else if v == 0.0 || a >= 100.0 || (a >= 10.0 && v == v.round()) {
+    } else if v == 0.0 || a >= 100.0 || (a >= 10.0 && (v - v.round()).abs() < 1e-9 * a) {
         format!("{v:.0}")
     } else if a >= 10.0 {
         format!("{v:.1}")
@@ -167,6 +170,8 @@ mod tests {
         assert_eq!(value_label(f64::NAN), "-");
         assert_eq!(value_label(0.0), "0");
         assert_eq!(value_label(20.0), "20");
+        assert_eq!(value_label(87.00000000000001), "87");
+        assert_eq!(value_label(86.96), "87.0");
         assert_eq!(value_label(5.0), "5.00");
         assert_eq!(tick_label(12500.0), "12.5k");
         assert_eq!(tick_label(250.0), "250");

@@ -6,8 +6,6 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment};
-
 use crate::render::format::estimate::{compact, num};
 use crate::results::compare::{Comparison, MIN_FLEET};
 
@@ -81,10 +79,8 @@ fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 /// mark; the metrics only some runs measured are hidden unless `all`.
 fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
     let h = ["metric", "unit"].iter().map(|h| h.to_string());
-    let mut t = crate::render::format::width::table(
-        NOTHING,
-        h.chain(c.runs.iter().cloned()).collect::<Vec<_>>(),
-    );
+    let header: Vec<String> = h.chain(c.runs.iter().cloned()).collect();
+    let mut t = crate::render::format::width::figures_table(header, 2..2 + c.runs.len());
     let mut shown = 0;
     for row in &c.rows {
         if !all && row.cells.iter().any(|c| c.is_none()) {
@@ -114,11 +110,6 @@ fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
             });
         }
         t.add_row(cells);
-    }
-    for i in 2..2 + c.runs.len() {
-        if let Some(col) = t.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
     }
     if shown == 0 {
         writeln!(

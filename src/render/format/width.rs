@@ -83,6 +83,30 @@ pub(crate) fn table(preset: &str, header: impl Into<comfy_table::Row>) -> comfy_
     t
 }
 
+/// A borderless comfy table under `header` with the columns `right` right-aligned: figures,
+/// as numastat and the fleet and comparison tables lay them out.
+pub(crate) fn figures_table(
+    header: impl Into<comfy_table::Row>,
+    right: std::ops::Range<usize>,
+) -> comfy_table::Table {
+    let mut t = table(comfy_table::presets::NOTHING, header);
+    for i in right {
+        if let Some(c) = t.column_mut(i) {
+            c.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    t
+}
+
+/// `s` cut to at most `width` characters, a cut marked `...`.
+pub(crate) fn cut(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(width.saturating_sub(3)).collect();
+    kept + "..."
+}
+
 /// Each line of `s` indented by two spaces.
 pub(crate) fn indent(s: &str) -> String {
     s.lines().map(|l| format!("  {l}\n")).collect()

@@ -6,29 +6,27 @@ pub mod traffic;
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table};
+use comfy_table::{presets::NOTHING, Table};
 
-use crate::render::format::width::table;
+use crate::render::format::width::{figures_table, table};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::inspect::{Inspection, KindMemory, MeminfoUnit, SystemMemory};
 
 /// Renders `inspect --system`: one row per meminfo line, one column per node and the total,
-/// in MiB with two decimals (as `numastat -m`); huge page counts are turned into MiB with the
-/// default huge page size, or shown as counts when it is unknown.
-pub fn render_system(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "Per-node system memory (MiB = 2^20 bytes; from /sys/devices/system/node/nodeN/meminfo)"
-    )?;
-    writeln!(out, "{}", system_table(m, 2))
-}
-
-/// Renders `inspect --system --compact`: the same table in whole MiB (rounded), as
-/// `numastat -m -c` prints it, so a machine with many nodes fits a terminal.
-pub fn render_system_compact(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "Per-node system memory (whole MiB, MiB = 2^20 bytes)")?;
-    writeln!(out, "{}", system_table(m, 0))
+/// in MiB with two decimals (as `numastat -m`), or in whole MiB (rounded) when `compact` (as
+/// `numastat -m -c`, so a machine with many nodes fits a terminal); huge page counts are
+/// turned into MiB with the default huge page size, or shown as counts when it is unknown.
+pub fn render_system(m: &SystemMemory, compact: bool, out: &mut dyn Write) -> io::Result<()> {
+    let (units, decimals) = match compact {
+        true => ("whole MiB, MiB = 2^20 bytes", 0),
+        false => (
+            "MiB = 2^20 bytes; from /sys/devices/system/node/nodeN/meminfo",
+            2,
+        ),
+    };
+    writeln!(out, "Per-node system memory ({units})")?;
+    writeln!(out, "{}", system_table(m, decimals))
 }
 
 /// `b` bytes in MiB to `decimals` decimals.
@@ -42,12 +40,8 @@ fn node_table(corner: &str, nodes: &[u32], total: bool, rows: Vec<Vec<String>>) 
     let mut header = vec![corner.to_string()];
     header.extend(nodes.iter().map(|n| format!("node {n}")));
     header.extend(total.then(|| "total".to_string()));
-    let mut t = table(NOTHING, header);
-    for col in (1..=nodes.len() + 1).filter(|_| total) {
-        if let Some(c) = t.column_mut(col) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
+    let right = if total { 1..nodes.len() + 2 } else { 0..0 };
+    let mut t = figures_table(header, right);
     t.add_rows(rows);
     t
 }

@@ -127,7 +127,9 @@ fn group_table(
         Some(_) => ["checked", "expected", "envelope"],
         None => ["hosts", "median", "spread"],
     };
-    let header = ["metric", "unit", hosts, median, spread, "min", "max", "outliers"];
+    let header = [
+        "metric", "unit", hosts, median, spread, "min", "max", "outliers",
+    ];
     let mut t = figures_table(header.to_vec(), 2..7);
     for m in f.metrics.iter().filter(|m| m.group == g) {
         t.add_row(metric_row(m));

@@ -8,7 +8,7 @@ pub mod openmetrics;
 
 use std::io::{self, Write};
 
-use crate::render::format::width::figures_table;
+use crate::render::format::width::fit_figures;
 use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
@@ -130,11 +130,10 @@ fn group_table(
     let header = [
         "metric", "unit", hosts, median, spread, "min", "max", "outliers",
     ];
-    let mut t = figures_table(header.to_vec(), 2..7);
-    for m in f.metrics.iter().filter(|m| m.group == g) {
-        t.add_row(metric_row(m));
-    }
-    writeln!(out, "{t}")
+    let rows: Vec<Vec<String>> = (f.metrics.iter().filter(|m| m.group == g))
+        .map(metric_row)
+        .collect();
+    write!(out, "{}", fit_figures(&header, &rows, 2..7))
 }
 
 /// One metric of a group: hosts, median (or expected), spread (or envelope), min, max and
@@ -168,8 +167,7 @@ fn metric_row(m: &crate::results::fleet::FleetMetric) -> Vec<String> {
 
 /// One row per host: group, verdict, standing, how many figures were judged and why not.
 fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    let header = vec!["host", "group", "verdict", "standing", "judged", "why"];
-    let mut t = figures_table(header, 0..0);
+    let mut rows = Vec::new();
     for h in &f.hosts {
         let not: usize = h.not_judged.iter().map(|n| n.figures).sum();
         let counts: Vec<String> = h
@@ -177,7 +175,7 @@ fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             .iter()
             .map(|n| format!("{} {}", n.figures, n.reason))
             .collect();
-        t.add_row(vec![
+        rows.push(vec![
             crate::sanitize::value(&h.name),
             (h.group + 1).to_string(),
             crate::sanitize::value(&h.verdict.clone().unwrap_or_else(|| "-".into())),
@@ -194,7 +192,8 @@ fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             },
         ]);
     }
-    writeln!(out, "{t}")
+    let header = ["host", "group", "verdict", "standing", "judged", "why"];
+    write!(out, "{}", fit_figures(&header, &rows, 0..0))
 }
 
 /// The long CSV: one row per host and metric.

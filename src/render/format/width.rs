@@ -12,6 +12,7 @@
 //! the terminal. Tests pass a width explicitly ([`with_width`]).
 
 use std::cell::Cell;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The terminal width the binary found for stdout; 0 = none (not a terminal, or not asked).
@@ -56,46 +57,12 @@ pub fn with_width<R>(width: Option<usize>, f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// A comfy table as text fitted to [`target`]: as drawn when it fits (or at full width),
-/// stacked otherwise. No trailing newline.
-pub fn fit(t: &comfy_table::Table) -> String {
-    let texts = |r: &comfy_table::Row| r.cell_iter().map(|c| c.content()).collect();
-    fitted(t.to_string(), |w| {
-        let header: Vec<String> = t.header().map(texts).unwrap_or_default();
-        let rows: Vec<Vec<String>> = t.row_iter().map(texts).collect();
-        stacked(&header, &rows, w).trim_end().to_string()
-    })
-}
-
 /// `drawn` when it fits [`target`] (or at full width), `stack(width)` otherwise.
 fn fitted(drawn: String, stack: impl FnOnce(usize) -> String) -> String {
     match target() {
         Some(w) if drawn.lines().any(|l| l.trim_end().chars().count() > w) => stack(w),
         _ => drawn,
     }
-}
-
-/// A comfy table drawn with `preset`, its header row set.
-pub(crate) fn table(preset: &str, header: impl Into<comfy_table::Row>) -> comfy_table::Table {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(preset);
-    t.set_header(header);
-    t
-}
-
-/// A borderless comfy table under `header` with the columns `right` right-aligned: figures,
-/// as numastat and the fleet and comparison tables lay them out.
-pub(crate) fn figures_table(
-    header: impl Into<comfy_table::Row>,
-    right: std::ops::Range<usize>,
-) -> comfy_table::Table {
-    let mut t = table(comfy_table::presets::NOTHING, header);
-    for i in right {
-        if let Some(c) = t.column_mut(i) {
-            c.set_cell_alignment(comfy_table::CellAlignment::Right);
-        }
-    }
-    t
 }
 
 /// `s` cut to at most `width` characters, a cut marked `...`.
@@ -114,7 +81,12 @@ pub(crate) fn indent(s: &str) -> String {
 
 /// [`columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    fitted(columns(headers, rows), |w| {
+    fit_figures(headers, rows, 0..0)
+}
+
+/// [`figures`] fitted to [`target`]: as laid out when it fits, stacked otherwise.
+pub fn fit_figures(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
+    fitted(figures(headers, rows, right), |w| {
         let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
         stacked(&h, rows, w)
     })
@@ -122,6 +94,12 @@ pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
 
 /// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    figures(headers, rows, 0..0)
+}
+
+/// [`columns`] with the columns `right` right-aligned: figures, as numastat and the fleet
+/// and comparison tables lay them out (headers included).
+pub fn figures(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
     let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for (i, c) in rows.iter().flat_map(|r| r.iter().enumerate()) {
         if let Some(w) = w.get_mut(i) {
@@ -130,7 +108,10 @@ pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
     }
     let line = |cells: Vec<&str>| {
         let padded: Vec<String> = (cells.iter().enumerate())
-            .map(|(i, c)| format!("{c:<n$}", n = w.get(i).copied().unwrap_or(0)))
+            .map(|(i, c)| match w.get(i).copied().unwrap_or(0) {
+                n if right.contains(&i) => format!("{c:>n$}"),
+                n => format!("{c:<n$}"),
+            })
             .collect();
         padded.join("  ").trim_end().to_string() + "\n"
     };
@@ -211,33 +192,37 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn wide() -> comfy_table::Table {
-        let mut t = crate::render::format::width::table(
-            comfy_table::presets::NOTHING,
-            vec!["kernel", "MB/s median [95 % interval] n", "per thread MB/s"],
-        );
-        t.add_row(vec![
+    const HEADERS: [&str; 3] = ["kernel", "MB/s median [95 % interval] n", "per thread MB/s"];
+
+    fn wide() -> Vec<Vec<String>> {
+        let row = [
             "read",
             "6286 [6270, 6300] n=9",
             "0: 3143, 1: 3143, 2: 3100, 3: 3120, 4: 3090, 5: 3111, 6: 3122, 7: 3133",
-        ]);
-        t
+        ];
+        vec![row.map(String::from).to_vec()]
     }
 
-    /// At full width, or at a width it fits, a table is drawn as is.
+    /// At full width, or at a width it fits, a table is laid out as is; figures columns are
+    /// right-aligned, headers included, and no line ends in a blank.
     #[test]
     fn full_width_unless_a_width_is_set() {
-        let t = wide();
-        assert_eq!(with_width(None, || fit(&t)), t.to_string());
-        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
+        let laid = columns(&HEADERS, &wide());
+        assert_eq!(with_width(None, || fit_columns(&HEADERS, &wide())), laid);
+        assert_eq!(
+            with_width(Some(500), || fit_columns(&HEADERS, &wide())),
+            laid
+        );
         // The library alone never looks at the terminal.
         assert_eq!(target(), None);
+        let rows = vec![vec!["a".into(), "7".into()], vec!["bb".into(), "12".into()]];
+        let right = figures(&["x", "MB/s"], &rows, 1..2);
+        assert_eq!(right, "x   MB/s\na      7\nbb    12\n");
     }
 
     #[test]
     fn a_table_too_wide_is_stacked_within_the_width() {
-        let t = wide();
-        let s = with_width(Some(60), || fit(&t));
+        let s = with_width(Some(60), || fit_figures(&HEADERS, &wide(), 1..2));
         assert!(s.lines().all(|l| l.chars().count() <= 60), "{s}");
         assert!(s.starts_with("kernel"), "{s}");
         assert!(s.contains("6286 [6270, 6300] n=9"), "{s}");

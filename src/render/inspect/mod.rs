@@ -6,9 +6,7 @@ pub mod traffic;
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, Table};
-
-use crate::render::format::width::{figures_table, table};
+use crate::render::format::width::{columns, figures};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::inspect::{Inspection, KindMemory, MeminfoUnit, SystemMemory};
@@ -26,7 +24,7 @@ pub fn render_system(m: &SystemMemory, compact: bool, out: &mut dyn Write) -> io
         ),
     };
     writeln!(out, "Per-node system memory ({units})")?;
-    writeln!(out, "{}", system_table(m, decimals))
+    write!(out, "{}", system_table(m, decimals))
 }
 
 /// `b` bytes in MiB to `decimals` decimals.
@@ -36,18 +34,17 @@ fn mib(b: u64, decimals: usize) -> String {
 
 /// A table with `corner` above the row names and one column per node; with `total`, a total
 /// column and the figures right-aligned, as numastat lays them out.
-fn node_table(corner: &str, nodes: &[u32], total: bool, rows: Vec<Vec<String>>) -> Table {
-    let mut header = vec![corner.to_string()];
-    header.extend(nodes.iter().map(|n| format!("node {n}")));
-    header.extend(total.then(|| "total".to_string()));
+fn node_table(corner: &str, nodes: &[u32], total: bool, rows: Vec<Vec<String>>) -> String {
+    let names: Vec<String> = nodes.iter().map(|n| format!("node {n}")).collect();
+    let mut header = vec![corner];
+    header.extend(names.iter().map(String::as_str));
+    header.extend(total.then_some("total"));
     let right = if total { 1..nodes.len() + 2 } else { 0..0 };
-    let mut t = figures_table(header, right);
-    t.add_rows(rows);
-    t
+    figures(&header, &rows, right)
 }
 
 /// The meminfo table with values in MiB to `decimals` decimals.
-fn system_table(m: &SystemMemory, decimals: usize) -> Table {
+fn system_table(m: &SystemMemory, decimals: usize) -> String {
     let rows = m.fields.iter().map(|f| {
         let show = |v: u64| match (f.unit, m.huge_page_bytes) {
             (MeminfoUnit::Bytes, _) => mib(v, decimals),
@@ -103,7 +100,7 @@ pub fn render_compact(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     )?;
     let nodes: Vec<u32> = i.nodes.iter().map(|n| n.node).collect();
     let rows = kind_rows(i, "total", true, &|b| mib(b, 0));
-    writeln!(out, "{}", node_table("", &nodes, true, rows))
+    write!(out, "{}", node_table("", &nodes, true, rows))
 }
 
 /// Renders the inspection as text.
@@ -123,28 +120,30 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     )?;
     let nodes: Vec<u32> = i.nodes.iter().map(|n| n.node).collect();
     let rows = kind_rows(i, "all", false, &format_bytes);
-    writeln!(out, "{}", node_table("kind", &nodes, false, rows))?;
+    write!(out, "{}", node_table("kind", &nodes, false, rows))?;
     writeln!(out, "\nMemory policies of the mappings")?;
     for (p, b) in &i.policies {
         writeln!(out, "  {p:<24} {}", format_bytes(*b))?;
     }
     writeln!(out, "\nThreads (CPU they last ran on)")?;
-    let mut t = table(NOTHING, vec!["tid", "name", "state", "cpu", "node"]);
     let opt = |v: Option<u32>| v.map_or_else(|| "-".into(), |x| x.to_string());
-    for th in &i.threads {
-        let (tid, name, state) = (th.tid.to_string(), th.name.clone(), th.state.clone());
-        t.add_row(vec![tid, name, state, opt(th.cpu), opt(th.node)]);
-    }
-    writeln!(out, "{t}")?;
+    let threads: Vec<Vec<String>> = (i.threads.iter())
+        .map(|th| {
+            let (tid, name, state) = (th.tid.to_string(), th.name.clone(), th.state.clone());
+            vec![tid, name, state, opt(th.cpu), opt(th.node)]
+        })
+        .collect();
+    let headers = ["tid", "name", "state", "cpu", "node"];
+    write!(out, "{}", columns(&headers, &threads))?;
     writeln!(
         out,
         "\nSystem numastat (pages allocated since boot, all processes)"
     )?;
-    writeln!(out, "{}", numastat_table(i))
+    write!(out, "{}", numastat_table(i))
 }
 
 /// The system's numastat counters, one row per node.
-fn numastat_table(i: &Inspection) -> Table {
+fn numastat_table(i: &Inspection) -> String {
     let headers = [
         "node",
         "numa_hit",
@@ -154,18 +153,19 @@ fn numastat_table(i: &Inspection) -> Table {
         "local_node",
         "other_node",
     ];
-    let mut t = table(NOTHING, headers.to_vec());
-    for s in &i.numastat {
-        let c = [
-            s.node.into(),
-            s.numa_hit,
-            s.numa_miss,
-            s.numa_foreign,
-            s.interleave_hit,
-            s.local_node,
-            s.other_node,
-        ];
-        t.add_row(c.map(|v| v.to_string()).to_vec());
-    }
-    t
+    let rows: Vec<Vec<String>> = (i.numastat.iter())
+        .map(|s| {
+            let c = [
+                s.node.into(),
+                s.numa_hit,
+                s.numa_miss,
+                s.numa_foreign,
+                s.interleave_hit,
+                s.local_node,
+                s.other_node,
+            ];
+            c.map(|v| v.to_string()).to_vec()
+        })
+        .collect();
+    columns(&headers, &rows)
 }

@@ -116,7 +116,7 @@ fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
         )?;
     } else {
         let right = 2..2 + c.runs.len();
-        let t = crate::render::format::width::fit_figures(&header, &rows, right);
+        let t = crate::render::format::width::fit_aligned(&header, &rows, right);
         write!(out, "{t}")?;
     }
     let hidden = c.rows.len() - rows.len();

@@ -8,7 +8,7 @@ pub mod openmetrics;
 
 use std::io::{self, Write};
 
-use crate::render::format::width::fit_figures;
+use crate::render::format::width::fit_aligned;
 use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
@@ -133,7 +133,7 @@ fn group_table(
     let rows: Vec<Vec<String>> = (f.metrics.iter().filter(|m| m.group == g))
         .map(metric_row)
         .collect();
-    write!(out, "{}", fit_figures(&header, &rows, 2..7))
+    write!(out, "{}", fit_aligned(&header, &rows, 2..7))
 }
 
 /// One metric of a group: hosts, median (or expected), spread (or envelope), min, max and
@@ -193,7 +193,7 @@ fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
         ]);
     }
     let header = ["host", "group", "verdict", "standing", "judged", "why"];
-    write!(out, "{}", fit_figures(&header, &rows, 0..0))
+    write!(out, "{}", fit_aligned(&header, &rows, 0..0))
 }
 
 /// The long CSV: one row per host and metric.

@@ -81,12 +81,12 @@ pub(crate) fn indent(s: &str) -> String {
 
 /// [`columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    fit_figures(headers, rows, 0..0)
+    fit_aligned(headers, rows, 0..0)
 }
 
-/// [`figures`] fitted to [`target`]: as laid out when it fits, stacked otherwise.
-pub fn fit_figures(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
-    fitted(figures(headers, rows, right), |w| {
+/// [`aligned`] fitted to [`target`]: as laid out when it fits, stacked otherwise.
+pub fn fit_aligned(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
+    fitted(aligned(headers, rows, right), |w| {
         let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
         stacked(&h, rows, w)
     })
@@ -94,12 +94,12 @@ pub fn fit_figures(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) 
 
 /// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    figures(headers, rows, 0..0)
+    aligned(headers, rows, 0..0)
 }
 
 /// [`columns`] with the columns `right` right-aligned: figures, as numastat and the fleet
 /// and comparison tables lay them out (headers included).
-pub fn figures(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
+pub fn aligned(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
     let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for (i, c) in rows.iter().flat_map(|r| r.iter().enumerate()) {
         if let Some(w) = w.get_mut(i) {
@@ -216,13 +216,13 @@ mod tests {
         // The library alone never looks at the terminal.
         assert_eq!(target(), None);
         let rows = vec![vec!["a".into(), "7".into()], vec!["bb".into(), "12".into()]];
-        let right = figures(&["x", "MB/s"], &rows, 1..2);
+        let right = aligned(&["x", "MB/s"], &rows, 1..2);
         assert_eq!(right, "x   MB/s\na      7\nbb    12\n");
     }
 
     #[test]
     fn a_table_too_wide_is_stacked_within_the_width() {
-        let s = with_width(Some(60), || fit_figures(&HEADERS, &wide(), 1..2));
+        let s = with_width(Some(60), || fit_aligned(&HEADERS, &wide(), 1..2));
         assert!(s.lines().all(|l| l.chars().count() <= 60), "{s}");
         assert!(s.starts_with("kernel"), "{s}");
         assert!(s.contains("6286 [6270, 6300] n=9"), "{s}");

@@ -6,7 +6,7 @@ pub mod traffic;
 
 use std::io::{self, Write};
 
-use crate::render::format::width::{columns, figures};
+use crate::render::format::width::{aligned, columns};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::inspect::{Inspection, KindMemory, MeminfoUnit, SystemMemory};
@@ -40,7 +40,7 @@ fn node_table(corner: &str, nodes: &[u32], total: bool, rows: Vec<Vec<String>>) 
     header.extend(names.iter().map(String::as_str));
     header.extend(total.then_some("total"));
     let right = if total { 1..nodes.len() + 2 } else { 0..0 };
-    figures(&header, &rows, right)
+    aligned(&header, &rows, right)
 }
 
 /// The meminfo table with values in MiB to `decimals` decimals.

@@ -154,7 +154,8 @@ pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String 
             let lw = label.chars().count();
             if lw <= pad {
                 let indent = pad + 2;
-                let lines = wrap(&value, width.saturating_sub(indent).max(10));
+                let w = width.saturating_sub(indent).max(10);
+                let lines = wrap(&value, w, w);
                 for (i, line) in lines.iter().enumerate() {
                     let head = if i == 0 { label.as_str() } else { "" };
                     out.push_str(&format!("{head:<pad$}  {line}\n"));
@@ -162,7 +163,8 @@ pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String 
             } else {
                 out.push_str(label);
                 out.push('\n');
-                for line in wrap(&value, width.saturating_sub(4).max(10)) {
+                let w = width.saturating_sub(4).max(10);
+                for line in wrap(&value, w, w) {
                     out.push_str(&format!("    {line}\n"));
                 }
             }
@@ -171,18 +173,29 @@ pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String 
     out
 }
 
-/// Words of `s` in lines of at most `width` characters (a longer word gets a line of its own).
-fn wrap(s: &str, width: usize) -> Vec<String> {
+/// Words of `s` in lines of at most `first` characters for the first line and `rest` for the
+/// others; a word longer than a line is cut after its last comma that fits (a list of CPUs),
+/// or else gets a line of its own.
+pub(crate) fn wrap(s: &str, first: usize, rest: usize) -> Vec<String> {
     let mut lines = vec![String::new()];
-    for word in s.split_whitespace() {
-        let last = lines.last_mut().unwrap();
-        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > width {
-            lines.push(word.to_string());
-        } else {
-            if !last.is_empty() {
+    for mut word in s.split_whitespace() {
+        loop {
+            let width = if lines.len() == 1 { first } else { rest };
+            let last = lines.last_mut().expect("one line at least");
+            let (used, n) = (last.chars().count(), word.chars().count());
+            if used > 0 && used + 1 + n > width {
+                lines.push(String::new());
+                continue;
+            }
+            let head: String = word.chars().take(width).collect();
+            let comma = head.rfind(',').map(|i| i + 1).filter(|_| n > width);
+            if used > 0 {
                 last.push(' ');
             }
-            last.push_str(word);
+            last.push_str(&word[..comma.unwrap_or(word.len())]);
+            let Some(at) = comma else { break };
+            word = &word[at..];
+            lines.push(String::new());
         }
     }
     lines
@@ -239,6 +252,8 @@ mod tests {
             vec!["2".to_string(), "x".to_string()],
         ];
         assert_eq!(stacked(&h, &rows, 40), "a  1\n\na  2\nb  x\n");
+        // A list too long for a line is cut after a comma (topo --graph's footer lines).
+        assert_eq!(wrap("CPUs 0,1,2,3,4,5", 10, 8), ["CPUs", "0,1,2,3,", "4,5"]);
     }
 }
 

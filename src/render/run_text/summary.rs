@@ -100,7 +100,7 @@ fn verdict_line(r: &RunResults) -> String {
 
 /// The verdict's first clause: `noisy: 26 of 31 figures marked` (the evidence after it is in
 /// `report --full`).
-fn verdict_clause(sentence: &str) -> &str {
+pub fn verdict_clause(sentence: &str) -> &str {
     let end = [" (", "; "]
         .iter()
         .filter_map(|p| sentence.find(p))

@@ -7,6 +7,15 @@ use crate::results::environment::Environment;
 use crate::results::topology::*;
 use crate::sysroot::SysRoot;
 
+/// The topology a fixture of tests/fixtures/topology/ reads as (its `NAME.expected.json`).
+pub fn topology_fixture(name: &str) -> Topology {
+    let p = format!(
+        "{}/tests/fixtures/topology/{name}.expected.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
 /// A snapshot root holding exactly `files` (path relative to the root, text content), plus
 /// the `sys/devices/system` directory every snapshot has. Keep the `TempDir` alive as long as
 /// the root is used.

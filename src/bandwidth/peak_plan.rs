@@ -388,7 +388,7 @@ fn plan_domains(topo: &Topology, node: u32, node_cpus: &[u32], p: &mut PeakPlan)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bandwidth::plan::tests::fixture;
+    use crate::testutil::topology_fixture as fixture;
 
     #[test]
     fn mixes_parse_with_their_names_and_refuse_with_the_list() {

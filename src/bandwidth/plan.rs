@@ -400,13 +400,7 @@ pub const SWEEP_POINTS_PER_OCTAVE: u32 = 2;
 pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn fixture(name: &str) -> Topology {
-        let p = format!(
-            "{}/tests/fixtures/topology/{name}.expected.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-    }
+    use crate::testutil::topology_fixture as fixture;
 
     #[test]
     fn packed_fills_a_node_first_and_spread_round_robins() {

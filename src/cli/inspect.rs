@@ -93,11 +93,7 @@ fn look(ctx: &Context, args: &InspectArgs, lines: bool) -> anyhow::Result<()> {
             );
         }
         return print(args.json, lines, &m, |out| {
-            if args.compact {
-                inspect_text::render_system_compact(&m, out)
-            } else {
-                inspect_text::render_system(&m, out)
-            }
+            inspect_text::render_system(&m, args.compact, out)
         });
     }
     let topo = read_topology(&ctx.root)?;

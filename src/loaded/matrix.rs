@@ -160,13 +160,7 @@ mod tests {
         }
     }
 
-    fn fixture(name: &str) -> Topology {
-        let p = format!(
-            "{}/tests/fixtures/topology/{name}.expected.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-    }
+    use crate::testutil::topology_fixture as fixture;
 
     /// (initiator, target, chaser CPU, load CPUs, chased node, load node) of every cell that
     /// can be measured; the notes of those that cannot.

@@ -12,10 +12,16 @@ use crate::results::RunResults;
 
 /// One table as CSV text.
 pub fn table_csv(t: &Table) -> Result<String, csv::Error> {
+    let rows = t.rows.iter().map(|r| r.iter().map(|c| c.raw()).collect());
+    records(std::iter::once(t.keys.clone()).chain(rows))
+}
+
+/// Records (the header first) as CSV text, cells quoted where they need it: the one writer
+/// of every CSV numascope prints (a run's tables, `fleet`'s, `app`'s).
+pub fn records(rows: impl IntoIterator<Item = Vec<String>>) -> Result<String, csv::Error> {
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(&t.keys)?;
-    for row in &t.rows {
-        w.write_record(row.iter().map(|c| c.raw()))?;
+    for row in rows {
+        w.write_record(row)?;
     }
     let bytes = w.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8"))

@@ -82,11 +82,7 @@ pub fn peak_example() -> crate::results::peak::PeakReport {
         threads: 2,
         run,
         mb_per_s: m,
-        ci: Some(crate::stats::Interval {
-            low: m - 1.0,
-            high: m + 1.0,
-            level: 0.95,
-        }),
+        ci: Some(crate::stats::Interval::new(m - 1.0, m + 1.0)),
         clear,
         indistinguishable_from: others,
     };
@@ -123,11 +119,7 @@ fn peak_domain() -> crate::results::peak::DomainNode {
     use crate::results::peak::*;
     let in_all = RateInterval {
         median: 12000.0,
-        ci: Some(crate::stats::Interval {
-            low: 11999.0,
-            high: 12001.0,
-            level: 0.95,
-        }),
+        ci: Some(crate::stats::Interval::new(11999.0, 12001.0)),
         samples: 9,
     };
     DomainNode {

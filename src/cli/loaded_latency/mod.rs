@@ -338,13 +338,7 @@ mod tests {
         a: LoadedLatencyArgs,
     }
 
-    fn fixture(name: &str) -> Topology {
-        let p = format!(
-            "{}/tests/fixtures/topology/{name}.expected.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-    }
+    use crate::testutil::topology_fixture as fixture;
 
     fn resolved(topo: &str, args: &[&str]) -> anyhow::Result<Config> {
         let cmd = Cmd::try_parse_from(std::iter::once("x").chain(args.iter().copied())).unwrap();

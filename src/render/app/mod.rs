@@ -192,17 +192,14 @@ pub fn csv(r: &AppReport) -> Result<String, csv::Error> {
         ("stopped", &|_, run| run.stopped.to_string()),
         ("samples", &|_, run| run.samples.to_string()),
     ];
-    let mut w = csv::Writer::from_writer(Vec::new());
     let headers = cols.iter().map(|c| c.0.to_string());
-    w.write_record(headers.chain(tiering::csv_headers()))?;
-    for c in &r.candidates {
-        for run in &c.runs {
-            let cells = cols.iter().map(|col| (col.1)(c, run));
-            w.write_record(cells.chain(tiering::csv_cells(c, run)))?;
-        }
-    }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
-    Ok(String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8"))
+    let header = headers.chain(tiering::csv_headers()).collect();
+    let rows = (r.candidates.iter()).flat_map(|c| c.runs.iter().map(move |run| (c, run)));
+    let rows = rows.map(|(c, run)| {
+        let cells = cols.iter().map(|col| (col.1)(c, run));
+        cells.chain(tiering::csv_cells(c, run)).collect()
+    });
+    crate::render::csv::records(std::iter::once(header).chain(rows))
 }
 
 /// `app.html`: the same report as one self-contained page (no scripts, no external files).

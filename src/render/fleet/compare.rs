@@ -6,8 +6,6 @@
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment};
-
 use crate::render::format::estimate::{compact, num};
 use crate::results::compare::{Comparison, MIN_FLEET};
 
@@ -80,17 +78,13 @@ fn legend(c: &Comparison, out: &mut dyn Write) -> io::Result<()> {
 /// One row per metric, one column per run, each cell with its ratio to the first run and its
 /// mark; the metrics only some runs measured are hidden unless `all`.
 fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
-    let h = ["metric", "unit"].iter().map(|h| h.to_string());
-    let mut t = crate::render::format::width::table(
-        NOTHING,
-        h.chain(c.runs.iter().cloned()).collect::<Vec<_>>(),
-    );
-    let mut shown = 0;
+    let runs = c.runs.iter().map(String::as_str);
+    let header: Vec<&str> = ["metric", "unit"].into_iter().chain(runs).collect();
+    let mut rows = Vec::new();
     for row in &c.rows {
         if !all && row.cells.iter().any(|c| c.is_none()) {
             continue;
         }
-        shown += 1;
         let mut cells = vec![row.label.clone(), row.unit.clone()];
         for cell in &row.cells {
             cells.push(match cell {
@@ -113,22 +107,19 @@ fn table(c: &Comparison, all: bool, out: &mut dyn Write) -> io::Result<()> {
                 },
             });
         }
-        t.add_row(cells);
+        rows.push(cells);
     }
-    for i in 2..2 + c.runs.len() {
-        if let Some(col) = t.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    if shown == 0 {
+    if rows.is_empty() {
         writeln!(
             out,
             "The runs have no metric in common (use --all to see each run's own)."
         )?;
     } else {
-        writeln!(out, "{}", crate::render::format::width::fit(&t))?;
+        let right = 2..2 + c.runs.len();
+        let t = crate::render::format::width::fit_aligned(&header, &rows, right);
+        write!(out, "{t}")?;
     }
-    let hidden = c.rows.len() - shown;
+    let hidden = c.rows.len() - rows.len();
     if hidden > 0 {
         writeln!(
             out,

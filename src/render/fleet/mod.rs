@@ -8,14 +8,9 @@ pub mod openmetrics;
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table};
-
+use crate::render::format::width::fit_aligned;
 use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
-
-fn table(header: &[&str]) -> Table {
-    crate::render::format::width::table(NOTHING, header.to_vec())
-}
 
 /// Renders the fleet verdict as text.
 pub fn render(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
@@ -132,18 +127,13 @@ fn group_table(
         Some(_) => ["checked", "expected", "envelope"],
         None => ["hosts", "median", "spread"],
     };
-    let mut t = table(&[
+    let header = [
         "metric", "unit", hosts, median, spread, "min", "max", "outliers",
-    ]);
-    for m in f.metrics.iter().filter(|m| m.group == g) {
-        t.add_row(metric_row(m));
-    }
-    for i in 2..7 {
-        if let Some(col) = t.column_mut(i) {
-            col.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    writeln!(out, "{t}")
+    ];
+    let rows: Vec<Vec<String>> = (f.metrics.iter().filter(|m| m.group == g))
+        .map(metric_row)
+        .collect();
+    write!(out, "{}", fit_aligned(&header, &rows, 2..7))
 }
 
 /// One metric of a group: hosts, median (or expected), spread (or envelope), min, max and
@@ -177,7 +167,7 @@ fn metric_row(m: &crate::results::fleet::FleetMetric) -> Vec<String> {
 
 /// One row per host: group, verdict, standing, how many figures were judged and why not.
 fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
-    let mut t = table(&["host", "group", "verdict", "standing", "judged", "why"]);
+    let mut rows = Vec::new();
     for h in &f.hosts {
         let not: usize = h.not_judged.iter().map(|n| n.figures).sum();
         let counts: Vec<String> = h
@@ -185,7 +175,7 @@ fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             .iter()
             .map(|n| format!("{} {}", n.figures, n.reason))
             .collect();
-        t.add_row(vec![
+        rows.push(vec![
             crate::sanitize::value(&h.name),
             (h.group + 1).to_string(),
             crate::sanitize::value(&h.verdict.clone().unwrap_or_else(|| "-".into())),
@@ -202,13 +192,14 @@ fn hosts_table(f: &FleetReport, out: &mut dyn Write) -> io::Result<()> {
             },
         ]);
     }
-    writeln!(out, "{t}")
+    let header = ["host", "group", "verdict", "standing", "judged", "why"];
+    write!(out, "{}", fit_aligned(&header, &rows, 0..0))
 }
 
 /// The long CSV: one row per host and metric.
 pub fn csv(f: &FleetReport) -> Result<String, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record([
+    use crate::sanitize::csv_text;
+    let header = [
         "group",
         "host",
         "standing",
@@ -221,19 +212,19 @@ pub fn csv(f: &FleetReport) -> Result<String, csv::Error> {
         "ratio_to_median",
         "robust_z",
         "outlier",
-    ])?;
-    for m in &f.metrics {
-        for (host, v) in &m.values {
+    ];
+    let rows = f.metrics.iter().flat_map(|m| {
+        m.values.iter().map(move |(host, v)| {
             let h = f.hosts.iter().find(|h| &h.name == host);
             let o = m.outliers.iter().find(|o| &o.host == host);
-            w.write_record([
+            vec![
                 (m.group + 1).to_string(),
-                crate::sanitize::csv_text(host),
+                csv_text(host),
                 h.map_or("", |h| h.standing.label()).to_string(),
-                crate::sanitize::csv_text(&h.and_then(|h| h.verdict.clone()).unwrap_or_default()),
-                crate::sanitize::csv_text(&m.key),
-                crate::sanitize::csv_text(&m.label),
-                crate::sanitize::csv_text(&m.unit),
+                csv_text(&h.and_then(|h| h.verdict.clone()).unwrap_or_default()),
+                csv_text(&m.key),
+                csv_text(&m.label),
+                csv_text(&m.unit),
                 v.to_string(),
                 m.median.to_string(),
                 if m.median != 0.0 {
@@ -244,9 +235,9 @@ pub fn csv(f: &FleetReport) -> Result<String, csv::Error> {
                 o.and_then(|o| o.robust_z)
                     .map_or(String::new(), |z| z.to_string()),
                 o.is_some().to_string(),
-            ])?;
-        }
-    }
-    let bytes = w.into_inner().map_err(|e| e.into_error())?;
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+            ]
+        })
+    });
+    let header = header.map(String::from).to_vec();
+    crate::render::csv::records(std::iter::once(header).chain(rows))
 }

@@ -12,6 +12,7 @@
 //! the terminal. Tests pass a width explicitly ([`with_width`]).
 
 use std::cell::Cell;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The terminal width the binary found for stdout; 0 = none (not a terminal, or not asked).
@@ -56,17 +57,6 @@ pub fn with_width<R>(width: Option<usize>, f: impl FnOnce() -> R) -> R {
     out
 }
 
-/// A comfy table as text fitted to [`target`]: as drawn when it fits (or at full width),
-/// stacked otherwise. No trailing newline.
-pub fn fit(t: &comfy_table::Table) -> String {
-    let texts = |r: &comfy_table::Row| r.cell_iter().map(|c| c.content()).collect();
-    fitted(t.to_string(), |w| {
-        let header: Vec<String> = t.header().map(texts).unwrap_or_default();
-        let rows: Vec<Vec<String>> = t.row_iter().map(texts).collect();
-        stacked(&header, &rows, w).trim_end().to_string()
-    })
-}
-
 /// `drawn` when it fits [`target`] (or at full width), `stack(width)` otherwise.
 fn fitted(drawn: String, stack: impl FnOnce(usize) -> String) -> String {
     match target() {
@@ -75,12 +65,13 @@ fn fitted(drawn: String, stack: impl FnOnce(usize) -> String) -> String {
     }
 }
 
-/// A comfy table drawn with `preset`, its header row set.
-pub(crate) fn table(preset: &str, header: impl Into<comfy_table::Row>) -> comfy_table::Table {
-    let mut t = comfy_table::Table::new();
-    t.load_preset(preset);
-    t.set_header(header);
-    t
+/// `s` cut to at most `width` characters, a cut marked `...`.
+pub(crate) fn cut(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(width.saturating_sub(3)).collect();
+    kept + "..."
 }
 
 /// Each line of `s` indented by two spaces.
@@ -90,7 +81,12 @@ pub(crate) fn indent(s: &str) -> String {
 
 /// [`columns`] fitted to [`target`] the same way.
 pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
-    fitted(columns(headers, rows), |w| {
+    fit_aligned(headers, rows, 0..0)
+}
+
+/// [`aligned`] fitted to [`target`]: as laid out when it fits, stacked otherwise.
+pub fn fit_aligned(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
+    fitted(aligned(headers, rows, right), |w| {
         let h: Vec<String> = headers.iter().map(|s| s.to_string()).collect();
         stacked(&h, rows, w)
     })
@@ -98,6 +94,12 @@ pub fn fit_columns(headers: &[&str], rows: &[Vec<String>]) -> String {
 
 /// Lays out rows under headers with columns padded to the widest cell, two spaces apart.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    aligned(headers, rows, 0..0)
+}
+
+/// [`columns`] with the columns `right` right-aligned: figures, as numastat and the fleet
+/// and comparison tables lay them out (headers included).
+pub fn aligned(headers: &[&str], rows: &[Vec<String>], right: Range<usize>) -> String {
     let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for (i, c) in rows.iter().flat_map(|r| r.iter().enumerate()) {
         if let Some(w) = w.get_mut(i) {
@@ -106,7 +108,10 @@ pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
     }
     let line = |cells: Vec<&str>| {
         let padded: Vec<String> = (cells.iter().enumerate())
-            .map(|(i, c)| format!("{c:<n$}", n = w.get(i).copied().unwrap_or(0)))
+            .map(|(i, c)| match w.get(i).copied().unwrap_or(0) {
+                n if right.contains(&i) => format!("{c:>n$}"),
+                n => format!("{c:<n$}"),
+            })
             .collect();
         padded.join("  ").trim_end().to_string() + "\n"
     };
@@ -149,7 +154,8 @@ pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String 
             let lw = label.chars().count();
             if lw <= pad {
                 let indent = pad + 2;
-                let lines = wrap(&value, width.saturating_sub(indent).max(10));
+                let w = width.saturating_sub(indent).max(10);
+                let lines = wrap(&value, w, w);
                 for (i, line) in lines.iter().enumerate() {
                     let head = if i == 0 { label.as_str() } else { "" };
                     out.push_str(&format!("{head:<pad$}  {line}\n"));
@@ -157,7 +163,8 @@ pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String 
             } else {
                 out.push_str(label);
                 out.push('\n');
-                for line in wrap(&value, width.saturating_sub(4).max(10)) {
+                let w = width.saturating_sub(4).max(10);
+                for line in wrap(&value, w, w) {
                     out.push_str(&format!("    {line}\n"));
                 }
             }
@@ -166,18 +173,29 @@ pub fn stacked(header: &[String], rows: &[Vec<String>], width: usize) -> String 
     out
 }
 
-/// Words of `s` in lines of at most `width` characters (a longer word gets a line of its own).
-fn wrap(s: &str, width: usize) -> Vec<String> {
+/// Words of `s` in lines of at most `first` characters for the first line and `rest` for the
+/// others; a word longer than a line is cut after its last comma that fits (a list of CPUs),
+/// or else gets a line of its own.
+pub(crate) fn wrap(s: &str, first: usize, rest: usize) -> Vec<String> {
     let mut lines = vec![String::new()];
-    for word in s.split_whitespace() {
-        let last = lines.last_mut().unwrap();
-        if !last.is_empty() && last.chars().count() + 1 + word.chars().count() > width {
-            lines.push(word.to_string());
-        } else {
-            if !last.is_empty() {
+    for mut word in s.split_whitespace() {
+        loop {
+            let width = if lines.len() == 1 { first } else { rest };
+            let last = lines.last_mut().expect("one line at least");
+            let (used, n) = (last.chars().count(), word.chars().count());
+            if used > 0 && used + 1 + n > width {
+                lines.push(String::new());
+                continue;
+            }
+            let head: String = word.chars().take(width).collect();
+            let comma = head.rfind(',').map(|i| i + 1).filter(|_| n > width);
+            if used > 0 {
                 last.push(' ');
             }
-            last.push_str(word);
+            last.push_str(&word[..comma.unwrap_or(word.len())]);
+            let Some(at) = comma else { break };
+            word = &word[at..];
+            lines.push(String::new());
         }
     }
     lines
@@ -187,33 +205,37 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn wide() -> comfy_table::Table {
-        let mut t = crate::render::format::width::table(
-            comfy_table::presets::NOTHING,
-            vec!["kernel", "MB/s median [95 % interval] n", "per thread MB/s"],
-        );
-        t.add_row(vec![
+    const HEADERS: [&str; 3] = ["kernel", "MB/s median [95 % interval] n", "per thread MB/s"];
+
+    fn wide() -> Vec<Vec<String>> {
+        let row = [
             "read",
             "6286 [6270, 6300] n=9",
             "0: 3143, 1: 3143, 2: 3100, 3: 3120, 4: 3090, 5: 3111, 6: 3122, 7: 3133",
-        ]);
-        t
+        ];
+        vec![row.map(String::from).to_vec()]
     }
 
-    /// At full width, or at a width it fits, a table is drawn as is.
+    /// At full width, or at a width it fits, a table is laid out as is; figures columns are
+    /// right-aligned, headers included, and no line ends in a blank.
     #[test]
     fn full_width_unless_a_width_is_set() {
-        let t = wide();
-        assert_eq!(with_width(None, || fit(&t)), t.to_string());
-        assert_eq!(with_width(Some(500), || fit(&t)), t.to_string());
+        let laid = columns(&HEADERS, &wide());
+        assert_eq!(with_width(None, || fit_columns(&HEADERS, &wide())), laid);
+        assert_eq!(
+            with_width(Some(500), || fit_columns(&HEADERS, &wide())),
+            laid
+        );
         // The library alone never looks at the terminal.
         assert_eq!(target(), None);
+        let rows = vec![vec!["a".into(), "7".into()], vec!["bb".into(), "12".into()]];
+        let right = aligned(&["x", "MB/s"], &rows, 1..2);
+        assert_eq!(right, "x   MB/s\na      7\nbb    12\n");
     }
 
     #[test]
     fn a_table_too_wide_is_stacked_within_the_width() {
-        let t = wide();
-        let s = with_width(Some(60), || fit(&t));
+        let s = with_width(Some(60), || fit_aligned(&HEADERS, &wide(), 1..2));
         assert!(s.lines().all(|l| l.chars().count() <= 60), "{s}");
         assert!(s.starts_with("kernel"), "{s}");
         assert!(s.contains("6286 [6270, 6300] n=9"), "{s}");
@@ -230,6 +252,8 @@ mod tests {
             vec!["2".to_string(), "x".to_string()],
         ];
         assert_eq!(stacked(&h, &rows, 40), "a  1\n\na  2\nb  x\n");
+        // A list too long for a line is cut after a comma (topo --graph's footer lines).
+        assert_eq!(wrap("CPUs 0,1,2,3,4,5", 10, 8), ["CPUs", "0,1,2,3,", "4,5"]);
     }
 }
 

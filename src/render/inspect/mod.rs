@@ -6,29 +6,25 @@ pub mod traffic;
 
 use std::io::{self, Write};
 
-use comfy_table::{presets::NOTHING, CellAlignment, Table};
-
-use crate::render::format::width::table;
+use crate::render::format::width::{aligned, columns};
 use crate::results::format::format_bytes;
 use crate::results::format::format_list;
 use crate::results::inspect::{Inspection, KindMemory, MeminfoUnit, SystemMemory};
 
 /// Renders `inspect --system`: one row per meminfo line, one column per node and the total,
-/// in MiB with two decimals (as `numastat -m`); huge page counts are turned into MiB with the
-/// default huge page size, or shown as counts when it is unknown.
-pub fn render_system(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "Per-node system memory (MiB = 2^20 bytes; from /sys/devices/system/node/nodeN/meminfo)"
-    )?;
-    writeln!(out, "{}", system_table(m, 2))
-}
-
-/// Renders `inspect --system --compact`: the same table in whole MiB (rounded), as
-/// `numastat -m -c` prints it, so a machine with many nodes fits a terminal.
-pub fn render_system_compact(m: &SystemMemory, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "Per-node system memory (whole MiB, MiB = 2^20 bytes)")?;
-    writeln!(out, "{}", system_table(m, 0))
+/// in MiB with two decimals (as `numastat -m`), or in whole MiB (rounded) when `compact` (as
+/// `numastat -m -c`, so a machine with many nodes fits a terminal); huge page counts are
+/// turned into MiB with the default huge page size, or shown as counts when it is unknown.
+pub fn render_system(m: &SystemMemory, compact: bool, out: &mut dyn Write) -> io::Result<()> {
+    let (units, decimals) = match compact {
+        true => ("whole MiB, MiB = 2^20 bytes", 0),
+        false => (
+            "MiB = 2^20 bytes; from /sys/devices/system/node/nodeN/meminfo",
+            2,
+        ),
+    };
+    writeln!(out, "Per-node system memory ({units})")?;
+    write!(out, "{}", system_table(m, decimals))
 }
 
 /// `b` bytes in MiB to `decimals` decimals.
@@ -38,22 +34,17 @@ fn mib(b: u64, decimals: usize) -> String {
 
 /// A table with `corner` above the row names and one column per node; with `total`, a total
 /// column and the figures right-aligned, as numastat lays them out.
-fn node_table(corner: &str, nodes: &[u32], total: bool, rows: Vec<Vec<String>>) -> Table {
-    let mut header = vec![corner.to_string()];
-    header.extend(nodes.iter().map(|n| format!("node {n}")));
-    header.extend(total.then(|| "total".to_string()));
-    let mut t = table(NOTHING, header);
-    for col in (1..=nodes.len() + 1).filter(|_| total) {
-        if let Some(c) = t.column_mut(col) {
-            c.set_cell_alignment(CellAlignment::Right);
-        }
-    }
-    t.add_rows(rows);
-    t
+fn node_table(corner: &str, nodes: &[u32], total: bool, rows: Vec<Vec<String>>) -> String {
+    let names: Vec<String> = nodes.iter().map(|n| format!("node {n}")).collect();
+    let mut header = vec![corner];
+    header.extend(names.iter().map(String::as_str));
+    header.extend(total.then_some("total"));
+    let right = if total { 1..nodes.len() + 2 } else { 0..0 };
+    aligned(&header, &rows, right)
 }
 
 /// The meminfo table with values in MiB to `decimals` decimals.
-fn system_table(m: &SystemMemory, decimals: usize) -> Table {
+fn system_table(m: &SystemMemory, decimals: usize) -> String {
     let rows = m.fields.iter().map(|f| {
         let show = |v: u64| match (f.unit, m.huge_page_bytes) {
             (MeminfoUnit::Bytes, _) => mib(v, decimals),
@@ -109,7 +100,7 @@ pub fn render_compact(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     )?;
     let nodes: Vec<u32> = i.nodes.iter().map(|n| n.node).collect();
     let rows = kind_rows(i, "total", true, &|b| mib(b, 0));
-    writeln!(out, "{}", node_table("", &nodes, true, rows))
+    write!(out, "{}", node_table("", &nodes, true, rows))
 }
 
 /// Renders the inspection as text.
@@ -129,28 +120,30 @@ pub fn render(i: &Inspection, out: &mut dyn Write) -> io::Result<()> {
     )?;
     let nodes: Vec<u32> = i.nodes.iter().map(|n| n.node).collect();
     let rows = kind_rows(i, "all", false, &format_bytes);
-    writeln!(out, "{}", node_table("kind", &nodes, false, rows))?;
+    write!(out, "{}", node_table("kind", &nodes, false, rows))?;
     writeln!(out, "\nMemory policies of the mappings")?;
     for (p, b) in &i.policies {
         writeln!(out, "  {p:<24} {}", format_bytes(*b))?;
     }
     writeln!(out, "\nThreads (CPU they last ran on)")?;
-    let mut t = table(NOTHING, vec!["tid", "name", "state", "cpu", "node"]);
     let opt = |v: Option<u32>| v.map_or_else(|| "-".into(), |x| x.to_string());
-    for th in &i.threads {
-        let (tid, name, state) = (th.tid.to_string(), th.name.clone(), th.state.clone());
-        t.add_row(vec![tid, name, state, opt(th.cpu), opt(th.node)]);
-    }
-    writeln!(out, "{t}")?;
+    let threads: Vec<Vec<String>> = (i.threads.iter())
+        .map(|th| {
+            let (tid, name, state) = (th.tid.to_string(), th.name.clone(), th.state.clone());
+            vec![tid, name, state, opt(th.cpu), opt(th.node)]
+        })
+        .collect();
+    let headers = ["tid", "name", "state", "cpu", "node"];
+    write!(out, "{}", columns(&headers, &threads))?;
     writeln!(
         out,
         "\nSystem numastat (pages allocated since boot, all processes)"
     )?;
-    writeln!(out, "{}", numastat_table(i))
+    write!(out, "{}", numastat_table(i))
 }
 
 /// The system's numastat counters, one row per node.
-fn numastat_table(i: &Inspection) -> Table {
+fn numastat_table(i: &Inspection) -> String {
     let headers = [
         "node",
         "numa_hit",
@@ -160,18 +153,19 @@ fn numastat_table(i: &Inspection) -> Table {
         "local_node",
         "other_node",
     ];
-    let mut t = table(NOTHING, headers.to_vec());
-    for s in &i.numastat {
-        let c = [
-            s.node.into(),
-            s.numa_hit,
-            s.numa_miss,
-            s.numa_foreign,
-            s.interleave_hit,
-            s.local_node,
-            s.other_node,
-        ];
-        t.add_row(c.map(|v| v.to_string()).to_vec());
-    }
-    t
+    let rows: Vec<Vec<String>> = (i.numastat.iter())
+        .map(|s| {
+            let c = [
+                s.node.into(),
+                s.numa_hit,
+                s.numa_miss,
+                s.numa_foreign,
+                s.interleave_hit,
+                s.local_node,
+                s.other_node,
+            ];
+            c.map(|v| v.to_string()).to_vec()
+        })
+        .collect();
+    columns(&headers, &rows)
 }

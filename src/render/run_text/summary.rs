@@ -26,8 +26,7 @@ const WARNINGS_SHOWN: usize = 4;
 pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Result<()> {
     let f = figures::of_run(r);
     let mut lines = vec![machine_line(r), verdict_line(r)];
-    lines.extend(latency_block(r, &f));
-    lines.extend(bandwidth_block(&f));
+    lines.extend(latency_and_bandwidth(r, &f));
     lines.extend(remote_penalty(r));
     lines.extend(what_to_run(&f));
     lines.extend(crate::render::topo::tiering::weights_lines(&f));
@@ -35,7 +34,7 @@ pub fn render(out: &mut dyn Write, r: &RunResults, dir: Option<&Path>) -> io::Re
     lines.extend(warnings(r));
     lines.push(where_the_rest_is(dir));
     for l in lines.iter().flat_map(|l| l.split('\n')) {
-        writeln!(out, "{}", fit(l))?;
+        writeln!(out, "{}", crate::render::format::width::cut(l, WIDTH))?;
     }
     Ok(())
 }
@@ -63,16 +62,6 @@ pub fn line(out: &mut dyn Write, r: &RunResults, dir: &Path) -> io::Result<()> {
         r.failed.len(),
         dir.display()
     )
-}
-
-/// Cuts a line to [`WIDTH`] columns, marking the cut.
-fn fit(l: &str) -> String {
-    if l.chars().count() <= WIDTH {
-        return l.to_string();
-    }
-    let mut s: String = l.chars().take(WIDTH - 3).collect();
-    s.push_str("...");
-    s
 }
 
 fn machine_line(r: &RunResults) -> String {
@@ -219,43 +208,43 @@ fn matrix_lines(f: &RunFigures, m: &NodeMatrix, slit: Option<&Vec<Vec<u32>>>) ->
     v
 }
 
-fn latency_block(r: &RunResults, f: &RunFigures) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(m) = &f.latency {
-        v.push(String::new());
-        v.push(format!(
-            "Latency, ns per load ({})",
-            conditions(&m.conditions)
-        ));
-        let slit = (!r.topology.distances.is_empty()).then_some(&r.topology.distances);
-        v.extend(matrix_lines(f, m, slit));
-    } else if let Some(i) = f.local_latency {
-        let g = f.get(i);
-        v.push(String::new());
-        v.push(format!("Local latency   {}", fig(g)));
-        v.push(format!("  {}", conditions(&g.conditions)));
-    }
+/// Latency then bandwidth, each as its node matrix under its conditions, else as the one
+/// local figure with its conditions (two local figures read as one block); a latency walk
+/// short of memory is cautioned right under the latency.
+fn latency_and_bandwidth(r: &RunResults, f: &RunFigures) -> Vec<String> {
+    let slit = (!r.topology.distances.is_empty()).then_some(&r.topology.distances);
+    let lat = ["Latency, ns per load", "Local latency   ", ""];
+    let mut v = block(f, f.latency.as_ref(), f.local_latency, lat, slit);
     if let Some(short) = r.findings.iter().find(|f| f.id == SHORT_OF_MEMORY) {
         v.push(format!("  caution: {}", short.text));
     }
+    let bw = ["Bandwidth, MB/s", "Local bandwidth ", "; MB = 10^6 B"];
+    let bw = block(f, f.bandwidth.as_ref(), f.local_bandwidth, bw, None);
+    let joined = f.latency.is_none() && f.local_latency.is_some() && f.bandwidth.is_none();
+    v.extend(bw.into_iter().skip(usize::from(joined)));
     v
 }
 
-fn bandwidth_block(f: &RunFigures) -> Vec<String> {
-    let mut v = Vec::new();
-    if let Some(m) = &f.bandwidth {
-        v.push(String::new());
-        v.push(format!("Bandwidth, MB/s ({})", conditions(&m.conditions)));
-        v.extend(matrix_lines(f, m, None));
-    } else if let Some(i) = f.local_bandwidth {
-        let g = f.get(i);
-        if f.latency.is_some() || f.local_latency.is_none() {
-            v.push(String::new());
-        }
-        v.push(format!("Local bandwidth {}", fig(g)));
-        v.push(format!("  {}; MB = 10^6 B", conditions(&g.conditions)));
+/// A blank line, then the matrix `m` under `title` and its conditions, or else the `local`
+/// figure after `label` with its conditions and `note` on the next line; nothing without
+/// either.
+fn block(
+    f: &RunFigures,
+    m: Option<&NodeMatrix>,
+    local: Option<usize>,
+    [title, label, note]: [&str; 3],
+    slit: Option<&Vec<Vec<u32>>>,
+) -> Vec<String> {
+    if let Some(m) = m {
+        let head = format!("{title} ({})", conditions(&m.conditions));
+        return [vec![String::new(), head], matrix_lines(f, m, slit)].concat();
     }
-    v
+    let Some(g) = local.map(|i| f.get(i)) else {
+        return Vec::new();
+    };
+    let conditions = conditions(&g.conditions);
+    let figure = format!("{label}{}", fig(g));
+    vec![String::new(), figure, format!("  {conditions}{note}")]
 }
 
 /// The worst remote node against local, for latency and for bandwidth, as the run's

@@ -227,30 +227,10 @@ fn footer(t: &Topology, out: &mut dyn Write) -> io::Result<()> {
 /// Writes `text` in lines of at most [`fit::MAX_WIDTH`] columns, broken at spaces (or commas
 /// in a long list), continuation lines indented.
 fn wrapped(out: &mut dyn Write, text: &str) -> io::Result<()> {
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let mut word = word.to_string();
-        while line.chars().count() + 1 + word.chars().count() > fit::MAX_WIDTH {
-            if !line.trim().is_empty() {
-                writeln!(out, "{line}")?;
-                line = "  ".to_string();
-                continue;
-            }
-            // One word wider than a line: cut it after a comma where one is near.
-            let room = fit::MAX_WIDTH - line.chars().count();
-            let head: String = word.chars().take(room).collect();
-            let at = head.rfind(',').map(|i| i + 1).unwrap_or(head.len());
-            writeln!(out, "{line}{}", &word[..at])?;
-            word = word[at..].to_string();
-            line = "  ".to_string();
-        }
-        if !line.trim().is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&word);
-    }
-    if !line.trim().is_empty() {
-        writeln!(out, "{line}")?;
+    let w = fit::MAX_WIDTH;
+    let lines = crate::render::format::width::wrap(text, w, w - 2);
+    for (i, l) in lines.iter().enumerate() {
+        writeln!(out, "{}{l}", if i == 0 { "" } else { "  " })?;
     }
     Ok(())
 }

@@ -271,43 +271,21 @@ mod tests {
         assert_eq!(pus, online.len());
     }
 
+    /// The four-socket Xeon X7560 with SMT (a topology fixture): one L3 per package, and
+    /// each L1i under its core's L1d, as hwloc nests them.
     #[test]
     fn caches_nest_by_level_and_l1i_sits_under_l1d() {
-        let mut r = opteron_example();
-        r.topology.caches.clear();
-        for cpu in [0u32, 1] {
-            for (level, kind, size) in [
-                (1, "Data", 65536),
-                (1, "Instruction", 65536),
-                (2, "Unified", 1 << 20),
-            ] {
-                r.topology.caches.push(Cache {
-                    level,
-                    kind: kind.into(),
-                    size_bytes: size,
-                    line_bytes: Some(64),
-                    ways: Some(8),
-                    cpus: vec![cpu],
-                });
+        let topo = crate::testutil::topology_fixture("xeon-x7560-4s-smt");
+        let online: Vec<u32> = topo.cpus.iter().map(|c| c.id).collect();
+        let t = build(&topo, &online);
+        let count = |name: &str| t.objs.iter().filter(|o| o.type_name() == name).count();
+        assert_eq!((count("Package"), count("L3Cache")), (4, 4));
+        for (i, o) in t.objs.iter().enumerate() {
+            if o.type_name() == "L1iCache" {
+                let parent = t.objs.iter().find(|o| o.children.contains(&i)).unwrap();
+                assert_eq!(parent.type_name(), "L1Cache");
             }
         }
-        r.topology.caches.push(Cache {
-            level: 3,
-            kind: "Unified".into(),
-            size_bytes: 8 << 20,
-            line_bytes: Some(64),
-            ways: Some(16),
-            cpus: vec![0, 1],
-        });
-        let t = build(&r.topology, &[0, 1]);
-        let names: Vec<&str> = t.objs[1..].iter().map(|o| o.type_name()).collect();
-        assert_eq!(names.iter().filter(|n| **n == "L3Cache").count(), 1);
-        let l1i = t
-            .objs
-            .iter()
-            .position(|o| o.type_name() == "L1iCache")
-            .unwrap();
-        let parent = t.objs.iter().find(|o| o.children.contains(&l1i)).unwrap();
-        assert_eq!(parent.type_name(), "L1Cache");
+        assert_eq!(count("L1iCache"), count("Core"));
     }
 }

@@ -22,27 +22,23 @@ pub fn clause_in(p: &Precision, one: &str, many: &str) -> String {
     format!("{width} (target \u{b1}{target:.0} %, {extra})")
 }
 
-/// [`clause_in`] for interleaved rounds: "+-2.1 % (target +-3 %, 4 extra rounds)".
-pub fn clause(p: &Precision) -> String {
-    clause_in(p, "round", "rounds")
-}
-
-/// Each scenario row measured toward the target, "(a) +-2.1 % ..." (its [`clause`]), rows
-/// that repeat another's measurement left out.
-pub fn scenario_clauses(t: &crate::results::scenarios::ScenarioTable) -> Vec<String> {
-    t.scenarios
-        .iter()
-        .filter(|s| s.same_as.is_none())
-        .filter_map(|s| Some(format!("({}) {}", s.letter, clause(&s.precision?))))
-        .collect()
-}
-
 /// The precision line: the run's target and, for the scenario rows measured in rounds, the
 /// width each reached and the extra rounds it got (the budget goes where the
 /// intervals are widest). `None` when no row carries a precision record.
 pub fn precision_line(r: &crate::results::RunResults) -> Option<String> {
     let t = r.scenarios.as_ref()?;
-    let rows = scenario_clauses(t);
+    // Each row measured toward the target, "(a) +-2.1 % (target +-3 %, 4 extra rounds)"; rows
+    // that repeat another's measurement are left out.
+    let rows: Vec<String> = (t.scenarios.iter())
+        .filter(|s| s.same_as.is_none())
+        .filter_map(|s| {
+            Some(format!(
+                "({}) {}",
+                s.letter,
+                clause_in(&s.precision?, "round", "rounds")
+            ))
+        })
+        .collect();
     if rows.is_empty() {
         return None;
     }
@@ -83,6 +79,7 @@ mod tests {
             extra_rounds: 4,
             ..p
         };
-        assert_eq!(clause(&p), "no interval (target \u{b1}3 %, 4 extra rounds)");
+        let rounds = clause_in(&p, "round", "rounds");
+        assert_eq!(rounds, "no interval (target \u{b1}3 %, 4 extra rounds)");
     }
 }

@@ -150,16 +150,7 @@ fn listing(t: &Topology, cores: &[Core], rows: &[Row]) -> Vec<String> {
         }
     };
     let collapsed = collapse(t, cores, &rows, k);
-    let width = MAX_WIDTH - FRAME;
-    let cut = |s: String| {
-        if s.chars().count() <= width {
-            s
-        } else {
-            let mut c: String = s.chars().take(width - 3).collect();
-            c.push_str("...");
-            c
-        }
-    };
+    let cut = |s: String| crate::render::format::width::cut(&s, MAX_WIDTH - FRAME);
     let mut lines = Vec::new();
     for g in 0..rows[k].len() {
         let parts: Vec<String> = collapsed

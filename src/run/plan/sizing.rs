@@ -86,6 +86,7 @@ pub(super) fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         // Decided after the command line's overrides, for the planned table parts.
         rightmark: None,
         stream_matrix: None,
+        scenario_layout: None,
     }
 }
 

@@ -362,6 +362,23 @@ mod tests {
         );
     }
 
+    /// The scenario rows are laid out once, with the plan, where the part is planned: the
+    /// estimate reads that layout and the runner measures it.
+    #[test]
+    fn the_plan_lays_the_scenarios_out_where_they_run() {
+        let t = opteron_topology();
+        let only = |parts: Vec<Part>| PlanRequest {
+            only: Some(parts),
+            ..Default::default()
+        };
+        let p = make_plan(&t, &only(vec![Part::Scenarios]), &Part::ALL);
+        let s = &p.settings;
+        let want = crate::run::scenarios::layout(&t, &s.scenarios, s.home_node).unwrap();
+        assert_eq!(s.scenario_layout, Some(Ok(want)));
+        let p = make_plan(&t, &only(vec![Part::Latency]), &Part::ALL);
+        assert_eq!(p.settings.scenario_layout, None);
+    }
+
     #[test]
     fn thread_counts_and_sampling() {
         assert_eq!(thread_counts(1, 6), vec![1]);

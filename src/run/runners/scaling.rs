@@ -145,3 +145,32 @@ fn home_series(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::plan::{make_plan, PlanRequest};
+
+    fn settings(nodes: Vec<u32>, counts: Vec<usize>) -> Settings {
+        let topo = crate::run::sample::opteron_topology();
+        let mut s = make_plan(&topo, &PlanRequest::default(), &Part::ALL).settings;
+        s.scaling.nodes = nodes;
+        s.scaling.thread_counts = counts;
+        s
+    }
+
+    /// Without the reference's point, one job: every node at every count. Around it, node
+    /// `h` at the other counts, then the other nodes at every count; an empty job is dropped.
+    #[test]
+    fn the_jobs_leave_out_only_the_reference_point() {
+        let s = settings(vec![0, 1], vec![1, 2]);
+        assert_eq!(jobs(&s, None, 2), vec![(vec![0, 1], vec![1, 2])]);
+        assert_eq!(
+            jobs(&s, Some(1), 2),
+            vec![(vec![1], vec![1]), (vec![0], vec![1, 2])]
+        );
+        let one = settings(vec![0], vec![1]);
+        assert!(jobs(&one, Some(0), 1).is_empty());
+        assert_eq!(jobs(&one, Some(0), 2), vec![(vec![0], vec![1])]);
+    }
+}

@@ -99,10 +99,11 @@ pub struct ScenarioSettings {
     pub weighted_unavailable: Option<String>,
 }
 
-/// The peak part: its request (`None` without a node with usable CPUs) and fixed timing.
+/// The peak part: its runs, planned once (`None` without a node with usable CPUs), and fixed
+/// timing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeakSettings {
-    pub request: Option<crate::bandwidth::peak::PeakRequest>,
+    pub plan: Option<crate::bandwidth::peak_plan::PeakPlan>,
     pub timed: TimedSettings,
 }
 

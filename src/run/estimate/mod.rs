@@ -70,7 +70,7 @@ pub(super) fn describe(
         Part::Advisor => scenarios::advisor(s, topo, mem_nodes),
         Part::Rightmark => tables::rightmark(s, topo, &mut reduced),
         Part::StreamMatrix => tables::stream_matrix(s, topo, &mut reduced),
-        Part::Peak => peak::peak(s, topo),
+        Part::Peak => peak::peak(s),
     };
     PlannedPart {
         part,

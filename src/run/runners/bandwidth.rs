@@ -170,10 +170,10 @@ fn shift_indices(report: &mut BandwidthReport, by: usize) {
 /// Peak injection bandwidth per mix on the home node, its package and its L3 domains, at the
 /// plan's fixed timing, into the run's `peak` slot.
 pub(super) fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let req = (c.s.peak.request.clone())
+    let plan = (c.s.peak.plan.clone())
         .context("no node has usable CPUs, so the peak part has nothing to run")?;
     let kernels = vec![kernel(KernelId::Read)?];
-    let variant = bandwidth::Variant::Peak(req);
+    let variant = bandwidth::Variant::Peak(plan);
     measure(c, kernels, variant, &c.s.peak.timed, None, &mut r.peak)
 }
 

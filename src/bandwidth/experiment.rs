@@ -56,8 +56,9 @@ pub enum Variant {
     /// Peak injection bandwidth per read/write mix per node and package at 1, half and all
     /// CPUs, and the L3 domain table (`--peak`); the read mix runs `Config::kernels[0]` (the
     /// read kernel), and each thread's memory is bound to its own node (the config's
-    /// placement is not used).
-    Peak(super::peak::PeakRequest),
+    /// placement is not used). The runs are planned once, by the caller
+    /// ([`super::peak_plan::plan`]).
+    Peak(super::peak_plan::PeakPlan),
 }
 
 /// A validated bandwidth request.
@@ -166,7 +167,7 @@ pub fn run_toward(
             };
             run_scalings(&t, &curves, &mut report, &mut failed)?
         }
-        Variant::Peak(req) => run_peak_part(&t, req, &mut report, &mut failed)?,
+        Variant::Peak(p) => run_peak_part(&t, p, &mut report, &mut failed)?,
     }
     add_disturbed_warnings(&mut report);
     Ok(Outcome { report, failed })
@@ -248,7 +249,7 @@ fn run_scalings(
 /// The peak injection bandwidth, with the read kernel.
 fn run_peak_part(
     t: &Toward,
-    req: &super::peak::PeakRequest,
+    p: &super::peak_plan::PeakPlan,
     report: &mut BandwidthReport,
     failed: &mut Option<anyhow::Error>,
 ) -> anyhow::Result<()> {
@@ -256,7 +257,7 @@ fn run_peak_part(
         *t.cfg.kernels.first().ok_or_else(|| {
             anyhow::anyhow!("--peak needs the read kernel; this is a numascope bug")
         })?;
-    report.peak = Some(super::peak::run_peak(t, read, req, failed)?);
+    report.peak = Some(super::peak::run_peak(t, read, p, failed)?);
     Ok(())
 }
 

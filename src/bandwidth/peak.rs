@@ -21,7 +21,7 @@ use super::experiment::{keep_or_stop, Toward};
 use super::harness::{rates, CHUNK_ELEMENTS};
 use super::kernels::{Kernel, Params};
 use super::peak_domains::domains_of;
-use super::peak_plan::{plan, PeakMix, PeakPlan, PlannedRun};
+use super::peak_plan::{PeakMix, PeakPlan, PlannedRun};
 use super::RunSettings;
 use crate::loaded::kernel::{self as load, Pace};
 use crate::placement::{PlacedBuffer, Policy};
@@ -34,16 +34,6 @@ use crate::threads::{run_team, Stop, TeamPlan, ThreadSample};
 
 /// One alone-domain rate at or above this share of the all-domain rate "saturates" the node.
 pub const SATURATES_FRACTION: f64 = 0.9;
-
-/// What a peak request names; the CLI and the full run build it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PeakRequest {
-    pub mixes: Vec<PeakMix>,
-    /// Initiator nodes whose CPUs run (and whose packages are measured).
-    pub nodes: Vec<u32>,
-    /// Also the per-L3-domain table.
-    pub domains: bool,
-}
 
 /// A thread's buffer and where it is in it.
 struct Worker {
@@ -66,17 +56,17 @@ struct Measured {
     per_rep: Vec<Vec<f64>>,
 }
 
-/// Runs the plan of `req`; `progress(done, total)` after each run. Ctrl-C stops before the
+/// Runs the plan `p` (made once by the caller, the CLI or the run's plan, with
+/// [`plan`](super::peak_plan::plan)); `progress(done, total)` after each run. Ctrl-C stops before the
 /// next run; a failed run is recorded (with `keep_going`) or ends the measurement.
 pub fn run_peak(
     t: &Toward,
     read: Kernel,
-    req: &PeakRequest,
+    p: &PeakPlan,
     failed: &mut Option<anyhow::Error>,
 ) -> anyhow::Result<PeakReport> {
     let (topo, root, progress) = (t.topo, t.root, t.progress);
     let (settings, keep_going) = (&t.cfg.settings, t.cfg.keep_going);
-    let p = plan(topo, &req.mixes, &req.nodes, req.domains);
     let mut measured: Vec<Option<Measured>> = Vec::with_capacity(p.runs.len());
     for (i, r) in p.runs.iter().enumerate() {
         if interrupted() {
@@ -99,7 +89,7 @@ pub fn run_peak(
         }
         progress(i + 1, p.runs.len());
     }
-    Ok(assemble(topo, &p, measured))
+    Ok(assemble(topo, p, measured))
 }
 
 /// The runs kept (in plan order, failed or unmeasured ones left out) and every table that
@@ -354,6 +344,7 @@ fn placement_of(states: &[Worker]) -> (f64, f64, Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::super::peak_domains::{domain_finding, domain_share};
+    use super::super::peak_plan::plan;
     use super::*;
     use crate::bandwidth::WorkingSet;
     use crate::results::bandwidth::Isa;
@@ -457,15 +448,12 @@ mod tests {
             params: Params::default(),
             size: WorkingSet::Total(8 << 20),
         };
-        let req = PeakRequest {
-            mixes: PeakMix::parse_list("read,triad-like").unwrap(),
-            nodes: vec![0],
-            domains: true,
-        };
+        let mixes = PeakMix::parse_list("read,triad-like").unwrap();
+        let p = plan(&topo, &mixes, &[0], true);
         let read = Kernel::new(crate::bandwidth::descriptor::KernelId::Read, Isa::Scalar).unwrap();
         let cfg = crate::bandwidth::Config {
             kernels: vec![read],
-            variant: crate::bandwidth::Variant::Peak(req.clone()),
+            variant: crate::bandwidth::Variant::Peak(p.clone()),
             placement: crate::bandwidth::plan::MemPlacement::Local,
             settings,
             keep_going: false,
@@ -478,7 +466,7 @@ mod tests {
             progress: &|_, _| {},
         };
         let mut failed = None;
-        let rep = run_peak(&t, read, &req, &mut failed).unwrap();
+        let rep = run_peak(&t, read, &p, &mut failed).unwrap();
         assert!(failed.is_none());
         let counts = super::super::peak_plan::thread_counts(topo.usable_cpus().len());
         assert_eq!(rep.runs.len(), 2 * counts.len());

@@ -99,10 +99,11 @@ pub struct ScenarioSettings {
     pub weighted_unavailable: Option<String>,
 }
 
-/// The peak part: its request (`None` without a node with usable CPUs) and fixed timing.
+/// The peak part: its runs, planned once (`None` without a node with usable CPUs), and fixed
+/// timing.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeakSettings {
-    pub request: Option<crate::bandwidth::peak::PeakRequest>,
+    pub plan: Option<crate::bandwidth::peak_plan::PeakPlan>,
     pub timed: TimedSettings,
 }
 
@@ -128,6 +129,9 @@ pub struct Settings {
     pub rightmark: Option<crate::tables::rightmark::Config>,
     /// The stream-matrix part's config, where it is planned and a node has usable CPUs.
     pub stream_matrix: Option<crate::tables::streams::Config>,
+    /// Where the scenarios part is planned: its rows laid out on this machine around the
+    /// home node, from the final scenario settings, or why no row can run here.
+    pub scenario_layout: Option<Result<super::scenarios::Layout, String>>,
 }
 
 /// The plan and the settings it was made from.

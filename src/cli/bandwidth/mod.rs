@@ -289,8 +289,8 @@ fn resolve_peak(
     duration: std::time::Duration,
     page: PageSize,
 ) -> anyhow::Result<Config> {
-    use crate::bandwidth::peak::{buffer_bytes, PeakRequest};
-    use crate::bandwidth::peak_plan::PeakMix;
+    use crate::bandwidth::peak::buffer_bytes;
+    use crate::bandwidth::peak_plan::{plan, PeakMix};
     let mixes =
         PeakMix::parse_list(args.mix.as_deref().unwrap_or("all")).map_err(anyhow::Error::msg)?;
     let nodes = match &args.cpu_nodes {
@@ -321,11 +321,7 @@ fn resolve_peak(
     }
     Ok(Config {
         kernels: vec![read],
-        variant: Variant::Peak(PeakRequest {
-            mixes,
-            nodes,
-            domains: true,
-        }),
+        variant: Variant::Peak(plan(topo, &mixes, &nodes, true)),
         placement: MemPlacement::Local,
         settings,
         keep_going: false,

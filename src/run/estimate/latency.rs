@@ -5,7 +5,15 @@ use crate::results::placement::PageSize;
 use crate::results::topology::Topology;
 
 use super::super::settings::{MatrixSettings, Settings};
-use super::{grid_points, labels, mib, CHAIN_S_PER_ELEMENT, DRAM_LOAD_S, FAULT_BYTES_PER_S};
+use super::{labels, mib, CHAIN_S_PER_ELEMENT, DRAM_LOAD_S, FAULT_BYTES_PER_S};
+
+/// The grid of sizes from `from` to `to`, `per_octave` per doubling (the count only).
+fn grid_points(from: u64, to: u64, per_octave: u32) -> usize {
+    if to <= from {
+        return 1;
+    }
+    ((to as f64 / from as f64).log2() * per_octave as f64).floor() as usize + 1
+}
 
 /// The estimate and detail line of the Latency part; with `covered`, the random 4k curve's
 /// largest point is the run's reference latency and that curve ends one point earlier.
@@ -158,4 +166,13 @@ pub(super) fn latency_matrix(
             mib(m.size_bytes)
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn grid_points_count_both_ends() {
+        assert_eq!(super::grid_points(4096, 8192, 4), 5);
+        assert_eq!(super::grid_points(8192, 4096, 4), 1);
+    }
 }

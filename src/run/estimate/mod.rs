@@ -32,14 +32,6 @@ pub(super) const CHAIN_S_PER_ELEMENT: f64 = 400e-9;
 /// shared 2-CPU development VM (TLB misses included), 100-150 ns on bare metal.
 pub(super) const DRAM_LOAD_S: f64 = 350e-9;
 
-/// The grid of sizes from `from` to `to`, `per_octave` per doubling (the count only).
-pub(super) fn grid_points(from: u64, to: u64, per_octave: u32) -> usize {
-    if to <= from {
-        return 1;
-    }
-    ((to as f64 / from as f64).log2() * per_octave as f64).floor() as usize + 1
-}
-
 /// The names of a typed list as the plan's detail line shows them.
 pub(super) fn labels<'a>(names: impl Iterator<Item = &'a str>, sep: &str) -> String {
     names.collect::<Vec<_>>().join(sep)
@@ -78,7 +70,7 @@ pub(super) fn describe(
         Part::Advisor => scenarios::advisor(s, topo, mem_nodes),
         Part::Rightmark => tables::rightmark(s, topo, &mut reduced),
         Part::StreamMatrix => tables::stream_matrix(s, topo, &mut reduced),
-        Part::Peak => peak::peak(s, topo),
+        Part::Peak => peak::peak(s),
     };
     PlannedPart {
         part,

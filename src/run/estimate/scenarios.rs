@@ -15,7 +15,8 @@ use super::{mib, timed_s, CHAIN_S_PER_ELEMENT, FAULT_BYTES_PER_S};
 /// repetitions add time only on a busy machine.
 pub(super) fn scenarios(s: &Settings, topo: &Topology) -> (f64, String) {
     let sc = &s.scenarios;
-    let shape = super::super::scenarios::shape(topo, sc, s.home_node);
+    let layout = s.scenario_layout.as_ref().and_then(|l| l.as_ref().ok());
+    let shape = super::super::scenarios::shape(topo, layout);
     let distinct = shape.distinct;
     let rounds = crate::schedule::rounds::budget_s(distinct, &sc.timed, sc.total_bytes);
     let l = &s.latency;

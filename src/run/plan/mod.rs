@@ -95,6 +95,10 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     let mut settings = sizing::settings_for(topo, &k);
     req.overrides.apply(&mut settings, topo);
     tables::decide(&mut settings, topo, &runs);
+    if runs.contains(&Part::Scenarios) {
+        let layout = super::scenarios::layout(topo, &settings.scenarios, settings.home_node);
+        settings.scenario_layout = Some(layout.map_err(|e| e.to_string()));
+    }
     let mem_nodes = topo.memory_nodes();
     let parts: Vec<PlannedPart> = runs
         .iter()
@@ -159,7 +163,6 @@ mod tests {
     use super::sizing::{matrix_cells, thread_counts};
     use super::*;
     use crate::run::budget::CellChoice;
-    use crate::run::estimate::grid_points;
     use crate::run::sample::opteron_topology;
 
     fn big_topology(nodes: u32, cpus_per_node: u32) -> Topology {
@@ -359,6 +362,23 @@ mod tests {
         );
     }
 
+    /// The scenario rows are laid out once, with the plan, where the part is planned: the
+    /// estimate reads that layout and the runner measures it.
+    #[test]
+    fn the_plan_lays_the_scenarios_out_where_they_run() {
+        let t = opteron_topology();
+        let only = |parts: Vec<Part>| PlanRequest {
+            only: Some(parts),
+            ..Default::default()
+        };
+        let p = make_plan(&t, &only(vec![Part::Scenarios]), &Part::ALL);
+        let s = &p.settings;
+        let want = crate::run::scenarios::layout(&t, &s.scenarios, s.home_node).unwrap();
+        assert_eq!(s.scenario_layout, Some(Ok(want)));
+        let p = make_plan(&t, &only(vec![Part::Latency]), &Part::ALL);
+        assert_eq!(p.settings.scenario_layout, None);
+    }
+
     #[test]
     fn thread_counts_and_sampling() {
         assert_eq!(thread_counts(1, 6), vec![1]);
@@ -368,6 +388,5 @@ mod tests {
         let s = sample_evenly(&v, 10, |&x| x == 99);
         assert_eq!(s.len(), 10);
         assert!(s.contains(&99));
-        assert_eq!(grid_points(4096, 8192, 4), 5);
     }
 }

@@ -86,6 +86,7 @@ pub(super) fn settings_for(topo: &Topology, k: &Knobs) -> Settings {
         // Decided after the command line's overrides, for the planned table parts.
         rightmark: None,
         stream_matrix: None,
+        scenario_layout: None,
     }
 }
 
@@ -302,17 +303,12 @@ pub(super) fn thread_counts(max: usize, cap: usize) -> Vec<usize> {
 /// node, its package) and the node's L3 domains (no request without a node with CPUs), each
 /// run the fewest repetitions with an interval, short ones since 7 mixes x 3 thread counts run.
 fn peak_settings(topo: &Topology, home: Option<u32>) -> PeakSettings {
-    let request = home
+    use crate::bandwidth::peak_plan::{plan, PeakMix};
+    let plan = home
         .filter(|n| !topo.usable_cpus_of(*n).is_empty())
-        .and_then(|node| {
-            Some(crate::bandwidth::peak::PeakRequest {
-                mixes: crate::bandwidth::peak_plan::PeakMix::parse_list("all").ok()?,
-                nodes: vec![node],
-                domains: true,
-            })
-        });
+        .and_then(|node| Some(plan(topo, &PeakMix::parse_list("all").ok()?, &[node], true)));
     PeakSettings {
-        request,
+        plan,
         timed: TimedSettings {
             duration_ms: 60,
             repetitions: crate::schedule::MIN_SAMPLES_FOR_INTERVAL,

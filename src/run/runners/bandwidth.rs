@@ -9,29 +9,30 @@ use crate::bandwidth::descriptor::KernelId;
 use crate::bandwidth::kernels::{Kernel, Params};
 use crate::bandwidth::plan::MemPlacement;
 use crate::bandwidth::{self, RunSettings, WorkingSet};
-use crate::experiment::Progress as Step;
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::bandwidth::Isa;
 use crate::results::placement::PageSize;
 use crate::results::topology::Topology;
 use crate::results::{plan::Part, RunResults};
-use crate::sysroot::SysRoot;
+use crate::schedule::TimedSettings;
+use crate::threads::precision::PrecisionGoal;
 
-use super::super::plan::Settings;
 use super::super::reference;
 use super::{note_filled, Ctx};
-use crate::schedule::TimedSettings;
 
-/// The run's bandwidth settings: 4 KiB pages, one warm-up, each stream's arrays together
-/// `bytes_per_thread` per usable CPU whatever the thread count.
-pub(super) fn bw_config(
-    topo: &Topology,
-    s: &Settings,
+/// Measures `kernels` under `variant` with the run's bandwidth settings (4 KiB pages, one
+/// warm-up, each stream's arrays together `bytes_per_thread` per usable CPU whatever the
+/// thread count) at `timed`, and adds the report to `slot`, its headline figures toward
+/// `goal`; the part fails with the first cell that failed, keeping the others.
+pub(super) fn measure(
+    c: &Ctx<'_>,
     kernels: Vec<Kernel>,
     variant: bandwidth::Variant,
     timed: &TimedSettings,
-) -> bandwidth::Config {
-    bandwidth::Config {
+    goal: Option<&PrecisionGoal>,
+    slot: &mut Option<BandwidthReport>,
+) -> anyhow::Result<()> {
+    let cfg = bandwidth::Config {
         kernels,
         variant,
         placement: MemPlacement::Local,
@@ -42,11 +43,26 @@ pub(super) fn bw_config(
             warmup: 1,
             params: Params::default(),
             size: WorkingSet::PerStream(
-                s.bandwidth.bytes_per_thread * topo.usable_cpus().len() as u64,
+                c.s.bandwidth.bytes_per_thread * c.topo.usable_cpus().len() as u64,
             ),
         },
         keep_going: true,
+    };
+    let out = bandwidth::experiment::run_toward(c.topo, c.root, &cfg, goal, c.step)?;
+    match slot {
+        Some(r) => append(r, out.report),
+        None => *slot = Some(out.report),
     }
+    out.failed.map_or(Ok(()), Err)
+}
+
+/// The report in `slot`, begun empty where the part has measured nothing into it yet (the
+/// reference fills its figure there).
+pub(super) fn report_in<'a>(
+    slot: &'a mut Option<BandwidthReport>,
+    topo: &Topology,
+) -> &'a mut BandwidthReport {
+    slot.get_or_insert_with(|| bandwidth::experiment::empty_report(topo))
 }
 
 /// The kernel `id` in the best instruction set this CPU has.
@@ -77,26 +93,8 @@ fn append(into: &mut BandwidthReport, mut more: BandwidthReport) {
     into.warnings.append(&mut more.warnings);
 }
 
-/// Runs a bandwidth part and adds its report to `slot`, its headline figures toward `goal`;
-/// the part fails with the first cell that failed, keeping the others.
-pub(super) fn bw_part(
-    topo: &Topology,
-    root: &SysRoot,
-    cfg: &bandwidth::Config,
-    goal: Option<&crate::threads::precision::PrecisionGoal>,
-    slot: &mut Option<BandwidthReport>,
-    step: &Step<'_>,
-) -> anyhow::Result<()> {
-    let out = bandwidth::experiment::run_toward(topo, root, cfg, goal, step)?;
-    match slot {
-        Some(r) => append(r, out.report),
-        None => *slot = Some(out.report),
-    }
-    out.failed.map_or(Ok(()), Err)
-}
-
 pub(super) fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let (topo, s) = (c.topo, c.s);
     // When every usable CPU is the home node's, the read kernel here is the run's reference
     // bandwidth (same CPUs, local memory, size per thread): it is not measured again.
     let all = topo.usable_cpus();
@@ -128,15 +126,13 @@ pub(super) fn bandwidth(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         Ok(())
     } else {
         let variant = bandwidth::Variant::Kernels { cpus: all };
-        let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
         let goal = super::super::budget::precision_goal(&r.plan, Part::Bandwidth);
-        bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step)
+        let timed = &s.bandwidth.timed;
+        measure(c, kernels, variant, timed, Some(&goal), &mut r.bandwidth)
     };
     if from_ref {
         if let Some(placeholder) = reference::Reference::placeholder(r) {
-            let report = r
-                .bandwidth
-                .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+            let report = report_in(&mut r.bandwidth, topo);
             // First, where the read kernel's result stands in a bandwidth part of its own.
             let at = if was_empty { 0 } else { report.results.len() };
             report.results.insert(at, placeholder);
@@ -174,18 +170,11 @@ fn shift_indices(report: &mut BandwidthReport, by: usize) {
 /// Peak injection bandwidth per mix on the home node, its package and its L3 domains, at the
 /// plan's fixed timing, into the run's `peak` slot.
 pub(super) fn peak(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let req = (s.peak.request.clone())
+    let plan = (c.s.peak.plan.clone())
         .context("no node has usable CPUs, so the peak part has nothing to run")?;
     let kernels = vec![kernel(KernelId::Read)?];
-    let cfg = bw_config(
-        topo,
-        s,
-        kernels,
-        bandwidth::Variant::Peak(req),
-        &s.peak.timed,
-    );
-    bw_part(topo, root, &cfg, None, &mut r.peak, step)
+    let variant = bandwidth::Variant::Peak(plan);
+    measure(c, kernels, variant, &c.s.peak.timed, None, &mut r.peak)
 }
 
 /// The bandwidth matrix part: every planned cell measured, the home node's local cell taken
@@ -234,19 +223,18 @@ fn measure_matrix_cells(
     cells: Vec<(u32, u32)>,
     from_ref: bool,
 ) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
     let variant = bandwidth::Variant::Matrix {
         cells: Some(cells),
         threads: None,
     };
     let kernels = vec![kernel(KernelId::Read)?];
-    let cfg = bw_config(topo, s, kernels, variant, &s.bandwidth.timed);
     let before = r.bandwidth.as_ref().map_or(0, |b| b.matrix.len());
     let goal = super::super::budget::precision_goal(&r.plan, Part::BandwidthMatrix);
-    let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.bandwidth, step);
+    let timed = &c.s.bandwidth.timed;
+    let out = measure(c, kernels, variant, timed, Some(&goal), &mut r.bandwidth);
     // The engine's matrix is the last one now; the reference cell goes into it.
     if r.bandwidth.as_ref().map_or(0, |b| b.matrix.len()) == before && from_ref {
-        push_read_matrix(topo, r);
+        push_read_matrix(c.topo, r);
     }
     out
 }
@@ -265,9 +253,7 @@ fn file_reference_cell(topo: &Topology, r: &mut RunResults, h: u32) {
             .find(|p| p.part == Part::Bandwidth)
             .and_then(|p| p.result_index)
     });
-    let report = r
-        .bandwidth
-        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+    let report = report_in(&mut r.bandwidth, topo);
     let shared = shared.filter(|&i| i < report.results.len());
     let at = shared.unwrap_or(report.results.len());
     let hmat = topo.hmat_for(h, h);
@@ -309,9 +295,7 @@ fn cells_is_empty_matrix(r: &RunResults) -> bool {
 
 /// Adds an empty read matrix over the machine's nodes to the run's bandwidth report.
 fn push_read_matrix(topo: &Topology, r: &mut RunResults) {
-    let report = r
-        .bandwidth
-        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+    let report = report_in(&mut r.bandwidth, topo);
     report.matrix.push(crate::results::bandwidth::Matrix {
         kernel: KernelId::Read.descriptor().name.to_string(),
         initiators: topo.initiator_nodes(),

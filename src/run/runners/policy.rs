@@ -2,6 +2,8 @@
 //! advisor, each measured by its own module with the plan's settings as they are; a
 //! disturbed row or check is the run's warning.
 
+use anyhow::Context as _;
+
 use crate::results::RunResults;
 
 use super::super::advisor::run_advisor;
@@ -10,10 +12,14 @@ use super::{clock_of, sample_plan, Ctx};
 
 /// The scenarios part: the table's rows measured in interleaved rounds.
 pub(super) fn scenarios(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
+    let layout = (c.s.scenario_layout.as_ref())
+        .context("the plan laid out no scenario rows, so the scenarios part has nothing to run")?
+        .as_ref()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let clock = clock_of(r, c.root);
     let inp = ScenarioInputs {
         settings: &c.s.scenarios,
-        home_node: c.s.home_node,
+        layout,
         latency_plan: sample_plan(c.s),
         timer_resolution_ns: clock.resolution_ns,
     };

@@ -10,50 +10,35 @@ use crate::results::bandwidth::{Scaling, ScalingPoint, ScalingSeries};
 use crate::results::{plan::Part, RunResults};
 use crate::threads::precision::PrecisionGoal;
 
+use super::super::plan::Settings;
 use super::super::reference;
-use super::bandwidth::{bw_config, bw_part, kernel, reference_bandwidth};
+use super::bandwidth::{kernel, measure, reference_bandwidth, report_in};
 use super::{note_filled, Ctx};
 
 /// The scaling part into `r.scaling`.
 pub(super) fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
+    let (topo, s) = (c.topo, c.s);
     let kernels = vec![kernel(KernelId::Read)?];
     r.scaling = None;
     // The home node's full point (all its CPUs) is the run's reference bandwidth: it is not
     // measured again; the home node's other points and the other nodes run as two jobs.
     let home = s.home_node.filter(|h| s.scaling.nodes.contains(h));
-    let full = home.map(|h| topo.usable_cpus_of(h));
-    let from_ref = match (&home, &full) {
-        (Some(_), Some(cpus)) => {
-            s.scaling.thread_counts.contains(&cpus.len())
-                && reference::bandwidth_ready(
-                    r,
-                    topo,
-                    s,
-                    cpus,
-                    reference::bytes_per_thread(topo, s, cpus.len()),
-                )
-        }
-        _ => false,
-    };
-    let Some(h) = home.filter(|_| from_ref) else {
-        let variant = bandwidth::Variant::Scaling {
-            nodes: s.scaling.nodes.clone(),
-            thread_counts: Some(s.scaling.thread_counts.clone()),
-            machine_wide: false,
-        };
-        let cfg = bw_config(topo, s, kernels, variant, &s.scaling.timed);
-        let goal = super::super::budget::precision_goal(&r.plan, Part::Scaling);
-        return bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
-    };
-    let full = full.unwrap_or_default();
-    let result = measure_around_reference(c, r, &kernels, h, full.len());
-    let Some(placeholder) = reference::Reference::placeholder(r) else {
+    let full = home.map(|h| topo.usable_cpus_of(h)).unwrap_or_default();
+    let from_ref = home.is_some()
+        && s.scaling.thread_counts.contains(&full.len())
+        && reference::bandwidth_ready(
+            r,
+            topo,
+            s,
+            &full,
+            reference::bytes_per_thread(topo, s, full.len()),
+        );
+    let around = home.filter(|_| from_ref);
+    let result = measure_jobs(c, r, &kernels, jobs(s, around, full.len()));
+    let (Some(h), Some(placeholder)) = (around, reference::Reference::placeholder(r)) else {
         return result;
     };
-    let report = r
-        .scaling
-        .get_or_insert_with(|| bandwidth::experiment::empty_report(topo));
+    let report = report_in(&mut r.scaling, topo);
     let at = report.results.len();
     let series = home_series(report, h);
     series.points.push(ScalingPoint {
@@ -75,44 +60,49 @@ pub(super) fn scaling(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     result
 }
 
-/// Measures the two jobs around the reference point: node `h` at every planned count but
-/// `full` (the reference's), then the other nodes at every count. Returns the first failure,
-/// having run both.
-fn measure_around_reference(
-    c: &Ctx<'_>,
-    r: &mut RunResults,
-    kernels: &[Kernel],
-    h: u32,
-    full: usize,
-) -> anyhow::Result<()> {
-    let (topo, root, s, step) = (c.topo, c.root, c.s, c.step);
-    let counts: Vec<usize> = s
-        .scaling
+/// The scaling jobs, each (nodes, thread counts): every planned node at every planned count;
+/// around the reference's point (node `h` at its `full` count), node `h` at every planned
+/// count but `full`, then the other nodes at every count, a job with nothing to measure left
+/// out.
+fn jobs(s: &Settings, around: Option<u32>, full: usize) -> Vec<(Vec<u32>, Vec<usize>)> {
+    let sc = &s.scaling;
+    let Some(h) = around else {
+        return vec![(sc.nodes.clone(), sc.thread_counts.clone())];
+    };
+    let counts: Vec<usize> = sc
         .thread_counts
         .iter()
         .copied()
         .filter(|&t| t != full)
         .collect();
-    let others: Vec<u32> = s
-        .scaling
-        .nodes
-        .iter()
-        .copied()
-        .filter(|&n| n != h)
-        .collect();
+    let others: Vec<u32> = sc.nodes.iter().copied().filter(|&n| n != h).collect();
+    [(vec![h], counts), (others, sc.thread_counts.clone())]
+        .into_iter()
+        .filter(|(nodes, counts)| !nodes.is_empty() && !counts.is_empty())
+        .collect()
+}
+
+/// Measures the `jobs` one after the other into `r.scaling` (Ctrl-C ends them); returns the
+/// first failure, having run them all.
+fn measure_jobs(
+    c: &Ctx<'_>,
+    r: &mut RunResults,
+    kernels: &[Kernel],
+    jobs: Vec<(Vec<u32>, Vec<usize>)>,
+) -> anyhow::Result<()> {
     let mut result = Ok(());
     let goal: PrecisionGoal = super::super::budget::precision_goal(&r.plan, Part::Scaling);
-    for (nodes, counts) in [(vec![h], counts), (others, s.scaling.thread_counts.clone())] {
-        if nodes.is_empty() || counts.is_empty() || crate::sys::signal::interrupted() {
-            continue;
+    for (nodes, counts) in jobs {
+        if crate::sys::signal::interrupted() {
+            break;
         }
         let variant = bandwidth::Variant::Scaling {
             nodes,
             thread_counts: Some(counts),
             machine_wide: false,
         };
-        let cfg = bw_config(topo, s, kernels.to_vec(), variant, &s.scaling.timed);
-        let out = bw_part(topo, root, &cfg, Some(&goal), &mut r.scaling, step);
+        let (kernels, timed) = (kernels.to_vec(), &c.s.scaling.timed);
+        let out = measure(c, kernels, variant, timed, Some(&goal), &mut r.scaling);
         if result.is_ok() {
             result = out;
         }
@@ -153,5 +143,34 @@ fn home_series(
             );
             &mut sc.series[0]
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::plan::{make_plan, PlanRequest};
+
+    fn settings(nodes: Vec<u32>, counts: Vec<usize>) -> Settings {
+        let topo = crate::run::sample::opteron_topology();
+        let mut s = make_plan(&topo, &PlanRequest::default(), &Part::ALL).settings;
+        s.scaling.nodes = nodes;
+        s.scaling.thread_counts = counts;
+        s
+    }
+
+    /// Without the reference's point, one job: every node at every count. Around it, node
+    /// `h` at the other counts, then the other nodes at every count; an empty job is dropped.
+    #[test]
+    fn the_jobs_leave_out_only_the_reference_point() {
+        let s = settings(vec![0, 1], vec![1, 2]);
+        assert_eq!(jobs(&s, None, 2), vec![(vec![0, 1], vec![1, 2])]);
+        assert_eq!(
+            jobs(&s, Some(1), 2),
+            vec![(vec![1], vec![1]), (vec![0], vec![1, 2])]
+        );
+        let one = settings(vec![0], vec![1]);
+        assert!(jobs(&one, Some(0), 1).is_empty());
+        assert_eq!(jobs(&one, Some(0), 2), vec![(vec![0], vec![1])]);
     }
 }

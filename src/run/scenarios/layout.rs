@@ -7,8 +7,10 @@ use super::*;
 
 /// The rows of this machine before measuring, with the configuration each runs (`None`
 /// where a row cannot run here, its reason already in the row; (g) is filled once its weights
-/// are known, (h) by `auto_weights::plan_row`).
-pub(super) struct Layout {
+/// are known, (h) by `auto_weights::plan_row`). The plan lays the rows out once
+/// (`run::plan`): its estimate reads them and the scenarios part measures them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
     pub(super) home: u32,
     pub(super) all: Vec<u32>,
     pub(super) mem: Vec<u32>,
@@ -18,7 +20,7 @@ pub(super) struct Layout {
 }
 
 /// Lays out this machine's rows and the configuration each runs.
-pub(super) fn layout(
+pub(crate) fn layout(
     topo: &Topology,
     s: &ScenarioSettings,
     home: Option<u32>,

@@ -35,7 +35,8 @@ mod measuring;
 
 use identical::{apply_merges, merge_identical};
 use latency::{block_plan, measure_rows, ratio_to_a, row_latency, RowBuffer, Thread};
-use layout::{layout, Layout};
+pub(crate) use layout::layout;
+pub use layout::Layout;
 use measuring::{bandwidth_rows, latency_of_a_and_b, weighted_row, Step};
 
 /// Smallest buffer a thread gets.
@@ -66,10 +67,10 @@ pub struct Shape {
     pub latency_rows: Vec<ScenarioId>,
 }
 
-/// The scenarios' [`Shape`] on this machine around `home`, the plan's home node; empty where
-/// no row can run.
-pub fn shape(topo: &Topology, s: &ScenarioSettings, home: Option<u32>) -> Shape {
-    let Ok(l) = layout(topo, s, home) else {
+/// The scenarios' [`Shape`] on this machine from the plan's layout of the rows; empty where
+/// no row can run (`None`).
+pub fn shape(topo: &Topology, l: Option<&Layout>) -> Shape {
+    let Some(l) = l else {
         return Shape::default();
     };
     let merged = merge_identical(topo, &l.configs);
@@ -122,8 +123,9 @@ pub(crate) fn row(
 /// Inputs of the scenario run besides the machine.
 pub struct ScenarioInputs<'a> {
     pub settings: &'a ScenarioSettings,
-    /// The plan's home node: (a), (b) and (d) are placed on it.
-    pub home_node: Option<u32>,
+    /// The rows as the plan laid them out around its home node ((a), (b) and (d) are placed
+    /// on it).
+    pub layout: &'a Layout,
     /// Samples for the single-thread latencies.
     pub latency_plan: SamplePlan,
     pub timer_resolution_ns: f64,
@@ -141,7 +143,7 @@ pub fn run_scenarios(
     progress: &dyn Fn(usize, usize),
 ) -> anyhow::Result<ScenarioTable> {
     let s = inp.settings;
-    let mut lay = layout(topo, s, inp.home_node)?;
+    let mut lay = inp.layout.clone();
     let team_bytes = (s.total_bytes / lay.all.len().max(1) as u64).max(MIN_BYTES_PER_THREAD);
     let weighted_why = s.weighted_unavailable.clone();
     // (h): the kernel's own weights, known before measuring, measured in the rounds beside (g).

@@ -299,31 +299,26 @@ pub fn rightmark_heatmaps(r: &RightmarkReport) -> Vec<Heatmap> {
     r.metrics
         .iter()
         .filter_map(|&m| {
-            let cells: Vec<(u32, u32, Option<f64>)> = r
-                .cells
-                .iter()
-                .map(|c| {
-                    let v = c.figure(m).and_then(RoundFigure::median);
-                    (c.cpu_node, c.memory_node, v)
-                })
-                .collect();
+            let cells = (r.cells.iter()).map(|c| {
+                (
+                    c.cpu_node,
+                    c.memory_node,
+                    c.figure(m).and_then(RoundFigure::median),
+                )
+            });
             let worse_high = m == RightmarkMetric::PseudoRandom || m == RightmarkMetric::Random;
             let title = format!("{}, {}", m.label(), m.unit());
-            crate::render::run_view::grid(&title, m.unit(), worse_high, &cells)
+            crate::render::run_view::grid(&title, m.unit(), worse_high, cells)
         })
         .collect()
 }
 
 /// The heatmap of one per-stream matrix: source node x destination node, MB/s.
 pub fn stream_heatmap(m: &StreamMatrix) -> Heatmap {
-    let cells: Vec<(u32, u32, Option<f64>)> = m
-        .cells
-        .iter()
-        .map(|c| (c.source_node, c.destination_node, c.mb_per_s.median()))
-        .collect();
+    let cells = (m.cells.iter()).map(|c| (c.source_node, c.destination_node, c.mb_per_s.median()));
     let title = format!("{} on CPU node {}, MB/s", m.kernel, m.cpu_node);
     let axes = ("source node", "destination node");
-    crate::render::run_view::grid_of(&title, axes, "MB/s", false, &cells)
+    crate::render::run_view::grid_of(&title, axes, "MB/s", false, cells)
 }
 
 /// The Opteron article's table (seed 001, no bank interleave) as a 2 x 2 report measured in

@@ -132,10 +132,12 @@ pub fn bandwidth_matrix_table(b: Option<&BandwidthReport>) -> Table {
 pub fn matrix_grids(m: &Matrix, measured_title: &str) -> [Option<Heatmap>; 3] {
     let of = |title: &str, f: &dyn Fn(&MatrixCell) -> Option<f64>| {
         let cells = m.cells.iter();
-        let cells: Vec<_> = cells
-            .filter_map(|c| Some((c.initiator, c.target, Some(f(c)?))))
-            .collect();
-        grid(title, "MB/s", false, &cells)
+        grid(
+            title,
+            "MB/s",
+            false,
+            cells.filter_map(|c| Some((c.initiator, c.target, Some(f(c)?)))),
+        )
     };
     let read = |c: &MatrixCell| c.hmat_read_mb_per_s.map(|v| v as f64);
     let write = |c: &MatrixCell| c.hmat_write_mb_per_s.map(|v| v as f64);
@@ -162,10 +164,9 @@ pub fn bandwidth_heatmaps(
                 .hmat_for(c.initiator, c.target)?
                 .read_bandwidth_mb_s
         };
-        let cells: Vec<_> = (m.cells.iter())
-            .filter_map(|c| Some((c.initiator, c.target, Some(hmat(c)? as f64))))
-            .collect();
-        grid(HMAT_READ, "MB/s", false, &cells)
+        let cells =
+            (m.cells.iter()).filter_map(|c| Some((c.initiator, c.target, Some(hmat(c)? as f64))));
+        grid(HMAT_READ, "MB/s", false, cells)
     });
     Some((measured?, read))
 }

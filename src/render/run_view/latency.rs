@@ -135,14 +135,9 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
         .flat_map(|c| c.points.first())
         .map(|p| p.cpu)
         .next();
-    if let Some(cpu) = cpu {
-        for (level, size) in r.topology.cache_sizes_for_cpu(cpu) {
-            chart.markers.push(Marker {
-                x: size as f64,
-                label: format!("L{level} {}", crate::render::svg::bytes_short(size as f64)),
-            });
-        }
-    }
+    chart
+        .markers
+        .extend(cpu.into_iter().flat_map(|c| super::cache_markers(r, c)));
     let knees = leading_knees(r.latency.as_ref()).map(|k| &k.levels);
     for k in knees
         .into_iter()

@@ -2,7 +2,7 @@
 //! output (terminal text, CSV, HTML) and `compare` show the same figures: a renderer only
 //! lays out what this module extracted.
 
-use crate::render::svg::{ErrorBar, Heatmap, LineChart, Series, SeriesStyle};
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle};
 use crate::results::{plan::Part, RunResults};
 
 pub mod bandwidth;
@@ -326,15 +326,15 @@ pub fn all_tables(r: &RunResults) -> Vec<Table> {
 }
 
 /// A node x node grid from (initiator, memory, value) triples; a pair without a value is an
-/// empty cell.
+/// empty cell; `None` without triples.
 pub(crate) fn grid(
     title: &str,
     unit: &str,
     worse_high: bool,
-    cells: &[(u32, u32, Option<f64>)],
+    cells: impl IntoIterator<Item = (u32, u32, Option<f64>)>,
 ) -> Option<Heatmap> {
-    let axes = ("CPU node", "memory node");
-    (!cells.is_empty()).then(|| grid_of(title, axes, unit, worse_high, cells))
+    let h = grid_of(title, ("CPU node", "memory node"), unit, worse_high, cells);
+    (!h.values.is_empty()).then_some(h)
 }
 
 /// [`grid`] with other axis titles (row, column), `source node` x `destination node`; no
@@ -344,14 +344,22 @@ pub(crate) fn grid_of(
     (row_title, col_title): (&str, &str),
     unit: &str,
     worse_high: bool,
-    cells: &[(u32, u32, Option<f64>)],
+    cells: impl IntoIterator<Item = (u32, u32, Option<f64>)>,
 ) -> Heatmap {
-    let mut rows: Vec<u32> = cells.iter().map(|c| c.0).collect();
-    let mut cols: Vec<u32> = cells.iter().map(|c| c.1).collect();
-    rows.sort_unstable();
-    rows.dedup();
-    cols.sort_unstable();
-    cols.dedup();
+    let cells: Vec<(u32, u32, Option<f64>)> = cells.into_iter().collect();
+    let axis = |f: fn(&(u32, u32, Option<f64>)) -> u32| {
+        let mut v: Vec<u32> = cells.iter().map(f).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    let (rows, cols) = (axis(|c| c.0), axis(|c| c.1));
+    let value = |a: u32, b: u32| {
+        cells
+            .iter()
+            .find(|c| (c.0, c.1) == (a, b))
+            .and_then(|c| c.2)
+    };
     Heatmap {
         title: title.into(),
         row_title: row_title.into(),
@@ -360,16 +368,7 @@ pub(crate) fn grid_of(
         col_labels: cols.iter().map(|n| n.to_string()).collect(),
         values: rows
             .iter()
-            .map(|&a| {
-                cols.iter()
-                    .map(|&b| {
-                        cells
-                            .iter()
-                            .find(|c| c.0 == a && c.1 == b)
-                            .and_then(|c| c.2)
-                    })
-                    .collect()
-            })
+            .map(|&a| cols.iter().map(|&b| value(a, b)).collect())
             .collect(),
         unit: unit.into(),
         higher_is_worse: worse_high,
@@ -405,6 +404,15 @@ pub(crate) fn add_line(
         points: line,
         style,
     });
+}
+
+/// The declared cache sizes of `cpu`'s caches as chart markers (`L2 1M`), smallest first.
+pub(crate) fn cache_markers(r: &RunResults, cpu: u32) -> impl Iterator<Item = Marker> {
+    let sizes = r.topology.cache_sizes_for_cpu(cpu).into_iter();
+    sizes.map(|(level, size)| Marker {
+        x: size as f64,
+        label: format!("L{level} {}", crate::render::svg::bytes_short(size as f64)),
+    })
 }
 
 /// Nodes as a comma-separated list (`0,1`), as tables and `compare` keys show them.

@@ -46,15 +46,7 @@ impl Table {
         self.columns[c] = label.into();
         self
     }
-}
 
-/// Writes every column of `t` in order.
-pub fn layout(w: &mut dyn Write, t: &Table) -> io::Result<()> {
-    let keys: Vec<&str> = t.keys.iter().map(String::as_str).collect();
-    write!(w, "{}", text(t, &keys))
-}
-
-impl Table {
     /// The table pivoted, as a person compares its figures: one row per distinct value of the
     /// columns `rows` (in the order first seen), one column per distinct value of column
     /// `across` (headed `head(value)`), each cell column `value`'s text, `-` where no row has
@@ -108,6 +100,12 @@ pub fn precision(w: &mut dyn Write, lines: &[String]) -> io::Result<()> {
         )?;
     }
     lines.iter().try_for_each(|l| writeln!(w, "  {l}"))
+}
+
+/// Writes every column of `t` in order.
+pub fn layout(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+    let keys: Vec<&str> = t.keys.iter().map(String::as_str).collect();
+    write!(w, "{}", text(t, &keys))
 }
 
 /// A label without the unit its column's text form no longer needs.

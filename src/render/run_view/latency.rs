@@ -138,19 +138,18 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
     chart
         .markers
         .extend(cpu.into_iter().flat_map(|c| super::cache_markers(r, c)));
-    let knees = leading_knees(r.latency.as_ref()).map(|k| &k.levels);
-    for k in knees
+    let knees = leading_knees(r.latency.as_ref())
         .into_iter()
-        .flatten()
-        .filter(|k| k.sysfs_bytes.is_some())
-    {
-        if let Some(b) = k.knee_bytes {
-            chart.markers.push(Marker {
-                x: b as f64,
-                label: format!("{} knee", k.level),
-            });
-        }
-    }
+        .flat_map(|k| &k.levels);
+    chart
+        .markers
+        .extend(knees.filter(|k| k.sysfs_bytes.is_some()).filter_map(|k| {
+            let label = format!("{} knee", k.level);
+            Some(Marker {
+                x: k.knee_bytes? as f64,
+                label,
+            })
+        }));
     Some(chart)
 }
 

@@ -285,15 +285,11 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
         ),
         ("max_mb_per_s", "max MB/s (one repetition)"),
     ]);
-    let at_max: Vec<(String, String)> = interval_columns("ns_per_load_at_max", "ns at max")
-        .into_iter()
-        .map(|(k, l)| match k.as_str() {
-            "ci_level_fraction" => ("at_max_ci_level_fraction".into(), l),
-            "samples_count" => ("at_max_samples_count".into(), l),
-            _ => (k, l),
-        })
-        .collect();
-    t.extend(at_max);
+    t.extend(interval_columns(
+        "ns_per_load_at_max",
+        "ns at max",
+        "at_max_",
+    ));
     t.extend([
         ("at_max_disturbed", "max point disturbed (retakes ran out)"),
         ("disturbed_points_count", "disturbed points"),

@@ -81,15 +81,16 @@ pub(crate) fn interval_cells(s: Option<&crate::stats::Summary>) -> [Cell; 5] {
 }
 
 /// The (key, label) pairs of [`interval_cells`] for a figure `base` (`ns_per_load`) whose
-/// people's name is `label` (`ns per load`).
-pub(crate) fn interval_columns(base: &str, label: &str) -> Vec<(String, String)> {
+/// people's name is `label` (`ns per load`); the coverage and count keys
+/// (`ci_level_fraction`, `samples_count`) start with `shared`, empty for a table's one figure.
+pub(crate) fn interval_columns(base: &str, label: &str, shared: &str) -> Vec<(String, String)> {
     let mut v = vec![(format!("{base}_median"), format!("{label} (median)"))];
     v.extend(ci_columns(base, &format!("{label} median")));
     v.push((
-        "ci_level_fraction".into(),
+        format!("{shared}ci_level_fraction"),
         "interval coverage (fraction)".into(),
     ));
-    v.push(("samples_count".into(), "samples (n)".into()));
+    v.push((format!("{shared}samples_count"), "samples (n)".into()));
     v
 }
 
@@ -218,7 +219,7 @@ impl Table {
 
     /// Appends the [`interval_columns`] of figure `base`, then the [`quality_columns`].
     pub(crate) fn extend_estimate(&mut self, base: &str, label: &str) {
-        self.extend(interval_columns(base, label));
+        self.extend(interval_columns(base, label, ""));
         self.extend(quality_columns());
     }
 

@@ -94,30 +94,32 @@ fn clock(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         r.plan.warmup,
         r.plan.min_sample_ns as f64 / 1e6
     )?;
+    let w = r.plan.warmup;
     if let Some(b) = r.results.iter().find_map(|p| p.blocks.as_ref()) {
         writeln!(
             out,
-            "  each size: in blocks spread over the command, passes over the sizes ({} samples kept after {} dropped per block, each >= {:.2} ms, after an untimed walk back to steady state); its figure and interval are over its block medians (n = blocks)",
-            b.samples_per_block,
-            r.plan.warmup,
-            b.min_sample_ns as f64 / 1e6
+            "  each size: in blocks spread over the command, passes over the sizes (per block: {}, after an untimed walk back to steady state); its figure and interval are over its block medians (n = blocks)",
+            kept(b, w)
         )?;
     }
-    if let Some(b) = r
-        .sweep
-        .iter()
-        .flat_map(|c| &c.points)
-        .find_map(|p| p.blocks.as_ref())
-    {
+    let sweep = r.sweep.iter().flat_map(|c| &c.points);
+    if let Some(b) = sweep.filter_map(|p| p.blocks.as_ref()).next() {
         writeln!(
             out,
-            "  sweep: in passes over its sizes, one block per point and pass ({} samples kept after {} dropped, each >= {:.2} ms); a point's figure and interval are over its block medians (n = blocks)",
-            b.samples_per_block,
-            r.plan.warmup,
-            b.min_sample_ns as f64 / 1e6
+            "  sweep: in passes over its sizes, one block per point and pass ({}); a point's figure and interval are over its block medians (n = blocks)",
+            kept(b, w)
         )?;
     }
     Ok(())
+}
+
+/// What a block keeps: `9 samples kept after 1 dropped, each >= 0.50 ms`.
+fn kept(b: &crate::results::latency::PointBlocks, warmup: usize) -> String {
+    let ms = b.min_sample_ns as f64 / 1e6;
+    format!(
+        "{} samples kept after {warmup} dropped, each >= {ms:.2} ms",
+        b.samples_per_block
+    )
 }
 
 /// Single-size results (`--size`).
@@ -205,11 +207,9 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         if let Some(b) = m.cells.iter().find_map(|c| c.result.blocks.as_ref()) {
             writeln!(
                 out,
-                "  in {} interleaved rounds, every cell once per round in rotating order over one kept chain per memory node ({} samples kept per block after {} dropped, each >= {:.2} ms); a cell's figure and interval are over its round medians (n = rounds)",
+                "  in {} interleaved rounds, every cell once per round in rotating order over one kept chain per memory node (per block: {}); a cell's figure and interval are over its round medians (n = rounds)",
                 b.blocks,
-                b.samples_per_block,
-                r.plan.warmup.min(1),
-                b.min_sample_ns as f64 / 1e6
+                kept(b, r.plan.warmup.min(1))
             )?;
         }
         if let Some(l) = matrix::matrix_ratio_line(m) {

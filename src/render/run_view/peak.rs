@@ -221,7 +221,7 @@ pub fn domains_chart(r: &RunResults) -> Option<(BarChart, Vec<BarMark>)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::csv::{csv_check as check, run_csv};
+    use crate::render::csv::run_csv;
 
     fn with_peak() -> RunResults {
         let mut r = crate::run::sample::results();
@@ -229,20 +229,14 @@ mod tests {
         r
     }
 
-    /// The peak tables hold one row per scope, mix and count and one per domain, and their
-    /// CSVs follow docs/csv.md.
+    /// The peak tables hold one row per scope, mix and count and one per domain, at full
+    /// precision in the CSV (their columns against docs/csv.md: tables_standalone's test).
     #[test]
-    fn peak_csvs_follow_the_documented_columns() {
+    fn peak_csvs_hold_a_row_per_scope_mix_and_count() {
         let r = with_peak();
         assert_eq!(peak_table(peak_report(&r)).rows.len(), 4);
         assert_eq!(peak_domains_table(peak_report(&r)).rows.len(), 1);
-        let doc = check::documented(include_str!("../../../docs/csv.md"));
         let files = run_csv(&r).unwrap();
-        for name in ["peak.csv", "peak_domains.csv"] {
-            let (_, text) = files.iter().find(|f| f.0 == name).expect(name);
-            let problems = check::check_file(name, text, &doc[name]);
-            assert!(problems.is_empty(), "{}", problems.join("\n"));
-        }
         let peak = &files.iter().find(|f| f.0 == "peak.csv").unwrap().1;
         assert!(
             peak.contains("node 0,read,2,0-1,12000,11999,12001,0.96,9,0,false,12000,1,true,true"),

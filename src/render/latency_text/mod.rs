@@ -127,7 +127,7 @@ fn single_sizes(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let t = view::results_for_people(view::latency_sizes_table(Some(r)));
     if !t.rows.is_empty() {
         writeln!(out, "\nLatency (ns per load; cycles = median x core clock)")?;
-        let keys = view::result_keys(&["mode", "page_size", "chains_count"]);
+        let keys = [&["mode", "page_size", "chains_count"], view::RESULT_KEYS].concat();
         write!(out, "{}", indent(&t.text(&keys)))?;
     }
     Ok(())
@@ -168,7 +168,7 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         )?;
         let t = view::results_table("latency_sweep", "", &curve.points);
         let t = view::results_for_people(t);
-        write!(out, "{}", indent(&t.text(&view::result_keys(&[]))))?;
+        write!(out, "{}", indent(&t.text(view::RESULT_KEYS)))?;
         if let Some(kn) = r.knees.get(k) {
             writeln!(
                 out,

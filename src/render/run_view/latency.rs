@@ -84,23 +84,20 @@ pub fn results_for_people(t: Table) -> Table {
         .with_sizes("working_set_bytes", "working set")
 }
 
-/// The columns of [`results_for_people`] the terminal shows, after `first`.
-pub fn result_keys<'a>(first: &[&'a str]) -> Vec<&'a str> {
-    let mut k = first.to_vec();
-    k.extend([
-        "working_set_bytes",
-        "ns_per_load_median",
-        "sample_ns_min",
-        "sample_ns_p90",
-        "sample_ns_p99",
-        "cycles_per_load_median",
-        "cpu",
-        "memory_node",
-        "on_intended_node_fraction",
-        "huge_page_backed_fraction",
-    ]);
-    k
-}
+/// The columns of [`results_for_people`] the terminal shows (after the walk's own columns
+/// where one table holds several walks).
+pub const RESULT_KEYS: &[&str] = &[
+    "working_set_bytes",
+    "ns_per_load_median",
+    "sample_ns_min",
+    "sample_ns_p90",
+    "sample_ns_p99",
+    "cycles_per_load_median",
+    "cpu",
+    "memory_node",
+    "on_intended_node_fraction",
+    "huge_page_backed_fraction",
+];
 
 /// The latency-vs-working-set chart: one line per mode and page size, cache sizes marked.
 pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {

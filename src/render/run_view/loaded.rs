@@ -7,7 +7,7 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{ci_cells, ci_columns, fmt_ci, Cell, Table};
+use super::{ci_cells, ci_columns, Cell, Table};
 use crate::render::svg::XErrorBar;
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
@@ -33,7 +33,7 @@ pub(crate) fn bandwidths_for_people(t: &mut Table, curves: &[&LoadedResult]) {
             (load, &p.load_mb_per_s_summary),
         ] {
             if let Some(s) = s {
-                row[col] = Cell::Text(fmt_ci(s, None));
+                row[col] = Cell::Text(crate::render::format::estimate::cell(&s.estimate()));
             }
         }
     }

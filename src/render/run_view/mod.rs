@@ -146,20 +146,7 @@ pub(crate) fn quality_columns() -> Vec<(String, String)> {
     ]
 }
 
-pub use crate::render::format::estimate::{no_interval, num as fmt_num};
-
-/// A median with its 95 % interval for a table cell whose row shows the count elsewhere:
-/// `45.6 [44.1, 47.0]`, `45.6, no interval`, with ` (disturbed)` when `disturbed`.
-pub fn fmt_ci(
-    s: &crate::stats::Summary,
-    q: Option<&crate::results::quality::RepetitionQuality>,
-) -> String {
-    let mut out = crate::render::format::estimate::cell(&s.estimate());
-    if q.is_some_and(|q| q.disturbed) {
-        out.push_str(" (disturbed)");
-    }
-    out
-}
+pub use crate::render::format::estimate::num as fmt_num;
 
 /// One sentence with every cell's interval of a node x node table (a grid has room for the
 /// median only): `95 % intervals (CPU node->memory node): 0->0 45.6 [44.1, 47.0] n=15; ...`,

@@ -32,17 +32,14 @@ fn pair_intervals(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
         out,
         "{what}: 95 % interval of its block medians, n = its blocks with a median (of {blocks}):"
     )?;
-    view_text::columns(
-        out,
-        &t,
-        &[
-            "from_cpu",
-            "to_cpu",
-            "ns_one_way_median",
-            "ns_one_way_min",
-            "ns_one_way_p90",
-        ],
-    )
+    let keys = [
+        "from_cpu",
+        "to_cpu",
+        "ns_one_way_median",
+        "ns_one_way_min",
+        "ns_one_way_p90",
+    ];
+    write!(out, "{}", t.text(&keys))
 }
 
 /// The pairs whose blocks fell into two separated groups, when any.
@@ -75,7 +72,7 @@ pub fn render(r: &C2cResult, out: &mut dyn Write) -> io::Result<()> {
     pair_intervals(r, out)?;
     writeln!(out)?;
     let groups = c2c_groups_table(Some(r)).with_interval_text("ns_one_way", "ns one way");
-    view_text::columns(out, &groups, C2C_GROUP_KEYS)?;
+    write!(out, "{}", groups.text(C2C_GROUP_KEYS))?;
     if let Some(s) = c2c_summary(r) {
         writeln!(out, "{s}")?;
     }

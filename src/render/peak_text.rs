@@ -34,7 +34,7 @@ pub fn render_peak(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
     let t = peak_table(Some(p)).with_interval_text("mb_per_s", "MB/s");
     let head = |n: &str| format!("{n} thread(s)");
     let across = ("threads_count", &head as &dyn Fn(&str) -> String);
-    view_text::pivot(w, &t, &["scope", "mix"], across, "mb_per_s_median")?;
+    view_text::layout(w, &t.pivot(&["scope", "mix"], across, "mb_per_s_median"))?;
     for l in peak_notes(p) {
         writeln!(w, "{l}")?;
     }
@@ -64,7 +64,7 @@ fn domains(w: &mut dyn Write, p: &PeakReport) -> io::Result<()> {
         "share_fraction",
         "alone_fraction_of_all",
     ];
-    view_text::columns(w, &t, &[&keys[..], &all, &rest].concat())
+    write!(w, "{}", t.text(&[&keys[..], &all, &rest].concat()))
 }
 
 #[cfg(test)]

@@ -16,18 +16,11 @@ pub fn render(c: &PlacementCheck, out: &mut dyn Write) -> io::Result<()> {
         r.page_size.label(),
         c.policy
     )?;
-    match c.cpu {
-        Some(cpu) => writeln!(
-            out,
-            "faulted in by a thread pinned to CPU {cpu} (ran on CPU {})",
-            c.ran_on_cpu
-        )?,
-        None => writeln!(
-            out,
-            "faulted in by an unpinned thread (ran on CPU {})",
-            c.ran_on_cpu
-        )?,
-    }
+    let who = match c.cpu {
+        Some(cpu) => format!("a thread pinned to CPU {cpu}"),
+        None => "an unpinned thread".into(),
+    };
+    writeln!(out, "faulted in by {who} (ran on CPU {})", c.ran_on_cpu)?;
     let mut rows = Vec::new();
     let mut nodes: Vec<u32> = r.histogram.iter().map(|h| h.node).collect();
     if let Some(exp) = &c.expected_shares {

@@ -10,13 +10,8 @@ use super::run_view::{fmt_num, Cell, Table};
 use super::svg::Heatmap;
 use crate::results::format::format_bytes;
 
-/// Writes the columns `keys` of `t` (in that order) under their labels, fitted to the
-/// terminal ([`crate::render::format::width::fit_columns`]).
-pub fn columns(w: &mut dyn Write, t: &Table, keys: &[&str]) -> io::Result<()> {
-    write!(w, "{}", text(t, keys))
-}
-
-/// [`columns`] as a string: the one text layout of a run view's table.
+/// The columns `keys` of `t` (in that order) under their labels, fitted to the terminal
+/// ([`crate::render::format::width::fit_columns`]): the one text layout of a run view's table.
 pub fn text(t: &Table, keys: &[&str]) -> String {
     let at = t.cols(keys);
     let headers: Vec<String> = at.iter().map(|&i| label(&t.columns[i])).collect();
@@ -51,26 +46,7 @@ impl Table {
         self.columns[c] = label.into();
         self
     }
-}
 
-/// Writes `t` [`Table::pivot`]ed.
-pub fn pivot(
-    w: &mut dyn Write,
-    t: &Table,
-    rows: &[&str],
-    across: (&str, &dyn Fn(&str) -> String),
-    value: &str,
-) -> io::Result<()> {
-    layout(w, &t.pivot(rows, across, value))
-}
-
-/// Writes every column of `t` in order.
-pub fn layout(w: &mut dyn Write, t: &Table) -> io::Result<()> {
-    let keys: Vec<&str> = t.keys.iter().map(String::as_str).collect();
-    columns(w, t, &keys)
-}
-
-impl Table {
     /// The table pivoted, as a person compares its figures: one row per distinct value of the
     /// columns `rows` (in the order first seen), one column per distinct value of column
     /// `across` (headed `head(value)`), each cell column `value`'s text, `-` where no row has
@@ -111,6 +87,25 @@ impl Table {
             rows: body.collect(),
         }
     }
+}
+
+/// The headline figures measured toward a precision target, one `what: clause` line each
+/// under one heading (each clause names what its extras were counted in); nothing without.
+pub fn precision(w: &mut dyn Write, lines: &[String]) -> io::Result<()> {
+    if !lines.is_empty() {
+        writeln!(
+            w,
+            "Interval half-widths of the headline figures against their target (more are \
+             measured while an interval is wider, at most as many as planned):"
+        )?;
+    }
+    lines.iter().try_for_each(|l| writeln!(w, "  {l}"))
+}
+
+/// Writes every column of `t` in order.
+pub fn layout(w: &mut dyn Write, t: &Table) -> io::Result<()> {
+    let keys: Vec<&str> = t.keys.iter().map(String::as_str).collect();
+    write!(w, "{}", text(t, &keys))
 }
 
 /// A label without the unit its column's text form no longer needs.
@@ -171,13 +166,7 @@ mod tests {
         );
         t.rows
             .push(vec![Cell::Int(16 << 20), Cell::Num(0.5), Cell::Int(2)]);
-        let s = crate::render::fixture::written(|o| {
-            columns(
-                o,
-                &t,
-                &["threads_count", "working_set_bytes", "on_node_fraction"],
-            )
-        });
+        let s = t.text(&["threads_count", "working_set_bytes", "on_node_fraction"]);
         assert_eq!(
             s,
             "threads  working set  on node\n2        16 MiB       50.0 %\n"
@@ -198,7 +187,7 @@ mod tests {
         }
         let head = |n: &str| format!("{n} thread(s)");
         let s = crate::render::fixture::written(|o| {
-            pivot(o, &t, &["mix"], ("threads_count", &head), "v")
+            layout(o, &t.pivot(&["mix"], ("threads_count", &head), "v"))
         });
         assert_eq!(
             s,
@@ -212,7 +201,7 @@ mod tests {
             "Measured bandwidth (MB/s)",
             "MB/s",
             false,
-            &[(0, 0, Some(6286.0)), (0, 1, None), (1, 0, Some(3116.0))],
+            [(0, 0, Some(6286.0)), (0, 1, None), (1, 0, Some(3116.0))],
         )
         .unwrap();
         let s = crate::render::fixture::written(|o| grid(o, &h));

@@ -11,6 +11,7 @@ use super::run_view::bandwidth_sweep::bandwidth_sweep_table;
 use super::run_view::scaling::{scaling_table, series_name};
 use super::run_view::Cell;
 use super::view_text;
+use crate::render::words;
 use crate::results::bandwidth::{BandwidthReport, BandwidthResult, Matrix};
 use crate::results::format::format_list;
 
@@ -56,41 +57,27 @@ fn on_curve(report: &BandwidthReport, i: usize) -> bool {
 /// each matrix cell, each scaling point), each with the interval half-width it reached and the
 /// extra repetitions it took; nothing when no figure has a target.
 fn precision(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
-    let mut lines = Vec::new();
-    for (i, x) in report.results.iter().enumerate() {
-        let Some(p) = &x.precision else { continue };
-        let cell = report
-            .matrix
-            .iter()
-            .flat_map(|m| &m.cells)
-            .find(|c| c.result_index == i);
-        let what = match cell {
-            Some(c) => format!(
-                "{} node {} -> memory node {}",
-                x.kernel, c.initiator, c.target
-            ),
-            None => format!(
-                "{} on {} thread(s) (CPUs {})",
-                x.kernel,
-                x.threads,
-                format_list(&x.cpus)
-            ),
-        };
-        lines.push(format!(
-            "{what}: {}",
-            crate::render::words::precision::clause_in(p, "repetition", "repetitions")
-        ));
-    }
-    if !lines.is_empty() {
-        writeln!(
-            w,
-            "Interval half-widths of the headline figures against their target (extra repetitions are taken while an interval is wider, at most as many as planned):"
-        )?;
-        for l in lines {
-            writeln!(w, "  {l}")?;
-        }
-    }
-    Ok(())
+    let cells = || report.matrix.iter().flat_map(|m| &m.cells);
+    let lines: Vec<String> = (report.results.iter().enumerate())
+        .filter_map(|(i, x)| {
+            let what = match cells().find(|c| c.result_index == i) {
+                Some(c) => format!(
+                    "{} node {} -> memory node {}",
+                    x.kernel, c.initiator, c.target
+                ),
+                None => format!(
+                    "{} on {} thread(s) (CPUs {})",
+                    x.kernel,
+                    x.threads,
+                    format_list(&x.cpus)
+                ),
+            };
+            let clause =
+                words::precision::clause_in(x.precision.as_ref()?, "repetition", "repetitions");
+            Some(format!("{what}: {clause}"))
+        })
+        .collect();
+    view_text::precision(w, &lines)
 }
 
 /// One row per kernel run no scaling point shows: the run view's kernel table, with what
@@ -135,7 +122,7 @@ fn kernels(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
             "dram_mb_per_s_estimate_median",
             "per_thread",
         ]);
-        view_text::columns(w, &t, &keys)?;
+        write!(w, "{}", t.text(&keys))?;
         repetitions(w, results, "Median and max")?;
         writeln!(
             w,
@@ -196,7 +183,7 @@ fn sweep(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
     let t = bandwidth_sweep_table(Some(report)).with_interval_text("mb_per_s", "MB/s");
     let head = |k: &str| format!("{k} MB/s");
     let rows = ["working_set_per_thread_bytes", "fits_in"];
-    view_text::pivot(w, &t, &rows, ("kernel", &head), "mb_per_s_median")?;
+    view_text::layout(w, &t.pivot(&rows, ("kernel", &head), "mb_per_s_median"))?;
     repetitions(w, &report.results, "MB/s median [95 % interval] n")?;
     writeln!(
         w,
@@ -246,7 +233,7 @@ fn scaling(w: &mut dyn Write, report: &BandwidthReport) -> io::Result<()> {
             let mut points = t.clone();
             points.rows.retain(|r| r[curve] == Cell::Text(name.clone()));
             let keys = ["threads_count", "cpus", "mb_per_s_median", "mb_per_s_max"];
-            view_text::columns(w, &points, &keys)?;
+            write!(w, "{}", points.text(&keys))?;
         }
     }
     if t.rows.is_empty() {

@@ -10,13 +10,13 @@ use std::io::{self, Write};
 
 use super::run_view::{fmt_num, latency as view, latency_dist, latency_matrix as matrix};
 use crate::render::format::width::indent;
+use crate::render::words;
 
 mod distribution;
 use distribution::distribution;
 
 use crate::results::format::format_bytes;
 use crate::results::latency::{LatencyReport, LatencyResult};
-use crate::results::quality::Precision;
 
 fn ghz(hz: Option<f64>) -> String {
     hz.map_or("-".into(), |h| format!("{:.3} GHz", h / 1e9))
@@ -39,49 +39,36 @@ pub fn render(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 /// reached and the extra samples it took (or blocks, or the matrix's rounds, where it was
 /// measured in them); nothing when no figure has a target.
 fn precision(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
-    let name = |x: &LatencyResult, at| {
-        let (m, p) = (x.mode.label(), x.page_size.label());
-        format!(
-            "{m} walk, {p} pages, {at}{}",
-            format_bytes(x.working_set_bytes)
-        )
+    let line = |x: &LatencyResult, at: &str, blocks: &str| {
+        let (m, p, ws) = (
+            x.mode.label(),
+            x.page_size.label(),
+            format_bytes(x.working_set_bytes),
+        );
+        let u = if x.blocks.is_some() { blocks } else { "sample" };
+        let clause = x
+            .precision
+            .map(|p| words::precision::clause_in(&p, u, &format!("{u}s")));
+        clause.map(|c| format!("{at}{m} walk, {p} pages, {ws}: {c}"))
     };
-    let unit = |x: &LatencyResult, blocks| if x.blocks.is_some() { blocks } else { "sample" };
-    // (what, its precision, what its extras are counted in)
-    let mut items: Vec<(String, Precision, &str)> = Vec::new();
-    for x in &r.results {
-        items.extend(x.precision.map(|p| (name(x, ""), p, unit(x, "block"))));
-    }
-    for x in r.sweep.iter().filter_map(|c| c.points.last()) {
-        let what = format!("sweep {}", name(x, "at "));
-        items.extend(x.precision.map(|p| (what, p, unit(x, "sweep block"))));
-    }
+    let mut lines: Vec<String> = r
+        .results
+        .iter()
+        .filter_map(|x| line(x, "", "block"))
+        .collect();
+    let last = r.sweep.iter().filter_map(|c| c.points.last());
+    lines.extend(last.filter_map(|x| line(x, "sweep ", "block")));
     for c in r.matrix.iter().flat_map(|m| &m.cells) {
-        let cell = format!("node {} -> memory node {}", c.initiator_node, c.memory_node);
-        let u = unit(&c.result, "round");
-        items.extend(c.result.precision.map(|p| (cell, p, u)));
+        let cell = format!(
+            "node {} -> memory node {}, ",
+            c.initiator_node, c.memory_node
+        );
+        lines.extend(line(&c.result, &cell, "round"));
     }
-    if items.is_empty() {
-        return Ok(());
+    if !lines.is_empty() {
+        writeln!(out)?;
     }
-    let has = |u: &str| items.iter().any(|i| i.2 == u);
-    let extras = match (has("block"), has("sweep block"), has("round")) {
-        (true, _, _) => ", or extra blocks,",
-        (false, true, true) => ", or extra blocks of a sweep or rounds of the matrix,",
-        (false, true, false) => ", or extra blocks of a sweep,",
-        (false, false, true) => ", or extra rounds of the matrix,",
-        (false, false, false) => "",
-    };
-    writeln!(
-        out,
-        "\nInterval half-widths of the headline figures against their target (extra samples{extras} are taken while an interval is wider, at most as many as planned)"
-    )?;
-    for (what, p, u) in items {
-        let u = u.trim_start_matches("sweep ");
-        let clause = crate::render::words::precision::clause_in(&p, u, &format!("{u}s"));
-        writeln!(out, "  {what}: {clause}")?;
-    }
-    Ok(())
+    super::view_text::precision(out, &lines)
 }
 
 /// The clock checks and the sample plan.
@@ -107,30 +94,32 @@ fn clock(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         r.plan.warmup,
         r.plan.min_sample_ns as f64 / 1e6
     )?;
+    let w = r.plan.warmup;
     if let Some(b) = r.results.iter().find_map(|p| p.blocks.as_ref()) {
         writeln!(
             out,
-            "  each size: in blocks spread over the command, passes over the sizes ({} samples kept after {} dropped per block, each >= {:.2} ms, after an untimed walk back to steady state); its figure and interval are over its block medians (n = blocks)",
-            b.samples_per_block,
-            r.plan.warmup,
-            b.min_sample_ns as f64 / 1e6
+            "  each size: in blocks spread over the command, passes over the sizes (per block: {}, after an untimed walk back to steady state); its figure and interval are over its block medians (n = blocks)",
+            kept(b, w)
         )?;
     }
-    if let Some(b) = r
-        .sweep
-        .iter()
-        .flat_map(|c| &c.points)
-        .find_map(|p| p.blocks.as_ref())
-    {
+    let sweep = r.sweep.iter().flat_map(|c| &c.points);
+    if let Some(b) = sweep.filter_map(|p| p.blocks.as_ref()).next() {
         writeln!(
             out,
-            "  sweep: in passes over its sizes, one block per point and pass ({} samples kept after {} dropped, each >= {:.2} ms); a point's figure and interval are over its block medians (n = blocks)",
-            b.samples_per_block,
-            r.plan.warmup,
-            b.min_sample_ns as f64 / 1e6
+            "  sweep: in passes over its sizes, one block per point and pass ({}); a point's figure and interval are over its block medians (n = blocks)",
+            kept(b, w)
         )?;
     }
     Ok(())
+}
+
+/// What a block keeps: `9 samples kept after 1 dropped, each >= 0.50 ms`.
+fn kept(b: &crate::results::latency::PointBlocks, warmup: usize) -> String {
+    let ms = b.min_sample_ns as f64 / 1e6;
+    format!(
+        "{} samples kept after {warmup} dropped, each >= {ms:.2} ms",
+        b.samples_per_block
+    )
 }
 
 /// Single-size results (`--size`).
@@ -138,7 +127,7 @@ fn single_sizes(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
     let t = view::results_for_people(view::latency_sizes_table(Some(r)));
     if !t.rows.is_empty() {
         writeln!(out, "\nLatency (ns per load; cycles = median x core clock)")?;
-        let keys = view::result_keys(&["mode", "page_size", "chains_count"]);
+        let keys = [&["mode", "page_size", "chains_count"], view::RESULT_KEYS].concat();
         write!(out, "{}", indent(&t.text(&keys)))?;
     }
     Ok(())
@@ -179,7 +168,7 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         )?;
         let t = view::results_table("latency_sweep", "", &curve.points);
         let t = view::results_for_people(t);
-        write!(out, "{}", indent(&t.text(&view::result_keys(&[]))))?;
+        write!(out, "{}", indent(&t.text(view::RESULT_KEYS)))?;
         if let Some(kn) = r.knees.get(k) {
             writeln!(
                 out,
@@ -218,11 +207,9 @@ fn matrix(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
         if let Some(b) = m.cells.iter().find_map(|c| c.result.blocks.as_ref()) {
             writeln!(
                 out,
-                "  in {} interleaved rounds, every cell once per round in rotating order over one kept chain per memory node ({} samples kept per block after {} dropped, each >= {:.2} ms); a cell's figure and interval are over its round medians (n = rounds)",
+                "  in {} interleaved rounds, every cell once per round in rotating order over one kept chain per memory node (per block: {}); a cell's figure and interval are over its round medians (n = rounds)",
                 b.blocks,
-                b.samples_per_block,
-                r.plan.warmup.min(1),
-                b.min_sample_ns as f64 / 1e6
+                kept(b, r.plan.warmup.min(1))
             )?;
         }
         if let Some(l) = matrix::matrix_ratio_line(m) {
@@ -242,6 +229,7 @@ fn warnings(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::quality::Precision;
 
     /// The headline latencies measured toward a target (a sweep's largest point, a matrix
     /// cell) show the width they reached and their extra samples in the standalone text (which

@@ -15,7 +15,7 @@ use super::inspect::traffic as traffic_text;
 use super::run_view::loaded::bandwidth_note;
 use super::run_view::loaded_family::shares_idle;
 use super::run_view::loaded_family::{curve_warnings, loaded_points_for_people, matrix_notes};
-use super::run_view::loaded_family::{loaded_summary_for_people, point_keys};
+use super::run_view::loaded_family::{loaded_summary_for_people, POINT_KEYS};
 
 use crate::results::format::{format_bytes, format_list};
 use crate::results::loaded::{CurvePoint, LoadedMatrix, LoadedReport, LoadedResult};
@@ -34,20 +34,16 @@ pub fn render(r: &LoadedReport, out: &mut dyn Write) -> io::Result<()> {
 const SYMBOLS: &[char] = &['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'];
 
 /// The columns of a headline table (one row per curve, as the HTML and
-/// `loaded_summary.csv` hold them): `first`, then idle latency, doubling, maximum bandwidth
-/// and the latency there with their intervals, the disturbed points.
-fn headline_keys<'a>(first: &[&'a str]) -> Vec<&'a str> {
-    let mut keys = first.to_vec();
-    keys.extend([
-        "idle_ns_per_load_median",
-        "doubled_at_mb_per_s",
-        "max_mb_per_s",
-        "ns_per_load_at_max_median",
-        "points_count",
-        "disturbed_points_count",
-    ]);
-    keys
-}
+/// `loaded_summary.csv` hold them) after the curve's own: idle latency, doubling, maximum
+/// bandwidth and the latency there with their intervals, the disturbed points.
+const HEADLINE_KEYS: &[&str] = &[
+    "idle_ns_per_load_median",
+    "doubled_at_mb_per_s",
+    "max_mb_per_s",
+    "ns_per_load_at_max_median",
+    "points_count",
+    "disturbed_points_count",
+];
 
 /// What the headline figures are: MB, the idle point shared by every curve (`shared`), how
 /// a point is summarized, when the doubling is stated.
@@ -113,7 +109,7 @@ fn render_matrix(m: &LoadedMatrix, out: &mut dyn Write) -> io::Result<()> {
     write!(
         out,
         "{}",
-        loaded_summary_for_people(&curves).text(&headline_keys(&first))
+        loaded_summary_for_people(&curves).text(&[&first, HEADLINE_KEYS].concat())
     )?;
     for n in matrix_notes(m) {
         writeln!(out, "{n}")?;
@@ -150,12 +146,12 @@ pub fn render_curves(
         writeln!(out, "order: {o}")?;
     }
     writeln!(out)?;
-    let headline = loaded_summary_for_people(curves).text(&headline_keys(first));
+    let headline = loaded_summary_for_people(curves).text(&[first, HEADLINE_KEYS].concat());
     write!(out, "{headline}")?;
     headline_note(curves, several, out)?;
     writeln!(out)?;
     // Every point, the idle point once per placement.
-    let points = loaded_points_for_people(curves).text(&point_keys(first));
+    let points = loaded_points_for_people(curves).text(&[first, POINT_KEYS].concat());
     write!(out, "{points}")?;
     writeln!(out, "{}", r.counting)?;
     for c in curves {

@@ -83,18 +83,29 @@ pub fn bw_matrix(b: Option<&BandwidthReport>) -> Vec<BwMatrixCell<'_>> {
     m.cells
         .iter()
         .map(|c| {
-            let run = b.results.get(c.result_index);
-            let mut s = run.map_or(Summary::point(c.mb_per_s, 1), |x| x.mb_per_s.summary());
-            s.median = c.mb_per_s;
+            let (mb_per_s, quality) = result_figure(b, c.result_index, c.mb_per_s);
             BwMatrixCell {
                 initiator: c.initiator,
                 target: c.target,
-                mb_per_s: s,
-                quality: run.and_then(|x| x.quality.as_ref()),
+                mb_per_s,
+                quality,
                 hmat_read_mb_per_s: c.hmat_read_mb_per_s.map(|v| v as f64),
             }
         })
         .collect()
+}
+
+/// The figure of a point drawn from result `i` (a matrix cell, a scaling point) at median
+/// `mb_per_s`: the result's interval and quality, or the bare point without the result.
+pub(crate) fn result_figure(
+    b: &BandwidthReport,
+    i: usize,
+    mb_per_s: f64,
+) -> (Summary, Option<&RepetitionQuality>) {
+    let run = b.results.get(i);
+    let mut s = run.map_or(Summary::point(mb_per_s, 1), |x| x.mb_per_s.summary());
+    s.median = mb_per_s;
+    (s, run.and_then(|x| x.quality.as_ref()))
 }
 
 /// Initiator x memory node bandwidth.
@@ -132,10 +143,12 @@ pub fn bandwidth_matrix_table(b: Option<&BandwidthReport>) -> Table {
 pub fn matrix_grids(m: &Matrix, measured_title: &str) -> [Option<Heatmap>; 3] {
     let of = |title: &str, f: &dyn Fn(&MatrixCell) -> Option<f64>| {
         let cells = m.cells.iter();
-        let cells: Vec<_> = cells
-            .filter_map(|c| Some((c.initiator, c.target, Some(f(c)?))))
-            .collect();
-        grid(title, "MB/s", false, &cells)
+        grid(
+            title,
+            "MB/s",
+            false,
+            cells.filter_map(|c| Some((c.initiator, c.target, Some(f(c)?)))),
+        )
     };
     let read = |c: &MatrixCell| c.hmat_read_mb_per_s.map(|v| v as f64);
     let write = |c: &MatrixCell| c.hmat_write_mb_per_s.map(|v| v as f64);
@@ -162,10 +175,9 @@ pub fn bandwidth_heatmaps(
                 .hmat_for(c.initiator, c.target)?
                 .read_bandwidth_mb_s
         };
-        let cells: Vec<_> = (m.cells.iter())
-            .filter_map(|c| Some((c.initiator, c.target, Some(hmat(c)? as f64))))
-            .collect();
-        grid(HMAT_READ, "MB/s", false, &cells)
+        let cells =
+            (m.cells.iter()).filter_map(|c| Some((c.initiator, c.target, Some(hmat(c)? as f64))));
+        grid(HMAT_READ, "MB/s", false, cells)
     });
     Some((measured?, read))
 }

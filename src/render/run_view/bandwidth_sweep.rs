@@ -3,7 +3,7 @@
 //! the declared cache sizes marked: the chart the HTML report draws beside latency's.
 
 use super::{interval_cells, quality_cells, Cell, Table};
-use crate::render::svg::{LineChart, Marker, XScale};
+use crate::render::svg::{LineChart, XScale};
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
 
@@ -87,14 +87,11 @@ pub fn bandwidth_sweep_chart(r: &RunResults) -> Option<LineChart> {
         });
         super::add_line(&mut c, k.to_string(), points);
     }
-    if let Some(&cpu) = sw.cpus.first() {
-        for (level, size) in r.topology.cache_sizes_for_cpu(cpu) {
-            c.markers.push(Marker {
-                x: size as f64,
-                label: format!("L{level} {}", crate::render::svg::bytes_short(size as f64)),
-            });
-        }
-    }
+    let cpu = sw.cpus.first();
+    c.markers.extend(
+        cpu.into_iter()
+            .flat_map(|&cpu| super::cache_markers(r, cpu)),
+    );
     Some(c)
 }
 

@@ -63,6 +63,7 @@ pub fn c2c_groups_table(c: Option<&C2cResult>) -> Table {
     t.extend(interval_columns(
         "ns_one_way",
         "ns one way (of pair medians)",
+        "",
     ));
     t.extend([("ns_one_way_min", "ns min"), ("ns_one_way_max", "ns max")]);
     for g in c.iter().flat_map(|c| &c.groups) {

@@ -84,23 +84,20 @@ pub fn results_for_people(t: Table) -> Table {
         .with_sizes("working_set_bytes", "working set")
 }
 
-/// The columns of [`results_for_people`] the terminal shows, after `first`.
-pub fn result_keys<'a>(first: &[&'a str]) -> Vec<&'a str> {
-    let mut k = first.to_vec();
-    k.extend([
-        "working_set_bytes",
-        "ns_per_load_median",
-        "sample_ns_min",
-        "sample_ns_p90",
-        "sample_ns_p99",
-        "cycles_per_load_median",
-        "cpu",
-        "memory_node",
-        "on_intended_node_fraction",
-        "huge_page_backed_fraction",
-    ]);
-    k
-}
+/// The columns of [`results_for_people`] the terminal shows (after the walk's own columns
+/// where one table holds several walks).
+pub const RESULT_KEYS: &[&str] = &[
+    "working_set_bytes",
+    "ns_per_load_median",
+    "sample_ns_min",
+    "sample_ns_p90",
+    "sample_ns_p99",
+    "cycles_per_load_median",
+    "cpu",
+    "memory_node",
+    "on_intended_node_fraction",
+    "huge_page_backed_fraction",
+];
 
 /// The latency-vs-working-set chart: one line per mode and page size, cache sizes marked.
 pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
@@ -135,27 +132,21 @@ pub fn latency_sweep_chart(r: &RunResults) -> Option<LineChart> {
         .flat_map(|c| c.points.first())
         .map(|p| p.cpu)
         .next();
-    if let Some(cpu) = cpu {
-        for (level, size) in r.topology.cache_sizes_for_cpu(cpu) {
-            chart.markers.push(Marker {
-                x: size as f64,
-                label: format!("L{level} {}", crate::render::svg::bytes_short(size as f64)),
-            });
-        }
-    }
-    let knees = leading_knees(r.latency.as_ref()).map(|k| &k.levels);
-    for k in knees
+    chart
+        .markers
+        .extend(cpu.into_iter().flat_map(|c| super::cache_markers(r, c)));
+    let knees = leading_knees(r.latency.as_ref())
         .into_iter()
-        .flatten()
-        .filter(|k| k.sysfs_bytes.is_some())
-    {
-        if let Some(b) = k.knee_bytes {
-            chart.markers.push(Marker {
-                x: b as f64,
-                label: format!("{} knee", k.level),
-            });
-        }
-    }
+        .flat_map(|k| &k.levels);
+    chart
+        .markers
+        .extend(knees.filter(|k| k.sysfs_bytes.is_some()).filter_map(|k| {
+            let label = format!("{} knee", k.level);
+            Some(Marker {
+                x: k.knee_bytes? as f64,
+                label,
+            })
+        }));
     Some(chart)
 }
 

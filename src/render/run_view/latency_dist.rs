@@ -102,14 +102,9 @@ fn interval_columns() -> Vec<(String, String)> {
         .iter()
         .flat_map(|n| {
             let k = percentile_key(n);
-            [
-                (format!("{k}_ci_low"), format!("ns {n} 95 % interval low")),
-                (format!("{k}_ci_high"), format!("ns {n} 95 % interval high")),
-                (
-                    format!("{k}_ci_level_fraction"),
-                    format!("ns {n} interval coverage (at least)"),
-                ),
-            ]
+            let level = format!("ns {n} interval coverage (at least)");
+            let [low, high] = super::ci_columns(&k, &format!("ns {n}"));
+            [low, high, (format!("{k}_ci_level_fraction"), level)]
         })
         .collect()
 }

@@ -197,40 +197,26 @@ fn is_reference(p: &crate::results::tables::RatioToLocal) -> bool {
 /// SLIT), restricted to the measured pairs.
 pub fn latency_heatmaps(r: &RunResults) -> Option<(Heatmap, Option<Heatmap>)> {
     let m = r.latency.as_ref()?.matrix.as_ref()?;
-    let cells: Vec<(u32, u32, Option<f64>)> = m
-        .cells
-        .iter()
-        .map(|c| {
-            (
-                c.initiator_node,
-                c.memory_node,
-                Some(c.result.ns_per_load.median),
-            )
-        })
-        .collect();
-    let measured = grid("Measured latency (ns)", "ns", true, &cells)?;
-    let hmat: Vec<(u32, u32, Option<f64>)> = m
-        .cells
-        .iter()
-        .filter_map(|c| {
-            c.hmat_read_latency_ns
-                .map(|v| (c.initiator_node, c.memory_node, Some(v as f64)))
-        })
-        .collect();
-    let declared = if !hmat.is_empty() {
-        grid("HMAT read latency (ns, firmware)", "ns", true, &hmat)
-    } else {
-        slit_grid(r, &cells)
+    let each = |f: &dyn Fn(&MatrixCell) -> Option<f64>| -> Vec<_> {
+        let cells = m.cells.iter();
+        cells
+            .filter_map(|c| Some((c.initiator_node, c.memory_node, Some(f(c)?))))
+            .collect()
+    };
+    let median = |c: &MatrixCell| Some(c.result.ns_per_load.median);
+    let measured = grid("Measured latency (ns)", "ns", true, each(&median))?;
+    let hmat = each(&|c| c.hmat_read_latency_ns.map(|v| v as f64));
+    let declared = match hmat.is_empty() {
+        false => grid("HMAT read latency (ns, firmware)", "ns", true, hmat),
+        true => {
+            let slit = |c: &MatrixCell| {
+                let d = r.topology.distance(c.initiator_node, c.memory_node);
+                d.map(f64::from)
+            };
+            grid("SLIT distance (firmware)", "", true, each(&slit))
+        }
     };
     Some((measured, declared))
-}
-
-fn slit_grid(r: &RunResults, pairs: &[(u32, u32, Option<f64>)]) -> Option<Heatmap> {
-    let slit: Vec<(u32, u32, Option<f64>)> = pairs
-        .iter()
-        .filter_map(|&(a, b, _)| r.topology.distance(a, b).map(|d| (a, b, Some(d as f64))))
-        .collect();
-    grid("SLIT distance (firmware)", "", true, &slit)
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! blocks existed show the median of their slices (the chaser's sample windows), and files
 //! written before slices were counted the one count they have, as before.
 
-use super::{ci_cells, ci_columns, fmt_ci, Cell, Table};
+use super::{ci_cells, ci_columns, Cell, Table};
 use crate::render::svg::XErrorBar;
 use crate::results::loaded::{LoadedPoint, LoadedResult};
 use crate::results::RunResults;
@@ -33,21 +33,14 @@ pub(crate) fn bandwidths_for_people(t: &mut Table, curves: &[&LoadedResult]) {
             (load, &p.load_mb_per_s_summary),
         ] {
             if let Some(s) = s {
-                row[col] = Cell::Text(fmt_ci(s, None));
+                row[col] = Cell::Text(crate::render::format::estimate::cell(&s.estimate()));
             }
         }
     }
-    if has_slices(curves.iter().copied()) {
+    if has_slices(curves) {
         t.columns[total] = "total MB/s [95 % interval]".into();
         t.columns[load] = "load MB/s [95 % interval]".into();
     }
-}
-
-/// True when any point of these curves was measured in blocks.
-fn has_blocks<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
-    curves
-        .into_iter()
-        .any(|c| c.points.iter().any(|p| !p.blocks.is_empty()))
 }
 
 /// The blocks behind a point's figures as the CSV's last cell (empty for an older file).
@@ -64,10 +57,13 @@ pub(crate) fn blocks_column() -> (String, String) {
 }
 
 /// True when any point of these curves has its bandwidth per slice.
-fn has_slices<'a>(curves: impl IntoIterator<Item = &'a LoadedResult>) -> bool {
-    curves
-        .into_iter()
-        .any(|c| c.points.iter().any(|p| p.total_mb_per_s_summary.is_some()))
+fn has_slices(curves: &[&LoadedResult]) -> bool {
+    any_point(curves, |p| p.total_mb_per_s_summary.is_some())
+}
+
+/// True when `f` holds for any point of these curves.
+fn any_point(curves: &[&LoadedResult], f: impl Fn(&LoadedPoint) -> bool) -> bool {
+    curves.iter().any(|c| c.points.iter().any(&f))
 }
 
 /// The (key, label) pairs of [`bandwidth_cells`]: the per-slice bandwidth summaries, added
@@ -151,9 +147,9 @@ pub(crate) fn x_error(series: usize, p: &LoadedPoint) -> Option<XErrorBar> {
 /// of its blocks with their interval, of its slices (files written before blocks), or
 /// (files written before slices were counted) one repetition's count.
 pub fn bandwidth_note(curves: &[&LoadedResult]) -> &'static str {
-    if has_blocks(curves.iter().copied()) {
+    if any_point(curves, |p| !p.blocks.is_empty()) {
         "Each point is measured in blocks spread over the sweep (rounds over every point, the order moved on each round): its latency is the median of its blocks' median latencies and its bandwidth the median of its blocks' bandwidths (each the median of the block's 2 ms slices), each with the 95 % interval over the blocks (n = blocks)."
-    } else if has_slices(curves.iter().copied()) {
+    } else if has_slices(curves) {
         "A point's bandwidth is the median over its slices (the chaser's 2 ms sample windows) with their 95 % interval; its latency is the median of the chaser's samples in the same windows with their 95 % interval."
     } else {
         "A point's bandwidth is one repetition's count (no interval); its latency is the median of the chaser's samples with their 95 % interval."

@@ -69,13 +69,11 @@ pub fn loaded_matrix_heatmaps(m: &LoadedMatrix) -> Vec<(Heatmap, Heatmap)> {
             let c = m.cells.iter().find(|c| c.initiator == i && c.target == t);
             c.and_then(|c| c.curves().nth(k)).and_then(f)
         };
-        let cells: Vec<(u32, u32, Option<f64>)> = m
+        let pairs = m
             .initiators
             .iter()
-            .flat_map(|&i| m.targets.iter().map(move |&t| (i, t)))
-            .map(|(i, t)| (i, t, value(i, t)))
-            .collect();
-        grid(&title, unit, worse, &cells)
+            .flat_map(|&i| m.targets.iter().map(move |&t| (i, t)));
+        grid(&title, unit, worse, pairs.map(|(i, t)| (i, t, value(i, t))))
     };
     let idle = |r: &LoadedResult| r.points.first().map(|p| p.ns_per_load.median);
     let max = |r: &LoadedResult| max_point(r).map(LoadedPoint::mb_per_s);

@@ -247,23 +247,19 @@ pub fn loaded_points_for_people(curves: &[&LoadedResult]) -> Table {
     t
 }
 
-/// The columns of the loaded points for people that the terminal and the HTML show, after
-/// `first`.
-pub fn point_keys<'a>(first: &[&'a str]) -> Vec<&'a str> {
-    let mut k = first.to_vec();
-    k.extend([
-        "load_label",
-        "delay_ns",
-        "total_mb_per_s",
-        "load_mb_per_s",
-        "chaser_mb_per_s",
-        "ns_per_load_median",
-        "ns_per_load_p90",
-        "ns_per_load_p99",
-        "load_thread_mb_per_s",
-    ]);
-    k
-}
+/// The columns of the loaded points for people that the terminal shows (after the curve's
+/// name where the table holds several).
+pub const POINT_KEYS: &[&str] = &[
+    "load_label",
+    "delay_ns",
+    "total_mb_per_s",
+    "load_mb_per_s",
+    "chaser_mb_per_s",
+    "ns_per_load_median",
+    "ns_per_load_p90",
+    "ns_per_load_p99",
+    "load_thread_mb_per_s",
+];
 
 /// One row per curve: its headline figures, each latency with its interval.
 pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
@@ -285,15 +281,11 @@ pub fn loaded_summary_table(curves: &[&LoadedResult]) -> Table {
         ),
         ("max_mb_per_s", "max MB/s (one repetition)"),
     ]);
-    let at_max: Vec<(String, String)> = interval_columns("ns_per_load_at_max", "ns at max")
-        .into_iter()
-        .map(|(k, l)| match k.as_str() {
-            "ci_level_fraction" => ("at_max_ci_level_fraction".into(), l),
-            "samples_count" => ("at_max_samples_count".into(), l),
-            _ => (k, l),
-        })
-        .collect();
-    t.extend(at_max);
+    t.extend(interval_columns(
+        "ns_per_load_at_max",
+        "ns at max",
+        "at_max_",
+    ));
     t.extend([
         ("at_max_disturbed", "max point disturbed (retakes ran out)"),
         ("disturbed_points_count", "disturbed points"),

@@ -103,7 +103,7 @@ pub fn with_latency_text(mut t: Table, r: &RunResults) -> Table {
         let Some(s) = res.latency.as_ref().map(|l| l.ns_per_load).or(point) else {
             continue;
         };
-        let mut v = super::fmt_ci(&s, None);
+        let mut v = estimate::cell(&s.estimate());
         if res.latency_disturbed() {
             v.push_str(" (disturbed)");
         }

@@ -1,10 +1,10 @@
 //! Bandwidth versus thread count as a table and a line chart, one series per node and mode.
 
+use super::bandwidth::result_figure;
 use super::{estimate_cells, Cell, Table};
 use crate::render::svg::{LineChart, Marker, XScale};
 use crate::results::bandwidth::BandwidthReport;
 use crate::results::RunResults;
-use crate::stats::Summary;
 
 /// A scaling curve's name: `read, node 0, packed`.
 pub(crate) fn series_name(kernel: &str, s: &crate::results::bandwidth::ScalingSeries) -> String {
@@ -38,10 +38,7 @@ pub fn scaling_table(b: Option<&BandwidthReport>) -> Table {
         for sc in &b.scaling {
             for s in &sc.series {
                 for p in &s.points {
-                    let run = b.results.get(p.result_index);
-                    let mut sum =
-                        run.map_or(Summary::point(p.mb_per_s, 1), |x| x.mb_per_s.summary());
-                    sum.median = p.mb_per_s;
+                    let (sum, q) = result_figure(b, p.result_index, p.mb_per_s);
                     let mut row = vec![
                         Cell::Text(series_name(&sc.kernel, s)),
                         Cell::Text(sc.kernel.clone()),
@@ -50,7 +47,7 @@ pub fn scaling_table(b: Option<&BandwidthReport>) -> Table {
                         Cell::Int(p.threads as u64),
                         Cell::Text(crate::results::format::format_list(&p.cpus)),
                     ];
-                    row.extend(estimate_cells(&sum, run.and_then(|x| x.quality.as_ref())));
+                    row.extend(estimate_cells(&sum, q));
                     row.extend([
                         Cell::Num(p.mb_per_s_max),
                         Cell::int(s.knee_threads.map(|k| k as u64)),
@@ -88,11 +85,13 @@ pub fn scaling_chart(r: &RunResults) -> Option<LineChart> {
                 });
             }
             let points = s.points.iter().map(|p| {
-                let run = b.results.get(p.result_index);
-                let ci = run.and_then(|x| x.mb_per_s.ci);
-                let disturbed = run.and_then(|x| x.quality.as_ref());
-                let disturbed = disturbed.is_some_and(|q| q.disturbed);
-                (p.threads as f64, p.mb_per_s, ci, disturbed)
+                let (sum, q) = result_figure(b, p.result_index, p.mb_per_s);
+                (
+                    p.threads as f64,
+                    p.mb_per_s,
+                    sum.ci,
+                    q.is_some_and(|q| q.disturbed),
+                )
             });
             super::add_line(&mut c, series_name(&sc.kernel, s), points);
         }

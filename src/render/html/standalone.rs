@@ -53,15 +53,10 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
     };
     let [matrix, scaling] = ["bandwidth-matrix", "scaling"].map(super::section);
     let sections = [&sweep, &kernels, matrix, scaling, &peak];
-    page(
-        "Bandwidth",
-        what,
-        &report.environment,
-        &report.warnings,
-        |p| {
-            super::write_sections(p, &r, sections);
-        },
-    )
+    let facts = facts(what, &report.environment);
+    page("Bandwidth", &facts, &report.warnings, |p| {
+        super::write_sections(p, &r, sections);
+    })
 }
 
 /// The section of `bandwidth --sweep`: the chart and the sizes' table.
@@ -138,7 +133,8 @@ pub fn render_rightmark(r: &RightmarkReport) -> String {
         r.cells.len(),
         r.rounds
     );
-    page("RightMark table", &what, &r.environment, &r.warnings, |p| {
+    let facts = facts(&what, &r.environment);
+    page("RightMark table", &facts, &r.warnings, |p| {
         p.section_open(
             "rightmark",
             super::section("rightmark").title,
@@ -153,38 +149,32 @@ pub fn render_rightmark(r: &RightmarkReport) -> String {
 /// section, one heat map per kernel and CPU node.
 pub fn render_stream_matrix(r: &StreamMatrixReport) -> String {
     let what = format!("{} matrix(es), {} rounds", r.matrices.len(), r.rounds);
-    page(
-        "Per-stream placement",
-        &what,
-        &r.environment,
-        &r.warnings,
-        |p| {
-            p.section_open(
+    let facts = facts(&what, &r.environment);
+    page("Per-stream placement", &facts, &r.warnings, |p| {
+        p.section_open(
             "stream-matrix",
             "Bandwidth, source node \u{00d7} destination node",
             "LIKWID's per-stream placement: the CPU node's threads read from arrays on the row's node and write into an array on the column's node.",
         );
-            tables::stream_matrix_body(p, r);
-            p.section_close();
-        },
-    )
+        tables::stream_matrix_body(p, r);
+        p.section_close();
+    })
 }
 
-/// A page of its own: the header (title, what was measured, the machine), the warnings,
-/// what `body` writes and the footer.
-fn page(
+/// A page of its own: the header (`title` and `facts`: what was measured, the machine), the
+/// warnings in a banner when there are any, what `body` writes and the footer.
+pub(super) fn page(
     title: &str,
-    what: &str,
-    env: &Environment,
+    facts: &[String],
     warnings: &[String],
     body: impl FnOnce(&mut Page),
 ) -> String {
-    let mut facts = vec![what.to_string()];
-    facts.extend(super::machine_facts(env));
     let lower = format!("numascope {}", title.to_lowercase());
-    let mut p = Page::open(&lower, "", title, &facts);
+    let mut p = Page::open(&lower, "", title, facts);
     p.push("</header>\n");
-    self::warnings(&mut p, warnings);
+    if !warnings.is_empty() {
+        p.banner("<div class=\"banner verdict\">", warnings, usize::MAX);
+    }
     body(&mut p);
     p.close(&format!(
         "numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes",
@@ -192,11 +182,11 @@ fn page(
     ))
 }
 
-/// The warnings of a page of its own in a banner, when there are any.
-pub(super) fn warnings(p: &mut Page, warnings: &[String]) {
-    if !warnings.is_empty() {
-        p.banner("<div class=\"banner verdict\">", warnings, usize::MAX);
-    }
+/// What a page of its own measured, then the machine, for its header.
+fn facts(what: &str, env: &Environment) -> Vec<String> {
+    std::iter::once(what.to_string())
+        .chain(super::machine_facts(env))
+        .collect()
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! output (terminal text, CSV, HTML) and `compare` show the same figures: a renderer only
 //! lays out what this module extracted.
 
-use crate::render::svg::{ErrorBar, Heatmap, LineChart, Series, SeriesStyle};
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Series};
 use crate::results::{plan::Part, RunResults};
 
 pub mod bandwidth;
@@ -399,12 +399,7 @@ pub(crate) fn add_line(
         }
         line.push((x, y));
     }
-    let style = SeriesStyle::LinePoints;
-    c.series.push(Series {
-        name,
-        points: line,
-        style,
-    });
+    c.series.push(Series { name, points: line });
 }
 
 /// Nodes as a comma-separated list (`0,1`), as tables and `compare` keys show them.

@@ -50,6 +50,7 @@ tr.win td{background:#eef7f2}
 tr.above td{border-bottom:0;padding-bottom:2px}
 tr.cmd td{padding-top:0}
 .scroll tr.cmd td{position:static}
+tr.cmd div{width:0;min-width:100%}
 .scroll tr.win td:first-child{background:#eef7f2}
 tbody tr:hover td{background:#f9fafb}
 .scroll{overflow-x:auto;max-width:100%}
@@ -249,7 +250,8 @@ impl Page {
             cols.insert(1, c);
         }
         // The command (the numactl column) is the line under its row, across the table, so
-        // that it never breaks and never widens the table past the page.
+        // that it never breaks and never widens the table past the page (its box, 0 wide at
+        // least as wide as the row, adds nothing to the table's width and scrolls when longer).
         let cmd = (cols.iter().position(|&c| t.keys[c] == "numactl")).map(|k| cols.remove(k));
         self.push("<div class=\"scroll\"><table><thead><tr>");
         for &c in &cols {
@@ -279,7 +281,7 @@ impl Page {
             if let Some(c) = command {
                 let _ = write!(
                     self.html,
-                    "<tr class=\"{win}cmd\"><td colspan=\"{}\"><code class=\"cmd\">{}</code></td></tr>",
+                    "<tr class=\"{win}cmd\"><td colspan=\"{}\"><div><code class=\"cmd\">{}</code></div></td></tr>",
                     cols.len(),
                     esc(&c.display())
                 );

@@ -518,6 +518,27 @@ mod tests {
         ));
     }
 
+    /// A table's numactl column is the line under each row, across the table, so that the
+    /// "what to run" tables fit a 1400 px page: no numactl header, one command row per row
+    /// spanning every column, the winners' command rows highlighted with them.
+    #[test]
+    fn commands_are_lines_under_their_rows() {
+        let h = render(&opteron_example());
+        let sec = section_of(&h, "scenarios");
+        assert!(!sec.contains("<th>numactl</th>"), "{sec}");
+        let s = &opteron_example().scenarios.unwrap();
+        let cmd = |x: &str| format!("<div><code class=\"cmd\">{}</code></div>", esc(x));
+        for row in s.scenarios.iter().filter(|x| x.same_as.is_none()) {
+            let at = sec.find(&cmd(&row.numactl)).expect("a command row");
+            let tr = &sec[sec[..at].rfind("<tr").unwrap()..at];
+            assert!(tr.contains("cmd\"><td colspan=\"8\">"), "{tr}");
+        }
+        assert_eq!(
+            sec.matches("<tr class=\"win cmd\">").count(),
+            sec.matches("<tr class=\"win above\">").count()
+        );
+    }
+
     /// A sentence written for the terminal with a backticked word reaches the page as code,
     /// and no backtick reaches the page at all.
     #[test]

@@ -1,7 +1,7 @@
 //! A strip chart: the distribution of one figure over many hosts, each host a dot on one value
 //! axis, the median a vertical line, the hosts that stand out drawn in the accent colour and
 //! named (every host's value is in the table above the chart). Drawn with the other charts'
-//! primitives ([`super::frame`]), fixed sizes, font and number labels, so output is
+//! primitives (the `frame` module), fixed sizes, font and number labels, so output is
 //! deterministic.
 
 use plotters::prelude::*;

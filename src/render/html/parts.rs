@@ -174,12 +174,18 @@ fn lines(p: &mut Page, lines: &[String]) {
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) -> bool {
+    node_bandwidth(p, r, true)
+}
+
+/// The bandwidth matrix; `cards` when the page shows the headline cards (the run report), so
+/// that a one-cell matrix names the local bandwidth card rather than repeat it; a page of
+/// its own (`bandwidth --matrix --html`) has no cards and shows the cell.
+pub(super) fn node_bandwidth(p: &mut Page, r: &RunResults, cards: bool) -> bool {
     let bt = view::bandwidth::bandwidth_matrix_table(r.bandwidth.as_ref());
     let bw_title = bt.title.clone();
     let ci = view::cell_intervals(bt, "mb_per_s");
     let f = figures::of_run(r);
-    let card = f
-        .local_bandwidth
+    let card = (f.local_bandwidth.filter(|_| cards))
         .map(|i| ("local bandwidth", f.get(i).estimate.median));
     let caption = format!("{bw_title}; MB/s, median, MB = 10^6 bytes.");
     p.heatmaps(

@@ -51,8 +51,13 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         body: parts::peak,
         ..kernels
     };
-    let [matrix, scaling] = ["bandwidth-matrix", "scaling"].map(super::section);
-    let sections = [&sweep, &kernels, matrix, scaling, &peak];
+    // No headline cards on this page: a one-cell matrix shows its cell.
+    let matrix = Section {
+        body: |p, r| parts::node_bandwidth(p, r, false),
+        ..*super::section("bandwidth-matrix")
+    };
+    let scaling = super::section("scaling");
+    let sections = [&sweep, &kernels, &matrix, scaling, &peak];
     let facts = facts(what, &report.environment);
     page("Bandwidth", &facts, &report.warnings, |p| {
         super::write_sections(p, &r, sections);
@@ -250,6 +255,26 @@ mod tests {
         let html = render_bandwidth(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo);
         assert_eq!(section(&html, "scaling").matches("<svg ").count(), 2);
         assert!(!html.contains("id=\"peak\""));
+    }
+
+    /// A one-cell matrix: the run report names the local bandwidth card it repeats, the page
+    /// of `bandwidth --matrix --html` (no cards) shows the cell.
+    #[test]
+    fn a_one_cell_matrix_is_shown_where_no_card_holds_it() {
+        let mut r = crate::render::fixture::opteron_example();
+        let m = &mut r.bandwidth.as_mut().unwrap().matrix[0];
+        m.cells.retain(|c| c.initiator == 0 && c.target == 0);
+        (m.initiators, m.targets) = (vec![0], vec![0]);
+        let cell = "Measured bandwidth (MB/s), CPU node 0 \u{2192} memory node 0</dt><dd>";
+        let run = super::super::render(&r);
+        let s = section(&run, "bandwidth-matrix");
+        assert!(
+            !s.contains(cell) && s.contains("is the local bandwidth card above"),
+            "{s}"
+        );
+        let html = render_bandwidth(r.bandwidth.as_ref().unwrap(), &sample::opteron_topology());
+        let s = section(&html, "bandwidth-matrix");
+        assert!(s.contains(cell) && !s.contains("card above"), "{s}");
     }
 
     /// The node tables' pages: six heat maps and the article's layout; one heat map per

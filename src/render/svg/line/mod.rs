@@ -1,4 +1,4 @@
-//! Line and scatter charts: latency against working set (log-2 byte axis with cache-size
+//! Line charts: latency against working set (log-2 byte axis with cache-size
 //! markers, log-10 latency axis so 1 ns caches and 200 ns DRAM both show), bandwidth against
 //! thread count, latency against bandwidth under load. One chart, several named series, each
 //! point's 95 % interval drawn as an error bar (and a band along a line), disturbed points

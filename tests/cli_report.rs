@@ -312,7 +312,11 @@ fn real_run_of_this_machine_renders() {
          chart twice (wide and phone layouts); the one-node latency, SLIT and bandwidth \
          matrices are plain figures, not heat maps"
     );
-    assert!(page.contains("Measured latency (ns), CPU node 0 \u{2192} memory node 0</dt>"));
+    // The one cell is the local latency card's figure: named in its section, not repeated.
+    assert!(!page.contains("Measured latency (ns), CPU node 0 \u{2192} memory node 0</dt>"));
+    assert!(page.contains(
+        "the one measured cell (CPU node 0 \u{2192} memory node 0) is the local latency card above"
+    ));
     assert_eq!(page.matches("<div class=\"chart-narrow\">").count(), 4);
     // A single-node run has nothing to export for remote pairs, but its own cell still exports.
     let xml = dir.path().join("t.xml");

@@ -98,37 +98,25 @@ pub(super) fn points_table(p: &mut Page, curves: &[&LoadedResult]) {
 /// Renders the page.
 pub fn render_loaded(r: &LoadedReport) -> String {
     let curves = report_curves(r);
-    let mut p = Page::open(
-        "numascope loaded latency",
-        "",
-        "Loaded latency",
-        &header_facts(r, &curves),
-    );
-    p.push("</header>\n");
     let warnings = crate::render::run_view::loaded_family::curve_warnings(&curves);
-    super::standalone::warnings(&mut p, &warnings);
-
-    p.section_open(
-        "curves",
-        "Latency against bandwidth",
-        "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
-    );
-    if !curves_body(&mut p, &curves) {
-        p.para("absent", "No curve was measured.");
-    }
-    p.section_close();
-
-    if let LoadedReport::Matrix(m) = r {
-        matrix_section(&mut p, m);
-    }
-
-    p.section_open("points", "Every point", "");
-    points_table(&mut p, &curves);
-    p.section_close();
-    p.close(&format!(
-        "numascope {} \u{00b7} MB = 10^6 bytes",
-        env!("CARGO_PKG_VERSION")
-    ))
+    let facts = header_facts(r, &curves);
+    super::standalone::page("Loaded latency", &facts, &warnings, |p| {
+        p.section_open(
+            "curves",
+            "Latency against bandwidth",
+            "One thread chases pointers while the load threads stream at rising shares of their full speed; the mixes were measured interleaved, level by level.",
+        );
+        if !curves_body(p, &curves) {
+            p.para("absent", "No curve was measured.");
+        }
+        p.section_close();
+        if let LoadedReport::Matrix(m) = r {
+            matrix_section(p, m);
+        }
+        p.section_open("points", "Every point", "");
+        points_table(p, &curves);
+        p.section_close();
+    })
 }
 
 /// The matrix's heat maps, one pair per mix, and the cells not measured.

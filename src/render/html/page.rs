@@ -47,6 +47,11 @@ th,td{padding:6px 10px;border-bottom:1px solid var(--line);text-align:left;verti
 th{font-weight:600;color:#3d4451;background:var(--soft);font-size:12.5px}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.win td{background:#eef7f2}
+tr.above td{border-bottom:0;padding-bottom:2px}
+tr.cmd td{padding-top:0}
+.scroll tr.cmd td{position:static}
+tr.cmd div{width:0;min-width:100%}
+.scroll tr.win td:first-child{background:#eef7f2}
 tbody tr:hover td{background:#f9fafb}
 .scroll{overflow-x:auto;max-width:100%}
 .scroll th:first-child,.scroll td:first-child{position:sticky;left:0;background:#fff;z-index:1}
@@ -217,10 +222,7 @@ impl Page {
 
     /// A bar chart, wide and for a phone (labels above the bars, larger text).
     pub(super) fn bar_chart(&mut self, b: &svg::BarChart, marks: &[svg::BarMark], caption: &str) {
-        let drawn = vec![
-            svg::bar_chart_marked(b, marks),
-            svg::bar_chart_narrow(b, marks),
-        ];
+        let drawn = vec![svg::bar_chart(b, marks), svg::bar_chart(&b.narrow(), marks)];
         self.figure(false, drawn, caption);
     }
 
@@ -247,6 +249,10 @@ impl Page {
             let c = cols.remove(k + 1);
             cols.insert(1, c);
         }
+        // The command (the numactl column) is the line under its row, across the table, so
+        // that it never breaks and never widens the table past the page (its box, 0 wide at
+        // least as wide as the row, adds nothing to the table's width and scrolls when longer).
+        let cmd = (cols.iter().position(|&c| t.keys[c] == "numactl")).map(|k| cols.remove(k));
         self.push("<div class=\"scroll\"><table><thead><tr>");
         for &c in &cols {
             let _ = write!(self.html, "<th>{}</th>", esc(&t.columns[c]));
@@ -258,37 +264,56 @@ impl Page {
             })
             .collect();
         for (i, row) in t.rows.iter().enumerate() {
-            self.push(if win(i) { "<tr class=\"win\">" } else { "<tr>" });
-            for (&c, &numeric) in cols.iter().zip(&numeric) {
-                let cell = &row[c];
-                let class = if numeric { " class=\"n\"" } else { "" };
-                if t.columns[c] == "numactl" && matches!(cell, Cell::Text(_)) {
-                    let _ = write!(self.html, "<td><code>{}</code></td>", esc(&cell.display()));
-                } else {
-                    let _ = write!(self.html, "<td{class}>{}</td>", prose(&cell.display()));
+            let win = if win(i) { "win " } else { "" };
+            let command = cmd.map(|c| &row[c]).filter(|c| matches!(c, Cell::Text(_)));
+            let above = if command.is_some() { "above" } else { "" };
+            match format!("{win}{above}").trim() {
+                "" => self.push("<tr>"),
+                class => {
+                    let _ = write!(self.html, "<tr class=\"{class}\">");
                 }
             }
+            for (&c, &numeric) in cols.iter().zip(&numeric) {
+                let class = if numeric { " class=\"n\"" } else { "" };
+                let _ = write!(self.html, "<td{class}>{}</td>", prose(&row[c].display()));
+            }
             self.push("</tr>");
+            if let Some(c) = command {
+                let _ = write!(
+                    self.html,
+                    "<tr class=\"{win}cmd\"><td colspan=\"{}\"><div><code class=\"cmd\">{}</code></div></td></tr>",
+                    cols.len(),
+                    esc(&c.display())
+                );
+            }
         }
         self.push("</tbody></table></div>");
     }
 
     /// A node x node pair: the measured heat map beside the firmware's (or `none_declared`
-    /// in its place), then the caption; a one-cell pair is a plain figure, no colour scale.
-    /// `false` (nothing written) without a pair.
+    /// in its place), then the caption and the cells' intervals after it; a one-cell pair is
+    /// a plain figure, no colour scale, and its measured cell, when it is the headline card's
+    /// figure (`card`: the card's title and median), is named rather than shown a second
+    /// time, with its interval. `false` (nothing written) without a pair.
     pub(super) fn heatmaps(
         &mut self,
         pair: Option<(Heatmap, Option<Heatmap>)>,
-        caption: &str,
+        (caption, intervals): (&str, Option<String>),
         none_declared: &str,
+        card: Option<(&str, f64)>,
     ) -> bool {
         let Some((m, d)) = pair else { return false };
+        let repeat = single_cell(&m).and_then(|v| card.filter(|c| c.1 == v));
         if let Some(v) = single_cell(&m) {
             // One CPU node and one memory node: the cell as a plain figure, no colour scale.
-            self.push("<dl class=\"kv\">");
-            for (h, v) in
-                std::iter::once((&m, Some(v))).chain(d.as_ref().map(|d| (d, single_cell(d))))
-            {
+            let measured = repeat.is_none().then_some((&m, Some(v)));
+            let cells: Vec<_> = (measured.into_iter())
+                .chain(d.as_ref().map(|d| (d, single_cell(d))))
+                .collect();
+            if !cells.is_empty() {
+                self.push("<dl class=\"kv\">");
+            }
+            for (h, v) in &cells {
                 let _ = write!(
                     self.html,
                     "<dt>{}, CPU node {} \u{2192} memory node {}</dt><dd>{}</dd>",
@@ -298,7 +323,13 @@ impl Page {
                     v.map_or("-".into(), svg::value_label)
                 );
             }
-            self.push("</dl>");
+            if !cells.is_empty() {
+                self.push("</dl>");
+            }
+            if let Some((title, _)) = repeat {
+                let (row, col) = (&m.row_labels[0], &m.col_labels[0]);
+                self.para("", &format!("One CPU node and one memory node: the one measured cell (CPU node {row} \u{2192} memory node {col}) is the {title} card above."));
+            }
         } else if let Some(d) = &d {
             self.heatmap_pair(&[&m, d]);
         } else {
@@ -307,7 +338,10 @@ impl Page {
             let _ = write!(self.html, "<p class=\"absent\">{}</p>", esc(none_declared));
             self.push("</div>");
         }
-        self.para("lead", caption);
+        match intervals.filter(|_| repeat.is_none()) {
+            Some(ci) => self.para("lead", &format!("{caption} {ci}.")),
+            None => self.para("lead", caption),
+        }
         true
     }
 }

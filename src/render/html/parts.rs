@@ -45,17 +45,19 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) -> bool {
             )
         })
         .unwrap_or_default();
-    let ws = match view::cell_intervals(
+    let ci = view::cell_intervals(
         view::latency_matrix::latency_matrix_table(r.latency.as_ref()),
         "ns_per_load",
-    ) {
-        Some(ci) => format!("{ws} {ci}."),
-        None => ws,
-    };
+    );
+    let f = figures::of_run(r);
+    let card = f
+        .local_latency
+        .map(|i| ("local latency", f.get(i).estimate.median));
     if !p.heatmaps(
         view::latency_matrix::latency_heatmaps(r),
-        &ws,
+        (&ws, ci),
         "The firmware declares no SLIT or HMAT figures for these pairs.",
+        card,
     ) {
         return false;
     }
@@ -66,7 +68,7 @@ pub(super) fn latency_matrix(p: &mut Page, r: &RunResults) -> bool {
         .as_ref()
         .and_then(|l| l.matrix.as_ref())
         .and_then(view::latency_matrix::matrix_ratio_line);
-    let widths = figures_line(r, &figures::of_run(r), "ns", "latency");
+    let widths = figures_line(r, &f, "ns", "latency");
     for l in ratios.iter().chain(&widths) {
         p.para("lead", &format!("{l}."));
     }
@@ -172,10 +174,26 @@ fn lines(p: &mut Page, lines: &[String]) {
 }
 
 pub(super) fn bandwidth_matrix(p: &mut Page, r: &RunResults) -> bool {
+    node_bandwidth(p, r, true)
+}
+
+/// The bandwidth matrix; `cards` when the page shows the headline cards (the run report), so
+/// that a one-cell matrix names the local bandwidth card rather than repeat it; a page of
+/// its own (`bandwidth --matrix --html`) has no cards and shows the cell.
+pub(super) fn node_bandwidth(p: &mut Page, r: &RunResults, cards: bool) -> bool {
     let bt = view::bandwidth::bandwidth_matrix_table(r.bandwidth.as_ref());
     let bw_title = bt.title.clone();
-    let ci = view::cell_intervals(bt, "mb_per_s").map_or(String::new(), |c| format!(" {c}."));
-    p.heatmaps(view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)), &format!("{bw_title}; MB/s, median, MB = 10^6 bytes.{ci}"), "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).")
+    let ci = view::cell_intervals(bt, "mb_per_s");
+    let f = figures::of_run(r);
+    let card = (f.local_bandwidth.filter(|_| cards))
+        .map(|i| ("local bandwidth", f.get(i).estimate.median));
+    let caption = format!("{bw_title}; MB/s, median, MB = 10^6 bytes.");
+    p.heatmaps(
+        view::bandwidth::bandwidth_heatmaps(r.bandwidth.as_ref(), Some(&r.topology)),
+        (&caption, ci),
+        "The firmware declares no HMAT bandwidth for these pairs (no HMAT table, or no bandwidth entries in it).",
+        card,
+    )
 }
 
 pub(super) fn scaling(p: &mut Page, r: &RunResults) -> bool {

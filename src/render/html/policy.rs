@@ -148,7 +148,12 @@ pub(super) fn advisor(p: &mut Page, r: &RunResults) -> bool {
         return false;
     };
     p.para("", &a.summary);
-    p.push("<div class=\"scroll\"><table><thead><tr><th>policy</th><th>MB/s (MB = 10^6 B; median [95 % interval] n)</th><th>numactl</th></tr></thead><tbody>");
+    let head = [
+        ("policy", "policy"),
+        ("mb_per_s", "MB/s (MB = 10^6 B; median [95 % interval] n)"),
+        ("numactl", "numactl"),
+    ];
+    let mut t = view::Table::new("advisor", "", &head);
     for c in &a.checks {
         let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
             (Some(m), Some(_), _) => crate::render::format::estimate::bracketed(&m.estimate()),
@@ -156,20 +161,10 @@ pub(super) fn advisor(p: &mut Page, r: &RunResults) -> bool {
             (_, None, Some(u)) => format!("not measured: {u}"),
             (_, None, None) => "not measured".into(),
         };
-        let class = if c.mb_per_s.is_some() {
-            " class=\"n\""
-        } else {
-            ""
-        };
-        let _ = write!(
-            p.html,
-            "<tr><td>{}</td><td{class}>{}</td><td><code>{}</code></td></tr>",
-            esc(&c.policy),
-            esc(&v),
-            esc(&c.numactl)
-        );
+        let row = [&c.policy, &v, &c.numactl].map(|s| view::Cell::Text(s.clone()));
+        t.rows.push(row.to_vec());
     }
-    p.push("</tbody></table></div>");
+    p.table(&t, &[]);
     if !a.weights.is_empty() {
         let w: Vec<String> = a
             .weights

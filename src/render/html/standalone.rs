@@ -51,17 +51,17 @@ pub fn render_bandwidth(report: &BandwidthReport, topo: &Topology) -> String {
         body: parts::peak,
         ..kernels
     };
-    let [matrix, scaling] = ["bandwidth-matrix", "scaling"].map(super::section);
-    let sections = [&sweep, &kernels, matrix, scaling, &peak];
-    page(
-        "Bandwidth",
-        what,
-        &report.environment,
-        &report.warnings,
-        |p| {
-            super::write_sections(p, &r, sections);
-        },
-    )
+    // No headline cards on this page: a one-cell matrix shows its cell.
+    let matrix = Section {
+        body: |p, r| parts::node_bandwidth(p, r, false),
+        ..*super::section("bandwidth-matrix")
+    };
+    let scaling = super::section("scaling");
+    let sections = [&sweep, &kernels, &matrix, scaling, &peak];
+    let facts = facts(what, &report.environment);
+    page("Bandwidth", &facts, &report.warnings, |p| {
+        super::write_sections(p, &r, sections);
+    })
 }
 
 /// The section of `bandwidth --sweep`: the chart and the sizes' table.
@@ -138,7 +138,8 @@ pub fn render_rightmark(r: &RightmarkReport) -> String {
         r.cells.len(),
         r.rounds
     );
-    page("RightMark table", &what, &r.environment, &r.warnings, |p| {
+    let facts = facts(&what, &r.environment);
+    page("RightMark table", &facts, &r.warnings, |p| {
         p.section_open(
             "rightmark",
             super::section("rightmark").title,
@@ -153,38 +154,32 @@ pub fn render_rightmark(r: &RightmarkReport) -> String {
 /// section, one heat map per kernel and CPU node.
 pub fn render_stream_matrix(r: &StreamMatrixReport) -> String {
     let what = format!("{} matrix(es), {} rounds", r.matrices.len(), r.rounds);
-    page(
-        "Per-stream placement",
-        &what,
-        &r.environment,
-        &r.warnings,
-        |p| {
-            p.section_open(
+    let facts = facts(&what, &r.environment);
+    page("Per-stream placement", &facts, &r.warnings, |p| {
+        p.section_open(
             "stream-matrix",
             "Bandwidth, source node \u{00d7} destination node",
             "LIKWID's per-stream placement: the CPU node's threads read from arrays on the row's node and write into an array on the column's node.",
         );
-            tables::stream_matrix_body(p, r);
-            p.section_close();
-        },
-    )
+        tables::stream_matrix_body(p, r);
+        p.section_close();
+    })
 }
 
-/// A page of its own: the header (title, what was measured, the machine), the warnings,
-/// what `body` writes and the footer.
-fn page(
+/// A page of its own: the header (`title` and `facts`: what was measured, the machine), the
+/// warnings in a banner when there are any, what `body` writes and the footer.
+pub(super) fn page(
     title: &str,
-    what: &str,
-    env: &Environment,
+    facts: &[String],
     warnings: &[String],
     body: impl FnOnce(&mut Page),
 ) -> String {
-    let mut facts = vec![what.to_string()];
-    facts.extend(super::machine_facts(env));
     let lower = format!("numascope {}", title.to_lowercase());
-    let mut p = Page::open(&lower, "", title, &facts);
+    let mut p = Page::open(&lower, "", title, facts);
     p.push("</header>\n");
-    self::warnings(&mut p, warnings);
+    if !warnings.is_empty() {
+        p.banner("<div class=\"banner verdict\">", warnings, usize::MAX);
+    }
     body(&mut p);
     p.close(&format!(
         "numascope {} \u{00b7} MB = 10^6 bytes, KiB/MiB = 2^10/2^20 bytes",
@@ -192,11 +187,11 @@ fn page(
     ))
 }
 
-/// The warnings of a page of its own in a banner, when there are any.
-pub(super) fn warnings(p: &mut Page, warnings: &[String]) {
-    if !warnings.is_empty() {
-        p.banner("<div class=\"banner verdict\">", warnings, usize::MAX);
-    }
+/// What a page of its own measured, then the machine, for its header.
+fn facts(what: &str, env: &Environment) -> Vec<String> {
+    std::iter::once(what.to_string())
+        .chain(super::machine_facts(env))
+        .collect()
 }
 
 #[cfg(test)]
@@ -260,6 +255,26 @@ mod tests {
         let html = render_bandwidth(&sample::scaling(0, &[(1, 5000.0), (2, 9000.0)]), &topo);
         assert_eq!(section(&html, "scaling").matches("<svg ").count(), 2);
         assert!(!html.contains("id=\"peak\""));
+    }
+
+    /// A one-cell matrix: the run report names the local bandwidth card it repeats, the page
+    /// of `bandwidth --matrix --html` (no cards) shows the cell.
+    #[test]
+    fn a_one_cell_matrix_is_shown_where_no_card_holds_it() {
+        let mut r = crate::render::fixture::opteron_example();
+        let m = &mut r.bandwidth.as_mut().unwrap().matrix[0];
+        m.cells.retain(|c| c.initiator == 0 && c.target == 0);
+        (m.initiators, m.targets) = (vec![0], vec![0]);
+        let cell = "Measured bandwidth (MB/s), CPU node 0 \u{2192} memory node 0</dt><dd>";
+        let run = super::super::render(&r);
+        let s = section(&run, "bandwidth-matrix");
+        assert!(
+            !s.contains(cell) && s.contains("is the local bandwidth card above"),
+            "{s}"
+        );
+        let html = render_bandwidth(r.bandwidth.as_ref().unwrap(), &sample::opteron_topology());
+        let s = section(&html, "bandwidth-matrix");
+        assert!(s.contains(cell) && !s.contains("card above"), "{s}");
     }
 
     /// The node tables' pages: six heat maps and the article's layout; one heat map per

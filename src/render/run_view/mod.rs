@@ -2,7 +2,7 @@
 //! output (terminal text, CSV, HTML) and `compare` show the same figures: a renderer only
 //! lays out what this module extracted.
 
-use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series, SeriesStyle};
+use crate::render::svg::{ErrorBar, Heatmap, LineChart, Marker, Series};
 use crate::results::{plan::Part, RunResults};
 
 pub mod bandwidth;
@@ -140,12 +140,7 @@ pub(crate) fn add_line(
         }
         line.push((x, y));
     }
-    let style = SeriesStyle::LinePoints;
-    c.series.push(Series {
-        name,
-        points: line,
-        style,
-    });
+    c.series.push(Series { name, points: line });
 }
 
 /// The declared cache sizes of `cpu`'s caches as chart markers (`L2 1M`), smallest first.

@@ -1,7 +1,7 @@
 //! A horizontal bar chart: one bar per labelled figure (policy scenarios, bandwidth kernels),
 //! the value printed at the end of each bar and one bar optionally highlighted (the winner);
 //! optionally each bar's 95 % interval as a whisker and disturbed figures drawn hollow
-//! ([`bar_chart_marked`]).
+//! ([`bar_chart`]).
 
 use plotters::prelude::*;
 
@@ -18,6 +18,8 @@ pub struct BarChart {
     /// Index of a bar drawn in the accent colour.
     pub highlight: Option<usize>,
     pub width: u32,
+    /// Laid out for a phone: labels above the bars, larger text.
+    pub narrow: bool,
 }
 
 impl BarChart {
@@ -42,8 +44,20 @@ impl BarChart {
             bars,
             highlight,
             width,
+            narrow: false,
         };
         (c, marks)
+    }
+
+    /// The same chart laid out for a phone ([`NARROW_WIDTH`] units wide, labels above the
+    /// bars, larger text); the HTML report draws both and lets CSS show one.
+    pub fn narrow(&self) -> BarChart {
+        let (width, narrow) = (NARROW_WIDTH, true);
+        BarChart {
+            width,
+            narrow,
+            ..self.clone()
+        }
     }
 }
 
@@ -71,15 +85,15 @@ const ROW: u32 = 28;
 /// Room kept right of the longest bar for its value.
 const VALUE_ROOM: u32 = 110;
 
+/// The phone layout's width in SVG units.
+pub const NARROW_WIDTH: u32 = 420;
+
 /// Where things go: the wide layout puts each label left of its bar, 300 units in; the phone
-/// layout (420 units, shown at about 375 px) puts the label on its own line above the bar, 48
-/// units a row, so the bar keeps most of the width, and draws text 1.3 times larger so that,
-/// scaled to the screen, the smallest text stays at about 15 px.
+/// layout ([`BarChart::narrow`], shown at about 375 px) puts the label on its own line above
+/// the bar, 48 units a row, so the bar keeps most of the width, and draws text 1.3 times
+/// larger so that, scaled to the screen, the smallest text stays at about 15 px.
 #[derive(Clone, Copy)]
 struct Layout {
-    width: u32,
-    /// Label above the bar rather than beside it.
-    narrow: bool,
     /// Left edge of the bars.
     bar_x: i32,
     /// Height of one row (label line included in the phone layout).
@@ -88,41 +102,32 @@ struct Layout {
     text_px: f64,
 }
 
-/// The phone layout's width in SVG units.
-pub const NARROW_WIDTH: u32 = 420;
+impl Layout {
+    fn of(b: &BarChart) -> Layout {
+        let (bar_x, row, title_px, text_px) = if b.narrow {
+            (12, 48, 21, 17.0)
+        } else {
+            (300, ROW, 17, 13.0)
+        };
+        Layout {
+            bar_x,
+            row,
+            title_px,
+            text_px,
+        }
+    }
+}
 
 /// Renders the chart with `marks[i]` drawn on bar `i` (intervals as whiskers, disturbed bars
 /// hollow); bars without a mark are drawn plain.
-pub fn bar_chart_marked(b: &BarChart, marks: &[BarMark]) -> Result<String, ChartError> {
-    render(b, marks, false)
-}
-
-/// The same chart laid out for a phone ([`NARROW_WIDTH`] units wide, labels above the bars,
-/// larger text); the HTML report draws both and lets CSS show one.
-pub fn bar_chart_narrow(b: &BarChart, marks: &[BarMark]) -> Result<String, ChartError> {
-    render(b, marks, true)
-}
-
-fn render(b: &BarChart, marks: &[BarMark], narrow: bool) -> Result<String, ChartError> {
+pub fn bar_chart(b: &BarChart, marks: &[BarMark]) -> Result<String, ChartError> {
     if b.bars.is_empty() {
         return Err(ChartError::new(&b.title, "no bars"));
     }
-    let (width, bar_x, row, title_px, text_px) = if narrow {
-        (NARROW_WIDTH, 12, 48, 21, 17.0)
-    } else {
-        (b.width, 300, ROW, 17, 13.0)
-    };
-    let l = Layout {
-        width,
-        narrow,
-        bar_x,
-        row,
-        title_px,
-        text_px,
-    };
-    let top = 44 * title_px / 17;
-    let height = top + row * b.bars.len() as u32 + 12;
-    frame::svg_string(&b.title, (width, height), |root| {
+    let l = Layout::of(b);
+    let top = 44 * l.title_px / 17;
+    let height = top + l.row * b.bars.len() as u32 + 12;
+    frame::svg_string(&b.title, (b.width, height), |root| {
         draw(root, b, marks, l, top as i32)
     })
 }
@@ -131,20 +136,20 @@ fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: i32) -> Dr
     let bar_x = l.bar_x;
     let title = font(l.title_px as f64, &INK, LEFT_TOP);
     text(area, &b.title, (12, 8), &title)?;
-    let label_font = font(l.text_px, &INK, if l.narrow { LEFT_TOP } else { RIGHT_MID });
+    let label_font = font(l.text_px, &INK, if b.narrow { LEFT_TOP } else { RIGHT_MID });
     let value_font = font(l.text_px, &MUTED, LEFT_MID);
     let max = (b.bars.iter().map(|(_, v)| *v))
         .chain(marks.iter().filter_map(|m| m.interval.map(|i| i.1)))
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
-    let span = l
+    let span = b
         .width
         .saturating_sub(bar_x as u32 + value_room(b, marks, l))
         .max(40) as f64;
     let x = |v: f64| bar_x + (v / max * span).round() as i32;
     for (i, (label, v)) in b.bars.iter().enumerate() {
         let mut y = top + (l.row * i as u32) as i32;
-        if l.narrow {
+        if b.narrow {
             text(area, label, (bar_x, y), &label_font)?;
             // The bar takes the row's lower part, as tall as in the wide layout.
             y += (l.row - ROW) as i32;
@@ -189,7 +194,7 @@ fn draw(area: &Area, b: &BarChart, marks: &[BarMark], l: Layout, top: i32) -> Dr
 /// Room kept right of the longest bar for its value; the phone layout keeps room for its
 /// longest value text (about 0.56 em a character).
 fn value_room(b: &BarChart, marks: &[BarMark], l: Layout) -> u32 {
-    if !l.narrow {
+    if !b.narrow {
         return VALUE_ROOM;
     }
     let chars = (b.bars.iter().enumerate())
@@ -226,6 +231,7 @@ mod tests {
             bars,
             highlight,
             width,
+            narrow: false,
         }
     }
 
@@ -243,7 +249,7 @@ mod tests {
             ("interleave", 8400.0),
             ("one node", 6400.0),
         ];
-        let svg = bar_chart_marked(&chart(&bars, Some(0), 700), &[]).unwrap();
+        let svg = bar_chart(&chart(&bars, Some(0), 700), &[]).unwrap();
         assert_well_formed(&svg);
         assert_eq!(count(&svg, "<rect"), 3 + 1);
         for t in ["12800 MB/s", "8400", "interleave"] {
@@ -262,7 +268,7 @@ mod tests {
         ];
         let b = chart(&bars, Some(0), 820);
         let marks = [mark(Some((12000.0, 13500.0)), true)];
-        let svg = bar_chart_narrow(&b, &marks).unwrap();
+        let svg = bar_chart(&b.narrow(), &marks).unwrap();
         assert_well_formed(&svg);
         assert!(svg.starts_with(&format!("<svg width=\"{NARROW_WIDTH}\"")));
         assert!(has_text(&svg, "(a) 1 thread, pinned, local memory"));
@@ -278,7 +284,7 @@ mod tests {
             assert!(num("") + num("width=\"") <= NARROW_WIDTH as i64 - room + 1);
         }
         // The wide layout keeps its own width.
-        assert!(bar_chart_marked(&b, &marks)
+        assert!(bar_chart(&b, &marks)
             .unwrap()
             .starts_with("<svg width=\"820\""));
     }
@@ -288,7 +294,7 @@ mod tests {
     fn intervals_and_disturbed_bars() {
         let b = chart(&[("local", 12800.0), ("interleave", 8400.0)], None, 700);
         let marks = [mark(Some((12000.0, 13500.0)), false), mark(None, true)];
-        let svg = bar_chart_marked(&b, &marks).unwrap();
+        let svg = bar_chart(&b, &marks).unwrap();
         assert_well_formed(&svg);
         let opacity = format!("opacity=\"{}\"", super::super::line::ERROR_BAR_OPACITY);
         assert_eq!(count(&svg, &opacity), 3);

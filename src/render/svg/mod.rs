@@ -15,12 +15,12 @@ pub mod histogram;
 pub mod line;
 pub mod strip;
 
-pub use bar::{bar_chart_marked, bar_chart_narrow, BarChart, BarMark};
+pub use bar::{bar_chart, BarChart, BarMark};
 pub use frame::Canvas;
 pub use heatmap::{heatmap, Heatmap};
 pub use histogram::{histogram, HistBin, HistMark, Histogram, MarkStyle};
 pub use line::XErrorBar;
-pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, SeriesStyle, XScale};
+pub use line::{line_chart, ErrorBar, LineChart, Marker, Series, XScale};
 
 use plotters::style::RGBColor;
 

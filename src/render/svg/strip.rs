@@ -1,13 +1,14 @@
 //! A strip chart: the distribution of one figure over many hosts, each host a dot on one value
 //! axis, the median a vertical line, the hosts that stand out drawn in the accent colour and
-//! named. Written as plain SVG text (no plotting backend needed for dots and lines), with the
-//! same fixed sizes, font and number labels as the other charts so output is deterministic.
+//! named (every host's value is in the table above the chart). Drawn with the other charts'
+//! primitives (the `frame` module), fixed sizes, font and number labels, so output is
+//! deterministic.
 
-use std::fmt::Write as _;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
-use crate::render::html::esc;
-
-use super::{tick_label, ChartError, FONT, INK, MUTED, PALETTE};
+use super::frame::{self, font, text, LEFT_TOP};
+use super::{tick_label, ChartError, INK, MUTED, PALETTE};
 
 /// What to draw.
 #[derive(Clone, Debug, PartialEq)]
@@ -21,22 +22,9 @@ pub struct StripChart {
 }
 
 const HEIGHT: u32 = 92;
-const LEFT: f64 = 16.0;
-const RIGHT: f64 = 16.0;
-const AXIS_Y: f64 = 58.0;
-
-fn rgb(c: plotters::style::RGBColor) -> String {
-    format!("rgb({},{},{})", c.0, c.1, c.2)
-}
-
-/// A `<text>` of `body` (escaped) at `x`, `y`, `size` pixels, in `fill`, anchored `anchor`.
-fn text(s: &mut String, (x, y): (f64, f64), (size, fill): (u32, &str), anchor: &str, body: &str) {
-    let body = esc(body);
-    let _ = write!(
-        s,
-        "<text x=\"{x:.1}\" y=\"{y}\" font-family=\"{FONT}\" font-size=\"{size}\" fill=\"{fill}\" text-anchor=\"{anchor}\">{body}</text>"
-    );
-}
+const LEFT: i32 = 16;
+const RIGHT: i32 = 16;
+const AXIS_Y: i32 = 58;
 
 /// Renders the chart to an SVG string.
 pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
@@ -51,66 +39,41 @@ pub fn strip_chart(c: &StripChart) -> Result<String, ChartError> {
     }
     let pad = (hi - lo) * 0.06;
     let (lo, hi) = (lo - pad, hi + pad);
-    let span = c.width as f64 - LEFT - RIGHT;
-    let x = |v: f64| LEFT + (v - lo) / (hi - lo) * span;
-    let (ink, muted, dot, accent) = (rgb(INK), rgb(MUTED), rgb(PALETTE[0]), rgb(PALETTE[7]));
-    let mut s = String::new();
-    let _ = write!(
-        s,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{HEIGHT}\" viewBox=\"0 0 {w} {HEIGHT}\">\
-<rect width=\"{w}\" height=\"{HEIGHT}\" fill=\"white\"/>",
-        w = c.width
-    );
-    let title = format!("{} ({})", c.title, c.unit);
-    text(&mut s, (LEFT, 16.0), (13, &ink), "start", &title);
-    let _ = write!(
-        s,
-        "<line x1=\"{LEFT}\" y1=\"{AXIS_Y}\" x2=\"{r:.1}\" y2=\"{AXIS_Y}\" stroke=\"{muted}\" stroke-width=\"1\"/>",
-        r = LEFT + span
-    );
-    for (v, anchor) in [(lo, "start"), (c.median, "middle"), (hi, "end")] {
-        text(
-            &mut s,
-            (x(v), AXIS_Y + 16.0),
-            (11, &muted),
-            anchor,
-            &tick_label(v),
-        );
-    }
-    let _ = write!(
-        s,
-        "<line x1=\"{m:.1}\" y1=\"26\" x2=\"{m:.1}\" y2=\"{y}\" stroke=\"{ink}\" stroke-dasharray=\"3,3\"/>",
-        m = x(c.median),
-        y = AXIS_Y + 4.0
-    );
-    for (host, v, out) in c.points.iter().filter(|p| p.1.is_finite()) {
-        let (fill, r) = if *out { (&accent, 5.0) } else { (&dot, 3.5) };
-        let _ = write!(
-            s,
-            "<circle cx=\"{:.1}\" cy=\"{}\" r=\"{r}\" fill=\"{fill}\" fill-opacity=\"0.75\"><title>{}: {}</title></circle>",
-            x(*v),
-            AXIS_Y - 12.0,
-            esc(host),
-            tick_label(*v)
-        );
-        if *out {
-            text(
-                &mut s,
-                (x(*v), AXIS_Y - 22.0),
-                (11, &accent),
-                "middle",
-                host,
-            );
+    let span = c.width as i32 - LEFT - RIGHT;
+    let x = |v: f64| LEFT + ((v - lo) / (hi - lo) * span as f64).round() as i32;
+    let accent = PALETTE[7];
+    frame::svg_string(&c.title, (c.width, HEIGHT), |area| {
+        let title = format!("{} ({})", c.title, c.unit);
+        text(area, title, (LEFT, 4), &font(13.0, &INK, LEFT_TOP))?;
+        let axis = vec![(LEFT, AXIS_Y), (LEFT + span, AXIS_Y)];
+        frame::stroke(area, axis, MUTED.stroke_width(1), None)?;
+        for (v, h) in [
+            (lo, HPos::Left),
+            (c.median, HPos::Center),
+            (hi, HPos::Right),
+        ] {
+            let style = font(11.0, &MUTED, (h, VPos::Top));
+            text(area, tick_label(v), (x(v), AXIS_Y + 6), &style)?;
         }
-    }
-    s.push_str("</svg>");
-    Ok(s)
+        let median = vec![(x(c.median), 26), (x(c.median), AXIS_Y + 4)];
+        frame::stroke(area, median, INK.stroke_width(1), Some((3, 3)))?;
+        for (host, v, out) in c.points.iter().filter(|p| p.1.is_finite()) {
+            let (color, r) = if *out { (accent, 5) } else { (PALETTE[0], 4) };
+            let dot = Circle::new((x(*v), AXIS_Y - 12), r, color.mix(0.75).filled());
+            area.draw(&dot)?;
+            if *out {
+                let style = font(11.0, &accent, (HPos::Center, VPos::Bottom));
+                text(area, host.as_str(), (x(*v), AXIS_Y - 18), &style)?;
+            }
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render::svg::testing::{assert_well_formed, count};
+    use crate::render::svg::testing::{assert_well_formed, count, has_text};
 
     #[test]
     fn dots_median_and_named_outliers() {
@@ -128,7 +91,7 @@ mod tests {
         let svg = strip_chart(&c).unwrap();
         assert_well_formed(&svg);
         assert_eq!(count(&svg, "<circle"), 3);
-        assert!(svg.contains(">c&lt;</text>"), "{svg}");
+        assert!(has_text(&svg, "c&lt;"), "{svg}");
         assert!(strip_chart(&StripChart {
             points: vec![],
             ..c

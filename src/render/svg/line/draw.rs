@@ -5,7 +5,7 @@ use plotters::prelude::*;
 
 use super::super::frame::{self, Area, Chart, DrawResult};
 use super::super::{bytes_short, series_color, tick_label, GRID, MUTED};
-use super::{to_y, LineChart, SeriesStyle, XScale, ERROR_BAR_OPACITY};
+use super::{to_y, LineChart, XScale, ERROR_BAR_OPACITY};
 
 /// The opacity of interval bands along a line.
 const BAND_OPACITY: f64 = 0.12;
@@ -108,13 +108,13 @@ fn draw_intervals(chart: &mut Chart, c: &LineChart, (x0, x1): (f64, f64)) -> Dra
     let to_x = |x: f64| super::to_x(c, x);
     let area = chart.plotting_area();
     let cap = (x1 - x0) * 0.006;
-    for (i, s) in c.series.iter().enumerate() {
+    for i in 0..c.series.len() {
         let mut bars: Vec<_> = (c.errors.iter())
             .filter(|e| e.series == i && e.low.is_finite() && e.high.is_finite())
             .collect();
         bars.sort_by(|a, b| a.x.total_cmp(&b.x));
         let color = series_color(i);
-        if bars.len() >= 2 && s.style != SeriesStyle::Points {
+        if bars.len() >= 2 {
             let mut poly: Vec<(f64, f64)> =
                 bars.iter().map(|e| (to_x(e.x), to_y(c, e.low))).collect();
             poly.extend(bars.iter().rev().map(|e| (to_x(e.x), to_y(c, e.high))));
@@ -146,7 +146,7 @@ fn draw_intervals(chart: &mut Chart, c: &LineChart, (x0, x1): (f64, f64)) -> Dra
     Ok(())
 }
 
-/// Each series as a line, points or both, in its palette colour.
+/// Each series as a line through its points, in its palette colour.
 fn draw_series(chart: &mut Chart, c: &LineChart) -> DrawResult {
     let to_x = |x: f64| super::to_x(c, x);
     for (i, s) in c.series.iter().enumerate() {
@@ -158,20 +158,16 @@ fn draw_series(chart: &mut Chart, c: &LineChart) -> DrawResult {
             .filter(|(x, y)| x.is_finite() && y.is_finite())
             .map(|&(x, y)| (to_x(x), to_y(c, y), hollow(x)))
             .collect();
-        if matches!(s.style, SeriesStyle::Line | SeriesStyle::LinePoints) {
-            chart.draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.1)),
-                color.stroke_width(2),
-            ))?;
-        }
-        if matches!(s.style, SeriesStyle::LinePoints | SeriesStyle::Points) {
-            chart.draw_series(
-                pts.iter()
-                    .filter(|p| !p.2)
-                    .map(|&p| Circle::new((p.0, p.1), 3, color.filled().stroke_width(1))),
-            )?;
-        }
-        // A disturbed point is a white disc with a thick ring, whatever the style.
+        chart.draw_series(LineSeries::new(
+            pts.iter().map(|p| (p.0, p.1)),
+            color.stroke_width(2),
+        ))?;
+        chart.draw_series(
+            pts.iter()
+                .filter(|p| !p.2)
+                .map(|&p| Circle::new((p.0, p.1), 3, color.filled().stroke_width(1))),
+        )?;
+        // A disturbed point is a white disc with a thick ring.
         chart.draw_series(pts.iter().filter(|p| p.2).flat_map(|&p| {
             [
                 Circle::new((p.0, p.1), 5, WHITE.filled()),

@@ -1,4 +1,4 @@
-//! Line and scatter charts: latency against working set (log-2 byte axis with cache-size
+//! Line charts: latency against working set (log-2 byte axis with cache-size
 //! markers, log-10 latency axis so 1 ns caches and 200 ns DRAM both show), bandwidth against
 //! thread count, latency against bandwidth under load. One chart, several named series, each
 //! point's 95 % interval drawn as an error bar (and a band along a line), disturbed points
@@ -21,20 +21,11 @@ pub enum XScale {
     Linear,
 }
 
-/// How a series is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SeriesStyle {
-    Line,
-    LinePoints,
-    Points,
-}
-
-/// One named curve; points in drawing order.
+/// One named curve, drawn as a line through its points; points in drawing order.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Series {
     pub name: String,
     pub points: Vec<(f64, f64)>,
-    pub style: SeriesStyle,
 }
 
 /// A vertical marker (a cache size, a saturation point) with a short label.
@@ -346,12 +337,8 @@ mod tests {
     use super::*;
 
     fn series(name: &str, points: Vec<(f64, f64)>) -> Series {
-        let style = SeriesStyle::LinePoints;
-        Series {
-            name: name.into(),
-            points,
-            style,
-        }
+        let name = name.into();
+        Series { name, points }
     }
 
     fn marker(octave: i32, label: &str) -> Marker {

@@ -4,7 +4,8 @@
 //! the `mb_per_s_*` columns, latency rows the `ns_per_load_*` columns, so every numeric column
 //! keeps one unit (docs/csv.md).
 
-use crate::render::run_view::{ci_cells, fmt_num, quality_cells};
+use crate::render::format::estimate::num;
+use crate::render::run_view::{ci_cells, quality_cells};
 use crate::render::run_view::{Cell, Table};
 use crate::render::svg::Heatmap;
 use crate::results::format::format_bytes;
@@ -167,8 +168,8 @@ pub fn figure_text(f: &RoundFigure) -> String {
 /// `x0.50 [0.49, 0.51]`, or `x0.50, no interval` below six pairs.
 pub fn ratio_text(r: &RatioToLocal) -> String {
     match (r.ci.map(|c| c.low), r.ci.map(|c| c.high)) {
-        (Some(l), Some(h)) => format!("x{} [{}, {}]", fmt_num(r.ratio), fmt_num(l), fmt_num(h)),
-        _ => format!("x{}, no interval ({} pairs)", fmt_num(r.ratio), r.pairs),
+        (Some(l), Some(h)) => format!("x{} [{}, {}]", num(r.ratio), num(l), num(h)),
+        _ => format!("x{}, no interval ({} pairs)", num(r.ratio), r.pairs),
     }
 }
 

@@ -4,9 +4,10 @@
 //! reads as a size (`16 MiB`) and a `_fraction` column as a percentage, so only the look
 //! differs between the views, never the figure.
 
+use crate::render::format::estimate::num;
 use std::io::{self, Write};
 
-use super::run_view::{fmt_num, Cell, Table};
+use super::run_view::{Cell, Table};
 use super::svg::Heatmap;
 use crate::results::format::format_bytes;
 
@@ -136,7 +137,7 @@ pub fn grid(w: &mut dyn Write, h: &Heatmap) -> io::Result<()> {
         .zip(&h.values)
         .map(|(l, vs)| {
             let mut row = vec![l.clone()];
-            row.extend(vs.iter().map(|v| v.map_or("-".into(), fmt_num)));
+            row.extend(vs.iter().map(|v| v.map_or("-".into(), num)));
             row
         })
         .collect();

@@ -4,6 +4,7 @@
 //! (the numactl line the installed numactl accepts, or the kernel way). Also the CSV
 //! (`app.csv`, one row per run) and a small self-contained HTML page. Reads results only.
 
+use crate::render::format::estimate::num;
 use std::io::{self, Write};
 
 use crate::results::app::{AppCandidate, AppReport, AppRun, Observed};
@@ -14,7 +15,6 @@ mod tiering;
 
 use crate::render::format::estimate::bracketed;
 use crate::render::html::esc;
-use crate::render::run_view::fmt_num;
 
 /// The text report.
 pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
@@ -49,9 +49,9 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
             "  {} / {}: wall-time ratio {}{} over {} paired rounds: {}",
             cmp.candidate,
             cmp.reference,
-            fmt_num(cmp.ratio),
+            num(cmp.ratio),
             cmp.ci.map_or(String::new(), |c| {
-                format!(" [{}, {}]", fmt_num(c.low), fmt_num(c.high))
+                format!(" [{}, {}]", num(c.low), num(c.high))
             }),
             cmp.rounds,
             cmp.decision
@@ -78,7 +78,7 @@ pub fn render(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
 /// One line per candidate: wall time with its interval, user and sys time, max RSS and where
 /// its pages and threads were seen.
 fn candidates(r: &AppReport, out: &mut dyn Write) -> io::Result<()> {
-    let median = |s: Option<Summary>| s.map_or("-".into(), |s| fmt_num(s.median));
+    let median = |s: Option<Summary>| s.map_or("-".into(), |s| num(s.median));
     for c in &r.candidates {
         let name = format!("({}) {}", c.letter, c.id);
         let figures = match (&c.same_as, &c.unavailable, &c.wall_s) {

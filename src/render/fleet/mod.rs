@@ -6,10 +6,10 @@
 pub mod compare;
 pub mod openmetrics;
 
+use crate::render::format::estimate::num;
 use std::io::{self, Write};
 
 use crate::render::format::width::fit_aligned;
-use crate::render::run_view::fmt_num;
 use crate::results::fleet::{FleetReport, Standing};
 
 /// Renders the fleet verdict as text.
@@ -154,13 +154,13 @@ fn metric_row(m: &crate::results::fleet::FleetMetric) -> Vec<String> {
         m.label.clone(),
         m.unit.clone(),
         m.hosts.to_string(),
-        fmt_num(m.median),
+        num(m.median),
         match m.envelope {
-            Some((lo, hi)) => format!("{}..{}", fmt_num(lo), fmt_num(hi)),
+            Some((lo, hi)) => format!("{}..{}", num(lo), num(hi)),
             None => format!("+-{:.1} %", m.spread_fraction * 100.0),
         },
-        fmt_num(m.min),
-        fmt_num(m.max),
+        num(m.min),
+        num(m.max),
         outliers.join(", "),
     ]
 }

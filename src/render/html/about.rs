@@ -1,11 +1,11 @@
 //! The closing sections of the HTML report: the environment the figures were measured in and
 //! the plan of the run.
 
+use crate::render::format::estimate::num;
 use std::fmt::Write as _;
 
 use super::page::Page;
 use super::{esc, prose};
-use crate::render::run_view::{self as view};
 use crate::render::svg::bytes_short;
 use crate::render::topo::tiering;
 use crate::results::RunResults;
@@ -107,7 +107,7 @@ fn layout_rows(r: &RunResults) -> [(&'static str, Option<String>); 8] {
     let cgroup = (platform.cpu_max.as_ref())
         .map(|c| c.cpus().map_or("none".into(), |n| format!("{n:.2} CPUs")));
     let clock = r.clock.as_ref().map(|c| {
-        let [res, cost] = [c.resolution_ns, c.read_cost_ns].map(view::fmt_num);
+        let [res, cost] = [c.resolution_ns, c.read_cost_ns].map(num);
         format!("resolution {res} ns, read cost {cost} ns")
     });
     let core = (r.clock.as_ref()).and_then(|c| {

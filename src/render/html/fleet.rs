@@ -3,11 +3,11 @@
 //! outlying cells highlighted and the noisy or differently configured hosts marked, and a
 //! strip chart per metric showing every host against the group median.
 
+use crate::render::format::estimate::num;
 use std::fmt::Write as _;
 
 use super::page::Page;
 use super::{esc, prose};
-use crate::render::run_view::fmt_num;
 use crate::render::svg::strip::{strip_chart, StripChart};
 use crate::results::fleet::{FleetReport, HardwareGroup, Standing};
 
@@ -120,7 +120,7 @@ fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup)
                 p.html,
                 "<td class=\"n{}\">{}</td>",
                 if out { " out" } else { "" },
-                v.map_or("-".into(), fmt_num)
+                v.map_or("-".into(), num)
             );
         }
         p.push("</tr>");
@@ -130,7 +130,7 @@ fn group_section(p: &mut Page, f: &FleetReport, g: usize, group: &HardwareGroup)
         let _ = write!(
             p.html,
             "<td class=\"n\"><b>{}</b> +-{:.1} %</td>",
-            fmt_num(m.median),
+            num(m.median),
             m.spread_fraction * 100.0
         );
     }

@@ -1,6 +1,7 @@
 //! The policy sections of the HTML report: the scenarios (a)..(g) with the winner per kind of
 //! application, and the weighted-interleave advice.
 
+use crate::render::format::estimate::num;
 use std::fmt::Write as _;
 
 use super::page::Page;
@@ -157,7 +158,7 @@ pub(super) fn advisor(p: &mut Page, r: &RunResults) -> bool {
     for c in &a.checks {
         let v = match (&c.mb_per_s_summary, c.mb_per_s, &c.unavailable) {
             (Some(m), Some(_), _) => crate::render::format::estimate::bracketed(&m.estimate()),
-            (_, Some(v), _) => view::fmt_num(v),
+            (_, Some(v), _) => num(v),
             (_, None, Some(u)) => format!("not measured: {u}"),
             (_, None, None) => "not measured".into(),
         };

@@ -2,10 +2,11 @@
 //! cost it subtracts, the percentiles with their order-statistic intervals, the chase on the
 //! same chain beside them, and the histogram as bars.
 
+use crate::render::format::estimate::num;
 use std::io::{self, Write};
 
 use super::ghz;
-use crate::render::run_view::{fmt_num, latency_dist};
+use crate::render::run_view::latency_dist;
 use crate::results::latency::{HistogramBin, LatencyReport, LoadDistribution};
 
 /// Width of the longest histogram bar, characters.
@@ -43,12 +44,12 @@ pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result
     writeln!(
         out,
         "  timer cost: {} ns per group subtracted (median of {} empty reads; min {}, p10 {}, p90 {}, p99 {}); {} groups clamped to 0",
-        fmt_num(o.median_ns),
+        num(o.median_ns),
         o.reads,
-        fmt_num(o.min_ns),
-        fmt_num(o.p10_ns),
-        fmt_num(o.p90_ns),
-        fmt_num(o.p99_ns),
+        num(o.min_ns),
+        num(o.p10_ns),
+        num(o.p90_ns),
+        num(o.p99_ns),
         d.clamped_groups
     )?;
     percentiles(d, out)?;
@@ -57,17 +58,17 @@ pub(super) fn distribution(r: &LatencyReport, out: &mut dyn Write) -> io::Result
         writeln!(
             out,
             "  chase on the same chain: {} ns per load (median of samples); p50 / chase = {}",
-            fmt_num(c),
-            fmt_num(p.p50 / c)
+            num(c),
+            num(p.p50 / c)
         )?;
     }
     if let Some(c) = d.interleaved_chase_ns_per_load_median {
         writeln!(
             out,
             "  chase between the timed batches (same window): {} ns per load (median of spans); p50 / chase = {}, mean / chase = {}",
-            fmt_num(c),
-            fmt_num(p.p50 / c),
-            fmt_num(p.mean / c)
+            num(c),
+            num(p.p50 / c),
+            num(p.mean / c)
         )?;
     }
     write!(out, "{}", histogram_text(d))
@@ -79,21 +80,21 @@ fn percentiles(d: &LoadDistribution, out: &mut dyn Write) -> io::Result<()> {
     let named = p.named();
     let values: Vec<String> = named
         .iter()
-        .map(|(name, v, _)| format!("{name} {}", fmt_num(*v)))
+        .map(|(name, v, _)| format!("{name} {}", num(*v)))
         .collect();
     writeln!(
         out,
         "  ns per load: {}  (min {}, max {}, mean {})",
         values.join("  "),
-        fmt_num(p.min),
-        fmt_num(p.max),
-        fmt_num(p.mean)
+        num(p.min),
+        num(p.max),
+        num(p.mean)
     )?;
     if p.intervals.is_some() {
         let cis: Vec<String> = named
             .iter()
             .map(|(name, _, ci)| match ci {
-                Some(c) => format!("{name} [{}, {}]", fmt_num(c.low), fmt_num(c.high)),
+                Some(c) => format!("{name} [{}, {}]", num(c.low), num(c.high)),
                 None => format!("{name} none (too few groups)"),
             })
             .collect();

@@ -6,9 +6,10 @@
 //! per load (median headline, then min, p90, p99 and the sample count); cycles are core cycles
 //! from the core clock estimate. Sizes use binary units (KiB = 1024 bytes).
 
+use crate::render::format::estimate::num;
 use std::io::{self, Write};
 
-use super::run_view::{fmt_num, latency as view, latency_dist, latency_matrix as matrix};
+use super::run_view::{latency as view, latency_dist, latency_matrix as matrix};
 use crate::render::format::width::indent;
 use crate::render::words;
 
@@ -181,7 +182,7 @@ fn sweeps(r: &LatencyReport, out: &mut dyn Write) -> io::Result<()> {
                 .map(|l| {
                     let mut row = vec![l.level.clone()];
                     row.extend([l.sysfs_bytes, l.knee_bytes].map(|b| dash(b.map(format_bytes))));
-                    row.extend([l.plateau_ns, l.plateau_cycles].map(|v| dash(v.map(fmt_num))));
+                    row.extend([l.plateau_ns, l.plateau_cycles].map(|v| dash(v.map(num))));
                     row
                 })
                 .collect();

@@ -2,6 +2,7 @@
 //! with merged configurations and each kind of application's verdict, and the
 //! weighted-interleave advice with each check's interval.
 
+use crate::render::format::estimate::num;
 use std::io::{self, Write};
 
 use super::absent;
@@ -85,7 +86,7 @@ pub(super) fn advisor(r: &RunResults, out: &mut dyn Write) -> io::Result<()> {
     for c in &a.checks {
         let v = match (&c.mb_per_s_summary, c.mb_per_s) {
             (Some(m), Some(_)) => bracketed(&m.estimate()),
-            (_, Some(v)) => view::fmt_num(v),
+            (_, Some(v)) => num(v),
             (_, None) => "n/a".into(),
         };
         let why = c.unavailable.as_deref().filter(|_| c.mb_per_s.is_none());

@@ -5,7 +5,8 @@
 //! docs/csv.md (`latency --csv`, `run`, and `report --csv` for a results file that holds them).
 //! Also the distribution's histogram chart, its heading and caption for the HTML.
 
-use super::{ci_cells, fmt_num, Cell, Table};
+use super::{ci_cells, Cell, Table};
+use crate::render::format::estimate::num;
 use crate::render::svg::{HistBin, HistMark, Histogram, MarkStyle};
 use crate::results::format::format_bytes;
 use crate::results::latency::{LatencyReport, LoadPercentiles, Mode};
@@ -113,8 +114,8 @@ fn interval_columns() -> Vec<(String, String)> {
 /// (files written before intervals, or too few groups for this percentile).
 pub fn fmt_percentile(v: f64, ci: Option<crate::results::latency::PercentileInterval>) -> String {
     match ci {
-        Some(c) => format!("{} [{}, {}]", fmt_num(v), fmt_num(c.low), fmt_num(c.high)),
-        None => fmt_num(v),
+        Some(c) => format!("{} [{}, {}]", num(v), num(c.low), num(c.high)),
+        None => num(v),
     }
 }
 
@@ -255,7 +256,7 @@ pub fn latency_histogram_chart(l: Option<&LatencyReport>) -> Option<Histogram> {
         if let Some(v) = v {
             h.marks.push(HistMark {
                 x: v,
-                label: format!("{name} {} ns", fmt_num(v)),
+                label: format!("{name} {} ns", num(v)),
                 style: MarkStyle::Solid,
                 band: None,
             });
@@ -289,7 +290,7 @@ pub fn latency_histogram_caption(l: Option<&LatencyReport>) -> String {
         d.groups,
         d.loads_per_group,
         d.counter,
-        fmt_num(d.timer_overhead.median_ns),
+        num(d.timer_overhead.median_ns),
         d.timer_overhead.reads,
         d.loads_per_group
     );

@@ -2,9 +2,10 @@
 //! family and its error bars, and the initiator x target matrix as heat maps.
 
 use super::{
-    fmt_num, grid, loaded::x_error, loaded_family::curve_name, loaded_family::max_point,
+    grid, loaded::x_error, loaded_family::curve_name, loaded_family::max_point,
     loaded_family::supported_doubling,
 };
+use crate::render::format::estimate::num;
 use crate::render::svg::{Heatmap, LineChart, Marker, XScale};
 use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedResult};
 
@@ -33,7 +34,7 @@ pub fn loaded_family_chart(curves: &[&LoadedResult]) -> Option<LineChart> {
         if let (Some(x), _) = supported_doubling(r) {
             c.markers.push(Marker {
                 x,
-                label: format!("{name}: x2 at {}", fmt_num(x)),
+                label: format!("{name}: x2 at {}", num(x)),
             });
         }
         let mut points: Vec<_> = r.points.iter().map(point).collect();

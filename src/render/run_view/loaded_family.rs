@@ -6,12 +6,11 @@
 //! doubling point is stated only when more than one measured point lies at or beyond it, so a
 //! single noisy last point cannot make a knee.
 
-use super::{
-    estimate_cells, fmt_num, interval_cells, interval_columns, quality_cells, Cell, Table,
-};
+use super::{estimate_cells, interval_cells, interval_columns, quality_cells, Cell, Table};
 use super::{
     loaded::bandwidth_cells, loaded::bandwidth_columns, loaded::blocks_cell, loaded::blocks_column,
 };
+use crate::render::format::estimate::num;
 use crate::results::format::format_list;
 use crate::results::loaded::{LoadedMatrix, LoadedPoint, LoadedReport, LoadedResult};
 
@@ -112,7 +111,7 @@ pub fn max_point(r: &LoadedResult) -> Option<&LoadedPoint> {
 /// The doubling in words: `4,120 MB/s (3 points beyond)`, or why none is stated.
 pub fn doubling_text(r: &LoadedResult) -> String {
     match supported_doubling(r) {
-        (Some(x), n) => format!("{} MB/s ({n} points beyond)", fmt_num(x)),
+        (Some(x), n) => format!("{} MB/s ({n} points beyond)", num(x)),
         (None, 1) => "only the last point is beyond double: not stated".into(),
         (None, _) if r.curve.doubled_at_mb_per_s.is_some() => {
             "not beyond double by the 95 % intervals: not stated".into()

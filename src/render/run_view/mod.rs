@@ -23,8 +23,6 @@ pub(crate) use table::quality_cells;
 pub use table::{cell_intervals, Cell, Table};
 pub(crate) use table::{ci_cells, ci_columns, estimate_cells, interval_cells, interval_columns};
 
-pub use crate::render::format::estimate::num as fmt_num;
-
 /// Why a part has no data in this run, in words.
 pub fn absent_reason(r: &RunResults, part: Part) -> String {
     if let Some(f) = r.failed.iter().find(|f| f.part == part) {

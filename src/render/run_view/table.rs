@@ -1,8 +1,7 @@
 //! The one table type of a run's views: [`Table`] (columns with a CSV key and a label for
 //! people, rows of [`Cell`]s) and the cells and columns of a figure with its interval and
 //! repetition quality, which every table of [`super`] is built from.
-
-use super::fmt_num;
+use crate::render::format::estimate::num;
 
 /// One table cell.
 #[derive(Clone, Debug, PartialEq)]
@@ -20,7 +19,7 @@ impl Cell {
     pub fn display(&self) -> String {
         match self {
             Cell::Text(s) => crate::sanitize::escape(s).into_owned(),
-            Cell::Num(v) => fmt_num(*v),
+            Cell::Num(v) => num(*v),
             Cell::Int(v) => v.to_string(),
             Cell::Bool(b) => if *b { "yes" } else { "no" }.into(),
             Cell::Missing => "-".into(),
@@ -245,7 +244,7 @@ impl Table {
                     &crate::stats::Estimate::new(median, ci, *n as usize),
                 ),
                 Some(_) => continue,
-                None => fmt_num(median),
+                None => num(median),
             };
             if d.is_some_and(|i| row[i] == Cell::Bool(true)) {
                 s.push_str(" (disturbed)");

@@ -10,9 +10,10 @@
 //!
 //! Why each place joins as one block: the figure is meant to hold the run's drift, so each
 //! moment of the run weighs alike. The reference's blocks are repetitions seconds apart; a
-//! place's blocks are taken back to back within its part, so they share that moment's host
-//! state (a place's nine blocks moved together, 15 % below the repetitions around them, in
-//! runs recorded by the headline bench). Pooled block by block, two places of 6-9 blocks
+//! place's blocks are taken back to back within its part from a buffer of its own, so they
+//! share that moment's host state and that buffer's physical pages (a place's nine blocks
+//! moved together, 15-20 % below the repetitions around them, in runs recorded by the
+//! headline bench; docs/METHODOLOGY.md, "Physical pages"). Pooled block by block, two places of 6-9 blocks
 //! outweighed the run's 10 repetitions and the headline followed the moment they ran in (its
 //! median 0.86x the standalone command's over 5 paired rounds, the repetitions alone 0.95x).
 //! So a place adds one block, the median of its own blocks: the figure is the median of the

@@ -222,16 +222,16 @@ mod tests {
     use super::super::testing::{assert_well_formed, count, has_text};
     use super::*;
 
+    /// [`BarChart::of`] without marks, its highlight and width then set as the test asks.
     fn chart(bars: &[(&str, f64)], highlight: Option<usize>, width: u32) -> BarChart {
-        let (title, unit) = ("Policy scenarios".into(), "MB/s".into());
-        let bars = bars.iter().map(|&(l, v)| (l.to_string(), v)).collect();
+        let bars = bars
+            .iter()
+            .map(|&(l, v)| (l.to_string(), v, mark(None, false)));
+        let (c, _) = BarChart::of("Policy scenarios".into(), "MB/s", bars.collect());
         BarChart {
-            title,
-            unit,
-            bars,
             highlight,
             width,
-            narrow: false,
+            ..c
         }
     }
 

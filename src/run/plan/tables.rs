@@ -176,19 +176,16 @@ mod tests {
     fn two_nodes_measure_every_cell_one_node_skips() {
         let t = opteron_topology();
         let p = make_plan(&t, &PlanRequest::default(), &Part::ALL);
-        let planned = p
-            .plan
-            .planned(Part::Rightmark)
-            .expect("planned on two nodes");
+        let estimated = |part, most_s: f64| {
+            let planned = p.plan.planned(part).expect("planned on two nodes");
+            let s = planned.estimate_s;
+            assert!(s > 0.0 && s < most_s, "{part:?}: {s} s");
+            planned.detail.clone()
+        };
+        let detail = estimated(Part::Rightmark, 15.0);
         assert!(
-            planned.detail.starts_with("4 CPU node x memory node cells"),
-            "{}",
-            planned.detail
-        );
-        assert!(
-            planned.estimate_s > 0.0 && planned.estimate_s < 15.0,
-            "{}",
-            planned.estimate_s
+            detail.starts_with("4 CPU node x memory node cells"),
+            "{detail}"
         );
         let c = p
             .settings
@@ -226,15 +223,7 @@ mod tests {
         let why = skip_reason(Part::StreamMatrix, &one, Budget::Default).unwrap();
         assert!(why.starts_with("one memory node"), "{why}");
         // Two nodes: copy with each stream on each node, the home node's threads.
-        let sm = p
-            .plan
-            .planned(Part::StreamMatrix)
-            .expect("planned on two nodes");
-        assert!(
-            sm.estimate_s > 0.0 && sm.estimate_s < 10.0,
-            "{}",
-            sm.estimate_s
-        );
+        estimated(Part::StreamMatrix, 10.0);
         let c = p
             .settings
             .stream_matrix

@@ -21,7 +21,9 @@
 # The script prints per round the reference's figure and the spread of its repetitions, the
 # loaded curve's no-load point, scenario (a)'s latency, the standalone's and multichase's, each
 # with its 95 % interval; then the median of the paired ratios run/standalone and
-# run/multichase, the headline's interval width against the standalone's, the per-pair overlap
+# run/multichase, each pooled place's own median against the reference's repetitions (below 1
+# on a VM: docs/METHODOLOGY.md, "Physical pages"), the headline's interval width against the
+# standalone's, the per-pair overlap
 # counts (reference vs loaded idle, scenario (a), standalone; reference bandwidth vs scenario
 # (d)), and per run the places the run judged (results.json `warnings` naming a disagreement,
 # `reference ... DISTURBED`).

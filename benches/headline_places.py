@@ -200,6 +200,11 @@ def summarize(path):
           " (multichase's median of its 0.5 s samples: like for like)")
     print(f"run's headline / multichase's best (its printed minimum): {paired('reference', 'multichase_best')}")
     print(f"standalone / multichase, median of paired ratios:     {paired('standalone', 'multichase')}")
+    # A pooled place's own median against the reference's own repetitions: below 1 in most
+    # rounds on a VM, where buffers allocated later in the run get other physical pages
+    # (docs/METHODOLOGY.md, "Physical pages").
+    print(f"loaded idle point / the reference's repetitions:     {paired('loaded_idle', 'reference_reps')}")
+    print(f"scenario (a) / the reference's repetitions:          {paired('scenario_a', 'reference_reps')}")
     widths = []
     for r in rounds:
         a, b = rows.get(("reference", r)), rows.get(("standalone", r))

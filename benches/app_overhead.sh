@@ -4,7 +4,7 @@
 # every --sample-interval) and without (--sample-interval 0), one run per invocation, the
 # order alternating pair by pair (with, without; without, with; ...) so drift hits both alike.
 # Prints each median wall time, the ratio of medians and the median of the paired ratios; the
-# overhead is (ratio - 1). Issue 18 asks for under 1 %.
+# overhead is (ratio - 1); the target is under 1 %.
 #
 # Builds nothing: it needs target/release/numascope (or $NUMASCOPE) and
 # target/release/examples/app_stream (or $APP_STREAM):

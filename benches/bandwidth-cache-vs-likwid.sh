@@ -2,7 +2,7 @@
 # Compares numascope's read, write and copy kernels with likwid-bench's load_avx, store_avx
 # and copy_avx, and its write-nt and copy-nt with store_mem_avx and copy_mem_avx, at cache-resident working sets (16 KiB, 256 KiB and 4 MiB for one thread by
 # default), run after run in alternation, and prints numascope/likwid ratios of medians
-# (issue 14, "Speed and exactness": target >= 1.00). A benchmark, not a test.
+# (target >= 1.00). A benchmark, not a test.
 #
 # Both tools get the same byte count: likwid-bench -w S0:<bytes>B:<threads> and numascope
 # --size <bytes> --threads <threads> both mean all streams of all threads together, and both

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares numascope's bandwidth kernels with Debian's likwid-bench and with STREAM on this
 # machine, interleaved run by run, and prints numascope/reference ratios of medians with the
-# byte-counting conventions aligned (issue 5, "Speed"). A benchmark, not a test.
+# byte-counting conventions aligned. A benchmark, not a test.
 #
 # Environment (all optional):
 #   NUMASCOPE     numascope binary (default: target/release/numascope, then PATH)

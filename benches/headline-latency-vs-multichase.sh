@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The run's headline local idle latency against the standalone `latency` command and
-# multichase (issue 28), and the agreement of every place of the run that reports one
+# multichase, and the agreement of every place of the run that reports one
 # quantity under the same conditions. A benchmark, not a test.
 #
 # Each round runs, in an order rotated from round to round (A B C, B C A, C A B, ...):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reads the figures of headline-latency-vs-multichase.sh and summarizes them (issue 28).
+"""Reads the figures of headline-latency-vs-multichase.sh and summarizes them.
 
   headline_places.py run RESULTS.json ROUND        TSV lines: every place of the run that
                                                    reports local idle latency or local read

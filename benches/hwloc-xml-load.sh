@@ -2,7 +2,7 @@
 # How long `numascope topo --json --sysfs-root FILE.xml` takes to read an hwloc XML, against
 # hwloc's own `lstopo-no-graphics -i FILE.xml --of xml -` on the same file, alternating run
 # by run (numascope, lstopo; lstopo, numascope; ...) so drift hits both alike. Prints each
-# median wall time and the ratio of medians (numascope / lstopo). Issue 31 asks that a
+# median wall time and the ratio of medians (numascope / lstopo). The target: a
 # 192-CPU 24-node XML (hwloc's tests/hwloc/xml/192em64t-24n8c2t.xml) load in well under a
 # second; it read 17-90 s under load when the XML was turned into a snapshot under /tmp.
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compares numascope's random pointer-chasing latency with google/multichase and lmbench's
 # lat_mem_rd on this machine, interleaved run by run so that both see the same machine state,
-# and prints the ratios (issue 4, "Speed and fidelity"). A benchmark, not a test.
+# and prints the ratios. A benchmark, not a test.
 #
 # Environment (all optional):
 #   NUMASCOPE   numascope binary (default: target/release/numascope, then PATH)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Self-check of loaded latency against the latency engine (issue 6, "Checks"), on this machine:
+# Self-check of loaded latency against the latency engine, on this machine:
 #  1. the zero-load point of `loaded-latency` agrees with the idle figure of
 #     `latency --mode random` at the same working-set size within 5 %;
 #  2. the curve's latency rises monotonically with bandwidth, within noise (no drop of more

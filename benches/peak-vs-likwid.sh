@@ -2,7 +2,7 @@
 # Compares numascope's peak all-read bandwidth on all CPUs of socket 0 (bandwidth --peak
 # --mix read, the run with every thread) with likwid-bench's load_avx on the same CPUs, at a
 # DRAM-sized working set, run after run in alternation, and prints the numascope/likwid ratio
-# of medians (issue 14, "Speed and exactness": target >= 1.00). A benchmark, not a test.
+# of medians (target >= 1.00). A benchmark, not a test.
 #
 # Both tools get the same byte count: likwid-bench -w S0:<bytes>B:<threads> and numascope
 # --size <bytes> both mean all threads' arrays together, and both count the bytes loaded;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compares numascope's strided kernels (`bandwidth --stride N`: NUMA-STREAM's strided copy,
 # scale, add and triad, seed 002) with a STREAM binary YOU built with the same stride, run
-# after run in alternation, and prints numascope/STREAM ratios (issue 14, "Speed and
-# exactness": target >= 1.00). A benchmark, not a test. This script neither builds STREAM nor
+# after run in alternation, and prints numascope/STREAM ratios (target
+# >= 1.00). A benchmark, not a test. This script neither builds STREAM nor
 # contains any of its code: make your strided STREAM outside this repository (STREAM's timed
 # loops stepping `j += STRIDE` instead of `j++`) and point STREAM_STRIDED_BIN at it.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's check of numascope's own precision: runs `numascope run` RUNS times (default 5)
+# A check of numascope's own precision: runs `numascope run` RUNS times (default 5)
 # back to back on this machine and prints, per figure with an interval, the spread of the
 # runs' medians, the widest 95 % interval (half-width, % of the median), how many of the other
 # runs' medians each run's interval holds, whether the policy advice was the same every time,

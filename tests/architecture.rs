@@ -277,8 +277,8 @@ fn rule_e_no_cycle_between_top_level_modules() {
     assert_none("e", real_tree().cycles());
 }
 
-/// The cycle through the command line (cli -> run -> cli, threads -> cli) that issue 12
-/// removed, checked on its own so its failure names it: no cycle may pass through `cli`.
+/// The cycle through the command line (cli -> run -> cli, threads -> cli) the house once had,
+/// checked on its own so its failure names it: no cycle may pass through `cli`.
 #[test]
 fn rule_e_no_cycle_through_cli() {
     let through_cli: Vec<Violation> = real_tree()

@@ -1,4 +1,4 @@
-//! The end-to-end A/A check of issue 19 (METHODOLOGY point 27): two short runs of the same
+//! The end-to-end A/A check (docs/METHODOLOGY.md, "Testing the test"): two short runs of the same
 //! configuration on this machine, then `numascope compare A B` must say "no difference beyond
 //! noise" and exit 0, or, when too few figures could be judged, say so first and exit 4 (issue
 //! 33). It cannot flake on a busy machine for an honest reason, not a loose one: a figure
@@ -57,7 +57,7 @@ fn two_runs_of_one_configuration_compare_as_no_difference() {
         .output()
         .unwrap();
     let json = String::from_utf8_lossy(&out.stdout).into_owned();
-    // 0: no difference; 4 (issue 33): too few figures narrow and undisturbed enough to tell,
+    // 0: no difference; 4: too few figures narrow and undisturbed enough to tell,
     // which a busy machine gives and which is never "a difference".
     let code = out.status.code();
     assert!(

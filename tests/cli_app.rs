@@ -409,7 +409,7 @@ fn sigterm_stops_the_program_and_keeps_what_was_measured() {
     assert!(r["stopped"].as_str().unwrap().contains("SIGTERM"), "{r}");
 }
 
-/// Issue 32: `--tiering` changes system-wide settings, so it needs root; on a machine where no
+/// `--tiering` changes system-wide settings, so it needs root; on a machine where no
 /// kernel-managed candidate can run (one memory node, one tier) it is refused in one sentence
 /// naming each candidate's reason. Both refusals exit 3. A multi-node root machine runs them
 /// (checked in the guests, tests/vm), so there this test has nothing to refuse and stops.

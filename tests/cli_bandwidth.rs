@@ -143,7 +143,7 @@ fn a_missing_isa_is_refused_when_forced() {
     }
 }
 
-/// Issue 14: a list of sizes measures every kernel at each size, each labelled with the cache
+/// A list of sizes measures every kernel at each size, each labelled with the cache
 /// it fits in (whatever this machine declares), and a cache-resident run never shows a DRAM
 /// figure in the text.
 #[test]

@@ -1,4 +1,4 @@
-//! `--color auto|always|never`, `NO_COLOR` and `--quiet` (issue 15). Colour marks warnings,
+//! `--color auto|always|never`, `NO_COLOR` and `--quiet`. Colour marks warnings,
 //! errors and the verdict only; without colour the output is byte-identical to what numascope
 //! printed before colour existed (a pipe, as here, gets none in auto mode). `--quiet` leaves
 //! the figures, warnings and errors and drops the notes.

@@ -1,4 +1,4 @@
-//! `numascope compare` as a test a script can use (issue 19): two results files of the same
+//! `numascope compare` as a test a script can use: two results files of the same
 //! configuration (this machine's own quick run, its figures given 95 % intervals and nudged
 //! within them) compare as "no difference" with exit status 0; the same run with its scenario
 //! bandwidths halved exits 1 and names them; a missing file exits 2. Figures without an
@@ -132,7 +132,7 @@ fn halved_bandwidth_exits_1_and_is_named() {
 }
 
 /// An older results file (no intervals) compared with itself halved: shown, not judged, and
-/// (issue 33) said first, exit 4: nothing compared is not "no difference".
+/// said first, exit 4: nothing compared is not "no difference".
 #[test]
 fn files_without_intervals_are_not_judged() {
     let dir = tempfile::tempdir().unwrap();
@@ -183,7 +183,7 @@ fn rates_with_interval(r: &mut Value, half: f64, f: f64) {
     r["ci_level"] = 0.961.into();
 }
 
-/// Issue 19 item 7: the scaling curve's points are compared too. The same run with its
+/// The scaling curve's points are compared too. The same run with its
 /// two-thread point at 40 % exits 1 and names that point only; unchanged, it exits 0.
 #[test]
 fn one_scaling_point_beyond_both_intervals_exits_1() {

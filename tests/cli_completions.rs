@@ -1,4 +1,4 @@
-//! `numascope completions SHELL` and `numascope man` (issue 15): a script for every shell clap
+//! `numascope completions SHELL` and `numascope man`: a script for every shell clap
 //! supports that names every subcommand, and man pages that `man -l` renders (where man is
 //! installed; the roff structure is checked everywhere).
 

@@ -1,4 +1,4 @@
-//! METHODOLOGY point 27, "test the test": a busy loop pinned to the CPU a measurement uses must
+//! docs/METHODOLOGY.md, "Testing the test": a busy loop pinned to the CPU a measurement uses must
 //! come out flagged, in the JSON and in the text a user reads, and no advice may name a winner
 //! from disturbed figures. The busy loop shares the measuring CPU at equal priority, so the
 //! scheduler gives each about half of it, far below the 90 % a repetition needs: the check

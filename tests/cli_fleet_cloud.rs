@@ -1,4 +1,4 @@
-//! Issue 33, as a cloud admin meets it: twelve copies of ONE recorded `run --quick` of this
+//! As a cloud admin meets it: twelve copies of ONE recorded `run --quick` of this
 //! VM (tests/fixtures/results/this-machine-quick-v657.json, whose own verdict is not quiet:
 //! some of its figures are disturbed or have intervals wider than +-10 %), eleven within +-2 %
 //! and one with every bandwidth figure (and its interval) at x0.55, as a host missing memory

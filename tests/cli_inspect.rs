@@ -1,5 +1,5 @@
 //! `numascope inspect` by name and by several PIDs, and `inspect --system` (the `numastat -m`
-//! view), issue 15. Processes are `sleep` run through a link named so no other process has
+//! view). Processes are `sleep` run through a link named so no other process has
 //! the name, so a name match is exact on any machine.
 
 use std::path::Path;
@@ -173,7 +173,7 @@ fn system_memory_agrees_with_numastat_m() {
     );
 }
 
-/// Issue 15: `inspect --system --compact` is `numastat -m -c`: the same rows in whole MiB
+/// `inspect --system --compact` is `numastat -m -c`: the same rows in whole MiB
 /// (rounded), the same columns.
 #[test]
 fn compact_system_memory_is_in_whole_mib() {

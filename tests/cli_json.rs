@@ -1,4 +1,4 @@
-//! `--json` on every subcommand and mode (issue 15): what each prints on stdout parses as JSON,
+//! `--json` on every subcommand and mode: what each prints on stdout parses as JSON,
 //! and with `--json` every error (clap's own too) is one JSON object on stderr with `error`,
 //! `exit_code` and `kind`, the exit status matching `exit_code`. Machine-reading commands
 //! replay a topology fixture; measuring ones run with the smallest budget.

@@ -142,7 +142,7 @@ fn one_size_gives_the_json_contract() {
         for k in ["median", "min", "p90", "p99"] {
             assert!(r["ns_per_load"][k].as_f64().unwrap() > 0.0, "{k}");
         }
-        // A size asked by name is measured in blocks (issue 28): six passes of three
+        // A size asked by name is measured in blocks: six passes of three
         // samples, plus extra blocks toward +-3 % (at most six); n counts blocks.
         let n = r["ns_per_load"]["samples"].as_u64().unwrap();
         assert!((6..=12).contains(&n), "{n}");
@@ -264,7 +264,7 @@ fn distribution_and_mlp_give_their_json_shape() {
     assert_eq!(mlp[0]["chains"], 2);
     assert!(mlp[0]["factor"].as_f64().unwrap() > 0.0);
     // Each chain count's figure is over its six or more blocks, so the factor has an
-    // interval (issue 28; with 3 samples back to back it had none).
+    // interval (with 3 samples back to back it had none).
     let (lo, f, hi) = (
         mlp[0]["ci_low"].as_f64().unwrap(),
         mlp[0]["factor"].as_f64().unwrap(),

@@ -148,7 +148,7 @@ fn mpirun_ranks_are_refused_while_the_lock_is_held_then_take_it_in_turn() {
         "one line per rank on stdout: {stdout}"
     );
 
-    // fleet reads them: three runs are too few to judge, which it says (exit 4, issue 33).
+    // fleet reads them: three runs are too few to judge, which it says (exit 4).
     let f = numascope()
         .arg("fleet")
         .arg(&out)

@@ -67,7 +67,7 @@ fn a_short_curve_has_every_point_and_verified_placement() {
         let parts = p["load_mb_per_s"].as_f64().unwrap() + p["chaser_mb_per_s"].as_f64().unwrap();
         assert!((total - parts).abs() < 1e-6 * total.max(1.0));
         assert_eq!(p["threads"].as_array().unwrap().len(), 2);
-        // Issue 14: the bandwidth per chaser sample window, one slice per kept sample.
+        // The bandwidth per chaser sample window, one slice per kept sample.
         let n = p["ns_per_load"]["samples"].as_u64().unwrap();
         for key in [
             "total_mb_per_s_summary",

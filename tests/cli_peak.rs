@@ -1,4 +1,4 @@
-//! Issue 14: `numascope bandwidth --peak` on its own, in every output format (text, JSON,
+//! `numascope bandwidth --peak` on its own, in every output format (text, JSON,
 //! `--csv DIR`, `--html OUT.html`), and the same two files for the other standalone bandwidth
 //! variants (`--stride` here; the node tables are in cli_rightmark.rs). They measure for real
 //! with tiny settings and check the mechanics only: the files exist, parse, have the

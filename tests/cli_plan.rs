@@ -1,4 +1,4 @@
-//! The run plan of big machines, on paper (issue 16): `run --dry-run --json` replayed on the
+//! The run plan of big machines, on paper: `run --dry-run --json` replayed on the
 //! topology fixtures (a 1-node 2-CPU machine, a 4-node 64-CPU Xeon, an 8-node 48-CPU Opteron
 //! and the synthetic 8-node 256-CPU EPYC in NPS4) lists every part, measured or skipped
 //! with a reason, and its own estimate stays within the budget's target for that size of

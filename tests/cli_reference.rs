@@ -1,4 +1,4 @@
-//! End-to-end checks of the run's reference figures (issue 19, one quantity one figure): a
+//! End-to-end checks of the run's reference figures (one quantity one figure): a
 //! short run measures local idle latency and local read bandwidth in repetitions spread over
 //! the whole run, and the places under the same conditions (the sweep's point at that size,
 //! the matrices' home cells) show exactly that figure, marked as the reference's, in

@@ -268,7 +268,7 @@ fn compare_fleet_names_the_outlier() {
     let mut args = vec!["compare"];
     args.extend(paths.iter().map(String::as_str));
     // Five hosts: no figure compares run to run (another host), which is said first and
-    // exits 4 (issue 33); the fleet rule still names the outlier.
+    // exits 4; the fleet rule still names the outlier.
     let out = numascope().args(&args).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(4), "{text}");
@@ -327,7 +327,7 @@ fn real_run_of_this_machine_renders() {
         .success();
 }
 
-/// Issue 19: every part's warnings and the run's verdict reach the text report and the top of
+/// Every part's warnings and the run's verdict reach the text report and the top of
 /// the HTML page (a results file whose latency and c2c parts carry warnings).
 #[test]
 fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
@@ -376,7 +376,7 @@ fn part_warnings_and_the_verdict_are_shown_in_text_and_html() {
     assert!(top.contains("core to core: pair CPU 0 -&gt; CPU 1 ran only 49% of its time"));
 }
 
-/// Issue 15: on a one-node machine the weighted-interleave advice shows no table (it had a
+/// On a one-node machine the weighted-interleave advice shows no table (it had a
 /// header and nothing to weigh) in the text report or the HTML page, and says why in one line.
 #[test]
 fn one_node_machine_has_no_weighted_interleave_table() {

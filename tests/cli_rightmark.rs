@@ -1,4 +1,4 @@
-//! Issue 14: the RightMark table (`numascope rightmark`) and LIKWID's per-stream matrix
+//! The RightMark table (`numascope rightmark`) and LIKWID's per-stream matrix
 //! (`numascope bandwidth --stream-matrix`) end to end. On this machine's nodes they measure for
 //! real with tiny settings and the tests check the mechanics only (every cell and column
 //! present, one value per round, placement on the intended node, no ratio claimed where there
@@ -201,7 +201,7 @@ fn snapshots_are_refused_after_the_flags_are_checked() {
     );
 }
 
-/// Issue 14: the node tables on their own in every format: `--csv DIR` writes the run's file
+/// The node tables on their own in every format: `--csv DIR` writes the run's file
 /// (documented columns, one row per cell and column) and `--html OUT.html` a page with the
 /// run report's heat maps, in the same invocation as the text.
 #[test]

@@ -1,4 +1,4 @@
-//! Issue 14: `run`'s latency part measures the per-load latency distribution at the sweep's
+//! `run`'s latency part measures the per-load latency distribution at the sweep's
 //! largest point (default and thorough budgets) and every output carries it: results.json
 //! (`latency.distribution`, histogram counts summing to the groups), report --full (its section),
 //! latency_distribution.csv (with the interleaved chase column) and report.html (the
@@ -82,7 +82,7 @@ fn a_default_run_measures_and_shows_the_distribution() {
         .iter()
         .position(|h| h == "interleaved_chase_ns_per_load_median")
         .expect("the interleaved chase column");
-    // Added at the end, followed only by each percentile's interval (issue 19): low, high
+    // Added at the end, followed only by each percentile's interval: low, high
     // and coverage for p1, p10, p50, p90, p99 and p99.9.
     assert_eq!(col, headers.len() - 1 - 3 * 6, "added at the end");
     assert_eq!(

@@ -1,5 +1,5 @@
-//! `run --cpu-nodes` and `--mem-nodes` are checked against the right sets in every budget
-//! (issue 31): on the 8-node and 4-node fixtures, every single node and every pair is tried
+//! `run --cpu-nodes` and `--mem-nodes` are checked against the right sets in every budget:
+//! on the 8-node and 4-node fixtures, every single node and every pair is tried
 //! for each flag under `--quick`, the default and `--thorough`, through the path `run
 //! --dry-run` takes (resolve the flags, check them against the topology, plan, apply); a
 //! few of them also through `run --dry-run` itself (each start of the binary costs seconds

@@ -1,4 +1,4 @@
-//! Issue 15: every CSV a run writes loads with typed columns. Renders the saved results files
+//! Every CSV a run writes loads with typed columns. Renders the saved results files
 //! of tests/fixtures/results/ with `numascope report --csv` and holds each file to the column
 //! lists of docs/csv.md (names, order, snake_case with units, one type per column).
 
@@ -148,10 +148,10 @@ fn latency_distribution_and_mlp_csvs_are_tidy() {
         .map(|r| r.unwrap()[5].parse::<u64>().unwrap())
         .sum();
     assert_eq!(total, 2000);
-    // Issue 14: the chase walked between the batches is the last column, and filled.
+    // The chase walked between the batches is the last column, and filled.
     let dist_text = read("latency_distribution.csv");
     let mut dist = csv::Reader::from_reader(dist_text.as_bytes());
-    // Followed only by the percentiles' intervals (issue 19), three columns each.
+    // Followed only by the percentiles' intervals, three columns each.
     let last = dist.headers().unwrap().len() - 1 - 3 * 6;
     assert_eq!(
         &dist.headers().unwrap()[last],
@@ -164,7 +164,7 @@ fn latency_distribution_and_mlp_csvs_are_tidy() {
     assert_eq!(mlp.lines().count(), 2, "header and the 2-chain row: {mlp}");
 }
 
-/// Issue 14: a run with the peak part (this machine, `run --only peak`) writes peak.csv and
+/// A run with the peak part (this machine, `run --only peak`) writes peak.csv and
 /// peak_domains.csv, and both hold to docs/csv.md.
 #[test]
 fn peak_fixture_csvs_are_tidy() {

@@ -1,4 +1,4 @@
-//! Issue 33, pdsh: `pdsh -R exec` (Debian's pdsh, installed by tests/install-deps.sh; the exec
+//! pdsh: `pdsh -R exec` (Debian's pdsh, installed by tests/install-deps.sh; the exec
 //! module runs the command here with `%h` replaced by each host name, no ssh) starts
 //! `numascope run` for three host names at once on this one machine, as a site's pdsh would
 //! over its nodes. Checked by mechanics, never by timing: while the test holds the host's

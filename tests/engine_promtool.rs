@@ -1,4 +1,4 @@
-//! Issue 33, Prometheus: `report --openmetrics FILE` writes a run's headline figures, their
+//! Prometheus: `report --openmetrics FILE` writes a run's headline figures, their
 //! 95 % intervals and a host label in the text format node_exporter's textfile collector
 //! reads; Prometheus's own checker (`promtool check metrics`, Debian's prometheus package,
 //! installed by tests/install-deps.sh) must accept it. Run on the recorded runs of this machine.

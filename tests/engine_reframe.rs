@@ -1,4 +1,4 @@
-//! Issue 33, ReFrame: the regression test shipped in contrib/reframe/numascope_check.py runs
+//! ReFrame: the regression test shipped in contrib/reframe/numascope_check.py runs
 //! through ReFrame (from PyPI, installed by tests/install-deps.sh into target/test-tools/venv)
 //! with its built-in generic system: local scheduler, local launcher. It runs `numascope run`
 //! on the cheap node-table parts, exports the figures with `report --openmetrics`, and

@@ -1,4 +1,4 @@
-//! Issue 33, Slurm: a one-node Slurm cluster on this machine, started by the test in its own
+//! Slurm: a one-node Slurm cluster on this machine, started by the test in its own
 //! temporary directory (Debian's munge, slurmctld and slurmd, installed by
 //! tests/install-deps.sh; their own key, sockets, ports, state and logs, nothing of the
 //! system's), then `srun numascope run --quick --output 'OUT/{host}'` as a site runs it, and

@@ -1,4 +1,4 @@
-//! No flag is silently ignored (issue 17, "Silent acceptance"): every flag that does nothing
+//! No flag is silently ignored: every flag that does nothing
 //! under the chosen mode, policy, variant or kernel is refused, exit 2, with one sentence
 //! naming the flag and what applies instead. One table row per (flag, mode) pair; the pairs
 //! clap itself refuses as conflicts are in a second table. The refusals come before anything
@@ -236,7 +236,7 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["bandwidth", "--list-kernels", "--size", "1GiB"],
         &["--list-kernels", "--size"],
     ),
-    // --csv and --html write the measured tables; the kernel listing measures none (issue 14).
+    // --csv and --html write the measured tables; the kernel listing measures none.
     (
         &["bandwidth", "--list-kernels", "--csv", "/nonexistent/dir"],
         &["--list-kernels", "drop --csv"],
@@ -251,7 +251,7 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["--list-kernels", "drop --html"],
     ),
     // bandwidth --stream-matrix: flags it has no use for, kernels without a source and a
-    // destination stream, a list of sizes (issue 14).
+    // destination stream, a list of sizes.
     (
         &["bandwidth", "--stream-matrix", "--cpus", "0"],
         &["--cpus", "--stream-matrix", "--cpu-nodes"],
@@ -277,7 +277,7 @@ const REFUSED: &[(&[&str], &[&str])] = &[
         &["--stream-matrix", "one --size"],
     ),
     // bandwidth --stride: only the sequential kernels with normal stores, never 0, never
-    // longer than one array (NUMA-STREAM's strided kernels, issue 14).
+    // longer than one array (NUMA-STREAM's strided kernels).
     (
         &[
             "bandwidth",

@@ -1,4 +1,4 @@
-//! Hostile input (issue 17): snapshots with symbolic links out of themselves, archives with
+//! Hostile input: snapshots with symbolic links out of themselves, archives with
 //! escaping links and oversized members, FIFOs and devices where files belong, and outputs
 //! aimed at inputs. Each case must end (a FIFO must not block: every command runs under a
 //! generous timeout that only a hang reaches), exit 2 with one sentence
@@ -457,7 +457,7 @@ fn report_never_overwrites_its_input_even_with_force() {
     );
 }
 
-// Unclear messages (issue 17): each case names the value, what is wrong and the fix.
+// Unclear messages: each case names the value, what is wrong and the fix.
 
 fn run_args(args: &[&str]) -> std::process::Output {
     let a: Vec<&std::ffi::OsStr> = args.iter().map(|s| s.as_ref()).collect();

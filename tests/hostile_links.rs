@@ -1,4 +1,4 @@
-//! Hostile input, links and temporary files (issue 30). An attacker (`nobody`) plants
+//! Hostile input, links and temporary files. An attacker (`nobody`) plants
 //! symbolic and hard links in a mode-1777 directory, where numascope running as root creates
 //! its lock, its temporary files and its scratch directory; the victim is a private file
 //! (mode 600) of root's. Each case asserts that the victim keeps its mode and its bytes, that

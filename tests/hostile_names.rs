@@ -1,4 +1,4 @@
-//! Hostile input, names and templates (issue 30): an `--output` template's `{host}`, `{date}`
+//! Hostile input, names and templates: an `--output` template's `{host}`, `{date}`
 //! or `{rank}` whose value is `..`, holds a `/`, a NUL or a control character must be refused
 //! in one sentence naming the placeholder, never expanded into a path that lands outside the
 //! directory the template names. The end-to-end case gives the run a host name of `..` in

@@ -1,4 +1,4 @@
-//! Hostile input, round two (issue 30): numbers and lists, and snapshot values outside their
+//! Hostile input, round two: numbers and lists, and snapshot values outside their
 //! physical domain. Every number that sizes work has a documented bound, is parsed strictly
 //! and never panics; a list names each value once; a sweep holds at least one working set;
 //! a snapshot's impossible value is refused field by field with a warning, never shown as a

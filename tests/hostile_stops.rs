@@ -1,4 +1,4 @@
-//! Hostile input, round two (issue 30): stops, results files, silent flags and the process
+//! Hostile input, round two: stops, results files, silent flags and the process
 //! group of `app`. A stopped standalone command's `--json` says it is partial and why; a large
 //! results file is parsed without holding several copies of it; `fleet` refuses a FIFO named
 //! results.json; a flag that would do nothing where it is given is refused in one sentence;

@@ -1,4 +1,4 @@
-//! Hostile input, terminal and CSV injection (issue 30): values from a snapshot (CPU model,
+//! Hostile input, terminal and CSV injection: values from a snapshot (CPU model,
 //! kernel release, cpulist), a results file (host name), and arguments carry control
 //! sequences (a window title, clear-screen, raw BEL) or spreadsheet formulas. Each case
 //! asserts that what reaches stdout, stderr or a CSV cell shows them escaped (`\x1b`) or

@@ -1,4 +1,4 @@
-//! Issue 17, "memory limits ignored": inside a cgroup with a 300 MB limit, sizing from node
+//! Memory limits are not ignored: inside a cgroup with a 300 MB limit, sizing from node
 //! free memory got `run --quick`, `bandwidth`, `latency --size 1GiB` and `placement --size
 //! 1GiB` OOM-killed (137, no message). Checked here three ways:
 //! - a snapshot whose cgroup v2 `memory.max` is 300 MB: `latency --size 1GiB` and `placement

@@ -1,6 +1,6 @@
 //! `report` and `compare` of a results file with values outside their domain name the field
 //! and refuse it; keys from a newer writer are noted once and the file is still read
-//! (issue 31: a negative `duration_s` and an unknown key were rendered without a word).
+//! (a negative `duration_s` and an unknown key were rendered without a word).
 
 use std::path::Path;
 

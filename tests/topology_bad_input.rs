@@ -91,7 +91,7 @@ fn snapshot_missing_a_node_cpulist() {
 }
 
 /// Runs `topo --json` on `root`, which must succeed with a warning naming `must_name` on
-/// stderr and in the JSON (issue 13: an optional file missing or malformed is an unknown field
+/// stderr and in the JSON (an optional file missing or malformed is an unknown field
 /// and a warning, never a refusal of the machine); returns the JSON.
 fn warns(root: &Path, must_name: &str) -> serde_json::Value {
     let out = Command::cargo_bin("numascope")
@@ -119,7 +119,7 @@ fn warns(root: &Path, must_name: &str) -> serde_json::Value {
 
 #[test]
 fn snapshot_missing_a_node_meminfo() {
-    // Was a refusal; now the node's memory is unknown (0) and the file is named (issue 13).
+    // Was a refusal; now the node's memory is unknown (0) and the file is named.
     let (_t, d) = copy_fixture();
     std::fs::remove_file(d.join(NODE0).join("meminfo")).unwrap();
     let v = warns(&d, "node0/meminfo is missing");
@@ -139,7 +139,7 @@ fn malformed_cpulist() {
 #[test]
 fn malformed_distance_rows() {
     let (_t, d) = copy_fixture();
-    // Were refusals; now the distances are unknown (empty) and the file is named (issue 13).
+    // Were refusals; now the distances are unknown (empty) and the file is named.
     std::fs::write(d.join(NODE0).join("distance"), "10 twenty\n").unwrap();
     let v = warns(&d, "node0/distance is malformed");
     assert_eq!(v["distances"], serde_json::json!([]));
@@ -161,7 +161,7 @@ fn malformed_meminfo_line() {
         "Node 0 MemTotal:       8388608 kB\nNode 0 MemFree 7549747 kB\n",
     )
     .unwrap();
-    // Was a refusal; now the node's memory is unknown and the file and line named (issue 13).
+    // Was a refusal; now the node's memory is unknown and the file and line named.
     let v = warns(&d, "node0/meminfo is malformed");
     assert!(v["warnings"][0].as_str().unwrap().contains("line 2"));
     assert_eq!(v["nodes"][0]["memory_total_bytes"], 0);
@@ -177,7 +177,7 @@ fn malformed_cache_size_and_thp_choice() {
     )
     .unwrap();
     // Were refusals; now that one cache instance, or the THP mode, is unknown and the file
-    // named (issue 13).
+    // named.
     let v = warns(&d, "cpu0/cache/index0/size is malformed");
     let l1_of_cpu0 = v["caches"]
         .as_array()
@@ -208,7 +208,7 @@ fn unreadable_file() {
     std::fs::create_dir(&f).unwrap();
     let err = fails(&d, "node0/cpulist");
     assert!(err.contains("cannot read"), "{err}");
-    // An optional file unreadable is an unknown field and a warning (issue 13).
+    // An optional file unreadable is an unknown field and a warning.
     let (_t, d) = copy_fixture();
     let f = d.join(NODE0).join("distance");
     std::fs::remove_file(&f).unwrap();
@@ -300,7 +300,7 @@ fn degraded(name: &str, file: &str) -> serde_json::Value {
     v
 }
 
-// Issue 13: an optional file missing or malformed is an unknown field and a warning naming
+// An optional file missing or malformed is an unknown field and a warning naming
 // the file, never a refusal of the whole machine (cases from hwloc's recorded snapshots).
 #[test]
 fn optional_files_missing_or_malformed_degrade_field_by_field() {
@@ -318,7 +318,7 @@ fn optional_files_missing_or_malformed_degrade_field_by_field() {
     assert_eq!(v["nodes"][0]["memory_free_bytes"], 0);
 }
 
-// Issue 17: values that contradict each other are named, not shown as facts.
+// Values that contradict each other are named, not shown as facts.
 #[test]
 fn corrupt_snapshots_are_named_not_shown_as_facts() {
     let v = degraded(
@@ -340,7 +340,7 @@ fn corrupt_snapshots_are_named_not_shown_as_facts() {
     assert_eq!(v["nodes"].as_array().unwrap().len(), 1);
 }
 
-// Issue 13: a CPU's package id and the kernel's node masks are optional facts too.
+// A CPU's package id and the kernel's node masks are optional facts too.
 #[test]
 fn malformed_cpu_topology_and_node_masks_degrade() {
     let (_t, d) = copy_fixture();

@@ -222,7 +222,7 @@ fn node_memory(t: &Value, id: u64) -> Value {
         .unwrap_or(Value::Null)
 }
 
-// Issue 13: memory kinds and tiers, nodes per package and L3 domains, and hwloc's failure
+// Memory kinds and tiers, nodes per package and L3 domains, and hwloc's failure
 // classes, each on a hand-made machine.
 #[test]
 fn kinds_tiers_and_domains_have_their_documented_shape() {
@@ -284,7 +284,7 @@ fn kinds_tiers_and_domains_have_their_documented_shape() {
         .contains("node1/cpulist lists CPUs 0-1 that node 0 lists too"));
 }
 
-// Issue 32: the kernel's tiering state, and what of it can move a measurement's pages.
+// The kernel's tiering state, and what of it can move a measurement's pages.
 #[test]
 fn tiering_state_is_read_and_its_page_movers_are_named() {
     let t = topo_json(&fixtures_dir().join("tiering-cxl-damon"));

@@ -76,7 +76,7 @@ fn cgroup_graph_marks_disallowed() {
     insta::assert_snapshot!(g);
 }
 
-// Issue 13: memory kinds and tiers, nodes per package and L3 domains in text and graph.
+// Memory kinds and tiers, nodes per package and L3 domains in text and graph.
 #[test]
 fn kinds_and_domains_text_and_graph() {
     let cxl = load("cxl-tiered-memory");
@@ -119,7 +119,7 @@ fn kinds_and_domains_in_the_html_report() {
     assert!(html.contains("<dt>L3 domains</dt><dd>2</dd>"));
 }
 
-// Issue 31: `topo --graph` fits 100 columns on every machine (identical cores collapsed with
+// `topo --graph` fits 100 columns on every machine (identical cores collapsed with
 // counts where the exact drawing would not fit, as lstopo does), and stays exact where it
 // fits: every core of a small machine is still its own column.
 #[test]

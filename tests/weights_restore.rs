@@ -1,4 +1,4 @@
-//! Issue 17: SIGTERM during a weighted-interleave placement left the system-wide
+//! SIGTERM during a weighted-interleave placement left the system-wide
 //! `weighted_interleave/node0` weight at 7. On the live kernel, as root: start
 //! `placement --policy weighted --weights 0:W`, wait until the weight file shows W (the
 //! buffer is being faulted in), send SIGTERM, and check that every weight is back to what it

@@ -1,4 +1,4 @@
-//! What the engine tests share (issue 33): finding an engine's program (or skipping with a
+//! What the engine tests share: finding an engine's program (or skipping with a
 //! printed reason when its package is not in this machine's registry), and daemons started
 //! in the test's own temporary directory and stopped by a Drop guard, so that a failing
 //! assertion leaves no daemon running and nothing in /tmp.

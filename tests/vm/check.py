@@ -758,7 +758,7 @@ def tiering_totals(x):
 
 
 def check_app_tiering(c):
-    """Issue 32: `app --tiering` in guest A (node 2 in a lower memory tier). The program that
+    """`app --tiering` in guest A (node 2 in a lower memory tier). The program that
     first touches its pages on node 2 shows promotions under memory-tiering mode
     (pgpromote_success), the memory-pressure run demotions (pgdemote_*), each kernel-managed
     candidate records the settings it wrote and a pages-per-node timeline, every knob is
@@ -827,7 +827,7 @@ def check_app_tiering(c):
 
 
 def check_weighted_sigterm(c):
-    """Issue 17: after SIGTERM during a weighted placement, node0's weight is what it was,
+    """After SIGTERM during a weighted placement, node0's weight is what it was,
     and the command exited 143 (stopped) or 0 (finished before the signal)."""
     f = c.g.facts
     if "weighted_sigterm.before" not in f:
@@ -1021,7 +1021,7 @@ def check_preferred_spill(c):
                          f"{free_kb / 1024:.1f} MiB free (want >= 90%), {others} pages spilled")
 
 
-# ---- numascope run, end to end with a guest-sized budget (issue 14) -----------------------------
+# ---- numascope run, end to end with a guest-sized budget ------------------------------------
 
 # The CSV tables each part writes into the output directory (render::run_files).
 RUN_CSVS = {"latency": ["latency_sweep.csv"], "latency-matrix": ["latency_matrix.csv"],

@@ -146,7 +146,7 @@ inspect_bound() { # inspect_bound NODE
     wait $pid 2>/dev/null
 }
 
-# Issue 17: SIGTERM while `placement --policy weighted` has set its weights (during the
+# SIGTERM while `placement --policy weighted` has set its weights (during the
 # fault-in) must put node0's system-wide weight back. Prints the weight before and after and
 # the exit status (143: stopped; 0: it finished before the signal); check.py compares them.
 weighted_sigterm() {
@@ -252,7 +252,7 @@ tiering_knobs() { # tiering_knobs PREFIX
     fact "$1.nr_kdamonds" "$(cat /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds 2>/dev/null)"
 }
 
-# Issue 32: `app --tiering`. The first program first touches 16 MiB on the slow node 2 (tier
+# `app --tiering`. The first program first touches 16 MiB on the slow node 2 (tier
 # below nodes 0-1) and streams it for 12 s: under memory-tiering mode the kernel promotes its
 # hot pages (pgpromote_success), under NUMA balancing it migrates them. The second binds its
 # fill to node 0 and asks 48 MiB more than node 0 has free when demotion_enabled is on, so

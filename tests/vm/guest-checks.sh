@@ -37,6 +37,12 @@ run() {
     fi
     rc=$?
     [ $rc -eq 143 ] && echo "(killed after ${CMD_TIMEOUT}s by the harness)" >>/tmp/ns.err
+    # SIGKILL that the harness did not send: the kernel's OOM report says which node ran out.
+    if [ $rc -eq 137 ]; then
+        echo "(SIGKILL; the kernel log's last OOM lines and each node's free memory follow)" >>/tmp/ns.err
+        dmesg 2>/dev/null | grep -iE -A4 "out of memory|oom-kill|invoked oom" | tail -40 >>/tmp/ns.err
+        grep -h MemFree /sys/devices/system/node/node*/meminfo >>/tmp/ns.err
+    fi
     echo "NSBLOCK-BEGIN $SHAPE $name"
     echo "NSSTDOUT"
     cat /tmp/ns.out; echo

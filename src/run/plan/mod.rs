@@ -97,7 +97,7 @@ pub fn make_plan(topo: &Topology, req: &PlanRequest, built: &[Part]) -> Planned 
     tables::decide(&mut settings, topo, &runs);
     if runs.contains(&Part::Scenarios) {
         let layout = super::scenarios::layout(topo, &settings.scenarios, settings.home_node);
-        settings.scenario_layout = Some(layout.map_err(|e| e.to_string()));
+        settings.scenario_layout = Some(layout.map_err(|e| format!("{e:#}")));
     }
     let mem_nodes = topo.memory_nodes();
     let parts: Vec<PlannedPart> = runs

@@ -254,6 +254,8 @@ impl Overrides {
             s.bandwidth.bytes_per_thread = (b / threads).max(16 << 20);
             s.bandwidth_matrix.size_bytes = s.bandwidth.bytes_per_thread;
             s.scenarios.total_bytes = b;
+            // (a)'s latency walks the reference's working set, as planned (at least 16 MiB).
+            s.scenarios.latency_bytes = b.max(16 << 20);
         }
         if let Some(n) = &self.cpu_nodes {
             // The nodes asked for (checked against the initiator nodes when parsed), not the

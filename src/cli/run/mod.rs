@@ -113,8 +113,9 @@ pub struct RunArgs {
     /// Working set of the DRAM-sized parts (default: from the LLC).
     ///
     /// Working set of the DRAM-sized parts instead of the one derived from the last-level
-    /// cache: each latency-matrix cell, and the arrays of all threads together in bandwidth,
-    /// its matrix, the scenarios and the advisor (still at least 16 MiB a thread). For small
+    /// cache: each latency-matrix cell and the scenarios' single-thread latency chains, and the
+    /// arrays of all threads together in bandwidth, its matrix, the scenarios and the advisor
+    /// (still at least 16 MiB a thread). For small
     /// machines and test guests; below the caches it measures them, not memory.
     #[arg(long, value_name = "SIZE")]
     pub size: Option<String>,
@@ -394,6 +395,7 @@ mod tests {
         let threads = topo.usable_cpus().len().max(1) as u64;
         assert_eq!(s.latency_matrix.size_bytes, 24 << 20);
         assert_eq!(s.scenarios.total_bytes, 24 << 20);
+        assert_eq!(s.scenarios.latency_bytes, 24 << 20);
         assert_eq!(
             s.bandwidth.bytes_per_thread,
             ((24u64 << 20) / threads).max(16 << 20)

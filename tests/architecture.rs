@@ -991,6 +991,13 @@ fn fn_start(line: &str) -> Option<(&str, &str)> {
     (end > 0).then(|| (indent, &rest[..end]))
 }
 
+/// Whether a declaration line holds its whole body (`fn finish(&self) {}`): its braces
+/// balance and it ends with the closing one.
+fn one_line_body(line: &str) -> bool {
+    let line = line.trim_end();
+    line.ends_with('}') && line.matches('{').count() == line.matches('}').count()
+}
+
 /// Rule (j): functions spanning more than `max` lines, from the line that declares one to
 /// the `}` alone at its indentation (rustfmt's layout).
 fn fn_len_breaks(files: &[(String, String)], max: usize) -> Vec<Violation> {
@@ -1001,9 +1008,13 @@ fn fn_len_breaks(files: &[(String, String)], max: usize) -> Vec<Violation> {
         while i < lines.len() {
             if let Some((indent, name)) = fn_start(lines[i]) {
                 let close = format!("{indent}}}");
-                let end = (i + 1..lines.len())
-                    .find(|&j| lines[j].trim_end() == close)
-                    .unwrap_or(lines.len());
+                let end = if one_line_body(lines[i]) {
+                    i
+                } else {
+                    (i + 1..lines.len())
+                        .find(|&j| lines[j].trim_end() == close)
+                        .unwrap_or(lines.len())
+                };
                 let n = end + 1 - i;
                 if n > max {
                     out.push(Violation {
@@ -1275,7 +1286,7 @@ fn checker_rule_i_counts_code_before_the_tests_only() {
 fn checker_rule_j_flags_a_long_function_at_its_line() {
     let body = |n: usize| "    step();\n".repeat(n);
     let text = format!(
-        "fn short() {{\n{}}}\n\nimpl X {{\n    pub(crate) fn long(&self) {{\n{}    }}\n}}\n\nfn decl();\nfn edge() {{\n{}}}\n",
+        "fn short() {{\n{}}}\n\nimpl X {{\n    fn nothing(&self) {{}}\n    pub(crate) fn long(&self) {{\n{}    }}\n}}\n\nfn decl();\nfn edge() {{\n{}}}\n",
         body(3),
         "        step();\n".repeat(80),
         body(78),
@@ -1283,7 +1294,7 @@ fn checker_rule_j_flags_a_long_function_at_its_line() {
     let t = files(&[("src/a/mod.rs", text)]);
     only_break(
         shown(&fn_len_breaks(&t, MAX_FN_LINES)),
-        "src/a/mod.rs:8: rule (j) ",
+        "src/a/mod.rs:9: rule (j) ",
         "fn long spans 82 lines (at most 80)",
     );
     assert_eq!(

@@ -12,6 +12,7 @@ pub mod chase;
 pub mod distribution;
 pub mod engine;
 pub mod experiment;
+pub mod kept;
 pub mod knees;
 pub mod matrix;
 pub mod measure;

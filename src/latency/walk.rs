@@ -47,6 +47,31 @@ impl<'a> Chain<'a> {
         })
     }
 
+    /// The chain's links without its borrow, to walk it again later over the same buffer
+    /// ([`Chain::again`]; only [`super::kept::KeptChain`], which owns that buffer, does).
+    pub(super) fn links(&self, buf_base: usize, buf_words: usize) -> Links {
+        Links {
+            pos: self.pos.clone(),
+            elements: self.elements,
+            base: buf_base,
+            words: buf_words,
+        }
+    }
+
+    /// The chain `links` came from, walked again over `buf`: the buffer it was linked in,
+    /// untouched since (its owner lends it only through this), from the chains' starts.
+    pub(super) fn again(buf: &'a mut [u64], links: &Links) -> Chain<'a> {
+        assert!(
+            buf.as_ptr() as usize == links.base && buf.len() == links.words,
+            "a chain's links were walked over another buffer"
+        );
+        Chain {
+            pos: links.pos.clone(),
+            elements: links.elements,
+            _buf: PhantomData,
+        }
+    }
+
     /// Elements over all chains (one full pass of every chain loads this many).
     pub fn elements(&self) -> usize {
         self.elements
@@ -110,6 +135,14 @@ impl<'a> Chain<'a> {
         self.pos[0] = black_box(p);
         true
     }
+}
+
+/// A chain's starts and the buffer they lie in ([`Chain::links`]).
+pub(super) struct Links {
+    pos: Vec<usize>,
+    elements: usize,
+    base: usize,
+    words: usize,
 }
 
 /// One buffer holding several chains that live at once, each linking its own words (a sweep

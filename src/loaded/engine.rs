@@ -31,6 +31,7 @@ use super::kernel::{self, LoadCount, Pace, SliceLog};
 pub use super::points::MIN_CPU_SHARE;
 use super::points::{Layout, Measured, Out, Window};
 use crate::latency::chase::ChainSpec;
+use crate::latency::kept::{KeptChain, LentChain, Walk};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
 use crate::results::latency::Mode;
@@ -61,6 +62,11 @@ pub struct LoadedConfig {
     pub page: PageSize,
     pub duration: Duration,
     pub seed: u64,
+    /// The run's kept chain (`latency::kept`): when it is this walk (`chaser_bytes` bound to
+    /// `mem_node` in `page` pages, one random chain over lines), the chaser chases it instead
+    /// of a buffer of its own, so the no-load point is the reference's quantity on the
+    /// reference's pages.
+    pub lent: Option<LentChain>,
 }
 
 /// The shares of its full-speed line rate each loaded point asks of a load thread, in
@@ -150,13 +156,11 @@ pub fn run_family(
         pace(fractions[fraction], line_times[kernel].ns(), &calibration)
     };
 
-    let mut chase_buf = place_chased(topo, root, cfg)?;
-    let chaser_placement = chase_buf.verify()?;
-    let chaser_size_bytes = chase_buf.len() as u64;
-    let chain = Mutex::new(Some(Chain::build(
-        chase_buf.as_u64_mut(),
-        &chase_spec(topo, cfg),
-    )?));
+    let chased = chased(topo, root, cfg)?;
+    let mut chased = chased.lock();
+    let chaser_placement = chased.placement().clone();
+    let chaser_size_bytes = chased.bytes();
+    let chain = Mutex::new(Some(chased.chain()));
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
     let warmups = kernels.len();
@@ -254,25 +258,33 @@ struct Sweep<'a> {
     window: &'a AtomicU64,
 }
 
-/// The chased buffer, bound to the memory node and faulted in from the chaser's CPU, once
-/// the team's buffers together (the chased one and every load thread's) are known to fit
-/// their nodes' available memory.
-fn place_chased(
-    topo: &Topology,
-    root: &SysRoot,
-    cfg: &LoadedConfig,
-) -> anyhow::Result<PlacedBuffer> {
+/// The chased chain: the run's kept one when it is this walk (`LoadedConfig::lent`), else a
+/// buffer bound to the memory node, faulted in from the chaser's CPU and linked; either once
+/// the team's buffers together (the chased one unless borrowed, and every load thread's)
+/// are known to fit their nodes' available memory.
+fn chased(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Result<LentChain> {
+    let policy = Policy::Bind(vec![cfg.mem_node]);
+    let walk = Walk {
+        bytes: cfg.chaser_bytes,
+        policy: &policy,
+        page: cfg.page,
+        element_bytes: topo.line_bytes(),
+    };
+    let borrowed = cfg.lent.as_ref().is_some_and(|l| l.serves(&walk));
     let loads = (
         cfg.load_mem_node,
         cfg.load_bytes_per_thread,
         cfg.load_cpus.len(),
     );
-    super::sizes::check_team_fits(topo, (cfg.mem_node, cfg.chaser_bytes), loads)?;
-    let policy = Policy::Bind(vec![cfg.mem_node]);
-    on_cpu(topo, root, cfg.chaser_cpu, || {
-        PlacedBuffer::new(topo, root, cfg.chaser_bytes, &policy, cfg.page)
-    })?
-    .context("placing the chased buffer")
+    let own_bytes = if borrowed { 0 } else { cfg.chaser_bytes };
+    super::sizes::check_team_fits(topo, (cfg.mem_node, own_bytes), loads)?;
+    LentChain::or_place(cfg.lent.as_ref(), &walk, || {
+        let spec = chase_spec(topo, cfg);
+        on_cpu(topo, root, cfg.chaser_cpu, || {
+            KeptChain::place(topo, root, cfg.chaser_bytes, &policy, cfg.page, &spec)
+        })?
+        .context("placing the chased buffer")
+    })
 }
 
 /// A team thread's state, set up on its pinned CPU: thread 0 takes the chain and sizes its

@@ -81,6 +81,7 @@ pub fn cell_config(
         page: t.page,
         duration: t.duration,
         seed: t.seed,
+        lent: None,
     })
 }
 

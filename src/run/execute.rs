@@ -81,18 +81,10 @@ pub fn execute(
         .collect();
     let slots = reference::slots(&parts.iter().map(|p| p.0).collect::<Vec<_>>());
     let per_slot = reference::per_slot(slots);
-    let mut told = 0;
-    let sides = reference::wanted(&planned.plan);
-    let mut refm = match reference::conditions(topo, s) {
-        Some(cond) if sides.0 || sides.1 => {
-            r.reference = Some(crate::results::reference::ReferenceFigures::empty());
-            let m = Reference::start(topo, root, cond, sides, per_slot * slots, t0);
-            r.warnings.extend(m.warnings.iter().cloned());
-            told = m.warnings.len();
-            Some(m)
-        }
-        _ => None,
-    };
+    let mut refm = start_reference((topo, root), planned, per_slot * slots, t0, &mut r);
+    let told = refm.as_ref().map_or(0, |m| m.warnings.len());
+    // The reference's chased buffer, lent to each part that chases the same walk.
+    let lent = refm.as_ref().and_then(Reference::lent_chain);
     for (k, &(part, est)) in parts.iter().enumerate() {
         if let Some(m) = refm.as_mut().filter(|_| reference::slot_before(part)) {
             m.take(topo, root, Some(part), per_slot);
@@ -110,7 +102,14 @@ pub fn execute(
         }
         progress.start(part, est);
         let started = Instant::now();
-        let outcome = runners::run_part(part, topo, root, s, &mut r, &|d, t| progress.step(d, t));
+        let c = runners::Ctx {
+            topo,
+            root,
+            s,
+            lent: lent.as_ref(),
+            step: &|d, t| progress.step(d, t),
+        };
+        let outcome = runners::run_part(part, c, &mut r);
         r.timings.push(PartTiming {
             part,
             seconds: started.elapsed().as_secs_f64(),
@@ -123,15 +122,8 @@ pub fn execute(
         derive(&mut r, t0);
         out.write_partial(&r)?;
     }
-    if let Some(mut m) = refm.take() {
-        if interrupted() {
-            m.stopped();
-        } else {
-            m.take(topo, root, None, per_slot);
-        }
-        m.store(topo, &mut r);
-        r.warnings.extend(m.warnings.iter().skip(told).cloned());
-        warn_disturbed_reference(&mut r);
+    if let Some(m) = refm.take() {
+        finish_reference(m, (topo, root), (per_slot, told), &mut r);
     }
     // One quantity, one figure: a place that measured a reference quantity again
     // under the same conditions and disagrees with it is the run's warning, naming both.
@@ -141,6 +133,44 @@ pub fn execute(
     }
     derive(&mut r, t0);
     Ok(r)
+}
+
+/// The run's reference (`run::reference`), started when a planned part shows one of its
+/// figures and the machine has a home node; its warnings so far are the run's.
+fn start_reference(
+    (topo, root): (&Topology, &SysRoot),
+    planned: &Planned,
+    repetitions: usize,
+    t0: Instant,
+    r: &mut RunResults,
+) -> Option<Reference> {
+    let sides = reference::wanted(&planned.plan);
+    let cond = reference::conditions(topo, &planned.settings)?;
+    if !(sides.0 || sides.1) {
+        return None;
+    }
+    r.reference = Some(crate::results::reference::ReferenceFigures::empty());
+    let m = Reference::start(topo, root, cond, sides, repetitions, t0);
+    r.warnings.extend(m.warnings.iter().cloned());
+    Some(m)
+}
+
+/// The reference's last repetitions after the last part (none after a stop), its figures
+/// stored and its warnings after the `told` ones at its start added.
+fn finish_reference(
+    mut m: Reference,
+    (topo, root): (&Topology, &SysRoot),
+    (per_slot, told): (usize, usize),
+    r: &mut RunResults,
+) {
+    if interrupted() {
+        m.stopped();
+    } else {
+        m.take(topo, root, None, per_slot);
+    }
+    m.store(topo, r);
+    r.warnings.extend(m.warnings.iter().skip(told).cloned());
+    warn_disturbed_reference(r);
 }
 
 /// Records how `part` ended: completed, interrupted (its figures incomplete) or failed.

@@ -57,6 +57,7 @@ pub fn measure(topo: &Topology, root: &SysRoot, base: &LoadedConfig, r: &mut Run
             load_mem_node: node,
             chaser_bytes: base.chaser_bytes.min(chaser),
             load_bytes_per_thread: base.load_bytes_per_thread.min(per_thread),
+            lent: None,
             ..base.clone()
         };
         match run_curve(topo, root, &cfg) {

@@ -211,6 +211,7 @@ pub fn resolve(topo: &Topology, a: &LoadedLatencyArgs) -> anyhow::Result<Config>
         page: a.page_size,
         duration,
         seed: a.seed,
+        lent: None,
     };
     Ok(if kernels.len() > 1 {
         Config::Family { curve, kernels }

@@ -1,17 +1,18 @@
-//! The reference's chasing thread: pinned to the reference CPU, it owns the placed buffer and
+//! The reference's chasing thread: pinned to the reference CPU, it places the buffer and links
 //! its chain for the whole run and walks one repetition per request (back to steady state
-//! untimed, then [`SAMPLES_PER_REP`] timed samples). Dropping the worker ends the thread and
-//! frees the buffer.
+//! untimed, then [`SAMPLES_PER_REP`] timed samples). Between repetitions the chain is lent to
+//! the parts that chase the same walk (`latency::kept`: one quantity on one buffer). Dropping
+//! the worker and every loan ends the thread and frees the buffer.
 
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::Instant;
 
 use crate::latency::chase::ChainSpec;
+use crate::latency::kept::{KeptChain, LentChain};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
 use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
-use crate::results::placement::PlacementReport;
 use crate::results::quality::RepSample;
 use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
@@ -26,6 +27,7 @@ pub(super) enum LatMsg {
         fraction: f64,
         huge: f64,
         loads: u64,
+        lent: LentChain,
     },
     Rep {
         /// The repetition's samples, ns per load each.
@@ -46,6 +48,8 @@ pub(super) struct LatWorker {
     pub(super) fraction: f64,
     pub(super) huge: f64,
     pub(super) loads: u64,
+    /// The chased buffer, lent to the parts that chase the same walk (`latency::kept`).
+    pub(super) lent: LentChain,
 }
 
 impl Drop for LatWorker {
@@ -72,6 +76,7 @@ pub(super) fn spawn_latency(
             fraction,
             huge,
             loads,
+            lent,
         }) => Ok(LatWorker {
             go: Some(go_tx),
             back: back_rx,
@@ -79,6 +84,7 @@ pub(super) fn spawn_latency(
             fraction,
             huge,
             loads,
+            lent,
         }),
         Ok(LatMsg::Failed(e)) => {
             let _ = handle.join();
@@ -91,22 +97,30 @@ pub(super) fn spawn_latency(
     }
 }
 
-/// Pins the thread and places the chased buffer bound to the reference node.
-fn place(
-    topo: &Topology,
-    root: &SysRoot,
-    c: &Conditions,
-) -> anyhow::Result<(PlacedBuffer, PlacementReport)> {
+/// Pins the thread, places the chased buffer bound to the reference node and links the
+/// run's chain over it.
+fn place(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Result<LentChain> {
     pin_current(topo, root, c.cpu)?;
-    let buf = PlacedBuffer::new(
+    let kept = KeptChain::place(
         topo,
         root,
         c.latency_bytes,
         &Policy::Bind(vec![c.node]),
         PageSize::Base,
+        &chain_spec(c),
     )?;
-    let report = buf.verify()?;
-    Ok((buf, report))
+    Ok(LentChain::new(kept))
+}
+
+/// The reference's walk: one random chain over lines, the run's seed.
+fn chain_spec(c: &Conditions) -> ChainSpec {
+    ChainSpec {
+        mode: Mode::Random,
+        chains: 1,
+        element_bytes: c.line_bytes,
+        group_bytes: 0,
+        seed: super::super::runners::SEED,
+    }
 }
 
 /// Places and links the idle probe's chain (`probe`): one element per 4 KiB page, bound to
@@ -131,49 +145,45 @@ fn chaser_main(
     go: &Receiver<()>,
     back: &Sender<LatMsg>,
 ) {
-    let (mut buf, report) = match place(topo, root, c) {
+    let lent = match place(topo, root, c) {
         Ok(x) => x,
         Err(e) => {
             let _ = back.send(LatMsg::Failed(crate::error::one_sentence(&e)));
             return;
         }
     };
-    let spec = ChainSpec {
-        mode: Mode::Random,
-        chains: 1,
-        element_bytes: c.line_bytes,
-        group_bytes: 0,
-        seed: super::super::runners::SEED,
-    };
-    let mut chain = match Chain::build(buf.as_u64_mut(), &spec) {
-        Ok(ch) => ch,
-        Err(e) => {
-            let _ = back.send(LatMsg::Failed(e.to_string()));
-            return;
-        }
-    };
     let mut probe_buf = probe_buffer(topo, root, c);
     let probe_spec = ChainSpec {
         element_bytes: probe::PROBE_ELEMENT_BYTES,
-        ..spec
+        ..chain_spec(c)
     };
     let mut probe_chain = probe_buf
         .as_mut()
         .and_then(|b| Chain::build(b.as_u64_mut(), &probe_spec).ok());
-    // No full first pass (unlike a one-off measurement): every page was faulted in and
-    // every element written by the linking.
-    crate::latency::steady::settle(&mut chain);
-    let iterations = sample_iterations(&mut chain);
+    let (report, iterations) = {
+        let mut kept = lent.lock();
+        let report = kept.placement().clone();
+        let mut chain = kept.chain();
+        // No full first pass (unlike a one-off measurement): every page was faulted in and
+        // every element written by the linking.
+        crate::latency::steady::settle(&mut chain);
+        (report, sample_iterations(&mut chain))
+    };
     let ready = LatMsg::Ready {
         fraction: report.fraction_on_intended,
         huge: report.huge_fraction,
         loads: iterations * LOADS_PER_ITERATION,
+        lent: lent.clone(),
     };
     if back.send(ready).is_err() {
         return;
     }
     while go.recv().is_ok() {
-        let rep = repetition(&mut chain, probe_chain.as_mut(), iterations, root, c.cpu);
+        let rep = {
+            let mut kept = lent.lock();
+            let mut chain = kept.chain();
+            repetition(&mut chain, probe_chain.as_mut(), iterations, root, c.cpu)
+        };
         if back.send(rep).is_err() {
             return;
         }
@@ -229,5 +239,13 @@ fn repetition(
         samples_ns,
         sample,
         probe_ns: before.zip(after).map(|(b, a)| [b, a]),
+    }
+}
+
+impl super::Reference {
+    /// The reference's chased buffer, for the parts that chase the same walk (the loaded
+    /// curve's chaser, the scenarios' latency rows); `None` without a latency side.
+    pub fn lent_chain(&self) -> Option<LentChain> {
+        self.lat.as_ref().map(|w| w.lent.clone())
     }
 }

@@ -10,15 +10,14 @@
 //!
 //! Why each place joins as one block: the figure is meant to hold the run's drift, so each
 //! moment of the run weighs alike. The reference's blocks are repetitions seconds apart; a
-//! place's blocks are taken back to back within its part from a buffer of its own, so they
-//! share that moment's host state and that buffer's physical pages (a place's nine blocks
-//! moved together, 15-20 % below the repetitions around them, in runs recorded by the
-//! headline bench; docs/METHODOLOGY.md, "Physical pages"). Pooled block by block, two places of 6-9 blocks
-//! outweighed the run's 10 repetitions and the headline followed the moment they ran in (its
-//! median 0.86x the standalone command's over 5 paired rounds, the repetitions alone 0.95x).
-//! So a place adds one block, the median of its own blocks: the figure is the median of the
-//! reference's kept blocks and one block per pooled place, with the order-statistic
-//! interval over them, and every view shows that one figure.
+//! place's blocks are taken back to back within its part, so they share that moment's host
+//! state. Pooled block by block, two places of 6-9 blocks outweighed the run's 10 repetitions
+//! and the headline followed the moment they ran in. So a place adds one block, the median of
+//! its own blocks: the figure is the median of the reference's kept blocks and one block per
+//! pooled place, with the order-statistic interval over them, and every view shows that one
+//! figure. The places chase the reference's own buffer (`latency::kept`); when each had one of
+//! its own, its pages alone put it 15-20 % below the repetitions on the project's guest
+//! (docs/METHODOLOGY.md, "Physical pages").
 use crate::results::quality::RepetitionQuality;
 use crate::results::reference::{IdleProbe, PooledPlace, ReferenceFigure, ReferenceRepetition};
 use crate::results::RunResults;

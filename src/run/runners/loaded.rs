@@ -45,6 +45,8 @@ pub(super) fn loaded_latency(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<
         page: PageSize::Base,
         duration: Duration::from_millis(s.loaded.timed.duration_ms),
         seed: SEED,
+        // The reference's buffer when this is its walk: one quantity on one buffer.
+        lent: c.lent.cloned(),
     };
     let base = cfg.clone();
     // Several mixes: one team measures them interleaved, the read curve (the first) kept

@@ -19,6 +19,7 @@ mod tables;
 use anyhow::Context as _;
 
 use crate::experiment::Progress as Step;
+use crate::latency::kept::LentChain;
 use crate::results::clock::ClockInfo;
 use crate::results::latency::SamplePlan;
 use crate::results::topology::Topology;
@@ -30,34 +31,24 @@ use super::plan::Settings;
 /// Seed of every chase of a run, so runs compare.
 pub(super) const SEED: u64 = 0x6e75_6d61_7363_6f70;
 
-/// What every part runner reads: the machine, the plan's settings and the progress sink.
+/// What every part runner reads: the machine, the plan's settings, the reference's chased
+/// buffer when the run keeps one (`latency::kept`: a part that chases the same walk borrows
+/// it) and the progress sink.
 #[derive(Clone, Copy)]
 pub(super) struct Ctx<'a> {
     pub(super) topo: &'a Topology,
     pub(super) root: &'a SysRoot,
     pub(super) s: &'a Settings,
+    pub(super) lent: Option<&'a LentChain>,
     pub(super) step: &'a Step<'a>,
 }
 
-/// Runs one part into `r`; `step(done, total)` reports its progress.
-pub(super) fn run_part(
-    part: Part,
-    topo: &Topology,
-    root: &SysRoot,
-    s: &Settings,
-    r: &mut RunResults,
-    step: &Step<'_>,
-) -> anyhow::Result<()> {
-    let c = Ctx {
-        topo,
-        root,
-        s,
-        step,
-    };
+/// Runs one part into `r`; `c.step(done, total)` reports its progress.
+pub(super) fn run_part(part: Part, c: Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
     // One runner file after the other: the dispatcher only names each part's runner.
     match part {
         Part::Topology => {
-            r.clock = Some(ClockInfo::measure(root));
+            r.clock = Some(ClockInfo::measure(c.root));
             Ok(())
         }
         Part::Latency => latency::latency_sweep(&c, r),

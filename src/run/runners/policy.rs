@@ -22,6 +22,7 @@ pub(super) fn scenarios(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         layout,
         latency_plan: sample_plan(c.s),
         timer_resolution_ns: clock.resolution_ns,
+        lent: c.lent,
     };
     let table = run_scenarios(c.topo, c.root, &inp, c.step)?;
     // The table has no warnings of its own: a disturbed row is the run's warning.

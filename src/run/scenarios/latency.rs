@@ -1,10 +1,12 @@
 //! The single-thread latencies of scenarios (a) and (b), measured side by side.
-//! Both rows keep one buffer on the home node, of the same size, and each its own thread: (a)'s
-//! bound to the home node's CPUs, (b)'s left to the scheduler. Each chain is built and walked
-//! once, all rows before the first block (a row measured right after its own walk, alone on
-//! an idle memory system, ran faster on this project's VM than in every later block); then
-//! rounds alternate one short block of each ((a) (b), then (b) (a), as the node tables rotate
-//! their cells), so whatever drifts on the host during the part hits both rows alike. A row's
+//! Both rows chase one buffer on the home node, taking it in turns (the run's reference
+//! buffer when it is the same walk: `latency::kept`), each from its own thread: (a)'s bound to
+//! the home node's CPUs, (b)'s left to the scheduler. With a buffer each, the pages alone
+//! moved a row by 15-20 % on this project's VM (docs/METHODOLOGY.md, "Physical pages"), and
+//! that went into (b)'s ratio to (a). Every row sizes its samples before the first block of
+//! any row; then rounds alternate one short block of each ((a) (b), then (b) (a), as the node
+//! tables rotate their cells), each block walking back to steady state first, so whatever
+//! drifts on the host during the part hits both rows alike. A row's
 //! figure is the median of its block medians with the order-statistic 95 % interval over the
 //! blocks, and (b)'s latency over (a)'s is the paired ratio of the rounds. Before, each row
 //! took its samples back to back, minutes apart, and kept a bare median.
@@ -15,7 +17,7 @@
 //! whichever one it was on; a disturbed sample is taken again while the allowance lasts, then
 //! kept and the row marked disturbed.
 //!
-//! A row that cannot be measured (its chain cannot be built) sits out the remaining rounds
+//! A row that cannot be measured (its thread cannot be placed) sits out the remaining rounds
 //! while the other goes on; a stop signal ends the rounds, and the blocks measured so far are
 //! the figure (fewer than six: no interval). Nothing here prints.
 
@@ -25,9 +27,10 @@ use anyhow::Context as _;
 
 use crate::latency::blocks::{medians, pass_plan, MIN_PASSES};
 use crate::latency::chase::ChainSpec;
-use crate::latency::measure::{calibrate, first_pass, take_samples, Samples, Taken};
+use crate::latency::kept::{KeptChain, LentChain, Walk};
+use crate::latency::measure::{calibrate, take_samples, Samples, Taken};
 use crate::latency::walk::Chain;
-use crate::placement::{PlacedBuffer, Policy};
+use crate::placement::Policy;
 use crate::results::latency::Mode;
 use crate::results::latency::PointBlocks;
 use crate::results::latency::SamplePlan;
@@ -168,18 +171,20 @@ pub struct Thread<'a> {
     pub cpus: &'a [u32],
 }
 
-/// The buffer each row's thread chases: `bytes` of its own, placed under `policy`.
+/// The buffer the rows' threads chase in turns: `bytes` placed under `policy`, or the run's
+/// kept chain (`lent`) when it is that walk.
 #[derive(Clone, Copy)]
 pub struct RowBuffer<'a> {
     pub policy: &'a Policy,
     pub bytes: u64,
+    pub lent: Option<&'a LentChain>,
 }
 
-/// Measures the rows' latencies, each over its own [`RowBuffer`], one thread per row placed as
-/// its [`Thread`] says, in interleaved blocks (module docs). Every row's chain is built and
-/// walked once before the first block of any row, so the first round does not find one row
-/// alone on an idle memory system with its own lines still cached. Returns each row's blocks
-/// in the order given; a row whose thread or chain could not be set up holds the error.
+/// Measures the rows' latencies over the one [`RowBuffer`], one thread per row placed as its
+/// [`Thread`] says, in interleaved blocks (module docs). The chain is placed and linked (or
+/// borrowed) before any row starts, and every row sizes its samples before the first block of
+/// any row. Returns each row's blocks in the order given; a row whose thread could not be
+/// set up holds the error; a chain that cannot be placed is the error.
 pub fn measure_rows(
     topo: &Topology,
     root: &SysRoot,
@@ -194,6 +199,8 @@ pub fn measure_rows(
             crate::threads::check_cpus(topo, root, t.cpus)?;
         }
     }
+    let chain = row_chain(topo, root, buffer)?;
+    let chain = &chain;
     std::thread::scope(|s| {
         let mut ask = Vec::new();
         let mut answers = Vec::new();
@@ -207,16 +214,12 @@ pub fn measure_rows(
             ready.push(rx_ready);
             let cpus = t.cpus;
             s.spawn(move || {
-                let Some(mut buf) = place(topo, root, cpus, buffer, &tx_ready) else {
-                    return;
-                };
-                let Some(mut row) =
-                    prepare(&mut buf, topo, cpus, plan, timer_resolution_ns, &tx_ready)
+                let Some(row) = prepare(chain, topo, cpus, plan, timer_resolution_ns, &tx_ready)
                 else {
                     return;
                 };
                 while rx_cmd.recv().is_ok() {
-                    if tx_out.send(row.block(plan, root)).is_err() {
+                    if tx_out.send(row.block(chain, plan, root)).is_err() {
                         return;
                     }
                 }
@@ -248,69 +251,68 @@ pub fn measure_rows(
     })
 }
 
-/// One row's chain once prepared: built, walked once, its samples sized.
-struct Prepared<'b> {
-    chain: Chain<'b>,
+/// One row once prepared: its thread placed, its samples sized on the chain.
+struct Prepared {
     iterations: u64,
     /// The CPUs the thread may run on (their steal is watched).
     watched: Vec<u32>,
 }
 
-/// Places the calling thread on `cpus` (empty: left where it is, every CPU this process may
-/// use) and its buffer as `buffer` says; says why on `ready` when it cannot.
-fn place(
-    topo: &Topology,
-    root: &SysRoot,
-    cpus: &[u32],
-    buffer: RowBuffer<'_>,
-    ready: &mpsc::Sender<Result<(), Block>>,
-) -> Option<PlacedBuffer> {
-    let setup = || -> anyhow::Result<PlacedBuffer> {
-        if !cpus.is_empty() {
-            crate::sys::affinity::set_current(cpus)
-                .with_context(|| format!("could not bind the latency thread to CPUs {cpus:?}"))?;
-        }
-        let buf = PlacedBuffer::new(topo, root, buffer.bytes, buffer.policy, PageSize::Base)?;
-        buf.verify()?;
-        Ok(buf)
+/// The rows' one chain: the run's when it is this walk, else placed from the calling thread
+/// under the buffer's policy and linked.
+fn row_chain(topo: &Topology, root: &SysRoot, buffer: RowBuffer<'_>) -> anyhow::Result<LentChain> {
+    let walk = Walk {
+        bytes: buffer.bytes,
+        policy: buffer.policy,
+        page: PageSize::Base,
+        element_bytes: topo.line_bytes(),
     };
-    match setup() {
-        Ok(b) => Some(b),
-        Err(e) => {
-            let _ = ready.send(Err(Block::Failed(format!("{e:#}"))));
-            None
-        }
-    }
+    LentChain::or_place(buffer.lent, &walk, || {
+        let spec = ChainSpec {
+            mode: Mode::Random,
+            chains: 1,
+            element_bytes: topo.line_bytes(),
+            group_bytes: 0,
+            seed: 0x5eed,
+        };
+        KeptChain::place(
+            topo,
+            root,
+            buffer.bytes,
+            buffer.policy,
+            PageSize::Base,
+            &spec,
+        )
+        .context("placing the scenarios' latency buffer")
+    })
 }
 
-/// Builds the chain in `buf`, walks it once (faults, cold caches) and sizes the samples;
-/// says on `ready` that the row is ready, or why not (a failure, or a stop signal).
-fn prepare<'b>(
-    buf: &'b mut PlacedBuffer,
+/// Places the calling thread on `cpus` (empty: left where it is, every CPU this process may
+/// use), brings the chain to steady state and sizes the samples; says on `ready` that the
+/// row is ready, or why not (a failure, or a stop signal). Every page of the chain was faulted
+/// in and every element written when it was linked, so no full first pass is needed.
+fn prepare(
+    chain: &LentChain,
     topo: &Topology,
     cpus: &[u32],
     plan: &BlockPlan,
     timer_resolution_ns: f64,
     ready: &mpsc::Sender<Result<(), Block>>,
-) -> Option<Prepared<'b>> {
-    let spec = ChainSpec {
-        mode: Mode::Random,
-        chains: 1,
-        element_bytes: topo.line_bytes(),
-        group_bytes: 4096,
-        seed: 0x5eed,
-    };
-    let mut chain = match Chain::build(buf.as_u64_mut(), &spec) {
-        Ok(c) => c,
-        Err(e) => {
-            let why = format!("the latency chain could not be built: {e}");
+) -> Option<Prepared> {
+    if !cpus.is_empty() {
+        if let Err(e) = crate::sys::affinity::set_current(cpus) {
+            let why = format!("could not bind the latency thread to CPUs {cpus:?}: {e}");
             let _ = ready.send(Err(Block::Failed(why)));
             return None;
         }
+    }
+    let sized = {
+        let mut kept = chain.lock();
+        let mut walk = kept.chain();
+        crate::latency::steady::settle(&mut walk);
+        calibrate(&mut walk, plan.sample_ns, timer_resolution_ns)
     };
-    let sized = first_pass(&mut chain)
-        .and_then(|()| calibrate(&mut chain, plan.sample_ns, timer_resolution_ns));
-    let Some(iterations) = sized else {
+    let Some(iterations) = sized.filter(|_| !interrupted()) else {
         let _ = ready.send(Err(Block::Stopped));
         return None;
     };
@@ -321,29 +323,30 @@ fn prepare<'b>(
     };
     ready.send(Ok(())).ok()?;
     Some(Prepared {
-        chain,
         iterations,
         watched,
     })
 }
 
-impl Prepared<'_> {
-    /// One block: `warmup` dropped samples (the other row's thread ran in between), then
-    /// `per_block` kept ones, each judged.
-    fn block(&mut self, plan: &BlockPlan, root: &SysRoot) -> Block {
+impl Prepared {
+    /// One block on `chain` (the rows take it in turns): back to steady state, `warmup`
+    /// dropped samples, then `per_block` kept ones, each judged.
+    fn block(&self, chain: &LentChain, plan: &BlockPlan, root: &SysRoot) -> Block {
         let it = self.iterations;
-        // The other row's thread streamed in between: back to steady state first.
-        crate::latency::steady::settle(&mut self.chain);
+        let mut kept = chain.lock();
+        let mut chain = kept.chain();
+        // The other row's thread walked in between: back to steady state first.
+        crate::latency::steady::settle(&mut chain);
         for _ in 0..plan.warmup {
-            self.chain.walk(it);
+            chain.walk(it);
         }
-        let (chain, watched) = (&mut self.chain, &self.watched);
+        let watched = &self.watched;
         let Samples {
             samples_ns,
             quality,
             ..
         } = take_samples(plan.per_block.max(1), true, None, || {
-            judged_sample(chain, it, root, watched)
+            judged_sample(&mut chain, it, root, watched)
         });
         if samples_ns.is_empty() {
             Block::Stopped
@@ -509,7 +512,7 @@ mod tests {
         let root = crate::sysroot::SysRoot::live();
         let cpus: Vec<u32> = topo.usable_cpus().into_iter().take(1).collect();
         // The scenarios' single-thread latency: one thread left to the scheduler, one on the
-        // first CPU, two rounds of blocks over one buffer each.
+        // first CPU, two rounds of blocks over their one buffer.
         let plan = BlockPlan {
             rounds: 2,
             per_block: 3,
@@ -524,6 +527,7 @@ mod tests {
             RowBuffer {
                 policy: &Policy::Bind(vec![0]),
                 bytes: 4 << 20,
+                lent: None,
             },
             &plan,
             30.0,

@@ -167,6 +167,7 @@ pub(super) fn latency_of_a_and_b(
         RowBuffer {
             policy: &Policy::Bind(vec![layout.home]),
             bytes: inp.settings.latency_bytes,
+            lent: inp.lent,
         },
         &lat_plan,
         inp.timer_resolution_ns,

@@ -33,6 +33,7 @@ pub mod latency;
 mod layout;
 mod measuring;
 
+use crate::latency::kept::LentChain;
 use identical::{apply_merges, merge_identical};
 use latency::{block_plan, measure_rows, ratio_to_a, row_latency, RowBuffer, Thread};
 pub(crate) use layout::layout;
@@ -129,6 +130,8 @@ pub struct ScenarioInputs<'a> {
     /// Samples for the single-thread latencies.
     pub latency_plan: SamplePlan,
     pub timer_resolution_ns: f64,
+    /// The run's kept chain: (a) and (b) chase it when it is their walk (`latency::kept`).
+    pub lent: Option<&'a LentChain>,
 }
 
 /// Measures the eight rows: scenarios that place threads and pages identically on this

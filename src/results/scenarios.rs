@@ -135,6 +135,11 @@ pub struct ScenarioResult {
     /// (b) was not measured apart from (a) and in files written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ratio_to_a: Option<crate::results::tables::RatioToLocal>,
+    /// On (a) and (b): why its single-thread latency was not measured (its thread or the
+    /// chased buffer could not be placed); absent where measured, on the other rows and in
+    /// files written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_unavailable: Option<String>,
 }
 
 /// One thread's dependent-load latency in a scenario row, measured in blocks: each round

@@ -4,7 +4,7 @@
 //! interleaved blocks.
 
 use crate::render::format::estimate::ratio_gain;
-use crate::results::scenarios::{ScenarioId, ScenarioTable};
+use crate::results::scenarios::{ScenarioId, ScenarioResult, ScenarioTable};
 use crate::stats::decide::{percent, Decision, PRACTICAL_MARGIN};
 
 /// How (b)'s single-thread latency compares with (a)'s, in one clause, decided by the
@@ -43,6 +43,16 @@ pub fn latency_difference(t: &ScenarioTable) -> Option<String> {
             format!("(b) vs (a) latency: no interval (n={samples}), so no difference is stated")
         }
     })
+}
+
+/// The run's warning for a row of (a) and (b) whose single-thread latency was not
+/// measured, naming the row and why; `None` where it was measured or not asked.
+pub fn latency_not_measured(s: &ScenarioResult) -> Option<String> {
+    let why = s.latency_unavailable.as_ref()?;
+    Some(format!(
+        "policy scenario ({}) {}: its single-thread latency was not measured: {why}",
+        s.letter, s.label
+    ))
 }
 
 /// What the scenario table's ns column is: one thread's latency under which conditions
@@ -152,6 +162,21 @@ mod tests {
             "{w:?}"
         );
         assert_eq!(scenario_row(&t.scenarios[0]), None);
+    }
+
+    /// A row of (a) or (b) whose latency was not measured says so, with why, as the run's
+    /// warning; a measured row says nothing.
+    #[test]
+    fn a_latency_not_measured_is_the_row_s_warning() {
+        let mut t = table_with(None, false);
+        assert_eq!(latency_not_measured(&t.scenarios[0]), None);
+        t.scenarios[0].latency_unavailable = Some("node 0 has 12 MiB available".into());
+        assert_eq!(
+            latency_not_measured(&t.scenarios[0]).as_deref(),
+            Some(
+                "policy scenario (a) 1 thread, bound to its node, local memory: its single-thread latency was not measured: node 0 has 12 MiB available"
+            )
+        );
     }
 
     /// The scenario table's ns cells carry their interval over the blocks, a

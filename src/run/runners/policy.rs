@@ -25,12 +25,16 @@ pub(super) fn scenarios(c: &Ctx<'_>, r: &mut RunResults) -> anyhow::Result<()> {
         lent: c.lent,
     };
     let table = run_scenarios(c.topo, c.root, &inp, c.step)?;
-    // The table has no warnings of its own: a disturbed row is the run's warning.
+    // The table has no warnings of its own: a disturbed row, or a latency not measured, is
+    // the run's warning.
     r.warnings.extend(
         table
             .scenarios
             .iter()
             .filter_map(crate::render::words::disturbed::scenario_row),
+    );
+    r.warnings.extend(
+        (table.scenarios.iter()).filter_map(crate::render::words::scenarios::latency_not_measured),
     );
     r.scenarios = Some(table);
     Ok(())

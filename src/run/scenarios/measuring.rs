@@ -172,8 +172,14 @@ pub(super) fn latency_of_a_and_b(
         &lat_plan,
         inp.timer_resolution_ns,
     );
-    let Ok(out) = blocks else {
-        return;
+    let out = match blocks {
+        Ok(out) => out,
+        Err(e) => {
+            for (i, _) in &wanted {
+                rows[*i].latency_unavailable = Some(crate::error::one_sentence(&e));
+            }
+            return;
+        }
     };
     let together = out.iter().filter(|r| !r.blocks.is_empty()).count() > 1;
     for ((i, cpus), b) in wanted.iter().zip(&out) {
@@ -182,6 +188,7 @@ pub(super) fn latency_of_a_and_b(
             l.cpus = cpus.clone();
         }
         rows[*i].latency_ns = l.as_ref().map(|l| l.ns_per_load.median);
+        rows[*i].latency_unavailable = b.error.clone().filter(|_| l.is_none());
         rows[*i].latency = l;
         tick();
     }

@@ -118,6 +118,7 @@ pub(crate) fn row(
         pages_per_node: vec![],
         latency: None,
         latency_ratio_to_a: None,
+        latency_unavailable: None,
     }
 }
 

@@ -174,12 +174,13 @@ pub fn loaded_place(kernel_label: &str) -> String {
     format!("loaded-latency no-load point ({kernel_label})")
 }
 
-/// The loaded curves' no-load points and scenario (a)'s latency, with their conditions and
-/// blocks.
+/// The loaded curve's no-load point and scenario (a)'s latency, with their conditions and
+/// blocks. The curves of further load mixes (`loaded_latency_mixes`) are not places of their
+/// own: one team measured them together and one no-load point heads every curve, so it is one
+/// measurement, counted once.
 pub(super) fn loaded_and_scenario_places(r: &RunResults) -> Vec<Candidate<LatencyKey>> {
     let mut out = Vec::new();
-    let curves = r.loaded_latency.iter().chain(&r.loaded_latency_mixes);
-    for c in curves.filter(|c| c.chaser_node == Some(c.mem_node)) {
+    for c in (r.loaded_latency.iter()).filter(|c| c.chaser_node == Some(c.mem_node)) {
         let Some(p) = c.points.first().filter(|p| p.delay_ns.is_none()) else {
             continue;
         };

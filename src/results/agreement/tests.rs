@@ -203,6 +203,19 @@ fn the_poolable_places_are_those_under_the_same_conditions_with_blocks() {
     assert!(!before
         .iter()
         .any(|p| p.1.contains("curve") || p.1.contains("matrix")));
+    // Further load mixes share the curve's one no-load point: it is counted once.
+    let mut mix = r.loaded_latency.clone().unwrap();
+    mix.kernel_label = "read:write 1:1".into();
+    r.loaded_latency_mixes = vec![mix.clone(), mix];
+    let with_mixes = names(&r);
+    assert_eq!(
+        with_mixes
+            .iter()
+            .filter(|p| p.1.starts_with("loaded-latency"))
+            .count(),
+        1,
+        "{with_mixes:?}"
+    );
     scenario_a(&mut r).cpus = vec![0];
     assert!(names(&r).contains(&(ReferenceFigure::Latency, "scenario (a)'s latency".into(), 9)));
     // Under other conditions (another working set) it is not pooled.

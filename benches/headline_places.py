@@ -192,8 +192,11 @@ def summarize(path):
                   if (a, r) in rows and (b, r) in rows and rows[(b, r)][0]]
         if not ratios:
             return "-"
-        return (f"{statistics.median(ratios):.3f} (per round {min(ratios):.3f}-{max(ratios):.3f},"
-                f" n={len(ratios)})")
+        # The median's own 95 % interval says whether the rounds can tell a 3 % gap at all.
+        _, lo, hi = order_interval(ratios)
+        ci = "no interval below 6 rounds" if lo is None else f"95 % interval {lo:.3f}-{hi:.3f}"
+        return (f"{statistics.median(ratios):.3f} ({ci}; per round {min(ratios):.3f}-"
+                f"{max(ratios):.3f}, n={len(ratios)})")
 
     print(f"run's headline / standalone, median of paired ratios: {paired('reference', 'standalone')}")
     print(f"run's headline / multichase, median of paired ratios: {paired('reference', 'multichase')}"

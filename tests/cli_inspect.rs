@@ -87,8 +87,8 @@ fn a_name_finds_its_process_and_several_targets_give_an_array() {
         .collect();
     assert_eq!(pids, vec![std::process::id() as u64, p.pid() as u64]);
     // Text: one block per process.
-    let (code, out, _) = output(&["inspect", &me, &name]);
-    assert_eq!(code, Some(0));
+    let (code, out, err) = output(&["inspect", &me, &name]);
+    assert_eq!(code, Some(0), "{err}");
     assert_eq!(
         out.matches("\nResident memory per node").count(),
         2,

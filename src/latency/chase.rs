@@ -55,6 +55,19 @@ pub struct ChainSpec {
     pub seed: u64,
 }
 
+impl ChainSpec {
+    /// One random chain over elements `element_bytes` apart: the walk of a latency figure.
+    pub fn random(element_bytes: u64, seed: u64) -> ChainSpec {
+        ChainSpec {
+            mode: Mode::Random,
+            chains: 1,
+            element_bytes,
+            group_bytes: 0,
+            seed,
+        }
+    }
+}
+
 /// Why a chain cannot be built; one sentence naming the value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ChainError {

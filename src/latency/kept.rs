@@ -83,13 +83,10 @@ impl KeptChain {
     /// Whether this buffer and chain are the walk `w` (the seed aside: every random order of
     /// one working set is the same walk).
     pub fn serves(&self, w: &Walk<'_>) -> bool {
-        let s = &self.spec;
         self.bytes() == w.bytes
             && self.buf.policy() == w.policy
             && self.placement.page_size == w.page
-            && s.mode == crate::results::latency::Mode::Random
-            && s.chains == 1
-            && s.element_bytes == w.element_bytes
+            && self.spec == ChainSpec::random(w.element_bytes, self.spec.seed)
     }
 }
 
@@ -101,6 +98,13 @@ pub struct Walk<'a> {
     pub policy: &'a Policy,
     pub page: PageSize,
     pub element_bytes: u64,
+}
+
+impl Walk<'_> {
+    /// `lent` when it is this walk: the chain a part borrows instead of placing its own.
+    pub fn lender<'l>(&self, lent: Option<&'l LentChain>) -> Option<&'l LentChain> {
+        lent.filter(|l| l.serves(self))
+    }
 }
 
 /// A [`KeptChain`] shared by its owner and the parts it is lent to (module docs). Two handles
@@ -124,14 +128,13 @@ impl LentChain {
         self.lock().serves(w)
     }
 
-    /// `lent` when it serves `walk`, else the chain `place` makes, to be taken in turns the
-    /// same way.
+    /// `lender` (from [`Walk::lender`]) when there is one, else the chain `place` makes, to
+    /// be taken in turns the same way.
     pub fn or_place(
-        lent: Option<&LentChain>,
-        walk: &Walk<'_>,
+        lender: Option<&LentChain>,
         place: impl FnOnce() -> anyhow::Result<KeptChain>,
     ) -> anyhow::Result<LentChain> {
-        match lent.filter(|l| l.serves(walk)) {
+        match lender {
             Some(l) => Ok(l.clone()),
             None => place().map(LentChain::new),
         }
@@ -154,16 +157,9 @@ impl std::fmt::Debug for LentChain {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::latency::Mode;
 
     fn spec() -> ChainSpec {
-        ChainSpec {
-            mode: Mode::Random,
-            chains: 1,
-            element_bytes: 64,
-            group_bytes: 0,
-            seed: 7,
-        }
+        ChainSpec::random(64, 7)
     }
 
     /// Every loan walks the same links over the same buffer, and a loan walks as many loads
@@ -219,14 +215,15 @@ mod tests {
             },
         ] {
             assert!(!lent.serves(&other), "{other:?}");
-            let own = LentChain::or_place(Some(&lent), &other, || {
+            assert!(other.lender(Some(&lent)).is_none(), "{other:?}");
+            let own = LentChain::or_place(other.lender(Some(&lent)), || {
                 KeptChain::place(&topo, &root, 1 << 20, &policy, PageSize::Base, &spec())
             })
             .unwrap();
             assert_ne!(own, lent, "another walk places its own");
         }
         assert_eq!(
-            LentChain::or_place(Some(&lent), &walk, || unreachable!()).unwrap(),
+            LentChain::or_place(walk.lender(Some(&lent)), || unreachable!()).unwrap(),
             lent,
             "the same walk borrows"
         );

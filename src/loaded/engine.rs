@@ -34,7 +34,6 @@ use crate::latency::chase::ChainSpec;
 use crate::latency::kept::{KeptChain, LentChain, Walk};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
-use crate::results::latency::Mode;
 use crate::results::loaded::DelayCalibration;
 use crate::results::loaded::LoadKernel;
 use crate::results::loaded::LoadedResult;
@@ -156,11 +155,11 @@ pub fn run_family(
         pace(fractions[fraction], line_times[kernel].ns(), &calibration)
     };
 
-    let chased = chased(topo, root, cfg)?;
-    let mut chased = chased.lock();
-    let chaser_placement = chased.placement().clone();
-    let chaser_size_bytes = chased.bytes();
-    let chain = Mutex::new(Some(chased.chain()));
+    let lent = chased(topo, root, cfg)?;
+    let mut kept = lent.lock();
+    let chaser_placement = kept.placement().clone();
+    let chaser_size_bytes = kept.bytes();
+    let chain = Mutex::new(Some(kept.chain()));
     let mut cpus = vec![cfg.chaser_cpu];
     cpus.extend(&cfg.load_cpus);
     let warmups = kernels.len();
@@ -219,17 +218,6 @@ fn kernels_of(cfg: &LoadedConfig, kernels: &[LoadKernel]) -> Vec<LoadKernel> {
     }
 }
 
-/// The chaser's chain: one random chain over lines, grouped by the TLB page.
-fn chase_spec(topo: &Topology, cfg: &LoadedConfig) -> ChainSpec {
-    ChainSpec {
-        mode: Mode::Random,
-        chains: 1,
-        element_bytes: topo.line_bytes(),
-        group_bytes: cfg.page.tlb_page_bytes(),
-        seed: cfg.seed,
-    }
-}
-
 /// The team's plan. Retakes as planned: the work picks each slot from the repetition number,
 /// which a retake keeps; only the chaser is judged (load threads sleep at the idle point). The
 /// allowance is one retake per block, as it was one per point: the same time at most. A stop
@@ -270,16 +258,20 @@ fn chased(topo: &Topology, root: &SysRoot, cfg: &LoadedConfig) -> anyhow::Result
         page: cfg.page,
         element_bytes: topo.line_bytes(),
     };
-    let borrowed = cfg.lent.as_ref().is_some_and(|l| l.serves(&walk));
+    let lender = walk.lender(cfg.lent.as_ref());
     let loads = (
         cfg.load_mem_node,
         cfg.load_bytes_per_thread,
         cfg.load_cpus.len(),
     );
-    let own_bytes = if borrowed { 0 } else { cfg.chaser_bytes };
+    let own_bytes = if lender.is_some() {
+        0
+    } else {
+        cfg.chaser_bytes
+    };
     super::sizes::check_team_fits(topo, (cfg.mem_node, own_bytes), loads)?;
-    LentChain::or_place(cfg.lent.as_ref(), &walk, || {
-        let spec = chase_spec(topo, cfg);
+    LentChain::or_place(lender, || {
+        let spec = ChainSpec::random(topo.line_bytes(), cfg.seed);
         on_cpu(topo, root, cfg.chaser_cpu, || {
             KeptChain::place(topo, root, cfg.chaser_bytes, &policy, cfg.page, &spec)
         })?

@@ -11,8 +11,8 @@ use crate::latency::chase::ChainSpec;
 use crate::latency::kept::{KeptChain, LentChain};
 use crate::latency::walk::{Chain, LOADS_PER_ITERATION};
 use crate::placement::{PlacedBuffer, Policy};
-use crate::results::latency::Mode;
 use crate::results::placement::PageSize;
+use crate::results::placement::PlacementReport;
 use crate::results::quality::RepSample;
 use crate::results::topology::Topology;
 use crate::sys::signal::interrupted;
@@ -24,8 +24,6 @@ use super::{probe, Conditions, LATENCY_SAMPLE_NS, SAMPLES_PER_REP};
 /// What the chasing thread sends back.
 pub(super) enum LatMsg {
     Ready {
-        fraction: f64,
-        huge: f64,
         loads: u64,
         lent: LentChain,
     },
@@ -45,9 +43,9 @@ pub(super) struct LatWorker {
     pub(super) go: Option<Sender<()>>,
     pub(super) back: Receiver<LatMsg>,
     handle: Option<std::thread::JoinHandle<()>>,
-    pub(super) fraction: f64,
-    pub(super) huge: f64,
     pub(super) loads: u64,
+    /// Where the chased buffer's pages are, as checked when it was placed.
+    pub(super) placement: PlacementReport,
     /// The chased buffer, lent to the parts that chase the same walk (`latency::kept`).
     pub(super) lent: LentChain,
 }
@@ -72,20 +70,17 @@ pub(super) fn spawn_latency(
     let (topo, root, c) = (topo.clone(), root.clone(), c.clone());
     let handle = std::thread::spawn(move || chaser_main(&topo, &root, &c, &go_rx, &back_tx));
     match back_rx.recv() {
-        Ok(LatMsg::Ready {
-            fraction,
-            huge,
-            loads,
-            lent,
-        }) => Ok(LatWorker {
-            go: Some(go_tx),
-            back: back_rx,
-            handle: Some(handle),
-            fraction,
-            huge,
-            loads,
-            lent,
-        }),
+        Ok(LatMsg::Ready { loads, lent }) => {
+            let placement = lent.lock().placement().clone();
+            Ok(LatWorker {
+                go: Some(go_tx),
+                back: back_rx,
+                handle: Some(handle),
+                loads,
+                placement,
+                lent,
+            })
+        }
         Ok(LatMsg::Failed(e)) => {
             let _ = handle.join();
             anyhow::bail!("{e}")
@@ -114,13 +109,7 @@ fn place(topo: &Topology, root: &SysRoot, c: &Conditions) -> anyhow::Result<Lent
 
 /// The reference's walk: one random chain over lines, the run's seed.
 fn chain_spec(c: &Conditions) -> ChainSpec {
-    ChainSpec {
-        mode: Mode::Random,
-        chains: 1,
-        element_bytes: c.line_bytes,
-        group_bytes: 0,
-        seed: super::super::runners::SEED,
-    }
+    ChainSpec::random(c.line_bytes, super::super::runners::SEED)
 }
 
 /// Places and links the idle probe's chain (`probe`): one element per 4 KiB page, bound to
@@ -160,18 +149,15 @@ fn chaser_main(
     let mut probe_chain = probe_buf
         .as_mut()
         .and_then(|b| Chain::build(b.as_u64_mut(), &probe_spec).ok());
-    let (report, iterations) = {
+    let iterations = {
         let mut kept = lent.lock();
-        let report = kept.placement().clone();
         let mut chain = kept.chain();
         // No full first pass (unlike a one-off measurement): every page was faulted in and
         // every element written by the linking.
         crate::latency::steady::settle(&mut chain);
-        (report, sample_iterations(&mut chain))
+        sample_iterations(&mut chain)
     };
     let ready = LatMsg::Ready {
-        fraction: report.fraction_on_intended,
-        huge: report.huge_fraction,
         loads: iterations * LOADS_PER_ITERATION,
         lent: lent.clone(),
     };

@@ -268,6 +268,7 @@ impl Reference {
         let c = &self.cond;
         let verdict = self.latency_verdict();
         let quality = verdict.quality(&self.lat_quality);
+        let placed = self.lat.as_ref().map(|w| &w.placement);
         let latency = match (&self.lat, Summary::of(&verdict.blocks)) {
             (_, Some(s)) => Some(ReferenceLatency {
                 cpu: c.cpu,
@@ -276,12 +277,12 @@ impl Reference {
                 page_size: PageSize::Base,
                 mode: Mode::Random,
                 element_bytes: c.line_bytes,
-                placement_fraction: self.lat.as_ref().map_or(
+                placement_fraction: placed.map_or(
                     keep.and_then(|k| k.latency.as_ref())
                         .map_or(1.0, |l| l.placement_fraction),
-                    |w| w.fraction,
+                    |p| p.fraction_on_intended,
                 ),
-                huge_fraction: self.lat.as_ref().map_or(0.0, |w| w.huge),
+                huge_fraction: placed.map_or(0.0, |p| p.huge_fraction),
                 loads_per_repetition: self
                     .lat
                     .as_ref()

@@ -31,7 +31,6 @@ use crate::latency::kept::{KeptChain, LentChain, Walk};
 use crate::latency::measure::{calibrate, take_samples, Samples, Taken};
 use crate::latency::walk::Chain;
 use crate::placement::Policy;
-use crate::results::latency::Mode;
 use crate::results::latency::PointBlocks;
 use crate::results::latency::SamplePlan;
 use crate::results::placement::PageSize;
@@ -267,14 +266,8 @@ fn row_chain(topo: &Topology, root: &SysRoot, buffer: RowBuffer<'_>) -> anyhow::
         page: PageSize::Base,
         element_bytes: topo.line_bytes(),
     };
-    LentChain::or_place(buffer.lent, &walk, || {
-        let spec = ChainSpec {
-            mode: Mode::Random,
-            chains: 1,
-            element_bytes: topo.line_bytes(),
-            group_bytes: 0,
-            seed: 0x5eed,
-        };
+    LentChain::or_place(walk.lender(buffer.lent), || {
+        let spec = ChainSpec::random(topo.line_bytes(), 0x5eed);
         KeptChain::place(
             topo,
             root,
@@ -312,7 +305,7 @@ fn prepare(
         crate::latency::steady::settle(&mut walk);
         calibrate(&mut walk, plan.sample_ns, timer_resolution_ns)
     };
-    let Some(iterations) = sized.filter(|_| !interrupted()) else {
+    let Some(iterations) = sized else {
         let _ = ready.send(Err(Block::Stopped));
         return None;
     };
